@@ -1,0 +1,354 @@
+//! The `tmuxwire` command line. Every command goes through the same tool
+//! code as the MCP server ([`crate::mcp::tools::call`]), so what a person
+//! sees is what a model gets.
+
+mod demo;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Map, Value, json};
+
+use crate::mcp;
+use crate::tmux::{Caller, Servers, Tmux};
+use crate::wire::SocketSpec;
+
+const ABOUT: &str = "An MCP server and CLI for tmux that speaks tmux's own client protocol.\n\n\
+tmuxwire connects to the tmux server's socket and talks control mode directly: no `tmux` process \
+per call. Searches cover whole scrollback as logical lines, so text split by a soft wrap is found.";
+
+const AFTER_HELP: &str = "\
+Socket selection (like tmux): -S PATH, else -L NAME, else $TMUXWIRE_SOCKET_PATH / \
+$TMUXWIRE_SOCKET_NAME, else libtmux-mcp's $LIBTMUX_SOCKET_PATH / $LIBTMUX_SOCKET, else $TMUX \
+(inside tmux), else the default socket.
+
+Examples:
+  tmuxwire demo                        # a private tmux server, filled and searched
+  tmuxwire panes                       # every pane of the default server
+  tmuxwire -L work search 'error:'     # grep all panes' scrollback on socket 'work'
+  tmuxwire capture -t %3 --start -100  # the last 100 scrollback lines and the screen
+  claude mcp add tmux -- tmuxwire mcp  # use it from Claude Code";
+
+/// Command-line arguments.
+#[derive(Debug, Parser)]
+#[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// tmux socket name, as `tmux -L` (a file in /tmp/tmux-UID/).
+    #[arg(short = 'L', long = "socket-name", global = true, value_name = "NAME")]
+    pub socket_name: Option<String>,
+    /// tmux socket path, as `tmux -S`.
+    #[arg(short = 'S', long = "socket-path", global = true, value_name = "PATH")]
+    pub socket_path: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Serve MCP on stdin/stdout (for Claude Code, Codex, Cursor, the MCP Inspector).
+    ///
+    /// Example: claude mcp add tmux -- tmuxwire mcp
+    Mcp,
+    /// List panes: id, session:window.pane, size, command, path.
+    ///
+    /// Example: tmuxwire panes -t work
+    Panes {
+        /// Only this session (exact name, or $N).
+        #[arg(short = 't', long = "target", value_name = "SESSION")]
+        session: Option<String>,
+    },
+    /// Print a pane's text, one line per screen row.
+    ///
+    /// Example: tmuxwire capture -t %3 --start -1000 --join
+    Capture {
+        /// The pane (%N); default: the active pane.
+        #[arg(short = 't', long = "target", value_name = "PANE")]
+        pane: Option<String>,
+        /// First line: 0 is the top of the screen, negative numbers are scrollback.
+        #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+        start: Option<i64>,
+        /// Last line, same numbering.
+        #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+        end: Option<i64>,
+        /// Join soft-wrapped rows into logical lines.
+        #[arg(short = 'J', long)]
+        join: bool,
+        /// Keep only the last N lines.
+        #[arg(long, value_name = "N")]
+        max_lines: Option<i64>,
+    },
+    /// Search every pane's scrollback and screen; prints session:window.pane:line: text.
+    ///
+    /// Lines are logical lines (soft wraps joined); line numbers are tmux's (0 = top of the
+    /// screen, negative = scrollback). Exits 1 when nothing matches, 2 on error.
+    ///
+    /// Example: tmuxwire search 'connection refused' -t prod
+    Search {
+        /// The text to find (literal unless --regex).
+        pattern: String,
+        /// Treat PATTERN as a regular expression.
+        #[arg(short = 'e', long)]
+        regex: bool,
+        /// Match case (default: case-insensitive).
+        #[arg(short = 's', long = "case-sensitive")]
+        case_sensitive: bool,
+        /// Only this session (exact name, or $N).
+        #[arg(short = 't', long = "target", value_name = "SESSION")]
+        session: Option<String>,
+        /// Matching lines to print per pane (the newest).
+        #[arg(short = 'm', long, default_value_t = 1000, value_name = "N")]
+        max_per_pane: i64,
+    },
+    /// Start a private tmux server, fill it, search it, time it, remove it.
+    ///
+    /// Needs the tmux binary only to start that server. Example: tmuxwire demo
+    Demo {
+        /// The tmux binary used to start the private server.
+        #[arg(long, env = "TMUXWIRE_TMUX", default_value = "tmux")]
+        tmux: String,
+        /// Keep the server running afterwards (prints how to attach).
+        #[arg(long)]
+        keep: bool,
+    },
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TMUXWIRE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tmuxwire: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    rt.block_on(run(cli))
+}
+
+fn servers(cli: &Cli) -> Result<Arc<Servers>, String> {
+    let spec =
+        SocketSpec::from_args_and_env(cli.socket_path.clone(), cli.socket_name.clone(), |k| {
+            std::env::var_os(k)
+        });
+    let path = spec.resolve().map_err(|e| e.to_string())?;
+    let name = match &spec {
+        SocketSpec::Name(n) => Some(n.clone()),
+        _ => None,
+    };
+    let caller = Caller::from_env();
+    let default = Arc::new(Tmux::new(path, name, caller.clone()));
+    Ok(Arc::new(Servers::new(default, caller)))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let servers = match servers(&cli) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("tmuxwire: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command {
+        Cmd::Mcp => match mcp::serve_stdio(servers).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tmuxwire: MCP server stopped: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Cmd::Panes { session } => {
+            let mut args = Map::new();
+            put_session(&mut args, session);
+            let v = match tool(&servers, "list_panes", args).await {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            for p in v["result"].as_array().into_iter().flatten() {
+                println!(
+                    "{}\t{}:{}.{}\t{}x{}\t{}\t{}",
+                    s(&p["pane_id"]),
+                    s(&p["session_name"]),
+                    s(&p["window_index"]),
+                    s(&p["pane_index"]),
+                    s(&p["pane_width"]),
+                    s(&p["pane_height"]),
+                    s(&p["pane_current_command"]),
+                    s(&p["pane_current_path"]),
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Cmd::Capture {
+            pane,
+            start,
+            end,
+            join,
+            max_lines,
+        } => {
+            let mut args = Map::new();
+            if let Some(p) = pane {
+                args.insert("pane_id".into(), json!(p));
+            }
+            if let Some(v) = start {
+                args.insert("start".into(), json!(v));
+            }
+            if let Some(v) = end {
+                args.insert("end".into(), json!(v));
+            }
+            args.insert("join_wrapped".into(), json!(join));
+            args.insert(
+                "max_lines".into(),
+                max_lines.map_or(Value::Null, |m| json!(m)),
+            );
+            match tool(&servers, "capture_pane", args).await {
+                Ok(v) => {
+                    println!("{}", s(&v["result"]));
+                    ExitCode::SUCCESS
+                }
+                Err(code) => code,
+            }
+        }
+        Cmd::Search {
+            pattern,
+            regex,
+            case_sensitive,
+            session,
+            max_per_pane,
+        } => {
+            let mut args = Map::new();
+            args.insert("pattern".into(), json!(pattern));
+            args.insert("regex".into(), json!(regex));
+            args.insert("match_case".into(), json!(case_sensitive));
+            args.insert("limit".into(), Value::Null);
+            args.insert("max_matched_lines_per_pane".into(), json!(max_per_pane));
+            put_session(&mut args, session);
+            let v = match tool(&servers, "search_panes", args).await {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            let n = print_matches(&v);
+            if n == 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Cmd::Demo { tmux, keep } => demo::run(&tmux, keep).await,
+    }
+}
+
+fn put_session(args: &mut Map<String, Value>, session: Option<String>) {
+    if let Some(s) = session {
+        let key = if s.starts_with('$') {
+            "session_id"
+        } else {
+            "session_name"
+        };
+        args.insert(key.into(), json!(s));
+    }
+}
+
+/// `v` as display text (strings without quotes).
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Prints search matches grep-style; returns how many lines.
+pub(crate) fn print_matches(v: &Value) -> usize {
+    let mut n = 0;
+    for m in v["matches"].as_array().into_iter().flatten() {
+        let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
+        let numbers = m["matched_line_numbers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for (i, line) in lines.iter().enumerate() {
+            let num = numbers.get(i).map(s).unwrap_or_default();
+            println!(
+                "{}:{}.{}:{}: {}",
+                s(&m["session_name"]),
+                s(&m["window_index"]),
+                s(&m["pane_index"]),
+                num,
+                s(line)
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Runs a tool; on error prints it and returns exit code 2.
+async fn tool(servers: &Servers, name: &str, args: Map<String, Value>) -> Result<Value, ExitCode> {
+    let r = mcp::tools::call(servers, name, args).await;
+    if r.is_error == Some(true) {
+        let text: Vec<String> = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        eprintln!("tmuxwire: {}", text.join("\n"));
+        return Err(ExitCode::from(2));
+    }
+    Ok(r.structured_content.unwrap_or(Value::Null))
+}
+
+/// Like [`print_matches`], indented and with the rows a line spans, for
+/// the demo.
+pub(crate) fn print_matches_indented(v: &Value) -> usize {
+    let mut n = 0;
+    for m in v["matches"].as_array().into_iter().flatten() {
+        let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
+        let numbers = m["matched_line_numbers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let rows = m["matched_line_rows"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for (i, line) in lines.iter().enumerate() {
+            let text = s(line);
+            let short: String = text.chars().take(110).collect();
+            let ell = if short.len() < text.len() { "…" } else { "" };
+            println!(
+                "  {}:{}.{} {} line {} ({} row{}): {short}{ell}",
+                s(&m["session_name"]),
+                s(&m["window_index"]),
+                s(&m["pane_index"]),
+                s(&m["pane_id"]),
+                numbers.get(i).map(s).unwrap_or_default(),
+                rows.get(i).map(s).unwrap_or_default(),
+                if rows.get(i).and_then(Value::as_u64) == Some(1) {
+                    ""
+                } else {
+                    "s"
+                },
+            );
+            n += 1;
+        }
+    }
+    n
+}

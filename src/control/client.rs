@@ -1,0 +1,530 @@
+//! The async control-mode client: one connection, many concurrent
+//! requests, a notification stream.
+//!
+//! Three tasks own the connection (no locks are held across `.await`):
+//!
+//! * the **writer** receives requests over a channel, records each one in
+//!   the pending queue *before* writing its line, and batches whatever is
+//!   queued into one `write()`;
+//! * the **reader** feeds the control stream to [`Parser`] and hands each
+//!   flags-1 block to the oldest pending request (a control client's
+//!   commands run strictly in order), broadcasts notifications, and fails
+//!   every pending request when the stream ends;
+//! * the **imsg** task runs [`ImsgSide::run`] and records why the server
+//!   ended the connection.
+//!
+//! A command that answers with exactly one block is matched by order. A
+//! command that may answer with several blocks, or with output after its
+//! `%end` (see [`Blocks::Variable`]), is followed by a *fence*: a
+//! `display-message -p '<token>'` line whose block marks the end of the
+//! request's answer. Every request has a deadline; a request that times
+//! out keeps its place in the queue so later answers stay aligned.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::{Notify, broadcast, mpsc, oneshot};
+
+use super::Error;
+use super::command::{Blocks, Command};
+use super::id::SessionId;
+use super::notify::Notification;
+use super::parse::{Block, Event, Parser};
+use crate::wire::{ControlTransport, EndReason, TmuxVersion};
+
+/// Options for a [`Client`].
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// Deadline for each request. A capture of a very large history can
+    /// take a while; simple commands answer in well under a millisecond.
+    pub request_timeout: Duration,
+    /// Deadline for the attach command's answer at connect.
+    pub attach_timeout: Duration,
+    /// Capacity of the notification broadcast; slow subscribers that fall
+    /// further behind see `Lagged` and should resynchronise.
+    pub notification_capacity: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            request_timeout: Duration::from_secs(30),
+            attach_timeout: Duration::from_secs(5),
+            notification_capacity: 4096,
+        }
+    }
+}
+
+/// The answer to a fenced request: every block the line produced, in
+/// order, and stray lines printed outside blocks meanwhile.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fenced {
+    /// The blocks, in order.
+    pub blocks: Vec<Block>,
+    /// Lines outside blocks (e.g. `run-shell` output on tmux master).
+    pub stray: Vec<Vec<u8>>,
+}
+
+enum Pending {
+    One(oneshot::Sender<Result<Block, Error>>),
+    Fenced {
+        token: Vec<u8>,
+        got: Fenced,
+        tx: oneshot::Sender<Result<Fenced, Error>>,
+    },
+    /// The empty line that detaches; it has no answer.
+    Detach,
+}
+
+struct Request {
+    /// One or more lines, each ending in `\n`.
+    text: Vec<u8>,
+    pending: Pending,
+}
+
+#[derive(Default)]
+struct State {
+    /// Why the connection ended, once it has.
+    ended: Option<String>,
+    /// Our session, from `%session-changed`.
+    session: Option<(SessionId, String)>,
+    /// Why the server ended us, from the imsg side.
+    imsg_end: Option<EndReason>,
+}
+
+struct Shared {
+    pending: Mutex<VecDeque<Pending>>,
+    state: Mutex<State>,
+    /// Signalled when the imsg side ends.
+    imsg_done: Notify,
+    /// Signalled when the reader ends.
+    reader_done: Notify,
+    notifications: broadcast::Sender<Notification>,
+}
+
+impl Shared {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records the end (first reason wins) and fails every pending request.
+    fn end(&self, reason: String) {
+        let reason = {
+            let mut st = self.lock_state();
+            st.ended.get_or_insert(reason).clone()
+        };
+        let drained: Vec<Pending> = self.lock_pending().drain(..).collect();
+        for p in drained {
+            let e = Error::Closed {
+                reason: reason.clone(),
+            };
+            match p {
+                Pending::One(tx) => {
+                    let _ = tx.send(Err(e));
+                }
+                Pending::Fenced { tx, .. } => {
+                    let _ = tx.send(Err(e));
+                }
+                Pending::Detach => {}
+            }
+        }
+    }
+
+    fn ended(&self) -> Option<String> {
+        self.lock_state().ended.clone()
+    }
+}
+
+/// A control-mode client on one tmux server. Cheap to clone; the
+/// connection closes when the last clone is dropped (or on [`Client::close`]).
+#[derive(Clone)]
+pub struct Client {
+    tx: mpsc::UnboundedSender<Request>,
+    shared: Arc<Shared>,
+    info: Arc<Info>,
+}
+
+struct Info {
+    path: PathBuf,
+    version: TmuxVersion,
+    timeout: Duration,
+    fence_seq: AtomicU64,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("path", &self.info.path)
+            .field("version", &self.info.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts the client on an opened transport and waits for the attach
+    /// command's answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Attach`] when tmux refused the attach (e.g. `no sessions`);
+    /// [`Error::Closed`] when the server ended the connection first;
+    /// [`Error::Timeout`] when nothing came back in time.
+    pub async fn start(transport: ControlTransport, opts: ClientOptions) -> Result<Client, Error> {
+        let ControlTransport {
+            path,
+            version,
+            control,
+            imsg,
+            ..
+        } = transport;
+        let (notifications, _) = broadcast::channel(opts.notification_capacity.max(16));
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(VecDeque::new()),
+            state: Mutex::new(State::default()),
+            imsg_done: Notify::new(),
+            reader_done: Notify::new(),
+            notifications,
+        });
+        let (read, write) = control.into_split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (attach_tx, attach_rx) = oneshot::channel();
+
+        let s = shared.clone();
+        tokio::spawn(async move {
+            let reason = imsg.run().await;
+            tracing::debug!(%reason, "tmux imsg side ended");
+            s.lock_state().imsg_end = Some(reason);
+            s.imsg_done.notify_waiters();
+            s.imsg_done.notify_one();
+        });
+        tokio::spawn(reader(read, shared.clone(), attach_tx));
+        tokio::spawn(writer(write, rx, shared.clone()));
+
+        let info = Arc::new(Info {
+            path,
+            version,
+            timeout: opts.request_timeout,
+            fence_seq: AtomicU64::new(0),
+        });
+        let client = Client { tx, shared, info };
+        match tokio::time::timeout(opts.attach_timeout, attach_rx).await {
+            Ok(Ok(Ok(()))) => Ok(client),
+            Ok(Ok(Err(msg))) => Err(Error::Attach(msg)),
+            Ok(Err(_)) => Err(Error::Closed {
+                reason: client
+                    .end_reason()
+                    .unwrap_or_else(|| "the connection closed while attaching".into()),
+            }),
+            Err(_) => Err(Error::Timeout {
+                after: opts.attach_timeout,
+                what: "attach-session".into(),
+            }),
+        }
+    }
+
+    /// The server's socket path.
+    pub fn socket_path(&self) -> &Path {
+        &self.info.path
+    }
+
+    /// The server's version.
+    pub fn version(&self) -> &TmuxVersion {
+        &self.info.version
+    }
+
+    /// The session this control client is attached to, if tmux said.
+    pub fn attached_session(&self) -> Option<(SessionId, String)> {
+        self.shared.lock_state().session.clone()
+    }
+
+    /// Why the connection ended, or `None` while it is open.
+    pub fn end_reason(&self) -> Option<String> {
+        self.shared.ended()
+    }
+
+    /// True once the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        self.shared.ended().is_some() || self.tx.is_closed()
+    }
+
+    /// A receiver of every notification from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        self.shared.notifications.subscribe()
+    }
+
+    fn send(&self, req: Request) -> Result<(), Error> {
+        if let Some(reason) = self.shared.ended() {
+            return Err(Error::Closed { reason });
+        }
+        self.tx.send(req).map_err(|_| Error::Closed {
+            reason: self
+                .shared
+                .ended()
+                .unwrap_or_else(|| "the client was closed".into()),
+        })
+    }
+
+    async fn wait<T>(
+        &self,
+        rx: oneshot::Receiver<Result<T, Error>>,
+        what: &str,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout(self.info.timeout, rx).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err(Error::Closed {
+                reason: self
+                    .shared
+                    .ended()
+                    .unwrap_or_else(|| "the connection closed".into()),
+            }),
+            Err(_) => Err(Error::Timeout {
+                after: self.info.timeout,
+                what: what.to_string(),
+            }),
+        }
+    }
+
+    /// Runs one command and returns its answer block (check
+    /// [`Block::ok`]: a tmux error is an answer, not an `Err`).
+    ///
+    /// A [`Blocks::Variable`] command is fenced; its blocks are merged into
+    /// one (bodies concatenated, `ok` only if all were, stray lines
+    /// appended).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Command`] if the command cannot be encoded,
+    /// [`Error::Closed`], [`Error::Timeout`].
+    pub async fn command(&self, cmd: &Command) -> Result<Block, Error> {
+        let line = cmd.to_line()?;
+        if cmd.blocks() == Blocks::Variable {
+            let f = self.fenced_line(&line, cmd.name()).await?;
+            let mut merged = Block {
+                time: 0,
+                number: 0,
+                flags: 1,
+                ok: true,
+                body: Vec::new(),
+            };
+            for b in &f.blocks {
+                merged.ok &= b.ok;
+                merged.body.extend_from_slice(&b.body);
+            }
+            for s in &f.stray {
+                merged.body.extend_from_slice(s);
+                merged.body.push(b'\n');
+            }
+            return Ok(merged);
+        }
+        let (tx, rx) = oneshot::channel();
+        let mut text = line.into_bytes();
+        text.push(b'\n');
+        self.send(Request {
+            text,
+            pending: Pending::One(tx),
+        })?;
+        self.wait(rx, cmd.name()).await
+    }
+
+    /// Sends a line, then a fence, and returns everything up to the fence.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::command`].
+    pub async fn fenced(&self, cmd: &Command) -> Result<Fenced, Error> {
+        let line = cmd.to_line()?;
+        self.fenced_line(&line, cmd.name()).await
+    }
+
+    async fn fenced_line(&self, line: &str, what: &str) -> Result<Fenced, Error> {
+        let n = self.info.fence_seq.fetch_add(1, Ordering::Relaxed);
+        // No '%' in the token: display-message applies strftime().
+        let token = format!("__tmuxwire_fence_{}_{}__", std::process::id(), n);
+        let mut text = Vec::with_capacity(line.len() + token.len() + 32);
+        text.extend_from_slice(line.as_bytes());
+        text.extend_from_slice(b"\ndisplay-message -p '");
+        text.extend_from_slice(token.as_bytes());
+        text.extend_from_slice(b"'\n");
+        let mut want = token.into_bytes();
+        want.push(b'\n');
+        let (tx, rx) = oneshot::channel();
+        self.send(Request {
+            text,
+            pending: Pending::Fenced {
+                token: want,
+                got: Fenced::default(),
+                tx,
+            },
+        })?;
+        self.wait(rx, what).await
+    }
+
+    /// Detaches cleanly (an empty line makes tmux exit the client) and
+    /// waits briefly for the connection to end.
+    pub async fn close(&self) {
+        let done = self.shared.reader_done.notified();
+        tokio::pin!(done);
+        done.as_mut().enable();
+        if self
+            .send(Request {
+                text: b"\n".to_vec(),
+                pending: Pending::Detach,
+            })
+            .is_ok()
+            && self.shared.ended().is_none()
+        {
+            let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
+        }
+    }
+}
+
+async fn writer(
+    mut write: OwnedWriteHalf,
+    mut rx: mpsc::UnboundedReceiver<Request>,
+    shared: Arc<Shared>,
+) {
+    let mut buf = Vec::new();
+    while let Some(first) = rx.recv().await {
+        buf.clear();
+        let mut detach = false;
+        {
+            let mut pending = shared.lock_pending();
+            let mut next = Some(first);
+            while let Some(req) = next {
+                detach |= matches!(req.pending, Pending::Detach);
+                if !matches!(req.pending, Pending::Detach) {
+                    pending.push_back(req.pending);
+                }
+                buf.extend_from_slice(&req.text);
+                next = if detach { None } else { rx.try_recv().ok() };
+            }
+        }
+        if let Err(e) = write.write_all(&buf).await {
+            shared.end(format!("writing to tmux failed: {e}"));
+            return;
+        }
+        if detach {
+            break;
+        }
+    }
+    // All senders gone (or detached): closing our write side makes tmux
+    // exit the client, which ends the reader.
+    let _ = write.shutdown().await;
+}
+
+async fn reader(
+    mut read: OwnedReadHalf,
+    shared: Arc<Shared>,
+    attach_tx: oneshot::Sender<Result<(), String>>,
+) {
+    let mut parser = Parser::new();
+    let mut attach_tx = Some(attach_tx);
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut imsg_ended = false;
+    let reason = loop {
+        let n = if imsg_ended {
+            // The server already said goodbye: drain what is left, briefly.
+            match tokio::time::timeout(Duration::from_millis(500), read.read(&mut buf)).await {
+                Ok(r) => r,
+                Err(_) => break None,
+            }
+        } else {
+            tokio::select! {
+                r = read.read(&mut buf) => r,
+                _ = shared.imsg_done.notified() => {
+                    imsg_ended = true;
+                    continue;
+                }
+            }
+        };
+        match n {
+            Ok(0) => break None,
+            Ok(n) => {
+                parser.feed(&buf[..n], &mut |ev| dispatch(ev, &shared, &mut attach_tx));
+            }
+            Err(e) => break Some(format!("reading from tmux failed: {e}")),
+        }
+    };
+    if parser.finish() {
+        tracing::debug!("control stream ended inside a block");
+    }
+    // Give the imsg side a moment to report why, for a better message.
+    if !imsg_ended && shared.lock_state().imsg_end.is_none() {
+        let _ = tokio::time::timeout(Duration::from_millis(200), shared.imsg_done.notified()).await;
+    }
+    let why = shared
+        .lock_state()
+        .imsg_end
+        .as_ref()
+        .map(|r| r.to_string())
+        .or(reason)
+        .unwrap_or_else(|| EndReason::Eof.to_string());
+    if let Some(tx) = attach_tx.take() {
+        let _ = tx.send(Err(why.clone()));
+    }
+    shared.end(why);
+    shared.reader_done.notify_waiters();
+}
+
+fn dispatch(
+    ev: Event,
+    shared: &Shared,
+    attach_tx: &mut Option<oneshot::Sender<Result<(), String>>>,
+) {
+    match ev {
+        Event::Block(b) if b.flags == 0 => {
+            // Blocks not started by our control input: the attach command.
+            if let Some(tx) = attach_tx.take() {
+                let _ = tx.send(if b.ok { Ok(()) } else { Err(b.text()) });
+            }
+        }
+        Event::Block(b) => {
+            let mut pending = shared.lock_pending();
+            match pending.front_mut() {
+                Some(Pending::Fenced { token, got, .. }) => {
+                    if b.ok && b.body == *token {
+                        if let Some(Pending::Fenced { got, tx, .. }) = pending.pop_front() {
+                            let _ = tx.send(Ok(got));
+                        }
+                    } else {
+                        got.blocks.push(b);
+                    }
+                }
+                Some(Pending::One(_)) => {
+                    if let Some(Pending::One(tx)) = pending.pop_front() {
+                        let _ = tx.send(Ok(b));
+                    }
+                }
+                Some(Pending::Detach) | None => {
+                    tracing::warn!(
+                        number = b.number,
+                        "tmux answered a command nobody is waiting for"
+                    );
+                }
+            }
+        }
+        Event::Notification(n) => {
+            if let Notification::SessionChanged { session, name } = &n {
+                shared.lock_state().session = Some((*session, name.clone()));
+            }
+            let _ = shared.notifications.send(n);
+        }
+        Event::Stray(line) => {
+            let mut pending = shared.lock_pending();
+            if let Some(Pending::Fenced { got, .. }) = pending.front_mut() {
+                got.stray.push(line);
+            } else {
+                tracing::debug!(line = %String::from_utf8_lossy(&line), "stray control line");
+            }
+        }
+    }
+}

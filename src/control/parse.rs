@@ -1,0 +1,435 @@
+//! The control-mode stream parser. Pure: bytes in, events out.
+//!
+//! # Format
+//!
+//! tmux writes `\n`-terminated lines (no tty, so no `\r`). A command's
+//! answer is a block:
+//!
+//! ```text
+//! %begin <time> <number> <flags>
+//! <output lines: raw bytes, anything at all, even "%end 1 2 1">
+//! %end <time> <number> <flags>        (or %error … on failure)
+//! ```
+//!
+//! `number` is a server-global counter and the closing guard repeats the
+//! opening one exactly (cmd-queue.c: `cmdq_guard()`), so a block ends only
+//! at a guard whose fields equal its `%begin`'s — never at a line that
+//! merely starts with `%end`. Old servers printed two fields instead of
+//! three (tmux issue #2646); both are accepted. Lines outside blocks that
+//! start with `%` are notifications; other lines outside blocks are "stray"
+//! (on tmux master, `run-shell` output arrives that way).
+//!
+//! Lines are split on `\n` only and handled as bytes; nothing here assumes
+//! UTF-8. A line cut off by the end of the stream is dropped (see
+//! [`Parser::finish`]), so a truncated `%output` never reaches a pane.
+
+use memchr::memchr;
+
+use super::notify::Notification;
+
+/// A command's answer: the lines between `%begin` and `%end`/`%error`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Block {
+    /// `time(NULL)` on the server when the command ran.
+    pub time: i64,
+    /// The server-global command number.
+    pub number: u64,
+    /// 1 when the command came from this client's control input; 0 for
+    /// other origins (such as the attach command sent at connect).
+    pub flags: u32,
+    /// True for `%end`, false for `%error`.
+    pub ok: bool,
+    /// The output lines, each followed by `\n`. Empty for no output.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Block {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Block")
+            .field("number", &self.number)
+            .field("flags", &self.flags)
+            .field("ok", &self.ok)
+            .field(
+                "body",
+                &String::from_utf8_lossy(&self.body[..self.body.len().min(200)]),
+            )
+            .finish()
+    }
+}
+
+impl Block {
+    /// The output lines, without their `\n`.
+    pub fn lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let body = self.body.strip_suffix(b"\n").unwrap_or(&self.body);
+        let empty = body.is_empty() && self.body.is_empty();
+        body.split(|&b| b == b'\n').filter(move |_| !empty)
+    }
+
+    /// Number of output lines.
+    pub fn line_count(&self) -> usize {
+        memchr::memchr_iter(b'\n', &self.body).count()
+    }
+
+    /// The body as text (invalid UTF-8 replaced), without the final `\n`.
+    pub fn text(&self) -> String {
+        let body = self.body.strip_suffix(b"\n").unwrap_or(&self.body);
+        String::from_utf8_lossy(body).into_owned()
+    }
+}
+
+/// One thing the parser recognised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A complete command answer.
+    Block(Block),
+    /// A `%`-line outside any block.
+    Notification(Notification),
+    /// A line outside any block that does not start with `%`.
+    Stray(Vec<u8>),
+}
+
+/// The state of an open block.
+#[derive(Debug)]
+struct Open {
+    /// The guard fields exactly as `%begin` printed them ("T N F").
+    guard: Vec<u8>,
+    time: i64,
+    number: u64,
+    flags: u32,
+    body: Vec<u8>,
+}
+
+/// Incremental control-stream parser.
+///
+/// Feed it bytes as they arrive, in any chunking; it calls the sink once
+/// per [`Event`] in stream order.
+#[derive(Debug, Default)]
+pub struct Parser {
+    partial: Vec<u8>,
+    open: Option<Open>,
+}
+
+/// Parses `"<time> <number>[ <flags>]"`.
+fn parse_guard(rest: &[u8]) -> Option<(i64, u64, u32)> {
+    let s = std::str::from_utf8(rest).ok()?;
+    let mut it = s.split(' ');
+    let time = it.next()?.parse().ok()?;
+    let number = it.next()?.parse().ok()?;
+    let flags = match it.next() {
+        Some(f) => f.parse().ok()?,
+        None => 0,
+    };
+    if it.next().is_some() {
+        return None;
+    }
+    Some((time, number, flags))
+}
+
+impl Parser {
+    /// A parser at the start of a stream.
+    pub fn new() -> Parser {
+        Parser::default()
+    }
+
+    /// True while inside a `%begin` … `%end` block.
+    pub fn in_block(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Consumes `data`, calling `sink` for each complete event.
+    pub fn feed(&mut self, mut data: &[u8], sink: &mut impl FnMut(Event)) {
+        if !self.partial.is_empty() {
+            match memchr(b'\n', data) {
+                None => {
+                    self.partial.extend_from_slice(data);
+                    return;
+                }
+                Some(i) => {
+                    self.partial.extend_from_slice(&data[..i]);
+                    let line = std::mem::take(&mut self.partial);
+                    self.line(&line, sink);
+                    data = &data[i + 1..];
+                }
+            }
+        }
+        let mut pos = 0;
+        while pos < data.len() {
+            if let Some(open) = &mut self.open {
+                // Inside a block: copy body lines in bulk, look only at
+                // lines that start with '%'.
+                let body_start = pos;
+                loop {
+                    let Some(i) = memchr(b'\n', &data[pos..]) else {
+                        open.body.extend_from_slice(&data[body_start..pos]);
+                        self.partial.extend_from_slice(&data[pos..]);
+                        return;
+                    };
+                    let line = &data[pos..pos + i];
+                    if line.first() == Some(&b'%')
+                        && let Some(ok) = closes(line, &open.guard)
+                    {
+                        open.body.extend_from_slice(&data[body_start..pos]);
+                        pos += i + 1;
+                        self.close(ok, sink);
+                        break;
+                    }
+                    pos += i + 1;
+                    if pos == data.len() {
+                        open.body.extend_from_slice(&data[body_start..pos]);
+                        return;
+                    }
+                }
+            } else {
+                let Some(i) = memchr(b'\n', &data[pos..]) else {
+                    self.partial.extend_from_slice(&data[pos..]);
+                    return;
+                };
+                let line = &data[pos..pos + i];
+                self.outside(line, sink);
+                pos += i + 1;
+            }
+        }
+    }
+
+    /// Ends the stream. A partial last line is dropped. Returns true if a
+    /// block was still open (its answer was cut off).
+    pub fn finish(&mut self) -> bool {
+        self.partial.clear();
+        self.open.take().is_some()
+    }
+
+    fn line(&mut self, line: &[u8], sink: &mut impl FnMut(Event)) {
+        match &mut self.open {
+            Some(open) => {
+                if line.first() == Some(&b'%')
+                    && let Some(ok) = closes(line, &open.guard)
+                {
+                    self.close(ok, sink);
+                    return;
+                }
+                open.body.extend_from_slice(line);
+                open.body.push(b'\n');
+            }
+            None => self.outside(line, sink),
+        }
+    }
+
+    fn outside(&mut self, line: &[u8], sink: &mut impl FnMut(Event)) {
+        if let Some(rest) = line.strip_prefix(b"%begin ")
+            && let Some((time, number, flags)) = parse_guard(rest)
+        {
+            self.open = Some(Open {
+                guard: rest.to_vec(),
+                time,
+                number,
+                flags,
+                body: Vec::new(),
+            });
+            return;
+        }
+        if line.first() == Some(&b'%') {
+            sink(Event::Notification(Notification::parse(line)));
+        } else {
+            sink(Event::Stray(line.to_vec()));
+        }
+    }
+
+    fn close(&mut self, ok: bool, sink: &mut impl FnMut(Event)) {
+        if let Some(open) = self.open.take() {
+            sink(Event::Block(Block {
+                time: open.time,
+                number: open.number,
+                flags: open.flags,
+                ok,
+                body: open.body,
+            }));
+        }
+    }
+}
+
+/// If `line` is the `%end`/`%error` guard matching `guard`, whether it is
+/// `%end` (true) or `%error` (false).
+fn closes(line: &[u8], guard: &[u8]) -> Option<bool> {
+    if let Some(rest) = line.strip_prefix(b"%end ") {
+        return (rest == guard).then_some(true);
+    }
+    if let Some(rest) = line.strip_prefix(b"%error ") {
+        return (rest == guard).then_some(false);
+    }
+    None
+}
+
+/// Parses a whole stream at once (for tests, fuzzing and benches).
+pub fn parse_all(data: &[u8]) -> Vec<Event> {
+    let mut p = Parser::new();
+    let mut out = Vec::new();
+    p.feed(data, &mut |e| out.push(e));
+    p.finish();
+    out
+}
+
+/// Fuzz entry point: any bytes, in any chunking, give the same events and
+/// never panic.
+pub fn fuzz_parse(data: &[u8]) {
+    let whole = parse_all(data);
+    let split = data.first().map(|b| usize::from(*b) % 7 + 1).unwrap_or(1);
+    let mut p = Parser::new();
+    let mut chunked = Vec::new();
+    for chunk in data.chunks(split) {
+        p.feed(chunk, &mut |e| chunked.push(e));
+    }
+    p.finish();
+    assert_eq!(whole, chunked, "chunking changed the events");
+    for e in &whole {
+        if let Event::Block(b) = e {
+            assert!(b.body.is_empty() || b.body.ends_with(b"\n"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::id::PaneId;
+
+    fn blocks(events: &[Event]) -> Vec<&Block> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Block(b) => Some(b),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn simple_block() {
+        let ev = parse_all(b"%begin 1 2 1\nhello\nworld\n%end 1 2 1\n");
+        let b = blocks(&ev);
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            (b[0].time, b[0].number, b[0].flags, b[0].ok),
+            (1, 2, 1, true)
+        );
+        assert_eq!(b[0].body, b"hello\nworld\n");
+        assert_eq!(
+            b[0].lines().collect::<Vec<_>>(),
+            vec![&b"hello"[..], b"world"]
+        );
+        assert_eq!(b[0].line_count(), 2);
+    }
+
+    #[test]
+    fn empty_block_and_error_block() {
+        let ev = parse_all(b"%begin 1 2 0\n%end 1 2 0\n%begin 1 3 1\nno such pane\n%error 1 3 1\n");
+        let b = blocks(&ev);
+        assert_eq!(b[0].body, b"");
+        assert_eq!(b[0].lines().count(), 0);
+        assert!(!b[1].ok);
+        assert_eq!(b[1].text(), "no such pane");
+    }
+
+    #[test]
+    fn empty_lines_inside_block_are_kept() {
+        let ev = parse_all(b"%begin 5 6 1\n\n\nx\n\n%end 5 6 1\n");
+        let b = blocks(&ev);
+        assert_eq!(
+            b[0].lines().collect::<Vec<_>>(),
+            vec![&b""[..], b"", b"x", b""]
+        );
+    }
+
+    #[test]
+    fn guard_lookalikes_are_content() {
+        // A pane that printed "%end 1 2 1" and "%begin 3 4 1" (the real
+        // guard has other numbers).
+        let s = b"%begin 1700000000 268 1\n%end 1 2 1\n%begin 3 4 1\n%error 1700000000 268 0\n\
+                  %end 1700000000 268\n%end 1700000000 268 1\n";
+        let ev = parse_all(s);
+        let b = blocks(&ev);
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            b[0].body,
+            b"%end 1 2 1\n%begin 3 4 1\n%error 1700000000 268 0\n%end 1700000000 268\n"
+        );
+    }
+
+    #[test]
+    fn two_field_guards() {
+        let ev = parse_all(b"%begin 1 9\nx\n%end 1 9\n");
+        assert_eq!(blocks(&ev)[0].body, b"x\n");
+    }
+
+    #[test]
+    fn notifications_and_stray_lines() {
+        let ev = parse_all(b"%session-changed $0 main\nstray text\n%output %1 hi\\015\\012\n");
+        assert!(matches!(
+            &ev[0],
+            Event::Notification(Notification::SessionChanged { .. })
+        ));
+        assert_eq!(ev[1], Event::Stray(b"stray text".to_vec()));
+        assert_eq!(
+            ev[2],
+            Event::Notification(Notification::Output {
+                pane: PaneId(1),
+                data: b"hi\r\n".to_vec()
+            })
+        );
+    }
+
+    #[test]
+    fn notification_lookalikes_inside_blocks_are_content() {
+        let ev = parse_all(b"%begin 1 2 1\n%pause %0\n%output %0 x\n%end 1 2 1\n");
+        assert_eq!(ev.len(), 1);
+        assert_eq!(blocks(&ev)[0].body, b"%pause %0\n%output %0 x\n");
+    }
+
+    #[test]
+    fn every_chunking_gives_the_same_events() {
+        let s: &[u8] =
+            b"%begin 1 2 1\nab\n%end 1 2 1\n%output %3 x\\134y\nz\n%begin 1 3 1\n\n%error 1 3 1\n";
+        let whole = parse_all(s);
+        for size in 1..s.len() {
+            let mut p = Parser::new();
+            let mut got = Vec::new();
+            for c in s.chunks(size) {
+                p.feed(c, &mut |e| got.push(e));
+            }
+            assert_eq!(got, whole, "chunk size {size}");
+        }
+        // Split at every point into two pieces.
+        for cut in 0..s.len() {
+            let mut p = Parser::new();
+            let mut got = Vec::new();
+            p.feed(&s[..cut], &mut |e| got.push(e));
+            p.feed(&s[cut..], &mut |e| got.push(e));
+            assert_eq!(got, whole, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn truncated_stream_drops_partial_line() {
+        // C5: heavy output cut at detach time, mid-escape.
+        let mut p = Parser::new();
+        let mut got = Vec::new();
+        p.feed(b"%output %0 yyyy\\01", &mut |e| got.push(e));
+        assert!(!p.finish());
+        assert!(got.is_empty());
+        let mut p = Parser::new();
+        p.feed(b"%begin 1 2 1\nabc\n", &mut |e| got.push(e));
+        assert!(p.finish(), "an open block is reported");
+    }
+
+    #[test]
+    fn raw_bytes_pass_through() {
+        let ev = parse_all(b"%begin 1 2 1\nCAF\xe9 LATTE\r\n%end 1 2 1\n");
+        assert_eq!(blocks(&ev)[0].body, b"CAF\xe9 LATTE\r\n");
+    }
+
+    #[test]
+    fn fuzz_smoke() {
+        fuzz_parse(b"");
+        fuzz_parse(b"%begin 1 2 3\n%end 1 2 3\n%x\n");
+        fuzz_parse(b"\x03%begin 1 2\nq\n%end 1 2\n%output %1 \\\n");
+    }
+}

@@ -1,0 +1,32 @@
+//! tmuxwire: an MCP server and CLI that speaks tmux's own client protocol.
+//!
+//! tmuxwire never runs the `tmux` binary to talk to a server. It connects to
+//! the server's Unix socket, performs the client handshake itself (imsg
+//! framing, identify, fd passing), becomes a control-mode client and then
+//! exchanges control-mode text (`%begin`/`%end`/`%output`/...) over a socket
+//! pair.
+//!
+//! # Layout
+//!
+//! Layers, top to bottom; a module only uses the ones below it:
+//!
+//! * [`cli`]: the `tmuxwire` command line (`mcp`, `panes`, `capture`,
+//!   `search`, `demo`).
+//! * [`mcp`]: the MCP server (stdio, rmcp): tools, structured results,
+//!   errors with `_meta`.
+//! * [`tmux`]: typed sessions/windows/panes, target resolution and the
+//!   operations tools are built from, over one [`control::Client`] per server.
+//! * [`search`]: literal and regex search over logical lines (pure).
+//! * [`control`]: the control-mode text protocol: a byte-level parser, a
+//!   command builder that quotes every argument, and an async client.
+//! * [`wire`]: socket resolution, imsg framing, the crash-safe identify
+//!   handshake, the version probe and the one-shot command client.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod cli;
+pub mod control;
+pub mod mcp;
+pub mod search;
+pub mod tmux;
+pub mod wire;

@@ -1,0 +1,126 @@
+//! The MCP server: libtmux-mcp's read tools (same names, arguments and
+//! result fields) over tmuxwire's direct tmux connection, served on stdio
+//! with rmcp.
+//!
+//! * [`tools`]: the tool catalog and what each tool does.
+//! * [`args`]: argument types, defaults and checks.
+//! * [`filters`]: the list tools' Django-style `filters`.
+//!
+//! Results: an object result is sent as `structuredContent` and as the
+//! same JSON in a text block; a list is wrapped as `{"result": [...]}` (the
+//! text block holds the bare list); text results (`capture_pane`,
+//! `display_message`) are the text itself, with a structured copy that
+//! adds metadata. Failures are tool results with `isError: true`, a
+//! message a model can act on, and `_meta` `{error_type, expected,
+//! suggestion}` — never JSON-RPC errors. Logs go to stderr only.
+
+pub mod args;
+pub mod filters;
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+use crate::tmux::Servers;
+
+/// Instructions sent at `initialize`.
+pub const INSTRUCTIONS: &str = "\
+tmuxwire reads a tmux server directly over its socket (control mode; no tmux process per call).\n\
+\n\
+HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N). Target by id when you can: ids are \
+unique and stable; names are not. Without a target, pane tools use the active pane of the active \
+window of the session a person used last.\n\
+\n\
+METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
+capture_pane and snapshot_pane return what a pane shows; search_panes finds text.\n\
+\n\
+SEARCH: search_panes searches every pane's whole scrollback and screen by default, as logical lines \
+(soft wraps joined, so text split by a wrap is found). Patterns are literal unless regex=true. Each \
+matched line comes with its tmux line number (0 = top of the screen, negative = scrollback), usable \
+as capture_pane start/end.";
+
+/// The MCP server handler.
+#[derive(Clone)]
+pub struct TmuxwireServer {
+    servers: Arc<Servers>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl TmuxwireServer {
+    /// A server answering for `servers`.
+    pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
+        TmuxwireServer {
+            servers,
+            tools: Arc::new(tools::catalog()),
+        }
+    }
+
+    /// Runs one tool by name (the `tools/call` body), for callers that are
+    /// not MCP clients: the CLI and the demo use this same path.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> rmcp::model::CallToolResult {
+        tools::call(&self.servers, name, arguments).await
+    }
+}
+
+impl ServerHandler for TmuxwireServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if !self.tools.iter().any(|t| t.name == request.name) {
+            return Ok(tools::unknown_tool(&request.name).into());
+        }
+        let args = request.arguments.unwrap_or_default();
+        Ok(self.call(&request.name, args).await.into())
+    }
+
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
+        // Open the default server's connection now, so the first tool call
+        // does not pay for it. Failures surface on that call instead.
+        let servers = self.servers.clone();
+        tokio::spawn(async move {
+            if let Err(e) = servers.default_server().connect().await {
+                tracing::debug!(error = %e, "pre-connect failed");
+            }
+        });
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client disconnects.
+///
+/// # Errors
+///
+/// Transport failures during initialization or service.
+pub async fn serve_stdio(
+    servers: Arc<Servers>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let server = TmuxwireServer::new(servers);
+    let service = server.serve(rmcp::transport::io::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! Errors of the tmux layer, with what a caller (a model, a person) can do
+//! about them.
+
+use std::path::PathBuf;
+
+use crate::{control, search, wire};
+
+/// Errors of the tmux layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The target does not exist (tmux: `can't find pane: %9`, …).
+    #[error("{0}")]
+    NotFound(String),
+    /// An argument is out of range or malformed; nothing was sent to tmux.
+    #[error("{message}")]
+    InvalidArgument {
+        /// The argument's name.
+        argument: &'static str,
+        /// What is wrong.
+        message: String,
+        /// What would be accepted.
+        expected: String,
+    },
+    /// tmux ran the command and reported an error.
+    #[error("tmux error: {0}")]
+    Tmux(String),
+    /// No server listens on the socket.
+    #[error("no tmux server running on {}", .0.display())]
+    NoServer(PathBuf),
+    /// The server is too old, or speaks another protocol.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The connection broke or timed out.
+    #[error("{0}")]
+    Connection(String),
+    /// A search pattern that cannot be used.
+    #[error(transparent)]
+    Pattern(#[from] search::PatternError),
+}
+
+impl Error {
+    /// A short machine-readable name for the kind of error (MCP
+    /// `_meta.error_type`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Error::NotFound(_) => "NotFound",
+            Error::InvalidArgument { .. } => "InvalidArgument",
+            Error::Tmux(_) => "TmuxError",
+            Error::NoServer(_) => "NoServer",
+            Error::Unsupported(_) => "Unsupported",
+            Error::Connection(_) => "ConnectionError",
+            Error::Pattern(_) => "InvalidPattern",
+        }
+    }
+
+    /// True for errors that follow from the request or the server's state
+    /// (as opposed to a fault in tmuxwire or the connection).
+    pub fn expected(&self) -> bool {
+        !matches!(self, Error::Connection(_))
+    }
+
+    /// What to do next, when there is a useful hint.
+    pub fn suggestion(&self) -> Option<String> {
+        match self {
+            Error::NotFound(_) => Some(
+                "Call list_sessions / list_windows / list_panes to discover valid ids, and target \
+                 by id ($N session, @N window, %N pane)."
+                    .into(),
+            ),
+            Error::InvalidArgument { expected, .. } => Some(format!("Expected {expected}.")),
+            Error::NoServer(p) => Some(format!(
+                "Start tmux on that socket, or point tmuxwire at the right one with socket_name, \
+                 -L/--socket-name, -S/--socket-path, or TMUXWIRE_SOCKET_NAME/TMUXWIRE_SOCKET_PATH \
+                 (tried {}).",
+                p.display()
+            )),
+            Error::Unsupported(_) => Some("tmuxwire needs tmux 3.2 or newer.".into()),
+            Error::Connection(_) => {
+                Some("Retry the call; tmuxwire reconnects automatically.".into())
+            }
+            Error::Pattern(_) => Some(
+                "Pass regex=false to search for the text literally, or fix the pattern.".into(),
+            ),
+            Error::Tmux(_) => None,
+        }
+    }
+
+    /// An invalid-argument error.
+    pub fn invalid(
+        argument: &'static str,
+        message: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Error {
+        Error::InvalidArgument {
+            argument,
+            message: message.into(),
+            expected: expected.into(),
+        }
+    }
+
+    /// Classifies a tmux error message.
+    pub fn from_tmux(message: &str) -> Error {
+        let m = message.trim().to_string();
+        let lower = m.to_ascii_lowercase();
+        if lower.starts_with("can't find")
+            || lower.starts_with("no such")
+            || lower.contains("not found")
+            || lower.starts_with("no current")
+            || lower.starts_with("no sessions")
+        {
+            Error::NotFound(m)
+        } else {
+            Error::Tmux(m)
+        }
+    }
+}
+
+impl From<wire::Error> for Error {
+    fn from(e: wire::Error) -> Error {
+        match e {
+            wire::Error::NoServer { path } => Error::NoServer(path),
+            wire::Error::Version(v) => Error::Unsupported(v.to_string()),
+            wire::Error::TooOld | wire::Error::ProtocolVersion { .. } => {
+                Error::Unsupported(e.to_string())
+            }
+            wire::Error::Socket(s) => {
+                Error::invalid("socket", s.to_string(), "a usable tmux socket")
+            }
+            wire::Error::Encode(ref i) => match i {
+                wire::identify::IdentifyError::CommandTooLong(_)
+                | wire::identify::IdentifyError::Nul => Error::invalid(
+                    "arguments",
+                    e.to_string(),
+                    "shorter arguments without NUL bytes",
+                ),
+                wire::identify::IdentifyError::EmptyCommand => Error::Tmux(e.to_string()),
+            },
+            other => Error::Connection(other.to_string()),
+        }
+    }
+}
+
+impl From<control::Error> for Error {
+    fn from(e: control::Error) -> Error {
+        match e {
+            control::Error::Wire(w) => w.into(),
+            control::Error::Command(c) => {
+                Error::invalid("arguments", c.to_string(), "text without NUL bytes")
+            }
+            control::Error::Attach(m) => Error::from_tmux(&m),
+            other => Error::Connection(other.to_string()),
+        }
+    }
+}

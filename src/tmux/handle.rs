@@ -1,0 +1,420 @@
+//! [`Tmux`]: one handle per tmux server, holding one control connection
+//! that is opened lazily and reopened when it breaks.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+
+use super::error::Error;
+use super::format::{self, US};
+use crate::control::{self, Client, ClientOptions, Command, SessionId};
+use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
+
+/// A command's answer: tmux's output, or its error text when `ok` is
+/// false. `body` holds lines each followed by `\n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// False when tmux reported an error.
+    pub ok: bool,
+    /// Output lines (or the error message), each followed by `\n`.
+    pub body: Vec<u8>,
+}
+
+impl Output {
+    /// The output, or the tmux error classified (see
+    /// [`Error::from_tmux`]).
+    ///
+    /// # Errors
+    ///
+    /// The tmux error when `ok` is false.
+    pub fn into_result(self) -> Result<Vec<u8>, Error> {
+        if self.ok {
+            Ok(self.body)
+        } else {
+            Err(Error::from_tmux(&String::from_utf8_lossy(&self.body)))
+        }
+    }
+
+    /// The output as text, without the final line break.
+    pub fn text(&self) -> String {
+        let b = self.body.strip_suffix(b"\n").unwrap_or(&self.body);
+        String::from_utf8_lossy(b).into_owned()
+    }
+}
+
+/// How the handle currently talks to the server.
+#[derive(Clone)]
+enum Link {
+    /// A control-mode connection (the normal case).
+    Control(Client),
+    /// The server has no sessions, so a control client cannot attach;
+    /// each command runs as a one-shot client until sessions exist.
+    OneShot {
+        version: TmuxVersion,
+        since: Instant,
+    },
+}
+
+/// Identifies the MCP client's own pane when tmuxwire runs inside tmux
+/// (from `$TMUX` and `$TMUX_PANE`).
+#[derive(Clone, Debug, Default)]
+pub struct Caller {
+    pane: Option<String>,
+    socket: Option<PathBuf>,
+    inside_tmux: bool,
+}
+
+impl Caller {
+    /// Reads `$TMUX` (`socket,pid,session`) and `$TMUX_PANE` (`%N`).
+    pub fn from_env() -> Caller {
+        let tmux = std::env::var("TMUX").ok().filter(|s| !s.is_empty());
+        let pane = std::env::var("TMUX_PANE").ok().filter(|s| !s.is_empty());
+        let socket = tmux
+            .as_deref()
+            .and_then(|t| t.split(',').next())
+            .filter(|s| !s.is_empty())
+            .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
+        Caller {
+            inside_tmux: tmux.is_some() || pane.is_some(),
+            pane,
+            socket,
+        }
+    }
+
+    /// Whether `pane_id` on the server at `server_socket` (canonical) is
+    /// the caller's pane: `None` outside tmux; `true` only when the pane id
+    /// *and* the socket match.
+    pub fn is_caller(&self, pane_id: &str, server_socket: &Path) -> Option<bool> {
+        if !self.inside_tmux {
+            return None;
+        }
+        Some(self.pane.as_deref() == Some(pane_id) && self.socket.as_deref() == Some(server_socket))
+    }
+}
+
+/// A handle on one tmux server.
+pub struct Tmux {
+    path: PathBuf,
+    canonical: PathBuf,
+    socket_name: Option<String>,
+    caller: Caller,
+    link: Mutex<Option<Link>>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Tmux {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tmux")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long a handle in one-shot mode waits before trying to attach a
+/// control client again.
+const ONESHOT_RETRY: Duration = Duration::from_millis(500);
+
+impl Tmux {
+    /// A handle for the server at `path` (no connection is made yet).
+    /// `socket_name` is reported back by `get_server_info` when the socket
+    /// was named with `-L`.
+    pub fn new(path: PathBuf, socket_name: Option<String>, caller: Caller) -> Tmux {
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        Tmux {
+            path,
+            canonical,
+            socket_name,
+            caller,
+            link: Mutex::new(None),
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The socket path.
+    pub fn socket_path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The `-L` name, if the socket was chosen by name.
+    pub fn socket_name(&self) -> Option<&str> {
+        self.socket_name.as_deref()
+    }
+
+    /// See [`Caller::is_caller`].
+    pub fn is_caller(&self, pane_id: &str) -> Option<bool> {
+        self.caller.is_caller(pane_id, &self.canonical)
+    }
+
+    /// Opens the connection now (it is otherwise opened on first use).
+    ///
+    /// # Errors
+    ///
+    /// As for any command: no server, unsupported version, …
+    pub async fn connect(&self) -> Result<(), Error> {
+        self.link().await.map(|_| ())
+    }
+
+    /// The server's version.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors.
+    pub async fn version(&self) -> Result<TmuxVersion, Error> {
+        Ok(match self.link().await? {
+            Link::Control(c) => c.version().clone(),
+            Link::OneShot { version, .. } => version,
+        })
+    }
+
+    /// The imsg framing in use, when connected in control mode.
+    pub async fn framing(&self) -> Option<Framing> {
+        match self.link().await.ok()? {
+            Link::Control(c) => c.version().framing().or(Some(Framing::Old)),
+            Link::OneShot { version, .. } => version.framing(),
+        }
+    }
+
+    /// The session tmuxwire's control client is attached to.
+    pub async fn own_session(&self) -> Option<SessionId> {
+        match self.link.lock().await.as_ref()? {
+            Link::Control(c) => c.attached_session().map(|(id, _)| id),
+            Link::OneShot { .. } => None,
+        }
+    }
+
+    async fn link(&self) -> Result<Link, Error> {
+        let mut guard = self.link.lock().await;
+        match guard.as_ref() {
+            Some(Link::Control(c)) if !c.is_closed() => return Ok(Link::Control(c.clone())),
+            Some(l @ Link::OneShot { since, .. }) if since.elapsed() < ONESHOT_RETRY => {
+                return Ok(l.clone());
+            }
+            _ => {}
+        }
+        let link = self.open().await?;
+        *guard = Some(link.clone());
+        Ok(link)
+    }
+
+    async fn open(&self) -> Result<Link, Error> {
+        let opts = ControlOptions::default();
+        let version = wire::probe_version(&self.path, opts.timeout).await?;
+        let framings: &[Framing] = match version.framing() {
+            Some(Framing::Old) => &[Framing::Old],
+            Some(Framing::New) => &[Framing::New],
+            // Unknown: old first; the other order can hang an old server's client.
+            None => &[Framing::Old, Framing::New],
+        };
+        let mut last = None;
+        for &framing in framings {
+            let opts = ControlOptions {
+                framing: Some(framing),
+                ..opts.clone()
+            };
+            let transport = wire::open_control(&self.path, version.clone(), &opts).await?;
+            let client_opts = ClientOptions {
+                request_timeout: self.timeout,
+                ..ClientOptions::default()
+            };
+            match Client::start(transport, client_opts).await {
+                Ok(c) => {
+                    tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");
+                    return Ok(Link::Control(c));
+                }
+                Err(control::Error::Attach(msg)) => {
+                    // Typically "no sessions": fall back to one-shot commands.
+                    tracing::debug!(%msg, "control client could not attach; using one-shot commands");
+                    return Ok(Link::OneShot {
+                        version,
+                        since: Instant::now(),
+                    });
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last
+            .map(Error::from)
+            .unwrap_or_else(|| Error::Connection("could not connect".into())))
+    }
+
+    async fn forget(&self, failed: &Client) {
+        let mut guard = self.link.lock().await;
+        if let Some(Link::Control(c)) = guard.as_ref()
+            && c.socket_path() == failed.socket_path()
+            && c.is_closed()
+        {
+            *guard = None;
+        }
+    }
+
+    /// Runs one command (reconnecting once if the connection had broken).
+    ///
+    /// Only for commands that are safe to send twice: a command whose
+    /// connection broke mid-flight may or may not have run.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors. A tmux error is an [`Output`] with `ok: false`.
+    pub async fn run(&self, cmd: &Command) -> Result<Output, Error> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.link().await? {
+                Link::Control(c) => match c.command(cmd).await {
+                    Ok(b) => {
+                        return Ok(Output {
+                            ok: b.ok,
+                            body: b.body,
+                        });
+                    }
+                    Err(control::Error::Closed { reason }) if attempt == 1 => {
+                        tracing::debug!(%reason, "control connection lost; reconnecting");
+                        self.forget(&c).await;
+                    }
+                    Err(e) => return Err(e.into()),
+                },
+                Link::OneShot { .. } => {
+                    let out = wire::run_command(&self.path, cmd.argv(), self.timeout).await?;
+                    let ok = out.success();
+                    let body = if ok {
+                        out.stdout
+                    } else {
+                        let mut t = out.error_text().into_bytes();
+                        t.push(b'\n');
+                        t
+                    };
+                    return Ok(Output { ok, body });
+                }
+            }
+        }
+    }
+
+    /// Runs several independent commands, pipelined on the connection (one
+    /// round trip). Answers come back in order.
+    ///
+    /// # Errors
+    ///
+    /// The first connection error.
+    pub async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+        futures::future::join_all(cmds.iter().map(|c| self.run(c)))
+            .await
+            .into_iter()
+            .collect()
+    }
+
+    /// The session a command without a target should act on: the session
+    /// of the most recently active client that is not a control client (the
+    /// one a person is looking at), else tmux's own choice (the most
+    /// recently active session).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when the server has no sessions.
+    pub async fn default_session(&self) -> Result<SessionId, Error> {
+        let clients = Command::new("list-clients").opt(
+            "-F",
+            format!("#{{client_control_mode}}{US}#{{client_activity}}{US}#{{session_id}}"),
+        );
+        let sessions = Command::new("list-sessions")
+            .opt("-F", format!("#{{session_activity}}{US}#{{session_id}}"));
+        let mut out = self.run_all(&[clients, sessions]).await?.into_iter();
+        let clients = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let sessions = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let best = |body: &[u8], want_fields: usize| -> Option<SessionId> {
+            String::from_utf8_lossy(body)
+                .lines()
+                .filter_map(|l| {
+                    let f: Vec<&str> = l.split(US).collect();
+                    if f.len() != want_fields {
+                        return None;
+                    }
+                    if want_fields == 3 && f[0] == "1" {
+                        return None; // a control client
+                    }
+                    let act: i64 = f[want_fields - 2].parse().ok()?;
+                    let id = f[want_fields - 1].parse().ok()?;
+                    Some((act, id))
+                })
+                .max_by_key(|(act, id): &(i64, SessionId)| (*act, std::cmp::Reverse(id.0)))
+                .map(|(_, id)| id)
+        };
+        best(&clients, 3)
+            .or_else(|| best(&sessions, 2))
+            .ok_or_else(|| Error::NotFound("no sessions: the tmux server has no sessions".into()))
+    }
+
+    /// Records from a `list-*`/`display-message` command run with
+    /// `format::template(fields)`.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors and tmux errors (classified).
+    pub async fn records(&self, cmd: &Command, n: usize) -> Result<Vec<format::Record>, Error> {
+        let body = self.run(cmd).await?.into_result()?;
+        Ok(format::records(&body, n))
+    }
+}
+
+/// Handles for every server a process talks to, keyed by socket path.
+#[derive(Debug)]
+pub struct Servers {
+    default: Arc<Tmux>,
+    caller: Caller,
+    others: std::sync::Mutex<Vec<Arc<Tmux>>>,
+}
+
+impl Servers {
+    /// A pool whose default server is `default`.
+    pub fn new(default: Arc<Tmux>, caller: Caller) -> Servers {
+        Servers {
+            default,
+            caller,
+            others: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The default server.
+    pub fn default_server(&self) -> &Arc<Tmux> {
+        &self.default
+    }
+
+    /// The server named `socket_name` (`-L` semantics), or the default.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a name that cannot be a socket name.
+    pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
+        let Some(name) = socket_name else {
+            return Ok(self.default.clone());
+        };
+        let path = wire::SocketSpec::Name(name.to_string())
+            .resolve()
+            .map_err(|e| {
+                Error::invalid(
+                    "socket_name",
+                    e.to_string(),
+                    "a tmux socket name such as \"default\" or \"work\"",
+                )
+            })?;
+        if path == self.default.path {
+            return Ok(self.default.clone());
+        }
+        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = others.iter().find(|t| t.path == path) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(Tmux::new(path, Some(name.to_string()), self.caller.clone()));
+        others.push(t.clone());
+        Ok(t)
+    }
+}

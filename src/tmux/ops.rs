@@ -1,0 +1,441 @@
+//! The read operations tools are built from: listings, single objects,
+//! captures and format evaluation. Each is one round trip when the target
+//! is given by id.
+
+use super::error::Error;
+use super::format::{self, Record};
+use super::handle::Tmux;
+use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
+use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
+
+/// Which object a tool call names: the union of libtmux-mcp's targeting
+/// arguments. The most specific one given wins (pane, then window, then
+/// session); with none, the active pane of the active window of the
+/// default session (see [`Tmux::default_session`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selector {
+    /// `%N`.
+    pub pane_id: Option<PaneId>,
+    /// `@N`.
+    pub window_id: Option<WindowId>,
+    /// A window index within the selected session.
+    pub window_index: Option<u32>,
+    /// `$N`.
+    pub session_id: Option<SessionId>,
+    /// An exact session name.
+    pub session_name: Option<String>,
+}
+
+/// Which panes a listing covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaneScope {
+    /// Every pane of every session.
+    All,
+    /// The panes of one session.
+    Session(Target),
+    /// The panes of one window.
+    Window(Target),
+}
+
+/// What to capture.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaptureOptions {
+    /// First line: 0 is the top of the visible screen, negative numbers
+    /// are history lines (`-1` the newest); `None` is the top of the
+    /// screen. Values beyond the history are clamped, as tmux does.
+    pub start: Option<i64>,
+    /// Last line, same numbering; `None` is the bottom of the screen.
+    pub end: Option<i64>,
+    /// Join soft-wrapped rows into logical lines (`-J`), trailing blanks
+    /// trimmed.
+    pub join: bool,
+    /// Keep only the last this many lines (`None`: all).
+    pub max_lines: Option<usize>,
+}
+
+/// A capture: lines of text and how it was cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Capture {
+    /// The pane captured.
+    pub pane_id: String,
+    /// The lines kept (trailing empty lines dropped), oldest first.
+    pub lines: Vec<String>,
+    /// Lines dropped from the front by `max_lines`.
+    pub truncated_lines: usize,
+    /// Whether the pane is in a mode (copy mode, …).
+    pub pane_in_mode: bool,
+    /// The mode, if any.
+    pub pane_mode: Option<String>,
+    /// In copy mode, the view's offset from the live bottom.
+    pub scroll_position: Option<i64>,
+    /// True when the alternate screen is shown.
+    pub alternate_on: bool,
+}
+
+const CAPTURE_META: &[&str] = &[
+    "pane_id",
+    "pane_in_mode",
+    "pane_mode",
+    "scroll_position",
+    "alternate_on",
+];
+
+fn template_cmd(name: &str, fields: &[&str]) -> Command {
+    Command::new(name).opt("-F", format::template(fields))
+}
+
+fn display(target: &Target, fields: &[&str]) -> Command {
+    Command::new("display-message")
+        .arg("-p")
+        .target(target, TargetKind::Pane)
+        .arg(format::template(fields))
+}
+
+/// Splits captured text into lines (without their `\n`).
+pub fn split_lines(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = body.strip_suffix(b"\n").unwrap_or(body);
+    let empty = body.is_empty();
+    body.split(|&b| b == b'\n').filter(move |_| !empty)
+}
+
+/// `line` without trailing spaces.
+pub fn trim_end_spaces(line: &[u8]) -> &[u8] {
+    let end = line.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
+    &line[..end]
+}
+
+/// Keeps the last `max` of `lines`; returns how many were dropped.
+pub fn keep_tail<T>(lines: &mut Vec<T>, max: Option<usize>) -> usize {
+    match max {
+        Some(m) if lines.len() > m => {
+            let drop = lines.len() - m;
+            lines.drain(..drop);
+            drop
+        }
+        _ => 0,
+    }
+}
+
+impl Tmux {
+    /// The target a pane-level command should use for `sel`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when nothing is named and the server has no
+    /// sessions.
+    pub async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(p) = sel.pane_id {
+            return Ok(Target::Pane(p));
+        }
+        self.resolve_window(sel).await
+    }
+
+    /// The target a window-level command should use for `sel`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::resolve_pane`].
+    pub async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(w) = sel.window_id {
+            return Ok(Target::Window(w));
+        }
+        let session = self.resolve_session(sel).await?;
+        Ok(match sel.window_index {
+            Some(index) => Target::WindowIndex {
+                session: Box::new(session),
+                index,
+            },
+            None => session,
+        })
+    }
+
+    /// The session `sel` names, or the default session.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::resolve_pane`].
+    pub async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(s) = sel.session_id {
+            return Ok(Target::Session(s));
+        }
+        if let Some(n) = &sel.session_name {
+            return Ok(Target::SessionName(n.clone()));
+        }
+        Ok(Target::Session(self.default_session().await?))
+    }
+
+    /// Every session.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionInfo>, Error> {
+        let recs = self
+            .records(
+                &template_cmd("list-sessions", SessionInfo::FIELDS),
+                SessionInfo::FIELDS.len(),
+            )
+            .await?;
+        let own = self.own_session().await.map(|s| s.to_string());
+        Ok(recs
+            .iter()
+            .map(|r| SessionInfo::from_record(r, own.as_deref()))
+            .collect())
+    }
+
+    /// Windows of one session, or of all sessions.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors; [`Error::NotFound`] for a missing session.
+    pub async fn list_windows(&self, session: Option<&Target>) -> Result<Vec<WindowInfo>, Error> {
+        let cmd = template_cmd("list-windows", WindowInfo::FIELDS);
+        let cmd = match session {
+            Some(t) => cmd.target(t, TargetKind::Session),
+            None => cmd.arg("-a"),
+        };
+        let recs = self.records(&cmd, WindowInfo::FIELDS.len()).await?;
+        Ok(recs.iter().map(WindowInfo::from_record).collect())
+    }
+
+    /// Panes in `scope`.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors; [`Error::NotFound`] for a missing target.
+    pub async fn list_panes(&self, scope: &PaneScope) -> Result<Vec<PaneInfo>, Error> {
+        let recs = self.pane_records(scope, PaneInfo::FIELDS).await?;
+        Ok(recs
+            .iter()
+            .map(|r| PaneInfo::from_record(r, self.is_caller(r.str(0))))
+            .collect())
+    }
+
+    /// Raw records of `fields` for the panes in `scope`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::list_panes`].
+    pub async fn pane_records(
+        &self,
+        scope: &PaneScope,
+        fields: &[&str],
+    ) -> Result<Vec<Record>, Error> {
+        let cmd = template_cmd("list-panes", fields);
+        let cmd = match scope {
+            PaneScope::All => cmd.arg("-a"),
+            // list-panes -t takes a window even with -s: a session name needs "=name:".
+            PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
+            PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
+        };
+        self.records(&cmd, fields.len()).await
+    }
+
+    async fn one(&self, target: &Target, fields: &[&str]) -> Result<Record, Error> {
+        self.records(&display(target, fields), fields.len())
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::NotFound(format!("tmux returned nothing for {target}")))
+    }
+
+    /// One session.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when it does not exist.
+    pub async fn session_info(&self, target: &Target) -> Result<SessionInfo, Error> {
+        let r = self.one(target, SessionInfo::FIELDS).await?;
+        let own = self.own_session().await.map(|s| s.to_string());
+        Ok(SessionInfo::from_record(&r, own.as_deref()))
+    }
+
+    /// One window (for a session target: its current window).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when it does not exist.
+    pub async fn window_info(&self, target: &Target) -> Result<WindowInfo, Error> {
+        Ok(WindowInfo::from_record(
+            &self.one(target, WindowInfo::FIELDS).await?,
+        ))
+    }
+
+    /// One pane (for a session or window target: the active pane).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when it does not exist.
+    pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
+        let r = self.one(target, PaneInfo::FIELDS).await?;
+        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+    }
+
+    /// Server facts. A socket with no server behind it is reported as
+    /// `is_alive: false`, not as an error, and no server is started.
+    ///
+    /// # Errors
+    ///
+    /// Other connection errors.
+    pub async fn server_info(&self) -> Result<ServerInfo, Error> {
+        let path = Some(self.socket_path().display().to_string());
+        let name = self.socket_name().map(str::to_string);
+        let dead = || ServerInfo {
+            is_alive: false,
+            socket_name: name.clone(),
+            socket_path: path.clone(),
+            session_count: 0,
+            version: None,
+            pid: None,
+            imsg_framing: None,
+        };
+        let cmds = [
+            Command::new("list-sessions").opt("-F", "#{session_id}"),
+            Command::new("display-message").arg("-p").arg("#{pid}"),
+        ];
+        let out = match self.run_all(&cmds).await {
+            Ok(o) => o,
+            Err(Error::NoServer(_)) => return Ok(dead()),
+            Err(e) => return Err(e),
+        };
+        let sessions = out[0].clone().into_result()?;
+        let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
+        let pid = out[1].text().trim().parse().ok();
+        let version = self.version().await?;
+        let framing = self.framing().await.map(|f| match f {
+            crate::wire::Framing::Old => "old".to_string(),
+            crate::wire::Framing::New => "new".to_string(),
+        });
+        Ok(ServerInfo {
+            is_alive: true,
+            socket_name: name,
+            socket_path: path,
+            session_count: count,
+            version: Some(version.to_string()),
+            pid,
+            imsg_framing: framing,
+        })
+    }
+
+    /// Captures a pane (`capture-pane -p`), in one round trip with the
+    /// pane's mode state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing pane; connection errors.
+    pub async fn capture(&self, target: &Target, opts: &CaptureOptions) -> Result<Capture, Error> {
+        let mut cap = Command::new("capture-pane").arg("-p");
+        if opts.join {
+            cap = cap.arg("-J");
+        }
+        let cap = cap
+            .opt_if("-S", opts.start.map(|s| s.to_string()))
+            .opt_if("-E", opts.end.map(|e| e.to_string()))
+            .target(target, TargetKind::Pane);
+        let mut out = self
+            .run_all(&[display(target, CAPTURE_META), cap])
+            .await?
+            .into_iter();
+        let meta = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let body = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let meta = format::records(&meta, CAPTURE_META.len())
+            .into_iter()
+            .next();
+        let mut lines: Vec<String> = split_lines(&body)
+            .map(|l| {
+                let l = if opts.join { trim_end_spaces(l) } else { l };
+                String::from_utf8_lossy(l).into_owned()
+            })
+            .collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        let truncated_lines = keep_tail(&mut lines, opts.max_lines);
+        let meta = meta.unwrap_or_else(|| Record(vec![String::new(); CAPTURE_META.len()]));
+        Ok(Capture {
+            pane_id: meta.string(0),
+            lines,
+            truncated_lines,
+            pane_in_mode: meta.flag(1),
+            pane_mode: Some(meta.string(2)).filter(|s| !s.is_empty()),
+            scroll_position: meta.int(3),
+            alternate_on: meta.flag(4),
+        })
+    }
+
+    /// The visible screen and the pane's state, in one round trip.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing pane; connection errors.
+    pub async fn snapshot(
+        &self,
+        target: &Target,
+        max_lines: Option<usize>,
+    ) -> Result<PaneSnapshot, Error> {
+        let cap = Command::new("capture-pane")
+            .arg("-p")
+            .target(target, TargetKind::Pane);
+        let mut out = self
+            .run_all(&[display(target, PaneSnapshot::FIELDS), cap])
+            .await?
+            .into_iter();
+        let meta = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let body = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let rec = format::records(&meta, PaneSnapshot::FIELDS.len())
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::NotFound(format!("tmux returned nothing for {target}")))?;
+        let mut snap = PaneSnapshot::from_record(&rec, self.is_caller(rec.str(0)));
+        let mut lines: Vec<&[u8]> = split_lines(&body).collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        let cut = keep_tail(&mut lines, max_lines);
+        snap.content = lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(l))
+            .collect::<Vec<_>>()
+            .join("\n");
+        snap.content_truncated = cut > 0;
+        snap.content_truncated_lines = cut as i64;
+        Ok(snap)
+    }
+
+    /// Expands a tmux format for a pane (`display-message -p`). The
+    /// format must already be checked by the caller; `%` is escaped so
+    /// tmux's `strftime()` pass leaves it literal.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing pane; connection errors.
+    pub async fn display(&self, target: &Target, checked_format: &str) -> Result<String, Error> {
+        let fmt = checked_format.replace('%', "%%");
+        let cmd = Command::new("display-message")
+            .arg("-p")
+            .target(target, TargetKind::Pane)
+            .arg(fmt);
+        let out = self.run(&cmd).await?;
+        let text = out.text();
+        if !out.ok {
+            return Err(Error::from_tmux(&text));
+        }
+        Ok(text)
+    }
+}

@@ -1,0 +1,192 @@
+//! The one-shot command client: what `tmux <command>` does, without the
+//! binary.
+//!
+//! It identifies *without* passing any fds and without `CLIENT_CONTROL`,
+//! sends one `MSG_COMMAND`, answers the server's `MSG_WRITE_OPEN` for
+//! stdout/stderr, collects `MSG_WRITE` data and ends at `MSG_EXIT`
+//! (client.c: `client_dispatch_wait()`; file.c). Because no fd travels,
+//! its bytes are the same in both imsg layouts on little-endian hosts, so
+//! it is safe before the server's version is known.
+//!
+//! Used for the version probe, for servers that have no sessions (a
+//! control client must attach to one), and for commands that must not run
+//! on a control connection.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+
+use super::identify::{self, Chunk, Identity};
+use super::imsg::{self, Framing};
+use super::protocol::{CLIENT_UTF8, EBADF, MsgType};
+use super::stream::{FrameReader, check_peer_version};
+use super::{Error, connect_socket};
+
+/// What a one-shot command produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandOutput {
+    /// The exit status from `MSG_EXIT` (0 = success).
+    pub status: i32,
+    /// Bytes the command printed to the client's stdout (stream 1).
+    pub stdout: Vec<u8>,
+    /// Bytes printed to stderr (stream 2): tmux's error messages.
+    pub stderr: Vec<u8>,
+    /// The optional message that came with `MSG_EXIT`.
+    pub exit_message: Option<String>,
+}
+
+impl CommandOutput {
+    /// True when the command succeeded.
+    pub fn success(&self) -> bool {
+        self.status == 0
+    }
+
+    /// The error text, for a failed command: stderr, else the exit message.
+    pub fn error_text(&self) -> String {
+        let e = String::from_utf8_lossy(&self.stderr).trim().to_string();
+        if !e.is_empty() {
+            return e;
+        }
+        self.exit_message
+            .clone()
+            .unwrap_or_else(|| format!("exit status {}", self.status))
+    }
+}
+
+/// Runs `argv` as one tmux command on the server at `path`.
+///
+/// `argv` elements are tmux arguments (no shell or tmux quoting; see
+/// [`identify::command_payload`]). The whole exchange is bounded by
+/// `timeout`.
+///
+/// # Errors
+///
+/// [`Error::NoServer`] when nothing listens; [`Error::Timeout`];
+/// [`Error::ProtocolVersion`] / [`Error::TooOld`] for servers tmuxwire
+/// cannot talk to; [`Error::Closed`] when the connection ends without
+/// `MSG_EXIT`. A command that tmux ran and that *failed* is not an error:
+/// see [`CommandOutput::status`].
+pub async fn run_command<S: AsRef<str>>(
+    path: &Path,
+    argv: &[S],
+    timeout: Duration,
+) -> Result<CommandOutput, Error> {
+    match tokio::time::timeout(timeout, run(path, argv, Framing::Old)).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::Timeout {
+            path: path.to_path_buf(),
+            timeout,
+            what: "a one-shot command",
+        }),
+    }
+}
+
+async fn run<S: AsRef<str>>(
+    path: &Path,
+    argv: &[S],
+    framing: Framing,
+) -> Result<CommandOutput, Error> {
+    let mut stream = connect_socket(path).await?;
+    let id = Identity::for_this_process(CLIENT_UTF8, "dumb");
+    let mut bytes = Vec::new();
+    for chunk in identify::handshake(framing, &id, false, argv)? {
+        match chunk {
+            Chunk::Plain(b) => bytes.extend_from_slice(&b),
+            Chunk::WithFd(_) => unreachable!("no fds without pass_fds"),
+        }
+    }
+    stream.write_all(&bytes).await?;
+
+    let mut reader = FrameReader::new(framing);
+    let mut out = CommandOutput::default();
+    let mut got_exit = false;
+    loop {
+        let m = match reader.read(&mut stream).await {
+            Ok(Some(m)) => m,
+            Ok(None) => break,
+            // A reset after MSG_EXIT is just the server closing.
+            Err(Error::Io(_)) if got_exit => break,
+            Err(e) => return Err(e),
+        };
+        if m.kind == MsgType::Version as u32 {
+            return Err(Error::ProtocolVersion {
+                server: m.peerid & 0xff,
+            });
+        }
+        check_peer_version(&m)?;
+        let mut answer = Vec::new();
+        match MsgType::from_u32(m.kind) {
+            Some(MsgType::WriteOpen) => {
+                // {int32 stream; int32 fd; int32 flags} + path
+                let stream_id = read_i32(&m.data, 0);
+                let fd = read_i32(&m.data, 4);
+                let ok = m.data.len() >= 12 && matches!(fd, Some(1) | Some(2));
+                if let Some(s) = stream_id {
+                    let err = if ok { 0 } else { EBADF };
+                    let mut p = s.to_ne_bytes().to_vec();
+                    p.extend_from_slice(&err.to_ne_bytes());
+                    imsg::encode(framing, MsgType::WriteReady as u32, &p, false, &mut answer)
+                        .map_err(|e| Error::Protocol(e.to_string()))?;
+                }
+            }
+            Some(MsgType::Write) => {
+                if let Some(s) = read_i32(&m.data, 0) {
+                    let data = &m.data[4..];
+                    match s {
+                        1 => out.stdout.extend_from_slice(data),
+                        2 => out.stderr.extend_from_slice(data),
+                        _ => {}
+                    }
+                }
+            }
+            Some(MsgType::ReadOpen) => {
+                if let Some(s) = read_i32(&m.data, 0) {
+                    let mut p = s.to_ne_bytes().to_vec();
+                    p.extend_from_slice(&EBADF.to_ne_bytes());
+                    imsg::encode(framing, MsgType::ReadDone as u32, &p, false, &mut answer)
+                        .map_err(|e| Error::Protocol(e.to_string()))?;
+                }
+            }
+            Some(MsgType::Exit) => {
+                out.status = read_i32(&m.data, 0).unwrap_or(0);
+                if m.data.len() > 4 {
+                    let msg = &m.data[4..];
+                    let msg = msg.strip_suffix(b"\0").unwrap_or(msg);
+                    if !msg.is_empty() {
+                        out.exit_message = Some(String::from_utf8_lossy(msg).into_owned());
+                    }
+                }
+                got_exit = true;
+                break;
+            }
+            Some(MsgType::Shutdown) | Some(MsgType::Exited) => {
+                got_exit = true;
+                break;
+            }
+            Some(MsgType::Detach) | Some(MsgType::DetachKill) | Some(MsgType::Exec) => {
+                imsg::encode(framing, MsgType::Exiting as u32, &[], false, &mut answer)
+                    .map_err(|e| Error::Protocol(e.to_string()))?;
+            }
+            Some(MsgType::OldStdout) | Some(MsgType::OldStderr) | Some(MsgType::OldStdin) => {
+                return Err(Error::TooOld);
+            }
+            // MSG_SUSPEND must never be answered with MSG_WAKEUP.
+            _ => {}
+        }
+        if !answer.is_empty() && stream.write_all(&answer).await.is_err() {
+            break;
+        }
+    }
+    if !got_exit {
+        return Err(Error::Closed {
+            path: path.to_path_buf(),
+            reason: "the connection closed before MSG_EXIT".into(),
+        });
+    }
+    Ok(out)
+}
+
+fn read_i32(data: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_ne_bytes(data.get(at..at + 4)?.try_into().ok()?))
+}

@@ -1,0 +1,364 @@
+//! Opening a control-mode connection to a tmux server.
+//!
+//! The steps (`tmux-wire-protocol.md` §8):
+//!
+//! 1. **Probe** the version with a fd-less one-shot client
+//!    (`display-message -p '#{version}'`); refuse < 3.2; choose the imsg
+//!    layout from it.
+//! 2. Make a `socketpair()`. One end is handed to the server as *both*
+//!    the client's stdin and stdout (`MSG_IDENTIFY_STDIN`/`STDOUT`, each
+//!    fd in its own `sendmsg()`), then our copy of it is closed so the
+//!    server holds the only references.
+//! 3. Identify crash-safely (see [`super::identify`]) and send an
+//!    *attaching* `MSG_COMMAND` (`attach-session -E`): tmux ≥ 3.4 reads
+//!    control input only after the initial command finished and left the
+//!    client attached.
+//! 4. Control-mode text now flows over our end of the pair; the server
+//!    socket carries only imsg traffic, which [`ImsgSide::run`] handles:
+//!    file requests are refused so nothing hangs, `MSG_DETACH` is answered
+//!    with `MSG_EXITING`, `MSG_SUSPEND` is never answered with `MSG_WAKEUP`
+//!    (that crashes the server), and `MSG_EXIT`/`MSG_SHUTDOWN`/EOF end it.
+
+use std::fmt;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
+use tokio::io::AsyncWriteExt;
+use tokio::net::UnixStream;
+
+use super::command::run_command;
+use super::identify::{self, Chunk, Identity};
+use super::imsg::{self, Framing};
+use super::protocol::{
+    CLIENT_CONTROL, CLIENT_CONTROL_NOOUTPUT, CLIENT_IGNORESIZE, CLIENT_UTF8, EBADF, MsgType,
+};
+use super::stream::{FrameReader, Message, check_peer_version, send_with_fd};
+use super::version::TmuxVersion;
+use super::{Error, connect_socket};
+
+/// How to open a control connection.
+#[derive(Clone, Debug)]
+pub struct ControlOptions {
+    /// Turn off `%output` notifications (`CLIENT_CONTROL_NOOUTPUT`), for
+    /// connections that only send commands.
+    pub no_output: bool,
+    /// The session to attach to (`-t`, an id like `$3` or `=name`), or
+    /// `None` for tmux's choice (the most recently used session).
+    pub attach_target: Option<String>,
+    /// Bound for the probe and the handshake.
+    pub timeout: Duration,
+    /// Use this imsg layout instead of the one the version implies.
+    pub framing: Option<Framing>,
+}
+
+impl Default for ControlOptions {
+    fn default() -> Self {
+        ControlOptions {
+            no_output: true,
+            attach_target: None,
+            timeout: Duration::from_secs(5),
+            framing: None,
+        }
+    }
+}
+
+/// An identified, attaching control-mode connection, before any control
+/// text was read.
+pub struct ControlTransport {
+    /// The server's socket path.
+    pub path: PathBuf,
+    /// The server's version, from the probe.
+    pub version: TmuxVersion,
+    /// The imsg layout in use.
+    pub framing: Framing,
+    /// Our end of the socket pair: write `\n`-terminated command lines,
+    /// read control-mode output. The first block on it (flags 0) is the
+    /// attach command's answer.
+    pub control: UnixStream,
+    /// The server socket; run it with [`ImsgSide::run`].
+    pub imsg: ImsgSide,
+}
+
+impl fmt::Debug for ControlTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ControlTransport")
+            .field("path", &self.path)
+            .field("version", &self.version)
+            .field("framing", &self.framing)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Asks the server for its version with a one-shot, fd-less client.
+///
+/// # Errors
+///
+/// [`Error::NoServer`] if nothing listens; [`Error::Version`] for
+/// servers older than 3.2; [`Error::Protocol`] if the answer is unusable.
+pub async fn probe_version(path: &Path, timeout: Duration) -> Result<TmuxVersion, Error> {
+    let out = run_command(path, &["display-message", "-p", "#{version}"], timeout).await?;
+    if !out.success() {
+        return Err(Error::Protocol(format!(
+            "version probe failed: {}",
+            out.error_text()
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = TmuxVersion::parse(text.lines().next().unwrap_or(""));
+    if version.as_str().is_empty() {
+        return Err(Error::Protocol(
+            "the server did not report a version".into(),
+        ));
+    }
+    version.check_supported()?;
+    Ok(version)
+}
+
+/// Opens a control-mode connection to the server at `path`.
+///
+/// The returned transport has sent its attaching command; whether the
+/// attach worked shows on the control stream (a flags-0 `%end` or
+/// `%error`) and, on failure, as `MSG_EXIT` on the imsg side.
+///
+/// # Errors
+///
+/// Probe errors (see [`probe_version`]), [`Error::Timeout`], and I/O
+/// errors while sending the handshake.
+pub async fn connect_control(
+    path: &Path,
+    opts: &ControlOptions,
+) -> Result<ControlTransport, Error> {
+    let version = probe_version(path, opts.timeout).await?;
+    open_control(path, version, opts).await
+}
+
+/// [`connect_control`] for a server whose version is already known (from
+/// [`probe_version`]).
+///
+/// # Errors
+///
+/// [`Error::Timeout`] and I/O errors while sending the handshake.
+pub async fn open_control(
+    path: &Path,
+    version: TmuxVersion,
+    opts: &ControlOptions,
+) -> Result<ControlTransport, Error> {
+    let framing = opts.framing.or(version.framing()).unwrap_or(Framing::Old);
+    let fut = handshake(path, version, framing, opts);
+    match tokio::time::timeout(opts.timeout, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::Timeout {
+            path: path.to_path_buf(),
+            timeout: opts.timeout,
+            what: "the control-mode handshake",
+        }),
+    }
+}
+
+async fn handshake(
+    path: &Path,
+    version: TmuxVersion,
+    framing: Framing,
+    opts: &ControlOptions,
+) -> Result<ControlTransport, Error> {
+    let mut server = connect_socket(path).await?;
+    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
+        AddressFamily::Unix,
+        SockType::Stream,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(std::io::Error::from)?;
+
+    let mut flags = CLIENT_CONTROL | CLIENT_UTF8 | CLIENT_IGNORESIZE;
+    if opts.no_output {
+        flags |= CLIENT_CONTROL_NOOUTPUT;
+    }
+    let id = Identity::for_this_process(flags, "screen");
+    let mut argv = vec!["attach-session".to_string(), "-E".to_string()];
+    if let Some(t) = &opts.attach_target {
+        argv.push("-t".into());
+        argv.push(t.clone());
+    }
+    for chunk in identify::handshake(framing, &id, true, &argv)? {
+        match chunk {
+            Chunk::Plain(b) => server.write_all(&b).await?,
+            Chunk::WithFd(f) => send_with_fd(&mut server, &f, theirs.as_fd()).await?,
+        }
+    }
+    // The server now holds the only copies of its end.
+    drop(theirs);
+
+    let std_stream = std::os::unix::net::UnixStream::from(ours);
+    std_stream.set_nonblocking(true)?;
+    let control = UnixStream::from_std(std_stream)?;
+    Ok(ControlTransport {
+        path: path.to_path_buf(),
+        version,
+        framing,
+        control,
+        imsg: ImsgSide {
+            stream: server,
+            reader: FrameReader::new(framing),
+            framing,
+        },
+    })
+}
+
+/// How a control connection ended, as the server's imsg messages told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// `MSG_EXIT`: the server exited the client. `message` is tmux's reason
+    /// when given (e.g. "too far behind", "access not allowed").
+    Exit {
+        /// The exit status.
+        status: i32,
+        /// tmux's message, if any.
+        message: Option<String>,
+    },
+    /// `MSG_DETACH`/`MSG_DETACHKILL`: detached from the named session.
+    Detached(String),
+    /// `MSG_SHUTDOWN`: the server is exiting (e.g. `kill-server`).
+    Shutdown,
+    /// The server closed the socket without saying why (it was killed or
+    /// crashed).
+    Eof,
+    /// The server sent something unusable.
+    Error(String),
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndReason::Exit {
+                status,
+                message: Some(m),
+            } => {
+                write!(f, "tmux exited the client ({m}, status {status})")
+            }
+            EndReason::Exit {
+                status,
+                message: None,
+            } => {
+                write!(f, "tmux exited the client (status {status})")
+            }
+            EndReason::Detached(s) => write!(f, "tmux detached the client from session {s:?}"),
+            EndReason::Shutdown => f.write_str("the tmux server shut down"),
+            EndReason::Eof => {
+                f.write_str("the tmux server closed the connection (killed or crashed?)")
+            }
+            EndReason::Error(e) => write!(f, "tmux protocol error: {e}"),
+        }
+    }
+}
+
+/// The server-socket side of a control connection.
+pub struct ImsgSide {
+    stream: UnixStream,
+    reader: FrameReader,
+    framing: Framing,
+}
+
+impl ImsgSide {
+    /// Handles server messages until the connection ends, and says why.
+    pub async fn run(mut self) -> EndReason {
+        let mut detached: Option<String> = None;
+        loop {
+            let m = match self.reader.read(&mut self.stream).await {
+                Ok(Some(m)) => m,
+                Ok(None) => return detached.map(EndReason::Detached).unwrap_or(EndReason::Eof),
+                Err(e) => {
+                    return match detached {
+                        Some(s) => EndReason::Detached(s),
+                        None => EndReason::Error(e.to_string()),
+                    };
+                }
+            };
+            if m.kind == MsgType::Version as u32 {
+                return EndReason::Error(format!(
+                    "protocol version mismatch (server speaks {})",
+                    m.peerid & 0xff
+                ));
+            }
+            if let Err(e) = check_peer_version(&m) {
+                return EndReason::Error(e.to_string());
+            }
+            match self.handle(&m).await {
+                Step::Continue => {}
+                Step::Detached(s) => detached = Some(s),
+                Step::End(r) => return r,
+            }
+        }
+    }
+
+    async fn handle(&mut self, m: &Message) -> Step {
+        let reply = |kind: MsgType, stream: i32| -> Vec<u8> {
+            let mut p = stream.to_ne_bytes().to_vec();
+            p.extend_from_slice(&EBADF.to_ne_bytes());
+            imsg::encode_vec(self.framing, kind as u32, &p, false).unwrap_or_default()
+        };
+        let stream_id = m
+            .data
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map(i32::from_ne_bytes);
+        match MsgType::from_u32(m.kind) {
+            Some(MsgType::Exit) => {
+                let status = stream_id.unwrap_or(0);
+                let message = m
+                    .data
+                    .get(4..)
+                    .map(|b| b.strip_suffix(b"\0").unwrap_or(b))
+                    .filter(|b| !b.is_empty())
+                    .map(|b| String::from_utf8_lossy(b).into_owned());
+                Step::End(EndReason::Exit { status, message })
+            }
+            Some(MsgType::Exited) => Step::End(EndReason::Exit {
+                status: 0,
+                message: None,
+            }),
+            Some(MsgType::Shutdown) => Step::End(EndReason::Shutdown),
+            Some(MsgType::Detach) | Some(MsgType::DetachKill) | Some(MsgType::Exec) => {
+                let name = m.data.strip_suffix(b"\0").unwrap_or(&m.data);
+                let name = String::from_utf8_lossy(name).into_owned();
+                let bytes = imsg::encode_vec(self.framing, MsgType::Exiting as u32, &[], false)
+                    .unwrap_or_default();
+                if self.stream.write_all(&bytes).await.is_err() {
+                    return Step::End(EndReason::Detached(name));
+                }
+                Step::Detached(name)
+            }
+            // File requests reach only unattached clients, but must be
+            // answered or the command waits forever.
+            Some(MsgType::ReadOpen) => {
+                if let Some(s) = stream_id {
+                    let _ = self.stream.write_all(&reply(MsgType::ReadDone, s)).await;
+                }
+                Step::Continue
+            }
+            Some(MsgType::WriteOpen) => {
+                if let Some(s) = stream_id {
+                    let _ = self.stream.write_all(&reply(MsgType::WriteReady, s)).await;
+                }
+                Step::Continue
+            }
+            Some(MsgType::Suspend) => {
+                // Never MSG_WAKEUP: it crashes the server for control
+                // clients. Commands keep working; %output stops.
+                tracing::warn!(
+                    "tmux suspended this control client; ignoring (never answer MSG_WAKEUP)"
+                );
+                Step::Continue
+            }
+            _ => Step::Continue,
+        }
+    }
+}
+
+enum Step {
+    Continue,
+    Detached(String),
+    End(EndReason),
+}

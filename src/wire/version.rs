@@ -1,0 +1,191 @@
+//! tmux version strings (`#{version}`) and what they imply. Pure.
+
+use std::fmt;
+
+use super::imsg::Framing;
+
+/// A tmux server version as reported by `#{version}`.
+///
+/// Forms seen in the wild: `3.3a`, `3.5a`, `3.8`, `next-3.8` (builds from
+/// git), `openbsd-7.7` (tmux in OpenBSD base, which uses the system imsg).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmuxVersion {
+    raw: String,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A release or `next-` build: major, minor, and whether it is `next-`.
+    Release { major: u32, minor: u32, next: bool },
+    /// OpenBSD base: the OpenBSD release.
+    OpenBsd { major: u32, minor: u32 },
+    /// Anything else.
+    Unknown,
+}
+
+/// The oldest tmux tmuxwire can drive: 3.2 is the first release where the
+/// server reads and writes the passed fds of a control client itself.
+pub const MIN_SUPPORTED: (u32, u32) = (3, 2);
+
+/// Why a version is not usable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    /// A version older than [`MIN_SUPPORTED`].
+    #[error("unsupported tmux version {0} (need ≥ 3.2)")]
+    Unsupported(String),
+}
+
+/// Parses the leading `<digits>.<digits>` of `s`.
+fn major_minor(s: &str) -> Option<(u32, u32)> {
+    let (major, rest) = s.split_once('.')?;
+    let major = major.parse().ok()?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    Some((major, digits.parse().ok()?))
+}
+
+impl TmuxVersion {
+    /// Parses a `#{version}` string (surrounding whitespace is ignored).
+    /// Never fails: unrecognised strings are kept as "unknown".
+    pub fn parse(s: &str) -> TmuxVersion {
+        let raw = s.trim().to_string();
+        let kind = if let Some(rest) = raw.strip_prefix("openbsd-") {
+            major_minor(rest)
+                .map(|(major, minor)| Kind::OpenBsd { major, minor })
+                .unwrap_or(Kind::Unknown)
+        } else if let Some(rest) = raw.strip_prefix("next-") {
+            major_minor(rest)
+                .map(|(major, minor)| Kind::Release {
+                    major,
+                    minor,
+                    next: true,
+                })
+                .unwrap_or(Kind::Unknown)
+        } else {
+            major_minor(&raw)
+                .map(|(major, minor)| Kind::Release {
+                    major,
+                    minor,
+                    next: false,
+                })
+                .unwrap_or(Kind::Unknown)
+        };
+        TmuxVersion { raw, kind }
+    }
+
+    /// The version exactly as tmux reported it.
+    pub fn as_str(&self) -> &str {
+        &self.raw
+    }
+
+    /// `(major, minor)` for releases and `next-` builds; `None` for OpenBSD
+    /// base and unrecognised versions.
+    pub fn release(&self) -> Option<(u32, u32)> {
+        match self.kind {
+            Kind::Release { major, minor, .. } => Some((major, minor)),
+            _ => None,
+        }
+    }
+
+    /// True when this is at least `major.minor`. OpenBSD and unknown
+    /// versions count as new (they track tmux master).
+    pub fn at_least(&self, major: u32, minor: u32) -> bool {
+        match self.kind {
+            Kind::Release {
+                major: a, minor: b, ..
+            } => (a, b) >= (major, minor),
+            Kind::OpenBsd { .. } | Kind::Unknown => true,
+        }
+    }
+
+    /// Checks that tmuxwire can drive this server.
+    ///
+    /// # Errors
+    ///
+    /// [`VersionError::Unsupported`] for releases older than 3.2 (their
+    /// control mode tunnels text through imsg or does not exist).
+    pub fn check_supported(&self) -> Result<(), VersionError> {
+        match self.kind {
+            Kind::Release { major, minor, .. } if (major, minor) < MIN_SUPPORTED => {
+                Err(VersionError::Unsupported(self.raw.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The imsg header layout of this server, or `None` when the version
+    /// does not say (then try [`Framing::Old`] first, then
+    /// [`Framing::New`]: the other order can hang an old server's client).
+    ///
+    /// tmux 3.6 switched to the new layout (commit `252f41818`); tmux in
+    /// OpenBSD base uses the system imsg, which switched in OpenBSD 7.7.
+    pub fn framing(&self) -> Option<Framing> {
+        match self.kind {
+            Kind::Release { major, minor, .. } => Some(if (major, minor) >= (3, 6) {
+                Framing::New
+            } else {
+                Framing::Old
+            }),
+            Kind::OpenBsd { major, minor } => Some(if (major, minor) >= (7, 7) {
+                Framing::New
+            } else {
+                Framing::Old
+            }),
+            Kind::Unknown => None,
+        }
+    }
+}
+
+impl fmt::Display for TmuxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> TmuxVersion {
+        TmuxVersion::parse(s)
+    }
+
+    #[test]
+    fn framing_by_version() {
+        assert_eq!(v("3.2a").framing(), Some(Framing::Old));
+        assert_eq!(v("3.3a").framing(), Some(Framing::Old));
+        assert_eq!(v("3.4").framing(), Some(Framing::Old));
+        assert_eq!(v("3.5a").framing(), Some(Framing::Old));
+        assert_eq!(v("3.6").framing(), Some(Framing::New));
+        assert_eq!(v("3.6a").framing(), Some(Framing::New));
+        assert_eq!(v("3.7c").framing(), Some(Framing::New));
+        assert_eq!(v("3.8").framing(), Some(Framing::New));
+        assert_eq!(v("next-3.8").framing(), Some(Framing::New));
+        assert_eq!(v("3.10").framing(), Some(Framing::New));
+        assert_eq!(v("openbsd-7.6").framing(), Some(Framing::Old));
+        assert_eq!(v("openbsd-7.7").framing(), Some(Framing::New));
+        assert_eq!(v("master").framing(), None);
+        assert_eq!(v("").framing(), None);
+    }
+
+    #[test]
+    fn support_floor() {
+        assert!(v("3.2").check_supported().is_ok());
+        assert!(v("3.3a\n").check_supported().is_ok());
+        assert!(v("openbsd-6.0").check_supported().is_ok());
+        let e = v("3.1c").check_supported().unwrap_err();
+        assert_eq!(e.to_string(), "unsupported tmux version 3.1c (need ≥ 3.2)");
+        assert!(v("2.9a").check_supported().is_err());
+        assert!(v("next-3.1").check_supported().is_err());
+    }
+
+    #[test]
+    fn parse_keeps_raw() {
+        assert_eq!(v(" 3.3a\n").as_str(), "3.3a");
+        assert_eq!(v("3.3a").release(), Some((3, 3)));
+        assert_eq!(v("next-3.8").release(), Some((3, 8)));
+        assert!(v("3.4").at_least(3, 4));
+        assert!(!v("3.3a").at_least(3, 4));
+        assert_eq!(v("3.x").release(), None);
+    }
+}

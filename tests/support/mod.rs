@@ -1,0 +1,579 @@
+//! Shared harness for the integration tests: real tmux servers, each on its own private socket.
+//!
+//! Rules this module enforces for every test server:
+//! * the server runs on `-S <private temp dir>/tmux.sock` with `-f /dev/null`; the default
+//!   socket is never used, and [`TestServer::kill`] only ever kills *this* server;
+//! * `TMUX`/`TMUX_PANE` are removed from the environment, `LANG=C.UTF-8`, `PS1='$ '`;
+//! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`]).
+//!
+//! Which tmux binaries are tested is decided by [`tmux_bins`]: the system `tmux` plus the extra
+//! versions that `bash .ci/fetch-tmux.sh target/tmux-versions` unpacks.
+//!
+//! Environment variables:
+//! * `TMUXWIRE_TEST_TMUX_DIR`: directory with `tmux-<version>` wrappers
+//!   (default `<CARGO_MANIFEST_DIR>/target/tmux-versions`);
+//! * `TMUXWIRE_REQUIRE_TMUX_VERSIONS`: comma-separated versions (e.g. `3.5a,3.8`) that must be
+//!   available; if one is missing, [`tmux_bins`] panics.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The shell to run in panes: a bash without startup files and with the prompt `$ `.
+///
+/// It is the first pane's command of [`TestServer::start`] and the server's
+/// `default-command`, so new windows and splits run it too.
+pub const SH: &str = "env PS1='$ ' LANG=C.UTF-8 bash --norc --noprofile";
+
+/// Env var: directory holding extra `tmux-<version>` wrappers.
+pub const TMUX_DIR_ENV: &str = "TMUXWIRE_TEST_TMUX_DIR";
+/// Env var: comma-separated tmux versions that must be available (missing ones panic).
+pub const REQUIRE_VERSIONS_ENV: &str = "TMUXWIRE_REQUIRE_TMUX_VERSIONS";
+/// Extra versions that `.ci/fetch-tmux.sh` provides; a missing one is reported loudly.
+pub const EXTRA_VERSIONS: &[&str] = &["3.5a", "3.8"];
+/// How to get the extra versions.
+pub const FETCH_HINT: &str = "bash .ci/fetch-tmux.sh target/tmux-versions";
+
+/// Default deadline for the harness's own waits (server start, shell prompt, shutdown).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// One tmux binary to test against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmuxBin {
+    /// The version as printed by `tmux -V` without the `tmux ` prefix, e.g. `3.3a`.
+    pub label: String,
+    /// The binary (or wrapper script) to run; behaves exactly like `tmux`.
+    pub path: PathBuf,
+}
+
+impl TmuxBin {
+    /// A `Command` for this binary with the test environment (see [`test_env`]).
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.path);
+        test_env(&mut cmd);
+        cmd
+    }
+}
+
+/// Applies the test environment to a command: removes `TMUX`, `TMUX_PANE`, `LC_ALL` and
+/// `LC_CTYPE` (so that `LANG` decides), sets `LANG=C.UTF-8` and `PS1='$ '`.
+pub fn test_env(cmd: &mut Command) -> &mut Command {
+    cmd.env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env("LANG", "C.UTF-8")
+        .env("PS1", "$ ")
+}
+
+/// Runs `path -V` and returns the version (`3.3a`), or an error text.
+fn version_of(path: &Path) -> Result<String, String> {
+    let mut cmd = Command::new(path);
+    test_env(&mut cmd).arg("-V");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match stdout.trim().strip_prefix("tmux ") {
+        Some(v) if out.status.success() && !v.is_empty() => Ok(v.to_string()),
+        _ => Err(format!(
+            "{} -V failed ({}): {}{}",
+            path.display(),
+            out.status,
+            stdout.trim(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// Finds `name` on `$PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The system `tmux` (first on `$PATH`), labelled with its `-V` version.
+///
+/// Panics if there is none (install it: `apt-get install tmux`).
+pub fn system_tmux() -> TmuxBin {
+    static SYSTEM: OnceLock<TmuxBin> = OnceLock::new();
+    SYSTEM
+        .get_or_init(|| {
+            let path = which("tmux").unwrap_or_else(|| {
+                panic!(
+                    "tmux is not installed (not on $PATH); install it, e.g. `apt-get install tmux`"
+                )
+            });
+            let label = version_of(&path).unwrap_or_else(|e| panic!("system tmux: {e}"));
+            TmuxBin { label, path }
+        })
+        .clone()
+}
+
+/// The directory with extra tmux wrappers: `$TMUXWIRE_TEST_TMUX_DIR`, default
+/// `<CARGO_MANIFEST_DIR>/target/tmux-versions`.
+pub fn tmux_dir() -> PathBuf {
+    match std::env::var_os(TMUX_DIR_ENV) {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tmux-versions"),
+    }
+}
+
+/// The tmux binaries to test against: the system `tmux` (label from `tmux -V`), plus every
+/// `tmux-*` wrapper in `$TMUXWIRE_TEST_TMUX_DIR` (default:
+/// `<CARGO_MANIFEST_DIR>/target/tmux-versions`), labelled by what its `-V` prints. The system
+/// binary comes first; a wrapper with the same version as an earlier entry is skipped.
+///
+/// Versions named in `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` (comma list) that are missing: panic
+/// with a clear message. Missing optional versions (3.5a, 3.8): a loud warning on stderr (once
+/// per process, not hidden by libtest's capture) naming the version and how to fetch it (`bash .ci/fetch-tmux.sh target/tmux-versions`).
+pub fn tmux_bins() -> Vec<TmuxBin> {
+    static BINS: OnceLock<(Vec<TmuxBin>, Vec<String>)> = OnceLock::new();
+    static WARN: Once = Once::new();
+    let (bins, problems) = BINS.get_or_init(discover_bins);
+    let dir = tmux_dir();
+
+    let have = |v: &str| bins.iter().any(|b| b.label == v);
+    let required: Vec<String> = std::env::var(REQUIRE_VERSIONS_ENV)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().trim_start_matches("tmux-").to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let missing_required: Vec<&String> = required.iter().filter(|v| !have(v)).collect();
+    if !missing_required.is_empty() {
+        panic!(
+            "required tmux version(s) {missing_required:?} (from ${REQUIRE_VERSIONS_ENV}) are not \
+             available in {} (found: {:?}; problems: {problems:?}). Fetch them with `{FETCH_HINT}`, \
+             or set {TMUX_DIR_ENV} to the directory holding the tmux-<version> wrappers.",
+            dir.display(),
+            labels(bins),
+        );
+    }
+
+    WARN.call_once(|| {
+        let missing: Vec<&str> = EXTRA_VERSIONS.iter().copied().filter(|v| !have(v)).collect();
+        if !missing.is_empty() || !problems.is_empty() {
+            // Written to the stderr handle directly (not eprintln!) so that libtest's output
+            // capture does not hide it when the tests pass.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n{bar}\nWARNING: tmux version(s) {missing:?} are NOT tested: not found in {dir}.\n\
+                 Tests run only against {found:?}.\n\
+                 Fetch the missing versions with: {FETCH_HINT}\n\
+                 (or set {TMUX_DIR_ENV}; set {REQUIRE_VERSIONS_ENV}=3.5a,3.8 to make this fatal)\
+                 {problems}\n{bar}\n",
+                bar = "#".repeat(79),
+                dir = dir.display(),
+                found = labels(bins),
+                problems = if problems.is_empty() {
+                    String::new()
+                } else {
+                    format!("\nProblems: {problems:?}")
+                },
+            );
+        }
+    });
+    bins.clone()
+}
+
+fn labels(bins: &[TmuxBin]) -> Vec<&str> {
+    bins.iter().map(|b| b.label.as_str()).collect()
+}
+
+/// Returns the usable binaries and the problems met on the way (broken wrappers).
+fn discover_bins() -> (Vec<TmuxBin>, Vec<String>) {
+    let mut bins = vec![system_tmux()];
+    let mut problems = Vec::new();
+    let mut wrappers: Vec<PathBuf> = std::fs::read_dir(tmux_dir())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(OsStr::to_str)
+                        .is_some_and(|n| n.starts_with("tmux-"))
+                        && is_executable(p)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    wrappers.sort();
+    for path in wrappers {
+        match version_of(&path) {
+            Ok(label) if bins.iter().any(|b| b.label == label) => {}
+            Ok(label) => bins.push(TmuxBin { label, path }),
+            Err(e) => problems.push(e),
+        }
+    }
+    (bins, problems)
+}
+
+/// A unique name: `prefix` + pid + per-process counter + nanoseconds. Only `[A-Za-z0-9_-]`
+/// are added, so it is safe for `-L` socket names and session names if `prefix` is.
+pub fn unique_name(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{prefix}{}-{n}-{nanos}", std::process::id())
+}
+
+/// Polls `cond` (every 1 ms at first, backing off to 20 ms) until it returns `Some`, and returns
+/// that value. Panics with `what` if `timeout` elapses first.
+pub fn wait_until<T>(what: &str, timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(v) = cond() {
+            return v;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for: {what}");
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Like [`wait_until`] for a condition that returns `bool`.
+pub fn wait_until_true(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    wait_until(what, timeout, || cond().then_some(()))
+}
+
+/// Like [`wait_until`], but returns `None` on timeout instead of panicking.
+fn poll<T>(timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(v) = cond() {
+            return Some(v);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Builder for a [`TestServer`]; see [`TestServer::builder`].
+#[derive(Clone, Debug)]
+pub struct TestServerBuilder {
+    bin: TmuxBin,
+    session: String,
+    width: u32,
+    height: u32,
+    command: Option<String>,
+    history_limit: Option<u32>,
+}
+
+impl TestServerBuilder {
+    /// Name of the first session (default `main`).
+    pub fn session(mut self, name: &str) -> Self {
+        self.session = name.to_string();
+        self
+    }
+
+    /// Size of the first window (default 80x24).
+    pub fn size(mut self, width: u32, height: u32) -> Self {
+        self.width = width;
+        self.height = height;
+        self
+    }
+
+    /// Shell command for the first pane (default [`SH`]). With a custom command, `start()`
+    /// does not wait for anything in the pane; when it exits, the pane (and, if it is the last
+    /// one, the server) goes away.
+    pub fn command(mut self, cmd: &str) -> Self {
+        self.command = Some(cmd.to_string());
+        self
+    }
+
+    /// Sets the global `history-limit` before the first pane is created.
+    pub fn history_limit(mut self, lines: u32) -> Self {
+        self.history_limit = Some(lines);
+        self
+    }
+
+    /// Starts the server (in one tmux invocation):
+    /// `bin -S <tmpdir>/tmux.sock -f /dev/null start-server ; set -g default-command SH
+    /// [; set -g history-limit N] ; new-session -d -s <session> -x <w> -y <h> [command]`.
+    ///
+    /// Returns once the session exists with the requested size and, with the default command,
+    /// once the shell prompt is visible.
+    pub fn start(self) -> TestServer {
+        let dir = tempdir();
+        let socket = dir.path().join("tmux.sock");
+        let mut server = TestServer {
+            bin: self.bin.clone(),
+            socket,
+            session: self.session.clone(),
+            pid: 0,
+            start_time: None,
+            killed: false,
+            _dir: dir,
+        };
+
+        let (w, h) = (self.width.to_string(), self.height.to_string());
+        let limit = self.history_limit.map(|n| n.to_string());
+        let mut args: Vec<&str> = vec!["start-server", ";", "set", "-g", "default-command", SH];
+        if let Some(limit) = &limit {
+            args.extend([";", "set", "-g", "history-limit", limit]);
+        }
+        args.extend([
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            &self.session,
+            "-x",
+            &w,
+            "-y",
+            &h,
+        ]);
+        args.push(self.command.as_deref().unwrap_or(SH));
+        let out = server.tmux(&args);
+        if !out.status.success() {
+            panic!(
+                "tmux {} failed to start a server ({}): {}",
+                server.bin.label,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+
+        // `#{pid}` is the server's pid; remember it (with its start time, against pid reuse)
+        // so that kill() still works after the server has lost its last session.
+        let target = format!("={}:", self.session);
+        let info = server.tmux_ok(&[
+            "display-message",
+            "-p",
+            "-t",
+            &target,
+            "#{pid} #{window_width}x#{window_height}",
+        ]);
+        let (pid, size) = info
+            .trim()
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("unexpected display-message output {info:?}"));
+        server.pid = pid.parse().expect("server pid");
+        server.start_time = proc_start_time(server.pid);
+        let want = format!("{w}x{h}");
+        assert_eq!(
+            size, want,
+            "tmux {}: window size did not stick",
+            server.bin.label
+        );
+
+        if self.command.is_none() {
+            server.wait_for_text(&target, "$", DEFAULT_TIMEOUT);
+        }
+        server
+    }
+}
+
+/// Creates the private directory for a server's socket. `sun_path` holds at most 108 bytes,
+/// so a long `$TMPDIR` falls back to `/tmp`.
+fn tempdir() -> tempfile::TempDir {
+    let base = std::env::temp_dir();
+    let base = if base.as_os_str().len() > 70 {
+        PathBuf::from("/tmp")
+    } else {
+        base
+    };
+    tempfile::Builder::new()
+        .prefix("tmuxwire-test-")
+        .tempdir_in(base)
+        .expect("create temp dir for the tmux socket")
+}
+
+/// A private tmux server for one test, on `-S <tempdir>/tmux.sock`.
+///
+/// Dropping it kills the server (see [`TestServer::kill`]) and removes the temp dir.
+#[derive(Debug)]
+pub struct TestServer {
+    /// The tmux binary this server runs.
+    pub bin: TmuxBin,
+    /// The server's socket, `<tempdir>/tmux.sock`.
+    pub socket: PathBuf,
+    /// Name of the first session.
+    pub session: String,
+    pid: u32,
+    start_time: Option<u64>,
+    killed: bool,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// Starts a server with session `main`, 80x24, running [`SH`]; waits for the prompt.
+    pub fn start(bin: &TmuxBin) -> TestServer {
+        Self::builder(bin).start()
+    }
+
+    /// A builder: `.session(name).size(w, h).command(cmd).history_limit(n).start()`.
+    pub fn builder(bin: &TmuxBin) -> TestServerBuilder {
+        TestServerBuilder {
+            bin: bin.clone(),
+            session: "main".to_string(),
+            width: 80,
+            height: 24,
+            command: None,
+            history_limit: None,
+        }
+    }
+
+    /// A `Command` for `bin -S socket -f /dev/null` with the test environment; add arguments.
+    pub fn command(&self) -> Command {
+        let mut cmd = self.bin.command();
+        cmd.arg("-S").arg(&self.socket).arg("-f").arg("/dev/null");
+        cmd
+    }
+
+    /// Runs `bin -S socket -f /dev/null args...` (test environment) and returns its output.
+    pub fn tmux(&self, args: &[&str]) -> Output {
+        self.command()
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.bin.path.display()))
+    }
+
+    /// Like [`TestServer::tmux`], but panics (showing stderr) on failure; returns stdout.
+    pub fn tmux_ok(&self, args: &[&str]) -> String {
+        let out = self.tmux(args);
+        if !out.status.success() {
+            panic!(
+                "tmux {} {:?} failed ({}): {}",
+                self.bin.label,
+                args,
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `capture-pane -p -t target extra...`; returns stdout (panics on failure).
+    pub fn capture(&self, target: &str, extra: &[&str]) -> String {
+        let mut args = vec!["capture-pane", "-p", "-t", target];
+        args.extend_from_slice(extra);
+        self.tmux_ok(&args)
+    }
+
+    /// Polls `capture-pane -p -J -S - -t target` until it contains `needle`; panics with the
+    /// last capture on timeout.
+    pub fn wait_for_text(&self, target: &str, needle: &str, timeout: Duration) {
+        let mut last = String::new();
+        let found = poll(timeout, || {
+            let out = self.tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", target]);
+            last = if out.status.success() {
+                String::from_utf8_lossy(&out.stdout).into_owned()
+            } else {
+                format!(
+                    "<capture-pane failed: {}>",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+            };
+            last.contains(needle).then_some(())
+        });
+        if found.is_none() {
+            panic!(
+                "tmux {}: timed out after {timeout:?} waiting for {needle:?} in pane {target:?}; \
+                 last capture:\n{last}",
+                self.bin.label
+            );
+        }
+    }
+
+    /// The server's pid (read when it started).
+    pub fn server_pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Whether the server process still runs (not exited, not a zombie, not a reused pid).
+    pub fn is_alive(&self) -> bool {
+        self.pid != 0 && self.start_time.is_some() && proc_start_time(self.pid) == self.start_time
+    }
+
+    /// Whether the socket still accepts connections.
+    pub fn socket_accepts(&self) -> bool {
+        UnixStream::connect(&self.socket).is_ok()
+    }
+
+    /// Kills this server: `kill-server` on its socket, then SIGKILL the pid if it is still
+    /// alive, then waits until the socket stops accepting. Idempotent; fine if the server is
+    /// already gone (e.g. its last session ended). Panics if the server cannot be stopped.
+    pub fn kill(&mut self) {
+        if let Err(e) = self.shutdown() {
+            if std::thread::panicking() {
+                eprintln!("{e}");
+            } else {
+                panic!("{e}");
+            }
+        }
+    }
+
+    fn shutdown(&mut self) -> Result<(), String> {
+        if self.killed {
+            return Ok(());
+        }
+        self.killed = true;
+        if self.socket_accepts() {
+            let _ = self.tmux(&["kill-server"]);
+        }
+        if poll(Duration::from_secs(5), || (!self.is_alive()).then_some(())).is_none() {
+            // Still running: SIGKILL the exact process we started (pid + start time checked).
+            let _ = Command::new("kill")
+                .args(["-KILL", &self.pid.to_string()])
+                .output();
+        }
+        if poll(DEFAULT_TIMEOUT, || (!self.is_alive()).then_some(())).is_none() {
+            return Err(format!(
+                "tmux {} server pid {} did not exit",
+                self.bin.label, self.pid
+            ));
+        }
+        if poll(DEFAULT_TIMEOUT, || (!self.socket_accepts()).then_some(())).is_none() {
+            return Err(format!(
+                "tmux {} socket {} still accepts connections",
+                self.bin.label,
+                self.socket.display()
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Err(e) = self.shutdown() {
+            eprintln!("TestServer drop: {e}");
+        }
+    }
+}
+
+/// Start time (clock ticks since boot) of a live, non-zombie process, from `/proc/<pid>/stat`.
+fn proc_start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the `(comm)`: state is field 3, starttime field 22.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    match fields.first() {
+        Some(&"Z") | Some(&"X") | None => None,
+        _ => fields.get(19)?.parse().ok(),
+    }
+}
