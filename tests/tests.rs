@@ -1,1 +1,13 @@
+//! Integration tests. Every test that needs tmux starts its own server on a
+//! private socket (see `support`), with `-f /dev/null`, and kills only that
+//! server.
 
+mod support;
+
+mod cases;
+mod cli;
+mod fuzz_corpus;
+mod hostile;
+mod mcp_e2e;
+mod tools;
+mod wire;

@@ -1,8 +1,10 @@
 //! Format strings that ask tmux for many fields at once, and the parser for
 //! their answers. Pure.
 //!
-//! A record is printed as `RS field US field US … field` (RS = `\x1e`,
-//! US = `\x1f`), one record per object. Records are split at line starts
+//! A record is printed as `RS field US field US … field`, one record per
+//! object, with RS = U+241E `␞` and US = U+241F `␟` (printable
+//! characters: tmux 3.5 and later print the ASCII separators `\x1e`/`\x1f`
+//! as `\036`/`\037`). Records are split at line starts
 //! that begin with RS, so a value containing a line break (a directory
 //! name, say) does not split a record; fields are split on US from the
 //! left into exactly the expected count.
@@ -11,10 +13,10 @@
 //! template through `strftime()` when it does (format.c:
 //! `format_expand1()`), which would turn `%` sequences into dates.
 
-/// Record separator, printed before each record.
-pub const RS: char = '\x1e';
-/// Field separator.
-pub const US: char = '\x1f';
+/// Record separator, printed before each record (U+241E).
+pub const RS: char = '\u{241e}';
+/// Field separator (U+241F).
+pub const US: char = '\u{241f}';
 
 /// Builds the template for `names` (tmux format variable names).
 pub fn template(names: &[&str]) -> String {
@@ -80,9 +82,10 @@ pub fn records(body: &[u8], n: usize) -> Vec<Record> {
         Some(i) => rest = &rest[i + RS.len_utf8()..],
         None => return out,
     }
+    let sep: String = ['\n', RS].iter().collect();
     loop {
-        let (rec, next) = match find_record_end(rest) {
-            Some(i) => (&rest[..i], Some(&rest[i + 1 + RS.len_utf8()..])),
+        let (rec, next) = match rest.find(&sep) {
+            Some(i) => (&rest[..i], Some(&rest[i + sep.len()..])),
             None => (rest.strip_suffix('\n').unwrap_or(rest), None),
         };
         let mut fields: Vec<String> = rec.splitn(n.max(1), US).map(str::to_string).collect();
@@ -96,21 +99,6 @@ pub fn records(body: &[u8], n: usize) -> Vec<Record> {
     out
 }
 
-/// The index of the `\n` that ends the record starting at `s[0]`: the
-/// first `\n` followed by RS.
-fn find_record_end(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(b'\n', &b[from..]) {
-        let at = from + i;
-        if b.get(at + 1) == Some(&(RS as u8)) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,14 +107,14 @@ mod tests {
     fn template_shape() {
         assert_eq!(
             template(&["pane_id", "pane_width"]),
-            "\x1e#{pane_id}\x1f#{pane_width}"
+            "␞#{pane_id}␟#{pane_width}"
         );
         assert!(!template(&["a"]).contains('%'));
     }
 
     #[test]
     fn split_records() {
-        let body = b"\x1e%0\x1f80\n\x1e%1\x1f100\n";
+        let body = "␞%0␟80\n␞%1␟100\n".as_bytes();
         let r = records(body, 2);
         assert_eq!(
             r,
@@ -140,7 +128,7 @@ mod tests {
 
     #[test]
     fn newline_inside_a_value() {
-        let body = b"\x1e%0\x1f/tmp/a\nb\n\x1e%1\x1f/x\n";
+        let body = "␞%0␟/tmp/a\nb\n␞%1␟/x\n".as_bytes();
         let r = records(body, 2);
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].str(1), "/tmp/a\nb");
@@ -148,9 +136,9 @@ mod tests {
 
     #[test]
     fn short_and_long_records() {
-        let r = records(b"\x1ea\n\x1ea\x1fb\x1fc\x1fd\n", 3);
+        let r = records("␞a\n␞a␟b␟c␟d\n".as_bytes(), 3);
         assert_eq!(r[0].0, vec!["a", "", ""]);
-        assert_eq!(r[1].0, vec!["a", "b", "c\x1fd"]);
+        assert_eq!(r[1].0, vec!["a", "b", "c␟d"]);
         assert!(records(b"", 2).is_empty());
         assert!(records(b"junk\n", 2).is_empty());
     }

@@ -1,0 +1,1 @@
+//! cases tests (to be written).

@@ -1,0 +1,1 @@
+//! fuzz_corpus tests (to be written).

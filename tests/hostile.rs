@@ -1,0 +1,1 @@
+//! hostile tests (to be written).

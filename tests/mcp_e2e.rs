@@ -1,0 +1,1 @@
+//! mcp_e2e tests (to be written).

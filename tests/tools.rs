@@ -1,0 +1,1 @@
+//! tools tests (to be written).

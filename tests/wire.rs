@@ -1,0 +1,1 @@
+//! wire tests (to be written).
