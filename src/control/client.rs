@@ -84,7 +84,8 @@ enum Pending {
 struct Request {
     /// One or more lines, each ending in `\n`.
     text: Vec<u8>,
-    pending: Pending,
+    /// What each answer goes to, in order (empty for the detach line).
+    pending: Vec<Pending>,
 }
 
 #[derive(Default)]
@@ -330,9 +331,54 @@ impl Client {
         text.push(b'\n');
         self.send(Request {
             text,
-            pending: Pending::One(tx),
+            pending: vec![Pending::One(tx)],
         })?;
         self.wait(rx, cmd.name()).await
+    }
+
+    /// Runs several single-block commands written in one `write()`, so
+    /// tmux reads them together and runs them back to back (no pane output
+    /// is processed between them in practice). Answers come back in order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::command`]; every command must answer with one block
+    /// ([`Blocks::One`]), otherwise [`Error::Command`] is not returned but
+    /// the command is fenced on its own like in [`Client::command`].
+    pub async fn batch(&self, cmds: &[Command]) -> Vec<Result<Block, Error>> {
+        if cmds.iter().any(|c| c.blocks() == Blocks::Variable) {
+            return futures::future::join_all(cmds.iter().map(|c| self.command(c))).await;
+        }
+        let mut text = Vec::new();
+        let mut pending = Vec::with_capacity(cmds.len());
+        let mut receivers = Vec::with_capacity(cmds.len());
+        for c in cmds {
+            match c.to_line() {
+                Ok(line) => {
+                    text.extend_from_slice(line.as_bytes());
+                    text.push(b'\n');
+                    let (tx, rx) = oneshot::channel();
+                    pending.push(Pending::One(tx));
+                    receivers.push(Ok(rx));
+                }
+                Err(e) => receivers.push(Err(e)),
+            }
+        }
+        if let Err(e) = self.send(Request { text, pending }) {
+            let reason = match e {
+                Error::Closed { reason } => reason,
+                other => other.to_string(),
+            };
+            return cmds.iter().map(|_| Err(Error::Closed { reason: reason.clone() })).collect();
+        }
+        let mut out = Vec::with_capacity(cmds.len());
+        for (c, r) in cmds.iter().zip(receivers) {
+            out.push(match r {
+                Ok(rx) => self.wait(rx, c.name()).await,
+                Err(e) => Err(e.into()),
+            });
+        }
+        out
     }
 
     /// Sends a line, then a fence, and returns everything up to the fence.
@@ -359,11 +405,11 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         self.send(Request {
             text,
-            pending: Pending::Fenced {
+            pending: vec![Pending::Fenced {
                 token: want,
                 got: Fenced::default(),
                 tx,
-            },
+            }],
         })?;
         self.wait(rx, what).await
     }
@@ -377,7 +423,7 @@ impl Client {
         if self
             .send(Request {
                 text: b"\n".to_vec(),
-                pending: Pending::Detach,
+                pending: vec![Pending::Detach],
             })
             .is_ok()
             && self.shared.ended().is_none()
@@ -400,9 +446,12 @@ async fn writer(
             let mut pending = shared.lock_pending();
             let mut next = Some(first);
             while let Some(req) = next {
-                detach |= matches!(req.pending, Pending::Detach);
-                if !matches!(req.pending, Pending::Detach) {
-                    pending.push_back(req.pending);
+                for p in req.pending {
+                    if matches!(p, Pending::Detach) {
+                        detach = true;
+                    } else {
+                        pending.push_back(p);
+                    }
                 }
                 buf.extend_from_slice(&req.text);
                 next = if detach { None } else { rx.try_recv().ok() };

@@ -291,17 +291,44 @@ impl Tmux {
         }
     }
 
-    /// Runs several independent commands, pipelined on the connection (one
-    /// round trip). Answers come back in order.
+    /// Runs several commands in one write (one round trip), so tmux runs
+    /// them back to back: answers that describe the same moment. Same
+    /// retry rule as [`Tmux::run`].
     ///
     /// # Errors
     ///
     /// The first connection error.
     pub async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
-        futures::future::join_all(cmds.iter().map(|c| self.run(c)))
-            .await
-            .into_iter()
-            .collect()
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.link().await? {
+                Link::Control(c) => {
+                    let answers = c.batch(cmds).await;
+                    let closed = answers
+                        .iter()
+                        .any(|a| matches!(a, Err(control::Error::Closed { .. })));
+                    if closed && attempt == 1 {
+                        self.forget(&c).await;
+                        continue;
+                    }
+                    return answers
+                        .into_iter()
+                        .map(|a| {
+                            a.map(|b| Output { ok: b.ok, body: b.body })
+                                .map_err(Error::from)
+                        })
+                        .collect();
+                }
+                Link::OneShot { .. } => {
+                    let mut out = Vec::with_capacity(cmds.len());
+                    for c in cmds {
+                        out.push(self.run(c).await?);
+                    }
+                    return Ok(out);
+                }
+            }
+        }
     }
 
     /// The session a command without a target should act on: the session

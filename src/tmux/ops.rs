@@ -78,7 +78,13 @@ const CAPTURE_META: &[&str] = &[
     "pane_mode",
     "scroll_position",
     "alternate_on",
+    "history_size",
+    "pane_height",
 ];
+
+/// Extra rows captured beyond `max_lines` when narrowing a capture to its
+/// tail, for trailing empty rows (which are dropped).
+const TAIL_MARGIN: i64 = 512;
 
 fn template_cmd(name: &str, fields: &[&str]) -> Command {
     Command::new(name).opt("-F", format::template(fields))
@@ -324,31 +330,50 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] for a missing pane; connection errors.
     pub async fn capture(&self, target: &Target, opts: &CaptureOptions) -> Result<Capture, Error> {
+        // When only the newest `max_lines` rows of a deep range are wanted,
+        // ask tmux for just those (plus a margin for trailing empty rows):
+        // tmux's cost is proportional to the rows it renders.
+        let narrowed = match (opts.max_lines, opts.join, opts.start) {
+            (Some(m), false, Some(s)) => {
+                let span = (m as i64).saturating_add(TAIL_MARGIN);
+                let from = match opts.end {
+                    Some(e) => e.saturating_sub(span - 1),
+                    None => -span,
+                };
+                (s < from).then_some(from)
+            }
+            _ => None,
+        };
+        let (cap, skipped) = self.capture_once(target, opts, narrowed).await?;
+        if skipped > 0 && cap.lines.len() < opts.max_lines.unwrap_or(0) {
+            // More trailing empty rows than the margin: capture it all.
+            return Ok(self.capture_once(target, opts, None).await?.0);
+        }
+        Ok(cap)
+    }
+
+    async fn capture_once(
+        &self,
+        target: &Target,
+        opts: &CaptureOptions,
+        narrowed_start: Option<i64>,
+    ) -> Result<(Capture, usize), Error> {
         let mut cap = Command::new("capture-pane").arg("-p");
         if opts.join {
             cap = cap.arg("-J");
         }
         let cap = cap
-            .opt_if("-S", opts.start.map(|s| s.to_string()))
+            .opt_if("-S", narrowed_start.or(opts.start).map(|s| s.to_string()))
             .opt_if("-E", opts.end.map(|e| e.to_string()))
             .target(target, TargetKind::Pane);
-        let mut out = self
-            .run_all(&[display(target, CAPTURE_META), cap])
-            .await?
-            .into_iter();
-        let meta = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let body = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
+        // One write: the state and the text describe the same moment.
+        let mut out = self.run_all(&[display(target, CAPTURE_META), cap]).await?.into_iter();
+        let meta = out.next().map(|o| o.into_result()).transpose()?.unwrap_or_default();
+        let body = out.next().map(|o| o.into_result()).transpose()?.unwrap_or_default();
         let meta = format::records(&meta, CAPTURE_META.len())
             .into_iter()
-            .next();
+            .next()
+            .unwrap_or_else(|| Record(vec![String::new(); CAPTURE_META.len()]));
         let mut lines: Vec<String> = split_lines(&body)
             .map(|l| {
                 let l = if opts.join { trim_end_spaces(l) } else { l };
@@ -358,9 +383,18 @@ impl Tmux {
         while lines.last().is_some_and(|l| l.is_empty()) {
             lines.pop();
         }
-        let truncated_lines = keep_tail(&mut lines, opts.max_lines);
-        let meta = meta.unwrap_or_else(|| Record(vec![String::new(); CAPTURE_META.len()]));
-        Ok(Capture {
+        // Rows of the requested range that the narrowed capture skipped.
+        let skipped = match (narrowed_start, opts.start) {
+            (Some(from), Some(start)) => {
+                let hsize = meta.int(5).unwrap_or(0);
+                let height = meta.int(6).unwrap_or(1).max(1);
+                let clamp = |n: i64| n.max(-hsize).min(height - 1);
+                usize::try_from(clamp(from) - clamp(start)).unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let truncated_lines = keep_tail(&mut lines, opts.max_lines) + skipped;
+        let cap = Capture {
             pane_id: meta.string(0),
             lines,
             truncated_lines,
@@ -368,7 +402,8 @@ impl Tmux {
             pane_mode: Some(meta.string(2)).filter(|s| !s.is_empty()),
             scroll_position: meta.int(3),
             alternate_on: meta.flag(4),
-        })
+        };
+        Ok((cap, skipped))
     }
 
     /// The visible screen and the pane's state, in one round trip.
