@@ -1,1 +1,1034 @@
-//! cases tests (to be written).
+//! The public bug cases (`/work/shared/cases/public-bug-cases.md`), one test per case, each
+//! against a private tmux server and, where the case is version-sensitive, against every tmux in
+//! [`tmux_bins`]. Every expectation is checked against what tmux itself says where possible
+//! (`capture-pane`, `display-message`).
+//!
+//! Shared helpers for `cases`, `hostile` and `cli` live in [`util`]. Tests run on a
+//! multi-threaded runtime: the harness's waits block a thread, and the control connection's
+//! reader task must keep running meanwhile.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{TestServer, tmux_bins};
+use util::*;
+
+/// Helpers shared by the integration tests in `cases`, `hostile` and `cli`.
+pub(crate) mod util {
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use rmcp::model::CallToolResult;
+    use serde_json::{Map, Value};
+    use tmuxwire::tmux::{Caller, Servers, Tmux};
+
+    use crate::support::TestServer;
+
+    /// Deadline for waiting on pane output.
+    pub const WAIT: Duration = Duration::from_secs(15);
+
+    /// A tool-call pool whose default server is the one on `socket`.
+    pub fn servers_at(socket: &Path) -> Arc<Servers> {
+        Arc::new(Servers::new(
+            Arc::new(Tmux::new(socket.to_path_buf(), None, Caller::default())),
+            Caller::default(),
+        ))
+    }
+
+    /// A tool-call pool for `server`.
+    pub fn servers(server: &TestServer) -> Arc<Servers> {
+        servers_at(&server.socket)
+    }
+
+    fn map(args: Value) -> Map<String, Value> {
+        match args {
+            Value::Object(m) => m,
+            other => panic!("tool arguments must be an object, got {other}"),
+        }
+    }
+
+    /// Calls tool `name` in process.
+    pub async fn call(servers: &Servers, name: &str, args: Value) -> CallToolResult {
+        tmuxwire::mcp::tools::call(servers, name, map(args)).await
+    }
+
+    /// The text blocks of a result, joined.
+    pub fn text_of(r: &CallToolResult) -> String {
+        r.content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Calls a tool that must succeed; returns its structured content.
+    pub async fn ok(servers: &Servers, name: &str, args: Value) -> Value {
+        let r = call(servers, name, args.clone()).await;
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{name} {args} failed: {}",
+            text_of(&r)
+        );
+        r.structured_content
+            .unwrap_or_else(|| panic!("{name} {args}: no structured content"))
+    }
+
+    /// A tool error: `_meta.error_type` and the message text.
+    #[derive(Debug)]
+    pub struct ToolError {
+        pub kind: String,
+        pub text: String,
+        pub meta: Value,
+    }
+
+    /// Calls a tool that must fail; returns the error.
+    pub async fn err(servers: &Servers, name: &str, args: Value) -> ToolError {
+        let r = call(servers, name, args.clone()).await;
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "{name} {args} should have failed, got {:?}",
+            r.structured_content
+        );
+        let v = serde_json::to_value(&r).expect("encode result");
+        let meta = v.get("_meta").cloned().unwrap_or(Value::Null);
+        ToolError {
+            kind: meta["error_type"].as_str().unwrap_or("").to_string(),
+            text: text_of(&r),
+            meta,
+        }
+    }
+
+    /// The id (`%N`) of the pane `target` names.
+    pub fn pane_id(server: &TestServer, target: &str) -> String {
+        server
+            .tmux_ok(&["display-message", "-p", "-t", target, "#{pane_id}"])
+            .trim()
+            .to_string()
+    }
+
+    /// The first pane of `server`'s first session.
+    pub fn first_pane(server: &TestServer) -> String {
+        pane_id(server, &format!("={}:", server.session))
+    }
+
+    /// Types `text` literally into `pane` and presses Enter.
+    pub fn type_line(server: &TestServer, pane: &str, text: &str) {
+        server.tmux_ok(&["send-keys", "-t", pane, "-l", "--", text]);
+        server.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
+    }
+
+    /// A fresh end marker and the shell command that prints it, written so that the
+    /// command line's echo does not contain the marker.
+    pub fn marker() -> (String, String) {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        (format!("END-MARK-{n}"), format!("echo END-MA\"\"RK-{n}"))
+    }
+
+    /// Runs `cmd` in the shell of `pane`, then waits until it finished (an end marker printed
+    /// after it shows up).
+    pub fn run(server: &TestServer, pane: &str, cmd: &str) -> String {
+        let (mark, echo) = marker();
+        type_line(server, pane, &format!("{cmd}; {echo}"));
+        server.wait_for_text(pane, &mark, WAIT);
+        mark
+    }
+
+    /// tmux's own capture of `pane` with `extra` args, as lines (trailing spaces and trailing
+    /// empty lines removed).
+    pub fn tmux_lines(server: &TestServer, pane: &str, extra: &[&str]) -> Vec<String> {
+        let text = server.capture(pane, extra);
+        let mut lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines
+    }
+
+    /// Lines of text, trailing empty lines removed.
+    pub fn lines_of(text: &str) -> Vec<String> {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines
+    }
+
+    /// `#{history_size}` of a pane.
+    pub fn history_size(server: &TestServer, pane: &str) -> i64 {
+        server
+            .tmux_ok(&["display-message", "-p", "-t", pane, "#{history_size}"])
+            .trim()
+            .parse()
+            .expect("history_size")
+    }
+
+    /// Awaits `fut`, failing the test if it takes longer than 15 s (a hang).
+    pub async fn within<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
+        match tokio::time::timeout(WAIT, fut).await {
+            Ok(v) => v,
+            Err(_) => panic!("{what}: no answer within {WAIT:?} (hang)"),
+        }
+    }
+
+    /// All matches of a search result, as (pane_id, line, number, rows).
+    pub fn hits(v: &Value) -> Vec<(String, String, i64, u64)> {
+        let mut out = Vec::new();
+        for m in v["matches"].as_array().into_iter().flatten() {
+            let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
+            let nums = m["matched_line_numbers"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let rows = m["matched_line_rows"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(lines.len(), nums.len(), "{m}");
+            assert_eq!(lines.len(), rows.len(), "{m}");
+            for i in 0..lines.len() {
+                out.push((
+                    m["pane_id"].as_str().unwrap_or("").to_string(),
+                    lines[i].as_str().unwrap_or("").to_string(),
+                    nums[i].as_i64().expect("line number"),
+                    rows[i].as_u64().expect("rows"),
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// C1: a word split by a soft wrap is found, once, with its joined logical line.
+///
+/// Sources: https://github.com/tmux/tmux/issues/1935 · https://github.com/tmux/tmux/issues/966 ·
+/// https://github.com/kovidgoyal/kitty/issues/5626 ·
+/// https://github.com/ghostty-org/ghostty/issues/9752 ·
+/// https://github.com/tmux-python/libtmux-mcp (`search_panes` default literal path).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c1_wrap_split_needle_found_once_as_logical_line() {
+    const LINE: &str = "0123456789abcdefNEEDLEXYZ-tail";
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("w").size(20, 10).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        // The command line itself must not contain the needle (its echo would match too).
+        run(
+            &server,
+            &pane,
+            "clear; printf '%s%s\\n' 0123456789abcdefNE EDLEXYZ-tail",
+        );
+
+        // Where tmux put the two rows: row i of `capture-pane -S - -E -` is line i - hsize.
+        let rows = tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]);
+        let hsize = history_size(&server, &pane);
+        let first = rows
+            .iter()
+            .position(|r| r == "0123456789abcdefNEED")
+            .unwrap_or_else(|| panic!("tmux {}: no wrapped row in {rows:?}", bin.label));
+        assert_eq!(rows[first + 1], "LEXYZ-tail", "tmux {}", bin.label);
+        let want_number = first as i64 - hsize;
+        // tmux's own literal format search misses it (the bug this case is about)...
+        let c = server.tmux_ok(&["display-message", "-p", "-t", &pane, "#{C:NEEDLE}"]);
+        assert_eq!(
+            c.trim(),
+            "0",
+            "tmux {}: #{{C:}} unexpectedly found it",
+            bin.label
+        );
+
+        // ... we find it, literal and regex, once.
+        for (pattern, regex) in [("NEEDLE", false), ("NEED.?LE", true), ("needle", false)] {
+            let v = ok(
+                &s,
+                "search_panes",
+                json!({"pattern": pattern, "regex": regex}),
+            )
+            .await;
+            assert_eq!(
+                hits(&v),
+                vec![(pane.clone(), LINE.to_string(), want_number, 2)],
+                "tmux {}: {pattern} (regex {regex}): {v}",
+                bin.label
+            );
+            assert_eq!(v["total_panes_matched"], 1);
+            let m = &v["matches"][0];
+            assert_eq!(m["session_name"], "w");
+            assert_eq!(m["matched_line_count"], 1);
+        }
+        // The regex sees no line break at the wrap.
+        for pattern in [r"NEED\sLE", r"(?s)NEED.LE", r"NEED$", r"^LEXYZ"] {
+            let v = ok(
+                &s,
+                "search_panes",
+                json!({"pattern": pattern, "regex": true}),
+            )
+            .await;
+            assert_eq!(
+                v["total_panes_matched"], 0,
+                "tmux {}: {pattern}: {v}",
+                bin.label
+            );
+        }
+        // A pattern that names a line break is refused, not silently unmatched.
+        let e = err(
+            &s,
+            "search_panes",
+            json!({"pattern": r"NEED\nLE", "regex": true}),
+        )
+        .await;
+        assert_eq!(e.kind, "InvalidPattern", "{e:?}");
+        // The line number is usable as capture_pane start/end and gives the same line.
+        let cap = ok(
+            &s,
+            "capture_pane",
+            json!({"pane_id": pane, "start": want_number, "end": want_number + 1,
+                   "join_wrapped": true}),
+        )
+        .await;
+        assert_eq!(cap["result"], LINE, "tmux {}", bin.label);
+    }
+}
+
+/// C3: a progress line overwritten with blanks: no trailing spaces in a joined capture, and
+/// `done$` matches.
+///
+/// Sources: https://github.com/tmux/tmux/issues/3279 · https://github.com/tmux/tmux/issues/422
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c3_progress_overwrite_has_no_trailing_blanks() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("p").size(20, 24).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, r#"printf "50%%\r          \rdone\n""#);
+
+        // tmux's own -J capture may carry the blanks; ours must not.
+        let raw = server.capture(&pane, &["-J"]);
+        assert!(
+            raw.lines().any(|l| l.trim_end() == "done"),
+            "tmux {}: {raw:?}",
+            bin.label
+        );
+        for join in [true, false] {
+            let cap = ok(
+                &s,
+                "capture_pane",
+                json!({"pane_id": pane, "join_wrapped": join}),
+            )
+            .await;
+            let text = cap["result"].as_str().unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(
+                lines.contains(&"done"),
+                "tmux {} join {join}: {text:?}",
+                bin.label
+            );
+            if join {
+                for l in &lines {
+                    assert_eq!(
+                        l.trim_end(),
+                        *l,
+                        "tmux {}: trailing blanks in {l:?}",
+                        bin.label
+                    );
+                }
+            }
+        }
+        let v = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "done$", "regex": true}),
+        )
+        .await;
+        let h = hits(&v);
+        assert_eq!(h.len(), 1, "tmux {}: {v}", bin.label);
+        assert_eq!(h[0].1, "done");
+        assert_eq!(h[0].3, 1);
+    }
+}
+
+/// C4: bytes that are not UTF-8 do not break the stream; capture equals tmux's; later text is
+/// not lost.
+///
+/// Source: https://github.com/tmux/tmux/issues/1286
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c4_invalid_utf8_is_survived() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("u").start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        // Connect first, so the bytes also flow through our control connection as %output.
+        ok(&s, "list_sessions", json!({})).await;
+        run(
+            &server,
+            &pane,
+            r"printf 'CAF\xe9 LAT''TE\n'; printf 'x\xff\xfe\xc3(\xed\xa0\x80y\n'; printf '\xe4\xb8'",
+        );
+        run(&server, &pane, "echo AFTER-C''4");
+
+        let want = tmux_lines(&server, &pane, &[]);
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let got = lines_of(cap["result"].as_str().unwrap());
+        assert_eq!(got, want, "tmux {}: capture differs from tmux's", bin.label);
+        let caf = want
+            .iter()
+            .find(|l| l.starts_with("CAF"))
+            .unwrap_or_else(|| panic!("tmux {}: no CAF line in {want:?}", bin.label))
+            .clone();
+
+        let v = ok(&s, "search_panes", json!({"pattern": "LATTE"})).await;
+        assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
+        assert_eq!(hits(&v)[0].1, caf, "tmux {}", bin.label);
+        let v = ok(&s, "search_panes", json!({"pattern": "AFTER-C4"})).await;
+        assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
+        // The connection still answers.
+        ok(&s, "get_server_info", json!({})).await;
+    }
+}
+
+/// C5: heavy output while our control client is detached or the server is killed: no hang,
+/// no control text in pane content, other servers unaffected; and the parser drops a last
+/// `%output` line that was cut off.
+///
+/// Source: https://github.com/tmux/tmux/issues/2217 (comment from 2020-05-29, `%exit` glued to
+/// an `%output` payload).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c5_flood_then_detach_or_kill_server() {
+    for bin in tmux_bins() {
+        // (a) Detach our control client while the pane floods; the next call reconnects.
+        let server = TestServer::builder(&bin).session("flood").start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        ok(&s, "list_sessions", json!({})).await;
+        type_line(&server, &pane, "yes C5-FLOOD-LINE");
+        server.wait_for_text(&pane, "C5-FLOOD-LINE\nC5-FLOOD-LINE", WAIT);
+        // A few calls during the flood.
+        for _ in 0..3 {
+            let v = within(
+                "search during flood",
+                ok(&s, "search_panes", json!({"pattern": "%exit"})),
+            )
+            .await;
+            assert_eq!(v["total_panes_matched"], 0, "tmux {}: {v}", bin.label);
+        }
+        server.tmux_ok(&["detach-client", "-s", "=flood"]);
+        let v = within(
+            "search after detach",
+            ok(
+                &s,
+                "search_panes",
+                json!({"pattern": "C5-FLOOD-LINE", "regex": false}),
+            ),
+        )
+        .await;
+        assert_eq!(v["total_panes_matched"], 1, "tmux {}", bin.label);
+        for needle in ["%exit", "%begin", "%end", "%output", "%client-detached"] {
+            let v = within(
+                "search for control text",
+                ok(&s, "search_panes", json!({"pattern": needle})),
+            )
+            .await;
+            assert_eq!(
+                v["total_panes_matched"], 0,
+                "tmux {}: {needle} in pane content: {v}",
+                bin.label
+            );
+        }
+        let cap = within(
+            "capture after detach",
+            ok(&s, "capture_pane", json!({"pane_id": pane})),
+        )
+        .await;
+        assert!(!cap["result"].as_str().unwrap().contains('%'), "{cap}");
+
+        // (b) kill-server while the pane floods and our client reads it.
+        server.tmux_ok(&["kill-server"]);
+        let r = within(
+            "call after kill-server",
+            call(&s, "search_panes", json!({"pattern": "x"})),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(true), "tmux {}", bin.label);
+        let e = within("second call after kill-server", err_of(&s)).await;
+        assert_eq!(e.kind, "NoServer", "tmux {}: {e:?}", bin.label);
+        drop(server);
+
+        // (c) Another server still works, in the same process.
+        let other = TestServer::builder(&bin).session("other").start();
+        let opane = first_pane(&other);
+        run(&other, &opane, "echo OTHER-AL''IVE");
+        let v = within(
+            "search in another server",
+            ok(
+                &servers(&other),
+                "search_panes",
+                json!({"pattern": "OTHER-ALIVE"}),
+            ),
+        )
+        .await;
+        assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
+    }
+}
+
+async fn err_of(s: &tmuxwire::tmux::Servers) -> ToolError {
+    err(s, "list_sessions", json!({})).await
+}
+
+/// C5, parser side: a control stream recorded from a real `tmux -C` client, cut in the
+/// middle of an `%output` line's octal escape: everything before is decoded, the cut line is
+/// dropped, and `%exit` is only ever a notification at the start of a line.
+#[test]
+fn c5_recorded_stream_cut_mid_output_line() {
+    for bin in tmux_bins() {
+        c5_recorded_stream(&bin);
+    }
+}
+
+fn c5_recorded_stream(bin: &crate::support::TmuxBin) {
+    use tmuxwire::control::parse::{Event, parse_all};
+    use tmuxwire::control::{Notification, PaneId};
+
+    let server = TestServer::builder(bin).session("rec").start();
+    let pane = first_pane(&server);
+    let pane_num: u32 = pane[1..].parse().unwrap();
+    let stream = record_control_stream(&server, &pane, "printf 'REC-MARK\\tx\\\\y\\r\\n'");
+
+    // The whole recording parses into notifications and blocks; the pane bytes arrive intact.
+    let events = parse_all(&stream);
+    let outputs: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notification(Notification::Output { pane: p, data })
+                if *p == PaneId(pane_num) =>
+            {
+                Some(data.clone())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(
+        outputs.windows(13).any(|w| w == b"REC-MARK\tx\\y\r"),
+        "decoded output: {:?}",
+        String::from_utf8_lossy(&outputs)
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Notification(Notification::Exit(_)))),
+        "the recording ends with %exit"
+    );
+    for e in &events {
+        if let Event::Notification(Notification::Output { data, .. }) = e {
+            assert!(
+                !data.windows(5).any(|w| w == b"%exit"),
+                "%exit inside pane data"
+            );
+        }
+    }
+
+    // Cut the recording inside the escape `\011` (the tab) of the `%output` line that carries
+    // the marker.
+    let esc = find_first(&stream, b"REC-MARK\\011").expect("the marker") + 8;
+    let start = find_last(&stream[..esc], b"\n").map_or(0, |i| i + 1);
+    assert!(stream[start..].starts_with(b"%output "), "{start}");
+    let cut = &stream[..esc + 2]; // "...REC-MARK\01"
+    let before = parse_all(&stream[..start]);
+    let events = parse_all(cut);
+    assert_eq!(
+        events, before,
+        "the cut line must be dropped, nothing else changes"
+    );
+
+    // A complete line after the cut one would still be parsed; a cut line glued to `%exit`
+    // (the bug in the issue) is pane data, never an exit notification.
+    let glued = [cut, b"%exit\n".as_slice()].concat();
+    let events = parse_all(&glued);
+    assert_eq!(events.len(), before.len() + 1);
+    match events.last().unwrap() {
+        Event::Notification(Notification::Output { data, .. }) => {
+            assert!(
+                data.ends_with(b"%exit"),
+                "{:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        other => panic!("expected the glued line as %output, got {other:?}"),
+    }
+    // Every chunking gives the same events.
+    for split in 1..8 {
+        let mut p = tmuxwire::control::Parser::new();
+        let mut got = Vec::new();
+        for chunk in cut.chunks(split) {
+            p.feed(chunk, &mut |e| got.push(e));
+        }
+        p.finish();
+        assert_eq!(got, before, "chunks of {split}");
+    }
+}
+
+fn find_first(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// Records what a real `tmux -C attach` client receives while `cmd` runs in `pane`: from the
+/// attach until the command's output has arrived, then stdin is closed (tmux prints `%exit`).
+fn record_control_stream(server: &TestServer, pane: &str, cmd: &str) -> Vec<u8> {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::sync::mpsc;
+
+    let target = format!("={}", server.session);
+    let mut child = server
+        .command()
+        .args(["-C", "attach-session", "-t", &target])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tmux -C");
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 65536];
+        loop {
+            match stdout.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx.send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let mut got = Vec::new();
+    let wait_for = |got: &mut Vec<u8>, needle: &[u8]| {
+        let deadline = Instant::now() + WAIT;
+        while find_first(got, needle).is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(chunk) => got.extend_from_slice(&chunk),
+                Err(_) => panic!(
+                    "no {:?} in the control stream: {:?}",
+                    String::from_utf8_lossy(needle),
+                    String::from_utf8_lossy(got)
+                ),
+            }
+        }
+    };
+    // The attach command's own %end.
+    wait_for(&mut got, b"%end ");
+    type_line(server, pane, cmd);
+    wait_for(&mut got, b"REC-MARK\\011x\\134y\\015");
+    drop(child.stdin.take());
+    let _ = child.wait();
+    for chunk in rx.iter() {
+        got.extend_from_slice(&chunk);
+    }
+    reader.join().unwrap();
+    got
+}
+
+/// C8: output in a session our control client is not attached to is found by default.
+///
+/// Source: https://github.com/tmux/tmux/issues/2598
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c8_other_session_output_is_searched() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("A").start();
+        let s = servers(&server);
+        // Attach our control client (to A, the only session).
+        ok(&s, "list_sessions", json!({})).await;
+        server.tmux_ok(&["new-session", "-d", "-s", "B", "-x", "80", "-y", "24"]);
+        let pane_b = pane_id(&server, "=B:");
+        server.wait_for_text(&pane_b, "$", WAIT);
+        let clients = server.tmux_ok(&[
+            "list-clients",
+            "-F",
+            "#{client_control_mode} #{session_name}",
+        ]);
+        assert!(
+            clients.lines().any(|l| l == "1 A"),
+            "tmux {}: our control client should be on A: {clients:?}",
+            bin.label
+        );
+        run(&server, &pane_b, "echo OTHER-SESSION-OUT''PUT");
+        let v = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "OTHER-SESSION-OUTPUT"}),
+        )
+        .await;
+        let h = hits(&v);
+        assert_eq!(h.len(), 1, "tmux {}: {v}", bin.label);
+        assert_eq!(h[0].0, pane_b);
+        assert_eq!(h[0].1, "OTHER-SESSION-OUTPUT");
+        assert_eq!(v["matches"][0]["session_name"], "B");
+        assert_eq!(v["panes_searched"], 2);
+        // And a capture of B's pane equals tmux's.
+        let cap = ok(&s, "capture_pane", json!({"session_name": "B"})).await;
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap()),
+            tmux_lines(&server, &pane_b, &[]),
+            "tmux {}",
+            bin.label
+        );
+    }
+}
+
+/// C15: `session_name: "build"` never matches `build-x` by prefix or pattern: the listing,
+/// search and capture tools answer NotFound, and the exact name works.
+///
+/// Sources: https://github.com/tmux/tmux/issues/1143 · https://github.com/tmux/tmux/issues/1295 ·
+/// https://github.com/sleep2agi/agent-network/pull/570 · https://github.com/andyrewlee/amux/pull/156
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c15_session_name_is_exact_never_a_prefix() {
+    c15_check(
+        &[
+            "build",
+            "buil",
+            "build*",
+            "b*",
+            "build-?",
+            "=build-x",
+            "[b]uild-x",
+        ],
+        &[
+            ("list_windows", json!({})),
+            ("list_panes", json!({})),
+            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
+            ("capture_pane", json!({})),
+            ("snapshot_pane", json!({})),
+        ],
+    )
+    .await;
+}
+
+/// C15 for the `get_*_info` tools: a missing session is NotFound, not an empty object.
+///
+/// tmux's `display-message -t` may fail to find its target and then expands the format with no
+/// session at all (every field empty), with success.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn c15_info_tools_missing_session_is_not_found() {
+    c15_check(
+        &["build", "buil", "build*", "=build-x"],
+        &[
+            ("get_session_info", json!({})),
+            ("get_window_info", json!({})),
+            ("get_pane_info", json!({})),
+        ],
+    )
+    .await;
+}
+
+/// C15 with a `:` in the name: tmux session names never contain `:` (tmux replaces it), so
+/// `build-x:` and `build-x:0` name no session; they must not reach `build-x` through the
+/// `session:window` target syntax.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn c15_session_name_with_colon_is_not_a_target() {
+    c15_check(
+        &["build-x:", "build-x:0", "build-x:0.0"],
+        &[
+            ("list_windows", json!({})),
+            ("list_panes", json!({})),
+            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
+            ("capture_pane", json!({})),
+            ("get_session_info", json!({})),
+        ],
+    )
+    .await;
+}
+
+/// Only `build-x` exists; every `tool` with `session_name` in `names` must answer NotFound and
+/// never show build-x's content; the exact name `build-x` must work.
+async fn c15_check(names: &[&str], tools: &[(&str, serde_json::Value)]) {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("build-x").start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "echo BUILD-X-CONT''ENT");
+        // tmux itself matches the prefix (the trap).
+        assert!(
+            server
+                .tmux(&["has-session", "-t", "build"])
+                .status
+                .success(),
+            "tmux {}",
+            bin.label
+        );
+        let mut wrong = Vec::new();
+        for name in names {
+            for (tool, extra) in tools {
+                let mut args = extra.clone();
+                args["session_name"] = json!(name);
+                let r = call(&s, tool, args).await;
+                let kind = serde_json::to_value(&r).unwrap()["_meta"]["error_type"].clone();
+                if r.is_error != Some(true) || kind != "NotFound" {
+                    wrong.push(format!(
+                        "tmux {}: {tool} session_name {name:?}: is_error {:?}, kind {kind}, \
+                         result {:?}",
+                        bin.label, r.is_error, r.structured_content
+                    ));
+                }
+                assert!(!text_of(&r).contains("BUILD-X-CONTENT"), "{}", text_of(&r));
+            }
+        }
+        assert!(wrong.is_empty(), "not NotFound:\n{}", wrong.join("\n"));
+
+        // The exact name works.
+        let info = ok(&s, "get_session_info", json!({"session_name": "build-x"})).await;
+        assert_eq!(info["session_name"], "build-x");
+        let w = ok(&s, "list_windows", json!({"session_name": "build-x"})).await;
+        assert_eq!(w["result"].as_array().unwrap().len(), 1);
+        assert_eq!(w["result"][0]["session_name"], "build-x");
+        let v = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "BUILD-X-CONTENT", "session_name": "build-x"}),
+        )
+        .await;
+        assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
+        let cap = ok(&s, "capture_pane", json!({"session_name": "build-x"})).await;
+        assert_eq!(cap["pane_id"], pane);
+        assert!(
+            cap["result"]
+                .as_str()
+                .unwrap()
+                .lines()
+                .any(|l| l == "BUILD-X-CONTENT")
+        );
+        // build-x is untouched.
+        assert_eq!(
+            server
+                .tmux_ok(&["list-sessions", "-F", "#{session_name}"])
+                .trim(),
+            "build-x"
+        );
+    }
+}
+
+/// C19 (scaled down for CI): a big history. Full search equals tmux's `capture-pane -J -S -`;
+/// a full capture is capped by default and complete with `max_lines: null`; a small call is not
+/// stuck behind a huge capture.
+///
+/// Sources: https://github.com/tmux/tmux/issues/4814 · https://github.com/tmux/tmux/issues/849 ·
+/// https://github.com/kovidgoyal/kitty/issues/8526 · https://github.com/tmux/tmux/issues/2653 ·
+/// https://github.com/tmux-python/libtmux/issues/251
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c19_big_history_search_and_capture() {
+    const LINES: usize = 40_000;
+    const NEEDLE: &str = "C19NEEDLE";
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("big")
+            .size(80, 24)
+            .history_limit(100_000)
+            .start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+
+        // 40k lines of 150 characters (2 rows each at width 80); every 997th carries the
+        // needle, placed across the wrap (columns 76..85).
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("big.txt");
+        let mut text = String::with_capacity(LINES * 151);
+        for i in 0..LINES {
+            let mut line = format!("{i:06}-{}", "x".repeat(143));
+            if i % 997 == 0 {
+                line.replace_range(76..76 + NEEDLE.len(), NEEDLE);
+            }
+            debug_assert_eq!(line.len(), 150);
+            text.push_str(&line);
+            text.push('\n');
+        }
+        std::fs::write(&file, &text).unwrap();
+        let want_count = (0..LINES).filter(|i| i % 997 == 0).count();
+        run(&server, &pane, &format!("cat '{}'", file.display()));
+
+        // tmux's view.
+        let joined = tmux_lines(&server, &pane, &["-J", "-S", "-", "-E", "-"]);
+        let want: Vec<&String> = joined.iter().filter(|l| l.contains(NEEDLE)).collect();
+        assert_eq!(want.len(), want_count, "tmux {}: needle lines", bin.label);
+        let rows = tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]);
+        assert!(
+            rows.len() > 2 * LINES,
+            "tmux {}: {} rows",
+            bin.label,
+            rows.len()
+        );
+
+        let v = within(
+            "full search",
+            ok(
+                &s,
+                "search_panes",
+                json!({"pattern": NEEDLE, "match_case": true,
+                       "max_matched_lines_per_pane": 100_000}),
+            ),
+        )
+        .await;
+        let h = hits(&v);
+        assert_eq!(v["matches"][0]["matched_line_count"], want_count);
+        let got: Vec<&String> = h.iter().map(|x| &x.1).collect();
+        assert_eq!(got, want, "tmux {}: matched lines", bin.label);
+        assert!(h.iter().all(|x| x.3 == 2), "every needle line spans 2 rows");
+        // The line numbers point at those lines in tmux's numbering.
+        for (_, line, n, r) in [&h[0], &h[h.len() / 2], &h[h.len() - 1]] {
+            let a = n.to_string();
+            let b = (n + *r as i64 - 1).to_string();
+            let back = tmux_lines(&server, &pane, &["-J", "-S", &a, "-E", &b]);
+            assert_eq!(back, vec![line.clone()], "tmux {}: line {n}", bin.label);
+        }
+        // A regex over everything agrees too.
+        let v = within(
+            "full regex search",
+            ok(
+                &s,
+                "search_panes",
+                json!({"pattern": r"^0\d{4}0-x+C19NEEDLEx+$", "regex": true,
+                       "max_matched_lines_per_pane": 100_000}),
+            ),
+        )
+        .await;
+        let rx_want = want
+            .iter()
+            .filter(|l| l.starts_with('0') && l.as_bytes()[5] == b'0')
+            .count();
+        assert_eq!(
+            v["matches"][0]["matched_line_count"], rx_want,
+            "tmux {}",
+            bin.label
+        );
+
+        // Full history, default max_lines: capped at 500 with the header.
+        let total = rows.len();
+        let cap = within(
+            "capped capture",
+            ok(
+                &s,
+                "capture_pane",
+                json!({"pane_id": pane, "start": -1_000_000}),
+            ),
+        )
+        .await;
+        assert_eq!(cap["lines"], 500, "tmux {}", bin.label);
+        assert_eq!(cap["truncated_lines"], total - 500, "tmux {}", bin.label);
+        let text = cap["result"].as_str().unwrap();
+        let header = format!("[... truncated {} lines ...]\n", total - 500);
+        assert!(
+            text.starts_with(&header),
+            "tmux {}: {}",
+            bin.label,
+            &text[..80]
+        );
+        assert_eq!(lines_of(&text[header.len()..]), rows[total - 500..]);
+
+        // max_lines: null: every row. A small call issued right after the big capture (on the
+        // same connection, so it is answered after it) still gets through: `join!` polls the
+        // capture first, so its command is sent first.
+        let t = Instant::now();
+        let (cap, (info, small)) = tokio::join!(
+            within(
+                "big capture",
+                ok(
+                    &s,
+                    "capture_pane",
+                    json!({"pane_id": pane, "start": -1_000_000, "max_lines": null}),
+                ),
+            ),
+            async {
+                let v = within(
+                    "small call during big capture",
+                    ok(&s, "get_server_info", json!({})),
+                )
+                .await;
+                (v, t.elapsed())
+            }
+        );
+        assert_eq!(info["is_alive"], true);
+        // Generous bound (2-core CI, parallel tests): the point is "no deadlock", not speed.
+        assert!(
+            small < Duration::from_secs(10),
+            "tmux {}: get_server_info took {small:?} during a big capture",
+            bin.label
+        );
+        assert_eq!(cap["truncated_lines"], 0);
+        assert_eq!(cap["lines"], total, "tmux {}", bin.label);
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap()),
+            rows,
+            "tmux {}: full capture differs from tmux's",
+            bin.label
+        );
+    }
+}
+
+/// C20: copy mode scrolled up: snapshot reports the mode and tmux's scroll position; capture
+/// says it returned the live view; search results do not change.
+///
+/// Sources: https://github.com/tmux/tmux/issues/4358 · https://github.com/tmux/tmux/issues/1226
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c20_copy_mode_scroll_is_reported() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("cm").size(80, 6).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "seq 1 60");
+        let search = json!({"pattern": r"^\d+$", "regex": true, "max_matched_lines_per_pane": 100});
+        let before = ok(&s, "search_panes", search.clone()).await;
+        assert_eq!(hits(&before).len(), 60, "tmux {}", bin.label);
+        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        assert_eq!(snap["pane_in_mode"], false);
+        let cap_live = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+
+        server.tmux_ok(&["copy-mode", "-t", &pane]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "20", "scroll-up"]);
+        let want: i64 = server
+            .tmux_ok(&["display-message", "-p", "-t", &pane, "#{scroll_position}"])
+            .trim()
+            .parse()
+            .expect("scroll_position");
+        assert_eq!(want, 20, "tmux {}", bin.label);
+
+        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        assert_eq!(snap["pane_in_mode"], true, "tmux {}: {snap}", bin.label);
+        assert_eq!(snap["pane_mode"], "copy-mode", "tmux {}: {snap}", bin.label);
+        assert_eq!(snap["scroll_position"], want, "tmux {}: {snap}", bin.label);
+
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(cap["view"], "live", "tmux {}: {cap}", bin.label);
+        assert_eq!(cap["pane_in_mode"], true);
+        assert_eq!(cap["pane_mode"], "copy-mode");
+        assert_eq!(cap["scroll_position"], want);
+        // "live" means the live screen: the same text as before copy mode, and as tmux's.
+        assert_eq!(cap["result"], cap_live["result"], "tmux {}", bin.label);
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap()),
+            tmux_lines(&server, &pane, &[]),
+        );
+
+        let after = ok(&s, "search_panes", search).await;
+        // The matches are the same (the window name may change meanwhile: automatic-rename).
+        assert_eq!(
+            hits(&after),
+            hits(&before),
+            "tmux {}: copy mode changed search results",
+            bin.label
+        );
+        for k in ["total_panes_matched", "truncated", "panes_searched"] {
+            assert_eq!(after[k], before[k], "tmux {}: {k}", bin.label);
+        }
+    }
+}

@@ -1,1 +1,1986 @@
-//! tools tests (to be written).
+//! Every read tool, called in process through `tmuxwire::mcp::tools::call`, compared with
+//! what the tmux CLI reports for the same objects on the same private server (differential),
+//! against every binary from `tmux_bins()`. Also pins the reference contracts
+//! (`reference-tools.md` §1.5–§2.6) and tmuxwire's deliberate fixes: targets default to the
+//! ACTIVE window/pane, session names match exactly, `max_lines` ≤ 0 is refused,
+//! `search_panes` covers the whole scrollback and reports real tmux line numbers.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tmuxwire::mcp::tools;
+use tmuxwire::tmux::{Caller, Servers, Tmux};
+
+use crate::support::*;
+
+/// Generous deadline for anything that waits (2-core machines, many tests in parallel).
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// Field separator for CLI formats (no `%`: display-message runs strftime).
+const SEP: &str = "|~|";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+fn servers_for(server: &TestServer) -> Arc<Servers> {
+    Arc::new(Servers::new(
+        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+        Caller::default(),
+    ))
+}
+
+async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("{what} did not finish within {DEADLINE:?} (hang?)"),
+    }
+}
+
+/// Calls a tool and returns the whole result as JSON (`content`, `structuredContent`,
+/// `isError`, `_meta`).
+async fn call(servers: &Servers, tool: &str, args: Value) -> Value {
+    let map: Map<String, Value> = match args {
+        Value::Object(m) => m,
+        Value::Null => Map::new(),
+        other => panic!("arguments must be an object, got {other}"),
+    };
+    let what = format!("{tool}({})", Value::Object(map.clone()));
+    let r = within(&what, tools::call(servers, tool, map)).await;
+    serde_json::to_value(&r).expect("CallToolResult serializes")
+}
+
+/// The structured content of a successful call (panics with the error text otherwise).
+async fn ok(servers: &Servers, tool: &str, args: Value) -> Value {
+    let r = call(servers, tool, args.clone()).await;
+    assert_ne!(
+        r.get("isError"),
+        Some(&Value::Bool(true)),
+        "{tool}({args}) failed: {}",
+        text_of(&r)
+    );
+    r.get("structuredContent")
+        .cloned()
+        .unwrap_or_else(|| panic!("{tool}({args}): no structuredContent: {r}"))
+}
+
+/// An error call: checks the error shape and returns `(text, error_type)`.
+async fn err(servers: &Servers, tool: &str, args: Value) -> (String, String) {
+    let r = call(servers, tool, args.clone()).await;
+    assert_error_shape(&r, &format!("{tool}({args})"))
+}
+
+fn assert_error_shape(r: &Value, ctx: &str) -> (String, String) {
+    assert_eq!(
+        r.get("isError"),
+        Some(&Value::Bool(true)),
+        "{ctx} should fail, got {r}"
+    );
+    assert!(
+        r.get("structuredContent").is_none_or(Value::is_null),
+        "{ctx}: an error carries no structuredContent: {r}"
+    );
+    let meta = r
+        .get("_meta")
+        .unwrap_or_else(|| panic!("{ctx}: error without _meta: {r}"));
+    let kind = meta["error_type"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{ctx}: _meta.error_type missing: {r}"))
+        .to_string();
+    assert!(meta["expected"].is_boolean(), "{ctx}: _meta.expected: {r}");
+    let text = text_of(r);
+    assert!(!text.is_empty(), "{ctx}: empty error text");
+    if let Some(s) = meta.get("suggestion").and_then(Value::as_str) {
+        assert!(
+            text.ends_with(s),
+            "{ctx}: the text ends with the suggestion: {text:?} / {s:?}"
+        );
+    }
+    (text, kind)
+}
+
+fn text_of(r: &Value) -> String {
+    r["content"][0]["text"].as_str().unwrap_or("").to_string()
+}
+
+fn suggestion_of(r: &Value) -> String {
+    r["_meta"]["suggestion"].as_str().unwrap_or("").to_string()
+}
+
+/// A JSON value as tmux prints the same format variable.
+fn tmux_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => if *b { "1" } else { "0" }.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+type Row = BTreeMap<String, String>;
+
+fn format_of(vars: &[&str]) -> String {
+    vars.iter()
+        .map(|v| format!("#{{{v}}}"))
+        .collect::<Vec<_>>()
+        .join(SEP)
+}
+
+fn parse_rows(out: &str, vars: &[&str]) -> Vec<Row> {
+    out.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(SEP).collect();
+            assert_eq!(f.len(), vars.len(), "bad CLI row {l:?}");
+            vars.iter()
+                .zip(f)
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `tmux <args> -F <vars>` rows.
+fn cli_list(server: &TestServer, args: &[&str], vars: &[&str]) -> Vec<Row> {
+    let fmt = format_of(vars);
+    let mut a = args.to_vec();
+    a.extend(["-F", fmt.as_str()]);
+    parse_rows(&server.tmux_ok(&a), vars)
+}
+
+/// `tmux display-message -p -t <target> <vars>` as one row.
+fn cli_display(server: &TestServer, target: &str, vars: &[&str]) -> Row {
+    let fmt = format_of(vars);
+    let out = server.tmux_ok(&["display-message", "-p", "-t", target, &fmt]);
+    parse_rows(&out, vars).pop().expect("one row")
+}
+
+fn cli_one(server: &TestServer, target: &str, var: &str) -> String {
+    // Not via parse_rows: the value may contain a line break.
+    let out = server.tmux_ok(&[
+        "display-message",
+        "-p",
+        "-t",
+        target,
+        &format!("#{{{var}}}"),
+    ]);
+    out.strip_suffix('\n').unwrap_or(&out).to_string()
+}
+
+/// Checks `obj` (a tool's JSON object) against a CLI row: for each `(json field, tmux var)`,
+/// the JSON value printed as tmux would equals the CLI's value; and the object has exactly
+/// the keys `mapping` names plus `extra`.
+fn assert_same(obj: &Value, row: &Row, mapping: &[(&str, &str)], extra: &[&str], ctx: &str) {
+    let o = obj
+        .as_object()
+        .unwrap_or_else(|| panic!("{ctx}: not an object: {obj}"));
+    for (field, var) in mapping {
+        let got = o
+            .get(*field)
+            .unwrap_or_else(|| panic!("{ctx}: field {field} missing in {obj}"));
+        assert_eq!(
+            tmux_text(got),
+            row[*var],
+            "{ctx}: {field} (tmux #{{{var}}}) differs; object {obj}"
+        );
+    }
+    let want: BTreeSet<&str> = mapping
+        .iter()
+        .map(|(f, _)| *f)
+        .chain(extra.iter().copied())
+        .collect();
+    let have: BTreeSet<&str> = o.keys().map(String::as_str).collect();
+    assert_eq!(have, want, "{ctx}: the object's fields");
+}
+
+fn vars<'a>(mapping: &[(&'a str, &'a str)]) -> Vec<&'a str> {
+    mapping.iter().map(|(_, v)| *v).collect()
+}
+
+const SESSION_MAP: &[(&str, &str)] = &[
+    ("session_id", "session_id"),
+    ("session_name", "session_name"),
+    ("window_count", "session_windows"),
+    ("session_created", "session_created"),
+    ("active_pane_id", "pane_id"),
+];
+
+const WINDOW_MAP: &[(&str, &str)] = &[
+    ("window_id", "window_id"),
+    ("window_name", "window_name"),
+    ("window_index", "window_index"),
+    ("session_id", "session_id"),
+    ("session_name", "session_name"),
+    ("pane_count", "window_panes"),
+    ("window_layout", "window_layout"),
+    ("window_active", "window_active"),
+    ("window_width", "window_width"),
+    ("window_height", "window_height"),
+    ("active_pane_id", "pane_id"),
+];
+
+const GEOMETRY_MAP: &[(&str, &str)] = &[
+    ("pane_left", "pane_left"),
+    ("pane_top", "pane_top"),
+    ("pane_right", "pane_right"),
+    ("pane_bottom", "pane_bottom"),
+    ("pane_at_left", "pane_at_left"),
+    ("pane_at_right", "pane_at_right"),
+    ("pane_at_top", "pane_at_top"),
+    ("pane_at_bottom", "pane_at_bottom"),
+];
+
+fn pane_map() -> Vec<(&'static str, &'static str)> {
+    let mut m = vec![
+        ("pane_id", "pane_id"),
+        ("pane_index", "pane_index"),
+        ("pane_width", "pane_width"),
+        ("pane_height", "pane_height"),
+        ("pane_tty", "pane_tty"),
+        ("pane_current_command", "pane_current_command"),
+        ("pane_current_path", "pane_current_path"),
+        ("pane_pid", "pane_pid"),
+        ("pane_title", "pane_title"),
+        ("pane_active", "pane_active"),
+        ("window_id", "window_id"),
+        ("session_id", "session_id"),
+        ("session_name", "session_name"),
+        ("window_index", "window_index"),
+        ("window_name", "window_name"),
+    ];
+    m.extend_from_slice(GEOMETRY_MAP);
+    m
+}
+
+fn snapshot_map() -> Vec<(&'static str, &'static str)> {
+    let mut m = vec![
+        ("pane_id", "pane_id"),
+        ("cursor_x", "cursor_x"),
+        ("cursor_y", "cursor_y"),
+        ("pane_width", "pane_width"),
+        ("pane_height", "pane_height"),
+        ("pane_tty", "pane_tty"),
+        ("pane_pid", "pane_pid"),
+        ("pane_dead", "pane_dead"),
+        ("alternate_on", "alternate_on"),
+        ("pane_in_mode", "pane_in_mode"),
+        ("pane_mode", "pane_mode"),
+        ("scroll_position", "scroll_position"),
+        ("history_size", "history_size"),
+        ("history_limit", "history_limit"),
+        ("title", "pane_title"),
+        ("pane_current_command", "pane_current_command"),
+        ("pane_current_path", "pane_current_path"),
+    ];
+    m.extend_from_slice(GEOMETRY_MAP);
+    m
+}
+
+const SNAPSHOT_EXTRA: &[&str] = &[
+    "content",
+    "is_caller",
+    "content_truncated",
+    "content_truncated_lines",
+    "content_view",
+];
+
+const MATCH_MAP: &[(&str, &str)] = &[
+    ("pane_id", "pane_id"),
+    ("pane_tty", "pane_tty"),
+    ("pane_current_command", "pane_current_command"),
+    ("pane_current_path", "pane_current_path"),
+    ("window_id", "window_id"),
+    ("window_name", "window_name"),
+    ("session_id", "session_id"),
+    ("session_name", "session_name"),
+    ("window_index", "window_index"),
+    ("pane_index", "pane_index"),
+];
+
+const MATCH_EXTRA: &[&str] = &[
+    "matched_lines",
+    "matched_line_numbers",
+    "matched_line_rows",
+    "matched_line_count",
+    "is_caller",
+];
+
+/// Every pane id on the server, in tmux's `list-panes -a` order.
+fn all_panes(server: &TestServer) -> Vec<String> {
+    server
+        .tmux_ok(&["list-panes", "-a", "-F", "#{pane_id}"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn pane_number(id: &str) -> u32 {
+    id.trim_start_matches('%').parse().expect("pane id")
+}
+
+/// Waits until every pane shows its shell prompt.
+fn wait_for_prompts(server: &TestServer) {
+    for p in all_panes(server) {
+        server.wait_for_text(&p, "$", DEADLINE);
+    }
+}
+
+/// Types `cmd` into `pane`, then a marker command, and waits until the marker's output and
+/// the next prompt are on the screen (the pane is idle afterwards). The marker's output
+/// (`DONE-<n>`) is not in the typed text (`printf` joins it).
+fn run_in_pane(server: &TestServer, pane: &str, cmd: &str) {
+    let marker = unique_name("");
+    let line = format!("{cmd}; printf '%s-%s\\n' DONE {marker}");
+    server.tmux_ok(&["send-keys", "-t", pane, "-l", &line]);
+    server.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
+    let want = format!("DONE-{marker}\n$");
+    wait_until_true(
+        &format!("{want:?} in pane {pane} (tmux {})", server.bin.label),
+        DEADLINE,
+        || {
+            let out = server.tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", pane]);
+            String::from_utf8_lossy(&out.stdout).contains(&want)
+        },
+    );
+}
+
+/// CLI capture rows (`capture-pane -p extra…`), trailing empty rows dropped.
+fn cli_rows(server: &TestServer, pane: &str, extra: &[&str]) -> Vec<String> {
+    let out = server.capture(pane, extra);
+    let mut rows: Vec<String> = out.lines().map(str::to_string).collect();
+    while rows.last().is_some_and(|l| l.is_empty()) {
+        rows.pop();
+    }
+    rows
+}
+
+fn str_list(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| {
+            x.as_str()
+                .unwrap_or_else(|| panic!("not a string: {x}"))
+                .to_string()
+        })
+        .collect()
+}
+
+/// The fixture: session `alpha` (100x30, history 5000) with windows 0 (2 panes) and 1
+/// `logs` (3 panes); session `beta` (90x25) with windows 0 (1 pane), 1 `two` (2 panes) and 2
+/// `three` (3 panes). 11 panes, ids %0..%10. Every pane shows its prompt.
+fn fixture(bin: &TmuxBin) -> TestServer {
+    let server = TestServer::builder(bin)
+        .session("alpha")
+        .size(100, 30)
+        .history_limit(5000)
+        .start();
+    freeze_window_names(&server);
+    for args in [
+        &["split-window", "-d", "-h", "-t", "=alpha:0"][..],
+        &["new-window", "-d", "-n", "logs", "-t", "=alpha:1"],
+        &["split-window", "-d", "-v", "-t", "=alpha:1"],
+        &["split-window", "-d", "-h", "-t", "=alpha:1"],
+        &["new-session", "-d", "-s", "beta", "-x", "90", "-y", "25"],
+        &["new-window", "-d", "-n", "two", "-t", "=beta:1"],
+        &["split-window", "-d", "-v", "-t", "=beta:1"],
+        &["new-window", "-d", "-n", "three", "-t", "=beta:2"],
+        &["split-window", "-d", "-h", "-t", "=beta:2"],
+        &["split-window", "-d", "-v", "-t", "=beta:2"],
+    ] {
+        server.tmux_ok(args);
+    }
+    assert_eq!(all_panes(&server).len(), 11);
+    wait_for_prompts(&server);
+    server
+}
+
+/// Turns off automatic-rename, so window names do not change between tmux's answer and
+/// tmuxwire's (the first window is renamed from `env` to `bash` at some point otherwise).
+fn freeze_window_names(server: &TestServer) {
+    server.tmux_ok(&["set", "-g", "automatic-rename", "off"]);
+}
+
+/// The number of control clients attached to each session (tmuxwire's own connections).
+fn control_clients_per_session(server: &TestServer) -> BTreeMap<String, i64> {
+    let mut m = BTreeMap::new();
+    for r in cli_list(
+        server,
+        &["list-clients"],
+        &["client_control_mode", "session_id"],
+    ) {
+        if r["client_control_mode"] == "1" {
+            *m.entry(r["session_id"].clone()).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listings and single objects
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listings_and_info_tools_match_tmux() {
+    for bin in tmux_bins() {
+        let server = fixture(&bin);
+        let servers = servers_for(&server);
+        let ctx = |what: &str| format!("tmux {}: {what}", bin.label);
+
+        // list_sessions (first call: connects)
+        let sessions = ok(&servers, "list_sessions", json!({})).await;
+        let sessions = sessions["result"].as_array().unwrap().clone();
+        let mut svars = vars(SESSION_MAP);
+        svars.push("session_attached");
+        let cli = cli_list(&server, &["list-sessions"], &svars);
+        assert_eq!(sessions.len(), cli.len(), "{}", ctx("session count"));
+        assert_eq!(cli.len(), 2);
+        let own = control_clients_per_session(&server);
+        assert_eq!(
+            own.values().sum::<i64>(),
+            1,
+            "{}",
+            ctx("one control client")
+        );
+        for (s, row) in sessions.iter().zip(&cli) {
+            assert_same(
+                s,
+                row,
+                SESSION_MAP,
+                &["session_attached"],
+                &ctx("list_sessions"),
+            );
+            let attached: i64 = row["session_attached"].parse().unwrap();
+            let want = attached - own.get(&row["session_id"]).copied().unwrap_or(0);
+            assert_eq!(
+                s["session_attached"],
+                json!(want.to_string()),
+                "{}",
+                ctx("session_attached excludes tmuxwire's own client")
+            );
+        }
+        // get_session_info by id and by name
+        for row in &cli {
+            for args in [
+                json!({"session_id": row["session_id"]}),
+                json!({"session_name": row["session_name"]}),
+            ] {
+                let s = ok(&servers, "get_session_info", args.clone()).await;
+                assert_same(
+                    &s,
+                    row,
+                    SESSION_MAP,
+                    &["session_attached"],
+                    &ctx(&format!("get_session_info {args}")),
+                );
+                assert_eq!(s["session_attached"], json!("0"));
+            }
+        }
+
+        // list_windows: all, and per session (by name and id)
+        let wv = vars(WINDOW_MAP);
+        let all = ok(&servers, "list_windows", json!({})).await;
+        let all = all["result"].as_array().unwrap().clone();
+        let cli_all = cli_list(&server, &["list-windows", "-a"], &wv);
+        assert_eq!(all.len(), 5, "{}", ctx("window count"));
+        assert_eq!(all.len(), cli_all.len());
+        for (w, row) in all.iter().zip(&cli_all) {
+            assert_same(w, row, WINDOW_MAP, &[], &ctx("list_windows"));
+        }
+        for srow in &cli {
+            let name = srow["session_name"].as_str();
+            let cli_s = cli_list(&server, &["list-windows", "-t", &format!("={name}")], &wv);
+            for args in [
+                json!({"session_name": name}),
+                json!({"session_id": srow["session_id"]}),
+            ] {
+                let ws = ok(&servers, "list_windows", args.clone()).await;
+                let ws = ws["result"].as_array().unwrap().clone();
+                assert_eq!(ws.len(), cli_s.len(), "{}", ctx(&format!("{args}")));
+                for (w, row) in ws.iter().zip(&cli_s) {
+                    assert_same(
+                        w,
+                        row,
+                        WINDOW_MAP,
+                        &[],
+                        &ctx(&format!("list_windows {args}")),
+                    );
+                }
+            }
+        }
+        // get_window_info by id, by session + index, by session only (its current window)
+        for row in &cli_all {
+            let w = ok(
+                &servers,
+                "get_window_info",
+                json!({"window_id": row["window_id"]}),
+            )
+            .await;
+            assert_same(&w, row, WINDOW_MAP, &[], &ctx("get_window_info by id"));
+            let idx: i64 = row["window_index"].parse().unwrap();
+            let w = ok(
+                &servers,
+                "get_window_info",
+                json!({"session_name": row["session_name"], "window_index": idx}),
+            )
+            .await;
+            assert_same(&w, row, WINDOW_MAP, &[], &ctx("get_window_info by index"));
+        }
+        for srow in &cli {
+            let name = srow["session_name"].as_str();
+            let w = ok(&servers, "get_window_info", json!({"session_name": name})).await;
+            let row = cli_display(&server, &format!("={name}:"), &wv);
+            assert_eq!(row["window_active"], "1");
+            assert_same(
+                &w,
+                &row,
+                WINDOW_MAP,
+                &[],
+                &ctx("get_window_info by session"),
+            );
+        }
+
+        // list_panes: all, per session, per window (id and index)
+        let pm = pane_map();
+        let pv = vars(&pm);
+        let panes = ok(&servers, "list_panes", json!({})).await;
+        let panes = panes["result"].as_array().unwrap().clone();
+        let cli_panes = cli_list(&server, &["list-panes", "-a"], &pv);
+        assert_eq!(panes.len(), 11, "{}", ctx("pane count"));
+        assert_eq!(panes.len(), cli_panes.len());
+        for (p, row) in panes.iter().zip(&cli_panes) {
+            assert_same(p, row, &pm, &["is_caller"], &ctx("list_panes"));
+            assert_eq!(
+                p["is_caller"],
+                Value::Null,
+                "not inside tmux: is_caller null"
+            );
+        }
+        for srow in &cli {
+            let name = srow["session_name"].as_str();
+            let cli_s = cli_list(
+                &server,
+                &["list-panes", "-s", "-t", &format!("={name}:")],
+                &pv,
+            );
+            for args in [
+                json!({"session_name": name}),
+                json!({"session_id": srow["session_id"]}),
+            ] {
+                let ps = ok(&servers, "list_panes", args.clone()).await;
+                let ps = ps["result"].as_array().unwrap().clone();
+                assert_eq!(ps.len(), cli_s.len(), "{}", ctx(&format!("{args}")));
+                for (p, row) in ps.iter().zip(&cli_s) {
+                    assert_same(
+                        p,
+                        row,
+                        &pm,
+                        &["is_caller"],
+                        &ctx(&format!("list_panes {args}")),
+                    );
+                }
+            }
+        }
+        for wrow in &cli_all {
+            let cli_w = cli_list(&server, &["list-panes", "-t", &wrow["window_id"]], &pv);
+            let idx: i64 = wrow["window_index"].parse().unwrap();
+            for args in [
+                json!({"window_id": wrow["window_id"]}),
+                json!({"session_name": wrow["session_name"], "window_index": idx}),
+                json!({"session_id": wrow["session_id"], "window_index": idx}),
+            ] {
+                let ps = ok(&servers, "list_panes", args.clone()).await;
+                let ps = ps["result"].as_array().unwrap().clone();
+                assert_eq!(ps.len(), cli_w.len(), "{}", ctx(&format!("{args}")));
+                for (p, row) in ps.iter().zip(&cli_w) {
+                    assert_same(
+                        p,
+                        row,
+                        &pm,
+                        &["is_caller"],
+                        &ctx(&format!("list_panes {args}")),
+                    );
+                }
+            }
+        }
+        // get_pane_info for every pane
+        for row in &cli_panes {
+            let p = ok(
+                &servers,
+                "get_pane_info",
+                json!({"pane_id": row["pane_id"]}),
+            )
+            .await;
+            assert_same(&p, row, &pm, &["is_caller"], &ctx("get_pane_info"));
+        }
+
+        // get_server_info
+        let info = ok(&servers, "get_server_info", json!({})).await;
+        let want = json!({
+            "is_alive": true,
+            "socket_name": null,
+            "socket_path": server.socket.display().to_string(),
+            "session_count": 2,
+            "version": bin.label,
+            "pid": server.server_pid(),
+            "imsg_framing": if bin.label == "3.3a" || bin.label == "3.5a" { "old" } else { "new" },
+        });
+        assert_eq!(info, want, "{}", ctx("get_server_info"));
+        assert_eq!(
+            cli_one(&server, "=alpha:", "pid"),
+            server.server_pid().to_string()
+        );
+
+        // Filters (Django style) on the list tools.
+        let f = ok(
+            &servers,
+            "list_panes",
+            json!({"filters": {"session_name": "beta", "window_name__startswith": "th"}}),
+        )
+        .await;
+        let f = f["result"].as_array().unwrap().clone();
+        assert_eq!(f.len(), 3, "{}", ctx("filtered panes"));
+        assert!(f.iter().all(|p| p["window_name"] == "three"));
+        let f = ok(
+            &servers,
+            "list_sessions",
+            json!({"filters": "{\"session_name__in\": [\"beta\"]}"}),
+        )
+        .await;
+        assert_eq!(f["result"].as_array().unwrap().len(), 1);
+        let (t, k) = err(
+            &servers,
+            "list_windows",
+            json!({"filters": {"window_name__bogus": "x"}}),
+        )
+        .await;
+        assert_eq!(k, "InvalidArgument");
+        assert!(t.contains("Invalid filter operator 'bogus'"), "{t}");
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_attached_excludes_own_client_from_the_first_call() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("only").start();
+        // A fresh handle whose very first call is list_sessions.
+        let servers = servers_for(&server);
+        let s = ok(&servers, "list_sessions", json!({})).await;
+        assert_eq!(
+            s["result"][0]["session_attached"],
+            json!("0"),
+            "tmux {}: {s}",
+            bin.label
+        );
+        // tmux itself counts our control client.
+        assert_eq!(cli_one(&server, "=only:", "session_attached"), "1");
+        let s = ok(
+            &servers,
+            "get_session_info",
+            json!({"session_name": "only"}),
+        )
+        .await;
+        assert_eq!(s["session_attached"], json!("0"));
+        // A fresh handle whose first call is get_session_info.
+        let servers2 = servers_for(&server);
+        let s = ok(
+            &servers2,
+            "get_session_info",
+            json!({"session_name": "only"}),
+        )
+        .await;
+        assert_eq!(
+            s["session_attached"],
+            json!("1"),
+            "tmux {}: the other tmuxwire client counts, our own does not",
+            bin.label
+        );
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn targets_default_to_the_active_window_and_pane() {
+    for bin in tmux_bins() {
+        // One session, so "no target" has exactly one meaning.
+        let server = TestServer::builder(&bin)
+            .session("solo")
+            .size(100, 30)
+            .start();
+        server.tmux_ok(&["new-window", "-d", "-t", "=solo:1"]);
+        server.tmux_ok(&["split-window", "-d", "-h", "-t", "=solo:1"]);
+        server.tmux_ok(&["split-window", "-d", "-v", "-t", "=solo:1"]);
+        wait_for_prompts(&server);
+        let w1 = cli_one(&server, "=solo:1", "window_id");
+        let panes1: Vec<String> = server
+            .tmux_ok(&["list-panes", "-t", &w1, "-F", "#{pane_id}"])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(panes1.len(), 3);
+        // Make window 1 current and its second pane active (neither is the first).
+        server.tmux_ok(&["select-window", "-t", &w1]);
+        server.tmux_ok(&["select-pane", "-t", &panes1[1]]);
+        let active = cli_one(&server, "=solo:", "pane_id");
+        assert_eq!(active, panes1[1]);
+        let first = cli_one(&server, "=solo:0.0", "pane_id");
+        assert_ne!(active, first);
+
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        for args in [
+            json!({}),
+            json!({"session_name": "solo"}),
+            json!({"session_id": cli_one(&server, "=solo:", "session_id")}),
+            json!({"window_id": w1}),
+        ] {
+            let p = ok(&servers, "get_pane_info", args.clone()).await;
+            assert_eq!(p["pane_id"], json!(active), "{ctx}: get_pane_info {args}");
+            assert_eq!(p["pane_active"], json!("1"));
+            let c = ok(&servers, "capture_pane", args.clone()).await;
+            assert_eq!(c["pane_id"], json!(active), "{ctx}: capture_pane {args}");
+            let s = ok(&servers, "snapshot_pane", args.clone()).await;
+            assert_eq!(s["pane_id"], json!(active), "{ctx}: snapshot_pane {args}");
+            let mut dargs = args.clone();
+            dargs["format_string"] = json!("#{pane_id}");
+            let d = ok(&servers, "display_message", dargs).await;
+            assert_eq!(d["result"], json!(active), "{ctx}: display_message {args}");
+        }
+        for args in [json!({}), json!({"session_name": "solo"})] {
+            let w = ok(&servers, "get_window_info", args.clone()).await;
+            assert_eq!(w["window_id"], json!(w1), "{ctx}: get_window_info {args}");
+            assert_eq!(w["active_pane_id"], json!(active));
+        }
+        let s = ok(&servers, "get_session_info", json!({})).await;
+        assert_eq!(s["session_name"], json!("solo"));
+        assert_eq!(s["active_pane_id"], json!(active));
+
+        // A window that is not current: its own active pane.
+        let w0 = cli_one(&server, "=solo:0", "window_id");
+        let p = ok(&servers, "get_pane_info", json!({"window_id": w0})).await;
+        assert_eq!(p["pane_id"], json!(first), "{ctx}");
+
+        // Change the active pane again: the default follows.
+        server.tmux_ok(&["select-pane", "-t", &panes1[2]]);
+        let p = ok(&servers, "get_pane_info", json!({})).await;
+        assert_eq!(p["pane_id"], json!(panes1[2]), "{ctx}: after select-pane");
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_name_targets_match_exactly() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("build-x").start();
+        server.tmux_ok(&["new-session", "-d", "-s", "other", "-x", "80", "-y", "24"]);
+        wait_for_prompts(&server);
+        // tmux's own -t build would pick build-x (prefix match): the trap we avoid.
+        assert_eq!(
+            cli_one(&server, "build", "session_name"),
+            "build-x",
+            "tmux {}: -t build is a prefix match",
+            bin.label
+        );
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        // The tools whose target is checked by the command itself (see
+        // missing_targets_are_not_found_in_info_tools_and_display_message for the others).
+        let calls = [
+            ("list_windows", json!({"session_name": "build"})),
+            ("list_panes", json!({"session_name": "build"})),
+            (
+                "list_panes",
+                json!({"session_name": "build", "window_index": 0}),
+            ),
+            ("capture_pane", json!({"session_name": "build"})),
+            ("snapshot_pane", json!({"session_name": "build"})),
+            (
+                "search_panes",
+                json!({"session_name": "build", "pattern": "$"}),
+            ),
+        ];
+        for (tool, args) in &calls {
+            let (t, k) = err(&servers, tool, args.clone()).await;
+            assert_eq!(k, "NotFound", "{ctx}: {tool} {args}: {t}");
+            assert!(!t.contains("build-x"), "{ctx}: {tool}: {t}");
+        }
+        // The exact name works, and an exact "build" (added now) is not confused with it.
+        let s = ok(
+            &servers,
+            "get_session_info",
+            json!({"session_name": "build-x"}),
+        )
+        .await;
+        assert_eq!(s["session_name"], json!("build-x"));
+        server.tmux_ok(&["new-session", "-d", "-s", "build", "-x", "80", "-y", "24"]);
+        let s = ok(
+            &servers,
+            "get_session_info",
+            json!({"session_name": "build"}),
+        )
+        .await;
+        assert_eq!(s["session_name"], json!("build"), "{ctx}");
+        let p = ok(&servers, "get_pane_info", json!({"session_name": "build"})).await;
+        assert_eq!(p["session_name"], json!("build"), "{ctx}");
+        let w = ok(&servers, "list_windows", json!({"session_name": "build"})).await;
+        assert!(
+            w["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|w| w["session_name"] == "build"),
+            "{ctx}: {w}"
+        );
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// capture_pane / snapshot_pane
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_pane_matches_capture_pane_p() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("cap")
+            .size(60, 20)
+            .history_limit(5000)
+            .start();
+        let pane = cli_one(&server, "=cap:", "pane_id");
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+
+        // A few lines, screen mostly empty: trailing empty rows are dropped.
+        run_in_pane(&server, &pane, "echo first; echo 'é ü 日本'; echo last");
+        let want = cli_rows(&server, &pane, &[]);
+        assert!(want.len() < 20, "{ctx}: the screen is not full yet");
+        let r = call(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let c = r["structuredContent"].clone();
+        assert_eq!(text_of(&r), want.join("\n"), "{ctx}: visible screen");
+        assert_eq!(c["result"], json!(want.join("\n")));
+        assert_eq!(c["pane_id"], json!(pane));
+        assert_eq!(c["lines"], json!(want.len()));
+        assert_eq!(c["truncated_lines"], json!(0));
+        assert_eq!(c["pane_in_mode"], json!(false));
+        assert_eq!(c["alternate_on"], json!(false));
+        assert!(!text_of(&r).ends_with('\n'));
+
+        // Much more output: history, start/end, max_lines.
+        run_in_pane(&server, &pane, "seq 1 800");
+        let want = cli_rows(&server, &pane, &[]);
+        assert_eq!(want.len(), 20, "{ctx}: a full screen");
+        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(c["result"], json!(want.join("\n")), "{ctx}");
+
+        for (start, end) in [(-30, 5), (-1, -1), (0, 0), (-5000, 19), (3, 10), (-10, -20)] {
+            let want = cli_rows(
+                &server,
+                &pane,
+                &["-S", &start.to_string(), "-E", &end.to_string()],
+            );
+            let c = ok(
+                &servers,
+                "capture_pane",
+                json!({"pane_id": pane, "start": start, "end": end, "max_lines": null}),
+            )
+            .await;
+            assert_eq!(
+                c["result"],
+                json!(want.join("\n")),
+                "{ctx}: start {start} end {end}"
+            );
+        }
+        // start only / end only.
+        let want = cli_rows(&server, &pane, &["-S", "-100"]);
+        let c = ok(
+            &servers,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -100}),
+        )
+        .await;
+        assert_eq!(c["result"], json!(want.join("\n")), "{ctx}: start only");
+        let want = cli_rows(&server, &pane, &["-E", "4"]);
+        let c = ok(&servers, "capture_pane", json!({"pane_id": pane, "end": 4})).await;
+        assert_eq!(c["result"], json!(want.join("\n")), "{ctx}: end only");
+
+        // max_lines: default 500 keeps the newest 500 with the header.
+        let all = cli_rows(&server, &pane, &["-S", "-5000"]);
+        assert!(all.len() > 800, "{ctx}: {} rows", all.len());
+        let r = call(
+            &servers,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -5000}),
+        )
+        .await;
+        let k = all.len() - 500;
+        let want = format!("[... truncated {k} lines ...]\n{}", all[k..].join("\n"));
+        assert_eq!(text_of(&r), want, "{ctx}: default max_lines 500");
+        assert_eq!(r["structuredContent"]["lines"], json!(500));
+        assert_eq!(r["structuredContent"]["truncated_lines"], json!(k));
+        for n in [1usize, 7, 499] {
+            let r = call(
+                &servers,
+                "capture_pane",
+                json!({"pane_id": pane, "start": -5000, "max_lines": n}),
+            )
+            .await;
+            let k = all.len() - n;
+            let want = format!("[... truncated {k} lines ...]\n{}", all[k..].join("\n"));
+            assert_eq!(text_of(&r), want, "{ctx}: max_lines {n}");
+        }
+        // max_lines ≥ the line count: no header.
+        let r = call(
+            &servers,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -5000, "max_lines": all.len()}),
+        )
+        .await;
+        assert_eq!(text_of(&r), all.join("\n"), "{ctx}: max_lines = count");
+        // null: everything.
+        let r = call(
+            &servers,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -5000, "max_lines": null}),
+        )
+        .await;
+        assert_eq!(text_of(&r), all.join("\n"), "{ctx}: max_lines null");
+        assert_eq!(r["structuredContent"]["truncated_lines"], json!(0));
+        // 0 and negative: refused (the reference returned everything plus a wrong header).
+        for bad in [0, -1, -3] {
+            let (t, k) = err(
+                &servers,
+                "capture_pane",
+                json!({"pane_id": pane, "max_lines": bad}),
+            )
+            .await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: max_lines {bad}: {t}");
+            assert!(t.contains("max_lines"), "{t}");
+        }
+
+        // join_wrapped: equals capture-pane -J with trailing blanks trimmed.
+        run_in_pane(
+            &server,
+            &pane,
+            "printf 'WR%sAP%s\\n' '' \"$(printf 'z%.0s' $(seq 1 130))\"",
+        );
+        let joined: Vec<String> = cli_rows(&server, &pane, &["-J"])
+            .iter()
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        let c = ok(
+            &servers,
+            "capture_pane",
+            json!({"pane_id": pane, "join_wrapped": true}),
+        )
+        .await;
+        assert_eq!(c["result"], json!(joined.join("\n")), "{ctx}: join_wrapped");
+        assert!(
+            joined
+                .iter()
+                .any(|l| l.starts_with("WRAPzzz") && l.len() == 134),
+            "{ctx}: {joined:?}"
+        );
+        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let rows = cli_rows(&server, &pane, &[]);
+        assert_eq!(c["result"], json!(rows.join("\n")), "{ctx}: unjoined");
+
+        // copy mode shows in the metadata; the text is still the live screen.
+        server.tmux_ok(&["copy-mode", "-t", &pane]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "3", "scroll-up"]);
+        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(c["pane_in_mode"], json!(true), "{ctx}");
+        assert_eq!(c["pane_mode"], json!("copy-mode"));
+        assert_eq!(
+            tmux_text(&c["scroll_position"]),
+            cli_one(&server, &pane, "scroll_position"),
+            "{ctx}"
+        );
+        assert_eq!(c["view"], json!("live"));
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snapshot_pane_fields_match_tmux() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("snap")
+            .size(70, 15)
+            .history_limit(3000)
+            .start();
+        server.tmux_ok(&["split-window", "-d", "-v", "-t", "=snap:0"]);
+        wait_for_prompts(&server);
+        let pane = cli_one(&server, "=snap:0.0", "pane_id");
+        run_in_pane(&server, &pane, "seq 1 60; printf 'no newline at end'");
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let sm = snapshot_map();
+        let sv = vars(&sm);
+
+        let s = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        let row = cli_display(&server, &pane, &sv);
+        assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: snapshot"));
+        let rows = cli_rows(&server, &pane, &[]);
+        assert_eq!(s["content"], json!(rows.join("\n")), "{ctx}: content");
+        assert_eq!(s["pane_in_mode"], json!(false));
+        assert_eq!(s["pane_mode"], Value::Null);
+        assert_eq!(s["scroll_position"], Value::Null);
+        assert!(s["history_size"].as_i64().unwrap() > 0, "{ctx}: {s}");
+        assert_eq!(s["history_limit"], json!(3000));
+        assert_eq!(s["pane_dead"], json!(false));
+        assert_eq!(s["alternate_on"], json!(false));
+        assert_eq!(s["content_truncated"], json!(false));
+        assert_eq!(s["content_truncated_lines"], json!(0));
+        assert_eq!(s["content_view"], json!("live"));
+        assert_eq!(s["is_caller"], Value::Null);
+        // The cursor sits on the prompt line, after "$ ".
+        let cy = s["cursor_y"].as_u64().unwrap() as usize;
+        assert!(
+            rows[cy].starts_with('$'),
+            "{ctx}: cursor row {cy}: {rows:?}"
+        );
+
+        // max_lines keeps the newest lines; truncation only in the fields.
+        let s = ok(
+            &servers,
+            "snapshot_pane",
+            json!({"pane_id": pane, "max_lines": 4}),
+        )
+        .await;
+        let k = rows.len() - 4;
+        assert_eq!(s["content"], json!(rows[k..].join("\n")), "{ctx}");
+        assert_eq!(s["content_truncated"], json!(true));
+        assert_eq!(s["content_truncated_lines"], json!(k));
+        for bad in [0, -2] {
+            let (t, k) = err(
+                &servers,
+                "snapshot_pane",
+                json!({"pane_id": pane, "max_lines": bad}),
+            )
+            .await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: {t}");
+        }
+
+        // Copy mode, scrolled up: pane_in_mode, pane_mode, scroll_position as tmux says.
+        server.tmux_ok(&["copy-mode", "-t", &pane]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "5", "scroll-up"]);
+        wait_until_true("scroll_position 5", DEADLINE, || {
+            cli_one(&server, &pane, "scroll_position") == "5"
+        });
+        let s = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        let row = cli_display(&server, &pane, &sv);
+        assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: copy mode"));
+        assert_eq!(s["pane_in_mode"], json!(true));
+        assert_eq!(s["pane_mode"], json!("copy-mode"));
+        assert_eq!(s["scroll_position"], json!(5));
+        // The content is the live screen, not the scrolled view.
+        assert_eq!(s["content"], json!(rows.join("\n")), "{ctx}: live content");
+        server.tmux_ok(&["send-keys", "-t", &pane, "-X", "cancel"]);
+
+        // The other pane (no history yet), and the alternate screen.
+        let other = cli_one(&server, "=snap:0.1", "pane_id");
+        let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
+        let row = cli_display(&server, &other, &sv);
+        assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: other pane"));
+        server.tmux_ok(&[
+            "send-keys",
+            "-t",
+            &other,
+            "-l",
+            "printf '\\033[?1049h'; printf ALT%sSCREEN X",
+        ]);
+        server.tmux_ok(&["send-keys", "-t", &other, "Enter"]);
+        wait_until_true("alternate screen", DEADLINE, || {
+            cli_one(&server, &other, "alternate_on") == "1"
+                && server.capture(&other, &[]).contains("ALTXSCREEN")
+        });
+        let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
+        let row = cli_display(&server, &other, &sv);
+        assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: alternate"));
+        assert_eq!(s["alternate_on"], json!(true));
+        assert_eq!(
+            s["content"],
+            json!(cli_rows(&server, &other, &[]).join("\n")),
+            "{ctx}"
+        );
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// display_message
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn display_message_expands_variables_and_refuses_other_syntax() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("disp").start();
+        server.tmux_ok(&["new-window", "-d", "-n", "second", "-t", "=disp:1"]);
+        wait_for_prompts(&server);
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let pane = cli_one(&server, "=disp:1", "pane_id");
+
+        let d = |fs: &str| json!({"pane_id": pane, "format_string": fs});
+        let got = ok(&servers, "display_message", d("#{pane_id} #{session_name}")).await;
+        let cli = server.tmux_ok(&[
+            "display-message",
+            "-p",
+            "-t",
+            &pane,
+            "#{pane_id} #{session_name}",
+        ]);
+        assert_eq!(got["result"], json!(cli.trim_end()), "{ctx}");
+        assert_eq!(got["result"], json!(format!("{pane} disp")));
+        let r = call(
+            &servers,
+            "display_message",
+            d("#{window_name}:#{window_index}"),
+        )
+        .await;
+        assert_eq!(text_of(&r), "second:1", "{ctx}: text content");
+
+        // Literal text stays literal: % (tmux would strftime it), quotes, UTF-8, ; and $.
+        for (fs, want) in [
+            ("100%", "100%".to_string()),
+            ("100% #{pane_id}", format!("100% {pane}")),
+            ("%H:%M %% %s", "%H:%M %% %s".to_string()),
+            (
+                "it's \"q\" ; $HOME ~ {x}",
+                "it's \"q\" ; $HOME ~ {x}".to_string(),
+            ),
+            ("é ü 日本 #{session_name}", "é ü 日本 disp".to_string()),
+            ("a#{no_such_variable_x}b", "ab".to_string()),
+            ("", String::new()),
+        ] {
+            let got = ok(&servers, "display_message", d(fs)).await;
+            assert_eq!(got["result"], json!(want), "{ctx}: {fs:?}");
+        }
+
+        // Anything but #{name} is refused before tmux sees it.
+        for fs in [
+            "#(id)",
+            "#{E:pane_id}",
+            "#{?pane_active,a,b}",
+            "##",
+            "x#",
+            "#{s/a/b/:pane_id}",
+        ] {
+            let (t, k) = err(&servers, "display_message", d(fs)).await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: {fs:?}: {t}");
+            assert!(t.contains("format_string"), "{t}");
+        }
+        // Missing format_string.
+        let (_, k) = err(&servers, "display_message", json!({"pane_id": pane})).await;
+        assert_eq!(k, "InvalidArgument");
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// search_panes
+// ---------------------------------------------------------------------------------------------
+
+/// Checks that a match's line numbers are real tmux line numbers: capturing `-J -S n -E
+/// n+rows-1` gives back the matched line.
+fn assert_line_numbers_real(server: &TestServer, m: &Value, ctx: &str) {
+    let pane = m["pane_id"].as_str().unwrap();
+    let lines = str_list(&m["matched_lines"]);
+    let nums: Vec<i64> = m["matched_line_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let rows: Vec<i64> = m["matched_line_rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), nums.len(), "{ctx}: {m}");
+    assert_eq!(lines.len(), rows.len(), "{ctx}: {m}");
+    for ((line, n), r) in lines.iter().zip(&nums).zip(&rows) {
+        assert!(*r >= 1);
+        let first = server.capture(pane, &["-J", "-S", &n.to_string(), "-E", &n.to_string()]);
+        assert!(
+            line.starts_with(first.trim_end_matches('\n').trim_end()),
+            "{ctx}: line {n} of {pane} is {first:?}, matched {line:?}"
+        );
+        let all = server.capture(
+            pane,
+            &["-J", "-S", &n.to_string(), "-E", &(n + r - 1).to_string()],
+        );
+        assert_eq!(
+            all.trim_end_matches('\n').trim_end(),
+            line,
+            "{ctx}: rows {n}..{} of {pane}",
+            n + r - 1
+        );
+        if *r == 1 {
+            assert!(
+                first.starts_with(line.as_str()),
+                "{ctx}: {first:?} vs {line:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_panes_covers_scrollback_with_real_line_numbers() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("srch")
+            .size(100, 30)
+            .history_limit(10000)
+            .start();
+        freeze_window_names(&server);
+        server.tmux_ok(&["split-window", "-d", "-h", "-t", "=srch:0"]);
+        wait_for_prompts(&server);
+        let p0 = cli_one(&server, "=srch:0.0", "pane_id");
+        let p1 = cli_one(&server, "=srch:0.1", "pane_id");
+        let width: usize = cli_one(&server, &p1, "pane_width").parse().unwrap();
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+
+        // A needle scrolled far into history (the typed text does not contain it).
+        run_in_pane(&server, &p0, "printf 'NEE%sDLE-far\\n' ''; seq 1 3000");
+        // A line in p1 that wraps once, and one that fits.
+        let long = width + 10;
+        run_in_pane(
+            &server,
+            &p1,
+            &format!(
+                "printf 'WRAP%sNEE%sDLE-%s\\n' '' '' \"$(printf 'w%.0s' $(seq 1 {}))\"; \
+                 printf 'NEE%sDLE-short\\n' ''",
+                long - 11
+            ),
+        );
+
+        let r = ok(&servers, "search_panes", json!({"pattern": "needle-"})).await;
+        assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: {r}");
+        assert_eq!(r["truncated"], json!(false));
+        assert_eq!(r["truncated_panes"], json!([]));
+        assert_eq!(r["offset"], json!(0));
+        assert_eq!(r["limit"], json!(500));
+        let m = r["matches"].as_array().unwrap();
+        assert_eq!(m[0]["pane_id"], json!(p0), "{ctx}: numeric pane order");
+        assert_eq!(m[1]["pane_id"], json!(p1));
+        assert_eq!(str_list(&m[0]["matched_lines"]), ["NEEDLE-far"], "{ctx}");
+        let far = m[0]["matched_line_numbers"][0].as_i64().unwrap();
+        assert!(far < -2900, "{ctx}: far into history: {far}");
+        assert_eq!(m[0]["matched_line_rows"], json!([1]));
+        assert_eq!(m[0]["matched_line_count"], json!(1));
+        assert_line_numbers_real(&server, &m[0], &ctx);
+        let l1 = str_list(&m[1]["matched_lines"]);
+        assert_eq!(l1.len(), 2, "{ctx}: {l1:?}");
+        assert!(
+            l1[0].starts_with("WRAPNEEDLE-www") && l1[0].len() == long,
+            "{ctx}: {l1:?}"
+        );
+        assert_eq!(l1[1], "NEEDLE-short");
+        assert_eq!(
+            m[1]["matched_line_rows"],
+            json!([2, 1]),
+            "{ctx}: wrapped once"
+        );
+        assert_line_numbers_real(&server, &m[1], &ctx);
+        // PaneContentMatch fields equal tmux's.
+        let mut mv = vars(MATCH_MAP);
+        mv.extend(vars(GEOMETRY_MAP));
+        for mm in m {
+            let row = cli_display(&server, mm["pane_id"].as_str().unwrap(), &mv);
+            let mut map = MATCH_MAP.to_vec();
+            map.extend_from_slice(GEOMETRY_MAP);
+            assert_same(mm, &row, &map, MATCH_EXTRA, &format!("{ctx}: match fields"));
+        }
+
+        // content_start / content_end narrow the range.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-far", "content_start": -10}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(0), "{ctx}: {r}");
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-far", "content_start": far, "content_end": far}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(1), "{ctx}: {r}");
+        assert_eq!(r["matches"][0]["matched_line_numbers"], json!([far]));
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-far", "content_end": far - 1}),
+        )
+        .await;
+        assert_eq!(
+            r["total_panes_matched"],
+            json!(0),
+            "{ctx}: end before the line"
+        );
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-far", "content_start": far - 5, "content_end": far + 5}),
+        )
+        .await;
+        assert_eq!(
+            r["matches"][0]["matched_line_numbers"],
+            json!([far]),
+            "{ctx}"
+        );
+        assert_line_numbers_real(&server, &r["matches"][0], &ctx);
+        // Only the screen: the wrapped needle (near the bottom) is found, the far one not.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE", "content_start": 0}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(1), "{ctx}: {r}");
+        assert_eq!(r["matches"][0]["pane_id"], json!(p1));
+        assert_line_numbers_real(&server, &r["matches"][0], &ctx);
+
+        // Out-of-range bounds are clamped as tmux clamps them; below INT_MIN is refused.
+        let whole = ok(&servers, "search_panes", json!({"pattern": "NEEDLE-"})).await;
+        let clamped = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-", "content_start": -1_000_000, "content_end": 500}),
+        )
+        .await;
+        assert_eq!(clamped, whole, "{ctx}: clamped bounds = the whole range");
+        let (t, k) = err(
+            &servers,
+            "search_panes",
+            json!({"pattern": "x", "content_start": -2_147_483_649_i64}),
+        )
+        .await;
+        assert_eq!(k, "InvalidArgument", "{ctx}: {t}");
+
+        // Case, regex, literal metacharacters.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "needle-far", "match_case": true}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(0), "{ctx}: match_case");
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "^NEEDLE-(far|short)$", "regex": true}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: regex {r}");
+        let r = ok(&servers, "search_panes", json!({"pattern": "NEEDLE-f.r"})).await;
+        assert_eq!(
+            r["total_panes_matched"],
+            json!(0),
+            "{ctx}: literal by default"
+        );
+        let (t, k) = err(
+            &servers,
+            "search_panes",
+            json!({"pattern": "(unclosed", "regex": true}),
+        )
+        .await;
+        assert_eq!(k, "InvalidPattern", "{ctx}: {t}");
+
+        // Scope by session.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "NEEDLE-far", "session_name": "srch"}),
+        )
+        .await;
+        assert_eq!(r["total_panes_matched"], json!(1));
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_panes_pagination_and_per_pane_cap() {
+    for bin in tmux_bins() {
+        let server = fixture(&bin);
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let mut panes = all_panes(&server);
+        // The token in every pane; 7 numbered lines in one pane.
+        for p in &panes {
+            run_in_pane(&server, p, "printf 'PAGE%sTOK\\n' ''");
+        }
+        let capped = panes[4].clone();
+        run_in_pane(
+            &server,
+            &capped,
+            "for i in 1 2 3 4 5 6 7; do printf 'CAP%sTOK-%s\\n' '' $i; done",
+        );
+        panes.sort_by_key(|p| pane_number(p));
+        assert!(panes.contains(&"%2".to_string()) && panes.contains(&"%10".to_string()));
+        let ids = |r: &Value| -> Vec<String> {
+            r["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["pane_id"].as_str().unwrap().to_string())
+                .collect()
+        };
+
+        // Everything on one page (limit null and the default 500): numeric order.
+        for args in [
+            json!({"pattern": "pagetok", "limit": null}),
+            json!({"pattern": "pagetok"}),
+        ] {
+            let r = ok(&servers, "search_panes", args.clone()).await;
+            assert_eq!(ids(&r), panes, "{ctx}: numeric order (%2 before %10)");
+            assert_eq!(r["total_panes_matched"], json!(11));
+            assert_eq!(r["truncated"], json!(false));
+            assert_eq!(r["truncated_panes"], json!([]));
+        }
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "pagetok", "limit": null}),
+        )
+        .await;
+        assert_eq!(r["limit"], Value::Null);
+        for m in r["matches"].as_array().unwrap() {
+            assert_line_numbers_real(&server, m, &ctx);
+        }
+
+        // Pages of 3.
+        let mut seen = Vec::new();
+        for offset in [0usize, 3, 6, 9, 12, 100] {
+            let r = ok(
+                &servers,
+                "search_panes",
+                json!({"pattern": "PAGETOK", "limit": 3, "offset": offset}),
+            )
+            .await;
+            let page: Vec<String> = panes.iter().skip(offset).take(3).cloned().collect();
+            let after: Vec<String> = panes.iter().skip(offset + 3).cloned().collect();
+            assert_eq!(ids(&r), page, "{ctx}: page at {offset}");
+            assert_eq!(
+                str_list(&r["truncated_panes"]),
+                after,
+                "{ctx}: truncated_panes are the panes after the page (offset {offset})"
+            );
+            assert_eq!(r["truncated"], json!(!after.is_empty()), "{ctx}: {offset}");
+            assert_eq!(r["total_panes_matched"], json!(11));
+            assert_eq!(r["offset"], json!(offset));
+            assert_eq!(r["limit"], json!(3));
+            seen.extend(page);
+        }
+        assert_eq!(seen, panes, "{ctx}: the pages cover every pane once");
+
+        // Per-pane cap keeps the newest lines; the count is before the cap.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "CAPTOK-", "max_matched_lines_per_pane": 3}),
+        )
+        .await;
+        assert_eq!(ids(&r), std::slice::from_ref(&capped), "{ctx}");
+        let m = &r["matches"][0];
+        assert_eq!(
+            str_list(&m["matched_lines"]),
+            ["CAPTOK-5", "CAPTOK-6", "CAPTOK-7"],
+            "{ctx}: the newest lines"
+        );
+        assert_eq!(m["matched_line_count"], json!(7));
+        assert_eq!(r["truncated"], json!(true), "{ctx}: the cap sets truncated");
+        assert_eq!(r["truncated_panes"], json!([]));
+        assert_line_numbers_real(&server, m, &ctx);
+        let r = ok(&servers, "search_panes", json!({"pattern": "CAPTOK-"})).await;
+        assert_eq!(r["matches"][0]["matched_line_count"], json!(7));
+        assert_eq!(str_list(&r["matches"][0]["matched_lines"]).len(), 7);
+        assert_eq!(r["truncated"], json!(false));
+
+        // Bad paging arguments are refused (the reference misbehaved on each).
+        for args in [
+            json!({"pattern": "x", "limit": 0}),
+            json!({"pattern": "x", "limit": -1}),
+            json!({"pattern": "x", "offset": -1}),
+            json!({"pattern": "x", "max_matched_lines_per_pane": 0}),
+            json!({"pattern": "x", "max_matched_lines_per_pane": -5}),
+            json!({"pattern": "x", "limit": "3"}),
+        ] {
+            let (t, k) = err(&servers, "search_panes", args.clone()).await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: {args}: {t}");
+        }
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_for_bad_arguments_and_missing_targets() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("errs").start();
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let required = |tool: &str| -> Map<String, Value> {
+            let mut m = Map::new();
+            match tool {
+                "search_panes" => {
+                    m.insert("pattern".into(), json!("x"));
+                }
+                "display_message" => {
+                    m.insert("format_string".into(), json!("#{pane_id}"));
+                }
+                _ => {}
+            }
+            m
+        };
+        let all_tools = [
+            "list_sessions",
+            "list_windows",
+            "list_panes",
+            "get_server_info",
+            "get_session_info",
+            "get_window_info",
+            "get_pane_info",
+            "capture_pane",
+            "snapshot_pane",
+            "display_message",
+            "search_panes",
+        ];
+        // Unknown arguments: InvalidArgument, with the wait_for_previous hint.
+        for tool in all_tools {
+            let mut a = required(tool);
+            a.insert("bogus_argument".into(), json!(1));
+            let r = call(&servers, tool, Value::Object(a)).await;
+            let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
+            assert_eq!(k, "InvalidArgument", "{ctx}: {tool}: {t}");
+            assert!(t.contains("bogus_argument"), "{ctx}: {tool}: {t}");
+            assert_eq!(r["_meta"]["expected"], json!(true));
+            let mut a = required(tool);
+            a.insert("wait_for_previous".into(), json!(true));
+            let r = call(&servers, tool, Value::Object(a)).await;
+            let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
+            assert_eq!(k, "InvalidArgument");
+            assert!(t.contains("wait_for_previous"), "{t}");
+            assert!(suggestion_of(&r).contains("retry without it"), "{r}");
+        }
+        // Missing objects: NotFound with a suggestion.
+        for tool in ["capture_pane", "snapshot_pane"] {
+            let mut a = required(tool);
+            a.insert("pane_id".into(), json!("%999"));
+            let r = call(&servers, tool, Value::Object(a)).await;
+            let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
+            assert_eq!(k, "NotFound", "{ctx}: {tool}: {t}");
+            assert!(t.contains("%999"), "{ctx}: {tool}: {t}");
+            assert!(suggestion_of(&r).contains("list_panes"), "{ctx}: {r}");
+            assert_eq!(r["_meta"]["expected"], json!(true));
+        }
+        for (tool, args) in [
+            ("list_panes", json!({"window_id": "@999"})),
+            ("list_windows", json!({"session_id": "$999"})),
+            (
+                "list_panes",
+                json!({"session_name": "errs", "window_index": 77}),
+            ),
+            (
+                "search_panes",
+                json!({"pattern": "x", "session_id": "$999"}),
+            ),
+            ("capture_pane", json!({"window_id": "@999"})),
+            ("snapshot_pane", json!({"session_id": "$999"})),
+        ] {
+            let (t, k) = err(&servers, tool, args.clone()).await;
+            assert_eq!(k, "NotFound", "{ctx}: {tool} {args}: {t}");
+        }
+        // Malformed ids and wrong types: InvalidArgument, nothing sent to tmux.
+        for (tool, args) in [
+            ("get_pane_info", json!({"pane_id": "3"})),
+            ("get_pane_info", json!({"pane_id": "@3"})),
+            ("get_window_info", json!({"window_id": "%1"})),
+            ("get_session_info", json!({"session_id": "main"})),
+            ("get_session_info", json!({"session_name": ""})),
+            (
+                "list_panes",
+                json!({"session_name": "errs", "window_index": -1}),
+            ),
+            ("capture_pane", json!({"max_lines": "ten"})),
+            ("capture_pane", json!({"start": "-"})),
+            ("search_panes", json!({})),
+            ("display_message", json!({})),
+        ] {
+            let (t, k) = err(&servers, tool, args.clone()).await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: {tool} {args}: {t}");
+        }
+        // Unknown tool name: an error result, not a panic or a protocol error.
+        let r = call(&servers, "no_such_tool", json!({})).await;
+        let (t, _) = assert_error_shape(&r, "no_such_tool");
+        assert!(t.contains("no_such_tool"), "{t}");
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_on_a_server_without_sessions_and_without_a_server() {
+    for bin in tmux_bins() {
+        let mut server = TestServer::builder(&bin).session("gone").start();
+        server.tmux_ok(&["set", "-g", "exit-empty", "off"]);
+        server.tmux_ok(&["kill-session", "-t", "=gone"]);
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let info = ok(&servers, "get_server_info", json!({})).await;
+        assert_eq!(info["is_alive"], json!(true), "{ctx}: {info}");
+        assert_eq!(info["session_count"], json!(0));
+        assert_eq!(info["version"], json!(bin.label));
+        let s = ok(&servers, "list_sessions", json!({})).await;
+        assert_eq!(s["result"], json!([]), "{ctx}");
+        let (t, k) = err(&servers, "get_pane_info", json!({})).await;
+        assert_eq!(k, "NotFound", "{ctx}: {t}");
+        assert!(server.is_alive());
+
+        server.kill();
+        let want = format!("no tmux server running on {}", server.socket.display());
+        let info = ok(&servers, "get_server_info", json!({})).await;
+        assert_eq!(info["is_alive"], json!(false), "{ctx}: {info}");
+        for tool in ["list_sessions", "list_panes", "capture_pane"] {
+            let r = call(&servers, tool, json!({})).await;
+            let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
+            assert_eq!(k, "NoServer", "{ctx}: {tool}: {t}");
+            assert!(t.starts_with(&want), "{ctx}: {tool}: {t}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quoting, odd names, concurrency
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_names_and_paths_round_trip() {
+    let session = "it's a #1 \"s\" ;x $HOME ~";
+    let window = "w|in \"q\" #{pane_id} 'x' ; é";
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        freeze_window_names(&server);
+        // Arguments reach tmux unparsed from the CLI; tmuxwire must quote them itself.
+        let out = server.tmux(&["new-session", "-d", "-s", session, "-x", "80", "-y", "24"]);
+        if !out.status.success() {
+            panic!("new-session: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        server.tmux_ok(&["kill-session", "-t", "=main"]);
+        server.tmux_ok(&["set", "-g", "automatic-rename", "off"]);
+        let sid = server
+            .tmux_ok(&["list-sessions", "-F", "#{session_id}"])
+            .trim()
+            .to_string();
+        // The name as tmux stored it (3.3a stores `$` as `\$`).
+        let stored = server
+            .tmux_ok(&["list-sessions", "-F", "#{session_name}"])
+            .trim_end()
+            .to_string();
+        let session = stored.as_str();
+        assert!(session.starts_with("it's a #1 \"s\" ;x "), "{session:?}");
+        server.tmux_ok(&["rename-window", "-t", &format!("{sid}:"), window]);
+        let pane = cli_one(&server, &format!("{sid}:"), "pane_id");
+        server.wait_for_text(&pane, "$", DEADLINE);
+        // rename-window expands formats (#{pane_id}); compare with what tmux stored.
+        let stored_window = cli_one(&server, &pane, "window_name");
+        let window = stored_window.as_str();
+        assert!(window.starts_with("w|in \"q\" %"), "{window:?}");
+        // A working directory with a space, a line break, the record/field separators
+        // tmuxwire uses internally (U+241E, U+241F) and UTF-8.
+        let base = tempfile::Builder::new()
+            .prefix("tmuxwire-odd-")
+            .tempdir_in("/tmp")
+            .expect("temp dir");
+        let dir = base.path().join("a b\n\u{241f}x\u{241e}y é");
+        std::fs::create_dir(&dir).expect("mkdir");
+        let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
+        run_in_pane(
+            &server,
+            &pane,
+            &format!("cd {quoted}; printf 'lit %s\\n' '#{{pane_id}} }} [x] *?'"),
+        );
+        wait_until_true("pane_current_path follows cd", DEADLINE, || {
+            cli_one(&server, &pane, "pane_current_path") == dir.display().to_string()
+        });
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+
+        let s = ok(
+            &servers,
+            "get_session_info",
+            json!({"session_name": session}),
+        )
+        .await;
+        assert_eq!(s["session_name"], json!(session), "{ctx}: {s}");
+        assert_eq!(s["session_id"], json!(sid));
+        let w = ok(&servers, "list_windows", json!({"session_name": session})).await;
+        assert_eq!(w["result"][0]["window_name"], json!(window), "{ctx}: {w}");
+        assert_eq!(
+            w["result"][0]["window_name"],
+            json!(cli_one(&server, &pane, "window_name"))
+        );
+        for p in [
+            ok(&servers, "get_pane_info", json!({"session_name": session})).await,
+            ok(&servers, "list_panes", json!({})).await["result"][0].clone(),
+        ] {
+            assert_eq!(p["pane_id"], json!(pane), "{ctx}: {p}");
+            assert_eq!(
+                p["pane_current_path"],
+                json!(dir.display().to_string()),
+                "{ctx}: path with separators and a line break"
+            );
+            assert_eq!(p["session_name"], json!(session));
+            assert_eq!(p["window_name"], json!(window));
+        }
+        let sn = ok(&servers, "snapshot_pane", json!({"session_name": session})).await;
+        assert_eq!(
+            sn["pane_current_path"],
+            json!(dir.display().to_string()),
+            "{ctx}"
+        );
+
+        // display_message with a line break: same as the CLI.
+        let fs = "a\nb #{pane_current_path}";
+        let d = ok(
+            &servers,
+            "display_message",
+            json!({"pane_id": pane, "format_string": fs}),
+        )
+        .await;
+        let cli = server.tmux_ok(&["display-message", "-p", "-t", &pane, fs]);
+        assert_eq!(d["result"], json!(cli.strip_suffix('\n').unwrap()), "{ctx}");
+
+        // A literal pattern with tmux format and glob characters.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "lit #{pane_id} } [x] *?"}),
+        )
+        .await;
+        let lines = str_list(&r["matches"][0]["matched_lines"]);
+        assert!(
+            lines.contains(&"lit #{pane_id} } [x] *?".to_string()),
+            "{ctx}: {lines:?}"
+        );
+        assert_line_numbers_real(&server, &r["matches"][0], &ctx);
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_tool_calls_get_their_own_answers() {
+    for bin in tmux_bins() {
+        let server = fixture(&bin);
+        let servers = servers_for(&server);
+        let panes = all_panes(&server);
+        for p in &panes {
+            run_in_pane(&server, p, &format!("printf 'ID%s-%s\\n' '' '{p}'"));
+        }
+        let ctx = format!("tmux {}", bin.label);
+        let futs = (0..120).map(|i| {
+            let servers = servers.clone();
+            let p = panes[i % panes.len()].clone();
+            async move {
+                let r = match i % 4 {
+                    0 => {
+                        call(
+                            &servers,
+                            "display_message",
+                            json!({"pane_id": p, "format_string": "#{pane_id}"}),
+                        )
+                        .await
+                    }
+                    1 => call(&servers, "get_pane_info", json!({"pane_id": p})).await,
+                    2 => call(&servers, "capture_pane", json!({"pane_id": p})).await,
+                    _ => {
+                        call(
+                            &servers,
+                            "search_panes",
+                            json!({"pattern": format!("ID-{p}")}),
+                        )
+                        .await
+                    }
+                };
+                (i, p, r)
+            }
+        });
+        let results = within("120 concurrent tool calls", futures::future::join_all(futs)).await;
+        for (i, p, r) in results {
+            assert_ne!(
+                r["isError"],
+                json!(true),
+                "{ctx}: call {i}: {}",
+                text_of(&r)
+            );
+            let sc = &r["structuredContent"];
+            match i % 4 {
+                0 => assert_eq!(sc["result"], json!(p), "{ctx}: call {i}"),
+                1 => assert_eq!(sc["pane_id"], json!(p), "{ctx}: call {i}"),
+                2 => {
+                    assert_eq!(sc["pane_id"], json!(p), "{ctx}: call {i}");
+                    assert!(
+                        sc["result"].as_str().unwrap().contains(&format!("ID-{p}")),
+                        "{ctx}: call {i}: {sc}"
+                    );
+                }
+                _ => {
+                    // "ID-%1" is also a prefix of "ID-%10": compare exact lines.
+                    let hits: Vec<String> = sc["matches"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|m| str_list(&m["matched_lines"]).contains(&format!("ID-{p}")))
+                        .map(|m| m["pane_id"].as_str().unwrap().to_string())
+                        .collect();
+                    assert_eq!(hits, std::slice::from_ref(&p), "{ctx}: call {i}: {sc}");
+                }
+            }
+        }
+        assert!(server.is_alive());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bugs found by these tests (ignored until fixed; each must fail while its bug exists)
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn missing_targets_are_not_found_in_info_tools_and_display_message() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("build-x").start();
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let mut failures = Vec::new();
+        for (tool, args) in [
+            ("get_pane_info", json!({"pane_id": "%999"})),
+            ("get_pane_info", json!({"window_id": "@999"})),
+            ("get_pane_info", json!({"session_id": "$999"})),
+            ("get_pane_info", json!({"session_name": "build"})),
+            ("get_window_info", json!({"window_id": "@999"})),
+            ("get_window_info", json!({"session_name": "build"})),
+            (
+                "get_window_info",
+                json!({"session_name": "build", "window_index": 0}),
+            ),
+            ("get_session_info", json!({"session_id": "$999"})),
+            ("get_session_info", json!({"session_name": "build"})),
+            (
+                "display_message",
+                json!({"pane_id": "%999", "format_string": "#{pane_id}"}),
+            ),
+            (
+                "display_message",
+                json!({"session_name": "build", "format_string": "#{session_name}"}),
+            ),
+        ] {
+            let r = call(&servers, tool, args.clone()).await;
+            if r["isError"] != json!(true) || r["_meta"]["error_type"] != json!("NotFound") {
+                failures.push(format!("{tool} {args} -> {}", text_of(&r)));
+            } else {
+                assert!(!text_of(&r).contains("build-x"));
+                assert!(suggestion_of(&r).contains("list_"), "{r}");
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{ctx}: missing targets must be NotFound errors, got:\n{}",
+            failures.join("\n")
+        );
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn window_index_out_of_range_is_not_found() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("idx").start();
+        let servers = servers_for(&server);
+        let current = cli_one(&server, "=idx:", "window_id");
+        let r = call(
+            &servers,
+            "get_window_info",
+            json!({"session_name": "idx", "window_index": 77}),
+        )
+        .await;
+        assert_eq!(
+            r["isError"],
+            json!(true),
+            "tmux {}: window 77 does not exist, but got window {} (the current one is {current})",
+            bin.label,
+            r["structuredContent"]["window_id"]
+        );
+        assert_eq!(r["_meta"]["error_type"], json!("NotFound"));
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn listings_on_a_server_without_sessions_are_empty() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("gone").start();
+        server.tmux_ok(&["set", "-g", "exit-empty", "off"]);
+        server.tmux_ok(&["kill-session", "-t", "=gone"]);
+        let servers = servers_for(&server);
+        let ctx = format!("tmux {}", bin.label);
+        // list_sessions already answers [] here; the other listings should agree.
+        let s = ok(&servers, "list_sessions", json!({})).await;
+        assert_eq!(s["result"], json!([]), "{ctx}");
+        let w = ok(&servers, "list_windows", json!({})).await;
+        assert_eq!(w["result"], json!([]), "{ctx}");
+        let p = ok(&servers, "list_panes", json!({})).await;
+        assert_eq!(p["result"], json!([]), "{ctx}");
+        let r = ok(&servers, "search_panes", json!({"pattern": "x"})).await;
+        assert_eq!(r["total_panes_matched"], json!(0), "{ctx}");
+        assert_eq!(r["matches"], json!([]), "{ctx}");
+        assert!(server.is_alive());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+
+async fn window_layout_matches_the_cli_on_every_version() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("lay")
+            .size(100, 30)
+            .start();
+        server.tmux_ok(&["split-window", "-d", "-h", "-t", "=lay:0"]);
+        let servers = servers_for(&server);
+        let w = ok(&servers, "get_window_info", json!({"session_name": "lay"})).await;
+        let cli = cli_one(&server, "=lay:", "window_layout");
+        assert_eq!(
+            w["window_layout"],
+            json!(cli),
+            "tmux {}: window_layout differs from `tmux display -p '#{{window_layout}}'`",
+            bin.label
+        );
+        let l = ok(&servers, "list_windows", json!({})).await;
+        assert_eq!(
+            l["result"][0]["window_layout"],
+            json!(cli),
+            "tmux {}",
+            bin.label
+        );
+        assert!(server.is_alive());
+    }
+}

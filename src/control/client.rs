@@ -369,7 +369,14 @@ impl Client {
                 Error::Closed { reason } => reason,
                 other => other.to_string(),
             };
-            return cmds.iter().map(|_| Err(Error::Closed { reason: reason.clone() })).collect();
+            return cmds
+                .iter()
+                .map(|_| {
+                    Err(Error::Closed {
+                        reason: reason.clone(),
+                    })
+                })
+                .collect();
         }
         let mut out = Vec::with_capacity(cmds.len());
         for (c, r) in cmds.iter().zip(receivers) {
@@ -458,7 +465,14 @@ async fn writer(
             }
         }
         if let Err(e) = write.write_all(&buf).await {
-            shared.end(format!("writing to tmux failed: {e}"));
+            // The server went away; prefer what it said on the imsg side
+            // (shutdown, exit message) over the bare write error.
+            if shared.lock_state().imsg_end.is_none() {
+                let wait = shared.imsg_done.notified();
+                let _ = tokio::time::timeout(Duration::from_millis(300), wait).await;
+            }
+            let why = shared.lock_state().imsg_end.as_ref().map(|r| r.to_string());
+            shared.end(why.unwrap_or_else(|| format!("writing to tmux failed: {e}")));
             return;
         }
         if detach {

@@ -315,8 +315,11 @@ impl Tmux {
                     return answers
                         .into_iter()
                         .map(|a| {
-                            a.map(|b| Output { ok: b.ok, body: b.body })
-                                .map_err(Error::from)
+                            a.map(|b| Output {
+                                ok: b.ok,
+                                body: b.body,
+                            })
+                            .map_err(Error::from)
                         })
                         .collect();
                 }

@@ -90,11 +90,46 @@ fn template_cmd(name: &str, fields: &[&str]) -> Command {
     Command::new(name).opt("-F", format::template(fields))
 }
 
-fn display(target: &Target, fields: &[&str]) -> Command {
-    Command::new("display-message")
-        .arg("-p")
-        .target(target, TargetKind::Pane)
-        .arg(format::template(fields))
+/// The `list-panes` command that prints `format` for exactly one pane:
+/// the pane itself for a pane id, else the active pane of the window (or
+/// of the session's current window).
+///
+/// Not `display-message -t`: that command lets a missing target pass
+/// silently (`CMD_FIND_CANFAIL`) and prints an empty expansion; it also
+/// runs its template through `strftime()`. `list-panes -t` fails with
+/// "can't find pane" and prints `%` literally.
+fn pane_lookup(target: &Target, format: String) -> Command {
+    let filter = match target {
+        // Ids are validated digits: safe inside a format.
+        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+        _ => "#{pane_active}".to_string(),
+    };
+    Command::new("list-panes")
+        .target(target, TargetKind::Window)
+        .opt("-f", filter)
+        .opt("-F", format)
+}
+
+/// The `list-windows` command that prints `fields` for exactly one window:
+/// a window by id or index, else the session's current window.
+fn window_lookup(target: &Target, fields: &[&str]) -> Command {
+    let (session, filter) = match target {
+        Target::Window(w) => (target.clone(), format!("#{{==:#{{window_id}},{w}}}")),
+        Target::WindowIndex { session, index } => (
+            session.as_ref().clone(),
+            format!("#{{==:#{{window_index}},{index}}}"),
+        ),
+        _ => (target.clone(), "#{window_active}".to_string()),
+    };
+    template_cmd("list-windows", fields)
+        .target(&session, TargetKind::Session)
+        .opt("-f", filter)
+}
+
+/// Errors that mean "there is nothing to list" on a server without
+/// sessions (`list-panes -a` there says "no current target").
+fn is_empty_server(e: &Error) -> bool {
+    matches!(e, Error::NotFound(m) if m.contains("no current") || m.contains("no sessions"))
 }
 
 /// Splits captured text into lines (without their `\n`).
@@ -165,9 +200,31 @@ impl Tmux {
             return Ok(Target::Session(s));
         }
         if let Some(n) = &sel.session_name {
-            return Ok(Target::SessionName(n.clone()));
+            return Ok(Target::Session(self.session_id_by_name(n).await?));
         }
         Ok(Target::Session(self.default_session().await?))
+    }
+
+    /// The id of the session named exactly `name`.
+    ///
+    /// Matched here rather than with tmux's `-t =name`, because a name can
+    /// contain what tmux's target syntax gives meaning to (`:`, `.`, a
+    /// leading `$`, `@` or `%`) on versions that allow it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when no session has that name.
+    pub async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
+        let fields = ["session_id", "session_name"];
+        let cmd = template_cmd("list-sessions", &fields);
+        let recs = match self.records(&cmd, fields.len()).await {
+            Err(e) if is_empty_server(&e) => Vec::new(),
+            other => other?,
+        };
+        recs.iter()
+            .filter(|r| r.str(1) == name)
+            .find_map(|r| r.str(0).parse().ok())
+            .ok_or_else(|| Error::NotFound(format!("can't find session: {name}")))
     }
 
     /// Every session.
@@ -200,7 +257,10 @@ impl Tmux {
             Some(t) => cmd.target(t, TargetKind::Session),
             None => cmd.arg("-a"),
         };
-        let recs = self.records(&cmd, WindowInfo::FIELDS.len()).await?;
+        let recs = match self.records(&cmd, WindowInfo::FIELDS.len()).await {
+            Err(e) if session.is_none() && is_empty_server(&e) => Vec::new(),
+            other => other?,
+        };
         Ok(recs.iter().map(WindowInfo::from_record).collect())
     }
 
@@ -234,15 +294,19 @@ impl Tmux {
             PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
             PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
         };
-        self.records(&cmd, fields.len()).await
+        match self.records(&cmd, fields.len()).await {
+            Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
+            other => other,
+        }
     }
 
-    async fn one(&self, target: &Target, fields: &[&str]) -> Result<Record, Error> {
-        self.records(&display(target, fields), fields.len())
+    /// The one record `cmd` must print, or [`Error::NotFound`].
+    async fn one(&self, cmd: &Command, fields: &[&str], target: &Target) -> Result<Record, Error> {
+        self.records(cmd, fields.len())
             .await?
             .into_iter()
             .next()
-            .ok_or_else(|| Error::NotFound(format!("tmux returned nothing for {target}")))
+            .ok_or_else(|| Error::NotFound(format!("can't find {target}")))
     }
 
     /// One session.
@@ -251,7 +315,11 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when it does not exist.
     pub async fn session_info(&self, target: &Target) -> Result<SessionInfo, Error> {
-        let r = self.one(target, SessionInfo::FIELDS).await?;
+        // The session's fields, read through its current window.
+        let cmd = template_cmd("list-windows", SessionInfo::FIELDS)
+            .target(target, TargetKind::Session)
+            .opt("-f", "#{window_active}");
+        let r = self.one(&cmd, SessionInfo::FIELDS, target).await?;
         let own = self.own_session().await.map(|s| s.to_string());
         Ok(SessionInfo::from_record(&r, own.as_deref()))
     }
@@ -262,8 +330,9 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when it does not exist.
     pub async fn window_info(&self, target: &Target) -> Result<WindowInfo, Error> {
+        let cmd = window_lookup(target, WindowInfo::FIELDS);
         Ok(WindowInfo::from_record(
-            &self.one(target, WindowInfo::FIELDS).await?,
+            &self.one(&cmd, WindowInfo::FIELDS, target).await?,
         ))
     }
 
@@ -273,7 +342,8 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when it does not exist.
     pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
-        let r = self.one(target, PaneInfo::FIELDS).await?;
+        let cmd = pane_lookup(target, format::template(PaneInfo::FIELDS));
+        let r = self.one(&cmd, PaneInfo::FIELDS, target).await?;
         Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
     }
 
@@ -367,9 +437,20 @@ impl Tmux {
             .opt_if("-E", opts.end.map(|e| e.to_string()))
             .target(target, TargetKind::Pane);
         // One write: the state and the text describe the same moment.
-        let mut out = self.run_all(&[display(target, CAPTURE_META), cap]).await?.into_iter();
-        let meta = out.next().map(|o| o.into_result()).transpose()?.unwrap_or_default();
-        let body = out.next().map(|o| o.into_result()).transpose()?.unwrap_or_default();
+        let mut out = self
+            .run_all(&[pane_lookup(target, format::template(CAPTURE_META)), cap])
+            .await?
+            .into_iter();
+        let meta = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
+        let body = out
+            .next()
+            .map(|o| o.into_result())
+            .transpose()?
+            .unwrap_or_default();
         let meta = format::records(&meta, CAPTURE_META.len())
             .into_iter()
             .next()
@@ -420,7 +501,10 @@ impl Tmux {
             .arg("-p")
             .target(target, TargetKind::Pane);
         let mut out = self
-            .run_all(&[display(target, PaneSnapshot::FIELDS), cap])
+            .run_all(&[
+                pane_lookup(target, format::template(PaneSnapshot::FIELDS)),
+                cap,
+            ])
             .await?
             .into_iter();
         let meta = out
@@ -453,23 +537,24 @@ impl Tmux {
         Ok(snap)
     }
 
-    /// Expands a tmux format for a pane (`display-message -p`). The
-    /// format must already be checked by the caller; `%` is escaped so
-    /// tmux's `strftime()` pass leaves it literal.
+    /// Expands a tmux format for a pane, as `display-message -p` would but
+    /// without its `strftime()` pass (so `%` stays literal) and with an
+    /// error for a missing pane (see [`pane_lookup`]). The format must
+    /// already be checked by the caller.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`] for a missing pane; connection errors.
     pub async fn display(&self, target: &Target, checked_format: &str) -> Result<String, Error> {
-        let fmt = checked_format.replace('%', "%%");
-        let cmd = Command::new("display-message")
-            .arg("-p")
-            .target(target, TargetKind::Pane)
-            .arg(fmt);
-        let out = self.run(&cmd).await?;
+        let out = self
+            .run(&pane_lookup(target, checked_format.to_string()))
+            .await?;
         let text = out.text();
         if !out.ok {
             return Err(Error::from_tmux(&text));
+        }
+        if out.body.is_empty() {
+            return Err(Error::NotFound(format!("can't find {target}")));
         }
         Ok(text)
     }

@@ -178,6 +178,12 @@ async fn handshake(
     }
     let id = Identity::for_this_process(flags, "screen");
     let mut argv = vec!["attach-session".to_string(), "-E".to_string()];
+    // tmux 3.8 prints JSON layouts, but sends control clients the old
+    // format unless they ask; ask, so `#{window_layout}` matches the CLI.
+    if version.release().is_some_and(|v| v >= (3, 8)) {
+        argv.push("-f".into());
+        argv.push("new-layouts".into());
+    }
     if let Some(t) = &opts.attach_target {
         argv.push("-t".into());
         argv.push(t.clone());
@@ -288,7 +294,14 @@ impl ImsgSide {
             match self.handle(&m).await {
                 Step::Continue => {}
                 Step::Detached(s) => detached = Some(s),
-                Step::End(r) => return r,
+                // After MSG_DETACH the server's MSG_EXITED is the
+                // expected answer; the detach is the reason to report.
+                Step::End(r) => {
+                    return match (detached, r) {
+                        (Some(s), EndReason::Exit { .. }) => EndReason::Detached(s),
+                        (_, r) => r,
+                    };
+                }
             }
         }
     }
