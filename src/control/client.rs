@@ -35,7 +35,7 @@ use super::command::{Blocks, Command};
 use super::id::SessionId;
 use super::notify::Notification;
 use super::parse::{Block, Event, Parser};
-use crate::wire::{ControlTransport, EndReason, TmuxVersion};
+use crate::wire::{ControlTransport, EndReason, Framing, TmuxVersion};
 
 /// Options for a [`Client`].
 #[derive(Clone, Debug)]
@@ -157,6 +157,7 @@ pub struct Client {
 struct Info {
     path: PathBuf,
     version: TmuxVersion,
+    framing: Framing,
     timeout: Duration,
     fence_seq: AtomicU64,
 }
@@ -183,9 +184,9 @@ impl Client {
         let ControlTransport {
             path,
             version,
+            framing,
             control,
             imsg,
-            ..
         } = transport;
         let (notifications, _) = broadcast::channel(opts.notification_capacity.max(16));
         let shared = Arc::new(Shared {
@@ -213,6 +214,7 @@ impl Client {
         let info = Arc::new(Info {
             path,
             version,
+            framing,
             timeout: opts.request_timeout,
             fence_seq: AtomicU64::new(0),
         });
@@ -240,6 +242,11 @@ impl Client {
     /// The server's version.
     pub fn version(&self) -> &TmuxVersion {
         &self.info.version
+    }
+
+    /// The imsg header layout in use on the server socket.
+    pub fn framing(&self) -> Framing {
+        self.info.framing
     }
 
     /// The session this control client is attached to, if tmux said.

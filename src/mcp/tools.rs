@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{self, *};
 use super::filters::Filters;
+use crate::control::Target;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::{
     CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
@@ -295,6 +296,72 @@ fn server(servers: &Servers, socket_name: &Option<String>) -> Result<Arc<Tmux>, 
     servers.get(socket_name.as_deref())
 }
 
+/// The libtmux-mcp targeting arguments of one call.
+struct Targeting<'a> {
+    socket_name: &'a Option<String>,
+    pane_id: &'a Option<String>,
+    window_id: &'a Option<String>,
+    window_index: Option<i64>,
+    session_id: &'a Option<String>,
+    session_name: &'a Option<String>,
+}
+
+impl Targeting<'_> {
+    fn selector(&self) -> Result<Selector, Error> {
+        selector(
+            self.pane_id,
+            self.window_id,
+            self.window_index,
+            self.session_id,
+            self.session_name,
+        )
+    }
+
+    /// The server and the pane the arguments name (or the default pane).
+    async fn pane(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = server(servers, self.socket_name)?;
+        let target = t.resolve_pane(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// The server and the window the arguments name.
+    async fn window(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = server(servers, self.socket_name)?;
+        let target = t.resolve_window(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// The server and the session the arguments name.
+    async fn session(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = server(servers, self.socket_name)?;
+        let target = t.resolve_session(&sel).await?;
+        Ok((t, target))
+    }
+}
+
+/// Targeting from an args struct's fields; missing kinds are `None`.
+macro_rules! targeting {
+    ($a:expr $(, $field:ident)*) => {{
+        #[allow(unused_mut)]
+        let mut t = Targeting {
+            socket_name: &$a.socket_name,
+            pane_id: &None,
+            window_id: &None,
+            window_index: None,
+            session_id: &$a.session_id,
+            session_name: &$a.session_name,
+        };
+        $(targeting!(@set t, $a, $field);)*
+        t
+    }};
+    (@set $t:ident, $a:expr, pane_id) => { $t.pane_id = &$a.pane_id; };
+    (@set $t:ident, $a:expr, window_id) => { $t.window_id = &$a.window_id; };
+    (@set $t:ident, $a:expr, window_index) => { $t.window_index = $a.window_index; };
+}
+
 async fn run(
     servers: &Servers,
     name: &str,
@@ -308,24 +375,20 @@ async fn run(
         }
         "list_windows" => {
             let a: ListWindowsArgs = parse(args)?;
+            let targeting = targeting!(a);
+            let sel = targeting.selector()?;
             let t = server(servers, &a.socket_name)?;
-            let sel = selector(&None, &None, None, &a.session_id, &a.session_name)?;
-            let scope = match (&sel.session_id, &sel.session_name) {
-                (None, None) => None,
-                _ => Some(t.resolve_session(&sel).await?),
+            let scope = if sel == Selector::default() {
+                None
+            } else {
+                Some(t.resolve_session(&sel).await?)
             };
             list(&t.list_windows(scope.as_ref()).await?, a.filters.as_ref())
         }
         "list_panes" => {
             let a: ListPanesArgs = parse(args)?;
+            let sel = targeting!(a, window_id, window_index).selector()?;
             let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &None,
-                &a.window_id,
-                a.window_index,
-                &a.session_id,
-                &a.session_name,
-            )?;
             let scope = if sel.window_id.is_some() || sel.window_index.is_some() {
                 PaneScope::Window(t.resolve_window(&sel).await?)
             } else if sel.session_id.is_some() || sel.session_name.is_some() {
@@ -343,35 +406,19 @@ async fn run(
         }
         "get_session_info" => {
             let a: SessionArgs = parse(args)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(&None, &None, None, &a.session_id, &a.session_name)?;
-            let target = t.resolve_session(&sel).await?;
+            let (t, target) = targeting!(a).session(servers).await?;
             Ok(object(&t.session_info(&target).await?))
         }
         "get_window_info" => {
             let a: WindowArgs = parse(args)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &None,
-                &a.window_id,
-                a.window_index,
-                &a.session_id,
-                &a.session_name,
-            )?;
-            let target = t.resolve_window(&sel).await?;
+            let (t, target) = targeting!(a, window_id, window_index)
+                .window(servers)
+                .await?;
             Ok(object(&t.window_info(&target).await?))
         }
         "get_pane_info" => {
             let a: PaneArgs = parse(args)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &a.pane_id,
-                &a.window_id,
-                None,
-                &a.session_id,
-                &a.session_name,
-            )?;
-            let target = t.resolve_pane(&sel).await?;
+            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
             Ok(object(&t.pane_info(&target).await?))
         }
         "capture_pane" => {
@@ -379,15 +426,7 @@ async fn run(
             let max_lines = args::positive("max_lines", a.max_lines)?;
             let start = args::line("start", a.start)?;
             let end = args::line("end", a.end)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &a.pane_id,
-                &a.window_id,
-                None,
-                &a.session_id,
-                &a.session_name,
-            )?;
-            let target = t.resolve_pane(&sel).await?;
+            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
             let opts = CaptureOptions {
                 start,
                 end,
@@ -414,29 +453,13 @@ async fn run(
         "snapshot_pane" => {
             let a: SnapshotPaneArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &a.pane_id,
-                &a.window_id,
-                None,
-                &a.session_id,
-                &a.session_name,
-            )?;
-            let target = t.resolve_pane(&sel).await?;
+            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
             Ok(object(&t.snapshot(&target, max_lines).await?))
         }
         "display_message" => {
             let a: DisplayMessageArgs = parse(args)?;
             args::check_format(&a.format_string)?;
-            let t = server(servers, &a.socket_name)?;
-            let sel = selector(
-                &a.pane_id,
-                &a.window_id,
-                None,
-                &a.session_id,
-                &a.session_name,
-            )?;
-            let target = t.resolve_pane(&sel).await?;
+            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
             let text = t.display(&target, &a.format_string).await?;
             let mut r = CallToolResult::success(vec![ContentBlock::text(text.clone())]);
             r.structured_content = Some(json!({ "result": text }));
@@ -464,8 +487,8 @@ async fn run(
                 case_sensitive: a.match_case,
             };
             let pattern = Arc::new(Pattern::new(&a.pattern, opts)?);
+            let sel = targeting!(a).selector()?;
             let t = server(servers, &a.socket_name)?;
-            let sel = selector(&None, &None, None, &a.session_id, &a.session_name)?;
             let scope = if sel == Selector::default() {
                 PaneScope::All
             } else {

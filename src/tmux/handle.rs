@@ -171,7 +171,7 @@ impl Tmux {
     /// The imsg framing in use, when connected in control mode.
     pub async fn framing(&self) -> Option<Framing> {
         match self.link().await.ok()? {
-            Link::Control(c) => c.version().framing().or(Some(Framing::Old)),
+            Link::Control(c) => Some(c.framing()),
             Link::OneShot { version, .. } => version.framing(),
         }
     }

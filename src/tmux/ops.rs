@@ -4,7 +4,7 @@
 
 use super::error::Error;
 use super::format::{self, Record};
-use super::handle::Tmux;
+use super::handle::{Output, Tmux};
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 
@@ -143,6 +143,18 @@ pub fn split_lines(body: &[u8]) -> impl Iterator<Item = &[u8]> {
 pub fn trim_end_spaces(line: &[u8]) -> &[u8] {
     let end = line.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
     &line[..end]
+}
+
+/// Captured text as lines, trailing blanks trimmed when `trim`, trailing
+/// empty lines dropped (libtmux-mcp does the same).
+fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
+    let mut lines: Vec<String> = split_lines(body)
+        .map(|l| String::from_utf8_lossy(if trim { trim_end_spaces(l) } else { l }).into_owned())
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
 }
 
 /// Keeps the last `max` of `lines`; returns how many were dropped.
@@ -434,36 +446,9 @@ impl Tmux {
         }
         let cap = cap
             .opt_if("-S", narrowed_start.or(opts.start).map(|s| s.to_string()))
-            .opt_if("-E", opts.end.map(|e| e.to_string()))
-            .target(target, TargetKind::Pane);
-        // One write: the state and the text describe the same moment.
-        let mut out = self
-            .run_all(&[pane_lookup(target, format::template(CAPTURE_META)), cap])
-            .await?
-            .into_iter();
-        let meta = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let body = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let meta = format::records(&meta, CAPTURE_META.len())
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Record(vec![String::new(); CAPTURE_META.len()]));
-        let mut lines: Vec<String> = split_lines(&body)
-            .map(|l| {
-                let l = if opts.join { trim_end_spaces(l) } else { l };
-                String::from_utf8_lossy(l).into_owned()
-            })
-            .collect();
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
+            .opt_if("-E", opts.end.map(|e| e.to_string()));
+        let (meta, body) = self.state_and_text(target, CAPTURE_META, cap).await?;
+        let mut lines = text_lines(&body, opts.join);
         // Rows of the requested range that the narrowed capture skipped.
         let skipped = match (narrowed_start, opts.start) {
             (Some(from), Some(start)) => {
@@ -487,6 +472,34 @@ impl Tmux {
         Ok((cap, skipped))
     }
 
+    /// Runs a pane lookup of `fields` and `capture` (targeted here) in one
+    /// write, so the state and the text describe the same moment.
+    async fn state_and_text(
+        &self,
+        target: &Target,
+        fields: &[&str],
+        capture: Command,
+    ) -> Result<(Record, Vec<u8>), Error> {
+        let lookup = pane_lookup(target, format::template(fields));
+        let capture = capture.target(target, TargetKind::Pane);
+        let mut out = self.run_all(&[lookup, capture]).await?.into_iter();
+        let meta = out
+            .next()
+            .map(Output::into_result)
+            .transpose()?
+            .unwrap_or_default();
+        let body = out
+            .next()
+            .map(Output::into_result)
+            .transpose()?
+            .unwrap_or_default();
+        let rec = format::records(&meta, fields.len())
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::NotFound(format!("can't find {target}")))?;
+        Ok((rec, body))
+    }
+
     /// The visible screen and the pane's state, in one round trip.
     ///
     /// # Errors
@@ -497,41 +510,14 @@ impl Tmux {
         target: &Target,
         max_lines: Option<usize>,
     ) -> Result<PaneSnapshot, Error> {
-        let cap = Command::new("capture-pane")
-            .arg("-p")
-            .target(target, TargetKind::Pane);
-        let mut out = self
-            .run_all(&[
-                pane_lookup(target, format::template(PaneSnapshot::FIELDS)),
-                cap,
-            ])
-            .await?
-            .into_iter();
-        let meta = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let body = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let rec = format::records(&meta, PaneSnapshot::FIELDS.len())
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::NotFound(format!("tmux returned nothing for {target}")))?;
+        let cap = Command::new("capture-pane").arg("-p");
+        let (rec, body) = self
+            .state_and_text(target, PaneSnapshot::FIELDS, cap)
+            .await?;
         let mut snap = PaneSnapshot::from_record(&rec, self.is_caller(rec.str(0)));
-        let mut lines: Vec<&[u8]> = split_lines(&body).collect();
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
+        let mut lines = text_lines(&body, false);
         let cut = keep_tail(&mut lines, max_lines);
-        snap.content = lines
-            .iter()
-            .map(|l| String::from_utf8_lossy(l))
-            .collect::<Vec<_>>()
-            .join("\n");
+        snap.content = lines.join("\n");
         snap.content_truncated = cut > 0;
         snap.content_truncated_lines = cut as i64;
         Ok(snap)
