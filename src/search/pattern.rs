@@ -255,8 +255,11 @@ impl Pattern {
     /// `line` is the content of one logical line, without its `\n`; the
     /// range is relative to its start. For any line of a haystack,
     /// `find_in_line(line)` agrees with the [`LineMatch`] that
-    /// [`Pattern::find_lines`] reports for it. See
-    /// [`Pattern::is_match_line`] for a `line` that contains `\n`.
+    /// [`Pattern::find_lines`] reports for it, with one exception: in CRLF
+    /// mode (`(?R)`), `$` does not match between a line's final `\r` and
+    /// its `\n` inside a haystack, so `(?R)\r$` matches the lone line
+    /// `a\r` but not line 0 of `a\r\nb`. See [`Pattern::is_match_line`]
+    /// for a `line` that contains `\n`.
     pub fn find_in_line(&self, line: &[u8]) -> Option<Range<usize>> {
         match &self.inner.matcher {
             Matcher::Literal(finder) => {

@@ -16,6 +16,8 @@
 
 use std::sync::Arc;
 
+use futures::StreamExt;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use unicode_width::UnicodeWidthChar;
@@ -135,6 +137,9 @@ const FIELDS: &[&str] = &[
     "pane_index",
     "pane_current_path",
 ];
+
+/// Captures requested from tmux at once during a search.
+const CAPTURES_IN_FLIGHT: usize = 2;
 
 /// The largest line number `capture-pane` accepts (`SHRT_MAX`); larger
 /// values are silently ignored by tmux, so they are clamped here.
@@ -261,44 +266,56 @@ impl Tmux {
             .content_end
             .map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
 
-        let scans = panes.iter().map(|rec| {
-            let pattern = req.pattern.clone();
-            let start_arg = start_arg.clone();
-            let end_arg = end_arg.clone();
-            async move {
+        // Captures go out CAPTURES_IN_FLIGHT at a time: tmux renders one
+        // while the previous one streams to us and is scanned on a blocking
+        // thread, instead of rendering every pane before writing any.
+        // Ids and commands first, so the stream's items hold no borrows.
+        let cmds: Vec<(usize, Command)> = panes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, rec)| {
                 let id = rec.str(0).parse::<PaneId>().ok()?;
                 let cmd = Command::new("capture-pane")
                     .arg("-p")
                     .arg("-J")
-                    .opt("-S", start_arg)
-                    .opt("-E", end_arg)
+                    .opt("-S", start_arg.clone())
+                    .opt("-E", end_arg.clone())
                     .target(&Target::Pane(id), TargetKind::Pane);
-                let out = match self.run(&cmd).await {
-                    Ok(o) if o.ok => o.body,
+                Some((i, cmd))
+            })
+            .collect();
+        let captures = futures::stream::iter(cmds)
+            .map(|(i, cmd)| async move {
+                match self.run(&cmd).await {
+                    Ok(o) if o.ok => (i, Ok(Some(o.body))),
                     // The pane went away meanwhile: skip it.
-                    Ok(_) => return None,
-                    Err(e) => return Some(Err(e)),
-                };
-                let width = rec.int(15).unwrap_or(0).max(0) as usize;
-                let height = rec.int(16).unwrap_or(1);
-                let hsize = rec.int(17).unwrap_or(0);
-                let bottom = bottom_line(req.content_start, req.content_end, hsize, height);
-                let keep = req.max_matched_lines_per_pane;
-                let hits =
-                    tokio::task::spawn_blocking(move || scan(&out, &pattern, width, bottom, keep))
-                        .await
-                        .map_err(|e| Error::Connection(format!("search task failed: {e}")));
-                Some(hits)
-            }
-        });
-        let results = futures::future::join_all(scans).await;
+                    Ok(_) => (i, Ok(None)),
+                    Err(e) => (i, Err(e)),
+                }
+            })
+            .buffered(CAPTURES_IN_FLIGHT);
+        futures::pin_mut!(captures);
+        let mut scans = Vec::with_capacity(panes.len());
+        while let Some((i, captured)) = captures.next().await {
+            let Some(body) = captured? else { continue };
+            let rec = &panes[i];
+            let width = rec.int(15).unwrap_or(0).max(0) as usize;
+            let height = rec.int(16).unwrap_or(1);
+            let hsize = rec.int(17).unwrap_or(0);
+            let bottom = bottom_line(req.content_start, req.content_end, hsize, height);
+            let keep = req.max_matched_lines_per_pane;
+            let pattern = req.pattern.clone();
+            let task =
+                tokio::task::spawn_blocking(move || scan(&body, &pattern, width, bottom, keep));
+            scans.push((i, task));
+        }
 
         let mut matched: Vec<(PaneContentMatch, bool)> = Vec::new();
-        for (rec, res) in panes.iter().zip(results) {
-            let hits = match res {
-                None => continue,
-                Some(r) => r?,
-            };
+        for (i, task) in scans {
+            let hits = task
+                .await
+                .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
+            let rec = &panes[i];
             if hits.count == 0 {
                 continue;
             }

@@ -1,0 +1,279 @@
+// Property checks for the fuzz targets whose entry point is not in the
+// library. Each function takes arbitrary bytes and panics when a property
+// is violated.
+//
+// This file is the `tmuxwire_fuzz` library of the fuzz crate AND is
+// `include!`d by `tests/fuzz_corpus.rs` (the corpus replay under plain
+// `cargo test`), so it must stay a plain list of items: no inner
+// attributes or `//!` docs, no `crate::` paths, dependencies on `tmuxwire`
+// and `std` only.
+
+use tmuxwire::control::notify::unescape_output;
+use tmuxwire::control::{Block, Event, Notification, PaneId, Parser};
+use tmuxwire::search::{LineMatch, Pattern, PatternOptions};
+use tmuxwire::tmux::format::{RS, US, records};
+use tmuxwire::wire::{Framing, TmuxVersion};
+
+/// tmux's `%output` escaping (control.c: `control_append_data()`): every
+/// byte below 0x20 and `\` as `\ooo`, all other bytes raw.
+pub fn escape_output(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    for &b in data {
+        if b < 0x20 || b == b'\\' {
+            out.extend_from_slice(format!("\\{b:03o}").as_bytes());
+        } else {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// `Notification::parse` and `unescape_output` on any line: no panic,
+/// unescaping never grows the data, undoes tmux's escaping exactly, and an
+/// escaped `%output`/`%extended-output` line survives the whole parser.
+pub fn notification(data: &[u8]) {
+    let n = Notification::parse(data);
+    match &n {
+        Notification::Output { data: d, .. } | Notification::ExtendedOutput { data: d, .. } => {
+            assert!(d.len() <= data.len(), "unescaped output grew");
+        }
+        Notification::Other(raw) => assert_eq!(raw, data),
+        _ => assert_eq!(data.first(), Some(&b'%'), "{n:?} from a non-% line"),
+    }
+
+    let u = unescape_output(data);
+    assert!(u.len() <= data.len(), "unescape_output grew the data");
+    if !data.contains(&b'\\') {
+        assert_eq!(u, data, "no backslash, yet unescape changed the data");
+    }
+    let escaped = escape_output(data);
+    assert!(!escaped.contains(&b'\n'));
+    assert_eq!(
+        unescape_output(&escaped),
+        data,
+        "escape/unescape round trip"
+    );
+
+    // Through the stream parser, as tmux would send it.
+    let mut stream = b"%output %7 ".to_vec();
+    stream.extend_from_slice(&escaped);
+    stream.extend_from_slice(b"\n%extended-output %7 12 x : ");
+    stream.extend_from_slice(&escaped);
+    stream.push(b'\n');
+    let mut events = Vec::new();
+    let mut p = Parser::new();
+    p.feed(&stream, &mut |e| events.push(e));
+    assert!(!p.finish());
+    let want = vec![
+        Event::Notification(Notification::Output {
+            pane: PaneId(7),
+            data: data.to_vec(),
+        }),
+        Event::Notification(Notification::ExtendedOutput {
+            pane: PaneId(7),
+            age_ms: 12,
+            data: data.to_vec(),
+        }),
+    ];
+    assert_eq!(events, want);
+}
+
+/// A stream as tmux writes it: for every NUL-separated piece of the input,
+/// one answer block whose body is the piece's lines (any bytes, including
+/// `%end`/`%begin` look-alikes), alternately `%end` and `%error`, then an
+/// `%output` line carrying the piece. The parser must give back exactly
+/// those blocks and notifications, whole or in small chunks.
+///
+/// A body line equal to its block's own closing guard cannot be told apart
+/// from the guard (by tmux's clients either); such inputs are skipped.
+pub fn control_roundtrip(data: &[u8]) {
+    let mut stream = Vec::new();
+    let mut want = Vec::new();
+    for (k, piece) in data.split(|&b| b == 0).enumerate() {
+        let (time, number, ok) = (1_795_978_033 + k as i64, 1000 + k as u64, k % 2 == 0);
+        let guard = format!("{time} {number} 1");
+        let close = format!("{} {guard}", if ok { "%end" } else { "%error" });
+        if piece.split(|&b| b == b'\n').any(|l| l == close.as_bytes()) {
+            return;
+        }
+        let mut body = piece.to_vec();
+        if !body.is_empty() {
+            body.push(b'\n');
+        }
+        stream.extend_from_slice(format!("%begin {guard}\n").as_bytes());
+        stream.extend_from_slice(&body);
+        stream.extend_from_slice(format!("{close}\n%output %1 ").as_bytes());
+        stream.extend_from_slice(&escape_output(piece));
+        stream.push(b'\n');
+        want.push(Event::Block(Block {
+            time,
+            number,
+            flags: 1,
+            ok,
+            body,
+        }));
+        want.push(Event::Notification(Notification::Output {
+            pane: PaneId(1),
+            data: piece.to_vec(),
+        }));
+    }
+    for size in [stream.len().max(1), data.len() % 13 + 1] {
+        let mut got = Vec::new();
+        let mut p = Parser::new();
+        for chunk in stream.chunks(size) {
+            p.feed(chunk, &mut |e| got.push(e));
+            // Inside block k, exactly the 2k events before it are out.
+            assert!(!p.in_block() || got.len() % 2 == 0);
+        }
+        assert!(!p.finish(), "a block is still open");
+        assert_eq!(got, want, "chunks of {size}");
+    }
+}
+
+/// `records(body, n)`: no panic, exactly `n` fields per record, one record
+/// per `\n␞` after the first `␞`, no US in any field but the last; and
+/// records printed the way tmux prints a template read back unchanged.
+///
+/// Input: first byte = `n % 16`, the rest = the body.
+pub fn format_records(data: &[u8]) {
+    let Some((&n, body)) = data.split_first() else {
+        return;
+    };
+    let n = usize::from(n % 16);
+    let got = records(body, n);
+    let text = String::from_utf8_lossy(body);
+    let line_rs: String = ['\n', RS].iter().collect();
+    let want_count = match text.find(RS) {
+        None => 0,
+        Some(i) => 1 + text[i + RS.len_utf8()..].matches(&line_rs).count(),
+    };
+    assert_eq!(got.len(), want_count, "record count");
+    for r in &got {
+        assert_eq!(r.0.len(), n, "field count");
+        for (i, f) in r.0.iter().enumerate() {
+            assert!(!f.contains(&line_rs), "a field holds a record start");
+            assert!(i + 1 == n || !f.contains(US), "US inside field {i}");
+        }
+    }
+
+    // Round trip: separator-free values (line breaks allowed).
+    if n == 0 {
+        return;
+    }
+    let clean: String = text.chars().filter(|&c| c != RS && c != US).collect();
+    let values: Vec<&str> = clean.split(',').collect();
+    let want: Vec<Vec<String>> = values
+        .chunks(n)
+        .map(|c| {
+            let mut v: Vec<String> = c.iter().map(|s| s.to_string()).collect();
+            v.resize(n, String::new());
+            v
+        })
+        .collect();
+    let mut printed = String::from("stray text before the first record\n");
+    for rec in &want {
+        printed.push(RS);
+        printed.push_str(&rec.join(&US.to_string()));
+        printed.push('\n');
+    }
+    let back: Vec<Vec<String>> = records(printed.as_bytes(), n)
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    assert_eq!(back, want, "round trip of {printed:?}");
+}
+
+/// The logical lines of a search haystack (see `tmuxwire::search`).
+pub fn haystack_lines(hay: &[u8]) -> Vec<&[u8]> {
+    if hay.is_empty() {
+        return Vec::new();
+    }
+    let body = hay.strip_suffix(b"\n").unwrap_or(hay);
+    body.split(|&b| b == b'\n').collect()
+}
+
+/// `Pattern::new` + `find_lines`: no panic; reported lines increase, exist,
+/// and hold their match range; and `find_lines` agrees with `find_in_line`
+/// and `is_match_line` on every line.
+///
+/// Input: byte 0 = flags (bit 0: regex, bit 1: case-insensitive), byte 1 =
+/// pattern length in bytes, then the pattern (lossy UTF-8), then the
+/// haystack.
+pub fn search_pattern(data: &[u8]) {
+    let [flags, len, rest @ ..] = data else {
+        return;
+    };
+    let (pat, hay) = rest.split_at(usize::from(*len).min(rest.len()));
+    let opts = PatternOptions {
+        regex: flags & 1 != 0,
+        case_sensitive: flags & 2 == 0,
+    };
+    let pat = String::from_utf8_lossy(pat);
+    let Ok(p) = Pattern::new(&pat, opts) else {
+        return;
+    };
+    let lines = haystack_lines(hay);
+    let found = p.find_lines(hay);
+    let mut next = 0;
+    for m in &found {
+        assert!(m.line >= next, "lines not increasing: {found:?}");
+        assert!(m.line < lines.len(), "line {} of {}", m.line, lines.len());
+        assert!(m.start <= m.end && m.end <= lines[m.line].len(), "{m:?}");
+        next = m.line + 1;
+    }
+    // `for_each_line` stops when asked to.
+    let mut first = Vec::new();
+    p.for_each_line(hay, |m| {
+        first.push(m);
+        false
+    });
+    assert_eq!(first, found.iter().copied().take(1).collect::<Vec<_>>());
+
+    // Line-by-line agreement. The CRLF flag `(?R)` is the documented
+    // exception (its `$` sees the `\r` before a `\n`), so skip patterns
+    // that could set it.
+    if opts.regex && pat.contains('R') {
+        return;
+    }
+    let per_line: Vec<LineMatch> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(line, l)| {
+            let r = p.find_in_line(l);
+            assert_eq!(p.is_match_line(l), r.is_some(), "is_match_line({l:?})");
+            r.map(|r| LineMatch {
+                line,
+                start: r.start,
+                end: r.end,
+            })
+        })
+        .collect();
+    assert_eq!(found, per_line, "find_lines vs find_in_line for {pat:?}");
+}
+
+/// `TmuxVersion::parse`: no panic, keeps the trimmed text, and the derived
+/// answers are consistent with `release()`.
+pub fn tmux_version(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let v = TmuxVersion::parse(&s);
+    assert_eq!(v.as_str(), s.trim());
+    assert_eq!(v.to_string(), s.trim());
+    assert_eq!(TmuxVersion::parse(v.as_str()), v, "re-parse");
+    match v.release() {
+        Some(mm) => {
+            let framing = if mm >= (3, 6) {
+                Framing::New
+            } else {
+                Framing::Old
+            };
+            assert_eq!(v.framing(), Some(framing));
+            assert_eq!(v.check_supported().is_ok(), mm >= (3, 2));
+            assert!(v.at_least(mm.0, mm.1));
+            assert!(mm.1 == u32::MAX || !v.at_least(mm.0, mm.1 + 1));
+        }
+        None => {
+            assert!(v.check_supported().is_ok());
+            assert!(v.at_least(u32::MAX, u32::MAX));
+        }
+    }
+}
