@@ -1984,3 +1984,54 @@ async fn window_layout_matches_the_cli_on_every_version() {
         assert!(server.is_alive());
     }
 }
+
+/// tmux 3.2–3.5 never free the text of a `capture-pane -p` run by a control
+/// client (cmd-capture-pane.c; fixed in 3.6 by 94bafa5aa, tmux issue 4590),
+/// so capturing over the control connection would grow the user's tmux
+/// server by every byte captured. tmuxwire captures through a one-shot
+/// client on those versions: repeated full-history captures and searches
+/// must leave the server's memory where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_captures_do_not_grow_the_tmux_server() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        // About 2 MB of scrollback.
+        let server = TestServer::builder(&bin)
+            .size(120, 40)
+            .history_limit(50_000)
+            .command("seq -f 'line %06g ........................................................................................' 1 20000; echo CAPTURE-END; exec sleep 86400")
+            .start();
+        server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
+        let servers = servers_for(&server);
+        let rss = || -> i64 {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
+                .expect("tmux server status");
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+                .expect("VmRSS")
+        };
+        let args = json!({"start": -100000, "max_lines": null});
+        // Warm up (allocator high-water marks), then measure.
+        for _ in 0..3 {
+            ok(&servers, "capture_pane", args.clone()).await;
+        }
+        let before = rss();
+        for _ in 0..25 {
+            let cap = ok(&servers, "capture_pane", args.clone()).await;
+            assert!(
+                cap["lines"].as_u64().unwrap_or(0) > 20_000,
+                "{ctx}: {}",
+                cap["lines"]
+            );
+            ok(&servers, "search_panes", json!({"pattern": "no-such-text"})).await;
+        }
+        let grown = rss() - before;
+        // 50 captures of ~2 MB each: a leak would add ~100 MB.
+        assert!(
+            grown < 20_000,
+            "{ctx}: the tmux server grew by {grown} kB over 50 captures"
+        );
+    }
+}

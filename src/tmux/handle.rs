@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
@@ -110,6 +111,31 @@ impl std::fmt::Debug for Tmux {
             .field("path", &self.path)
             .finish_non_exhaustive()
     }
+}
+
+/// True for `capture-pane -p` (text printed to the client).
+fn is_print_capture(cmd: &Command) -> bool {
+    cmd.name() == "capture-pane" && cmd.argv().iter().any(|a| a == "-p")
+}
+
+/// Splits `out` at each whole line equal to `line` (which ends in `\n`).
+/// `k` separators give `k + 1` parts.
+fn split_on_line(out: &[u8], line: &[u8]) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&out[from..], line) {
+        let at = from + i;
+        if at == 0 || out[at - 1] == b'\n' {
+            parts.push(out[start..at].to_vec());
+            start = at + line.len();
+            from = start;
+        } else {
+            from = at + 1;
+        }
+    }
+    parts.push(out[start..].to_vec());
+    parts
 }
 
 /// How long a handle in one-shot mode waits before trying to attach a
@@ -258,42 +284,19 @@ impl Tmux {
     ///
     /// Connection errors. A tmux error is an [`Output`] with `ok: false`.
     pub async fn run(&self, cmd: &Command) -> Result<Output, Error> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match self.link().await? {
-                Link::Control(c) => match c.command(cmd).await {
-                    Ok(b) => {
-                        return Ok(Output {
-                            ok: b.ok,
-                            body: b.body,
-                        });
-                    }
-                    Err(control::Error::Closed { reason }) if attempt == 1 => {
-                        tracing::debug!(%reason, "control connection lost; reconnecting");
-                        self.forget(&c).await;
-                    }
-                    Err(e) => return Err(e.into()),
-                },
-                Link::OneShot { .. } => {
-                    let out = wire::run_command(&self.path, cmd.argv(), self.timeout).await?;
-                    let ok = out.success();
-                    let body = if ok {
-                        out.stdout
-                    } else {
-                        let mut t = out.error_text().into_bytes();
-                        t.push(b'\n');
-                        t
-                    };
-                    return Ok(Output { ok, body });
-                }
-            }
-        }
+        let mut out = self.run_all(std::slice::from_ref(cmd)).await?;
+        out.pop()
+            .ok_or_else(|| Error::Connection("tmux gave no answer".into()))
     }
 
     /// Runs several commands in one write (one round trip), so tmux runs
     /// them back to back: answers that describe the same moment. Same
     /// retry rule as [`Tmux::run`].
+    ///
+    /// On servers that leak control-mode captures (see
+    /// [`TmuxVersion::leaks_control_captures`]), a batch containing a
+    /// `capture-pane -p` runs as one one-shot client instead, whose
+    /// captures tmux frees.
     ///
     /// # Errors
     ///
@@ -302,36 +305,81 @@ impl Tmux {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.link().await? {
-                Link::Control(c) => {
-                    let answers = c.batch(cmds).await;
-                    let closed = answers
-                        .iter()
-                        .any(|a| matches!(a, Err(control::Error::Closed { .. })));
-                    if closed && attempt == 1 {
-                        self.forget(&c).await;
-                        continue;
-                    }
-                    return answers
-                        .into_iter()
-                        .map(|a| {
-                            a.map(|b| Output {
-                                ok: b.ok,
-                                body: b.body,
-                            })
-                            .map_err(Error::from)
-                        })
-                        .collect();
-                }
-                Link::OneShot { .. } => {
-                    let mut out = Vec::with_capacity(cmds.len());
-                    for c in cmds {
-                        out.push(self.run(c).await?);
-                    }
-                    return Ok(out);
-                }
+            let c = match self.link().await? {
+                Link::Control(c) => c,
+                Link::OneShot { .. } => return self.run_one_shot(cmds).await,
+            };
+            if c.version().leaks_control_captures() && cmds.iter().any(is_print_capture) {
+                return self.run_one_shot(cmds).await;
+            }
+            let answers = c.batch(cmds).await;
+            let closed = answers
+                .iter()
+                .any(|a| matches!(a, Err(control::Error::Closed { .. })));
+            if closed && attempt == 1 {
+                tracing::debug!("control connection lost; reconnecting");
+                self.forget(&c).await;
+                continue;
+            }
+            return answers
+                .into_iter()
+                .map(|a| {
+                    a.map(|b| Output {
+                        ok: b.ok,
+                        body: b.body,
+                    })
+                    .map_err(Error::from)
+                })
+                .collect();
+        }
+    }
+
+    /// Runs `cmds` in order as one one-shot client (`a ; b ; …`), with a
+    /// fence line printed after each command to split the output. tmux
+    /// stops at the first failing command: that one gets the error, the
+    /// ones after it an error saying they did not run.
+    async fn run_one_shot(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, Ordering::Relaxed);
+        let token = format!("__tmuxwire_split_{}_{n}__", std::process::id());
+        let fence = Command::new("display-message").arg("-p").arg(token.clone());
+        let mut argvs: Vec<&[String]> = Vec::with_capacity(cmds.len() * 2);
+        for (i, c) in cmds.iter().enumerate() {
+            argvs.push(c.argv());
+            if i + 1 < cmds.len() {
+                argvs.push(fence.argv());
             }
         }
+        let out = wire::run_command_list(&self.path, &argvs, self.timeout).await?;
+        let mut line = token.into_bytes();
+        line.push(b'\n');
+        let mut parts = split_on_line(&out.stdout, &line);
+        let mut answers = Vec::with_capacity(cmds.len());
+        let failed_at = if out.success() {
+            cmds.len()
+        } else {
+            parts.len() - 1
+        };
+        for i in 0..cmds.len() {
+            if i < failed_at {
+                let body = if i < parts.len() {
+                    std::mem::take(&mut parts[i])
+                } else {
+                    Vec::new()
+                };
+                answers.push(Output { ok: true, body });
+            } else if i == failed_at {
+                let mut t = out.error_text().into_bytes();
+                t.push(b'\n');
+                answers.push(Output { ok: false, body: t });
+            } else {
+                answers.push(Output {
+                    ok: false,
+                    body: b"not run: an earlier command failed\n".to_vec(),
+                });
+            }
+        }
+        Ok(answers)
     }
 
     /// The session a command without a target should act on: the session
@@ -446,5 +494,37 @@ impl Servers {
         let t = Arc::new(Tmux::new(path, Some(name.to_string()), self.caller.clone()));
         others.push(t.clone());
         Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_output_on_fence_lines() {
+        let t = b"F\n";
+        assert_eq!(
+            split_on_line(b"a\nb\nF\nc\n", t),
+            vec![b"a\nb\n".to_vec(), b"c\n".to_vec()]
+        );
+        assert_eq!(split_on_line(b"F\nF\n", t), vec![Vec::<u8>::new(); 3]);
+        // Only whole lines count.
+        assert_eq!(
+            split_on_line(b"xF\nF\n", t),
+            vec![b"xF\n".to_vec(), Vec::new()]
+        );
+        assert_eq!(split_on_line(b"", t), vec![Vec::<u8>::new()]);
+    }
+
+    #[test]
+    fn print_captures() {
+        assert!(is_print_capture(
+            &Command::new("capture-pane").arg("-p").arg("-J")
+        ));
+        assert!(!is_print_capture(
+            &Command::new("capture-pane").arg("-b").arg("x")
+        ));
+        assert!(!is_print_capture(&Command::new("list-panes").arg("-p")));
     }
 }

@@ -72,7 +72,32 @@ pub async fn run_command<S: AsRef<str>>(
     argv: &[S],
     timeout: Duration,
 ) -> Result<CommandOutput, Error> {
-    match tokio::time::timeout(timeout, run(path, argv, Framing::Old)).await {
+    let payload = identify::command_payload(argv)?;
+    run_payload(path, &payload, timeout).await
+}
+
+/// Runs several commands in order as one one-shot client (`tmux a \; b`):
+/// their output is concatenated on stdout, and tmux stops at the first
+/// command that fails (its error is on stderr, the status is non-zero).
+///
+/// # Errors
+///
+/// As [`run_command`].
+pub async fn run_command_list<S: AsRef<str>>(
+    path: &Path,
+    cmds: &[&[S]],
+    timeout: Duration,
+) -> Result<CommandOutput, Error> {
+    let payload = identify::command_list_payload(cmds)?;
+    run_payload(path, &payload, timeout).await
+}
+
+async fn run_payload(
+    path: &Path,
+    payload: &[u8],
+    timeout: Duration,
+) -> Result<CommandOutput, Error> {
+    match tokio::time::timeout(timeout, run(path, payload, Framing::Old)).await {
         Ok(r) => r,
         Err(_) => Err(Error::Timeout {
             path: path.to_path_buf(),
@@ -82,15 +107,11 @@ pub async fn run_command<S: AsRef<str>>(
     }
 }
 
-async fn run<S: AsRef<str>>(
-    path: &Path,
-    argv: &[S],
-    framing: Framing,
-) -> Result<CommandOutput, Error> {
+async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOutput, Error> {
     let mut stream = connect_socket(path).await?;
     let id = Identity::for_this_process(CLIENT_UTF8, "dumb");
     let mut bytes = Vec::new();
-    for chunk in identify::handshake(framing, &id, false, argv)? {
+    for chunk in identify::handshake(framing, &id, false, payload)? {
         match chunk {
             Chunk::Plain(b) => bytes.extend_from_slice(&b),
             Chunk::WithFd(_) => unreachable!("no fds without pass_fds"),

@@ -188,7 +188,8 @@ async fn handshake(
         argv.push("-t".into());
         argv.push(t.clone());
     }
-    for chunk in identify::handshake(framing, &id, true, &argv)? {
+    let payload = identify::command_payload(&argv)?;
+    for chunk in identify::handshake(framing, &id, true, &payload)? {
         match chunk {
             Chunk::Plain(b) => server.write_all(&b).await?,
             Chunk::WithFd(f) => send_with_fd(&mut server, &f, theirs.as_fd()).await?,

@@ -121,22 +121,40 @@ fn cstr(s: &[u8]) -> Option<Vec<u8>> {
 /// [`IdentifyError`] for an empty argv, a NUL byte or a payload over the
 /// limit.
 pub fn command_payload<S: AsRef<str>>(argv: &[S]) -> Result<Vec<u8>, IdentifyError> {
-    if argv.is_empty() {
+    command_list_payload(&[argv])
+}
+
+/// The `MSG_COMMAND` payload for several commands run in order, as
+/// `tmux a \; b` does: the commands' arguments (escaped as in
+/// [`command_payload`]) with a lone `;` argument between commands. tmux
+/// stops at the first command that fails.
+///
+/// # Errors
+///
+/// As [`command_payload`]; every command must have at least one argument.
+pub fn command_list_payload<S: AsRef<str>>(cmds: &[&[S]]) -> Result<Vec<u8>, IdentifyError> {
+    if cmds.is_empty() || cmds.iter().any(|c| c.is_empty()) {
         return Err(IdentifyError::EmptyCommand);
     }
-    let mut data = (argv.len() as i32).to_ne_bytes().to_vec();
-    for a in argv {
-        let a = a.as_ref().as_bytes();
-        if a.contains(&0) {
-            return Err(IdentifyError::Nul);
+    let argc: usize = cmds.iter().map(|c| c.len()).sum::<usize>() + cmds.len() - 1;
+    let mut data = (argc as i32).to_ne_bytes().to_vec();
+    for (i, argv) in cmds.iter().enumerate() {
+        if i > 0 {
+            data.extend_from_slice(b";\0");
         }
-        if let Some(head) = a.strip_suffix(b";") {
-            data.extend_from_slice(head);
-            data.extend_from_slice(b"\\;");
-        } else {
-            data.extend_from_slice(a);
+        for a in argv.iter() {
+            let a = a.as_ref().as_bytes();
+            if a.contains(&0) {
+                return Err(IdentifyError::Nul);
+            }
+            if let Some(head) = a.strip_suffix(b";") {
+                data.extend_from_slice(head);
+                data.extend_from_slice(b"\\;");
+            } else {
+                data.extend_from_slice(a);
+            }
+            data.push(0);
         }
-        data.push(0);
     }
     if data.len() > MAX_PAYLOAD {
         return Err(IdentifyError::CommandTooLong(data.len()));
@@ -150,19 +168,19 @@ pub fn command_payload<S: AsRef<str>>(argv: &[S]) -> Result<Vec<u8>, IdentifyErr
 /// `MSG_IDENTIFY_STDOUT`) are included: the caller attaches one end of a
 /// socket pair to both. The last chunk always holds the final
 /// `MSG_IDENTIFY_LONGFLAGS` (with [`CLIENT_CONTROL`] if set), then
-/// `MSG_IDENTIFY_DONE`, then `MSG_COMMAND` with `argv`, and must go out in
+/// `MSG_IDENTIFY_DONE`, then `MSG_COMMAND` with `command` (a payload from
+/// [`command_payload`] or [`command_list_payload`]), and must go out in
 /// one `write()`.
 ///
 /// # Errors
 ///
 /// [`IdentifyError`] if `argv` cannot be encoded.
-pub fn handshake<S: AsRef<str>>(
+pub fn handshake(
     framing: Framing,
     id: &Identity,
     pass_fds: bool,
-    argv: &[S],
+    command: &[u8],
 ) -> Result<Vec<Chunk>, IdentifyError> {
-    let command = command_payload(argv)?;
     let base = id.flags & !CLIENT_CONTROL;
     let mut chunks = Vec::new();
 
@@ -234,7 +252,7 @@ pub fn handshake<S: AsRef<str>>(
         );
     }
     frame(framing, MsgType::IdentifyDone, &[], &mut last);
-    imsg::encode(framing, MsgType::Command as u32, &command, false, &mut last)
+    imsg::encode(framing, MsgType::Command as u32, command, false, &mut last)
         .map_err(|EncodeError::TooLarge(n)| IdentifyError::CommandTooLong(n))?;
     chunks.push(Chunk::Plain(last));
     Ok(chunks)
@@ -272,7 +290,13 @@ mod tests {
     #[test]
     fn control_handshake_order_and_final_write() {
         let id = ident(CLIENT_CONTROL | CLIENT_UTF8);
-        let chunks = handshake(Framing::Old, &id, true, &["attach-session"]).unwrap();
+        let chunks = handshake(
+            Framing::Old,
+            &id,
+            true,
+            &command_payload(&["attach-session"]).unwrap(),
+        )
+        .unwrap();
         assert_eq!(chunks.len(), 5);
         let Chunk::Plain(first) = &chunks[0] else {
             panic!()
@@ -310,8 +334,13 @@ mod tests {
 
     #[test]
     fn command_client_has_no_fds_or_control() {
-        let chunks =
-            handshake(Framing::New, &ident(CLIENT_UTF8), false, &["list-sessions"]).unwrap();
+        let chunks = handshake(
+            Framing::New,
+            &ident(CLIENT_UTF8),
+            false,
+            &command_payload(&["list-sessions"]).unwrap(),
+        )
+        .unwrap();
         assert!(chunks.iter().all(|c| matches!(c, Chunk::Plain(_))));
         let Chunk::Plain(last) = chunks.last().unwrap() else {
             panic!()
@@ -329,6 +358,10 @@ mod tests {
             Err(IdentifyError::EmptyCommand)
         );
         assert_eq!(command_payload(&["a\0b"]), Err(IdentifyError::Nul));
+        let p = command_list_payload(&[&["a", "x;"][..], &["b"][..]]).unwrap();
+        assert_eq!(&p[..4], &4i32.to_ne_bytes());
+        assert_eq!(&p[4..], b"a\0x\\;\0;\0b\0");
+        assert!(command_list_payload::<&str>(&[&["a"][..], &[][..]]).is_err());
         let long = "x".repeat(MAX_PAYLOAD);
         assert!(matches!(
             command_payload(&[long]),
@@ -341,7 +374,8 @@ mod tests {
         let mut id = ident(CLIENT_UTF8);
         id.term = String::new();
         id.cwd = Vec::new();
-        let chunks = handshake(Framing::Old, &id, false, &["x"]).unwrap();
+        let chunks =
+            handshake(Framing::Old, &id, false, &command_payload(&["x"]).unwrap()).unwrap();
         let Chunk::Plain(first) = &chunks[0] else {
             panic!()
         };

@@ -113,6 +113,19 @@ impl TmuxVersion {
         }
     }
 
+    /// True when this server leaks the text of every `capture-pane -p` run
+    /// by a *control* client: tmux 3.2 to 3.5 free the capture buffer only
+    /// for other clients (cmd-capture-pane.c; fixed in 3.6 by commit
+    /// `94bafa5aa`, tmux issue 4590; OpenBSD base since 7.8). Unknown
+    /// versions count as leaking, so callers take the safe path.
+    pub fn leaks_control_captures(&self) -> bool {
+        match self.kind {
+            Kind::Release { major, minor, .. } => (major, minor) < (3, 6),
+            Kind::OpenBsd { major, minor } => (major, minor) < (7, 8),
+            Kind::Unknown => true,
+        }
+    }
+
     /// The imsg header layout of this server, or `None` when the version
     /// does not say (then try [`Framing::Old`] first, then
     /// [`Framing::New`]: the other order can hang an old server's client).
@@ -166,6 +179,16 @@ mod tests {
         assert_eq!(v("openbsd-7.7").framing(), Some(Framing::New));
         assert_eq!(v("master").framing(), None);
         assert_eq!(v("").framing(), None);
+    }
+
+    #[test]
+    fn capture_leak_versions() {
+        for leaky in ["3.2a", "3.3a", "3.4", "3.5a", "openbsd-7.7", "master"] {
+            assert!(v(leaky).leaks_control_captures(), "{leaky}");
+        }
+        for fixed in ["3.6", "3.6a", "3.7c", "3.8", "next-3.8", "openbsd-7.8"] {
+            assert!(!v(fixed).leaks_control_captures(), "{fixed}");
+        }
     }
 
     #[test]
