@@ -23,6 +23,7 @@
 //!   handshake, the version probe and the one-shot command client.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
 pub mod cli;
 pub mod control;

@@ -10,7 +10,7 @@
 //!   flags-1 block to the oldest pending request (a control client's
 //!   commands run strictly in order), broadcasts notifications, and fails
 //!   every pending request when the stream ends;
-//! * the **imsg** task runs [`ImsgSide::run`] and records why the server
+//! * the **imsg** task runs [`ImsgSide::run`](crate::wire::connect::ImsgSide::run) and records why the server
 //!   ended the connection.
 //!
 //! A command that answers with exactly one block is matched by order. A

@@ -8,7 +8,7 @@
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
 //! * [`model`]: result types with libtmux-mcp's field names.
-//! * [`format`]: multi-field format templates and their parser.
+//! * [`format`](mod@format): multi-field format templates and their parser.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
 pub mod error;

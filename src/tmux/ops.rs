@@ -525,7 +525,8 @@ impl Tmux {
 
     /// Expands a tmux format for a pane, as `display-message -p` would but
     /// without its `strftime()` pass (so `%` stays literal) and with an
-    /// error for a missing pane (see [`pane_lookup`]). The format must
+    /// error for a missing pane (it uses `list-panes -t`, not
+    /// `display-message -t`, which passes silently). The format must
     /// already be checked by the caller.
     ///
     /// # Errors
