@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::mcp::tools;
+use super::say;
 use crate::tmux::{Caller, Servers, Tmux};
 
 /// Pane width of the demo panes, in cells.
@@ -175,21 +175,53 @@ async fn call(servers: &Servers, name: &str, args: Value) -> Result<(Value, Dura
         return Err("bad demo arguments".into());
     };
     let t = Instant::now();
-    let r = tools::call(servers, name, map).await;
-    let took = t.elapsed();
-    if r.is_error == Some(true) {
-        let text: Vec<String> = r
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect();
-        return Err(text.join("\n"));
-    }
-    Ok((r.structured_content.unwrap_or(Value::Null), took))
+    let v = super::call_tool(servers, name, map).await?;
+    Ok((v, t.elapsed()))
 }
 
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Removes the private server and its directory, even when the demo
+/// fails or panics half-way (then from `Drop`, on a thread of its own).
+struct Cleanup {
+    sock: PathBuf,
+    dir: PathBuf,
+    armed: bool,
+}
+
+impl Cleanup {
+    async fn run(&mut self) {
+        if std::mem::take(&mut self.armed) {
+            let _ = crate::wire::run_command(&self.sock, &["kill-server"], Duration::from_secs(5))
+                .await;
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (sock, dir) = (self.sock.clone(), self.dir.clone());
+        let _ = std::thread::spawn(move || {
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                let _ = rt.block_on(crate::wire::run_command(
+                    &sock,
+                    &["kill-server"],
+                    Duration::from_secs(5),
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        })
+        .join();
+    }
 }
 
 /// Runs the demo.
@@ -204,15 +236,20 @@ pub async fn run(tmux: &str, keep: bool) -> ExitCode {
         return ExitCode::from(2);
     }
     let sock = dir.join("tmux.sock");
+    let mut cleanup = Cleanup {
+        sock: sock.clone(),
+        dir: dir.clone(),
+        armed: true,
+    };
     let result = demo(tmux, &dir, &sock).await;
     if keep && result.is_ok() {
-        println!(
+        cleanup.armed = false;
+        say!(
             "\nThe server is still running: tmux -S {} attach",
             sock.display()
         );
     } else {
-        let _ = crate::wire::run_command(&sock, &["kill-server"], Duration::from_secs(5)).await;
-        let _ = std::fs::remove_dir_all(&dir);
+        cleanup.run().await;
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -252,8 +289,8 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
         std::fs::write(dir.join(p.file), &p.text).map_err(|e| e.to_string())?;
         total += p.text.len();
     }
-    println!("tmuxwire demo: a private tmux server on {}", sock.display());
-    println!(
+    say!("tmuxwire demo: a private tmux server on {}", sock.display());
+    say!(
         "  4 panes in 2 sessions, {} of generated output (colours, wrapped lines, CJK)",
         human(total)
     );
@@ -331,10 +368,10 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("  server started and filled in {}", ms(started.elapsed()));
+    say!("  server started and filled in {}", ms(started.elapsed()));
 
     let (info, took) = call(&servers, "get_server_info", json!({})).await?;
-    println!(
+    say!(
         "\nget_server_info: tmux {} (imsg framing '{}'), {} sessions — {}",
         info["version"].as_str().unwrap_or("?"),
         info["imsg_framing"].as_str().unwrap_or("?"),
@@ -347,7 +384,7 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
     for _ in 0..n {
         call(&servers, "list_panes", json!({})).await?;
     }
-    println!(
+    say!(
         "list_panes: {} per call (mean of {n}; one round trip each, no tmux process)",
         ms(t.elapsed() / n)
     );
@@ -381,14 +418,16 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
     ];
     for (what, args, note) in searches {
         let (v, took) = call(&servers, "search_panes", args.clone()).await?;
-        println!("\nsearch_panes {}: {what} — {}", args, ms(took));
+        say!("\nsearch_panes {}: {what} — {}", args, ms(took));
         if !note.is_empty() {
-            println!("  ({note})");
+            say!("  ({note})");
         }
         let lines = super::print_matches_indented(&v);
-        println!(
+        say!(
             "  {} line(s) shown; {} pane(s) matched of {} searched",
-            lines, v["total_panes_matched"], v["panes_searched"]
+            lines,
+            v["total_panes_matched"],
+            v["panes_searched"]
         );
     }
 
@@ -398,11 +437,11 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
         json!({"session_name": "logs", "start": -3, "end": 2, "max_lines": null}),
     )
     .await?;
-    println!("\ncapture_pane (logs, lines -3..2) — {}:", ms(took));
+    say!("\ncapture_pane (logs, lines -3..2) — {}:", ms(took));
     for l in cap["result"].as_str().unwrap_or("").lines() {
-        println!("  | {l}");
+        say!("  | {l}");
     }
-    println!(
+    say!(
         "\nDone. tmuxwire spoke tmux's protocol directly; the tmux binary only started the server."
     );
     Ok(())

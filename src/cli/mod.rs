@@ -4,6 +4,18 @@
 
 mod demo;
 
+/// `println!` that never panics: output to a closed pipe (`tmuxwire search
+/// x | head -1`) is dropped instead of aborting the program, which may
+/// still have a private tmux server to clean up.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, $($arg)*);
+    }};
+}
+pub(crate) use say;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -182,7 +194,7 @@ async fn run(cli: Cli) -> ExitCode {
                 Err(code) => return code,
             };
             for p in v["result"].as_array().into_iter().flatten() {
-                println!(
+                say!(
                     "{}\t{}:{}.{}\t{}x{}\t{}\t{}",
                     s(&p["pane_id"]),
                     s(&p["session_name"]),
@@ -220,7 +232,7 @@ async fn run(cli: Cli) -> ExitCode {
             );
             match tool(&servers, "capture_pane", args).await {
                 Ok(v) => {
-                    println!("{}", s(&v["result"]));
+                    say!("{}", s(&v["result"]));
                     ExitCode::SUCCESS
                 }
                 Err(code) => code,
@@ -275,51 +287,17 @@ fn s(v: &Value) -> String {
     }
 }
 
-/// Prints search matches grep-style; returns how many lines.
-pub(crate) fn print_matches(v: &Value) -> usize {
-    let mut n = 0;
-    for m in v["matches"].as_array().into_iter().flatten() {
-        let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
-        let numbers = m["matched_line_numbers"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        for (i, line) in lines.iter().enumerate() {
-            let num = numbers.get(i).map(s).unwrap_or_default();
-            println!(
-                "{}:{}.{}:{}: {}",
-                s(&m["session_name"]),
-                s(&m["window_index"]),
-                s(&m["pane_index"]),
-                num,
-                s(line)
-            );
-            n += 1;
-        }
-    }
-    n
+/// One matched line of a `search_panes` result.
+struct Hit<'a> {
+    pane: &'a Value,
+    text: String,
+    line: String,
+    rows: Option<u64>,
 }
 
-/// Runs a tool; on error prints it and returns exit code 2.
-async fn tool(servers: &Servers, name: &str, args: Map<String, Value>) -> Result<Value, ExitCode> {
-    let r = mcp::tools::call(servers, name, args).await;
-    if r.is_error == Some(true) {
-        let text: Vec<String> = r
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect();
-        eprintln!("tmuxwire: {}", text.join("\n"));
-        return Err(ExitCode::from(2));
-    }
-    Ok(r.structured_content.unwrap_or(Value::Null))
-}
-
-/// Like [`print_matches`], indented and with the rows a line spans, for
-/// the demo.
-pub(crate) fn print_matches_indented(v: &Value) -> usize {
-    let mut n = 0;
-    for m in v["matches"].as_array().into_iter().flatten() {
+/// The matched lines of a `search_panes` result, in order.
+fn hits(v: &Value) -> impl Iterator<Item = Hit<'_>> {
+    v["matches"].as_array().into_iter().flatten().flat_map(|m| {
         let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
         let numbers = m["matched_line_numbers"]
             .as_array()
@@ -329,26 +307,78 @@ pub(crate) fn print_matches_indented(v: &Value) -> usize {
             .as_array()
             .cloned()
             .unwrap_or_default();
-        for (i, line) in lines.iter().enumerate() {
-            let text = s(line);
-            let short: String = text.chars().take(110).collect();
-            let ell = if short.len() < text.len() { "…" } else { "" };
-            println!(
-                "  {}:{}.{} {} line {} ({} row{}): {short}{ell}",
-                s(&m["session_name"]),
-                s(&m["window_index"]),
-                s(&m["pane_index"]),
-                s(&m["pane_id"]),
-                numbers.get(i).map(s).unwrap_or_default(),
-                rows.get(i).map(s).unwrap_or_default(),
-                if rows.get(i).and_then(Value::as_u64) == Some(1) {
-                    ""
-                } else {
-                    "s"
-                },
-            );
-            n += 1;
-        }
+        lines.into_iter().enumerate().map(move |(i, line)| Hit {
+            pane: m,
+            text: s(&line),
+            line: numbers.get(i).map(s).unwrap_or_default(),
+            rows: rows.get(i).and_then(Value::as_u64),
+        })
+    })
+}
+
+/// `session:window.pane` of a match.
+fn place(m: &Value) -> String {
+    format!(
+        "{}:{}.{}",
+        s(&m["session_name"]),
+        s(&m["window_index"]),
+        s(&m["pane_index"])
+    )
+}
+
+/// Prints search matches grep-style; returns how many lines.
+pub(crate) fn print_matches(v: &Value) -> usize {
+    hits(v)
+        .map(|h| say!("{}:{}: {}", place(h.pane), h.line, h.text))
+        .count()
+}
+
+/// Runs a tool through the MCP tool code: its structured result, or the
+/// error text.
+pub(crate) async fn call_tool(
+    servers: &Servers,
+    name: &str,
+    args: Map<String, Value>,
+) -> Result<Value, String> {
+    let r = mcp::tools::call(servers, name, args).await;
+    if r.is_error == Some(true) {
+        let text: Vec<String> = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        return Err(text.join("\n"));
     }
-    n
+    Ok(r.structured_content.unwrap_or(Value::Null))
+}
+
+/// Runs a tool; on error prints it and returns exit code 2.
+async fn tool(servers: &Servers, name: &str, args: Map<String, Value>) -> Result<Value, ExitCode> {
+    call_tool(servers, name, args).await.map_err(|e| {
+        eprintln!("tmuxwire: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// Like [`print_matches`], indented and with the rows a line spans, for
+/// the demo.
+pub(crate) fn print_matches_indented(v: &Value) -> usize {
+    hits(v)
+        .map(|h| {
+            let short: String = h.text.chars().take(110).collect();
+            let ell = if short.len() < h.text.len() {
+                "…"
+            } else {
+                ""
+            };
+            let rows = h.rows.unwrap_or(1);
+            let plural = if rows == 1 { "" } else { "s" };
+            say!(
+                "  {} {} line {} ({rows} row{plural}): {short}{ell}",
+                place(h.pane),
+                s(&h.pane["pane_id"]),
+                h.line
+            );
+        })
+        .count()
 }
