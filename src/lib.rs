@@ -17,6 +17,8 @@
 //! * [`tmux`]: typed sessions/windows/panes, target resolution and the
 //!   operations tools are built from, over one [`control::Client`] per server.
 //! * [`search`]: literal and regex search over logical lines (pure).
+//! * [`term`]: terminal facts shared with tmux, such as character widths
+//!   by tmux version (pure).
 //! * [`control`]: the control-mode text protocol: a byte-level parser, a
 //!   command builder that quotes every argument, and an async client.
 //! * [`wire`]: socket resolution, imsg framing, the crash-safe identify
@@ -29,5 +31,6 @@ pub mod cli;
 pub mod control;
 pub mod mcp;
 pub mod search;
+pub mod term;
 pub mod tmux;
 pub mod wire;

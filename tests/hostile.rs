@@ -839,3 +839,83 @@ async fn hostile_server_killed_mid_call() {
         }
     }
 }
+
+/// Programs in a pane choose its title (OSC 2), its process name and its
+/// working directory. Values holding tmuxwire's record separators or a
+/// line break must not spoof other fields or invent panes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pane_metadata_cannot_spoof_records() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(100, 20).start();
+        let pane = first_pane(&server);
+        let servers = servers(&server);
+        let real = ok(&servers, "get_pane_info", json!({"pane_id": pane})).await;
+
+        // A title full of separators (tmux accepts any valid UTF-8 title).
+        run(
+            &server,
+            &pane,
+            "printf '\\033]2;x␟1␟@999␟$999␟spoofed\\033\\\\'",
+        );
+        // A working directory whose name holds a line break and a fake record.
+        let tmp = tempfile::tempdir().unwrap();
+        let evil = tmp.path().join("a\n␞%77␟9␟x");
+        std::fs::create_dir(&evil).unwrap();
+        run(
+            &server,
+            &pane,
+            &format!("cd {}", shell_quote(&evil.display().to_string())),
+        );
+
+        let info = ok(&servers, "get_pane_info", json!({"pane_id": pane})).await;
+        for field in [
+            "pane_id",
+            "session_id",
+            "session_name",
+            "window_id",
+            "window_index",
+            "pane_index",
+        ] {
+            assert_eq!(info[field], real[field], "{ctx}: {field} spoofed: {info}");
+        }
+        let title = info["pane_title"].as_str().unwrap_or("");
+        // The separators were in the title, and came back neutralised.
+        assert!(
+            title.starts_with("x\u{fffd}1\u{fffd}@999"),
+            "{ctx}: title {title:?}"
+        );
+        let path = info["pane_current_path"].as_str().unwrap_or("");
+        assert!(
+            path.ends_with("a\n\u{fffd}%77\u{fffd}9\u{fffd}x")
+                || path.ends_with("a\\n\u{fffd}%77\u{fffd}9\u{fffd}x"),
+            "{ctx}: path {path:?}"
+        );
+
+        let panes = ok(&servers, "list_panes", json!({})).await;
+        let ids: Vec<&str> = panes["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["pane_id"].as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            [pane.as_str()],
+            "{ctx}: a phantom pane appeared: {panes}"
+        );
+        let snap = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        assert_eq!(snap["pane_id"], json!(pane), "{ctx}");
+        let found = ok(&servers, "search_panes", json!({"pattern": "END-MARK"})).await;
+        assert_eq!(
+            found["matches"][0]["session_id"], real["session_id"],
+            "{ctx}: {found}"
+        );
+        assert!(server.is_alive());
+    }
+}
+
+/// `s` single-quoted for the shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}

@@ -696,8 +696,8 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         .await;
         assert_eq!(
             s["session_attached"],
-            json!("1"),
-            "tmux {}: the other tmuxwire client counts, our own does not",
+            json!("0"),
+            "tmux {}: no tmuxwire control client counts, the other one's neither",
             bin.label
         );
         assert!(server.is_alive());
@@ -1741,20 +1741,21 @@ async fn odd_names_and_paths_round_trip() {
             ok(&servers, "list_panes", json!({})).await["result"][0].clone(),
         ] {
             assert_eq!(p["pane_id"], json!(pane), "{ctx}: {p}");
+            // tmuxwire's record separators in a value come back as U+FFFD,
+            // so a program in the pane cannot forge records or fields; the
+            // line break and everything else survive.
+            let want = dir.display().to_string().replace(['␞', '␟'], "\u{fffd}");
             assert_eq!(
                 p["pane_current_path"],
-                json!(dir.display().to_string()),
+                json!(want),
                 "{ctx}: path with separators and a line break"
             );
             assert_eq!(p["session_name"], json!(session));
             assert_eq!(p["window_name"], json!(window));
         }
         let sn = ok(&servers, "snapshot_pane", json!({"session_name": session})).await;
-        assert_eq!(
-            sn["pane_current_path"],
-            json!(dir.display().to_string()),
-            "{ctx}"
-        );
+        let want = dir.display().to_string().replace(['␞', '␟'], "\u{fffd}");
+        assert_eq!(sn["pane_current_path"], json!(want), "{ctx}");
 
         // display_message with a line break: same as the CLI.
         let fs = "a\nb #{pane_current_path}";
@@ -2039,5 +2040,64 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
             grown_kb < captured_kb / 2,
             "{ctx}: the tmux server grew by {grown_kb} kB over 50 captures of {captured_kb} kB in all"
         );
+    }
+}
+
+/// Line numbers above lines of emoji (which tmux widens from 3.4 on), and
+/// when tmux's widths differ from tmuxwire's model (3.6+ with
+/// `variation-selector-always-wide off`): every number returned must be a
+/// real tmux line number (numbers are checked with tmux, and rows are
+/// recounted exactly when a check fails).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .size(80, 20)
+            .history_limit(5000)
+            .start();
+        let pane = all_panes(&server).remove(0);
+        let servers = servers_for(&server);
+        let emoji = [
+            "\\u2764\\ufe0f",                                  // ❤️: VS16
+            "\\U0001f44d\\U0001f3fd",                          // 👍🏽: skin tone
+            "\\U0001f468\\u200d\\U0001f469\\u200d\\U0001f467", // 👨‍👩‍👧: ZWJ
+            "\\U0001f1eb\\U0001f1f7",                          // 🇫🇷: regional indicators
+            "\\u4e2d",                                         // 中
+        ];
+        let mut script = String::from("echo WIDTH-MARK-0");
+        for (k, e) in emoji.iter().enumerate() {
+            script.push_str(&format!(
+                "; printf '{e}%.0s' $(seq 60); echo; echo WIDTH-MARK-{}",
+                k + 1
+            ));
+        }
+        run_in_pane(&server, &pane, &script);
+        let mut variants = vec!["default"];
+        if bin.label.as_str() >= "3.6" {
+            variants.push("vs16-narrow");
+        }
+        for variant in variants {
+            if variant == "vs16-narrow" {
+                server.tmux_ok(&["set", "-g", "variation-selector-always-wide", "off"]);
+                run_in_pane(&server, &pane, "clear; tmux -V >/dev/null 2>&1; true");
+                run_in_pane(&server, &pane, &script);
+            }
+            let ctx = format!("tmux {} ({variant})", bin.label);
+            let r = ok(
+                &servers,
+                "search_panes",
+                json!({"pattern": "WIDTH-MARK-", "max_matched_lines_per_pane": 1000}),
+            )
+            .await;
+            let m = &r["matches"][0];
+            assert!(
+                str_list(&m["matched_lines"]).len() > emoji.len(),
+                "{ctx}: {r}"
+            );
+            assert_line_numbers_real(&server, m, &ctx);
+            // The emoji lines themselves: their row counts are real too.
+            let r = ok(&servers, "search_panes", json!({"pattern": "\u{2764}|\u{1f44d}|\u{1f468}|\u{1f1eb}|\u{4e2d}", "regex": true, "max_matched_lines_per_pane": 1000})).await;
+            assert_line_numbers_real(&server, &r["matches"][0], &ctx);
+        }
     }
 }

@@ -3,14 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
 use super::error::Error;
-use super::format::{self, US};
-use crate::control::{self, Client, ClientOptions, Command, SessionId};
+use super::format;
+use crate::control::{self, Client, ClientOptions, Command, PaneId, SessionId};
 use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 /// A command's answer: tmux's output, or its error text when `ok` is
@@ -84,6 +83,15 @@ impl Caller {
         }
     }
 
+    /// The caller's pane, if the caller runs inside a pane of the server
+    /// at `server_socket` (canonical).
+    pub fn pane_on(&self, server_socket: &Path) -> Option<PaneId> {
+        if self.socket.as_deref() != Some(server_socket) {
+            return None;
+        }
+        self.pane.as_deref()?.parse().ok()
+    }
+
     /// Whether `pane_id` on the server at `server_socket` (canonical) is
     /// the caller's pane: `None` outside tmux; `true` only when the pane id
     /// *and* the socket match.
@@ -112,6 +120,19 @@ impl std::fmt::Debug for Tmux {
             .finish_non_exhaustive()
     }
 }
+
+/// `name -F <template>` for `fields`, and the query that parses it.
+fn query_cmd(name: &str, fields: &[&str]) -> (Command, format::Query) {
+    let q = format::Query::new(fields);
+    (Command::new(name).opt("-F", q.template()), q)
+}
+
+/// Bytes of arguments one one-shot client carries, well inside tmux's
+/// 16368-byte message limit.
+const ONE_SHOT_BUDGET: usize = 12 * 1024;
+
+/// Bytes a fence (`; display-message -p <token>`) adds to a command list.
+const FENCE_BYTES: usize = 64;
 
 /// True for `capture-pane -p` (text printed to the client).
 fn is_print_capture(cmd: &Command) -> bool {
@@ -199,14 +220,6 @@ impl Tmux {
         match self.link().await.ok()? {
             Link::Control(c) => Some(c.framing()),
             Link::OneShot { version, .. } => version.framing(),
-        }
-    }
-
-    /// The session tmuxwire's control client is attached to.
-    pub async fn own_session(&self) -> Option<SessionId> {
-        match self.link.lock().await.as_ref()? {
-            Link::Control(c) => c.attached_session().map(|(id, _)| id),
-            Link::OneShot { .. } => None,
         }
     }
 
@@ -339,9 +352,31 @@ impl Tmux {
     /// stops at the first failing command: that one gets the error, the
     /// ones after it an error saying they did not run.
     async fn run_one_shot(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let n = SEQ.fetch_add(1, Ordering::Relaxed);
-        let token = format!("__tmuxwire_split_{}_{n}__", std::process::id());
+        // One message holds at most 16 KiB of arguments: run long lists as
+        // several clients, each a run of whole commands.
+        let mut answers = Vec::with_capacity(cmds.len());
+        let mut start = 0;
+        while start < cmds.len() {
+            let mut end = start + 1;
+            let mut size: usize = cmds[start].argv().iter().map(|a| a.len() + 2).sum();
+            while end < cmds.len() {
+                let more: usize =
+                    cmds[end].argv().iter().map(|a| a.len() + 2).sum::<usize>() + FENCE_BYTES;
+                if size + more > ONE_SHOT_BUDGET {
+                    break;
+                }
+                size += more;
+                end += 1;
+            }
+            answers.extend(self.run_one_shot_group(&cmds[start..end]).await?);
+            start = end;
+        }
+        Ok(answers)
+    }
+
+    async fn run_one_shot_group(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+        // A token a pane cannot guess, so printed text cannot split output.
+        let token = format!("__tmuxwire_split_{}__", format::nonce());
         let fence = Command::new("display-message").arg("-p").arg(token.clone());
         let mut argvs: Vec<&[String]> = Vec::with_capacity(cmds.len() * 2);
         for (i, c) in cmds.iter().enumerate() {
@@ -391,55 +426,69 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when the server has no sessions.
     pub async fn default_session(&self) -> Result<SessionId, Error> {
-        let clients = Command::new("list-clients").opt(
-            "-F",
-            format!("#{{client_control_mode}}{US}#{{client_activity}}{US}#{{session_id}}"),
+        let (clients, cq) = query_cmd(
+            "list-clients",
+            &["client_control_mode", "client_activity", "session_id"],
         );
-        let sessions = Command::new("list-sessions")
-            .opt("-F", format!("#{{session_activity}}{US}#{{session_id}}"));
-        let mut out = self.run_all(&[clients, sessions]).await?.into_iter();
-        let clients = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let sessions = out
-            .next()
-            .map(|o| o.into_result())
-            .transpose()?
-            .unwrap_or_default();
-        let best = |body: &[u8], want_fields: usize| -> Option<SessionId> {
-            String::from_utf8_lossy(body)
-                .lines()
-                .filter_map(|l| {
-                    let f: Vec<&str> = l.split(US).collect();
-                    if f.len() != want_fields {
-                        return None;
-                    }
-                    if want_fields == 3 && f[0] == "1" {
-                        return None; // a control client
-                    }
-                    let act: i64 = f[want_fields - 2].parse().ok()?;
-                    let id = f[want_fields - 1].parse().ok()?;
+        let (sessions, sq) = query_cmd("list-sessions", &["session_activity", "session_id"]);
+        let mut cmds = vec![clients, sessions];
+        let caller = self.caller_pane();
+        let mut pq = None;
+        if let Some(p) = caller {
+            // Inside tmux on this server: the caller's own session, as tmux
+            // itself would choose for a command run from that pane.
+            let (c, q) = query_cmd("list-panes", &["session_id"]);
+            cmds.push(
+                c.opt("-t", p.to_string())
+                    .opt("-f", format!("#{{==:#{{pane_id}},{p}}}")),
+            );
+            pq = Some(q);
+        }
+        let out = self.run_all(&cmds).await?;
+        if let (Some(q), Some(o)) = (pq, out.get(2))
+            && o.ok
+            && let Some(id) = q.parse(&o.body).first().and_then(|r| r.str(0).parse().ok())
+        {
+            return Ok(id);
+        }
+        let best = |q: &format::Query, o: &Output, skip_control: bool| -> Option<SessionId> {
+            if !o.ok {
+                return None;
+            }
+            q.parse(&o.body)
+                .iter()
+                .filter(|r| !(skip_control && r.str(0) == "1"))
+                .filter_map(|r| {
+                    let n = r.0.len();
+                    let act: i64 = r.str(n - 2).parse().ok()?;
+                    let id: SessionId = r.str(n - 1).parse().ok()?;
                     Some((act, id))
                 })
-                .max_by_key(|(act, id): &(i64, SessionId)| (*act, std::cmp::Reverse(id.0)))
+                .max_by_key(|(act, id)| (*act, std::cmp::Reverse(id.0)))
                 .map(|(_, id)| id)
         };
-        best(&clients, 3)
-            .or_else(|| best(&sessions, 2))
+        best(&cq, &out[0], true)
+            .or_else(|| best(&sq, &out[1], false))
             .ok_or_else(|| Error::NotFound("no sessions: the tmux server has no sessions".into()))
     }
 
-    /// Records from a `list-*`/`display-message` command run with
-    /// `format::template(fields)`.
+    /// The caller's pane, when tmuxwire runs inside a pane of this server.
+    pub fn caller_pane(&self) -> Option<PaneId> {
+        self.caller.pane_on(&self.canonical)
+    }
+
+    /// The records a command printed for `query` (its `-F` template).
     ///
     /// # Errors
     ///
     /// Connection errors and tmux errors (classified).
-    pub async fn records(&self, cmd: &Command, n: usize) -> Result<Vec<format::Record>, Error> {
+    pub async fn records(
+        &self,
+        cmd: &Command,
+        query: &format::Query,
+    ) -> Result<Vec<format::Record>, Error> {
         let body = self.run(cmd).await?.into_result()?;
-        Ok(format::records(&body, n))
+        Ok(query.parse(&body))
     }
 }
 

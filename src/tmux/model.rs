@@ -22,7 +22,7 @@ pub struct SessionInfo {
     pub session_name: String,
     /// Number of windows.
     pub window_count: i64,
-    /// Number of clients attached (tmuxwire's own control client is not
+    /// Number of clients attached (tmuxwire's own control clients are not
     /// counted), as a string.
     pub session_attached: String,
     /// Creation time, seconds since the Unix epoch, as a string.
@@ -42,14 +42,12 @@ impl SessionInfo {
         "pane_id",
     ];
 
-    /// Builds one from a record of [`SessionInfo::FIELDS`]. `own_session`
-    /// is the session tmuxwire's control client is attached to, which is
-    /// subtracted from `session_attached`.
-    pub fn from_record(r: &Record, own_session: Option<&str>) -> SessionInfo {
-        let mut attached = r.int(3).unwrap_or(0);
-        if own_session == Some(r.str(0)) && attached > 0 {
-            attached -= 1;
-        }
+    /// Builds one from a record of [`SessionInfo::FIELDS`]. `ours` counts
+    /// tmuxwire's control clients per session id, which are subtracted
+    /// from `session_attached`.
+    pub fn from_record(r: &Record, ours: &std::collections::HashMap<String, i64>) -> SessionInfo {
+        let mine = ours.get(r.str(0)).copied().unwrap_or(0);
+        let attached = (r.int(3).unwrap_or(0) - mine).max(0);
         SessionInfo {
             session_id: r.string(0),
             session_name: r.string(1),

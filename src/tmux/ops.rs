@@ -3,7 +3,9 @@
 //! is given by id.
 
 use super::error::Error;
-use super::format::{self, Record};
+use std::collections::HashMap;
+
+use super::format::{Query, Record};
 use super::handle::{Output, Tmux};
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
@@ -86,8 +88,10 @@ const CAPTURE_META: &[&str] = &[
 /// tail, for trailing empty rows (which are dropped).
 const TAIL_MARGIN: i64 = 512;
 
-fn template_cmd(name: &str, fields: &[&str]) -> Command {
-    Command::new(name).opt("-F", format::template(fields))
+/// `name -F <template>` for `fields`, and the query that parses its answer.
+fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
+    let q = Query::new(fields);
+    (Command::new(name).opt("-F", q.template()), q)
 }
 
 /// The `list-panes` command that prints `format` for exactly one pane:
@@ -112,7 +116,7 @@ fn pane_lookup(target: &Target, format: String) -> Command {
 
 /// The `list-windows` command that prints `fields` for exactly one window:
 /// a window by id or index, else the session's current window.
-fn window_lookup(target: &Target, fields: &[&str]) -> Command {
+fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query) {
     let (session, filter) = match target {
         Target::Window(w) => (target.clone(), format!("#{{==:#{{window_id}},{w}}}")),
         Target::WindowIndex { session, index } => (
@@ -121,9 +125,19 @@ fn window_lookup(target: &Target, fields: &[&str]) -> Command {
         ),
         _ => (target.clone(), "#{window_active}".to_string()),
     };
-    template_cmd("list-windows", fields)
-        .target(&session, TargetKind::Session)
-        .opt("-f", filter)
+    let (cmd, q) = template_cmd("list-windows", fields);
+    (
+        cmd.target(&session, TargetKind::Session).opt("-f", filter),
+        q,
+    )
+}
+
+/// The one record `body` must hold, or [`Error::NotFound`].
+fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
+    q.parse(body)
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::NotFound(format!("can't find {target}")))
 }
 
 /// Errors that mean "there is nothing to list" on a server without
@@ -180,6 +194,12 @@ impl Tmux {
         if let Some(p) = sel.pane_id {
             return Ok(Target::Pane(p));
         }
+        if *sel == Selector::default()
+            && let Some(p) = self.caller_pane()
+        {
+            // Run from inside tmux: the caller's own pane, as tmux does.
+            return Ok(Target::Pane(p));
+        }
         self.resolve_window(sel).await
     }
 
@@ -227,9 +247,8 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when no session has that name.
     pub async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
-        let fields = ["session_id", "session_name"];
-        let cmd = template_cmd("list-sessions", &fields);
-        let recs = match self.records(&cmd, fields.len()).await {
+        let (cmd, q) = template_cmd("list-sessions", &["session_id", "session_name"]);
+        let recs = match self.records(&cmd, &q).await {
             Err(e) if is_empty_server(&e) => Vec::new(),
             other => other?,
         };
@@ -245,17 +264,37 @@ impl Tmux {
     ///
     /// Connection errors.
     pub async fn list_sessions(&self) -> Result<Vec<SessionInfo>, Error> {
-        let recs = self
-            .records(
-                &template_cmd("list-sessions", SessionInfo::FIELDS),
-                SessionInfo::FIELDS.len(),
-            )
-            .await?;
-        let own = self.own_session().await.map(|s| s.to_string());
-        Ok(recs
+        let (cmd, q) = template_cmd("list-sessions", SessionInfo::FIELDS);
+        let (body, ours) = self.with_own_clients(cmd).await?;
+        Ok(q.parse(&body)
             .iter()
-            .map(|r| SessionInfo::from_record(r, own.as_deref()))
+            .map(|r| SessionInfo::from_record(r, &ours))
             .collect())
+    }
+
+    /// Runs `cmd` together with a count of tmuxwire's own control clients
+    /// per session (they identify with the terminal name `tmuxwire`), in
+    /// one round trip, so `session_attached` can leave them out.
+    async fn with_own_clients(
+        &self,
+        cmd: Command,
+    ) -> Result<(Vec<u8>, HashMap<String, i64>), Error> {
+        let (clients, cq) = template_cmd("list-clients", &["client_termname", "session_id"]);
+        let mut out = self.run_all(&[cmd, clients]).await?.into_iter();
+        let body = out
+            .next()
+            .map(Output::into_result)
+            .transpose()?
+            .unwrap_or_default();
+        let mut ours = HashMap::new();
+        if let Some(Ok(c)) = out.next().map(Output::into_result) {
+            for r in cq.parse(&c) {
+                if r.str(0) == crate::wire::CLIENT_TERM {
+                    *ours.entry(r.string(1)).or_insert(0) += 1;
+                }
+            }
+        }
+        Ok((body, ours))
     }
 
     /// Windows of one session, or of all sessions.
@@ -264,12 +303,12 @@ impl Tmux {
     ///
     /// Connection errors; [`Error::NotFound`] for a missing session.
     pub async fn list_windows(&self, session: Option<&Target>) -> Result<Vec<WindowInfo>, Error> {
-        let cmd = template_cmd("list-windows", WindowInfo::FIELDS);
+        let (cmd, q) = template_cmd("list-windows", WindowInfo::FIELDS);
         let cmd = match session {
             Some(t) => cmd.target(t, TargetKind::Session),
             None => cmd.arg("-a"),
         };
-        let recs = match self.records(&cmd, WindowInfo::FIELDS.len()).await {
+        let recs = match self.records(&cmd, &q).await {
             Err(e) if session.is_none() && is_empty_server(&e) => Vec::new(),
             other => other?,
         };
@@ -299,26 +338,22 @@ impl Tmux {
         scope: &PaneScope,
         fields: &[&str],
     ) -> Result<Vec<Record>, Error> {
-        let cmd = template_cmd("list-panes", fields);
+        let (cmd, q) = template_cmd("list-panes", fields);
         let cmd = match scope {
             PaneScope::All => cmd.arg("-a"),
             // list-panes -t takes a window even with -s: a session name needs "=name:".
             PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
             PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
         };
-        match self.records(&cmd, fields.len()).await {
+        match self.records(&cmd, &q).await {
             Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
             other => other,
         }
     }
 
     /// The one record `cmd` must print, or [`Error::NotFound`].
-    async fn one(&self, cmd: &Command, fields: &[&str], target: &Target) -> Result<Record, Error> {
-        self.records(cmd, fields.len())
-            .await?
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::NotFound(format!("can't find {target}")))
+    async fn one(&self, cmd: &Command, q: &Query, target: &Target) -> Result<Record, Error> {
+        one_record(q, &self.run(cmd).await?.into_result()?, target)
     }
 
     /// One session.
@@ -328,12 +363,15 @@ impl Tmux {
     /// [`Error::NotFound`] when it does not exist.
     pub async fn session_info(&self, target: &Target) -> Result<SessionInfo, Error> {
         // The session's fields, read through its current window.
-        let cmd = template_cmd("list-windows", SessionInfo::FIELDS)
+        let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+        let cmd = cmd
             .target(target, TargetKind::Session)
             .opt("-f", "#{window_active}");
-        let r = self.one(&cmd, SessionInfo::FIELDS, target).await?;
-        let own = self.own_session().await.map(|s| s.to_string());
-        Ok(SessionInfo::from_record(&r, own.as_deref()))
+        let (body, ours) = self.with_own_clients(cmd).await?;
+        Ok(SessionInfo::from_record(
+            &one_record(&q, &body, target)?,
+            &ours,
+        ))
     }
 
     /// One window (for a session target: its current window).
@@ -342,10 +380,8 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when it does not exist.
     pub async fn window_info(&self, target: &Target) -> Result<WindowInfo, Error> {
-        let cmd = window_lookup(target, WindowInfo::FIELDS);
-        Ok(WindowInfo::from_record(
-            &self.one(&cmd, WindowInfo::FIELDS, target).await?,
-        ))
+        let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
+        Ok(WindowInfo::from_record(&self.one(&cmd, &q, target).await?))
     }
 
     /// One pane (for a session or window target: the active pane).
@@ -354,8 +390,9 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] when it does not exist.
     pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
-        let cmd = pane_lookup(target, format::template(PaneInfo::FIELDS));
-        let r = self.one(&cmd, PaneInfo::FIELDS, target).await?;
+        let q = Query::new(PaneInfo::FIELDS);
+        let cmd = pane_lookup(target, q.template().to_string());
+        let r = self.one(&cmd, &q, target).await?;
         Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
     }
 
@@ -480,7 +517,8 @@ impl Tmux {
         fields: &[&str],
         capture: Command,
     ) -> Result<(Record, Vec<u8>), Error> {
-        let lookup = pane_lookup(target, format::template(fields));
+        let q = Query::new(fields);
+        let lookup = pane_lookup(target, q.template().to_string());
         let capture = capture.target(target, TargetKind::Pane);
         let mut out = self.run_all(&[lookup, capture]).await?.into_iter();
         let meta = out
@@ -493,11 +531,7 @@ impl Tmux {
             .map(Output::into_result)
             .transpose()?
             .unwrap_or_default();
-        let rec = format::records(&meta, fields.len())
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::NotFound(format!("can't find {target}")))?;
-        Ok((rec, body))
+        Ok((one_record(&q, &meta, target)?, body))
     }
 
     /// The visible screen and the pane's state, in one round trip.

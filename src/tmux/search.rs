@@ -10,9 +10,15 @@
 //! Each matched line carries its tmux line number (the `capture-pane
 //! -S/-E` numbering: 0 is the top row of the visible screen, negative
 //! numbers are history) of its first row, and how many rows it spans. The
-//! rows of a logical line are worked out from its width in cells and the
-//! pane width, counting from the bottom of the captured range (which is
-//! fixed however much history grows meanwhile).
+//! rows of a logical line are first worked out from its width in cells
+//! ([`crate::term::width`], by tmux version) and the pane width, counting
+//! from the bottom of the captured range (which is fixed however much
+//! history grows meanwhile). Then every number returned is *checked* with
+//! tmux (`capture-pane -J` of exactly those rows, all in one round trip);
+//! for a pane where a check fails (a character whose width tmux sees
+//! differently, or output that arrived meanwhile), the pane is captured
+//! again both joined and row by row in one write, and rows are counted by
+//! aligning the two ([`align_rows`]).
 
 use std::sync::Arc;
 
@@ -20,7 +26,6 @@ use futures::StreamExt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use unicode_width::UnicodeWidthChar;
 
 use super::error::Error;
 use super::format::Record;
@@ -29,6 +34,7 @@ use super::model::Geometry;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::search::Pattern;
+use crate::term::width::{self, Rules};
 
 /// A search over panes.
 #[derive(Clone, Debug)]
@@ -156,36 +162,6 @@ pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64
     top.max(bottom)
 }
 
-/// How many rows of a `width`-cell pane a logical line of `text` fills
-/// (tmux wraps before a character that does not fit; a double-width
-/// character that does not fit in the last cell moves to the next row).
-pub fn rows_for(text: &[u8], width: usize) -> u32 {
-    if width == 0 {
-        return 1;
-    }
-    if text.is_ascii() && !text.contains(&b'\t') {
-        return text.len().div_ceil(width).max(1) as u32;
-    }
-    let mut rows = 1u32;
-    let mut col = 0usize;
-    for c in String::from_utf8_lossy(text).chars() {
-        let w = if c == '\t' {
-            (col / 8 + 1) * 8 - col
-        } else {
-            c.width().unwrap_or(0)
-        };
-        if w == 0 {
-            continue;
-        }
-        if col + w > width && col > 0 {
-            rows += 1;
-            col = 0;
-        }
-        col += w;
-    }
-    rows
-}
-
 /// What one pane's scan found.
 #[derive(Debug, Default)]
 struct PaneHits {
@@ -195,25 +171,45 @@ struct PaneHits {
     count: usize,
 }
 
+/// The rows each logical line of a `capture-pane -J` fills.
+enum RowCount<'a> {
+    /// Worked out from widths.
+    Estimate { width: usize, rules: Rules },
+    /// Known (from [`align_rows`]), one entry per line.
+    Exact(&'a [u32]),
+}
+
 /// Scans one pane's `capture-pane -p -J` output.
-fn scan(body: &[u8], pattern: &Pattern, width: usize, bottom: i64, keep: usize) -> PaneHits {
+fn scan(
+    body: &[u8],
+    pattern: &Pattern,
+    rows_of: RowCount<'_>,
+    bottom: i64,
+    keep: usize,
+) -> PaneHits {
     let mut hay = Vec::with_capacity(body.len());
     let mut starts: Vec<usize> = Vec::new();
     let mut rows: Vec<u32> = Vec::new();
-    for line in split_lines(body) {
+    for (k, line) in split_lines(body).enumerate() {
         starts.push(hay.len());
-        rows.push(rows_for(line, width));
+        rows.push(match rows_of {
+            RowCount::Estimate { width, rules } => {
+                width::rows(&String::from_utf8_lossy(line), width, rules)
+            }
+            RowCount::Exact(r) => r.get(k).copied().unwrap_or(1),
+        });
         hay.extend_from_slice(trim_end_spaces(line));
         hay.push(b'\n');
     }
     let mut found = pattern.find_lines(&hay);
     let count = found.len();
     keep_tail(&mut found, Some(keep));
+    let mut hits = PaneHits {
+        count,
+        ..PaneHits::default()
+    };
     if found.is_empty() {
-        return PaneHits {
-            count,
-            ..PaneHits::default()
-        };
+        return hits;
     }
     // Rows after each line, summed from the bottom.
     let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
@@ -221,10 +217,6 @@ fn scan(body: &[u8], pattern: &Pattern, width: usize, bottom: i64, keep: usize) 
     for (i, r) in rows.iter().enumerate() {
         before[i + 1] = before[i] + u64::from(*r);
     }
-    let mut hits = PaneHits {
-        count,
-        ..PaneHits::default()
-    };
     for m in found {
         let i = m.line;
         // Every line is followed by its `\n`.
@@ -237,6 +229,85 @@ fn scan(body: &[u8], pattern: &Pattern, width: usize, bottom: i64, keep: usize) 
         hits.rows.push(r);
     }
     hits
+}
+
+/// Rows per logical line, by aligning a `capture-pane -p -J` of a range
+/// (`joined`: logical lines) with a plain `capture-pane -p` of the same
+/// range taken at the same moment (`rows`: one line per row, trailing
+/// blanks trimmed by tmux). Each row's text must continue the logical line
+/// where the previous row stopped (after any blanks the trimming removed).
+///
+/// Returns `None` when the two do not align (a row of only blanks inside a
+/// wrapped line is ambiguous; so is a capture that is not of one moment).
+pub fn align_rows(joined: &[&[u8]], rows: &[&[u8]]) -> Option<Vec<u32>> {
+    let mut out = Vec::with_capacity(joined.len());
+    let mut ri = 0;
+    for line in joined {
+        let mut pos = 0;
+        let mut count = 0u32;
+        loop {
+            let row = trim_end_spaces(rows.get(ri)?);
+            // Skip blanks the previous row's trimming removed.
+            let mut at = pos;
+            loop {
+                if line[at..].starts_with(row) {
+                    break;
+                }
+                if line.get(at) != Some(&b' ') {
+                    return None;
+                }
+                at += 1;
+            }
+            pos = at + row.len();
+            count += 1;
+            ri += 1;
+            if line[pos..].iter().all(|&b| b == b' ') {
+                break;
+            }
+            if row.is_empty() {
+                // A blank row cannot have started text that goes on.
+                return None;
+            }
+        }
+        out.push(count);
+    }
+    (ri == rows.len()).then_some(out)
+}
+
+/// A pane's width and the bottom row of the searched range.
+#[derive(Clone, Copy, Debug)]
+struct PaneGeometry {
+    width: usize,
+    bottom: i64,
+}
+
+impl PaneGeometry {
+    fn of(rec: &Record, req: &SearchRequest) -> PaneGeometry {
+        let width = rec.int(15).unwrap_or(0).max(0) as usize;
+        let height = rec.int(16).unwrap_or(1);
+        let hsize = rec.int(17).unwrap_or(0);
+        PaneGeometry {
+            width,
+            bottom: bottom_line(req.content_start, req.content_end, hsize, height),
+        }
+    }
+}
+
+/// `capture-pane -p [-J] -S start -E end -t %N` for the searched range.
+fn capture_cmd(id: PaneId, req: &SearchRequest, join: bool) -> Command {
+    let start = req
+        .content_start
+        .map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
+    let end = req
+        .content_end
+        .map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
+    let mut cmd = Command::new("capture-pane").arg("-p");
+    if join {
+        cmd = cmd.arg("-J");
+    }
+    cmd.opt("-S", start)
+        .opt("-E", end)
+        .target(&Target::Pane(id), TargetKind::Pane)
 }
 
 /// Sort key giving numeric pane order (`%2` < `%10`).
@@ -259,12 +330,7 @@ impl Tmux {
         // Linked windows and grouped sessions list a pane more than once.
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));
-        let start_arg = req
-            .content_start
-            .map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
-        let end_arg = req
-            .content_end
-            .map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
+        let rules = Rules::for_version(&self.version().await?);
 
         // Captures go out CAPTURES_IN_FLIGHT at a time: tmux renders one
         // while the previous one streams to us and is scanned on a blocking
@@ -275,13 +341,7 @@ impl Tmux {
             .enumerate()
             .filter_map(|(i, rec)| {
                 let id = rec.str(0).parse::<PaneId>().ok()?;
-                let cmd = Command::new("capture-pane")
-                    .arg("-p")
-                    .arg("-J")
-                    .opt("-S", start_arg.clone())
-                    .opt("-E", end_arg.clone())
-                    .target(&Target::Pane(id), TargetKind::Pane);
-                Some((i, cmd))
+                Some((i, capture_cmd(id, req, true)))
             })
             .collect();
         let captures = futures::stream::iter(cmds)
@@ -298,31 +358,29 @@ impl Tmux {
         let mut scans = Vec::with_capacity(panes.len());
         while let Some((i, captured)) = captures.next().await {
             let Some(body) = captured? else { continue };
-            let rec = &panes[i];
-            let width = rec.int(15).unwrap_or(0).max(0) as usize;
-            let height = rec.int(16).unwrap_or(1);
-            let hsize = rec.int(17).unwrap_or(0);
-            let bottom = bottom_line(req.content_start, req.content_end, hsize, height);
+            let geo = PaneGeometry::of(&panes[i], req);
             let keep = req.max_matched_lines_per_pane;
             let pattern = req.pattern.clone();
-            let task =
-                tokio::task::spawn_blocking(move || scan(&body, &pattern, width, bottom, keep));
+            let task = tokio::task::spawn_blocking(move || {
+                let rows_of = RowCount::Estimate {
+                    width: geo.width,
+                    rules,
+                };
+                scan(&body, &pattern, rows_of, geo.bottom, keep)
+            });
             scans.push((i, task));
         }
 
-        let mut matched: Vec<(PaneContentMatch, bool)> = Vec::new();
+        let mut matched: Vec<(usize, PaneHits)> = Vec::new();
         for (i, task) in scans {
             let hits = task
                 .await
                 .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
-            let rec = &panes[i];
-            if hits.count == 0 {
-                continue;
+            if hits.count > 0 {
+                matched.push((i, hits));
             }
-            let capped = hits.count > hits.lines.len();
-            matched.push((self.pane_match(rec, hits), capped));
         }
-        matched.sort_by_key(|m| pane_key(&m.0.pane_id));
+        matched.sort_by_key(|(i, _)| pane_key(panes[*i].str(0)));
         let total = matched.len();
         let page_end = req
             .limit
@@ -330,12 +388,17 @@ impl Tmux {
         let page_start = req.offset.min(total);
         let truncated_panes: Vec<String> = matched[page_end..]
             .iter()
-            .map(|m| m.0.pane_id.clone())
+            .map(|(i, _)| panes[*i].string(0))
             .collect();
-        let page: Vec<(PaneContentMatch, bool)> = matched.drain(page_start..page_end).collect();
-        let truncated = !truncated_panes.is_empty() || page.iter().any(|(_, capped)| *capped);
+        let mut page: Vec<(usize, PaneHits)> = matched.drain(page_start..page_end).collect();
+        self.check_line_numbers(&panes, &mut page, req).await?;
+        let truncated =
+            !truncated_panes.is_empty() || page.iter().any(|(_, h)| h.count > h.lines.len());
         Ok(SearchPanesResult {
-            matches: page.into_iter().map(|(m, _)| m).collect(),
+            matches: page
+                .into_iter()
+                .map(|(i, hits)| self.pane_match(&panes[i], hits))
+                .collect(),
             truncated,
             truncated_panes,
             total_panes_matched: total,
@@ -343,6 +406,94 @@ impl Tmux {
             limit: req.limit,
             panes_searched: panes.len(),
         })
+    }
+
+    /// Checks every line number on the page with tmux, in one round trip;
+    /// recounts the rows of a pane whose numbers do not check out (see the
+    /// module docs).
+    async fn check_line_numbers(
+        &self,
+        panes: &[Record],
+        page: &mut [(usize, PaneHits)],
+        req: &SearchRequest,
+    ) -> Result<(), Error> {
+        let mut checks = Vec::new();
+        for (k, (i, hits)) in page.iter().enumerate() {
+            let Ok(id) = panes[*i].str(0).parse::<PaneId>() else {
+                continue;
+            };
+            for (n, r) in hits.numbers.iter().zip(&hits.rows) {
+                let cmd = Command::new("capture-pane")
+                    .arg("-p")
+                    .arg("-J")
+                    .opt("-S", (n - 1).to_string())
+                    .opt("-E", (n + i64::from(*r) - 1).to_string())
+                    .target(&Target::Pane(id), TargetKind::Pane);
+                checks.push((k, cmd));
+            }
+        }
+        if checks.is_empty() {
+            return Ok(());
+        }
+        let cmds: Vec<Command> = checks.iter().map(|(_, c)| c.clone()).collect();
+        let out = self.run_all(&cmds).await?;
+        let mut bad = vec![false; page.len()];
+        let mut hit = vec![0usize; page.len()];
+        for ((k, _), o) in checks.iter().zip(&out) {
+            let j = hit[*k];
+            hit[*k] += 1;
+            let want = page[*k].1.lines[j].as_bytes();
+            let lines: Vec<&[u8]> = split_lines(&o.body).map(trim_end_spaces).collect();
+            // The row before is another line (or there is none), and the
+            // rows given are exactly the matched line.
+            let ok = o.ok && matches!(lines.len(), 1 | 2) && lines.last() == Some(&want);
+            bad[*k] |= !ok;
+        }
+        for (k, (i, hits)) in page.iter_mut().enumerate() {
+            if bad[k] {
+                tracing::debug!(
+                    pane = panes[*i].str(0),
+                    "line numbers did not check out; recounting rows"
+                );
+                if let Some(exact) = self.recount(&panes[*i], req).await? {
+                    *hits = exact;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Captures a pane joined and row by row in one write, aligns the two
+    /// and scans again with exact row counts. `None` when they do not align
+    /// (the estimates are kept then).
+    async fn recount(&self, rec: &Record, req: &SearchRequest) -> Result<Option<PaneHits>, Error> {
+        let Ok(id) = rec.str(0).parse::<PaneId>() else {
+            return Ok(None);
+        };
+        let out = self
+            .run_all(&[capture_cmd(id, req, true), capture_cmd(id, req, false)])
+            .await?;
+        let [joined, plain] = out.as_slice() else {
+            return Ok(None);
+        };
+        if !joined.ok || !plain.ok {
+            return Ok(None);
+        }
+        let jl: Vec<&[u8]> = split_lines(&joined.body).collect();
+        let pl: Vec<&[u8]> = split_lines(&plain.body).collect();
+        let Some(rows) = align_rows(&jl, &pl) else {
+            return Ok(None);
+        };
+        let geo = PaneGeometry::of(rec, req);
+        // The plain capture's row count places the bottom exactly.
+        let bottom = geo.bottom;
+        Ok(Some(scan(
+            &joined.body,
+            &req.pattern,
+            RowCount::Exact(&rows),
+            bottom,
+            req.max_matched_lines_per_pane,
+        )))
     }
 
     fn pane_match(&self, r: &Record, hits: PaneHits) -> PaneContentMatch {
@@ -372,20 +523,42 @@ mod tests {
     use super::*;
     use crate::search::PatternOptions;
 
+    fn est(width: usize) -> RowCount<'static> {
+        RowCount::Estimate {
+            width,
+            rules: Rules::V33,
+        }
+    }
+
     #[test]
-    fn rows() {
-        assert_eq!(rows_for(b"", 20), 1);
-        assert_eq!(rows_for(b"0123456789abcdefNEEDLEXYZ-tail", 20), 2);
-        assert_eq!(rows_for(&[b'x'; 20], 20), 1);
-        assert_eq!(rows_for(&[b'x'; 21], 20), 2);
-        assert_eq!(rows_for(&[b'x'; 100], 40), 3);
-        // 中文 + 18 x = 22 cells: "中文" + 16 x, then "xx".
-        assert_eq!(rows_for("中文xxxxxxxxxxxxxxxxxx".as_bytes(), 20), 2);
-        // A wide character that does not fit in the last cell wraps early.
-        assert_eq!(rows_for("xxxxxxxxxxxxxxxxxxx中".as_bytes(), 20), 2);
-        assert_eq!(rows_for("xxxxxxxxxxxxxxxxxx中".as_bytes(), 20), 1);
-        assert_eq!(rows_for(b"a\tb", 20), 1);
-        assert_eq!(rows_for(b"x", 0), 1);
+    fn align() {
+        let a = |j: &[&str], r: &[&str]| {
+            let j: Vec<&[u8]> = j.iter().map(|s| s.as_bytes()).collect();
+            let r: Vec<&[u8]> = r.iter().map(|s| s.as_bytes()).collect();
+            align_rows(&j, &r)
+        };
+        assert_eq!(
+            a(
+                &["old", "0123456789abcdefNEEDLEXYZ-tail", ""],
+                &["old", "0123456789abcdefNEED", "LEXYZ-tail", ""]
+            ),
+            Some(vec![1, 2, 1])
+        );
+        // Blanks at the end of a wrapped row are trimmed from the plain capture.
+        assert_eq!(a(&["abc   def"], &["abc", "def"]), Some(vec![2]));
+        assert_eq!(a(&["abc  def"], &["abc", "  def"]), Some(vec![2]));
+        // Trailing blanks of the last row.
+        assert_eq!(a(&["done      "], &["done"]), Some(vec![1]));
+        // Rows left over, or text that does not continue: no alignment.
+        assert_eq!(a(&["a"], &["a", "b"]), None);
+        assert_eq!(a(&["abc"], &["abd"]), None);
+        assert_eq!(a(&["ab", "c"], &["ab"]), None);
+        // A blank row inside a wrapped line is ambiguous.
+        assert_eq!(a(&["x          y"], &["x", "", "y"]), None);
+        // Emoji that tmux made two cells wide: whatever the widths, rows align.
+        let hearts = "\u{2764}\u{fe0f}".repeat(60);
+        let (r1, r2) = (hearts[..40 * 6].to_string(), hearts[40 * 6..].to_string());
+        assert_eq!(a(&[&hearts], &[&r1, &r2]), Some(vec![2]));
     }
 
     #[test]
@@ -409,12 +582,12 @@ mod tests {
         // wraps over rows -1 and 0.
         let body = b"old\n0123456789abcdefNEEDLEXYZ-tail\nprompt   \n\n";
         // rows: old=1, needle=2, prompt=1, empty=1 -> 5 rows, bottom = 1.
-        let hits = scan(body, &pat, 20, 1, 50);
+        let hits = scan(body, &pat, est(20), 1, 50);
         assert_eq!(hits.lines, vec!["0123456789abcdefNEEDLEXYZ-tail"]);
         assert_eq!(hits.numbers, vec![-2]);
         assert_eq!(hits.rows, vec![2]);
         let pat = Pattern::new("prompt$", PatternOptions::regex()).unwrap();
-        let hits = scan(body, &pat, 20, 1, 50);
+        let hits = scan(body, &pat, est(20), 1, 50);
         assert_eq!(hits.lines, vec!["prompt"], "trailing blanks are trimmed");
         assert_eq!(hits.numbers, vec![0]);
     }
@@ -422,7 +595,7 @@ mod tests {
     #[test]
     fn scan_keeps_newest() {
         let pat = Pattern::new("x", PatternOptions::literal()).unwrap();
-        let hits = scan(b"x1\nx2\nx3\n", &pat, 80, 2, 2);
+        let hits = scan(b"x1\nx2\nx3\n", &pat, est(80), 2, 2);
         assert_eq!(hits.lines, vec!["x2", "x3"]);
         assert_eq!(hits.count, 3);
         assert_eq!(hits.numbers, vec![1, 2]);

@@ -176,7 +176,7 @@ async fn handshake(
     if opts.no_output {
         flags |= CLIENT_CONTROL_NOOUTPUT;
     }
-    let id = Identity::for_this_process(flags, "screen");
+    let id = Identity::for_this_process(flags, super::CLIENT_TERM);
     let mut argv = vec!["attach-session".to_string(), "-E".to_string()];
     // tmux 3.8 prints JSON layouts, but sends control clients the old
     // format unless they ask; ask, so `#{window_layout}` matches the CLI.

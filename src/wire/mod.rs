@@ -37,6 +37,11 @@ pub use imsg::Framing;
 pub use socket::SocketSpec;
 pub use version::TmuxVersion;
 
+/// The terminal name tmuxwire's control clients identify with
+/// (`#{client_termname}`), so tmuxwire can tell its own clients from a
+/// person's (for example to leave them out of `session_attached`).
+pub const CLIENT_TERM: &str = "tmuxwire";
+
 /// Errors of the wire layer.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
