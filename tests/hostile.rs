@@ -615,11 +615,11 @@ async fn hostile_arguments() {
             ),
             ("search_panes", json!({"pattern": 5})),
             ("search_panes", json!({})),
+            ("display_message", json!({"format_string": "#{E:pane_id}"})),
             (
                 "display_message",
-                json!({"format_string": "#(touch /tmp/x)"}),
+                json!({"format_string": "#{?pane_active,#(touch /tmp/x),}"}),
             ),
-            ("display_message", json!({"format_string": "#{E:pane_id}"})),
             ("list_sessions", json!({"socket_name": "../../etc/passwd"})),
             ("list_sessions", json!({"socket_name": ""})),
             ("list_sessions", json!({"socket_name": ".."})),

@@ -448,7 +448,7 @@ async fn error_results_not_protocol_errors() {
         let (t, k) = err(
             &client,
             "display_message",
-            json!({"format_string": "#(id)"}),
+            json!({"format_string": "#{E:pane_id}"}),
         )
         .await;
         assert_eq!(k, "InvalidArgument", "{ctx}: {t}");

@@ -1122,7 +1122,7 @@ async fn snapshot_pane_fields_match_tmux() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn display_message_expands_variables_and_refuses_other_syntax() {
+async fn display_message_expands_variables_and_keeps_other_text_literal() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("disp").start();
         server.tmux_ok(&["new-window", "-d", "-n", "second", "-t", "=disp:1"]);
@@ -1167,14 +1167,24 @@ async fn display_message_expands_variables_and_refuses_other_syntax() {
             assert_eq!(got["result"], json!(want), "{ctx}: {fs:?}");
         }
 
-        // Anything but #{name} is refused before tmux sees it.
+        // Any other '#' is literal text: jobs never run.
         for fs in [
             "#(id)",
-            "#{E:pane_id}",
-            "#{?pane_active,a,b}",
             "##",
             "x#",
+            "issue #42",
+            "#(touch /tmp/tmuxwire-never)",
+        ] {
+            let got = ok(&servers, "display_message", d(fs)).await;
+            assert_eq!(got["result"], json!(fs), "{ctx}: {fs:?}");
+        }
+        assert!(!std::path::Path::new("/tmp/tmuxwire-never").exists());
+        // Other #{...} syntax is refused before tmux sees it.
+        for fs in [
+            "#{E:pane_id}",
+            "#{?pane_active,a,b}",
             "#{s/a/b/:pane_id}",
+            "#{pane_id",
         ] {
             let (t, k) = err(&servers, "display_message", d(fs)).await;
             assert_eq!(k, "InvalidArgument", "{ctx}: {fs:?}: {t}");
@@ -2100,4 +2110,22 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
             assert_line_numbers_real(&server, &r["matches"][0], &ctx);
         }
     }
+}
+
+/// `--pin-socket`: a tool call may not reach another tmux server through
+/// `socket_name`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pinned_servers_refuse_other_sockets() {
+    let bin = system_tmux();
+    let server = TestServer::start(&bin);
+    let servers = Servers::new(
+        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+        Caller::default(),
+    )
+    .pinned(true);
+    let other = unique_name("tmuxwire-test-other");
+    let (text, kind) = err(&servers, "list_sessions", json!({"socket_name": other})).await;
+    assert_eq!(kind, "InvalidArgument");
+    assert!(text.contains("--pin-socket"), "{text}");
+    ok(&servers, "list_sessions", json!({})).await;
 }

@@ -985,3 +985,36 @@ async fn guard_lookalike_lines_come_back_verbatim() {
         assert_alive(&server, "after guard look-alikes");
     }
 }
+
+/// An idle handle closes its control connection (no client stays attached
+/// to the user's sessions), and the next call reconnects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_close_and_reopen() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let t = Tmux::new(server.socket.clone(), None, Caller::default())
+            .with_idle_close(Duration::from_millis(300));
+        let ours = || {
+            server
+                .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
+                .lines()
+                .filter(|l| *l == tmuxwire::wire::CLIENT_TERM)
+                .count()
+        };
+        assert_eq!(t.list_sessions().await.unwrap().len(), 1);
+        assert_eq!(ours(), 1, "tmux {}: attached while in use", bin.label);
+        wait_until(
+            "the idle connection to close",
+            Duration::from_secs(15),
+            || (ours() == 0).then_some(()),
+        );
+        assert_eq!(
+            t.list_sessions().await.unwrap().len(),
+            1,
+            "tmux {}: reconnects",
+            bin.label
+        );
+        assert_eq!(ours(), 1);
+        assert!(server.is_alive());
+    }
+}

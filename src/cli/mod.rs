@@ -47,7 +47,7 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// tmux socket name, as `tmux -L` (a file in /tmp/tmux-UID/).
+    /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
     #[arg(short = 'L', long = "socket-name", global = true, value_name = "NAME")]
     pub socket_name: Option<String>,
     /// tmux socket path, as `tmux -S`.
@@ -64,7 +64,11 @@ pub enum Cmd {
     /// Serve MCP on stdin/stdout (for Claude Code, Codex, Cursor, the MCP Inspector).
     ///
     /// Example: claude mcp add tmux -- tmuxwire mcp
-    Mcp,
+    Mcp {
+        /// Serve only the chosen tmux server: refuse tool calls whose socket_name names another.
+        #[arg(long, env = "TMUXWIRE_PIN_SOCKET")]
+        pin_socket: bool,
+    },
     /// List panes: id, session:window.pane, size, command, path.
     ///
     /// Example: tmuxwire panes -t work
@@ -117,7 +121,8 @@ pub enum Cmd {
     },
     /// Start a private tmux server, fill it, search it, time it, remove it.
     ///
-    /// Needs the tmux binary only to start that server. Example: tmuxwire demo
+    /// Needs the tmux binary only to start that server; -L/-S are ignored (the demo always uses
+    /// its own private socket). Example: tmuxwire demo
     Demo {
         /// The tmux binary used to start the private server.
         #[arg(long, env = "TMUXWIRE_TMUX", default_value = "tmux")]
@@ -131,9 +136,12 @@ pub enum Cmd {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TMUXWIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // No colour codes unless stderr is a terminal (MCP clients read it as a log).
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .try_init();
 }
 
@@ -155,7 +163,7 @@ pub fn main() -> ExitCode {
     rt.block_on(run(cli))
 }
 
-fn servers(cli: &Cli) -> Result<Arc<Servers>, String> {
+fn servers(cli: &Cli) -> Result<Servers, String> {
     let spec =
         SocketSpec::from_args_and_env(cli.socket_path.clone(), cli.socket_name.clone(), |k| {
             std::env::var_os(k)
@@ -167,7 +175,7 @@ fn servers(cli: &Cli) -> Result<Arc<Servers>, String> {
     };
     let caller = Caller::from_env();
     let default = Arc::new(Tmux::new(path, name, caller.clone()));
-    Ok(Arc::new(Servers::new(default, caller)))
+    Ok(Servers::new(default, caller))
 }
 
 async fn run(cli: Cli) -> ExitCode {
@@ -179,13 +187,15 @@ async fn run(cli: Cli) -> ExitCode {
         }
     };
     match cli.command {
-        Cmd::Mcp => match mcp::serve_stdio(servers).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("tmuxwire: MCP server stopped: {e}");
-                ExitCode::from(2)
+        Cmd::Mcp { pin_socket } => {
+            match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket))).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tmuxwire: MCP server stopped: {e}");
+                    ExitCode::from(2)
+                }
             }
-        },
+        }
         Cmd::Panes { session } => {
             let mut args = Map::new();
             put_session(&mut args, session);

@@ -53,7 +53,7 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
-            request_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(20),
             attach_timeout: Duration::from_secs(5),
             notification_capacity: 4096,
         }
@@ -286,7 +286,19 @@ impl Client {
         rx: oneshot::Receiver<Result<T, Error>>,
         what: &str,
     ) -> Result<T, Error> {
-        match tokio::time::timeout(self.info.timeout, rx).await {
+        let deadline = tokio::time::Instant::now() + self.info.timeout;
+        self.wait_until(rx, deadline, what).await
+    }
+
+    /// Waits for an answer until `deadline` (one deadline serves a whole
+    /// batch, so waits do not add up).
+    async fn wait_until<T>(
+        &self,
+        rx: oneshot::Receiver<Result<T, Error>>,
+        deadline: tokio::time::Instant,
+        what: &str,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout_at(deadline, rx).await {
             Ok(Ok(r)) => r,
             Ok(Err(_)) => Err(Error::Closed {
                 reason: self
@@ -385,10 +397,11 @@ impl Client {
                 })
                 .collect();
         }
+        let deadline = tokio::time::Instant::now() + self.info.timeout;
         let mut out = Vec::with_capacity(cmds.len());
         for (c, r) in cmds.iter().zip(receivers) {
             out.push(match r {
-                Ok(rx) => self.wait(rx, c.name()).await,
+                Ok(rx) => self.wait_until(rx, deadline, c.name()).await,
                 Err(e) => Err(e.into()),
             });
         }

@@ -179,8 +179,8 @@ pub struct SnapshotPaneArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DisplayMessageArgs {
-    /// Literal text and `#{variable}` references, e.g. `#{pane_current_command} in #{pane_current_path}`.
-    /// Other format syntax (modifiers like `#{E:…}`, jobs `#(…)`) is refused.
+    /// Text with `#{variable}` references, e.g. `#{pane_current_command} in #{pane_current_path}`.
+    /// Everything else is literal (`#`, `%`, `#(…)` included); modifiers like `#{E:…}` are refused.
     pub format_string: String,
     /// Pane id (`%N`); default: the active pane.
     pub pane_id: Option<String>,
@@ -264,22 +264,35 @@ fn index(v: Option<i64>) -> Result<Option<u32>, Error> {
         Some(i) => u32::try_from(i).map(Some).map_err(|_| {
             Error::invalid(
                 "window_index",
-                format!("window_index must be ≥ 0 (received {i})"),
-                "a window index ≥ 0",
+                format!(
+                    "window_index must be between 0 and {} (received {i})",
+                    u32::MAX
+                ),
+                "a window index from list_windows",
             )
         }),
     }
 }
 
-/// A count that must be at least 1 (`None` stays `None`).
+/// A limit that must be at least 1, where null means "no limit" (`None`
+/// stays `None`).
 pub fn positive(arg: &'static str, v: Option<i64>) -> Result<Option<usize>, Error> {
+    count(arg, v, format!("{arg} ≥ 1, or null for no limit"))
+}
+
+/// A count that must be at least 1 and cannot be null.
+pub fn positive_required(arg: &'static str, v: i64) -> Result<usize, Error> {
+    Ok(count(arg, Some(v), format!("{arg} ≥ 1"))?.unwrap_or(1))
+}
+
+fn count(arg: &'static str, v: Option<i64>, expected: String) -> Result<Option<usize>, Error> {
     match v {
         None => Ok(None),
         Some(n) if n >= 1 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
         Some(n) => Err(Error::invalid(
             arg,
             format!("{arg} must be a positive number (received {n})"),
-            format!("{arg} ≥ 1, or null for no limit"),
+            expected,
         )),
     }
 }
@@ -322,46 +335,67 @@ pub fn selector(
     })
 }
 
-/// Checks a `display_message` format: literal text and `#{name}` only,
-/// where name is `[A-Za-z_@][A-Za-z0-9_-]*`. Modifiers (`#{E:…}`,
-/// `#{s/…}`), conditionals and jobs (`#(…)`, which run shell commands) are
-/// refused.
-pub fn check_format(fs: &str) -> Result<(), Error> {
-    let bad = || {
-        Error::invalid(
-            "format_string",
-            "format_string accepts literal text and '#{variable}' references only; it carries other \
-             tmux format syntax (modifiers such as '#{E:...}' expand a value a second time, and a \
-             job '#(...)' runs a shell command)",
-            "text with #{name} references, e.g. '#{pane_current_command} #{pane_pid}'",
-        )
-    };
+/// Turns a `display_message` format into the tmux format to expand:
+/// `#{name}` references (name = `[A-Za-z_@][A-Za-z0-9_-]*`) are kept, and
+/// every other `#` is literal text (written `##` for tmux). Other format
+/// syntax inside `#{…}` (modifiers such as `#{E:…}`, conditionals) is
+/// refused: it could expand a value a second time or run a job.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for `#{…}` that is not a plain reference, an
+/// unclosed `#{`, or a NUL byte.
+pub fn tmux_format(fs: &str) -> Result<String, Error> {
+    let expected =
+        "text with #{name} references, e.g. '#{pane_current_command} in #{pane_current_path}'";
     if fs.contains('\0') {
-        return Err(bad());
+        return Err(Error::invalid(
+            "format_string",
+            "format_string must not contain NUL bytes",
+            expected,
+        ));
     }
-    let b = fs.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'#' {
-            if b.get(i + 1) != Some(&b'{') {
-                return Err(bad());
-            }
-            let rest = &fs[i + 2..];
-            let end = rest.find('}').ok_or_else(bad)?;
-            let n = &rest[..end];
-            let mut chars = n.chars();
-            let first_ok = chars
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@');
-            if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-                return Err(bad());
-            }
-            i += 2 + end + 1;
-        } else {
-            i += 1;
+    let mut out = String::with_capacity(fs.len() + 8);
+    let mut rest = fs;
+    while let Some(i) = rest.find('#') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let Some(inner) = after.strip_prefix('{') else {
+            out.push_str("##");
+            rest = after;
+            continue;
+        };
+        let end = inner.find('}').ok_or_else(|| {
+            Error::invalid(
+                "format_string",
+                "format_string has a '#{' without its closing '}'",
+                expected,
+            )
+        })?;
+        let name = &inner[..end];
+        let mut chars = name.chars();
+        let first_ok = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@');
+        if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(Error::invalid(
+                "format_string",
+                format!(
+                    "format_string accepts literal text and '#{{variable}}' references only; \
+                     '#{{{}}}' is other tmux format syntax (modifiers such as '#{{E:...}}' expand a \
+                     value a second time; conditionals and jobs can run commands)",
+                    name.chars().take(40).collect::<String>()
+                ),
+                expected,
+            ));
         }
+        out.push_str("#{");
+        out.push_str(name);
+        out.push('}');
+        rest = &inner[end + 1..];
     }
-    Ok(())
+    out.push_str(rest);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -370,27 +404,22 @@ mod tests {
 
     #[test]
     fn formats() {
-        for ok in [
-            "",
-            "plain 100% text",
-            "#{pane_id}",
-            "a #{session_name} b #{@user_opt} #{pane-x}",
-        ] {
-            assert!(check_format(ok).is_ok(), "{ok}");
+        let f = |s: &str| tmux_format(s).map_err(|e| e.to_string());
+        assert_eq!(f("").unwrap(), "");
+        assert_eq!(f("plain 100% text").unwrap(), "plain 100% text");
+        let refs = "a #{session_name} b #{@user_opt} #{pane-x}";
+        assert_eq!(f(refs).unwrap(), refs);
+        // Other '#' are literal.
+        assert_eq!(
+            f("issue #42, trailing #").unwrap(),
+            "issue ##42, trailing ##"
+        );
+        assert_eq!(f("#(id)").unwrap(), "##(id)");
+        assert_eq!(f("##{pane_id}").unwrap(), "###{pane_id}");
+        for bad in ["#{E:x}", "#{?a,b,c}", "#{", "#{}", "#{a}#{s/a/b/:x}", "x\0"] {
+            assert!(f(bad).is_err(), "{bad}");
         }
-        for bad in [
-            "#(id)",
-            "#{E:x}",
-            "#{?a,b,c}",
-            "##",
-            "#{",
-            "#{}",
-            "x#",
-            "#{a}#(b)",
-            "#{s/a/b/:x}",
-        ] {
-            assert!(check_format(bad).is_err(), "{bad}");
-        }
+        assert!(f("#{E:x}").unwrap_err().contains("'#{E:x}'"));
     }
 
     #[test]

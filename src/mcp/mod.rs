@@ -12,7 +12,9 @@
 //! `display_message`) are the text itself, with a structured copy that
 //! adds metadata. Failures are tool results with `isError: true`, a
 //! message a model can act on, and `_meta` `{error_type, expected,
-//! suggestion}` — never JSON-RPC errors. Logs go to stderr only.
+//! suggestion}`; only a `tools/call` that rmcp cannot route at all (for
+//! example non-object `arguments`) becomes a JSON-RPC error. Logs go to
+//! stderr only.
 
 pub mod args;
 pub mod filters;
@@ -24,7 +26,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
 use crate::tmux::Servers;
@@ -97,17 +99,6 @@ impl ServerHandler for TmuxwireServer {
         }
         let args = request.arguments.unwrap_or_default();
         Ok(self.call(&request.name, args).await.into())
-    }
-
-    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
-        // Open the default server's connection now, so the first tool call
-        // does not pay for it. Failures surface on that call instead.
-        let servers = self.servers.clone();
-        tokio::spawn(async move {
-            if let Err(e) = servers.default_server().connect().await {
-                tracing::debug!(error = %e, "pre-connect failed");
-            }
-        });
     }
 }
 

@@ -133,8 +133,10 @@ pub fn catalog() -> Vec<Tool> {
             "Capture Pane",
             "The text of a pane, one line per screen row (join_wrapped=true joins soft-wrapped rows). \
              start/end are tmux line numbers: 0 is the top of the visible screen, negative numbers \
-             reach into scrollback. Default: the visible screen. max_lines (default 500) keeps the \
-             newest lines and prefixes '[... truncated K lines ...]'.",
+             reach into scrollback. Default: the visible screen; trailing empty rows are dropped. \
+             max_lines (default 500) keeps the newest lines and prefixes '[... truncated K lines \
+             ...]'; at most 8 MiB of text is returned (older lines beyond that are dropped and \
+             counted in K).",
         ),
         def::<SnapshotPaneArgs, PaneSnapshot>(
             "snapshot_pane",
@@ -145,8 +147,9 @@ pub fn catalog() -> Vec<Tool> {
         def::<DisplayMessageArgs, TextResult>(
             "display_message",
             "Evaluate tmux Format String",
-            "Expand literal text with #{variable} references for a pane, e.g. \
-             '#{pane_current_command} #{pane_pid}'. Format modifiers and #(...) jobs are refused.",
+            "Expand #{variable} references for a pane, e.g. '#{pane_current_command} #{pane_pid}'; \
+             all other text, '#' and '%' included, is literal. Format modifiers (#{E:...}, \
+             #{?...}) are refused, and #(...) is plain text, never a job.",
         ),
         def::<SearchPanesArgs, SearchPanesResult>(
             "search_panes",
@@ -188,7 +191,7 @@ pub fn unknown_tool(name: &str) -> CallToolResult {
     let shown: String = name.chars().take(64).collect();
     error_result(
         &format!("Unknown tool: '{shown}'"),
-        "NotFoundError",
+        "NotFound",
         true,
         Some("Call tools/list to see the available tools.".into()),
     )
@@ -258,30 +261,27 @@ fn list<T: Serialize>(items: &[T], filters: Option<&FiltersArg>) -> Result<CallT
     Ok(r)
 }
 
+/// Drops whole lines from the front of `lines` until they fit in
+/// [`MAX_TEXT_BYTES`] joined; returns how many were dropped.
+fn fit_bytes(lines: &mut Vec<String>) -> usize {
+    let mut total: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut drop = 0;
+    while total > MAX_TEXT_BYTES && drop < lines.len() {
+        total -= lines[drop].len() + 1;
+        drop += 1;
+    }
+    lines.drain(..drop);
+    drop
+}
+
 /// Text `lines` joined, with libtmux-mcp's truncation header when
-/// `truncated > 0`, and cut to [`MAX_TEXT_BYTES`] from the front.
+/// `truncated > 0`.
 fn joined(lines: &[String], truncated: usize) -> String {
-    let mut text = String::new();
-    if truncated > 0 {
-        text.push_str(&format!("[... truncated {truncated} lines ...]\n"));
-    }
     let body = lines.join("\n");
-    if text.len() + body.len() <= MAX_TEXT_BYTES {
-        text.push_str(&body);
-        return text;
+    if truncated == 0 {
+        return body;
     }
-    // Keep whole lines from the end within the budget.
-    let mut start = body.len().saturating_sub(MAX_TEXT_BYTES);
-    while !body.is_char_boundary(start) || (start > 0 && body.as_bytes()[start - 1] != b'\n') {
-        start += 1;
-        if start >= body.len() {
-            break;
-        }
-    }
-    format!(
-        "[... truncated {start} bytes ...]\n{}",
-        &body[start.min(body.len())..]
-    )
+    format!("[... truncated {truncated} lines ...]\n{body}")
 }
 
 /// Runs tool `name`. Every failure becomes an error result.
@@ -433,7 +433,8 @@ async fn run(
                 join: a.join_wrapped,
                 max_lines,
             };
-            let cap = t.capture(&target, &opts).await?;
+            let mut cap = t.capture(&target, &opts).await?;
+            cap.truncated_lines += fit_bytes(&mut cap.lines);
             let text = joined(&cap.lines, cap.truncated_lines);
             let structured = CaptureResult {
                 result: text.clone(),
@@ -458,20 +459,19 @@ async fn run(
         }
         "display_message" => {
             let a: DisplayMessageArgs = parse(args)?;
-            args::check_format(&a.format_string)?;
+            let format = args::tmux_format(&a.format_string)?;
             let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
-            let text = t.display(&target, &a.format_string).await?;
+            let text = t.display(&target, &format).await?;
             let mut r = CallToolResult::success(vec![ContentBlock::text(text.clone())]);
             r.structured_content = Some(json!({ "result": text }));
             Ok(r)
         }
         "search_panes" => {
             let a: SearchPanesArgs = parse(args)?;
-            let per_pane = args::positive(
+            let per_pane = args::positive_required(
                 "max_matched_lines_per_pane",
-                Some(a.max_matched_lines_per_pane),
-            )?
-            .unwrap_or(50);
+                a.max_matched_lines_per_pane,
+            )?;
             let limit = args::positive("limit", a.limit)?;
             if a.offset < 0 {
                 return Err(Error::invalid(
@@ -554,5 +554,8 @@ mod tests {
         let lines: Vec<String> = (0..3).map(|i| i.to_string()).collect();
         assert_eq!(joined(&lines, 0), "0\n1\n2");
         assert_eq!(joined(&lines, 7), "[... truncated 7 lines ...]\n0\n1\n2");
+        let mut big: Vec<String> = (0..3).map(|_| "x".repeat(MAX_TEXT_BYTES / 2)).collect();
+        assert_eq!(fit_bytes(&mut big), 2);
+        assert_eq!(big.len(), 1);
     }
 }

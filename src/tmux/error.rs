@@ -31,9 +31,12 @@ pub enum Error {
     /// The server is too old, or speaks another protocol.
     #[error("{0}")]
     Unsupported(String),
-    /// The connection broke or timed out.
+    /// The connection broke.
     #[error("{0}")]
     Connection(String),
+    /// tmux did not answer in time; the connection is still open.
+    #[error("{0}")]
+    Timeout(String),
     /// A search pattern that cannot be used.
     #[error(transparent)]
     Pattern(#[from] search::PatternError),
@@ -50,6 +53,7 @@ impl Error {
             Error::NoServer(_) => "NoServer",
             Error::Unsupported(_) => "Unsupported",
             Error::Connection(_) => "ConnectionError",
+            Error::Timeout(_) => "Timeout",
             Error::Pattern(_) => "InvalidPattern",
         }
     }
@@ -57,7 +61,7 @@ impl Error {
     /// True for errors that follow from the request or the server's state
     /// (as opposed to a fault in tmuxwire or the connection).
     pub fn expected(&self) -> bool {
-        !matches!(self, Error::Connection(_))
+        !matches!(self, Error::Connection(_) | Error::Timeout(_))
     }
 
     /// What to do next, when there is a useful hint.
@@ -77,8 +81,13 @@ impl Error {
             )),
             Error::Unsupported(_) => Some("tmuxwire needs tmux 3.2 or newer.".into()),
             Error::Connection(_) => {
-                Some("Retry the call; tmuxwire reconnects automatically.".into())
+                Some("Retry the call; tmuxwire opens a new connection to tmux.".into())
             }
+            Error::Timeout(_) => Some(
+                "The tmux server may be stopped, blocked or busy with a very large capture; retry \
+                 later or check the server."
+                    .into(),
+            ),
             Error::Pattern(_) => Some(
                 "Pass regex=false to search for the text literally, or fix the pattern.".into(),
             ),
@@ -127,6 +136,7 @@ impl From<wire::Error> for Error {
             wire::Error::Socket(s) => {
                 Error::invalid("socket", s.to_string(), "a usable tmux socket")
             }
+            wire::Error::Timeout { .. } => Error::Timeout(e.to_string()),
             wire::Error::Encode(ref i) => match i {
                 wire::identify::IdentifyError::CommandTooLong(_)
                 | wire::identify::IdentifyError::Nul => Error::invalid(
@@ -149,6 +159,7 @@ impl From<control::Error> for Error {
                 Error::invalid("arguments", c.to_string(), "text without NUL bytes")
             }
             control::Error::Attach(m) => Error::from_tmux(&m),
+            control::Error::Timeout { .. } => Error::Timeout(e.to_string()),
             other => Error::Connection(other.to_string()),
         }
     }

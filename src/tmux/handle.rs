@@ -111,6 +111,53 @@ pub struct Tmux {
     caller: Caller,
     link: Mutex<Option<Link>>,
     timeout: Duration,
+    /// When the handle was last used, for closing idle connections.
+    activity: Arc<Activity>,
+    idle_close: Duration,
+}
+
+/// Time of the last use, as milliseconds since `base`.
+#[derive(Debug)]
+struct Activity {
+    base: Instant,
+    last_ms: std::sync::atomic::AtomicU64,
+}
+
+impl Activity {
+    fn touch(&self) {
+        let ms = self.base.elapsed().as_millis() as u64;
+        self.last_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn idle(&self) -> Duration {
+        let last = self.last_ms.load(std::sync::atomic::Ordering::Relaxed);
+        self.base
+            .elapsed()
+            .saturating_sub(Duration::from_millis(last))
+    }
+}
+
+/// A control connection unused this long is closed (it is reopened on
+/// the next call), so an idle tmuxwire leaves no client attached to the
+/// user's sessions.
+pub const IDLE_CLOSE: Duration = Duration::from_secs(60);
+
+/// Closes `client` once the handle has been idle for `after`.
+fn close_when_idle(client: Client, activity: Arc<Activity>, after: Duration) {
+    tokio::spawn(async move {
+        loop {
+            let idle = activity.idle();
+            if client.is_closed() {
+                return;
+            }
+            if idle >= after {
+                tracing::debug!("closing the idle tmux control connection");
+                client.close().await;
+                return;
+            }
+            tokio::time::sleep(after - idle + Duration::from_millis(10)).await;
+        }
+    });
 }
 
 impl std::fmt::Debug for Tmux {
@@ -175,8 +222,20 @@ impl Tmux {
             socket_name,
             caller,
             link: Mutex::new(None),
-            timeout: Duration::from_secs(30),
+            timeout: Duration::from_secs(20),
+            activity: Arc::new(Activity {
+                base: Instant::now(),
+                last_ms: std::sync::atomic::AtomicU64::new(0),
+            }),
+            idle_close: IDLE_CLOSE,
         }
+    }
+
+    /// The same handle, closing its connection after `after` without use
+    /// instead of [`IDLE_CLOSE`].
+    pub fn with_idle_close(mut self, after: Duration) -> Tmux {
+        self.idle_close = after;
+        self
     }
 
     /// The socket path.
@@ -239,7 +298,17 @@ impl Tmux {
 
     async fn open(&self) -> Result<Link, Error> {
         let opts = ControlOptions::default();
-        let version = wire::probe_version(&self.path, opts.timeout).await?;
+        let version = match wire::probe_version(&self.path, opts.timeout).await {
+            Ok(v) => v,
+            // A server that is shutting down accepts and then resets the
+            // connection; a moment later its socket refuses, which says
+            // what happened (no server) instead of a bare reset.
+            Err(wire::Error::Io(_) | wire::Error::Closed { .. } | wire::Error::Protocol(_)) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                wire::probe_version(&self.path, opts.timeout).await?
+            }
+            Err(e) => return Err(e.into()),
+        };
         let framings: &[Framing] = match version.framing() {
             Some(Framing::Old) => &[Framing::Old],
             Some(Framing::New) => &[Framing::New],
@@ -260,6 +329,8 @@ impl Tmux {
             match Client::start(transport, client_opts).await {
                 Ok(c) => {
                     tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");
+                    self.activity.touch();
+                    close_when_idle(c.clone(), self.activity.clone(), self.idle_close);
                     return Ok(Link::Control(c));
                 }
                 Err(control::Error::Attach(msg)) => {
@@ -315,6 +386,7 @@ impl Tmux {
     ///
     /// The first connection error.
     pub async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+        self.activity.touch();
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -498,6 +570,7 @@ pub struct Servers {
     default: Arc<Tmux>,
     caller: Caller,
     others: std::sync::Mutex<Vec<Arc<Tmux>>>,
+    pinned: bool,
 }
 
 impl Servers {
@@ -507,7 +580,15 @@ impl Servers {
             default,
             caller,
             others: std::sync::Mutex::new(Vec::new()),
+            pinned: false,
         }
+    }
+
+    /// The same pool, refusing (when `pinned`) any server but the default:
+    /// a tool call's `socket_name` may then only name the default server.
+    pub fn pinned(mut self, pinned: bool) -> Servers {
+        self.pinned = pinned;
+        self
     }
 
     /// The default server.
@@ -535,6 +616,16 @@ impl Servers {
             })?;
         if path == self.default.path {
             return Ok(self.default.clone());
+        }
+        if self.pinned {
+            return Err(Error::invalid(
+                "socket_name",
+                format!(
+                    "this tmuxwire serves only the tmux server at {} (started with --pin-socket)",
+                    self.default.path.display()
+                ),
+                "no socket_name, or the name of that server",
+            ));
         }
         let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = others.iter().find(|t| t.path == path) {
