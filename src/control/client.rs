@@ -532,7 +532,13 @@ async fn reader(
         match n {
             Ok(0) => break None,
             Ok(n) => {
-                parser.feed(&buf[..n], &mut |ev| dispatch(ev, &shared, &mut attach_tx));
+                let mut attached = None;
+                parser.feed(&buf[..n], &mut |ev| dispatch(ev, &shared, &mut attached));
+                // Answer the attach only after the whole chunk was handled,
+                // so the `%session-changed` that follows it is recorded.
+                if let (Some(r), Some(tx)) = (attached, attach_tx.take()) {
+                    let _ = tx.send(r);
+                }
             }
             Err(e) => break Some(format!("reading from tmux failed: {e}")),
         }
@@ -558,17 +564,12 @@ async fn reader(
     shared.reader_done.notify_waiters();
 }
 
-fn dispatch(
-    ev: Event,
-    shared: &Shared,
-    attach_tx: &mut Option<oneshot::Sender<Result<(), String>>>,
-) {
+fn dispatch(ev: Event, shared: &Shared, attached: &mut Option<Result<(), String>>) {
     match ev {
         Event::Block(b) if b.flags == 0 => {
-            // Blocks not started by our control input: the attach command.
-            if let Some(tx) = attach_tx.take() {
-                let _ = tx.send(if b.ok { Ok(()) } else { Err(b.text()) });
-            }
+            // Blocks not started by our control input: the attach command
+            // (only the first one counts).
+            attached.get_or_insert(if b.ok { Ok(()) } else { Err(b.text()) });
         }
         Event::Block(b) => {
             let mut pending = shared.lock_pending();
