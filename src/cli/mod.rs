@@ -81,7 +81,8 @@ pub enum Cmd {
     ///
     /// Example: tmuxwire capture -t %3 --start -1000 --join
     Capture {
-        /// The pane (%N); default: the active pane.
+        /// The pane (%N), or a session (name or $N) for its active pane; default: the active
+        /// pane of the session used last.
         #[arg(short = 't', long = "target", value_name = "PANE")]
         pane: Option<String>,
         /// First line: 0 is the top of the screen, negative numbers are scrollback.
@@ -94,7 +95,7 @@ pub enum Cmd {
         #[arg(short = 'J', long)]
         join: bool,
         /// Keep only the last N lines.
-        #[arg(long, value_name = "N")]
+        #[arg(long, allow_hyphen_values = true, value_name = "N")]
         max_lines: Option<i64>,
     },
     /// Search every pane's scrollback and screen; prints session:window.pane:line: text.
@@ -226,8 +227,11 @@ async fn run(cli: Cli) -> ExitCode {
             max_lines,
         } => {
             let mut args = Map::new();
-            if let Some(p) = pane {
-                args.insert("pane_id".into(), json!(p));
+            match pane {
+                Some(p) if p.starts_with('%') => {
+                    args.insert("pane_id".into(), json!(p));
+                }
+                other => put_session(&mut args, other),
             }
             if let Some(v) = start {
                 args.insert("start".into(), json!(v));
@@ -277,9 +281,10 @@ async fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// `-t SESSION`: `$N` is a session id, anything else an exact name.
 fn put_session(args: &mut Map<String, Value>, session: Option<String>) {
     if let Some(s) = session {
-        let key = if s.starts_with('$') {
+        let key = if s.parse::<crate::control::SessionId>().is_ok() {
             "session_id"
         } else {
             "session_name"

@@ -128,7 +128,11 @@ impl Filters {
                     let re = Regex::builder()
                         .configure(Regex::config().nfa_size_limit(Some(1 << 20)))
                         .build(&pat)
-                        .map_err(|e| invalid(format!("invalid regex in filter '{key}': {e}")))?;
+                        .map_err(|e| {
+                            let detail = std::error::Error::source(&e)
+                                .map_or_else(|| e.to_string(), ToString::to_string);
+                            invalid(format!("invalid regex in filter '{key}': {detail}"))
+                        })?;
                     Test::Regex(re)
                 }
                 "in" => Test::In(list()),

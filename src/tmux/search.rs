@@ -85,7 +85,8 @@ pub struct PaneContentMatch {
     pub pane_index: String,
     /// The matching logical lines (soft wraps joined, trailing blanks
     /// trimmed), oldest first; the newest `max_matched_lines_per_pane` when
-    /// there were more.
+    /// there were more. A line over 4096 bytes is cut to 4096 bytes around
+    /// its first match, `…` marking the cuts.
     pub matched_lines: Vec<String>,
     /// For each matched line, the tmux line number of its first row: 0 is
     /// the top row of the visible screen, negative numbers are history
@@ -166,6 +167,8 @@ pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64
 #[derive(Debug, Default)]
 struct PaneHits {
     lines: Vec<String>,
+    /// Each matched line in full (`lines` may be excerpts), for checking.
+    full: Vec<Vec<u8>>,
     numbers: Vec<i64>,
     rows: Vec<u32>,
     count: usize,
@@ -224,11 +227,43 @@ fn scan(
         let text = &hay[starts[i]..end];
         let after = total - before[i + 1];
         let r = rows[i];
-        hits.lines.push(String::from_utf8_lossy(text).into_owned());
+        hits.lines.push(excerpt(text, m.start, m.end));
+        hits.full.push(text.to_vec());
         hits.numbers.push(bottom - after as i64 - i64::from(r) + 1);
         hits.rows.push(r);
     }
     hits
+}
+
+/// The longest matched line returned whole, in bytes; a longer one is cut
+/// to this much around its first match, with `…` marking each cut.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// `line` as text, cut around `start..end` when it is over
+/// [`MAX_LINE_BYTES`].
+fn excerpt(line: &[u8], start: usize, end: usize) -> String {
+    if line.len() <= MAX_LINE_BYTES {
+        return String::from_utf8_lossy(line).into_owned();
+    }
+    let half = MAX_LINE_BYTES.saturating_sub(end.saturating_sub(start)) / 2;
+    let mut from = start.saturating_sub(half);
+    let mut to = (end + half).min(line.len());
+    // Whole UTF-8 characters only.
+    while from > 0 && (line[from] & 0xC0) == 0x80 {
+        from -= 1;
+    }
+    while to < line.len() && (line[to] & 0xC0) == 0x80 {
+        to += 1;
+    }
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    out.push_str(&String::from_utf8_lossy(&line[from..to]));
+    if to < line.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// Rows per logical line, by aligning a `capture-pane -p -J` of a range
@@ -442,7 +477,7 @@ impl Tmux {
         for ((k, _), o) in checks.iter().zip(&out) {
             let j = hit[*k];
             hit[*k] += 1;
-            let want = page[*k].1.lines[j].as_bytes();
+            let want = page[*k].1.full[j].as_slice();
             let lines: Vec<&[u8]> = split_lines(&o.body).map(trim_end_spaces).collect();
             // The row before is another line (or there is none), and the
             // rows given are exactly the matched line.
@@ -559,6 +594,21 @@ mod tests {
         let hearts = "\u{2764}\u{fe0f}".repeat(60);
         let (r1, r2) = (hearts[..40 * 6].to_string(), hearts[40 * 6..].to_string());
         assert_eq!(a(&[&hearts], &[&r1, &r2]), Some(vec![2]));
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_match() {
+        let mut line = "a".repeat(10_000).into_bytes();
+        line.extend_from_slice("NEEDLE é".as_bytes());
+        line.extend_from_slice(&[b'b'; 10_000]);
+        let e = excerpt(&line, 10_000, 10_006);
+        assert!(
+            e.starts_with('…') && e.ends_with('…') && e.contains("NEEDLE é"),
+            "{}",
+            e.len()
+        );
+        assert!(e.len() <= MAX_LINE_BYTES + 8);
+        assert_eq!(excerpt(b"short", 0, 1), "short");
     }
 
     #[test]
