@@ -265,3 +265,59 @@ pub fn tmux_version(data: &[u8]) {
         }
     }
 }
+
+/// `align_rows` (rows per logical line from a joined and a row-by-row
+/// capture) and `term::width::rows`: no panic; an alignment accounts for
+/// every line and every row; and rows cut from space-free lines at a fixed
+/// width align back to exactly the counts cut, which `width::rows` also
+/// computes for ASCII text.
+///
+/// Input: byte 0 = width − 1 (mod 40); then joined lines and rows, split
+/// by the first NUL, lines split on `\n`.
+pub fn capture_align(data: &[u8]) {
+    use tmuxwire::term::width::{Rules, rows};
+    use tmuxwire::tmux::search::align_rows;
+    let Some((&w, rest)) = data.split_first() else {
+        return;
+    };
+    let width = usize::from(w % 40) + 1;
+    let (joined, plain) = match rest.iter().position(|&b| b == 0) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &b""[..]),
+    };
+    let split = |b: &[u8]| -> Vec<Vec<u8>> {
+        if b.is_empty() { Vec::new() } else { b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect() }
+    };
+    let jl = split(joined);
+    let pl = split(plain);
+    let jr: Vec<&[u8]> = jl.iter().map(Vec::as_slice).collect();
+    let pr: Vec<&[u8]> = pl.iter().map(Vec::as_slice).collect();
+    if let Some(counts) = align_rows(&jr, &pr) {
+        assert_eq!(counts.len(), jr.len());
+        assert_eq!(counts.iter().map(|&c| c as usize).sum::<usize>(), pr.len());
+        assert!(counts.iter().all(|&c| c >= 1));
+    }
+    for text in String::from_utf8_lossy(rest).split('\n') {
+        for r in [Rules::V33, Rules::V34, Rules::V36] {
+            assert!(rows(text, width, r) >= 1);
+        }
+    }
+
+    // Round trip: ASCII lines without spaces or NULs, cut into rows.
+    let lines: Vec<Vec<u8>> = jl
+        .iter()
+        .map(|l| l.iter().map(|&b| if b.is_ascii_graphic() { b } else { b'_' }).collect())
+        .collect();
+    let mut cut: Vec<Vec<u8>> = Vec::new();
+    let mut want = Vec::new();
+    for l in &lines {
+        let chunks: Vec<Vec<u8>> = if l.is_empty() { vec![Vec::new()] } else { l.chunks(width).map(<[u8]>::to_vec).collect() };
+        want.push(chunks.len() as u32);
+        let text = String::from_utf8_lossy(l);
+        assert_eq!(rows(&text, width, Rules::V36) as usize, chunks.len(), "{text:?} at {width}");
+        cut.extend(chunks);
+    }
+    let lr: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let cr: Vec<&[u8]> = cut.iter().map(Vec::as_slice).collect();
+    assert_eq!(align_rows(&lr, &cr), Some(want));
+}

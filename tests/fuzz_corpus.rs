@@ -121,10 +121,16 @@ fn tmux_version_corpus() {
     replay("tmux_version", props::tmux_version);
 }
 
+#[test]
+fn capture_align_corpus() {
+    replay("capture_align", props::capture_align);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
     let replayed = [
+        "capture_align",
         "command_quote",
         "control_parse",
         "control_roundtrip",
