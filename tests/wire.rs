@@ -643,7 +643,7 @@ async fn suspend_client_does_not_crash_the_server() {
         assert_eq!(b.text(), "before");
         let name = our_client_name(&server);
 
-        // tmux sends MSG_SUSPEND; answering MSG_WAKEUP would crash the server.
+        // the server sends MSG_SUSPEND; answering MSG_WAKEUP would crash the server.
         server.tmux_ok(&["suspend-client", "-t", &name]);
         // tmux marks the client suspended (3.3a and 3.5a list it with the flag; 3.8 no longer
         // lists suspended clients at all).
