@@ -1,7 +1,7 @@
 //! Throughput of the control-mode parser (`tmuxwire::control::Parser::feed`)
 //! and of the imsg frame decoder (`tmuxwire::wire::imsg::decode`).
 //!
-//! The inputs are synthetic and deterministic (a fixed xorshift seed),
+//! The inputs are synthetic and deterministic (a fixed `fastrand` seed),
 //! built in memory at start-up:
 //!
 //! * `control/capture-block-8mib`: one `capture-pane` answer block of
@@ -30,28 +30,12 @@ use std::io::Write;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fastrand::Rng;
 use tmuxwire::control::{Event, Notification, Parser};
 use tmuxwire::wire::imsg::{self, Framing};
 
 /// The size of the chunks the parser is fed, as a socket read would.
 const CHUNK: usize = 64 << 10;
-
-/// A small deterministic PRNG (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// One terminal line (without `\n`), ~100 bytes on average.
 fn terminal_line(rng: &mut Rng, out: &mut Vec<u8>) {
@@ -66,52 +50,52 @@ fn terminal_line(rng: &mut Rng, out: &mut Vec<u8>) {
         "ok",
     ];
     // Writing to a Vec cannot fail.
-    let _ = match rng.below(100) {
+    let _ = match rng.u64(..100) {
         0..=59 => {
             let _ = write!(
                 out,
                 "2026-05-20T12:{:02}:{:02}.{:03}Z INFO  http: id={:08x} status=200 took {}ms",
-                rng.below(60),
-                rng.below(60),
-                rng.below(1000),
-                rng.next() as u32,
-                rng.below(2000),
+                rng.u64(..60),
+                rng.u64(..60),
+                rng.u64(..1000),
+                rng.u64(..) as u32,
+                rng.u64(..2000),
             );
-            for _ in 0..rng.below(4) {
-                let _ = write!(out, " {}", WORDS[rng.below(8) as usize]);
+            for _ in 0..rng.u64(..4) {
+                let _ = write!(out, " {}", WORDS[rng.u64(..8) as usize]);
             }
             Ok(())
         }
         60..=74 => write!(
             out,
             "   Compiling crate-{} v0.{}.{} (/home/user/src/workspace/crates/crate-{})",
-            rng.below(500),
-            rng.below(20),
-            rng.below(20),
-            rng.below(500),
+            rng.u64(..500),
+            rng.u64(..20),
+            rng.u64(..20),
+            rng.u64(..500),
         ),
         75..=84 => write!(
             out,
             "user@host:~/src/project$ cargo test --workspace -- --nocapture {}",
-            rng.below(1000)
+            rng.u64(..1000)
         ),
         85..=92 => write!(
             out,
             "{{\"ts\":\"2026-05-20T12:00:{:02}Z\",\"level\":\"debug\",\"msg\":\"query done\",\
              \"rows\":{},\"elapsed_ms\":{},\"tags\":[\"pool\",\"read\"]}}",
-            rng.below(60),
-            rng.below(1000),
-            rng.below(100),
+            rng.u64(..60),
+            rng.u64(..1000),
+            rng.u64(..100),
         ),
         // Lines a pane may print that look like protocol lines.
-        93..=95 => write!(out, "% {} done, {} left", rng.below(100), rng.below(100)),
+        93..=95 => write!(out, "% {} done, {} left", rng.u64(..100), rng.u64(..100)),
         96 => write!(out, "%end 1 2 1"),
-        97 => write!(out, "%output %{} looks like a notification", rng.below(9)),
+        97 => write!(out, "%output %{} looks like a notification", rng.u64(..9)),
         98 => write!(
             out,
             "ビルドが完了しました: {} 件 ({} 秒)",
-            rng.below(999),
-            rng.below(60)
+            rng.u64(..999),
+            rng.u64(..60)
         ),
         _ => Ok(()),
     };
@@ -119,7 +103,7 @@ fn terminal_line(rng: &mut Rng, out: &mut Vec<u8>) {
 
 /// (a) One `capture-pane` answer block of about `size` bytes.
 fn capture_block(size: usize) -> Vec<u8> {
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng::with_seed(0x2545_F491_4F6C_DD1D);
     let mut out = Vec::with_capacity(size + 4096);
     out.extend_from_slice(b"%begin 1795978033 268 1\n");
     while out.len() < size {
@@ -132,34 +116,34 @@ fn capture_block(size: usize) -> Vec<u8> {
 
 /// (b) `count` `%output` notifications with tmux's octal escaping.
 fn output_stream(count: usize) -> Vec<u8> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut out = Vec::with_capacity(count * 90);
     for _ in 0..count {
-        let pane = rng.below(12);
+        let pane = rng.u64(..12);
         // Writing to a Vec cannot fail.
-        let _ = match rng.below(4) {
+        let _ = match rng.u64(..4) {
             0 => writeln!(
                 out,
                 "%output %{pane} \\033[31mERROR\\033[0m request {:08x} failed after {}ms\\015\\012",
-                rng.next() as u32,
-                rng.below(5000),
+                rng.u64(..) as u32,
+                rng.u64(..5000),
             ),
             1 => writeln!(
                 out,
                 "%output %{pane} \\033[1;32m   Compiling\\033[0m crate-{} v0.{}.0\\015\\012",
-                rng.below(500),
-                rng.below(20),
+                rng.u64(..500),
+                rng.u64(..20),
             ),
             2 => writeln!(
                 out,
                 "%output %{pane} \\033[?2004huser@host:~/src$ ls C:\\134Users\\134{}\\015\\012\\033[?2004l",
-                rng.below(100),
+                rng.u64(..100),
             ),
             _ => writeln!(
                 out,
                 "%output %{pane} progress {}%\\015\\033[K\\011{} bytes \u{2588}\u{2588}\u{2591}",
-                rng.below(100),
-                rng.below(1 << 20),
+                rng.u64(..100),
+                rng.u64(..1 << 20),
             ),
         };
     }
@@ -168,7 +152,7 @@ fn output_stream(count: usize) -> Vec<u8> {
 
 /// (c) `list-panes`-style answer blocks, about `size` bytes in all.
 fn small_blocks(size: usize) -> (Vec<u8>, usize) {
-    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut rng = Rng::with_seed(0xD1B5_4A32_D192_ED03);
     let mut out = Vec::with_capacity(size + 4096);
     let mut number = 1000u64;
     let mut blocks = 0;
@@ -176,25 +160,25 @@ fn small_blocks(size: usize) -> (Vec<u8>, usize) {
         number += 1;
         blocks += 1;
         let _ = writeln!(out, "%begin 1795978033 {number} 1");
-        for _ in 0..=rng.below(6) {
-            let id = rng.below(200);
+        for _ in 0..=rng.u64(..6) {
+            let id = rng.u64(..200);
             let _ = writeln!(
                 out,
                 "\u{241e}%{id}\u{241f}@{}\u{241f}$0\u{241f}{}\u{241f}{}\u{241f}/home/user/src/project-{}\u{241f}bash\u{241f}{}",
                 id / 3,
-                80 + rng.below(120),
-                24 + rng.below(40),
-                rng.below(50),
-                rng.below(2),
+                80 + rng.u64(..120),
+                24 + rng.u64(..40),
+                rng.u64(..50),
+                rng.u64(..2),
             );
         }
         let _ = writeln!(out, "%end 1795978033 {number} 1");
-        match rng.below(8) {
+        match rng.u64(..8) {
             0 => {
-                let _ = writeln!(out, "%window-add @{}", rng.below(100));
+                let _ = writeln!(out, "%window-add @{}", rng.u64(..100));
             }
             1 => {
-                let _ = writeln!(out, "%output %{} $ \\015\\012", rng.below(200));
+                let _ = writeln!(out, "%output %{} $ \\015\\012", rng.u64(..200));
             }
             _ => {}
         }
@@ -205,14 +189,14 @@ fn small_blocks(size: usize) -> (Vec<u8>, usize) {
 /// (d) `MSG_WRITE` frames (`stream id` + data) in `framing`, about `size`
 /// bytes in all.
 fn imsg_frames(framing: Framing, size: usize) -> (Vec<u8>, usize) {
-    let mut rng = Rng(0xA076_1D64_78BD_642F);
+    let mut rng = Rng::with_seed(0xA076_1D64_78BD_642F);
     let mut out = Vec::with_capacity(size + (16 << 10));
     let mut frames = 0;
     while out.len() < size {
-        let len = match rng.below(10) {
+        let len = match rng.u64(..10) {
             0 => 16_368 - 4,
-            1..=3 => 1 + rng.below(64) as usize,
-            _ => 1 + rng.below(4096) as usize,
+            1..=3 => 1 + rng.u64(..64) as usize,
+            _ => 1 + rng.u64(..4096) as usize,
         };
         let mut payload = 1u32.to_ne_bytes().to_vec();
         payload.extend((0..len).map(|i| b'a' + (i % 26) as u8));

@@ -1,6 +1,6 @@
 //! Throughput of `tmuxwire::search` over ~32 MiB of terminal-like text.
 //!
-//! The corpus is synthetic and deterministic (a fixed xorshift seed): log
+//! The corpus is synthetic and deterministic (a fixed `fastrand` seed): log
 //! lines, cargo output, shell prompts, long JSON lines, CJK text, and a
 //! rare needle (`segfault at 0x...`) about every 2 MiB. It is built in
 //! memory at start-up, so no data files are needed.
@@ -20,6 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fastrand::Rng;
 use tmuxwire::search::{Pattern, PatternOptions};
 
 /// The corpus size to reach, in bytes.
@@ -27,23 +28,6 @@ const CORPUS_BYTES: usize = 32 << 20;
 
 /// The rare needle planted in the corpus.
 const RARE: &str = "segfault at 0x";
-
-/// A small deterministic PRNG (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Builds the corpus: `\n`-terminated logical lines, ~72 bytes on average.
 fn corpus() -> Vec<u8> {
@@ -72,56 +56,56 @@ fn corpus() -> Vec<u8> {
         "処理中のファイル",
     ];
 
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng::with_seed(0x2545_F491_4F6C_DD1D);
     let mut out = Vec::with_capacity(CORPUS_BYTES + 4096);
     let mut next_rare = 1 << 21;
     while out.len() < CORPUS_BYTES {
-        let r = rng.below(100);
+        let r = rng.u64(..100);
         // Writing to a Vec cannot fail.
         let _ = if out.len() >= next_rare {
             next_rare += 1 << 21;
             writeln!(
                 out,
                 "[{:>6}.{:06}] app[{}]: {RARE}{:012x} ip {:016x} sp {:016x} error 4 in libc.so.6",
-                rng.below(100_000),
-                rng.below(1_000_000),
-                rng.below(65_536),
-                rng.next() & 0xffff_ffff_ffff,
-                rng.next(),
-                rng.next(),
+                rng.u64(..100_000),
+                rng.u64(..1_000_000),
+                rng.u64(..65_536),
+                rng.u64(..) & 0xffff_ffff_ffff,
+                rng.u64(..),
+                rng.u64(..),
             )
         } else if r < 55 {
-            let status = if rng.below(20) == 0 {
-                500 + rng.below(4)
+            let status = if rng.u64(..20) == 0 {
+                500 + rng.u64(..4)
             } else {
                 200
             };
             writeln!(
                 out,
                 "2026-05-20T12:{:02}:{:02}.{:03}Z {:<5} http: request id={:08x} path={}/{} status={status} took {}ms",
-                rng.below(60),
-                rng.below(60),
-                rng.below(1000),
-                LEVELS[rng.below(8) as usize],
-                rng.next() as u32,
-                PATHS[rng.below(4) as usize],
-                rng.below(10_000),
-                rng.below(2_000),
+                rng.u64(..60),
+                rng.u64(..60),
+                rng.u64(..1000),
+                LEVELS[rng.u64(..8) as usize],
+                rng.u64(..) as u32,
+                PATHS[rng.u64(..4) as usize],
+                rng.u64(..10_000),
+                rng.u64(..2_000),
             )
         } else if r < 70 {
             writeln!(
                 out,
                 "   Compiling crate-{} v0.{}.{} (/home/user/src/crate-{})",
-                rng.below(500),
-                rng.below(20),
-                rng.below(20),
-                rng.below(500),
+                rng.u64(..500),
+                rng.u64(..20),
+                rng.u64(..20),
+                rng.u64(..500),
             )
         } else if r < 80 {
             writeln!(
                 out,
                 "user@host:~/src/project$ {}",
-                CMDS[rng.below(5) as usize]
+                CMDS[rng.u64(..5) as usize]
             )
         } else if r < 90 {
             writeln!(
@@ -129,17 +113,17 @@ fn corpus() -> Vec<u8> {
                 "{{\"ts\":\"2026-05-20T12:00:{:02}Z\",\"level\":\"debug\",\"target\":\"app::db\",\
                  \"msg\":\"query done\",\"rows\":{},\"elapsed_ms\":{},\"tags\":[\"pool\",\"read\"],\
                  \"sql\":\"select * from items where id = $1\"}}",
-                rng.below(60),
-                rng.below(1000),
-                rng.below(100),
+                rng.u64(..60),
+                rng.u64(..1000),
+                rng.u64(..100),
             )
         } else if r < 97 {
             writeln!(
                 out,
                 "{}: {} 件 ({} 秒)",
-                CJK[rng.below(4) as usize],
-                rng.below(999),
-                rng.below(60)
+                CJK[rng.u64(..4) as usize],
+                rng.u64(..999),
+                rng.u64(..60)
             )
         } else {
             writeln!(out)

@@ -7,6 +7,7 @@ use std::process::{Command as Proc, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use fastrand::Rng;
 use serde_json::{Value, json};
 
 use super::say;
@@ -24,29 +25,12 @@ struct Pane {
     text: String,
 }
 
-/// A tiny deterministic generator (xorshift), so the demo is the same
-/// every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn build_log(rng: &mut Rng) -> String {
     let mut s = String::new();
     for i in 0..4000 {
         let krate =
-            ["serde", "tokio", "memchr", "regex-automata", "rmcp", "vte"][rng.below(6) as usize];
-        match rng.below(10) {
+            ["serde", "tokio", "memchr", "regex-automata", "rmcp", "vte"][rng.u64(..6) as usize];
+        match rng.u64(..10) {
             0 => writeln!(
                 s,
                 "\x1b[1;33mwarning\x1b[0m: unused variable `x{i}` in {krate}"
@@ -55,15 +39,15 @@ fn build_log(rng: &mut Rng) -> String {
             1 => writeln!(
                 s,
                 "\x1b[1;32m   Compiling\x1b[0m {krate} v0.{}.{}",
-                rng.below(20),
-                rng.below(9)
+                rng.u64(..20),
+                rng.u64(..9)
             )
             .ok(),
             _ => writeln!(
                 s,
                 "    \x1b[34m-->\x1b[0m src/lib.rs:{}:{} note: step {i}",
-                rng.below(900),
-                rng.below(80)
+                rng.u64(..900),
+                rng.u64(..80)
             )
             .ok(),
         };
@@ -83,11 +67,11 @@ fn test_log(rng: &mut Rng) -> String {
         if i % 97 == 0 {
             // A long JSON line that wraps over three rows.
             let payload: String = (0..30)
-                .map(|k| format!("\"k{k}\":{},", rng.below(1000)))
+                .map(|k| format!("\"k{k}\":{},", rng.u64(..1000)))
                 .collect();
             writeln!(s, "{{\"event\":\"batch\",\"id\":{i},{payload}\"ok\":true}}").ok();
         } else {
-            let ok = rng.below(50) != 0;
+            let ok = rng.u64(..50) != 0;
             let status = if ok {
                 "\x1b[32mok\x1b[0m"
             } else {
@@ -103,25 +87,25 @@ fn test_log(rng: &mut Rng) -> String {
 fn service_log(rng: &mut Rng) -> String {
     let mut s = String::new();
     for i in 0..5000 {
-        let (lvl, msg) = match rng.below(40) {
+        let (lvl, msg) = match rng.u64(..40) {
             0 => (
                 "\x1b[31mERROR\x1b[0m",
                 format!(
                     "connection refused by 10.0.0.{} (timeout 30s)",
-                    rng.below(255)
+                    rng.u64(..255)
                 ),
             ),
             1 => ("\x1b[33mWARN\x1b[0m", "slow request: 1203 ms".to_string()),
             2 => (
                 "INFO",
-                format!("作業 {i} 完了 (処理時間 {} ms)", rng.below(500)),
+                format!("作業 {i} 完了 (処理時間 {} ms)", rng.u64(..500)),
             ),
             _ => (
                 "INFO",
                 format!(
                     "GET /api/v1/items/{} 200 {}µs",
-                    rng.below(100000),
-                    rng.below(900)
+                    rng.u64(..100000),
+                    rng.u64(..900)
                 ),
             ),
         };
@@ -261,7 +245,7 @@ pub async fn run(tmux: &str, keep: bool) -> ExitCode {
 }
 
 async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::with_seed(0x2545_f491_4f6c_dd1d);
     let panes = [
         Pane {
             session: "build",
