@@ -368,14 +368,30 @@ impl Tmux {
     ///
     /// Connection errors. A tmux error is an [`Output`] with `ok: false`.
     pub async fn run(&self, cmd: &Command) -> Result<Output, Error> {
-        let mut out = self.run_all(std::slice::from_ref(cmd)).await?;
-        out.pop()
-            .ok_or_else(|| Error::Connection("tmux gave no answer".into()))
+        let [out] = self.run_each(std::array::from_ref(cmd)).await?;
+        Ok(out)
+    }
+
+    /// [`Tmux::run_all`] for a fixed number of commands: their answers as
+    /// an array, in the commands' order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::run_all`]; [`Error::Connection`] if the answers do not
+    /// pair up with the commands (which would be a broken connection).
+    pub async fn run_each<const N: usize>(
+        &self,
+        cmds: &[Command; N],
+    ) -> Result<[Output; N], Error> {
+        let out = self.run_all(cmds).await?;
+        let got = out.len();
+        out.try_into()
+            .map_err(|_| Error::Connection(format!("tmux gave {got} answers to {N} commands")))
     }
 
     /// Runs several commands in one write (one round trip), so tmux runs
-    /// them back to back: answers that describe the same moment. Same
-    /// retry rule as [`Tmux::run`].
+    /// them back to back: answers that describe the same moment, one per
+    /// command, in order. Same retry rule as [`Tmux::run`].
     ///
     /// On servers that leak control-mode captures (see
     /// [`TmuxVersion::leaks_control_captures`]), a batch containing a

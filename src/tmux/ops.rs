@@ -6,7 +6,7 @@ use super::error::Error;
 use std::collections::HashMap;
 
 use super::format::{Query, Record};
-use super::handle::{Output, Tmux};
+use super::handle::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 
@@ -280,14 +280,10 @@ impl Tmux {
         cmd: Command,
     ) -> Result<(Vec<u8>, HashMap<String, i64>), Error> {
         let (clients, cq) = template_cmd("list-clients", &["client_termname", "session_id"]);
-        let mut out = self.run_all(&[cmd, clients]).await?.into_iter();
-        let body = out
-            .next()
-            .map(Output::into_result)
-            .transpose()?
-            .unwrap_or_default();
+        let [body, clients] = self.run_each(&[cmd, clients]).await?;
+        let body = body.into_result()?;
         let mut ours = HashMap::new();
-        if let Some(Ok(c)) = out.next().map(Output::into_result) {
+        if let Ok(c) = clients.into_result() {
             for r in cq.parse(&c) {
                 if r.str(0) == crate::wire::CLIENT_TERM {
                     *ours.entry(r.string(1)).or_insert(0) += 1;
@@ -418,14 +414,14 @@ impl Tmux {
             Command::new("list-sessions").opt("-F", "#{session_id}"),
             Command::new("display-message").arg("-p").arg("#{pid}"),
         ];
-        let out = match self.run_all(&cmds).await {
+        let [sessions, pid] = match self.run_each(&cmds).await {
             Ok(o) => o,
             Err(Error::NoServer(_)) => return Ok(dead()),
             Err(e) => return Err(e),
         };
-        let sessions = out[0].clone().into_result()?;
+        let sessions = sessions.into_result()?;
         let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
-        let pid = out[1].text().trim().parse().ok();
+        let pid = pid.text().trim().parse().ok();
         let version = self.version().await?;
         let framing = self.framing().await.map(|f| match f {
             crate::wire::Framing::Old => "old".to_string(),
@@ -520,17 +516,8 @@ impl Tmux {
         let q = Query::new(fields);
         let lookup = pane_lookup(target, q.template().to_string());
         let capture = capture.target(target, TargetKind::Pane);
-        let mut out = self.run_all(&[lookup, capture]).await?.into_iter();
-        let meta = out
-            .next()
-            .map(Output::into_result)
-            .transpose()?
-            .unwrap_or_default();
-        let body = out
-            .next()
-            .map(Output::into_result)
-            .transpose()?
-            .unwrap_or_default();
+        let [meta, body] = self.run_each(&[lookup, capture]).await?;
+        let (meta, body) = (meta.into_result()?, body.into_result()?);
         Ok((one_record(&q, &meta, target)?, body))
     }
 

@@ -505,12 +505,9 @@ impl Tmux {
         let Ok(id) = rec.str(0).parse::<PaneId>() else {
             return Ok(None);
         };
-        let out = self
-            .run_all(&[capture_cmd(id, req, true), capture_cmd(id, req, false)])
+        let [joined, plain] = self
+            .run_each(&[capture_cmd(id, req, true), capture_cmd(id, req, false)])
             .await?;
-        let [joined, plain] = out.as_slice() else {
-            return Ok(None);
-        };
         if !joined.ok || !plain.ok {
             return Ok(None);
         }
