@@ -11,37 +11,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{TestServer, tmux_bins};
+use crate::support::{DEADLINE, TestServer, servers, tmux_bins, within};
 use util::*;
 
 /// Helpers shared by the integration tests in `cases`, `hostile` and `cli`.
 pub(crate) mod util {
-    use std::path::Path;
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
 
     use rmcp::model::CallToolResult;
     use serde_json::{Map, Value};
-    use tmuxwire::tmux::{Caller, Servers, Tmux};
+    use tmuxwire::tmux::Servers;
 
-    use crate::support::TestServer;
-
-    /// Deadline for waiting on pane output.
-    pub const WAIT: Duration = Duration::from_secs(15);
-
-    /// A tool-call pool whose default server is the one on `socket`.
-    pub fn servers_at(socket: &Path) -> Arc<Servers> {
-        Arc::new(Servers::new(
-            Arc::new(Tmux::new(socket.to_path_buf(), None, Caller::default())),
-            Caller::default(),
-        ))
-    }
-
-    /// A tool-call pool for `server`.
-    pub fn servers(server: &TestServer) -> Arc<Servers> {
-        servers_at(&server.socket)
-    }
+    use crate::support::{DEADLINE, TestServer};
 
     fn map(args: Value) -> Map<String, Value> {
         match args {
@@ -135,7 +116,7 @@ pub(crate) mod util {
     pub fn run(server: &TestServer, pane: &str, cmd: &str) -> String {
         let (mark, echo) = marker();
         type_line(server, pane, &format!("{cmd}; {echo}"));
-        server.wait_for_text(pane, &mark, WAIT);
+        server.wait_for_text(pane, &mark, DEADLINE);
         mark
     }
 
@@ -166,14 +147,6 @@ pub(crate) mod util {
             .trim()
             .parse()
             .expect("history_size")
-    }
-
-    /// Awaits `fut`, failing the test if it takes longer than 15 s (a hang).
-    pub async fn within<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
-        match tokio::time::timeout(WAIT, fut).await {
-            Ok(v) => v,
-            Err(_) => panic!("{what}: no answer within {WAIT:?} (hang)"),
-        }
     }
 
     /// All matches of a search result, as (pane_id, line, number, rows).
@@ -406,7 +379,7 @@ async fn c5_flood_then_detach_or_kill_server() {
         let s = servers(&server);
         ok(&s, "list_sessions", json!({})).await;
         type_line(&server, &pane, "yes C5-FLOOD-LINE");
-        server.wait_for_text(&pane, "C5-FLOOD-LINE\nC5-FLOOD-LINE", WAIT);
+        server.wait_for_text(&pane, "C5-FLOOD-LINE\nC5-FLOOD-LINE", DEADLINE);
         // A few calls during the flood.
         for _ in 0..3 {
             let v = within(
@@ -613,7 +586,7 @@ fn record_control_stream(server: &TestServer, pane: &str, cmd: &str) -> Vec<u8> 
     });
     let mut got = Vec::new();
     let wait_for = |got: &mut Vec<u8>, needle: &[u8]| {
-        let deadline = Instant::now() + WAIT;
+        let deadline = Instant::now() + DEADLINE;
         while find_first(got, needle).is_none() {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
@@ -651,7 +624,7 @@ async fn c8_other_session_output_is_searched() {
         ok(&s, "list_sessions", json!({})).await;
         server.tmux_ok(&["new-session", "-d", "-s", "B", "-x", "80", "-y", "24"]);
         let pane_b = pane_id(&server, "=B:");
-        server.wait_for_text(&pane_b, "$", WAIT);
+        server.wait_for_text(&pane_b, "$", DEADLINE);
         let clients = server.tmux_ok(&[
             "list-clients",
             "-F",

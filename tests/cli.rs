@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::cases::util::*;
-use crate::support::{TestServer, test_env, tmux_bins, wait_until};
+use crate::support::{DEADLINE, TestServer, test_env, tmux_bins, wait_until};
 
 /// Environment variables that select a socket; removed from every run unless a test sets one.
 const SOCKET_VARS: &[&str] = &[
@@ -85,7 +85,7 @@ fn two_sessions(bin: &crate::support::TmuxBin) -> (TestServer, Vec<(String, Stri
         .collect();
     assert_eq!(panes.len(), 3);
     for (id, pos) in &panes {
-        server.wait_for_text(id, "$", WAIT);
+        server.wait_for_text(id, "$", DEADLINE);
         run(&server, id, &format!("seq 1 30; echo CLI-MA''RK {pos}"));
     }
     (server, panes)
@@ -274,7 +274,9 @@ fn cli_no_server_exits_2() {
             .unwrap()
             .success()
     );
-    wait_until("server dead", WAIT, || (!server.is_alive()).then_some(()));
+    wait_until("server dead", DEADLINE, || {
+        (!server.is_alive()).then_some(())
+    });
     let o = tw(&server.socket, &["search", "x"]);
     expect_code(&o, 2, "stale socket");
     assert!(
@@ -420,7 +422,7 @@ fn cli_demo_runs_and_cleans_up() {
             "tmux {}: left {leftovers:?}",
             bin.label
         );
-        wait_until("demo server gone", WAIT, || {
+        wait_until("demo server gone", DEADLINE, || {
             let pg = Command::new("pgrep").args(["-f", &sock]).output().unwrap();
             pg.stdout.is_empty().then_some(())
         });

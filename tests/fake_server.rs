@@ -18,7 +18,7 @@ use tmuxwire::wire::imsg::{self, Framing};
 use tmuxwire::wire::protocol::{CLIENT_CONTROL, CLIENT_UTF8, MsgType};
 use tmuxwire::wire::{self, ControlOptions, EndReason, Error};
 
-use crate::support::unique_name;
+use crate::support::{unique_name, wait_until_async};
 
 const T: Duration = Duration::from_secs(10);
 
@@ -119,21 +119,28 @@ impl Peer {
         frames
     }
 
-    /// Answers a one-shot command like a server printing `stdout` and
-    /// exiting with `status`.
-    fn print_and_exit(&mut self, stdout: &str, status: i32) {
-        let mut open = 1i32.to_ne_bytes().to_vec();
+    /// Opens the client's stdout as file stream `stream` (MSG_WRITE_OPEN
+    /// with fd 1 and path `-`, as tmux's file.c does) and checks that
+    /// MSG_WRITE_READY answers it with `errno` (0: opened).
+    fn open_stdout(&mut self, stream: i32, errno: i32) {
+        let mut open = stream.to_ne_bytes().to_vec();
         open.extend_from_slice(&1i32.to_ne_bytes());
         open.extend_from_slice(&0i32.to_ne_bytes());
         open.extend_from_slice(b"-\0");
         self.send(MsgType::WriteOpen, &open);
-        // Wait for MSG_WRITE_READY before writing, as tmux does.
         let ready = self.next().expect("MSG_WRITE_READY");
         assert_eq!(ready.kind, MsgType::WriteReady as u32);
         assert_eq!(
             ready.data,
-            [1i32.to_ne_bytes(), 0i32.to_ne_bytes()].concat()
+            [stream.to_ne_bytes(), errno.to_ne_bytes()].concat()
         );
+    }
+
+    /// Answers a one-shot command like a server printing `stdout` and
+    /// exiting with `status`.
+    fn print_and_exit(&mut self, stdout: &str, status: i32) {
+        // Wait for MSG_WRITE_READY before writing, as tmux does.
+        self.open_stdout(1, 0);
         let mut w = 1i32.to_ne_bytes().to_vec();
         w.extend_from_slice(stdout.as_bytes());
         self.send(MsgType::Write, &w);
@@ -308,17 +315,7 @@ fn control_handshake_and_server_messages() {
                     done.data,
                     [5i32.to_ne_bytes(), libc::EBADF.to_ne_bytes()].concat()
                 );
-                let mut wo = 6i32.to_ne_bytes().to_vec();
-                wo.extend_from_slice(&1i32.to_ne_bytes());
-                wo.extend_from_slice(&0i32.to_ne_bytes());
-                wo.extend_from_slice(b"-\0");
-                p.send(MsgType::WriteOpen, &wo);
-                let ready = p.next().expect("MSG_WRITE_READY");
-                assert_eq!(ready.kind, MsgType::WriteReady as u32);
-                assert_eq!(
-                    ready.data,
-                    [6i32.to_ne_bytes(), libc::EBADF.to_ne_bytes()].concat()
-                );
+                p.open_stdout(6, libc::EBADF);
 
                 // Detach: the client must answer MSG_EXITING.
                 p.send(MsgType::Detach, b"main\0");
@@ -355,15 +352,9 @@ fn control_handshake_and_server_messages() {
                     .await
                     .unwrap();
                 assert_eq!(b.body, b"hello\n");
-                let deadline = tokio::time::Instant::now() + T;
-                while client.end_reason().is_none() {
-                    assert!(
-                        tokio::time::Instant::now() < deadline,
-                        "the detach was not noticed"
-                    );
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-                let reason = client.end_reason().unwrap();
+                let reason =
+                    wait_until_async("the detach is noticed", || async { client.end_reason() })
+                        .await;
                 assert_eq!(reason, EndReason::Detached("main".into()).to_string());
             });
         });

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::cases::util::*;
-use crate::support::{TestServer, tmux_bins, wait_until};
+use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until, within};
 
 /// Writes `content` to a file in `dir` and `cat`s it in `pane` (the command line's echo holds
 /// only the path), waiting until it has been printed.
@@ -35,7 +35,7 @@ fn literal_for_format(name: &str) -> String {
 fn assert_nothing_ran(server: &TestServer, canary: &Path) {
     let control = canary.with_file_name("positive-control");
     server.tmux_ok(&["run-shell", &format!("touch {}", control.display())]);
-    wait_until("the positive-control job ran", WAIT, || {
+    wait_until("the positive-control job ran", DEADLINE, || {
         control.exists().then_some(())
     });
     assert!(
@@ -168,7 +168,7 @@ async fn hostile_session_and_window_names() {
 
         // Plant a marker in each hostile session's pane.
         for (i, (_, _, pane)) in created.iter().enumerate() {
-            server.wait_for_text(pane, "$", WAIT);
+            server.wait_for_text(pane, "$", DEADLINE);
             run(&server, pane, &format!("echo HOSTILE-MA''RK-{i}-"));
         }
 
@@ -243,7 +243,7 @@ async fn hostile_session_names_tmux_cannot_target() {
         let s = servers(&server);
         for asked in ["a:b.c", "$HOME", "$0"] {
             let (sid, pane) = new_session(&server, asked);
-            server.wait_for_text(&pane, "$", WAIT);
+            server.wait_for_text(&pane, "$", DEADLINE);
             let name = tmux_sessions(&server)
                 .into_iter()
                 .find(|(id, _)| *id == sid)
@@ -751,7 +751,7 @@ fn fill_big(server: &TestServer, dir: &Path, panes: usize) -> Vec<String> {
         ids.push(id.trim().to_string());
     }
     for id in &ids {
-        server.wait_for_text(id, "$", WAIT);
+        server.wait_for_text(id, "$", DEADLINE);
         run(server, id, &format!("cat {}", file.display()));
     }
     ids
@@ -820,7 +820,9 @@ async fn hostile_server_killed_mid_call() {
             if r.is_error == Some(true) {
                 assert!(!text_of(&r).is_empty());
             }
-            wait_until("server gone", WAIT, || (!server.is_alive()).then_some(()));
+            wait_until("server gone", DEADLINE, || {
+                (!server.is_alive()).then_some(())
+            });
             let e = within(
                 "call after the server died",
                 err(&s, "search_panes", json!({"pattern": "y"})),

@@ -3,10 +3,8 @@
 //! carries nothing but JSON-RPC). Every test talks to its own private tmux server, against
 //! every binary from `tmux_bins()` (at least the system tmux and 3.8).
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -16,9 +14,6 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::*;
-
-/// Generous deadline for anything that waits (2-core machines, many tests in parallel).
-const DEADLINE: Duration = Duration::from_secs(15);
 
 /// Environment variables that select a socket or mark "inside tmux"; removed from every
 /// spawned server so only what a test sets counts.
@@ -33,28 +28,16 @@ const SOCKET_ENV: &[&str] = &[
     "TMUXWIRE_LOG",
 ];
 
-const TOOL_NAMES: &[&str] = &[
-    "list_sessions",
-    "list_windows",
-    "list_panes",
-    "get_server_info",
-    "get_session_info",
-    "get_window_info",
-    "get_pane_info",
-    "capture_pane",
-    "snapshot_pane",
-    "display_message",
-    "search_panes",
-];
+/// The tool names the library's catalog lists, in order (its unit test pins the list itself);
+/// what a client sees over the wire must be exactly these.
+fn tool_names() -> Vec<String> {
+    tmuxwire::mcp::tools::catalog()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
 
 type Client = RunningService<RoleClient, ()>;
-
-async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("{what} did not finish within {DEADLINE:?} (hang?)"),
-    }
-}
 
 /// `tmuxwire [-S socket] mcp` with a clean environment plus `env`.
 fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::Command {
@@ -192,7 +175,8 @@ async fn initialize_and_tools_list() {
         .expect("tools/list");
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
-        names, TOOL_NAMES,
+        names,
+        tool_names(),
         "tools/list: exactly the 11 read tools, in order"
     );
     names.sort_unstable();
@@ -663,7 +647,7 @@ async fn stdout_carries_only_json_rpc() {
             .iter()
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(names, TOOL_NAMES);
+        assert_eq!(names, tool_names());
         assert_eq!(
             by_id[&3]["result"]["structuredContent"]["result"][0]["session_name"],
             json!("raw"),

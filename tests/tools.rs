@@ -6,9 +6,7 @@
 //! `search_panes` covers the whole scrollback and reports real tmux line numbers.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
@@ -16,29 +14,12 @@ use tmuxwire::tmux::{Caller, Servers, Tmux};
 
 use crate::support::*;
 
-/// Generous deadline for anything that waits (2-core machines, many tests in parallel).
-const DEADLINE: Duration = Duration::from_secs(15);
-
 /// Field separator for CLI formats (no `%`: display-message runs strftime).
 const SEP: &str = "|~|";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-fn servers_for(server: &TestServer) -> Arc<Servers> {
-    Arc::new(Servers::new(
-        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
-        Caller::default(),
-    ))
-}
-
-async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("{what} did not finish within {DEADLINE:?} (hang?)"),
-    }
-}
 
 /// Calls a tool and returns the whole result as JSON (`content`, `structuredContent`,
 /// `isError`, `_meta`).
@@ -428,7 +409,7 @@ fn control_clients_per_session(server: &TestServer) -> BTreeMap<String, i64> {
 async fn listings_and_info_tools_match_tmux() {
     for bin in tmux_bins() {
         let server = fixture(&bin);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = |what: &str| format!("tmux {}: {what}", bin.label);
 
         // list_sessions (first call: connects)
@@ -669,7 +650,7 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("only").start();
         // A fresh handle whose very first call is list_sessions.
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let s = ok(&servers, "list_sessions", json!({})).await;
         assert_eq!(
             s["result"][0]["session_attached"],
@@ -687,7 +668,7 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         .await;
         assert_eq!(s["session_attached"], json!("0"));
         // A fresh handle whose first call is get_session_info.
-        let servers2 = servers_for(&server);
+        let servers2 = crate::support::servers(&server);
         let s = ok(
             &servers2,
             "get_session_info",
@@ -735,7 +716,7 @@ async fn targets_default_to_the_active_window_and_pane() {
         let first = cli_one(&server, "=solo:0.0", "pane_id");
         assert_ne!(active, first);
 
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         for args in [
             json!({}),
@@ -790,7 +771,7 @@ async fn session_name_targets_match_exactly() {
             "tmux {}: -t build is a prefix match",
             bin.label
         );
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         // The tools whose target is checked by the command itself (see
         // missing_targets_are_not_found_in_info_tools_and_display_message for the others).
@@ -857,7 +838,7 @@ async fn capture_pane_matches_capture_pane_p() {
             .history_limit(5000)
             .start();
         let pane = cli_one(&server, "=cap:", "pane_id");
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
         // A few lines, screen mostly empty: trailing empty rows are dropped.
@@ -1022,7 +1003,7 @@ async fn snapshot_pane_fields_match_tmux() {
         wait_for_prompts(&server);
         let pane = cli_one(&server, "=snap:0.0", "pane_id");
         run_in_pane(&server, &pane, "seq 1 60; printf 'no newline at end'");
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let sm = snapshot_map();
         let sv = vars(&sm);
@@ -1127,7 +1108,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
         let server = TestServer::builder(&bin).session("disp").start();
         server.tmux_ok(&["new-window", "-d", "-n", "second", "-t", "=disp:1"]);
         wait_for_prompts(&server);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let pane = cli_one(&server, "=disp:1", "pane_id");
 
@@ -1260,7 +1241,7 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let p0 = cli_one(&server, "=srch:0.0", "pane_id");
         let p1 = cli_one(&server, "=srch:0.1", "pane_id");
         let width: usize = cli_one(&server, &p1, "pane_width").parse().unwrap();
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
         // A needle scrolled far into history (the typed text does not contain it).
@@ -1427,7 +1408,7 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
 async fn search_panes_pagination_and_per_pane_cap() {
     for bin in tmux_bins() {
         let server = fixture(&bin);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let mut panes = all_panes(&server);
         // The token in every pane; 7 numbered lines in one pane.
@@ -1545,7 +1526,7 @@ async fn search_panes_pagination_and_per_pane_cap() {
 async fn errors_for_bad_arguments_and_missing_targets() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("errs").start();
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let required = |tool: &str| -> Map<String, Value> {
             let mut m = Map::new();
@@ -1560,21 +1541,9 @@ async fn errors_for_bad_arguments_and_missing_targets() {
             }
             m
         };
-        let all_tools = [
-            "list_sessions",
-            "list_windows",
-            "list_panes",
-            "get_server_info",
-            "get_session_info",
-            "get_window_info",
-            "get_pane_info",
-            "capture_pane",
-            "snapshot_pane",
-            "display_message",
-            "search_panes",
-        ];
         // Unknown arguments: InvalidArgument, with the wait_for_previous hint.
-        for tool in all_tools {
+        for tool in tools::catalog() {
+            let tool = tool.name.as_ref();
             let mut a = required(tool);
             a.insert("bogus_argument".into(), json!(1));
             let r = call(&servers, tool, Value::Object(a)).await;
@@ -1651,7 +1620,7 @@ async fn tools_on_a_server_without_sessions_and_without_a_server() {
         let mut server = TestServer::builder(&bin).session("gone").start();
         server.tmux_ok(&["set", "-g", "exit-empty", "off"]);
         server.tmux_ok(&["kill-session", "-t", "=gone"]);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let info = ok(&servers, "get_server_info", json!({})).await;
         assert_eq!(info["is_alive"], json!(true), "{ctx}: {info}");
@@ -1729,7 +1698,7 @@ async fn odd_names_and_paths_round_trip() {
         wait_until_true("pane_current_path follows cd", DEADLINE, || {
             cli_one(&server, &pane, "pane_current_path") == dir.display().to_string()
         });
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
         let s = ok(
@@ -1799,7 +1768,7 @@ async fn odd_names_and_paths_round_trip() {
 async fn concurrent_tool_calls_get_their_own_answers() {
     for bin in tmux_bins() {
         let server = fixture(&bin);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let panes = all_panes(&server);
         for p in &panes {
             run_in_pane(&server, p, &format!("printf 'ID%s-%s\\n' '' '{p}'"));
@@ -1877,7 +1846,7 @@ async fn concurrent_tool_calls_get_their_own_answers() {
 async fn missing_targets_are_not_found_in_info_tools_and_display_message() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("build-x").start();
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let mut failures = Vec::new();
         for (tool, args) in [
@@ -1924,7 +1893,7 @@ async fn missing_targets_are_not_found_in_info_tools_and_display_message() {
 async fn window_index_out_of_range_is_not_found() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("idx").start();
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let current = cli_one(&server, "=idx:", "window_id");
         let r = call(
             &servers,
@@ -1951,7 +1920,7 @@ async fn listings_on_a_server_without_sessions_are_empty() {
         let server = TestServer::builder(&bin).session("gone").start();
         server.tmux_ok(&["set", "-g", "exit-empty", "off"]);
         server.tmux_ok(&["kill-session", "-t", "=gone"]);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         // list_sessions already answers [] here; the other listings should agree.
         let s = ok(&servers, "list_sessions", json!({})).await;
@@ -1976,7 +1945,7 @@ async fn window_layout_matches_the_cli_on_every_version() {
             .size(100, 30)
             .start();
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=lay:0"]);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let w = ok(&servers, "get_window_info", json!({"session_name": "lay"})).await;
         let cli = cli_one(&server, "=lay:", "window_layout");
         assert_eq!(
@@ -2013,7 +1982,7 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
             .command("seq -f 'line %06g ........................................................................................' 1 20000; echo CAPTURE-END; exec sleep 86400")
             .start();
         server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let rss = || -> i64 {
             let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
                 .expect("tmux server status");
@@ -2066,7 +2035,7 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
             .history_limit(5000)
             .start();
         let pane = all_panes(&server).remove(0);
-        let servers = servers_for(&server);
+        let servers = servers(&server);
         let emoji = [
             "\\u2764\\ufe0f",                                  // ❤️: VS16
             "\\U0001f44d\\U0001f3fd",                          // 👍🏽: skin tone

@@ -5,7 +5,6 @@
 //! pending). Every test checks that the tmux server is still alive afterwards (except where
 //! it kills the server on purpose).
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,9 +14,6 @@ use tmuxwire::tmux::{Caller, Tmux};
 use tmuxwire::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 use crate::support::*;
-
-/// Generous deadline for anything that waits (2-core machines, many tests in parallel).
-const DEADLINE: Duration = Duration::from_secs(15);
 
 /// The framing a tmux version must use, by release: 3.6 switched to the new imsg header.
 fn expected_framing(label: &str) -> Framing {
@@ -31,34 +27,6 @@ fn expected_framing(label: &str) -> Framing {
                 _ => Framing::Old,
             }
         }
-    }
-}
-
-/// Fails the test if `fut` does not finish within [`DEADLINE`].
-async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("{what} did not finish within {DEADLINE:?} (hang?)"),
-    }
-}
-
-/// Polls an async condition until it yields `Some`, with a deadline (no fixed sleeps).
-async fn wait_async<T, F, Fut>(what: &str, mut cond: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + DEADLINE;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(v) = cond().await {
-            return v;
-        }
-        if Instant::now() >= deadline {
-            panic!("timed out after {DEADLINE:?} waiting for: {what}");
-        }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(20));
     }
 }
 
@@ -192,7 +160,7 @@ async fn control_client_attaches_answers_and_closes_cleanly() {
 
         // attached_session is set, and is the session tmux says our client is on.
         let (sid, name) =
-            wait_async("attached_session", || async { client.attached_session() }).await;
+            wait_until_async("attached_session", || async { client.attached_session() }).await;
         assert_eq!(name, "wire-attach", "tmux {}", bin.label);
         let clients = control_clients(&server);
         assert_eq!(clients.len(), 1, "tmux {}: {clients:?}", bin.label);
@@ -274,7 +242,7 @@ async fn control_client_attaches_answers_and_closes_cleanly() {
         // close() ends it cleanly: end reason set, the client leaves, the server lives.
         assert!(client.end_reason().is_none());
         within("close", client.close()).await;
-        wait_async("end_reason after close", || async { client.end_reason() }).await;
+        wait_until_async("end_reason after close", || async { client.end_reason() }).await;
         assert!(client.is_closed());
         wait_until_true("our control client leaves list-clients", DEADLINE, || {
             control_clients(&server).is_empty()
@@ -415,11 +383,7 @@ impl BareServer {
 impl Drop for BareServer {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
-        let deadline = Instant::now() + DEADLINE;
-        while self.is_alive() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if self.is_alive() {
+        if poll(DEADLINE, || (!self.is_alive()).then_some(())).is_none() {
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", &self.pid.to_string()])
                 .status();
@@ -508,7 +472,7 @@ async fn check_one_shot_without_sessions(
 
     // Once a session exists, the handle attaches again (self-healing).
     ok(&["new-session", "-d", "-s", "later", "-x", "80", "-y", "24"]);
-    let names = wait_async("the handle sees the new session", || async {
+    let names = wait_until_async("the handle sees the new session", || async {
         let s = tmux.list_sessions().await.ok()?;
         (s.len() == 1).then_some(s)
     })
@@ -524,7 +488,7 @@ async fn check_one_shot_without_sessions(
         })
     );
     // While it is used, the handle leaves one-shot mode and attaches a control client.
-    wait_async("the handle attaches a control client", || async {
+    wait_until_async("the handle attaches a control client", || async {
         tmux.list_sessions().await.ok()?;
         let o = cli(&["list-clients", "-F", "#{client_control_mode}"]);
         String::from_utf8_lossy(&o.stdout)
@@ -689,7 +653,7 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         let name = our_client_name(&server);
 
         server.tmux_ok(&["detach-client", "-t", &name]);
-        let reason = wait_async("the client ends after detach-client", || async {
+        let reason = wait_until_async("the client ends after detach-client", || async {
             client.end_reason()
         })
         .await;
@@ -739,7 +703,8 @@ async fn detach_client_end_reason_says_detached() {
         cmd(&client, Command::new("display-message").arg("-p").arg("x")).await;
         let name = our_client_name(&server);
         server.tmux_ok(&["detach-client", "-t", &name]);
-        let reason = wait_async("end after detach-client", || async { client.end_reason() }).await;
+        let reason =
+            wait_until_async("end after detach-client", || async { client.end_reason() }).await;
         assert!(
             reason.contains("detached") && reason.contains("wire-detach2"),
             "tmux {}: end reason after detach-client: {reason:?}",
@@ -805,7 +770,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
                 );
             }
         }
-        let reason = wait_async("the client ends", || async { client.end_reason() }).await;
+        let reason = wait_until_async("the client ends", || async { client.end_reason() }).await;
         assert!(started.elapsed() < DEADLINE);
         assert!(
             reason.contains("server") || reason.contains("exited"),

@@ -4,7 +4,8 @@
 //! * the server runs on `-S <private temp dir>/tmux.sock` with `-f /dev/null`; the default
 //!   socket is never used, and [`TestServer::kill`] only ever kills *this* server;
 //! * `TMUX`/`TMUX_PANE` are removed from the environment, `LANG=C.UTF-8`, `PS1='$ '`;
-//! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`]).
+//! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`],
+//!   [`wait_until_async`], [`within`]).
 //!
 //! Which tmux binaries are tested is decided by [`tmux_bins`]: the system `tmux` plus the extra
 //! versions that `bash .ci/fetch-tmux.sh target/tmux-versions` unpacks.
@@ -17,14 +18,17 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::future::Future;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tmuxwire::tmux::{Caller, Servers, Tmux};
 
 /// The shell to run in panes: a bash without startup files and with the prompt `$ `.
 ///
@@ -233,21 +237,14 @@ pub fn unique_name(prefix: &str) -> String {
     format!("{prefix}{}-{n}-{nanos}", std::process::id())
 }
 
+/// How long a test waits for anything (pane output, a tool call, a server to go away) before
+/// it fails. Generous: 2-core machines run many tests in parallel.
+pub const DEADLINE: Duration = Duration::from_secs(15);
+
 /// Polls `cond` (every 1 ms at first, backing off to 20 ms) until it returns `Some`, and returns
 /// that value. Panics with `what` if `timeout` elapses first.
-pub fn wait_until<T>(what: &str, timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(v) = cond() {
-            return v;
-        }
-        if Instant::now() >= deadline {
-            panic!("timed out after {timeout:?} waiting for: {what}");
-        }
-        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
+pub fn wait_until<T>(what: &str, timeout: Duration, cond: impl FnMut() -> Option<T>) -> T {
+    poll(timeout, cond).unwrap_or_else(|| panic!("timed out after {timeout:?} waiting for: {what}"))
 }
 
 /// Like [`wait_until`] for a condition that returns `bool`.
@@ -256,7 +253,7 @@ pub fn wait_until_true(what: &str, timeout: Duration, mut cond: impl FnMut() -> 
 }
 
 /// Like [`wait_until`], but returns `None` on timeout instead of panicking.
-fn poll<T>(timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> Option<T> {
+pub fn poll<T>(timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> Option<T> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
@@ -269,6 +266,43 @@ fn poll<T>(timeout: Duration, mut cond: impl FnMut() -> Option<T>) -> Option<T> 
         std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
         pause = (pause * 2).min(Duration::from_millis(20));
     }
+}
+
+/// The async counterpart of [`wait_until`]: polls an async condition until it yields `Some`,
+/// panicking with `what` after [`DEADLINE`]. Sleeps on the runtime, not the thread.
+pub async fn wait_until_async<T, F, Fut>(what: &str, mut cond: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + DEADLINE;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(v) = cond().await {
+            return v;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {DEADLINE:?} waiting for: {what}");
+        }
+        tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Awaits `fut`, failing the test if it takes longer than [`DEADLINE`] (a hang).
+pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("{what} did not finish within {DEADLINE:?} (hang?)"),
+    }
+}
+
+/// A tool-call pool (as the MCP server holds) whose default server is `server`.
+pub fn servers(server: &TestServer) -> Arc<Servers> {
+    Arc::new(Servers::new(
+        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+        Caller::default(),
+    ))
 }
 
 /// Builder for a [`TestServer`]; see [`TestServer::builder`].
