@@ -1,41 +1,50 @@
 //! The async control-mode client: one connection, many concurrent
-//! requests, a notification stream.
+//! requests, notifications, and (optionally) an ordered event stream.
 //!
-//! Three tasks own the connection (no locks are held across `.await`):
+//! One task owns the connection: the control socket (both halves), the
+//! server's imsg socket, and a pure [`Correlator`] that pairs blocks with
+//! requests. Callers send requests over a channel (as in mini-redis's
+//! buffered client); the task records each request in the correlator
+//! *before* writing its line, coalesces whatever is queued into one
+//! `write()`, reads and correlates answers, broadcasts notifications, and
+//! fails every open request when the connection ends or the stream breaks
+//! a framing rule ([`Output::Violation`]).
 //!
-//! * the **writer** receives requests over a channel, records each one in
-//!   the pending queue *before* writing its line, and batches whatever is
-//!   queued into one `write()`;
-//! * the **reader** feeds the control stream to [`Parser`] and hands each
-//!   flags-1 block to the oldest pending request (a control client's
-//!   commands run strictly in order), broadcasts notifications, and fails
-//!   every pending request when the stream ends;
-//! * the **imsg** task runs [`ImsgSide::run`](crate::wire::connect::ImsgSide::run) and records why the server
-//!   ended the connection.
-//!
-//! A command that answers with exactly one block is matched by order. A
+//! A line that answers with one block per command is matched by order. A
 //! command that may answer with several blocks, or with output after its
-//! `%end` (see [`Blocks::Variable`]), is followed by a *fence*: a
-//! `display-message -p '<token>'` line whose block marks the end of the
-//! request's answer. Every request has a deadline; a request that times
-//! out keeps its place in the queue so later answers stay aligned.
+//! `%end` (see [`Blocks::Variable`](super::command::Blocks)), is followed
+//! by a *fence*: a `display-message -p '<token>'` line whose block marks
+//! the end of the request's answer. Every request has a deadline; a
+//! request that times out keeps its place in the queue so later answers
+//! stay aligned.
+//!
+//! With [`ClientOptions::events`], the task also sends every notification
+//! and the completion of every request into one bounded channel, in the
+//! order tmux wrote them ([`StreamEvent`]). The task waits for room in that
+//! channel before reading more, so a slow consumer slows the connection
+//! (and tmux's `pause-after` then pauses panes) instead of growing memory.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{Notify, broadcast, mpsc, oneshot};
 
 use super::Error;
-use super::command::{Blocks, Command};
+use super::command::{Command, Line};
+use super::correlate::{Correlator, Output, Shape};
 use super::id::SessionId;
 use super::notify::Notification;
-use super::parse::{Block, Event, Parser};
+use super::parse::Block;
 use crate::wire::{ControlTransport, EndReason, Framing, TmuxVersion};
+
+pub use super::correlate::Reply;
+
+/// The answer to a fenced request: every block the line produced, in
+/// order, and stray lines printed outside blocks meanwhile.
+pub type Fenced = Reply;
 
 /// Options for a [`Client`].
 #[derive(Clone, Debug)]
@@ -48,6 +57,9 @@ pub struct ClientOptions {
     /// Capacity of the notification broadcast; slow subscribers that fall
     /// further behind see `Lagged` and should resynchronise.
     pub notification_capacity: usize,
+    /// Capacity of the ordered event stream ([`Client::take_events`]);
+    /// `None`: no event stream.
+    pub events: Option<usize>,
 }
 
 impl Default for ClientOptions {
@@ -56,36 +68,33 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(20),
             attach_timeout: Duration::from_secs(5),
             notification_capacity: 4096,
+            events: None,
         }
     }
 }
 
-/// The answer to a fenced request: every block the line produced, in
-/// order, and stray lines printed outside blocks meanwhile.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Fenced {
-    /// The blocks, in order.
-    pub blocks: Vec<Block>,
-    /// Lines outside blocks (e.g. `run-shell` output on tmux master).
-    pub stray: Vec<Vec<u8>>,
+/// One item of the ordered event stream.
+#[derive(Debug)]
+pub enum StreamEvent {
+    /// A notification (`%output`, `%layout-change`, `%pause`, …).
+    Notification(Notification),
+    /// The request with this id ([`Ticket::id`]) was answered; its reply
+    /// is already in its ticket. Everything before this event in the
+    /// stream happened before the request's commands ran.
+    Answered(u64),
 }
 
-enum Pending {
-    One(oneshot::Sender<Result<Block, Error>>),
-    Fenced {
-        token: Vec<u8>,
-        got: Fenced,
-        tx: oneshot::Sender<Result<Fenced, Error>>,
-    },
-    /// The empty line that detaches; it has no answer.
-    Detach,
+/// Where an answer goes.
+struct Waiter {
+    id: u64,
+    tx: Option<oneshot::Sender<Result<Reply, Error>>>,
 }
 
 struct Request {
     /// One or more lines, each ending in `\n`.
     text: Vec<u8>,
-    /// What each answer goes to, in order (empty for the detach line).
-    pending: Vec<Pending>,
+    /// What each line expects, in order.
+    expect: Vec<(Shape, Waiter)>,
 }
 
 #[derive(Default)]
@@ -94,54 +103,41 @@ struct State {
     ended: Option<String>,
     /// Our session, from `%session-changed`.
     session: Option<(SessionId, String)>,
-    /// Why the server ended us, from the imsg side.
-    imsg_end: Option<EndReason>,
 }
 
 struct Shared {
-    pending: Mutex<VecDeque<Pending>>,
     state: Mutex<State>,
-    /// Signalled when the imsg side ends.
-    imsg_done: Notify,
-    /// Signalled when the reader ends.
-    reader_done: Notify,
+    /// Signalled when the connection task ends.
+    done: Notify,
     notifications: broadcast::Sender<Notification>,
+    events: Mutex<Option<mpsc::Receiver<StreamEvent>>>,
 }
 
 impl Shared {
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Records the end (first reason wins) and fails every pending request.
-    fn end(&self, reason: String) {
-        let reason = {
-            let mut st = self.lock_state();
-            st.ended.get_or_insert(reason).clone()
-        };
-        let drained: Vec<Pending> = self.lock_pending().drain(..).collect();
-        for p in drained {
-            let e = Error::Closed {
-                reason: reason.clone(),
-            };
-            match p {
-                Pending::One(tx) => {
-                    let _ = tx.send(Err(e));
-                }
-                Pending::Fenced { tx, .. } => {
-                    let _ = tx.send(Err(e));
-                }
-                Pending::Detach => {}
-            }
-        }
-    }
-
     fn ended(&self) -> Option<String> {
         self.lock_state().ended.clone()
+    }
+}
+
+/// A pending answer: await [`Ticket::wait`].
+pub struct Ticket {
+    id: u64,
+    rx: oneshot::Receiver<Result<Reply, Error>>,
+}
+
+impl Ticket {
+    /// The request's id, as [`StreamEvent::Answered`] reports it.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The answer, if it has arrived (without waiting).
+    pub fn try_take(&mut self) -> Option<Result<Reply, Error>> {
+        self.rx.try_recv().ok()
     }
 }
 
@@ -159,7 +155,7 @@ struct Info {
     version: TmuxVersion,
     framing: Framing,
     timeout: Duration,
-    fence_seq: AtomicU64,
+    seq: AtomicU64,
 }
 
 impl std::fmt::Debug for Client {
@@ -189,34 +185,35 @@ impl Client {
             imsg,
         } = transport;
         let (notifications, _) = broadcast::channel(opts.notification_capacity.max(16));
+        let (events_tx, events_rx) = match opts.events {
+            Some(cap) => {
+                let (t, r) = mpsc::channel(cap.max(1));
+                (Some(t), Some(r))
+            }
+            None => (None, None),
+        };
         let shared = Arc::new(Shared {
-            pending: Mutex::new(VecDeque::new()),
             state: Mutex::new(State::default()),
-            imsg_done: Notify::new(),
-            reader_done: Notify::new(),
+            done: Notify::new(),
             notifications,
+            events: Mutex::new(events_rx),
         });
-        let (read, write) = control.into_split();
         let (tx, rx) = mpsc::unbounded_channel();
         let (attach_tx, attach_rx) = oneshot::channel();
-
-        let s = shared.clone();
-        tokio::spawn(async move {
-            let reason = imsg.run().await;
-            tracing::debug!(%reason, "tmux imsg side ended");
-            s.lock_state().imsg_end = Some(reason);
-            s.imsg_done.notify_waiters();
-            s.imsg_done.notify_one();
-        });
-        tokio::spawn(reader(read, shared.clone(), attach_tx));
-        tokio::spawn(writer(write, rx, shared.clone()));
+        let conn = Connection {
+            shared: shared.clone(),
+            correlator: Correlator::new(),
+            attach_tx: Some(attach_tx),
+            events: events_tx,
+        };
+        tokio::spawn(conn.run(control, imsg, rx));
 
         let info = Arc::new(Info {
             path,
             version,
             framing,
             timeout: opts.request_timeout,
-            fence_seq: AtomicU64::new(0),
+            seq: AtomicU64::new(0),
         });
         let client = Client { tx, shared, info };
         match tokio::time::timeout(opts.attach_timeout, attach_rx).await {
@@ -269,43 +266,88 @@ impl Client {
         self.shared.notifications.subscribe()
     }
 
-    fn send(&self, req: Request) -> Result<(), Error> {
-        if let Some(reason) = self.shared.ended() {
-            return Err(Error::Closed { reason });
+    /// The ordered event stream, once (`None` without
+    /// [`ClientOptions::events`] or when already taken). Its consumer must
+    /// keep reading: the connection waits for room in it.
+    pub fn take_events(&self) -> Option<mpsc::Receiver<StreamEvent>> {
+        self.shared
+            .events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    /// Resolves when the connection has ended.
+    pub async fn closed(&self) {
+        let done = self.shared.done.notified();
+        tokio::pin!(done);
+        done.as_mut().enable();
+        if self.shared.ended().is_some() {
+            return;
         }
-        self.tx.send(req).map_err(|_| Error::Closed {
+        done.await;
+    }
+
+    fn closed_error(&self) -> Error {
+        Error::Closed {
             reason: self
                 .shared
                 .ended()
                 .unwrap_or_else(|| "the client was closed".into()),
-        })
+        }
     }
 
-    async fn wait<T>(
-        &self,
-        rx: oneshot::Receiver<Result<T, Error>>,
-        what: &str,
-    ) -> Result<T, Error> {
-        let deadline = tokio::time::Instant::now() + self.info.timeout;
-        self.wait_until(rx, deadline, what).await
+    /// Queues `lines`; returns a ticket per line, in order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Command`] if a line cannot be encoded (nothing is sent);
+    /// [`Error::Closed`].
+    pub fn submit(&self, lines: &[Line]) -> Result<Vec<Ticket>, Error> {
+        let mut text = Vec::new();
+        let mut expect = Vec::with_capacity(lines.len());
+        let mut tickets = Vec::with_capacity(lines.len());
+        for line in lines {
+            let id = self.info.seq.fetch_add(1, Ordering::Relaxed);
+            text.extend_from_slice(line.to_line()?.as_bytes());
+            text.push(b'\n');
+            let mut shape = line.shape();
+            if let Shape::Fenced(token) = &mut shape {
+                // No '%' in the token: display-message applies strftime().
+                let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
+                text.extend_from_slice(b"display-message -p '");
+                text.extend_from_slice(t.as_bytes());
+                text.extend_from_slice(b"'\n");
+                *token = t.into_bytes();
+                token.push(b'\n');
+            }
+            let (tx, rx) = oneshot::channel();
+            expect.push((shape, Waiter { id, tx: Some(tx) }));
+            tickets.push(Ticket { id, rx });
+        }
+        if self.shared.ended().is_some() {
+            return Err(self.closed_error());
+        }
+        self.tx
+            .send(Request { text, expect })
+            .map_err(|_| self.closed_error())?;
+        Ok(tickets)
     }
 
-    /// Waits for an answer until `deadline` (one deadline serves a whole
-    /// batch, so waits do not add up).
-    async fn wait_until<T>(
+    /// Waits for a ticket's answer until `deadline`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Closed`], [`Error::Timeout`] (naming `what`).
+    pub async fn wait(
         &self,
-        rx: oneshot::Receiver<Result<T, Error>>,
+        ticket: Ticket,
         deadline: tokio::time::Instant,
         what: &str,
-    ) -> Result<T, Error> {
-        match tokio::time::timeout_at(deadline, rx).await {
+    ) -> Result<Reply, Error> {
+        match tokio::time::timeout_at(deadline, ticket.rx).await {
             Ok(Ok(r)) => r,
-            Ok(Err(_)) => Err(Error::Closed {
-                reason: self
-                    .shared
-                    .ended()
-                    .unwrap_or_else(|| "the connection closed".into()),
-            }),
+            Ok(Err(_)) => Err(self.closed_error()),
             Err(_) => Err(Error::Timeout {
                 after: self.info.timeout,
                 what: what.to_string(),
@@ -313,99 +355,65 @@ impl Client {
         }
     }
 
+    /// The deadline for a request sent now.
+    pub fn deadline(&self) -> tokio::time::Instant {
+        tokio::time::Instant::now() + self.info.timeout
+    }
+
+    /// Sends `lines` in one write and waits for every answer under one
+    /// deadline. Answers come back in order, one per line.
+    pub async fn lines(&self, lines: &[Line]) -> Vec<Result<Reply, Error>> {
+        let tickets = match self.submit(lines) {
+            Ok(t) => t,
+            Err(e) => {
+                let reason = e.to_string();
+                return lines
+                    .iter()
+                    .map(|_| match &e {
+                        Error::Command(c) => Err(Error::Command(c.clone())),
+                        _ => Err(Error::Closed {
+                            reason: reason.clone(),
+                        }),
+                    })
+                    .collect();
+            }
+        };
+        let deadline = self.deadline();
+        let mut out = Vec::with_capacity(lines.len());
+        for (line, t) in lines.iter().zip(tickets) {
+            let what = line.commands().first().map_or("", |c| c.name());
+            out.push(self.wait(t, deadline, what).await);
+        }
+        out
+    }
+
     /// Runs one command and returns its answer block (check
     /// [`Block::ok`]: a tmux error is an answer, not an `Err`).
     ///
-    /// A [`Blocks::Variable`] command is fenced; its blocks are merged into
-    /// one (bodies concatenated, `ok` only if all were, stray lines
-    /// appended).
+    /// A [`Blocks::Variable`](super::command::Blocks) command is fenced;
+    /// its blocks are merged into one (bodies concatenated, `ok` only if
+    /// all were, stray lines appended).
     ///
     /// # Errors
     ///
     /// [`Error::Command`] if the command cannot be encoded,
     /// [`Error::Closed`], [`Error::Timeout`].
     pub async fn command(&self, cmd: &Command) -> Result<Block, Error> {
-        let line = cmd.to_line()?;
-        if cmd.blocks() == Blocks::Variable {
-            let f = self.fenced_line(&line, cmd.name()).await?;
-            let mut merged = Block {
-                time: 0,
-                number: 0,
-                flags: 1,
-                ok: true,
-                body: Vec::new(),
-            };
-            for b in &f.blocks {
-                merged.ok &= b.ok;
-                merged.body.extend_from_slice(&b.body);
-            }
-            for s in &f.stray {
-                merged.body.extend_from_slice(s);
-                merged.body.push(b'\n');
-            }
-            return Ok(merged);
-        }
-        let (tx, rx) = oneshot::channel();
-        let mut text = line.into_bytes();
-        text.push(b'\n');
-        self.send(Request {
-            text,
-            pending: vec![Pending::One(tx)],
-        })?;
-        self.wait(rx, cmd.name()).await
+        let mut out = self.batch(std::slice::from_ref(cmd)).await;
+        out.pop().unwrap_or_else(|| Err(self.closed_error()))
     }
 
-    /// Runs several single-block commands written in one `write()`, so
-    /// tmux reads them together and runs them back to back (no pane output
-    /// is processed between them in practice). Answers come back in order.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::command`]; every command must answer with one block
-    /// ([`Blocks::One`]), otherwise [`Error::Command`] is not returned but
-    /// the command is fenced on its own like in [`Client::command`].
+    /// Runs several commands, one line each, written in one `write()`, so
+    /// tmux reads them together and runs them back to back. Answers come
+    /// back in order, each merged into one block as in
+    /// [`Client::command`].
     pub async fn batch(&self, cmds: &[Command]) -> Vec<Result<Block, Error>> {
-        if cmds.iter().any(|c| c.blocks() == Blocks::Variable) {
-            return futures::future::join_all(cmds.iter().map(|c| self.command(c))).await;
-        }
-        let mut text = Vec::new();
-        let mut pending = Vec::with_capacity(cmds.len());
-        let mut receivers = Vec::with_capacity(cmds.len());
-        for c in cmds {
-            match c.to_line() {
-                Ok(line) => {
-                    text.extend_from_slice(line.as_bytes());
-                    text.push(b'\n');
-                    let (tx, rx) = oneshot::channel();
-                    pending.push(Pending::One(tx));
-                    receivers.push(Ok(rx));
-                }
-                Err(e) => receivers.push(Err(e)),
-            }
-        }
-        if let Err(e) = self.send(Request { text, pending }) {
-            let reason = match e {
-                Error::Closed { reason } => reason,
-                other => other.to_string(),
-            };
-            return cmds
-                .iter()
-                .map(|_| {
-                    Err(Error::Closed {
-                        reason: reason.clone(),
-                    })
-                })
-                .collect();
-        }
-        let deadline = tokio::time::Instant::now() + self.info.timeout;
-        let mut out = Vec::with_capacity(cmds.len());
-        for (c, r) in cmds.iter().zip(receivers) {
-            out.push(match r {
-                Ok(rx) => self.wait_until(rx, deadline, c.name()).await,
-                Err(e) => Err(e.into()),
-            });
-        }
-        out
+        let lines: Vec<Line> = cmds.iter().cloned().map(Line::from).collect();
+        self.lines(&lines)
+            .await
+            .into_iter()
+            .map(|r| r.map(merge))
+            .collect()
     }
 
     /// Sends a line, then a fence, and returns everything up to the fence.
@@ -414,201 +422,261 @@ impl Client {
     ///
     /// As [`Client::command`].
     pub async fn fenced(&self, cmd: &Command) -> Result<Fenced, Error> {
-        let line = cmd.to_line()?;
-        self.fenced_line(&line, cmd.name()).await
+        let t = self.submit_fenced(&Line::from(cmd.clone()))?;
+        self.wait(t, self.deadline(), cmd.name()).await
     }
 
-    async fn fenced_line(&self, line: &str, what: &str) -> Result<Fenced, Error> {
-        let n = self.info.fence_seq.fetch_add(1, Ordering::Relaxed);
-        // No '%' in the token: display-message applies strftime().
-        let token = format!("__tmuxwire_fence_{}_{}__", std::process::id(), n);
-        let mut text = Vec::with_capacity(line.len() + token.len() + 32);
-        text.extend_from_slice(line.as_bytes());
+    fn submit_fenced(&self, line: &Line) -> Result<Ticket, Error> {
+        let id = self.info.seq.fetch_add(1, Ordering::Relaxed);
+        let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
+        let mut text = line.to_line()?.into_bytes();
         text.extend_from_slice(b"\ndisplay-message -p '");
-        text.extend_from_slice(token.as_bytes());
+        text.extend_from_slice(t.as_bytes());
         text.extend_from_slice(b"'\n");
-        let mut want = token.into_bytes();
-        want.push(b'\n');
+        let mut token = t.into_bytes();
+        token.push(b'\n');
         let (tx, rx) = oneshot::channel();
-        self.send(Request {
-            text,
-            pending: vec![Pending::Fenced {
-                token: want,
-                got: Fenced::default(),
-                tx,
-            }],
-        })?;
-        self.wait(rx, what).await
+        if self.shared.ended().is_some() {
+            return Err(self.closed_error());
+        }
+        self.tx
+            .send(Request {
+                text,
+                expect: vec![(Shape::Fenced(token), Waiter { id, tx: Some(tx) })],
+            })
+            .map_err(|_| self.closed_error())?;
+        Ok(Ticket { id, rx })
     }
 
     /// Detaches cleanly (an empty line makes tmux exit the client) and
     /// waits briefly for the connection to end.
     pub async fn close(&self) {
-        let done = self.shared.reader_done.notified();
+        let done = self.shared.done.notified();
         tokio::pin!(done);
         done.as_mut().enable();
-        if self
-            .send(Request {
-                text: b"\n".to_vec(),
-                pending: vec![Pending::Detach],
-            })
-            .is_ok()
-            && self.shared.ended().is_none()
-        {
+        if self.shared.ended().is_some() {
+            return;
+        }
+        let sent = self.tx.send(Request {
+            text: b"\n".to_vec(),
+            expect: vec![(
+                Shape::Detach,
+                Waiter {
+                    id: self.info.seq.fetch_add(1, Ordering::Relaxed),
+                    tx: None,
+                },
+            )],
+        });
+        if sent.is_ok() {
             let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
         }
     }
 }
 
-async fn writer(
-    mut write: OwnedWriteHalf,
-    mut rx: mpsc::UnboundedReceiver<Request>,
-    shared: Arc<Shared>,
-) {
-    let mut buf = Vec::new();
-    while let Some(first) = rx.recv().await {
-        buf.clear();
-        let mut detach = false;
-        {
-            let mut pending = shared.lock_pending();
-            let mut next = Some(first);
-            while let Some(req) = next {
-                for p in req.pending {
-                    if matches!(p, Pending::Detach) {
-                        detach = true;
-                    } else {
-                        pending.push_back(p);
-                    }
-                }
-                buf.extend_from_slice(&req.text);
-                next = if detach { None } else { rx.try_recv().ok() };
-            }
-        }
-        if let Err(e) = write.write_all(&buf).await {
-            // The server went away; prefer what it said on the imsg side
-            // (shutdown, exit message) over the bare write error.
-            if shared.lock_state().imsg_end.is_none() {
-                let wait = shared.imsg_done.notified();
-                let _ = tokio::time::timeout(Duration::from_millis(300), wait).await;
-            }
-            let why = shared.lock_state().imsg_end.as_ref().map(|r| r.to_string());
-            shared.end(why.unwrap_or_else(|| format!("writing to tmux failed: {e}")));
-            return;
-        }
-        if detach {
-            break;
-        }
+/// One block from a reply: the only one, or all merged.
+fn merge(r: Reply) -> Block {
+    let mut blocks = r.blocks;
+    if blocks.len() == 1 && r.stray.is_empty() {
+        return blocks.remove(0);
     }
-    // All senders gone (or detached): closing our write side makes tmux
-    // exit the client, which ends the reader.
-    let _ = write.shutdown().await;
+    let mut merged = Block {
+        time: 0,
+        number: 0,
+        flags: 1,
+        ok: true,
+        body: Vec::new(),
+    };
+    for b in &blocks {
+        merged.ok &= b.ok;
+        merged.body.extend_from_slice(&b.body);
+    }
+    for s in &r.stray {
+        merged.body.extend_from_slice(s);
+        merged.body.push(b'\n');
+    }
+    merged
 }
 
-async fn reader(
-    mut read: OwnedReadHalf,
+/// The task that owns the connection.
+struct Connection {
     shared: Arc<Shared>,
-    attach_tx: oneshot::Sender<Result<(), String>>,
-) {
-    let mut parser = Parser::new();
-    let mut attach_tx = Some(attach_tx);
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut imsg_ended = false;
-    let reason = loop {
-        let n = if imsg_ended {
-            // The server already said goodbye: drain what is left, briefly.
-            match tokio::time::timeout(Duration::from_millis(500), read.read(&mut buf)).await {
-                Ok(r) => r,
-                Err(_) => break None,
-            }
-        } else {
+    correlator: Correlator<Waiter>,
+    attach_tx: Option<oneshot::Sender<Result<(), String>>>,
+    events: Option<mpsc::Sender<StreamEvent>>,
+}
+
+impl Connection {
+    async fn run(
+        mut self,
+        control: tokio::net::UnixStream,
+        imsg: crate::wire::connect::ImsgSide,
+        mut rx: mpsc::UnboundedReceiver<Request>,
+    ) {
+        let (mut read, mut write) = control.into_split();
+        let imsg = imsg.run();
+        tokio::pin!(imsg);
+        let mut imsg_end: Option<EndReason> = None;
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut out: Vec<u8> = Vec::new();
+        let mut written = 0;
+        let mut detaching = false;
+        let mut requests_open = true;
+        let reason: Option<String> = loop {
             tokio::select! {
-                r = read.read(&mut buf) => r,
-                _ = shared.imsg_done.notified() => {
-                    imsg_ended = true;
-                    continue;
+                biased;
+                r = read.read(&mut buf) => match r {
+                    Ok(0) => break None,
+                    Ok(n) => {
+                        if let Err(why) = self.handle(&buf[..n]).await {
+                            break Some(why);
+                        }
+                    }
+                    Err(e) => break Some(format!("reading from tmux failed: {e}")),
+                },
+                end = &mut imsg, if imsg_end.is_none() => {
+                    tracing::debug!(%end, "tmux imsg side ended");
+                    imsg_end = Some(end);
+                    // Drain what is left of the control stream, briefly.
+                    let drain = tokio::time::sleep(Duration::from_millis(500));
+                    tokio::pin!(drain);
+                    let why = loop {
+                        tokio::select! {
+                            r = read.read(&mut buf) => match r {
+                                Ok(0) | Err(_) => break None,
+                                Ok(n) => if let Err(why) = self.handle(&buf[..n]).await {
+                                    break Some(why);
+                                },
+                            },
+                            _ = &mut drain => break None,
+                        }
+                    };
+                    break why;
                 }
+                w = write.write(&out[written..]), if written < out.len() => match w {
+                    Ok(n) => {
+                        written += n;
+                        if written == out.len() {
+                            out.clear();
+                            written = 0;
+                            if detaching {
+                                // tmux exits the client after the empty line;
+                                // keep reading until it does.
+                            }
+                        }
+                    }
+                    Err(e) => break Some(format!("writing to tmux failed: {e}")),
+                },
+                req = rx.recv(), if requests_open && !detaching && written == out.len() => match req {
+                    Some(first) => {
+                        let mut next = Some(first);
+                        while let Some(req) = next {
+                            for (shape, waiter) in req.expect {
+                                if shape == Shape::Detach {
+                                    detaching = true;
+                                }
+                                // A detach has no answer; nothing to keep.
+                                let _ = self.correlator.push(shape, waiter);
+                            }
+                            out.extend_from_slice(&req.text);
+                            next = if detaching { None } else { rx.try_recv().ok() };
+                        }
+                    }
+                    None => {
+                        // Every handle is gone: closing our write side makes
+                        // tmux exit the client, which ends the reader.
+                        requests_open = false;
+                        let _ = write.shutdown().await;
+                    }
+                },
             }
         };
-        match n {
-            Ok(0) => break None,
-            Ok(n) => {
-                let mut attached = None;
-                parser.feed(&buf[..n], &mut |ev| dispatch(ev, &shared, &mut attached));
-                // Answer the attach only after the whole chunk was handled,
-                // so the `%session-changed` that follows it is recorded.
-                if let (Some(r), Some(tx)) = (attached, attach_tx.take()) {
-                    let _ = tx.send(r);
-                }
+        if imsg_end.is_none() {
+            // Give the imsg side a moment to report why, for a better
+            // message.
+            if let Ok(end) = tokio::time::timeout(Duration::from_millis(200), &mut imsg).await {
+                imsg_end = Some(end);
             }
-            Err(e) => break Some(format!("reading from tmux failed: {e}")),
         }
-    };
-    if parser.finish() {
-        tracing::debug!("control stream ended inside a block");
+        let why = match (reason, imsg_end) {
+            // A broken stream is reported as such, whatever tmux did next.
+            (Some(r), _) if self.correlator.is_poisoned() => r,
+            (_, Some(end)) => end.to_string(),
+            (Some(r), None) => r,
+            (None, None) => EndReason::Eof.to_string(),
+        };
+        self.end(why);
     }
-    // Give the imsg side a moment to report why, for a better message.
-    if !imsg_ended && shared.lock_state().imsg_end.is_none() {
-        let _ = tokio::time::timeout(Duration::from_millis(200), shared.imsg_done.notified()).await;
-    }
-    let why = shared
-        .lock_state()
-        .imsg_end
-        .as_ref()
-        .map(|r| r.to_string())
-        .or(reason)
-        .unwrap_or_else(|| EndReason::Eof.to_string());
-    if let Some(tx) = attach_tx.take() {
-        let _ = tx.send(Err(why.clone()));
-    }
-    shared.end(why);
-    shared.reader_done.notify_waiters();
-}
 
-fn dispatch(ev: Event, shared: &Shared, attached: &mut Option<Result<(), String>>) {
-    match ev {
-        Event::Block(b) if b.flags == 0 => {
-            // Blocks not started by our control input: the attach command
-            // (only the first one counts).
-            attached.get_or_insert(if b.ok { Ok(()) } else { Err(b.text()) });
-        }
-        Event::Block(b) => {
-            let mut pending = shared.lock_pending();
-            match pending.front_mut() {
-                Some(Pending::Fenced { token, got, .. }) => {
-                    if b.ok && b.body == *token {
-                        if let Some(Pending::Fenced { got, tx, .. }) = pending.pop_front() {
-                            let _ = tx.send(Ok(got));
-                        }
+    /// Feeds stream bytes and delivers what they complete. `Err` ends the
+    /// connection.
+    async fn handle(&mut self, data: &[u8]) -> Result<(), String> {
+        let mut outputs = Vec::new();
+        self.correlator.feed(data, &mut |o| outputs.push(o));
+        for o in outputs {
+            match o {
+                Output::Reply { token, reply } => {
+                    let Waiter { id, tx } = token;
+                    if let Some(tx) = tx {
+                        let _ = tx.send(Ok(reply));
+                    }
+                    self.emit(StreamEvent::Answered(id)).await;
+                }
+                Output::Attached(r) => {
+                    if let Some(tx) = self.attach_tx.take() {
+                        let _ = tx.send(r);
+                    }
+                }
+                Output::Notification(n) => {
+                    if let Notification::SessionChanged { session, name } = &n {
+                        self.shared.lock_state().session = Some((*session, name.clone()));
+                    }
+                    if self.events.is_some() {
+                        let _ = self.shared.notifications.send(n.clone());
+                        self.emit(StreamEvent::Notification(n)).await;
                     } else {
-                        got.blocks.push(b);
+                        let _ = self.shared.notifications.send(n);
                     }
                 }
-                Some(Pending::One(_)) => {
-                    if let Some(Pending::One(tx)) = pending.pop_front() {
-                        let _ = tx.send(Ok(b));
-                    }
+                Output::Unclaimed(b) => {
+                    tracing::debug!(number = b.number, flags = b.flags, "unclaimed tmux block");
                 }
-                Some(Pending::Detach) | None => {
-                    tracing::warn!(
-                        number = b.number,
-                        "tmux answered a command nobody is waiting for"
-                    );
+                Output::Violation(why) => {
+                    tracing::warn!(%why, "tmux control stream broke a framing rule; closing");
+                    return Err(format!(
+                        "tmux's answer did not have the shape tmuxwire expected ({why}); the \
+                         connection was closed so no cut or forged answer is used"
+                    ));
                 }
             }
         }
-        Event::Notification(n) => {
-            if let Notification::SessionChanged { session, name } = &n {
-                shared.lock_state().session = Some((*session, name.clone()));
-            }
-            let _ = shared.notifications.send(n);
+        Ok(())
+    }
+
+    async fn emit(&mut self, e: StreamEvent) {
+        if let Some(tx) = &self.events
+            && tx.send(e).await.is_err()
+        {
+            // Nobody listens any more.
+            self.events = None;
         }
-        Event::Stray(line) => {
-            let mut pending = shared.lock_pending();
-            if let Some(Pending::Fenced { got, .. }) = pending.front_mut() {
-                got.stray.push(line);
-            } else {
-                tracing::debug!(line = %String::from_utf8_lossy(&line), "stray control line");
+    }
+
+    /// Records the end (first reason wins) and fails every open request.
+    fn end(mut self, reason: String) {
+        let reason = {
+            let mut st = self.shared.lock_state();
+            st.ended.get_or_insert(reason).clone()
+        };
+        if let Some(tx) = self.attach_tx.take() {
+            let _ = tx.send(Err(reason.clone()));
+        }
+        for w in self.correlator.finish() {
+            if let Some(tx) = w.tx {
+                let _ = tx.send(Err(Error::Closed {
+                    reason: reason.clone(),
+                }));
             }
         }
+        self.shared.done.notify_waiters();
     }
 }

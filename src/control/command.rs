@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use super::correlate::{FrameSpec, Shape};
 use super::id::{PaneId, SessionId, WindowId};
 
 /// What a command targets.
@@ -116,10 +117,72 @@ const VARIABLE_BLOCK_COMMANDS: &[&str] = &[
     "choose-client",
 ];
 
-/// A tmux command: a name and its arguments, unquoted.
+/// A tmux command: a name and its arguments, unquoted, and how the body
+/// of its answer ends ([`FrameSpec::Guard`] unless set with
+/// [`Command::frame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
     argv: Vec<String>,
+    frame: FrameSpec,
+}
+
+/// One control-mode input line: one command, or several that tmux parses
+/// as one list (`a ; b ; c`) and runs back to back, skipping the rest of
+/// the list after a command fails. Because tmux reads whole lines, nothing
+/// else (another client's command, pane output) runs between the commands
+/// of one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    cmds: Vec<Command>,
+}
+
+impl Line {
+    /// A line of several commands, run in order. At least one command.
+    pub fn list(cmds: Vec<Command>) -> Line {
+        Line { cmds }
+    }
+
+    /// The commands.
+    pub fn commands(&self) -> &[Command] {
+        &self.cmds
+    }
+
+    /// What the line answers with: one block per command (each framed by
+    /// its command's [`FrameSpec`]), or, for a single command whose block
+    /// count is unknown, a fence.
+    pub fn shape(&self) -> Shape {
+        match self.cmds.as_slice() {
+            [one] if one.blocks() == Blocks::Variable => Shape::Fenced(Vec::new()),
+            cmds => Shape::Blocks(cmds.iter().map(|c| c.frame.clone()).collect()),
+        }
+    }
+
+    /// The line's text without its `\n`: the commands' lines joined with
+    /// ` ; `.
+    ///
+    /// # Errors
+    ///
+    /// [`CommandError::Nul`] if an argument contains NUL;
+    /// [`CommandError::Empty`] for a line without commands.
+    pub fn to_line(&self) -> Result<String, CommandError> {
+        if self.cmds.is_empty() {
+            return Err(CommandError::Empty);
+        }
+        let mut out = String::new();
+        for (i, c) in self.cmds.iter().enumerate() {
+            if i > 0 {
+                out.push_str(" ; ");
+            }
+            out.push_str(&c.to_line()?);
+        }
+        Ok(out)
+    }
+}
+
+impl From<Command> for Line {
+    fn from(c: Command) -> Line {
+        Line { cmds: vec![c] }
+    }
 }
 
 /// Why a command cannot be sent.
@@ -128,6 +191,9 @@ pub enum CommandError {
     /// An argument contains a NUL byte, which tmux cannot carry.
     #[error("a tmux argument contains a NUL byte")]
     Nul,
+    /// A [`Line`] without commands.
+    #[error("an empty command line")]
+    Empty,
 }
 
 impl Command {
@@ -135,7 +201,20 @@ impl Command {
     pub fn new(name: &str) -> Command {
         Command {
             argv: vec![name.to_string()],
+            frame: FrameSpec::Guard,
         }
+    }
+
+    /// The same command, its answer's body ending as `frame` says (for
+    /// output that can hold text programs in panes control).
+    pub fn frame(mut self, frame: FrameSpec) -> Command {
+        self.frame = frame;
+        self
+    }
+
+    /// How the body of this command's answer ends.
+    pub fn frame_spec(&self) -> &FrameSpec {
+        &self.frame
     }
 
     /// Appends one argument (a flag, a value, free text — all the same).

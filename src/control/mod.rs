@@ -12,6 +12,8 @@
 
 pub mod client;
 pub mod command;
+pub mod correlate;
+pub mod escape;
 pub mod id;
 pub mod notify;
 pub mod parse;
@@ -22,7 +24,7 @@ pub use client::{Client, ClientOptions, Fenced};
 pub use command::{Command, Target, TargetKind, quote};
 pub use id::{PaneId, SessionId, WindowId};
 pub use notify::Notification;
-pub use parse::{Block, Event, Parser};
+pub use parse::{Block, BlockStart, Encoding, Event, Frame, Parser};
 
 /// Errors of the control layer.
 #[derive(Debug, thiserror::Error)]

@@ -86,6 +86,79 @@ pub enum Event {
     Notification(Notification),
     /// A line outside any block that does not start with `%`.
     Stray(Vec<u8>),
+    /// The stream broke a rule only a forgery or a desynchronised
+    /// connection can break (a guard line outside any block, a block
+    /// number that does not increase, a length-framed body not followed by
+    /// its guard). The parser ignores everything after this: the
+    /// connection must be closed.
+    Violation(String),
+}
+
+/// How the body of a block ends. Chosen by the caller when the block
+/// opens (see [`Parser::feed_framed`]), because only the caller knows
+/// which command the block answers and whether its output can hold text
+/// that programs in panes control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// The block ends at the first `%end`/`%error` line equal to its guard.
+    /// Only for output that nothing outside tmuxwire and tmux can choose.
+    Guard,
+    /// The body is a list of records that start with `start` and end with
+    /// `end` (per-query nonces; see [`super::format`]). A guard line ends
+    /// the block only where a record ended (or before any record
+    /// started), so a guard-like line inside a value is content.
+    Records {
+        /// What every record starts with.
+        start: Vec<u8>,
+        /// What every record ends with (just before its `\n`).
+        end: Vec<u8>,
+    },
+    /// The body is exactly `len` bytes of data (a paste buffer's size),
+    /// written in `encoding`, then one `\n`; the guard line must follow
+    /// at once. Nothing inside the data is looked at.
+    Length {
+        /// The data's size in bytes, after decoding.
+        len: usize,
+        /// How tmux wrote the data.
+        encoding: Encoding,
+    },
+}
+
+/// How tmux writes the bytes of a [`Frame::Length`] body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Exactly the data (tmux ≥ 3.5 `show-buffer`).
+    Raw,
+    /// Escaped with vis(3), line feeds raw (tmux ≤ 3.4 `show-buffer`);
+    /// decoded with [`super::escape::unescape`].
+    Vis,
+}
+
+/// The fields of a `%begin` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockStart {
+    /// `time(NULL)` when the command ran.
+    pub time: i64,
+    /// The server-global command number.
+    pub number: u64,
+    /// 1 for commands from this client's control input.
+    pub flags: u32,
+}
+
+/// Where an open block is.
+#[derive(Debug, PartialEq, Eq)]
+enum Phase {
+    /// Lines up to a guard ([`Frame::Guard`], [`Frame::Records`]).
+    Lines,
+    /// `remaining` more raw data bytes ([`Encoding::Raw`]).
+    RawData { remaining: usize },
+    /// Escaped data lines; `remaining` decoded bytes to go
+    /// ([`Encoding::Vis`]).
+    VisData { remaining: usize },
+    /// The `\n` after raw data.
+    Newline,
+    /// The guard line, and nothing else.
+    Guard,
 }
 
 /// The state of an open block.
@@ -93,10 +166,37 @@ pub enum Event {
 struct Open {
     /// The guard fields exactly as `%begin` printed them ("T N F").
     guard: Vec<u8>,
-    time: i64,
-    number: u64,
-    flags: u32,
+    start: BlockStart,
+    frame: Frame,
+    phase: Phase,
     body: Vec<u8>,
+}
+
+impl Open {
+    /// Whether a guard line that matches (`%end` when `ok`) really ends
+    /// the block here.
+    fn accepts(&self, ok: bool) -> bool {
+        match &self.frame {
+            Frame::Records { start, end } => {
+                let ended_record = self
+                    .body
+                    .strip_suffix(b"\n")
+                    .is_some_and(|b| b.ends_with(end));
+                self.body.is_empty()
+                    || ended_record
+                    || (!ok && memchr::memmem::find(&self.body, start).is_none())
+            }
+            _ => true,
+        }
+    }
+}
+
+/// What [`Parser::feed_framed`] reports to, and asks.
+pub trait Handler {
+    /// How the body of the block that `start` opens ends.
+    fn frame(&mut self, start: &BlockStart) -> Frame;
+    /// One complete event, in stream order.
+    fn event(&mut self, e: Event);
 }
 
 /// Incremental control-stream parser.
@@ -107,10 +207,14 @@ struct Open {
 pub struct Parser {
     partial: Vec<u8>,
     open: Option<Open>,
+    /// The number of the last block, which the next must exceed.
+    last_number: Option<u64>,
+    /// Set after a [`Event::Violation`]: everything else is ignored.
+    poisoned: bool,
 }
 
 /// Parses `"<time> <number>[ <flags>]"`.
-fn parse_guard(rest: &[u8]) -> Option<(i64, u64, u32)> {
+fn parse_guard(rest: &[u8]) -> Option<BlockStart> {
     let s = std::str::from_utf8(rest).ok()?;
     let mut it = s.split(' ');
     let time = it.next()?.parse().ok()?;
@@ -122,7 +226,19 @@ fn parse_guard(rest: &[u8]) -> Option<(i64, u64, u32)> {
     if it.next().is_some() {
         return None;
     }
-    Some((time, number, flags))
+    Some(BlockStart {
+        time,
+        number,
+        flags,
+    })
+}
+
+/// True when `next` may follow `last` as a command number: tmux counts
+/// with a 32-bit `u_int` that only grows (cmd-queue.c: `cmdq_next()`),
+/// and wraps.
+fn number_follows(last: u64, next: u64) -> bool {
+    const HALF: u64 = 1 << 31;
+    next > last || last - next > HALF
 }
 
 impl Parser {
@@ -136,31 +252,94 @@ impl Parser {
         self.open.is_some()
     }
 
-    /// Consumes `data`, calling `sink` for each complete event.
-    pub fn feed(&mut self, mut data: &[u8], sink: &mut impl FnMut(Event)) {
-        if !self.partial.is_empty() {
-            match memchr(b'\n', data) {
-                None => {
-                    self.partial.extend_from_slice(data);
-                    return;
-                }
-                Some(i) => {
-                    self.partial.extend_from_slice(&data[..i]);
-                    let line = std::mem::take(&mut self.partial);
-                    self.line(&line, sink);
-                    data = &data[i + 1..];
-                }
+    /// True after a [`Event::Violation`].
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    /// Consumes `data`, calling `sink` for each complete event; every block
+    /// is framed by its guard ([`Frame::Guard`]).
+    pub fn feed(&mut self, data: &[u8], sink: &mut impl FnMut(Event)) {
+        struct Guards<'a, F>(&'a mut F);
+        impl<F: FnMut(Event)> Handler for Guards<'_, F> {
+            fn frame(&mut self, _: &BlockStart) -> Frame {
+                Frame::Guard
+            }
+            fn event(&mut self, e: Event) {
+                (self.0)(e)
             }
         }
-        let mut pos = 0;
-        while pos < data.len() {
+        self.feed_framed(data, &mut Guards(sink));
+    }
+
+    /// Consumes `data`, asking `h` how each block's body ends when the
+    /// block opens, and handing it each complete event. The answer for a
+    /// block may depend on the events before it: they have all been
+    /// handed over by then.
+    pub fn feed_framed(&mut self, mut data: &[u8], h: &mut impl Handler) {
+        loop {
+            if self.poisoned {
+                return;
+            }
+            // Raw data: bytes, not lines.
             if let Some(open) = &mut self.open {
+                match open.phase {
+                    Phase::RawData { remaining } => {
+                        let n = remaining.min(data.len());
+                        open.body.extend_from_slice(&data[..n]);
+                        data = &data[n..];
+                        open.phase = if n == remaining {
+                            Phase::Newline
+                        } else {
+                            Phase::RawData {
+                                remaining: remaining - n,
+                            }
+                        };
+                        if data.is_empty() {
+                            return;
+                        }
+                        continue;
+                    }
+                    Phase::Newline => {
+                        let Some(&first) = data.first() else { return };
+                        if first != b'\n' {
+                            self.violation("a buffer's text ran past its size", h);
+                            return;
+                        }
+                        open.phase = Phase::Guard;
+                        data = &data[1..];
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if data.is_empty() {
+                return;
+            }
+            if !self.partial.is_empty() {
+                match memchr(b'\n', data) {
+                    None => {
+                        self.partial.extend_from_slice(data);
+                        return;
+                    }
+                    Some(i) => {
+                        self.partial.extend_from_slice(&data[..i]);
+                        data = &data[i + 1..];
+                        let line = std::mem::take(&mut self.partial);
+                        self.line(&line, h);
+                        continue;
+                    }
+                }
+            }
+            if let Some(open) = &mut self.open
+                && open.phase == Phase::Lines
+            {
                 // Inside a block: copy body lines in bulk, look only at
                 // lines that start with '%'.
-                let body_start = pos;
+                let mut pos = 0;
                 loop {
                     let Some(i) = memchr(b'\n', &data[pos..]) else {
-                        open.body.extend_from_slice(&data[body_start..pos]);
+                        open.body.extend_from_slice(&data[..pos]);
                         self.partial.extend_from_slice(&data[pos..]);
                         return;
                     };
@@ -168,26 +347,33 @@ impl Parser {
                     if line.first() == Some(&b'%')
                         && let Some(ok) = closes(line, &open.guard)
                     {
-                        open.body.extend_from_slice(&data[body_start..pos]);
-                        pos += i + 1;
-                        self.close(ok, sink);
-                        break;
+                        open.body.extend_from_slice(&data[..pos]);
+                        if open.accepts(ok) {
+                            data = &data[pos + i + 1..];
+                            self.close(ok, h);
+                            break;
+                        }
+                        open.body.extend_from_slice(line);
+                        open.body.push(b'\n');
+                        data = &data[pos + i + 1..];
+                        pos = 0;
+                        continue;
                     }
                     pos += i + 1;
                     if pos == data.len() {
-                        open.body.extend_from_slice(&data[body_start..pos]);
+                        open.body.extend_from_slice(data);
                         return;
                     }
                 }
-            } else {
-                let Some(i) = memchr(b'\n', &data[pos..]) else {
-                    self.partial.extend_from_slice(&data[pos..]);
-                    return;
-                };
-                let line = &data[pos..pos + i];
-                self.outside(line, sink);
-                pos += i + 1;
+                continue;
             }
+            let Some(i) = memchr(b'\n', data) else {
+                self.partial.extend_from_slice(data);
+                return;
+            };
+            let (line, rest) = (&data[..i], &data[i + 1..]);
+            self.line(line, h);
+            data = rest;
         }
     }
 
@@ -198,48 +384,107 @@ impl Parser {
         self.open.take().is_some()
     }
 
-    fn line(&mut self, line: &[u8], sink: &mut impl FnMut(Event)) {
-        match &mut self.open {
-            Some(open) => {
+    fn violation(&mut self, why: &str, h: &mut impl Handler) {
+        self.poisoned = true;
+        self.open = None;
+        self.partial.clear();
+        h.event(Event::Violation(why.to_string()));
+    }
+
+    fn line(&mut self, line: &[u8], h: &mut impl Handler) {
+        let Some(open) = &mut self.open else {
+            self.outside(line, h);
+            return;
+        };
+        match open.phase {
+            Phase::Lines => {
                 if line.first() == Some(&b'%')
                     && let Some(ok) = closes(line, &open.guard)
+                    && open.accepts(ok)
                 {
-                    self.close(ok, sink);
+                    self.close(ok, h);
                     return;
                 }
                 open.body.extend_from_slice(line);
                 open.body.push(b'\n');
             }
-            None => self.outside(line, sink),
+            Phase::VisData { remaining } => {
+                let n = super::escape::unescaped_len(line);
+                if n > remaining {
+                    self.violation("a buffer's text ran past its size", h);
+                    return;
+                }
+                super::escape::unescape_into(line, &mut open.body);
+                if n == remaining {
+                    // This line's `\n` is the one tmux adds after the data.
+                    open.phase = Phase::Guard;
+                } else {
+                    open.body.push(b'\n');
+                    open.phase = Phase::VisData {
+                        remaining: remaining - n - 1,
+                    };
+                }
+            }
+            Phase::Guard => match closes(line, &open.guard) {
+                Some(ok) => self.close(ok, h),
+                None => self.violation("a buffer's text was not followed by its guard", h),
+            },
+            // Handled byte-wise in `feed_framed`.
+            Phase::RawData { .. } | Phase::Newline => {}
         }
     }
 
-    fn outside(&mut self, line: &[u8], sink: &mut impl FnMut(Event)) {
+    fn outside(&mut self, line: &[u8], h: &mut impl Handler) {
         if let Some(rest) = line.strip_prefix(b"%begin ")
-            && let Some((time, number, flags)) = parse_guard(rest)
+            && let Some(start) = parse_guard(rest)
         {
+            if let Some(last) = self.last_number
+                && !number_follows(last, start.number)
+            {
+                self.violation("a block's number did not increase", h);
+                return;
+            }
+            self.last_number = Some(start.number);
+            let frame = h.frame(&start);
+            let phase = match frame {
+                Frame::Guard | Frame::Records { .. } => Phase::Lines,
+                Frame::Length {
+                    len,
+                    encoding: Encoding::Raw,
+                } => Phase::RawData { remaining: len },
+                Frame::Length {
+                    len,
+                    encoding: Encoding::Vis,
+                } => Phase::VisData { remaining: len },
+            };
             self.open = Some(Open {
                 guard: rest.to_vec(),
-                time,
-                number,
-                flags,
+                start,
+                frame,
+                phase,
                 body: Vec::new(),
             });
             return;
         }
+        if line.starts_with(b"%end ") || line.starts_with(b"%error ") {
+            // tmux prints guards only around output: one outside a block
+            // means a block was cut short.
+            self.violation("a block guard arrived outside any block", h);
+            return;
+        }
         if line.first() == Some(&b'%') {
-            sink(Event::Notification(Notification::parse(line)));
+            h.event(Event::Notification(Notification::parse(line)));
         } else {
-            sink(Event::Stray(line.to_vec()));
+            h.event(Event::Stray(line.to_vec()));
         }
     }
 
-    fn close(&mut self, ok: bool, sink: &mut impl FnMut(Event)) {
+    fn close(&mut self, ok: bool, h: &mut impl Handler) {
         if let Some(open) = self.open.take() {
-            sink(Event::Block(Block {
-                time: open.time,
-                number: open.number,
-                flags: open.flags,
+            h.event(Event::Block(Block {
+                time: open.start.time,
+                number: open.start.number,
+                flags: open.start.flags,
                 ok,
                 body: open.body,
             }));
