@@ -11,7 +11,7 @@
 use tmuxwire::control::notify::unescape_output;
 use tmuxwire::control::{Block, Event, Notification, PaneId, Parser};
 use tmuxwire::search::{LineMatch, Pattern, PatternOptions};
-use tmuxwire::tmux::format::{Query, RS, US};
+use tmuxwire::control::format::{Query, RS, US};
 use tmuxwire::wire::{Framing, TmuxVersion};
 
 /// tmux's `%output` escaping (control.c: `control_append_data()`): every

@@ -7,6 +7,7 @@ mod support;
 mod cases;
 mod cli;
 mod fake_server;
+mod forgery;
 mod fuzz_corpus;
 mod hostile;
 mod mcp_e2e;

@@ -101,6 +101,8 @@ struct Request {
 struct State {
     /// Why the connection ended, once it has.
     ended: Option<String>,
+    /// The stream broke a framing rule (see [`Output::Violation`]).
+    poisoned: bool,
     /// Our session, from `%session-changed`.
     session: Option<(SessionId, String)>,
 }
@@ -254,6 +256,13 @@ impl Client {
     /// Why the connection ended, or `None` while it is open.
     pub fn end_reason(&self) -> Option<String> {
         self.shared.ended()
+    }
+
+    /// True when the connection was closed because tmux's answers broke a
+    /// framing rule (a cut or forged answer): sending the same request
+    /// again would meet the same text.
+    pub fn is_poisoned(&self) -> bool {
+        self.shared.lock_state().poisoned
     }
 
     /// True once the connection has ended.
@@ -665,6 +674,7 @@ impl Connection {
     fn end(mut self, reason: String) {
         let reason = {
             let mut st = self.shared.lock_state();
+            st.poisoned |= self.correlator.is_poisoned();
             st.ended.get_or_insert(reason).clone()
         };
         if let Some(tx) = self.attach_tx.take() {

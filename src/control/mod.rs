@@ -14,6 +14,7 @@ pub mod client;
 pub mod command;
 pub mod correlate;
 pub mod escape;
+pub mod format;
 pub mod id;
 pub mod notify;
 pub mod parse;
@@ -21,7 +22,7 @@ pub mod parse;
 use std::time::Duration;
 
 pub use client::{Client, ClientOptions, Fenced};
-pub use command::{Command, Target, TargetKind, quote};
+pub use command::{Command, Line, Target, TargetKind, quote};
 pub use id::{PaneId, SessionId, WindowId};
 pub use notify::Notification;
 pub use parse::{Block, BlockStart, Encoding, Event, Frame, Parser};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::control::format::Part;
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::{Error, Selector};
 
@@ -345,7 +346,7 @@ pub fn selector(
 ///
 /// [`Error::InvalidArgument`] for `#{…}` that is not a plain reference, an
 /// unclosed `#{`, or a NUL byte.
-pub fn tmux_format(fs: &str) -> Result<String, Error> {
+pub fn tmux_format(fs: &str) -> Result<Vec<Part<'_>>, Error> {
     let expected =
         "text with #{name} references, e.g. '#{pane_current_command} in #{pane_current_path}'";
     if fs.contains('\0') {
@@ -355,16 +356,13 @@ pub fn tmux_format(fs: &str) -> Result<String, Error> {
             expected,
         ));
     }
-    let mut out = String::with_capacity(fs.len() + 8);
+    let mut parts = Vec::new();
     let mut rest = fs;
-    while let Some(i) = rest.find('#') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let Some(inner) = after.strip_prefix('{') else {
-            out.push_str("##");
-            rest = after;
-            continue;
-        };
+    while let Some(i) = rest.find("#{") {
+        if i > 0 {
+            parts.push(Part::Literal(&rest[..i]));
+        }
+        let inner = &rest[i + 2..];
         let end = inner.find('}').ok_or_else(|| {
             Error::invalid(
                 "format_string",
@@ -389,13 +387,13 @@ pub fn tmux_format(fs: &str) -> Result<String, Error> {
                 expected,
             ));
         }
-        out.push_str("#{");
-        out.push_str(name);
-        out.push('}');
+        parts.push(Part::Var(name));
         rest = &inner[end + 1..];
     }
-    out.push_str(rest);
-    Ok(out)
+    if !rest.is_empty() {
+        parts.push(Part::Literal(rest));
+    }
+    Ok(parts)
 }
 
 #[cfg(test)]
@@ -404,18 +402,28 @@ mod tests {
 
     #[test]
     fn formats() {
-        let f = |s: &str| tmux_format(s).map_err(|e| e.to_string());
-        assert_eq!(f("").unwrap(), "");
-        assert_eq!(f("plain 100% text").unwrap(), "plain 100% text");
-        let refs = "a #{session_name} b #{@user_opt} #{pane-x}";
-        assert_eq!(f(refs).unwrap(), refs);
-        // Other '#' are literal.
+        fn f(s: &str) -> Result<Vec<Part<'_>>, String> {
+            tmux_format(s).map_err(|e| e.to_string())
+        }
+        use Part::{Literal as L, Var as V};
+        assert_eq!(f("").unwrap(), vec![]);
+        assert_eq!(f("plain 100% text").unwrap(), vec![L("plain 100% text")]);
         assert_eq!(
-            f("issue #42, trailing #").unwrap(),
-            "issue ##42, trailing ##"
+            f("a #{session_name} b #{@user_opt}#{pane-x}").unwrap(),
+            vec![
+                L("a "),
+                V("session_name"),
+                L(" b "),
+                V("@user_opt"),
+                V("pane-x")
+            ]
         );
-        assert_eq!(f("#(id)").unwrap(), "##(id)");
-        assert_eq!(f("##{pane_id}").unwrap(), "###{pane_id}");
+        // Other '#' are literal text (the format module prints them as is).
+        assert_eq!(
+            f("issue #42, #[x] #").unwrap(),
+            vec![L("issue #42, #[x] #")]
+        );
+        assert_eq!(f("##{pane_id}").unwrap(), vec![L("#"), V("pane_id")]);
         for bad in ["#{E:x}", "#{?a,b,c}", "#{", "#{}", "#{a}#{s/a/b/:x}", "x\0"] {
             assert!(f(bad).is_err(), "{bad}");
         }

@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 use super::error::Error;
-use super::format;
-use crate::control::{self, Client, ClientOptions, Command, PaneId, SessionId};
+use crate::control::client::Reply;
+use crate::control::correlate::FrameSpec;
+use crate::control::format;
+use crate::control::{self, Client, ClientOptions, Command, Encoding, Line, PaneId, SessionId};
 use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 /// A command's answer: tmux's output, or its error text when `ok` is
@@ -171,7 +173,10 @@ impl std::fmt::Debug for Tmux {
 /// `name -F <template>` for `fields`, and the query that parses it.
 fn query_cmd(name: &str, fields: &[&str]) -> (Command, format::Query) {
     let q = format::Query::new(fields);
-    (Command::new(name).opt("-F", q.template()), q)
+    (
+        Command::new(name).opt("-F", q.template()).frame(q.frame()),
+        q,
+    )
 }
 
 /// Bytes of arguments one one-shot client carries, well inside tmux's
@@ -184,6 +189,102 @@ const FENCE_BYTES: usize = 64;
 /// True for `capture-pane -p` (text printed to the client).
 fn is_print_capture(cmd: &Command) -> bool {
     cmd.name() == "capture-pane" && cmd.argv().iter().any(|a| a == "-p")
+}
+
+/// How `show-buffer` writes a buffer to a control client: vis(3)-escaped
+/// before 3.4 (cmd-save-buffer.c), raw since.
+fn buffer_encoding(v: &TmuxVersion) -> Encoding {
+    if v.at_least(3, 4) {
+        Encoding::Raw
+    } else {
+        Encoding::Vis
+    }
+}
+
+/// The line that runs `capture` (a `capture-pane -p …`) as a paste-buffer
+/// read: `capture-pane … -b NAME ; list-buffers -F '#{buffer_size}' -f
+/// <NAME only> ; show-buffer -b NAME ; delete-buffer -b NAME`.
+///
+/// One line, so tmux runs the four back to back and nobody sees or
+/// pastes the buffer in between; the buffer's size is printed before its
+/// text, which is read by length ([`FrameSpec::LengthOfPrevious`]) and so
+/// cannot be cut by a line that looks like a block guard. `capture-pane
+/// -b` frees everything on every version (3.2–3.5 leak `-p` captures sent
+/// by a control client: cmd-capture-pane.c). The name carries a random
+/// nonce.
+pub fn capture_line(capture: &Command, encoding: Encoding) -> Line {
+    let name = format!("tmuxwire-{}", format::nonce());
+    let mut cap = Command::new("capture-pane");
+    for a in capture.argv().iter().skip(1).filter(|a| *a != "-p") {
+        cap = cap.arg(a.clone());
+    }
+    let cap = cap.opt("-b", name.clone());
+    let size = Command::new("list-buffers")
+        .opt("-F", "#{buffer_size}")
+        .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
+    let show = Command::new("show-buffer")
+        .opt("-b", name.clone())
+        .frame(FrameSpec::LengthOfPrevious(encoding));
+    let delete = Command::new("delete-buffer").opt("-b", name);
+    Line::list(vec![cap, size, show, delete])
+}
+
+/// The answer of a [`capture_line`], as `capture-pane -p` would give it.
+fn capture_output(reply: Reply) -> Output {
+    let mut blocks = reply.blocks.into_iter();
+    let (Some(cap), size, show) = (blocks.next(), blocks.next(), blocks.next()) else {
+        return Output {
+            ok: false,
+            body: b"tmux gave no answer to capture-pane\n".to_vec(),
+        };
+    };
+    if !cap.ok {
+        return Output {
+            ok: false,
+            body: cap.body,
+        };
+    }
+    match (size, show) {
+        // An empty capture makes no buffer: show-buffer fails, which is
+        // an empty answer.
+        (Some(size), Some(show)) if size.body.iter().all(u8::is_ascii_whitespace) => Output {
+            ok: true,
+            body: if show.ok { show.body } else { Vec::new() },
+        },
+        (_, Some(show)) if show.ok => Output {
+            ok: true,
+            body: show.body,
+        },
+        (_, Some(show)) => Output {
+            ok: false,
+            body: show.body,
+        },
+        (Some(size), None) => Output {
+            ok: size.ok && size.body.is_empty(),
+            body: size.body,
+        },
+        (None, None) => Output {
+            ok: false,
+            body: b"tmux gave no answer to capture-pane\n".to_vec(),
+        },
+    }
+}
+
+/// A reply as one [`Output`]: its only block, or all blocks merged.
+fn merged_output(reply: Reply) -> Output {
+    let mut out = Output {
+        ok: true,
+        body: Vec::new(),
+    };
+    for b in reply.blocks {
+        out.ok &= b.ok;
+        out.body.extend_from_slice(&b.body);
+    }
+    for s in reply.stray {
+        out.body.extend_from_slice(&s);
+        out.body.push(b'\n');
+    }
+    out
 }
 
 /// Splits `out` at each whole line equal to `line` (which ends in `\n`).
@@ -393,10 +494,11 @@ impl Tmux {
     /// them back to back: answers that describe the same moment, one per
     /// command, in order. Same retry rule as [`Tmux::run`].
     ///
-    /// On servers that leak control-mode captures (see
-    /// [`TmuxVersion::leaks_control_captures`]), a batch containing a
-    /// `capture-pane -p` runs as one one-shot client instead, whose
-    /// captures tmux frees.
+    /// A `capture-pane -p` is sent as a paste-buffer read instead (see
+    /// [`capture_line`]): its text arrives framed by its length, so no
+    /// line in it can end the answer early, and tmux 3.2–3.5 do not leak
+    /// it. The answer is the same text `-p` prints, plus its final line
+    /// break.
     ///
     /// # Errors
     ///
@@ -410,26 +512,39 @@ impl Tmux {
                 Link::Control(c) => c,
                 Link::OneShot { .. } => return self.run_one_shot(cmds).await,
             };
-            if c.version().leaks_control_captures() && cmds.iter().any(is_print_capture) {
-                return self.run_one_shot(cmds).await;
-            }
-            let answers = c.batch(cmds).await;
+            let encoding = buffer_encoding(c.version());
+            let lines: Vec<Line> = cmds
+                .iter()
+                .map(|cmd| {
+                    if is_print_capture(cmd) {
+                        capture_line(cmd, encoding)
+                    } else {
+                        Line::from(cmd.clone())
+                    }
+                })
+                .collect();
+            let answers = c.lines(&lines).await;
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
-            if closed && attempt == 1 {
+            if closed && attempt == 1 && !c.is_poisoned() {
                 tracing::debug!("control connection lost; reconnecting");
                 self.forget(&c).await;
                 continue;
             }
+            if closed {
+                self.forget(&c).await;
+            }
             return answers
                 .into_iter()
-                .map(|a| {
-                    a.map(|b| Output {
-                        ok: b.ok,
-                        body: b.body,
+                .zip(cmds)
+                .map(|(a, cmd)| {
+                    let reply = a.map_err(Error::from)?;
+                    Ok(if is_print_capture(cmd) {
+                        capture_output(reply)
+                    } else {
+                        merged_output(reply)
                     })
-                    .map_err(Error::from)
                 })
                 .collect();
         }

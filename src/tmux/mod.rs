@@ -8,11 +8,9 @@
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
 //! * [`model`]: result types with libtmux-mcp's field names.
-//! * [`format`](mod@format): multi-field format templates and their parser.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
 pub mod error;
-pub mod format;
 pub mod handle;
 pub mod model;
 pub mod ops;

@@ -11,7 +11,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::format::Record;
+use crate::control::format::Record;
 
 /// A session (libtmux-mcp `SessionInfo`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]

@@ -5,9 +5,9 @@
 use super::error::Error;
 use std::collections::HashMap;
 
-use super::format::{Query, Record};
 use super::handle::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
+use crate::control::format::{Part, Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 
 /// Which object a tool call names: the union of libtmux-mcp's targeting
@@ -91,7 +91,10 @@ const TAIL_MARGIN: i64 = 512;
 /// `name -F <template>` for `fields`, and the query that parses its answer.
 fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
     let q = Query::new(fields);
-    (Command::new(name).opt("-F", q.template()), q)
+    (
+        Command::new(name).opt("-F", q.template()).frame(q.frame()),
+        q,
+    )
 }
 
 /// The `list-panes` command that prints `format` for exactly one pane:
@@ -102,7 +105,7 @@ fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
 /// silently (`CMD_FIND_CANFAIL`) and prints an empty expansion; it also
 /// runs its template through `strftime()`. `list-panes -t` fails with
 /// "can't find pane" and prints `%` literally.
-fn pane_lookup(target: &Target, format: String) -> Command {
+fn pane_lookup(target: &Target, q: &Query) -> Command {
     let filter = match target {
         // Ids are validated digits: safe inside a format.
         Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
@@ -111,7 +114,8 @@ fn pane_lookup(target: &Target, format: String) -> Command {
     Command::new("list-panes")
         .target(target, TargetKind::Window)
         .opt("-f", filter)
-        .opt("-F", format)
+        .opt("-F", q.template())
+        .frame(q.frame())
 }
 
 /// The `list-windows` command that prints `fields` for exactly one window:
@@ -387,7 +391,7 @@ impl Tmux {
     /// [`Error::NotFound`] when it does not exist.
     pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
         let q = Query::new(PaneInfo::FIELDS);
-        let cmd = pane_lookup(target, q.template().to_string());
+        let cmd = pane_lookup(target, &q);
         let r = self.one(&cmd, &q, target).await?;
         Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
     }
@@ -514,7 +518,7 @@ impl Tmux {
         capture: Command,
     ) -> Result<(Record, Vec<u8>), Error> {
         let q = Query::new(fields);
-        let lookup = pane_lookup(target, q.template().to_string());
+        let lookup = pane_lookup(target, &q);
         let capture = capture.target(target, TargetKind::Pane);
         let [meta, body] = self.run_each(&[lookup, capture]).await?;
         let (meta, body) = (meta.into_result()?, body.into_result()?);
@@ -544,26 +548,20 @@ impl Tmux {
         Ok(snap)
     }
 
-    /// Expands a tmux format for a pane, as `display-message -p` would but
-    /// without its `strftime()` pass (so `%` stays literal) and with an
-    /// error for a missing pane (it uses `list-panes -t`, not
-    /// `display-message -t`, which passes silently). The format must
-    /// already be checked by the caller.
+    /// Expands literal text and `#{variable}` references for a pane, as
+    /// `display-message -p` would but without its `strftime()` pass (so
+    /// `%` stays literal), with every literal character printed as given
+    /// (`#` included), and with an error for a missing pane (it uses
+    /// `list-panes -t`, not `display-message -t`, which passes silently).
+    /// Values arrive in one record (see [`crate::control::format`]), so
+    /// they come back exactly and cannot cut the answer.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`] for a missing pane; connection errors.
-    pub async fn display(&self, target: &Target, checked_format: &str) -> Result<String, Error> {
-        let out = self
-            .run(&pane_lookup(target, checked_format.to_string()))
-            .await?;
-        let text = out.text();
-        if !out.ok {
-            return Err(Error::from_tmux(&text));
-        }
-        if out.body.is_empty() {
-            return Err(Error::NotFound(format!("can't find {target}")));
-        }
-        Ok(text)
+    pub async fn display(&self, target: &Target, parts: &[Part<'_>]) -> Result<String, Error> {
+        let q = Query::from_parts(&[parts.to_vec()]);
+        let r = self.one(&pane_lookup(target, &q), &q, target).await?;
+        Ok(r.string(0))
     }
 }

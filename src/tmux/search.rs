@@ -28,10 +28,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::format::Record;
 use super::handle::Tmux;
 use super::model::Geometry;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
+use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::search::Pattern;
 use crate::term::width::{self, Rules};
