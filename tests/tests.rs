@@ -9,6 +9,7 @@ mod cli;
 mod fake_server;
 mod fuzz_corpus;
 mod hostile;
+mod jsonrpc;
 mod mcp_e2e;
 mod tools;
 mod wire;
