@@ -10,6 +10,7 @@ mod fake_server;
 mod forgery;
 mod fuzz_corpus;
 mod hostile;
+mod jsonrpc;
 mod mcp_e2e;
 mod tools;
 mod wire;

@@ -5,6 +5,9 @@
 //! * [`tools`]: the tool catalog and what each tool does.
 //! * [`args`]: argument types, defaults and checks.
 //! * [`filters`]: the list tools' Django-style `filters`.
+//! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
+//!   (limits, encoding, batches, JSON-RPC errors answered here).
+//! * [`stdio`]: the stdio transport: reader, rmcp, one stdout writer.
 //!
 //! Results: an object result is sent as `structuredContent` and as the
 //! same JSON in a text block; a list is wrapped as `{"result": [...]}` (the
@@ -12,12 +15,14 @@
 //! `display_message`) are the text itself, with a structured copy that
 //! adds metadata. Failures are tool results with `isError: true`, a
 //! message a model can act on, and `_meta` `{error_type, expected,
-//! suggestion}`; only a `tools/call` that rmcp cannot route at all (for
-//! example non-object `arguments`) becomes a JSON-RPC error. Logs go to
-//! stderr only.
+//! suggestion}`; only a message that is not a usable JSON-RPC request
+//! becomes a JSON-RPC error (for example `-32602` for a `tools/call` with
+//! non-object `arguments`; see [`jsonrpc`]). Logs go to stderr only.
 
 pub mod args;
 pub mod filters;
+pub mod jsonrpc;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::Arc;
@@ -27,7 +32,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
 
@@ -104,14 +109,25 @@ impl ServerHandler for TmuxwireServer {
 
 /// Serves MCP on stdin/stdout until the client disconnects.
 ///
+/// Every line read is checked by [`jsonrpc`] first: malformed lines are
+/// answered with JSON-RPC errors (lines of at most
+/// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
+/// and rmcp's answers and those share one stdout writer ([`stdio`]).
+///
 /// # Errors
 ///
 /// Transport failures during initialization or service.
 pub async fn serve_stdio(
     servers: Arc<Servers>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let server = TmuxwireServer::new(servers);
-    let service = server.serve(rmcp::transport::io::stdio()).await?;
-    service.waiting().await?;
-    Ok(())
+    // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
+    // servers), so a pending read never holds up shutdown.
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    stdio::serve(
+        TmuxwireServer::new(servers),
+        read,
+        write,
+        jsonrpc::MAX_LINE_BYTES,
+    )
+    .await
 }

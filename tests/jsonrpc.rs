@@ -1,0 +1,512 @@
+//! Malformed JSON-RPC through the real `tmuxwire mcp` binary: every line gets an answer (or is
+//! a notification, which gets none), and a bad line never disturbs the lines around it.
+//!
+//! No tmux server is needed: the binary connects lazily, and the socket it is given does not
+//! exist (tool calls answer `is_alive: false` or a `NoServer` result).
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+
+use crate::support::within;
+
+/// Environment variables that select a socket or mark "inside tmux".
+const SOCKET_ENV: &[&str] = &[
+    "TMUX",
+    "TMUX_PANE",
+    "TMUXWIRE_SOCKET_PATH",
+    "TMUXWIRE_SOCKET_NAME",
+    "LIBTMUX_SOCKET_PATH",
+    "LIBTMUX_SOCKET",
+    "TMUXWIRE_LOG",
+];
+
+/// The line limit and nesting limit the binary enforces.
+const MAX_LINE: usize = tmuxwire::mcp::jsonrpc::MAX_LINE_BYTES;
+
+/// A running `tmuxwire mcp` with its stdout parsed line by line.
+struct Mcp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Each stdout line, parsed (a line that is not JSON fails the test in the reader).
+    out: mpsc::UnboundedReceiver<Value>,
+    /// Answers read but not yet claimed, by id (`null` ids in arrival order).
+    pending: Vec<Value>,
+    _dir: tempfile::TempDir,
+}
+
+impl Mcp {
+    /// Starts the binary on a socket nobody listens on and completes `initialize`.
+    async fn start() -> Mcp {
+        let dir = tempfile::Builder::new()
+            .prefix("tmuxwire-rpc-")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+        for k in SOCKET_ENV {
+            cmd.env_remove(k);
+        }
+        // `socket_name` arguments resolve inside the temp dir.
+        cmd.env("TMUX_TMPDIR", dir.path());
+        cmd.arg("-S").arg(dir.path().join("none.sock")).arg("mcp");
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        cmd.kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn tmuxwire mcp");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, out) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut r = BufReader::new(stdout);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match r.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                let v: Value = serde_json::from_slice(&line).unwrap_or_else(|e| {
+                    panic!(
+                        "stdout line is not JSON ({e}): {:?}",
+                        String::from_utf8_lossy(&line)
+                    )
+                });
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            out,
+            pending: Vec::new(),
+            _dir: dir,
+        };
+        mcp.send(&request(
+            "init",
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "jsonrpc-test", "version": "0"}
+            }),
+        ))
+        .await;
+        let init = mcp.answer(&json!("init")).await;
+        assert_eq!(init["result"]["serverInfo"]["name"], "tmuxwire", "{init}");
+        mcp.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        mcp
+    }
+
+    /// Writes `bytes` and a newline in one write.
+    async fn send(&mut self, bytes: &[u8]) {
+        let mut b = Vec::with_capacity(bytes.len() + 1);
+        b.extend_from_slice(bytes);
+        b.push(b'\n');
+        self.write(&b).await;
+    }
+
+    async fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        within("write to stdin", stdin.write_all(bytes))
+            .await
+            .expect("write to stdin");
+    }
+
+    /// Waits for the next stdout message.
+    async fn next(&mut self) -> Value {
+        within("an answer on stdout", self.out.recv())
+            .await
+            .expect("stdout ended early")
+    }
+
+    /// Waits for the answer with `id` (a string or number id), keeping others for later.
+    async fn answer(&mut self, id: &Value) -> Value {
+        assert!(!id.is_null(), "use next() for id null");
+        loop {
+            if let Some(i) = self.pending.iter().position(|v| &v["id"] == id) {
+                return self.pending.remove(i);
+            }
+            let v = self.next().await;
+            self.pending.push(v);
+        }
+    }
+
+    /// Closes stdin, reads stdout to its end, checks the exit status and returns every
+    /// message not yet claimed.
+    async fn finish(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        while let Some(v) = within("stdout to EOF", self.out.recv()).await {
+            self.pending.push(v);
+        }
+        let status = within("exit after stdin closes", self.child.wait())
+            .await
+            .unwrap();
+        assert!(status.success(), "exit status {status}");
+        self.pending
+    }
+}
+
+/// One request line.
+fn request(id: impl Into<Value>, method: &str, params: Value) -> Vec<u8> {
+    let id: Value = id.into();
+    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        .unwrap()
+}
+
+/// A `tools/call` line with `arguments` as raw JSON text (so it may hold what serde would not
+/// write: lone surrogates, raw bytes).
+fn call_raw(id: &str, tool: &str, arguments: &[u8]) -> Vec<u8> {
+    let mut b = format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"{tool}","arguments":"#
+    )
+    .into_bytes();
+    b.extend_from_slice(arguments);
+    b.extend_from_slice(b"}}");
+    b
+}
+
+/// What a line must get.
+#[derive(Debug)]
+enum Want {
+    /// A JSON-RPC error with this id, code, and text in its message.
+    Error(Value, i64, &'static str),
+    /// An array with one -32600 per id (for a batch).
+    Batch(Vec<Value>),
+    /// A tool result (not an error) whose JSON contains the text.
+    Tool(Value, &'static str),
+    /// Nothing at all (a notification or a blank line).
+    Nothing,
+}
+
+/// Each malformed form with what it must get.
+fn forms() -> Vec<(&'static str, Vec<u8>, Want)> {
+    use Want::*;
+    let null = Value::Null;
+    let deep = {
+        let mut b = call_raw("deep", "get_server_info", br#"{"x":"#);
+        b.truncate(b.len() - 2);
+        b.extend(std::iter::repeat_n(b'[', 5000));
+        b.extend(std::iter::repeat_n(b']', 5000));
+        b.extend_from_slice(b"}}}");
+        b
+    };
+    let long = {
+        let mut b = call_raw("long", "get_server_info", br#"{"pad":"#);
+        b.truncate(b.len() - 2);
+        b.push(b'"');
+        b.extend(std::iter::repeat_n(b'a', MAX_LINE + 1));
+        b.extend_from_slice(b"\"}}}");
+        b
+    };
+    let mut raw_ff = call_raw("raw-ff", "get_server_info", br#"{"socket_name":"yXz"}"#);
+    let x = raw_ff.iter().rposition(|&b| b == b'X').unwrap();
+    raw_ff[x] = 0xFF;
+    let mut bad_notification_bytes =
+        br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"X"}}"#.to_vec();
+    let x = bad_notification_bytes
+        .iter()
+        .rposition(|&b| b == b'X')
+        .unwrap();
+    bad_notification_bytes[x] = 0xFF;
+    vec![
+        (
+            "unparseable line",
+            br#"{"jsonrpc":"2.0","id":"cut","method":"tools/list""#.to_vec(),
+            Error(null.clone(), -32700, "Parse error"),
+        ),
+        ("not JSON at all", b"hello".to_vec(), Error(null.clone(), -32700, "Parse error")),
+        (
+            "batch array",
+            br#"[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b2","method":"tools/list"}]"#.to_vec(),
+            Batch(vec![json!("b1"), json!("b2")]),
+        ),
+        ("empty batch", b"[]".to_vec(), Error(null.clone(), -32600, "empty array")),
+        (
+            "lone surrogate in a string argument",
+            call_raw("surrogate", "get_server_info", br#"{"socket_name":"x\udc80"}"#),
+            Tool(json!("surrogate"), "x\u{FFFD}"),
+        ),
+        ("raw 0xFF byte in a string", raw_ff, Tool(json!("raw-ff"), "y\u{FFFD}z")),
+        ("5,000-deep nesting", deep, Error(json!("deep"), -32600, "levels deep; the limit is 64")),
+        ("line over 16 MiB", long, Error(json!("long"), -32600, "the limit is 16777216 bytes")),
+        (
+            "non-object arguments",
+            call_raw("args", "get_server_info", b"[1, 2]"),
+            Error(json!("args"), -32602, "params.arguments: must be an object, not an array"),
+        ),
+        (
+            "string arguments",
+            call_raw("args-s", "get_server_info", br#""x""#),
+            Error(json!("args-s"), -32602, "params.arguments"),
+        ),
+        (
+            "missing name",
+            request("noname", "tools/call", json!({"arguments": {}})),
+            Error(json!("noname"), -32602, "params.name: missing"),
+        ),
+        (
+            "params not an object",
+            request("params", "tools/list", json!([1])),
+            Error(json!("params"), -32602, "params: must be an object"),
+        ),
+        ("unknown method", request(77, "no/such_method", json!({})), Error(json!(77), -32601, "")),
+        (
+            "id null",
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.to_vec(),
+            Error(null.clone(), -32600, "\"id\""),
+        ),
+        (
+            "wrong jsonrpc version",
+            br#"{"jsonrpc":"1.0","id":"v1","method":"ping"}"#.to_vec(),
+            Error(json!("v1"), -32600, "\"jsonrpc\""),
+        ),
+        ("not an object", b"42".to_vec(), Error(null.clone(), -32600, "not a number")),
+        (
+            "notification with bad params",
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"bad"}"#.to_vec(),
+            Nothing,
+        ),
+        ("unknown notification", br#"{"jsonrpc":"2.0","method":"notifications/nope"}"#.to_vec(), Nothing),
+        (
+            "notification with a lone surrogate",
+            br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"\ud800"}}"#.to_vec(),
+            Nothing,
+        ),
+        ("notification with a raw 0xFF byte", bad_notification_bytes, Nothing),
+        (
+            "deep notification",
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"a":{}{}}}}}"#, "[".repeat(5000), "]".repeat(5000)).into_bytes(),
+            Nothing,
+        ),
+        ("blank line", b"   ".to_vec(), Nothing),
+    ]
+}
+
+/// Checks that `got` (every message that was not an answer to a good call) is exactly what
+/// `wants` asks for.
+fn check_extras(name: &str, wants: &[&Want], mut got: Vec<Value>) {
+    for want in wants {
+        let i = match want {
+            Want::Nothing => continue,
+            Want::Error(id, _, _) | Want::Tool(id, _) => got.iter().position(|v| &v["id"] == id),
+            Want::Batch(_) => got.iter().position(Value::is_array),
+        };
+        let Some(i) = i else {
+            panic!("{name}: no answer for {want:?} in {got:?}")
+        };
+        let v = got.remove(i);
+        match want {
+            Want::Error(_, code, text) => {
+                assert_eq!(v["jsonrpc"], "2.0", "{name}: {v}");
+                assert_eq!(v["error"]["code"], *code, "{name}: {v}");
+                let message = v["error"]["message"].as_str().unwrap_or_default();
+                assert!(message.contains(text), "{name}: {text:?} not in {v}");
+                if *code != -32601 {
+                    assert!(v["error"]["data"]["reason"].is_string(), "{name}: {v}");
+                }
+            }
+            Want::Batch(ids) => {
+                let errs = v.as_array().unwrap();
+                let got_ids: Vec<&Value> = errs.iter().map(|e| &e["id"]).collect();
+                assert_eq!(got_ids, ids.iter().collect::<Vec<_>>(), "{name}: {v}");
+                for e in errs {
+                    assert_eq!(e["error"]["code"], -32600, "{name}: {v}");
+                    assert!(
+                        e["error"]["message"].as_str().unwrap().contains("batches"),
+                        "{v}"
+                    );
+                }
+            }
+            Want::Tool(_, text) => {
+                assert!(v.get("error").is_none(), "{name}: {v}");
+                assert_eq!(v["result"]["isError"], false, "{name}: {v}");
+                let s = v["result"]["structuredContent"].to_string();
+                assert!(s.contains(text), "{name}: {text:?} not in {s}");
+            }
+            Want::Nothing => unreachable!(),
+        }
+    }
+    assert!(got.is_empty(), "{name}: unexpected messages {got:?}");
+}
+
+/// The good call before a bad line: `ping`.
+fn good_before(id: &str) -> Vec<u8> {
+    request(id, "ping", json!({}))
+}
+
+/// The good call after a bad line: a tool call.
+fn good_after(id: &str) -> Vec<u8> {
+    request(
+        id,
+        "tools/call",
+        json!({"name": "get_server_info", "arguments": {}}),
+    )
+}
+
+fn check_good_before(id: &str, v: &Value) {
+    assert_eq!(
+        v,
+        &json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        "{id}"
+    );
+}
+
+fn check_good_after(id: &str, v: &Value) {
+    assert_eq!(v["result"]["isError"], false, "{id}: {v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["is_alive"], false,
+        "{id}: {v}"
+    );
+}
+
+/// Each form between two good calls, one form at a time: the good calls are answered, the form
+/// gets exactly what it must, and nothing else is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_malformed_form_between_good_calls() {
+    let mut mcp = Mcp::start().await;
+    for (n, (name, line, want)) in forms().into_iter().enumerate() {
+        let (before, after) = (format!("before-{n}"), format!("after-{n}"));
+        // All three lines in one write.
+        let mut b = good_before(&before);
+        b.push(b'\n');
+        b.extend_from_slice(&line);
+        b.push(b'\n');
+        b.extend_from_slice(&good_after(&after));
+        b.push(b'\n');
+        mcp.write(&b).await;
+        check_good_before(&before, &mcp.answer(&json!(before)).await);
+        check_good_after(&after, &mcp.answer(&json!(after)).await);
+        // tmuxwire's own answers are queued before the next line goes to rmcp, so they are in
+        // by now; rmcp's (the unknown method, the tool results) are waited for by id.
+        if let Want::Error(id, _, _) | Want::Tool(id, _) = &want
+            && !id.is_null()
+        {
+            let v = mcp.answer(id).await;
+            mcp.pending.push(v);
+        }
+        let extras = std::mem::take(&mut mcp.pending);
+        check_extras(name, &[&want], extras);
+    }
+    let rest = mcp.finish().await;
+    assert!(rest.is_empty(), "unexpected messages at the end: {rest:?}");
+}
+
+/// Every form and good call pipelined in one write, then stdin closed: each request id is
+/// answered exactly once, the good calls correctly, and nothing else is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_good_and_bad_lines() {
+    let mut mcp = Mcp::start().await;
+    let forms = forms();
+    let mut script = Vec::new();
+    for (n, (_, line, _)) in forms.iter().enumerate() {
+        for part in [
+            good_before(&format!("before-{n}")),
+            line.clone(),
+            good_after(&format!("after-{n}")),
+        ] {
+            script.extend_from_slice(&part);
+            script.push(b'\n');
+        }
+    }
+    // The last line has no newline: it is answered too.
+    script.extend_from_slice(&good_before("last"));
+    let writer = {
+        let mut stdin = mcp.stdin.take().unwrap();
+        tokio::spawn(async move {
+            stdin.write_all(&script).await.expect("write the script");
+            // Dropping stdin closes it.
+        })
+    };
+    within("writing the script", writer).await.unwrap();
+    let mut got = mcp.finish().await;
+
+    // Answers to the good calls, each exactly once.
+    let mut by_id: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    got.retain(|v| match v["id"].as_str() {
+        Some(id) if id.starts_with("before-") || id.starts_with("after-") || id == "last" => {
+            by_id.entry(id.to_string()).or_default().push(v.clone());
+            false
+        }
+        _ => true,
+    });
+    for n in 0..forms.len() {
+        let (before, after) = (format!("before-{n}"), format!("after-{n}"));
+        assert_eq!(by_id.get(&before).map(Vec::len), Some(1), "{before}");
+        assert_eq!(by_id.get(&after).map(Vec::len), Some(1), "{after}");
+        check_good_before(&before, &by_id[&before][0]);
+        check_good_after(&after, &by_id[&after][0]);
+    }
+    check_good_before("last", &by_id["last"][0]);
+    let wants: Vec<&Want> = forms.iter().map(|(_, _, w)| w).collect();
+    check_extras("pipelined", &wants, got);
+}
+
+/// The server writes nothing but JSON-RPC on stdout even while it refuses input, and a client
+/// that sends nothing but garbage before `initialize` can still initialize afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_before_initialize() {
+    let dir = tempfile::Builder::new()
+        .prefix("tmuxwire-rpc-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    for k in SOCKET_ENV {
+        cmd.env_remove(k);
+    }
+    cmd.arg("-S").arg(dir.path().join("none.sock")).arg("mcp");
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let script = [
+        &b"{not json"[..],
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        br#"{"jsonrpc":"2.0","result":{}}"#,
+        br#"{"a":1}"#,
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    ]
+    .iter()
+    .flat_map(|l| l.iter().copied().chain([b'\n']))
+    .collect::<Vec<u8>>();
+    within("write", stdin.write_all(&script)).await.unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    within("stdout to EOF", stdout.read_to_string(&mut out))
+        .await
+        .unwrap();
+    let status = within("exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}: {out}");
+    let msgs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let codes: Vec<(Value, Value)> = msgs
+        .iter()
+        .map(|m| (m["id"].clone(), m["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (Value::Null, json!(-32700)),
+            (Value::Null, json!(-32600)),
+            (json!(1), json!(-32602)),
+            (json!(2), Value::Null),
+            (json!(3), Value::Null),
+        ],
+        "{out}"
+    );
+    assert_eq!(msgs[3]["result"]["serverInfo"]["name"], "tmuxwire");
+}
