@@ -685,3 +685,91 @@ async fn stdout_carries_only_json_rpc() {
         assert!(server.is_alive());
     }
 }
+
+/// 300 tool calls at once on one MCP session are all answered, and answered right (each
+/// capture on tmux ≤ 3.5 used to open its own connection and overflow the server's listen
+/// backlog).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_concurrent_calls() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(80, 24).start();
+        let pane = cli_one(&server, "main", "pane_id");
+        run_in_pane(&server, &pane, "seq -f 'row %g' 1 300");
+        let want: Vec<String> = server
+            .capture(&pane, &["-S", "-", "-E", "-"])
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        let client = start(Some(&server.socket), &[]).await;
+        let calls = (0..300).map(|i| {
+            let client = &client;
+            let pane = pane.clone();
+            async move {
+                let args = match i % 3 {
+                    0 => json!({"pane_id": pane, "start": -1000, "max_lines": null}),
+                    1 => json!({"pane_id": pane}),
+                    _ => json!({"pane_id": pane, "start": -1000, "join_wrapped": true, "max_lines": null}),
+                };
+                (i, ok(client, "capture_pane", args).await)
+            }
+        });
+        let answers = futures::future::join_all(calls).await;
+        assert_eq!(answers.len(), 300);
+        for (i, v) in answers {
+            let text = v["result"].as_str().unwrap_or("");
+            let lines: Vec<&str> = text.lines().collect();
+            match i % 3 {
+                1 => assert!(!lines.is_empty(), "{ctx}: call {i}: {v}"),
+                _ => {
+                    let mut w: Vec<&str> = want.iter().map(String::as_str).collect();
+                    while w.last().is_some_and(|l| l.is_empty()) {
+                        w.pop();
+                    }
+                    assert_eq!(lines, w, "{ctx}: call {i}");
+                }
+            }
+        }
+        stop(client).await;
+    }
+}
+
+/// A search whose matches run into the hundreds of thousands costs one capture per pane and
+/// answers within the response budget, saying what it left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_cost_and_size_are_bounded() {
+    let bin = system_tmux();
+    let server = TestServer::builder(&bin)
+        .size(80, 24)
+        .history_limit(310_000)
+        .start();
+    let pane = cli_one(&server, "main", "pane_id");
+    run_in_pane(&server, &pane, "seq 1 300000");
+    let client = start(Some(&server.socket), &[]).await;
+    let r = call(
+        &client,
+        "search_panes",
+        json!({"pattern": "^[0-9]*1[0-9]*$", "regex": true, "max_matched_lines_per_pane": 1_000_000}),
+    )
+    .await;
+    let text = text_of(&r);
+    assert!(text.len() < 2 << 20, "answer of {} bytes", text.len());
+    let v = &r["structuredContent"];
+    let m = &v["matches"][0];
+    let with_one = (1..=300_000)
+        .filter(|n: &u32| n.to_string().contains('1'))
+        .count() as u64;
+    let count = m["matched_line_count"].as_u64().unwrap_or(0);
+    assert_eq!(count, with_one);
+    let kept = m["matched_lines"].as_array().map_or(0, Vec::len) as u64;
+    assert!(kept > 1000 && kept < count, "{kept} of {count} kept");
+    assert_eq!(v["lines_omitted"].as_u64(), Some(count - kept), "{v:?}");
+    assert_eq!(v["truncated"], json!(true));
+    // The newest lines are the ones kept, with exact line numbers.
+    let last = m["matched_lines"]
+        .as_array()
+        .and_then(|a| a.last())
+        .cloned();
+    assert_eq!(last, Some(json!("299991")));
+    stop(client).await;
+}

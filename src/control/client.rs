@@ -621,6 +621,7 @@ impl Connection {
     async fn handle(&mut self, data: &[u8]) -> Result<(), String> {
         let mut outputs = Vec::new();
         self.correlator.feed(data, &mut |o| outputs.push(o));
+        let mut attached = None;
         for o in outputs {
             match o {
                 Output::Reply { token, reply } => {
@@ -630,11 +631,9 @@ impl Connection {
                     }
                     self.emit(StreamEvent::Answered(id)).await;
                 }
-                Output::Attached(r) => {
-                    if let Some(tx) = self.attach_tx.take() {
-                        let _ = tx.send(r);
-                    }
-                }
+                // Answered after the whole chunk, so the `%session-changed`
+                // that follows the attach is recorded first.
+                Output::Attached(r) => attached = Some(r),
                 Output::Notification(n) => {
                     if let Notification::SessionChanged { session, name } = &n {
                         self.shared.lock_state().session = Some((*session, name.clone()));
@@ -657,6 +656,9 @@ impl Connection {
                     ));
                 }
             }
+        }
+        if let (Some(r), Some(tx)) = (attached, self.attach_tx.take()) {
+            let _ = tx.send(r);
         }
         Ok(())
     }

@@ -105,7 +105,7 @@ fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
 /// silently (`CMD_FIND_CANFAIL`) and prints an empty expansion; it also
 /// runs its template through `strftime()`. `list-panes -t` fails with
 /// "can't find pane" and prints `%` literally.
-fn pane_lookup(target: &Target, q: &Query) -> Command {
+pub(crate) fn pane_lookup(target: &Target, q: &Query) -> Command {
     let filter = match target {
         // Ids are validated digits: safe inside a format.
         Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
@@ -511,7 +511,7 @@ impl Tmux {
 
     /// Runs a pane lookup of `fields` and `capture` (targeted here) in one
     /// write, so the state and the text describe the same moment.
-    async fn state_and_text(
+    pub(crate) async fn state_and_text(
         &self,
         target: &Target,
         fields: &[&str],

@@ -119,6 +119,12 @@ pub struct SearchPanesResult {
     pub limit: Option<usize>,
     /// Panes searched.
     pub panes_searched: usize,
+    /// Matched lines left out of this page to keep the answer within the
+    /// response budget (1 MiB), beyond those `max_matched_lines_per_pane`
+    /// left out; each pane's `matched_line_count` still counts them.
+    /// Narrow the search (`content_start`/`content_end`, a session, a
+    /// tighter pattern, `limit`) to see them.
+    pub lines_omitted: usize,
 }
 
 const FIELDS: &[&str] = &[
@@ -148,6 +154,11 @@ const FIELDS: &[&str] = &[
 /// Captures requested from tmux at once during a search.
 const CAPTURES_IN_FLIGHT: usize = 2;
 
+/// Bytes of matched lines one answer carries at most (about 1 MiB of
+/// text); older lines beyond it are left out and counted in
+/// [`SearchPanesResult::lines_omitted`].
+pub const RESPONSE_BUDGET: usize = 1 << 20;
+
 /// The largest line number `capture-pane` accepts (`SHRT_MAX`); larger
 /// values are silently ignored by tmux, so they are clamped here.
 pub const MAX_LINE_ARG: i64 = i16::MAX as i64;
@@ -167,11 +178,37 @@ pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64
 #[derive(Debug, Default)]
 struct PaneHits {
     lines: Vec<String>,
-    /// Each matched line in full (`lines` may be excerpts), for checking.
-    full: Vec<Vec<u8>>,
     numbers: Vec<i64>,
     rows: Vec<u32>,
     count: usize,
+    /// The rows all captured lines fill, as counted: equal to the rows of
+    /// the captured range when every count was right.
+    rows_total: u64,
+}
+
+impl PaneHits {
+    /// Keeps the newest lines that fit in `budget` bytes (at least one
+    /// line's worth is never promised), takes their size off `budget`,
+    /// and returns how many older lines were dropped.
+    fn fit(&mut self, budget: &mut usize) -> usize {
+        let mut used = 0usize;
+        let mut keep = 0usize;
+        for l in self.lines.iter().rev() {
+            // The line and its JSON overhead (quotes, comma, number, rows).
+            let cost = l.len() + 24;
+            if used + cost > *budget {
+                break;
+            }
+            used += cost;
+            keep += 1;
+        }
+        *budget -= used;
+        let drop = self.lines.len() - keep;
+        self.lines.drain(..drop);
+        self.numbers.drain(..drop);
+        self.rows.drain(..drop);
+        drop
+    }
 }
 
 /// The rows each logical line of a `capture-pane -J` fills.
@@ -207,15 +244,16 @@ fn scan(
     let mut found = pattern.find_lines(&hay);
     let count = found.len();
     keep_tail(&mut found, Some(keep));
+    let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
     let mut hits = PaneHits {
         count,
+        rows_total: total,
         ..PaneHits::default()
     };
     if found.is_empty() {
         return hits;
     }
     // Rows after each line, summed from the bottom.
-    let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
     let mut before = vec![0u64; rows.len() + 1];
     for (i, r) in rows.iter().enumerate() {
         before[i + 1] = before[i] + u64::from(*r);
@@ -228,7 +266,6 @@ fn scan(
         let after = total - before[i + 1];
         let r = rows[i];
         hits.lines.push(excerpt(text, m.start, m.end));
-        hits.full.push(text.to_vec());
         hits.numbers.push(bottom - after as i64 - i64::from(r) + 1);
         hits.rows.push(r);
     }
@@ -314,22 +351,43 @@ pub fn align_rows(joined: &[&[u8]], rows: &[&[u8]]) -> Option<Vec<u32>> {
 struct PaneGeometry {
     width: usize,
     bottom: i64,
+    /// Rows in the searched range.
+    rows: u64,
 }
 
+/// The pane state read with each capture, in the same write: [`STATE`]'s
+/// fields.
+const STATE: &[&str] = &["pane_id", "pane_width", "pane_height", "history_size"];
+
 impl PaneGeometry {
+    /// From a record of [`STATE`].
     fn of(rec: &Record, req: &SearchRequest) -> PaneGeometry {
-        let width = rec.int(15).unwrap_or(0).max(0) as usize;
-        let height = rec.int(16).unwrap_or(1);
-        let hsize = rec.int(17).unwrap_or(0);
+        let width = rec.int(1).unwrap_or(0).max(0) as usize;
+        let height = rec.int(2).unwrap_or(1).max(1);
+        let hsize = rec.int(3).unwrap_or(0).max(0);
+        let bottom = bottom_line(req.content_start, req.content_end, hsize, height);
+        let top = top_line(req.content_start, req.content_end, hsize, height);
         PaneGeometry {
             width,
-            bottom: bottom_line(req.content_start, req.content_end, hsize, height),
+            bottom,
+            rows: u64::try_from(bottom - top + 1).unwrap_or(0),
         }
     }
 }
 
-/// `capture-pane -p [-J] -S start -E end -t %N` for the searched range.
-fn capture_cmd(id: PaneId, req: &SearchRequest, join: bool) -> Command {
+/// The tmux line number of the top row a capture of `start..=end` covers
+/// (see [`bottom_line`]).
+pub fn top_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> i64 {
+    let last = height.max(1) - 1;
+    let clamp = |n: i64| if n < -hsize { -hsize } else { n.min(last) };
+    let top = start.map_or(-hsize, clamp);
+    let bottom = end.map_or(last, clamp);
+    top.min(bottom)
+}
+
+/// `capture-pane -p [-J] -S start -E end` for the searched range (the
+/// target is added by the caller).
+fn capture_cmd(req: &SearchRequest, join: bool) -> Command {
     let start = req
         .content_start
         .map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
@@ -340,9 +398,7 @@ fn capture_cmd(id: PaneId, req: &SearchRequest, join: bool) -> Command {
     if join {
         cmd = cmd.arg("-J");
     }
-    cmd.opt("-S", start)
-        .opt("-E", end)
-        .target(&Target::Pane(id), TargetKind::Pane)
+    cmd.opt("-S", start).opt("-E", end)
 }
 
 /// Sort key giving numeric pane order (`%2` < `%10`).
@@ -356,6 +412,12 @@ fn pane_key(id: &str) -> (u8, u64, String) {
 impl Tmux {
     /// Runs a search (see the module docs).
     ///
+    /// Panes are captured in pane order, [`CAPTURES_IN_FLIGHT`] at a time,
+    /// and scanned on blocking threads as their text arrives. Only the
+    /// page's panes keep their lines, and only within
+    /// [`RESPONSE_BUDGET`] bytes, so memory and the answer stay bounded
+    /// however many lines match.
+    ///
     /// # Errors
     ///
     /// [`Error::NotFound`] for a missing session scope; connection errors.
@@ -365,70 +427,89 @@ impl Tmux {
         // Linked windows and grouped sessions list a pane more than once.
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));
+        panes.sort_by_key(|r| pane_key(r.str(0)));
         let rules = Rules::for_version(&self.version().await?);
 
         // Captures go out CAPTURES_IN_FLIGHT at a time: tmux renders one
         // while the previous one streams to us and is scanned on a blocking
         // thread, instead of rendering every pane before writing any.
-        // Ids and commands first, so the stream's items hold no borrows.
-        let cmds: Vec<(usize, Command)> = panes
+        let ids: Vec<(usize, PaneId)> = panes
             .iter()
             .enumerate()
-            .filter_map(|(i, rec)| {
-                let id = rec.str(0).parse::<PaneId>().ok()?;
-                Some((i, capture_cmd(id, req, true)))
-            })
+            .filter_map(|(i, rec)| Some((i, rec.str(0).parse::<PaneId>().ok()?)))
             .collect();
-        let captures = futures::stream::iter(cmds)
-            .map(|(i, cmd)| async move {
-                match self.run(&cmd).await {
-                    Ok(o) if o.ok => (i, Ok(Some(o.body))),
+        let scans = futures::stream::iter(ids)
+            .map(|(i, id)| async move {
+                let target = Target::Pane(id);
+                let cap = capture_cmd(req, true);
+                match self.state_and_text(&target, STATE, cap).await {
+                    Ok((state, body)) => {
+                        let geo = PaneGeometry::of(&state, req);
+                        let keep = req.max_matched_lines_per_pane;
+                        let pattern = req.pattern.clone();
+                        let task = tokio::task::spawn_blocking(move || {
+                            let rows_of = RowCount::Estimate {
+                                width: geo.width,
+                                rules,
+                            };
+                            let hits = scan(&body, &pattern, rows_of, geo.bottom, keep);
+                            (hits.rows_total == geo.rows, hits)
+                        });
+                        match task.await {
+                            Ok((exact, hits)) => (i, Ok(Some((exact, hits)))),
+                            Err(e) => (
+                                i,
+                                Err(Error::Connection(format!("search task failed: {e}"))),
+                            ),
+                        }
+                    }
                     // The pane went away meanwhile: skip it.
-                    Ok(_) => (i, Ok(None)),
+                    Err(Error::NotFound(_)) => (i, Ok(None)),
                     Err(e) => (i, Err(e)),
                 }
             })
             .buffered(CAPTURES_IN_FLIGHT);
-        futures::pin_mut!(captures);
-        let mut scans = Vec::with_capacity(panes.len());
-        while let Some((i, captured)) = captures.next().await {
-            let Some(body) = captured? else { continue };
-            let geo = PaneGeometry::of(&panes[i], req);
-            let keep = req.max_matched_lines_per_pane;
-            let pattern = req.pattern.clone();
-            let task = tokio::task::spawn_blocking(move || {
-                let rows_of = RowCount::Estimate {
-                    width: geo.width,
-                    rules,
-                };
-                scan(&body, &pattern, rows_of, geo.bottom, keep)
-            });
-            scans.push((i, task));
-        }
+        futures::pin_mut!(scans);
 
-        let mut matched: Vec<(usize, PaneHits)> = Vec::new();
-        for (i, task) in scans {
-            let hits = task
-                .await
-                .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
-            if hits.count > 0 {
-                matched.push((i, hits));
-            }
-        }
-        matched.sort_by_key(|(i, _)| pane_key(panes[*i].str(0)));
-        let total = matched.len();
+        let page_start = req.offset;
         let page_end = req
             .limit
-            .map_or(total, |l| req.offset.saturating_add(l).min(total));
-        let page_start = req.offset.min(total);
-        let truncated_panes: Vec<String> = matched[page_end..]
-            .iter()
-            .map(|(i, _)| panes[*i].string(0))
-            .collect();
-        let mut page: Vec<(usize, PaneHits)> = matched.drain(page_start..page_end).collect();
-        self.check_line_numbers(&panes, &mut page, req).await?;
-        let truncated =
-            !truncated_panes.is_empty() || page.iter().any(|(_, h)| h.count > h.lines.len());
+            .map_or(usize::MAX, |l| req.offset.saturating_add(l));
+        let mut budget = RESPONSE_BUDGET;
+        let mut matched = 0usize;
+        let mut page: Vec<(usize, PaneHits)> = Vec::new();
+        let mut truncated_panes = Vec::new();
+        let mut lines_omitted = 0usize;
+        while let Some((i, scanned)) = scans.next().await {
+            let Some((exact, mut hits)) = scanned? else {
+                continue;
+            };
+            if hits.count == 0 {
+                continue;
+            }
+            let k = matched;
+            matched += 1;
+            if k < page_start {
+                continue;
+            }
+            if k >= page_end {
+                truncated_panes.push(panes[i].string(0));
+                continue;
+            }
+            if !exact {
+                // The widths tmux used differ from the model somewhere in
+                // this pane: count its rows exactly.
+                tracing::debug!(pane = panes[i].str(0), "row estimate off; recounting rows");
+                if let Some(recounted) = self.recount(&panes[i], req).await? {
+                    hits = recounted;
+                }
+            }
+            lines_omitted += hits.fit(&mut budget);
+            page.push((i, hits));
+        }
+        let truncated = !truncated_panes.is_empty()
+            || lines_omitted > 0
+            || page.iter().any(|(_, h)| h.count > h.lines.len());
         Ok(SearchPanesResult {
             matches: page
                 .into_iter()
@@ -436,66 +517,12 @@ impl Tmux {
                 .collect(),
             truncated,
             truncated_panes,
-            total_panes_matched: total,
+            total_panes_matched: matched,
             offset: req.offset,
             limit: req.limit,
             panes_searched: panes.len(),
+            lines_omitted,
         })
-    }
-
-    /// Checks every line number on the page with tmux, in one round trip;
-    /// recounts the rows of a pane whose numbers do not check out (see the
-    /// module docs).
-    async fn check_line_numbers(
-        &self,
-        panes: &[Record],
-        page: &mut [(usize, PaneHits)],
-        req: &SearchRequest,
-    ) -> Result<(), Error> {
-        let mut checks = Vec::new();
-        for (k, (i, hits)) in page.iter().enumerate() {
-            let Ok(id) = panes[*i].str(0).parse::<PaneId>() else {
-                continue;
-            };
-            for (n, r) in hits.numbers.iter().zip(&hits.rows) {
-                let cmd = Command::new("capture-pane")
-                    .arg("-p")
-                    .arg("-J")
-                    .opt("-S", (n - 1).to_string())
-                    .opt("-E", (n + i64::from(*r) - 1).to_string())
-                    .target(&Target::Pane(id), TargetKind::Pane);
-                checks.push((k, cmd));
-            }
-        }
-        if checks.is_empty() {
-            return Ok(());
-        }
-        let cmds: Vec<Command> = checks.iter().map(|(_, c)| c.clone()).collect();
-        let out = self.run_all(&cmds).await?;
-        let mut bad = vec![false; page.len()];
-        let mut hit = vec![0usize; page.len()];
-        for ((k, _), o) in checks.iter().zip(&out) {
-            let j = hit[*k];
-            hit[*k] += 1;
-            let want = page[*k].1.full[j].as_slice();
-            let lines: Vec<&[u8]> = split_lines(&o.body).map(trim_end_spaces).collect();
-            // The row before is another line (or there is none), and the
-            // rows given are exactly the matched line.
-            let ok = o.ok && matches!(lines.len(), 1 | 2) && lines.last() == Some(&want);
-            bad[*k] |= !ok;
-        }
-        for (k, (i, hits)) in page.iter_mut().enumerate() {
-            if bad[k] {
-                tracing::debug!(
-                    pane = panes[*i].str(0),
-                    "line numbers did not check out; recounting rows"
-                );
-                if let Some(exact) = self.recount(&panes[*i], req).await? {
-                    *hits = exact;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Captures a pane joined and row by row in one write, aligns the two
@@ -505,25 +532,32 @@ impl Tmux {
         let Ok(id) = rec.str(0).parse::<PaneId>() else {
             return Ok(None);
         };
-        let [joined, plain] = self
-            .run_each(&[capture_cmd(id, req, true), capture_cmd(id, req, false)])
+        let target = Target::Pane(id);
+        let q = crate::control::format::Query::new(STATE);
+        let [state, joined, plain] = self
+            .run_each(&[
+                super::ops::pane_lookup(&target, &q),
+                capture_cmd(req, true).target(&target, TargetKind::Pane),
+                capture_cmd(req, false).target(&target, TargetKind::Pane),
+            ])
             .await?;
-        if !joined.ok || !plain.ok {
+        if !state.ok || !joined.ok || !plain.ok {
             return Ok(None);
         }
+        let Some(state) = q.parse(&state.body).into_iter().next() else {
+            return Ok(None);
+        };
         let jl: Vec<&[u8]> = split_lines(&joined.body).collect();
         let pl: Vec<&[u8]> = split_lines(&plain.body).collect();
         let Some(rows) = align_rows(&jl, &pl) else {
             return Ok(None);
         };
-        let geo = PaneGeometry::of(rec, req);
-        // The plain capture's row count places the bottom exactly.
-        let bottom = geo.bottom;
+        let geo = PaneGeometry::of(&state, req);
         Ok(Some(scan(
             &joined.body,
             &req.pattern,
             RowCount::Exact(&rows),
-            bottom,
+            geo.bottom,
             req.max_matched_lines_per_pane,
         )))
     }
