@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
-use crate::support::within;
+use crate::support::{DEADLINE, TestServer, system_tmux, wait_until, within};
 
 /// Environment variables that select a socket or mark "inside tmux".
 const SOCKET_ENV: &[&str] = &[
@@ -42,6 +42,12 @@ struct Mcp {
 impl Mcp {
     /// Starts the binary on a socket nobody listens on and completes `initialize`.
     async fn start() -> Mcp {
+        Mcp::start_on(None).await
+    }
+
+    /// Starts the binary on `socket` (default: one nobody listens on) and completes
+    /// `initialize`.
+    async fn start_on(socket: Option<&std::path::Path>) -> Mcp {
         let dir = tempfile::Builder::new()
             .prefix("tmuxwire-rpc-")
             .tempdir_in("/tmp")
@@ -52,7 +58,8 @@ impl Mcp {
         }
         // `socket_name` arguments resolve inside the temp dir.
         cmd.env("TMUX_TMPDIR", dir.path());
-        cmd.arg("-S").arg(dir.path().join("none.sock")).arg("mcp");
+        let none = dir.path().join("none.sock");
+        cmd.arg("-S").arg(socket.unwrap_or(&none)).arg("mcp");
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -509,4 +516,42 @@ async fn garbage_before_initialize() {
         "{out}"
     );
     assert_eq!(msgs[3]["result"]["serverInfo"]["name"], "tmuxwire");
+}
+
+/// `notifications/cancelled` stops a running call: no answer is sent for it (MCP: receivers
+/// should not answer a cancelled request; rmcp drops it), the call's work is dropped, and the
+/// connection keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_stops() {
+    let server = TestServer::builder(&system_tmux())
+        .history_limit(250_000)
+        .start();
+    for _ in 0..5 {
+        let pane = server
+            .tmux_ok(&["new-window", "-d", "-P", "-F", "#{pane_id}", "seq 1 200000; exec sleep 100000"])
+            .trim()
+            .to_string();
+        wait_until("the pane is filled", DEADLINE, || {
+            server.capture(&pane, &["-S", "-3", "-E", "-"]).contains("200000").then_some(())
+        });
+    }
+    let mut mcp = Mcp::start_on(Some(&server.socket)).await;
+    let search = request(
+        "s",
+        "tools/call",
+        json!({"name": "search_panes", "arguments": {"pattern": "NEVER-PRINTED", "regex": true}}),
+    );
+    let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s","reason":"test"}}"#;
+    let mut both = search.clone();
+    both.push(b'\n');
+    both.extend_from_slice(cancel);
+    mcp.send(&both).await;
+    mcp.send(&request("p", "ping", json!({}))).await;
+    let p = mcp.answer(&json!("p")).await;
+    assert!(p.get("result").is_some(), "{p}");
+    let rest = mcp.finish().await;
+    assert!(
+        rest.iter().all(|v| v["id"] != json!("s")),
+        "a cancelled call was answered: {rest:?}"
+    );
 }

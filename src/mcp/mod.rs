@@ -97,13 +97,19 @@ impl ServerHandler for TmuxwireServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if !self.tools.iter().any(|t| t.name == request.name) {
             return Ok(tools::unknown_tool(&request.name).into());
         }
         let args = request.arguments.unwrap_or_default();
-        Ok(self.call(&request.name, args).await.into())
+        // `notifications/cancelled` cancels the token (rmcp); dropping the
+        // call stops its work: no further captures are sent and partial
+        // results are discarded.
+        tokio::select! {
+            r = self.call(&request.name, args) => Ok(r.into()),
+            _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
+        }
     }
 }
 

@@ -197,6 +197,17 @@ pub fn unknown_tool(name: &str) -> CallToolResult {
     )
 }
 
+/// The result for a call the client cancelled (`notifications/cancelled`).
+pub fn cancelled(name: &str) -> CallToolResult {
+    let shown: String = name.chars().take(64).collect();
+    error_result(
+        &format!("{shown}: cancelled by the client; its work was stopped"),
+        "Cancelled",
+        true,
+        None,
+    )
+}
+
 fn error_result(
     message: &str,
     kind: &str,
