@@ -528,11 +528,21 @@ async fn a_cancelled_call_stops() {
         .start();
     for _ in 0..5 {
         let pane = server
-            .tmux_ok(&["new-window", "-d", "-P", "-F", "#{pane_id}", "seq 1 200000; exec sleep 100000"])
+            .tmux_ok(&[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "seq 1 200000; exec sleep 100000",
+            ])
             .trim()
             .to_string();
         wait_until("the pane is filled", DEADLINE, || {
-            server.capture(&pane, &["-S", "-3", "-E", "-"]).contains("200000").then_some(())
+            server
+                .capture(&pane, &["-S", "-3", "-E", "-"])
+                .contains("200000")
+                .then_some(())
         });
     }
     let mut mcp = Mcp::start_on(Some(&server.socket)).await;

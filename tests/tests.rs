@@ -6,6 +6,7 @@ mod support;
 
 mod cases;
 mod cli;
+mod errors;
 mod fake_server;
 mod forgery;
 mod fuzz_corpus;

@@ -165,6 +165,26 @@ pub fn main() -> ExitCode {
 }
 
 fn servers(cli: &Cli) -> Result<Servers, String> {
+    // tmux refuses an empty -L/-S too; taking it as "unset" would reach the
+    // user's main server from a script whose variable is empty.
+    if cli.socket_name.as_deref() == Some("") {
+        return Err(
+            "-L/--socket-name is empty: give a socket name, or leave -L out for the \
+                    default server"
+                .into(),
+        );
+    }
+    if cli
+        .socket_path
+        .as_ref()
+        .is_some_and(|p| p.as_os_str().is_empty())
+    {
+        return Err(
+            "-S/--socket-path is empty: give a socket path, or leave -S out for the \
+                    default server"
+                .into(),
+        );
+    }
     let spec =
         SocketSpec::from_args_and_env(cli.socket_path.clone(), cli.socket_name.clone(), |k| {
             std::env::var_os(k)

@@ -613,7 +613,7 @@ impl Connection {
             (Some(r), None) => r,
             (None, None) => EndReason::Eof.to_string(),
         };
-        self.end(why);
+        self.end(why, rx);
     }
 
     /// Feeds stream bytes and delivers what they complete. `Err` ends the
@@ -672,17 +672,22 @@ impl Connection {
         }
     }
 
-    /// Records the end (first reason wins) and fails every open request.
-    fn end(mut self, reason: String) {
+    /// Records the end (first reason wins) and fails every open request:
+    /// those tmux did not answer and those still queued (a request sent
+    /// while the connection was ending must not wait for its deadline).
+    fn end(mut self, reason: String, mut rx: mpsc::UnboundedReceiver<Request>) {
         let reason = {
             let mut st = self.shared.lock_state();
             st.poisoned |= self.correlator.is_poisoned();
             st.ended.get_or_insert(reason).clone()
         };
+        rx.close();
         if let Some(tx) = self.attach_tx.take() {
             let _ = tx.send(Err(reason.clone()));
         }
-        for w in self.correlator.finish() {
+        let queued = std::iter::from_fn(|| rx.try_recv().ok())
+            .flat_map(|r| r.expect.into_iter().map(|(_, w)| w));
+        for w in self.correlator.finish().into_iter().chain(queued) {
             if let Some(tx) = w.tx {
                 let _ = tx.send(Err(Error::Closed {
                     reason: reason.clone(),

@@ -77,7 +77,15 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Target::Session(id) => write!(f, "{id}"),
-            Target::SessionName(n) => write!(f, "session {n:?}"),
+            Target::SessionName(n) => {
+                // Names can be long: a message repeats at most 200 characters.
+                let short: String = n.chars().take(200).collect();
+                if short.len() < n.len() {
+                    write!(f, "session {short:?}…")
+                } else {
+                    write!(f, "session {n:?}")
+                }
+            }
             Target::Window(id) => write!(f, "{id}"),
             Target::Pane(id) => write!(f, "{id}"),
             Target::WindowIndex { session, index } => write!(f, "window {index} of {session}"),

@@ -299,6 +299,13 @@ fn joined(lines: &[String], truncated: usize) -> String {
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
     match run(servers, name, args).await {
         Ok(r) => r,
+        // Say which call failed when the message comes from deeper down.
+        Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
+            &format!("{name}: {e}"),
+            e.kind_name(),
+            e.expected(),
+            e.suggestion(),
+        ),
         Err(e) => from_error(&e),
     }
 }

@@ -28,6 +28,17 @@ pub enum Error {
     /// No server listens on the socket.
     #[error("no tmux server running on {}", .0.display())]
     NoServer(PathBuf),
+    /// The socket file tmuxwire connected through before is gone (removed
+    /// or renamed); the server may still run.
+    #[error(
+        "the tmux socket file {} is gone (removed or renamed); the tmux server that used it may \
+         still run",
+        .0.display()
+    )]
+    SocketGone(PathBuf),
+    /// The server refused tmuxwire (tmux's access list).
+    #[error("{0}")]
+    AccessDenied(String),
     /// The server is too old, or speaks another protocol.
     #[error("{0}")]
     Unsupported(String),
@@ -51,6 +62,8 @@ impl Error {
             Error::InvalidArgument { .. } => "InvalidArgument",
             Error::Tmux(_) => "TmuxError",
             Error::NoServer(_) => "NoServer",
+            Error::SocketGone(_) => "SocketGone",
+            Error::AccessDenied(_) => "AccessDenied",
             Error::Unsupported(_) => "Unsupported",
             Error::Connection(_) => "ConnectionError",
             Error::Timeout(_) => "Timeout",
@@ -79,6 +92,16 @@ impl Error {
                  (tried {}).",
                 p.display()
             )),
+            Error::SocketGone(_) => Some(
+                "tmux recreates its socket when its server process gets SIGUSR1 (`kill -USR1 \
+                 <server pid>`), or point tmuxwire at the socket's new path."
+                    .into(),
+            ),
+            Error::AccessDenied(_) => Some(
+                "Run tmuxwire as the user who started the tmux server, or have that user run \
+                 `tmux server-access -a <your user>`."
+                    .into(),
+            ),
             Error::Unsupported(_) => Some("tmuxwire needs tmux 3.2 or newer.".into()),
             Error::Connection(_) => {
                 Some("Retry the call; tmuxwire opens a new connection to tmux.".into())
@@ -108,9 +131,10 @@ impl Error {
         }
     }
 
-    /// Classifies a tmux error message.
+    /// Classifies a tmux error message (shortened to
+    /// [`MAX_MESSAGE_CHARS`]: tmux echoes arguments, which may be long).
     pub fn from_tmux(message: &str) -> Error {
-        let m = message.trim().to_string();
+        let m = shorten(message.trim(), MAX_MESSAGE_CHARS);
         let lower = m.to_ascii_lowercase();
         if lower.starts_with("can't find")
             || lower.starts_with("no such")
@@ -125,6 +149,21 @@ impl Error {
     }
 }
 
+/// The longest text from tmux or from a caller's argument that an error
+/// message repeats, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 200;
+
+/// `s`, cut to `max` characters with `…` and the number of characters
+/// left out when it is longer.
+pub fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max).collect();
+    format!("{head}… ({} more characters)", n - max)
+}
+
 impl From<wire::Error> for Error {
     fn from(e: wire::Error) -> Error {
         match e {
@@ -133,6 +172,7 @@ impl From<wire::Error> for Error {
             wire::Error::TooOld | wire::Error::ProtocolVersion { .. } => {
                 Error::Unsupported(e.to_string())
             }
+            wire::Error::Refused { .. } => Error::AccessDenied(e.to_string()),
             wire::Error::Socket(s) => {
                 Error::invalid("socket", s.to_string(), "a usable tmux socket")
             }
@@ -159,7 +199,10 @@ impl From<control::Error> for Error {
                 Error::invalid("arguments", c.to_string(), "text without NUL bytes")
             }
             control::Error::Attach(m) => Error::from_tmux(&m),
-            control::Error::Timeout { .. } => Error::Timeout(e.to_string()),
+            control::Error::Timeout { after, what } => {
+                tracing::debug!(%what, ?after, "tmux did not answer in time");
+                Error::Timeout(format!("tmux did not answer within {after:?}"))
+            }
             other => Error::Connection(other.to_string()),
         }
     }

@@ -116,6 +116,9 @@ pub struct Tmux {
     /// When the handle was last used, for closing idle connections.
     activity: Arc<Activity>,
     idle_close: Duration,
+    /// A connection succeeded once: a missing socket file later means it
+    /// was removed, not that no server was ever started.
+    had_server: std::sync::atomic::AtomicBool,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -329,6 +332,7 @@ impl Tmux {
                 last_ms: std::sync::atomic::AtomicU64::new(0),
             }),
             idle_close: IDLE_CLOSE,
+            had_server: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -336,6 +340,12 @@ impl Tmux {
     /// instead of [`IDLE_CLOSE`].
     pub fn with_idle_close(mut self, after: Duration) -> Tmux {
         self.idle_close = after;
+        self
+    }
+
+    /// The same handle, waiting `timeout` for each answer instead of 20 s.
+    pub fn with_timeout(mut self, timeout: Duration) -> Tmux {
+        self.timeout = timeout;
         self
     }
 
@@ -392,9 +402,38 @@ impl Tmux {
             }
             _ => {}
         }
-        let link = self.open().await?;
+        let link = match self.open().await {
+            Ok(l) => l,
+            Err(e) => return Err(self.explain(e).await),
+        };
+        self.had_server
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         *guard = Some(link.clone());
         Ok(link)
+    }
+
+    /// One answer for a server that went away, whatever the connection
+    /// last saw (a shutdown message, EOF, a failed write): "no tmux server
+    /// running", or, when the socket file tmuxwire used before is gone,
+    /// [`Error::SocketGone`].
+    async fn explain(&self, e: Error) -> Error {
+        let gone = || {
+            if self.had_server.load(std::sync::atomic::Ordering::Relaxed)
+                && std::fs::symlink_metadata(&self.path).is_err()
+            {
+                Error::SocketGone(self.path.clone())
+            } else {
+                Error::NoServer(self.path.clone())
+            }
+        };
+        match e {
+            Error::NoServer(_) => gone(),
+            Error::Connection(_) => match wire::connect_socket_probe(&self.path).await {
+                Err(wire::Error::NoServer { .. }) => gone(),
+                _ => e,
+            },
+            e => e,
+        }
     }
 
     async fn open(&self) -> Result<Link, Error> {
@@ -535,18 +574,19 @@ impl Tmux {
             if closed {
                 self.forget(&c).await;
             }
-            return answers
-                .into_iter()
-                .zip(cmds)
-                .map(|(a, cmd)| {
-                    let reply = a.map_err(Error::from)?;
-                    Ok(if is_print_capture(cmd) {
-                        capture_output(reply)
-                    } else {
-                        merged_output(reply)
-                    })
-                })
-                .collect();
+            let mut out = Vec::with_capacity(cmds.len());
+            for (a, cmd) in answers.into_iter().zip(cmds) {
+                let reply = match a {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.explain(Error::from(e)).await),
+                };
+                out.push(if is_print_capture(cmd) {
+                    capture_output(reply)
+                } else {
+                    merged_output(reply)
+                });
+            }
+            return Ok(out);
         }
     }
 

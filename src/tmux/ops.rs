@@ -259,7 +259,10 @@ impl Tmux {
         recs.iter()
             .filter(|r| r.str(1) == name)
             .find_map(|r| r.str(0).parse().ok())
-            .ok_or_else(|| Error::NotFound(format!("can't find session: {name}")))
+            .ok_or_else(|| {
+                let name = super::error::shorten(name, super::error::MAX_MESSAGE_CHARS);
+                Error::NotFound(format!("can't find session: {name}"))
+            })
     }
 
     /// Every session.

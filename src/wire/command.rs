@@ -92,12 +92,21 @@ pub async fn run_command_list<S: AsRef<str>>(
     run_payload(path, &payload, timeout).await
 }
 
+/// One-shot clients open at once, process-wide: each is a connection the
+/// server must accept, and a burst would overflow its listen queue.
+const MAX_ONE_SHOT: usize = 16;
+
 async fn run_payload(
     path: &Path,
     payload: &[u8],
     timeout: Duration,
 ) -> Result<CommandOutput, Error> {
-    match tokio::time::timeout(timeout, run(path, payload, Framing::Old)).await {
+    static SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_ONE_SHOT);
+    let work = async {
+        let _slot = SLOTS.acquire().await;
+        run(path, payload, Framing::Old).await
+    };
+    match tokio::time::timeout(timeout, work).await {
         Ok(r) => r,
         Err(_) => Err(Error::Timeout {
             path: path.to_path_buf(),

@@ -99,6 +99,16 @@ impl fmt::Debug for ControlTransport {
 /// servers older than 3.2; [`Error::Protocol`] if the answer is unusable.
 pub async fn probe_version(path: &Path, timeout: Duration) -> Result<TmuxVersion, Error> {
     let out = run_command(path, &["display-message", "-p", "#{version}"], timeout).await?;
+    if out.stdout.is_empty()
+        && let Some(m) = &out.exit_message
+    {
+        // Refused before the command ran (server.c: `server_accept()`
+        // exits clients the access list does not admit).
+        return Err(Error::Refused {
+            path: path.to_path_buf(),
+            message: m.clone(),
+        });
+    }
     if !out.success() {
         return Err(Error::Protocol(format!(
             "version probe failed: {}",

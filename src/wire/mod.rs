@@ -67,11 +67,26 @@ pub enum Error {
     /// The server is older than 3.2.
     #[error(transparent)]
     Version(#[from] version::VersionError),
-    /// The server speaks another protocol version (`MSG_VERSION`).
-    #[error("tmux server protocol version {server} is not the expected 8; is this the same tmux?")]
+    /// The server rejected our messages as another protocol version
+    /// (`MSG_VERSION`, carrying the server's own version).
+    #[error("{}", protocol_version_message(*server))]
     ProtocolVersion {
         /// The server's protocol version.
         server: u32,
+    },
+    /// The server refused this client (tmux ≥ 3.3 lets only its owner and
+    /// users added with `server-access -a` connect: server-acl.c). The
+    /// message is tmux's.
+    #[error(
+        "the tmux server at {} refused tmuxwire: {message} (tmux 3.3+ admits only the user \
+         who started it and users added with `tmux server-access -a USER`)",
+        path.display()
+    )]
+    Refused {
+        /// The socket path.
+        path: PathBuf,
+        /// tmux's message, e.g. `access not allowed`.
+        message: String,
     },
     /// The server is tmux ≤ 3.0 (it answered with `MSG_STDOUT`).
     #[error("unsupported tmux version (≤ 3.0) (need ≥ 3.2)")]
@@ -110,6 +125,22 @@ pub enum Error {
     Io(#[from] io::Error),
 }
 
+/// The text of [`Error::ProtocolVersion`].
+fn protocol_version_message(server: u32) -> String {
+    use protocol::PROTOCOL_VERSION;
+    if server == PROTOCOL_VERSION {
+        format!(
+            "the tmux server rejected tmuxwire's handshake although both speak protocol version \
+             {server}: the message framing did not match this tmux build"
+        )
+    } else {
+        format!(
+            "the tmux server speaks protocol version {server} and tmuxwire speaks \
+             {PROTOCOL_VERSION}: a tmux build tmuxwire cannot talk to"
+        )
+    }
+}
+
 impl Error {
     /// True when no server is running on the socket (as opposed to a
     /// server that misbehaved).
@@ -118,26 +149,55 @@ impl Error {
     }
 }
 
+/// Whether a server accepts connections on `path`: `Ok` when one does
+/// (the connection is closed at once), [`Error::NoServer`] when nothing
+/// listens.
+///
+/// # Errors
+///
+/// As [`connect_socket`].
+pub async fn connect_socket_probe(path: &std::path::Path) -> Result<(), Error> {
+    connect_socket(path).await.map(drop)
+}
+
+/// How long [`connect_socket`] keeps retrying a server whose listen queue
+/// is full (`EAGAIN` on Linux).
+const CONNECT_RETRY_FOR: Duration = Duration::from_secs(5);
+
 /// Connects a Unix stream socket to `path`, mapping "nobody listens" to
-/// [`Error::NoServer`].
+/// [`Error::NoServer`]. A full listen queue (`EAGAIN`: many clients
+/// connecting at once) is retried with backoff for a few seconds.
 pub(crate) async fn connect_socket(
     path: &std::path::Path,
 ) -> Result<tokio::net::UnixStream, Error> {
-    match tokio::net::UnixStream::connect(path).await {
-        Ok(s) => Ok(s),
-        Err(e)
-            if matches!(
-                e.raw_os_error(),
-                Some(libc::ENOENT) | Some(libc::ECONNREFUSED) | Some(libc::ENOTDIR)
-            ) =>
-        {
-            Err(Error::NoServer {
-                path: path.to_path_buf(),
-            })
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match tokio::net::UnixStream::connect(path).await {
+            Ok(s) => return Ok(s),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENOENT) | Some(libc::ECONNREFUSED) | Some(libc::ENOTDIR)
+                ) =>
+            {
+                return Err(Error::NoServer {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(e)
+                if e.raw_os_error() == Some(libc::EAGAIN)
+                    && start.elapsed() < CONNECT_RETRY_FOR =>
+            {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Err(e) => {
+                return Err(Error::Connect {
+                    path: path.to_path_buf(),
+                    source: e,
+                });
+            }
         }
-        Err(e) => Err(Error::Connect {
-            path: path.to_path_buf(),
-            source: e,
-        }),
     }
 }
