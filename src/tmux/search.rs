@@ -104,8 +104,8 @@ pub struct PaneContentMatch {
 /// A page of search results (libtmux-mcp `SearchPanesResult`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SearchPanesResult {
-    /// Panes with matches, ordered by pane number (`%2` before `%10`),
-    /// this page only.
+    /// Panes with matches, in tmux's order (`list_panes`: sessions, then
+    /// windows by index, then panes by index), this page only.
     pub matches: Vec<PaneContentMatch>,
     /// True when a pane's lines were capped or more panes follow the page.
     pub truncated: bool,
@@ -401,14 +401,6 @@ fn capture_cmd(req: &SearchRequest, join: bool) -> Command {
     cmd.opt("-S", start).opt("-E", end)
 }
 
-/// Sort key giving numeric pane order (`%2` < `%10`).
-fn pane_key(id: &str) -> (u8, u64, String) {
-    match id.parse::<PaneId>() {
-        Ok(p) => (0, u64::from(p.0), String::new()),
-        Err(_) => (1, 0, id.to_string()),
-    }
-}
-
 impl Tmux {
     /// Runs a search (see the module docs).
     ///
@@ -427,7 +419,6 @@ impl Tmux {
         // Linked windows and grouped sessions list a pane more than once.
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));
-        panes.sort_by_key(|r| pane_key(r.str(0)));
         let rules = Rules::for_version(&self.version().await?);
 
         // Captures go out CAPTURES_IN_FLIGHT at a time: tmux renders one
@@ -680,12 +671,5 @@ mod tests {
         assert_eq!(hits.lines, vec!["x2", "x3"]);
         assert_eq!(hits.count, 3);
         assert_eq!(hits.numbers, vec![1, 2]);
-    }
-
-    #[test]
-    fn numeric_pane_order() {
-        let mut v = vec!["%10", "%2", "%1", "x"];
-        v.sort_by_key(|a| pane_key(a));
-        assert_eq!(v, vec!["%1", "%2", "%10", "x"]);
     }
 }
