@@ -8,6 +8,7 @@ mod cases;
 mod cli;
 mod fake_server;
 mod fuzz_corpus;
+mod grid_diff;
 mod hostile;
 mod mcp_e2e;
 mod tools;
