@@ -37,6 +37,13 @@ pub struct Options {
     pub variation_selector_always_wide: bool,
     /// How DEC line-drawing cells are returned.
     pub dec_graphics: DecGraphics,
+    /// Whether the pane's right edge is the window's right edge
+    /// (`#{pane_right} + 1 == #{window_width}`; true for a pane alone in
+    /// its window). tmux ≥ 3.7 does not move the cursor when a character
+    /// written with a wrap pending is widened to two cells by a joining
+    /// character and so reaches past the window
+    /// (`screen_write_combine()` checks `window_visible_ranges()`).
+    pub at_window_right_edge: bool,
 }
 
 impl Default for Options {
@@ -47,6 +54,7 @@ impl Default for Options {
             alternate_screen: true,
             variation_selector_always_wide: true,
             dec_graphics: DecGraphics::Unicode,
+            at_window_right_edge: true,
         }
     }
 }
@@ -516,18 +524,36 @@ impl Term {
             last.push_data(&self.combined, &mut bytes);
             bytes.extend_from_slice(data);
             self.gc_combined();
+            if widen {
+                last.width = 2;
+            }
+            if self.rules == Rules::V36 && bytes.len() == 32 {
+                // tmux ≥ 3.6 keeps a cell's size in 5 bits (utf8.c
+                // `UTF8_SET_SIZE()`): 32 bytes read back as none, and the
+                // spilled bit turns a width of 1 into 2.
+                bytes.clear();
+                if last.width == 1 {
+                    last.width = 2;
+                }
+            }
             last.code = self.combined.intern(&bytes);
             last.flags |= COMBINED;
             self.scratch = bytes;
-        }
-        if widen {
+        } else if widen {
             last.width = 2;
         }
         self.grid.set(x, self.cy, last);
         if widen {
             let style = self.padding_style(last.style);
             self.grid.set(self.cx, self.cy, Cell::padding(style));
-            self.set_cursor(Some(self.cx + 1), None);
+            // ≥ 3.7: a widened cell reaching past the window leaves the
+            // cursor where it was.
+            let hidden = self.rules == Rules::V36
+                && self.opts.at_window_right_edge
+                && self.cx >= self.sx();
+            if !hidden {
+                self.set_cursor(Some(self.cx + 1), None);
+            }
         }
     }
 
@@ -668,7 +694,8 @@ impl Term {
         let style = self.pen_style_id();
         let flags = if self.pen.charset_attr { ACS } else { 0 };
         self.write_cell(data, cp, width, flags, style);
-        self.last = Some(Last { cp, width });
+        // tmux ≤ 3.3 repeats only ASCII (`ictx->last` is a byte there).
+        self.last = (self.rules != Rules::V33).then_some(Last { cp, width });
     }
 
     /// `input_stop_utf8()`: ≥ 3.6 writes U+FFFD, older versions drop.
