@@ -10,6 +10,7 @@ mod errors;
 mod fake_server;
 mod forgery;
 mod fuzz_corpus;
+mod grid_diff;
 mod hostile;
 mod jsonrpc;
 mod mcp_e2e;

@@ -1,0 +1,414 @@
+//! The visible screen: rows of cells with tmux's per-row state, and
+//! tmux's grid operations on them.
+//!
+//! ```text
+//!            column 0 …                         sx-1
+//!          ┌────────────────────────────────────────┐
+//!  history │ rows that scrolled off (history.rs)    │  LineNo -hsize … -1
+//!          ├────────────────────────────────────────┤
+//!  row 0   │ h e l l o ␣ w o r l d ␣ …              │  wrapped: false
+//!  row 1   │ 中 ▒ x x x …                  (▒ = padding)
+//!  …       │                                        │
+//!  row sy-1│                                        │
+//!          └────────────────────────────────────────┘
+//! ```
+//!
+//! Each [`Line`] keeps what tmux keeps per grid line and what decides the
+//! text: the cells, `cellused` ([`Line::used`]: one past the last cell ever
+//! written; `capture-pane -J` prints up to here, `-p` trims the trailing
+//! blanks), the `GRID_LINE_WRAPPED` flag, and whether tmux has allocated
+//! any cells (`cellsize > 0`, which `screen_write_clearline()` tests).
+//!
+//! The operations are tmux's grid.c and grid-view.c functions on view
+//! coordinates (row 0 is the top of the screen), with their side effects
+//! on line flags: several clear the wrapped flag of the row just above
+//! the rows they touch, which for row 0 is the newest history row; such a
+//! clear is recorded in [`Grid::unwrap_history`] for the caller to apply.
+
+use super::cell::{Cell, Combined, PADDING};
+
+/// One screen row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// `sx` cells.
+    pub cells: Vec<Cell>,
+    /// tmux's `cellused`: cells from here on are blank (≤ `sx`).
+    pub used: u32,
+    /// `GRID_LINE_WRAPPED`: the row continues on the next one.
+    pub wrapped: bool,
+    /// tmux's `cellsize > 0`.
+    pub allocated: bool,
+}
+
+/// The background of an erase: the style index for cleared cells and
+/// whether the colour is the default one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bg {
+    pub style: u16,
+    pub default: bool,
+}
+
+impl Bg {
+    pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
+}
+
+impl Line {
+    pub(crate) fn new(sx: u32) -> Line {
+        Line { cells: vec![Cell::BLANK; sx as usize], used: 0, wrapped: false, allocated: false }
+    }
+
+    /// `grid_empty_line()`: no cells, no flags; a non-default background
+    /// allocates the row with cleared cells of that colour.
+    pub(crate) fn empty(&mut self, bg: Bg) {
+        self.used = 0;
+        self.wrapped = false;
+        if bg.default {
+            self.allocated = false;
+            self.cells.fill(Cell::BLANK);
+        } else {
+            self.allocated = true;
+            self.cells.fill(Cell::cleared(bg.style));
+        }
+    }
+
+    /// Appends the row's text as `capture-pane -J` prints it: cells up to
+    /// `used`, padding skipped. `acs` maps DEC graphics cells to their
+    /// line-drawing characters; `tabs` prints TAB cells as `\t`.
+    pub(crate) fn push_text(&self, combined: &Combined, acs: bool, out: &mut Vec<u8>) {
+        let used = (self.used as usize).min(self.cells.len());
+        for &c in &self.cells[..used] {
+            if c.flags == 0 && c.code < 0x80 {
+                out.push(c.code as u8);
+                continue;
+            }
+            if c.flags & PADDING != 0 {
+                continue;
+            }
+            if c.is_tab() {
+                out.push(b'\t');
+                continue;
+            }
+            if acs && c.flags & super::cell::ACS != 0 && c.flags & super::cell::COMBINED == 0 {
+                if let Some(ch) = super::cell::acs_char(c.code) {
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    continue;
+                }
+            }
+            c.push_data(combined, out);
+        }
+    }
+}
+
+/// The screen grid.
+#[derive(Clone, Debug)]
+pub(crate) struct Grid {
+    pub sx: u32,
+    pub sy: u32,
+    pub lines: Vec<Line>,
+    /// Set when an operation cleared the wrapped flag of the row above row
+    /// 0 (the newest history row); the caller applies and resets it.
+    pub unwrap_history: bool,
+}
+
+impl Grid {
+    pub(crate) fn new(sx: u32, sy: u32) -> Grid {
+        let sx = sx.max(1);
+        let sy = sy.max(1);
+        Grid { sx, sy, lines: (0..sy).map(|_| Line::new(sx)).collect(), unwrap_history: false }
+    }
+
+    /// `grid_get_cell()`.
+    pub(crate) fn get(&self, x: u32, y: u32) -> Cell {
+        self.lines
+            .get(y as usize)
+            .and_then(|l| l.cells.get(x as usize))
+            .copied()
+            .unwrap_or(Cell::BLANK)
+    }
+
+    /// `grid_set_cell()`: a cell at or past the right edge only moves
+    /// `cellused` (tmux stores it beyond the width, where nothing reads it).
+    pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
+        let sx = self.sx;
+        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        line.allocated = true;
+        line.used = line.used.max((x + 1).min(sx));
+        if let Some(c) = line.cells.get_mut(x as usize) {
+            *c = cell;
+        }
+    }
+
+    /// `grid_set_cells()` for a run of ASCII bytes in one style.
+    pub(crate) fn set_ascii(&mut self, x: u32, y: u32, run: &[u8], style: u16) {
+        let sx = self.sx as usize;
+        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let x = x as usize;
+        if x >= sx {
+            return;
+        }
+        let n = run.len().min(sx - x);
+        line.allocated = true;
+        line.used = line.used.max((x + n) as u32);
+        for (c, &b) in line.cells[x..x + n].iter_mut().zip(run) {
+            *c = Cell::ascii(b, style);
+        }
+    }
+
+    fn unwrap_above(&mut self, y: u32) {
+        if y == 0 {
+            self.unwrap_history = true;
+        } else if let Some(l) = self.lines.get_mut(y as usize - 1) {
+            l.wrapped = false;
+        }
+    }
+
+    /// `grid_clear()`.
+    pub(crate) fn clear(&mut self, px: u32, py: u32, nx: u32, ny: u32, bg: Bg) {
+        if nx == 0 || ny == 0 {
+            return;
+        }
+        if px == 0 && nx == self.sx {
+            self.clear_lines(py, ny, bg);
+            return;
+        }
+        if py >= self.sy || u64::from(py) + u64::from(ny) > u64::from(self.sy) {
+            return;
+        }
+        let sx = self.sx;
+        for y in py..py + ny {
+            let line = &mut self.lines[y as usize];
+            if bg.default && !line.allocated {
+                continue;
+            }
+            line.allocated = true;
+            let end = (u64::from(px) + u64::from(nx)).min(u64::from(sx)) as u32;
+            for x in px.min(end)..end {
+                line.cells[x as usize] = Cell::cleared(bg.style);
+            }
+        }
+    }
+
+    /// `grid_clear_lines()`: empties whole rows and clears the wrapped flag
+    /// of the row above them.
+    pub(crate) fn clear_lines(&mut self, py: u32, ny: u32, bg: Bg) {
+        if ny == 0 || py >= self.sy || u64::from(py) + u64::from(ny) > u64::from(self.sy) {
+            return;
+        }
+        for y in py..py + ny {
+            self.lines[y as usize].empty(bg);
+        }
+        self.unwrap_above(py);
+    }
+
+    /// A `grid_clear(gd, 0, py, sx, n, bg)` whose `n` tmux computes as
+    /// `u_int` and can wrap below zero (`grid_view_delete_lines()` up to
+    /// 3.5, `grid_view_*_lines_region()`): nothing for 0; for a negative
+    /// `n` the range checks still pass and only the wrapped flag of the row
+    /// above `py` is cleared.
+    pub(crate) fn clear_lines_signed(&mut self, py: u32, n: i64, bg: Bg) {
+        match n {
+            0 => {}
+            n if n > 0 => self.clear_lines(py, n as u32, bg),
+            _ => self.unwrap_above(py),
+        }
+    }
+
+    /// `grid_move_lines()`: moves `ny` rows from `py` to `dy`, empties the
+    /// rows moved from, and clears the wrapped flag of the rows above the
+    /// destination (before moving) and above the source (after).
+    pub(crate) fn move_lines(&mut self, dy: u32, py: u32, ny: u32, bg: Bg) {
+        if ny == 0 || py == dy {
+            return;
+        }
+        let sy = u64::from(self.sy);
+        if u64::from(py) + u64::from(ny) > sy || u64::from(dy) + u64::from(ny) > sy {
+            return;
+        }
+        for y in dy..dy + ny {
+            if y >= py && y < py + ny {
+                continue;
+            }
+            self.lines[y as usize].empty(Bg::DEFAULT);
+        }
+        self.unwrap_above(dy);
+        if dy < py {
+            for i in 0..ny {
+                self.lines.swap((dy + i) as usize, (py + i) as usize);
+            }
+        } else {
+            for i in (0..ny).rev() {
+                self.lines.swap((dy + i) as usize, (py + i) as usize);
+            }
+        }
+        for y in py..py + ny {
+            if y < dy || y >= dy + ny {
+                self.lines[y as usize].empty(bg);
+            }
+        }
+        if py < dy || py >= dy + ny {
+            self.unwrap_above(py);
+        }
+    }
+
+    /// `grid_move_cells()`.
+    pub(crate) fn move_cells(&mut self, dx: u32, px: u32, py: u32, nx: u32, bg: Bg) {
+        if nx == 0 || px == dx {
+            return;
+        }
+        let sx = self.sx as usize;
+        let Some(line) = self.lines.get_mut(py as usize) else { return };
+        let (dx, px, nx) = (dx as usize, px as usize, nx as usize);
+        if px + nx > sx || dx + nx > sx {
+            return;
+        }
+        line.allocated = true;
+        line.cells.copy_within(px..px + nx, dx);
+        line.used = line.used.max((dx + nx) as u32);
+        for x in px..px + nx {
+            if x >= dx && x < dx + nx {
+                continue;
+            }
+            line.cells[x] = Cell::cleared(bg.style);
+        }
+    }
+
+    /// `grid_view_insert_cells()`.
+    pub(crate) fn insert_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
+        let sx = self.sx;
+        if px >= sx - 1 {
+            self.clear(px, py, 1, 1, bg);
+        } else if let Some(n) = sx.checked_sub(px + nx) {
+            self.move_cells(px + nx, px, py, n, bg);
+        }
+    }
+
+    /// `grid_view_delete_cells()`.
+    pub(crate) fn delete_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
+        let sx = self.sx;
+        let Some(n) = sx.checked_sub(px + nx) else { return };
+        self.move_cells(px, px + nx, py, n, bg);
+        self.clear(sx - nx, py, nx, 1, bg);
+    }
+
+    /// `grid_view_insert_lines()`.
+    pub(crate) fn insert_lines(&mut self, py: u32, ny: u32, bg: Bg) {
+        if let Some(n) = self.sy.checked_sub(py + ny) {
+            self.move_lines(py + ny, py, n, bg);
+        }
+    }
+
+    /// `grid_view_insert_lines_region()`.
+    pub(crate) fn insert_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        self.move_lines(rlower + 1 - ny2, py, ny2, bg);
+        self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
+    }
+
+    /// `grid_view_delete_lines()`; `old_clear` is the clear count tmux ≤
+    /// 3.5 computed (`py + ny - (sy - ny)`, possibly below zero).
+    pub(crate) fn delete_lines(&mut self, py: u32, ny: u32, bg: Bg, old_clear: bool) {
+        let sy = self.sy;
+        let Some(n) = sy.checked_sub(py + ny) else { return };
+        self.move_lines(py, py + ny, n, bg);
+        if old_clear {
+            let c = i64::from(py) + 2 * i64::from(ny) - i64::from(sy);
+            self.clear_lines_signed(sy - ny, c, bg);
+        } else {
+            self.clear(0, sy - ny, self.sx, ny, bg);
+        }
+    }
+
+    /// `grid_view_delete_lines_region()`.
+    pub(crate) fn delete_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        self.move_lines(py, py + ny, ny2, bg);
+        self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
+    }
+
+    /// `grid_view_scroll_region_down()`.
+    pub(crate) fn scroll_region_down(&mut self, rupper: u32, rlower: u32, bg: Bg) {
+        self.move_lines(rupper + 1, rupper, rlower - rupper, bg);
+    }
+
+    /// The index of the last row with any cell used, plus one (0 if none).
+    pub(crate) fn last_used(&self) -> u32 {
+        self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(rows: &[&str]) -> Grid {
+        let mut g = Grid::new(6, rows.len() as u32);
+        for (y, r) in rows.iter().enumerate() {
+            g.set_ascii(0, y as u32, r.as_bytes(), 0);
+        }
+        g
+    }
+
+    fn text(g: &Grid) -> Vec<String> {
+        g.lines
+            .iter()
+            .map(|l| {
+                let mut out = Vec::new();
+                l.push_text(&Combined::default(), true, &mut out);
+                let mut s = String::from_utf8(out).unwrap();
+                if l.wrapped {
+                    s.push('+');
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn move_lines_clears_flags() {
+        let mut g = grid(&["a", "b", "c", "d"]);
+        g.lines[0].wrapped = true;
+        g.lines[1].wrapped = true;
+        // Scroll rows 1..=3 down by one (reverse index at row 1).
+        g.scroll_region_down(1, 3, Bg::DEFAULT);
+        assert_eq!(text(&g), ["a", "", "b", "c"]);
+        assert!(!g.unwrap_history);
+        let mut g = grid(&["a", "b", "c"]);
+        g.lines[0].wrapped = true;
+        g.scroll_region_down(0, 2, Bg::DEFAULT);
+        assert_eq!(text(&g), ["", "a", "b"]);
+        assert!(g.unwrap_history);
+    }
+
+    #[test]
+    fn insert_and_delete() {
+        let mut g = grid(&["abcdef"]);
+        g.insert_cells(1, 0, 2, Bg::DEFAULT);
+        assert_eq!(text(&g), ["a  bcd"]);
+        g.delete_cells(0, 0, 3, Bg::DEFAULT);
+        assert_eq!(text(&g), ["bcd   "]);
+        // Inserting as many cells as remain moves nothing (tmux).
+        let mut g = grid(&["abcdef"]);
+        g.insert_cells(2, 0, 4, Bg::DEFAULT);
+        assert_eq!(text(&g), ["abcdef"]);
+        let mut g = grid(&["a", "b", "c", "d"]);
+        g.delete_lines(1, 1, Bg::DEFAULT, false);
+        assert_eq!(text(&g), ["a", "c", "d", ""]);
+        let mut g = grid(&["a", "b", "c", "d"]);
+        g.insert_lines(1, 3, Bg::DEFAULT);
+        assert_eq!(text(&g), ["a", "b", "c", "d"]);
+        g.insert_lines(1, 1, Bg::DEFAULT);
+        assert_eq!(text(&g), ["a", "", "b", "c"]);
+    }
+
+    #[test]
+    fn clears() {
+        let mut g = grid(&["abcdef", "ghij"]);
+        g.lines[0].wrapped = true;
+        g.clear(2, 0, 2, 1, Bg::DEFAULT);
+        assert_eq!(text(&g), ["ab  ef+", "ghij"]);
+        g.clear(0, 1, 6, 1, Bg::DEFAULT);
+        assert_eq!(text(&g), ["ab  ef", ""]);
+        assert!(!g.lines[1].allocated);
+    }
+}

@@ -1,0 +1,600 @@
+//! Scrollback history: rows that scrolled off the top of the screen, kept
+//! as logical lines of UTF-8 text in append-only chunks.
+//!
+//! tmux keeps history as grid rows, each with a `GRID_LINE_WRAPPED` flag
+//! (grid.c); a row scrolls in at the bottom (`grid_scroll_history()`,
+//! `grid_scroll_history_region()`) and, when `hsize` reaches the
+//! `history-limit`, the oldest `limit / 10` rows are freed at once
+//! (`grid_collect_history()`), so the oldest line left can lose its first
+//! rows. This module keeps the same rows and flags, as text:
+//!
+//! ```text
+//!  Chunk { text:  "first line\nsecond line that wr|apped\nopen li|ne"   (bytes)
+//!          rows:  [0, 11, 37, 44, 51]        byte offset where each row starts
+//!          lines: [0, 1, 3]                  first row of each line
+//!          first: LineIndex of lines[0] }
+//! ```
+//!
+//! * A line is its rows' text joined; a row holds what `capture-pane -J`
+//!   prints for it (cells up to tmux's `cellused`, padding skipped), so the
+//!   spaces at the end of a wrapped row are kept, as `-J` keeps them.
+//! * When a line ends (a row without the wrapped flag), its trailing spaces
+//!   are trimmed and a `\n` is appended: a chunk's text is ready to search
+//!   as `\n`-separated lines.
+//! * The newest line is *open* while its last row is wrapped: it continues
+//!   on the screen. tmux can later clear that flag (`grid_move_lines()`,
+//!   `grid_clear_lines()`), which closes the line.
+//! * Cost: the text (about one byte per character), one `\n` per line, four
+//!   bytes per row and four per line.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use super::index::LineIndex;
+
+/// Start a new chunk once the last one holds this many bytes.
+const CHUNK_BYTES: usize = 256 << 10;
+
+/// Rows never make a chunk's text longer than this (offsets are `u32`);
+/// the text of a row that would is dropped. Unreachable in practice.
+const MAX_CHUNK_BYTES: usize = (u32::MAX / 2) as usize;
+
+/// What history trimming and clearing removed since the
+/// [`Term`](super::Term) was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Logical lines removed entirely.
+    pub lines: u64,
+    /// Rows removed.
+    pub rows: u64,
+    /// Bytes of text removed (`\n` separators not counted).
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Chunk {
+    text: Vec<u8>,
+    /// Byte offset in `text` where each row starts.
+    rows: Vec<u32>,
+    /// Index into `rows` of each line's first row.
+    lines: Vec<u32>,
+    /// The index of `lines[0]`.
+    first: u64,
+    /// Rows before this one were trimmed (front chunk only).
+    live_row: u32,
+    /// Lines before this one were trimmed entirely.
+    live_line: u32,
+}
+
+impl Chunk {
+    fn new(first: u64) -> Chunk {
+        Chunk {
+            text: Vec::new(),
+            rows: Vec::new(),
+            lines: Vec::new(),
+            first,
+            live_row: 0,
+            live_line: 0,
+        }
+    }
+
+    fn row_start(&self, r: usize) -> usize {
+        (self.rows[r].max(self.rows[self.live_row as usize])) as usize
+    }
+
+    /// Rows of line `l` (positions in `rows`), live ones only.
+    fn line_rows(&self, l: usize) -> Range<usize> {
+        let start = (self.lines[l] as usize).max(self.live_row as usize);
+        let end = self.lines.get(l + 1).map_or(self.rows.len(), |&r| r as usize);
+        start..end
+    }
+
+    /// The text of line `l` (without its `\n`) and whether it is complete.
+    fn line_text(&self, l: usize) -> (&[u8], bool) {
+        let rows = self.line_rows(l);
+        let start = self.row_start(rows.start);
+        let end = match self.lines.get(l + 1) {
+            Some(&r) => self.rows[r as usize] as usize,
+            None => self.text.len(),
+        };
+        let complete = self.lines.get(l + 1).is_some() || self.text.last() == Some(&b'\n');
+        let end = if complete { end.saturating_sub(1) } else { end };
+        (&self.text[start.min(end)..end], complete)
+    }
+
+    fn live_lines(&self) -> usize {
+        self.lines.len() - self.live_line as usize
+    }
+}
+
+/// One line of history, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct HistoryLine<'a> {
+    /// The line's absolute index.
+    pub index: LineIndex,
+    /// The text, trailing spaces trimmed once the line is complete; UTF-8
+    /// as tmux stores it (see [`Term`](super::Term) for what that can hold).
+    pub text: &'a [u8],
+    /// Byte offsets in `text` where its rows after the first begin.
+    pub row_breaks: RowBreaks<'a>,
+    /// Whether the line continues on the screen (its last row is wrapped).
+    pub open: bool,
+}
+
+impl HistoryLine<'_> {
+    /// The number of rows the line fills in history (a line whose first
+    /// rows were trimmed counts only the rows left).
+    pub fn rows(&self) -> u32 {
+        self.row_breaks.len() as u32 + 1
+    }
+}
+
+/// The byte offsets (relative to the line's text) where the rows of a
+/// line after the first one begin; clamped to the text's length.
+#[derive(Clone, Copy, Debug)]
+pub struct RowBreaks<'a> {
+    starts: &'a [u32],
+    base: u32,
+    len: u32,
+}
+
+impl RowBreaks<'_> {
+    /// The number of breaks (rows − 1).
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether the line fills one row.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The byte offset where row `i + 1` of the line begins.
+    pub fn get(&self, i: usize) -> Option<usize> {
+        self.starts.get(i).map(|&s| (s.saturating_sub(self.base)).min(self.len) as usize)
+    }
+
+    /// All breaks in order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
+/// The history of one screen; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct History {
+    chunks: VecDeque<Chunk>,
+    limit: usize,
+    rows: usize,
+    bytes: usize,
+    /// The index the next line will get (or the open line's index).
+    next: u64,
+    open: bool,
+    dropped: Dropped,
+}
+
+impl History {
+    /// An empty history holding at most `limit` rows (tmux's
+    /// `history-limit`; 0 keeps no history).
+    pub fn new(limit: usize) -> History {
+        History::starting_at(limit, 0)
+    }
+
+    /// An empty history whose first line will get index `first`.
+    pub(crate) fn starting_at(limit: usize, first: u64) -> History {
+        History {
+            chunks: VecDeque::new(),
+            limit,
+            rows: 0,
+            bytes: 0,
+            next: first,
+            open: false,
+            dropped: Dropped::default(),
+        }
+    }
+
+    /// The limit in rows.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The number of rows held (tmux's `history_size`).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Bytes of line text held (separators not counted).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The number of logical lines held (a partly trimmed line counts).
+    pub fn lines(&self) -> usize {
+        self.chunks.iter().map(Chunk::live_lines).sum()
+    }
+
+    /// The index of the oldest line held (or of the next line, when
+    /// empty).
+    pub fn first_index(&self) -> LineIndex {
+        self.chunks
+            .front()
+            .map_or(LineIndex(self.end_index().0), |c| LineIndex(c.first + u64::from(c.live_line)))
+    }
+
+    /// The index of the first line not complete in history: the open line
+    /// if there is one, else the next line to come. The screen's lines are
+    /// numbered from here.
+    pub fn end_index(&self) -> LineIndex {
+        if self.open { LineIndex(self.next.saturating_sub(1)) } else { LineIndex(self.next) }
+    }
+
+    /// Whether the newest line continues on the screen.
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// What trimming and clearing removed so far.
+    pub fn dropped(&self) -> Dropped {
+        self.dropped
+    }
+
+    /// Makes room for one more row as tmux does before each scroll
+    /// (`grid_collect_history()`): when full, drop the oldest
+    /// `max(limit / 10, 1)` rows.
+    pub(crate) fn collect(&mut self) {
+        if self.rows == 0 || self.rows < self.limit {
+            return;
+        }
+        let n = (self.limit / 10).max(1).min(self.rows);
+        self.trim_rows(n);
+    }
+
+    /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
+    /// flag.
+    pub(crate) fn push_row(&mut self, text: &[u8], wrapped: bool) {
+        let new_line = !self.open;
+        if new_line {
+            let start_new =
+                self.chunks.back().is_none_or(|c| c.text.len() >= CHUNK_BYTES);
+            if start_new {
+                self.chunks.push_back(Chunk::new(self.next));
+            }
+            self.next += 1;
+        }
+        let Some(chunk) = self.chunks.back_mut() else { return };
+        let text = if chunk.text.len() + text.len() + 1 > MAX_CHUNK_BYTES { &[][..] } else { text };
+        let at = chunk.text.len() as u32;
+        if new_line {
+            chunk.lines.push(chunk.rows.len() as u32);
+        }
+        chunk.rows.push(at);
+        chunk.text.extend_from_slice(text);
+        self.bytes += text.len();
+        self.rows += 1;
+        self.open = wrapped;
+        if !wrapped {
+            self.close_last();
+        }
+    }
+
+    /// Clears the wrapped flag of the newest row, as `grid_move_lines()`
+    /// and `grid_clear_lines()` do to the row above the ones they touch
+    /// when that row is in history: the open line ends there.
+    pub(crate) fn unwrap_last(&mut self) {
+        if self.open {
+            self.open = false;
+            self.close_last();
+        }
+    }
+
+    /// Ends the newest line: trims its trailing spaces, clamps its row
+    /// starts, appends `\n`.
+    fn close_last(&mut self) {
+        let Some(chunk) = self.chunks.back_mut() else { return };
+        let Some(&first_row) = chunk.lines.last() else { return };
+        let line_start = chunk.rows[first_row as usize].max(chunk.rows[chunk.live_row as usize]);
+        let mut end = chunk.text.len();
+        while end > line_start as usize && chunk.text[end - 1] == b' ' {
+            end -= 1;
+        }
+        self.bytes -= chunk.text.len() - end;
+        chunk.text.truncate(end);
+        for r in chunk.rows[first_row as usize..].iter_mut() {
+            *r = (*r).min(end as u32);
+        }
+        chunk.text.push(b'\n');
+    }
+
+    /// Drops the oldest `n` rows (fewer if there are fewer).
+    pub(crate) fn trim_rows(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(chunk) = self.chunks.front_mut() else { break };
+            let live_rows = chunk.rows.len() - chunk.live_row as usize;
+            let take = n.min(live_rows);
+            let from = chunk.live_row as usize;
+            let to = from + take;
+            // Bytes of the dropped rows.
+            let start = chunk.row_start(from);
+            let end = if to < chunk.rows.len() { chunk.rows[to] as usize } else { chunk.text.len() };
+            let newlines = chunk.text[start..end].iter().filter(|&&b| b == b'\n').count();
+            let dropped_bytes = end - start - newlines;
+            chunk.live_row = to as u32;
+            // Lines entirely before the new first live row are gone.
+            let mut gone = 0;
+            while (chunk.live_line as usize) < chunk.lines.len() {
+                let l = chunk.live_line as usize;
+                let line_end = chunk.lines.get(l + 1).map_or(chunk.rows.len(), |&r| r as usize);
+                if line_end <= to {
+                    chunk.live_line += 1;
+                    gone += 1;
+                } else {
+                    break;
+                }
+            }
+            self.rows -= take;
+            self.bytes -= dropped_bytes;
+            self.dropped.rows += take as u64;
+            self.dropped.bytes += dropped_bytes as u64;
+            self.dropped.lines += gone;
+            n -= take;
+            if chunk.live_row as usize == chunk.rows.len() {
+                self.chunks.pop_front();
+                if self.chunks.is_empty() && self.open {
+                    // The open line lost all its history rows; it keeps
+                    // its index and continues on the screen.
+                    self.dropped.lines -= 1;
+                    self.open = false;
+                    self.next -= 1;
+                }
+            } else {
+                Self::compact(chunk);
+            }
+        }
+    }
+
+    /// Frees the trimmed front of a chunk once it is most of it.
+    fn compact(chunk: &mut Chunk) {
+        let dead = chunk.rows[chunk.live_row as usize] as usize;
+        if dead < (64 << 10) || dead * 2 < chunk.text.len() {
+            return;
+        }
+        let first_line = chunk.live_line as usize;
+        let live_row = chunk.live_row as usize;
+        chunk.text.drain(..dead);
+        chunk.rows.drain(..live_row);
+        for r in chunk.rows.iter_mut() {
+            *r -= dead as u32;
+        }
+        chunk.lines.drain(..first_line);
+        // The first line may have lost rows: it now starts at row 0.
+        for l in chunk.lines.iter_mut() {
+            *l = l.saturating_sub(live_row as u32);
+        }
+        chunk.first += first_line as u64;
+        chunk.live_line = 0;
+        chunk.live_row = 0;
+    }
+
+    /// Drops everything (`clear-history`, `CSI 3 J`). The open line, if
+    /// any, keeps its index for its part on the screen.
+    pub(crate) fn clear(&mut self) {
+        self.trim_rows(self.rows);
+        debug_assert!(self.chunks.is_empty() && self.rows == 0 && self.bytes == 0);
+        self.chunks.clear();
+        self.rows = 0;
+        self.bytes = 0;
+        self.open = false;
+    }
+
+    /// Iterates the lines held, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = HistoryLine<'_>> + '_ {
+        let open = self.open;
+        let total = self.chunks.len();
+        self.chunks.iter().enumerate().flat_map(move |(ci, c)| {
+            let last_chunk = ci + 1 == total;
+            (c.live_line as usize..c.lines.len()).map(move |l| {
+                let (text, _) = c.line_text(l);
+                let rows = c.line_rows(l);
+                let base = c.row_start(rows.start) as u32;
+                let last_line = last_chunk && l + 1 == c.lines.len();
+                HistoryLine {
+                    index: LineIndex(c.first + l as u64),
+                    text,
+                    row_breaks: RowBreaks {
+                        starts: &c.rows[rows.start + 1..rows.end],
+                        base,
+                        len: text.len() as u32,
+                    },
+                    open: open && last_line,
+                }
+            })
+        })
+    }
+
+    /// The line with index `index`, if held.
+    pub fn get(&self, index: LineIndex) -> Option<HistoryLine<'_>> {
+        let first = self.first_index();
+        if index < first {
+            return None;
+        }
+        // Lines are contiguous across chunks.
+        self.iter().nth((index.0 - first.0) as usize)
+    }
+
+    /// The text of every complete line, oldest first, as `\n`-terminated
+    /// chunks ready to search (the open line, if any, is left out; read it
+    /// with [`History::iter`]). Each item is a chunk's line text and the
+    /// index of its first line.
+    pub fn chunks(&self) -> impl Iterator<Item = (LineIndex, &[u8])> + '_ {
+        let open = self.open;
+        let total = self.chunks.len();
+        self.chunks.iter().enumerate().filter_map(move |(ci, c)| {
+            if c.live_line as usize >= c.lines.len() {
+                return None;
+            }
+            let start = c.row_start(c.lines[c.live_line as usize] as usize);
+            let mut end = c.text.len();
+            if open && ci + 1 == total {
+                end = c.lines.last().map_or(end, |&r| c.rows[r as usize] as usize);
+            }
+            (start < end)
+                .then(|| (LineIndex(c.first + u64::from(c.live_line)), &c.text[start..end]))
+        })
+    }
+
+    /// The rows held, oldest first: each row's text and its wrapped flag.
+    /// A wrapped row's text keeps its trailing spaces, as
+    /// `capture-pane -J` prints them; [`trim_end_spaces`] gives what
+    /// `capture-pane -p` prints.
+    pub fn rows_iter(&self) -> impl Iterator<Item = (&[u8], bool)> + '_ {
+        let open = self.open;
+        let total = self.chunks.len();
+        self.chunks.iter().enumerate().flat_map(move |(ci, c)| {
+            let last_chunk = ci + 1 == total;
+            (c.live_line as usize..c.lines.len()).flat_map(move |l| {
+                let rows = c.line_rows(l);
+                let (text, _) = c.line_text(l);
+                let base = c.row_start(rows.start);
+                let last = rows.end;
+                let open_line = open && last_chunk && l + 1 == c.lines.len();
+                rows.clone().map(move |r| {
+                    let s = (c.row_start(r) - base).min(text.len());
+                    let e = if r + 1 < last {
+                        (c.rows[r + 1] as usize).saturating_sub(base).min(text.len())
+                    } else {
+                        text.len()
+                    };
+                    let wrapped = r + 1 < last || open_line;
+                    (&text[s..e], wrapped)
+                })
+            })
+        })
+    }
+}
+
+/// `text` without its trailing spaces (U+0020 only, as tmux trims).
+pub fn trim_end_spaces(text: &[u8]) -> &[u8] {
+    let mut end = text.len();
+    while end > 0 && text[end - 1] == b' ' {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(h: &History) -> Vec<(u64, String, u32, bool)> {
+        h.iter()
+            .map(|l| (l.index.0, String::from_utf8_lossy(l.text).into_owned(), l.rows(), l.open))
+            .collect()
+    }
+
+    fn rows(h: &History) -> Vec<(String, bool)> {
+        h.rows_iter()
+            .map(|(t, w)| (String::from_utf8_lossy(trim_end_spaces(t)).into_owned(), w))
+            .collect()
+    }
+
+    #[test]
+    fn lines_and_rows() {
+        let mut h = History::new(100);
+        h.push_row(b"one  ", false);
+        h.push_row(b"two wraps ", true);
+        h.push_row(b"here  ", false);
+        h.push_row(b"open", true);
+        assert_eq!(
+            lines(&h),
+            [
+                (0, "one".into(), 1, false),
+                (1, "two wraps here".into(), 2, false),
+                (2, "open".into(), 1, true),
+            ]
+        );
+        assert_eq!(
+            rows(&h),
+            [
+                ("one".into(), false),
+                ("two wraps".into(), true),
+                ("here".into(), false),
+                ("open".into(), true),
+            ]
+        );
+        assert_eq!(h.end_index(), LineIndex(2));
+        let chunks: Vec<_> = h.chunks().collect();
+        assert_eq!(chunks, [(LineIndex(0), &b"one\ntwo wraps here\n"[..])]);
+        h.push_row(b" more", false);
+        assert_eq!(lines(&h)[2], (2, "open more".into(), 2, false));
+        assert_eq!(h.end_index(), LineIndex(3));
+        assert_eq!(h.rows(), 5);
+        let l = h.get(LineIndex(1)).unwrap();
+        assert_eq!(l.row_breaks.iter().collect::<Vec<_>>(), [10]);
+    }
+
+    #[test]
+    fn trailing_spaces_of_wrapped_rows() {
+        let mut h = History::new(100);
+        h.push_row(b"abc   ", true);
+        h.push_row(b"   ", false);
+        assert_eq!(lines(&h), [(0, "abc".into(), 2, false)]);
+        assert_eq!(rows(&h), [("abc".into(), true), ("".into(), false)]);
+    }
+
+    #[test]
+    fn collect_trims_rows() {
+        let mut h = History::new(10);
+        h.push_row(b"aaaa", true);
+        h.push_row(b"bbbb", false);
+        for i in 0..8 {
+            h.push_row(format!("line{i}").as_bytes(), false);
+        }
+        assert_eq!(h.rows(), 10);
+        h.collect();
+        // One row (10 / 10) dropped: the first line loses its first row.
+        assert_eq!(h.rows(), 9);
+        assert_eq!(lines(&h)[0], (0, "bbbb".into(), 1, false));
+        assert_eq!(h.dropped(), Dropped { lines: 0, rows: 1, bytes: 4 });
+        h.push_row(b"x", false);
+        h.collect();
+        assert_eq!(lines(&h)[0], (1, "line0".into(), 1, false));
+        assert_eq!(h.dropped(), Dropped { lines: 1, rows: 2, bytes: 8 });
+        assert_eq!(h.first_index(), LineIndex(1));
+    }
+
+    #[test]
+    fn unwrap_and_clear() {
+        let mut h = History::new(10);
+        h.push_row(b"x  ", true);
+        h.unwrap_last();
+        assert_eq!(lines(&h), [(0, "x".into(), 1, false)]);
+        h.push_row(b"y", true);
+        assert_eq!(h.end_index(), LineIndex(1));
+        h.clear();
+        assert_eq!(h.rows(), 0);
+        assert_eq!(h.end_index(), LineIndex(1));
+        assert_eq!(h.dropped().lines, 1);
+        h.push_row(b"z", false);
+        assert_eq!(lines(&h), [(1, "z".into(), 1, false)]);
+    }
+
+    #[test]
+    fn compaction_keeps_lines() {
+        let mut h = History::new(100_000);
+        let row = vec![b'x'; 100];
+        for _ in 0..5000 {
+            h.push_row(&row, true);
+        }
+        h.push_row(b"end", false);
+        h.trim_rows(4000);
+        let l: Vec<_> = h.iter().collect();
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].text.len(), 1000 * 100 + 3);
+        assert_eq!(l[0].rows(), 1001);
+        assert_eq!(h.bytes(), 100_003);
+        for i in 0..10 {
+            h.push_row(format!("n{i}").as_bytes(), false);
+        }
+        assert_eq!(h.iter().nth(3).map(|l| l.text), Some(&b"n2"[..]));
+    }
+}

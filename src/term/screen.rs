@@ -1,0 +1,1763 @@
+//! The [`Term`]: tmux's pane state, and what each parsed sequence does to
+//! it (input.c's dispatch functions and screen-write.c). Pure.
+
+use std::collections::HashMap;
+
+use super::cell::{self, ACS, CLEARED, COMBINED, Cell, Colour, Combined, Style, Styles, TAB};
+use super::grid::{Bg, Grid};
+use super::history::History;
+use super::parser::{Handler, Parser, State};
+use super::width::{self, Char, Decision, Prev, Rules, V33Decision, V33Joiner};
+
+/// How DEC special graphics cells (`ESC ( 0`, SO) come out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DecGraphics {
+    /// As the line-drawing characters they show (`lqqk` becomes `┌──┐`),
+    /// the characters tmux draws on a UTF-8 terminal (tty-acs.c). The
+    /// default: searching for `┌──┐` finds a box (public case C21).
+    #[default]
+    Unicode,
+    /// As the ASCII letters tmux stores and `capture-pane` prints.
+    Ascii,
+}
+
+/// Settings of the pane that change what text tmux keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The pane's `history-limit` in rows (fixed when tmux creates the
+    /// pane). 0 keeps no history.
+    pub history_limit: usize,
+    /// The `scroll-on-clear` option (default on): clearing the whole
+    /// screen moves its rows into history.
+    pub scroll_on_clear: bool,
+    /// The `alternate-screen` option (default on).
+    pub alternate_screen: bool,
+    /// The server option `variation-selector-always-wide` (≥ 3.6, default
+    /// on): VS16 widens the character before it to two cells.
+    pub variation_selector_always_wide: bool,
+    /// How DEC line-drawing cells are returned.
+    pub dec_graphics: DecGraphics,
+    /// Whether the pane's right edge is the window's right edge
+    /// (`#{pane_right} + 1 == #{window_width}`; true for a pane alone in
+    /// its window). tmux ≥ 3.7 does not move the cursor when a character
+    /// written with a wrap pending is widened to two cells by a joining
+    /// character and so reaches past the window
+    /// (`screen_write_combine()` checks `window_visible_ranges()`).
+    pub at_window_right_edge: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            history_limit: 2000,
+            scroll_on_clear: true,
+            alternate_screen: true,
+            variation_selector_always_wide: true,
+            dec_graphics: DecGraphics::Unicode,
+            at_window_right_edge: true,
+        }
+    }
+}
+
+/// `MODE_WRAP` (DECAWM).
+pub(crate) const MODE_WRAP: u32 = 0x1;
+/// `MODE_INSERT` (IRM).
+pub(crate) const MODE_INSERT: u32 = 0x2;
+/// `MODE_ORIGIN` (DECOM).
+pub(crate) const MODE_ORIGIN: u32 = 0x4;
+
+/// tmux's `input_cell`: the pen (`grid_cell` style) and the character
+/// sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pen {
+    pub style: Style,
+    /// G0 is DEC special graphics.
+    pub g0: bool,
+    /// G1 is DEC special graphics.
+    pub g1: bool,
+    /// SO is active (G1 in use).
+    pub shift: bool,
+    /// `GRID_ATTR_CHARSET` left in the pen: tmux ≥ 3.4's `REP` sets it
+    /// and only the next printable ASCII character or an SGR reset clears
+    /// it, so UTF-8 characters written meanwhile carry it.
+    pub charset_attr: bool,
+}
+
+impl Pen {
+    const DEFAULT: Pen =
+        Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
+
+    fn acs(&self) -> bool {
+        if self.shift { self.g1 } else { self.g0 }
+    }
+}
+
+/// DECSC state (`input_save_state()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SavedState {
+    pub pen: Pen,
+    pub cx: u32,
+    pub cy: u32,
+    pub origin: bool,
+}
+
+/// The character `REP` repeats (`ictx->last` with `INPUT_LAST`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Last {
+    pub cp: u32,
+    pub width: u8,
+}
+
+/// A mirror of one tmux pane: its screen, history, cursor and modes, fed
+/// the bytes the program in the pane wrote. See the [module
+/// documentation](super) for what is exact.
+#[derive(Clone, Debug)]
+pub struct Term {
+    pub(crate) rules: Rules,
+    pub(crate) opts: Options,
+    pub(crate) grid: Grid,
+    pub(crate) history: History,
+    /// The main screen while the alternate one is shown (`saved_grid`).
+    pub(crate) saved_grid: Option<Grid>,
+    /// `saved_cx`/`saved_cy` (`?1049h`).
+    pub(crate) saved_cursor: Option<(u32, u32)>,
+    /// `saved_cell`.
+    pub(crate) saved_style: Style,
+    pub(crate) cx: u32,
+    pub(crate) cy: u32,
+    pub(crate) rupper: u32,
+    pub(crate) rlower: u32,
+    pub(crate) mode: u32,
+    pub(crate) tabs: Vec<bool>,
+    pub(crate) pen: Pen,
+    pub(crate) old: SavedState,
+    pub(crate) last: Option<Last>,
+    pub(crate) parser: Parser,
+    pub(crate) v33: V33Joiner,
+    pub(crate) combined: Combined,
+    pub(crate) styles: Styles,
+    pen_style: Option<u16>,
+    links: HashMap<u64, u32>,
+    next_link: u32,
+    scratch: Vec<u8>,
+}
+
+fn default_tabs(sx: u32) -> Vec<bool> {
+    (0..sx).map(|x| x != 0 && x % 8 == 0).collect()
+}
+
+impl Term {
+    /// An empty pane `width` × `height` cells (each at least 1) following
+    /// `rules`, as tmux creates it: cursor at the top left, autowrap on,
+    /// tab stops every 8 columns.
+    pub fn new(width: u32, height: u32, rules: Rules, opts: Options) -> Term {
+        let grid = Grid::new(width, height);
+        let (sx, sy) = (grid.sx, grid.sy);
+        Term {
+            rules,
+            opts,
+            grid,
+            history: History::new(opts.history_limit),
+            saved_grid: None,
+            saved_cursor: None,
+            saved_style: Style::DEFAULT,
+            cx: 0,
+            cy: 0,
+            rupper: 0,
+            rlower: sy - 1,
+            mode: MODE_WRAP,
+            tabs: default_tabs(sx),
+            pen: Pen::DEFAULT,
+            old: SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: false },
+            last: None,
+            parser: Parser::default(),
+            v33: V33Joiner::default(),
+            combined: Combined::default(),
+            styles: Styles::default(),
+            pen_style: None,
+            links: HashMap::new(),
+            next_link: 1,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Feeds bytes the program in the pane wrote (tmux's `%output`
+    /// payload, unescaped). Any bytes are accepted; a sequence or a UTF-8
+    /// character split across calls continues in the next call.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        let mut parser = std::mem::take(&mut self.parser);
+        parser.advance(self, bytes);
+        self.parser = parser;
+    }
+
+    /// Marks the end of one read tmux made from the pane. tmux ≤ 3.3
+    /// forgets a zero-width joiner held back for the next character at
+    /// that point (`screen_write_start_pane()` zeroes the write context);
+    /// call this after each `%output` notification to follow it. It does
+    /// nothing for other versions.
+    pub fn end_read(&mut self) {
+        self.v33.reset();
+    }
+
+    /// Whether the parser is inside a string sequence (DCS, OSC, APC,
+    /// `ESC k`, SOS/PM) that has not been terminated. tmux gives up on
+    /// such a string after 5 seconds without output and resets the parser
+    /// and the pen (input.c `input_ground_timer_callback()`); a caller that
+    /// sees no output for that long should call [`Term::string_timeout`].
+    pub fn in_string(&self) -> bool {
+        matches!(
+            self.parser.state,
+            State::DcsEnter
+                | State::DcsParameter
+                | State::DcsIntermediate
+                | State::DcsHandler
+                | State::DcsEscape
+                | State::DcsIgnore
+                | State::OscString
+                | State::ApcString
+                | State::RenameString
+                | State::ConsumeSt
+        )
+    }
+
+    /// tmux's `input_reset(ictx, 0)` when its string timer expires: the pen
+    /// and character sets are reset, the DECSC state forgotten and the
+    /// parser returns to the ground state.
+    pub fn string_timeout(&mut self) {
+        if self.in_string() {
+            self.reset_cell();
+            self.parser.reset();
+            self.last = None;
+        }
+    }
+
+    pub(crate) fn sx(&self) -> u32 {
+        self.grid.sx
+    }
+
+    pub(crate) fn sy(&self) -> u32 {
+        self.grid.sy
+    }
+
+    fn history_enabled(&self) -> bool {
+        self.opts.history_limit > 0 && self.saved_grid.is_none()
+    }
+
+    fn apply_unwrap(&mut self) {
+        if std::mem::take(&mut self.grid.unwrap_history) {
+            self.history.unwrap_last();
+        }
+    }
+
+    /// `screen_write_set_cursor()`: `None` leaves a coordinate; x may be
+    /// the width (a wrap pending), anything larger becomes the last column.
+    pub(crate) fn set_cursor(&mut self, x: Option<u32>, y: Option<u32>) {
+        if let Some(x) = x {
+            self.cx = if x > self.sx() { self.sx() - 1 } else { x };
+        }
+        if let Some(y) = y {
+            self.cy = if y > self.sy() - 1 { self.sy() - 1 } else { y };
+        }
+    }
+
+    // Styles.
+
+    fn intern(&mut self, s: Style) -> u16 {
+        if let Some(i) = self.styles.intern(s) {
+            return i;
+        }
+        self.gc_styles();
+        self.styles.intern(s).unwrap_or(0)
+    }
+
+    fn gc_styles(&mut self) {
+        let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
+        let live: Vec<u16> =
+            grids.flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style))).collect();
+        let map = self.styles.gc(live.into_iter());
+        for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
+            for l in &mut g.lines {
+                for c in &mut l.cells {
+                    c.style = map.get(&c.style).copied().unwrap_or(0);
+                }
+            }
+        }
+        self.pen_style = None;
+    }
+
+    fn gc_combined(&mut self) {
+        let cells = (self.sx() as usize) * (self.sy() as usize);
+        if self.combined.len() < 4096.max(cells * 4) {
+            return;
+        }
+        let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
+        let live: Vec<u32> = grids
+            .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter()))
+            .filter(|c| c.flags & COMBINED != 0)
+            .map(|c| c.code)
+            .collect();
+        let map = self.combined.gc(live.into_iter());
+        for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
+            for l in &mut g.lines {
+                for c in &mut l.cells {
+                    if c.flags & COMBINED != 0 {
+                        c.code = map.get(&c.code).copied().unwrap_or(0);
+                    }
+                }
+            }
+        }
+    }
+
+    fn pen_style_id(&mut self) -> u16 {
+        if let Some(i) = self.pen_style {
+            return i;
+        }
+        let i = self.intern(self.pen.style);
+        self.pen_style = Some(i);
+        i
+    }
+
+    fn bg_of(&mut self, colour: Colour) -> Bg {
+        Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
+    }
+
+    /// The erase background: the pen's background colour.
+    fn pen_bg(&mut self) -> Bg {
+        self.bg_of(self.pen.style.bg)
+    }
+
+    /// `screen_write_clear_cell()` (≥ 3.6 keeps the cell's background; older
+    /// versions write the default cell).
+    fn clear_cell(&mut self, x: u32) {
+        let style = if self.rules == Rules::V36 {
+            let bg = self.styles.get(self.grid.get(x, self.cy).style).bg;
+            self.intern(Style::cleared(bg))
+        } else {
+            0
+        };
+        self.grid.set(x, self.cy, Cell { code: u32::from(b' '), width: 1, flags: 0, style });
+    }
+
+    fn padding_style(&mut self, style: u16) -> u16 {
+        if self.rules == Rules::V36 {
+            let bg = self.styles.get(style).bg;
+            self.intern(Style::cleared(bg))
+        } else {
+            0
+        }
+    }
+
+    fn reset_cell(&mut self) {
+        self.pen = Pen::DEFAULT;
+        self.pen_style = None;
+        self.old = SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin };
+    }
+
+    // Scrolling.
+
+    /// `grid_view_scroll_region_up()`.
+    fn scroll_region_up(&mut self, bg: Bg) {
+        let (up, lo) = (self.rupper, self.rlower);
+        if self.history_enabled() {
+            self.history.collect();
+            self.push_history_row(up as usize);
+            self.grid.lines[up as usize..=lo as usize].rotate_left(1);
+            self.grid.lines[lo as usize].empty(bg);
+        } else {
+            self.grid.move_lines(up, up + 1, lo - up, bg);
+            self.apply_unwrap();
+        }
+    }
+
+    /// Moves screen row `y`'s text and flag to the end of history.
+    fn push_history_row(&mut self, y: usize) {
+        let acs = self.opts.dec_graphics == DecGraphics::Unicode;
+        self.scratch.clear();
+        let line = &self.grid.lines[y];
+        line.push_text(&self.combined, acs, &mut self.scratch);
+        self.history.push_row(&self.scratch, line.wrapped);
+    }
+
+    /// `screen_write_linefeed()`.
+    pub(crate) fn linefeed(&mut self, wrapped: bool, bg: Bg) {
+        if wrapped {
+            self.grid.lines[self.cy as usize].wrapped = true;
+        }
+        if self.cy != self.rlower {
+            if self.cy < self.sy() - 1 {
+                self.set_cursor(None, Some(self.cy + 1));
+            }
+            return;
+        }
+        self.scroll_region_up(bg);
+    }
+
+    /// `grid_view_clear_history()`: the used rows go to history.
+    fn clear_into_history(&mut self, bg: Bg) {
+        let last = self.grid.last_used();
+        let (sx, sy) = (self.sx(), self.sy());
+        if last == 0 {
+            self.grid.clear(0, 0, sx, sy, bg);
+            self.apply_unwrap();
+            return;
+        }
+        for _ in 0..last {
+            self.history.collect();
+            self.push_history_row(0);
+            self.grid.lines.rotate_left(1);
+            self.grid.lines[sy as usize - 1].empty(bg);
+        }
+        if last < sy {
+            self.grid.clear(0, 0, sx, sy - last, bg);
+            self.apply_unwrap();
+        }
+    }
+
+    // Writing characters.
+
+    /// Printable ASCII through tmux's collection path
+    /// (`screen_write_collect_add()` and `screen_write_collect_end()`).
+    fn collect_ascii(&mut self, mut run: &[u8]) {
+        let sx = self.sx();
+        let style = self.pen_style_id();
+        while !run.is_empty() {
+            if self.cx > sx - 1 {
+                self.linefeed(true, Bg::DEFAULT);
+                self.set_cursor(Some(0), None);
+            }
+            let n = run.len().min((sx - self.cx) as usize);
+            self.collect_end(&run[..n], style);
+            run = &run[n..];
+        }
+    }
+
+    /// `screen_write_collect_end()` for one row's worth of ASCII.
+    fn collect_end(&mut self, bytes: &[u8], style: u16) {
+        let (x0, y, sx) = (self.cx, self.cy, self.sx());
+        if x0 != 0 {
+            let mut xx = x0;
+            if self.rules == Rules::V36 {
+                while xx > 0 {
+                    if !self.grid.get(xx, y).is_padding() {
+                        break;
+                    }
+                    self.clear_cell(xx);
+                    xx -= 1;
+                }
+                if xx != x0 {
+                    let gc = self.grid.get(xx, y);
+                    if gc.width > 1 || gc.is_padding() {
+                        self.clear_cell(xx);
+                    }
+                }
+            } else {
+                let mut gc = Cell::BLANK;
+                while xx > 0 {
+                    gc = self.grid.get(xx, y);
+                    if !gc.is_padding() {
+                        break;
+                    }
+                    self.grid.set(xx, y, Cell::BLANK);
+                    xx -= 1;
+                }
+                if gc.width > 1 {
+                    self.grid.set(xx, y, Cell::BLANK);
+                }
+            }
+        }
+        self.grid.set_ascii(x0, y, bytes, style);
+        self.set_cursor(Some(x0 + bytes.len() as u32), None);
+        let mut xx = self.cx;
+        while xx < sx && self.grid.get(xx, y).is_padding() {
+            if self.rules == Rules::V36 {
+                self.clear_cell(xx);
+            } else {
+                self.grid.set(xx, y, Cell::BLANK);
+            }
+            xx += 1;
+        }
+    }
+
+    fn collectable(&self) -> bool {
+        self.mode & MODE_WRAP != 0 && self.mode & MODE_INSERT == 0
+    }
+
+    /// `input_print()` for a run of printable ASCII.
+    fn print_run(&mut self, run: &[u8]) {
+        let Some(&b) = run.last() else { return };
+        if self.pen.acs() || !self.collectable() {
+            let style = self.pen_style_id();
+            let flags = if self.pen.acs() { ACS } else { 0 };
+            for &c in run {
+                let data = [c];
+                self.write_cell(&data, u32::from(c), 1, flags, style);
+            }
+        } else {
+            self.collect_ascii(run);
+        }
+        self.last = Some(Last { cp: u32::from(b), width: 1 });
+        self.pen.charset_attr = false;
+    }
+
+    /// The cell tmux ≥ 3.4 would join a character onto
+    /// (`screen_write_combine()`): its column and the cell.
+    fn join_target(&self) -> Option<(u32, Cell)> {
+        let cx = self.cx;
+        if cx == 0 {
+            return None;
+        }
+        let mut n = 1;
+        let mut last = self.grid.get(cx - 1, self.cy);
+        if cx != 1 && last.is_padding() {
+            n = 2;
+            last = self.grid.get(cx - 2, self.cy);
+        }
+        (u32::from(last.width) == n && !last.is_padding()).then_some((cx - n, last))
+    }
+
+    /// Appends `data` to the cell at column `x` (widening it to two cells
+    /// if `widen`).
+    fn join(&mut self, x: u32, mut last: Cell, data: &[u8], widen: bool) {
+        if !last.is_tab() {
+            self.scratch.clear();
+            let mut bytes = std::mem::take(&mut self.scratch);
+            last.push_data(&self.combined, &mut bytes);
+            bytes.extend_from_slice(data);
+            self.gc_combined();
+            if widen {
+                last.width = 2;
+            }
+            if self.rules == Rules::V36 && bytes.len() == 32 {
+                // tmux ≥ 3.6 keeps a cell's size in 5 bits (utf8.c
+                // `UTF8_SET_SIZE()`): 32 bytes read back as none, and the
+                // spilled bit turns a width of 1 into 2.
+                bytes.clear();
+                if last.width == 1 {
+                    last.width = 2;
+                }
+            }
+            last.code = self.combined.intern(&bytes);
+            last.flags |= COMBINED;
+            self.scratch = bytes;
+        } else if widen {
+            last.width = 2;
+        }
+        self.grid.set(x, self.cy, last);
+        if widen {
+            let style = self.padding_style(last.style);
+            self.grid.set(self.cx, self.cy, Cell::padding(style));
+            // ≥ 3.7: a widened cell reaching past the window leaves the
+            // cursor where it was.
+            let hidden = self.rules == Rules::V36
+                && self.opts.at_window_right_edge
+                && self.cx >= self.sx();
+            if !hidden {
+                self.set_cursor(Some(self.cx + 1), None);
+            }
+        }
+    }
+
+    /// tmux ≤ 3.3's `screen_write_combine()`: append to the nearest
+    /// non-padding cell left of the cursor if the result fits in 21 bytes.
+    fn join_v33(&mut self, data: &[u8]) {
+        let cx = self.cx;
+        let Some(n) = (1..=cx).find(|&n| !self.grid.get(cx - n, self.cy).is_padding()) else {
+            return;
+        };
+        let last = self.grid.get(cx - n, self.cy);
+        if last.size(&self.combined) + data.len() > self.rules.max_cell_bytes() {
+            return;
+        }
+        self.join(cx - n, last, data, false);
+    }
+
+    /// `screen_write_cell()`: one cell of `width` columns holding `data`
+    /// (code point `cp`; a TAB cell when `flags` has [`TAB`]).
+    fn write_cell(&mut self, data: &[u8], cp: u32, width: u8, flags: u8, style: u16) {
+        match self.rules {
+            Rules::V33 => match self.v33.decide(cp, width) {
+                V33Decision::Hold => return,
+                V33Decision::Join { with_zwj } => {
+                    if with_zwj {
+                        self.join_v33("\u{200d}".as_bytes());
+                    }
+                    self.join_v33(data);
+                    return;
+                }
+                V33Decision::New(_) => {}
+            },
+            _ => {
+                let target = self.join_target();
+                let mut prev_data = Vec::new();
+                let prev = target.map(|(_, c)| {
+                    c.push_data(&self.combined, &mut prev_data);
+                    Prev { data: &prev_data, width: c.width }
+                });
+                let vs16 = self.opts.variation_selector_always_wide;
+                let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
+                    Decision::Drop => return,
+                    Decision::Join => false,
+                    Decision::JoinWiden => true,
+                    Decision::New(_) => {
+                        self.place(data, cp, width, flags, style);
+                        return;
+                    }
+                };
+                if let Some((x, last)) = target {
+                    self.join(x, last, data, widen);
+                }
+                return;
+            }
+        }
+        self.place(data, cp, width, flags, style);
+    }
+
+    /// The part of `screen_write_cell()` after joining: wrap, overwrite,
+    /// padding, the cell, the cursor.
+    fn place(&mut self, data: &[u8], cp: u32, width: u8, flags: u8, style: u16) {
+        let (sx, sy) = (self.sx(), self.sy());
+        let w = u32::from(width);
+        let wrap = self.mode & MODE_WRAP != 0;
+        if !wrap && w > 1 && (w > sx || (self.cx != sx && self.cx > sx - w)) {
+            return;
+        }
+        if self.mode & MODE_INSERT != 0 {
+            self.grid.insert_cells(self.cx, self.cy, w, Bg::DEFAULT);
+            self.apply_unwrap();
+        }
+        if wrap && self.cx > sx.wrapping_sub(w) {
+            self.linefeed(true, Bg::DEFAULT);
+            self.set_cursor(Some(0), None);
+        }
+        if self.cx > sx.wrapping_sub(w) || self.cy > sy - 1 {
+            return;
+        }
+        let now = self.grid.get(self.cx, self.cy);
+        self.overwrite(now, w);
+        let pstyle = self.padding_style(style);
+        for xx in self.cx + 1..self.cx + w {
+            self.grid.set(xx, self.cy, Cell::padding(pstyle));
+        }
+        let cell = if flags & TAB != 0 {
+            Cell { code: u32::from(b' '), width, flags, style }
+        } else if data.len() > 4 || data.is_empty() {
+            // Not reached: new cells hold one character.
+            Cell::BLANK
+        } else {
+            Cell { code: cp, width, flags: flags & ACS, style }
+        };
+        self.grid.set(self.cx, self.cy, cell);
+        let not_wrap = u32::from(!wrap);
+        if self.cx <= sx.wrapping_sub(not_wrap).wrapping_sub(w) {
+            self.set_cursor(Some(self.cx + w), None);
+        } else {
+            self.set_cursor(Some(sx - not_wrap), None);
+        }
+    }
+
+    /// `screen_write_overwrite()`: clears the rest of any wide character
+    /// the new cell covers part of.
+    fn overwrite(&mut self, now: Cell, width: u32) {
+        let (cx, sx) = (self.cx, self.sx());
+        let clear = |t: &mut Term, x: u32| {
+            if t.rules == Rules::V36 {
+                t.clear_cell(x);
+            } else {
+                t.grid.set(x, t.cy, Cell::BLANK);
+            }
+        };
+        if now.is_padding() {
+            let mut xx = cx + 1;
+            loop {
+                xx -= 1;
+                if xx == 0 || !self.grid.get(xx, self.cy).is_padding() {
+                    break;
+                }
+                clear(self, xx);
+            }
+            clear(self, xx);
+        }
+        if width != 1 || now.width != 1 || now.is_padding() {
+            let mut xx = cx.wrapping_add(width).wrapping_sub(1);
+            loop {
+                xx = xx.wrapping_add(1);
+                if xx >= sx || !self.grid.get(xx, self.cy).is_padding() {
+                    break;
+                }
+                clear(self, xx);
+            }
+        }
+    }
+
+    /// A character that arrived as UTF-8, after decoding.
+    fn print_char(&mut self, data: &[u8], cp: u32, width: u8) {
+        let style = self.pen_style_id();
+        let flags = if self.pen.charset_attr { ACS } else { 0 };
+        self.write_cell(data, cp, width, flags, style);
+        // tmux ≤ 3.3 repeats only ASCII (`ictx->last` is a byte there).
+        self.last = (self.rules != Rules::V33).then_some(Last { cp, width });
+    }
+
+    /// `input_stop_utf8()`: ≥ 3.6 writes U+FFFD, older versions drop.
+    fn replacement(&mut self) {
+        if self.rules.replaces_invalid_utf8() {
+            let style = self.pen_style_id();
+            let flags = if self.pen.charset_attr { ACS } else { 0 };
+            self.write_cell("\u{fffd}".as_bytes(), 0xfffd, 1, flags, style);
+        }
+    }
+
+    // Cursor movement (screen-write.c).
+
+    pub(crate) fn cursor_up(&mut self, ny: u32) {
+        let mut ny = ny.max(1);
+        let (mut cx, mut cy) = (self.cx, self.cy);
+        if cy < self.rupper {
+            ny = ny.min(cy);
+        } else {
+            ny = ny.min(cy - self.rupper);
+        }
+        if cx == self.sx() {
+            cx -= 1;
+        }
+        cy -= ny;
+        self.set_cursor(Some(cx), Some(cy));
+    }
+
+    pub(crate) fn cursor_down(&mut self, ny: u32) {
+        let mut ny = ny.max(1);
+        let (mut cx, mut cy) = (self.cx, self.cy);
+        if cy > self.rlower {
+            ny = ny.min(self.sy() - 1 - cy);
+        } else {
+            ny = ny.min(self.rlower - cy);
+        }
+        if cx == self.sx() {
+            cx -= 1;
+        } else if ny == 0 {
+            return;
+        }
+        cy += ny;
+        self.set_cursor(Some(cx), Some(cy));
+    }
+
+    pub(crate) fn cursor_right(&mut self, nx: u32) {
+        let mut nx = nx.max(1);
+        let lim = self.sx().wrapping_sub(1).wrapping_sub(self.cx);
+        if nx > lim {
+            nx = lim;
+        }
+        if nx == 0 {
+            return;
+        }
+        self.set_cursor(Some(self.cx.saturating_add(nx)), None);
+    }
+
+    pub(crate) fn cursor_left(&mut self, nx: u32) {
+        let nx = nx.max(1).min(self.cx);
+        if nx == 0 {
+            return;
+        }
+        self.set_cursor(Some(self.cx - nx), None);
+    }
+
+    fn backspace(&mut self) {
+        let (mut cx, mut cy) = (self.cx, self.cy);
+        if cx == 0 {
+            if cy == 0 {
+                return;
+            }
+            if self.grid.lines[cy as usize - 1].wrapped {
+                cy -= 1;
+                cx = self.sx() - 1;
+            }
+        } else {
+            cx -= 1;
+        }
+        self.set_cursor(Some(cx), Some(cy));
+    }
+
+    /// `screen_write_cursormove()`: `None` keeps a coordinate.
+    pub(crate) fn cursor_move(&mut self, px: Option<u32>, py: Option<u32>, origin: bool) {
+        let mut py = py;
+        if origin && self.mode & MODE_ORIGIN != 0 {
+            if let Some(y) = py {
+                py = Some(if y > self.rlower - self.rupper { self.rlower } else { y + self.rupper });
+            }
+        }
+        let px = px.map(|x| x.min(self.sx() - 1));
+        let py = py.map(|y| y.min(self.sy() - 1));
+        self.set_cursor(px, py);
+    }
+
+    fn tab(&mut self) {
+        let sx = self.sx();
+        let start = self.cx;
+        if start >= sx - 1 {
+            return;
+        }
+        let y = self.cy;
+        let first = self.grid.get(start, y);
+        let mut has_content = false;
+        let mut cx = start;
+        loop {
+            if !has_content {
+                let gc = self.grid.get(cx, y);
+                if !gc.is_space() || !self.look_equal(gc, first) {
+                    has_content = true;
+                }
+            }
+            cx += 1;
+            if self.tabs.get(cx as usize).copied().unwrap_or(false) {
+                break;
+            }
+            if cx >= sx - 1 {
+                break;
+            }
+        }
+        let width = cx - start;
+        if !self.rules.keeps_tabs() || has_content || width as usize > self.rules.max_cell_bytes() {
+            self.cx = cx;
+            return;
+        }
+        let gc = self.grid.get(start, y);
+        let flags = TAB | (gc.flags & ACS);
+        let data = vec![b' '; width as usize];
+        self.write_cell(&data, u32::from(b' '), width as u8, flags, gc.style);
+    }
+
+    /// `grid_cells_look_equal()`.
+    fn look_equal(&self, a: Cell, b: Cell) -> bool {
+        let mask = !(CLEARED | COMBINED);
+        a.style == b.style && (a.flags & mask) == (b.flags & mask)
+    }
+
+    fn reverse_index(&mut self, bg: Bg) {
+        if self.cy != self.rupper {
+            if self.cy > 0 {
+                self.set_cursor(None, Some(self.cy - 1));
+            }
+            return;
+        }
+        self.grid.scroll_region_down(self.rupper, self.rlower, bg);
+        self.apply_unwrap();
+    }
+
+    pub(crate) fn set_scroll_region(&mut self, rupper: u32, rlower: u32) {
+        let sy = self.sy();
+        let rupper = rupper.min(sy - 1);
+        let rlower = rlower.min(sy - 1);
+        if rupper >= rlower {
+            return;
+        }
+        self.set_cursor(Some(0), Some(0));
+        self.rupper = rupper;
+        self.rlower = rlower;
+    }
+
+    // Editing (screen-write.c).
+
+    fn insert_characters(&mut self, nx: u32, bg: Bg) {
+        let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
+        if nx == 0 || self.cx > self.sx() - 1 {
+            return;
+        }
+        self.grid.insert_cells(self.cx, self.cy, nx, bg);
+        self.apply_unwrap();
+    }
+
+    fn delete_characters(&mut self, nx: u32, bg: Bg) {
+        let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
+        if nx == 0 || self.cx > self.sx() - 1 {
+            return;
+        }
+        self.grid.delete_cells(self.cx, self.cy, nx, bg);
+        self.apply_unwrap();
+    }
+
+    fn clear_characters(&mut self, nx: u32, bg: Bg) {
+        let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
+        if nx == 0 || self.cx > self.sx() - 1 {
+            return;
+        }
+        self.grid.clear(self.cx, self.cy, nx, 1, bg);
+        self.apply_unwrap();
+    }
+
+    fn insert_lines(&mut self, ny: u32, bg: Bg) {
+        let mut ny = ny.max(1);
+        let (sy, cy) = (self.sy(), self.cy);
+        if cy < self.rupper || cy > self.rlower {
+            ny = ny.min(sy - cy);
+            if ny == 0 {
+                return;
+            }
+            self.grid.insert_lines(cy, ny, bg);
+        } else {
+            ny = ny.min(self.rlower + 1 - cy);
+            if ny == 0 {
+                return;
+            }
+            self.grid.insert_lines_region(self.rlower, cy, ny, bg);
+        }
+        self.apply_unwrap();
+    }
+
+    fn delete_lines(&mut self, ny: u32, bg: Bg) {
+        let mut ny = ny.max(1);
+        let (sy, cy) = (self.sy(), self.cy);
+        if cy < self.rupper || cy > self.rlower {
+            ny = ny.min(sy - cy);
+            if ny == 0 {
+                return;
+            }
+            self.grid.delete_lines(cy, ny, bg, self.rules != Rules::V36);
+        } else {
+            ny = ny.min(self.rlower + 1 - cy);
+            if ny == 0 {
+                return;
+            }
+            self.grid.delete_lines_region(self.rlower, cy, ny, bg);
+        }
+        self.apply_unwrap();
+    }
+
+    fn clear_line(&mut self, bg: Bg) {
+        let line = &self.grid.lines[self.cy as usize];
+        if !line.allocated && bg.default {
+            return;
+        }
+        let sx = self.sx();
+        self.grid.clear(0, self.cy, sx, 1, bg);
+        self.apply_unwrap();
+    }
+
+    fn clear_end_of_line(&mut self, bg: Bg) {
+        if self.cx == 0 {
+            self.clear_line(bg);
+            return;
+        }
+        let sx = self.sx();
+        if self.cx > sx - 1 {
+            return;
+        }
+        self.grid.clear(self.cx, self.cy, sx - self.cx, 1, bg);
+        self.apply_unwrap();
+    }
+
+    fn clear_start_of_line(&mut self, bg: Bg) {
+        let sx = self.sx();
+        if self.cx >= sx - 1 {
+            self.clear_line(bg);
+            return;
+        }
+        self.grid.clear(0, self.cy, self.cx + 1, 1, bg);
+        self.apply_unwrap();
+    }
+
+    fn clear_end_of_screen(&mut self, bg: Bg) {
+        let (sx, sy) = (self.sx(), self.sy());
+        if self.cx == 0 && self.cy == 0 && self.history_enabled() && self.opts.scroll_on_clear {
+            self.clear_into_history(bg);
+            return;
+        }
+        if self.cx <= sx - 1 {
+            self.grid.clear(self.cx, self.cy, sx - self.cx, 1, bg);
+            self.apply_unwrap();
+        }
+        self.grid.clear(0, self.cy + 1, sx, sy - (self.cy + 1), bg);
+        self.apply_unwrap();
+    }
+
+    fn clear_start_of_screen(&mut self, bg: Bg) {
+        let sx = self.sx();
+        if self.cy > 0 {
+            self.grid.clear(0, 0, sx, self.cy, bg);
+            self.apply_unwrap();
+        }
+        if self.cx > sx - 1 {
+            self.grid.clear(0, self.cy, sx, 1, bg);
+        } else {
+            self.grid.clear(0, self.cy, self.cx + 1, 1, bg);
+        }
+        self.apply_unwrap();
+    }
+
+    fn clear_screen(&mut self, bg: Bg) {
+        if self.history_enabled() && self.opts.scroll_on_clear {
+            self.clear_into_history(bg);
+        } else {
+            let (sx, sy) = (self.sx(), self.sy());
+            self.grid.clear(0, 0, sx, sy, bg);
+            self.apply_unwrap();
+        }
+    }
+
+    fn scroll_up(&mut self, lines: u32, bg: Bg) {
+        let lines = lines.max(1).min(self.rlower - self.rupper + 1);
+        for _ in 0..lines {
+            self.scroll_region_up(bg);
+        }
+    }
+
+    fn scroll_down(&mut self, lines: u32, bg: Bg) {
+        let lines = lines.max(1).min(self.rlower - self.rupper + 1);
+        for _ in 0..lines {
+            self.grid.scroll_region_down(self.rupper, self.rlower, bg);
+            self.apply_unwrap();
+        }
+    }
+
+    /// `screen_write_alignmenttest()` (DECALN).
+    fn alignment_test(&mut self) {
+        let (sx, sy) = (self.sx(), self.sy());
+        for y in 0..sy {
+            for x in 0..sx {
+                self.grid.set(x, y, Cell::ascii(b'E', 0));
+            }
+        }
+        self.set_cursor(Some(0), Some(0));
+        self.rupper = 0;
+        self.rlower = sy - 1;
+    }
+
+    /// `screen_write_reset()` (RIS, with `input_reset_cell()` first).
+    fn full_reset(&mut self) {
+        self.reset_cell();
+        let sy = self.sy();
+        self.tabs = default_tabs(self.sx());
+        self.set_scroll_region(0, sy - 1);
+        self.mode = MODE_WRAP;
+        self.clear_screen(Bg::DEFAULT);
+        self.set_cursor(Some(0), Some(0));
+    }
+
+    /// `screen_alternate_on()`.
+    fn alt_on(&mut self, cursor: bool) {
+        if !self.opts.alternate_screen || self.saved_grid.is_some() {
+            return;
+        }
+        self.saved_grid = Some(self.grid.clone());
+        if cursor {
+            self.saved_cursor = Some((self.cx, self.cy));
+        }
+        self.saved_style = self.pen.style;
+        let (sx, sy) = (self.sx(), self.sy());
+        self.grid.clear(0, 0, sx, sy, Bg::DEFAULT);
+        self.apply_unwrap();
+    }
+
+    /// `screen_alternate_off()`.
+    fn alt_off(&mut self, cursor: bool) {
+        if !self.opts.alternate_screen {
+            return;
+        }
+        if cursor {
+            if let Some((x, y)) = self.saved_cursor {
+                self.cx = x;
+                self.cy = y;
+                self.pen.style = self.saved_style;
+                self.pen_style = None;
+            }
+        }
+        if let Some(saved) = self.saved_grid.take() {
+            self.grid.lines = saved.lines;
+        }
+        self.cx = self.cx.min(self.sx() - 1);
+        self.cy = self.cy.min(self.sy() - 1);
+    }
+
+    // Dispatch (input.c).
+
+    fn esc(&mut self, interm: &[u8], ch: u8) {
+        match (ch, interm) {
+            (b'0', b"(") => self.pen.g0 = true,
+            (b'0', b")") => self.pen.g1 = true,
+            (b'B', b"(") => self.pen.g0 = false,
+            (b'B', b")") => self.pen.g1 = false,
+            (b'7', b"") => {
+                self.old = SavedState {
+                    pen: self.pen,
+                    cx: self.cx,
+                    cy: self.cy,
+                    origin: self.mode & MODE_ORIGIN != 0,
+                };
+            }
+            (b'8', b"") => self.restore_state(),
+            (b'8', b"#") => self.alignment_test(),
+            (b'=', b"") | (b'>', b"") | (b'\\', b"") => {}
+            (b'D', b"") => {
+                let bg = self.pen_bg();
+                self.linefeed(false, bg);
+            }
+            (b'E', b"") => {
+                self.set_cursor(Some(0), None);
+                let bg = self.pen_bg();
+                self.linefeed(false, bg);
+            }
+            (b'H', b"") => {
+                if let Some(t) = self.tabs.get_mut(self.cx as usize) {
+                    *t = true;
+                }
+            }
+            (b'M', b"") => {
+                let bg = self.pen_bg();
+                self.reverse_index(bg);
+            }
+            (b'c', b"") => self.full_reset(),
+            _ => return,
+        }
+        self.last = None;
+    }
+
+    fn restore_state(&mut self) {
+        self.pen = self.old.pen;
+        self.pen_style = None;
+        if self.old.origin {
+            self.mode |= MODE_ORIGIN;
+        } else {
+            self.mode &= !MODE_ORIGIN;
+        }
+        self.cursor_move(Some(self.old.cx), Some(self.old.cy), false);
+    }
+
+    fn csi(&mut self, raw: &[u8], interm: &[u8], ch: u8) {
+        let Some(params) = Params::split(raw) else { return };
+        let p = &params;
+        let known = match (ch, interm) {
+            (b'@' | b'A'..=b'H' | b'J' | b'K' | b'L' | b'M' | b'P' | b'S' | b'T', b"")
+            | (b'X' | b'Z' | b'`' | b'b' | b'c' | b'd' | b'f' | b'g', b"")
+            | (b'h' | b'l' | b'm' | b'n' | b'r' | b's' | b't' | b'u', b"")
+            | (b'c' | b'm' | b'n' | b'q', b">")
+            | (b'h' | b'l', b"?")
+            | (b'q', b" ") => true,
+            (b'S' | b'n', b"?") | (b'p', b"$") | (b'p', b"?$") => match self.rules {
+                Rules::V33 => false,
+                Rules::V34 => ch == b'S',
+                Rules::V36 => true,
+            },
+            _ => false,
+        };
+        if !known {
+            return;
+        }
+        let bg = self.pen.style.bg;
+        match (ch, interm) {
+            (b'Z', b"") => {
+                let mut cx = self.cx.min(self.sx() - 1);
+                let Some(mut n) = p.get(0, 1, 1) else { return self.done() };
+                while cx > 0 && n > 0 {
+                    n -= 1;
+                    loop {
+                        cx -= 1;
+                        if cx == 0 || self.tabs.get(cx as usize).copied().unwrap_or(false) {
+                            break;
+                        }
+                    }
+                }
+                self.cx = cx;
+            }
+            (b'D', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_left(n);
+                }
+            }
+            (b'B', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_down(n);
+                }
+            }
+            (b'C', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_right(n);
+                }
+            }
+            (b'H' | b'f', b"") => {
+                if let (Some(n), Some(m)) = (p.get(0, 1, 1), p.get(1, 1, 1)) {
+                    self.cursor_move(Some(m - 1), Some(n - 1), true);
+                }
+            }
+            (b'A', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_up(n);
+                }
+            }
+            (b'E', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.set_cursor(Some(0), None);
+                    self.cursor_down(n);
+                }
+            }
+            (b'F', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.set_cursor(Some(0), None);
+                    self.cursor_up(n);
+                }
+            }
+            (b'X', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.clear_characters(n, bg);
+                }
+            }
+            (b'P', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.delete_characters(n, bg);
+                }
+            }
+            (b'r', b"") => {
+                let sy = self.sy();
+                if let (Some(n), Some(m)) = (p.get(0, 1, 1), p.get(1, 1, sy)) {
+                    self.set_scroll_region(n - 1, m - 1);
+                }
+            }
+            (b'M', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.delete_lines(n, bg);
+                }
+            }
+            (b'J', b"") => {
+                let bg = self.bg_of(bg);
+                match p.get(0, 0, 0) {
+                    Some(0) => self.clear_end_of_screen(bg),
+                    Some(1) => self.clear_start_of_screen(bg),
+                    Some(2) => self.clear_screen(bg),
+                    Some(3) if p.get(1, 0, 0) == Some(0) => self.history.clear(),
+                    _ => {}
+                }
+            }
+            (b'K', b"") => {
+                let bg = self.bg_of(bg);
+                match p.get(0, 0, 0) {
+                    Some(0) => self.clear_end_of_line(bg),
+                    Some(1) => self.clear_start_of_line(bg),
+                    Some(2) => self.clear_line(bg),
+                    _ => {}
+                }
+            }
+            (b'G' | b'`', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_move(Some(n - 1), None, true);
+                }
+            }
+            (b'@', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.insert_characters(n, bg);
+                }
+            }
+            (b'L', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.insert_lines(n, bg);
+                }
+            }
+            (b'b', b"") => self.repeat(p),
+            (b'u', b"") => self.restore_state(),
+            (b's', b"") => {
+                self.old = SavedState {
+                    pen: self.pen,
+                    cx: self.cx,
+                    cy: self.cy,
+                    origin: self.mode & MODE_ORIGIN != 0,
+                };
+            }
+            (b'm', b"") => self.sgr(p),
+            (b'h', b"") => self.set_modes(p, true),
+            (b'l', b"") => self.set_modes(p, false),
+            (b'h', b"?") => self.set_private_modes(p, true),
+            (b'l', b"?") => self.set_private_modes(p, false),
+            (b'S', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.scroll_up(n, bg);
+                }
+            }
+            (b'T', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    let bg = self.bg_of(bg);
+                    self.scroll_down(n, bg);
+                }
+            }
+            (b'g', b"") => match p.get(0, 0, 0) {
+                Some(0) => {
+                    if let Some(t) = self.tabs.get_mut(self.cx as usize) {
+                        *t = false;
+                    }
+                }
+                Some(3) => self.tabs.fill(false),
+                _ => {}
+            },
+            (b'd', b"") => {
+                if let Some(n) = p.get(0, 1, 1) {
+                    self.cursor_move(None, Some(n - 1), true);
+                }
+            }
+            _ => {}
+        }
+        self.done();
+    }
+
+    /// The end of a dispatched sequence: `INPUT_LAST` is cleared.
+    fn done(&mut self) {
+        self.last = None;
+    }
+
+    /// `REP`.
+    fn repeat(&mut self, p: &Params) {
+        let Some(n) = p.get(0, 1, 1) else { return };
+        let m = self.sx() - self.cx;
+        let n = n.min(m);
+        let Some(last) = self.last else { return };
+        if last.cp < 0x80 {
+            let run = vec![last.cp as u8; n as usize];
+            self.print_run(&run);
+            if self.rules != Rules::V33 {
+                // REP leaves the pen's charset attribute set (input.c).
+                self.pen.charset_attr = self.pen.acs();
+            }
+        } else {
+            let mut data = Vec::with_capacity(4);
+            width::push_code_point(&mut data, last.cp);
+            let style = self.pen_style_id();
+            self.pen.charset_attr = self.pen.acs();
+            let flags = if self.pen.acs() { ACS } else { 0 };
+            for _ in 0..n {
+                self.write_cell(&data, last.cp, last.width, flags, style);
+            }
+        }
+    }
+
+    fn set_modes(&mut self, p: &Params, on: bool) {
+        for i in 0..p.len() {
+            if p.get(i, 0, u32::MAX) == Some(4) {
+                if on {
+                    self.mode |= MODE_INSERT;
+                } else {
+                    self.mode &= !MODE_INSERT;
+                }
+            }
+        }
+    }
+
+    fn set_private_modes(&mut self, p: &Params, on: bool) {
+        for i in 0..p.len() {
+            match p.get(i, 0, u32::MAX) {
+                Some(3) => {
+                    self.cursor_move(Some(0), Some(0), true);
+                    let bg = self.pen_bg();
+                    self.clear_screen(bg);
+                }
+                Some(6) => {
+                    if on {
+                        self.mode |= MODE_ORIGIN;
+                    } else {
+                        self.mode &= !MODE_ORIGIN;
+                    }
+                    self.cursor_move(Some(0), Some(0), true);
+                }
+                Some(7) => {
+                    if on {
+                        self.mode |= MODE_WRAP;
+                    } else {
+                        self.mode &= !MODE_WRAP;
+                    }
+                }
+                Some(47) | Some(1047) => {
+                    if on {
+                        self.alt_on(false);
+                    } else {
+                        self.alt_off(false);
+                    }
+                }
+                Some(1049) => {
+                    if on {
+                        self.alt_on(true);
+                    } else {
+                        self.alt_off(true);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `input_csi_dispatch_sgr()`.
+    fn sgr(&mut self, p: &Params) {
+        self.pen_style = None;
+        let v33 = self.rules == Rules::V33;
+        let gc = &mut self.pen.style;
+        if p.len() == 0 {
+            *gc = Style::DEFAULT;
+            self.pen.charset_attr = false;
+            return;
+        }
+        const UNDERSCORES: u16 = 0x4 | 0x200 | 0x400 | 0x800 | 0x1000;
+        let mut reset_charset = false;
+        let mut i = 0;
+        while i < p.len() {
+            if let Some(s) = p.string(i) {
+                sgr_colon(gc, s);
+                i += 1;
+                continue;
+            }
+            let Some(n) = p.get(i, 0, 0) else {
+                i += 1;
+                continue;
+            };
+            if n == 38 || n == 48 || n == 58 {
+                i += 1;
+                match p.get(i, 0, u32::MAX) {
+                    Some(2) => {
+                        let rgb = (p.get(i + 1, 0, u32::MAX), p.get(i + 2, 0, u32::MAX), p.get(i + 3, 0, u32::MAX));
+                        if sgr_rgb(gc, n, rgb) {
+                            i += 3;
+                        }
+                    }
+                    Some(5) => {
+                        let c = p.get(i + 1, 0, u32::MAX);
+                        sgr_256(gc, n, c);
+                        i += 1;
+                    }
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            match n {
+                0 => {
+                    let link = gc.link;
+                    *gc = Style::DEFAULT;
+                    if !v33 {
+                        gc.link = link;
+                    }
+                    reset_charset = true;
+                }
+                1 => gc.attr |= 0x1,
+                2 => gc.attr |= 0x2,
+                3 => gc.attr |= 0x40,
+                4 => gc.attr = (gc.attr & !UNDERSCORES) | 0x4,
+                5 | 6 => gc.attr |= 0x8,
+                7 => gc.attr |= 0x10,
+                8 => gc.attr |= 0x20,
+                9 => gc.attr |= 0x100,
+                21 => gc.attr = (gc.attr & !UNDERSCORES) | 0x200,
+                22 => gc.attr &= !0x3,
+                23 => gc.attr &= !0x40,
+                24 => gc.attr &= !UNDERSCORES,
+                25 => gc.attr &= !0x8,
+                27 => gc.attr &= !0x10,
+                28 => gc.attr &= !0x20,
+                29 => gc.attr &= !0x100,
+                30..=37 => gc.fg = n - 30,
+                39 => gc.fg = 8,
+                40..=47 => gc.bg = n - 40,
+                49 => gc.bg = 8,
+                53 => gc.attr |= 0x2000,
+                55 => gc.attr &= !0x2000,
+                59 => gc.us = 8,
+                90..=97 => gc.fg = n,
+                100..=107 => gc.bg = n - 10,
+                _ => {}
+            }
+            i += 1;
+        }
+        if reset_charset {
+            self.pen.charset_attr = false;
+        }
+    }
+
+    /// `input_exit_osc()`: only OSC 8 (hyperlinks, ≥ 3.4) changes the pen.
+    fn osc(&mut self, data: &[u8], discard: bool) {
+        if discard || self.rules == Rules::V33 {
+            return;
+        }
+        let Some(rest) = data.strip_prefix(b"8") else { return };
+        let p = match rest.first() {
+            Some(b';') => &rest[1..],
+            None => rest,
+            Some(_) => return,
+        };
+        // input_osc_8(): parameters up to the first ';', then the URI.
+        let Some(semi) = p.iter().position(|&b| b == b';') else { return };
+        let (params, uri) = (&p[..semi], &p[semi + 1..]);
+        let mut id: Option<&[u8]> = None;
+        for part in params.split(|&b| b == b':') {
+            if part.len() >= 4 && part.starts_with(b"id=") {
+                if id.is_some() {
+                    return;
+                }
+                id = Some(&part[3..]);
+            }
+        }
+        self.pen_style = None;
+        if uri.is_empty() {
+            self.pen.style.link = 0;
+            return;
+        }
+        if self.rules == Rules::V36 && uri.len() > 1024 {
+            self.pen.style.link = 0;
+            return;
+        }
+        let link = match id {
+            Some(id) if !id.is_empty() => {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                id.hash(&mut h);
+                uri.hash(&mut h);
+                let key = h.finish();
+                if self.links.len() > 10_000 {
+                    self.links.clear();
+                }
+                let next = &mut self.next_link;
+                *self.links.entry(key).or_insert_with(|| {
+                    *next += 1;
+                    *next
+                })
+            }
+            _ => {
+                self.next_link += 1;
+                self.next_link
+            }
+        };
+        self.pen.style.link = link;
+    }
+}
+
+/// `input_csi_dispatch_sgr_256_do()`.
+fn sgr_256(gc: &mut Style, fgbg: u32, c: Option<u32>) {
+    match c {
+        Some(c) if c <= 255 => match fgbg {
+            38 => gc.fg = c | 0x0100_0000,
+            48 => gc.bg = c | 0x0100_0000,
+            _ => gc.us = c | 0x0100_0000,
+        },
+        _ => match fgbg {
+            38 => gc.fg = 8,
+            48 => gc.bg = 8,
+            _ => {}
+        },
+    }
+}
+
+/// `input_csi_dispatch_sgr_rgb_do()`.
+fn sgr_rgb(gc: &mut Style, fgbg: u32, rgb: (Option<u32>, Option<u32>, Option<u32>)) -> bool {
+    let (Some(r), Some(g), Some(b)) = rgb else { return false };
+    if r > 255 || g > 255 || b > 255 {
+        return false;
+    }
+    let c = 0x0200_0000 | (r << 16) | (g << 8) | b;
+    match fgbg {
+        38 => gc.fg = c,
+        48 => gc.bg = c,
+        _ => gc.us = c,
+    }
+    true
+}
+
+/// `input_csi_dispatch_sgr_colon()`.
+fn sgr_colon(gc: &mut Style, s: &[u8]) {
+    const UNDERSCORES: u16 = 0x4 | 0x200 | 0x400 | 0x800 | 0x1000;
+    let mut p: [Option<u32>; 8] = [None; 8];
+    let mut n = 0;
+    for part in s.split(|&b| b == b':') {
+        if !part.is_empty() {
+            let Some(v) = parse_int(part) else { return };
+            p[n] = Some(v);
+        }
+        n += 1;
+        if n == p.len() {
+            return;
+        }
+    }
+    if n == 0 {
+        return;
+    }
+    if p[0] == Some(4) {
+        if n != 2 {
+            return;
+        }
+        let u = match p[1] {
+            Some(0) => 0,
+            Some(1) => 0x4,
+            Some(2) => 0x200,
+            Some(3) => 0x400,
+            Some(4) => 0x800,
+            Some(5) => 0x1000,
+            _ => return,
+        };
+        gc.attr = (gc.attr & !UNDERSCORES) | u;
+        return;
+    }
+    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else { return };
+    if n < 2 {
+        return;
+    }
+    match p[1] {
+        Some(2) => {
+            if n < 3 {
+                return;
+            }
+            let i = if n == 5 { 2 } else { 3 };
+            if n < i + 3 {
+                return;
+            }
+            sgr_rgb(gc, which, (p[i], p[i + 1], p[i + 2]));
+        }
+        Some(5) => {
+            if n < 3 {
+                return;
+            }
+            sgr_256(gc, which, p[2]);
+        }
+        _ => {}
+    }
+}
+
+/// `strtonum(s, 0, INT_MAX)` on digits.
+fn parse_int(s: &[u8]) -> Option<u32> {
+    let mut v: u64 = 0;
+    if s.is_empty() {
+        return None;
+    }
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(b - b'0');
+        if v > i32::MAX as u64 {
+            return None;
+        }
+    }
+    Some(v as u32)
+}
+
+/// One CSI parameter (`struct input_param`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Param<'a> {
+    Missing,
+    Number(u32),
+    String(&'a [u8]),
+}
+
+/// The parameters of a CSI sequence (`input_split()`).
+#[derive(Debug)]
+pub(crate) struct Params<'a> {
+    list: [Param<'a>; 24],
+    len: usize,
+}
+
+impl<'a> Params<'a> {
+    /// `input_split()`: `None` when tmux gives up on the sequence (a
+    /// number above `INT_MAX`, 24 or more parameters).
+    fn split(raw: &'a [u8]) -> Option<Params<'a>> {
+        let mut p = Params { list: [Param::Missing; 24], len: 0 };
+        if raw.is_empty() {
+            return Some(p);
+        }
+        for part in raw.split(|&b| b == b';') {
+            p.list[p.len] = if part.is_empty() {
+                Param::Missing
+            } else if part.contains(&b':') {
+                Param::String(part)
+            } else {
+                Param::Number(parse_int(part)?)
+            };
+            p.len += 1;
+            if p.len == p.list.len() {
+                return None;
+            }
+        }
+        Some(p)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `input_get()`: `None` for a string parameter (tmux's `-1`).
+    fn get(&self, i: usize, min: u32, default: u32) -> Option<u32> {
+        if i >= self.len {
+            return Some(default);
+        }
+        match self.list[i] {
+            Param::Missing => Some(default),
+            Param::String(_) => None,
+            Param::Number(n) => Some(n.max(min)),
+        }
+    }
+
+    fn string(&self, i: usize) -> Option<&'a [u8]> {
+        match self.list.get(i).filter(|_| i < self.len)? {
+            Param::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl Handler for Term {
+    fn print_ascii(&mut self, run: &[u8]) {
+        self.print_run(run);
+    }
+
+    fn utf8_start(&mut self) {
+        self.last = None;
+    }
+
+    fn print_utf8(&mut self, data: &[u8], bad: bool) {
+        let decoded = if bad { None } else { width::first_code_point(data) };
+        let Some(cp) = decoded else {
+            self.replacement();
+            return;
+        };
+        let Some(w) = width::char_width(cp, self.rules) else {
+            self.replacement();
+            return;
+        };
+        self.print_char(data, cp, w);
+    }
+
+    fn invalid_utf8(&mut self) {
+        self.last = None;
+        self.replacement();
+    }
+
+    fn execute(&mut self, b: u8) {
+        match b {
+            0x08 => self.backspace(),
+            0x09 => self.tab(),
+            0x0a..=0x0c => {
+                let bg = self.pen_bg();
+                self.linefeed(false, bg);
+            }
+            0x0d => self.set_cursor(Some(0), None),
+            0x0e => self.pen.shift = true,
+            0x0f => self.pen.shift = false,
+            _ => {}
+        }
+        self.last = None;
+    }
+
+    fn esc_dispatch(&mut self, interm: &[u8], ch: u8, discard: bool) {
+        if !discard {
+            self.esc(interm, ch);
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &[u8], interm: &[u8], ch: u8, discard: bool) {
+        if !discard {
+            self.csi(params, interm, ch);
+        }
+    }
+
+    fn osc_dispatch(&mut self, data: &[u8], discard: bool) {
+        self.osc(data, discard);
+    }
+
+    fn string_start(&mut self) {
+        self.last = None;
+    }
+}
+

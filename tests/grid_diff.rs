@@ -1,0 +1,765 @@
+//! Differential tests of `tmuxwire::term` against real tmux.
+//!
+//! Each case is a byte stream written into a real pane and into a
+//! [`Term`]; the results must agree exactly:
+//!
+//! * `capture-pane -p -S - -E -` (every row, trailing spaces trimmed as
+//!   tmux trims them) against [`Term::capture_tmux`];
+//! * `capture-pane -J -S - -E -` into a buffer (each output line's
+//!   trailing spaces trimmed here; unlike `-p`, a buffer has no newline
+//!   after a wrapped last row) against the logical lines of
+//!   [`Term::lines`];
+//! * `capture-pane -a -p` (the main screen hidden by the alternate one);
+//! * `#{cursor_x}`, `#{cursor_y}`, `#{history_size}`, `#{alternate_on}`.
+//!
+//! The exact bytes reach tmux's parser through a pane running
+//! `sh -c 'stty raw -echo; cat FILE; exec sleep …'` (raw: no `\n` to
+//! `\r\n` translation). Each stream ends with a marker that sets the pane
+//! title (`ESC \ ESC \ ESC ] 2 ; DONE-n BEL`, terminating any string
+//! sequence the stream left open), fed to the [`Term`] too; the test waits
+//! for the titles, never for a fixed time. Many cases run at once, one
+//! session each, on one server per tmux version.
+//!
+//! * `random_streams_*`: ≥ 200 generated cases per tmux version (seeded;
+//!   `TMUXWIRE_GRID_SOAK=N` runs N more with a time-based seed, printing
+//!   it; `TMUXWIRE_GRID_SEED=S` replays one seed).
+//! * `regressions`: every mismatch ever found, by name.
+//! * `seeded_*`: a pane written in two halves; after the first a [`Term`]
+//!   is built from tmux's captures ([`Seed`]), fed the second half, and
+//!   compared (also after a resize between the halves).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use tmuxwire::term::{DecGraphics, LineNo, Options, Rules, Term};
+use tmuxwire::wire::TmuxVersion;
+
+use crate::support::{DEADLINE, TestServer, TmuxBin, poll, tmux_bins};
+
+/// One stream to write into a pane of `width` × `height`.
+#[derive(Clone, Debug)]
+struct Case {
+    name: String,
+    width: u32,
+    height: u32,
+    history_limit: u32,
+    bytes: Vec<u8>,
+}
+
+/// What tmux said about one pane after its stream.
+#[derive(Debug, Default)]
+struct Tmux {
+    rows: Vec<u8>,
+    joined: Vec<u8>,
+    hidden: Vec<u8>,
+    state: String,
+}
+
+fn marker(n: usize) -> Vec<u8> {
+    format!("\x1b\\\x1b\\\x1b]2;DONE-{n}\x07").into_bytes()
+}
+
+fn rules_of(bin: &TmuxBin) -> Rules {
+    Rules::for_version(&TmuxVersion::parse(&bin.label))
+}
+
+/// tmux servers for one version, one per history-limit: tmux ≥ 3.7
+/// applies a changed `history-limit` to existing panes (session.c
+/// `session_update_history()`), so a server never changes it once a case
+/// runs; each server's global value is set before its first pane.
+struct Servers {
+    bin: TmuxBin,
+    by_limit: HashMap<u32, TestServer>,
+}
+
+impl Servers {
+    fn new(bin: &TmuxBin) -> Servers {
+        Servers { bin: bin.clone(), by_limit: HashMap::new() }
+    }
+
+    fn get(&mut self, limit: u32) -> &TestServer {
+        let bin = self.bin.clone();
+        self.by_limit.entry(limit).or_insert_with(|| {
+            TestServer::builder(&bin).history_limit(limit).command("exec sleep 100000").start()
+        })
+    }
+}
+
+fn server(bin: &TmuxBin) -> Servers {
+    Servers::new(bin)
+}
+
+/// Runs `cases`, grouped by history-limit, and returns what tmux says, in
+/// order.
+fn run_tmux(servers: &mut Servers, dir: &Path, cases: &[Case], tag: &str) -> Vec<Tmux> {
+    let mut limits: Vec<u32> = cases.iter().map(|c| c.history_limit).collect();
+    limits.sort_unstable();
+    limits.dedup();
+    let mut out: Vec<Option<Tmux>> = (0..cases.len()).map(|_| None).collect();
+    for limit in limits {
+        let idx: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].history_limit == limit).collect();
+        let group: Vec<(usize, &Case)> = idx.iter().map(|&i| (i, &cases[i])).collect();
+        let server = servers.get(limit);
+        let results = run_group(server, dir, &group, tag);
+        for (&i, r) in idx.iter().zip(results) {
+            out[i] = Some(r);
+        }
+    }
+    out.into_iter().map(|r| r.unwrap_or_default()).collect()
+}
+
+/// Runs `cases` (each with its number `n`, which names its session and
+/// marker) on `server`, one session each, and returns what tmux says.
+fn run_group(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &str) -> Vec<Tmux> {
+    // Create the sessions in batches (one tmux invocation each).
+    for chunk in cases.chunks(40) {
+        let mut args: Vec<String> = Vec::new();
+        for &(n, case) in chunk {
+            let file = dir.join(format!("{tag}-{n}.bin"));
+            let mut bytes = case.bytes.clone();
+            bytes.extend_from_slice(&marker(n));
+            std::fs::write(&file, &bytes).expect("write case file");
+            let cmd = format!("stty raw -echo; cat {}; exec sleep 100000", file.display());
+            if !args.is_empty() {
+                args.push(";".into());
+            }
+            args.extend(
+                [
+                    "new-session", "-d", "-s", &format!("{tag}{n}"), "-x",
+                    &case.width.to_string(), "-y", &case.height.to_string(), &cmd,
+                ]
+                .map(String::from),
+            );
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        server.tmux_ok(&argv);
+    }
+    // Wait until every pane has parsed its whole stream.
+    let want: HashMap<String, String> =
+        cases.iter().map(|&(n, _)| (format!("{tag}{n}"), format!("DONE-{n}"))).collect();
+    let mut last = String::new();
+    let done = poll(DEADLINE * 4, || {
+        last = server.tmux_ok(&["list-panes", "-a", "-F", "#{session_name} #{pane_title}"]);
+        let seen: HashMap<&str, &str> =
+            last.lines().filter_map(|l| l.split_once(' ')).collect();
+        want.iter().all(|(s, t)| seen.get(s.as_str()) == Some(&t.as_str())).then_some(())
+    });
+    assert!(done.is_some(), "tmux {}: streams not parsed in time:\n{last}", server.bin.label);
+    // Capture, many panes per invocation, split on a separator line that
+    // no stream contains.
+    let sep = format!("@@SEP-{:016x}@@", fastrand::u64(..));
+    let mut out = Vec::new();
+    for chunk in cases.chunks(10) {
+        let mut args: Vec<String> = Vec::new();
+        for &(n, _) in chunk {
+            let t = format!("{tag}{n}");
+            // The joined capture goes through a buffer: `-p` always ends
+            // with one newline, while the buffer shows whether the last row
+            // is wrapped (no newline after it). An empty capture makes no
+            // buffer, so one holding \x01 is made first.
+            let buf = format!("{tag}w{n}");
+            let file = dir.join(format!("{tag}-{n}.joined"));
+            let file = file.to_string_lossy().into_owned();
+            for cmd in [
+                vec!["capture-pane", "-p", "-S", "-", "-E", "-", "-t", &t],
+                vec!["display-message", "-p", &sep],
+                vec!["set-buffer", "-b", &buf, "\x01"],
+                vec!["capture-pane", "-J", "-S", "-", "-E", "-", "-t", &t, "-b", &buf],
+                vec!["save-buffer", "-b", &buf, &file],
+                vec!["delete-buffer", "-b", &buf],
+                vec!["capture-pane", "-a", "-p", "-q", "-t", &t],
+                vec!["display-message", "-p", &sep],
+                vec![
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &t,
+                    "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}",
+                ],
+                vec!["display-message", "-p", &sep],
+            ] {
+                if !args.is_empty() {
+                    args.push(";".into());
+                }
+                args.extend(cmd.into_iter().map(String::from));
+            }
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = server.tmux(&argv);
+        assert!(o.status.success(), "capture failed: {}", String::from_utf8_lossy(&o.stderr));
+        out.extend_from_slice(&o.stdout);
+    }
+    let sep_line = format!("{sep}\n");
+    let parts: Vec<&[u8]> = split_on(&out, sep_line.as_bytes());
+    assert_eq!(parts.len(), 3 * cases.len() + 1, "unexpected capture output");
+    parts
+        .chunks(3)
+        .zip(cases)
+        .map(|(p, &(n, _))| {
+            let state = String::from_utf8_lossy(p[2]).trim_end().to_string();
+            let joined = std::fs::read(dir.join(format!("{tag}-{n}.joined"))).expect("joined capture");
+            Tmux {
+                rows: p[0].to_vec(),
+                joined: if joined == b"\x01" { Vec::new() } else { joined },
+                // Without an alternate screen, `-a -q` prints an empty line.
+                hidden: if state.ends_with(",1") { p[1].to_vec() } else { Vec::new() },
+                state,
+            }
+        })
+        .collect()
+}
+
+fn split_on<'a>(hay: &'a [u8], sep: &[u8]) -> Vec<&'a [u8]> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i + sep.len() <= hay.len() {
+        if &hay[i..i + sep.len()] == sep {
+            parts.push(&hay[start..i]);
+            i += sep.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    parts.push(&hay[start..]);
+    parts
+}
+
+/// Trims the trailing spaces of every line of a `-J` capture.
+fn trim_lines(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(tmuxwire::term::trim_end_spaces(line));
+    }
+    out
+}
+
+fn term_for(case: &Case, rules: Rules) -> Term {
+    let opts = Options {
+        history_limit: case.history_limit as usize,
+        dec_graphics: DecGraphics::Ascii,
+        ..Options::default()
+    };
+    Term::new(case.width, case.height, rules, opts)
+}
+
+/// Our answers for the same four things.
+fn ours(term: &Term) -> Tmux {
+    let hsize = term.history_size() as i64;
+    let (_, h) = term.size();
+    let rows = term.capture_tmux(LineNo(-hsize), LineNo(i64::from(h) - 1));
+    let mut joined = Vec::new();
+    for l in term.lines() {
+        joined.extend_from_slice(&l.text);
+        joined.push(b'\n');
+    }
+    // tmux prints no newline after a wrapped last row.
+    if term.screen_rows().last().is_some_and(|(_, wrapped)| *wrapped) {
+        joined.pop();
+    }
+    let hidden = term.hidden_main_screen().unwrap_or_default();
+    let c = term.cursor();
+    let state =
+        format!("{},{},{},{}", c.x.0, c.y.0, term.history_size(), u8::from(term.alternate_on()));
+    Tmux { rows, joined, hidden, state }
+}
+
+fn show(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).replace('\n', "⏎\n")
+}
+
+fn escape(bytes: &[u8]) -> String {
+    let mut s = String::new();
+    for &b in bytes {
+        if (0x20..0x7f).contains(&b) && b != b'\\' && b != b'"' {
+            s.push(b as char);
+        } else {
+            let _ = write!(s, "\\x{b:02x}");
+        }
+    }
+    s
+}
+
+/// Compares one case; returns a report on mismatch.
+fn compare(case: &Case, n: usize, rules: Rules, tmux: &Tmux) -> Option<String> {
+    let mut term = term_for(case, rules);
+    term.advance(&case.bytes);
+    term.advance(&marker(n));
+    let us = ours(&term);
+    let tmux_joined = trim_lines(&tmux.joined);
+    let mut report = String::new();
+    if us.rows != tmux.rows {
+        let _ = write!(report, "rows differ:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.rows), show(&us.rows));
+    }
+    if us.joined != tmux_joined {
+        let _ = write!(
+            report,
+            "joined lines differ:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux_joined),
+            show(&us.joined)
+        );
+    }
+    if us.hidden != tmux.hidden {
+        let _ = write!(report, "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.hidden), show(&us.hidden));
+    }
+    if us.state != tmux.state {
+        let _ = write!(report, "state (x,y,hsize,alt) differs: tmux {} ours {}\n", tmux.state, us.state);
+    }
+    (!report.is_empty()).then(|| {
+        format!(
+            "case {} ({}x{}, history-limit {}):\n  bytes: \"{}\"\n{report}",
+            case.name,
+            case.width,
+            case.height,
+            case.history_limit,
+            escape(&case.bytes)
+        )
+    })
+}
+
+/// Runs `cases` on every tmux version and fails listing every mismatch.
+fn check_all(cases: &[Case], tag: &str) {
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let mut servers = server(&bin);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rules = rules_of(&bin);
+        let results = run_tmux(&mut servers, dir.path(), cases, tag);
+        for (n, (case, tmux)) in cases.iter().zip(&results).enumerate() {
+            if let Some(r) = compare(case, n, rules, tmux) {
+                failures.push(format!("tmux {}: {r}", bin.label));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n\n{}", failures.len(), failures.join("\n"));
+}
+
+fn case(name: &str, width: u32, height: u32, bytes: &[u8]) -> Case {
+    Case { name: name.into(), width, height, history_limit: 100, bytes: bytes.to_vec() }
+}
+
+#[test]
+fn smoke() {
+    let cases = vec![
+        case("plain", 20, 5, b"hello\r\nworld\r\n"),
+        case("wrap", 10, 4, b"0123456789abcdefghij-tail\r\nnext"),
+        case("wide_edge", 10, 4, "xxxxxxxxx中yy\r\n".as_bytes()),
+        case("scroll", 10, 3, b"1\r\n2\r\n3\r\n4\r\n5\r\n6"),
+        case("cr_overwrite", 20, 3, b"50%\r          \rdone\r\n"),
+        case("tabs", 30, 3, b"a\tb\tc\r\n\t\tx"),
+        case("invalid", 20, 3, b"CAF\xe9 LATTE\r\n\x80x\xf0\x9f\x98"),
+        case("acs", 20, 4, b"\x1b(0lqqk\x1b(B\r\nx  x\r\n\x1b(0mqqj\x1b(B\r\n"),
+        case("alt", 20, 4, b"main\r\n\x1b[?1049h\x1b[2J\x1b[Halt screen"),
+    ];
+    check_all(&cases, "s");
+}
+
+/// The stream generator: realistic pieces of terminal output, seeded.
+mod generate {
+    use fastrand::Rng;
+
+    use super::Case;
+
+    const WORDS: &[&str] = &[
+        "error", "warning", "GET", "/api/v1/items", "200", "OK", "cargo", "build", "--release",
+        "Compiling", "tmuxwire", "v0.1.0", "connection", "refused", "retrying", "in", "5s",
+        "user=alice", "id=42", "done", "ms", "status", "NEEDLE", "x", "",
+    ];
+    const CJK: &[&str] = &["中文", "日本語のテキスト", "한국어", "构建成功", "処理中", "ｶﾀｶﾅ", "漢"];
+    const EMOJI: &[&str] = &[
+        "😀", "❤️", "❤", "👍🏽", "👍", "🏽", "🇫🇷", "🇫", "🇺🇸🇬🇧", "👨‍👩‍👧", "👩‍💻", "1️⃣", "✔️", "☝",
+        "☝🏻", "🧑‍🤝‍🧑", "🏳️‍🌈", "⌚", "✋🏿", "🫨", "a️", "中️", "‍", "x‍y", "🇫🇷🇩",
+    ];
+    const MARKS: &[&str] = &[
+        "e\u{301}", "a\u{300}\u{301}\u{302}", "\u{301}", "n\u{303}", "Z\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}",
+        "\u{200b}", "x\u{fe0f}", "\u{1100}\u{1161}\u{11a8}", "\u{3164}", "\u{85}", "q\u{301}",
+        "\u{ad}", "\u{2028}", "\u{e000}", "\u{1fae8}", "\u{10ffff}",
+    ];
+    const INVALID: &[&[u8]] = &[
+        b"\xe9", b"\x80", b"\xff", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98", b"\xe0\x80\x80",
+        b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xe4\xe4\xad", b"\xf5\x80",
+        b"\xc2\x80", b"\xc2\x9b",
+    ];
+
+    fn pick<'a, T: ?Sized>(rng: &mut Rng, list: &'a [&'a T]) -> &'a T {
+        list[rng.usize(..list.len())]
+    }
+
+    fn num(rng: &mut Rng, max: u32) -> String {
+        match rng.u32(..10) {
+            0 => String::new(),
+            1 => "0".into(),
+            2 => rng.u32(..1000).to_string(),
+            _ => rng.u32(1..=max.max(1)).to_string(),
+        }
+    }
+
+    fn newline(rng: &mut Rng, out: &mut Vec<u8>) {
+        out.extend_from_slice(match rng.u32(..10) {
+            0 => b"\n",
+            1 => b"\r",
+            2 => b"\x1bE",
+            3 => b"\x1bD",
+            _ => b"\r\n",
+        });
+    }
+
+    fn words(rng: &mut Rng, out: &mut Vec<u8>, n: usize) {
+        for i in 0..n {
+            if i > 0 {
+                out.push(b' ');
+            }
+            out.extend_from_slice(pick(rng, WORDS).as_bytes());
+        }
+    }
+
+    fn sgr(rng: &mut Rng, out: &mut Vec<u8>) {
+        let s = match rng.u32(..12) {
+            0 => "\x1b[m".to_string(),
+            1 => "\x1b[0m".to_string(),
+            2 => format!("\x1b[{}m", 30 + rng.u32(..8)),
+            3 => format!("\x1b[1;{}m", 90 + rng.u32(..8)),
+            4 => format!("\x1b[38;5;{}m", rng.u32(..300)),
+            5 => format!("\x1b[48;5;{}m", rng.u32(..256)),
+            6 => format!("\x1b[38;2;{};{};{}m", rng.u8(..), rng.u8(..), rng.u8(..)),
+            7 => format!("\x1b[4{}m", rng.u32(..10)),
+            8 => "\x1b[4:3m".to_string(),
+            9 => format!("\x1b[48:2::{}:{}:{}m", rng.u8(..), rng.u8(..), rng.u8(..)),
+            10 => "\x1b[7;49m".to_string(),
+            _ => "\x1b[39;49m".to_string(),
+        };
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    fn piece(rng: &mut Rng, out: &mut Vec<u8>, w: u32, h: u32) {
+        let r = rng.u32(..100);
+        match r {
+            // Log lines (the bulk).
+            0..=24 => {
+                if rng.bool() {
+                    sgr(rng, out);
+                }
+                let n = rng.usize(0..12);
+                words(rng, out, n);
+                if rng.u32(..3) == 0 {
+                    out.extend_from_slice(b"\x1b[m");
+                }
+                newline(rng, out);
+            }
+            25..=29 => {
+                // A long line that wraps.
+                let n = rng.usize(w as usize / 2..=w as usize * 3 + 2);
+                for _ in 0..n {
+                    out.push(b"abcdefghijklmnopqrstuvwxyz0123456789 -_"[rng.usize(..39)]);
+                }
+                newline(rng, out);
+            }
+            30..=34 => out.extend_from_slice(pick(rng, CJK).as_bytes()),
+            35..=39 => out.extend_from_slice(pick(rng, EMOJI).as_bytes()),
+            40..=42 => out.extend_from_slice(pick(rng, MARKS).as_bytes()),
+            43..=45 => {
+                // Tabs and TSV.
+                out.extend_from_slice(b"col1\tcol2\t");
+                if rng.bool() {
+                    sgr(rng, out);
+                }
+                out.extend_from_slice(b"x\t\ty");
+                if rng.bool() {
+                    out.extend_from_slice(b"   \t");
+                }
+            }
+            46..=47 => out.extend_from_slice(b"50%\r          \rdone"),
+            48..=49 => out.extend_from_slice(b"abc\x08\x08X\x08"),
+            50..=57 => {
+                // Cursor motion.
+                let s = match rng.u32(..12) {
+                    0 => format!("\x1b[{};{}H", num(rng, h + 2), num(rng, w + 2)),
+                    1 => format!("\x1b[{}A", num(rng, h)),
+                    2 => format!("\x1b[{}B", num(rng, h)),
+                    3 => format!("\x1b[{}C", num(rng, w)),
+                    4 => format!("\x1b[{}D", num(rng, w)),
+                    5 => format!("\x1b[{}G", num(rng, w + 2)),
+                    6 => format!("\x1b[{}d", num(rng, h + 2)),
+                    7 => format!("\x1b[{}E", num(rng, h)),
+                    8 => format!("\x1b[{}F", num(rng, h)),
+                    9 => format!("\x1b[{}`", num(rng, w)),
+                    10 => format!("\x1b[{}Z", num(rng, 4)),
+                    _ => format!("\x1b[{};{}f", num(rng, h), num(rng, w)),
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            58..=63 => {
+                // Erase, insert, delete.
+                let s = match rng.u32(..10) {
+                    0 => format!("\x1b[{}J", rng.u32(..4)),
+                    1 => format!("\x1b[{}K", rng.u32(..3)),
+                    2 => format!("\x1b[{}X", num(rng, w)),
+                    3 => format!("\x1b[{}@", num(rng, w)),
+                    4 => format!("\x1b[{}P", num(rng, w)),
+                    5 => format!("\x1b[{}L", num(rng, h)),
+                    6 => format!("\x1b[{}M", num(rng, h)),
+                    7 => "\x1b[3J".to_string(),
+                    8 => format!("\x1b[{}J", rng.u32(..3)),
+                    _ => "\x1b[K".to_string(),
+                };
+                if rng.bool() {
+                    sgr(rng, out);
+                }
+                out.extend_from_slice(s.as_bytes());
+            }
+            64..=68 => {
+                // Scroll regions, index, reverse index, SU/SD.
+                let s = match rng.u32(..8) {
+                    0 => format!("\x1b[{};{}r", num(rng, h), num(rng, h)),
+                    1 => "\x1b[r".to_string(),
+                    2 => "\x1bM".repeat(rng.usize(1..4)),
+                    3 => "\x1bD".repeat(rng.usize(1..4)),
+                    4 => format!("\x1b[{}S", num(rng, h)),
+                    5 => format!("\x1b[{}T", num(rng, h)),
+                    6 => "\n".repeat(rng.usize(1..h as usize + 2)),
+                    _ => "\x1b[?6h\x1b[2;1Horigin\x1b[?6l".to_string(),
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            69..=71 => {
+                // The alternate screen.
+                let s = match rng.u32(..6) {
+                    0 => "\x1b[?1049h",
+                    1 => "\x1b[?1049l",
+                    2 => "\x1b[?1047h",
+                    3 => "\x1b[?1047l",
+                    4 => "\x1b[?47h",
+                    _ => "\x1b[?47l",
+                };
+                out.extend_from_slice(s.as_bytes());
+                if rng.bool() {
+                    out.extend_from_slice(b"\x1b[2J\x1b[Hfull screen app");
+                }
+            }
+            72..=74 => out.extend_from_slice(pick(rng, INVALID)),
+            75..=76 => {
+                // DEC special graphics.
+                let s: &[u8] = match rng.u32(..5) {
+                    0 => b"\x1b(0lqqk\x1b(B",
+                    1 => b"\x1b)0\x0exqx\x0f",
+                    2 => b"\x1b(0x\x1b(B",
+                    3 => b"\x0e",
+                    _ => b"\x0f\x1b(B",
+                };
+                out.extend_from_slice(s);
+            }
+            77..=78 => sgr(rng, out),
+            79..=81 => {
+                // Modes.
+                let s = match rng.u32(..6) {
+                    0 => "\x1b[?7l",
+                    1 => "\x1b[?7h",
+                    2 => "\x1b[4h",
+                    3 => "\x1b[4l",
+                    4 => "\x1b7",
+                    _ => "\x1b8",
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            82..=83 => {
+                // REP, tab stops.
+                let s = match rng.u32(..6) {
+                    0 => format!("x\x1b[{}b", num(rng, w)),
+                    1 => format!("中\x1b[{}b", num(rng, 5)),
+                    2 => "\x1bH".to_string(),
+                    3 => "\x1b[g".to_string(),
+                    4 => "\x1b[3g".to_string(),
+                    _ => "\x1b[s\x1b[u".to_string(),
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            84..=86 => {
+                // Strings: titles, hyperlinks, passthrough, APC, screen names.
+                let s: String = match rng.u32(..7) {
+                    0 => "\x1b]0;a title\x07".into(),
+                    1 => "\x1b]8;;http://example.com\x1b\\link\x1b]8;;\x1b\\".into(),
+                    2 => "\x1b]8;id=1;http://x\x07L\x1b]8;;\x07".into(),
+                    3 => "\x1bPtmux;\x1b\x1b[1mpass\x1b\\".into(),
+                    4 => "\x1b_apc text\x1b\\".into(),
+                    5 => "\x1bkwindow name\x1b\\".into(),
+                    _ => "\x1b]2;unterminated".into(),
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            87 => out.extend_from_slice(if rng.bool() { b"\x1bc" } else { b"\x1b#8" }),
+            88..=89 => {
+                // C0 controls and aborted sequences.
+                let s: &[u8] = match rng.u32(..6) {
+                    0 => b"\x07",
+                    1 => b"\x1b[1\x18A",
+                    2 => b"\x1b[2\x1aB",
+                    3 => b"\x1b[\nC",
+                    4 => b"\x00\x7f",
+                    _ => b"\x0b\x0c",
+                };
+                out.extend_from_slice(s);
+            }
+            90..=91 => {
+                // Odd parameters.
+                let s = match rng.u32(..5) {
+                    0 => format!("\x1b[{}C", "9".repeat(rng.usize(8..70))),
+                    1 => format!("\x1b[{}m", "1;".repeat(rng.usize(20..30))),
+                    2 => "\x1b[1:2H".to_string(),
+                    3 => "\x1b[?1;2;3;4$p\x1b[>c\x1b[?25l".to_string(),
+                    _ => "\x1b[2147483648C\x1b[99999999999A".to_string(),
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            92..=95 => {
+                // Text near the right edge.
+                let col = w.saturating_sub(rng.u32(..3));
+                out.extend_from_slice(format!("\x1b[{col}G").as_bytes());
+                out.extend_from_slice(pick(rng, &["中", "x", "😀", "é", "👍🏽", "\t", "e\u{301}"]).as_bytes());
+            }
+            _ => {
+                // Random bytes.
+                for _ in 0..rng.usize(1..8) {
+                    out.push(rng.u8(..));
+                }
+            }
+        }
+    }
+
+    /// A case from `seed`: a size, a history limit and a stream.
+    pub fn case(seed: u64) -> Case {
+        let mut rng = Rng::with_seed(seed);
+        let width = match rng.u32(..10) {
+            0 => rng.u32(1..5),
+            1 => rng.u32(100..140),
+            _ => rng.u32(5..90),
+        };
+        let height = match rng.u32(..10) {
+            0 => rng.u32(1..4),
+            _ => rng.u32(3..30),
+        };
+        let history_limit = [0, 1, 3, 10, 25, 50, 100, 2000][rng.usize(..8)];
+        let len = rng.usize(50..3000);
+        let mut bytes = Vec::new();
+        while bytes.len() < len {
+            piece(&mut rng, &mut bytes, width, height);
+        }
+        Case { name: format!("seed {seed:#x}"), width, height, history_limit, bytes }
+    }
+}
+
+/// The seeds of one run: fixed ones (so a failure reproduces), and with
+/// `TMUXWIRE_GRID_SEED` just that one.
+fn seeds(base: u64, n: usize) -> Vec<u64> {
+    if let Ok(s) = std::env::var("TMUXWIRE_GRID_SEED") {
+        let s = s.trim_start_matches("0x");
+        return vec![u64::from_str_radix(s, 16).expect("hex seed")];
+    }
+    (0..n as u64).map(|i| base.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i)).collect()
+}
+
+fn random_cases(base: u64, n: usize) -> Vec<Case> {
+    let mut cases: Vec<Case> = seeds(base, n).into_iter().map(generate::case).collect();
+    // The opt-in soak: N more cases from a time-based seed (printed).
+    if let Some(extra) = std::env::var("TMUXWIRE_GRID_SOAK").ok().and_then(|v| v.parse().ok()) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        eprintln!("grid soak: {extra} more cases, base seed {now:#x}");
+        cases.extend(seeds(now ^ base, extra).into_iter().map(generate::case));
+    }
+    cases
+}
+
+/// Runs the generated cases on one tmux version.
+fn random_on(label: &str, cases: &[Case]) {
+    let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) else {
+        eprintln!("tmux {label} not available; skipped");
+        return;
+    };
+    let mut servers = server(&bin);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rules = rules_of(&bin);
+    let results = run_tmux(&mut servers, dir.path(), cases, "r");
+    let failures: Vec<String> = cases
+        .iter()
+        .zip(&results)
+        .enumerate()
+        .filter_map(|(n, (c, t))| compare(c, n, rules, t))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "tmux {label}: {} of {} cases differ:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+const RANDOM_CASES: usize = 220;
+
+#[test]
+fn random_streams_3_3a() {
+    random_on("3.3a", &random_cases(1, RANDOM_CASES));
+}
+
+#[test]
+fn random_streams_3_5a() {
+    random_on("3.5a", &random_cases(2, RANDOM_CASES));
+}
+
+#[test]
+fn random_streams_3_8() {
+    random_on("3.8", &random_cases(3, RANDOM_CASES));
+}
+
+/// Shrinks a failing generated case: `TMUXWIRE_GRID_REDUCE=VERSION:SEED`
+/// (e.g. `3.3a:9e3779b97f4a7c1f`) runs `cargo test -- --ignored reduce`
+/// and prints the smallest stream found that still differs.
+#[test]
+#[ignore = "a tool: set TMUXWIRE_GRID_REDUCE=VERSION:SEED"]
+fn reduce() {
+    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE") else { return };
+    let (label, seed) = spec.split_once(':').expect("VERSION:SEED");
+    let seed = u64::from_str_radix(seed.trim_start_matches("0x"), 16).expect("hex seed");
+    let bin = tmux_bins().into_iter().find(|b| b.label == label).expect("tmux version");
+    let rules = rules_of(&bin);
+    let mut servers = server(&bin);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut best = generate::case(seed);
+    let mut round = 0;
+    let fails = |servers: &mut Servers, cases: &[Case], round: usize| -> Vec<bool> {
+        let results = run_tmux(servers, dir.path(), cases, &format!("x{round}_"));
+        cases.iter().zip(&results).enumerate().map(|(n, (c, t))| compare(c, n, rules, t).is_some()).collect()
+    };
+    assert!(fails(&mut servers, std::slice::from_ref(&best), round)[0], "the case does not fail");
+    let mut chunk = best.bytes.len() / 2;
+    while chunk >= 1 {
+        round += 1;
+        let mut candidates = Vec::new();
+        let mut at = 0;
+        while at < best.bytes.len() && candidates.len() < 60 {
+            let mut c = best.clone();
+            c.bytes.drain(at..(at + chunk).min(c.bytes.len()));
+            candidates.push(c);
+            at += chunk;
+        }
+        let f = fails(&mut servers, &candidates, round);
+        match f.iter().position(|&x| x) {
+            Some(i) => best = candidates.swap_remove(i),
+            None => chunk /= 2,
+        }
+        chunk = chunk.min(best.bytes.len() / 2).max(if chunk == 0 { 0 } else { 1 });
+        if best.bytes.len() <= 1 {
+            break;
+        }
+    }
+    let results = run_tmux(&mut servers, dir.path(), std::slice::from_ref(&best), "final");
+    eprintln!("{}", compare(&best, 0, rules, &results[0]).unwrap_or_default());
+    let still = true;
+    eprintln!("smallest ({} bytes, still differs: {still}): \"{}\"", best.bytes.len(), escape(&best.bytes));
+}
