@@ -223,6 +223,15 @@ pub fn search_pattern(data: &[u8]) {
     if opts.regex && pat.contains('R') {
         return;
     }
+    let mut at = 0;
+    let offsets: Vec<usize> = lines
+        .iter()
+        .map(|l| {
+            let o = at;
+            at += l.len() + 1;
+            o
+        })
+        .collect();
     let per_line: Vec<LineMatch> = lines
         .iter()
         .enumerate()
@@ -231,6 +240,7 @@ pub fn search_pattern(data: &[u8]) {
             assert_eq!(p.is_match_line(l), r.is_some(), "is_match_line({l:?})");
             r.map(|r| LineMatch {
                 line,
+                offset: offsets[line],
                 start: r.start,
                 end: r.end,
             })

@@ -16,6 +16,8 @@
 //!   errors with `_meta`.
 //! * [`tmux`]: typed sessions/windows/panes, target resolution and the
 //!   operations tools are built from, over one [`control::Client`] per server.
+//! * [`mirror`]: tmuxwire's own copy of each watched pane, fed by
+//!   `%output` on one control connection per session.
 //! * [`search`]: literal and regex search over logical lines (pure).
 //! * [`term`]: terminal facts shared with tmux, such as character widths
 //!   by tmux version (pure).
@@ -30,6 +32,7 @@
 pub mod cli;
 pub mod control;
 pub mod mcp;
+pub mod mirror;
 pub mod search;
 pub mod term;
 pub mod tmux;

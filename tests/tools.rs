@@ -286,7 +286,9 @@ const MATCH_EXTRA: &[&str] = &[
     "matched_lines",
     "matched_line_numbers",
     "matched_line_rows",
+    "matched_at",
     "matched_line_count",
+    "source",
     "is_caller",
 ];
 

@@ -195,7 +195,12 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
         _ => None,
     };
     let caller = Caller::from_env();
-    let default = Arc::new(Tmux::new(path, name, caller.clone()));
+    // The MCP server outlives single calls: it keeps a mirror of the panes.
+    let mirror = crate::mirror::MirrorOptions {
+        enabled: matches!(cli.command, Cmd::Mcp { .. }),
+        ..crate::mirror::MirrorOptions::default()
+    };
+    let default = Arc::new(Tmux::new(path, name, caller.clone()).with_mirror(mirror));
     Ok(Servers::new(default, caller))
 }
 

@@ -10,6 +10,7 @@
 //! * [`client`]: the async client: request/response correlation, fences,
 //!   a notification broadcast, clean shutdown.
 
+pub mod buffer;
 pub mod client;
 pub mod command;
 pub mod correlate;

@@ -40,6 +40,8 @@ use memchr::{memchr, memchr_iter, memrchr};
 pub struct LineMatch {
     /// The 0-based index of the logical line in the haystack.
     pub line: usize,
+    /// The byte offset of the line's start in the haystack.
+    pub offset: usize,
     /// The byte offset where the first match in the line starts, relative
     /// to the start of the line; `<= end`.
     pub start: usize,
@@ -96,6 +98,7 @@ where
         let line_end = memchr(b'\n', &haystack[me..end]).map_or(end, |i| me + i);
         if !f(LineMatch {
             line,
+            offset: line_start,
             start: ms - line_start,
             end: me - line_start,
         }) {

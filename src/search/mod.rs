@@ -46,6 +46,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod hit;
 mod lines;
 mod pattern;
 mod strip;

@@ -102,8 +102,8 @@ impl PatternOptions {
 /// assert_eq!(
 ///     pat.find_lines(hay),
 ///     [
-///         LineMatch { line: 1, start: 3, end: 8 },
-///         LineMatch { line: 2, start: 0, end: 5 },
+///         LineMatch { line: 1, offset: 3, start: 3, end: 8 },
+///         LineMatch { line: 2, offset: 15, start: 0, end: 5 },
 ///     ],
 /// );
 /// # Ok::<(), tmuxwire::search::PatternError>(())

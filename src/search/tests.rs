@@ -428,6 +428,20 @@ fn naive_lines(hay: &[u8]) -> Vec<&[u8]> {
     v
 }
 
+/// The byte offset of each of `lines`' starts in the haystack they came
+/// from.
+fn offsets(lines: &[&[u8]]) -> Vec<usize> {
+    let mut at = 0;
+    lines
+        .iter()
+        .map(|l| {
+            let o = at;
+            at += l.len() + 1;
+            o
+        })
+        .collect()
+}
+
 /// The naive twin of a literal `find_lines`: per line, the first window
 /// equal to `needle` (ASCII case-insensitively if `!case_sensitive`).
 fn naive_literal(hay: &[u8], needle: &[u8], case_sensitive: bool) -> Vec<LineMatch> {
@@ -438,13 +452,16 @@ fn naive_literal(hay: &[u8], needle: &[u8], case_sensitive: bool) -> Vec<LineMat
             a.eq_ignore_ascii_case(needle)
         }
     };
-    naive_lines(hay)
+    let lines = naive_lines(hay);
+    let offs = offsets(&lines);
+    lines
         .iter()
         .enumerate()
         .filter_map(|(line, text)| {
             let start = text.windows(needle.len()).position(eq)?;
             Some(LineMatch {
                 line,
+                offset: offs[line],
                 start,
                 end: start + needle.len(),
             })
@@ -454,13 +471,16 @@ fn naive_literal(hay: &[u8], needle: &[u8], case_sensitive: bool) -> Vec<LineMat
 
 /// The naive twin of a regex `find_lines`: search each line on its own.
 fn naive_per_line(p: &Pattern, hay: &[u8]) -> Vec<LineMatch> {
-    naive_lines(hay)
+    let lines = naive_lines(hay);
+    let offs = offsets(&lines);
+    lines
         .iter()
         .enumerate()
         .filter_map(|(line, text)| {
             let r = p.find_in_line(text)?;
             Some(LineMatch {
                 line,
+                offset: offs[line],
                 start: r.start,
                 end: r.end,
             })

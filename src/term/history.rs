@@ -598,3 +598,82 @@ mod tests {
         assert_eq!(h.iter().nth(3).map(|l| l.text), Some(&b"n2"[..]));
     }
 }
+
+/// One chunk of history text with what a search needs to place a match:
+/// see [`History::search_chunks`].
+#[derive(Clone, Copy, Debug)]
+pub struct SearchChunk<'a> {
+    /// The text of whole lines, each followed by `\n` (as
+    /// [`History::chunks`] gives it).
+    pub text: &'a [u8],
+    /// The index of the first line in `text`.
+    pub first: LineIndex,
+    chunk: &'a Chunk,
+    /// History rows (0 = the oldest row held) before the chunk's first
+    /// line.
+    rows_before: usize,
+}
+
+impl SearchChunk<'_> {
+    /// Line `k` of `text` (0-based): the history row (0 = the oldest held)
+    /// of its first row, and its number of rows.
+    pub fn rows_of(&self, k: usize) -> (usize, u32) {
+        let c = self.chunk;
+        let l = c.live_line as usize + k;
+        if l >= c.lines.len() {
+            return (self.rows_before, 1);
+        }
+        let rows = c.line_rows(l);
+        let first = rows.start - c.live_row as usize;
+        (self.rows_before + first, rows.len().max(1) as u32)
+    }
+
+    /// Byte offsets in line `k`'s text (as `text` holds it) where its
+    /// rows after the first begin.
+    pub fn breaks_of(&self, k: usize) -> Vec<usize> {
+        let c = self.chunk;
+        let l = c.live_line as usize + k;
+        if l >= c.lines.len() {
+            return Vec::new();
+        }
+        let rows = c.line_rows(l);
+        let base = c.row_start(rows.start);
+        let (text, _) = c.line_text(l);
+        c.rows[rows.start + 1..rows.end]
+            .iter()
+            .map(|&r| (r as usize).saturating_sub(base).min(text.len()))
+            .collect()
+    }
+}
+
+impl History {
+    /// Like [`History::chunks`], with each chunk's row bookkeeping, so a
+    /// search can turn a matched line into tmux line numbers without
+    /// walking the lines before it.
+    pub fn search_chunks(&self) -> impl Iterator<Item = SearchChunk<'_>> + '_ {
+        let open = self.open;
+        let total = self.chunks.len();
+        let mut rows_before = 0usize;
+        self.chunks.iter().enumerate().filter_map(move |(ci, c)| {
+            let live_rows = c.rows.len() - c.live_row as usize;
+            let before = rows_before;
+            rows_before += live_rows;
+            if c.live_line as usize >= c.lines.len() {
+                return None;
+            }
+            let start = c.row_start(c.lines[c.live_line as usize] as usize);
+            let mut end = c.text.len();
+            if open && ci + 1 == total {
+                end = c.lines.last().map_or(end, |&r| c.rows[r as usize] as usize);
+            }
+            // The first line may have lost rows to trimming: its first
+            // live row is the chunk's first live row.
+            (start < end).then_some(SearchChunk {
+                text: &c.text[start..end],
+                first: LineIndex(c.first + u64::from(c.live_line)),
+                chunk: c,
+                rows_before: before,
+            })
+        })
+    }
+}

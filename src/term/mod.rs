@@ -91,7 +91,7 @@ mod width_table;
 #[cfg(test)]
 mod tests;
 
-pub use history::{Dropped, History, HistoryLine, RowBreaks, trim_end_spaces};
+pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_end_spaces};
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
 pub use read::{Cursor, LogicalLine, Modes, Place, fingerprint};
 pub use screen::{DecGraphics, Options, Term};

@@ -284,6 +284,15 @@ impl Term {
         hist.chain(self.screen_lines(&self.grid, true))
     }
 
+    /// The logical lines that are not complete in history: the open
+    /// history line joined to the screen rows it continues on, then the
+    /// rest of the screen ([`Term::lines`] without the complete history
+    /// lines, which [`History::search_chunks`](super::History::search_chunks)
+    /// gives as text).
+    pub fn screen_logical_lines(&self) -> impl Iterator<Item = LogicalLine<'_>> + '_ {
+        self.screen_lines(&self.grid, true)
+    }
+
     /// The visible screen's logical lines; with `join_history`, the open
     /// history line is joined to the first one.
     fn screen_lines<'a>(

@@ -9,9 +9,10 @@ use tokio::sync::Mutex;
 
 use super::error::Error;
 use crate::control::client::Reply;
-use crate::control::correlate::FrameSpec;
+use crate::control::buffer::{buffer_encoding, capture_line, captured};
 use crate::control::format;
-use crate::control::{self, Client, ClientOptions, Command, Encoding, Line, PaneId, SessionId};
+use crate::control::{self, Client, ClientOptions, Command, Line, PaneId, SessionId};
+use crate::mirror::{Mirror, MirrorOptions};
 use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 /// A command's answer: tmux's output, or its error text when `ok` is
@@ -119,6 +120,11 @@ pub struct Tmux {
     /// A connection succeeded once: a missing socket file later means it
     /// was removed, not that no server was ever started.
     had_server: std::sync::atomic::AtomicBool,
+    /// How the pane mirror behaves ([`Tmux::with_mirror`]).
+    mirror_opts: MirrorOptions,
+    /// The mirror, once a request needed it, with the pid of the server it
+    /// mirrors (a new server on the same socket gets a new mirror).
+    mirror: Mutex<Option<(u32, Arc<Mirror>)>>,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -194,82 +200,11 @@ fn is_print_capture(cmd: &Command) -> bool {
     cmd.name() == "capture-pane" && cmd.argv().iter().any(|a| a == "-p")
 }
 
-/// How `show-buffer` writes a buffer to a control client: vis(3)-escaped
-/// before 3.4 (cmd-save-buffer.c), raw since.
-fn buffer_encoding(v: &TmuxVersion) -> Encoding {
-    if v.at_least(3, 4) {
-        Encoding::Raw
-    } else {
-        Encoding::Vis
-    }
-}
-
-/// The line that runs `capture` (a `capture-pane -p …`) as a paste-buffer
-/// read: `capture-pane … -b NAME ; list-buffers -F '#{buffer_size}' -f
-/// <NAME only> ; show-buffer -b NAME ; delete-buffer -b NAME`.
-///
-/// One line, so tmux runs the four back to back and nobody sees or
-/// pastes the buffer in between; the buffer's size is printed before its
-/// text, which is read by length ([`FrameSpec::LengthOfPrevious`]) and so
-/// cannot be cut by a line that looks like a block guard. `capture-pane
-/// -b` frees everything on every version (3.2–3.5 leak `-p` captures sent
-/// by a control client: cmd-capture-pane.c). The name carries a random
-/// nonce.
-pub fn capture_line(capture: &Command, encoding: Encoding) -> Line {
-    let name = format!("tmuxwire-{}", format::nonce());
-    let mut cap = Command::new("capture-pane");
-    for a in capture.argv().iter().skip(1).filter(|a| *a != "-p") {
-        cap = cap.arg(a.clone());
-    }
-    let cap = cap.opt("-b", name.clone());
-    let size = Command::new("list-buffers")
-        .opt("-F", "#{buffer_size}")
-        .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
-    let show = Command::new("show-buffer")
-        .opt("-b", name.clone())
-        .frame(FrameSpec::LengthOfPrevious(encoding));
-    let delete = Command::new("delete-buffer").opt("-b", name);
-    Line::list(vec![cap, size, show, delete])
-}
-
 /// The answer of a [`capture_line`], as `capture-pane -p` would give it.
 fn capture_output(reply: Reply) -> Output {
-    let mut blocks = reply.blocks.into_iter();
-    let (Some(cap), size, show) = (blocks.next(), blocks.next(), blocks.next()) else {
-        return Output {
-            ok: false,
-            body: b"tmux gave no answer to capture-pane\n".to_vec(),
-        };
-    };
-    if !cap.ok {
-        return Output {
-            ok: false,
-            body: cap.body,
-        };
-    }
-    match (size, show) {
-        // An empty capture makes no buffer: show-buffer fails, which is
-        // an empty answer.
-        (Some(size), Some(show)) if size.body.iter().all(u8::is_ascii_whitespace) => Output {
-            ok: true,
-            body: if show.ok { show.body } else { Vec::new() },
-        },
-        (_, Some(show)) if show.ok => Output {
-            ok: true,
-            body: show.body,
-        },
-        (_, Some(show)) => Output {
-            ok: false,
-            body: show.body,
-        },
-        (Some(size), None) => Output {
-            ok: size.ok && size.body.is_empty(),
-            body: size.body,
-        },
-        (None, None) => Output {
-            ok: false,
-            body: b"tmux gave no answer to capture-pane\n".to_vec(),
-        },
+    match captured(reply.blocks) {
+        Ok(body) => Output { ok: true, body },
+        Err(body) => Output { ok: false, body },
     }
 }
 
@@ -333,7 +268,58 @@ impl Tmux {
             }),
             idle_close: IDLE_CLOSE,
             had_server: std::sync::atomic::AtomicBool::new(false),
+            mirror_opts: MirrorOptions {
+                enabled: false,
+                ..MirrorOptions::default()
+            },
+            mirror: Mutex::new(None),
         }
+    }
+
+    /// The same handle, mirroring panes as `opts` says (off by default:
+    /// the CLI's one-shot commands gain nothing from it; the MCP server
+    /// turns it on).
+    pub fn with_mirror(mut self, opts: MirrorOptions) -> Tmux {
+        self.mirror_opts = opts;
+        self
+    }
+
+    /// The pane mirror, started on first use; `None` when mirroring is off
+    /// or the server cannot be reached. A server restarted on the same
+    /// socket (a new pid) gets a fresh mirror: pane ids start over.
+    pub async fn mirror(&self) -> Option<Arc<Mirror>> {
+        if !self.mirror_opts.enabled {
+            return None;
+        }
+        let pid = self.server_pid().await.ok()?;
+        let mut guard = self.mirror.lock().await;
+        if let Some((p, m)) = guard.as_ref()
+            && *p == pid
+        {
+            return Some(m.clone());
+        }
+        if let Some((_, old)) = guard.take() {
+            old.close().await;
+        }
+        let version = self.version().await.ok()?;
+        let m = Arc::new(Mirror::new(
+            self.path.clone(),
+            version,
+            self.mirror_opts.clone(),
+        ));
+        *guard = Some((pid, m.clone()));
+        Some(m)
+    }
+
+    /// The server's pid (`#{pid}`).
+    async fn server_pid(&self) -> Result<u32, Error> {
+        let out = self
+            .run(&Command::new("display-message").arg("-p").arg("#{pid}"))
+            .await?;
+        out.text()
+            .trim()
+            .parse()
+            .map_err(|_| Error::Connection("tmux did not report its pid".into()))
     }
 
     /// The same handle, closing its connection after `after` without use
@@ -742,16 +728,19 @@ pub struct Servers {
     caller: Caller,
     others: std::sync::Mutex<Vec<Arc<Tmux>>>,
     pinned: bool,
+    mirror: MirrorOptions,
 }
 
 impl Servers {
     /// A pool whose default server is `default`.
     pub fn new(default: Arc<Tmux>, caller: Caller) -> Servers {
+        let mirror = default.mirror_opts.clone();
         Servers {
             default,
             caller,
             others: std::sync::Mutex::new(Vec::new()),
             pinned: false,
+            mirror,
         }
     }
 
@@ -802,7 +791,10 @@ impl Servers {
         if let Some(t) = others.iter().find(|t| t.path == path) {
             return Ok(t.clone());
         }
-        let t = Arc::new(Tmux::new(path, Some(name.to_string()), self.caller.clone()));
+        let t = Arc::new(
+            Tmux::new(path, Some(name.to_string()), self.caller.clone())
+                .with_mirror(self.mirror.clone()),
+        );
         others.push(t.clone());
         Ok(t)
     }

@@ -1,26 +1,28 @@
 //! `search_panes`: find the logical lines that match a pattern in many
 //! panes' scrollback and screen.
 //!
-//! One `list-panes` gives the panes in scope with their geometry; then one
-//! `capture-pane -p -J` per pane is pipelined on the connection (soft
-//! wraps joined, so text split by a wrap is found), and each capture is
-//! scanned on a blocking thread as soon as it arrives, while the next one
-//! is still streaming in.
+//! One `list-panes` gives the panes in scope. Each pane is then answered
+//! from one of two sources:
 //!
-//! Each matched line carries its tmux line number (the `capture-pane
-//! -S/-E` numbering: 0 is the top row of the visible screen, negative
-//! numbers are history) of its first row, and how many rows it spans. The
-//! rows of a logical line are first worked out from its width in cells
-//! ([`crate::term::width`], by tmux version) and the pane width, counting
-//! from the bottom of the captured range (which is fixed however much
-//! history grows meanwhile). Then every number returned is *checked* with
-//! tmux (`capture-pane -J` of exactly those rows, all in one round trip);
-//! for a pane where a check fails (a character whose width tmux sees
-//! differently, or output that arrived meanwhile), the pane is captured
-//! again both joined and row by row in one write, and rows are counted by
-//! aligning the two ([`align_rows`]).
+//! * **the mirror** ([`crate::mirror`]), when tmuxwire holds a copy of the
+//!   pane that tmux has just confirmed (the mirror checks every copy in one
+//!   round trip per session before a search): the copy's history is
+//!   scanned as chunks of logical lines at memory speed, on blocking
+//!   threads, with exact tmux line numbers and match positions from the
+//!   grid. Copies of panes that have since vanished (their program exited)
+//!   are searched too, marked `pane_dead`.
+//! * **a capture** otherwise (a pane the mirror could not seed, or the
+//!   mirror is off): `capture-pane -J` through a paste buffer, pipelined
+//!   [`CAPTURES_IN_FLIGHT`] at a time and scanned as it arrives. Row counts
+//!   come from the width model ([`crate::term::width`]) and are checked
+//!   against the captured range's row count; a pane that disagrees is
+//!   captured again joined and row by row in one write and its rows
+//!   counted by aligning the two ([`align_rows`]).
+//!
+//! Each pane's result says which source answered (`source`).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 
@@ -32,9 +34,13 @@ use super::handle::Tmux;
 use super::model::Geometry;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::format::Record;
-use crate::control::{Command, PaneId, Target, TargetKind};
+use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
+use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Status};
 use crate::search::Pattern;
+use crate::search::hit::excerpt;
 use crate::term::width::{self, Rules};
+use crate::term::{ByteOffset, LineNo, LogicalLine};
 
 /// A search over panes.
 #[derive(Clone, Debug)]
@@ -56,13 +62,24 @@ pub struct SearchRequest {
     pub offset: usize,
 }
 
+/// Which source answered for a pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// tmuxwire's copy of the pane, fed by its output and checked with
+    /// tmux just before.
+    Mirror,
+    /// A capture from tmux (the pane is not mirrored).
+    Capture,
+}
+
 /// The matches in one pane (libtmux-mcp `PaneContentMatch`, plus line
-/// numbers).
+/// numbers, positions and the source).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PaneContentMatch {
     /// Pane id, `%N`.
     pub pane_id: String,
-    /// Position in the window.
+    /// Position in the window (zeros for a pane that is gone).
     #[serde(flatten)]
     pub geometry: Geometry,
     /// The pane's tty device.
@@ -95,9 +112,27 @@ pub struct PaneContentMatch {
     /// For each matched line, how many screen rows it spans (more than 1
     /// when it was soft-wrapped).
     pub matched_line_rows: Vec<u32>,
+    /// For each matched line, where its first match starts: `row` (tmux
+    /// line number of the row holding it), `column` (cell, 0-based),
+    /// `char` and `byte` (offsets in the logical line).
+    pub matched_at: Vec<Position>,
+    /// For each matched line, the screen it is on, when the pane shows the
+    /// alternate screen: `alternate` (what the program draws) or
+    /// `hidden_main` (the normal screen it covers). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_screens: Option<Vec<Screen>>,
     /// How many lines matched in this pane, before the per-pane cap.
     pub matched_line_count: usize,
-    /// See [`super::model::PaneInfo::is_caller`].
+    /// Which source answered: `mirror` or `capture`.
+    pub source: Source,
+    /// The pane is gone (its program exited and tmux destroyed it); the
+    /// lines come from tmuxwire's copy.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pane_dead: bool,
+    /// The exit status of the pane's program, when tmux reported it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// Whether this is the caller's own pane (null outside tmux).
     pub is_caller: Option<bool>,
 }
 
@@ -105,7 +140,8 @@ pub struct PaneContentMatch {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SearchPanesResult {
     /// Panes with matches, in tmux's order (`list_panes`: sessions, then
-    /// windows by index, then panes by index), this page only.
+    /// windows by index, then panes by index; panes that are gone last),
+    /// this page only.
     pub matches: Vec<PaneContentMatch>,
     /// True when a pane's lines were capped or more panes follow the page.
     pub truncated: bool,
@@ -174,66 +210,69 @@ pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64
     top.max(bottom)
 }
 
-/// What one pane's scan found.
-#[derive(Debug, Default)]
-struct PaneHits {
-    lines: Vec<String>,
-    numbers: Vec<i64>,
-    rows: Vec<u32>,
-    count: usize,
-    /// The rows all captured lines fill, as counted: equal to the rows of
-    /// the captured range when every count was right.
-    rows_total: u64,
-}
-
-impl PaneHits {
-    /// Keeps the newest lines that fit in `budget` bytes (at least one
-    /// line's worth is never promised), takes their size off `budget`,
-    /// and returns how many older lines were dropped.
-    fn fit(&mut self, budget: &mut usize) -> usize {
-        let mut used = 0usize;
-        let mut keep = 0usize;
-        for l in self.lines.iter().rev() {
-            // The line and its JSON overhead (quotes, comma, number, rows).
-            let cost = l.len() + 24;
-            if used + cost > *budget {
-                break;
-            }
-            used += cost;
-            keep += 1;
+/// Keeps the newest hits of `scan` that fit in `budget` bytes, takes
+/// their size off `budget`, and returns how many older hits were dropped.
+fn fit(scan: &mut Scan, budget: &mut usize) -> usize {
+    let mut used = 0usize;
+    let mut keep = 0usize;
+    for h in scan.hits.iter().rev() {
+        // The line and its JSON overhead (quotes, numbers, position).
+        let cost = h.text.len() + 96;
+        if used + cost > *budget {
+            break;
         }
-        *budget -= used;
-        let drop = self.lines.len() - keep;
-        self.lines.drain(..drop);
-        self.numbers.drain(..drop);
-        self.rows.drain(..drop);
-        drop
+        used += cost;
+        keep += 1;
     }
+    *budget -= used;
+    let drop = scan.hits.len() - keep;
+    scan.hits.drain(..drop);
+    drop
 }
 
 /// The rows each logical line of a `capture-pane -J` fills.
 enum RowCount<'a> {
     /// Worked out from widths.
-    Estimate { width: usize, rules: Rules },
+    Estimate,
     /// Known (from [`align_rows`]), one entry per line.
     Exact(&'a [u32]),
 }
 
-/// Scans one pane's `capture-pane -p -J` output.
-fn scan(
+/// Byte offsets in `text` where tmux would start a new row when writing it
+/// from column 0 of a `width`-cell row, by the width model.
+fn layout_breaks(text: &[u8], width: usize, rules: Rules) -> Vec<usize> {
+    let mut layout = crate::term::width::Layout::new(width.max(1), rules);
+    let mut breaks = Vec::new();
+    let s = String::from_utf8_lossy(text);
+    let mut byte = 0;
+    for c in s.chars() {
+        let before = layout.rows;
+        layout.push(c as u32);
+        if layout.rows > before {
+            breaks.push(byte.min(text.len()));
+        }
+        byte += c.len_utf8();
+    }
+    breaks
+}
+
+/// Scans one pane's `capture-pane -p -J` output. Returns the hits and the
+/// rows all captured lines fill as counted (equal to the rows of the
+/// captured range when every count was right).
+fn scan_capture(
     body: &[u8],
     pattern: &Pattern,
     rows_of: RowCount<'_>,
+    width: usize,
+    rules: Rules,
     bottom: i64,
     keep: usize,
-) -> PaneHits {
+) -> (Scan, u64) {
     let mut hay = Vec::with_capacity(body.len());
-    let mut starts: Vec<usize> = Vec::new();
     let mut rows: Vec<u32> = Vec::new();
     for (k, line) in split_lines(body).enumerate() {
-        starts.push(hay.len());
         rows.push(match rows_of {
-            RowCount::Estimate { width, rules } => {
+            RowCount::Estimate => {
                 width::rows(&String::from_utf8_lossy(line), width, rules)
             }
             RowCount::Exact(r) => r.get(k).copied().unwrap_or(1),
@@ -241,66 +280,51 @@ fn scan(
         hay.extend_from_slice(trim_end_spaces(line));
         hay.push(b'\n');
     }
+    let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
     let mut found = pattern.find_lines(&hay);
     let count = found.len();
     keep_tail(&mut found, Some(keep));
-    let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
-    let mut hits = PaneHits {
+    let mut scan = Scan {
         count,
-        rows_total: total,
-        ..PaneHits::default()
+        ..Scan::default()
     };
     if found.is_empty() {
-        return hits;
+        return (scan, total);
     }
-    // Rows after each line, summed from the bottom.
+    // Rows before each line, summed from the top.
     let mut before = vec![0u64; rows.len() + 1];
     for (i, r) in rows.iter().enumerate() {
         before[i + 1] = before[i] + u64::from(*r);
     }
     for m in found {
         let i = m.line;
-        // Every line is followed by its `\n`.
-        let end = starts.get(i + 1).map_or(hay.len(), |&s| s) - 1;
-        let text = &hay[starts[i]..end];
+        let end = memchr::memchr(b'\n', &hay[m.offset..]).map_or(hay.len(), |e| m.offset + e);
+        let text = &hay[m.offset..end];
         let after = total - before[i + 1];
         let r = rows[i];
-        hits.lines.push(excerpt(text, m.start, m.end));
-        hits.numbers.push(bottom - after as i64 - i64::from(r) + 1);
-        hits.rows.push(r);
+        let first = bottom - after as i64 - i64::from(r) + 1;
+        let line = LogicalLine {
+            index: crate::term::LineIndex(i as u64),
+            first_row: LineNo(first),
+            text: std::borrow::Cow::Borrowed(text),
+            breaks: std::borrow::Cow::Owned(layout_breaks(text, width, rules)),
+            place: crate::term::Place::Screen,
+        };
+        let p = line.point(ByteOffset(m.start), width as u32, rules);
+        scan.hits.push(Hit {
+            text: excerpt(text, m.start, m.end),
+            line: first,
+            rows: r,
+            at: Position {
+                row: p.line.0,
+                column: p.column.0,
+                char: line.char_offset(ByteOffset(m.start)).0,
+                byte: m.start,
+            },
+            screen: Screen::Main,
+        });
     }
-    hits
-}
-
-/// The longest matched line returned whole, in bytes; a longer one is cut
-/// to this much around its first match, with `…` marking each cut.
-pub const MAX_LINE_BYTES: usize = 4096;
-
-/// `line` as text, cut around `start..end` when it is over
-/// [`MAX_LINE_BYTES`].
-fn excerpt(line: &[u8], start: usize, end: usize) -> String {
-    if line.len() <= MAX_LINE_BYTES {
-        return String::from_utf8_lossy(line).into_owned();
-    }
-    let half = MAX_LINE_BYTES.saturating_sub(end.saturating_sub(start)) / 2;
-    let mut from = start.saturating_sub(half);
-    let mut to = (end + half).min(line.len());
-    // Whole UTF-8 characters only.
-    while from > 0 && (line[from] & 0xC0) == 0x80 {
-        from -= 1;
-    }
-    while to < line.len() && (line[to] & 0xC0) == 0x80 {
-        to += 1;
-    }
-    let mut out = String::new();
-    if from > 0 {
-        out.push('…');
-    }
-    out.push_str(&String::from_utf8_lossy(&line[from..to]));
-    if to < line.len() {
-        out.push('…');
-    }
-    out
+    (scan, total)
 }
 
 /// Rows per logical line, by aligning a `capture-pane -p -J` of a range
@@ -401,14 +425,72 @@ fn capture_cmd(req: &SearchRequest, join: bool) -> Command {
     cmd.opt("-S", start).opt("-E", end)
 }
 
+/// What tmux said about a pane, from its listing or (for a pane that is
+/// gone) from the mirror's last one.
+#[derive(Clone, Debug)]
+struct Facts {
+    pane_id: String,
+    geometry: Geometry,
+    meta: PaneMeta,
+}
+
+impl Facts {
+    fn of_record(r: &Record) -> Facts {
+        Facts {
+            pane_id: r.string(0),
+            geometry: Geometry::from_record(r, 1),
+            meta: meta_of(r),
+        }
+    }
+}
+
+/// The mirror's view of a listing record.
+fn meta_of(r: &Record) -> PaneMeta {
+    PaneMeta {
+        session_id: r.string(13),
+        session_name: r.string(14),
+        window_id: r.string(11),
+        window_name: r.string(12),
+        window_index: r.string(18),
+        pane_index: r.string(19),
+        pane_current_command: r.string(10),
+        pane_current_path: r.string(20),
+        pane_tty: r.string(9),
+    }
+}
+
+/// One pane's outcome.
+struct Searched {
+    facts: Facts,
+    scan: Scan,
+    source: Source,
+    dead: bool,
+    exit_status: Option<i32>,
+    alternate: bool,
+}
+
+/// Sets a flag when dropped: a cancelled search (its future dropped) stops
+/// the scans still running on blocking threads.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A pane to search: listed by tmux, or a copy of a pane that is gone.
+enum Item {
+    Listed(usize),
+    Gone(Arc<PaneMirror>),
+}
+
 impl Tmux {
     /// Runs a search (see the module docs).
     ///
-    /// Panes are captured in pane order, [`CAPTURES_IN_FLIGHT`] at a time,
-    /// and scanned on blocking threads as their text arrives. Only the
-    /// page's panes keep their lines, and only within
-    /// [`RESPONSE_BUDGET`] bytes, so memory and the answer stay bounded
-    /// however many lines match.
+    /// Panes are searched in order, a few at a time; only the page's panes
+    /// keep their lines, and only within [`RESPONSE_BUDGET`] bytes, so
+    /// memory and the answer stay bounded however many lines match.
     ///
     /// # Errors
     ///
@@ -420,62 +502,72 @@ impl Tmux {
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));
         let rules = Rules::for_version(&self.version().await?);
+        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
 
-        // Captures go out CAPTURES_IN_FLIGHT at a time: tmux renders one
-        // while the previous one streams to us and is scanned on a blocking
-        // thread, instead of rendering every pane before writing any.
-        let ids: Vec<(usize, PaneId)> = panes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, rec)| Some((i, rec.str(0).parse::<PaneId>().ok()?)))
-            .collect();
-        let scans = futures::stream::iter(ids)
-            .map(|(i, id)| async move {
-                let target = Target::Pane(id);
-                let cap = capture_cmd(req, true);
-                match self.state_and_text(&target, STATE, cap).await {
-                    Ok((state, body)) => {
-                        let geo = PaneGeometry::of(&state, req);
-                        let keep = req.max_matched_lines_per_pane;
-                        let pattern = req.pattern.clone();
-                        let task = tokio::task::spawn_blocking(move || {
-                            let rows_of = RowCount::Estimate {
-                                width: geo.width,
-                                rules,
-                            };
-                            let hits = scan(&body, &pattern, rows_of, geo.bottom, keep);
-                            (hits.rows_total == geo.rows, hits)
-                        });
-                        match task.await {
-                            Ok((exact, hits)) => (i, Ok(Some((exact, hits)))),
-                            Err(e) => (
-                                i,
-                                Err(Error::Connection(format!("search task failed: {e}"))),
-                            ),
-                        }
-                    }
-                    // The pane went away meanwhile: skip it.
-                    Err(Error::NotFound(_)) => (i, Ok(None)),
-                    Err(e) => (i, Err(e)),
+        let mirror = self.mirror().await;
+        let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
+        if let Some(m) = &mirror {
+            let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
+                .iter()
+                .filter_map(|r| {
+                    Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r)))
+                })
+                .collect();
+            m.sync(&list).await;
+            let alive: std::collections::HashSet<PaneId> =
+                list.iter().map(|(p, _, _)| *p).collect();
+            if req.scope == PaneScope::All {
+                m.mark_gone(&alive);
+            }
+            let scope_session = match &req.scope {
+                PaneScope::Session(Target::Session(s)) => Some(s.to_string()),
+                _ => None,
+            };
+            for (id, p) in m.panes() {
+                if alive.contains(&id) {
+                    continue;
+                }
+                let st = p.read();
+                let in_scope = match (&req.scope, &scope_session) {
+                    (PaneScope::All, _) => true,
+                    (_, Some(s)) => st.meta.session_id == *s,
+                    _ => false,
+                };
+                if in_scope && st.status == Status::Dead && st.term.is_some() {
+                    drop(st);
+                    items.push(Item::Gone(p));
+                }
+            }
+        }
+        let panes_searched = items.len();
+        let parallel = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .max(CAPTURES_IN_FLIGHT);
+        let panes = &panes;
+        let mirror = &mirror;
+        let flag = &cancel.0;
+        let scans = futures::stream::iter(items)
+            .map(|item| async move {
+                match item {
+                    Item::Listed(i) => self.search_listed(&panes[i], mirror, req, rules, flag).await,
+                    Item::Gone(p) => Ok(Some(search_gone(p, req, flag.clone()).await)),
                 }
             })
-            .buffered(CAPTURES_IN_FLIGHT);
+            .buffered(parallel);
         futures::pin_mut!(scans);
 
         let page_start = req.offset;
-        let page_end = req
-            .limit
-            .map_or(usize::MAX, |l| req.offset.saturating_add(l));
+        let page_end = req.limit.map_or(usize::MAX, |l| req.offset.saturating_add(l));
         let mut budget = RESPONSE_BUDGET;
         let mut matched = 0usize;
-        let mut page: Vec<(usize, PaneHits)> = Vec::new();
+        let mut page: Vec<Searched> = Vec::new();
         let mut truncated_panes = Vec::new();
         let mut lines_omitted = 0usize;
-        while let Some((i, scanned)) = scans.next().await {
-            let Some((exact, mut hits)) = scanned? else {
+        while let Some(searched) = scans.next().await {
+            let Some(mut s) = searched? else {
                 continue;
             };
-            if hits.count == 0 {
+            if s.scan.count == 0 {
                 continue;
             }
             let k = matched;
@@ -484,45 +576,93 @@ impl Tmux {
                 continue;
             }
             if k >= page_end {
-                truncated_panes.push(panes[i].string(0));
+                truncated_panes.push(s.facts.pane_id.clone());
                 continue;
             }
-            if !exact {
-                // The widths tmux used differ from the model somewhere in
-                // this pane: count its rows exactly.
-                tracing::debug!(pane = panes[i].str(0), "row estimate off; recounting rows");
-                if let Some(recounted) = self.recount(&panes[i], req).await? {
-                    hits = recounted;
-                }
-            }
-            lines_omitted += hits.fit(&mut budget);
-            page.push((i, hits));
+            lines_omitted += fit(&mut s.scan, &mut budget);
+            page.push(s);
         }
         let truncated = !truncated_panes.is_empty()
             || lines_omitted > 0
-            || page.iter().any(|(_, h)| h.count > h.lines.len());
+            || page.iter().any(|s| s.scan.count > s.scan.hits.len());
         Ok(SearchPanesResult {
-            matches: page
-                .into_iter()
-                .map(|(i, hits)| self.pane_match(&panes[i], hits))
-                .collect(),
+            matches: page.into_iter().map(|s| self.pane_match(s)).collect(),
             truncated,
             truncated_panes,
             total_panes_matched: matched,
             offset: req.offset,
             limit: req.limit,
-            panes_searched: panes.len(),
+            panes_searched,
             lines_omitted,
         })
+    }
+
+    /// Searches a listed pane: from its copy when the mirror has a current
+    /// one, else from a capture. `None` when the pane went away.
+    async fn search_listed(
+        &self,
+        rec: &Record,
+        mirror: &Option<Arc<Mirror>>,
+        req: &SearchRequest,
+        rules: Rules,
+        cancel: &Arc<AtomicBool>,
+    ) -> Result<Option<Searched>, Error> {
+        let facts = Facts::of_record(rec);
+        let Ok(id) = facts.pane_id.parse::<PaneId>() else {
+            return Ok(None);
+        };
+        if let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
+            && p.read().status == Status::Live
+        {
+            let mut s = search_gone(p, req, cancel.clone()).await;
+            s.facts = facts;
+            s.dead = false;
+            return Ok(Some(s));
+        }
+        let target = Target::Pane(id);
+        let cap = capture_cmd(req, true);
+        let (state, body) = match self.state_and_text(&target, STATE, cap).await {
+            Ok(x) => x,
+            // The pane went away meanwhile: skip it.
+            Err(Error::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let geo = PaneGeometry::of(&state, req);
+        let keep = req.max_matched_lines_per_pane;
+        let pattern = req.pattern.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            scan_capture(&body, &pattern, RowCount::Estimate, geo.width, rules, geo.bottom, keep)
+        });
+        let (mut scan, rows_total) = task
+            .await
+            .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
+        if scan.count > 0 && rows_total != geo.rows {
+            // The widths tmux used differ from the model somewhere in this
+            // pane: count its rows exactly.
+            tracing::debug!(pane = %id, "row estimate off; recounting rows");
+            if let Some(exact) = self.recount(id, req, rules).await? {
+                scan = exact;
+            }
+        }
+        Ok(Some(Searched {
+            facts,
+            scan,
+            source: Source::Capture,
+            dead: false,
+            exit_status: None,
+            alternate: false,
+        }))
     }
 
     /// Captures a pane joined and row by row in one write, aligns the two
     /// and scans again with exact row counts. `None` when they do not align
     /// (the estimates are kept then).
-    async fn recount(&self, rec: &Record, req: &SearchRequest) -> Result<Option<PaneHits>, Error> {
-        let Ok(id) = rec.str(0).parse::<PaneId>() else {
-            return Ok(None);
-        };
+    async fn recount(
+        &self,
+        id: PaneId,
+        req: &SearchRequest,
+        rules: Rules,
+    ) -> Result<Option<Scan>, Error> {
         let target = Target::Pane(id);
         let q = crate::control::format::Query::new(STATE);
         let [state, joined, plain] = self
@@ -544,34 +684,93 @@ impl Tmux {
             return Ok(None);
         };
         let geo = PaneGeometry::of(&state, req);
-        Ok(Some(scan(
-            &joined.body,
-            &req.pattern,
-            RowCount::Exact(&rows),
-            geo.bottom,
-            req.max_matched_lines_per_pane,
-        )))
+        Ok(Some(
+            scan_capture(
+                &joined.body,
+                &req.pattern,
+                RowCount::Exact(&rows),
+                geo.width,
+                rules,
+                geo.bottom,
+                req.max_matched_lines_per_pane,
+            )
+            .0,
+        ))
     }
 
-    fn pane_match(&self, r: &Record, hits: PaneHits) -> PaneContentMatch {
+    fn pane_match(&self, s: Searched) -> PaneContentMatch {
+        let Searched {
+            facts,
+            scan,
+            source,
+            dead,
+            exit_status,
+            alternate,
+        } = s;
+        let m = facts.meta;
         PaneContentMatch {
-            pane_id: r.string(0),
-            geometry: Geometry::from_record(r, 1),
-            pane_tty: r.string(9),
-            pane_current_command: r.string(10),
-            window_id: r.string(11),
-            window_name: r.string(12),
-            session_id: r.string(13),
-            session_name: r.string(14),
-            window_index: r.string(18),
-            pane_index: r.string(19),
-            pane_current_path: r.string(20),
-            matched_lines: hits.lines,
-            matched_line_numbers: hits.numbers,
-            matched_line_rows: hits.rows,
-            matched_line_count: hits.count,
-            is_caller: self.is_caller(r.str(0)),
+            is_caller: self.is_caller(&facts.pane_id),
+            pane_id: facts.pane_id,
+            geometry: facts.geometry,
+            pane_tty: m.pane_tty,
+            pane_current_command: m.pane_current_command,
+            window_id: m.window_id,
+            window_name: m.window_name,
+            session_id: m.session_id,
+            session_name: m.session_name,
+            window_index: m.window_index,
+            pane_index: m.pane_index,
+            pane_current_path: m.pane_current_path,
+            matched_line_numbers: scan.hits.iter().map(|h| h.line).collect(),
+            matched_line_rows: scan.hits.iter().map(|h| h.rows).collect(),
+            matched_at: scan.hits.iter().map(|h| h.at).collect(),
+            matched_screens: alternate.then(|| scan.hits.iter().map(|h| h.screen).collect()),
+            matched_lines: scan.hits.into_iter().map(|h| h.text).collect(),
+            matched_line_count: scan.count,
+            source,
+            pane_dead: dead,
+            exit_status,
         }
+    }
+}
+
+/// Searches a pane's copy on a blocking thread.
+async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<AtomicBool>) -> Searched {
+    let pattern = req.pattern.clone();
+    let keep = req.max_matched_lines_per_pane;
+    let range = match (req.content_start, req.content_end) {
+        (None, None) => None,
+        (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
+    };
+    let pane = p.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        let st = pane.read();
+        let (scan, alternate) = match &st.term {
+            Some(t) => (scan(t, &pattern, range, keep, &cancel), t.alternate_on()),
+            None => (Scan::default(), false),
+        };
+        (
+            scan,
+            alternate,
+            st.meta.clone(),
+            st.status == Status::Dead,
+            st.exit_status,
+        )
+    })
+    .await;
+    let (scan, alternate, meta, dead, exit_status) =
+        done.unwrap_or_else(|_| (Scan::default(), false, PaneMeta::default(), false, None));
+    Searched {
+        facts: Facts {
+            pane_id: p.id.to_string(),
+            geometry: Geometry::default(),
+            meta,
+        },
+        scan,
+        source: Source::Mirror,
+        dead,
+        exit_status,
+        alternate,
     }
 }
 
@@ -580,11 +779,17 @@ mod tests {
     use super::*;
     use crate::search::PatternOptions;
 
-    fn est(width: usize) -> RowCount<'static> {
-        RowCount::Estimate {
-            width,
-            rules: Rules::V33,
-        }
+    /// `scan_capture` with estimated rows, by 3.3's rules.
+    fn scan_est(body: &[u8], pat: &Pattern, width: usize, bottom: i64, keep: usize) -> Scan {
+        scan_capture(body, pat, RowCount::Estimate, width, Rules::V33, bottom, keep).0
+    }
+
+    fn texts(s: &Scan) -> Vec<&str> {
+        s.hits.iter().map(|h| h.text.as_str()).collect()
+    }
+
+    fn numbers(s: &Scan) -> Vec<i64> {
+        s.hits.iter().map(|h| h.line).collect()
     }
 
     #[test]
@@ -619,21 +824,6 @@ mod tests {
     }
 
     #[test]
-    fn long_lines_are_cut_around_the_match() {
-        let mut line = "a".repeat(10_000).into_bytes();
-        line.extend_from_slice("NEEDLE é".as_bytes());
-        line.extend_from_slice(&[b'b'; 10_000]);
-        let e = excerpt(&line, 10_000, 10_006);
-        assert!(
-            e.starts_with('…') && e.ends_with('…') && e.contains("NEEDLE é"),
-            "{}",
-            e.len()
-        );
-        assert!(e.len() <= MAX_LINE_BYTES + 8);
-        assert_eq!(excerpt(b"short", 0, 1), "short");
-    }
-
-    #[test]
     fn bottom_lines() {
         // Default range: whole history to the bottom of a 24-row screen.
         assert_eq!(bottom_line(None, None, 100, 24), 23);
@@ -654,22 +844,24 @@ mod tests {
         // wraps over rows -1 and 0.
         let body = b"old\n0123456789abcdefNEEDLEXYZ-tail\nprompt   \n\n";
         // rows: old=1, needle=2, prompt=1, empty=1 -> 5 rows, bottom = 1.
-        let hits = scan(body, &pat, est(20), 1, 50);
-        assert_eq!(hits.lines, vec!["0123456789abcdefNEEDLEXYZ-tail"]);
-        assert_eq!(hits.numbers, vec![-2]);
-        assert_eq!(hits.rows, vec![2]);
+        let hits = scan_est(body, &pat, 20, 1, 50);
+        assert_eq!(texts(&hits), vec!["0123456789abcdefNEEDLEXYZ-tail"]);
+        assert_eq!(numbers(&hits), vec![-2]);
+        assert_eq!(hits.hits[0].rows, 2);
+        // The match starts on the first row, cell 16.
+        assert_eq!((hits.hits[0].at.row, hits.hits[0].at.column), (-2, 16));
         let pat = Pattern::new("prompt$", PatternOptions::regex()).unwrap();
-        let hits = scan(body, &pat, est(20), 1, 50);
-        assert_eq!(hits.lines, vec!["prompt"], "trailing blanks are trimmed");
-        assert_eq!(hits.numbers, vec![0]);
+        let hits = scan_est(body, &pat, 20, 1, 50);
+        assert_eq!(texts(&hits), vec!["prompt"], "trailing blanks are trimmed");
+        assert_eq!(numbers(&hits), vec![0]);
     }
 
     #[test]
     fn scan_keeps_newest() {
         let pat = Pattern::new("x", PatternOptions::literal()).unwrap();
-        let hits = scan(b"x1\nx2\nx3\n", &pat, est(80), 2, 2);
-        assert_eq!(hits.lines, vec!["x2", "x3"]);
+        let hits = scan_est(b"x1\nx2\nx3\n", &pat, 80, 2, 2);
+        assert_eq!(texts(&hits), vec!["x2", "x3"]);
         assert_eq!(hits.count, 3);
-        assert_eq!(hits.numbers, vec![1, 2]);
+        assert_eq!(numbers(&hits), vec![1, 2]);
     }
 }

@@ -1,0 +1,89 @@
+//! Reading pane text through a paste buffer, framed by its length. Pure.
+//!
+//! `capture-pane -p` prints a pane's text inside a command block, where a
+//! line of pane text equal to the block's closing guard would end the
+//! answer early, and tmux 3.2–3.5 never free what it prints to a control
+//! client (cmd-capture-pane.c). Capturing into a paste buffer, printing the
+//! buffer's size, then the buffer, then deleting it, all on one command
+//! line, avoids both: the text is read by its length
+//! ([`FrameSpec::LengthOfPrevious`]) and tmux frees everything.
+
+use super::command::{Command, Line};
+use super::correlate::FrameSpec;
+use super::format;
+use super::parse::{Block, Encoding};
+use crate::wire::TmuxVersion;
+
+/// How `show-buffer` writes a buffer to a control client: vis(3)-escaped
+/// before 3.4 (cmd-save-buffer.c), raw since.
+pub fn buffer_encoding(v: &TmuxVersion) -> Encoding {
+    if v.at_least(3, 4) {
+        Encoding::Raw
+    } else {
+        Encoding::Vis
+    }
+}
+
+/// The line that runs `capture` (a `capture-pane -p …`) as a paste-buffer
+/// read: `capture-pane … -b NAME ; list-buffers -F '#{buffer_size}' -f
+/// <NAME only> ; show-buffer -b NAME ; delete-buffer -b NAME`.
+///
+/// One line, so tmux runs the four back to back and nobody sees or
+/// pastes the buffer in between; the buffer's size is printed before its
+/// text, which is read by length ([`FrameSpec::LengthOfPrevious`]) and so
+/// cannot be cut by a line that looks like a block guard. `capture-pane
+/// -b` frees everything on every version (3.2–3.5 leak `-p` captures sent
+/// by a control client: cmd-capture-pane.c). The name carries a random
+/// nonce.
+pub fn capture_line(capture: &Command, encoding: Encoding) -> Line {
+    Line::list(capture_commands(capture, encoding).to_vec())
+}
+
+/// The four commands of [`capture_line`], to put on a longer line; their
+/// four blocks (fewer when one failed) give the text with [`captured`].
+pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; 4] {
+    let name = format!("tmuxwire-{}", format::nonce());
+    let mut cap = Command::new("capture-pane");
+    for a in capture.argv().iter().skip(1).filter(|a| *a != "-p") {
+        cap = cap.arg(a.clone());
+    }
+    let cap = cap.opt("-b", name.clone());
+    let size = Command::new("list-buffers")
+        .opt("-F", "#{buffer_size}")
+        .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
+    let show = Command::new("show-buffer")
+        .opt("-b", name.clone())
+        .frame(FrameSpec::LengthOfPrevious(encoding));
+    let delete = Command::new("delete-buffer").opt("-b", name);
+    [cap, size, show, delete]
+}
+
+/// The text the blocks of [`capture_commands`] carry (the bytes
+/// `capture-pane -p` would print, plus its final line break), or tmux's
+/// error text.
+///
+/// # Errors
+///
+/// The failing command's message (`can't find pane: %9`, …), as bytes.
+pub fn captured(blocks: Vec<Block>) -> Result<Vec<u8>, Vec<u8>> {
+    let mut blocks = blocks.into_iter();
+    let (Some(cap), size, show) = (blocks.next(), blocks.next(), blocks.next()) else {
+        return Err(b"tmux gave no answer to capture-pane\n".to_vec());
+    };
+    if !cap.ok {
+        return Err(cap.body);
+    }
+    match (size, show) {
+        // An empty capture makes no buffer: show-buffer fails, which is
+        // an empty answer.
+        (Some(size), Some(show)) if size.body.iter().all(u8::is_ascii_whitespace) => {
+            Ok(if show.ok { show.body } else { Vec::new() })
+        }
+        (_, Some(show)) if show.ok => Ok(show.body),
+        (_, Some(show)) => Err(show.body),
+        (Some(size), None) if size.ok && size.body.is_empty() => Ok(Vec::new()),
+        (Some(size), None) => Err(size.body),
+        (None, None) => Err(b"tmux gave no answer to capture-pane\n".to_vec()),
+    }
+}
+

@@ -1,0 +1,322 @@
+//! The pane mirror: tmuxwire's own copy of every watched pane, built by a
+//! [`Term`](crate::term::Term) from the output tmux sends control clients,
+//! so search and capture are answered from memory.
+//!
+//! # Brief overview
+//!
+//! tmux sends `%output` only for the panes of the session a control
+//! client is attached to, so the mirror keeps one control connection per
+//! session ([`watch`]), attached without resizing anything and with
+//! `pause-after` set, and one [`PaneMirror`] per pane (a pane shown in
+//! several sessions has one copy, fed by one connection). A pane is
+//! *seeded* from what tmux reports about it, read in one command line on
+//! the connection that then feeds it ([`seed`]); only output that arrives
+//! after that answer is applied. Before a request is answered, each copy
+//! is *checked* against tmux in one round trip per session (size, history
+//! size, cursor, visible rows: [`probe`]) and seeded again if it disagrees;
+//! `%pause` (tmux dropped output) seeds again too.
+//!
+//! A pane whose program exits and whose pane, window or session vanishes
+//! keeps its copy, marked dead, so it can still be searched and captured.
+//!
+//! # Lifetime and cost
+//!
+//! The mirror starts on the first request that needs it and watches every
+//! session from then on (new sessions included) while tmuxwire runs, or
+//! until it has been idle for [`MirrorOptions::idle_stop`]. Each watched
+//! session has one more control client attached: see the README for what
+//! that means for the user's server.
+//!
+//! # Layout
+//!
+//! * [`pane`]: a copy and its state.
+//! * [`watch`]: one session's connection and its event loop.
+//! * [`seed`]: the seed command line and building a copy from its answer.
+//! * [`probe`]: listing panes and checking copies.
+
+pub mod pane;
+pub mod probe;
+pub mod scan;
+pub mod seed;
+mod watch;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+
+pub use pane::{PaneMeta, PaneMirror, PaneState, Status};
+
+use crate::control::buffer::buffer_encoding;
+use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
+use crate::term::Rules;
+use crate::wire::{self, ControlOptions, TmuxVersion};
+use watch::{Watch, WatchCmd};
+
+/// How the mirror behaves.
+#[derive(Clone, Debug)]
+pub struct MirrorOptions {
+    /// Whether to mirror at all (the CLI's one-shot commands do not).
+    pub enabled: bool,
+    /// Stop watching (and drop every copy) after this long without a
+    /// request; `None`: watch while tmuxwire runs.
+    pub idle_stop: Option<Duration>,
+    /// Bytes all copies may hold together; beyond it the oldest history
+    /// of the largest copies is dropped (and reported).
+    pub memory_cap: usize,
+    /// tmux's `pause-after` for the watch connections, in seconds: output
+    /// that waits longer in tmux is dropped and the pane seeded again.
+    pub pause_after: u32,
+    /// How long a sync may take before requests answer without it.
+    pub sync_timeout: Duration,
+}
+
+impl Default for MirrorOptions {
+    fn default() -> Self {
+        MirrorOptions {
+            enabled: true,
+            idle_stop: None,
+            memory_cap: 1 << 30,
+            pause_after: 30,
+            sync_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// What every watch shares: the copies, and how to read tmux.
+#[derive(Debug)]
+pub(crate) struct MirrorShared {
+    panes: Mutex<HashMap<PaneId, Arc<PaneMirror>>>,
+    pub(crate) encoding: Encoding,
+    pub(crate) rules: Rules,
+    pub(crate) query: probe::Queries,
+    bytes_fed: AtomicU64,
+}
+
+impl MirrorShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PaneId, Arc<PaneMirror>>> {
+        self.panes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn pane(&self, id: PaneId) -> Option<Arc<PaneMirror>> {
+        self.lock().get(&id).cloned()
+    }
+
+    pub(crate) fn pane_or_new(&self, id: PaneId) -> Arc<PaneMirror> {
+        self.lock()
+            .entry(id)
+            .or_insert_with(|| PaneMirror::new(id))
+            .clone()
+    }
+
+    pub(crate) fn panes(&self) -> Vec<(PaneId, Arc<PaneMirror>)> {
+        self.lock().iter().map(|(k, v)| (*k, v.clone())).collect()
+    }
+
+    pub(crate) fn forget(&self, id: PaneId) {
+        self.lock().remove(&id);
+    }
+
+    pub(crate) fn note_bytes(&self, n: usize) {
+        self.bytes_fed.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn seed_opts(&self, _pane: PaneId) -> seed::SeedOptions {
+        seed::SeedOptions { rules: self.rules }
+    }
+}
+
+struct WatchHandle {
+    cmds: mpsc::UnboundedSender<WatchCmd>,
+    client: Client,
+}
+
+/// The mirror of one tmux server.
+pub struct Mirror {
+    path: PathBuf,
+    version: TmuxVersion,
+    opts: MirrorOptions,
+    shared: Arc<MirrorShared>,
+    watches: tokio::sync::Mutex<HashMap<SessionId, WatchHandle>>,
+    last_use: Mutex<Instant>,
+}
+
+impl std::fmt::Debug for Mirror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mirror")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a watch could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("could not watch session {session}: {why}")]
+pub struct WatchError {
+    session: SessionId,
+    why: String,
+}
+
+impl Mirror {
+    /// A mirror of the server at `path` (nothing is watched yet).
+    pub fn new(path: PathBuf, version: TmuxVersion, opts: MirrorOptions) -> Mirror {
+        Mirror {
+            shared: Arc::new(MirrorShared {
+                panes: Mutex::new(HashMap::new()),
+                encoding: buffer_encoding(&version),
+                rules: Rules::for_version(&version),
+                query: probe::Queries::new(),
+                bytes_fed: AtomicU64::new(0),
+            }),
+            path,
+            version,
+            opts,
+            watches: tokio::sync::Mutex::new(HashMap::new()),
+            last_use: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &MirrorOptions {
+        &self.opts
+    }
+
+    /// The copy of `pane`, if there is one.
+    pub fn pane(&self, pane: PaneId) -> Option<Arc<PaneMirror>> {
+        self.shared.pane(pane)
+    }
+
+    /// Every copy (live, stale and dead).
+    pub fn panes(&self) -> Vec<(PaneId, Arc<PaneMirror>)> {
+        self.shared.panes()
+    }
+
+    /// Opens (or reuses) the watch of `session`.
+    async fn watch(&self, session: SessionId) -> Result<(), WatchError> {
+        let mut watches = self.watches.lock().await;
+        if let Some(w) = watches.get(&session)
+            && !w.client.is_closed()
+            && !w.cmds.is_closed()
+        {
+            return Ok(());
+        }
+        let err = |why: String| WatchError { session, why };
+        let opts = ControlOptions {
+            no_output: false,
+            attach_target: Some(session.to_string()),
+            ..ControlOptions::default()
+        };
+        let transport = wire::open_control(&self.path, self.version.clone(), &opts)
+            .await
+            .map_err(|e| err(e.to_string()))?;
+        let client = Client::start(
+            transport,
+            ClientOptions {
+                events: Some(4096),
+                ..ClientOptions::default()
+            },
+        )
+        .await
+        .map_err(|e| err(e.to_string()))?;
+        let events = client
+            .take_events()
+            .ok_or_else(|| err("no event stream".into()))?;
+        // Output that waits in tmux longer than this is dropped and the
+        // pane paused (we then seed it again) instead of the client being
+        // disconnected as "too far behind" after five minutes.
+        let pause = Command::new("refresh-client")
+            .opt("-f", format!("pause-after={}", self.opts.pause_after));
+        match client.command(&pause).await {
+            Ok(b) if b.ok => {}
+            Ok(b) => tracing::debug!(error = %b.text(), "pause-after refused"),
+            Err(e) => return Err(err(e.to_string())),
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let watch = Watch::new(session, client.clone(), self.shared.clone());
+        tokio::spawn(watch.run(events, rx));
+        watches.insert(session, WatchHandle { cmds: tx, client });
+        Ok(())
+    }
+
+    /// Brings the copies of `panes` (each with a session that shows it and
+    /// its listing) up to date: watches their sessions, seeds what has no
+    /// copy, checks the rest against tmux and seeds again what disagrees.
+    /// Returns when every answer is in, or after
+    /// [`MirrorOptions::sync_timeout`].
+    pub async fn sync(&self, panes: &[(PaneId, SessionId, PaneMeta)]) {
+        self.touch();
+        // Group by the session whose connection feeds (or will feed) each
+        // pane: its current owner, else the session it was listed in.
+        let mut by_session: HashMap<SessionId, Vec<(PaneId, PaneMeta)>> = HashMap::new();
+        for (pane, session, meta) in panes {
+            let owner = self
+                .shared
+                .pane(*pane)
+                .and_then(|p| p.read().owner)
+                .unwrap_or(*session);
+            by_session
+                .entry(owner)
+                .or_default()
+                .push((*pane, meta.clone()));
+        }
+        let mut replies = Vec::new();
+        for (session, list) in by_session {
+            if let Err(e) = self.watch(session).await {
+                tracing::debug!(%e, "cannot watch");
+                continue;
+            }
+            let watches = self.watches.lock().await;
+            let Some(w) = watches.get(&session) else {
+                continue;
+            };
+            let (tx, rx) = oneshot::channel();
+            if w
+                .cmds
+                .send(WatchCmd::Sync {
+                    panes: list,
+                    reply: tx,
+                })
+                .is_ok()
+            {
+                replies.push(rx);
+            }
+        }
+        let all = futures::future::join_all(replies);
+        if tokio::time::timeout(self.opts.sync_timeout, all)
+            .await
+            .is_err()
+        {
+            tracing::debug!("mirror sync timed out; answering with what is there");
+        }
+    }
+
+    fn touch(&self) {
+        *self.last_use.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Marks copies of panes that tmux no longer has as dead (a pane that
+    /// vanished between two requests, before its watch noticed).
+    pub fn mark_gone(&self, alive: &std::collections::HashSet<PaneId>) {
+        for (id, p) in self.shared.panes() {
+            if alive.contains(&id) {
+                continue;
+            }
+            let mut st = p.write();
+            if st.term.is_some() {
+                st.status = Status::Dead;
+            }
+        }
+    }
+
+    /// Closes every watch (the copies are kept until the mirror is
+    /// dropped).
+    pub async fn close(&self) {
+        let mut watches = self.watches.lock().await;
+        for (_, w) in watches.drain() {
+            w.client.close().await;
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Searching a copy: the history as chunks of `\n`-separated logical lines
+//! (scanned whole, near memory speed), then the lines on the screen.
+//! Pure.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use crate::search::Pattern;
+use crate::search::hit::excerpt;
+use crate::term::{ByteOffset, LineNo, LogicalLine, Term};
+
+/// Which screen a match was found on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Screen {
+    /// The normal screen and its history.
+    Main,
+    /// The alternate screen a full-screen program shows.
+    Alternate,
+    /// The normal screen, hidden while the alternate one is shown (tmux's
+    /// `capture-pane -a`).
+    HiddenMain,
+}
+
+/// Where a match starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Position {
+    /// The tmux line number of the row holding the match's first
+    /// character (0 = top of the screen, negative = history).
+    pub row: i64,
+    /// Its cell column (0-based).
+    pub column: u32,
+    /// Its offset in the logical line, in characters.
+    pub char: usize,
+    /// Its offset in the logical line, in bytes (UTF-8).
+    pub byte: usize,
+}
+
+/// One matched logical line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// The line (cut around the match when long, see
+    /// [`crate::search::hit::excerpt`]).
+    pub text: String,
+    /// The tmux line number of its first row.
+    pub line: i64,
+    /// The rows it fills.
+    pub rows: u32,
+    /// Where the first match in it starts.
+    pub at: Position,
+    /// Which screen it is on.
+    pub screen: Screen,
+}
+
+/// What scanning one copy found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The newest matched lines (at most the number asked for), oldest
+    /// first.
+    pub hits: Vec<Hit>,
+    /// How many lines matched in all.
+    pub count: usize,
+    /// The scan was cancelled before it finished.
+    pub cancelled: bool,
+}
+
+/// A matched line before it is turned into a [`Hit`].
+enum Found<'a> {
+    History {
+        chunk: usize,
+        line: usize,
+        offset: usize,
+        start: usize,
+        end: usize,
+    },
+    Screen {
+        line: LogicalLine<'a>,
+        start: usize,
+        end: usize,
+        screen: Screen,
+    },
+}
+
+/// Searches `term` for `pattern` in the lines whose first row is within
+/// `range` (tmux line numbers, inclusive; `None`: everything), keeping the
+/// newest `keep` matched lines. `cancel` is checked between history
+/// chunks.
+pub fn scan(
+    term: &Term,
+    pattern: &Pattern,
+    range: Option<(i64, i64)>,
+    keep: usize,
+    cancel: &AtomicBool,
+) -> Scan {
+    let hsize = term.history_size() as i64;
+    let (width, _) = term.size();
+    let rules = term.rules();
+    let in_range = |first: i64, rows: u32| match range {
+        None => true,
+        Some((lo, hi)) => first <= hi && first + i64::from(rows) - 1 >= lo,
+    };
+    let chunks: Vec<_> = term.history().search_chunks().collect();
+    let mut found: Vec<Found<'_>> = Vec::new();
+    let mut count = 0usize;
+    let alternate = term.alternate_on();
+    for (ci, chunk) in chunks.iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            return Scan {
+                cancelled: true,
+                ..Scan::default()
+            };
+        }
+        pattern.for_each_line(chunk.text, |m| {
+            let (row, rows) = chunk.rows_of(m.line);
+            if in_range(row as i64 - hsize, rows) {
+                count += 1;
+                found.push(Found::History {
+                    chunk: ci,
+                    line: m.line,
+                    offset: m.offset,
+                    start: m.start,
+                    end: m.end,
+                });
+                if found.len() > keep.saturating_mul(2).max(1024) {
+                    found.drain(..found.len() - keep);
+                }
+            }
+            true
+        });
+    }
+    let main_screen = if alternate {
+        Screen::Alternate
+    } else {
+        Screen::Main
+    };
+    let hidden = if alternate {
+        term.hidden_main_lines()
+    } else {
+        Vec::new()
+    };
+    for (line, screen) in hidden
+        .into_iter()
+        .map(|l| (l, Screen::HiddenMain))
+        .chain(term.screen_logical_lines().map(|l| (l, main_screen)))
+    {
+        if !in_range(line.first_row.0, line.rows()) {
+            continue;
+        }
+        if let Some(r) = pattern.find_in_line(&line.text) {
+            count += 1;
+            found.push(Found::Screen {
+                line,
+                start: r.start,
+                end: r.end,
+                screen,
+            });
+        }
+    }
+    if found.len() > keep {
+        found.drain(..found.len() - keep);
+    }
+    let hits = found
+        .into_iter()
+        .map(|f| match f {
+            Found::History {
+                chunk,
+                line,
+                offset,
+                start,
+                end,
+            } => {
+                let c = &chunks[chunk];
+                let (row, _) = c.rows_of(line);
+                let text_end = memchr::memchr(b'\n', &c.text[offset..])
+                    .map_or(c.text.len(), |i| offset + i);
+                let logical = LogicalLine {
+                    index: c.first + line as u64,
+                    first_row: LineNo(row as i64 - hsize),
+                    text: std::borrow::Cow::Borrowed(&c.text[offset..text_end]),
+                    breaks: std::borrow::Cow::Owned(c.breaks_of(line)),
+                    place: crate::term::Place::History,
+                };
+                hit(&logical, start, end, width, rules, Screen::Main)
+            }
+            Found::Screen {
+                line,
+                start,
+                end,
+                screen,
+            } => hit(&line, start, end, width, rules, screen),
+        })
+        .collect();
+    Scan {
+        hits,
+        count,
+        cancelled: false,
+    }
+}
+
+fn hit(
+    line: &LogicalLine<'_>,
+    start: usize,
+    end: usize,
+    width: u32,
+    rules: crate::term::Rules,
+    screen: Screen,
+) -> Hit {
+    let p = line.point(ByteOffset(start), width, rules);
+    Hit {
+        text: excerpt(&line.text, start, end),
+        line: line.first_row.0,
+        rows: line.rows(),
+        at: Position {
+            row: p.line.0,
+            column: p.column.0,
+            char: line.char_offset(ByteOffset(start)).0,
+            byte: start,
+        },
+        screen,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::PatternOptions;
+    use crate::term::{Options, Rules};
+
+    fn term(bytes: &[u8], w: u32, h: u32) -> Term {
+        let mut t = Term::new(
+            w,
+            h,
+            Rules::V33,
+            Options {
+                history_limit: 1000,
+                ..Options::default()
+            },
+        );
+        t.advance(bytes);
+        t
+    }
+
+    fn pat(p: &str) -> Pattern {
+        Pattern::new(p, PatternOptions::literal()).unwrap()
+    }
+
+    #[test]
+    fn history_and_screen_with_line_numbers() {
+        // 20 wide, 3 rows: 5 lines scroll 3 into history.
+        let t = term(
+            b"one\r\n0123456789abcdefNEEDLEXYZ-tail\r\nthree\r\nfour NEEDLE\r\nfive",
+            20,
+            3,
+        );
+        let s = scan(&t, &pat("NEEDLE"), None, 10, &AtomicBool::new(false));
+        assert_eq!(s.count, 2);
+        assert_eq!(s.hits[0].text, "0123456789abcdefNEEDLEXYZ-tail");
+        assert_eq!(s.hits[0].rows, 2);
+        // Rows: one, 0123…NEED, LEXYZ-tail, three (history: 4 rows? screen 3).
+        let hsize = t.history_size() as i64;
+        assert_eq!(s.hits[0].line, 1 - hsize);
+        assert_eq!(s.hits[0].at.column, 16);
+        assert_eq!(s.hits[0].at.byte, 16);
+        assert_eq!(s.hits[1].text, "four NEEDLE");
+        assert_eq!(s.hits[1].at.column, 5);
+    }
+
+    #[test]
+    fn wide_characters_give_cells_chars_and_bytes() {
+        // Public case C2: "中文xxx": xxx at cell 4, char 2, byte 6.
+        let t = term("中文xxx\r\n".as_bytes(), 20, 3);
+        let s = scan(&t, &pat("xxx"), None, 10, &AtomicBool::new(false));
+        assert_eq!(
+            s.hits[0].at,
+            Position {
+                row: 0,
+                column: 4,
+                char: 2,
+                byte: 6
+            }
+        );
+    }
+
+    #[test]
+    fn keeps_the_newest_and_counts_all() {
+        let mut bytes = Vec::new();
+        for i in 0..5000 {
+            bytes.extend_from_slice(format!("line {i} x\r\n").as_bytes());
+        }
+        let t = term(&bytes, 40, 5);
+        let s = scan(&t, &pat(" x"), None, 3, &AtomicBool::new(false));
+        let naive = t.lines().filter(|l| l.text.windows(2).any(|w| w == b" x")).count();
+        assert!(naive > 900, "{naive}");
+        assert_eq!(s.count, naive);
+        assert_eq!(s.hits.len(), 3);
+        assert!(s.hits[2].text.starts_with("line 4999"));
+        let cancelled = scan(&t, &pat(" x"), None, 3, &AtomicBool::new(true));
+        assert!(cancelled.cancelled);
+    }
+}

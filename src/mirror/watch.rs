@@ -1,0 +1,476 @@
+//! One session's control connection: it receives `%output` for the panes
+//! of that session (tmux sends output only for the attached session:
+//! control.c `control_write_output()`), feeds the copies it owns, seeds
+//! new copies and checks live ones against tmux.
+//!
+//! # Ordering
+//!
+//! tmux queues a pane's output to a control client when it reads it from
+//! the pane, just before parsing it into the pane's grid (window.c
+//! `window_pane_read_callback()`), and a command's output lines wait until
+//! every output block queued before them is written
+//! (`control_flush_all_blocks()`). So all output parsed before a command
+//! runs arrives before that command's answer: a seed taken by a command is
+//! followed, in the stream, only by output it does not contain.
+//!
+//! One exception: while a line waits behind another pane's output, tmux
+//! may write *later* output of the same pane first
+//! (`control_write_pending()` writes each pane's blocks in order, whatever
+//! lines wait in between). Output of a pane can then reach us before the
+//! answer of a command that ran before it. That needs output of at least
+//! two panes in flight, so a seed (or check) during which both the pane
+//! and another pane produced output is *ambiguous*: it is taken again
+//! (up to [`MAX_ATTEMPTS`] times), and a check that is ambiguous is not
+//! trusted.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::pane::{PaneMeta, Status};
+use super::seed;
+use super::{MirrorShared, probe};
+use crate::control::client::{StreamEvent, Ticket};
+use crate::control::{Client, Line, Notification, PaneId, SessionId};
+
+/// Times a seed is taken before an ambiguous one is accepted.
+pub const MAX_ATTEMPTS: u8 = 4;
+
+/// What a watch is asked to do.
+pub(crate) enum WatchCmd {
+    /// Bring these panes (shown in this watch's session) up to date: seed
+    /// those without a copy, check the others, then reply.
+    Sync {
+        panes: Vec<(PaneId, PaneMeta)>,
+        reply: oneshot::Sender<()>,
+    },
+}
+
+/// Output counters when a line was sent, to tell whether the pane and
+/// others produced output before its answer.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    all: u64,
+    mine: u64,
+}
+
+enum Job {
+    Seed { pane: PaneId, at: Window, attempt: u8 },
+    Check { pane: PaneId, at: Window },
+    List,
+}
+
+/// A sync request waiting for its lines' answers.
+struct Waiter {
+    ids: HashSet<u64>,
+    reply: oneshot::Sender<()>,
+}
+
+/// The task that owns one session's connection.
+pub(crate) struct Watch {
+    session: SessionId,
+    client: Client,
+    shared: Arc<MirrorShared>,
+    /// `%output` notifications seen, in all and per pane.
+    outputs_all: u64,
+    outputs: HashMap<PaneId, u64>,
+    jobs: HashMap<u64, (Ticket, Job)>,
+    seeding: HashSet<PaneId>,
+    listing: bool,
+    relist: bool,
+    waiters: Vec<Waiter>,
+}
+
+impl Watch {
+    pub(crate) fn new(session: SessionId, client: Client, shared: Arc<MirrorShared>) -> Watch {
+        Watch {
+            session,
+            client,
+            shared,
+            outputs_all: 0,
+            outputs: HashMap::new(),
+            jobs: HashMap::new(),
+            seeding: HashSet::new(),
+            listing: false,
+            relist: false,
+            waiters: Vec::new(),
+        }
+    }
+
+    /// Runs until the connection ends (or every handle to the mirror is
+    /// gone).
+    pub(crate) async fn run(
+        mut self,
+        mut events: mpsc::Receiver<StreamEvent>,
+        mut cmds: mpsc::UnboundedReceiver<WatchCmd>,
+    ) {
+        // Adopt the session's panes at once, so output is followed from
+        // the start (a pane that prints and exits before any call is still
+        // kept).
+        self.list();
+        loop {
+            tokio::select! {
+                ev = events.recv() => match ev {
+                    Some(ev) => self.event(ev),
+                    None => break,
+                },
+                cmd = cmds.recv() => match cmd {
+                    Some(WatchCmd::Sync { panes, reply }) => self.sync(panes, reply),
+                    None => break,
+                },
+            }
+        }
+        self.client.close().await;
+        self.release();
+        tracing::debug!(session = %self.session, "session watch ended");
+    }
+
+    fn window(&self, pane: PaneId) -> Window {
+        Window {
+            all: self.outputs_all,
+            mine: self.outputs.get(&pane).copied().unwrap_or(0),
+        }
+    }
+
+    /// Whether output for `pane` and for another pane both arrived since
+    /// `at`.
+    fn ambiguous(&self, pane: PaneId, at: Window) -> bool {
+        let mine = self.outputs.get(&pane).copied().unwrap_or(0) - at.mine;
+        let all = self.outputs_all - at.all;
+        mine > 0 && all > mine
+    }
+
+    fn send(&mut self, line: Line, job: Job) -> Option<u64> {
+        match self.client.submit(std::slice::from_ref(&line)) {
+            Ok(mut t) => {
+                let ticket = t.pop()?;
+                let id = ticket.id();
+                self.jobs.insert(id, (ticket, job));
+                Some(id)
+            }
+            Err(e) => {
+                tracing::debug!(%e, "session watch: could not send");
+                None
+            }
+        }
+    }
+
+    /// Asks for the server's panes (to adopt new ones and notice gone
+    /// ones); a request made while one is out is merged into the next.
+    fn list(&mut self) {
+        if self.listing {
+            self.relist = true;
+            return;
+        }
+        let line = probe::list_line(&self.shared.query);
+        if self.send(line, Job::List).is_some() {
+            self.listing = true;
+        }
+    }
+
+    fn seed(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
+        let continue_first = self
+            .shared
+            .pane(pane)
+            .is_some_and(|p| p.read().status == Status::Stale);
+        let line = seed::line(pane, self.shared.encoding, continue_first);
+        let at = self.window(pane);
+        let id = self.send(
+            line,
+            Job::Seed {
+                pane,
+                at,
+                attempt,
+            },
+        )?;
+        self.seeding.insert(pane);
+        Some(id)
+    }
+
+    fn check(&mut self, pane: PaneId) -> Option<u64> {
+        let line = probe::check_line(pane, &self.shared.query, self.shared.encoding);
+        let at = self.window(pane);
+        self.send(line, Job::Check { pane, at })
+    }
+
+    fn sync(&mut self, panes: Vec<(PaneId, PaneMeta)>, reply: oneshot::Sender<()>) {
+        let mut ids = HashSet::new();
+        for (id, meta) in panes {
+            let p = self.shared.pane_or_new(id);
+            let status = {
+                let mut st = p.write();
+                st.meta = meta;
+                if st.owner.is_none() {
+                    st.owner = Some(self.session);
+                }
+                if st.owner != Some(self.session) {
+                    continue;
+                }
+                st.status
+            };
+            let sent = match status {
+                _ if self.seeding.contains(&id) => {
+                    // Wait for the seed already on its way.
+                    self.jobs
+                        .iter()
+                        .find(|(_, (_, j))| matches!(j, Job::Seed { pane, .. } if *pane == id))
+                        .map(|(k, _)| *k)
+                }
+                Status::Live => self.check(id),
+                Status::Unseeded | Status::Stale => self.seed(id, 1),
+                Status::Dead => None,
+            };
+            if let Some(k) = sent {
+                ids.insert(k);
+            }
+        }
+        if ids.is_empty() {
+            let _ = reply.send(());
+        } else {
+            self.waiters.push(Waiter { ids, reply });
+        }
+    }
+
+    fn event(&mut self, ev: StreamEvent) {
+        match ev {
+            StreamEvent::Notification(n) => self.notification(n),
+            StreamEvent::Answered(id) => self.answered(id),
+        }
+    }
+
+    fn notification(&mut self, n: Notification) {
+        match n {
+            Notification::Output { pane, data }
+            | Notification::ExtendedOutput { pane, data, .. } => self.output(pane, &data),
+            Notification::Pause(pane) => {
+                if let Some(p) = self.shared.pane(pane) {
+                    let mut st = p.write();
+                    if st.owner == Some(self.session) && st.status == Status::Live {
+                        st.status = Status::Stale;
+                    }
+                }
+                // Output is dropped until we continue: seed again now.
+                if !self.seeding.contains(&pane) && self.owns(pane) {
+                    self.seed(pane, 1);
+                }
+            }
+            Notification::LayoutChange { .. }
+            | Notification::WindowAdd(_)
+            | Notification::WindowClose(_)
+            | Notification::SessionsChanged
+            | Notification::SessionWindowChanged { .. } => self.list(),
+            Notification::SessionChanged { session, .. } if session != self.session => {
+                // Our session is gone and tmux moved us: this connection
+                // now shows another session, which has a watch of its own.
+                tracing::debug!(from = %self.session, to = %session, "watch moved; closing");
+                self.client_close();
+            }
+            _ => {}
+        }
+    }
+
+    fn owns(&self, pane: PaneId) -> bool {
+        self.shared
+            .pane(pane)
+            .is_some_and(|p| p.read().owner == Some(self.session))
+    }
+
+    fn output(&mut self, pane: PaneId, data: &[u8]) {
+        self.outputs_all += 1;
+        *self.outputs.entry(pane).or_insert(0) += 1;
+        let Some(p) = self.shared.pane(pane) else {
+            // A pane we have not adopted yet: its seed will hold this.
+            return;
+        };
+        let mut st = p.write();
+        if st.owner != Some(self.session) || st.status != Status::Live {
+            return;
+        }
+        if let Some(t) = st.term.as_mut() {
+            t.advance(data);
+            t.end_read();
+        }
+        st.bytes_applied += data.len() as u64;
+        drop(st);
+        self.shared.note_bytes(data.len());
+    }
+
+    fn answered(&mut self, id: u64) {
+        let Some((mut ticket, job)) = self.jobs.remove(&id) else {
+            return;
+        };
+        let reply = ticket.try_take();
+        let mut follow_up = None;
+        match job {
+            Job::List => {
+                self.listing = false;
+                if let Some(Ok(r)) = reply {
+                    self.adopt(&r);
+                }
+                if std::mem::take(&mut self.relist) {
+                    self.list();
+                }
+            }
+            Job::Seed { pane, at, attempt } => {
+                self.seeding.remove(&pane);
+                let ambiguous = self.ambiguous(pane, at);
+                match reply {
+                    Some(Ok(r)) if !ambiguous || attempt >= MAX_ATTEMPTS => {
+                        self.apply_seed(pane, &r);
+                    }
+                    Some(Ok(_)) => {
+                        tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again");
+                        follow_up = self.seed(pane, attempt + 1);
+                    }
+                    Some(Err(e)) => {
+                        tracing::debug!(%pane, %e, "seed failed");
+                    }
+                    None => {}
+                }
+            }
+            Job::Check { pane, at } => {
+                if let Some(Ok(r)) = reply
+                    && !self.ambiguous(pane, at)
+                {
+                    let agrees = self.shared.pane(pane).is_some_and(|p| {
+                        let st = p.read();
+                        st.term
+                            .as_ref()
+                            .is_some_and(|t| probe::agrees(t, &r, &self.shared.query))
+                    });
+                    if !agrees {
+                        tracing::debug!(%pane, "copy disagrees with tmux; seeding again");
+                        if let Some(p) = self.shared.pane(pane) {
+                            p.write().status = Status::Stale;
+                        }
+                        follow_up = self.seed(pane, 1);
+                    }
+                }
+            }
+        }
+        for w in &mut self.waiters {
+            if w.ids.remove(&id)
+                && let Some(next) = follow_up
+            {
+                w.ids.insert(next);
+            }
+        }
+        let (done, open): (Vec<Waiter>, Vec<Waiter>) =
+            std::mem::take(&mut self.waiters)
+                .into_iter()
+                .partition(|w| w.ids.is_empty());
+        self.waiters = open;
+        for w in done {
+            let _ = w.reply.send(());
+        }
+    }
+
+    fn apply_seed(&mut self, pane: PaneId, reply: &crate::control::client::Reply) {
+        let Some(p) = self.shared.pane(pane) else {
+            return;
+        };
+        match seed::build(reply, &self.shared.seed_opts(pane)) {
+            Ok(built) => {
+                let mut st = p.write();
+                if st.owner != Some(self.session) {
+                    return;
+                }
+                st.term = Some(built.term);
+                st.status = if built.dead { Status::Dead } else { Status::Live };
+                st.exit_status = built.exit_status;
+                st.seeded_at = Some(std::time::Instant::now());
+                st.bytes_applied = 0;
+            }
+            Err(seed::SeedFailure::Gone) => {
+                let mut st = p.write();
+                if st.term.is_some() {
+                    st.status = Status::Dead;
+                } else {
+                    drop(st);
+                    self.shared.forget(pane);
+                }
+            }
+            Err(e) => {
+                tracing::debug!(%pane, ?e, "could not build a copy from the seed");
+                let mut st = p.write();
+                st.status = if st.term.is_some() {
+                    Status::Stale
+                } else {
+                    Status::Unseeded
+                };
+            }
+        }
+    }
+
+    /// Takes the server's pane list: adopts and seeds new panes of this
+    /// session, releases panes no longer shown here, and marks panes that
+    /// no longer exist anywhere as dead.
+    fn adopt(&mut self, reply: &crate::control::client::Reply) {
+        let Some(listing) = probe::parse_list(reply, &self.shared.query) else {
+            return;
+        };
+        let mut to_seed = Vec::new();
+        let all: HashSet<PaneId> = listing.iter().map(|e| e.pane).collect();
+        let ours: HashSet<PaneId> = listing
+            .iter()
+            .filter(|e| e.session == self.session)
+            .map(|e| e.pane)
+            .collect();
+        for e in listing.iter().filter(|e| e.session == self.session) {
+            let p = self.shared.pane_or_new(e.pane);
+            let mut st = p.write();
+            if st.owner.is_none() {
+                st.owner = Some(self.session);
+            }
+            if st.owner == Some(self.session) {
+                st.meta = e.meta.clone();
+                if e.dead {
+                    st.exit_status = e.exit_status;
+                }
+                if st.status == Status::Unseeded && !self.seeding.contains(&e.pane) {
+                    to_seed.push(e.pane);
+                }
+            }
+        }
+        for (id, p) in self.shared.panes() {
+            let mut st = p.write();
+            if !all.contains(&id) {
+                // Gone from the server: keep the copy as the pane's last
+                // words.
+                if st.term.is_some() {
+                    st.status = Status::Dead;
+                }
+                continue;
+            }
+            if st.owner == Some(self.session) && !ours.contains(&id) {
+                // Shown elsewhere only: another watch takes it over.
+                st.owner = None;
+                if st.status == Status::Live {
+                    st.status = Status::Stale;
+                }
+            }
+        }
+        for pane in to_seed {
+            self.seed(pane, 1);
+        }
+    }
+
+    /// Gives up ownership of every pane (the connection is gone).
+    fn release(&self) {
+        for (_, p) in self.shared.panes() {
+            let mut st = p.write();
+            if st.owner == Some(self.session) {
+                st.owner = None;
+                if st.status == Status::Live {
+                    st.status = Status::Stale;
+                }
+            }
+        }
+    }
+
+    fn client_close(&self) {
+        let c = self.client.clone();
+        tokio::spawn(async move { c.close().await });
+    }
+}
