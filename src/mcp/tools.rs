@@ -50,6 +50,12 @@ struct CaptureResult {
     scroll_position: Option<i64>,
     /// The alternate screen (a full-screen program) is shown.
     alternate_on: bool,
+    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux just before) or
+    /// `capture` (tmux itself).
+    source: crate::tmux::search::Source,
+    /// The pane is gone; the text is tmuxwire's copy of its last screen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pane_dead: bool,
 }
 
 /// `display_message`'s structured result.
@@ -464,6 +470,8 @@ async fn run(
                 pane_mode: cap.pane_mode,
                 scroll_position: cap.scroll_position,
                 alternate_on: cap.alternate_on,
+                source: cap.source,
+                pane_dead: cap.pane_dead,
             };
             let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
             r.structured_content = serde_json::to_value(&structured).ok();

@@ -293,6 +293,31 @@ impl Mirror {
         }
     }
 
+    /// [`Mirror::sync`] for panes the mirror already follows (by their
+    /// owner and last listing). Returns whether every one is live after.
+    pub async fn refresh(&self, panes: &[PaneId]) -> bool {
+        let known: Vec<(PaneId, SessionId, PaneMeta)> = panes
+            .iter()
+            .filter_map(|id| {
+                let p = self.shared.pane(*id)?;
+                let st = p.read();
+                let session = st
+                    .owner
+                    .or_else(|| st.meta.session_id.parse().ok())?;
+                Some((*id, session, st.meta.clone()))
+            })
+            .collect();
+        if known.len() < panes.len() {
+            return false;
+        }
+        self.sync(&known).await;
+        panes.iter().all(|id| {
+            self.shared
+                .pane(*id)
+                .is_some_and(|p| p.read().status == Status::Live)
+        })
+    }
+
     fn touch(&self) {
         *self.last_use.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }

@@ -66,6 +66,8 @@ pub struct PaneState {
     pub seeded_at: Option<Instant>,
     /// Bytes of `%output` applied since the seed.
     pub bytes_applied: u64,
+    /// The pane's mode and copy-mode scroll, from the last check.
+    pub view: super::probe::View,
 }
 
 /// A mirrored pane, shared between its feeding connection and readers.
@@ -89,6 +91,7 @@ impl PaneMirror {
                 exit_status: None,
                 seeded_at: None,
                 bytes_applied: 0,
+                view: super::probe::View::default(),
             }),
         })
     }

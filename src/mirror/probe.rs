@@ -33,6 +33,9 @@ pub const CHECK_FIELDS: &[&str] = &[
     "cursor_x",
     "cursor_y",
     "alternate_on",
+    "pane_in_mode",
+    "pane_mode",
+    "scroll_position",
 ];
 
 /// The queries a mirror asks with (their nonces are the mirror's own).
@@ -134,6 +137,29 @@ pub fn check_line(pane: PaneId, q: &Queries, encoding: Encoding) -> Line {
     let mut cmds = vec![state];
     cmds.extend(capture_commands(&cap, encoding));
     Line::list(cmds)
+}
+
+/// What a user sees of a pane besides its text: its mode (copy mode, …)
+/// and where copy mode is scrolled. Read with every check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// The pane is in a mode.
+    pub in_mode: bool,
+    /// The mode's name.
+    pub mode: Option<String>,
+    /// In copy mode: lines the view is scrolled up.
+    pub scroll_position: Option<i64>,
+}
+
+/// The [`View`] in a [`check_line`] answer.
+pub fn view(reply: &Reply, q: &Queries) -> Option<View> {
+    let state = reply.blocks.first().filter(|b| b.ok)?;
+    let r = q.check.parse(&state.body).into_iter().next()?;
+    Some(View {
+        in_mode: r.flag(7),
+        mode: Some(r.string(8)).filter(|s| !s.is_empty()),
+        scroll_position: r.int(9),
+    })
 }
 
 /// Whether `term` agrees with a [`check_line`] answer: same size, history

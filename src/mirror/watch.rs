@@ -330,6 +330,11 @@ impl Watch {
                 }
             }
             Job::Check { pane, at } => {
+                if let (Some(Ok(r)), Some(p)) = (&reply, self.shared.pane(pane))
+                    && let Some(v) = probe::view(r, &self.shared.query)
+                {
+                    p.write().view = v;
+                }
                 if let Some(Ok(r)) = reply
                     && !self.ambiguous(pane, at)
                 {

@@ -8,7 +8,10 @@ use std::collections::HashMap;
 use super::handle::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use crate::control::format::{Part, Query, Record};
+use super::search::Source;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
+use crate::mirror::{PaneMirror, Status};
+use crate::term::LineNo;
 
 /// Which object a tool call names: the union of libtmux-mcp's targeting
 /// arguments. The most specific one given wins (pane, then window, then
@@ -72,6 +75,10 @@ pub struct Capture {
     pub scroll_position: Option<i64>,
     /// True when the alternate screen is shown.
     pub alternate_on: bool,
+    /// Which source answered.
+    pub source: Source,
+    /// The pane is gone; the text is tmuxwire's copy of its last screen.
+    pub pane_dead: bool,
 }
 
 const CAPTURE_META: &[&str] = &[
@@ -173,6 +180,34 @@ fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
         lines.pop();
     }
     lines
+}
+
+/// A capture from a pane's copy, as tmux would give it (rows, or logical
+/// lines with `join`); `None` when the copy is empty.
+fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
+    let st = p.read();
+    let t = st.term.as_ref()?;
+    let (_, height) = t.size();
+    let start = LineNo(opts.start.unwrap_or(0));
+    let end = LineNo(opts.end.unwrap_or(i64::from(height) - 1));
+    let text = if opts.join {
+        t.capture_joined(start, end)
+    } else {
+        t.capture(start, end)
+    };
+    let mut lines = text_lines(&text, opts.join);
+    let truncated_lines = keep_tail(&mut lines, opts.max_lines);
+    Some(Capture {
+        pane_id: p.id.to_string(),
+        lines,
+        truncated_lines,
+        pane_in_mode: st.view.in_mode,
+        pane_mode: st.view.mode.clone(),
+        scroll_position: st.view.scroll_position,
+        alternate_on: t.alternate_on(),
+        source: Source::Mirror,
+        pane_dead: st.status == Status::Dead,
+    })
 }
 
 /// Keeps the last `max` of `lines`; returns how many were dropped.
@@ -452,6 +487,45 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] for a missing pane; connection errors.
     pub async fn capture(&self, target: &Target, opts: &CaptureOptions) -> Result<Capture, Error> {
+        // A pane the mirror follows is answered from its copy, once tmux
+        // has confirmed the copy (one round trip); a pane that is gone is
+        // answered from its copy as it was last.
+        let copy = match (target, self.mirror().await) {
+            (Target::Pane(id), Some(m)) => m.pane(*id).map(|p| (m, p, *id)),
+            _ => None,
+        };
+        if let Some((m, p, id)) = &copy {
+            let status = p.read().status;
+            if status == Status::Dead
+                || (status != Status::Unseeded && m.refresh(&[*id]).await)
+            {
+                if let Some(cap) = capture_copy(p, opts) {
+                    return Ok(cap);
+                }
+            }
+        }
+        match self.capture_from_tmux(target, opts).await {
+            Err(Error::NotFound(e)) => {
+                // Gone since the copy was last checked.
+                if let Some((_, p, _)) = &copy
+                    && p.read().term.is_some()
+                {
+                    p.write().status = Status::Dead;
+                    if let Some(cap) = capture_copy(p, opts) {
+                        return Ok(cap);
+                    }
+                }
+                Err(Error::NotFound(e))
+            }
+            other => other,
+        }
+    }
+
+    async fn capture_from_tmux(
+        &self,
+        target: &Target,
+        opts: &CaptureOptions,
+    ) -> Result<Capture, Error> {
         // When only the newest `max_lines` rows of a deep range are wanted,
         // ask tmux for just those (plus a margin for trailing empty rows):
         // tmux's cost is proportional to the rows it renders.
@@ -508,6 +582,8 @@ impl Tmux {
             pane_mode: Some(meta.string(2)).filter(|s| !s.is_empty()),
             scroll_position: meta.int(3),
             alternate_on: meta.flag(4),
+            source: Source::Capture,
+            pane_dead: false,
         };
         Ok((cap, skipped))
     }
