@@ -1,11 +1,31 @@
-//! The `tmuxwire` command line. Every command goes through the same tool
-//! code as the MCP server ([`crate::mcp::tools::call`]), so what a person
-//! sees is what a model gets.
+//! The `tmuxwire` command line: `panes`, `capture` and `search` feel like
+//! tmux and grep, and `mcp` serves the tools. Every command goes through
+//! the same tool code as the MCP server ([`crate::mcp::tools::call`], via
+//! [`tool::call`]), so what a person sees is what a model gets.
+//!
+//! # Layout
+//!
+//! * this module: the flags (clap) and the dispatch;
+//! * `target`: `-t` in tmux's syntax (`%N`, `@N`, `$N`, `=name`,
+//!   `session:window.pane`), parsed and resolved (pure) against
+//!   `list_panes`;
+//! * `search`: grep's flags over `search_panes`; `context`: `-A/-B/-C`
+//!   lines from `capture_pane`;
+//! * `capture`: `panes` and `capture`;
+//! * `output`: escaping, colour, a stdout that survives a closed pipe;
+//! * `tool`: tool calls, and their errors in CLI words;
+//! * `demo`: a private server, filled, searched and timed.
 
+mod capture;
+mod context;
 mod demo;
+mod output;
+mod search;
+mod target;
+mod tool;
 
-/// `println!` that never panics: output to a closed pipe (`tmuxwire search
-/// x | head -1`) is dropped instead of aborting the program, which may
+/// `println!` that never panics: output to a closed pipe (`tmuxwire demo
+/// | head -1`) is dropped instead of aborting the program, which may
 /// still have a private tmux server to clean up.
 macro_rules! say {
     ($($arg:tt)*) => {{
@@ -18,14 +38,15 @@ pub(crate) use say;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
-use serde_json::{Map, Value, json};
+use clap::{Args, Parser, Subcommand};
 
 use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
+pub use output::ColorChoice;
 
 const ABOUT: &str = "An MCP server and CLI for tmux that speaks tmux's own client protocol.\n\n\
 tmuxwire connects to the tmux server's socket and talks control mode directly: no `tmux` process \
@@ -36,12 +57,54 @@ Socket selection (like tmux): -S PATH, else -L NAME, else $TMUXWIRE_SOCKET_PATH 
 $TMUXWIRE_SOCKET_NAME, else libtmux-mcp's $LIBTMUX_SOCKET_PATH / $LIBTMUX_SOCKET, else $TMUX \
 (inside tmux), else the default socket.
 
+Targets (-t), as tmux: %N (pane), @N (window), $N or NAME or =NAME (session, exact name), \
+session:window, session:window.pane (indexes, as `tmuxwire panes` prints).
+
 Examples:
   tmuxwire demo                        # a private tmux server, filled and searched
   tmuxwire panes                       # every pane of the default server
   tmuxwire -L work search 'error:'     # grep all panes' scrollback on socket 'work'
   tmuxwire capture -t %3 --start -100  # the last 100 scrollback lines and the screen
   claude mcp add tmux -- tmuxwire mcp  # use it from Claude Code";
+
+const TARGET_HELP: &str = "%N (pane), @N (window), $N, NAME or =NAME (session; names match \
+exactly), session:window, session:window.pane (indexes), as `tmuxwire panes` prints them";
+
+const SEARCH_ABOUT: &str = "Search every pane's scrollback and screen, like grep.";
+
+const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
+
+Prints session:window.pane:LINE:TEXT for each matching line. Lines are logical lines (soft wraps \
+joined), in `tmuxwire panes` order; LINE is tmux's line number of the line's first row (0 = top of \
+the screen, negative = scrollback), as `capture --start/--end` take it. PATTERN is a literal by \
+default (like grep -F) and case-sensitive; -e/-E make it a regex (Rust syntax). Control characters \
+in the text are shown as escapes (\\x1b, \\t). Every matching line is printed: a note on stderr \
+says when the search's 1 MiB answer cap left lines out, and how to see them. Exit status: 0 when a \
+line matched, 1 when none did, 2 on an error.";
+
+const SEARCH_EXAMPLES: &str = "\
+Examples:
+  tmuxwire search 'connection refused'      # literal, case-sensitive, every pane
+  tmuxwire search -i -w error -t work       # whole word, any case, session work
+  tmuxwire search -e 'error\\[E\\d+\\]' -C 2   # a regex, 2 lines of context
+  tmuxwire search -c panic                  # session:window.pane:COUNT per pane
+  tmuxwire search -l TODO -t @3             # the panes of window @3 that match
+  tmuxwire search -m 5 'test result' -t %7  # the newest 5 matching lines of %7
+  tmuxwire search --start -500 -- -v        # a pattern that starts with '-'";
+
+const CAPTURE_EXAMPLES: &str = "\
+Examples:
+  tmuxwire capture -t %3                    # the screen of pane %3
+  tmuxwire capture -t work:1.0 --start -    # all its scrollback and the screen
+  tmuxwire capture -t @2 --start -100 -J    # 100 rows back, wrapped lines joined
+  tmuxwire capture --start -20 --end -1     # 20 scrollback rows, no screen";
+
+const PANES_EXAMPLES: &str = "\
+Examples:
+  tmuxwire panes                            # every pane
+  tmuxwire panes -t work                    # the panes of session work
+  tmuxwire panes -t work:1                  # of window 1 of work
+  tmuxwire panes | cut -f1,2                # ids and places";
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -58,6 +121,140 @@ pub struct Cli {
     pub command: Cmd,
 }
 
+/// A `--start`/`--end` value: a tmux line number, or `-` for as far as
+/// it goes (the top of the history, the bottom of the screen), as tmux's
+/// `capture-pane -S -`/`-E -`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineArg {
+    /// `-`.
+    Edge,
+    /// A line number: 0 is the top of the screen, negative numbers are
+    /// scrollback.
+    At(i64),
+}
+
+impl FromStr for LineArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<LineArg, String> {
+        if s == "-" {
+            return Ok(LineArg::Edge);
+        }
+        s.parse().map(LineArg::At).map_err(|_| {
+            "expected a line number (0 = top of the screen, negative = scrollback) or '-'".into()
+        })
+    }
+}
+
+/// A count flag's value: a whole number, at least 1.
+fn positive(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a whole number, at least 1".into()),
+    }
+}
+
+/// `tmuxwire capture`.
+#[derive(Debug, Args)]
+#[command(after_help = CAPTURE_EXAMPLES)]
+pub struct CaptureArgs {
+    /// The pane: %N, or a window or session for its active pane (default: the active pane of
+    /// the current session).
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+    pub target: Option<String>,
+    /// First line: 0 is the top of the screen, negative numbers are scrollback, '-' the oldest
+    /// line (default: 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub start: Option<LineArg>,
+    /// Last line, same numbering; '-' (the default) is the bottom of the screen.
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub end: Option<LineArg>,
+    /// Join soft-wrapped rows into logical lines.
+    #[arg(short = 'J', long)]
+    pub join: bool,
+    /// Print only the last N lines.
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub max_lines: Option<u64>,
+}
+
+/// `tmuxwire search`.
+#[derive(Debug, Args)]
+#[command(after_help = SEARCH_EXAMPLES, about = SEARCH_ABOUT, long_about = SEARCH_LONG)]
+pub struct SearchArgs {
+    /// The text to find: a literal unless -e/-E.
+    pub pattern: String,
+    /// PATTERN is a regular expression (Rust regex syntax; ^ and $ anchor each line).
+    #[arg(
+        short = 'e',
+        long,
+        visible_short_alias = 'E',
+        overrides_with = "fixed_strings"
+    )]
+    pub regex: bool,
+    /// PATTERN is a literal (the default; undoes -e).
+    #[arg(short = 'F', long, overrides_with = "regex")]
+    pub fixed_strings: bool,
+    /// Ignore case.
+    #[arg(short = 'i', long, overrides_with = "case_sensitive")]
+    pub ignore_case: bool,
+    /// Match case (the default; undoes -i).
+    #[arg(short = 's', long, overrides_with = "ignore_case")]
+    pub case_sensitive: bool,
+    /// Only matches that are whole words (no word character just before or after).
+    #[arg(short = 'w', long)]
+    pub word: bool,
+    /// Print session:window.pane:COUNT for each matching pane.
+    #[arg(short = 'c', long, conflicts_with = "list")]
+    pub count: bool,
+    /// Print only the matching panes (session:window.pane).
+    #[arg(
+        short = 'l',
+        long = "panes-with-matches",
+        visible_alias = "files-with-matches"
+    )]
+    pub list: bool,
+    /// Print nothing; the exit status says whether a line matched.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Keep the newest N matching lines of each pane (default: all).
+    #[arg(
+        short = 'm',
+        long = "max-count",
+        alias = "max-per-pane",
+        value_name = "N",
+        value_parser = positive
+    )]
+    pub max_count: Option<u64>,
+    /// Print N lines after each match.
+    #[arg(short = 'A', long = "after-context", value_name = "N")]
+    pub after: Option<usize>,
+    /// Print N lines before each match.
+    #[arg(short = 'B', long = "before-context", value_name = "N")]
+    pub before: Option<usize>,
+    /// Print N lines before and after each match (-A/-B override a side).
+    #[arg(short = 'C', long = "context", value_name = "N")]
+    pub context: Option<usize>,
+    /// Colour places, line numbers and matches: auto (when stdout is a terminal and NO_COLOR is
+    /// unset), always, never.
+    #[arg(
+        long,
+        alias = "colour",
+        value_enum,
+        default_value_t,
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
+    /// Only these panes: a session, a window or a pane.
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+    pub target: Option<String>,
+    /// First line to search (tmux numbering; default '-': the oldest scrollback line).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub start: Option<LineArg>,
+    /// Last line to search (default '-': the bottom of the screen).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub end: Option<LineArg>,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
@@ -69,57 +266,20 @@ pub enum Cmd {
         #[arg(long, env = "TMUXWIRE_PIN_SOCKET")]
         pin_socket: bool,
     },
-    /// List panes: id, session:window.pane, size, command, path.
+    /// List panes: id, session:window.pane, size, command, path (one line each).
     ///
-    /// Example: tmuxwire panes -t work
+    /// Fields are separated by tabs; control characters and backslashes in them are escaped
+    /// (\n, \t, \x1b, \\), so every pane is exactly one line.
+    #[command(after_help = PANES_EXAMPLES)]
     Panes {
-        /// Only this session (exact name, or $N).
-        #[arg(short = 't', long = "target", value_name = "SESSION")]
-        session: Option<String>,
+        /// Only these panes: a session, a window or a pane.
+        #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+        target: Option<String>,
     },
-    /// Print a pane's text, one line per screen row.
-    ///
-    /// Example: tmuxwire capture -t %3 --start -1000 --join
-    Capture {
-        /// The pane (%N), or a session (name or $N) for its active pane; default: the active
-        /// pane of the session used last.
-        #[arg(short = 't', long = "target", value_name = "PANE")]
-        pane: Option<String>,
-        /// First line: 0 is the top of the screen, negative numbers are scrollback.
-        #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
-        start: Option<i64>,
-        /// Last line, same numbering.
-        #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
-        end: Option<i64>,
-        /// Join soft-wrapped rows into logical lines.
-        #[arg(short = 'J', long)]
-        join: bool,
-        /// Keep only the last N lines.
-        #[arg(long, allow_hyphen_values = true, value_name = "N")]
-        max_lines: Option<i64>,
-    },
-    /// Search every pane's scrollback and screen; prints session:window.pane:line: text.
-    ///
-    /// Lines are logical lines (soft wraps joined); line numbers are tmux's (0 = top of the
-    /// screen, negative = scrollback). Exits 1 when nothing matches, 2 on error.
-    ///
-    /// Example: tmuxwire search 'connection refused' -t prod
-    Search {
-        /// The text to find (literal unless --regex).
-        pattern: String,
-        /// Treat PATTERN as a regular expression.
-        #[arg(short = 'e', long)]
-        regex: bool,
-        /// Match case (default: case-insensitive).
-        #[arg(short = 's', long = "case-sensitive")]
-        case_sensitive: bool,
-        /// Only this session (exact name, or $N).
-        #[arg(short = 't', long = "target", value_name = "SESSION")]
-        session: Option<String>,
-        /// Matching lines to print per pane (the newest).
-        #[arg(short = 'm', long, default_value_t = 1000, value_name = "N")]
-        max_per_pane: i64,
-    },
+    /// Print a pane's text, one line per screen row, as tmux capture-pane -p.
+    Capture(CaptureArgs),
+    /// Search every pane's scrollback and screen, like grep.
+    Search(SearchArgs),
     /// Start a private tmux server, fill it, search it, time it, remove it.
     ///
     /// Needs the tmux binary only to start that server; -L/-S are ignored (the demo always uses
@@ -207,213 +367,23 @@ async fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli.command {
+    let done = match cli.command {
         Cmd::Mcp { pin_socket } => {
-            match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket))).await {
+            return match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket))).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");
                     ExitCode::from(2)
                 }
-            }
-        }
-        Cmd::Panes { session } => {
-            let mut args = Map::new();
-            put_session(&mut args, session);
-            let v = match tool(&servers, "list_panes", args).await {
-                Ok(v) => v,
-                Err(code) => return code,
             };
-            for p in v["result"].as_array().into_iter().flatten() {
-                say!(
-                    "{}\t{}:{}.{}\t{}x{}\t{}\t{}",
-                    s(&p["pane_id"]),
-                    s(&p["session_name"]),
-                    s(&p["window_index"]),
-                    s(&p["pane_index"]),
-                    s(&p["pane_width"]),
-                    s(&p["pane_height"]),
-                    s(&p["pane_current_command"]),
-                    s(&p["pane_current_path"]),
-                );
-            }
-            ExitCode::SUCCESS
         }
-        Cmd::Capture {
-            pane,
-            start,
-            end,
-            join,
-            max_lines,
-        } => {
-            let mut args = Map::new();
-            match pane {
-                Some(p) if p.starts_with('%') => {
-                    args.insert("pane_id".into(), json!(p));
-                }
-                other => put_session(&mut args, other),
-            }
-            if let Some(v) = start {
-                args.insert("start".into(), json!(v));
-            }
-            if let Some(v) = end {
-                args.insert("end".into(), json!(v));
-            }
-            args.insert("join_wrapped".into(), json!(join));
-            args.insert(
-                "max_lines".into(),
-                max_lines.map_or(Value::Null, |m| json!(m)),
-            );
-            match tool(&servers, "capture_pane", args).await {
-                Ok(v) => {
-                    say!("{}", s(&v["result"]));
-                    ExitCode::SUCCESS
-                }
-                Err(code) => code,
-            }
-        }
-        Cmd::Search {
-            pattern,
-            regex,
-            case_sensitive,
-            session,
-            max_per_pane,
-        } => {
-            let mut args = Map::new();
-            args.insert("pattern".into(), json!(pattern));
-            args.insert("regex".into(), json!(regex));
-            args.insert("match_case".into(), json!(case_sensitive));
-            args.insert("limit".into(), Value::Null);
-            args.insert("max_matched_lines_per_pane".into(), json!(max_per_pane));
-            put_session(&mut args, session);
-            let v = match tool(&servers, "search_panes", args).await {
-                Ok(v) => v,
-                Err(code) => return code,
-            };
-            let n = print_matches(&v);
-            if n == 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Cmd::Demo { tmux, keep } => demo::run(&tmux, keep).await,
-    }
-}
-
-/// `-t SESSION`: `$N` is a session id, anything else an exact name.
-fn put_session(args: &mut Map<String, Value>, session: Option<String>) {
-    if let Some(s) = session {
-        let key = if s.parse::<crate::control::SessionId>().is_ok() {
-            "session_id"
-        } else {
-            "session_name"
-        };
-        args.insert(key.into(), json!(s));
-    }
-}
-
-/// `v` as display text (strings without quotes).
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// One matched line of a `search_panes` result.
-struct Hit<'a> {
-    pane: &'a Value,
-    text: String,
-    line: String,
-    rows: Option<u64>,
-}
-
-/// The matched lines of a `search_panes` result, in order.
-fn hits(v: &Value) -> impl Iterator<Item = Hit<'_>> {
-    v["matches"].as_array().into_iter().flatten().flat_map(|m| {
-        let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
-        let numbers = m["matched_line_numbers"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let rows = m["matched_line_rows"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        lines.into_iter().enumerate().map(move |(i, line)| Hit {
-            pane: m,
-            text: s(&line),
-            line: numbers.get(i).map(s).unwrap_or_default(),
-            rows: rows.get(i).and_then(Value::as_u64),
-        })
-    })
-}
-
-/// `session:window.pane` of a match.
-fn place(m: &Value) -> String {
-    format!(
-        "{}:{}.{}",
-        s(&m["session_name"]),
-        s(&m["window_index"]),
-        s(&m["pane_index"])
-    )
-}
-
-/// Prints search matches grep-style; returns how many lines.
-pub(crate) fn print_matches(v: &Value) -> usize {
-    hits(v)
-        .map(|h| say!("{}:{}: {}", place(h.pane), h.line, h.text))
-        .count()
-}
-
-/// Runs a tool through the MCP tool code: its structured result, or the
-/// error text.
-pub(crate) async fn call_tool(
-    servers: &Servers,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<Value, String> {
-    let r = mcp::tools::call(servers, name, args).await;
-    if r.is_error == Some(true) {
-        let text: Vec<String> = r
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect();
-        return Err(text.join("\n"));
-    }
-    Ok(r.structured_content.unwrap_or(Value::Null))
-}
-
-/// Runs a tool; on error prints it and returns exit code 2.
-async fn tool(servers: &Servers, name: &str, args: Map<String, Value>) -> Result<Value, ExitCode> {
-    call_tool(servers, name, args).await.map_err(|e| {
-        eprintln!("tmuxwire: {e}");
+        Cmd::Demo { tmux, keep } => return demo::run(&tmux, keep).await,
+        Cmd::Panes { target } => capture::panes(&servers, target.as_deref()).await,
+        Cmd::Capture(a) => capture::capture(&servers, a).await,
+        Cmd::Search(a) => search::run(&servers, a).await,
+    };
+    done.unwrap_or_else(|e| {
+        e.print();
         ExitCode::from(2)
     })
-}
-
-/// Like [`print_matches`], indented and with the rows a line spans, for
-/// the demo.
-pub(crate) fn print_matches_indented(v: &Value) -> usize {
-    hits(v)
-        .map(|h| {
-            let short: String = h.text.chars().take(110).collect();
-            let ell = if short.len() < h.text.len() {
-                "…"
-            } else {
-                ""
-            };
-            let rows = h.rows.unwrap_or(1);
-            let plural = if rows == 1 { "" } else { "s" };
-            say!(
-                "  {} {} line {} ({rows} row{plural}): {short}{ell}",
-                place(h.pane),
-                s(&h.pane["pane_id"]),
-                h.line
-            );
-        })
-        .count()
 }
