@@ -682,6 +682,22 @@ fn cli_search_context_is_exact() {
         let out = out_lines(&o);
         assert_eq!(out.last().unwrap(), &line(1, true), "tmux {label}");
         assert_eq!(out[out.len() - 2], line(0, false));
+        // A line with a blank row inside (the joined and row captures cannot be aligned): its
+        // rows come from its width.
+        let spaced = format!("x{}y", " ".repeat(39));
+        show(&server, &pane, &dir, &format!("{spaced}\nMATCH-blank\n"));
+        let rows = server.capture(&pane, &["-S", "-", "-E", "-"]);
+        let row = rows
+            .lines()
+            .position(|r| r.trim_end() == "MATCH-blank")
+            .unwrap() as i64;
+        let m = row - history_size(&server, &pane);
+        let o = tw(s, &["search", "-B", "1", "MATCH-blank"]);
+        assert_eq!(
+            stdout(&o),
+            format!("ctx:0.0-{}-{spaced}\nctx:0.0:{m}:MATCH-blank\n", m - 3),
+            "tmux {label}"
+        );
         // A second pane: `--` between panes, panes in `panes` order.
         server.tmux_ok(&["split-window", "-d", "-t", &pane]);
         let second = server

@@ -67,10 +67,24 @@ Examples:
   tmuxwire capture -t %3 --start -100  # the last 100 scrollback lines and the screen
   claude mcp add tmux -- tmuxwire mcp  # use it from Claude Code";
 
-const TARGET_HELP: &str = "%N (pane), @N (window), $N, NAME or =NAME (session; names match \
-exactly), session:window, session:window.pane (indexes), as `tmuxwire panes` prints them";
+/// The long help of `-t`, after what the target is for.
+macro_rules! target_help {
+    ($what:literal) => {
+        concat!(
+            $what,
+            ": %N (a pane), @N (a window), $N, NAME or =NAME (a session; names match exactly, \
+             never as a prefix), session:window or session:window.pane (indexes), as `tmuxwire \
+             panes` prints them. An empty session (:1, :1.0) is the current session."
+        )
+    };
+}
 
-const SEARCH_ABOUT: &str = "Search every pane's scrollback and screen, like grep.";
+const CAPTURE_LONG: &str = "Print a pane's text, one line per screen row, as tmux capture-pane -p.
+
+Trailing empty rows are left out. Line numbers are tmux's: 0 is the top of the screen, negative \
+numbers are scrollback; '-' is the oldest line for --start and the bottom of the screen for \
+--end, as tmux's -S -/-E -. The text is printed as tmux prints it. When the 8 MiB limit of one \
+capture leaves older lines out, a note on stderr says so.";
 
 const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
 
@@ -111,10 +125,22 @@ Examples:
 #[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
 pub struct Cli {
     /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
-    #[arg(short = 'L', long = "socket-name", global = true, value_name = "NAME")]
+    #[arg(
+        short = 'L',
+        long = "socket-name",
+        global = true,
+        value_name = "NAME",
+        display_order = 900
+    )]
     pub socket_name: Option<String>,
     /// tmux socket path, as `tmux -S`.
-    #[arg(short = 'S', long = "socket-path", global = true, value_name = "PATH")]
+    #[arg(
+        short = 'S',
+        long = "socket-path",
+        global = true,
+        value_name = "PATH",
+        display_order = 901
+    )]
     pub socket_path: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
@@ -160,7 +186,7 @@ fn positive(s: &str) -> Result<u64, String> {
 pub struct CaptureArgs {
     /// The pane: %N, or a window or session for its active pane (default: the active pane of
     /// the current session).
-    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to capture, or a window or session for its active pane"))]
     pub target: Option<String>,
     /// First line: 0 is the top of the screen, negative numbers are scrollback, '-' the oldest
     /// line (default: 0).
@@ -179,7 +205,7 @@ pub struct CaptureArgs {
 
 /// `tmuxwire search`.
 #[derive(Debug, Args)]
-#[command(after_help = SEARCH_EXAMPLES, about = SEARCH_ABOUT, long_about = SEARCH_LONG)]
+#[command(after_help = SEARCH_EXAMPLES)]
 pub struct SearchArgs {
     /// The text to find: a literal unless -e/-E.
     pub pattern: String,
@@ -201,7 +227,7 @@ pub struct SearchArgs {
     #[arg(short = 's', long, overrides_with = "ignore_case")]
     pub case_sensitive: bool,
     /// Only matches that are whole words (no word character just before or after).
-    #[arg(short = 'w', long)]
+    #[arg(short = 'w', long = "word-regexp", alias = "word")]
     pub word: bool,
     /// Print session:window.pane:COUNT for each matching pane.
     #[arg(short = 'c', long, conflicts_with = "list")]
@@ -216,7 +242,8 @@ pub struct SearchArgs {
     /// Print nothing; the exit status says whether a line matched.
     #[arg(short = 'q', long)]
     pub quiet: bool,
-    /// Keep the newest N matching lines of each pane (default: all).
+    /// Keep the newest N matching lines of each pane, not grep's first N: pane text grows at
+    /// the bottom (default: all).
     #[arg(
         short = 'm',
         long = "max-count",
@@ -245,7 +272,7 @@ pub struct SearchArgs {
     )]
     pub color: ColorChoice,
     /// Only these panes: a session, a window or a pane.
-    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("Only these panes"))]
     pub target: Option<String>,
     /// First line to search (tmux numbering; default '-': the oldest scrollback line).
     #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
@@ -273,12 +300,14 @@ pub enum Cmd {
     #[command(after_help = PANES_EXAMPLES)]
     Panes {
         /// Only these panes: a session, a window or a pane.
-        #[arg(short = 't', long = "target", value_name = "TARGET", long_help = TARGET_HELP)]
+        #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("Only these panes"))]
         target: Option<String>,
     },
     /// Print a pane's text, one line per screen row, as tmux capture-pane -p.
+    #[command(long_about = CAPTURE_LONG)]
     Capture(CaptureArgs),
     /// Search every pane's scrollback and screen, like grep.
+    #[command(long_about = SEARCH_LONG)]
     Search(SearchArgs),
     /// Start a private tmux server, fill it, search it, time it, remove it.
     ///

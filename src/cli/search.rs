@@ -257,20 +257,23 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
                 }
                 let hits = m.hits();
                 let lines = if printer.context && !hits.is_empty() {
-                    match context::fetch(servers, &m.pane_id, &hits, before, after, &pattern)
-                        .await?
-                    {
-                        Some(lines) => lines,
-                        None => {
-                            out.flush();
-                            eprintln!(
-                                "tmuxwire: {}: the pane's text changed while its context was \
-                                 read; its matches are printed without context",
-                                m.place()
-                            );
-                            hits.iter().map(Line::from).collect()
-                        }
-                    }
+                    let found =
+                        context::fetch(servers, &m.pane_id, &hits, before, after, &pattern).await;
+                    let why = match found {
+                        Ok(Some(lines)) => Ok(lines),
+                        Ok(None) => Err("its text changed while its context was read".to_string()),
+                        // The server is gone: nothing more can be read.
+                        Err(e) if e.message.starts_with("no tmux server") => return Err(e),
+                        Err(e) => Err(format!("its context could not be read ({})", e.message)),
+                    };
+                    why.unwrap_or_else(|why| {
+                        out.flush();
+                        eprintln!(
+                            "tmuxwire: {}: {why}; its matches are printed without context",
+                            m.place()
+                        );
+                        hits.iter().map(Line::from).collect()
+                    })
                 } else {
                     hits.iter().map(Line::from).collect()
                 };
