@@ -1074,7 +1074,7 @@ fn cli_search_note_when_lines_are_left_out() {
             let d = left.to_string();
             let mut s = String::new();
             for (i, c) in d.chars().enumerate() {
-                if i > 0 && (d.len() - i) % 3 == 0 {
+                if i > 0 && (d.len() - i).is_multiple_of(3) {
                     s.push(',');
                 }
                 s.push(c);
