@@ -472,8 +472,8 @@ error two
 errors three
 an error: four
 suberror five
-x.y literal
-xzy regex
+#.# literal
+#z# regex
 ";
 
 /// Each search flag: literal by default (-F), -e/-E regex, -i, -w, -c, -l, -q, -m; the last of
@@ -529,20 +529,20 @@ fn cli_search_flags() {
             ["Error one", "error two", "an error: four"]
         );
         // -F is the default; -e/-E make a regex; the last of them wins.
-        assert_eq!(texts(&["search", "x.y"]), ["x.y literal"]);
-        assert_eq!(texts(&["search", "-F", "x.y"]), ["x.y literal"]);
+        assert_eq!(texts(&["search", "#.#"]), ["#.# literal"]);
+        assert_eq!(texts(&["search", "-F", "#.#"]), ["#.# literal"]);
         assert_eq!(
-            texts(&["search", "-e", "x.y"]),
-            ["x.y literal", "xzy regex"]
+            texts(&["search", "-e", "#.#"]),
+            ["#.# literal", "#z# regex"]
         );
         assert_eq!(
-            texts(&["search", "-E", "x.y"]),
-            ["x.y literal", "xzy regex"]
+            texts(&["search", "-E", "#.#"]),
+            ["#.# literal", "#z# regex"]
         );
-        assert_eq!(texts(&["search", "-e", "-F", "x.y"]), ["x.y literal"]);
+        assert_eq!(texts(&["search", "-e", "-F", "#.#"]), ["#.# literal"]);
         assert_eq!(
-            texts(&["search", "-F", "-E", "x.y"]),
-            ["x.y literal", "xzy regex"]
+            texts(&["search", "-F", "-E", "#.#"]),
+            ["#.# literal", "#z# regex"]
         );
         assert_eq!(texts(&["search", "-E", "-w", "e[a-z]+s"]), ["errors three"]);
         // -m keeps the newest N.
@@ -740,9 +740,9 @@ fn cli_search_context_is_exact() {
 #[test]
 fn cli_search_colour() {
     for bin in tmux_bins() {
-        let (server, _pane, _dir) = pane_with(&bin, "col", (60, 10), "say ab and ab\n");
+        let (server, _pane, _dir) = pane_with(&bin, "col", (60, 10), "say a-b and a-b\n");
         let s = &server.socket;
-        let o = tw(s, &["search", "--color=always", "ab"]);
+        let o = tw(s, &["search", "--color=always", "a-b"]);
         expect_code(&o, 0, "always");
         let out = stdout(&o);
         let line = out.lines().next().unwrap();
@@ -751,15 +751,15 @@ fn cli_search_colour() {
             "{line:?}"
         );
         assert!(
-            line.ends_with(":say \x1b[1;31mab\x1b[0m and \x1b[1;31mab\x1b[0m"),
+            line.ends_with(":say \x1b[1;31ma-b\x1b[0m and \x1b[1;31ma-b\x1b[0m"),
             "{line:?}"
         );
-        let o = tw(s, &["search", "-c", "--color=always", "ab"]);
+        let o = tw(s, &["search", "-c", "--color=always", "a-b"]);
         assert_eq!(stdout(&o), "\x1b[35mcol:0.0\x1b[0m:1\n");
         for args in [
-            vec!["search", "--color=never", "ab"],
-            vec!["search", "--color=auto", "ab"],
-            vec!["search", "ab"],
+            vec!["search", "--color=never", "a-b"],
+            vec!["search", "--color=auto", "a-b"],
+            vec!["search", "a-b"],
         ] {
             let o = tw(s, &args);
             expect_code(&o, 0, &format!("{args:?}"));
@@ -771,7 +771,7 @@ fn cli_search_colour() {
             continue;
         }
         let cmd = format!(
-            "{} -S {} search ab",
+            "{} -S {} search a-b",
             env!("CARGO_BIN_EXE_tmuxwire"),
             s.display()
         );
@@ -786,7 +786,7 @@ fn cli_search_colour() {
             let o = c.output().unwrap();
             expect_code(&o, 0, "script");
             assert_eq!(
-                stdout(&o).contains("\x1b[1;31mab"),
+                stdout(&o).contains("\x1b[1;31ma-b"),
                 coloured,
                 "NO_COLOR={no_color:?}: {:?}",
                 stdout(&o)
@@ -1090,6 +1090,8 @@ fn cli_search_note_when_lines_are_left_out() {
         // -c counts every line, capped or not.
         let o = tw(&server.socket, &["search", "-c", "row-"]);
         assert_eq!(stdout(&o), "big:0.0:20000\nbig:0.1:20000\n", "tmux {label}");
+        let o = tw(&server.socket, &["search", "-c", "row-", "-t", "big:0.1"]);
+        assert_eq!(stdout(&o), "big:0.1:20000\n", "tmux {label}");
         // The second pane alone: all its lines, no note.
         let o = tw(&server.socket, &["search", "row-", "-t", "big:0.1"]);
         expect_code(&o, 0, "-t big:0.1");

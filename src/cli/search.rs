@@ -219,7 +219,9 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
     }
     let mut answer = ask(servers, &args).await?;
     if let Some(keep) = &keep {
-        narrow(servers, &mut args, &mut answer, keep, a.max_count).await?;
+        // Counting keeps one line per pane: nothing to re-ask for.
+        let lines = mode == Mode::Lines;
+        narrow(servers, &mut args, &mut answer, keep, a.max_count, lines).await?;
     }
     let matched = answer.matches.iter().any(|m| m.matched_line_count > 0);
     let painter = Painter::new(a.color.enabled_here());
@@ -301,15 +303,16 @@ async fn ask(servers: &Servers, args: &Map<String, Value>) -> Result<Answer, Cli
 }
 
 /// Keeps the panes `keep` of `answer`. When the answer's 1 MiB cap left
-/// out lines of these panes, asks again for just these panes (they are
-/// consecutive in pane order, so one page of `offset`/`limit`), so that
-/// the cap is theirs alone.
+/// out lines of these panes (and `lines` are printed), asks again for just
+/// these panes (they are consecutive in pane order, so one page of
+/// `offset`/`limit`), so that the cap is theirs alone.
 async fn narrow(
     servers: &Servers,
     args: &mut Map<String, Value>,
     answer: &mut Answer,
     keep: &[String],
     max: Option<u64>,
+    lines: bool,
 ) -> Result<(), CliError> {
     let wanted: HashSet<&str> = keep.iter().map(String::as_str).collect();
     let at: Vec<usize> = (0..answer.matches.len())
@@ -321,7 +324,7 @@ async fn narrow(
         .retain(|m| wanted.contains(m.pane_id.as_str()));
     let omitted: usize = answer.matches.iter().map(|m| m.omitted(max)).sum();
     let consecutive = at.windows(2).all(|w| w[1] == w[0] + 1);
-    if omitted == 0 || others == 0 || at.is_empty() || !consecutive {
+    if !lines || omitted == 0 || others == 0 || at.is_empty() || !consecutive {
         return Ok(());
     }
     args.insert("offset".into(), json!(at[0]));
