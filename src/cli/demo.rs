@@ -159,7 +159,9 @@ async fn call(servers: &Servers, name: &str, args: Value) -> Result<(Value, Dura
         return Err("bad demo arguments".into());
     };
     let t = Instant::now();
-    let v = super::call_tool(servers, name, map).await?;
+    let v = super::tool::call_tool(servers, name, map)
+        .await
+        .map_err(|e| e.into_cli().to_string())?;
     Ok((v, t.elapsed()))
 }
 
@@ -406,7 +408,7 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
         if !note.is_empty() {
             say!("  ({note})");
         }
-        let lines = super::print_matches_indented(&v);
+        let lines = print_matches_indented(&v);
         say!(
             "  {} line(s) shown; {} pane(s) matched of {} searched",
             lines,
@@ -429,6 +431,39 @@ async fn demo(tmux: &str, dir: &Path, sock: &Path) -> Result<(), String> {
         "\nDone. tmuxwire spoke tmux's protocol directly; the tmux binary only started the server."
     );
     Ok(())
+}
+
+/// Prints a `search_panes` result's matched lines, indented, with the pane
+/// and the rows each line spans; returns how many lines.
+fn print_matches_indented(v: &Value) -> usize {
+    let s = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut n = 0;
+    for m in v["matches"].as_array().into_iter().flatten() {
+        let place = format!(
+            "{}:{}.{}",
+            s(&m["session_name"]),
+            s(&m["window_index"]),
+            s(&m["pane_index"])
+        );
+        let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
+        for (i, line) in lines.iter().enumerate() {
+            let text = s(line);
+            let short: String = text.chars().take(110).collect();
+            let ell = if short.len() < text.len() { "…" } else { "" };
+            let rows = m["matched_line_rows"][i].as_u64().unwrap_or(1);
+            let plural = if rows == 1 { "" } else { "s" };
+            say!(
+                "  {place} {} line {} ({rows} row{plural}): {short}{ell}",
+                s(&m["pane_id"]),
+                s(&m["matched_line_numbers"][i]),
+            );
+            n += 1;
+        }
+    }
+    n
 }
 
 fn human(bytes: usize) -> String {

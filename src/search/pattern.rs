@@ -270,6 +270,28 @@ impl Pattern {
         }
     }
 
+    /// Returns the byte ranges of every non-empty, non-overlapping match
+    /// in `line`, left to right (for highlighting matches in output).
+    ///
+    /// `line` is the content of one logical line, without its `\n`; the
+    /// ranges are relative to its start, and the first one is the range
+    /// [`Pattern::find_in_line`] returns unless that match is empty. Empty
+    /// matches (`^`, `x*` on a line without `x`) are left out: there is
+    /// nothing to highlight.
+    pub fn find_all_in_line(&self, line: &[u8]) -> Vec<Range<usize>> {
+        match &self.inner.matcher {
+            Matcher::Literal(finder) => {
+                let n = finder.needle().len();
+                finder.find_iter(line).map(|i| i..i + n).collect()
+            }
+            Matcher::Regex(re) => re
+                .find_iter(line)
+                .filter(|m| !m.is_empty())
+                .map(|m| m.range())
+                .collect(),
+        }
+    }
+
     /// Returns `true` if `line` matches.
     ///
     /// `line` is the content of one logical line, without its `\n`. Should
@@ -390,6 +412,21 @@ mod tests {
         assert_eq!(err("a{2,1}", regex), PatternErrorKind::Syntax);
         // `utf8(true)`: a regex must match valid UTF-8 only.
         assert_eq!(err(r"(?-u:\xFF)", regex), PatternErrorKind::Syntax);
+    }
+
+    #[test]
+    fn all_matches_in_line() {
+        assert_eq!(lit("ab").find_all_in_line(b"abxabab"), [0..2, 3..5, 5..7]);
+        assert_eq!(lit("aa").find_all_in_line(b"aaaa"), [0..2, 2..4]);
+        assert!(lit("zz").find_all_in_line(b"abc").is_empty());
+        assert_eq!(re(r"\d+").find_all_in_line(b"a12b3"), [1..3, 4..5]);
+        // Empty matches are left out.
+        assert!(re("x*").find_all_in_line(b"abc").is_empty());
+        let first = 0..1;
+        assert_eq!(re("^a").find_all_in_line(b"aaa"), [first]);
+        let ci = PatternOptions::literal().case_sensitive(false);
+        let p = Pattern::new("ab", ci).unwrap();
+        assert_eq!(p.find_all_in_line(b"AB ab aB"), [0..2, 3..5, 6..8]);
     }
 
     #[test]

@@ -1,0 +1,328 @@
+//! The flags, as clap parses them: validation only, no I/O (ripgrep's
+//! `lowargs`). The commands turn them into tool calls.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::output::ColorChoice;
+
+const ABOUT: &str = "An MCP server and CLI for tmux that speaks tmux's own client protocol.\n\n\
+tmuxwire connects to the tmux server's socket and talks control mode directly: no `tmux` process \
+per call. Searches cover whole scrollback as logical lines, so text split by a soft wrap is found.";
+
+const AFTER_HELP: &str = "\
+Socket selection (like tmux): -S PATH, else -L NAME, else $TMUXWIRE_SOCKET_PATH / \
+$TMUXWIRE_SOCKET_NAME, else libtmux-mcp's $LIBTMUX_SOCKET_PATH / $LIBTMUX_SOCKET, else $TMUX \
+(inside tmux), else the default socket.
+
+Targets (-t), as tmux: %N (pane), @N (window), $N or NAME or =NAME (session, exact name), \
+session:window, session:window.pane (indexes, as `tmuxwire panes` prints).
+
+Examples:
+  tmuxwire demo                        # a private tmux server, filled and searched
+  tmuxwire panes                       # every pane of the default server
+  tmuxwire -L work search 'error:'     # grep all panes' scrollback on socket 'work'
+  tmuxwire capture -t %3 --start -100  # the last 100 scrollback lines and the screen
+  claude mcp add tmux -- tmuxwire mcp  # use it from Claude Code";
+
+/// The long help of `-t`, after what the target is for.
+macro_rules! target_help {
+    ($what:literal) => {
+        concat!(
+            $what,
+            ": %N (a pane), @N (a window), $N, NAME or =NAME (a session; names match exactly, \
+             never as a prefix), session:window or session:window.pane (indexes), as `tmuxwire \
+             panes` prints them. An empty session (:1, :1.0) is the current session."
+        )
+    };
+}
+
+const CAPTURE_LONG: &str = "Print a pane's text, one line per screen row, as tmux capture-pane -p.
+
+Trailing empty rows are left out. Line numbers are tmux's: 0 is the top of the screen, negative \
+numbers are scrollback; '-' is the oldest line for --start and the bottom of the screen for \
+--end, as tmux's -S -/-E -. The text is printed as tmux prints it. When the 8 MiB limit of one \
+capture leaves older lines out, a note on stderr says so.";
+
+const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
+
+Prints session:window.pane:LINE:TEXT for each matching line. Lines are logical lines (soft wraps \
+joined), in `tmuxwire panes` order; LINE is tmux's line number of the line's first row (0 = top of \
+the screen, negative = scrollback), as `capture --start/--end` take it. PATTERN is a literal by \
+default (like grep -F) and case-sensitive; -e/-E make it a regex (Rust syntax). Control characters \
+in the text are shown as escapes (\\x1b, \\t). Every matching line is printed: a note on stderr \
+says when the search's 1 MiB answer cap left lines out, and how to see them. Exit status: 0 when a \
+line matched, 1 when none did, 2 on an error.";
+
+const SEARCH_EXAMPLES: &str = "\
+Examples:
+  tmuxwire search 'connection refused'      # literal, case-sensitive, every pane
+  tmuxwire search -i -w error -t work       # whole word, any case, session work
+  tmuxwire search -e 'error\\[E\\d+\\]' -C 2   # a regex, 2 lines of context
+  tmuxwire search -c panic                  # session:window.pane:COUNT per pane
+  tmuxwire search -l TODO -t @3             # the panes of window @3 that match
+  tmuxwire search -m 5 'test result' -t %7  # the newest 5 matching lines of %7
+  tmuxwire search --start -500 -- -v        # a pattern that starts with '-'";
+
+const CAPTURE_EXAMPLES: &str = "\
+Examples:
+  tmuxwire capture -t %3                    # the screen of pane %3
+  tmuxwire capture -t work:1.0 --start -    # all its scrollback and the screen
+  tmuxwire capture -t @2 --start -100 -J    # 100 rows back, wrapped lines joined
+  tmuxwire capture --start -20 --end -1     # 20 scrollback rows, no screen";
+
+const PANES_EXAMPLES: &str = "\
+Examples:
+  tmuxwire panes                            # every pane
+  tmuxwire panes -t work                    # the panes of session work
+  tmuxwire panes -t work:1                  # of window 1 of work
+  tmuxwire panes | cut -f1,2                # ids and places";
+
+/// Command-line arguments.
+#[derive(Debug, Parser)]
+#[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
+    #[arg(
+        short = 'L',
+        long = "socket-name",
+        global = true,
+        value_name = "NAME",
+        display_order = 900
+    )]
+    pub socket_name: Option<String>,
+    /// tmux socket path, as `tmux -S`.
+    #[arg(
+        short = 'S',
+        long = "socket-path",
+        global = true,
+        value_name = "PATH",
+        display_order = 901
+    )]
+    pub socket_path: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// A `--start`/`--end` value: a tmux line number, or `-` for as far as
+/// it goes (the top of the history, the bottom of the screen), as tmux's
+/// `capture-pane -S -`/`-E -`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineArg {
+    /// `-`.
+    Edge,
+    /// A line number: 0 is the top of the screen, negative numbers are
+    /// scrollback.
+    At(i64),
+}
+
+impl FromStr for LineArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<LineArg, String> {
+        if s == "-" {
+            return Ok(LineArg::Edge);
+        }
+        s.parse().map(LineArg::At).map_err(|_| {
+            "expected a line number (0 = top of the screen, negative = scrollback) or '-'".into()
+        })
+    }
+}
+
+/// A count flag's value: a whole number, at least 1.
+fn positive(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a whole number, at least 1".into()),
+    }
+}
+
+/// `tmuxwire capture`.
+#[derive(Debug, Args)]
+#[command(after_help = CAPTURE_EXAMPLES)]
+pub struct CaptureArgs {
+    /// The pane: %N, or a window or session for its active pane (default: the active pane of
+    /// the current session).
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to capture, or a window or session for its active pane"))]
+    pub target: Option<String>,
+    /// First line: 0 is the top of the screen, negative numbers are scrollback, '-' the oldest
+    /// line (default: 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub start: Option<LineArg>,
+    /// Last line, same numbering; '-' (the default) is the bottom of the screen.
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub end: Option<LineArg>,
+    /// Join soft-wrapped rows into logical lines.
+    #[arg(short = 'J', long)]
+    pub join: bool,
+    /// Print only the last N lines.
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub max_lines: Option<u64>,
+}
+
+/// `tmuxwire search`.
+#[derive(Debug, Args)]
+#[command(after_help = SEARCH_EXAMPLES)]
+pub struct SearchArgs {
+    /// The text to find: a literal unless -e/-E.
+    pub pattern: String,
+    /// PATTERN is a regular expression (Rust regex syntax; ^ and $ anchor each line).
+    #[arg(
+        short = 'e',
+        long,
+        visible_short_alias = 'E',
+        overrides_with = "fixed_strings"
+    )]
+    pub regex: bool,
+    /// PATTERN is a literal (the default; undoes -e).
+    #[arg(short = 'F', long, overrides_with = "regex")]
+    pub fixed_strings: bool,
+    /// Ignore case.
+    #[arg(short = 'i', long, overrides_with = "case_sensitive")]
+    pub ignore_case: bool,
+    /// Match case (the default; undoes -i).
+    #[arg(short = 's', long, overrides_with = "ignore_case")]
+    pub case_sensitive: bool,
+    /// Only matches that are whole words (no word character just before or after).
+    #[arg(short = 'w', long = "word-regexp", alias = "word")]
+    pub word: bool,
+    /// Print session:window.pane:COUNT for each matching pane.
+    #[arg(short = 'c', long, conflicts_with = "list")]
+    pub count: bool,
+    /// Print only the matching panes (session:window.pane).
+    #[arg(
+        short = 'l',
+        long = "panes-with-matches",
+        visible_alias = "files-with-matches"
+    )]
+    pub list: bool,
+    /// Print nothing; the exit status says whether a line matched.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Keep the newest N matching lines of each pane, not grep's first N: pane text grows at
+    /// the bottom (default: all).
+    #[arg(
+        short = 'm',
+        long = "max-count",
+        alias = "max-per-pane",
+        value_name = "N",
+        value_parser = positive
+    )]
+    pub max_count: Option<u64>,
+    /// Print N lines after each match.
+    #[arg(short = 'A', long = "after-context", value_name = "N")]
+    pub after: Option<usize>,
+    /// Print N lines before each match.
+    #[arg(short = 'B', long = "before-context", value_name = "N")]
+    pub before: Option<usize>,
+    /// Print N lines before and after each match (-A/-B override a side).
+    #[arg(short = 'C', long = "context", value_name = "N")]
+    pub context: Option<usize>,
+    /// Colour places, line numbers and matches: auto (when stdout is a terminal and NO_COLOR is
+    /// unset), always, never.
+    #[arg(
+        long,
+        alias = "colour",
+        value_enum,
+        default_value_t,
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
+    /// Only these panes: a session, a window or a pane.
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("Only these panes"))]
+    pub target: Option<String>,
+    /// First line to search (tmux numbering; default '-': the oldest scrollback line).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub start: Option<LineArg>,
+    /// Last line to search (default '-': the bottom of the screen).
+    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    pub end: Option<LineArg>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Serve MCP on stdin/stdout (for Claude Code, Codex, Cursor, the MCP Inspector).
+    ///
+    /// Example: claude mcp add tmux -- tmuxwire mcp
+    Mcp {
+        /// Serve only the chosen tmux server: refuse tool calls whose socket_name names another.
+        #[arg(long, env = "TMUXWIRE_PIN_SOCKET")]
+        pin_socket: bool,
+    },
+    /// List panes: id, session:window.pane, size, command, path (one line each).
+    ///
+    /// Fields are separated by tabs; control characters and backslashes in them are escaped
+    /// (\n, \t, \x1b, \\), so every pane is exactly one line.
+    #[command(after_help = PANES_EXAMPLES)]
+    Panes {
+        /// Only these panes: a session, a window or a pane.
+        #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("Only these panes"))]
+        target: Option<String>,
+    },
+    /// Print a pane's text, one line per screen row, as tmux capture-pane -p.
+    #[command(long_about = CAPTURE_LONG)]
+    Capture(CaptureArgs),
+    /// Search every pane's scrollback and screen, like grep.
+    #[command(long_about = SEARCH_LONG)]
+    Search(SearchArgs),
+    /// Start a private tmux server, fill it, search it, time it, remove it.
+    ///
+    /// Needs the tmux binary only to start that server; -L/-S are ignored (the demo always uses
+    /// its own private socket). Example: tmuxwire demo
+    Demo {
+        /// The tmux binary used to start the private server.
+        #[arg(long, env = "TMUXWIRE_TMUX", default_value = "tmux")]
+        tmux: String,
+        /// Keep the server running afterwards (prints how to attach).
+        #[arg(long)]
+        keep: bool,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn line_args() {
+        assert_eq!("-".parse::<LineArg>(), Ok(LineArg::Edge));
+        assert_eq!("-12".parse::<LineArg>(), Ok(LineArg::At(-12)));
+        assert_eq!("0".parse::<LineArg>(), Ok(LineArg::At(0)));
+        assert!("x".parse::<LineArg>().is_err());
+        assert!("--".parse::<LineArg>().is_err());
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(positive("3"), Ok(3));
+        assert!(positive("0").is_err());
+        assert!(positive("-1").is_err());
+    }
+
+    #[test]
+    fn flags_parse() {
+        Cli::command().debug_assert();
+        let c = Cli::try_parse_from(["tmuxwire", "search", "-e", "-F", "-i", "-s", "x"]).unwrap();
+        let Cmd::Search(a) = c.command else { panic!() };
+        assert!(!a.regex && a.fixed_strings && !a.ignore_case && a.case_sensitive);
+        let c = Cli::try_parse_from(["tmuxwire", "search", "-F", "-E", "-C", "2", "-A", "0", "x"])
+            .unwrap();
+        let Cmd::Search(a) = c.command else { panic!() };
+        assert!(a.regex && !a.fixed_strings);
+        assert_eq!((a.context, a.after, a.before), (Some(2), Some(0), None));
+        let c =
+            Cli::try_parse_from(["tmuxwire", "capture", "--start", "-", "--end", "-5"]).unwrap();
+        let Cmd::Capture(a) = c.command else { panic!() };
+        assert_eq!(
+            (a.start, a.end),
+            (Some(LineArg::Edge), Some(LineArg::At(-5)))
+        );
+        assert!(Cli::try_parse_from(["tmuxwire", "search", "-c", "-l", "x"]).is_err());
+        assert!(Cli::try_parse_from(["tmuxwire", "search", "-m", "0", "x"]).is_err());
+    }
+}
