@@ -14,5 +14,6 @@ mod grid_diff;
 mod hostile;
 mod jsonrpc;
 mod mcp_e2e;
+mod mirror;
 mod tools;
 mod wire;

@@ -305,6 +305,21 @@ pub fn servers(server: &TestServer) -> Arc<Servers> {
     ))
 }
 
+/// Like [`servers`], with the pane mirror on (as `tmuxwire mcp` runs).
+pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
+    Arc::new(Servers::new(
+        Arc::new(
+            Tmux::new(server.socket.clone(), None, Caller::default()).with_mirror(
+                tmuxwire::mirror::MirrorOptions {
+                    enabled: true,
+                    ..tmuxwire::mirror::MirrorOptions::default()
+                },
+            ),
+        ),
+        Caller::default(),
+    ))
+}
+
 /// Builder for a [`TestServer`]; see [`TestServer::builder`].
 #[derive(Clone, Debug)]
 pub struct TestServerBuilder {

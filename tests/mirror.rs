@@ -1,0 +1,184 @@
+//! The pane mirror against real tmux: seeded copies, output applied after the seed, checks,
+//! dead panes, other sessions, pauses; every answer compared with tmux's own.
+
+use serde_json::{Value, json};
+
+use crate::cases::util::*;
+use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins, wait_until};
+
+/// tmux's logical lines of a pane (`capture-pane -p -J -S - -E -`, trailing blanks trimmed,
+/// trailing empty lines dropped).
+fn tmux_joined(server: &TestServer, pane: &str) -> Vec<String> {
+    tmux_lines(server, pane, &["-J", "-S", "-", "-E", "-"])
+}
+
+/// The whole pane from the tool, as logical lines.
+async fn tool_joined(s: &tmuxwire::tmux::Servers, pane: &str) -> (Vec<String>, Value) {
+    let v = ok(
+        s,
+        "capture_pane",
+        json!({"pane_id": pane, "start": -1_000_000, "join_wrapped": true, "max_lines": null}),
+    )
+    .await;
+    (lines_of(v["result"].as_str().unwrap_or("")), v)
+}
+
+/// Content printed before tmuxwire looked (C7) is found, later output is added once, and the
+/// copy equals tmux's capture; both answers come from the mirror.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeded_then_followed() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(40, 10).history_limit(5000).start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            "printf 'SEED-MARK\\n'; seq -f 'before %g' 1 200; printf '%s\\n' 0123456789abcdefghijklmnopqrstuvwxyzWRAPPED-NEEDLE-tail",
+        );
+        let s = mirrored_servers(&server);
+        let v = ok(&s, "search_panes", json!({"pattern": "SEED-MARK"})).await;
+        assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
+        assert_eq!(v["matches"][0]["source"], json!("mirror"), "{ctx}: {v}");
+        run(&server, &pane, "seq -f 'after %g' 1 300; echo AFTER-MARK");
+        let v = ok(&s, "search_panes", json!({"pattern": "AFTER-MARK"})).await;
+        let m = &v["matches"][0];
+        assert_eq!(m["source"], json!("mirror"), "{ctx}: {v}");
+        // The echo of the typed command line holds the marker too.
+        assert_eq!(m["matched_line_count"], json!(2), "{ctx}: {v}");
+        let v = ok(&s, "search_panes", json!({"pattern": "WRAPPED-NEEDLE"})).await;
+        assert_eq!(v["matches"][0]["matched_line_rows"], json!([2]), "{ctx}: {v}");
+        let (got, cap) = tool_joined(&s, &pane).await;
+        assert_eq!(cap["source"], json!("mirror"), "{ctx}");
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: copy vs tmux");
+        let rows = ok(
+            &s,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -1_000_000, "max_lines": null}),
+        )
+        .await;
+        assert_eq!(
+            lines_of(rows["result"].as_str().unwrap_or("")),
+            tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]),
+            "{ctx}: rows vs tmux"
+        );
+        assert_line_numbers(&server, &pane, &s, "before 150", &ctx).await;
+    }
+}
+
+/// The line number a search reports is the row tmux shows the line on.
+async fn assert_line_numbers(
+    server: &TestServer,
+    pane: &str,
+    s: &tmuxwire::tmux::Servers,
+    needle: &str,
+    ctx: &str,
+) {
+    let v = ok(s, "search_panes", json!({"pattern": needle})).await;
+    let m = &v["matches"][0];
+    let n = m["matched_line_numbers"][0].as_i64().unwrap();
+    let at = tmux_lines(server, pane, &["-S", &n.to_string(), "-E", &n.to_string()]);
+    assert_eq!(at, vec![needle.to_string()], "{ctx}: line {n}: {v}");
+}
+
+/// A pane whose program printed and exited, and whose window vanished, stays searchable and
+/// capturable from its copy (C16).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dead_panes_keep_their_text() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(60, 10).start();
+        let s = mirrored_servers(&server);
+        // The mirror is running before the job starts.
+        ok(&s, "search_panes", json!({"pattern": "nothing-yet"})).await;
+        let job = server
+            .tmux_ok(&[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "sh -c 'read x; echo RESULT-42; exit 3'",
+            ])
+            .trim()
+            .to_string();
+        // Let the mirror adopt the pane before the job runs.
+        wait_until("the new pane is followed", DEADLINE, || {
+            let out = server.tmux_ok(&["list-clients", "-F", "#{client_termname}"]);
+            out.contains("tmuxwire").then_some(())
+        });
+        ok(&s, "search_panes", json!({"pattern": "nothing-yet"})).await;
+        server.tmux_ok(&["send-keys", "-t", &job, "go", "Enter"]);
+        wait_until("the job's window is gone", DEADLINE, || {
+            let out = server.tmux_ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
+            (!out.lines().any(|l| l == job)).then_some(())
+        });
+        let v = ok(&s, "search_panes", json!({"pattern": "RESULT-42"})).await;
+        let m = v["matches"]
+            .as_array()
+            .and_then(|a| a.iter().find(|m| m["pane_id"] == json!(job)))
+            .cloned()
+            .unwrap_or_else(|| panic!("{ctx}: the dead pane's text was not found: {v}"));
+        assert_eq!(m["pane_dead"], json!(true), "{ctx}: {m}");
+        assert_eq!(m["source"], json!("mirror"), "{ctx}");
+        let cap = ok(&s, "capture_pane", json!({"pane_id": job})).await;
+        assert!(
+            cap["result"].as_str().unwrap_or("").contains("RESULT-42"),
+            "{ctx}: {cap}"
+        );
+        assert_eq!(cap["pane_dead"], json!(true), "{ctx}");
+    }
+}
+
+/// Output in another session is followed by that session's own connection (C8).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_sessions_are_followed() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).session("A").start();
+        server.tmux_ok(&["new-session", "-d", "-s", "B"]);
+        let b = server
+            .tmux_ok(&["display-message", "-p", "-t", "=B:", "#{pane_id}"])
+            .trim()
+            .to_string();
+        let s = mirrored_servers(&server);
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        run(&server, &b, "echo OTHER-SESSION-OUTPUT");
+        let v = ok(&s, "search_panes", json!({"pattern": "OTHER-SESSION-OUTPUT"})).await;
+        let m = &v["matches"][0];
+        assert_eq!(m["pane_id"], json!(b), "{ctx}: {v}");
+        assert_eq!(m["source"], json!("mirror"), "{ctx}: {v}");
+    }
+}
+
+/// tmux drops output for a paused pane (`%pause`): the copy is seeded again and follows on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_pane_is_seeded_again() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(60, 10).history_limit(5000).start();
+        let pane = first_pane(&server);
+        let s = mirrored_servers(&server);
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        // Pause the pane's output to tmuxwire's watch client, as pause-after would.
+        let clients = server.tmux_ok(&["list-clients", "-F", "#{client_name} #{client_termname}"]);
+        let watch = clients
+            .lines()
+            .filter(|l| l.ends_with(" tmuxwire"))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_string)
+            .collect::<Vec<_>>();
+        assert!(!watch.is_empty(), "{ctx}: {clients}");
+        for c in &watch {
+            server.tmux_ok(&["refresh-client", "-t", c, "-A", &format!("{pane}:pause")]);
+        }
+        run(&server, &pane, "seq -f 'during %g' 1 100; echo DURING-PAUSE");
+        let v = ok(&s, "search_panes", json!({"pattern": "DURING-PAUSE"})).await;
+        assert_eq!(v["matches"][0]["matched_line_count"], json!(2), "{ctx}: {v}");
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
+        run(&server, &pane, "echo AFTER-PAUSE");
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
+    }
+}
