@@ -126,6 +126,16 @@ fn capture_align_corpus() {
     replay("capture_align", props::capture_align);
 }
 
+#[test]
+fn correlate_corpus() {
+    replay("correlate", tmuxwire::control::correlate::fuzz_correlate);
+}
+
+#[test]
+fn mirror_scan_corpus() {
+    replay("mirror_scan", tmuxwire::mirror::scan::fuzz_scan);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -134,8 +144,10 @@ fn every_target_is_replayed() {
         "command_quote",
         "control_parse",
         "control_roundtrip",
+        "correlate",
         "format_records",
         "imsg_decode",
+        "mirror_scan",
         "notification",
         "search_pattern",
         "tmux_version",

@@ -75,13 +75,19 @@ struct Servers {
 
 impl Servers {
     fn new(bin: &TmuxBin) -> Servers {
-        Servers { bin: bin.clone(), by_limit: HashMap::new() }
+        Servers {
+            bin: bin.clone(),
+            by_limit: HashMap::new(),
+        }
     }
 
     fn get(&mut self, limit: u32) -> &TestServer {
         let bin = self.bin.clone();
         self.by_limit.entry(limit).or_insert_with(|| {
-            TestServer::builder(&bin).history_limit(limit).command("exec sleep 100000").start()
+            TestServer::builder(&bin)
+                .history_limit(limit)
+                .command("exec sleep 100000")
+                .start()
         })
     }
 }
@@ -98,7 +104,9 @@ fn run_tmux(servers: &mut Servers, dir: &Path, cases: &[Case], tag: &str) -> Vec
     limits.dedup();
     let mut out: Vec<Option<Tmux>> = (0..cases.len()).map(|_| None).collect();
     for limit in limits {
-        let idx: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].history_limit == limit).collect();
+        let idx: Vec<usize> = (0..cases.len())
+            .filter(|&i| cases[i].history_limit == limit)
+            .collect();
         let group: Vec<(usize, &Case)> = idx.iter().map(|&i| (i, &cases[i])).collect();
         let server = servers.get(limit);
         let results = run_group(server, dir, &group, tag);
@@ -126,8 +134,15 @@ fn run_group(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &st
             }
             args.extend(
                 [
-                    "new-session", "-d", "-s", &format!("{tag}{n}"), "-x",
-                    &case.width.to_string(), "-y", &case.height.to_string(), &cmd,
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &format!("{tag}{n}"),
+                    "-x",
+                    &case.width.to_string(),
+                    "-y",
+                    &case.height.to_string(),
+                    &cmd,
                 ]
                 .map(String::from),
             );
@@ -136,16 +151,23 @@ fn run_group(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &st
         server.tmux_ok(&argv);
     }
     // Wait until every pane has parsed its whole stream.
-    let want: HashMap<String, String> =
-        cases.iter().map(|&(n, _)| (format!("{tag}{n}"), format!("DONE-{n}"))).collect();
+    let want: HashMap<String, String> = cases
+        .iter()
+        .map(|&(n, _)| (format!("{tag}{n}"), format!("DONE-{n}")))
+        .collect();
     let mut last = String::new();
     let done = poll(DEADLINE * 4, || {
         last = server.tmux_ok(&["list-panes", "-a", "-F", "#{session_name} #{pane_title}"]);
-        let seen: HashMap<&str, &str> =
-            last.lines().filter_map(|l| l.split_once(' ')).collect();
-        want.iter().all(|(s, t)| seen.get(s.as_str()) == Some(&t.as_str())).then_some(())
+        let seen: HashMap<&str, &str> = last.lines().filter_map(|l| l.split_once(' ')).collect();
+        want.iter()
+            .all(|(s, t)| seen.get(s.as_str()) == Some(&t.as_str()))
+            .then_some(())
     });
-    assert!(done.is_some(), "tmux {}: streams not parsed in time:\n{last}", server.bin.label);
+    assert!(
+        done.is_some(),
+        "tmux {}: streams not parsed in time:\n{last}",
+        server.bin.label
+    );
     // Capture, many panes per invocation, split on a separator line that
     // no stream contains.
     let sep = format!("@@SEP-{:016x}@@", fastrand::u64(..));
@@ -165,7 +187,18 @@ fn run_group(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &st
                 vec!["capture-pane", "-p", "-S", "-", "-E", "-", "-t", &t],
                 vec!["display-message", "-p", &sep],
                 vec!["set-buffer", "-b", &buf, "\x01"],
-                vec!["capture-pane", "-J", "-S", "-", "-E", "-", "-t", &t, "-b", &buf],
+                vec![
+                    "capture-pane",
+                    "-J",
+                    "-S",
+                    "-",
+                    "-E",
+                    "-",
+                    "-t",
+                    &t,
+                    "-b",
+                    &buf,
+                ],
                 vec!["save-buffer", "-b", &buf, &file],
                 vec!["delete-buffer", "-b", &buf],
                 vec!["capture-pane", "-a", "-p", "-q", "-t", &t],
@@ -187,23 +220,40 @@ fn run_group(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &st
         }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = server.tmux(&argv);
-        assert!(o.status.success(), "capture failed: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "capture failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         out.extend_from_slice(&o.stdout);
     }
     let sep_line = format!("{sep}\n");
     let parts: Vec<&[u8]> = split_on(&out, sep_line.as_bytes());
-    assert_eq!(parts.len(), 3 * cases.len() + 1, "unexpected capture output");
+    assert_eq!(
+        parts.len(),
+        3 * cases.len() + 1,
+        "unexpected capture output"
+    );
     parts
         .chunks(3)
         .zip(cases)
         .map(|(p, &(n, _))| {
             let state = String::from_utf8_lossy(p[2]).trim_end().to_string();
-            let joined = std::fs::read(dir.join(format!("{tag}-{n}.joined"))).expect("joined capture");
+            let joined =
+                std::fs::read(dir.join(format!("{tag}-{n}.joined"))).expect("joined capture");
             Tmux {
                 rows: p[0].to_vec(),
-                joined: if joined == b"\x01" { Vec::new() } else { joined },
+                joined: if joined == b"\x01" {
+                    Vec::new()
+                } else {
+                    joined
+                },
                 // Without an alternate screen, `-a -q` prints an empty line.
-                hidden: if state.ends_with(",1") { p[1].to_vec() } else { Vec::new() },
+                hidden: if state.ends_with(",1") {
+                    p[1].to_vec()
+                } else {
+                    Vec::new()
+                },
                 state,
             }
         })
@@ -259,14 +309,28 @@ fn ours(term: &Term) -> Tmux {
         joined.push(b'\n');
     }
     // tmux prints no newline after a wrapped last row.
-    if term.screen_rows().last().is_some_and(|(_, wrapped)| *wrapped) {
+    if term
+        .screen_rows()
+        .last()
+        .is_some_and(|(_, wrapped)| *wrapped)
+    {
         joined.pop();
     }
     let hidden = term.hidden_main_screen().unwrap_or_default();
     let c = term.cursor();
-    let state =
-        format!("{},{},{},{}", c.x.0, c.y.0, term.history_size(), u8::from(term.alternate_on()));
-    Tmux { rows, joined, hidden, state }
+    let state = format!(
+        "{},{},{},{}",
+        c.x.0,
+        c.y.0,
+        term.history_size(),
+        u8::from(term.alternate_on())
+    );
+    Tmux {
+        rows,
+        joined,
+        hidden,
+        state,
+    }
 }
 
 fn show(b: &[u8]) -> String {
@@ -294,7 +358,12 @@ fn compare(case: &Case, n: usize, rules: Rules, tmux: &Tmux) -> Option<String> {
     let tmux_joined = trim_lines(&tmux.joined);
     let mut report = String::new();
     if us.rows != tmux.rows {
-        let _ = write!(report, "rows differ:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.rows), show(&us.rows));
+        let _ = write!(
+            report,
+            "rows differ:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.rows),
+            show(&us.rows)
+        );
     }
     if us.joined != tmux_joined {
         let _ = write!(
@@ -305,10 +374,19 @@ fn compare(case: &Case, n: usize, rules: Rules, tmux: &Tmux) -> Option<String> {
         );
     }
     if us.hidden != tmux.hidden {
-        let _ = write!(report, "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.hidden), show(&us.hidden));
+        let _ = write!(
+            report,
+            "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.hidden),
+            show(&us.hidden)
+        );
     }
     if us.state != tmux.state {
-        let _ = write!(report, "state (x,y,hsize,alt) differs: tmux {} ours {}\n", tmux.state, us.state);
+        let _ = write!(
+            report,
+            "state (x,y,hsize,alt) differs: tmux {} ours {}\n",
+            tmux.state, us.state
+        );
     }
     (!report.is_empty()).then(|| {
         format!(
@@ -336,11 +414,22 @@ fn check_all(cases: &[Case], tag: &str) {
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn case(name: &str, width: u32, height: u32, bytes: &[u8]) -> Case {
-    Case { name: name.into(), width, height, history_limit: 100, bytes: bytes.to_vec() }
+    Case {
+        name: name.into(),
+        width,
+        height,
+        history_limit: 100,
+        bytes: bytes.to_vec(),
+    }
 }
 
 #[test]
@@ -353,7 +442,12 @@ fn smoke() {
         case("cr_overwrite", 20, 3, b"50%\r          \rdone\r\n"),
         case("tabs", 30, 3, b"a\tb\tc\r\n\t\tx"),
         case("invalid", 20, 3, b"CAF\xe9 LATTE\r\n\x80x\xf0\x9f\x98"),
-        case("acs", 20, 4, b"\x1b(0lqqk\x1b(B\r\nx  x\r\n\x1b(0mqqj\x1b(B\r\n"),
+        case(
+            "acs",
+            20,
+            4,
+            b"\x1b(0lqqk\x1b(B\r\nx  x\r\n\x1b(0mqqj\x1b(B\r\n",
+        ),
         case("alt", 20, 4, b"main\r\n\x1b[?1049h\x1b[2J\x1b[Halt screen"),
     ];
     check_all(&cases, "s");
@@ -366,24 +460,101 @@ mod generate {
     use super::Case;
 
     const WORDS: &[&str] = &[
-        "error", "warning", "GET", "/api/v1/items", "200", "OK", "cargo", "build", "--release",
-        "Compiling", "tmuxwire", "v0.1.0", "connection", "refused", "retrying", "in", "5s",
-        "user=alice", "id=42", "done", "ms", "status", "NEEDLE", "x", "",
+        "error",
+        "warning",
+        "GET",
+        "/api/v1/items",
+        "200",
+        "OK",
+        "cargo",
+        "build",
+        "--release",
+        "Compiling",
+        "tmuxwire",
+        "v0.1.0",
+        "connection",
+        "refused",
+        "retrying",
+        "in",
+        "5s",
+        "user=alice",
+        "id=42",
+        "done",
+        "ms",
+        "status",
+        "NEEDLE",
+        "x",
+        "",
     ];
-    const CJK: &[&str] = &["中文", "日本語のテキスト", "한국어", "构建成功", "処理中", "ｶﾀｶﾅ", "漢"];
+    const CJK: &[&str] = &[
+        "中文",
+        "日本語のテキスト",
+        "한국어",
+        "构建成功",
+        "処理中",
+        "ｶﾀｶﾅ",
+        "漢",
+    ];
     const EMOJI: &[&str] = &[
-        "😀", "❤️", "❤", "👍🏽", "👍", "🏽", "🇫🇷", "🇫", "🇺🇸🇬🇧", "👨‍👩‍👧", "👩‍💻", "1️⃣", "✔️", "☝",
-        "☝🏻", "🧑‍🤝‍🧑", "🏳️‍🌈", "⌚", "✋🏿", "🫨", "a️", "中️", "‍", "x‍y", "🇫🇷🇩",
+        "😀",
+        "❤️",
+        "❤",
+        "👍🏽",
+        "👍",
+        "🏽",
+        "🇫🇷",
+        "🇫",
+        "🇺🇸🇬🇧",
+        "👨‍👩‍👧",
+        "👩‍💻",
+        "1️⃣",
+        "✔️",
+        "☝",
+        "☝🏻",
+        "🧑‍🤝‍🧑",
+        "🏳️‍🌈",
+        "⌚",
+        "✋🏿",
+        "🫨",
+        "a️",
+        "中️",
+        "‍",
+        "x‍y",
+        "🇫🇷🇩",
     ];
     const MARKS: &[&str] = &[
-        "e\u{301}", "a\u{300}\u{301}\u{302}", "\u{301}", "n\u{303}", "Z\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}",
-        "\u{200b}", "x\u{fe0f}", "\u{1100}\u{1161}\u{11a8}", "\u{3164}", "\u{85}", "q\u{301}",
-        "\u{ad}", "\u{2028}", "\u{e000}", "\u{1fae8}", "\u{10ffff}",
+        "e\u{301}",
+        "a\u{300}\u{301}\u{302}",
+        "\u{301}",
+        "n\u{303}",
+        "Z\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}",
+        "\u{200b}",
+        "x\u{fe0f}",
+        "\u{1100}\u{1161}\u{11a8}",
+        "\u{3164}",
+        "\u{85}",
+        "q\u{301}",
+        "\u{ad}",
+        "\u{2028}",
+        "\u{e000}",
+        "\u{1fae8}",
+        "\u{10ffff}",
     ];
     const INVALID: &[&[u8]] = &[
-        b"\xe9", b"\x80", b"\xff", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98", b"\xe0\x80\x80",
-        b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xe4\xe4\xad", b"\xf5\x80",
-        b"\xc2\x80", b"\xc2\x9b",
+        b"\xe9",
+        b"\x80",
+        b"\xff",
+        b"\xc3",
+        b"\xe4\xb8",
+        b"\xf0\x9f\x98",
+        b"\xe0\x80\x80",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xc0\xaf",
+        b"\xe4\xe4\xad",
+        b"\xf5\x80",
+        b"\xc2\x80",
+        b"\xc2\x9b",
     ];
 
     fn pick<'a, T: ?Sized>(rng: &mut Rng, list: &'a [&'a T]) -> &'a T {
@@ -619,7 +790,9 @@ mod generate {
                 // Text near the right edge.
                 let col = w.saturating_sub(rng.u32(..3));
                 out.extend_from_slice(format!("\x1b[{col}G").as_bytes());
-                out.extend_from_slice(pick(rng, &["中", "x", "😀", "é", "👍🏽", "\t", "e\u{301}"]).as_bytes());
+                out.extend_from_slice(
+                    pick(rng, &["中", "x", "😀", "é", "👍🏽", "\t", "e\u{301}"]).as_bytes(),
+                );
             }
             _ => {
                 // Random bytes.
@@ -648,7 +821,13 @@ mod generate {
         while bytes.len() < len {
             piece(&mut rng, &mut bytes, width, height);
         }
-        Case { name: format!("seed {seed:#x}"), width, height, history_limit, bytes }
+        Case {
+            name: format!("seed {seed:#x}"),
+            width,
+            height,
+            history_limit,
+            bytes,
+        }
     }
 }
 
@@ -659,13 +838,18 @@ fn seeds(base: u64, n: usize) -> Vec<u64> {
         let s = s.trim_start_matches("0x");
         return vec![u64::from_str_radix(s, 16).expect("hex seed")];
     }
-    (0..n as u64).map(|i| base.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i)).collect()
+    (0..n as u64)
+        .map(|i| base.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i))
+        .collect()
 }
 
 fn random_cases(base: u64, n: usize) -> Vec<Case> {
     let mut cases: Vec<Case> = seeds(base, n).into_iter().map(generate::case).collect();
     // The opt-in soak: N more cases from a time-based seed (printed).
-    if let Some(extra) = std::env::var("TMUXWIRE_GRID_SOAK").ok().and_then(|v| v.parse().ok()) {
+    if let Some(extra) = std::env::var("TMUXWIRE_GRID_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -723,10 +907,15 @@ fn random_streams_3_8() {
 #[test]
 #[ignore = "a tool: set TMUXWIRE_GRID_REDUCE=VERSION:SEED"]
 fn reduce() {
-    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE") else { return };
+    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE") else {
+        return;
+    };
     let (label, seed) = spec.split_once(':').expect("VERSION:SEED");
     let seed = u64::from_str_radix(seed.trim_start_matches("0x"), 16).expect("hex seed");
-    let bin = tmux_bins().into_iter().find(|b| b.label == label).expect("tmux version");
+    let bin = tmux_bins()
+        .into_iter()
+        .find(|b| b.label == label)
+        .expect("tmux version");
     let rules = rules_of(&bin);
     let mut servers = server(&bin);
     let dir = tempfile::tempdir().expect("temp dir");
@@ -734,9 +923,17 @@ fn reduce() {
     let mut round = 0;
     let fails = |servers: &mut Servers, cases: &[Case], round: usize| -> Vec<bool> {
         let results = run_tmux(servers, dir.path(), cases, &format!("x{round}_"));
-        cases.iter().zip(&results).enumerate().map(|(n, (c, t))| compare(c, n, rules, t).is_some()).collect()
+        cases
+            .iter()
+            .zip(&results)
+            .enumerate()
+            .map(|(n, (c, t))| compare(c, n, rules, t).is_some())
+            .collect()
     };
-    assert!(fails(&mut servers, std::slice::from_ref(&best), round)[0], "the case does not fail");
+    assert!(
+        fails(&mut servers, std::slice::from_ref(&best), round)[0],
+        "the case does not fail"
+    );
     let mut chunk = best.bytes.len() / 2;
     while chunk >= 1 {
         round += 1;
@@ -753,13 +950,27 @@ fn reduce() {
             Some(i) => best = candidates.swap_remove(i),
             None => chunk /= 2,
         }
-        chunk = chunk.min(best.bytes.len() / 2).max(if chunk == 0 { 0 } else { 1 });
+        chunk = chunk
+            .min(best.bytes.len() / 2)
+            .max(if chunk == 0 { 0 } else { 1 });
         if best.bytes.len() <= 1 {
             break;
         }
     }
-    let results = run_tmux(&mut servers, dir.path(), std::slice::from_ref(&best), "final");
-    eprintln!("{}", compare(&best, 0, rules, &results[0]).unwrap_or_default());
+    let results = run_tmux(
+        &mut servers,
+        dir.path(),
+        std::slice::from_ref(&best),
+        "final",
+    );
+    eprintln!(
+        "{}",
+        compare(&best, 0, rules, &results[0]).unwrap_or_default()
+    );
     let still = true;
-    eprintln!("smallest ({} bytes, still differs: {still}): \"{}\"", best.bytes.len(), escape(&best.bytes));
+    eprintln!(
+        "smallest ({} bytes, still differs: {still}): \"{}\"",
+        best.bytes.len(),
+        escape(&best.bytes)
+    );
 }

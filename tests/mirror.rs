@@ -29,7 +29,10 @@ async fn tool_joined(s: &tmuxwire::tmux::Servers, pane: &str) -> (Vec<String>, V
 async fn seeded_then_followed() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
-        let server = TestServer::builder(&bin).size(40, 10).history_limit(5000).start();
+        let server = TestServer::builder(&bin)
+            .size(40, 10)
+            .history_limit(5000)
+            .start();
         let pane = first_pane(&server);
         run(
             &server,
@@ -47,7 +50,11 @@ async fn seeded_then_followed() {
         // The echo of the typed command line holds the marker too.
         assert_eq!(m["matched_line_count"], json!(2), "{ctx}: {v}");
         let v = ok(&s, "search_panes", json!({"pattern": "WRAPPED-NEEDLE"})).await;
-        assert_eq!(v["matches"][0]["matched_line_rows"], json!([2]), "{ctx}: {v}");
+        assert_eq!(
+            v["matches"][0]["matched_line_rows"],
+            json!([2]),
+            "{ctx}: {v}"
+        );
         let (got, cap) = tool_joined(&s, &pane).await;
         assert_eq!(cap["source"], json!("mirror"), "{ctx}");
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: copy vs tmux");
@@ -144,7 +151,12 @@ async fn other_sessions_are_followed() {
         let s = mirrored_servers(&server);
         ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
         run(&server, &b, "echo OTHER-SESSION-OUTPUT");
-        let v = ok(&s, "search_panes", json!({"pattern": "OTHER-SESSION-OUTPUT"})).await;
+        let v = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "OTHER-SESSION-OUTPUT"}),
+        )
+        .await;
         let m = &v["matches"][0];
         assert_eq!(m["pane_id"], json!(b), "{ctx}: {v}");
         assert_eq!(m["source"], json!("mirror"), "{ctx}: {v}");
@@ -156,7 +168,10 @@ async fn other_sessions_are_followed() {
 async fn a_paused_pane_is_seeded_again() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
-        let server = TestServer::builder(&bin).size(60, 10).history_limit(5000).start();
+        let server = TestServer::builder(&bin)
+            .size(60, 10)
+            .history_limit(5000)
+            .start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
         ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
@@ -172,9 +187,17 @@ async fn a_paused_pane_is_seeded_again() {
         for c in &watch {
             server.tmux_ok(&["refresh-client", "-t", c, "-A", &format!("{pane}:pause")]);
         }
-        run(&server, &pane, "seq -f 'during %g' 1 100; echo DURING-PAUSE");
+        run(
+            &server,
+            &pane,
+            "seq -f 'during %g' 1 100; echo DURING-PAUSE",
+        );
         let v = ok(&s, "search_panes", json!({"pattern": "DURING-PAUSE"})).await;
-        assert_eq!(v["matches"][0]["matched_line_count"], json!(2), "{ctx}: {v}");
+        assert_eq!(
+            v["matches"][0]["matched_line_count"],
+            json!(2),
+            "{ctx}: {v}"
+        );
         let (got, _) = tool_joined(&s, &pane).await;
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
         run(&server, &pane, "echo AFTER-PAUSE");

@@ -86,4 +86,3 @@ pub fn captured(blocks: Vec<Block>) -> Result<Vec<u8>, Vec<u8>> {
         (None, None) => Err(b"tmux gave no answer to capture-pane\n".to_vec()),
     }
 }
-

@@ -77,7 +77,7 @@ pub struct Reply {
 }
 
 /// What feeding the correlator produced, in stream order.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum Output<T> {
     /// A request is complete.
     Reply {
@@ -277,6 +277,72 @@ impl<T> Correlator<T> {
         self.parser.finish();
         self.pending.drain(..).map(|p| p.token).collect()
     }
+}
+
+/// The request shapes [`fuzz_correlate`] picks from.
+fn fuzz_shape(b: u8) -> Shape {
+    let start = b"\xe2\x90\x9eN\xe2\x90\x9f".to_vec();
+    let end = b"\xe2\x90\x9eN".to_vec();
+    match b % 5 {
+        0 => Shape::one(),
+        1 => Shape::Blocks(vec![FrameSpec::Records { start, end }]),
+        2 | 3 => Shape::Blocks(vec![
+            FrameSpec::Guard,
+            FrameSpec::Guard,
+            FrameSpec::LengthOfPrevious(if b % 5 == 2 {
+                Encoding::Raw
+            } else {
+                Encoding::Vis
+            }),
+            FrameSpec::Guard,
+        ]),
+        _ => Shape::Fenced(b"F\n".to_vec()),
+    }
+}
+
+/// Fuzz entry point: byte 0 = number of requests (up to 7), then one byte
+/// per request's shape, then the stream. The outputs are the same however
+/// the stream is chunked, every reply belongs to a request made and comes
+/// in request order, and nothing but the violation follows a violation.
+pub fn fuzz_correlate(data: &[u8]) {
+    let Some((&n, rest)) = data.split_first() else {
+        return;
+    };
+    let n = usize::from(n % 8).min(rest.len());
+    let (shapes, stream) = rest.split_at(n);
+    let run = |chunk: usize| {
+        let mut c = Correlator::new();
+        for (i, &s) in shapes.iter().enumerate() {
+            c.push(fuzz_shape(s), i);
+        }
+        let mut out = Vec::new();
+        for part in stream.chunks(chunk.max(1)) {
+            c.feed(part, &mut |o| out.push(o));
+        }
+        let left = c.finish();
+        (out, left)
+    };
+    let (whole, left) = run(stream.len());
+    let split = stream.first().map_or(1, |b| usize::from(*b) % 7 + 1);
+    let (chunked, chunked_left) = run(split);
+    assert!(
+        chunked == whole && chunked_left == left,
+        "chunking changed the outputs"
+    );
+    let mut next = 0;
+    let mut violated = false;
+    for o in &whole {
+        assert!(!violated, "output after a violation: {o:?}");
+        match o {
+            Output::Reply { token, .. } => {
+                assert_eq!(*token, next, "replies out of order");
+                next += 1;
+            }
+            Output::Violation(_) => violated = true,
+            _ => {}
+        }
+    }
+    assert_eq!(next + left.len(), shapes.len(), "a request was lost");
 }
 
 #[cfg(test)]

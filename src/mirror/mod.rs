@@ -273,8 +273,7 @@ impl Mirror {
                 continue;
             };
             let (tx, rx) = oneshot::channel();
-            if w
-                .cmds
+            if w.cmds
                 .send(WatchCmd::Sync {
                     panes: list,
                     reply: tx,
@@ -301,9 +300,7 @@ impl Mirror {
             .filter_map(|id| {
                 let p = self.shared.pane(*id)?;
                 let st = p.read();
-                let session = st
-                    .owner
-                    .or_else(|| st.meta.session_id.parse().ok())?;
+                let session = st.owner.or_else(|| st.meta.session_id.parse().ok())?;
                 Some((*id, session, st.meta.clone()))
             })
             .collect();

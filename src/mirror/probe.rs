@@ -93,13 +93,7 @@ pub struct Listed {
 /// server with no sessions says so).
 pub fn parse_list(reply: &Reply, q: &Queries) -> Option<Vec<Listed>> {
     let b = reply.blocks.first().filter(|b| b.ok)?;
-    Some(
-        q.list
-            .parse(&b.body)
-            .iter()
-            .filter_map(listed)
-            .collect(),
-    )
+    Some(q.list.parse(&b.body).iter().filter_map(listed).collect())
 }
 
 fn listed(r: &Record) -> Option<Listed> {

@@ -172,8 +172,8 @@ pub fn scan(
             } => {
                 let c = &chunks[chunk];
                 let (row, _) = c.rows_of(line);
-                let text_end = memchr::memchr(b'\n', &c.text[offset..])
-                    .map_or(c.text.len(), |i| offset + i);
+                let text_end =
+                    memchr::memchr(b'\n', &c.text[offset..]).map_or(c.text.len(), |i| offset + i);
                 let logical = LogicalLine {
                     index: c.first + line as u64,
                     first_row: LineNo(row as i64 - hsize),
@@ -221,11 +221,142 @@ fn hit(
     }
 }
 
+/// The obvious twin of [`scan`] (for tests and fuzzing): every logical
+/// line of the copy, one at a time, in the same order.
+pub fn scan_naive(term: &Term, pattern: &Pattern, keep: usize) -> Scan {
+    let (width, _) = term.size();
+    let screen = if term.alternate_on() {
+        Screen::Alternate
+    } else {
+        Screen::Main
+    };
+    let history_rows = term.history_size() as i64;
+    let mut hits = Vec::new();
+    let hidden: Vec<(LogicalLine<'_>, Screen)> = term
+        .hidden_main_lines()
+        .into_iter()
+        .map(|l| (l, Screen::HiddenMain))
+        .collect();
+    let lines = term.lines().map(|l| {
+        let s = if l.first_row.0 < 0 && l.first_row.0 + i64::from(l.rows()) <= 0 {
+            Screen::Main
+        } else {
+            screen
+        };
+        (l, s)
+    });
+    // History lines come first in the fast scan, then the hidden
+    // screen, then the screen: order the twin the same way.
+    let (hist, rest): (Vec<_>, Vec<_>) =
+        lines.partition(|(l, _)| l.first_row.0 + i64::from(l.rows()) <= 0 && history_rows > 0);
+    for (l, s) in hist.into_iter().chain(hidden).chain(rest) {
+        if let Some(r) = pattern.find_in_line(&l.text) {
+            hits.push(hit(&l, r.start, r.end, width, term.rules(), s));
+        }
+    }
+    let count = hits.len();
+    if hits.len() > keep {
+        hits.drain(..hits.len() - keep);
+    }
+    Scan {
+        hits,
+        count,
+        cancelled: false,
+    }
+}
+
+/// Fuzz entry point: the first bytes choose a pane size, a pattern and
+/// how many lines to keep; the rest is written to a copy. [`scan`] must
+/// find exactly what [`scan_naive`] finds, positions included, and never
+/// panic.
+pub fn fuzz_scan(data: &[u8]) {
+    let [w, h, k, plen, rest @ ..] = data else {
+        return;
+    };
+    let (pat, stream) = rest.split_at(usize::from(*plen % 8).min(rest.len()));
+    let width = u32::from(*w % 40) + 1;
+    let height = u32::from(*h % 10) + 1;
+    let keep = usize::from(*k % 16) + 1;
+    let mut t = Term::new(
+        width,
+        height,
+        crate::term::Rules::V36,
+        crate::term::Options {
+            history_limit: 64,
+            ..crate::term::Options::default()
+        },
+    );
+    t.advance(stream);
+    let text = String::from_utf8_lossy(pat);
+    let Ok(p) = Pattern::new(&text, crate::search::PatternOptions::literal()) else {
+        return;
+    };
+    let fast = scan(&t, &p, None, keep, &AtomicBool::new(false));
+    assert_eq!(fast, scan_naive(&t, &p, keep), "scan vs scan_naive");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::search::PatternOptions;
     use crate::term::{Options, Rules};
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "a",
+        "b",
+        "ab",
+        "NEEDLE",
+        " ",
+        "  ",
+        "中",
+        "文",
+        "é",
+        "e\u{301}",
+        "😀",
+        "\t",
+        "\r\n",
+        "\r\n",
+        "\r\n",
+        "\r",
+        "\x08",
+        "\x1b[31m",
+        "\x1b[m",
+        "\x1b[2K",
+        "\x1b[1;1H",
+        "\x1b[5C",
+        "\x1b[?1049h",
+        "\x1b[?1049l",
+        "\x1b[2J",
+        "x",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The fast scan finds the same lines, at the same positions, as
+        /// the line-by-line twin.
+        #[test]
+        fn fast_scan_equals_naive(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..400),
+            width in 5u32..30,
+            height in 2u32..8,
+            needle in proptest::sample::select(&["a", "NEEDLE", "中", "ab", "x", " b"][..]),
+            keep in 1usize..20,
+        ) {
+            let stream: String = pieces.concat();
+            let mut t = Term::new(
+                width,
+                height,
+                Rules::V33,
+                Options { history_limit: 50, ..Options::default() },
+            );
+            t.advance(stream.as_bytes());
+            let p = Pattern::new(needle, PatternOptions::literal()).unwrap();
+            let fast = scan(&t, &p, None, keep, &AtomicBool::new(false));
+            prop_assert_eq!(fast, scan_naive(&t, &p, keep));
+        }
+    }
 
     fn term(bytes: &[u8], w: u32, h: u32) -> Term {
         let mut t = Term::new(
@@ -290,7 +421,10 @@ mod tests {
         }
         let t = term(&bytes, 40, 5);
         let s = scan(&t, &pat(" x"), None, 3, &AtomicBool::new(false));
-        let naive = t.lines().filter(|l| l.text.windows(2).any(|w| w == b" x")).count();
+        let naive = t
+            .lines()
+            .filter(|l| l.text.windows(2).any(|w| w == b" x"))
+            .count();
         assert!(naive > 900, "{naive}");
         assert_eq!(s.count, naive);
         assert_eq!(s.hits.len(), 3);

@@ -56,8 +56,15 @@ struct Window {
 }
 
 enum Job {
-    Seed { pane: PaneId, at: Window, attempt: u8 },
-    Check { pane: PaneId, at: Window },
+    Seed {
+        pane: PaneId,
+        at: Window,
+        attempt: u8,
+    },
+    Check {
+        pane: PaneId,
+        at: Window,
+    },
     List,
 }
 
@@ -176,14 +183,7 @@ impl Watch {
             .is_some_and(|p| p.read().status == Status::Stale);
         let line = seed::line(pane, self.shared.encoding, continue_first);
         let at = self.window(pane);
-        let id = self.send(
-            line,
-            Job::Seed {
-                pane,
-                at,
-                attempt,
-            },
-        )?;
+        let id = self.send(line, Job::Seed { pane, at, attempt })?;
         self.seeding.insert(pane);
         Some(id)
     }
@@ -361,10 +361,9 @@ impl Watch {
                 w.ids.insert(next);
             }
         }
-        let (done, open): (Vec<Waiter>, Vec<Waiter>) =
-            std::mem::take(&mut self.waiters)
-                .into_iter()
-                .partition(|w| w.ids.is_empty());
+        let (done, open): (Vec<Waiter>, Vec<Waiter>) = std::mem::take(&mut self.waiters)
+            .into_iter()
+            .partition(|w| w.ids.is_empty());
         self.waiters = open;
         for w in done {
             let _ = w.reply.send(());
@@ -382,7 +381,11 @@ impl Watch {
                     return;
                 }
                 st.term = Some(built.term);
-                st.status = if built.dead { Status::Dead } else { Status::Live };
+                st.status = if built.dead {
+                    Status::Dead
+                } else {
+                    Status::Live
+                };
                 st.exit_status = built.exit_status;
                 st.seeded_at = Some(std::time::Instant::now());
                 st.bytes_applied = 0;

@@ -32,7 +32,6 @@ pub fn excerpt(line: &[u8], start: usize, end: usize) -> String {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +50,4 @@ mod tests {
         assert!(e.len() <= MAX_LINE_BYTES + 8);
         assert_eq!(excerpt(b"short", 0, 1), "short");
     }
-
 }

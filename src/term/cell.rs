@@ -43,21 +43,41 @@ pub(crate) struct Cell {
 impl Cell {
     /// A cleared cell with style `style` (`grid_cleared_cell`).
     pub(crate) const fn cleared(style: u16) -> Cell {
-        Cell { code: b' ' as u32, width: 1, flags: CLEARED, style }
+        Cell {
+            code: b' ' as u32,
+            width: 1,
+            flags: CLEARED,
+            style,
+        }
     }
 
     /// A blank cell as tmux reads one past the end of a line
     /// (`grid_default_cell`).
-    pub(crate) const BLANK: Cell = Cell { code: b' ' as u32, width: 1, flags: 0, style: 0 };
+    pub(crate) const BLANK: Cell = Cell {
+        code: b' ' as u32,
+        width: 1,
+        flags: 0,
+        style: 0,
+    };
 
     /// A padding cell (`grid_padding_cell`) keeping `style`'s background.
     pub(crate) const fn padding(style: u16) -> Cell {
-        Cell { code: 0, width: 0, flags: PADDING, style }
+        Cell {
+            code: 0,
+            width: 0,
+            flags: PADDING,
+            style,
+        }
     }
 
     /// A printable ASCII character.
     pub(crate) const fn ascii(b: u8, style: u16) -> Cell {
-        Cell { code: b as u32, width: 1, flags: 0, style }
+        Cell {
+            code: b as u32,
+            width: 1,
+            flags: 0,
+            style,
+        }
     }
 
     pub(crate) fn is_padding(self) -> bool {
@@ -216,11 +236,20 @@ pub(crate) struct Style {
 }
 
 impl Style {
-    pub(crate) const DEFAULT: Style = Style { fg: 8, bg: 8, attr: 0, us: 8, link: 0 };
+    pub(crate) const DEFAULT: Style = Style {
+        fg: 8,
+        bg: 8,
+        attr: 0,
+        us: 8,
+        link: 0,
+    };
 
     /// The style of a cleared cell: default except the background.
     pub(crate) fn cleared(bg: Colour) -> Style {
-        Style { bg, ..Style::DEFAULT }
+        Style {
+            bg,
+            ..Style::DEFAULT
+        }
     }
 }
 
@@ -233,7 +262,10 @@ pub(crate) struct Styles {
 
 impl Default for Styles {
     fn default() -> Styles {
-        let mut s = Styles { list: Vec::new(), index: HashMap::new() };
+        let mut s = Styles {
+            list: Vec::new(),
+            index: HashMap::new(),
+        };
         s.list.push(Style::DEFAULT);
         s.index.insert(Style::DEFAULT, 0);
         s
@@ -242,7 +274,10 @@ impl Default for Styles {
 
 impl Styles {
     pub(crate) fn get(&self, i: u16) -> Style {
-        self.list.get(usize::from(i)).copied().unwrap_or(Style::DEFAULT)
+        self.list
+            .get(usize::from(i))
+            .copied()
+            .unwrap_or(Style::DEFAULT)
     }
 
     /// The index of `s`, or `None` when the table is full (the caller
@@ -286,14 +321,35 @@ mod tests {
         let c = Combined::default();
         let mut out = Vec::new();
         Cell::ascii(b'a', 0).push_data(&c, &mut out);
-        Cell { code: 0x4e2d, width: 2, flags: 0, style: 0 }.push_data(&c, &mut out);
-        Cell { code: 0, width: 3, flags: TAB, style: 0 }.push_data(&c, &mut out);
+        Cell {
+            code: 0x4e2d,
+            width: 2,
+            flags: 0,
+            style: 0,
+        }
+        .push_data(&c, &mut out);
+        Cell {
+            code: 0,
+            width: 3,
+            flags: TAB,
+            style: 0,
+        }
+        .push_data(&c, &mut out);
         Cell::padding(0).push_data(&c, &mut out);
         assert_eq!(out, "a中   ".as_bytes());
         assert!(Cell::BLANK.is_space());
         assert!(Cell::cleared(3).is_space());
         assert!(!Cell::padding(0).is_space());
-        assert_eq!(Cell { code: 0, width: 3, flags: TAB, style: 0 }.size(&c), 3);
+        assert_eq!(
+            Cell {
+                code: 0,
+                width: 3,
+                flags: TAB,
+                style: 0
+            }
+            .size(&c),
+            3
+        );
     }
 
     #[test]
@@ -307,7 +363,10 @@ mod tests {
         assert_eq!(c.get(map[&b]), b"x\xcc\x81");
 
         let mut s = Styles::default();
-        let red = Style { fg: 1, ..Style::DEFAULT };
+        let red = Style {
+            fg: 1,
+            ..Style::DEFAULT
+        };
         let i = s.intern(red).unwrap();
         assert_eq!(s.intern(red), Some(i));
         assert_eq!(s.get(i), red);

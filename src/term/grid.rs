@@ -49,12 +49,20 @@ pub(crate) struct Bg {
 }
 
 impl Bg {
-    pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
+    pub(crate) const DEFAULT: Bg = Bg {
+        style: 0,
+        default: true,
+    };
 }
 
 impl Line {
     pub(crate) fn new(sx: u32) -> Line {
-        Line { cells: vec![Cell::BLANK; sx as usize], used: 0, wrapped: false, allocated: false }
+        Line {
+            cells: vec![Cell::BLANK; sx as usize],
+            used: 0,
+            wrapped: false,
+            allocated: false,
+        }
     }
 
     /// `grid_empty_line()`: no cells, no flags; a non-default background
@@ -115,7 +123,12 @@ impl Grid {
     pub(crate) fn new(sx: u32, sy: u32) -> Grid {
         let sx = sx.max(1);
         let sy = sy.max(1);
-        Grid { sx, sy, lines: (0..sy).map(|_| Line::new(sx)).collect(), unwrap_history: false }
+        Grid {
+            sx,
+            sy,
+            lines: (0..sy).map(|_| Line::new(sx)).collect(),
+            unwrap_history: false,
+        }
     }
 
     /// `grid_get_cell()`.
@@ -131,7 +144,9 @@ impl Grid {
     /// `cellused` (tmux stores it beyond the width, where nothing reads it).
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         line.allocated = true;
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
@@ -142,7 +157,9 @@ impl Grid {
     /// `grid_set_cells()` for a run of ASCII bytes in one style.
     pub(crate) fn set_ascii(&mut self, x: u32, y: u32, run: &[u8], style: u16) {
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         let x = x as usize;
         if x >= sx {
             return;
@@ -257,7 +274,9 @@ impl Grid {
             return;
         }
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(py as usize) else { return };
+        let Some(line) = self.lines.get_mut(py as usize) else {
+            return;
+        };
         let (dx, px, nx) = (dx as usize, px as usize, nx as usize);
         if px + nx > sx || dx + nx > sx {
             return;
@@ -286,7 +305,9 @@ impl Grid {
     /// `grid_view_delete_cells()`.
     pub(crate) fn delete_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
         let sx = self.sx;
-        let Some(n) = sx.checked_sub(px + nx) else { return };
+        let Some(n) = sx.checked_sub(px + nx) else {
+            return;
+        };
         self.move_cells(px, px + nx, py, n, bg);
         self.clear(sx - nx, py, nx, 1, bg);
     }
@@ -300,7 +321,9 @@ impl Grid {
 
     /// `grid_view_insert_lines_region()`.
     pub(crate) fn insert_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(rlower + 1 - ny2, py, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -309,7 +332,9 @@ impl Grid {
     /// 3.5 computed (`py + ny - (sy - ny)`, possibly below zero).
     pub(crate) fn delete_lines(&mut self, py: u32, ny: u32, bg: Bg, old_clear: bool) {
         let sy = self.sy;
-        let Some(n) = sy.checked_sub(py + ny) else { return };
+        let Some(n) = sy.checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, n, bg);
         if old_clear {
             let c = i64::from(py) + 2 * i64::from(ny) - i64::from(sy);
@@ -321,7 +346,9 @@ impl Grid {
 
     /// `grid_view_delete_lines_region()`.
     pub(crate) fn delete_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -333,7 +360,10 @@ impl Grid {
 
     /// The index of the last row with any cell used, plus one (0 if none).
     pub(crate) fn last_used(&self) -> u32 {
-        self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
+        self.lines
+            .iter()
+            .rposition(|l| l.used != 0)
+            .map_or(0, |i| i as u32 + 1)
     }
 }
 

@@ -468,7 +468,11 @@ mod tests {
         }
         fn utf8_start(&mut self) {}
         fn print_utf8(&mut self, data: &[u8], bad: bool) {
-            self.0.push(format!("u{}{}", String::from_utf8_lossy(data), if bad { "!" } else { "" }));
+            self.0.push(format!(
+                "u{}{}",
+                String::from_utf8_lossy(data),
+                if bad { "!" } else { "" }
+            ));
         }
         fn invalid_utf8(&mut self) {
             self.0.push("bad".into());

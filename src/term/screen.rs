@@ -84,8 +84,13 @@ pub(crate) struct Pen {
 }
 
 impl Pen {
-    const DEFAULT: Pen =
-        Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
+    const DEFAULT: Pen = Pen {
+        style: Style::DEFAULT,
+        g0: false,
+        g1: false,
+        shift: false,
+        charset_attr: false,
+    };
 
     fn acs(&self) -> bool {
         if self.shift { self.g1 } else { self.g0 }
@@ -168,7 +173,12 @@ impl Term {
             mode: MODE_WRAP,
             tabs: default_tabs(sx),
             pen: Pen::DEFAULT,
-            old: SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: false },
+            old: SavedState {
+                pen: Pen::DEFAULT,
+                cx: 0,
+                cy: 0,
+                origin: false,
+            },
             last: None,
             parser: Parser::default(),
             v33: V33Joiner::default(),
@@ -272,8 +282,9 @@ impl Term {
 
     fn gc_styles(&mut self) {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
-        let live: Vec<u16> =
-            grids.flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style))).collect();
+        let live: Vec<u16> = grids
+            .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style)))
+            .collect();
         let map = self.styles.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
@@ -318,7 +329,10 @@ impl Term {
     }
 
     fn bg_of(&mut self, colour: Colour) -> Bg {
-        Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
+        Bg {
+            style: self.intern(Style::cleared(colour)),
+            default: cell::colour_default(colour),
+        }
     }
 
     /// The erase background: the pen's background colour.
@@ -335,7 +349,16 @@ impl Term {
         } else {
             0
         };
-        self.grid.set(x, self.cy, Cell { code: u32::from(b' '), width: 1, flags: 0, style });
+        self.grid.set(
+            x,
+            self.cy,
+            Cell {
+                code: u32::from(b' '),
+                width: 1,
+                flags: 0,
+                style,
+            },
+        );
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
@@ -350,7 +373,12 @@ impl Term {
     fn reset_cell(&mut self) {
         self.pen = Pen::DEFAULT;
         self.pen_style = None;
-        self.old = SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin };
+        self.old = SavedState {
+            pen: Pen::DEFAULT,
+            cx: 0,
+            cy: 0,
+            origin: self.old.origin,
+        };
     }
 
     // Scrolling.
@@ -495,7 +523,10 @@ impl Term {
         } else {
             self.collect_ascii(run);
         }
-        self.last = Some(Last { cp: u32::from(b), width: 1 });
+        self.last = Some(Last {
+            cp: u32::from(b),
+            width: 1,
+        });
         self.pen.charset_attr = false;
     }
 
@@ -548,9 +579,8 @@ impl Term {
             self.grid.set(self.cx, self.cy, Cell::padding(style));
             // ≥ 3.7: a widened cell reaching past the window leaves the
             // cursor where it was.
-            let hidden = self.rules == Rules::V36
-                && self.opts.at_window_right_edge
-                && self.cx >= self.sx();
+            let hidden =
+                self.rules == Rules::V36 && self.opts.at_window_right_edge && self.cx >= self.sx();
             if !hidden {
                 self.set_cursor(Some(self.cx + 1), None);
             }
@@ -591,7 +621,10 @@ impl Term {
                 let mut prev_data = Vec::new();
                 let prev = target.map(|(_, c)| {
                     c.push_data(&self.combined, &mut prev_data);
-                    Prev { data: &prev_data, width: c.width }
+                    Prev {
+                        data: &prev_data,
+                        width: c.width,
+                    }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
                 let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
@@ -639,12 +672,22 @@ impl Term {
             self.grid.set(xx, self.cy, Cell::padding(pstyle));
         }
         let cell = if flags & TAB != 0 {
-            Cell { code: u32::from(b' '), width, flags, style }
+            Cell {
+                code: u32::from(b' '),
+                width,
+                flags,
+                style,
+            }
         } else if data.len() > 4 || data.is_empty() {
             // Not reached: new cells hold one character.
             Cell::BLANK
         } else {
-            Cell { code: cp, width, flags: flags & ACS, style }
+            Cell {
+                code: cp,
+                width,
+                flags: flags & ACS,
+                style,
+            }
         };
         self.grid.set(self.cx, self.cy, cell);
         let not_wrap = u32::from(!wrap);
@@ -782,7 +825,11 @@ impl Term {
         let mut py = py;
         if origin && self.mode & MODE_ORIGIN != 0 {
             if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper { self.rlower } else { y + self.rupper });
+                py = Some(if y > self.rlower - self.rupper {
+                    self.rlower
+                } else {
+                    y + self.rupper
+                });
             }
         }
         let px = px.map(|x| x.min(self.sx() - 1));
@@ -1122,7 +1169,9 @@ impl Term {
     }
 
     fn csi(&mut self, raw: &[u8], interm: &[u8], ch: u8) {
-        let Some(params) = Params::split(raw) else { return };
+        let Some(params) = Params::split(raw) else {
+            return;
+        };
         let p = &params;
         let known = match (ch, interm) {
             (b'@' | b'A'..=b'H' | b'J' | b'K' | b'L' | b'M' | b'P' | b'S' | b'T', b"")
@@ -1145,7 +1194,9 @@ impl Term {
         match (ch, interm) {
             (b'Z', b"") => {
                 let mut cx = self.cx.min(self.sx() - 1);
-                let Some(mut n) = p.get(0, 1, 1) else { return self.done() };
+                let Some(mut n) = p.get(0, 1, 1) else {
+                    return self.done();
+                };
                 while cx > 0 && n > 0 {
                     n -= 1;
                     loop {
@@ -1411,7 +1462,11 @@ impl Term {
                 i += 1;
                 match p.get(i, 0, u32::MAX) {
                     Some(2) => {
-                        let rgb = (p.get(i + 1, 0, u32::MAX), p.get(i + 2, 0, u32::MAX), p.get(i + 3, 0, u32::MAX));
+                        let rgb = (
+                            p.get(i + 1, 0, u32::MAX),
+                            p.get(i + 2, 0, u32::MAX),
+                            p.get(i + 3, 0, u32::MAX),
+                        );
                         if sgr_rgb(gc, n, rgb) {
                             i += 3;
                         }
@@ -1474,14 +1529,18 @@ impl Term {
         if discard || self.rules == Rules::V33 {
             return;
         }
-        let Some(rest) = data.strip_prefix(b"8") else { return };
+        let Some(rest) = data.strip_prefix(b"8") else {
+            return;
+        };
         let p = match rest.first() {
             Some(b';') => &rest[1..],
             None => rest,
             Some(_) => return,
         };
         // input_osc_8(): parameters up to the first ';', then the URI.
-        let Some(semi) = p.iter().position(|&b| b == b';') else { return };
+        let Some(semi) = p.iter().position(|&b| b == b';') else {
+            return;
+        };
         let (params, uri) = (&p[..semi], &p[semi + 1..]);
         let mut id: Option<&[u8]> = None;
         for part in params.split(|&b| b == b':') {
@@ -1544,7 +1603,9 @@ fn sgr_256(gc: &mut Style, fgbg: u32, c: Option<u32>) {
 
 /// `input_csi_dispatch_sgr_rgb_do()`.
 fn sgr_rgb(gc: &mut Style, fgbg: u32, rgb: (Option<u32>, Option<u32>, Option<u32>)) -> bool {
-    let (Some(r), Some(g), Some(b)) = rgb else { return false };
+    let (Some(r), Some(g), Some(b)) = rgb else {
+        return false;
+    };
     if r > 255 || g > 255 || b > 255 {
         return false;
     }
@@ -1591,7 +1652,9 @@ fn sgr_colon(gc: &mut Style, s: &[u8]) {
         gc.attr = (gc.attr & !UNDERSCORES) | u;
         return;
     }
-    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else { return };
+    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else {
+        return;
+    };
     if n < 2 {
         return;
     }
@@ -1653,7 +1716,10 @@ impl<'a> Params<'a> {
     /// `input_split()`: `None` when tmux gives up on the sequence (a
     /// number above `INT_MAX`, 24 or more parameters).
     fn split(raw: &'a [u8]) -> Option<Params<'a>> {
-        let mut p = Params { list: [Param::Missing; 24], len: 0 };
+        let mut p = Params {
+            list: [Param::Missing; 24],
+            len: 0,
+        };
         if raw.is_empty() {
             return Some(p);
         }
@@ -1707,7 +1773,11 @@ impl Handler for Term {
     }
 
     fn print_utf8(&mut self, data: &[u8], bad: bool) {
-        let decoded = if bad { None } else { width::first_code_point(data) };
+        let decoded = if bad {
+            None
+        } else {
+            width::first_code_point(data)
+        };
         let Some(cp) = decoded else {
             self.replacement();
             return;
@@ -1760,4 +1830,3 @@ impl Handler for Term {
         self.last = None;
     }
 }
-

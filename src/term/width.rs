@@ -333,7 +333,11 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
     } else {
         c.width == 0
     };
-    let lone = if zero_width { Decision::Drop } else { Decision::New(c.width) };
+    let lone = if zero_width {
+        Decision::Drop
+    } else {
+        Decision::New(c.width)
+    };
     let Some(last) = prev else {
         return lone;
     };
@@ -354,7 +358,11 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
             }
             _ => {
                 let tail = &last.data[last.data.len().saturating_sub(3)..];
-                let jamo = if c.data.len() == 3 { jamo_class(c.data) } else { Jamo::None };
+                let jamo = if c.data.len() == 3 {
+                    jamo_class(c.data)
+                } else {
+                    Jamo::None
+                };
                 match jamo {
                     Jamo::Choseong => return Decision::New(c.width),
                     Jamo::Jungseong | Jamo::Jongseong => {
@@ -512,7 +520,11 @@ impl Layout {
         if cp == u32::from(b'\t') {
             return self.tab();
         }
-        let width = if cp < 0x80 { Some(1) } else { char_width(cp, self.rules) };
+        let width = if cp < 0x80 {
+            Some(1)
+        } else {
+            char_width(cp, self.rules)
+        };
         let Some(width) = width else {
             return self.here(0);
         };
@@ -534,7 +546,11 @@ impl Layout {
             data: &self.last,
             width: self.last_width,
         });
-        let c = Char { data: &data, cp, width };
+        let c = Char {
+            data: &data,
+            cp,
+            width,
+        };
         match decide(self.rules, prev, c, true) {
             Decision::Drop => self.here(0),
             Decision::Join => {
@@ -555,7 +571,11 @@ impl Layout {
 
     fn here(&self, width: usize) -> Placed {
         let col = self.col.saturating_sub(width);
-        Placed { row: self.rows - 1, col, width }
+        Placed {
+            row: self.rows - 1,
+            col,
+            width,
+        }
     }
 
     fn place(&mut self, w: usize, data: Vec<u8>) -> Placed {
@@ -568,7 +588,11 @@ impl Layout {
         self.last = data;
         self.last_width = w as u8;
         self.has_last = true;
-        Placed { row: self.rows - 1, col, width: w }
+        Placed {
+            row: self.rows - 1,
+            col,
+            width: w,
+        }
     }
 
     fn tab(&mut self) -> Placed {
@@ -653,21 +677,50 @@ mod tests {
             cp: s.chars().next().unwrap() as u32,
             width: char_width(s.chars().next().unwrap() as u32, r).unwrap(),
         };
-        let prev = |s: &'static str, w: u8| Some(Prev { data: s.as_bytes(), width: w });
+        let prev = |s: &'static str, w: u8| {
+            Some(Prev {
+                data: s.as_bytes(),
+                width: w,
+            })
+        };
         // VS16 after an ASCII letter: widened from 3.4.
-        assert_eq!(decide(Rules::V34, prev("a", 1), c("\u{fe0f}", Rules::V34), true), Decision::JoinWiden);
-        assert_eq!(decide(Rules::V36, prev("a", 1), c("\u{fe0f}", Rules::V36), false), Decision::Join);
+        assert_eq!(
+            decide(Rules::V34, prev("a", 1), c("\u{fe0f}", Rules::V34), true),
+            Decision::JoinWiden
+        );
+        assert_eq!(
+            decide(Rules::V36, prev("a", 1), c("\u{fe0f}", Rules::V36), false),
+            Decision::Join
+        );
         // A regional indicator after a CJK character: joined on 3.4/3.5.
-        assert_eq!(decide(Rules::V34, prev("中", 2), c("\u{1f1eb}", Rules::V34), true), Decision::Join);
-        assert_eq!(decide(Rules::V36, prev("中", 2), c("\u{1f1eb}", Rules::V36), true), Decision::New(1));
+        assert_eq!(
+            decide(Rules::V34, prev("中", 2), c("\u{1f1eb}", Rules::V34), true),
+            Decision::Join
+        );
+        assert_eq!(
+            decide(Rules::V36, prev("中", 2), c("\u{1f1eb}", Rules::V36), true),
+            Decision::New(1)
+        );
         // A zero-width character with nothing to join is dropped.
-        assert_eq!(decide(Rules::V36, None, c("\u{301}", Rules::V36), true), Decision::Drop);
+        assert_eq!(
+            decide(Rules::V36, None, c("\u{301}", Rules::V36), true),
+            Decision::Drop
+        );
         // Too long: 3.4/3.5 give it a cell of its own, ≥ 3.6 drop it.
         let long = "e\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}";
-        assert_eq!(decide(Rules::V34, prev(long, 1), c("\u{301}", Rules::V34), true), Decision::New(0));
-        assert_eq!(decide(Rules::V36, prev(long, 1), c("\u{301}", Rules::V36), true), Decision::Join);
+        assert_eq!(
+            decide(Rules::V34, prev(long, 1), c("\u{301}", Rules::V34), true),
+            Decision::New(0)
+        );
+        assert_eq!(
+            decide(Rules::V36, prev(long, 1), c("\u{301}", Rules::V36), true),
+            Decision::Join
+        );
         // Hangul filler is ignored from 3.6.
-        assert_eq!(decide(Rules::V36, prev("a", 1), c("\u{3164}", Rules::V36), true), Decision::Drop);
+        assert_eq!(
+            decide(Rules::V36, prev("a", 1), c("\u{3164}", Rules::V36), true),
+            Decision::Drop
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 use super::error::Error;
-use crate::control::client::Reply;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
+use crate::control::client::Reply;
 use crate::control::format;
 use crate::control::{self, Client, ClientOptions, Command, Line, PaneId, SessionId};
 use crate::mirror::{Mirror, MirrorOptions};

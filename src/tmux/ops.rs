@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use super::handle::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
-use crate::control::format::{Part, Query, Record};
 use super::search::Source;
+use crate::control::format::{Part, Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 use crate::mirror::{PaneMirror, Status};
 use crate::term::LineNo;
@@ -496,9 +496,7 @@ impl Tmux {
         };
         if let Some((m, p, id)) = &copy {
             let status = p.read().status;
-            if status == Status::Dead
-                || (status != Status::Unseeded && m.refresh(&[*id]).await)
-            {
+            if status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await) {
                 if let Some(cap) = capture_copy(p, opts) {
                     return Ok(cap);
                 }

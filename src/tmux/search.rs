@@ -272,9 +272,7 @@ fn scan_capture(
     let mut rows: Vec<u32> = Vec::new();
     for (k, line) in split_lines(body).enumerate() {
         rows.push(match rows_of {
-            RowCount::Estimate => {
-                width::rows(&String::from_utf8_lossy(line), width, rules)
-            }
+            RowCount::Estimate => width::rows(&String::from_utf8_lossy(line), width, rules),
             RowCount::Exact(r) => r.get(k).copied().unwrap_or(1),
         });
         hay.extend_from_slice(trim_end_spaces(line));
@@ -509,9 +507,7 @@ impl Tmux {
         if let Some(m) = &mirror {
             let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
                 .iter()
-                .filter_map(|r| {
-                    Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r)))
-                })
+                .filter_map(|r| Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r))))
                 .collect();
             m.sync(&list).await;
             let alive: std::collections::HashSet<PaneId> =
@@ -549,7 +545,10 @@ impl Tmux {
         let scans = futures::stream::iter(items)
             .map(|item| async move {
                 match item {
-                    Item::Listed(i) => self.search_listed(&panes[i], mirror, req, rules, flag).await,
+                    Item::Listed(i) => {
+                        self.search_listed(&panes[i], mirror, req, rules, flag)
+                            .await
+                    }
                     Item::Gone(p) => Ok(Some(search_gone(p, req, flag.clone()).await)),
                 }
             })
@@ -557,7 +556,9 @@ impl Tmux {
         futures::pin_mut!(scans);
 
         let page_start = req.offset;
-        let page_end = req.limit.map_or(usize::MAX, |l| req.offset.saturating_add(l));
+        let page_end = req
+            .limit
+            .map_or(usize::MAX, |l| req.offset.saturating_add(l));
         let mut budget = RESPONSE_BUDGET;
         let mut matched = 0usize;
         let mut page: Vec<Searched> = Vec::new();
@@ -631,7 +632,15 @@ impl Tmux {
         let keep = req.max_matched_lines_per_pane;
         let pattern = req.pattern.clone();
         let task = tokio::task::spawn_blocking(move || {
-            scan_capture(&body, &pattern, RowCount::Estimate, geo.width, rules, geo.bottom, keep)
+            scan_capture(
+                &body,
+                &pattern,
+                RowCount::Estimate,
+                geo.width,
+                rules,
+                geo.bottom,
+                keep,
+            )
         });
         let (mut scan, rows_total) = task
             .await
@@ -781,7 +790,16 @@ mod tests {
 
     /// `scan_capture` with estimated rows, by 3.3's rules.
     fn scan_est(body: &[u8], pat: &Pattern, width: usize, bottom: i64, keep: usize) -> Scan {
-        scan_capture(body, pat, RowCount::Estimate, width, Rules::V33, bottom, keep).0
+        scan_capture(
+            body,
+            pat,
+            RowCount::Estimate,
+            width,
+            Rules::V33,
+            bottom,
+            keep,
+        )
+        .0
     }
 
     fn texts(s: &Scan) -> Vec<&str> {
