@@ -98,7 +98,7 @@ pub fn scan(
     let rules = term.rules();
     let in_range = |first: i64, rows: u32| match range {
         None => true,
-        Some((lo, hi)) => first <= hi && first + i64::from(rows) - 1 >= lo,
+        Some((lo, hi)) => first <= hi && first + i64::from(rows) > lo,
     };
     let chunks: Vec<_> = term.history().search_chunks().collect();
     let mut found: Vec<Found<'_>> = Vec::new();
