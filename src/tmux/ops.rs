@@ -496,10 +496,10 @@ impl Tmux {
         };
         if let Some((m, p, id)) = &copy {
             let status = p.read().status;
-            if status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await) {
-                if let Some(cap) = capture_copy(p, opts) {
-                    return Ok(cap);
-                }
+            let usable =
+                status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await);
+            if usable && let Some(cap) = capture_copy(p, opts) {
+                return Ok(cap);
             }
         }
         match self.capture_from_tmux(target, opts).await {
