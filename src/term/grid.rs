@@ -30,7 +30,7 @@ use super::cell::{Cell, Combined, PADDING};
 /// One screen row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Line {
-    /// `sx` cells.
+    /// `sx` cells and [`HIDDEN_COLUMNS`] more.
     pub cells: Vec<Cell>,
     /// tmux's `cellused`: cells from here on are blank (≤ `sx`).
     pub used: u32,
@@ -52,9 +52,20 @@ impl Bg {
     pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
 }
 
+/// Columns kept past the right edge. tmux stores cells there (a wide
+/// character written in column `sx` of a one-column pane, the padding of a
+/// character widened with a wrap pending) and later writes read them
+/// (`screen_write_overwrite()`); nothing prints them.
+pub(crate) const HIDDEN_COLUMNS: usize = 2;
+
 impl Line {
     pub(crate) fn new(sx: u32) -> Line {
-        Line { cells: vec![Cell::BLANK; sx as usize], used: 0, wrapped: false, allocated: false }
+        Line {
+            cells: vec![Cell::BLANK; sx as usize + HIDDEN_COLUMNS],
+            used: 0,
+            wrapped: false,
+            allocated: false,
+        }
     }
 
     /// `grid_empty_line()`: no cells, no flags; a non-default background
@@ -75,7 +86,7 @@ impl Line {
     /// `used`, padding skipped. `acs` maps DEC graphics cells to their
     /// line-drawing characters; `tabs` prints TAB cells as `\t`.
     pub(crate) fn push_text(&self, combined: &Combined, acs: bool, out: &mut Vec<u8>) {
-        let used = (self.used as usize).min(self.cells.len());
+        let used = (self.used as usize).min(self.cells.len() - HIDDEN_COLUMNS);
         for &c in &self.cells[..used] {
             if c.flags == 0 && c.code < 0x80 {
                 out.push(c.code as u8);
@@ -127,8 +138,8 @@ impl Grid {
             .unwrap_or(Cell::BLANK)
     }
 
-    /// `grid_set_cell()`: a cell at or past the right edge only moves
-    /// `cellused` (tmux stores it beyond the width, where nothing reads it).
+    /// `grid_set_cell()`; a cell past the right edge goes to the hidden
+    /// columns (`cellused` counts up to the width, all capture reads).
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
         let Some(line) = self.lines.get_mut(y as usize) else { return };
