@@ -84,6 +84,10 @@ pub(crate) struct Pen {
 }
 
 impl Pen {
+    pub(crate) const fn default_pen() -> Pen {
+        Pen::DEFAULT
+    }
+
     const DEFAULT: Pen =
         Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
 
@@ -140,6 +144,9 @@ pub struct Term {
     links: HashMap<u64, u32>,
     next_link: u32,
     scratch: Vec<u8>,
+    reseed: bool,
+    pub(crate) alt_size_unknown: bool,
+    pub(crate) seed_guesses: usize,
 }
 
 fn default_tabs(sx: u32) -> Vec<bool> {
@@ -178,6 +185,9 @@ impl Term {
             links: HashMap::new(),
             next_link: 1,
             scratch: Vec::new(),
+            reseed: false,
+            alt_size_unknown: false,
+            seed_guesses: 0,
         }
     }
 
@@ -229,6 +239,76 @@ impl Term {
             self.parser.reset();
             self.last = None;
         }
+    }
+
+    /// Whether this `Term` no longer follows tmux and should be seeded
+    /// again. Set when a `Term` [seeded](super::Seed) while the alternate
+    /// screen was on leaves it: tmux then resizes the hidden main screen to
+    /// the pane's size with a reflow (screen.c `screen_alternate_off()`) if
+    /// the pane was resized since the alternate screen came on, and the
+    /// captures do not say the hidden screen's width. Check it after each
+    /// [`Term::advance`].
+    pub fn needs_reseed(&self) -> bool {
+        self.reseed
+    }
+
+    /// How many rows' wrapped flags the [`Seed`](super::Seed) this `Term`
+    /// was built from had to guess (0 if not seeded, or seeded with `-F`
+    /// flags): with tmux ≤ 3.6 an empty row next to a wrap prints the same
+    /// either way. A caller can verify such a seed later with
+    /// [`Term::fingerprint`].
+    pub fn seed_guesses(&self) -> usize {
+        self.seed_guesses
+    }
+
+    /// Whether the parser is in its ground state with no half-read UTF-8
+    /// character: nothing a seed would have to replay (`capture-pane -P`)
+    /// or could not know.
+    pub fn parser_idle(&self) -> bool {
+        self.parser.state == State::Ground && !self.parser.in_utf8()
+    }
+
+    /// Whether everything tmux cannot report about this pane is at its
+    /// default: the pen and character sets, the DECSC state, the
+    /// character `REP` would repeat and (3.3) a held-back ZWJ. A
+    /// [`Seed`](super::Seed) taken now then loses nothing (see the `seed`
+    /// module for why it could).
+    ///
+    /// It also checks the screen (and the hidden main screen) for what no
+    /// capture shows: a wide character whose padding was written over (so
+    /// the cells after it sit one column further left than their text
+    /// suggests), padding without its character, cells past the right
+    /// edge, a row allocated but empty (which changes what erasing it does
+    /// to the wrapped flag above it), or styled cells after the last used
+    /// one.
+    pub fn fully_seedable(&self) -> bool {
+        self.pen == Pen::DEFAULT
+            && self.old == (SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin })
+            && self.last.is_none()
+            && self.v33 == V33Joiner::default()
+            && std::iter::once(&self.grid).chain(self.saved_grid.as_ref()).all(|g| {
+                g.lines.iter().all(|l| {
+                    let sx = g.sx as usize;
+                    let used = l.used as usize;
+                    let mut x = 0;
+                    while x < sx {
+                        let c = l.cells[x];
+                        let empty = c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
+                        if c.is_padding() || (x < used && c.width == 0) || empty {
+                            return false;
+                        }
+                        for k in 1..usize::from(c.width.max(1)) {
+                            if x + k >= sx || !l.cells[x + k].is_padding() {
+                                return false;
+                            }
+                        }
+                        x += usize::from(c.width.max(1));
+                    }
+                    l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
+                        && !(l.allocated && used == 0)
+                        && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                })
+            })
     }
 
     pub(crate) fn sx(&self) -> u32 {
@@ -1061,7 +1141,28 @@ impl Term {
             }
         }
         if let Some(saved) = self.saved_grid.take() {
-            self.grid.lines = saved.lines;
+            if self.alt_size_unknown {
+                // Seeded while the alternate screen was on: tmux does not
+                // report the hidden screen's width, and if the pane was
+                // resized meanwhile tmux reflows it now.
+                self.reseed = true;
+                self.alt_size_unknown = false;
+            }
+            if saved.sx == self.sx() && saved.sy == self.sy() {
+                self.grid.lines = saved.lines;
+            } else {
+                // tmux resizes the restored screen to the pane's size with a
+                // reflow (screen.c `screen_alternate_off()`), which is not
+                // modelled: keep what fits and ask for a new seed.
+                for (dst, src) in self.grid.lines.iter_mut().zip(saved.lines) {
+                    let keep = dst.cells.len().min(src.cells.len());
+                    dst.cells[..keep].copy_from_slice(&src.cells[..keep]);
+                    dst.used = src.used.min(self.grid.sx);
+                    dst.wrapped = src.wrapped;
+                    dst.allocated = src.allocated;
+                }
+                self.reseed = true;
+            }
         }
         self.cx = self.cx.min(self.sx() - 1);
         self.cy = self.cy.min(self.sy() - 1);
@@ -1308,7 +1409,7 @@ impl Term {
     /// `REP`.
     fn repeat(&mut self, p: &Params) {
         let Some(n) = p.get(0, 1, 1) else { return };
-        let m = self.sx() - self.cx;
+        let m = self.sx().saturating_sub(self.cx);
         let n = n.min(m);
         let Some(last) = self.last else { return };
         if last.cp < 0x80 {
