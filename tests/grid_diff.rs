@@ -982,6 +982,15 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 pending: &pending,
             };
             let opts = Options { dec_graphics: DecGraphics::Ascii, ..Options::default() };
+            if std::env::var_os("TMUXWIRE_GRID_DEBUG").is_some() {
+                eprintln!(
+                    "seed captures:\n  formats: {formats}  rows: \"{}\"\n  joined: \"{}\"\n  saved: \"{}\"\n  pending: \"{}\"",
+                    escape(&rows),
+                    escape(&joined),
+                    escape(&saved),
+                    escape(&pending)
+                );
+            }
             let term = Seed::from_captures(&captures, rules, opts, tmuxwire::term::LineIndex(0))
                 .map_err(|e| {
                     format!(
@@ -1141,4 +1150,101 @@ fn reduce_seeded() {
         escape(&best.case.bytes[..best.split]),
         escape(&best.case.bytes[best.split..])
     );
+}
+
+/// Every mismatch the differential tests ever found, reduced, by name:
+/// `(name, width, height, history-limit, bytes)`. Run on every version.
+const REGRESSIONS: &[(&str, u32, u32, u32, &[u8])] = &[
+    // tmux ≤ 3.3 repeats only ASCII with REP (`ictx->last` is a byte).
+    ("rep_after_wide_character", 20, 3, 100, "中\x1b[2b".as_bytes()),
+    // ≥ 3.7: widening a character past the window keeps the cursor.
+    ("widen_flag_in_one_column", 1, 28, 25, "\u{1f1eb}\u{1f1f7}".as_bytes()),
+    ("widen_with_vs16_at_edge", 55, 13, 50, b"\x1b[54G\x81\xe2\x80\x8dx\xef\xb8\x8f"),
+    ("widen_flag_after_replacements", 5, 19, 1, b"a\xb8\xb8\x8f\xf0\x9f\x87\xba\xf0\x9f\x87\xb8"),
+    // ≥ 3.6: a cell of exactly 32 bytes reads back empty and two wide.
+    (
+        "cell_of_32_bytes",
+        15,
+        23,
+        100,
+        "\u{1f44d}\u{1f3fd}\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}".as_bytes(),
+    ),
+    // A one-row alternate screen: the hidden screen is one empty row.
+    ("alternate_one_row", 42, 1, 3, b"\x1b[?47h"),
+    ("alternate_one_row_wraps_in_place", 42, 1, 3, b"\x1b[?47hll screen mx warning connectiox GET cargo d"),
+    // Scrolling down keeps the wrapped flag of the row it moves last.
+    ("scroll_down_wrapped_last_row", 89, 18, 2000, b"\x1b[73f\x1b[89G\xe4\xad\xb5\x1b[T"),
+    // A wide character in a one-column pane: its padding is stored past
+    // the edge and the next write clears the cell before it.
+    ("wide_in_one_column", 1, 21, 2000, "\u{1f1eb}\u{1f1f7}\u{261d}".as_bytes()),
+    ("wide_in_one_column_then_ascii", 1, 22, 2000, b"\x1bH\xe4\xb8\xadrm\x0d4"),
+    // The joined capture: no newline after a wrapped last row.
+    (
+        "wrapped_last_row",
+        17,
+        12,
+        100,
+        b"\x0a\x1b[16G0\x0a\x1b[Befused Compiling mm\x1bD0cf92ji75jati5130gab_1ei7a92zjg0xp5hc5p1fz[?1047l1\x18A\x1b[r\xe0\x80\x80\x1bM\x1bM\x1bMCo",
+    ),
+];
+
+#[test]
+fn regressions() {
+    let cases: Vec<Case> = REGRESSIONS
+        .iter()
+        .map(|&(name, w, h, limit, bytes)| Case {
+            name: name.into(),
+            width: w,
+            height: h,
+            history_limit: limit,
+            bytes: bytes.to_vec(),
+        })
+        .collect();
+    check_all(&cases, "g");
+}
+
+/// Seeded regressions: `(name, width, height, history-limit, first half,
+/// second half, resize before the seed)`.
+type SeededRegression = (&'static str, u32, u32, u32, &'static [u8], &'static [u8], Option<(u32, u32)>);
+
+const SEEDED_REGRESSIONS: &[SeededRegression] = &[
+    // tmux leaves the cursor past the edge after resizing the alternate
+    // screen.
+    ("cursor_past_edge_after_resize", 73, 1, 1, b"\x1b[;62H\x1b[?1049h", b"\x1b", Some((22, 19))),
+    (
+        "wrap_off_at_seed",
+        22,
+        14,
+        3,
+        b"\x1b[?7l\x0a",
+        b"\x0a\x1b[9E\x0a\x0a \x1b[S\x1b[?7h\x1b[9;16H\x0b\x0cion NEED\x0a\x1b[22G\xf0\x9f\x98\x80",
+        None,
+    ),
+    // A half-written CSI is replayed from `capture-pane -P`.
+    ("seed_inside_csi", 20, 5, 100, b"hello\x1b[3", b"1mred\x1b[m", None),
+    ("seed_inside_osc", 20, 5, 100, b"hello\x1b]2;tit", b"le\x07 world", None),
+];
+
+#[test]
+fn seeded_regressions() {
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let cases: Vec<SeededCase> = SEEDED_REGRESSIONS
+            .iter()
+            .map(|&(name, w, h, limit, a, b, resize)| SeededCase {
+                case: Case {
+                    name: name.into(),
+                    width: w,
+                    height: h,
+                    history_limit: limit,
+                    bytes: [a, b].concat(),
+                },
+                split: a.len(),
+                resize,
+                flags: false,
+            })
+            .collect();
+        failures.extend(seeded_on(&bin, &cases));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

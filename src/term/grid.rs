@@ -16,8 +16,10 @@
 //! Each [`Line`] keeps what tmux keeps per grid line and what decides the
 //! text: the cells, `cellused` ([`Line::used`]: one past the last cell ever
 //! written; `capture-pane -J` prints up to here, `-p` trims the trailing
-//! blanks), the `GRID_LINE_WRAPPED` flag, and whether tmux has allocated
-//! any cells (`cellsize > 0`, which `screen_write_clearline()` tests).
+//! blanks), the `GRID_LINE_WRAPPED` flag, and how many cells tmux has
+//! allocated (`cellsize`: `screen_write_clearline()` tests it for zero, and
+//! a default space written past it is not stored at all, so `cellused`
+//! does not grow).
 //!
 //! The operations are tmux's grid.c and grid-view.c functions on view
 //! coordinates (row 0 is the top of the screen), with their side effects
@@ -36,8 +38,9 @@ pub(crate) struct Line {
     pub used: u32,
     /// `GRID_LINE_WRAPPED`: the row continues on the next one.
     pub wrapped: bool,
-    /// tmux's `cellsize > 0`.
-    pub allocated: bool,
+    /// tmux's `cellsize`: cells past it read as the default cell; cells
+    /// between `used` and it are cleared cells.
+    pub cellsize: u32,
 }
 
 /// The background of an erase: the style index for cleared cells and
@@ -64,7 +67,7 @@ impl Line {
             cells: vec![Cell::BLANK; sx as usize + HIDDEN_COLUMNS],
             used: 0,
             wrapped: false,
-            allocated: false,
+            cellsize: 0,
         }
     }
 
@@ -73,13 +76,35 @@ impl Line {
     pub(crate) fn empty(&mut self, bg: Bg) {
         self.used = 0;
         self.wrapped = false;
-        if bg.default {
-            self.allocated = false;
-            self.cells.fill(Cell::BLANK);
-        } else {
-            self.allocated = true;
-            self.cells.fill(Cell::cleared(bg.style));
+        self.cellsize = 0;
+        self.cells.fill(Cell::BLANK);
+        if !bg.default {
+            let sx = (self.cells.len() - HIDDEN_COLUMNS) as u32;
+            self.expand(sx, sx, bg.style);
         }
+    }
+
+    /// `grid_expand_line()`: grows `cellsize` to at least `want` (rounded
+    /// up as tmux rounds it), the new cells cleared with `style`.
+    pub(crate) fn expand(&mut self, want: u32, sx: u32, style: u16) {
+        if want <= self.cellsize {
+            return;
+        }
+        let size = if want < sx / 4 {
+            sx / 4
+        } else if want < sx / 2 {
+            sx / 2
+        } else if sx > want {
+            sx
+        } else {
+            want
+        };
+        let end = (size as usize).min(self.cells.len());
+        let start = (self.cellsize as usize).min(end);
+        for c in &mut self.cells[start..end] {
+            *c = Cell::cleared(style);
+        }
+        self.cellsize = size;
     }
 
     /// Appends the row's text as `capture-pane -J` prints it: cells up to
@@ -143,7 +168,7 @@ impl Grid {
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
         let Some(line) = self.lines.get_mut(y as usize) else { return };
-        line.allocated = true;
+        line.expand(x + 1, sx, 0);
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
             *c = cell;
@@ -159,7 +184,7 @@ impl Grid {
             return;
         }
         let n = run.len().min(sx - x);
-        line.allocated = true;
+        line.expand((x + n) as u32, sx as u32, 0);
         line.used = line.used.max((x + n) as u32);
         for (c, &b) in line.cells[x..x + n].iter_mut().zip(run) {
             *c = Cell::ascii(b, style);
@@ -189,11 +214,14 @@ impl Grid {
         let sx = self.sx;
         for y in py..py + ny {
             let line = &mut self.lines[y as usize];
-            if bg.default && !line.allocated {
+            // With the default colour only allocated cells are cleared
+            // (the rest read as blank anyway).
+            let limit = if bg.default { line.cellsize.min(sx) } else { sx };
+            if bg.default && px > limit {
                 continue;
             }
-            line.allocated = true;
-            let end = (u64::from(px) + u64::from(nx)).min(u64::from(sx)) as u32;
+            let end = (u64::from(px) + u64::from(nx)).min(u64::from(limit)) as u32;
+            line.expand(end, sx, 0);
             for x in px.min(end)..end {
                 line.cells[x as usize] = Cell::cleared(bg.style);
             }
@@ -273,7 +301,8 @@ impl Grid {
         if px + nx > sx || dx + nx > sx {
             return;
         }
-        line.allocated = true;
+        line.expand((px + nx) as u32, sx as u32, 0);
+        line.expand((dx + nx) as u32, sx as u32, 0);
         line.cells.copy_within(px..px + nx, dx);
         line.used = line.used.max((dx + nx) as u32);
         for x in px..px + nx {
@@ -420,6 +449,6 @@ mod tests {
         assert_eq!(text(&g), ["ab  ef+", "ghij"]);
         g.clear(0, 1, 6, 1, Bg::DEFAULT);
         assert_eq!(text(&g), ["ab  ef", ""]);
-        assert!(!g.lines[1].allocated);
+        assert_eq!(g.lines[1].cellsize, 0);
     }
 }

@@ -305,7 +305,7 @@ impl Term {
                         x += usize::from(c.width.max(1));
                     }
                     l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
-                        && !(l.allocated && used == 0)
+                        && !(l.cellsize > 0 && used == 0)
                         && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
                 })
             })
@@ -701,9 +701,14 @@ impl Term {
         if !wrap && w > 1 && (w > sx || (self.cx != sx && self.cx > sx - w)) {
             return;
         }
+        // tmux skips storing a cell that changes nothing; a default space
+        // past the allocated cells is then not stored at all, and
+        // `cellused` does not grow ("If no change, do not draw").
+        let mut skip = true;
         if self.mode & MODE_INSERT != 0 {
             self.grid.insert_cells(self.cx, self.cy, w, Bg::DEFAULT);
             self.apply_unwrap();
+            skip = false;
         }
         if wrap && self.cx > sx.wrapping_sub(w) {
             self.linefeed(true, Bg::DEFAULT);
@@ -713,10 +718,13 @@ impl Term {
             return;
         }
         let now = self.grid.get(self.cx, self.cy);
-        self.overwrite(now, w);
+        if self.overwrite(now, w) {
+            skip = false;
+        }
         let pstyle = self.padding_style(style);
         for xx in self.cx + 1..self.cx + w {
             self.grid.set(xx, self.cy, Cell::padding(pstyle));
+            skip = false;
         }
         let cell = if flags & TAB != 0 {
             Cell { code: u32::from(b' '), width, flags, style }
@@ -726,7 +734,10 @@ impl Term {
         } else {
             Cell { code: cp, width, flags: flags & ACS, style }
         };
-        self.grid.set(self.cx, self.cy, cell);
+        let past_cells = self.cx >= self.grid.lines[self.cy as usize].cellsize;
+        if !(skip && past_cells && cell == Cell::BLANK) {
+            self.grid.set(self.cx, self.cy, cell);
+        }
         let not_wrap = u32::from(!wrap);
         if self.cx <= sx.wrapping_sub(not_wrap).wrapping_sub(w) {
             self.set_cursor(Some(self.cx + w), None);
@@ -737,8 +748,9 @@ impl Term {
 
     /// `screen_write_overwrite()`: clears the rest of any wide character
     /// the new cell covers part of.
-    fn overwrite(&mut self, now: Cell, width: u32) {
+    fn overwrite(&mut self, now: Cell, width: u32) -> bool {
         let (cx, sx) = (self.cx, self.sx());
+        let mut done = false;
         let clear = |t: &mut Term, x: u32| {
             if t.rules == Rules::V36 {
                 t.clear_cell(x);
@@ -756,6 +768,7 @@ impl Term {
                 clear(self, xx);
             }
             clear(self, xx);
+            done = true;
         }
         if width != 1 || now.width != 1 || now.is_padding() {
             let mut xx = cx.wrapping_add(width).wrapping_sub(1);
@@ -765,8 +778,10 @@ impl Term {
                     break;
                 }
                 clear(self, xx);
+                done = true;
             }
         }
+        done
     }
 
     /// A character that arrived as UTF-8, after decoding.
@@ -1004,7 +1019,7 @@ impl Term {
 
     fn clear_line(&mut self, bg: Bg) {
         let line = &self.grid.lines[self.cy as usize];
-        if !line.allocated && bg.default {
+        if line.cellsize == 0 && bg.default {
             return;
         }
         let sx = self.sx();
@@ -1159,7 +1174,7 @@ impl Term {
                     dst.cells[..keep].copy_from_slice(&src.cells[..keep]);
                     dst.used = src.used.min(self.grid.sx);
                     dst.wrapped = src.wrapped;
-                    dst.allocated = src.allocated;
+                    dst.cellsize = src.cellsize.min(self.grid.sx);
                 }
                 self.reseed = true;
             }
