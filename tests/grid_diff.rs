@@ -878,7 +878,12 @@ fn seeded_case(case: Case, rng: &mut fastrand::Rng, rules: Rules) -> Option<Seed
         }
     }
     let split = *ok.get(rng.usize(..ok.len().max(1)))?;
-    let resize = (rng.u32(..3) == 0).then(|| (rng.u32(2..100), rng.u32(2..30)));
+    // A resize only where the seed after tmux's reflow can be exact (see
+    // `Term::reflow_safe`).
+    let mut reference = term_for(&case, rules);
+    reference.advance(&case.bytes[..split]);
+    let resize = (rng.u32(..3) == 0 && reference.reflow_safe())
+        .then(|| (rng.u32(2..100), rng.u32(2..30)));
     Some(SeededCase { case, split, resize, flags: rng.bool() })
 }
 

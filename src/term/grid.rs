@@ -145,13 +145,21 @@ pub(crate) struct Grid {
     /// Set when an operation cleared the wrapped flag of the row above row
     /// 0 (the newest history row); the caller applies and resets it.
     pub unwrap_history: bool,
+    /// Set once a cell was stored past the right edge.
+    pub spilled: bool,
 }
 
 impl Grid {
     pub(crate) fn new(sx: u32, sy: u32) -> Grid {
         let sx = sx.max(1);
         let sy = sy.max(1);
-        Grid { sx, sy, lines: (0..sy).map(|_| Line::new(sx)).collect(), unwrap_history: false }
+        Grid {
+            sx,
+            sy,
+            lines: (0..sy).map(|_| Line::new(sx)).collect(),
+            unwrap_history: false,
+            spilled: false,
+        }
     }
 
     /// `grid_get_cell()`.
@@ -167,6 +175,7 @@ impl Grid {
     /// columns (`cellused` counts up to the width, all capture reads).
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
+        self.spilled |= x >= sx;
         let Some(line) = self.lines.get_mut(y as usize) else { return };
         line.expand(x + 1, sx, 0);
         line.used = line.used.max((x + 1).min(sx));

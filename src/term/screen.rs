@@ -261,6 +261,18 @@ impl Term {
         self.seed_guesses
     }
 
+    /// Whether a seed taken after tmux reflows this pane (a resize) would
+    /// be exact: tmux never stored a cell past the right edge here (a wide
+    /// character's padding written in the last column, which a reflow
+    /// brings into view but no capture shows), and (≥ 3.6) no TAB cell is
+    /// on the screen (a capture prints a TAB cell as `\t`, not its width,
+    /// and a reflow can split one).
+    pub fn reflow_safe(&self) -> bool {
+        let grids = || std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
+        !grids().any(|g| g.spilled)
+            && !grids().any(|g| g.lines.iter().any(|l| l.cells.iter().any(|c| c.is_tab())))
+    }
+
     /// Whether the parser is in its ground state with no half-read UTF-8
     /// character: nothing a seed would have to replay (`capture-pane -P`)
     /// or could not know.

@@ -213,9 +213,15 @@ impl Seed {
         let mut t = Term::new(self.width, self.height, rules, opts);
         t.history = super::History::starting_at(self.history_limit, first.0);
 
-        // TAB cells (≥ 3.6) print as `\t`; their width is laid out again
-        // with the default tab stops (the stops when they were written are
-        // not known; the pane's current ones are set afterwards).
+        // TAB cells (≥ 3.6) print as `\t`: their width is laid out again
+        // with the pane's current tab stops (the ones they were written
+        // with are not reported; a resize resets them to the default).
+        t.tabs = vec![false; self.width as usize];
+        for &x in &self.tabs {
+            if let Some(s) = t.tabs.get_mut(x as usize) {
+                *s = true;
+            }
+        }
         let rows = split_rows(c.rows, c.rows_have_flags);
         let want = self.history_size + self.height as usize;
         if rows.len() != want {
@@ -273,12 +279,6 @@ impl Seed {
         // does not clamp it); it stays there until the next write or move.
         t.cx = self.cursor_x;
         t.cy = self.cursor_y.min(self.height - 1);
-        t.tabs = vec![false; self.width as usize];
-        for &x in &self.tabs {
-            if let Some(s) = t.tabs.get_mut(x as usize) {
-                *s = true;
-            }
-        }
         t.rupper = self.scroll_region.0;
         t.rlower = self.scroll_region.1;
         t.mode = (if self.wrap { MODE_WRAP } else { 0 })
