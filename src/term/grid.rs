@@ -16,8 +16,10 @@
 //! Each [`Line`] keeps what tmux keeps per grid line and what decides the
 //! text: the cells, `cellused` ([`Line::used`]: one past the last cell ever
 //! written; `capture-pane -J` prints up to here, `-p` trims the trailing
-//! blanks), the `GRID_LINE_WRAPPED` flag, and whether tmux has allocated
-//! any cells (`cellsize > 0`, which `screen_write_clearline()` tests).
+//! blanks), the `GRID_LINE_WRAPPED` flag, and how many cells tmux has
+//! allocated (`cellsize`: `screen_write_clearline()` tests it for zero, and
+//! a default space written past it is not stored at all, so `cellused`
+//! does not grow).
 //!
 //! The operations are tmux's grid.c and grid-view.c functions on view
 //! coordinates (row 0 is the top of the screen), with their side effects
@@ -30,14 +32,15 @@ use super::cell::{Cell, Combined, PADDING};
 /// One screen row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Line {
-    /// `sx` cells.
+    /// `sx` cells and [`HIDDEN_COLUMNS`] more.
     pub cells: Vec<Cell>,
     /// tmux's `cellused`: cells from here on are blank (≤ `sx`).
     pub used: u32,
     /// `GRID_LINE_WRAPPED`: the row continues on the next one.
     pub wrapped: bool,
-    /// tmux's `cellsize > 0`.
-    pub allocated: bool,
+    /// tmux's `cellsize`: cells past it read as the default cell; cells
+    /// between `used` and it are cleared cells.
+    pub cellsize: u32,
 }
 
 /// The background of an erase: the style index for cleared cells and
@@ -49,19 +52,22 @@ pub(crate) struct Bg {
 }
 
 impl Bg {
-    pub(crate) const DEFAULT: Bg = Bg {
-        style: 0,
-        default: true,
-    };
+    pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
 }
+
+/// Columns kept past the right edge. tmux stores cells there (a wide
+/// character written in column `sx` of a one-column pane, the padding of a
+/// character widened with a wrap pending) and later writes read them
+/// (`screen_write_overwrite()`); nothing prints them.
+pub(crate) const HIDDEN_COLUMNS: usize = 2;
 
 impl Line {
     pub(crate) fn new(sx: u32) -> Line {
         Line {
-            cells: vec![Cell::BLANK; sx as usize],
+            cells: vec![Cell::BLANK; sx as usize + HIDDEN_COLUMNS],
             used: 0,
             wrapped: false,
-            allocated: false,
+            cellsize: 0,
         }
     }
 
@@ -70,20 +76,42 @@ impl Line {
     pub(crate) fn empty(&mut self, bg: Bg) {
         self.used = 0;
         self.wrapped = false;
-        if bg.default {
-            self.allocated = false;
-            self.cells.fill(Cell::BLANK);
-        } else {
-            self.allocated = true;
-            self.cells.fill(Cell::cleared(bg.style));
+        self.cellsize = 0;
+        self.cells.fill(Cell::BLANK);
+        if !bg.default {
+            let sx = (self.cells.len() - HIDDEN_COLUMNS) as u32;
+            self.expand(sx, sx, bg.style);
         }
+    }
+
+    /// `grid_expand_line()`: grows `cellsize` to at least `want` (rounded
+    /// up as tmux rounds it), the new cells cleared with `style`.
+    pub(crate) fn expand(&mut self, want: u32, sx: u32, style: u16) {
+        if want <= self.cellsize {
+            return;
+        }
+        let size = if want < sx / 4 {
+            sx / 4
+        } else if want < sx / 2 {
+            sx / 2
+        } else if sx > want {
+            sx
+        } else {
+            want
+        };
+        let end = (size as usize).min(self.cells.len());
+        let start = (self.cellsize as usize).min(end);
+        for c in &mut self.cells[start..end] {
+            *c = Cell::cleared(style);
+        }
+        self.cellsize = size;
     }
 
     /// Appends the row's text as `capture-pane -J` prints it: cells up to
     /// `used`, padding skipped. `acs` maps DEC graphics cells to their
     /// line-drawing characters; `tabs` prints TAB cells as `\t`.
     pub(crate) fn push_text(&self, combined: &Combined, acs: bool, out: &mut Vec<u8>) {
-        let used = (self.used as usize).min(self.cells.len());
+        let used = (self.used as usize).min(self.cells.len() - HIDDEN_COLUMNS);
         for &c in &self.cells[..used] {
             if c.flags == 0 && c.code < 0x80 {
                 out.push(c.code as u8);
@@ -117,6 +145,8 @@ pub(crate) struct Grid {
     /// Set when an operation cleared the wrapped flag of the row above row
     /// 0 (the newest history row); the caller applies and resets it.
     pub unwrap_history: bool,
+    /// Set once a cell was stored past the right edge.
+    pub spilled: bool,
 }
 
 impl Grid {
@@ -128,6 +158,7 @@ impl Grid {
             sy,
             lines: (0..sy).map(|_| Line::new(sx)).collect(),
             unwrap_history: false,
+            spilled: false,
         }
     }
 
@@ -140,14 +171,13 @@ impl Grid {
             .unwrap_or(Cell::BLANK)
     }
 
-    /// `grid_set_cell()`: a cell at or past the right edge only moves
-    /// `cellused` (tmux stores it beyond the width, where nothing reads it).
+    /// `grid_set_cell()`; a cell past the right edge goes to the hidden
+    /// columns (`cellused` counts up to the width, all capture reads).
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
-        let Some(line) = self.lines.get_mut(y as usize) else {
-            return;
-        };
-        line.allocated = true;
+        self.spilled |= x >= sx;
+        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        line.expand(x + 1, sx, 0);
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
             *c = cell;
@@ -157,15 +187,13 @@ impl Grid {
     /// `grid_set_cells()` for a run of ASCII bytes in one style.
     pub(crate) fn set_ascii(&mut self, x: u32, y: u32, run: &[u8], style: u16) {
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(y as usize) else {
-            return;
-        };
+        let Some(line) = self.lines.get_mut(y as usize) else { return };
         let x = x as usize;
         if x >= sx {
             return;
         }
         let n = run.len().min(sx - x);
-        line.allocated = true;
+        line.expand((x + n) as u32, sx as u32, 0);
         line.used = line.used.max((x + n) as u32);
         for (c, &b) in line.cells[x..x + n].iter_mut().zip(run) {
             *c = Cell::ascii(b, style);
@@ -195,11 +223,14 @@ impl Grid {
         let sx = self.sx;
         for y in py..py + ny {
             let line = &mut self.lines[y as usize];
-            if bg.default && !line.allocated {
+            // With the default colour only allocated cells are cleared
+            // (the rest read as blank anyway).
+            let limit = if bg.default { line.cellsize.min(sx) } else { sx };
+            if bg.default && px > limit {
                 continue;
             }
-            line.allocated = true;
-            let end = (u64::from(px) + u64::from(nx)).min(u64::from(sx)) as u32;
+            let end = (u64::from(px) + u64::from(nx)).min(u64::from(limit)) as u32;
+            line.expand(end, sx, 0);
             for x in px.min(end)..end {
                 line.cells[x as usize] = Cell::cleared(bg.style);
             }
@@ -274,14 +305,13 @@ impl Grid {
             return;
         }
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(py as usize) else {
-            return;
-        };
+        let Some(line) = self.lines.get_mut(py as usize) else { return };
         let (dx, px, nx) = (dx as usize, px as usize, nx as usize);
         if px + nx > sx || dx + nx > sx {
             return;
         }
-        line.allocated = true;
+        line.expand((px + nx) as u32, sx as u32, 0);
+        line.expand((dx + nx) as u32, sx as u32, 0);
         line.cells.copy_within(px..px + nx, dx);
         line.used = line.used.max((dx + nx) as u32);
         for x in px..px + nx {
@@ -305,9 +335,7 @@ impl Grid {
     /// `grid_view_delete_cells()`.
     pub(crate) fn delete_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
         let sx = self.sx;
-        let Some(n) = sx.checked_sub(px + nx) else {
-            return;
-        };
+        let Some(n) = sx.checked_sub(px + nx) else { return };
         self.move_cells(px, px + nx, py, n, bg);
         self.clear(sx - nx, py, nx, 1, bg);
     }
@@ -321,9 +349,7 @@ impl Grid {
 
     /// `grid_view_insert_lines_region()`.
     pub(crate) fn insert_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
-            return;
-        };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
         self.move_lines(rlower + 1 - ny2, py, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -332,9 +358,7 @@ impl Grid {
     /// 3.5 computed (`py + ny - (sy - ny)`, possibly below zero).
     pub(crate) fn delete_lines(&mut self, py: u32, ny: u32, bg: Bg, old_clear: bool) {
         let sy = self.sy;
-        let Some(n) = sy.checked_sub(py + ny) else {
-            return;
-        };
+        let Some(n) = sy.checked_sub(py + ny) else { return };
         self.move_lines(py, py + ny, n, bg);
         if old_clear {
             let c = i64::from(py) + 2 * i64::from(ny) - i64::from(sy);
@@ -346,9 +370,7 @@ impl Grid {
 
     /// `grid_view_delete_lines_region()`.
     pub(crate) fn delete_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
-            return;
-        };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
         self.move_lines(py, py + ny, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -360,10 +382,7 @@ impl Grid {
 
     /// The index of the last row with any cell used, plus one (0 if none).
     pub(crate) fn last_used(&self) -> u32 {
-        self.lines
-            .iter()
-            .rposition(|l| l.used != 0)
-            .map_or(0, |i| i as u32 + 1)
+        self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
     }
 }
 
@@ -439,6 +458,6 @@ mod tests {
         assert_eq!(text(&g), ["ab  ef+", "ghij"]);
         g.clear(0, 1, 6, 1, Bg::DEFAULT);
         assert_eq!(text(&g), ["ab  ef", ""]);
-        assert!(!g.lines[1].allocated);
+        assert_eq!(g.lines[1].cellsize, 0);
     }
 }

@@ -173,7 +173,9 @@ fn decode(b: &[u8]) -> (u32, usize) {
 pub struct Cursor {
     /// The column; equal to the width when a wrap is pending (the last
     /// column was written with autowrap on: the next character goes to
-    /// the next row).
+    /// the next row). tmux can also leave it past the width after resizing
+    /// a pane that shows the alternate screen; that too means the next
+    /// character wraps.
     pub x: Column,
     /// The screen row.
     pub y: ScreenRow,

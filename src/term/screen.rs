@@ -84,13 +84,12 @@ pub(crate) struct Pen {
 }
 
 impl Pen {
-    const DEFAULT: Pen = Pen {
-        style: Style::DEFAULT,
-        g0: false,
-        g1: false,
-        shift: false,
-        charset_attr: false,
-    };
+    pub(crate) const fn default_pen() -> Pen {
+        Pen::DEFAULT
+    }
+
+    const DEFAULT: Pen =
+        Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
 
     fn acs(&self) -> bool {
         if self.shift { self.g1 } else { self.g0 }
@@ -145,6 +144,9 @@ pub struct Term {
     links: HashMap<u64, u32>,
     next_link: u32,
     scratch: Vec<u8>,
+    reseed: bool,
+    pub(crate) alt_size_unknown: bool,
+    pub(crate) seed_guesses: usize,
 }
 
 fn default_tabs(sx: u32) -> Vec<bool> {
@@ -173,12 +175,7 @@ impl Term {
             mode: MODE_WRAP,
             tabs: default_tabs(sx),
             pen: Pen::DEFAULT,
-            old: SavedState {
-                pen: Pen::DEFAULT,
-                cx: 0,
-                cy: 0,
-                origin: false,
-            },
+            old: SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: false },
             last: None,
             parser: Parser::default(),
             v33: V33Joiner::default(),
@@ -188,6 +185,9 @@ impl Term {
             links: HashMap::new(),
             next_link: 1,
             scratch: Vec::new(),
+            reseed: false,
+            alt_size_unknown: false,
+            seed_guesses: 0,
         }
     }
 
@@ -241,6 +241,88 @@ impl Term {
         }
     }
 
+    /// Whether this `Term` no longer follows tmux and should be seeded
+    /// again. Set when a `Term` [seeded](super::Seed) while the alternate
+    /// screen was on leaves it: tmux then resizes the hidden main screen to
+    /// the pane's size with a reflow (screen.c `screen_alternate_off()`) if
+    /// the pane was resized since the alternate screen came on, and the
+    /// captures do not say the hidden screen's width. Check it after each
+    /// [`Term::advance`].
+    pub fn needs_reseed(&self) -> bool {
+        self.reseed
+    }
+
+    /// How many rows' wrapped flags the [`Seed`](super::Seed) this `Term`
+    /// was built from had to guess (0 if not seeded, or seeded with `-F`
+    /// flags): with tmux ≤ 3.6 an empty row next to a wrap prints the same
+    /// either way. A caller can verify such a seed later with
+    /// [`Term::fingerprint`].
+    pub fn seed_guesses(&self) -> usize {
+        self.seed_guesses
+    }
+
+    /// Whether a seed taken after tmux reflows this pane (a resize) would
+    /// be exact: tmux never stored a cell past the right edge here (a wide
+    /// character's padding written in the last column, which a reflow
+    /// brings into view but no capture shows), and (≥ 3.6) no TAB cell is
+    /// on the screen (a capture prints a TAB cell as `\t`, not its width,
+    /// and a reflow can split one).
+    pub fn reflow_safe(&self) -> bool {
+        let grids = || std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
+        !grids().any(|g| g.spilled)
+            && !grids().any(|g| g.lines.iter().any(|l| l.cells.iter().any(|c| c.is_tab())))
+    }
+
+    /// Whether the parser is in its ground state with no half-read UTF-8
+    /// character: nothing a seed would have to replay (`capture-pane -P`)
+    /// or could not know.
+    pub fn parser_idle(&self) -> bool {
+        self.parser.state == State::Ground && !self.parser.in_utf8()
+    }
+
+    /// Whether everything tmux cannot report about this pane is at its
+    /// default: the pen and character sets, the DECSC state, the
+    /// character `REP` would repeat and (3.3) a held-back ZWJ. A
+    /// [`Seed`](super::Seed) taken now then loses nothing (see the `seed`
+    /// module for why it could).
+    ///
+    /// It also checks the screen (and the hidden main screen) for what no
+    /// capture shows: a wide character whose padding was written over (so
+    /// the cells after it sit one column further left than their text
+    /// suggests), padding without its character, cells past the right
+    /// edge, a row allocated but empty (which changes what erasing it does
+    /// to the wrapped flag above it), or styled cells after the last used
+    /// one.
+    pub fn fully_seedable(&self) -> bool {
+        self.pen == Pen::DEFAULT
+            && self.old == (SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin })
+            && self.last.is_none()
+            && self.v33 == V33Joiner::default()
+            && std::iter::once(&self.grid).chain(self.saved_grid.as_ref()).all(|g| {
+                g.lines.iter().all(|l| {
+                    let sx = g.sx as usize;
+                    let used = l.used as usize;
+                    let mut x = 0;
+                    while x < sx {
+                        let c = l.cells[x];
+                        let empty = c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
+                        if c.is_padding() || (x < used && c.width == 0) || empty {
+                            return false;
+                        }
+                        for k in 1..usize::from(c.width.max(1)) {
+                            if x + k >= sx || !l.cells[x + k].is_padding() {
+                                return false;
+                            }
+                        }
+                        x += usize::from(c.width.max(1));
+                    }
+                    l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
+                        && !(l.cellsize > 0 && used == 0)
+                        && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                })
+            })
+    }
+
     pub(crate) fn sx(&self) -> u32 {
         self.grid.sx
     }
@@ -282,9 +364,8 @@ impl Term {
 
     fn gc_styles(&mut self) {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
-        let live: Vec<u16> = grids
-            .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style)))
-            .collect();
+        let live: Vec<u16> =
+            grids.flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style))).collect();
         let map = self.styles.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
@@ -329,10 +410,7 @@ impl Term {
     }
 
     fn bg_of(&mut self, colour: Colour) -> Bg {
-        Bg {
-            style: self.intern(Style::cleared(colour)),
-            default: cell::colour_default(colour),
-        }
+        Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
     }
 
     /// The erase background: the pen's background colour.
@@ -349,16 +427,7 @@ impl Term {
         } else {
             0
         };
-        self.grid.set(
-            x,
-            self.cy,
-            Cell {
-                code: u32::from(b' '),
-                width: 1,
-                flags: 0,
-                style,
-            },
-        );
+        self.grid.set(x, self.cy, Cell { code: u32::from(b' '), width: 1, flags: 0, style });
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
@@ -373,12 +442,7 @@ impl Term {
     fn reset_cell(&mut self) {
         self.pen = Pen::DEFAULT;
         self.pen_style = None;
-        self.old = SavedState {
-            pen: Pen::DEFAULT,
-            cx: 0,
-            cy: 0,
-            origin: self.old.origin,
-        };
+        self.old = SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin };
     }
 
     // Scrolling.
@@ -523,10 +587,7 @@ impl Term {
         } else {
             self.collect_ascii(run);
         }
-        self.last = Some(Last {
-            cp: u32::from(b),
-            width: 1,
-        });
+        self.last = Some(Last { cp: u32::from(b), width: 1 });
         self.pen.charset_attr = false;
     }
 
@@ -579,8 +640,9 @@ impl Term {
             self.grid.set(self.cx, self.cy, Cell::padding(style));
             // ≥ 3.7: a widened cell reaching past the window leaves the
             // cursor where it was.
-            let hidden =
-                self.rules == Rules::V36 && self.opts.at_window_right_edge && self.cx >= self.sx();
+            let hidden = self.rules == Rules::V36
+                && self.opts.at_window_right_edge
+                && self.cx >= self.sx();
             if !hidden {
                 self.set_cursor(Some(self.cx + 1), None);
             }
@@ -621,10 +683,7 @@ impl Term {
                 let mut prev_data = Vec::new();
                 let prev = target.map(|(_, c)| {
                     c.push_data(&self.combined, &mut prev_data);
-                    Prev {
-                        data: &prev_data,
-                        width: c.width,
-                    }
+                    Prev { data: &prev_data, width: c.width }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
                 let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
@@ -654,9 +713,14 @@ impl Term {
         if !wrap && w > 1 && (w > sx || (self.cx != sx && self.cx > sx - w)) {
             return;
         }
+        // tmux skips storing a cell that changes nothing; a default space
+        // past the allocated cells is then not stored at all, and
+        // `cellused` does not grow ("If no change, do not draw").
+        let mut skip = true;
         if self.mode & MODE_INSERT != 0 {
             self.grid.insert_cells(self.cx, self.cy, w, Bg::DEFAULT);
             self.apply_unwrap();
+            skip = false;
         }
         if wrap && self.cx > sx.wrapping_sub(w) {
             self.linefeed(true, Bg::DEFAULT);
@@ -666,30 +730,26 @@ impl Term {
             return;
         }
         let now = self.grid.get(self.cx, self.cy);
-        self.overwrite(now, w);
+        if self.overwrite(now, w) {
+            skip = false;
+        }
         let pstyle = self.padding_style(style);
         for xx in self.cx + 1..self.cx + w {
             self.grid.set(xx, self.cy, Cell::padding(pstyle));
+            skip = false;
         }
         let cell = if flags & TAB != 0 {
-            Cell {
-                code: u32::from(b' '),
-                width,
-                flags,
-                style,
-            }
+            Cell { code: u32::from(b' '), width, flags, style }
         } else if data.len() > 4 || data.is_empty() {
             // Not reached: new cells hold one character.
             Cell::BLANK
         } else {
-            Cell {
-                code: cp,
-                width,
-                flags: flags & ACS,
-                style,
-            }
+            Cell { code: cp, width, flags: flags & ACS, style }
         };
-        self.grid.set(self.cx, self.cy, cell);
+        let past_cells = self.cx >= self.grid.lines[self.cy as usize].cellsize;
+        if !(skip && past_cells && cell == Cell::BLANK) {
+            self.grid.set(self.cx, self.cy, cell);
+        }
         let not_wrap = u32::from(!wrap);
         if self.cx <= sx.wrapping_sub(not_wrap).wrapping_sub(w) {
             self.set_cursor(Some(self.cx + w), None);
@@ -700,8 +760,9 @@ impl Term {
 
     /// `screen_write_overwrite()`: clears the rest of any wide character
     /// the new cell covers part of.
-    fn overwrite(&mut self, now: Cell, width: u32) {
+    fn overwrite(&mut self, now: Cell, width: u32) -> bool {
         let (cx, sx) = (self.cx, self.sx());
+        let mut done = false;
         let clear = |t: &mut Term, x: u32| {
             if t.rules == Rules::V36 {
                 t.clear_cell(x);
@@ -719,6 +780,7 @@ impl Term {
                 clear(self, xx);
             }
             clear(self, xx);
+            done = true;
         }
         if width != 1 || now.width != 1 || now.is_padding() {
             let mut xx = cx.wrapping_add(width).wrapping_sub(1);
@@ -728,8 +790,10 @@ impl Term {
                     break;
                 }
                 clear(self, xx);
+                done = true;
             }
         }
+        done
     }
 
     /// A character that arrived as UTF-8, after decoding.
@@ -825,11 +889,7 @@ impl Term {
         let mut py = py;
         if origin && self.mode & MODE_ORIGIN != 0 {
             if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper {
-                    self.rlower
-                } else {
-                    y + self.rupper
-                });
+                py = Some(if y > self.rlower - self.rupper { self.rlower } else { y + self.rupper });
             }
         }
         let px = px.map(|x| x.min(self.sx() - 1));
@@ -971,7 +1031,7 @@ impl Term {
 
     fn clear_line(&mut self, bg: Bg) {
         let line = &self.grid.lines[self.cy as usize];
-        if !line.allocated && bg.default {
+        if line.cellsize == 0 && bg.default {
             return;
         }
         let sx = self.sx();
@@ -1108,7 +1168,28 @@ impl Term {
             }
         }
         if let Some(saved) = self.saved_grid.take() {
-            self.grid.lines = saved.lines;
+            if self.alt_size_unknown {
+                // Seeded while the alternate screen was on: tmux does not
+                // report the hidden screen's width, and if the pane was
+                // resized meanwhile tmux reflows it now.
+                self.reseed = true;
+                self.alt_size_unknown = false;
+            }
+            if saved.sx == self.sx() && saved.sy == self.sy() {
+                self.grid.lines = saved.lines;
+            } else {
+                // tmux resizes the restored screen to the pane's size with a
+                // reflow (screen.c `screen_alternate_off()`), which is not
+                // modelled: keep what fits and ask for a new seed.
+                for (dst, src) in self.grid.lines.iter_mut().zip(saved.lines) {
+                    let keep = dst.cells.len().min(src.cells.len());
+                    dst.cells[..keep].copy_from_slice(&src.cells[..keep]);
+                    dst.used = src.used.min(self.grid.sx);
+                    dst.wrapped = src.wrapped;
+                    dst.cellsize = src.cellsize.min(self.grid.sx);
+                }
+                self.reseed = true;
+            }
         }
         self.cx = self.cx.min(self.sx() - 1);
         self.cy = self.cy.min(self.sy() - 1);
@@ -1169,9 +1250,7 @@ impl Term {
     }
 
     fn csi(&mut self, raw: &[u8], interm: &[u8], ch: u8) {
-        let Some(params) = Params::split(raw) else {
-            return;
-        };
+        let Some(params) = Params::split(raw) else { return };
         let p = &params;
         let known = match (ch, interm) {
             (b'@' | b'A'..=b'H' | b'J' | b'K' | b'L' | b'M' | b'P' | b'S' | b'T', b"")
@@ -1194,9 +1273,7 @@ impl Term {
         match (ch, interm) {
             (b'Z', b"") => {
                 let mut cx = self.cx.min(self.sx() - 1);
-                let Some(mut n) = p.get(0, 1, 1) else {
-                    return self.done();
-                };
+                let Some(mut n) = p.get(0, 1, 1) else { return self.done() };
                 while cx > 0 && n > 0 {
                     n -= 1;
                     loop {
@@ -1359,7 +1436,7 @@ impl Term {
     /// `REP`.
     fn repeat(&mut self, p: &Params) {
         let Some(n) = p.get(0, 1, 1) else { return };
-        let m = self.sx() - self.cx;
+        let m = self.sx().saturating_sub(self.cx);
         let n = n.min(m);
         let Some(last) = self.last else { return };
         if last.cp < 0x80 {
@@ -1462,11 +1539,7 @@ impl Term {
                 i += 1;
                 match p.get(i, 0, u32::MAX) {
                     Some(2) => {
-                        let rgb = (
-                            p.get(i + 1, 0, u32::MAX),
-                            p.get(i + 2, 0, u32::MAX),
-                            p.get(i + 3, 0, u32::MAX),
-                        );
+                        let rgb = (p.get(i + 1, 0, u32::MAX), p.get(i + 2, 0, u32::MAX), p.get(i + 3, 0, u32::MAX));
                         if sgr_rgb(gc, n, rgb) {
                             i += 3;
                         }
@@ -1529,18 +1602,14 @@ impl Term {
         if discard || self.rules == Rules::V33 {
             return;
         }
-        let Some(rest) = data.strip_prefix(b"8") else {
-            return;
-        };
+        let Some(rest) = data.strip_prefix(b"8") else { return };
         let p = match rest.first() {
             Some(b';') => &rest[1..],
             None => rest,
             Some(_) => return,
         };
         // input_osc_8(): parameters up to the first ';', then the URI.
-        let Some(semi) = p.iter().position(|&b| b == b';') else {
-            return;
-        };
+        let Some(semi) = p.iter().position(|&b| b == b';') else { return };
         let (params, uri) = (&p[..semi], &p[semi + 1..]);
         let mut id: Option<&[u8]> = None;
         for part in params.split(|&b| b == b':') {
@@ -1603,9 +1672,7 @@ fn sgr_256(gc: &mut Style, fgbg: u32, c: Option<u32>) {
 
 /// `input_csi_dispatch_sgr_rgb_do()`.
 fn sgr_rgb(gc: &mut Style, fgbg: u32, rgb: (Option<u32>, Option<u32>, Option<u32>)) -> bool {
-    let (Some(r), Some(g), Some(b)) = rgb else {
-        return false;
-    };
+    let (Some(r), Some(g), Some(b)) = rgb else { return false };
     if r > 255 || g > 255 || b > 255 {
         return false;
     }
@@ -1652,9 +1719,7 @@ fn sgr_colon(gc: &mut Style, s: &[u8]) {
         gc.attr = (gc.attr & !UNDERSCORES) | u;
         return;
     }
-    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else {
-        return;
-    };
+    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else { return };
     if n < 2 {
         return;
     }
@@ -1716,10 +1781,7 @@ impl<'a> Params<'a> {
     /// `input_split()`: `None` when tmux gives up on the sequence (a
     /// number above `INT_MAX`, 24 or more parameters).
     fn split(raw: &'a [u8]) -> Option<Params<'a>> {
-        let mut p = Params {
-            list: [Param::Missing; 24],
-            len: 0,
-        };
+        let mut p = Params { list: [Param::Missing; 24], len: 0 };
         if raw.is_empty() {
             return Some(p);
         }
@@ -1773,11 +1835,7 @@ impl Handler for Term {
     }
 
     fn print_utf8(&mut self, data: &[u8], bad: bool) {
-        let decoded = if bad {
-            None
-        } else {
-            width::first_code_point(data)
-        };
+        let decoded = if bad { None } else { width::first_code_point(data) };
         let Some(cp) = decoded else {
             self.replacement();
             return;
@@ -1830,3 +1888,4 @@ impl Handler for Term {
         self.last = None;
     }
 }
+

@@ -1,9 +1,502 @@
-//! Building a [`Term`](super::Term) from what tmux reports about a pane.
+//! Building a [`Term`] for a pane that already has content, from what
+//! tmux reports about it in one batch of commands. Pure.
+//!
+//! The mirror starts watching panes mid-life; it asks tmux for the pane's
+//! text and state once, builds a `Term` with [`Seed::from_captures`], and
+//! feeds it every `%output` that follows. The same path re-seeds a pane
+//! after a resize (tmux reflows the text; the mirror does not).
+//!
+//! # The commands
+//!
+//! Run them in one batch (one `write()`, so tmux runs them back to back,
+//! with no pane output parsed in between), each capture into a named
+//! buffer read back byte-exact (`show-buffer`; tmux ≤ 3.3 escapes it, see
+//! the README) and deleted:
+//!
+//! ```text
+//! display-message -p -t P '<Seed::FORMAT>'            → formats
+//! capture-pane -t P -e -N -T -S - -E - -b B1          → rows    (≤ 3.3: no -T)
+//! capture-pane -t P -J -S - -E - -b B2                → joined
+//! capture-pane -t P -a -e -N -T -q -b B3              → saved_rows    (only if alternate_on)
+//! capture-pane -t P -a -J -q -b B4                    → saved_joined  (only if alternate_on)
+//! capture-pane -t P -P -b B5                          → pending
+//! ```
+//!
+//! * `-e` keeps colours, attributes, hyperlinks and the DEC graphics shift
+//!   (`SO`/`SI`), so DEC line-drawing cells and the styles tmux ≥ 3.6
+//!   compares for TAB cells are known.
+//! * `-N -T` print each row up to tmux's `cellused` with its trailing
+//!   spaces (≤ 3.3 always stops at `cellused`, and has no `-T`).
+//! * `-J` into a *buffer*: the joined text tells which rows are wrapped,
+//!   and a buffer (unlike `-p`) has no newline after a wrapped last row.
+//!   `capture-pane -p` prints the buffer's bytes with one trailing newline
+//!   removed and one added, so the two differ only there.
+//! * With tmux ≥ 3.7, `-F` may be added to the `rows` capture: each row is
+//!   then prefixed with its flags (`W` = wrapped) and `joined` is not
+//!   needed (set [`Captures::rows_have_flags`]). Without it, an empty row
+//!   next to a wrap is ambiguous (both ways print the same); the seed then
+//!   takes the row before the empty one as not wrapped.
+//! * An empty capture creates no buffer: pass `b""`.
+//! * `-P` gives the bytes of an escape sequence tmux is in the middle of;
+//!   they are fed to the new `Term` so it continues that sequence.
+//!
+//! # What a seed cannot know
+//!
+//! tmux does not report the pen (colours, attributes) nor the character
+//! sets (`ESC ( 0`, SO), the DECSC state, a half-read UTF-8 character, the
+//! character `REP` would repeat, or (3.3) a held-back ZWJ. The seeded
+//! `Term` starts with all of them reset, so a program that switched to DEC
+//! graphics before the seed and keeps drawing after it is mirrored as
+//! ASCII letters until it switches again. A cell whose 32 bytes tmux reads
+//! back as empty (≥ 3.6) prints nothing and is lost, shifting the cells
+//! after it.
 
-/// Placeholder.
-#[derive(Debug)]
-pub struct Seed;
+use std::fmt;
 
-/// Placeholder.
-#[derive(Debug)]
-pub struct SeedError;
+use super::grid::{Grid, Line};
+use super::index::LineIndex;
+use super::screen::{MODE_INSERT, MODE_ORIGIN, MODE_WRAP, Options, Term};
+use super::width::Rules;
+
+/// The `display-message` format a seed reads: 14 comma-separated numbers,
+/// then `;` and `#{pane_tabs}`.
+pub const FORMAT: &str = "#{pane_width},#{pane_height},#{cursor_x},#{cursor_y},\
+#{history_size},#{history_limit},#{alternate_on},#{alternate_saved_x},\
+#{alternate_saved_y},#{scroll_region_upper},#{scroll_region_lower},\
+#{wrap_flag},#{insert_flag},#{origin_flag};#{pane_tabs}";
+
+/// The raw outputs of the seed commands (see the module documentation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Captures<'a> {
+    /// The output of `display-message -p '<FORMAT>'` (one line).
+    pub formats: &'a str,
+    /// `capture-pane -e -N -T -S - -E -`: every history and screen row.
+    pub rows: &'a [u8],
+    /// Whether `rows` was captured with `-F` (tmux ≥ 3.7).
+    pub rows_have_flags: bool,
+    /// `capture-pane -J -S - -E -` into a buffer (unused with flags).
+    pub joined: &'a [u8],
+    /// `capture-pane -a -e -N -T -q` when the alternate screen is on.
+    pub saved_rows: &'a [u8],
+    /// `capture-pane -a -J -q` into a buffer when the alternate screen is on.
+    pub saved_joined: &'a [u8],
+    /// `capture-pane -P`: the unfinished escape sequence, if any.
+    pub pending: &'a [u8],
+}
+
+/// Why captures could not be made into a [`Term`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedError(String);
+
+impl fmt::Display for SeedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot seed the pane mirror: {}", self.0)
+    }
+}
+
+impl std::error::Error for SeedError {}
+
+fn err(msg: impl Into<String>) -> SeedError {
+    SeedError(msg.into())
+}
+
+/// The pane state a seed reads from [`FORMAT`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seed {
+    /// Width and height in cells.
+    pub width: u32,
+    /// Height in cells.
+    pub height: u32,
+    /// `#{cursor_x}` (equal to the width when a wrap is pending).
+    pub cursor_x: u32,
+    /// `#{cursor_y}`.
+    pub cursor_y: u32,
+    /// `#{history_size}` in rows.
+    pub history_size: usize,
+    /// `#{history_limit}` in rows.
+    pub history_limit: usize,
+    /// `#{alternate_on}`.
+    pub alternate_on: bool,
+    /// `#{alternate_saved_x}`, `#{alternate_saved_y}` (tmux prints
+    /// 4294967295 when none is saved).
+    pub alternate_saved: Option<(u32, u32)>,
+    /// `#{scroll_region_upper}`, `#{scroll_region_lower}`.
+    pub scroll_region: (u32, u32),
+    /// `#{wrap_flag}`, `#{insert_flag}`, `#{origin_flag}`.
+    pub wrap: bool,
+    /// IRM.
+    pub insert: bool,
+    /// DECOM.
+    pub origin: bool,
+    /// `#{pane_tabs}`: tab stop columns.
+    pub tabs: Vec<u32>,
+}
+
+impl Seed {
+    /// The format to pass to `display-message -p`.
+    pub const FORMAT: &'static str = FORMAT;
+
+    /// Parses the output of `display-message -p '<FORMAT>'`.
+    ///
+    /// # Errors
+    ///
+    /// When the line does not have the fields [`FORMAT`] produces.
+    pub fn parse_formats(line: &str) -> Result<Seed, SeedError> {
+        let line = line.trim_end_matches(['\n', '\r']);
+        let (nums, tabs) = line.split_once(';').ok_or_else(|| err("no ';' in the formats"))?;
+        let v: Vec<u64> = nums
+            .split(',')
+            .map(|f| f.trim().parse::<u64>().map_err(|_| err(format!("bad number {f:?}"))))
+            .collect::<Result<_, _>>()?;
+        if v.len() != 14 {
+            return Err(err(format!("expected 14 numbers, got {}", v.len())));
+        }
+        let u = |i: usize| u32::try_from(v[i]).map_err(|_| err("number too large"));
+        let tabs = tabs
+            .split(',')
+            .filter(|t| !t.is_empty())
+            .map(|t| t.trim().parse::<u32>().map_err(|_| err(format!("bad tab stop {t:?}"))))
+            .collect::<Result<_, _>>()?;
+        let saved = (v[7] < u64::from(u32::MAX) && v[8] < u64::from(u32::MAX))
+            .then(|| (v[7] as u32, v[8] as u32));
+        let seed = Seed {
+            width: u(0)?,
+            height: u(1)?,
+            cursor_x: u(2)?,
+            cursor_y: u(3)?,
+            history_size: v[4] as usize,
+            history_limit: v[5] as usize,
+            alternate_on: v[6] != 0,
+            alternate_saved: saved,
+            scroll_region: (u(9)?, u(10)?),
+            wrap: v[11] != 0,
+            insert: v[12] != 0,
+            origin: v[13] != 0,
+            tabs,
+        };
+        if seed.width == 0 || seed.height == 0 || seed.width > 10_000 || seed.height > 10_000 {
+            return Err(err(format!("bad size {}x{}", seed.width, seed.height)));
+        }
+        if seed.scroll_region.0 > seed.scroll_region.1 || seed.scroll_region.1 >= seed.height {
+            return Err(err("bad scroll region"));
+        }
+        Ok(seed)
+    }
+
+    /// Builds a [`Term`] for the pane from the captures, following `rules`
+    /// (`opts.history_limit` is replaced by the pane's). The first history
+    /// line gets index `first` (so a re-seed can continue the numbering).
+    ///
+    /// # Errors
+    ///
+    /// When the captures do not fit together: a row count other than
+    /// history size plus height, or joined text that is not the rows
+    /// joined.
+    pub fn from_captures(
+        c: &Captures<'_>,
+        rules: Rules,
+        opts: Options,
+        first: LineIndex,
+    ) -> Result<Term, SeedError> {
+        let seed = Seed::parse_formats(c.formats)?;
+        seed.build(c, rules, opts, first)
+    }
+
+    fn build(
+        &self,
+        c: &Captures<'_>,
+        rules: Rules,
+        opts: Options,
+        first: LineIndex,
+    ) -> Result<Term, SeedError> {
+        let opts = Options { history_limit: self.history_limit, ..opts };
+        let mut t = Term::new(self.width, self.height, rules, opts);
+        t.history = super::History::starting_at(self.history_limit, first.0);
+
+        // TAB cells (≥ 3.6) print as `\t`: their width is laid out again
+        // with the pane's current tab stops (the ones they were written
+        // with are not reported; a resize resets them to the default).
+        t.tabs = vec![false; self.width as usize];
+        for &x in &self.tabs {
+            if let Some(s) = t.tabs.get_mut(x as usize) {
+                *s = true;
+            }
+        }
+        let rows = split_rows(c.rows, c.rows_have_flags);
+        let want = self.history_size + self.height as usize;
+        if rows.len() != want {
+            return Err(err(format!(
+                "{} rows captured, expected history {} + height {}",
+                rows.len(),
+                self.history_size,
+                self.height
+            )));
+        }
+        let (lines, mut guessed) = t.seed_lines(&rows);
+        let texts = plain_texts(&rows, false);
+        let wrapped = wrapped_flags(&texts, &rows, c.joined, c.rows_have_flags)?;
+        if !c.rows_have_flags {
+            guessed += ambiguous(&texts, &wrapped);
+        }
+        let hsize = self.history_size;
+        let acs = opts.dec_graphics == super::screen::DecGraphics::Unicode;
+        let hist_texts = if acs { plain_texts(&rows[..hsize], true) } else { texts };
+        for (i, text) in hist_texts.iter().enumerate().take(hsize) {
+            t.history.push_row(text, wrapped[i]);
+        }
+        for (y, mut line) in lines.into_iter().skip(hsize).enumerate() {
+            line.wrapped = wrapped[hsize + y];
+            t.grid.lines[y] = line;
+        }
+        if self.alternate_on {
+            // The hidden main screen keeps the size it had when the
+            // alternate screen came on (tmux resizes it only when leaving,
+            // with a reflow this crate does not model: see
+            // `Term::needs_reseed`). Its height is its row count; its width
+            // is not reported and taken to be the pane's.
+            let saved = split_rows(c.saved_rows, c.rows_have_flags);
+            if saved.is_empty() {
+                return Err(err("no saved rows captured for the alternate screen"));
+            }
+            let (lines, bad) = t.seed_lines(&saved);
+            let texts = plain_texts(&saved, false);
+            let wrapped = wrapped_flags(&texts, &saved, c.saved_joined, c.rows_have_flags)?;
+            guessed += bad;
+            if !c.rows_have_flags {
+                guessed += ambiguous(&texts, &wrapped);
+            }
+            let mut grid = Grid::new(self.width, lines.len() as u32);
+            for (y, mut line) in lines.into_iter().enumerate() {
+                line.wrapped = wrapped[y];
+                grid.lines[y] = line;
+            }
+            t.saved_grid = Some(grid);
+            t.alt_size_unknown = true;
+        }
+        t.saved_cursor = self.alternate_saved;
+        // tmux can leave the cursor past the right edge after resizing a
+        // pane in the alternate screen (screen.c `screen_resize_cursor()`
+        // does not clamp it); it stays there until the next write or move.
+        t.cx = self.cursor_x;
+        t.cy = self.cursor_y.min(self.height - 1);
+        t.rupper = self.scroll_region.0;
+        t.rlower = self.scroll_region.1;
+        t.mode = (if self.wrap { MODE_WRAP } else { 0 })
+            | (if self.insert { MODE_INSERT } else { 0 })
+            | (if self.origin { MODE_ORIGIN } else { 0 });
+        t.reset_after_seed();
+        t.seed_guesses = guessed;
+        t.advance(c.pending);
+        Ok(t)
+    }
+}
+
+/// One captured row: its flags (with `-F`) and its bytes.
+struct Row<'a> {
+    flags: Option<&'a [u8]>,
+    text: &'a [u8],
+}
+
+/// Splits a rows capture: every row ends with a newline.
+fn split_rows(body: &[u8], flagged: bool) -> Vec<Row<'_>> {
+    let Some(body) = body.strip_suffix(b"\n") else {
+        return Vec::new();
+    };
+    body.split(|&b| b == b'\n')
+        .map(|line| {
+            if flagged {
+                match line.iter().position(|&b| b == b' ') {
+                    Some(i) => Row { flags: Some(&line[..i]), text: &line[i + 1..] },
+                    None => Row { flags: Some(line), text: &[] },
+                }
+            } else {
+                Row { flags: None, text: line }
+            }
+        })
+        .collect()
+}
+
+/// Each row's text without the `-e` codes (SGR, OSC 8 and the SO/SI
+/// shifts), as `-J` prints it; with `acs`, DEC graphics letters (between
+/// SO and SI, which carry over from row to row) become line-drawing
+/// characters.
+fn plain_texts(rows: &[Row<'_>], acs: bool) -> Vec<Vec<u8>> {
+    let mut shifted = false;
+    rows.iter()
+        .map(|r| {
+            let mut out = Vec::with_capacity(r.text.len());
+            let b = r.text;
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    0x0e => shifted = true,
+                    0x0f => shifted = false,
+                    0x1b if b.get(i + 1) == Some(&b'[') => {
+                        i += 2;
+                        while i < b.len() && !(0x40..=0x7e).contains(&b[i]) {
+                            i += 1;
+                        }
+                    }
+                    0x1b if b.get(i + 1) == Some(&b']') => {
+                        i += 2;
+                        while i < b.len() && b[i] != 0x07 && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\')) {
+                            i += 1;
+                        }
+                        if b.get(i) == Some(&0x1b) {
+                            i += 1;
+                        }
+                    }
+                    c => match (shifted && acs).then(|| super::cell::acs_char(u32::from(c))).flatten() {
+                        Some(ch) => {
+                            let mut buf = [0; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        }
+                        None => out.push(c),
+                    },
+                }
+                i += 1;
+            }
+            out
+        })
+        .collect()
+}
+
+/// The wrapped flag of each row: from `-F` flags, or by walking the joined
+/// capture (a row is wrapped when its text is not followed by a newline).
+fn wrapped_flags(
+    texts: &[Vec<u8>],
+    rows: &[Row<'_>],
+    joined: &[u8],
+    flagged: bool,
+) -> Result<Vec<bool>, SeedError> {
+    if flagged {
+        return Ok(rows.iter().map(|r| r.flags.is_some_and(|f| f.contains(&b'W'))).collect());
+    }
+    let mut flags = Vec::with_capacity(texts.len());
+    let mut at = 0;
+    for (i, text) in texts.iter().enumerate() {
+        if !joined[at.min(joined.len())..].starts_with(text) {
+            return Err(err(format!("joined capture does not match row {i}")));
+        }
+        at += text.len();
+        // A newline here ends the row; none means wrapped (also for the
+        // last row: a buffer has no newline after a wrapped last row). An
+        // empty row after this one makes it ambiguous; this takes the
+        // earlier row as not wrapped.
+        let newline = joined.get(at) == Some(&b'\n');
+        if newline {
+            at += 1;
+        }
+        flags.push(!newline);
+    }
+    if at != joined.len() {
+        return Err(err("joined capture longer than the rows"));
+    }
+    Ok(flags)
+}
+
+/// The rows whose wrapped flag the joined capture leaves open: a row taken
+/// as not wrapped followed by an empty wrapped row prints the same as the
+/// other way round.
+fn ambiguous(texts: &[Vec<u8>], flags: &[bool]) -> usize {
+    (1..texts.len()).filter(|&i| !flags[i - 1] && flags[i] && texts[i].is_empty()).count()
+}
+
+impl Term {
+    /// Lays each captured row (with its `-e` codes) out into a screen line,
+    /// through the normal write path on a one-row scratch grid. Returns the
+    /// lines and how many of them did not come out as captured (cells
+    /// tmux left overlapping, such as a wide character whose padding was
+    /// written over without clearing it, cannot be placed again from text).
+    fn seed_lines(&mut self, rows: &[Row<'_>]) -> (Vec<Line>, usize) {
+        let sx = self.sx();
+        let saved_grid = std::mem::replace(&mut self.grid, Grid::new(sx, 1));
+        let saved_alt = self.saved_grid.take();
+        let (rupper, rlower, mode) = (self.rupper, self.rlower, self.mode);
+        self.rupper = 0;
+        self.rlower = 0;
+        self.mode = MODE_WRAP;
+        // History off while laying out: an overflowing row scrolls nowhere.
+        self.saved_grid = Some(Grid::new(1, 1));
+        self.pen.g1 = true;
+        let texts = plain_texts(rows, false);
+        let mut lines = Vec::with_capacity(rows.len());
+        let mut bad = 0;
+        let mut text = Vec::new();
+        // The codes are relative to the previous cell, across rows too.
+        for (row, want) in rows.iter().zip(&texts) {
+            self.grid.lines[0].empty(super::grid::Bg::DEFAULT);
+            self.cx = 0;
+            self.cy = 0;
+            self.advance(row.text);
+            let line = self.grid.lines[0].clone();
+            text.clear();
+            line.push_text(&self.combined, false, &mut text);
+            if line.wrapped || text != *want {
+                bad += 1;
+            }
+            lines.push(line);
+        }
+        self.grid = saved_grid;
+        self.saved_grid = saved_alt;
+        self.rupper = rupper;
+        self.rlower = rlower;
+        self.mode = mode;
+        for l in &mut lines {
+            l.wrapped = false;
+        }
+        (lines, bad)
+    }
+
+    /// The state tmux does not report starts from its defaults.
+    fn reset_after_seed(&mut self) {
+        self.string_timeout();
+        self.parser = Default::default();
+        self.pen = super::screen::Pen::default_pen();
+        self.old = super::screen::SavedState { pen: self.pen, cx: 0, cy: 0, origin: false };
+        self.last = None;
+        self.v33 = Default::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::LineNo;
+
+    const F: &str = "20,3,4,2,2,100,0,4294967295,4294967295,0,2,1,0,0;8,16\n";
+
+    #[test]
+    fn formats() {
+        let s = Seed::parse_formats(F).unwrap();
+        assert_eq!((s.width, s.height, s.cursor_x, s.cursor_y), (20, 3, 4, 2));
+        assert_eq!(s.alternate_saved, None);
+        assert_eq!(s.tabs, [8, 16]);
+        assert!(Seed::parse_formats("1,2").is_err());
+        assert!(Seed::parse_formats("0,3,0,0,0,0,0,0,0,0,0,1,0,0;").is_err());
+    }
+
+    #[test]
+    fn rows_and_wraps() {
+        let c = Captures {
+            formats: F,
+            rows: b"old\nabcdefghijklmnopqrst\nuv\n\x1b[31mred\x1b[39m\n\n",
+            joined: b"old\nabcdefghijklmnopqrstuv\nred\n\n",
+            ..Captures::default()
+        };
+        let t = Seed::from_captures(&c, Rules::V36, Options::default(), LineIndex(7)).unwrap();
+        let lines: Vec<_> = t.lines().map(|l| (l.index.0, l.text.into_owned())).collect();
+        assert_eq!(
+            lines,
+            [
+                (7, b"old".to_vec()),
+                (8, b"abcdefghijklmnopqrstuv".to_vec()),
+                (9, b"red".to_vec()),
+                (10, b"".to_vec())
+            ]
+        );
+        assert_eq!(t.history_size(), 2);
+        assert_eq!(t.capture(LineNo(-2), LineNo(2)), b"old\nabcdefghijklmnopqrst\nuv\nred\n\n");
+        assert_eq!(t.cursor().x.0, 4);
+    }
+}
