@@ -25,10 +25,11 @@ pub fn buffer_encoding(v: &TmuxVersion) -> Encoding {
 }
 
 /// The line that runs `capture` (a `capture-pane -p …`) as a paste-buffer
-/// read: `capture-pane … -b NAME ; list-buffers -F '#{buffer_size}' -f
-/// <NAME only> ; show-buffer -b NAME ; delete-buffer -b NAME`.
+/// read: `set-buffer -b NAME <EMPTY> ; capture-pane … -b NAME ;
+/// list-buffers -F '#{buffer_size}' -f <NAME only> ; show-buffer -b NAME ;
+/// delete-buffer -b NAME`.
 ///
-/// One line, so tmux runs the four back to back and nobody sees or
+/// One line, so tmux runs the five back to back and nobody sees or
 /// pastes the buffer in between; the buffer's size is printed before its
 /// text, which is read by length ([`FrameSpec::LengthOfPrevious`]) and so
 /// cannot be cut by a line that looks like a block guard. `capture-pane
@@ -39,10 +40,26 @@ pub fn capture_line(capture: &Command, encoding: Encoding) -> Line {
     Line::list(capture_commands(capture, encoding).to_vec())
 }
 
-/// The four commands of [`capture_line`], to put on a longer line; their
-/// four blocks (fewer when one failed) give the text with [`captured`].
-pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; 4] {
+/// Commands in one paste-buffer read ([`capture_commands`]).
+pub const GROUP: usize = 5;
+
+/// The byte a buffer holds before the capture: `capture-pane -b` leaves a
+/// buffer untouched when the capture is empty (paste.c: `paste_set()`
+/// ignores empty data), so the buffer always exists and `show-buffer`
+/// never fails (a failure would end the rest of a longer line). No capture
+/// is this one byte: captured rows end in `\n`, and `capture-pane -P`
+/// starts with an escape or a character, never a C0 control.
+const EMPTY: &str = "\u{1}";
+
+/// The commands of [`capture_line`], to put on a longer line: fill the
+/// buffer with [`EMPTY`], capture into it, print its size, print it,
+/// delete it. Their [`GROUP`] blocks (fewer when the capture failed) give
+/// the text with [`captured`].
+pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; GROUP] {
     let name = format!("tmuxwire-{}", format::nonce());
+    let fill = Command::new("set-buffer")
+        .opt("-b", name.clone())
+        .arg(EMPTY);
     let mut cap = Command::new("capture-pane");
     for a in capture.argv().iter().skip(1).filter(|a| *a != "-p") {
         cap = cap.arg(a.clone());
@@ -55,7 +72,7 @@ pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; 4] {
         .opt("-b", name.clone())
         .frame(FrameSpec::LengthOfPrevious(encoding));
     let delete = Command::new("delete-buffer").opt("-b", name);
-    [cap, size, show, delete]
+    [fill, cap, size, show, delete]
 }
 
 /// The text the blocks of [`capture_commands`] carry (the bytes
@@ -66,23 +83,23 @@ pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; 4] {
 ///
 /// The failing command's message (`can't find pane: %9`, …), as bytes.
 pub fn captured(blocks: Vec<Block>) -> Result<Vec<u8>, Vec<u8>> {
+    let no_answer = || b"tmux gave no answer to capture-pane\n".to_vec();
     let mut blocks = blocks.into_iter();
-    let (Some(cap), size, show) = (blocks.next(), blocks.next(), blocks.next()) else {
-        return Err(b"tmux gave no answer to capture-pane\n".to_vec());
-    };
+    let fill = blocks.next().ok_or_else(no_answer)?;
+    if !fill.ok {
+        return Err(fill.body);
+    }
+    let cap = blocks.next().ok_or_else(no_answer)?;
     if !cap.ok {
         return Err(cap.body);
     }
-    match (size, show) {
-        // An empty capture makes no buffer: show-buffer fails, which is
-        // an empty answer.
-        (Some(size), Some(show)) if size.body.iter().all(u8::is_ascii_whitespace) => {
-            Ok(if show.ok { show.body } else { Vec::new() })
-        }
-        (_, Some(show)) if show.ok => Ok(show.body),
-        (_, Some(show)) => Err(show.body),
-        (Some(size), None) if size.ok && size.body.is_empty() => Ok(Vec::new()),
-        (Some(size), None) => Err(size.body),
-        (None, None) => Err(b"tmux gave no answer to capture-pane\n".to_vec()),
+    let _size = blocks.next().ok_or_else(no_answer)?;
+    let show = blocks.next().ok_or_else(no_answer)?;
+    if !show.ok {
+        return Err(show.body);
     }
+    if show.body == EMPTY.as_bytes() {
+        return Ok(Vec::new());
+    }
+    Ok(show.body)
 }

@@ -92,6 +92,7 @@ pub(crate) struct MirrorShared {
     panes: Mutex<HashMap<PaneId, Arc<PaneMirror>>>,
     pub(crate) encoding: Encoding,
     pub(crate) rules: Rules,
+    pub(crate) recipe: seed::Recipe,
     pub(crate) query: probe::Queries,
     bytes_fed: AtomicU64,
 }
@@ -122,10 +123,6 @@ impl MirrorShared {
 
     pub(crate) fn note_bytes(&self, n: usize) {
         self.bytes_fed.fetch_add(n as u64, Ordering::Relaxed);
-    }
-
-    pub(crate) fn seed_opts(&self, _pane: PaneId) -> seed::SeedOptions {
-        seed::SeedOptions { rules: self.rules }
     }
 }
 
@@ -168,6 +165,7 @@ impl Mirror {
                 panes: Mutex::new(HashMap::new()),
                 encoding: buffer_encoding(&version),
                 rules: Rules::for_version(&version),
+                recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
                 query: probe::Queries::new(),
                 bytes_fed: AtomicU64::new(0),
             }),

@@ -60,6 +60,7 @@ enum Job {
         pane: PaneId,
         at: Window,
         attempt: u8,
+        continued: bool,
     },
     Check {
         pane: PaneId,
@@ -84,6 +85,9 @@ pub(crate) struct Watch {
     outputs: HashMap<PaneId, u64>,
     jobs: HashMap<u64, (Ticket, Job)>,
     seeding: HashSet<PaneId>,
+    /// Panes tmux paused (`%pause`) while a seed was on its way: seeded
+    /// again when it lands, to resume them.
+    paused: HashSet<PaneId>,
     listing: bool,
     relist: bool,
     waiters: Vec<Waiter>,
@@ -99,6 +103,7 @@ impl Watch {
             outputs: HashMap::new(),
             jobs: HashMap::new(),
             seeding: HashSet::new(),
+            paused: HashSet::new(),
             listing: false,
             relist: false,
             waiters: Vec::new(),
@@ -177,13 +182,19 @@ impl Watch {
     }
 
     fn seed(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
-        let continue_first = self
-            .shared
-            .pane(pane)
-            .is_some_and(|p| p.read().status == Status::Stale);
-        let line = seed::line(pane, self.shared.encoding, continue_first);
+        // Every seed resumes the pane's output first: a no-op unless tmux
+        // paused it (control.c `control_continue_pane()`), and safe even if
+        // a `%pause` was missed.
+        let continued = true;
+        let line = seed::line(pane, &self.shared.recipe, continued);
         let at = self.window(pane);
-        let id = self.send(line, Job::Seed { pane, at, attempt })?;
+        let job = Job::Seed {
+            pane,
+            at,
+            attempt,
+            continued,
+        };
+        let id = self.send(line, job)?;
         self.seeding.insert(pane);
         Some(id)
     }
@@ -244,6 +255,9 @@ impl Watch {
             Notification::Output { pane, data }
             | Notification::ExtendedOutput { pane, data, .. } => self.output(pane, &data),
             Notification::Pause(pane) => {
+                if self.seeding.contains(&pane) {
+                    self.paused.insert(pane);
+                }
                 if let Some(p) = self.shared.pane(pane) {
                     let mut st = p.write();
                     if st.owner == Some(self.session) && st.status == Status::Live {
@@ -285,6 +299,7 @@ impl Watch {
         };
         let mut st = p.write();
         if st.owner != Some(self.session) || st.status != Status::Live {
+            tracing::debug!(%pane, status = ?st.status, owner = ?st.owner, bytes = data.len(), "output not applied");
             return;
         }
         if let Some(t) = st.term.as_mut() {
@@ -312,12 +327,22 @@ impl Watch {
                     self.list();
                 }
             }
-            Job::Seed { pane, at, attempt } => {
+            Job::Seed {
+                pane,
+                at,
+                attempt,
+                continued,
+            } => {
                 self.seeding.remove(&pane);
                 let ambiguous = self.ambiguous(pane, at);
                 match reply {
+                    Some(Ok(_)) if self.paused.remove(&pane) => {
+                        // Paused while the seed was out: seed (and resume)
+                        // again.
+                        follow_up = self.seed(pane, attempt);
+                    }
                     Some(Ok(r)) if !ambiguous || attempt >= MAX_ATTEMPTS => {
-                        self.apply_seed(pane, &r);
+                        self.apply_seed(pane, &r, continued);
                     }
                     Some(Ok(_)) => {
                         tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again");
@@ -370,16 +395,26 @@ impl Watch {
         }
     }
 
-    fn apply_seed(&mut self, pane: PaneId, reply: &crate::control::client::Reply) {
+    fn apply_seed(&mut self, pane: PaneId, reply: &crate::control::client::Reply, continued: bool) {
         let Some(p) = self.shared.pane(pane) else {
             return;
         };
-        match seed::build(reply, &self.shared.seed_opts(pane)) {
+        let first = p
+            .read()
+            .term
+            .as_ref()
+            .map_or(crate::term::LineIndex(0), |t| t.history().first_index());
+        let opts = seed::SeedOptions {
+            rules: self.shared.rules,
+            first,
+        };
+        match seed::build(reply, &self.shared.recipe, continued, &opts) {
             Ok(built) => {
                 let mut st = p.write();
                 if st.owner != Some(self.session) {
                     return;
                 }
+                tracing::debug!(%pane, dead = built.dead, "seeded");
                 st.term = Some(built.term);
                 st.status = if built.dead {
                     Status::Dead

@@ -52,7 +52,10 @@ pub(crate) struct Bg {
 }
 
 impl Bg {
-    pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
+    pub(crate) const DEFAULT: Bg = Bg {
+        style: 0,
+        default: true,
+    };
 }
 
 /// Columns kept past the right edge. tmux stores cells there (a wide
@@ -176,7 +179,9 @@ impl Grid {
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
         self.spilled |= x >= sx;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         line.expand(x + 1, sx, 0);
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
@@ -187,7 +192,9 @@ impl Grid {
     /// `grid_set_cells()` for a run of ASCII bytes in one style.
     pub(crate) fn set_ascii(&mut self, x: u32, y: u32, run: &[u8], style: u16) {
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         let x = x as usize;
         if x >= sx {
             return;
@@ -225,7 +232,11 @@ impl Grid {
             let line = &mut self.lines[y as usize];
             // With the default colour only allocated cells are cleared
             // (the rest read as blank anyway).
-            let limit = if bg.default { line.cellsize.min(sx) } else { sx };
+            let limit = if bg.default {
+                line.cellsize.min(sx)
+            } else {
+                sx
+            };
             if bg.default && px > limit {
                 continue;
             }
@@ -305,7 +316,9 @@ impl Grid {
             return;
         }
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(py as usize) else { return };
+        let Some(line) = self.lines.get_mut(py as usize) else {
+            return;
+        };
         let (dx, px, nx) = (dx as usize, px as usize, nx as usize);
         if px + nx > sx || dx + nx > sx {
             return;
@@ -335,7 +348,9 @@ impl Grid {
     /// `grid_view_delete_cells()`.
     pub(crate) fn delete_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
         let sx = self.sx;
-        let Some(n) = sx.checked_sub(px + nx) else { return };
+        let Some(n) = sx.checked_sub(px + nx) else {
+            return;
+        };
         self.move_cells(px, px + nx, py, n, bg);
         self.clear(sx - nx, py, nx, 1, bg);
     }
@@ -349,7 +364,9 @@ impl Grid {
 
     /// `grid_view_insert_lines_region()`.
     pub(crate) fn insert_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(rlower + 1 - ny2, py, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -358,7 +375,9 @@ impl Grid {
     /// 3.5 computed (`py + ny - (sy - ny)`, possibly below zero).
     pub(crate) fn delete_lines(&mut self, py: u32, ny: u32, bg: Bg, old_clear: bool) {
         let sy = self.sy;
-        let Some(n) = sy.checked_sub(py + ny) else { return };
+        let Some(n) = sy.checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, n, bg);
         if old_clear {
             let c = i64::from(py) + 2 * i64::from(ny) - i64::from(sy);
@@ -370,7 +389,9 @@ impl Grid {
 
     /// `grid_view_delete_lines_region()`.
     pub(crate) fn delete_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -382,7 +403,10 @@ impl Grid {
 
     /// The index of the last row with any cell used, plus one (0 if none).
     pub(crate) fn last_used(&self) -> u32 {
-        self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
+        self.lines
+            .iter()
+            .rposition(|l| l.used != 0)
+            .map_or(0, |i| i as u32 + 1)
     }
 }
 

@@ -88,8 +88,13 @@ impl Pen {
         Pen::DEFAULT
     }
 
-    const DEFAULT: Pen =
-        Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
+    const DEFAULT: Pen = Pen {
+        style: Style::DEFAULT,
+        g0: false,
+        g1: false,
+        shift: false,
+        charset_attr: false,
+    };
 
     fn acs(&self) -> bool {
         if self.shift { self.g1 } else { self.g0 }
@@ -175,7 +180,12 @@ impl Term {
             mode: MODE_WRAP,
             tabs: default_tabs(sx),
             pen: Pen::DEFAULT,
-            old: SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: false },
+            old: SavedState {
+                pen: Pen::DEFAULT,
+                cx: 0,
+                cy: 0,
+                origin: false,
+            },
             last: None,
             parser: Parser::default(),
             v33: V33Joiner::default(),
@@ -295,32 +305,41 @@ impl Term {
     /// one.
     pub fn fully_seedable(&self) -> bool {
         self.pen == Pen::DEFAULT
-            && self.old == (SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin })
+            && self.old
+                == (SavedState {
+                    pen: Pen::DEFAULT,
+                    cx: 0,
+                    cy: 0,
+                    origin: self.old.origin,
+                })
             && self.last.is_none()
             && self.v33 == V33Joiner::default()
-            && std::iter::once(&self.grid).chain(self.saved_grid.as_ref()).all(|g| {
-                g.lines.iter().all(|l| {
-                    let sx = g.sx as usize;
-                    let used = l.used as usize;
-                    let mut x = 0;
-                    while x < sx {
-                        let c = l.cells[x];
-                        let empty = c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
-                        if c.is_padding() || (x < used && c.width == 0) || empty {
-                            return false;
-                        }
-                        for k in 1..usize::from(c.width.max(1)) {
-                            if x + k >= sx || !l.cells[x + k].is_padding() {
+            && std::iter::once(&self.grid)
+                .chain(self.saved_grid.as_ref())
+                .all(|g| {
+                    g.lines.iter().all(|l| {
+                        let sx = g.sx as usize;
+                        let used = l.used as usize;
+                        let mut x = 0;
+                        while x < sx {
+                            let c = l.cells[x];
+                            let empty =
+                                c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
+                            if c.is_padding() || (x < used && c.width == 0) || empty {
                                 return false;
                             }
+                            for k in 1..usize::from(c.width.max(1)) {
+                                if x + k >= sx || !l.cells[x + k].is_padding() {
+                                    return false;
+                                }
+                            }
+                            x += usize::from(c.width.max(1));
                         }
-                        x += usize::from(c.width.max(1));
-                    }
-                    l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
-                        && !(l.cellsize > 0 && used == 0)
-                        && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                        l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
+                            && !(l.cellsize > 0 && used == 0)
+                            && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                    })
                 })
-            })
     }
 
     pub(crate) fn sx(&self) -> u32 {
@@ -364,8 +383,9 @@ impl Term {
 
     fn gc_styles(&mut self) {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
-        let live: Vec<u16> =
-            grids.flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style))).collect();
+        let live: Vec<u16> = grids
+            .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style)))
+            .collect();
         let map = self.styles.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
@@ -410,7 +430,10 @@ impl Term {
     }
 
     fn bg_of(&mut self, colour: Colour) -> Bg {
-        Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
+        Bg {
+            style: self.intern(Style::cleared(colour)),
+            default: cell::colour_default(colour),
+        }
     }
 
     /// The erase background: the pen's background colour.
@@ -427,7 +450,16 @@ impl Term {
         } else {
             0
         };
-        self.grid.set(x, self.cy, Cell { code: u32::from(b' '), width: 1, flags: 0, style });
+        self.grid.set(
+            x,
+            self.cy,
+            Cell {
+                code: u32::from(b' '),
+                width: 1,
+                flags: 0,
+                style,
+            },
+        );
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
@@ -442,7 +474,12 @@ impl Term {
     fn reset_cell(&mut self) {
         self.pen = Pen::DEFAULT;
         self.pen_style = None;
-        self.old = SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin };
+        self.old = SavedState {
+            pen: Pen::DEFAULT,
+            cx: 0,
+            cy: 0,
+            origin: self.old.origin,
+        };
     }
 
     // Scrolling.
@@ -587,7 +624,10 @@ impl Term {
         } else {
             self.collect_ascii(run);
         }
-        self.last = Some(Last { cp: u32::from(b), width: 1 });
+        self.last = Some(Last {
+            cp: u32::from(b),
+            width: 1,
+        });
         self.pen.charset_attr = false;
     }
 
@@ -640,9 +680,8 @@ impl Term {
             self.grid.set(self.cx, self.cy, Cell::padding(style));
             // ≥ 3.7: a widened cell reaching past the window leaves the
             // cursor where it was.
-            let hidden = self.rules == Rules::V36
-                && self.opts.at_window_right_edge
-                && self.cx >= self.sx();
+            let hidden =
+                self.rules == Rules::V36 && self.opts.at_window_right_edge && self.cx >= self.sx();
             if !hidden {
                 self.set_cursor(Some(self.cx + 1), None);
             }
@@ -683,7 +722,10 @@ impl Term {
                 let mut prev_data = Vec::new();
                 let prev = target.map(|(_, c)| {
                     c.push_data(&self.combined, &mut prev_data);
-                    Prev { data: &prev_data, width: c.width }
+                    Prev {
+                        data: &prev_data,
+                        width: c.width,
+                    }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
                 let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
@@ -739,12 +781,22 @@ impl Term {
             skip = false;
         }
         let cell = if flags & TAB != 0 {
-            Cell { code: u32::from(b' '), width, flags, style }
+            Cell {
+                code: u32::from(b' '),
+                width,
+                flags,
+                style,
+            }
         } else if data.len() > 4 || data.is_empty() {
             // Not reached: new cells hold one character.
             Cell::BLANK
         } else {
-            Cell { code: cp, width, flags: flags & ACS, style }
+            Cell {
+                code: cp,
+                width,
+                flags: flags & ACS,
+                style,
+            }
         };
         let past_cells = self.cx >= self.grid.lines[self.cy as usize].cellsize;
         if !(skip && past_cells && cell == Cell::BLANK) {
@@ -889,7 +941,11 @@ impl Term {
         let mut py = py;
         if origin && self.mode & MODE_ORIGIN != 0 {
             if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper { self.rlower } else { y + self.rupper });
+                py = Some(if y > self.rlower - self.rupper {
+                    self.rlower
+                } else {
+                    y + self.rupper
+                });
             }
         }
         let px = px.map(|x| x.min(self.sx() - 1));
@@ -1250,7 +1306,9 @@ impl Term {
     }
 
     fn csi(&mut self, raw: &[u8], interm: &[u8], ch: u8) {
-        let Some(params) = Params::split(raw) else { return };
+        let Some(params) = Params::split(raw) else {
+            return;
+        };
         let p = &params;
         let known = match (ch, interm) {
             (b'@' | b'A'..=b'H' | b'J' | b'K' | b'L' | b'M' | b'P' | b'S' | b'T', b"")
@@ -1273,7 +1331,9 @@ impl Term {
         match (ch, interm) {
             (b'Z', b"") => {
                 let mut cx = self.cx.min(self.sx() - 1);
-                let Some(mut n) = p.get(0, 1, 1) else { return self.done() };
+                let Some(mut n) = p.get(0, 1, 1) else {
+                    return self.done();
+                };
                 while cx > 0 && n > 0 {
                     n -= 1;
                     loop {
@@ -1539,7 +1599,11 @@ impl Term {
                 i += 1;
                 match p.get(i, 0, u32::MAX) {
                     Some(2) => {
-                        let rgb = (p.get(i + 1, 0, u32::MAX), p.get(i + 2, 0, u32::MAX), p.get(i + 3, 0, u32::MAX));
+                        let rgb = (
+                            p.get(i + 1, 0, u32::MAX),
+                            p.get(i + 2, 0, u32::MAX),
+                            p.get(i + 3, 0, u32::MAX),
+                        );
                         if sgr_rgb(gc, n, rgb) {
                             i += 3;
                         }
@@ -1602,14 +1666,18 @@ impl Term {
         if discard || self.rules == Rules::V33 {
             return;
         }
-        let Some(rest) = data.strip_prefix(b"8") else { return };
+        let Some(rest) = data.strip_prefix(b"8") else {
+            return;
+        };
         let p = match rest.first() {
             Some(b';') => &rest[1..],
             None => rest,
             Some(_) => return,
         };
         // input_osc_8(): parameters up to the first ';', then the URI.
-        let Some(semi) = p.iter().position(|&b| b == b';') else { return };
+        let Some(semi) = p.iter().position(|&b| b == b';') else {
+            return;
+        };
         let (params, uri) = (&p[..semi], &p[semi + 1..]);
         let mut id: Option<&[u8]> = None;
         for part in params.split(|&b| b == b':') {
@@ -1672,7 +1740,9 @@ fn sgr_256(gc: &mut Style, fgbg: u32, c: Option<u32>) {
 
 /// `input_csi_dispatch_sgr_rgb_do()`.
 fn sgr_rgb(gc: &mut Style, fgbg: u32, rgb: (Option<u32>, Option<u32>, Option<u32>)) -> bool {
-    let (Some(r), Some(g), Some(b)) = rgb else { return false };
+    let (Some(r), Some(g), Some(b)) = rgb else {
+        return false;
+    };
     if r > 255 || g > 255 || b > 255 {
         return false;
     }
@@ -1719,7 +1789,9 @@ fn sgr_colon(gc: &mut Style, s: &[u8]) {
         gc.attr = (gc.attr & !UNDERSCORES) | u;
         return;
     }
-    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else { return };
+    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else {
+        return;
+    };
     if n < 2 {
         return;
     }
@@ -1781,7 +1853,10 @@ impl<'a> Params<'a> {
     /// `input_split()`: `None` when tmux gives up on the sequence (a
     /// number above `INT_MAX`, 24 or more parameters).
     fn split(raw: &'a [u8]) -> Option<Params<'a>> {
-        let mut p = Params { list: [Param::Missing; 24], len: 0 };
+        let mut p = Params {
+            list: [Param::Missing; 24],
+            len: 0,
+        };
         if raw.is_empty() {
             return Some(p);
         }
@@ -1835,7 +1910,11 @@ impl Handler for Term {
     }
 
     fn print_utf8(&mut self, data: &[u8], bad: bool) {
-        let decoded = if bad { None } else { width::first_code_point(data) };
+        let decoded = if bad {
+            None
+        } else {
+            width::first_code_point(data)
+        };
         let Some(cp) = decoded else {
             self.replacement();
             return;
@@ -1888,4 +1967,3 @@ impl Handler for Term {
         self.last = None;
     }
 }
-

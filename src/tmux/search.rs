@@ -112,10 +112,11 @@ pub struct PaneContentMatch {
     /// For each matched line, how many screen rows it spans (more than 1
     /// when it was soft-wrapped).
     pub matched_line_rows: Vec<u32>,
-    /// For each matched line, where its first match starts: `row` (tmux
-    /// line number of the row holding it), `column` (cell, 0-based),
-    /// `char` and `byte` (offsets in the logical line).
-    pub matched_at: Vec<Position>,
+    /// For each matched line, where its first match starts, as
+    /// `[row, column, char, byte]`: the tmux line number of the row holding
+    /// it, its cell column (0-based), and its offsets in the logical line in
+    /// characters and in bytes.
+    pub matched_at: Vec<[i64; 4]>,
     /// For each matched line, the screen it is on, when the pane shows the
     /// alternate screen: `alternate` (what the program draws) or
     /// `hidden_main` (the normal screen it covers). Absent otherwise.
@@ -210,14 +211,49 @@ pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64
     top.max(bottom)
 }
 
+/// The bytes a hit adds to a search answer's JSON: its line (escaped),
+/// line number, row count and position, with separators.
+fn json_cost(h: &Hit) -> usize {
+    fn digits(v: i64) -> usize {
+        let mut n = usize::from(v < 0) + 1;
+        let mut v = v.unsigned_abs();
+        while v >= 10 {
+            v /= 10;
+            n += 1;
+        }
+        n
+    }
+    let escapes: usize = h
+        .text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    let a = h.at;
+    h.text.len()
+        + escapes
+        + 3
+        + digits(h.line)
+        + 1
+        + digits(i64::from(h.rows))
+        + 1
+        + digits(a.row)
+        + digits(i64::from(a.column))
+        + digits(a.char as i64)
+        + digits(a.byte as i64)
+        + 6
+}
+
 /// Keeps the newest hits of `scan` that fit in `budget` bytes, takes
 /// their size off `budget`, and returns how many older hits were dropped.
 fn fit(scan: &mut Scan, budget: &mut usize) -> usize {
     let mut used = 0usize;
     let mut keep = 0usize;
     for h in scan.hits.iter().rev() {
-        // The line and its JSON overhead (quotes, numbers, position).
-        let cost = h.text.len() + 96;
+        let cost = json_cost(h);
         if used + cost > *budget {
             break;
         }
@@ -732,7 +768,19 @@ impl Tmux {
             pane_current_path: m.pane_current_path,
             matched_line_numbers: scan.hits.iter().map(|h| h.line).collect(),
             matched_line_rows: scan.hits.iter().map(|h| h.rows).collect(),
-            matched_at: scan.hits.iter().map(|h| h.at).collect(),
+            matched_at: scan
+                .hits
+                .iter()
+                .map(|h| {
+                    let a = h.at;
+                    [
+                        a.row,
+                        i64::from(a.column),
+                        i64::try_from(a.char).unwrap_or(i64::MAX),
+                        i64::try_from(a.byte).unwrap_or(i64::MAX),
+                    ]
+                })
+                .collect(),
             matched_screens: alternate.then(|| scan.hits.iter().map(|h| h.screen).collect()),
             matched_lines: scan.hits.into_iter().map(|h| h.text).collect(),
             matched_line_count: scan.count,

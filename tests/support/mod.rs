@@ -305,8 +305,23 @@ pub fn servers(server: &TestServer) -> Arc<Servers> {
     ))
 }
 
+/// Sends tmuxwire's logs to stderr when `TMUXWIRE_TEST_LOG` is set (e.g.
+/// `tmuxwire=debug`), for debugging a test with `--nocapture`.
+pub fn test_logging() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        if let Ok(filter) = std::env::var("TMUXWIRE_TEST_LOG") {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
+    });
+}
+
 /// Like [`servers`], with the pane mirror on (as `tmuxwire mcp` runs).
 pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
+    test_logging();
     Arc::new(Servers::new(
         Arc::new(
             Tmux::new(server.socket.clone(), None, Caller::default()).with_mirror(
