@@ -565,3 +565,33 @@ async fn a_cancelled_call_stops() {
         "a cancelled call was answered: {rest:?}"
     );
 }
+
+/// A call that gives a progress token gets `notifications/progress` for it (the search seeds
+/// the mirror, then searches pane by pane) before its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_for_a_search() {
+    let server = TestServer::builder(&system_tmux()).start();
+    for _ in 0..3 {
+        server.tmux_ok(&["new-window", "-d"]);
+    }
+    let mut mcp = Mcp::start_on(Some(&server.socket)).await;
+    mcp.send(&request(
+        "s",
+        "tools/call",
+        json!({"name": "search_panes", "arguments": {"pattern": "x"}, "_meta": {"progressToken": "tok-1"}}),
+    ))
+    .await;
+    let mut progress = Vec::new();
+    loop {
+        let v = mcp.next().await;
+        if v["id"] == json!("s") {
+            assert!(v.get("result").is_some(), "{v}");
+            break;
+        }
+        assert_eq!(v["method"], json!("notifications/progress"), "{v}");
+        assert_eq!(v["params"]["progressToken"], json!("tok-1"), "{v}");
+        progress.push(v["params"]["progress"].as_f64().unwrap_or(-1.0));
+    }
+    assert!(progress.len() >= 4, "{progress:?}");
+    mcp.finish().await;
+}

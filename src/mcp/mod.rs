@@ -106,11 +106,34 @@ impl ServerHandler for TmuxwireServer {
         // `notifications/cancelled` cancels the token (rmcp); dropping the
         // call stops its work: no further captures are sent and partial
         // results are discarded.
+        let progress = progress_sink(&context);
         tokio::select! {
-            r = self.call(&request.name, args) => Ok(r.into()),
+            r = tools::call_with(&self.servers, &request.name, args, progress) => Ok(r.into()),
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
         }
     }
+}
+
+/// Where a call reports progress: MCP `notifications/progress` for the
+/// request's progress token, when the client gave one (sent in order by
+/// one task; a report never waits for the client).
+fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::Progress> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64, String)>();
+    tokio::spawn(async move {
+        while let Some((done, total, what)) = rx.recv().await {
+            let p = rmcp::model::ProgressNotificationParam::new(token.clone(), done as f64)
+                .with_total(total as f64)
+                .with_message(what);
+            if peer.notify_progress(p).await.is_err() {
+                return;
+            }
+        }
+    });
+    Some(std::sync::Arc::new(move |done, total, what: &str| {
+        let _ = tx.send((done, total, what.to_string()));
+    }))
 }
 
 /// Serves MCP on stdin/stdout until the client disconnects.

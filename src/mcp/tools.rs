@@ -303,7 +303,18 @@ fn joined(lines: &[String], truncated: usize) -> String {
 
 /// Runs tool `name`. Every failure becomes an error result.
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
-    match run(servers, name, args).await {
+    call_with(servers, name, args, None).await
+}
+
+/// [`call`], reporting progress of long calls (a search that seeds the
+/// mirror) to `progress`.
+pub async fn call_with(
+    servers: &Servers,
+    name: &str,
+    args: Map<String, Value>,
+    progress: Option<crate::mirror::Progress>,
+) -> CallToolResult {
+    match run(servers, name, args, progress).await {
         Ok(r) => r,
         // Say which call failed when the message comes from deeper down.
         Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
@@ -390,6 +401,7 @@ async fn run(
     servers: &Servers,
     name: &str,
     args: Map<String, Value>,
+    progress: Option<crate::mirror::Progress>,
 ) -> Result<CallToolResult, Error> {
     match name {
         "list_sessions" => {
@@ -528,6 +540,7 @@ async fn run(
                 max_matched_lines_per_pane: per_pane,
                 limit,
                 offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
+                progress,
             };
             Ok(object(&t.search_panes(&req).await?))
         }

@@ -56,6 +56,10 @@ use crate::term::Rules;
 use crate::wire::{self, ControlOptions, TmuxVersion};
 use watch::{Watch, WatchCmd};
 
+/// Where long operations report how far they got: `(done, total, what)`
+/// (MCP progress notifications, when the client asked for them).
+pub type Progress = Arc<dyn Fn(u64, u64, &str) + Send + Sync>;
+
 /// How the mirror behaves.
 #[derive(Clone, Debug)]
 pub struct MirrorOptions {
@@ -245,6 +249,16 @@ impl Mirror {
     /// Returns when every answer is in, or after
     /// [`MirrorOptions::sync_timeout`].
     pub async fn sync(&self, panes: &[(PaneId, SessionId, PaneMeta)]) {
+        self.sync_with(panes, None).await;
+    }
+
+    /// [`Mirror::sync`], reporting each pane seeded or checked to
+    /// `progress` (done, total, what).
+    pub async fn sync_with(
+        &self,
+        panes: &[(PaneId, SessionId, PaneMeta)],
+        progress: Option<&Progress>,
+    ) {
         self.touch();
         // Group by the session whose connection feeds (or will feed) each
         // pane: its current owner, else the session it was listed in.
@@ -260,6 +274,8 @@ impl Mirror {
                 .or_default()
                 .push((*pane, meta.clone()));
         }
+        let total = panes.len() as u64;
+        let (tick_tx, mut ticks) = mpsc::unbounded_channel();
         let mut replies = Vec::new();
         for (session, list) in by_session {
             if let Err(e) = self.watch(session).await {
@@ -275,14 +291,30 @@ impl Mirror {
                 .send(WatchCmd::Sync {
                     panes: list,
                     reply: tx,
+                    progress: progress.map(|_| tick_tx.clone()),
                 })
                 .is_ok()
             {
                 replies.push(rx);
             }
         }
+        drop(tick_tx);
         let all = futures::future::join_all(replies);
-        if tokio::time::timeout(self.opts.sync_timeout, all)
+        let report = async {
+            let mut done = 0;
+            while ticks.recv().await.is_some() {
+                done += 1;
+                if let Some(p) = progress {
+                    p(
+                        done.min(total),
+                        total,
+                        "bringing tmuxwire's copies of the panes up to date",
+                    );
+                }
+            }
+        };
+        let both = async { futures::join!(all, report) };
+        if tokio::time::timeout(self.opts.sync_timeout, both)
             .await
             .is_err()
         {

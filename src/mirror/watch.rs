@@ -44,6 +44,8 @@ pub(crate) enum WatchCmd {
     Sync {
         panes: Vec<(PaneId, PaneMeta)>,
         reply: oneshot::Sender<()>,
+        /// Told once per pane brought up to date.
+        progress: Option<mpsc::UnboundedSender<()>>,
     },
 }
 
@@ -73,6 +75,7 @@ enum Job {
 struct Waiter {
     ids: HashSet<u64>,
     reply: oneshot::Sender<()>,
+    progress: Option<mpsc::UnboundedSender<()>>,
 }
 
 /// The task that owns one session's connection.
@@ -128,7 +131,9 @@ impl Watch {
                     None => break,
                 },
                 cmd = cmds.recv() => match cmd {
-                    Some(WatchCmd::Sync { panes, reply }) => self.sync(panes, reply),
+                    Some(WatchCmd::Sync { panes, reply, progress }) => {
+                        self.sync(panes, reply, progress)
+                    }
                     None => break,
                 },
             }
@@ -205,7 +210,12 @@ impl Watch {
         self.send(line, Job::Check { pane, at })
     }
 
-    fn sync(&mut self, panes: Vec<(PaneId, PaneMeta)>, reply: oneshot::Sender<()>) {
+    fn sync(
+        &mut self,
+        panes: Vec<(PaneId, PaneMeta)>,
+        reply: oneshot::Sender<()>,
+        progress: Option<mpsc::UnboundedSender<()>>,
+    ) {
         let mut ids = HashSet::new();
         for (id, meta) in panes {
             let p = self.shared.pane_or_new(id);
@@ -239,7 +249,11 @@ impl Watch {
         if ids.is_empty() {
             let _ = reply.send(());
         } else {
-            self.waiters.push(Waiter { ids, reply });
+            self.waiters.push(Waiter {
+                ids,
+                reply,
+                progress,
+            });
         }
     }
 
@@ -380,10 +394,17 @@ impl Watch {
             }
         }
         for w in &mut self.waiters {
-            if w.ids.remove(&id)
-                && let Some(next) = follow_up
-            {
-                w.ids.insert(next);
+            if w.ids.remove(&id) {
+                match follow_up {
+                    Some(next) => {
+                        w.ids.insert(next);
+                    }
+                    None => {
+                        if let Some(p) = &w.progress {
+                            let _ = p.send(());
+                        }
+                    }
+                }
             }
         }
         let (done, open): (Vec<Waiter>, Vec<Waiter>) = std::mem::take(&mut self.waiters)

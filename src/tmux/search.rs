@@ -36,14 +36,14 @@ use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
 use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};
-use crate::mirror::{Mirror, PaneMeta, PaneMirror, Status};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Status};
 use crate::search::Pattern;
 use crate::search::hit::excerpt;
 use crate::term::width::{self, Rules};
 use crate::term::{ByteOffset, LineNo, LogicalLine};
 
 /// A search over panes.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SearchRequest {
     /// The compiled pattern.
     pub pattern: Arc<Pattern>,
@@ -60,6 +60,8 @@ pub struct SearchRequest {
     pub limit: Option<usize>,
     /// Panes skipped before the page.
     pub offset: usize,
+    /// Where to report progress (seeding the mirror, panes searched).
+    pub progress: Option<Progress>,
 }
 
 /// Which source answered for a pane.
@@ -545,7 +547,7 @@ impl Tmux {
                 .iter()
                 .filter_map(|r| Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r))))
                 .collect();
-            m.sync(&list).await;
+            m.sync_with(&list, req.progress.as_ref()).await;
             let alive: std::collections::HashSet<PaneId> =
                 list.iter().map(|(p, _, _)| *p).collect();
             if req.scope == PaneScope::All {
@@ -600,7 +602,12 @@ impl Tmux {
         let mut page: Vec<Searched> = Vec::new();
         let mut truncated_panes = Vec::new();
         let mut lines_omitted = 0usize;
+        let mut done = 0u64;
         while let Some(searched) = scans.next().await {
+            done += 1;
+            if let Some(p) = &req.progress {
+                p(done, panes_searched as u64, "searching panes");
+            }
             let Some(mut s) = searched? else {
                 continue;
             };
