@@ -153,17 +153,17 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> Line {
 /// [`SeedFailure::Unusable`] when a command failed or the captures do not
 /// fit together.
 pub fn build(
-    reply: &Reply,
+    reply: Reply,
     recipe: &Recipe,
     continue_first: bool,
     opts: &SeedOptions,
 ) -> Result<Built, SeedFailure> {
-    let mut blocks: &[Block] = &reply.blocks;
+    let mut blocks = reply.blocks.into_iter();
     if continue_first {
-        blocks = blocks.get(1..).unwrap_or(&[]);
+        blocks.next();
     }
-    let [formats, options, rest @ ..] = blocks else {
-        return Err(unusable(blocks.first()));
+    let (Some(formats), Some(options)) = (blocks.next(), blocks.next()) else {
+        return Err(SeedFailure::Unusable("tmux gave a short answer".into()));
     };
     if !formats.ok {
         let text = formats.text();
@@ -178,20 +178,17 @@ pub fn build(
         return Err(SeedFailure::Gone);
     }
     if !options.ok {
-        return Err(unusable(Some(options)));
+        return Err(unusable(Some(&options)));
     }
     let groups = if recipe.row_flags { 3 } else { 5 };
-    if rest.len() < groups * GROUP {
-        return Err(unusable(rest.iter().find(|b| !b.ok)));
-    }
     let mut texts = Vec::with_capacity(groups);
-    for g in 0..groups {
-        let group = rest[g * GROUP..(g + 1) * GROUP].to_vec();
-        texts.push(
-            captured(group).map_err(|e| {
-                SeedFailure::Unusable(String::from_utf8_lossy(&e).trim().to_string())
-            })?,
-        );
+    for _ in 0..groups {
+        // Each capture's blocks are moved, not copied: a seed of a long
+        // history is tens of megabytes.
+        let group: Vec<Block> = blocks.by_ref().take(GROUP).collect();
+        texts.push(captured(group).map_err(|e| {
+            SeedFailure::Unusable(String::from_utf8_lossy(&e).trim().to_string())
+        })?);
     }
     let (rows, joined, saved_rows, saved_joined, pending) = if recipe.row_flags {
         (&texts[0], &[][..], &texts[1], &[][..], &texts[2])

@@ -37,6 +37,9 @@ use crate::control::{Client, Line, Notification, PaneId, SessionId};
 /// Times a seed is taken before an ambiguous one is accepted.
 pub const MAX_ATTEMPTS: u8 = 4;
 
+/// Seed lines one watch has out at once.
+pub const SEEDS_OUT: usize = 1;
+
 /// What a watch is asked to do.
 pub(crate) enum WatchCmd {
     /// Bring these panes (shown in this watch's session) up to date: seed
@@ -63,6 +66,9 @@ enum Job {
         at: Window,
         attempt: u8,
         continued: bool,
+        /// The key waiters know this seed by (it may wait in the queue
+        /// before it has a request id).
+        key: u64,
     },
     Check {
         pane: PaneId,
@@ -87,7 +93,14 @@ pub(crate) struct Watch {
     outputs_all: u64,
     outputs: HashMap<PaneId, u64>,
     jobs: HashMap<u64, (Ticket, Job)>,
-    seeding: HashSet<PaneId>,
+    /// Panes with a seed queued or on its way, and that seed's key.
+    seeding: HashMap<PaneId, u64>,
+    /// Seeds waiting their turn: (key, pane, attempt).
+    seed_queue: std::collections::VecDeque<(u64, PaneId, u8)>,
+    /// Seeds sent and not yet answered.
+    seeds_out: usize,
+    /// The next seed key (keys have the top bit set, request ids not).
+    next_key: u64,
     /// Panes tmux paused (`%pause`) while a seed was on its way: seeded
     /// again when it lands, to resume them.
     paused: HashSet<PaneId>,
@@ -105,7 +118,10 @@ impl Watch {
             outputs_all: 0,
             outputs: HashMap::new(),
             jobs: HashMap::new(),
-            seeding: HashSet::new(),
+            seeding: HashMap::new(),
+            seed_queue: std::collections::VecDeque::new(),
+            seeds_out: 0,
+            next_key: 1 << 63,
             paused: HashSet::new(),
             listing: false,
             relist: false,
@@ -159,6 +175,9 @@ impl Watch {
     }
 
     fn send(&mut self, line: Line, job: Job) -> Option<u64> {
+        if matches!(job, Job::Seed { .. }) {
+            tracing::debug!("seed sent");
+        }
         match self.client.submit(std::slice::from_ref(&line)) {
             Ok(mut t) => {
                 let ticket = t.pop()?;
@@ -186,22 +205,47 @@ impl Watch {
         }
     }
 
+    /// Queues a seed of `pane`; returns the key waiters know it by.
     fn seed(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
-        // Every seed resumes the pane's output first: a no-op unless tmux
-        // paused it (control.c `control_continue_pane()`), and safe even if
-        // a `%pause` was missed.
-        let continued = true;
-        let line = seed::line(pane, &self.shared.recipe, continued);
-        let at = self.window(pane);
-        let job = Job::Seed {
-            pane,
-            at,
-            attempt,
-            continued,
-        };
-        let id = self.send(line, job)?;
-        self.seeding.insert(pane);
-        Some(id)
+        if let Some(&key) = self.seeding.get(&pane) {
+            return Some(key);
+        }
+        let key = self.next_key;
+        self.next_key += 1;
+        self.seeding.insert(pane, key);
+        self.seed_queue.push_back((key, pane, attempt));
+        self.pump();
+        Some(key)
+    }
+
+    /// Sends queued seeds while fewer than [`SEEDS_OUT`] are out: a seed of
+    /// a long history is tens of megabytes of answer, so a few at a time
+    /// bound memory (and tmux renders one capture at a time anyway).
+    fn pump(&mut self) {
+        while self.seeds_out < SEEDS_OUT {
+            let Some((key, pane, attempt)) = self.seed_queue.pop_front() else {
+                return;
+            };
+            // Every seed resumes the pane's output first: a no-op unless
+            // tmux paused it (control.c `control_continue_pane()`), and safe
+            // even if a `%pause` was missed.
+            let continued = true;
+            let line = seed::line(pane, &self.shared.recipe, continued);
+            let at = self.window(pane);
+            let job = Job::Seed {
+                pane,
+                at,
+                attempt,
+                continued,
+                key,
+            };
+            if self.send(line, job).is_some() {
+                self.seeds_out += 1;
+            } else {
+                self.seeding.remove(&pane);
+                self.finish(key, None);
+            }
+        }
     }
 
     fn check(&mut self, pane: PaneId) -> Option<u64> {
@@ -231,13 +275,8 @@ impl Watch {
                 st.status
             };
             let sent = match status {
-                _ if self.seeding.contains(&id) => {
-                    // Wait for the seed already on its way.
-                    self.jobs
-                        .iter()
-                        .find(|(_, (_, j))| matches!(j, Job::Seed { pane, .. } if *pane == id))
-                        .map(|(k, _)| *k)
-                }
+                // Wait for the seed already queued or on its way.
+                _ if self.seeding.contains_key(&id) => self.seeding.get(&id).copied(),
                 Status::Live => self.check(id),
                 Status::Unseeded | Status::Stale => self.seed(id, 1),
                 Status::Dead => None,
@@ -269,7 +308,7 @@ impl Watch {
             Notification::Output { pane, data }
             | Notification::ExtendedOutput { pane, data, .. } => self.output(pane, &data),
             Notification::Pause(pane) => {
-                if self.seeding.contains(&pane) {
+                if self.seeding.contains_key(&pane) {
                     self.paused.insert(pane);
                 }
                 if let Some(p) = self.shared.pane(pane) {
@@ -279,7 +318,7 @@ impl Watch {
                     }
                 }
                 // Output is dropped until we continue: seed again now.
-                if !self.seeding.contains(&pane) && self.owns(pane) {
+                if !self.seeding.contains_key(&pane) && self.owns(pane) {
                     self.seed(pane, 1);
                 }
             }
@@ -331,6 +370,8 @@ impl Watch {
         };
         let reply = ticket.try_take();
         let mut follow_up = None;
+        // What waiters know this job by.
+        let mut key = id;
         match job {
             Job::List => {
                 self.listing = false;
@@ -346,7 +387,10 @@ impl Watch {
                 at,
                 attempt,
                 continued,
+                key: seed_key,
             } => {
+                key = seed_key;
+                self.seeds_out -= 1;
                 self.seeding.remove(&pane);
                 let ambiguous = self.ambiguous(pane, at);
                 match reply {
@@ -356,7 +400,7 @@ impl Watch {
                         follow_up = self.seed(pane, attempt);
                     }
                     Some(Ok(r)) if !ambiguous || attempt >= MAX_ATTEMPTS => {
-                        self.apply_seed(pane, &r, continued);
+                        self.apply_seed(pane, r, continued);
                     }
                     Some(Ok(_)) => {
                         tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again");
@@ -393,8 +437,15 @@ impl Watch {
                 }
             }
         }
+        self.finish(key, follow_up);
+        self.pump();
+    }
+
+    /// Job `key` is done; `follow_up`, if any, continues it (waiters then
+    /// wait for that instead).
+    fn finish(&mut self, key: u64, follow_up: Option<u64>) {
         for w in &mut self.waiters {
-            if w.ids.remove(&id) {
+            if w.ids.remove(&key) {
                 match follow_up {
                     Some(next) => {
                         w.ids.insert(next);
@@ -416,7 +467,7 @@ impl Watch {
         }
     }
 
-    fn apply_seed(&mut self, pane: PaneId, reply: &crate::control::client::Reply, continued: bool) {
+    fn apply_seed(&mut self, pane: PaneId, reply: crate::control::client::Reply, continued: bool) {
         let Some(p) = self.shared.pane(pane) else {
             return;
         };
@@ -429,7 +480,11 @@ impl Watch {
             rules: self.shared.rules,
             first,
         };
-        match seed::build(reply, &self.shared.recipe, continued, &opts) {
+        let started = std::time::Instant::now();
+        let bytes: usize = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>();
+        let built = seed::build(reply, &self.shared.recipe, continued, &opts);
+        tracing::debug!(%pane, bytes, took = ?started.elapsed(), "seed answer built");
+        match built {
             Ok(built) => {
                 let mut st = p.write();
                 if st.owner != Some(self.session) {
@@ -492,7 +547,7 @@ impl Watch {
                 if e.dead {
                     st.exit_status = e.exit_status;
                 }
-                if st.status == Status::Unseeded && !self.seeding.contains(&e.pane) {
+                if st.status == Status::Unseeded && !self.seeding.contains_key(&e.pane) {
                     to_seed.push(e.pane);
                 }
             }
