@@ -188,15 +188,38 @@ fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
     let st = p.read();
     let t = st.term.as_ref()?;
     let (_, height) = t.size();
-    let start = LineNo(opts.start.unwrap_or(0));
-    let end = LineNo(opts.end.unwrap_or(i64::from(height) - 1));
-    let text = if opts.join {
-        t.capture_joined(start, end)
-    } else {
-        t.capture(start, end)
-    };
-    let mut lines = text_lines(&text, opts.join);
-    let truncated_lines = keep_tail(&mut lines, opts.max_lines);
+    let hsize = t.history_size() as i64;
+    let last = i64::from(height) - 1;
+    let clamp = |n: i64| n.max(-hsize).min(last);
+    let (mut start, mut end) = (
+        clamp(opts.start.unwrap_or(0)),
+        clamp(opts.end.unwrap_or(last)),
+    );
+    if end < start {
+        std::mem::swap(&mut start, &mut end);
+    }
+    // Only the newest `max_lines` rows are wanted: render just those (and a
+    // margin for trailing empty rows, which are dropped), as the tmux path
+    // does; rows are lines when not joined.
+    let mut narrowed = None;
+    if let (Some(m), false) = (opts.max_lines, opts.join) {
+        let from = end.saturating_sub((m as i64).saturating_add(TAIL_MARGIN) - 1);
+        if from > start {
+            let lines = text_lines(&t.capture(LineNo(from), LineNo(end)), false);
+            if lines.len() >= m {
+                narrowed = Some((lines, usize::try_from(from - start).unwrap_or(0)));
+            }
+        }
+    }
+    let (mut lines, skipped) = narrowed.unwrap_or_else(|| {
+        let text = if opts.join {
+            t.capture_joined(LineNo(start), LineNo(end))
+        } else {
+            t.capture(LineNo(start), LineNo(end))
+        };
+        (text_lines(&text, opts.join), 0)
+    });
+    let truncated_lines = keep_tail(&mut lines, opts.max_lines) + skipped;
     Some(Capture {
         pane_id: p.id.to_string(),
         lines,
