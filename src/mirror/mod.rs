@@ -40,7 +40,7 @@ pub mod scan;
 pub mod seed;
 mod watch;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -55,6 +55,9 @@ use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId
 use crate::term::Rules;
 use crate::wire::{self, ControlOptions, TmuxVersion};
 use watch::{Watch, WatchCmd};
+
+/// How long a sync waits for checks of copies that are already live.
+pub const CHECK_DEADLINE: Duration = Duration::from_secs(2);
 
 /// Where long operations report how far they got: `(done, total, what)`
 /// (MCP progress notifications, when the client asked for them).
@@ -84,7 +87,7 @@ impl Default for MirrorOptions {
             enabled: true,
             idle_stop: None,
             memory_cap: 1 << 30,
-            pause_after: 30,
+            pause_after: 5,
             sync_timeout: Duration::from_secs(20),
         }
     }
@@ -248,34 +251,44 @@ impl Mirror {
     /// copy, checks the rest against tmux and seeds again what disagrees.
     /// Returns when every answer is in, or after
     /// [`MirrorOptions::sync_timeout`].
-    pub async fn sync(&self, panes: &[(PaneId, SessionId, PaneMeta)]) {
-        self.sync_with(panes, None).await;
+    pub async fn sync(&self, panes: &[(PaneId, SessionId, PaneMeta)]) -> HashSet<PaneId> {
+        self.sync_with(panes, None).await
     }
 
     /// [`Mirror::sync`], reporting each pane seeded or checked to
-    /// `progress` (done, total, what).
+    /// `progress` (done, total, what). Returns the panes whose copies tmux
+    /// confirmed in this sync (seeded, or checked and found equal); a
+    /// caller answers the others another way. Checks wait at most
+    /// [`CHECK_DEADLINE`], seeds [`MirrorOptions::sync_timeout`]: a pane
+    /// whose output floods the connection delays every answer on it, and
+    /// its answer then comes from a capture instead.
     pub async fn sync_with(
         &self,
         panes: &[(PaneId, SessionId, PaneMeta)],
         progress: Option<&Progress>,
-    ) {
+    ) -> HashSet<PaneId> {
         self.touch();
         // Group by the session whose connection feeds (or will feed) each
         // pane: its current owner, else the session it was listed in.
         let mut by_session: HashMap<SessionId, Vec<(PaneId, PaneMeta)>> = HashMap::new();
+        let mut seeding = false;
         for (pane, session, meta) in panes {
-            let owner = self
+            let (owner, status) = self
                 .shared
                 .pane(*pane)
-                .and_then(|p| p.read().owner)
-                .unwrap_or(*session);
+                .map(|p| {
+                    let st = p.read();
+                    (st.owner, st.status)
+                })
+                .unwrap_or((None, Status::Unseeded));
+            seeding |= matches!(status, Status::Unseeded | Status::Stale);
             by_session
-                .entry(owner)
+                .entry(owner.unwrap_or(*session))
                 .or_default()
                 .push((*pane, meta.clone()));
         }
         let total = panes.len() as u64;
-        let (tick_tx, mut ticks) = mpsc::unbounded_channel();
+        let (tx, mut outcomes) = mpsc::unbounded_channel();
         let mut replies = Vec::new();
         for (session, list) in by_session {
             if let Err(e) = self.watch(session).await {
@@ -286,24 +299,25 @@ impl Mirror {
             let Some(w) = watches.get(&session) else {
                 continue;
             };
-            let (tx, rx) = oneshot::channel();
-            if w.cmds
-                .send(WatchCmd::Sync {
-                    panes: list,
-                    reply: tx,
-                    progress: progress.map(|_| tick_tx.clone()),
-                })
-                .is_ok()
-            {
+            let (reply, rx) = oneshot::channel();
+            let sync = WatchCmd::Sync {
+                panes: list,
+                reply,
+                outcomes: tx.clone(),
+            };
+            if w.cmds.send(sync).is_ok() {
                 replies.push(rx);
             }
         }
-        drop(tick_tx);
-        let all = futures::future::join_all(replies);
-        let report = async {
+        drop(tx);
+        let mut confirmed = HashSet::new();
+        let collect = async {
             let mut done = 0;
-            while ticks.recv().await.is_some() {
+            while let Some((pane, ok)) = outcomes.recv().await {
                 done += 1;
+                if ok {
+                    confirmed.insert(pane);
+                }
                 if let Some(p) = progress {
                     p(
                         done.min(total),
@@ -313,13 +327,16 @@ impl Mirror {
                 }
             }
         };
-        let both = async { futures::join!(all, report) };
-        if tokio::time::timeout(self.opts.sync_timeout, both)
-            .await
-            .is_err()
-        {
-            tracing::debug!("mirror sync timed out; answering with what is there");
+        let limit = if seeding {
+            self.opts.sync_timeout
+        } else {
+            CHECK_DEADLINE
+        };
+        let all = async { futures::join!(futures::future::join_all(replies), collect) };
+        if tokio::time::timeout(limit, all).await.is_err() {
+            tracing::debug!("mirror sync timed out; unconfirmed panes are answered another way");
         }
+        confirmed
     }
 
     /// [`Mirror::sync`] for panes the mirror already follows (by their
@@ -337,12 +354,8 @@ impl Mirror {
         if known.len() < panes.len() {
             return false;
         }
-        self.sync(&known).await;
-        panes.iter().all(|id| {
-            self.shared
-                .pane(*id)
-                .is_some_and(|p| p.read().status == Status::Live)
-        })
+        let confirmed = self.sync(&known).await;
+        panes.iter().all(|id| confirmed.contains(id))
     }
 
     fn touch(&self) {

@@ -186,9 +186,11 @@ pub fn build(
         // Each capture's blocks are moved, not copied: a seed of a long
         // history is tens of megabytes.
         let group: Vec<Block> = blocks.by_ref().take(GROUP).collect();
-        texts.push(captured(group).map_err(|e| {
-            SeedFailure::Unusable(String::from_utf8_lossy(&e).trim().to_string())
-        })?);
+        texts.push(
+            captured(group).map_err(|e| {
+                SeedFailure::Unusable(String::from_utf8_lossy(&e).trim().to_string())
+            })?,
+        );
     }
     let (rows, joined, saved_rows, saved_joined, pending) = if recipe.row_flags {
         (&texts[0], &[][..], &texts[1], &[][..], &texts[2])

@@ -47,8 +47,9 @@ pub(crate) enum WatchCmd {
     Sync {
         panes: Vec<(PaneId, PaneMeta)>,
         reply: oneshot::Sender<()>,
-        /// Told once per pane brought up to date.
-        progress: Option<mpsc::UnboundedSender<()>>,
+        /// Told once per pane: whether tmux just confirmed its copy (seeded,
+        /// or checked and found equal).
+        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
     },
 }
 
@@ -81,7 +82,7 @@ enum Job {
 struct Waiter {
     ids: HashSet<u64>,
     reply: oneshot::Sender<()>,
-    progress: Option<mpsc::UnboundedSender<()>>,
+    outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
 }
 
 /// The task that owns one session's connection.
@@ -147,8 +148,8 @@ impl Watch {
                     None => break,
                 },
                 cmd = cmds.recv() => match cmd {
-                    Some(WatchCmd::Sync { panes, reply, progress }) => {
-                        self.sync(panes, reply, progress)
+                    Some(WatchCmd::Sync { panes, reply, outcomes }) => {
+                        self.sync(panes, reply, outcomes)
                     }
                     None => break,
                 },
@@ -243,7 +244,7 @@ impl Watch {
                 self.seeds_out += 1;
             } else {
                 self.seeding.remove(&pane);
-                self.finish(key, None);
+                self.finish(key, None, Some((pane, false)));
             }
         }
     }
@@ -258,7 +259,7 @@ impl Watch {
         &mut self,
         panes: Vec<(PaneId, PaneMeta)>,
         reply: oneshot::Sender<()>,
-        progress: Option<mpsc::UnboundedSender<()>>,
+        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
     ) {
         let mut ids = HashSet::new();
         for (id, meta) in panes {
@@ -291,7 +292,7 @@ impl Watch {
             self.waiters.push(Waiter {
                 ids,
                 reply,
-                progress,
+                outcomes,
             });
         }
     }
@@ -370,8 +371,9 @@ impl Watch {
         };
         let reply = ticket.try_take();
         let mut follow_up = None;
-        // What waiters know this job by.
+        // What waiters know this job by, and whether it confirmed a copy.
         let mut key = id;
+        let mut outcome = None;
         match job {
             Job::List => {
                 self.listing = false;
@@ -401,6 +403,10 @@ impl Watch {
                     }
                     Some(Ok(r)) if !ambiguous || attempt >= MAX_ATTEMPTS => {
                         self.apply_seed(pane, r, continued);
+                        let ok = self.shared.pane(pane).is_some_and(|p| {
+                            matches!(p.read().status, Status::Live | Status::Dead)
+                        });
+                        outcome = Some((pane, ok));
                     }
                     Some(Ok(_)) => {
                         tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again");
@@ -408,8 +414,9 @@ impl Watch {
                     }
                     Some(Err(e)) => {
                         tracing::debug!(%pane, %e, "seed failed");
+                        outcome = Some((pane, false));
                     }
-                    None => {}
+                    None => outcome = Some((pane, false)),
                 }
             }
             Job::Check { pane, at } => {
@@ -418,6 +425,10 @@ impl Watch {
                 {
                     p.write().view = v;
                 }
+                // Output of this pane and another during the check: the
+                // answer may predate output already applied, so it proves
+                // nothing either way (the copy stays as it is).
+                outcome = Some((pane, false));
                 if let Some(Ok(r)) = reply
                     && !self.ambiguous(pane, at)
                 {
@@ -427,7 +438,9 @@ impl Watch {
                             .as_ref()
                             .is_some_and(|t| probe::agrees(t, &r, &self.shared.query))
                     });
-                    if !agrees {
+                    if agrees {
+                        outcome = Some((pane, true));
+                    } else {
                         tracing::debug!(%pane, "copy disagrees with tmux; seeding again");
                         if let Some(p) = self.shared.pane(pane) {
                             p.write().status = Status::Stale;
@@ -437,24 +450,24 @@ impl Watch {
                 }
             }
         }
-        self.finish(key, follow_up);
+        self.finish(key, follow_up, outcome);
         self.pump();
     }
 
     /// Job `key` is done; `follow_up`, if any, continues it (waiters then
-    /// wait for that instead).
-    fn finish(&mut self, key: u64, follow_up: Option<u64>) {
+    /// wait for that instead), else `outcome` tells waiters what came of
+    /// the pane.
+    fn finish(&mut self, key: u64, follow_up: Option<u64>, outcome: Option<(PaneId, bool)>) {
         for w in &mut self.waiters {
             if w.ids.remove(&key) {
-                match follow_up {
-                    Some(next) => {
+                match (follow_up, outcome) {
+                    (Some(next), _) => {
                         w.ids.insert(next);
                     }
-                    None => {
-                        if let Some(p) = &w.progress {
-                            let _ = p.send(());
-                        }
+                    (None, Some(o)) => {
+                        let _ = w.outcomes.send(o);
                     }
+                    (None, None) => {}
                 }
             }
         }

@@ -541,13 +541,14 @@ impl Tmux {
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
 
         let mirror = self.mirror().await;
+        let mut confirmed = std::collections::HashSet::new();
         let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
         if let Some(m) = &mirror {
             let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
                 .iter()
                 .filter_map(|r| Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r))))
                 .collect();
-            m.sync_with(&list, req.progress.as_ref()).await;
+            confirmed = m.sync_with(&list, req.progress.as_ref()).await;
             let alive: std::collections::HashSet<PaneId> =
                 list.iter().map(|(p, _, _)| *p).collect();
             if req.scope == PaneScope::All {
@@ -579,12 +580,13 @@ impl Tmux {
             .max(CAPTURES_IN_FLIGHT);
         let panes = &panes;
         let mirror = &mirror;
+        let confirmed = &confirmed;
         let flag = &cancel.0;
         let scans = futures::stream::iter(items)
             .map(|item| async move {
                 match item {
                     Item::Listed(i) => {
-                        self.search_listed(&panes[i], mirror, req, rules, flag)
+                        self.search_listed(&panes[i], mirror, confirmed, req, rules, flag)
                             .await
                     }
                     Item::Gone(p) => Ok(Some(search_gone(p, req, flag.clone()).await)),
@@ -647,6 +649,7 @@ impl Tmux {
         &self,
         rec: &Record,
         mirror: &Option<Arc<Mirror>>,
+        confirmed: &std::collections::HashSet<PaneId>,
         req: &SearchRequest,
         rules: Rules,
         cancel: &Arc<AtomicBool>,
@@ -655,7 +658,8 @@ impl Tmux {
         let Ok(id) = facts.pane_id.parse::<PaneId>() else {
             return Ok(None);
         };
-        if let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
+        if confirmed.contains(&id)
+            && let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
             && p.read().status == Status::Live
         {
             let mut s = search_gone(p, req, cancel.clone()).await;

@@ -297,8 +297,15 @@ pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
     }
 }
 
-/// A tool-call pool (as the MCP server holds) whose default server is `server`.
+/// A tool-call pool (as the MCP server holds) whose default server is `server`, with the
+/// pane mirror on (as `tmuxwire mcp` runs it), so every tool test checks the mirror's answers
+/// against tmux.
 pub fn servers(server: &TestServer) -> Arc<Servers> {
+    mirrored_servers(server)
+}
+
+/// A tool-call pool without the pane mirror (as the CLI runs), for tests of the capture path.
+pub fn capture_servers(server: &TestServer) -> Arc<Servers> {
     Arc::new(Servers::new(
         Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
         Caller::default(),
