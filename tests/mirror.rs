@@ -224,3 +224,182 @@ async fn a_paused_pane_is_seeded_again() {
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
     }
 }
+
+/// The mirror of a test's default server.
+async fn mirror_of(s: &tmuxwire::tmux::Servers) -> std::sync::Arc<tmuxwire::mirror::Mirror> {
+    s.default_server().mirror().await.expect("mirror on")
+}
+
+/// A session created after the mirror started is watched from its start, without any
+/// request: a pane that prints and exits there is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_sessions_are_watched_without_a_request() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).session("A").start();
+        let s = mirrored_servers(&server);
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        let m = mirror_of(&s).await;
+        let job = server
+            .tmux_ok(&[
+                "new-session",
+                "-d",
+                "-s",
+                "B",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "sh -c 'read x; echo NEW-SESSION-RESULT; read y'",
+            ])
+            .trim()
+            .to_string();
+        let id: tmuxwire::control::PaneId = job.parse().unwrap();
+        crate::support::wait_until_async("the new session's pane is followed", || {
+            let m = m.clone();
+            async move {
+                let p = m.pane(id)?;
+                (p.read().status == tmuxwire::mirror::Status::Live).then_some(())
+            }
+        })
+        .await;
+        server.tmux_ok(&["send-keys", "-t", &job, "go", "Enter"]);
+        crate::support::wait_until_async("the copy holds the result", || {
+            let m = m.clone();
+            async move {
+                let p = m.pane(id)?;
+                let st = p.read();
+                let t = st.term.as_ref()?;
+                let text = t.capture(tmuxwire::term::LineNo(0), tmuxwire::term::LineNo(5));
+                String::from_utf8_lossy(&text)
+                    .contains("NEW-SESSION-RESULT")
+                    .then_some(())
+            }
+        })
+        .await;
+        server.tmux_ok(&["send-keys", "-t", &job, "Enter"]);
+        wait_until("session B is gone", DEADLINE, || {
+            let out = server.tmux_ok(&["list-sessions", "-F", "#{session_name}"]);
+            (!out.lines().any(|l| l == "B")).then_some(())
+        });
+        let v = ok(&s, "search_panes", json!({"pattern": "NEW-SESSION-RESULT"})).await;
+        assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
+        assert_eq!(v["matches"][0]["pane_dead"], json!(true), "{ctx}: {v}");
+    }
+}
+
+/// A resized pane is seeded again and its copy keeps equal to tmux's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resized_panes_are_seeded_again() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(80, 20)
+            .history_limit(5000)
+            .start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            "seq -f 'before-resize %g................................................' 1 100",
+        );
+        let s = mirrored_servers(&server);
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        server.tmux_ok(&["resize-window", "-t", &pane, "-x", "50", "-y", "15"]);
+        run(&server, &pane, "seq -f 'after-resize %g' 1 50");
+        let (got, cap) = tool_joined(&s, &pane).await;
+        assert_eq!(cap["source"], json!("mirror"), "{ctx}");
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
+        let rows = ok(
+            &s,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -1000, "max_lines": null}),
+        )
+        .await;
+        assert_eq!(
+            lines_of(rows["result"].as_str().unwrap_or("")),
+            tmux_lines(&server, &pane, &["-S", "-1000", "-E", "-"]),
+            "{ctx}: rows after the reflow"
+        );
+    }
+}
+
+/// Copies stay within the memory cap: the oldest history goes first and the answers say how
+/// much; a capture reaching into it is answered by tmux.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_cap_drops_the_oldest_history() {
+    let server = TestServer::builder(&crate::support::system_tmux())
+        .size(80, 20)
+        .history_limit(50_000)
+        .start();
+    let pane = first_pane(&server);
+    run(
+        &server,
+        &pane,
+        "seq -f 'capped line %g ..............................' 1 20000",
+    );
+    let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+        .with_mirror(tmuxwire::mirror::MirrorOptions {
+            enabled: true,
+            memory_cap: 200_000,
+            ..Default::default()
+        });
+    let s = tmuxwire::tmux::Servers::new(std::sync::Arc::new(tmux), Default::default());
+    ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    let m = mirror_of(&s).await;
+    crate::support::wait_until_async("the cap is enforced", || {
+        let m = m.clone();
+        async move { (m.bytes() <= 200_000).then_some(()) }
+    })
+    .await;
+    let v = ok(&s, "search_panes", json!({"pattern": "capped line 19999 "})).await;
+    let rows = v["matches"][0]["capped_history_rows"].as_u64().unwrap_or(0);
+    assert!(rows > 10_000, "{v}");
+    // The oldest lines are gone from the copy but not from tmux.
+    let cap = ok(
+        &s,
+        "capture_pane",
+        json!({"pane_id": pane, "start": -1_000_000, "end": -19950}),
+    )
+    .await;
+    assert_eq!(cap["source"], json!("capture"), "{cap}");
+    assert_eq!(
+        lines_of(cap["result"].as_str().unwrap_or("")),
+        tmux_lines(&server, &pane, &["-S", "-1000000", "-E", "-19950"]),
+    );
+    assert!(
+        cap["result"]
+            .as_str()
+            .unwrap_or("")
+            .contains("capped line 1 "),
+        "{cap}"
+    );
+}
+
+/// After the idle time the mirror stops watching: no tmuxwire client stays attached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_mirror_stops_watching() {
+    let server = TestServer::start(&crate::support::system_tmux());
+    let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+        .with_idle_close(std::time::Duration::from_millis(300))
+        .with_mirror(tmuxwire::mirror::MirrorOptions {
+            enabled: true,
+            idle_stop: Some(std::time::Duration::from_millis(500)),
+            ..Default::default()
+        });
+    let s = tmuxwire::tmux::Servers::new(std::sync::Arc::new(tmux), Default::default());
+    ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    let ours = || {
+        server
+            .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
+            .lines()
+            .filter(|l| *l == "tmuxwire")
+            .count()
+    };
+    assert!(ours() >= 1);
+    wait_until("tmuxwire's clients detach", DEADLINE, || {
+        (ours() == 0).then_some(())
+    });
+    // The next request starts again.
+    let v = ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    assert_eq!(v["panes_searched"], json!(1));
+}

@@ -102,6 +102,8 @@ pub(crate) struct MirrorShared {
     pub(crate) recipe: seed::Recipe,
     pub(crate) query: probe::Queries,
     bytes_fed: AtomicU64,
+    /// Sessions the watches saw in listings, for the manager to watch.
+    pub(crate) sessions_seen: mpsc::UnboundedSender<Vec<SessionId>>,
 }
 
 impl MirrorShared {
@@ -130,6 +132,40 @@ impl MirrorShared {
 
     pub(crate) fn note_bytes(&self, n: usize) {
         self.bytes_fed.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+/// The mirror's housekeeping: watch sessions the watches report, keep
+/// memory under the cap, stop after the idle time.
+async fn manage(
+    mirror: std::sync::Weak<Mirror>,
+    mut seen: mpsc::UnboundedReceiver<Vec<SessionId>>,
+) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            sessions = seen.recv() => {
+                let Some(sessions) = sessions else { return };
+                let Some(m) = mirror.upgrade() else { return };
+                for s in sessions {
+                    if let Err(e) = m.watch(s).await {
+                        tracing::debug!(%e, "cannot watch a new session");
+                    }
+                }
+            }
+            _ = tick.tick() => {
+                let Some(m) = mirror.upgrade() else { return };
+                if m.idle() {
+                    if !m.shared.panes().is_empty() {
+                        tracing::debug!("mirror idle: stopping");
+                        m.stop().await;
+                    }
+                    continue;
+                }
+                m.enforce_cap();
+            }
+        }
     }
 }
 
@@ -165,9 +201,14 @@ pub struct WatchError {
 }
 
 impl Mirror {
-    /// A mirror of the server at `path` (nothing is watched yet).
-    pub fn new(path: PathBuf, version: TmuxVersion, opts: MirrorOptions) -> Mirror {
-        Mirror {
+    /// A mirror of the server at `path` (nothing is watched yet), and its
+    /// manager task: it watches every session the watches see in their
+    /// listings (so a new session is followed from its start), enforces
+    /// [`MirrorOptions::memory_cap`], and stops everything after
+    /// [`MirrorOptions::idle_stop`]. The task ends with the mirror.
+    pub fn new(path: PathBuf, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
+        let (sessions_seen, seen) = mpsc::unbounded_channel();
+        let m = Arc::new(Mirror {
             shared: Arc::new(MirrorShared {
                 panes: Mutex::new(HashMap::new()),
                 encoding: buffer_encoding(&version),
@@ -175,13 +216,59 @@ impl Mirror {
                 recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
                 query: probe::Queries::new(),
                 bytes_fed: AtomicU64::new(0),
+                sessions_seen,
             }),
             path,
             version,
             opts,
             watches: tokio::sync::Mutex::new(HashMap::new()),
             last_use: Mutex::new(Instant::now()),
+        });
+        tokio::spawn(manage(Arc::downgrade(&m), seen));
+        m
+    }
+
+    /// Bytes all copies hold together.
+    pub fn bytes(&self) -> usize {
+        self.shared
+            .panes()
+            .iter()
+            .map(|(_, p)| p.read().bytes())
+            .sum()
+    }
+
+    /// Drops the oldest history of the largest copies until all of them
+    /// together fit in [`MirrorOptions::memory_cap`]; what a copy lost is
+    /// counted in its `capped` rows.
+    fn enforce_cap(&self) {
+        let cap = self.opts.memory_cap;
+        let mut total = self.bytes();
+        if total <= cap {
+            return;
         }
+        let mut panes = self.shared.panes();
+        panes.sort_by_key(|(_, p)| std::cmp::Reverse(p.read().bytes()));
+        for (_, p) in panes {
+            if total <= cap {
+                break;
+            }
+            let mut st = p.write();
+            let before = st.bytes();
+            let Some(t) = st.term.as_mut() else { continue };
+            let rows = t.history_size();
+            // Drop a quarter of this copy's history at a time.
+            let n = (rows / 4).max(1).min(rows);
+            t.drop_oldest_history(n);
+            st.capped_rows += n as u64;
+            total -= before.saturating_sub(st.bytes());
+        }
+    }
+
+    /// Whether nothing asked the mirror anything for
+    /// [`MirrorOptions::idle_stop`].
+    fn idle(&self) -> bool {
+        let last = *self.last_use.lock().unwrap_or_else(|p| p.into_inner());
+        self.opts.idle_stop.is_some_and(|d| last.elapsed() >= d)
     }
 
     /// The options.
@@ -374,6 +461,13 @@ impl Mirror {
                 st.status = Status::Dead;
             }
         }
+    }
+
+    /// Closes every watch and drops every copy (after an idle stop: the
+    /// next request starts over).
+    pub async fn stop(&self) {
+        self.close().await;
+        self.shared.lock().clear();
     }
 
     /// Closes every watch (the copies are kept until the mirror is

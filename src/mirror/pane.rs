@@ -68,6 +68,9 @@ pub struct PaneState {
     pub bytes_applied: u64,
     /// The pane's mode and copy-mode scroll, from the last check.
     pub view: super::probe::View,
+    /// History rows the copy dropped to stay within the mirror's memory
+    /// cap (tmux may still have them).
+    pub capped_rows: u64,
 }
 
 /// A mirrored pane, shared between its feeding connection and readers.
@@ -92,6 +95,7 @@ impl PaneMirror {
                 seeded_at: None,
                 bytes_applied: 0,
                 view: super::probe::View::default(),
+                capped_rows: 0,
             }),
         })
     }

@@ -22,6 +22,8 @@ pub const LIST_FIELDS: &[&str] = &[
     "pane_tty",
     "pane_dead",
     "pane_dead_status",
+    "pane_width",
+    "pane_height",
 ];
 
 /// The format variables of a check, in record order.
@@ -87,6 +89,8 @@ pub struct Listed {
     pub dead: bool,
     /// The exit status, for a dead pane.
     pub exit_status: Option<i32>,
+    /// Its size in cells (width, height).
+    pub size: (u32, u32),
 }
 
 /// The panes of a [`list_line`] answer; `None` when tmux refused it (a
@@ -113,6 +117,10 @@ fn listed(r: &Record) -> Option<Listed> {
         },
         dead: r.flag(10),
         exit_status: r.int(11).and_then(|v| i32::try_from(v).ok()),
+        size: (
+            r.int(12).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+            r.int(13).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+        ),
     })
 }
 

@@ -544,6 +544,11 @@ impl Watch {
         };
         let mut to_seed = Vec::new();
         let all: HashSet<PaneId> = listing.iter().map(|e| e.pane).collect();
+        let sessions: HashSet<SessionId> = listing.iter().map(|e| e.session).collect();
+        let _ = self
+            .shared
+            .sessions_seen
+            .send(sessions.into_iter().collect());
         let ours: HashSet<PaneId> = listing
             .iter()
             .filter(|e| e.session == self.session)
@@ -560,7 +565,15 @@ impl Watch {
                 if e.dead {
                     st.exit_status = e.exit_status;
                 }
-                if st.status == Status::Unseeded && !self.seeding.contains_key(&e.pane) {
+                // A resize makes tmux reflow the pane: its copy must be
+                // seeded again (and is not followed meanwhile).
+                let resized = st.term.as_ref().is_some_and(|t| t.size() != e.size);
+                if resized && st.status == Status::Live {
+                    st.status = Status::Stale;
+                }
+                if matches!(st.status, Status::Unseeded | Status::Stale)
+                    && !self.seeding.contains_key(&e.pane)
+                {
                     to_seed.push(e.pane);
                 }
             }

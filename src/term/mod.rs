@@ -77,6 +77,7 @@
 //! * `read`: logical lines, captures, cursor, offsets.
 //! * `seed`: building a [`Term`] from `capture-pane` output ([`Seed`]).
 
+mod cap;
 mod cell;
 mod grid;
 mod history;

@@ -302,11 +302,7 @@ impl Tmux {
             old.close().await;
         }
         let version = self.version().await.ok()?;
-        let m = Arc::new(Mirror::new(
-            self.path.clone(),
-            version,
-            self.mirror_opts.clone(),
-        ));
+        let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
         *guard = Some((pid, m.clone()));
         Some(m)
     }

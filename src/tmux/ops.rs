@@ -187,6 +187,13 @@ fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
 fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
     let st = p.read();
     let t = st.term.as_ref()?;
+    // History the copy dropped for the memory cap is still in tmux (for a
+    // live pane): a range reaching into it is tmux's to answer.
+    let reaches_dropped =
+        st.capped_rows > 0 && opts.start.is_some_and(|s| s < -(t.history_size() as i64));
+    if reaches_dropped && st.status != Status::Dead {
+        return None;
+    }
     let (_, height) = t.size();
     let hsize = t.history_size() as i64;
     let last = i64::from(height) - 1;

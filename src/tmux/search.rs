@@ -135,6 +135,11 @@ pub struct PaneContentMatch {
     /// The exit status of the pane's program, when tmux reported it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_status: Option<i32>,
+    /// Oldest history rows tmuxwire's copy of this pane dropped to stay
+    /// within its memory cap, and so did not search (tmux may still hold
+    /// them: `capture_pane` with a range reaches them). Absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capped_history_rows: Option<u64>,
     /// Whether this is the caller's own pane (null outside tmux).
     pub is_caller: Option<bool>,
 }
@@ -503,6 +508,7 @@ struct Searched {
     dead: bool,
     exit_status: Option<i32>,
     alternate: bool,
+    capped: u64,
 }
 
 /// Sets a flag when dropped: a cancelled search (its future dropped) stops
@@ -707,6 +713,7 @@ impl Tmux {
             dead: false,
             exit_status: None,
             alternate: false,
+            capped: 0,
         }))
     }
 
@@ -762,6 +769,7 @@ impl Tmux {
             dead,
             exit_status,
             alternate,
+            capped,
         } = s;
         let m = facts.meta;
         PaneContentMatch {
@@ -798,6 +806,7 @@ impl Tmux {
             source,
             pane_dead: dead,
             exit_status,
+            capped_history_rows: (capped > 0).then_some(capped),
         }
     }
 }
@@ -823,11 +832,12 @@ async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<Atomic
             st.meta.clone(),
             st.status == Status::Dead,
             st.exit_status,
+            st.capped_rows,
         )
     })
     .await;
-    let (scan, alternate, meta, dead, exit_status) =
-        done.unwrap_or_else(|_| (Scan::default(), false, PaneMeta::default(), false, None));
+    let (scan, alternate, meta, dead, exit_status, capped) =
+        done.unwrap_or_else(|_| (Scan::default(), false, PaneMeta::default(), false, None, 0));
     Searched {
         facts: Facts {
             pane_id: p.id.to_string(),
@@ -839,6 +849,7 @@ async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<Atomic
         dead,
         exit_status,
         alternate,
+        capped,
     }
 }
 
