@@ -223,10 +223,9 @@ pub struct SearchPanesArgs {
     pub session_name: Option<String>,
     /// Session id ($N).
     pub session_id: Option<String>,
-    /// First line to search (0 = top of the screen, negative = scrollback). Default: the
-    /// oldest.
+    /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
     pub content_start: Option<i64>,
-    /// Last line to search. Default: the bottom of the screen.
+    /// Last line. Default: the bottom of the screen.
     pub content_end: Option<i64>,
     /// Matching lines returned per pane: the newest (≥ 1).
     #[serde(default = "default_per_pane")]

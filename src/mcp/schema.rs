@@ -7,8 +7,11 @@
 //!   teach how to call it) and defaults. `null` is listed as a value only where
 //!   it means something other than leaving the argument out (an argument
 //!   whose default is not `null`, such as `max_lines`).
-//! * Output schemas keep types and, for the few fields a model needs
-//!   explained, a short note given by the tool catalog; nothing else.
+//! * Output schemas give field names and types only: what fields mean is
+//!   said once, in the server instructions and the tool descriptions (a
+//!   model reads those; it rarely sees output schemas).
+//! * A value that may be `null` is a two-branch `anyOf`, never a `type`
+//!   list, which some clients cannot map (see [`split_nullable`]).
 
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value};
@@ -39,14 +42,13 @@ pub fn input(raw: &JsonObject, explained: &[&str]) -> JsonObject {
     root
 }
 
-/// The tidy form of an output schema; `notes` are the descriptions kept,
-/// by property name (wherever the property appears).
-pub fn output(raw: &JsonObject, notes: &[(&str, &str)]) -> JsonObject {
+/// The tidy form of an output schema: names and types.
+pub fn output(raw: &JsonObject) -> JsonObject {
     let mut root = raw.clone();
     let defs = take_defs(&mut root);
     let mut v = Value::Object(root);
     inline(&mut v, &defs);
-    tidy_output(&mut v, notes);
+    tidy_output(&mut v);
     match v {
         Value::Object(o) => o,
         _ => unreachable!("still an object"),
@@ -85,7 +87,8 @@ fn inline(v: &mut Value, defs: &Map<String, Value>) {
 }
 
 /// `{"anyOf": [X, {"type": "null"}]}` becomes X with `null` added to its
-/// type; other `anyOf`s lose their `null` branch only.
+/// type (one form to work on; [`split_nullable`] writes the portable one).
+/// Other `anyOf`s lose their `null` branch only.
 fn fold_null_branch(o: &mut Map<String, Value>) {
     let Some(Value::Array(branches)) = o.get_mut("anyOf") else {
         return;
@@ -106,6 +109,41 @@ fn fold_null_branch(o: &mut Map<String, Value>) {
     if had_null && let Some(Value::String(t)) = o.get("type").cloned() {
         o.insert("type".into(), Value::Array(vec![t.into(), "null".into()]));
     }
+}
+
+/// `{"type": [T, "null"], …}` becomes `{"anyOf": [{"type": T, …}, {"type":
+/// "null"}], …}`: a `type` list is legal JSON Schema, but clients that map
+/// schemas onto a single-type dialect (Gemini's function declarations) may
+/// reject it, where a two-branch `anyOf` is read everywhere. The branch
+/// takes what belongs to the type (`properties`, `items`, `enum`); the
+/// description and default stay outside.
+fn split_nullable(o: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = o.get("type") else {
+        return;
+    };
+    let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+    if others.len() != 1 || others.len() == types.len() {
+        return;
+    }
+    o.remove("type");
+    let mut branch = Map::new();
+    branch.insert("type".into(), others[0].clone());
+    for k in [
+        "properties",
+        "items",
+        "enum",
+        "additionalProperties",
+        "required",
+    ] {
+        if let Some(v) = o.remove(k) {
+            branch.insert(k.into(), v);
+        }
+    }
+    let null = Value::Object(Map::from_iter([("type".to_string(), Value::from("null"))]));
+    o.insert(
+        "anyOf".into(),
+        Value::Array(vec![Value::Object(branch), null]),
+    );
 }
 
 fn tidy_input_property(p: &mut Map<String, Value>) {
@@ -136,9 +174,10 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
     if let Some(Value::String(d)) = p.get_mut("description") {
         *d = one_line(d);
     }
+    split_nullable(p);
 }
 
-fn tidy_output(v: &mut Value, notes: &[(&str, &str)]) {
+fn tidy_output(v: &mut Value) {
     match v {
         Value::Object(o) => {
             fold_null_branch(o);
@@ -157,20 +196,14 @@ fn tidy_output(v: &mut Value, notes: &[(&str, &str)]) {
             for (k, val) in o.iter_mut() {
                 if k == "properties" {
                     let Value::Object(props) = val else { continue };
-                    for (name, sub) in props.iter_mut() {
-                        tidy_output(sub, notes);
-                        if let (Value::Object(s), Some((_, note))) =
-                            (sub, notes.iter().find(|(n, _)| n == name))
-                        {
-                            s.insert("description".into(), Value::String((*note).into()));
-                        }
-                    }
+                    props.values_mut().for_each(tidy_output);
                 } else {
-                    tidy_output(val, notes);
+                    tidy_output(val);
                 }
             }
+            split_nullable(o);
         }
-        Value::Array(a) => a.iter_mut().for_each(|x| tidy_output(x, notes)),
+        Value::Array(a) => a.iter_mut().for_each(tidy_output),
         _ => {}
     }
 }
@@ -230,7 +263,7 @@ mod tests {
                 "type": "object", "additionalProperties": false, "required": ["a"],
                 "properties": {
                     "a": {"type": "integer", "description": "A b."},
-                    "m": {"type": ["integer", "null"], "default": 500},
+                    "m": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 500},
                     "f": {"anyOf": [{"type": "object"}, {"type": "string"}], "description": "F."},
                     "pane_id": {"type": "string"}
                 }
@@ -257,14 +290,17 @@ mod tests {
             }
         }));
         assert_eq!(
-            Value::Object(output(&raw, &[("n", "Lines.")])),
+            Value::Object(output(&raw)),
             json!({
                 "type": "object",
                 "properties": {
                     "s": {"type": "string", "enum": ["mirror", "capture"]},
-                    "n": {"type": "integer", "description": "Lines."},
+                    "n": {"type": "integer"},
                     "at": {"type": "array", "items": {"type": "object", "properties": {"row": {"type": "integer"}}}},
-                    "o": {"type": ["object", "null"], "properties": {"row": {"type": "integer"}}}
+                    "o": {"anyOf": [
+                        {"type": "object", "properties": {"row": {"type": "integer"}}},
+                        {"type": "null"}
+                    ]}
                 }
             })
         );

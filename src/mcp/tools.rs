@@ -129,19 +129,6 @@ const TARGETING: &[&str] = &[
     "socket_name",
 ];
 
-/// Output notes kept for every tool. Output schemas give names and types;
-/// what fields mean is in the instructions and the tool descriptions, so
-/// only the field that tells how to get what was cut is explained here.
-const COMMON_NOTES: &[(&str, &str)] = &[(
-    "next",
-    "capture_pane arguments that return the lines cut; null when none were.",
-)];
-
-const SEARCH_NOTES: &[(&str, &str)] = &[(
-    "matched_line_numbers",
-    "Each line's tmux line number, usable as capture_pane start/end.",
-)];
-
 struct Def {
     name: &'static str,
     title: &'static str,
@@ -154,22 +141,20 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    notes: &[(&str, &str)],
 ) -> Def {
-    let notes: Vec<(&str, &str)> = notes.iter().chain(COMMON_NOTES).copied().collect();
     Def {
         name,
         title,
         description,
         input: schema::input(&schema_for_type::<A>(), TARGETING),
-        output: schema::output(&schema_for_output::<R>(), &notes),
+        output: schema::output(&schema_for_output::<R>()),
     }
 }
 
 /// `snapshot_pane`'s output schema: [`PaneSnapshot`]'s with
 /// [`SnapshotExtra`]'s fields laid over it.
 fn snapshot_output(mut d: Def) -> Def {
-    let extra = schema::output(&schema_for_output::<SnapshotExtra>(), COMMON_NOTES);
+    let extra = schema::output(&schema_for_output::<SnapshotExtra>());
     if let (Some(Value::Object(props)), Some(Value::Object(more))) =
         (d.output.get_mut("properties"), extra.get("properties"))
     {
@@ -187,76 +172,65 @@ pub fn catalog() -> Vec<Tool> {
             "list_sessions",
             "List tmux Sessions",
             "All sessions on the tmux server.",
-            &[],
         ),
         def::<ListWindowsArgs, ListResult<WindowInfo>>(
             "list_windows",
             "List tmux Windows",
             "Windows of one session, or of all sessions.",
-            &[],
         ),
         def::<ListPanesArgs, ListResult<PaneInfo>>(
             "list_panes",
             "List tmux Panes",
-            "Panes of one window, one session, or all sessions: ids, size, position, command, \
-             path, pid, title. For their text use capture_pane or search_panes.",
-            &[],
+            "Panes of one window, one session, or all sessions. For their text use capture_pane \
+             or search_panes.",
         ),
         def::<ServerArgs, ServerInfo>(
             "get_server_info",
             "Get tmux Server Info",
-            "Whether a tmux server runs on the socket (is_alive), its version, pid and session \
-             count. Never starts one.",
-            &[],
+            "Whether a tmux server runs (is_alive), its version, pid and session count. Never \
+             starts one.",
         ),
         def::<SessionArgs, SessionInfo>(
             "get_session_info",
             "Get tmux Session Info",
             "One session (default: the one a person used last).",
-            &[],
         ),
         def::<WindowArgs, WindowInfo>(
             "get_window_info",
             "Get tmux Window Info",
             "One window, by id or by index in a session (default: the session's active one).",
-            &[],
         ),
         def::<PaneArgs, PaneInfo>(
             "get_pane_info",
             "Get tmux Pane Info",
             "One pane (default: the active one).",
-            &[],
         ),
         def::<CapturePaneArgs, CaptureResult>(
             "capture_pane",
             "Capture Pane",
-            "A pane's text, one line per screen row (join_wrapped joins soft-wrapped rows), \
-             between tmux line numbers start and end; default: the visible screen. Keeps the \
-             newest max_lines lines that fit the response budget; next returns the older ones.",
-            &[],
+            "A pane's text, one line per screen row (join_wrapped: logical lines), from tmux line \
+             start to end (default: the visible screen): the newest max_lines lines that fit the \
+             response budget; next gets older ones.",
         ),
         snapshot_output(def::<SnapshotPaneArgs, PaneSnapshot>(
             "snapshot_pane",
             "Snapshot Pane",
-            "A pane's visible screen and its state in one call: cursor, size, process, copy mode \
-             and scroll position, alternate screen, history size.",
-            &[],
+            "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
+             scroll position, alternate screen, history size.",
         )),
         def::<DisplayMessageArgs, TextResult>(
             "display_message",
             "Evaluate tmux Format String",
             "Expand tmux #{variable} references for a pane. Other text is literal; modifiers \
              (#{E:...}, #{?...}) are refused and #(...) never runs.",
-            &[],
         ),
         def::<SearchPanesArgs, SearchPanesResult>(
             "search_panes",
             "Search tmux Panes",
-            "Find lines containing a pattern in every pane (or one session's), whole scrollback \
-             and screen by default, as logical lines (text split by a soft wrap is found). \
-             Literal and case-insensitive by default. Per pane, the newest matching lines with \
-             their tmux line numbers; panes are paged with offset/limit.",
-            SEARCH_NOTES,
+            "Find lines containing a pattern in every pane (or one session's), across scrollback \
+             and screen, as logical lines (soft wraps joined). Literal and case-insensitive by \
+             default. Per pane, the newest matching lines with tmux line numbers; panes are \
+             paged by offset/limit.",
         ),
     ];
     defs.into_iter()
