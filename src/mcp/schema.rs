@@ -11,7 +11,7 @@
 //!   said once, in the server instructions and the tool descriptions (a
 //!   model reads those; it rarely sees output schemas).
 //! * A value that may be `null` is a two-branch `anyOf`, never a `type`
-//!   list, which some clients cannot map (see [`split_nullable`]).
+//!   list, which some clients cannot map.
 
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value};

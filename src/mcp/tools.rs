@@ -426,20 +426,19 @@ const HEADER_ROOM: usize = "[... truncated 18446744073709551615 lines ...]\\n".l
 /// Room a [`Next`] takes at most, in JSON bytes, beyond `null`.
 const NEXT_ROOM: usize = 128;
 
-/// The tmux line number of the first row a row capture of `opts` starts
-/// at, after tmux's clamping: one more round trip when `start` or `end`
-/// was given (for the pane's history size and height).
-async fn first_row(t: &Tmux, pane_id: &str, opts: &CaptureOptions) -> Option<i64> {
+/// The tmux line number of the first row a row capture of `opts` from
+/// `target` starts at, after tmux's clamping: one more round trip when
+/// `start` or `end` was given (for the pane's history size and height).
+async fn first_row(t: &Tmux, target: &Target, opts: &CaptureOptions) -> Option<i64> {
     if opts.start.is_none() && opts.end.is_none() {
         return Some(0);
     }
-    let target = Target::Pane(pane_id.parse().ok()?);
     let parts = [
         Part::Var("history_size"),
         Part::Literal(" "),
         Part::Var("pane_height"),
     ];
-    let text = t.display(&target, &parts).await.ok()?;
+    let text = t.display(target, &parts).await.ok()?;
     let (h, y) = text.split_once(' ')?;
     let (hsize, height): (i64, i64) = (h.parse().ok()?, y.parse().ok()?);
     let clamp = |n: i64| n.max(-hsize).min(height - 1);
@@ -749,7 +748,17 @@ async fn capture(
     opts: &CaptureOptions,
     budget: Option<Budget>,
 ) -> Result<CallToolResult, Error> {
-    let mut cap = t.capture(target, opts).await?;
+    // A row capture with a range and max_lines is likely cut (that is what
+    // max_lines is for): ask where it starts alongside, on the same
+    // connection, so next costs no extra round trip. Otherwise ask only
+    // when something was cut.
+    let ranged = opts.start.is_some() || opts.end.is_some();
+    let (mut cap, asked) = if !opts.join && ranged && opts.max_lines.is_some() {
+        let (cap, top) = tokio::join!(t.capture(target, opts), first_row(t, target, opts));
+        (cap?, Some(top))
+    } else {
+        (t.capture(target, opts).await?, None)
+    };
     let mut r = CaptureResult {
         result: String::new(),
         pane_id: cap.pane_id.clone(),
@@ -774,18 +783,22 @@ async fn capture(
     };
     r.truncated_lines += cut;
     r.truncated_bytes = bytes;
-    if r.truncated_lines > 0
-        && !opts.join
-        && let Some(top) = first_row(t, &cap.pane_id, opts).await
-    {
-        // Rows: the first line returned is `top + truncated_lines`.
-        let first = top.saturating_add(i64::try_from(r.truncated_lines).unwrap_or(i64::MAX));
-        r.next = Some(Next {
-            pane_id: cap.pane_id.clone(),
-            start: top,
-            end: first - 1,
-            max_lines: opts.max_lines,
-        });
+    if r.truncated_lines > 0 && !opts.join {
+        let top = match (asked, cap.pane_id.parse()) {
+            (Some(top), _) => top,
+            (None, Ok(pane)) => first_row(t, &Target::Pane(pane), opts).await,
+            (None, Err(_)) => None,
+        };
+        if let Some(top) = top {
+            // Rows: the first line returned is `top + truncated_lines`.
+            let cut = i64::try_from(r.truncated_lines).unwrap_or(i64::MAX);
+            r.next = Some(Next {
+                pane_id: cap.pane_id.clone(),
+                start: top,
+                end: top.saturating_add(cut) - 1,
+                max_lines: opts.max_lines,
+            });
+        }
     }
     r.lines = cap.lines.len();
     r.result = joined(&cap.lines, r.truncated_lines);
@@ -801,8 +814,7 @@ async fn snapshot(
     budget: Option<Budget>,
 ) -> Result<CallToolResult, Error> {
     let snap = t.snapshot(target, max_lines).await?;
-    let mut v = serde_json::to_value(&snap)
-        .map_err(|e| Error::invalid("arguments", format!("could not encode: {e}"), ""))?;
+    let mut v = serde_json::to_value(&snap).unwrap_or(Value::Null);
     let Some(o) = v.as_object_mut() else {
         return Ok(object(&snap));
     };

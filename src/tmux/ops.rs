@@ -637,7 +637,7 @@ impl Tmux {
     ///
     /// `#{session_attached}` and `#{session_many_attached}` leave out
     /// tmuxwire's own control clients, as `list_sessions` does, so every
-    /// tool gives one answer (see [`Tmux::display_counted`]).
+    /// tool gives one answer.
     ///
     /// # Errors
     ///
