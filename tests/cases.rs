@@ -1005,3 +1005,51 @@ async fn c20_copy_mode_scroll_is_reported() {
         }
     }
 }
+
+/// C35: tmux's `#{session_attached}` counts control-mode clients, tmuxwire's own included.
+/// Every tool leaves tmuxwire's out, so `display_message`, `list_sessions` and
+/// `get_session_info` give one answer (0 here: nobody is attached).
+///
+/// Source: https://github.com/jrmoulton/tmux-sessionizer/pull/195
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c35_session_attached_is_one_answer_everywhere() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("A").start();
+        server.tmux_ok(&["new-session", "-d", "-s", "B"]);
+        let s = servers(&server);
+        let list = ok(&s, "list_sessions", json!({})).await;
+        for name in ["A", "B"] {
+            let format = "#{session_attached}|#{session_many_attached}|#{session_name} \
+                          #{session_attached}#{session_attached} 100%";
+            let d = ok(
+                &s,
+                "display_message",
+                json!({"session_name": name, "format_string": format}),
+            )
+            .await;
+            assert_eq!(
+                d["result"],
+                json!(format!("0|0|{name} 00 100%")),
+                "tmux {}: {name}",
+                bin.label
+            );
+            let info = ok(&s, "get_session_info", json!({"session_name": name})).await;
+            assert_eq!(info["session_attached"], "0", "tmux {}: {name}", bin.label);
+        }
+        let rows = list["result"].as_array().expect("a list");
+        assert_eq!(rows.len(), 2);
+        for row in rows {
+            assert_eq!(row["session_attached"], "0", "tmux {}: {row}", bin.label);
+        }
+        // tmux itself counts tmuxwire's control client in one of them: the subtraction matters.
+        let tmux_count: i64 = ["=A:", "=B:"]
+            .iter()
+            .map(|t| {
+                let out =
+                    server.tmux_ok(&["display-message", "-p", "-t", t, "#{session_attached}"]);
+                out.trim().parse::<i64>().expect("a count")
+            })
+            .sum();
+        assert!(tmux_count >= 1, "tmux {}: {tmux_count}", bin.label);
+    }
+}

@@ -94,7 +94,24 @@ async fn ok(client: &Client, tool: &str, args: Value) -> Value {
         "{tool}({args}) failed: {}",
         text_of(&r)
     );
+    same_facts(&r, tool);
     r["structuredContent"].clone()
+}
+
+/// Checks that a result's only text block is its structured content serialized, so a client
+/// that reads either sees the same facts.
+fn same_facts(r: &Value, tool: &str) {
+    assert_eq!(
+        r["content"].as_array().map(Vec::len),
+        Some(1),
+        "{tool}: {r}"
+    );
+    let text: Value = serde_json::from_str(&text_of(r))
+        .unwrap_or_else(|e| panic!("{tool}: the text block is not JSON ({e}): {r}"));
+    assert_eq!(
+        text, r["structuredContent"],
+        "{tool}: text block = structuredContent"
+    );
 }
 
 /// An error result: `(text, _meta.error_type)`.
@@ -207,7 +224,8 @@ async fn initialize_and_tools_list() {
         );
         let a = t.annotations.as_ref().expect("annotations");
         assert_eq!(a.read_only_hint, Some(true), "{}: read-only", t.name);
-        assert_eq!(a.destructive_hint, Some(false), "{}", t.name);
+        // destructiveHint and idempotentHint mean something only when readOnlyHint is false.
+        assert_eq!(a.destructive_hint, None, "{}", t.name);
         // Every tool but the batch/listing of servers takes socket_name (reference §1.5).
         assert!(
             input["properties"]["socket_name"].is_object(),
@@ -346,46 +364,44 @@ async fn every_read_tool_answers_over_stdio() {
         assert_eq!(pi["pane_pid"], json!(cli_one(&server, &pane, "pane_pid")));
         assert_eq!(pi["pane_current_command"], json!("bash"), "{ctx}");
 
-        let r = call(&client, "capture_pane", json!({"pane_id": pane})).await;
+        let r = ok(&client, "capture_pane", json!({"pane_id": pane})).await;
         let want = server.capture(&pane, &[]);
         assert_eq!(
-            text_of(&r),
-            want.trim_end_matches('\n'),
+            r["result"],
+            json!(want.trim_end_matches('\n')),
             "{ctx}: capture text = capture-pane -p"
         );
-        assert_eq!(r["structuredContent"]["pane_id"], json!(pane));
-        let r = call(
+        assert_eq!(r["pane_id"], json!(pane));
+        // Arguments as strings, as the MCP Inspector sends them.
+        let r = ok(
             &client,
             "capture_pane",
-            json!({"pane_id": pane, "start": -400, "max_lines": 3}),
+            json!({"pane_id": pane, "start": "-400", "max_lines": "3", "join_wrapped": "false"}),
         )
         .await;
         assert!(
-            text_of(&r).starts_with("[... truncated "),
-            "{ctx}: {}",
-            text_of(&r)
+            r["result"].as_str().unwrap().starts_with("[... truncated "),
+            "{ctx}: {r}"
         );
+        assert_eq!(r["next"]["max_lines"], json!(3), "{ctx}: {r}");
 
         let sn = ok(&client, "snapshot_pane", json!({"pane_id": pane})).await;
         assert_eq!(sn["pane_id"], json!(pane));
-        assert_eq!(sn["pane_width"], json!(90), "{ctx}");
+        // Sizes are strings in every tool (list_panes, get_pane_info and this one).
+        assert_eq!(sn["pane_width"], json!("90"), "{ctx}");
         assert_eq!(
             sn["cursor_y"],
             json!(cli_one(&server, &pane, "cursor_y").parse::<i64>().unwrap())
         );
         assert!(sn["history_size"].as_i64().unwrap() > 200, "{ctx}: {sn}");
 
-        let d = call(
+        let d = ok(
             &client,
             "display_message",
             json!({"pane_id": pane, "format_string": "#{session_name}:#{pane_id} 100%"}),
         )
         .await;
-        assert_eq!(text_of(&d), format!("e2e:{pane} 100%"), "{ctx}");
-        assert_eq!(
-            d["structuredContent"]["result"],
-            json!(format!("e2e:{pane} 100%"))
-        );
+        assert_eq!(d["result"], json!(format!("e2e:{pane} 100%")), "{ctx}");
 
         let f = ok(&client, "search_panes", json!({"pattern": "marker-E2E"})).await;
         assert_eq!(f["total_panes_matched"], json!(1), "{ctx}: {f}");

@@ -15,5 +15,6 @@ mod hostile;
 mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
+mod surface;
 mod tools;
 mod wire;

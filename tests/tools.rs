@@ -87,6 +87,21 @@ fn text_of(r: &Value) -> String {
     r["content"][0]["text"].as_str().unwrap_or("").to_string()
 }
 
+/// The `result` text of a successful call, after checking that its text block is its
+/// structured content serialized (the same facts for a client that reads either).
+fn result_text(r: &Value) -> String {
+    let text: Value = serde_json::from_str(&text_of(r))
+        .unwrap_or_else(|e| panic!("the text block is not JSON ({e}): {r}"));
+    assert_eq!(
+        text, r["structuredContent"],
+        "text block = structuredContent"
+    );
+    r["structuredContent"]["result"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no result text: {r}"))
+        .to_string()
+}
+
 fn suggestion_of(r: &Value) -> String {
     r["_meta"]["suggestion"].as_str().unwrap_or("").to_string()
 }
@@ -266,7 +281,9 @@ const SNAPSHOT_EXTRA: &[&str] = &[
     "is_caller",
     "content_truncated",
     "content_truncated_lines",
+    "content_truncated_bytes",
     "content_view",
+    "next",
 ];
 
 const MATCH_MAP: &[(&str, &str)] = &[
@@ -845,14 +862,14 @@ async fn capture_pane_matches_capture_pane_p() {
         assert!(want.len() < 20, "{ctx}: the screen is not full yet");
         let r = call(&servers, "capture_pane", json!({"pane_id": pane})).await;
         let c = r["structuredContent"].clone();
-        assert_eq!(text_of(&r), want.join("\n"), "{ctx}: visible screen");
+        assert_eq!(result_text(&r), want.join("\n"), "{ctx}: visible screen");
         assert_eq!(c["result"], json!(want.join("\n")));
         assert_eq!(c["pane_id"], json!(pane));
         assert_eq!(c["lines"], json!(want.len()));
         assert_eq!(c["truncated_lines"], json!(0));
         assert_eq!(c["pane_in_mode"], json!(false));
         assert_eq!(c["alternate_on"], json!(false));
-        assert!(!text_of(&r).ends_with('\n'));
+        assert!(!result_text(&r).ends_with('\n'));
 
         // Much more output: history, start/end, max_lines.
         run_in_pane(&server, &pane, "seq 1 800");
@@ -903,9 +920,25 @@ async fn capture_pane_matches_capture_pane_p() {
         .await;
         let k = all.len() - 500;
         let want = format!("[... truncated {k} lines ...]\n{}", all[k..].join("\n"));
-        assert_eq!(text_of(&r), want, "{ctx}: default max_lines 500");
+        assert_eq!(result_text(&r), want, "{ctx}: default max_lines 500");
         assert_eq!(r["structuredContent"]["lines"], json!(500));
         assert_eq!(r["structuredContent"]["truncated_lines"], json!(k));
+        // next: the arguments that return the lines cut, the previous 500.
+        let next = r["structuredContent"]["next"].clone();
+        assert_eq!(next["pane_id"], json!(pane), "{ctx}: {next}");
+        assert_eq!(next["max_lines"], json!(500), "{ctx}: {next}");
+        let c = ok(&servers, "capture_pane", next.clone()).await;
+        let older = &all[k.saturating_sub(500)..k];
+        assert_eq!(
+            c["result"]
+                .as_str()
+                .unwrap()
+                .lines()
+                .filter(|l| !l.starts_with("[... truncated"))
+                .collect::<Vec<_>>(),
+            older,
+            "{ctx}: next {next}"
+        );
         for n in [1usize, 7, 499] {
             let r = call(
                 &servers,
@@ -915,7 +948,7 @@ async fn capture_pane_matches_capture_pane_p() {
             .await;
             let k = all.len() - n;
             let want = format!("[... truncated {k} lines ...]\n{}", all[k..].join("\n"));
-            assert_eq!(text_of(&r), want, "{ctx}: max_lines {n}");
+            assert_eq!(result_text(&r), want, "{ctx}: max_lines {n}");
         }
         // max_lines ≥ the line count: no header.
         let r = call(
@@ -924,7 +957,12 @@ async fn capture_pane_matches_capture_pane_p() {
             json!({"pane_id": pane, "start": -5000, "max_lines": all.len()}),
         )
         .await;
-        assert_eq!(text_of(&r), all.join("\n"), "{ctx}: max_lines = count");
+        assert_eq!(result_text(&r), all.join("\n"), "{ctx}: max_lines = count");
+        assert_eq!(
+            r["structuredContent"]["next"],
+            json!(null),
+            "{ctx}: nothing cut"
+        );
         // null: everything.
         let r = call(
             &servers,
@@ -932,7 +970,7 @@ async fn capture_pane_matches_capture_pane_p() {
             json!({"pane_id": pane, "start": -5000, "max_lines": null}),
         )
         .await;
-        assert_eq!(text_of(&r), all.join("\n"), "{ctx}: max_lines null");
+        assert_eq!(result_text(&r), all.join("\n"), "{ctx}: max_lines null");
         assert_eq!(r["structuredContent"]["truncated_lines"], json!(0));
         // 0 and negative: refused (the reference returned everything plus a wrong header).
         for bad in [0, -1, -3] {
@@ -1040,6 +1078,15 @@ async fn snapshot_pane_fields_match_tmux() {
         assert_eq!(s["content"], json!(rows[k..].join("\n")), "{ctx}");
         assert_eq!(s["content_truncated"], json!(true));
         assert_eq!(s["content_truncated_lines"], json!(k));
+        // next: the capture_pane arguments that return the rows cut.
+        let next = s["next"].clone();
+        assert_eq!(
+            next,
+            json!({"pane_id": pane, "start": 0, "end": k - 1, "max_lines": k}),
+            "{ctx}"
+        );
+        let c = ok(&servers, "capture_pane", next).await;
+        assert_eq!(c["result"], json!(rows[..k].join("\n")), "{ctx}: next");
         for bad in [0, -2] {
             let (t, k) = err(
                 &servers,
@@ -1127,7 +1174,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
             d("#{window_name}:#{window_index}"),
         )
         .await;
-        assert_eq!(text_of(&r), "second:1", "{ctx}: text content");
+        assert_eq!(result_text(&r), "second:1", "{ctx}: text content");
 
         // Literal text stays literal: % (tmux would strftime it), quotes, UTF-8, ; and $.
         for (fs, want) in [
@@ -1507,11 +1554,20 @@ async fn search_panes_pagination_and_per_pane_cap() {
             json!({"pattern": "x", "offset": -1}),
             json!({"pattern": "x", "max_matched_lines_per_pane": 0}),
             json!({"pattern": "x", "max_matched_lines_per_pane": -5}),
-            json!({"pattern": "x", "limit": "3"}),
+            json!({"pattern": "x", "limit": "3.5"}),
+            json!({"pattern": "x", "limit": "three"}),
         ] {
             let (t, k) = err(&servers, "search_panes", args.clone()).await;
             assert_eq!(k, "InvalidArgument", "{ctx}: {args}: {t}");
         }
+        // Numbers given as decimal strings or exact floats are read as numbers.
+        let r = ok(
+            &servers,
+            "search_panes",
+            json!({"pattern": "CAPTOK-", "limit": "3", "offset": 0.0, "regex": "false"}),
+        )
+        .await;
+        assert_eq!(r["limit"], json!(3), "{ctx}");
         assert!(server.is_alive());
     }
 }

@@ -252,6 +252,15 @@ pub enum Cmd {
         /// Serve only the chosen tmux server: refuse tool calls whose socket_name names another.
         #[arg(long, env = "TMUXWIRE_PIN_SOCKET")]
         pin_socket: bool,
+        /// Most text one tool answer carries, in bytes (K/KiB and M/MiB suffixes accepted):
+        /// 16 KiB to 3 MiB, default 1 MiB. Answers over it are cut and say how to get the rest.
+        #[arg(
+            long,
+            env = "TMUXWIRE_RESPONSE_BUDGET",
+            value_name = "BYTES",
+            value_parser = crate::mcp::budget::Budget::parse_size
+        )]
+        response_budget: Option<usize>,
     },
     /// List panes: id, session:window.pane, size, command, path (one line each).
     ///

@@ -128,8 +128,21 @@ async fn run(cli: Cli) -> ExitCode {
         }
     };
     let done = match cli.command {
-        Cmd::Mcp { pin_socket } => {
-            return match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket))).await {
+        Cmd::Mcp {
+            pin_socket,
+            response_budget,
+        } => {
+            let wanted = response_budget.unwrap_or(mcp::budget::DEFAULT);
+            let budget = mcp::budget::Budget::new(wanted);
+            if budget.bytes() != wanted {
+                eprintln!(
+                    "tmuxwire: a response budget of {wanted} bytes is outside {}..={}; using {}",
+                    mcp::budget::FLOOR,
+                    mcp::budget::CEILING,
+                    budget.bytes()
+                );
+            }
+            return match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket)), budget).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");

@@ -1,10 +1,24 @@
 //! Tool arguments: libtmux-mcp's names, types and defaults, checked here
 //! so that bad input gets a clear error and never reaches tmux.
+//!
+//! Field docs become the argument descriptions clients show a model (see
+//! [`super::schema`]): short, plain text, no Rust names. The targeting
+//! arguments' docs are for Rust readers only: the server instructions
+//! explain them once for every tool ([`super::tools`] hides them).
+//!
+//! Values are read leniently first ([`coerce`]), as libtmux-mcp's
+//! validation does: an integer may come as a decimal string (`"-10"`) or
+//! an exact float (`2.0`), a boolean as `"true"`/`"false"`, and a string
+//! argument may come as a number, so every field a tool returns can be
+//! passed back unchanged and clients that send every value as text (the
+//! MCP Inspector's forms and CLI) work.
 
 use std::collections::BTreeMap;
 
+use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::control::format::Part;
 use crate::control::{PaneId, SessionId, WindowId};
@@ -37,10 +51,10 @@ fn default_limit() -> Option<i64> {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSessionsArgs {
-    /// tmux socket name (`-L`); default: the server tmuxwire was started for.
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
-    /// Filter results, Django style: `{"session_name__contains": "dev"}`. Operators: exact, iexact,
-    /// contains, icontains, startswith, istartswith, endswith, iendswith, regex, iregex, in, nin, eq.
+    /// Conditions all items kept meet, e.g. {"session_name__contains": "dev"}. Operators: exact
+    /// contains startswith endswith (i-prefixed: any case), regex iregex in nin eq.
     pub filters: Option<FiltersArg>,
 }
 
@@ -48,13 +62,13 @@ pub struct ListSessionsArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListWindowsArgs {
-    /// Only this session's windows (exact name).
+    /// Session name (exact).
     pub session_name: Option<String>,
-    /// Only this session's windows (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
-    /// Filter results, Django style: `{"window_name__contains": "log"}`.
+    /// Conditions, e.g. {"window_name__contains": "log"} (see list_sessions).
     pub filters: Option<FiltersArg>,
 }
 
@@ -62,17 +76,17 @@ pub struct ListWindowsArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListPanesArgs {
-    /// Only this session's panes (exact name).
+    /// Session name (exact).
     pub session_name: Option<String>,
-    /// Only this session's panes (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// Only this window's panes (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// Only the panes of the window at this index in the session.
+    /// Window index in the session.
     pub window_index: Option<i64>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
-    /// Filter results, Django style: `{"pane_current_command__eq": "vim"}`.
+    /// Conditions, e.g. {"pane_current_command__eq": "vim"} (see list_sessions).
     pub filters: Option<FiltersArg>,
 }
 
@@ -80,7 +94,7 @@ pub struct ListPanesArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerArgs {
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -88,11 +102,11 @@ pub struct ServerArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionArgs {
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -100,15 +114,15 @@ pub struct SessionArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowArgs {
-    /// Window id (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// Window index within the session.
+    /// Window index in the session.
     pub window_index: Option<i64>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -116,16 +130,15 @@ pub struct WindowArgs {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaneArgs {
-    /// Pane id (`%N`). Without it: the active pane of the window or session given, else of the
-    /// session a person used last.
+    /// Pane id (%N). Default: the active pane (of the window or session given).
     pub pane_id: Option<String>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// Window id (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -133,27 +146,26 @@ pub struct PaneArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CapturePaneArgs {
-    /// Pane id (`%N`); default: the active pane.
+    /// Pane id (%N). Default: the active pane.
     pub pane_id: Option<String>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// Window id (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// First line: 0 is the top of the visible screen, negative numbers reach into history
-    /// (-1 is the newest history line). Default: top of the screen.
+    /// First line: 0 = top of the screen, negative = scrollback (-1 = newest history line).
+    /// Default: 0.
     pub start: Option<i64>,
-    /// Last line, same numbering. Default: bottom of the screen.
+    /// Last line. Default: the bottom of the screen.
     pub end: Option<i64>,
-    /// Keep only the last N lines (the output then starts with "[... truncated K lines ...]").
-    /// null: no limit. Must be ≥ 1.
+    /// Keep the newest N lines (N ≥ 1); null: no limit.
     #[serde(default = "default_max_lines")]
     pub max_lines: Option<i64>,
-    /// Join soft-wrapped rows into logical lines (tmux capture-pane -J), trailing blanks trimmed.
+    /// Join soft-wrapped rows into logical lines.
     #[serde(default)]
     pub join_wrapped: bool,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -161,18 +173,18 @@ pub struct CapturePaneArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotPaneArgs {
-    /// Pane id (`%N`); default: the active pane.
+    /// Pane id (%N). Default: the active pane.
     pub pane_id: Option<String>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// Window id (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// Keep only the last N lines of content; null: all. Must be ≥ 1.
+    /// Keep the newest N rows (N ≥ 1); null: all.
     #[serde(default = "default_max_lines")]
     pub max_lines: Option<i64>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -180,18 +192,18 @@ pub struct SnapshotPaneArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DisplayMessageArgs {
-    /// Text with `#{variable}` references, e.g. `#{pane_current_command} in #{pane_current_path}`.
-    /// Everything else is literal (`#`, `%`, `#(…)` included); modifiers like `#{E:…}` are refused.
+    /// Text with #{variable} references, e.g. '#{pane_current_command} #{pane_pid}'; the rest
+    /// is literal.
     pub format_string: String,
-    /// Pane id (`%N`); default: the active pane.
+    /// Pane id (%N). Default: the active pane.
     pub pane_id: Option<String>,
     /// Session name (exact).
     pub session_name: Option<String>,
-    /// Session id (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// Window id (`@N`).
+    /// Window id (@N).
     pub window_id: Option<String>,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
 }
 
@@ -199,36 +211,207 @@ pub struct DisplayMessageArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchPanesArgs {
-    /// Text to find. Literal unless `regex` is true: every character, `\ [ * ? #{` included, means
-    /// itself.
+    /// Text to find; literal unless regex is true.
     pub pattern: String,
-    /// Treat `pattern` as a regular expression (Rust regex syntax; `^`/`$` anchor each line; a
-    /// match never spans lines).
+    /// pattern is a regex (Rust syntax; ^ and $ anchor each line).
     #[serde(default)]
     pub regex: bool,
-    /// Case-sensitive matching (default: case-insensitive).
+    /// Case-sensitive matching.
     #[serde(default)]
     pub match_case: bool,
-    /// Only this session's panes (exact name).
+    /// Session name (exact).
     pub session_name: Option<String>,
-    /// Only this session's panes (`$N`).
+    /// Session id ($N).
     pub session_id: Option<String>,
-    /// First line to search (0 = top of the visible screen, negative = history). Default: the
-    /// oldest scrollback line, so the whole scrollback and the screen are searched.
+    /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
     pub content_start: Option<i64>,
-    /// Last line to search, same numbering. Default: the bottom of the screen.
+    /// Last line. Default: the bottom of the screen.
     pub content_end: Option<i64>,
-    /// Matched lines returned per pane (the newest), ≥ 1.
+    /// Matching lines returned per pane: the newest (≥ 1).
     #[serde(default = "default_per_pane")]
     pub max_matched_lines_per_pane: i64,
-    /// Panes per page, ≥ 1; null: all.
+    /// Panes per page (≥ 1); null: all.
     #[serde(default = "default_limit")]
     pub limit: Option<i64>,
-    /// Matching panes to skip (for the next page), ≥ 0.
+    /// Matching panes to skip (next page: offset + limit).
     #[serde(default)]
     pub offset: i64,
-    /// tmux socket name (`-L`).
+    /// tmux socket name (-L).
     pub socket_name: Option<String>,
+}
+
+/// Every argument name of every tool, for errors that name one.
+const NAMES: &[&str] = &[
+    "socket_name",
+    "filters",
+    "session_name",
+    "session_id",
+    "window_id",
+    "window_index",
+    "pane_id",
+    "start",
+    "end",
+    "max_lines",
+    "join_wrapped",
+    "format_string",
+    "pattern",
+    "regex",
+    "match_case",
+    "content_start",
+    "content_end",
+    "max_matched_lines_per_pane",
+    "limit",
+    "offset",
+];
+
+/// Reads `args` leniently against the input `schema` of their tool,
+/// rewriting each value to the type the schema declares:
+///
+/// * integer: a JSON integer; a float with no fraction (`2.0`); a string
+///   holding either (`"-10"`, `"2.0"`, surrounding blanks ignored).
+/// * boolean: `true`/`false`; `"true"`/`"false"`, `"1"`/`"0"`,
+///   `"yes"`/`"no"`, `"on"`/`"off"` (any case); the numbers 1 and 0.
+/// * string: a string; a number or boolean, as its JSON text (`1` is
+///   `"1"`).
+/// * `null`, or the string `"null"`, where the schema allows null.
+/// * An empty string for a non-string argument counts as not given.
+///
+/// Unknown arguments and the other types are left to serde.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming the argument, for a value that
+/// cannot be read as its type (`1.5` or `"abc"` for an integer).
+pub fn coerce(schema: &JsonObject, args: &mut Map<String, Value>) -> Result<(), Error> {
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return Ok(());
+    };
+    let keys: Vec<String> = args.keys().cloned().collect();
+    for k in keys {
+        let Some(types) = props.get(&k).map(declared) else {
+            continue;
+        };
+        let Some(kind) = types.iter().copied().find(|t| *t != "null") else {
+            continue;
+        };
+        let nullable = types.contains(&"null");
+        let v = args.get(&k).expect("listed key");
+        match read(kind, nullable, v) {
+            Ok(Read::Keep) => {}
+            Ok(Read::Absent) => {
+                args.remove(&k);
+            }
+            Ok(Read::Value(new)) => {
+                args.insert(k, new);
+            }
+            Err(expected) => {
+                let name = NAMES
+                    .iter()
+                    .copied()
+                    .find(|n| *n == k)
+                    .unwrap_or("arguments");
+                return Err(Error::invalid(
+                    name,
+                    format!("{k} must be {expected} (received {})", shown(v)),
+                    expected,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The types a property schema declares (`type` as a string or a list).
+fn declared(p: &Value) -> Vec<&str> {
+    match p.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+enum Read {
+    Keep,
+    Absent,
+    Value(Value),
+}
+
+/// `v` read as `kind`, or what was expected.
+fn read(kind: &str, nullable: bool, v: &Value) -> Result<Read, &'static str> {
+    let expected = match kind {
+        "integer" => "an integer (like 3, -10 or \"3\")",
+        "boolean" => "true or false",
+        "string" => "a string",
+        _ => return Ok(Read::Keep),
+    };
+    let s = match v {
+        Value::Null if nullable => return Ok(Read::Keep),
+        Value::String(s) if s.is_empty() && kind != "string" => return Ok(Read::Absent),
+        Value::String(s) if nullable && s == "null" && kind != "string" => {
+            return Ok(Read::Value(Value::Null));
+        }
+        Value::String(s) => s.trim(),
+        _ => "",
+    };
+    let new = match (kind, v) {
+        ("string", Value::String(_))
+        | ("integer", Value::Number(_))
+        | ("boolean", Value::Bool(_))
+            if integer_ok(kind, v) =>
+        {
+            return Ok(Read::Keep);
+        }
+        ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
+        ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+        ("integer", Value::Number(n)) => n.as_f64().and_then(whole).map(Value::from),
+        ("integer", Value::String(_)) => s
+            .parse::<i64>()
+            .ok()
+            .or_else(|| decimal(s).and_then(whole))
+            .map(Value::from),
+        ("boolean", Value::Number(n)) => match n.as_u64() {
+            Some(0) => Some(Value::Bool(false)),
+            Some(1) => Some(Value::Bool(true)),
+            _ => None,
+        },
+        ("boolean", Value::String(_)) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Some(Value::Bool(true)),
+            "false" | "0" | "no" | "off" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        _ => None,
+    };
+    new.map(Read::Value).ok_or(expected)
+}
+
+/// An integer argument that is already a JSON integer in range.
+fn integer_ok(kind: &str, v: &Value) -> bool {
+    kind != "integer" || v.as_i64().is_some()
+}
+
+/// A decimal number written out (`2.0`, `-1e3`), not `inf` or `nan`.
+fn decimal(s: &str) -> Option<f64> {
+    let plain = s
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
+    if plain { s.parse().ok() } else { None }
+}
+
+/// `f` as an integer when it has no fraction and is exact as an `f64`.
+fn whole(f: f64) -> Option<i64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    (f.fract() == 0.0 && f.abs() <= EXACT).then_some(f as i64)
+}
+
+/// A received value for an error message, shortened.
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= 40 {
+        return s;
+    }
+    let mut t: String = s.chars().take(40).collect();
+    t.push('…');
+    t
 }
 
 /// Parses an optional id argument.
@@ -454,6 +637,82 @@ mod tests {
         assert!(selector(&None, &Some("%3".into()), None, &None, &None).is_err());
         assert!(selector(&None, &None, Some(-1), &None, &None).is_err());
         assert!(selector(&None, &None, None, &None, &Some(String::new())).is_err());
+    }
+
+    /// `args` read leniently against `T`'s schema, then parsed.
+    fn lenient<T: JsonSchema + serde::de::DeserializeOwned>(
+        args: serde_json::Value,
+    ) -> Result<T, String> {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<T>();
+        let schema = serde_json::to_value(schema).unwrap();
+        let mut map = args.as_object().unwrap().clone();
+        coerce(schema.as_object().unwrap(), &mut map).map_err(|e| e.to_string())?;
+        serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn lenient_values() {
+        use serde_json::json;
+        let a: CapturePaneArgs = lenient(json!({
+            "start": "-10", "end": 2.0, "max_lines": " 7 ", "join_wrapped": "true",
+            "pane_id": "%1"
+        }))
+        .unwrap();
+        assert_eq!(
+            (a.start, a.end, a.max_lines, a.join_wrapped),
+            (Some(-10), Some(2), Some(7), true)
+        );
+        let a: CapturePaneArgs = lenient(json!({"max_lines": "null", "start": ""})).unwrap();
+        assert_eq!((a.max_lines, a.start), (None, None));
+        let a: CapturePaneArgs = lenient(json!({"max_lines": null, "join_wrapped": 0})).unwrap();
+        assert_eq!((a.max_lines, a.join_wrapped), (None, false));
+        let a: WindowArgs = lenient(json!({"window_index": "1", "session_name": 2024})).unwrap();
+        assert_eq!(
+            (a.window_index, a.session_name.as_deref()),
+            (Some(1), Some("2024"))
+        );
+        let a: SearchPanesArgs =
+            lenient(json!({"pattern": true, "regex": "FALSE", "offset": "2.0"})).unwrap();
+        assert_eq!((a.pattern.as_str(), a.regex, a.offset), ("true", false, 2));
+        for (args, want) in [
+            (
+                json!({"start": 1.5}),
+                "start must be an integer (like 3, -10 or \"3\") (received 1.5)",
+            ),
+            (
+                json!({"start": "abc"}),
+                "start must be an integer (like 3, -10 or \"3\") (received \"abc\")",
+            ),
+            (json!({"end": "1.5"}), "end must be an integer"),
+            (json!({"end": "inf"}), "end must be an integer"),
+            (json!({"end": 1e300}), "end must be an integer"),
+            (json!({"end": true}), "end must be an integer"),
+            (
+                json!({"join_wrapped": "maybe"}),
+                "join_wrapped must be true or false",
+            ),
+            (
+                json!({"join_wrapped": 2}),
+                "join_wrapped must be true or false",
+            ),
+            (
+                json!({"pane_id": ["%1"]}),
+                "pane_id must be a string (received [\"%1\"])",
+            ),
+        ] {
+            let e = lenient::<CapturePaneArgs>(args.clone()).unwrap_err();
+            assert!(e.starts_with(want), "{args}: {e}");
+        }
+        let e = lenient::<SearchPanesArgs>(json!({"pattern": null})).unwrap_err();
+        assert!(e.starts_with("pattern must be a string"), "{e}");
+        // Unknown arguments stay serde's to report.
+        assert!(
+            lenient::<ServerArgs>(json!({"bogus": "1"}))
+                .unwrap_err()
+                .contains("bogus")
+        );
     }
 
     #[test]

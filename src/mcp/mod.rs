@@ -3,25 +3,28 @@
 //! with rmcp.
 //!
 //! * [`tools`]: the tool catalog and what each tool does.
-//! * [`args`]: argument types, defaults and checks.
+//! * [`args`]: argument types, defaults, checks and lenient reading.
+//! * [`schema`]: the JSON Schemas clients see, tidied.
+//! * [`budget`]: the response budget every answer fits.
 //! * [`filters`]: the list tools' Django-style `filters`.
 //! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
 //!   (limits, encoding, batches, JSON-RPC errors answered here).
 //! * [`stdio`]: the stdio transport: reader, rmcp, one stdout writer.
 //!
-//! Results: an object result is sent as `structuredContent` and as the
-//! same JSON in a text block; a list is wrapped as `{"result": [...]}` (the
-//! text block holds the bare list); text results (`capture_pane`,
-//! `display_message`) are the text itself, with a structured copy that
-//! adds metadata. Failures are tool results with `isError: true`, a
+//! Results: every result is one JSON object, sent as `structuredContent`
+//! and serialized as the text block; lists are `{"result": [...]}`. Each
+//! answer fits the response budget ([`budget`]; 1 MiB of text by default)
+//! and says what it cut to fit. Failures are tool results with `isError: true`, a
 //! message a model can act on, and `_meta` `{error_type, expected,
 //! suggestion}`; only a message that is not a usable JSON-RPC request
 //! becomes a JSON-RPC error (for example `-32602` for a `tools/call` with
 //! non-object `arguments`; see [`jsonrpc`]). Logs go to stderr only.
 
 pub mod args;
+pub mod budget;
 pub mod filters;
 pub mod jsonrpc;
+pub mod schema;
 pub mod stdio;
 pub mod tools;
 
@@ -35,14 +38,20 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
+use budget::Budget;
 
 /// Instructions sent at `initialize`.
 pub const INSTRUCTIONS: &str = "\
 tmuxwire reads a tmux server directly over its socket (control mode; no tmux process per call).\n\
 \n\
-HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N). Target by id when you can: ids are \
-unique and stable; names are not. Without a target, pane tools use the active pane of the active \
-window of the session a person used last.\n\
+HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N).\n\
+\n\
+TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: unique and stable; \
+names are not, so prefer ids); session_name is matched exactly; window_index is a window's index \
+in that session. Without a target, pane tools use the active pane (of the window or session given, \
+else of the session a person used last). socket_name (tmux -L name) selects another server. \
+is_caller=true marks the pane running this client; session_attached does not count tmuxwire's own \
+clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text.\n\
@@ -50,32 +59,44 @@ capture_pane and snapshot_pane return what a pane shows; search_panes finds text
 SEARCH: search_panes searches every pane's whole scrollback and screen by default, as logical lines \
 (soft wraps joined, so text split by a wrap is found). Patterns are literal unless regex=true. Each \
 matched line comes with its tmux line number (0 = top of the screen, negative = scrollback), usable \
-as capture_pane start/end.";
+as capture_pane start/end.\n\
+\n\
+LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
+truncated_lines and truncated_bytes (capture_pane), content_truncated_lines (snapshot_pane), \
+lines_omitted (search_panes), omitted (lists). next holds the capture_pane arguments that return \
+the lines cut.";
 
 /// The MCP server handler.
 #[derive(Clone)]
 pub struct TmuxwireServer {
     servers: Arc<Servers>,
     tools: Arc<Vec<Tool>>,
+    budget: Budget,
 }
 
 impl TmuxwireServer {
-    /// A server answering for `servers`.
+    /// A server answering for `servers`, with the default response budget.
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
             servers,
             tools: Arc::new(tools::catalog()),
+            budget: Budget::default(),
         }
     }
 
-    /// Runs one tool by name (the `tools/call` body), for callers that are
-    /// not MCP clients: the CLI and the demo use this same path.
+    /// The same server with response budget `budget`.
+    pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
+        TmuxwireServer { budget, ..self }
+    }
+
+    /// Runs one tool by name: the `tools/call` body, within the response
+    /// budget. (The CLI runs tools through [`tools::call`], without one.)
     pub async fn call(
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> rmcp::model::CallToolResult {
-        tools::call(&self.servers, name, arguments).await
+        tools::call_within(&self.servers, self.budget, name, arguments, None).await
     }
 }
 
@@ -108,7 +129,9 @@ impl ServerHandler for TmuxwireServer {
         // results are discarded.
         let progress = progress_sink(&context);
         tokio::select! {
-            r = tools::call_with(&self.servers, &request.name, args, progress) => Ok(r.into()),
+            r = tools::call_within(&self.servers, self.budget, &request.name, args, progress) => {
+                Ok(r.into())
+            }
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
         }
     }
@@ -142,18 +165,20 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
+/// Every tool answer fits `budget`.
 ///
 /// # Errors
 ///
 /// Transport failures during initialization or service.
 pub async fn serve_stdio(
     servers: Arc<Servers>,
+    budget: Budget,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
     let (read, write) = rmcp::transport::io::stdio_pipes();
     stdio::serve(
-        TmuxwireServer::new(servers),
+        TmuxwireServer::new(servers).with_budget(budget),
         read,
         write,
         jsonrpc::MAX_LINE_BYTES,

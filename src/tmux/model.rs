@@ -299,9 +299,10 @@ pub struct PaneSnapshot {
     pub cursor_x: i64,
     /// Cursor row, 0-based from the top of the visible screen.
     pub cursor_y: i64,
-    /// Width in cells.
+    /// Width in cells. (The `snapshot_pane` tool sends it as a string, as
+    /// every other tool sends `pane_width`.)
     pub pane_width: i64,
-    /// Height in rows.
+    /// Height in rows (a string in `snapshot_pane`, as `pane_width`).
     pub pane_height: i64,
     /// Position in the window.
     #[serde(flatten)]

@@ -663,12 +663,70 @@ impl Tmux {
     /// Values arrive in one record (see [`crate::control::format`]), so
     /// they come back exactly and cannot cut the answer.
     ///
+    /// `#{session_attached}` and `#{session_many_attached}` leave out
+    /// tmuxwire's own control clients, as `list_sessions` does, so every
+    /// tool gives one answer.
+    ///
     /// # Errors
     ///
     /// [`Error::NotFound`] for a missing pane; connection errors.
     pub async fn display(&self, target: &Target, parts: &[Part<'_>]) -> Result<String, Error> {
+        if parts
+            .iter()
+            .any(|p| matches!(p, Part::Var(v) if CLIENT_COUNTS.contains(v)))
+        {
+            return self.display_counted(target, parts).await;
+        }
         let q = Query::from_parts(&[parts.to_vec()]);
         let r = self.one(&pane_lookup(target, &q), &q, target).await?;
         Ok(r.string(0))
     }
+
+    /// [`Tmux::display`] for a format that counts a session's clients.
+    ///
+    /// The format is split into fields: the pane's `#{session_id}` first,
+    /// then runs of other parts, and each count on its own as the raw
+    /// `#{session_attached}`. One round trip also lists the clients, and
+    /// the counts are put back with tmuxwire's clients of that session
+    /// subtracted.
+    async fn display_counted(&self, target: &Target, parts: &[Part<'_>]) -> Result<String, Error> {
+        // Field kinds after the session id: `None` text, `Some(var)` a count.
+        let mut fields: Vec<Vec<Part<'_>>> = vec![vec![Part::Var("session_id")]];
+        let mut kinds: Vec<Option<&str>> = Vec::new();
+        for p in parts {
+            match p {
+                Part::Var(v) if CLIENT_COUNTS.contains(v) => {
+                    fields.push(vec![Part::Var("session_attached")]);
+                    kinds.push(Some(v));
+                }
+                other => match (kinds.last(), fields.last_mut()) {
+                    (Some(None), Some(f)) => f.push(other.clone()),
+                    _ => {
+                        fields.push(vec![other.clone()]);
+                        kinds.push(None);
+                    }
+                },
+            }
+        }
+        let q = Query::from_parts(&fields);
+        let (body, ours) = self.with_own_clients(pane_lookup(target, &q)).await?;
+        let r = one_record(&q, &body, target)?;
+        let mine = ours.get(r.str(0)).copied().unwrap_or(0);
+        let mut out = String::new();
+        for (i, kind) in kinds.iter().enumerate() {
+            let field = i + 1;
+            match (kind, r.int(field)) {
+                (Some("session_many_attached"), Some(n)) => {
+                    out.push_str(if n - mine > 1 { "1" } else { "0" });
+                }
+                (Some(_), Some(n)) => out.push_str(&(n - mine).max(0).to_string()),
+                _ => out.push_str(r.str(field)),
+            }
+        }
+        Ok(out)
+    }
 }
+
+/// Format variables that count a session's clients, and so would count
+/// tmuxwire's own control clients.
+const CLIENT_COUNTS: &[&str] = &["session_attached", "session_many_attached"];

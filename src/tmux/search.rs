@@ -62,6 +62,9 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Where to report progress (seeding the mirror, panes searched).
     pub progress: Option<Progress>,
+    /// Bytes of matched lines the answer may carry (with their JSON
+    /// overhead); [`RESPONSE_BUDGET`] unless the caller has its own.
+    pub response_budget: usize,
 }
 
 /// Which source answered for a pane.
@@ -164,8 +167,9 @@ pub struct SearchPanesResult {
     /// Panes searched.
     pub panes_searched: usize,
     /// Matched lines left out of this page to keep the answer within the
-    /// response budget (1 MiB), beyond those `max_matched_lines_per_pane`
-    /// left out; each pane's `matched_line_count` still counts them.
+    /// response budget (1 MiB by default), beyond those
+    /// `max_matched_lines_per_pane` left out; each pane's
+    /// `matched_line_count` still counts them.
     /// Narrow the search (`content_start`/`content_end`, a session, a
     /// tighter pattern, `limit`) to see them.
     pub lines_omitted: usize,
@@ -198,8 +202,9 @@ const FIELDS: &[&str] = &[
 /// Captures requested from tmux at once during a search.
 const CAPTURES_IN_FLIGHT: usize = 2;
 
-/// Bytes of matched lines one answer carries at most (about 1 MiB of
-/// text); older lines beyond it are left out and counted in
+/// Bytes of matched lines one answer carries at most by default (about
+/// 1 MiB of text; see [`SearchRequest::response_budget`]); older lines
+/// beyond it are left out and counted in
 /// [`SearchPanesResult::lines_omitted`].
 pub const RESPONSE_BUDGET: usize = 1 << 20;
 
@@ -531,8 +536,9 @@ impl Tmux {
     /// Runs a search (see the module docs).
     ///
     /// Panes are searched in order, a few at a time; only the page's panes
-    /// keep their lines, and only within [`RESPONSE_BUDGET`] bytes, so
-    /// memory and the answer stay bounded however many lines match.
+    /// keep their lines, and only within [`SearchRequest::response_budget`]
+    /// bytes, so memory and the answer stay bounded however many lines
+    /// match.
     ///
     /// # Errors
     ///
@@ -605,7 +611,7 @@ impl Tmux {
         let page_end = req
             .limit
             .map_or(usize::MAX, |l| req.offset.saturating_add(l));
-        let mut budget = RESPONSE_BUDGET;
+        let mut budget = req.response_budget;
         let mut matched = 0usize;
         let mut page: Vec<Searched> = Vec::new();
         let mut truncated_panes = Vec::new();

@@ -1,0 +1,255 @@
+// tmuxwire mcp as two real clients see it, against a private tmux server:
+//
+// * the official TypeScript SDK client: tools/list and a call of every tool print no warning
+//   (the SDK compiles every output schema and complains about non-standard formats), every
+//   result validates against its output schema (the SDK checks), its text block is the
+//   structured result serialized, and arguments sent as strings (as the Inspector's forms
+//   send them) work, including every field a tool returned, passed back unchanged;
+// * the MCP Inspector CLI: `--strict` finds no portability problem in tools/list, and every
+//   tool is callable with --tool-arg key=value pairs.
+//
+// Run: npm ci && node --test surface.test.mjs (TMUXWIRE_BIN: the binary; default
+// ../../target/debug/tmuxwire; TMUXWIRE_NODE_TMUX: the tmux to run, default tmux).
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BIN = process.env.TMUXWIRE_BIN ?? resolve(here, "../../target/debug/tmuxwire");
+const TMUX = process.env.TMUXWIRE_NODE_TMUX ?? "tmux";
+const INSPECTOR = join(here, "node_modules/.bin/mcp-inspector");
+const TOOLS = [
+  "list_sessions", "list_windows", "list_panes", "get_server_info", "get_session_info",
+  "get_window_info", "get_pane_info", "capture_pane", "snapshot_pane", "display_message",
+  "search_panes",
+];
+
+let dir;
+let sock;
+
+function tmux(...args) {
+  return execFileSync(TMUX, ["-S", sock, "-f", "/dev/null", ...args], { encoding: "utf8" });
+}
+
+/** Polls `cond` until it returns something truthy, or fails after `ms`. */
+async function waitFor(what, cond, ms = 15000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = cond();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+before(async () => {
+  assert.ok(existsSync(BIN), `${BIN} missing: run cargo build (or cargo test) first`);
+  dir = mkdtempSync(join(tmpdir(), "tmuxwire-node-"));
+  sock = join(dir, "tmux.sock");
+  tmux("new-session", "-d", "-s", "nodetest", "-x", "100", "-y", "30", "sh");
+  tmux("new-window", "-d", "-t", "=nodetest:1", "sh");
+  // A session whose name a JSON parser reads as a number.
+  tmux("new-session", "-d", "-s", "2024", "sh");
+  tmux("send-keys", "-t", "=nodetest:0", "-l", "printf 'NODE-%s\\n' MARK; seq 1 60");
+  tmux("send-keys", "-t", "=nodetest:0", "Enter");
+  await waitFor("the pane's output", () =>
+    tmux("capture-pane", "-p", "-t", "=nodetest:0", "-S", "-100").includes("60\n"));
+});
+
+after(() => {
+  try {
+    tmux("kill-server");
+  } catch {
+    // Already gone.
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Connects the SDK client, recording everything written to the console meanwhile. */
+async function connect(console_lines) {
+  for (const k of ["warn", "error", "log", "info", "debug"]) {
+    const orig = console[k];
+    console[k] = (...a) => {
+      console_lines.push(`${k}: ${a.join(" ")}`);
+      orig(...a);
+    };
+  }
+  const env = { ...process.env };
+  for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_RESPONSE_BUDGET"]) {
+    delete env[k];
+  }
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["-S", sock, "mcp"],
+    env,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "tmuxwire-node-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** Every value of `args` as a string, as a form-based client sends them. */
+function strings(args) {
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [k, typeof v === "object" ? v : String(v)]),
+  );
+}
+
+/** Calls a tool that must succeed; checks the text block against the structured result. */
+async function ok(client, name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  const text = r.content?.[0]?.text;
+  assert.notEqual(r.isError, true, `${name} ${JSON.stringify(args)}: ${text}`);
+  assert.equal(r.content.length, 1, `${name}: one text block`);
+  assert.deepEqual(JSON.parse(text), r.structuredContent, `${name}: text = structured`);
+  return r.structuredContent;
+}
+
+test("the TypeScript SDK client: no warning, every tool, arguments as strings", async () => {
+  const lines = [];
+  const client = await connect(lines);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), TOOLS);
+    for (const t of tools) {
+      assert.equal(t.outputSchema?.type, "object", `${t.name}: output schema`);
+    }
+
+    const sessions = (await ok(client, "list_sessions", {})).result;
+    const s = sessions.find((x) => x.session_name === "nodetest");
+    assert.ok(s, JSON.stringify(sessions));
+    assert.equal(s.session_attached, "0");
+    const windows = (await ok(client, "list_windows", strings({ session_id: s.session_id }))).result;
+    assert.equal(windows.length, 2);
+    const w = windows[0];
+    // Every field goes back unchanged: window_index is "0" in results.
+    const wi = await ok(client, "get_window_info", {
+      session_name: w.session_name,
+      window_index: w.window_index,
+    });
+    assert.equal(wi.window_id, w.window_id);
+    const panes = (await ok(client, "list_panes", {
+      session_id: w.session_id,
+      window_index: w.window_index,
+    })).result;
+    const p = panes[0];
+    const pi = await ok(client, "get_pane_info", {
+      pane_id: p.pane_id,
+      window_id: p.window_id,
+      session_id: p.session_id,
+      session_name: p.session_name,
+    });
+    assert.equal(pi.pane_width, p.pane_width);
+    const server = await ok(client, "get_server_info", {});
+    assert.equal(server.is_alive, true);
+    await ok(client, "get_session_info", { session_name: s.session_name });
+    // A string argument given as a number (as a JSON-parsing client sends "2024").
+    await ok(client, "get_session_info", { session_name: 2024 });
+
+    const cap = await ok(client, "capture_pane", strings({
+      pane_id: p.pane_id, start: -100, end: 29, max_lines: 5, join_wrapped: false,
+    }));
+    assert.equal(cap.lines, 5);
+    assert.ok(cap.truncated_lines > 0, JSON.stringify(cap));
+    // next: the arguments that return the lines cut, passed back as strings too.
+    const older = await ok(client, "capture_pane", strings(cap.next));
+    assert.ok(older.result.length > 0);
+    const joined = await ok(client, "capture_pane", strings({
+      pane_id: p.pane_id, join_wrapped: true, max_lines: "null",
+    }));
+    assert.equal(joined.truncated_lines, 0);
+
+    const snap = await ok(client, "snapshot_pane", strings({ pane_id: p.pane_id, max_lines: 3 }));
+    assert.equal(snap.pane_width, p.pane_width, "one type per field");
+    assert.equal(snap.content_truncated, true);
+    await ok(client, "capture_pane", snap.next);
+
+    const d = await ok(client, "display_message", strings({
+      pane_id: p.pane_id, format_string: "#{session_attached} #{pane_id}",
+    }));
+    assert.equal(d.result, `0 ${p.pane_id}`);
+
+    const found = await ok(client, "search_panes", strings({
+      pattern: "NODE-MARK", regex: false, match_case: true, limit: 10, offset: 0,
+      max_matched_lines_per_pane: 5, session_id: s.session_id,
+    }));
+    assert.equal(found.total_panes_matched, 1, JSON.stringify(found));
+    const line = found.matches[0].matched_line_numbers.at(-1);
+    const at = await ok(client, "capture_pane", { pane_id: p.pane_id, start: line, end: line });
+    assert.equal(at.result, "NODE-MARK");
+
+    // A value that is not an integer: a tool error naming the argument.
+    const bad = await client.callTool({ name: "capture_pane", arguments: { start: "1.5" } });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /^start must be an integer/);
+  } finally {
+    await client.close();
+  }
+  assert.deepEqual(lines, [], "the SDK printed nothing");
+});
+
+const run = promisify(execFile);
+
+/** `mcp-inspector --cli ... -- tmuxwire mcp`: its JSON answer. */
+async function inspector(args) {
+  const { stdout, stderr } = await run(
+    INSPECTOR,
+    ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, ...args, "--", BIN, "mcp"],
+    { encoding: "utf8", maxBuffer: 64 << 20 },
+  );
+  return { answer: JSON.parse(stdout), stderr };
+}
+
+test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg pairs", async () => {
+  const { answer, stderr } = await inspector(["--strict", "--method", "tools/list"]);
+  assert.deepEqual(answer.result.tools.map((t) => t.name), TOOLS);
+  assert.doesNotMatch(stderr, /Warning|Error|problem/i, stderr);
+
+  const pane = tmux("display-message", "-p", "-t", "=nodetest:0", "#{pane_id}").trim();
+  const session = tmux("display-message", "-p", "-t", "=nodetest:0", "#{session_id}").trim();
+  const calls = [
+    ["list_sessions", [`filters={"session_name__contains":"node"}`]],
+    ["list_windows", ["session_name=nodetest"]],
+    ["list_panes", ["session_name=nodetest", "window_index=1"]],
+    ["get_server_info", []],
+    ["get_session_info", ["session_name=2024"]],
+    ["get_window_info", [`session_id=${session}`, "window_index=0"]],
+    ["get_pane_info", [`pane_id=${pane}`]],
+    ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true"]],
+    ["snapshot_pane", [`pane_id=${pane}`, "max_lines=null"]],
+    ["display_message", [`pane_id=${pane}`, "format_string=#{session_attached}"]],
+    ["search_panes", ["pattern=NODE-MARK", "regex=false", "match_case=true", "limit=5",
+      "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest"]],
+  ];
+  assert.deepEqual(calls.map(([n]) => n), TOOLS);
+  // A few at a time: each run starts node and tmuxwire.
+  const results = [];
+  for (let i = 0; i < calls.length; i += 4) {
+    results.push(...await Promise.all(calls.slice(i, i + 4).map(async ([name, pairs]) => {
+      const args = ["--method", "tools/call", "--tool-name", name];
+      for (const kv of pairs) args.push("--tool-arg", kv);
+      return [name, (await inspector(args)).answer];
+    })));
+  }
+  for (const [name, answer] of results) {
+    const r = answer.result;
+    assert.ok(r, `${name}: ${JSON.stringify(answer)}`);
+    assert.equal(r.isError, false, `${name}: ${JSON.stringify(r)}`);
+    assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, name);
+  }
+  const by = Object.fromEntries(results.map(([n, a]) => [n, a.result.structuredContent]));
+  assert.equal(by.get_session_info.session_name, "2024");
+  assert.equal(by.capture_pane.lines, 3);
+  assert.equal(by.display_message.result, "0");
+  assert.equal(by.search_panes.total_panes_matched, 1);
+});

@@ -1,0 +1,379 @@
+//! The MCP surface as any client sees it, over raw JSON-RPC lines from the `tmuxwire mcp`
+//! binary: `tools/list` stays small and uses only standard JSON Schema; the largest answers
+//! stay within the response budget, their JSON-RPC lines far under the 10 MiB at which the
+//! TypeScript SDK closes the connection, and say how to get what they cut; every field a tool
+//! returns goes back as an argument unchanged.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use crate::support::*;
+
+/// The line length at which the TypeScript SDK's stdio transport gives up (10 MiB).
+const CLIENT_LIMIT: usize = 10 << 20;
+
+/// The response budget's ceiling (`tmuxwire::mcp::budget::CEILING`).
+const CEILING: usize = 3 << 20;
+
+/// `tmuxwire -S socket mcp ARGS` spoken to line by line.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    id: i64,
+}
+
+impl Raw {
+    /// Spawns the server and completes the handshake.
+    async fn start(socket: &Path, args: &[&str]) -> Raw {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+        for k in [
+            "TMUX",
+            "TMUX_PANE",
+            "TMUXWIRE_RESPONSE_BUDGET",
+            "TMUXWIRE_LOG",
+        ] {
+            cmd.env_remove(k);
+        }
+        cmd.arg("-S").arg(socket).arg("mcp").args(args);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn tmuxwire mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let mut raw = Raw {
+            child,
+            stdin,
+            stdout,
+            id: 0,
+        };
+        raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "surface-test", "version": "0"}}),
+        )
+        .await;
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, msg: Value) {
+        let mut b = serde_json::to_vec(&msg).unwrap();
+        b.push(b'\n');
+        within("write to stdin", self.stdin.write_all(&b))
+            .await
+            .unwrap();
+    }
+
+    /// Sends a request; returns the answer's line length in bytes and its `result`.
+    async fn request(&mut self, method: &str, params: Value) -> (usize, Value) {
+        self.id += 1;
+        let id = self.id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(120), self.stdout.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("{method}: no answer within 120 s"))
+                .unwrap()
+                .unwrap_or_else(|| panic!("{method}: stdout ended"));
+            let v: Value = serde_json::from_str(&line).expect("a JSON line");
+            if v["id"] == json!(id) {
+                assert!(v.get("error").is_none(), "{method}: {v}");
+                return (line.len(), v["result"].clone());
+            }
+        }
+    }
+
+    /// Calls a tool that must succeed: the line length and the result, after checking that
+    /// the text block is the structured result serialized.
+    async fn call(&mut self, tool: &str, args: Value) -> (usize, Value) {
+        let (len, r) = self
+            .request("tools/call", json!({"name": tool, "arguments": args}))
+            .await;
+        assert_ne!(r["isError"], json!(true), "{tool} {args}: {r}");
+        let text = r["content"][0]["text"].as_str().expect("a text block");
+        let parsed: Value = serde_json::from_str(text).expect("the text block is JSON");
+        assert_eq!(
+            parsed, r["structuredContent"],
+            "{tool}: text block = structured"
+        );
+        (len, r)
+    }
+
+    async fn stop(mut self) {
+        drop(self.stdin);
+        let _ = within("server exit", self.child.wait()).await;
+    }
+}
+
+fn text_len(r: &Value) -> usize {
+    r["content"][0]["text"].as_str().map_or(0, str::len)
+}
+
+/// `tools/list` is one line of at most 15,000 bytes, with plain JSON Schema: no `$defs`,
+/// `$ref`, `$schema`, Rust type names as titles, non-standard formats or doc links.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_is_small_and_standard() {
+    let server = TestServer::start(&system_tmux());
+    let mut raw = Raw::start(&server.socket, &[]).await;
+    let (len, r) = raw.request("tools/list", json!({})).await;
+    assert!(len <= 15_000, "tools/list is {len} bytes");
+    fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let p = format!("{path}/{k}");
+                    if let ("properties", Value::Object(props)) = (k.as_str(), x) {
+                        // Property names (a field may be called "title") are not keywords.
+                        for (name, sub) in props {
+                            walk(sub, &format!("{p}/{name}"), bad);
+                        }
+                        continue;
+                    }
+                    match (k.as_str(), x) {
+                        ("$defs" | "$ref" | "$schema" | "title", _) => bad.push(p.clone()),
+                        ("format", _) => bad.push(format!("{p} = {x}")),
+                        ("description", Value::String(d))
+                            if d.contains("[`") || d.contains("::") || d.contains('`') =>
+                        {
+                            bad.push(format!("{p} = {d:?}"))
+                        }
+                        _ => {}
+                    }
+                    walk(x, &p, bad);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, path, bad)),
+            _ => {}
+        }
+    }
+    let mut bad = Vec::new();
+    for t in r["tools"].as_array().expect("tools") {
+        let name = t["name"].as_str().unwrap();
+        walk(&t["inputSchema"], &format!("{name}/input"), &mut bad);
+        walk(&t["outputSchema"], &format!("{name}/output"), &mut bad);
+        let d = t["description"].as_str().unwrap();
+        assert!(!d.contains('`'), "{name}: {d}");
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    raw.stop().await;
+}
+
+/// Writes `n` numbered lines, each padded with `"` and `\` (the characters JSON escapes), so
+/// every byte of text costs the most on the wire.
+fn write_lines(path: &Path, n: usize) {
+    let pad = "\\\"".repeat(16);
+    let mut s = String::with_capacity(n * 40);
+    for i in 1..=n {
+        s.push_str(&format!("{i:06}{pad}\n"));
+    }
+    std::fs::write(path, s).expect("write the lines");
+}
+
+fn number_of(line: &str) -> u64 {
+    line.get(..6)
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("not a numbered line: {line:?}"))
+}
+
+/// The lines of a capture's text, without the truncation header.
+fn body(r: &Value) -> Vec<String> {
+    r["structuredContent"]["result"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("[... truncated "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The largest answers: a capture of a 200,000-line pane and a search returning every line of
+/// it, with the default budget and at the ceiling (a larger budget asked for is clamped to it).
+/// Every answer's text is within the budget, its line under 3 × the budget plus a small
+/// envelope (so under 10 MiB at the ceiling), and it says what it cut; following `next`
+/// returns the lines just before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn largest_answers_stay_under_the_ceiling() {
+    const N: usize = 200_000;
+    let server = TestServer::builder(&system_tmux())
+        .size(80, 24)
+        .history_limit(N as u32 + 1000)
+        .start();
+    let pane = server
+        .tmux_ok(&["display-message", "-p", "-t", "=main:", "#{pane_id}"])
+        .trim()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lines.txt");
+    write_lines(&file, N);
+    let marker = unique_name("");
+    let cmd = format!("cat {}; printf '%s-%s\\n' DONE {marker}", file.display());
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", &cmd]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    let t = std::time::Instant::now();
+    server.wait_for_text(
+        &pane,
+        &format!("DONE-{marker}\n$"),
+        Duration::from_secs(120),
+    );
+    eprintln!("{N} lines written in {:?}", t.elapsed());
+
+    // 64M is clamped to the ceiling.
+    for (args, budget) in [
+        (&[][..], 1 << 20),
+        (&["--response-budget", "64M"][..], CEILING),
+    ] {
+        let ctx = format!("budget {budget} ({args:?})");
+        let mut raw = Raw::start(&server.socket, args).await;
+        let limit = 3 * budget + 4096;
+
+        // Rows: the newest lines that fit, and next for the ones before.
+        let (len, r) = raw
+            .call(
+                "capture_pane",
+                json!({"pane_id": pane, "start": -300_000, "max_lines": null}),
+            )
+            .await;
+        eprintln!(
+            "{ctx}: capture of {N} rows: line {len} bytes, text {}",
+            text_len(&r)
+        );
+        assert!(
+            len < limit && len < CLIENT_LIMIT,
+            "{ctx}: capture line {len}"
+        );
+        assert!(text_len(&r) <= budget, "{ctx}: text {}", text_len(&r));
+        let c = &r["structuredContent"];
+        assert!(c["truncated_lines"].as_u64().unwrap() > 1000, "{ctx}");
+        assert!(c["truncated_bytes"].as_u64().unwrap() > 10_000, "{ctx}");
+        let lines = body(&r);
+        assert_eq!(c["lines"], json!(lines.len()));
+        let first = number_of(lines.iter().find(|l| l.len() > 6).unwrap());
+        assert!(
+            lines.iter().any(|l| l.starts_with(&format!("{N:06}"))),
+            "{ctx}"
+        );
+        let next = c["next"].clone();
+        assert_eq!(next["pane_id"], json!(pane), "{ctx}: {next}");
+        let (len, older) = raw.call("capture_pane", next.clone()).await;
+        assert!(len < limit, "{ctx}: next line {len}");
+        let older = body(&older);
+        assert_eq!(
+            number_of(older.last().unwrap()),
+            first - 1,
+            "{ctx}: next {next} ends just before the first line returned"
+        );
+
+        // Logical lines: cut the same way.
+        let (len, r) = raw
+            .call(
+                "capture_pane",
+                json!({"pane_id": pane, "start": -300_000, "max_lines": null, "join_wrapped": true}),
+            )
+            .await;
+        assert!(len < limit, "{ctx}: joined capture line {len}");
+        assert!(text_len(&r) <= budget, "{ctx}");
+        assert!(r["structuredContent"]["truncated_lines"].as_u64().unwrap() > 1000);
+
+        // A search matching every line, with no per-pane cap to speak of.
+        let (len, r) = raw
+            .call(
+                "search_panes",
+                json!({"pattern": "\\\"\\", "max_matched_lines_per_pane": 1_000_000_000}),
+            )
+            .await;
+        eprintln!("{ctx}: search: line {len} bytes, text {}", text_len(&r));
+        assert!(
+            len < limit && len < CLIENT_LIMIT,
+            "{ctx}: search line {len}"
+        );
+        assert!(text_len(&r) <= budget, "{ctx}: text {}", text_len(&r));
+        let s = &r["structuredContent"];
+        let m = &s["matches"][0];
+        let kept = m["matched_lines"].as_array().unwrap().len() as u64;
+        assert!(
+            m["matched_line_count"].as_u64().unwrap() >= N as u64,
+            "{ctx}"
+        );
+        assert_eq!(
+            s["lines_omitted"].as_u64().unwrap(),
+            m["matched_line_count"].as_u64().unwrap() - kept,
+            "{ctx}"
+        );
+        assert_eq!(s["truncated"], json!(true));
+
+        for (tool, args) in [
+            ("snapshot_pane", json!({"pane_id": pane})),
+            ("list_panes", json!({})),
+        ] {
+            let (len, r) = raw.call(tool, args).await;
+            assert!(len < limit, "{ctx}: {tool} line {len}");
+            assert!(text_len(&r) <= budget, "{ctx}: {tool}");
+        }
+        raw.stop().await;
+    }
+}
+
+/// Every field a tool returns goes back as an argument unchanged (`window_index: "1"`), and
+/// numbers and booleans sent as strings or exact floats are read as such; other values are an
+/// error naming the argument.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_round_trip() {
+    let server = TestServer::builder(&system_tmux()).session("rt").start();
+    server.tmux_ok(&["new-window", "-d", "-t", "=rt:1"]);
+    let mut raw = Raw::start(&server.socket, &[]).await;
+    let (_, r) = raw
+        .call("list_windows", json!({"session_name": "rt"}))
+        .await;
+    let windows = r["structuredContent"]["result"].as_array().unwrap().clone();
+    assert_eq!(windows.len(), 2);
+    for w in &windows {
+        let args = json!({"session_id": w["session_id"], "window_index": w["window_index"]});
+        let (_, r) = raw.call("get_window_info", args).await;
+        assert_eq!(r["structuredContent"]["window_id"], w["window_id"]);
+        let (_, r) = raw
+            .call(
+                "list_panes",
+                json!({"session_name": w["session_name"], "window_index": w["window_index"]}),
+            )
+            .await;
+        for p in r["structuredContent"]["result"].as_array().unwrap() {
+            let args = json!({"pane_id": p["pane_id"], "window_id": p["window_id"],
+                              "session_id": p["session_id"]});
+            raw.call("get_pane_info", args).await;
+        }
+    }
+    let (_, r) = raw
+        .call(
+            "capture_pane",
+            json!({"start": "-10", "end": 2.0, "max_lines": "5", "join_wrapped": "true"}),
+        )
+        .await;
+    assert!(r["structuredContent"]["lines"].as_u64().unwrap() <= 5);
+    for (args, name) in [
+        (json!({"start": 1.5}), "start"),
+        (json!({"max_lines": "abc"}), "max_lines"),
+        (json!({"join_wrapped": "maybe"}), "join_wrapped"),
+    ] {
+        let (_, r) = raw
+            .request(
+                "tools/call",
+                json!({"name": "capture_pane", "arguments": args}),
+            )
+            .await;
+        assert_eq!(r["isError"], json!(true), "{args}: {r}");
+        assert_eq!(r["_meta"]["error_type"], json!("InvalidArgument"), "{r}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with(&format!("{name} must be ")), "{text}");
+    }
+    raw.stop().await;
+}
