@@ -31,7 +31,6 @@ use serde::Serialize;
 
 use super::error::Error;
 use super::handle::Tmux;
-use super::model::Geometry;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
@@ -79,16 +78,13 @@ pub enum Source {
 }
 
 /// The matches in one pane (libtmux-mcp `PaneContentMatch`, plus line
-/// numbers, positions and the source).
+/// numbers, positions and the source). The pane is named once, by its ids,
+/// names, indexes, command and path; its geometry and tty (which
+/// libtmux-mcp repeats for every match) are `list_panes`' to tell.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PaneContentMatch {
     /// Pane id, `%N`.
     pub pane_id: String,
-    /// Position in the window (zeros for a pane that is gone).
-    #[serde(flatten)]
-    pub geometry: Geometry,
-    /// The pane's tty device.
-    pub pane_tty: String,
     /// Name of the foreground process.
     pub pane_current_command: String,
     /// Working directory of the foreground process.
@@ -476,7 +472,6 @@ fn capture_cmd(req: &SearchRequest, join: bool) -> Command {
 #[derive(Clone, Debug)]
 struct Facts {
     pane_id: String,
-    geometry: Geometry,
     meta: PaneMeta,
 }
 
@@ -484,7 +479,6 @@ impl Facts {
     fn of_record(r: &Record) -> Facts {
         Facts {
             pane_id: r.string(0),
-            geometry: Geometry::from_record(r, 1),
             meta: meta_of(r),
         }
     }
@@ -781,8 +775,6 @@ impl Tmux {
         PaneContentMatch {
             is_caller: self.is_caller(&facts.pane_id),
             pane_id: facts.pane_id,
-            geometry: facts.geometry,
-            pane_tty: m.pane_tty,
             pane_current_command: m.pane_current_command,
             window_id: m.window_id,
             window_name: m.window_name,
@@ -847,7 +839,6 @@ async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<Atomic
     Searched {
         facts: Facts {
             pane_id: p.id.to_string(),
-            geometry: Geometry::default(),
             meta,
         },
         scan,
