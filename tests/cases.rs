@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{DEADLINE, TestServer, servers, tmux_bins, within};
+use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until_true, within};
 use util::*;
 
 /// Helpers shared by the integration tests in `cases`, `hostile` and `cli`.
@@ -1003,6 +1003,53 @@ async fn c20_copy_mode_scroll_is_reported() {
         for k in ["total_panes_matched", "truncated", "panes_searched"] {
             assert_eq!(after[k], before[k], "tmux {}: {k}", bin.label);
         }
+    }
+}
+
+/// C29: blank lines in the middle of a screen are kept, padding rows below the text are not,
+/// and a snapshot covers the rows down to the cursor (the two blank lines a program printed
+/// above its prompt are part of the screen it left).
+///
+/// Source: https://github.com/wezterm/wezterm/pull/7985
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c29_interior_blanks_kept_and_snapshot_reaches_the_cursor() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("blank")
+            .size(40, 12)
+            .command(r"printf 'top\n\n\n   \nbottom\n\n\n'; read -r x")
+            .start();
+        let pane = first_pane(&server);
+        let cursor_row = || {
+            server
+                .tmux_ok(&["display-message", "-p", "-t", &pane, "#{cursor_y}"])
+                .trim()
+                .to_string()
+        };
+        wait_until_true(
+            &format!("tmux {}: cursor on row 7", bin.label),
+            DEADLINE,
+            || cursor_row() == "7",
+        );
+        let s = servers(&server);
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(cap["result"], "top\n\n\n\nbottom", "tmux {}", bin.label);
+        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        assert_eq!(snap["cursor_y"], 7, "tmux {}", bin.label);
+        assert_eq!(
+            snap["content"], "top\n\n\n\nbottom\n\n\n",
+            "tmux {}: rows 0..=7, the cursor's row last",
+            bin.label
+        );
+        // max_lines counts those rows too.
+        let snap = ok(
+            &s,
+            "snapshot_pane",
+            json!({"pane_id": pane, "max_lines": 4}),
+        )
+        .await;
+        assert_eq!(snap["content"], "bottom\n\n\n", "tmux {}", bin.label);
+        assert_eq!(snap["content_truncated_lines"], 4, "tmux {}", bin.label);
     }
 }
 

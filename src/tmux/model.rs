@@ -293,7 +293,11 @@ fn non_empty(s: &str) -> Option<String> {
 pub struct PaneSnapshot {
     /// Pane id, `%N`.
     pub pane_id: String,
-    /// The visible screen, one line per row, trailing empty rows dropped.
+    /// The visible screen, one line per row (spaces at line ends kept as
+    /// tmux prints them). Empty rows below both the last text and the
+    /// cursor row are dropped; rows down to the cursor row are kept, so
+    /// `content` has at least `cursor_y + 1` lines and blank lines a
+    /// program printed above its prompt are not lost.
     pub content: String,
     /// Cursor column, 0-based cells.
     pub cursor_x: i64,

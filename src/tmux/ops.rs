@@ -648,6 +648,15 @@ impl Tmux {
             .await?;
         let mut snap = PaneSnapshot::from_record(&rec, self.is_caller(rec.str(0)));
         let mut lines = text_lines(&body, false);
+        // Rows down to the cursor belong to the screen the program left
+        // (C29: blank lines printed above a prompt).
+        let rows = split_lines(&body).count();
+        let down_to_cursor = usize::try_from(snap.cursor_y.saturating_add(1))
+            .unwrap_or(0)
+            .min(rows);
+        if lines.len() < down_to_cursor {
+            lines.resize(down_to_cursor, String::new());
+        }
         let cut = keep_tail(&mut lines, max_lines);
         snap.content = lines.join("\n");
         snap.content_truncated = cut > 0;
