@@ -1006,6 +1006,50 @@ async fn c20_copy_mode_scroll_is_reported() {
     }
 }
 
+/// C17: `history-limit` set after a pane exists does not change that pane. Pane info shows the
+/// pane's own limit, and a search that cannot find text tmux has trimmed says the pane's history
+/// is at its limit instead of an unexplained "not found".
+///
+/// Source: https://github.com/tmux/tmux/issues/4705
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
+    let bin = crate::support::system_tmux();
+    let server = TestServer::builder(&bin).session("h").start();
+    server.tmux_ok(&["set-option", "-t", "h", "history-limit", "100000"]);
+    let pane = first_pane(&server);
+    run(&server, &pane, "seq 1 10000");
+    let s = servers(&server);
+    let info = ok(&s, "get_pane_info", json!({"pane_id": pane})).await;
+    assert_eq!(info["history_limit"], 2000, "{info}");
+    assert_eq!(info["history_size"], history_size(&server, &pane), "{info}");
+
+    let found = ok(&s, "search_panes", json!({"pattern": "^1$", "regex": true})).await;
+    assert_eq!(found["total_panes_matched"], 0, "{found}");
+    assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
+    // The newest lines are still there, and the pane is still reported.
+    let found = ok(
+        &s,
+        "search_panes",
+        json!({"pattern": "^10000$", "regex": true}),
+    )
+    .await;
+    assert_eq!(hits(&found).len(), 1, "{found}");
+    assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
+
+    // A pane made after the `set` has the new limit and room to spare.
+    server.tmux_ok(&["new-window", "-t", "h"]);
+    let newer = pane_id(&server, "h:1");
+    let info = ok(&s, "get_pane_info", json!({"pane_id": newer})).await;
+    assert_eq!(info["history_limit"], 100000, "{info}");
+    let found = ok(
+        &s,
+        "search_panes",
+        json!({"pattern": "^10000$", "regex": true}),
+    )
+    .await;
+    assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
+}
+
 /// C29: blank lines in the middle of a screen are kept, padding rows below the text are not,
 /// and a snapshot covers the rows down to the cursor (the two blank lines a program printed
 /// above its prompt are part of the screen it left).

@@ -247,6 +247,8 @@ fn pane_map() -> Vec<(&'static str, &'static str)> {
         ("session_name", "session_name"),
         ("window_index", "window_index"),
         ("window_name", "window_name"),
+        ("history_size", "history_size"),
+        ("history_limit", "history_limit"),
     ];
     m.extend_from_slice(GEOMETRY_MAP);
     m

@@ -210,6 +210,12 @@ pub struct PaneInfo {
     /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
     /// inside tmux.
     pub is_caller: Option<bool>,
+    /// Lines of scrollback (history) above the visible screen.
+    pub history_size: i64,
+    /// The most history lines tmux keeps for this pane; older lines are
+    /// dropped. Fixed when the pane was made: setting `history-limit`
+    /// later changes only new panes (tmux issue 4705).
+    pub history_limit: i64,
 }
 
 impl PaneInfo {
@@ -237,8 +243,9 @@ impl PaneInfo {
         "session_name",
         "window_index",
         "window_name",
-        // Last: a path may hold any byte, US included.
         "pane_current_path",
+        "history_size",
+        "history_limit",
     ];
 
     /// Builds one from a record of [`PaneInfo::FIELDS`].
@@ -261,6 +268,8 @@ impl PaneInfo {
             window_name: r.string(21),
             pane_current_path: r.string(22),
             is_caller,
+            history_size: r.int(23).unwrap_or(0),
+            history_limit: r.int(24).unwrap_or(0),
         }
     }
 }

@@ -169,6 +169,15 @@ pub struct SearchPanesResult {
     /// Narrow the search (`content_start`/`content_end`, a session, a
     /// tighter pattern, `limit`) to see them.
     pub lines_omitted: usize,
+    /// Ids of the searched panes whose history is at its limit: each time
+    /// a pane's `history_size` reaches `history_limit`, tmux drops the
+    /// oldest tenth of it (`grid_collect_history()`), so a pane within a
+    /// tenth of its limit has most likely lost its oldest lines, and text
+    /// from them cannot be found. A pane's limit is fixed when the pane is
+    /// made; setting `history-limit` later changes only new panes (tmux
+    /// issue 4705). `get_pane_info` gives both numbers. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub panes_history_at_limit: Vec<String>,
 }
 
 const FIELDS: &[&str] = &[
@@ -193,7 +202,15 @@ const FIELDS: &[&str] = &[
     "window_index",
     "pane_index",
     "pane_current_path",
+    "history_limit",
 ];
+
+/// Whether a history of `size` lines of at most `limit` has most likely
+/// been trimmed: tmux drops `max(limit / 10, 1)` lines each time it is
+/// full, so a trimmed history never falls below `limit - limit / 10`.
+fn history_at_limit(size: i64, limit: i64) -> bool {
+    limit > 0 && size > 0 && size >= limit - (limit / 10).max(1)
+}
 
 /// Captures requested from tmux at once during a search.
 const CAPTURES_IN_FLIGHT: usize = 2;
@@ -543,6 +560,11 @@ impl Tmux {
         // Linked windows and grouped sessions list a pane more than once.
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));
+        let panes_history_at_limit = panes
+            .iter()
+            .filter(|r| matches!((r.int(17), r.int(21)), (Some(size), Some(limit)) if history_at_limit(size, limit)))
+            .map(|r| r.string(0))
+            .collect();
         let rules = Rules::for_version(&self.version().await?);
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
 
@@ -646,6 +668,7 @@ impl Tmux {
             limit: req.limit,
             panes_searched,
             lines_omitted,
+            panes_history_at_limit,
         })
     }
 
