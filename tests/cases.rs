@@ -1050,6 +1050,59 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
     assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
 }
 
+/// C22: tmux 3.6 and later keep a TAB as one cell that captures print as `\t`, so a query with
+/// a TAB finds the line; earlier versions store blanks, and the search says why it cannot match.
+///
+/// Source: https://github.com/tmux/tmux/issues/2619
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c22_tab_queries_match_or_say_why_not() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("tab")
+            .size(80, 10)
+            .start();
+        let pane = first_pane(&server);
+        run(&server, &pane, r"printf 'col1\tcol2\tTABMARK\n'");
+        let keeps_tabs = server.capture(&pane, &[]).contains("col1\tcol2");
+        let s = servers(&server);
+        for args in [
+            json!({"pattern": "col1\tcol2"}),
+            json!({"pattern": r"col1\tcol2", "regex": true}),
+        ] {
+            let r = ok(&s, "search_panes", args.clone()).await;
+            if keeps_tabs {
+                assert_eq!(hits(&r).len(), 1, "tmux {} {args}: {r}", bin.label);
+                assert_eq!(r["matches"][0]["matched_lines"][0], "col1\tcol2\tTABMARK");
+                assert!(r.get("note").is_none(), "tmux {}: {r}", bin.label);
+            } else {
+                assert_eq!(
+                    r["total_panes_matched"], 0,
+                    "tmux {} {args}: {r}",
+                    bin.label
+                );
+                let note = r["note"].as_str().unwrap_or_default();
+                assert!(note.contains("keeps no TABs"), "tmux {}: {r}", bin.label);
+            }
+        }
+        let r = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": r"col1\s+col2", "regex": true}),
+        )
+        .await;
+        assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
+        assert!(r.get("note").is_none(), "tmux {}: {r}", bin.label);
+        // The copy agrees with tmux's capture either way.
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap_or_default()),
+            tmux_lines(&server, &pane, &[]),
+            "tmux {}",
+            bin.label
+        );
+    }
+}
+
 /// C29: blank lines in the middle of a screen are kept, padding rows below the text are not,
 /// and a snapshot covers the rows down to the cursor (the two blank lines a program printed
 /// above its prompt are part of the screen it left).

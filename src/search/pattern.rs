@@ -190,6 +190,19 @@ impl Pattern {
         self.inner.options
     }
 
+    /// Returns `true` when the pattern asks for a TAB: a literal holding
+    /// one, or a regex with a TAB in a literal or in a class that does not
+    /// also take a space (`\t`, `[\t,]`; `\s` and `[[:blank:]]` do not
+    /// count). Searches use it to say that tmux before 3.6 keeps no TABs
+    /// (public case C22).
+    pub fn mentions_tab(&self) -> bool {
+        if !self.inner.options.regex {
+            return self.inner.text.contains('\t');
+        }
+        let syntax = syntax::Config::new().nest_limit(NEST_LIMIT);
+        syntax::parse_with(&self.inner.text, &syntax).is_ok_and(|h| hir_mentions_tab(&h))
+    }
+
     /// Returns `true` when searches use `memchr::memmem` (the pattern is,
     /// or parses to, a plain literal), `false` when they use the regex
     /// engine.
@@ -307,6 +320,26 @@ impl Pattern {
     }
 }
 
+/// Whether `hir` holds a TAB in a literal, or a class taking a TAB but no
+/// space (see [`Pattern::mentions_tab`]).
+fn hir_mentions_tab(hir: &hir::Hir) -> bool {
+    let has = |c: &hir::Class, b: u8| match c {
+        hir::Class::Unicode(u) => u
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= char::from(b) && char::from(b) <= r.end()),
+        hir::Class::Bytes(x) => x.ranges().iter().any(|r| r.start() <= b && b <= r.end()),
+    };
+    match hir.kind() {
+        HirKind::Literal(hir::Literal(bytes)) => bytes.contains(&b'\t'),
+        HirKind::Class(c) => has(c, b'\t') && !has(c, b' '),
+        HirKind::Repetition(r) => hir_mentions_tab(&r.sub),
+        HirKind::Capture(c) => hir_mentions_tab(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(hir_mentions_tab),
+        HirKind::Empty | HirKind::Look(_) => false,
+    }
+}
+
 /// Parses `pattern`, strips `\n` from it and builds the fastest matcher for
 /// what is left.
 fn compile_regex(pattern: &str, case_sensitive: bool) -> Result<Matcher, PatternError> {
@@ -379,6 +412,20 @@ mod tests {
         let ci = PatternOptions::regex().case_sensitive(false);
         assert!(!Pattern::new("foo", ci).unwrap().is_literal_fast_path());
         assert!(re("(?i)123").is_literal_fast_path());
+    }
+
+    #[test]
+    fn tabs_mentioned() {
+        assert!(lit("col1\tcol2").mentions_tab());
+        assert!(!lit(r"col1\tcol2").mentions_tab());
+        assert!(re(r"col1\tcol2").mentions_tab());
+        assert!(re("col1\tcol2").mentions_tab());
+        assert!(re(r"a[\t,]b").mentions_tab());
+        assert!(re(r"(?:x|\x09)+").mentions_tab());
+        assert!(!re(r"col1\s+col2").mentions_tab());
+        assert!(!re(r"a[[:blank:]]b").mentions_tab());
+        assert!(!re(r"a[^x]b").mentions_tab());
+        assert!(!re("foo").mentions_tab());
     }
 
     #[test]

@@ -178,6 +178,12 @@ pub struct SearchPanesResult {
     /// issue 4705). `get_pane_info` gives both numbers. Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub panes_history_at_limit: Vec<String>,
+    /// Why the pattern cannot match, when tmuxwire can tell: set when it
+    /// asks for a TAB and the server is tmux before 3.6, which stores a TAB
+    /// as the blank cells it moves the cursor over, so no pane text holds
+    /// one (tmux issues 2619, 978; public case C22). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 const FIELDS: &[&str] = &[
@@ -565,7 +571,16 @@ impl Tmux {
             .filter(|r| matches!((r.int(17), r.int(21)), (Some(size), Some(limit)) if history_at_limit(size, limit)))
             .map(|r| r.string(0))
             .collect();
-        let rules = Rules::for_version(&self.version().await?);
+        let version = self.version().await?;
+        let rules = Rules::for_version(&version);
+        let note = (!version.at_least(3, 6) && req.pattern.mentions_tab()).then(|| {
+            format!(
+                "tmux {} keeps no TABs: a TAB moves the cursor and leaves blank cells, which \
+                 read as spaces (tmux 3.6 and later keep them). Match the spaces instead, \
+                 e.g. the regex ` +` where the TAB was.",
+                version.as_str()
+            )
+        });
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
 
         let mirror = self.mirror().await;
@@ -669,6 +684,7 @@ impl Tmux {
             panes_searched,
             lines_omitted,
             panes_history_at_limit,
+            note,
         })
     }
 
