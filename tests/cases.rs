@@ -1050,6 +1050,130 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
     assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
 }
 
+/// C18: a full-screen program's alternate screen is searched (tagged `alternate`) and so is the
+/// normal screen it hides (tagged `hidden_main`); once the program leaves it, the alternate
+/// screen's text is gone and the normal screen and history are as before.
+///
+/// Source: https://github.com/herdrdev/herdr/issues/1304
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c18_alternate_screen_and_hidden_main_screen_are_searched() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("alt")
+            .size(60, 8)
+            .command(
+                r"seq 1 20; echo MAINSCREEN-MARK; printf '\033[?1049h\033[2J\033[HALTSCREEN-MARK\n'; \
+                  read -r x; printf '\033[?1049l'; exec cat",
+            )
+            .start();
+        let pane = first_pane(&server);
+        server.wait_for_text(&pane, "ALTSCREEN-MARK", DEADLINE);
+        let s = servers(&server);
+        let search = json!({"pattern": "SCREEN-MARK"});
+        let r = ok(&s, "search_panes", search.clone()).await;
+        let m = &r["matches"][0];
+        assert_eq!(m["source"], "mirror", "tmux {}: {r}", bin.label);
+        assert_eq!(
+            m["matched_lines"],
+            json!(["MAINSCREEN-MARK", "ALTSCREEN-MARK"]),
+            "tmux {}: {r}",
+            bin.label
+        );
+        assert_eq!(
+            m["matched_screens"],
+            json!(["hidden_main", "alternate"]),
+            "tmux {}: {r}",
+            bin.label
+        );
+        // History lines are the normal screen's: found, and not tagged alternate.
+        let r = ok(&s, "search_panes", json!({"pattern": "^1$", "regex": true})).await;
+        assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap_or_default()),
+            tmux_lines(&server, &pane, &[]),
+            "tmux {}: the visible (alternate) screen",
+            bin.label
+        );
+
+        type_line(&server, &pane, "");
+        wait_until_true(
+            &format!("tmux {}: alternate screen closed", bin.label),
+            DEADLINE,
+            || {
+                server
+                    .tmux_ok(&["display-message", "-p", "-t", &pane, "#{alternate_on}"])
+                    .trim()
+                    == "0"
+            },
+        );
+        let r = ok(&s, "search_panes", search).await;
+        let m = &r["matches"][0];
+        assert_eq!(
+            m["matched_lines"],
+            json!(["MAINSCREEN-MARK"]),
+            "tmux {}: {r}",
+            bin.label
+        );
+        assert!(
+            m.get("matched_screens").is_none(),
+            "tmux {}: {r}",
+            bin.label
+        );
+        let full = json!({"pane_id": pane, "start": -100, "join_wrapped": true});
+        let cap = ok(&s, "capture_pane", full).await;
+        assert_eq!(
+            lines_of(cap["result"].as_str().unwrap_or_default()),
+            tmux_lines(&server, &pane, &["-J", "-S", "-100"]),
+            "tmux {}: history and screen as before",
+            bin.label
+        );
+    }
+}
+
+/// C21: DEC line-drawing cells (`ESC ( 0`), which tmux stores as the letters `lqkxmj` and plain
+/// `capture-pane -p` prints as such, read as the box-drawing characters they show; a real `x`
+/// stays an `x`.
+///
+/// Source: https://github.com/tmux/tmux/issues/4065
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c21_line_drawing_reads_as_box_characters() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("a").size(40, 10).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        // Mirror the pane first, so the box arrives as output.
+        ok(&s, "search_panes", json!({"pattern": "nothing-here"})).await;
+        run(
+            &server,
+            &pane,
+            // Octal escapes: the command line itself must not hold `lqqk`.
+            r"printf '\033(0\154\161\161\153\033(B\nx  x\n\033(0\155\161\161\152\033(B\n'",
+        );
+        let r = ok(&s, "search_panes", json!({"pattern": "┌──┐"})).await;
+        assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
+        assert_eq!(r["matches"][0]["pane_id"], pane);
+        let r = ok(&s, "search_panes", json!({"pattern": "lqqk"})).await;
+        assert_eq!(r["total_panes_matched"], 0, "tmux {}: {r}", bin.label);
+        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let text = cap["result"].as_str().unwrap_or_default().to_string();
+        assert!(
+            text.contains("┌──┐\nx  x\n└──┘"),
+            "tmux {}: {text}",
+            bin.label
+        );
+        // A fresh copy (seeded from tmux's captures) reads the same.
+        let fresh = servers(&server);
+        let cap = ok(&fresh, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(
+            cap["result"].as_str().unwrap_or_default(),
+            text,
+            "tmux {}",
+            bin.label
+        );
+    }
+}
+
 /// C22: tmux 3.6 and later keep a TAB as one cell that captures print as `\t`, so a query with
 /// a TAB finds the line; earlier versions store blanks, and the search says why it cannot match.
 ///
