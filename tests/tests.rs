@@ -8,6 +8,7 @@ mod cases;
 mod cli;
 mod errors;
 mod fake_server;
+mod follow;
 mod forgery;
 mod fuzz_corpus;
 mod grid_diff;

@@ -158,7 +158,12 @@ struct Info {
     framing: Framing,
     timeout: Duration,
     seq: AtomicU64,
+    /// Unique per connection in this process.
+    id: u64,
 }
+
+/// The next connection id.
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -170,6 +175,11 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
+    /// A number no other connection of this process has.
+    pub fn connection_id(&self) -> u64 {
+        self.info.id
+    }
+
     /// Starts the client on an opened transport and waits for the attach
     /// command's answer.
     ///
@@ -216,6 +226,7 @@ impl Client {
             framing,
             timeout: opts.request_timeout,
             seq: AtomicU64::new(0),
+            id: NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed),
         });
         let client = Client { tx, shared, info };
         match tokio::time::timeout(opts.attach_timeout, attach_rx).await {

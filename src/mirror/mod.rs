@@ -33,7 +33,11 @@
 //! * [`watch`]: one session's connection and its event loop.
 //! * [`seed`]: the seed command line and building a copy from its answer.
 //! * [`probe`]: listing panes and checking copies.
+//! * [`marks`]: finding `run_command`'s marks in a pane's output.
+//! * [`follow`]: new lines since an index, text between two places.
 
+pub mod follow;
+pub mod marks;
 pub mod pane;
 pub mod probe;
 pub mod scan;
@@ -457,8 +461,10 @@ impl Mirror {
                 continue;
             }
             let mut st = p.write();
-            if st.term.is_some() {
+            if st.term.is_some() && st.status != Status::Dead {
                 st.status = Status::Dead;
+                drop(st);
+                p.changed();
             }
         }
     }

@@ -1,9 +1,14 @@
 //! One mirrored pane: its [`Term`], where it stands, and what tmux last
 //! said about it.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
+use tokio::sync::watch;
+
+use super::follow::Spot;
+use super::marks::MarkKind;
 use crate::control::{PaneId, SessionId};
 use crate::term::Term;
 
@@ -71,6 +76,28 @@ pub struct PaneState {
     /// History rows the copy dropped to stay within the mirror's memory
     /// cap (tmux may still have them).
     pub capped_rows: u64,
+    /// Bumped each time a seed replaces the copy: line indices and spots
+    /// of one copy mean nothing in another.
+    pub epoch: u64,
+    /// `run_command`'s marks seen in the pane's output, oldest first (at
+    /// most [`MAX_MARKS`]).
+    pub marks: VecDeque<Mark>,
+}
+
+/// Marks kept per pane.
+pub const MAX_MARKS: usize = 256;
+
+/// A mark (see [`super::marks`]) and where the cursor was just after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// The nonce it carried.
+    pub nonce: u128,
+    /// Start or end (with the exit status).
+    pub kind: MarkKind,
+    /// The cursor just after it.
+    pub at: Spot,
+    /// The copy it was seen in ([`PaneState::epoch`]).
+    pub epoch: u64,
 }
 
 /// A mirrored pane, shared between its feeding connection and readers.
@@ -79,7 +106,19 @@ pub struct PaneMirror {
     /// The pane.
     pub id: PaneId,
     state: RwLock<PaneState>,
+    /// Bumped after every change a reader could see (output applied, a
+    /// seed, a status change), so waits wake without polling.
+    changes: watch::Sender<u64>,
+    /// Text tmuxwire typed into the pane lately (send time, text), so a
+    /// wait can tell the echo of a command from its output.
+    typed: std::sync::Mutex<VecDeque<(Instant, Vec<u8>)>>,
+    /// Held by a `run_command` while its command runs: one at a time per
+    /// pane.
+    run_lock: Arc<tokio::sync::Mutex<()>>,
 }
+
+/// How long typed text counts as recent (its echo may still come).
+const TYPED_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl PaneMirror {
     /// A pane with no copy yet.
@@ -96,8 +135,64 @@ impl PaneMirror {
                 bytes_applied: 0,
                 view: super::probe::View::default(),
                 capped_rows: 0,
+                epoch: 0,
+                marks: VecDeque::new(),
             }),
+            changes: watch::Sender::new(0),
+            typed: std::sync::Mutex::new(VecDeque::new()),
+            run_lock: Arc::new(tokio::sync::Mutex::new(())),
         })
+    }
+
+    /// Notes that tmuxwire typed `text` into the pane now (each line of it
+    /// is echoed on its own line).
+    pub fn note_typed(&self, text: &[u8]) {
+        let now = Instant::now();
+        let mut t = self.typed.lock().unwrap_or_else(|p| p.into_inner());
+        while t
+            .front()
+            .is_some_and(|(at, _)| now.duration_since(*at) > TYPED_FOR)
+        {
+            t.pop_front();
+        }
+        for line in text.split(|&b| b == b'\n' || b == b'\r') {
+            if !line.is_empty() && t.len() < 64 {
+                t.push_back((now, line.to_vec()));
+            }
+        }
+    }
+
+    /// The lines tmuxwire typed into the pane in the last few seconds,
+    /// oldest first.
+    pub fn recent_input(&self) -> Vec<Vec<u8>> {
+        let now = Instant::now();
+        let t = self.typed.lock().unwrap_or_else(|p| p.into_inner());
+        t.iter()
+            .filter(|(at, _)| now.duration_since(*at) <= TYPED_FOR)
+            .map(|(_, l)| l.clone())
+            .collect()
+    }
+
+    /// The lock `run_command` holds while its command runs.
+    pub fn run_lock(&self) -> Arc<tokio::sync::Mutex<()>> {
+        self.run_lock.clone()
+    }
+
+    /// A receiver that sees every later [`PaneMirror::changed`].
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// How many receivers from [`PaneMirror::subscribe`] exist (waits in
+    /// progress, for one).
+    pub fn subscribers(&self) -> usize {
+        self.changes.receiver_count()
+    }
+
+    /// Tells waiters the pane changed (call after releasing the write
+    /// lock).
+    pub fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Read access (searches and captures hold it while they scan).

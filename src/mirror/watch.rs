@@ -28,7 +28,9 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::pane::{PaneMeta, Status};
+use super::follow;
+use super::marks::MarkScanner;
+use super::pane::{MAX_MARKS, Mark, PaneMeta, Status};
 use super::seed;
 use super::{MirrorShared, probe};
 use crate::control::client::{StreamEvent, Ticket};
@@ -108,6 +110,10 @@ pub(crate) struct Watch {
     listing: bool,
     relist: bool,
     waiters: Vec<Waiter>,
+    /// Mark scanners of the panes this connection feeds (see
+    /// [`super::marks`]); dropped when a pane's output stops being
+    /// applied, so a mark is never pieced together across a gap.
+    scanners: HashMap<PaneId, MarkScanner>,
 }
 
 impl Watch {
@@ -127,6 +133,7 @@ impl Watch {
             listing: false,
             relist: false,
             waiters: Vec::new(),
+            scanners: HashMap::new(),
         }
     }
 
@@ -317,7 +324,10 @@ impl Watch {
                     if st.owner == Some(self.session) && st.status == Status::Live {
                         st.status = Status::Stale;
                     }
+                    drop(st);
+                    p.changed();
                 }
+                self.scanners.remove(&pane);
                 // Output is dropped until we continue: seed again now.
                 if !self.seeding.contains_key(&pane) && self.owns(pane) {
                     self.seed(pane, 1);
@@ -354,14 +364,32 @@ impl Watch {
         let mut st = p.write();
         if st.owner != Some(self.session) || st.status != Status::Live {
             tracing::debug!(%pane, status = ?st.status, owner = ?st.owner, bytes = data.len(), "output not applied");
+            self.scanners.remove(&pane);
             return;
         }
+        let found = self.scanners.entry(pane).or_default().scan(data);
+        let st = &mut *st;
         if let Some(t) = st.term.as_mut() {
-            t.advance(data);
+            // Each mark is placed where the cursor is just after it.
+            let mut at = 0;
+            for f in found {
+                t.advance(&data[at..f.end]);
+                at = f.end;
+                if st.marks.len() == MAX_MARKS {
+                    st.marks.pop_front();
+                }
+                st.marks.push_back(Mark {
+                    nonce: f.nonce,
+                    kind: f.kind,
+                    at: follow::cursor_spot(t),
+                    epoch: st.epoch,
+                });
+            }
+            t.advance(&data[at..]);
             t.end_read();
         }
         st.bytes_applied += data.len() as u64;
-        drop(st);
+        p.changed();
         self.shared.note_bytes(data.len());
     }
 
@@ -444,6 +472,7 @@ impl Watch {
                         tracing::debug!(%pane, "copy disagrees with tmux; seeding again");
                         if let Some(p) = self.shared.pane(pane) {
                             p.write().status = Status::Stale;
+                            p.changed();
                         }
                         follow_up = self.seed(pane, 1);
                     }
@@ -505,6 +534,8 @@ impl Watch {
                 }
                 tracing::debug!(%pane, dead = built.dead, "seeded");
                 st.term = Some(built.term);
+                st.epoch += 1;
+                self.scanners.remove(&pane);
                 st.status = if built.dead {
                     Status::Dead
                 } else {
@@ -533,6 +564,7 @@ impl Watch {
                 };
             }
         }
+        p.changed();
     }
 
     /// Takes the server's pane list: adopts and seeds new panes of this
@@ -577,14 +609,18 @@ impl Watch {
                     to_seed.push(e.pane);
                 }
             }
+            drop(st);
+            p.changed();
         }
         for (id, p) in self.shared.panes() {
             let mut st = p.write();
             if !all.contains(&id) {
                 // Gone from the server: keep the copy as the pane's last
                 // words.
-                if st.term.is_some() {
+                if st.term.is_some() && st.status != Status::Dead {
                     st.status = Status::Dead;
+                    drop(st);
+                    p.changed();
                 }
                 continue;
             }
@@ -594,6 +630,8 @@ impl Watch {
                 if st.status == Status::Live {
                     st.status = Status::Stale;
                 }
+                drop(st);
+                p.changed();
             }
         }
         for pane in to_seed {
@@ -610,6 +648,8 @@ impl Watch {
                 if st.status == Status::Live {
                     st.status = Status::Stale;
                 }
+                drop(st);
+                p.changed();
             }
         }
     }

@@ -125,6 +125,10 @@ pub struct Tmux {
     /// The mirror, once a request needed it, with the pid of the server it
     /// mirrors (a new server on the same socket gets a new mirror).
     mirror: Mutex<Option<(u32, Arc<Mirror>)>>,
+    /// The connection the mirror's server pid was last confirmed on
+    /// ([`Client::connection_id`]; 0: none): while it stays open, the
+    /// server is the same.
+    mirror_link: std::sync::atomic::AtomicU64,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -273,6 +277,7 @@ impl Tmux {
                 ..MirrorOptions::default()
             },
             mirror: Mutex::new(None),
+            mirror_link: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -291,11 +296,24 @@ impl Tmux {
         if !self.mirror_opts.enabled {
             return None;
         }
+        // While the connection the mirror was made on stays open, the
+        // server is the same: no need to ask for its pid again.
+        let link = self.link().await.ok()?;
+        if let Link::Control(c) = &link
+            && let Some((_, m)) = self.mirror.lock().await.as_ref()
+            && self.mirror_link.load(std::sync::atomic::Ordering::Relaxed) == c.connection_id()
+        {
+            return Some(m.clone());
+        }
         let pid = self.server_pid().await.ok()?;
         let mut guard = self.mirror.lock().await;
         if let Some((p, m)) = guard.as_ref()
             && *p == pid
         {
+            if let Link::Control(c) = &link {
+                self.mirror_link
+                    .store(c.connection_id(), std::sync::atomic::Ordering::Relaxed);
+            }
             return Some(m.clone());
         }
         if let Some((_, old)) = guard.take() {
@@ -304,7 +322,17 @@ impl Tmux {
         let version = self.version().await.ok()?;
         let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
         *guard = Some((pid, m.clone()));
+        if let Link::Control(c) = &link {
+            self.mirror_link
+                .store(c.connection_id(), std::sync::atomic::Ordering::Relaxed);
+        }
         Some(m)
+    }
+
+    /// The pid of the server the mirror follows (known once
+    /// [`Tmux::mirror`] has answered).
+    pub(crate) async fn mirrored_server_pid(&self) -> Option<u32> {
+        self.mirror.lock().await.as_ref().map(|(pid, _)| *pid)
     }
 
     /// The server's pid (`#{pid}`).

@@ -11,6 +11,7 @@
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
 pub mod error;
+pub mod follow;
 pub mod handle;
 pub mod model;
 pub mod ops;
