@@ -136,6 +136,11 @@ fn mirror_scan_corpus() {
     replay("mirror_scan", tmuxwire::mirror::scan::fuzz_scan);
 }
 
+#[test]
+fn mirror_marks_corpus() {
+    replay("mirror_marks", tmuxwire::mirror::marks::fuzz_marks);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -147,6 +152,7 @@ fn every_target_is_replayed() {
         "correlate",
         "format_records",
         "imsg_decode",
+        "mirror_marks",
         "mirror_scan",
         "notification",
         "search_pattern",
