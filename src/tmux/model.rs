@@ -213,8 +213,10 @@ pub struct PaneInfo {
     /// Lines of scrollback (history) above the visible screen.
     pub history_size: i64,
     /// The most history lines tmux keeps for this pane; older lines are
-    /// dropped. Fixed when the pane was made: setting `history-limit`
-    /// later changes only new panes (tmux issue 4705).
+    /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
+    /// setting `history-limit` later changes only new panes (tmux issue
+    /// 4705); 3.7 and later apply a new limit to existing panes too
+    /// (`session_update_history()`).
     pub history_limit: i64,
 }
 

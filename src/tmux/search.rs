@@ -173,8 +173,8 @@ pub struct SearchPanesResult {
     /// a pane's `history_size` reaches `history_limit`, tmux drops the
     /// oldest tenth of it (`grid_collect_history()`), so a pane within a
     /// tenth of its limit has most likely lost its oldest lines, and text
-    /// from them cannot be found. A pane's limit is fixed when the pane is
-    /// made; setting `history-limit` later changes only new panes (tmux
+    /// from them cannot be found. Before tmux 3.7 a pane keeps the limit
+    /// it was made with, whatever `history-limit` is set to later (tmux
     /// issue 4705). `get_pane_info` gives both numbers. Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub panes_history_at_limit: Vec<String>,
