@@ -1,0 +1,190 @@
+//! How fast `wait_for_text` wakes, and what a wait costs while nothing
+//! happens, against a private tmux server.
+//!
+//! * `wait/send-to-wake`: a pane runs `cat`; each iteration starts a wait
+//!   for a fresh word, types the word into the pane (`send-keys`, one
+//!   round trip on the open connection), and ends when the wait returns.
+//!   This is everything between asking tmux to type and the answer: tmux,
+//!   the pty echo, `%output`, the mirror, the wake.
+//! * `wait/round-trip`: one `display-message` on the same connection, the
+//!   floor the send-to-wake figure includes.
+//!
+//! After the timed groups it prints the CPU time tmuxwire used during a
+//! 5-second wait on a quiet pane (`getrusage`), with the mirror watching:
+//! a wait that polls would show here.
+//!
+//! Needs `tmux` on PATH (or `TMUXWIRE_BENCH_TMUX`). Run:
+//! `cargo bench --bench wait` (about half a minute).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tmuxwire::control::{Command as TmuxCommand, PaneId, Target, TargetKind};
+use tmuxwire::mirror::MirrorOptions;
+use tmuxwire::search::{Pattern, PatternOptions};
+use tmuxwire::tmux::follow::{Outcome, WaitRequest};
+use tmuxwire::tmux::{Caller, Tmux};
+
+/// A private tmux server, killed on drop.
+struct Server {
+    tmux: String,
+    dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let tmux = std::env::var("TMUXWIRE_BENCH_TMUX").unwrap_or_else(|_| "tmux".into());
+        let dir = tempfile::tempdir().expect("temp dir");
+        let s = Server { tmux, dir };
+        let ok = s
+            .cmd()
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                "cat",
+            ])
+            .status()
+            .expect("run tmux");
+        assert!(ok.success(), "tmux new-session failed");
+        s
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("tmux.sock")
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(&self.tmux);
+        c.arg("-S").arg(self.socket());
+        c.env_remove("TMUX");
+        c
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").status();
+    }
+}
+
+fn cpu_time() -> Duration {
+    // SAFETY: `usage` is a valid out-pointer for getrusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+fn bench(c: &mut Criterion) {
+    let server = Server::start();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let t = Arc::new(
+        Tmux::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions::default()),
+    );
+    let pane = PaneId(0);
+    let target = Target::Pane(pane);
+    let word = AtomicU64::new(0);
+    let wait_for = |w: &str| WaitRequest {
+        patterns: Some(vec![Arc::new(
+            Pattern::new(w, PatternOptions::literal()).expect("pattern"),
+        )]),
+        stop: Vec::new(),
+        timeout: Duration::from_secs(10),
+        progress: None,
+    };
+    // Seed the copy.
+    rt.block_on(async {
+        let r = t.wait_for_text(pane, &wait_for("never")).await;
+        let _ = r;
+    });
+
+    let mut group = c.benchmark_group("wait");
+    group.bench_function("send-to-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let w = format!("W{}", word.fetch_add(1, Ordering::Relaxed));
+                    let m = t.mirror().await.expect("mirror");
+                    let p = m.pane(pane).expect("pane copy");
+                    let tt = t.clone();
+                    let req = wait_for(&w);
+                    let waiting = tokio::spawn(async move { tt.wait_for_text(pane, &req).await });
+                    while p.subscribers() == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    let began = Instant::now();
+                    let send = TmuxCommand::new("send-keys")
+                        .target(&target, TargetKind::Pane)
+                        .arg("-l")
+                        .arg(format!("{w}\r"));
+                    t.run(&send).await.expect("send-keys");
+                    let r = waiting.await.expect("task").expect("wait");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, Outcome::Matched);
+                }
+                total
+            })
+        })
+    });
+    group.bench_function("round-trip", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let began = Instant::now();
+                for _ in 0..iters {
+                    let cmd = TmuxCommand::new("display-message").arg("-p").arg("x");
+                    t.run(&cmd).await.expect("display-message");
+                }
+                began.elapsed()
+            })
+        })
+    });
+    group.finish();
+
+    // Idle: one 5 s wait on a quiet pane.
+    let before = cpu_time();
+    let began = Instant::now();
+    let idle = WaitRequest {
+        timeout: Duration::from_secs(5),
+        ..wait_for("never-printed")
+    };
+    let r = rt
+        .block_on(t.wait_for_text(pane, &idle))
+        .expect("idle wait");
+    assert_eq!(r.outcome, Outcome::Timeout);
+    let used = cpu_time() - before;
+    let wall = began.elapsed();
+    eprintln!(
+        "idle wait: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
+        used.as_secs_f64() * 1000.0,
+        wall.as_secs_f64(),
+        used.as_secs_f64() / wall.as_secs_f64() * 100.0
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    targets = bench
+}
+criterion_main!(benches);
