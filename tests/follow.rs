@@ -273,8 +273,10 @@ async fn wait_for_text_outcomes() {
 async fn capture_since_returns_each_line_once() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
+        // Wide enough that no typed command line fills a row exactly (readline then wraps it
+        // onto the first output row, and tmux joins the two into one logical line).
         let server = TestServer::builder(&bin)
-            .size(40, 6)
+            .size(100, 6)
             .history_limit(1000)
             .start();
         let (pane_s, pane) = pane_of(&server);
