@@ -9,6 +9,7 @@
 //! the background colour of an erase (`COLOUR_DEFAULT(bg)`).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::width::{code_point_len, push_code_point};
 
@@ -26,8 +27,9 @@ pub(crate) const COMBINED: u8 = 0x08;
 /// The cell was cleared (`GRID_FLAG_CLEARED`); compared cells ignore it.
 pub(crate) const CLEARED: u8 = 0x10;
 
-/// One screen cell.
+/// One screen cell (8 bytes, aligned so a cell is written with one store).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(8))]
 pub(crate) struct Cell {
     /// The code point, or an index into [`Combined`] with [`COMBINED`].
     pub code: u32,
@@ -94,6 +96,34 @@ impl Cell {
         }
     }
 
+    /// Writes the bytes [`Cell::push_data`] appends into `buf` (cut at its
+    /// size; a cell never holds more than 32 bytes) and returns their
+    /// count.
+    pub(crate) fn write_data(self, combined: &Combined, buf: &mut [u8; 64]) -> usize {
+        if self.flags & PADDING != 0 {
+            0
+        } else if self.flags & TAB != 0 {
+            let n = usize::from(self.width).min(buf.len());
+            buf[..n].fill(b' ');
+            n
+        } else if self.flags & COMBINED != 0 {
+            let d = combined.get(self.code);
+            let n = d.len().min(buf.len());
+            buf[..n].copy_from_slice(&d[..n]);
+            n
+        } else {
+            match char::from_u32(self.code) {
+                Some(c) => c.encode_utf8(&mut buf[..]).len(),
+                None => {
+                    let mut v = Vec::with_capacity(4);
+                    push_code_point(&mut v, self.code);
+                    buf[..v.len()].copy_from_slice(&v);
+                    v.len()
+                }
+            }
+        }
+    }
+
     /// Whether tmux would call this cell "a single space" for the TAB
     /// rule: `data.size == 1 && data[0] == ' '`.
     pub(crate) fn is_space(self) -> bool {
@@ -147,6 +177,48 @@ pub(crate) fn acs_char(b: u32) -> Option<char> {
     })
 }
 
+/// A small, fast hasher for the interning tables (FxHash's mixing step):
+/// their keys are short and not attacker-chosen in a way that matters (a
+/// collision only slows a lookup).
+#[derive(Default)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut v = [0u8; 8];
+            v[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(v));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// The text of cells that several characters joined, interned.
 ///
 /// Grows with the number of distinct joined cells written; [`Combined::gc`]
@@ -154,7 +226,7 @@ pub(crate) fn acs_char(b: u32) -> Option<char> {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Combined {
     data: Vec<Box<[u8]>>,
-    index: HashMap<Box<[u8]>, u32>,
+    index: FxMap<Box<[u8]>, u32>,
 }
 
 impl Combined {
@@ -228,12 +300,13 @@ impl Style {
 #[derive(Clone, Debug)]
 pub(crate) struct Styles {
     list: Vec<Style>,
-    index: HashMap<Style, u16>,
+    index: FxMap<Style, u16>,
+    recent: [u16; 4],
 }
 
 impl Default for Styles {
     fn default() -> Styles {
-        let mut s = Styles { list: Vec::new(), index: HashMap::new() };
+        let mut s = Styles { list: Vec::new(), index: FxMap::default(), recent: [0; 4] };
         s.list.push(Style::DEFAULT);
         s.index.insert(Style::DEFAULT, 0);
         s
@@ -248,6 +321,19 @@ impl Styles {
     /// The index of `s`, or `None` when the table is full (the caller
     /// collects garbage and retries).
     pub(crate) fn intern(&mut self, s: Style) -> Option<u16> {
+        // Output switches between a few styles: try the last ones first.
+        for &i in &self.recent {
+            if self.list.get(usize::from(i)) == Some(&s) {
+                return Some(i);
+            }
+        }
+        let i = self.intern_slow(s)?;
+        self.recent.rotate_right(1);
+        self.recent[0] = i;
+        Some(i)
+    }
+
+    fn intern_slow(&mut self, s: Style) -> Option<u16> {
         if let Some(&i) = self.index.get(&s) {
             return Some(i);
         }

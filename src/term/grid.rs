@@ -27,6 +27,8 @@
 //! the rows they touch, which for row 0 is the newest history row; such a
 //! clear is recorded in [`Grid::unwrap_history`] for the caller to apply.
 
+use std::collections::VecDeque;
+
 use super::cell::{Cell, Combined, PADDING};
 
 /// One screen row.
@@ -41,6 +43,12 @@ pub(crate) struct Line {
     /// tmux's `cellsize`: cells past it read as the default cell; cells
     /// between `used` and it are cleared cells.
     pub cellsize: u32,
+    /// Cells from here on are [`Cell::BLANK`] (bookkeeping: emptying a row
+    /// rewrites only what was written).
+    pub dirty: u32,
+    /// Every cell before `used` is plain ASCII (bookkeeping: the row's text
+    /// is then one byte per cell).
+    pub plain: bool,
 }
 
 /// The background of an erase: the style index for cleared cells and
@@ -68,7 +76,14 @@ impl Line {
             used: 0,
             wrapped: false,
             cellsize: 0,
+            dirty: 0,
+            plain: true,
         }
+    }
+
+    /// Marks cells before `end` as possibly not blank.
+    fn touch(&mut self, end: usize) {
+        self.dirty = self.dirty.max(end.min(self.cells.len()) as u32);
     }
 
     /// `grid_empty_line()`: no cells, no flags; a non-default background
@@ -77,7 +92,10 @@ impl Line {
         self.used = 0;
         self.wrapped = false;
         self.cellsize = 0;
-        self.cells.fill(Cell::BLANK);
+        let dirty = (self.dirty as usize).min(self.cells.len());
+        self.cells[..dirty].fill(Cell::BLANK);
+        self.dirty = 0;
+        self.plain = true;
         if !bg.default {
             let sx = (self.cells.len() - HIDDEN_COLUMNS) as u32;
             self.expand(sx, sx, bg.style);
@@ -99,10 +117,14 @@ impl Line {
         } else {
             want
         };
-        let end = (size as usize).min(self.cells.len());
-        let start = (self.cellsize as usize).min(end);
-        for c in &mut self.cells[start..end] {
-            *c = Cell::cleared(style);
+        // Cells past `cellsize` are blank already; tmux's cleared cells
+        // differ from blank ones only in a flag nothing here reads, so only
+        // a coloured background needs writing.
+        if style != 0 {
+            let end = (size as usize).min(self.cells.len());
+            let start = (self.cellsize as usize).min(end);
+            self.cells[start..end].fill(Cell::cleared(style));
+            self.touch(end);
         }
         self.cellsize = size;
     }
@@ -112,8 +134,17 @@ impl Line {
     /// line-drawing characters; `tabs` prints TAB cells as `\t`.
     pub(crate) fn push_text(&self, combined: &Combined, acs: bool, out: &mut Vec<u8>) {
         let used = (self.used as usize).min(self.cells.len() - HIDDEN_COLUMNS);
-        for &c in &self.cells[..used] {
-            if c.flags == 0 && c.code < 0x80 {
+        let cells = &self.cells[..used];
+        if self.plain {
+            out.extend(cells.iter().map(|c| c.code as u8));
+            return;
+        }
+        // Fast path: the leading run of plain ASCII (and cleared) cells.
+        let plain = |c: &Cell| c.flags & !super::cell::CLEARED == 0 && c.code < 0x80;
+        let n = cells.iter().position(|c| !plain(c)).unwrap_or(cells.len());
+        out.extend(cells[..n].iter().map(|c| c.code as u8));
+        for &c in &cells[n..] {
+            if plain(&c) {
                 out.push(c.code as u8);
                 continue;
             }
@@ -141,7 +172,8 @@ impl Line {
 pub(crate) struct Grid {
     pub sx: u32,
     pub sy: u32,
-    pub lines: Vec<Line>,
+    /// The rows, top first (a ring: scrolling the whole screen is O(1)).
+    pub lines: VecDeque<Line>,
     /// Set when an operation cleared the wrapped flag of the row above row
     /// 0 (the newest history row); the caller applies and resets it.
     pub unwrap_history: bool,
@@ -181,6 +213,8 @@ impl Grid {
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
             *c = cell;
+            line.touch(x as usize + 1);
+            line.plain &= cell.flags & !super::cell::CLEARED == 0 && cell.code < 0x80;
         }
     }
 
@@ -198,6 +232,7 @@ impl Grid {
         for (c, &b) in line.cells[x..x + n].iter_mut().zip(run) {
             *c = Cell::ascii(b, style);
         }
+        line.touch(x + n);
     }
 
     fn unwrap_above(&mut self, y: u32) {
@@ -231,9 +266,8 @@ impl Grid {
             }
             let end = (u64::from(px) + u64::from(nx)).min(u64::from(limit)) as u32;
             line.expand(end, sx, 0);
-            for x in px.min(end)..end {
-                line.cells[x as usize] = Cell::cleared(bg.style);
-            }
+            line.cells[px.min(end) as usize..end as usize].fill(Cell::cleared(bg.style));
+            line.touch(end as usize);
         }
     }
 
@@ -313,6 +347,7 @@ impl Grid {
         line.expand((px + nx) as u32, sx as u32, 0);
         line.expand((dx + nx) as u32, sx as u32, 0);
         line.cells.copy_within(px..px + nx, dx);
+        line.touch((px + nx).max(dx + nx));
         line.used = line.used.max((dx + nx) as u32);
         for x in px..px + nx {
             if x >= dx && x < dx + nx {
@@ -383,6 +418,17 @@ impl Grid {
     /// The index of the last row with any cell used, plus one (0 if none).
     pub(crate) fn last_used(&self) -> u32 {
         self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
+    }
+
+    /// Moves row `up` to the bottom of rows `up..=lo`, shifting the rest up.
+    pub(crate) fn rotate_up(&mut self, up: usize, lo: usize) {
+        if up == 0 && lo + 1 == self.lines.len() {
+            self.lines.rotate_left(1);
+        } else {
+            for y in up..lo {
+                self.lines.swap(y, y + 1);
+            }
+        }
     }
 }
 

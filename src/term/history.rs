@@ -33,7 +33,7 @@ use std::ops::Range;
 use super::index::LineIndex;
 
 /// Start a new chunk once the last one holds this many bytes.
-const CHUNK_BYTES: usize = 256 << 10;
+const CHUNK_BYTES: usize = 64 << 10;
 
 /// Rows never make a chunk's text longer than this (offsets are `u32`);
 /// the text of a row that would is dropped. Unreachable in practice.
@@ -316,7 +316,7 @@ impl History {
             // Bytes of the dropped rows.
             let start = chunk.row_start(from);
             let end = if to < chunk.rows.len() { chunk.rows[to] as usize } else { chunk.text.len() };
-            let newlines = chunk.text[start..end].iter().filter(|&&b| b == b'\n').count();
+            let newlines = memchr::memchr_iter(b'\n', &chunk.text[start..end]).count();
             let dropped_bytes = end - start - newlines;
             chunk.live_row = to as u32;
             // Lines entirely before the new first live row are gone.
@@ -346,8 +346,13 @@ impl History {
                     self.open = false;
                     self.next -= 1;
                 }
-            } else {
-                Self::compact(chunk);
+            } else if self.chunks.len() == 1 {
+                // A chunk that is not alone goes as a whole once its last
+                // row is trimmed; a lone one (one huge open line) is
+                // compacted instead.
+                if let Some(chunk) = self.chunks.front_mut() {
+                    Self::compact(chunk);
+                }
             }
         }
     }

@@ -115,6 +115,27 @@ impl Default for Parser {
     }
 }
 
+/// The length of the leading run of printable ASCII (`0x20..=0x7e`),
+/// eight bytes at a time.
+fn printable_prefix(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut w = [0; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20, or 0x7f and above, sets its high bit here.
+        let low = x.wrapping_sub(LO * 0x20) & !x;
+        let high = x.wrapping_add(LO) | x;
+        if (low | high) & HI != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + b[i..].iter().position(|&c| !(0x20..0x7f).contains(&c)).unwrap_or(b.len() - i)
+}
+
 fn is_c0(b: u8) -> bool {
     matches!(b, 0x00..=0x17 | 0x19 | 0x1c..=0x1f)
 }
@@ -206,12 +227,41 @@ impl Parser {
         while i < bytes.len() {
             if self.state == State::Ground {
                 // Fast path: a run of printable ASCII.
-                let run = bytes[i..].iter().position(|&b| !(0x20..0x7f).contains(&b));
-                let end = run.map_or(bytes.len(), |n| i + n);
+                let end = i + printable_prefix(&bytes[i..]);
                 if end > i {
                     self.stop_utf8(h);
                     h.print_ascii(&bytes[i..end]);
                     i = end;
+                    continue;
+                }
+            }
+            if self.state == State::Ground && !self.utf8_started && bytes[i] >= 0xc2 {
+                // Fast path: a whole, well-formed UTF-8 sequence.
+                let size = match bytes[i] {
+                    0xc2..=0xdf => 2,
+                    0xe0..=0xef => 3,
+                    0xf0..=0xf4 => 4,
+                    _ => 0,
+                };
+                if size > 0
+                    && i + size <= bytes.len()
+                    && bytes[i + 1..i + size].iter().all(|&b| b & 0xc0 == 0x80)
+                {
+                    h.utf8_start();
+                    h.print_utf8(&bytes[i..i + size], false);
+                    i += size;
+                    continue;
+                }
+            }
+            if matches!(self.state, State::CsiEnter | State::CsiParameter) {
+                // Fast path: parameter bytes (digits, `;`, `:`).
+                let n = bytes[i..].iter().take_while(|b| (0x30..=0x3b).contains(*b)).count();
+                if n > 0 {
+                    for &b in &bytes[i..i + n] {
+                        self.parameter(b);
+                    }
+                    self.state = State::CsiParameter;
+                    i += n;
                     continue;
                 }
             }
@@ -526,6 +576,19 @@ mod tests {
         assert_eq!(parse(long.as_bytes()), [format!("c{}|A!", "1".repeat(63))]);
         // CAN aborts a CSI.
         assert_eq!(parse(b"\x1b[1\x18A"), ["x18", "pA"]);
+    }
+
+    #[test]
+    fn printable_runs() {
+        for n in 0..40 {
+            for bad in [0x00u8, 0x1f, 0x7f, 0x80, 0xff, 0x1b] {
+                let mut v = vec![b'a'; n];
+                v.push(bad);
+                v.extend_from_slice(b"zzzzzzzzzz");
+                assert_eq!(printable_prefix(&v), n, "{n} {bad:#x}");
+            }
+            assert_eq!(printable_prefix(&vec![b'~'; n]), n);
+        }
     }
 
     #[test]

@@ -141,6 +141,7 @@ pub struct Term {
     pub(crate) combined: Combined,
     pub(crate) styles: Styles,
     pen_style: Option<u16>,
+    pen_bg: Option<Bg>,
     links: HashMap<u64, u32>,
     next_link: u32,
     scratch: Vec<u8>,
@@ -182,6 +183,7 @@ impl Term {
             combined: Combined::default(),
             styles: Styles::default(),
             pen_style: None,
+            pen_bg: None,
             links: HashMap::new(),
             next_link: 1,
             scratch: Vec::new(),
@@ -404,18 +406,32 @@ impl Term {
         if let Some(i) = self.pen_style {
             return i;
         }
+        self.pen_bg = None;
         let i = self.intern(self.pen.style);
         self.pen_style = Some(i);
         i
     }
 
     fn bg_of(&mut self, colour: Colour) -> Bg {
+        if colour == self.pen.style.bg {
+            return self.pen_bg();
+        }
         Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
     }
 
-    /// The erase background: the pen's background colour.
+    /// The erase background: the pen's background colour (cached with the
+    /// pen's style).
     fn pen_bg(&mut self) -> Bg {
-        self.bg_of(self.pen.style.bg)
+        if self.pen_style.is_some() {
+            if let Some(bg) = self.pen_bg {
+                return bg;
+            }
+        }
+        let colour = self.pen.style.bg;
+        let bg = Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) };
+        self.pen_style_id();
+        self.pen_bg = Some(bg);
+        bg
     }
 
     /// `screen_write_clear_cell()` (≥ 3.6 keeps the cell's background; older
@@ -431,7 +447,8 @@ impl Term {
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
-        if self.rules == Rules::V36 {
+        // The default style's background is the default: style 0 again.
+        if self.rules == Rules::V36 && style != 0 {
             let bg = self.styles.get(style).bg;
             self.intern(Style::cleared(bg))
         } else {
@@ -453,7 +470,7 @@ impl Term {
         if self.history_enabled() {
             self.history.collect();
             self.push_history_row(up as usize);
-            self.grid.lines[up as usize..=lo as usize].rotate_left(1);
+            self.grid.rotate_up(up as usize, lo as usize);
             self.grid.lines[lo as usize].empty(bg);
         } else {
             self.grid.move_lines(up, up + 1, lo - up, bg);
@@ -496,7 +513,7 @@ impl Term {
         for _ in 0..last {
             self.history.collect();
             self.push_history_row(0);
-            self.grid.lines.rotate_left(1);
+            self.grid.rotate_up(0, sy as usize - 1);
             self.grid.lines[sy as usize - 1].empty(bg);
         }
         if last < sy {
@@ -680,10 +697,10 @@ impl Term {
             },
             _ => {
                 let target = self.join_target();
-                let mut prev_data = Vec::new();
+                let mut buf = [0u8; 64];
                 let prev = target.map(|(_, c)| {
-                    c.push_data(&self.combined, &mut prev_data);
-                    Prev { data: &prev_data, width: c.width }
+                    let n = c.write_data(&self.combined, &mut buf);
+                    Prev { data: &buf[..n], width: c.width }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
                 let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
@@ -1184,6 +1201,8 @@ impl Term {
                 for (dst, src) in self.grid.lines.iter_mut().zip(saved.lines) {
                     let keep = dst.cells.len().min(src.cells.len());
                     dst.cells[..keep].copy_from_slice(&src.cells[..keep]);
+                    dst.dirty = dst.cells.len() as u32;
+                    dst.plain = false;
                     dst.used = src.used.min(self.grid.sx);
                     dst.wrapped = src.wrapped;
                     dst.cellsize = src.cellsize.min(self.grid.sx);
@@ -1762,18 +1781,11 @@ fn parse_int(s: &[u8]) -> Option<u32> {
     Some(v as u32)
 }
 
-/// One CSI parameter (`struct input_param`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Param<'a> {
-    Missing,
-    Number(u32),
-    String(&'a [u8]),
-}
-
-/// The parameters of a CSI sequence (`input_split()`).
-#[derive(Debug)]
+/// The parameters of a CSI sequence (`input_split()`), read from the raw
+/// parameter bytes (at most 63) when asked, so nothing is copied around.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Params<'a> {
-    list: [Param<'a>; 24],
+    raw: &'a [u8],
     len: usize,
 }
 
@@ -1781,47 +1793,44 @@ impl<'a> Params<'a> {
     /// `input_split()`: `None` when tmux gives up on the sequence (a
     /// number above `INT_MAX`, 24 or more parameters).
     fn split(raw: &'a [u8]) -> Option<Params<'a>> {
-        let mut p = Params { list: [Param::Missing; 24], len: 0 };
         if raw.is_empty() {
-            return Some(p);
+            return Some(Params { raw, len: 0 });
         }
+        let mut len = 0;
         for part in raw.split(|&b| b == b';') {
-            p.list[p.len] = if part.is_empty() {
-                Param::Missing
-            } else if part.contains(&b':') {
-                Param::String(part)
-            } else {
-                Param::Number(parse_int(part)?)
-            };
-            p.len += 1;
-            if p.len == p.list.len() {
+            if !part.is_empty() && !part.contains(&b':') {
+                parse_int(part)?;
+            }
+            len += 1;
+            if len == 24 {
                 return None;
             }
         }
-        Some(p)
+        Some(Params { raw, len })
     }
 
     fn len(&self) -> usize {
         self.len
     }
 
+    fn part(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.len {
+            return None;
+        }
+        self.raw.split(|&b| b == b';').nth(i)
+    }
+
     /// `input_get()`: `None` for a string parameter (tmux's `-1`).
     fn get(&self, i: usize, min: u32, default: u32) -> Option<u32> {
-        if i >= self.len {
-            return Some(default);
-        }
-        match self.list[i] {
-            Param::Missing => Some(default),
-            Param::String(_) => None,
-            Param::Number(n) => Some(n.max(min)),
+        match self.part(i) {
+            None | Some([]) => Some(default),
+            Some(p) if p.contains(&b':') => None,
+            Some(p) => Some(parse_int(p).unwrap_or(0).max(min)),
         }
     }
 
     fn string(&self, i: usize) -> Option<&'a [u8]> {
-        match self.list.get(i).filter(|_| i < self.len)? {
-            Param::String(s) => Some(s),
-            _ => None,
-        }
+        self.part(i).filter(|p| p.contains(&b':'))
     }
 }
 

@@ -112,6 +112,24 @@ static SKIN_TONE_BASES: &[u32] = &[
     0x1F9DE, 0x1F9DF,
 ];
 
+/// glibc's widths for the Basic Multilingual Plane, one byte per code
+/// point, built once from [`GLIBC`] (64 KiB).
+fn bmp_widths() -> &'static [i8; 0x10000] {
+    static TABLE: std::sync::OnceLock<Box<[i8; 0x10000]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([1i8; 0x10000]);
+        for &(first, last, w) in GLIBC {
+            if first > 0xffff {
+                break;
+            }
+            for cp in first..=last.min(0xffff) {
+                t[cp as usize] = w;
+            }
+        }
+        t
+    })
+}
+
 /// glibc's `wcwidth()` for a code point (`-1`: non-printable).
 ///
 /// Code points above `U+10FFFF` are non-printable; glibc's `mbtowc()`
@@ -120,6 +138,9 @@ static SKIN_TONE_BASES: &[u32] = &[
 pub fn glibc_width(cp: u32) -> i8 {
     if (0x20..0x7f).contains(&cp) {
         return 1;
+    }
+    if cp <= 0xffff {
+        return bmp_widths()[cp as usize];
     }
     if cp > 0x10ffff {
         return -1;
@@ -147,7 +168,8 @@ pub fn glibc_width(cp: u32) -> i8 {
 /// makes them one), then `wcwidth()`, where non-printable becomes one cell
 /// (C1 controls, `U+0080..=U+009F`, zero).
 pub fn char_width(cp: u32, rules: Rules) -> Option<u8> {
-    if rules != Rules::V33 {
+    // The forced emoji are U+261D..=U+270D and above U+1F000.
+    if rules != Rules::V33 && ((0x261d..=0x270d).contains(&cp) || cp >= 0x1f000) {
         if FORCED_WIDE.binary_search(&cp).is_ok() {
             return Some(2);
         }
@@ -267,6 +289,11 @@ fn should_combine(with: &[u8], add: &[u8]) -> bool {
     let (Some(w), Some(a)) = (first_code_point(with), first_code_point(add)) else {
         return false;
     };
+    // Regional indicators, skin tones and the emoji they join are all
+    // above U+1F1E5.
+    if a < 0x1f1e6 || w < 0x1f1e6 {
+        return false;
+    }
     if is_regional(a) && is_regional(w) {
         return regional_count(with) == 1 && regional_count(add) == 1;
     }
