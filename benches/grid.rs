@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use fastrand::Rng;
 use tmuxwire::term::{Options, Rules, Term};
 
@@ -28,7 +28,12 @@ use tmuxwire::term::{Options, Rules, Term};
 const CORPUS_BYTES: usize = 16 << 20;
 
 const LEVELS: [&str; 6] = ["INFO", "INFO", "DEBUG", "WARN", "INFO", "ERROR"];
-const PATHS: [&str; 4] = ["/api/v1/items", "/api/v1/users", "/healthz", "/static/app.js"];
+const PATHS: [&str; 4] = [
+    "/api/v1/items",
+    "/api/v1/users",
+    "/healthz",
+    "/static/app.js",
+];
 
 fn log_line(rng: &mut Rng, out: &mut Vec<u8>) {
     // Writing to a Vec cannot fail.
@@ -57,7 +62,12 @@ fn ascii_logs() -> Vec<u8> {
 }
 
 fn mixed() -> Vec<u8> {
-    const CJK: [&str; 4] = ["ビルドが完了しました", "构建成功，耗时", "테스트 통과", "処理中のファイル"];
+    const CJK: [&str; 4] = [
+        "ビルドが完了しました",
+        "构建成功，耗时",
+        "테스트 통과",
+        "処理中のファイル",
+    ];
     const EMOJI: [&str; 6] = ["✅", "❤️", "👍🏽", "👨‍👩‍👧", "🇫🇷", "🚀"];
     let mut rng = Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut out = Vec::with_capacity(CORPUS_BYTES + 256);
@@ -83,15 +93,28 @@ fn mixed() -> Vec<u8> {
                 rng.u64(..100_000),
                 EMOJI[rng.usize(..EMOJI.len())]
             ),
-            73..=80 => write!(out, "name\tsize\tmtime\r\nfile{}\t{}\t2026-05-20\r\n", rng.u64(..99), rng.u64(..1 << 20)),
+            73..=80 => write!(
+                out,
+                "name\tsize\tmtime\r\nfile{}\t{}\t2026-05-20\r\n",
+                rng.u64(..99),
+                rng.u64(..1 << 20)
+            ),
             81..=88 => {
                 for p in (0..=100).step_by(25) {
                     let _ = write!(out, "\r\x1b[K[{:<20}] {p}%", "#".repeat(p / 5));
                 }
                 write!(out, "\r\n")
             }
-            89..=93 => write!(out, "caf\u{e9} na\u{ef}ve re\u{301}sume\u{301} Z\u{335}\u{31b}\u{327}\r\n"),
-            _ => write!(out, "\x1b7\x1b[1;{}H\x1b[7m {} \x1b[m\x1b8", rng.u32(1..150), rng.u64(..1000)),
+            89..=93 => write!(
+                out,
+                "caf\u{e9} na\u{ef}ve re\u{301}sume\u{301} Z\u{335}\u{31b}\u{327}\r\n"
+            ),
+            _ => write!(
+                out,
+                "\x1b7\x1b[1;{}H\x1b[7m {} \x1b[m\x1b8",
+                rng.u32(1..150),
+                rng.u64(..1000)
+            ),
         };
     }
     out
@@ -116,9 +139,15 @@ fn cursor_heavy() -> Vec<u8> {
 }
 
 fn ingest(c: &mut Criterion) {
-    let corpora = [("ascii-logs", ascii_logs()), ("mixed", mixed()), ("cursor-heavy", cursor_heavy())];
+    let corpora = [
+        ("ascii-logs", ascii_logs()),
+        ("mixed", mixed()),
+        ("cursor-heavy", cursor_heavy()),
+    ];
     let mut group = c.benchmark_group("ingest");
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     for (name, data) in &corpora {
         group.throughput(Throughput::Bytes(data.len() as u64));
         group.bench_function(*name, |b| {
@@ -141,12 +170,29 @@ fn main() {
     // `GRID_ONCE=N`: ingest each corpus N times and print the best
     // throughput by the thread's own CPU time (Linux
     // `/proc/thread-self/schedstat`), which a busy machine disturbs less
-    // than wall time.
-    if let Some(n) = std::env::var("GRID_ONCE").ok().and_then(|v| v.parse::<u32>().ok()) {
+    // than wall time. `GRID_CORPUS=NAME` limits it to one corpus.
+    if let Some(n) = std::env::var("GRID_ONCE")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
         let cpu_ns = || -> Option<u64> {
-            std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split(' ').next()?.parse().ok()
+            std::fs::read_to_string("/proc/thread-self/schedstat")
+                .ok()?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
         };
-        for (name, data) in [("ascii-logs", ascii_logs()), ("mixed", mixed()), ("cursor-heavy", cursor_heavy())] {
+        let only = std::env::var("GRID_CORPUS").ok();
+        for (name, make) in [
+            ("ascii-logs", ascii_logs as fn() -> Vec<u8>),
+            ("mixed", mixed),
+            ("cursor-heavy", cursor_heavy),
+        ] {
+            if only.as_deref().is_some_and(|o| o != name) {
+                continue;
+            }
+            let data = make();
             let mut best = 0f64;
             for _ in 0..n.max(1) {
                 let (start, wall) = (cpu_ns(), std::time::Instant::now());

@@ -22,7 +22,8 @@
 //!
 //! * `random_streams_*`: ≥ 200 generated cases per tmux version (seeded;
 //!   `TMUXWIRE_GRID_SOAK=N` runs N more with a time-based seed, printing
-//!   it; `TMUXWIRE_GRID_SEED=S` replays one seed).
+//!   it; `TMUXWIRE_GRID_SOAK_SEED=S` repeats that soak;
+//!   `TMUXWIRE_GRID_SEED=S` replays one case seed).
 //! * `regressions`: every mismatch ever found, by name.
 //! * `seeded_*`: a pane written in two halves; after the first a [`Term`]
 //!   is built from tmux's captures ([`Seed`]), fed the second half, and
@@ -76,13 +77,19 @@ struct Servers {
 
 impl Servers {
     fn new(bin: &TmuxBin) -> Servers {
-        Servers { bin: bin.clone(), by_limit: HashMap::new() }
+        Servers {
+            bin: bin.clone(),
+            by_limit: HashMap::new(),
+        }
     }
 
     fn get(&mut self, limit: u32) -> &TestServer {
         let bin = self.bin.clone();
         self.by_limit.entry(limit).or_insert_with(|| {
-            TestServer::builder(&bin).history_limit(limit).command("exec sleep 100000").start()
+            TestServer::builder(&bin)
+                .history_limit(limit)
+                .command("exec sleep 100000")
+                .start()
         })
     }
 }
@@ -99,7 +106,9 @@ fn run_tmux(servers: &mut Servers, dir: &Path, cases: &[Case], tag: &str) -> Vec
     limits.dedup();
     let mut out: Vec<Option<Tmux>> = (0..cases.len()).map(|_| None).collect();
     for limit in limits {
-        let idx: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].history_limit == limit).collect();
+        let idx: Vec<usize> = (0..cases.len())
+            .filter(|&i| cases[i].history_limit == limit)
+            .collect();
         let group: Vec<(usize, &Case)> = idx.iter().map(|&i| (i, &cases[i])).collect();
         let server = servers.get(limit);
         let results = run_group(server, dir, &group, tag);
@@ -142,8 +151,15 @@ fn create_sessions(
             }
             args.extend(
                 [
-                    "new-session", "-d", "-s", &format!("{tag}{n}"), "-x",
-                    &case.width.to_string(), "-y", &case.height.to_string(), &cmd,
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &format!("{tag}{n}"),
+                    "-x",
+                    &case.width.to_string(),
+                    "-y",
+                    &case.height.to_string(),
+                    &cmd,
                 ]
                 .map(String::from),
             );
@@ -156,16 +172,23 @@ fn create_sessions(
 /// Waits until every case's pane title is `{word}-{n}`: its stream (which
 /// ends with that marker) is parsed.
 fn wait_titles(server: &TestServer, cases: &[(usize, &Case)], tag: &str, word: &str) {
-    let want: HashMap<String, String> =
-        cases.iter().map(|&(n, _)| (format!("{tag}{n}"), format!("{word}-{n}"))).collect();
+    let want: HashMap<String, String> = cases
+        .iter()
+        .map(|&(n, _)| (format!("{tag}{n}"), format!("{word}-{n}")))
+        .collect();
     let mut last = String::new();
     let done = poll(DEADLINE * 4, || {
         last = server.tmux_ok(&["list-panes", "-a", "-F", "#{session_name} #{pane_title}"]);
-        let seen: HashMap<&str, &str> =
-            last.lines().filter_map(|l| l.split_once(' ')).collect();
-        want.iter().all(|(s, t)| seen.get(s.as_str()) == Some(&t.as_str())).then_some(())
+        let seen: HashMap<&str, &str> = last.lines().filter_map(|l| l.split_once(' ')).collect();
+        want.iter()
+            .all(|(s, t)| seen.get(s.as_str()) == Some(&t.as_str()))
+            .then_some(())
     });
-    assert!(done.is_some(), "tmux {}: streams not parsed in time:\n{last}", server.bin.label);
+    assert!(
+        done.is_some(),
+        "tmux {}: streams not parsed in time:\n{last}",
+        server.bin.label
+    );
 }
 
 /// Runs `commands` (tmux argv lists) in batches of `per` per invocation
@@ -182,7 +205,11 @@ fn run_batches(server: &TestServer, commands: &[Vec<String>], per: usize) -> Vec
         }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = server.tmux(&argv);
-        assert!(o.status.success(), "tmux failed: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "tmux failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         out.extend_from_slice(&o.stdout);
     }
     out
@@ -198,7 +225,12 @@ fn capture_to_file(target: &str, flags: &[&str], buf: &str, file: &Path) -> Vec<
     vec![
         vec!["set-buffer".into(), "-b".into(), buf.into(), "\x01".into()],
         capture,
-        vec!["save-buffer".into(), "-b".into(), buf.into(), file.to_string_lossy().into_owned()],
+        vec![
+            "save-buffer".into(),
+            "-b".into(),
+            buf.into(),
+            file.to_string_lossy().into_owned(),
+        ],
         vec!["delete-buffer".into(), "-b".into(), buf.into()],
     ]
 }
@@ -210,7 +242,12 @@ fn read_saved(file: &Path) -> Vec<u8> {
 }
 
 /// Captures what the tests compare for each case.
-fn capture_results(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], tag: &str) -> Vec<Tmux> {
+fn capture_results(
+    server: &TestServer,
+    dir: &Path,
+    cases: &[(usize, &Case)],
+    tag: &str,
+) -> Vec<Tmux> {
     // Many panes per invocation, split on a separator line that no stream
     // contains. The joined capture goes through a buffer: `-p` always ends
     // with one newline, while the buffer shows whether the last row is
@@ -223,7 +260,12 @@ fn capture_results(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], ta
         commands.push(p(&["capture-pane", "-p", "-S", "-", "-E", "-", "-t", &t]));
         commands.push(p(&["display-message", "-p", &sep]));
         let file = dir.join(format!("{tag}-{n}.joined"));
-        commands.extend(capture_to_file(&t, &["-J", "-S", "-", "-E", "-"], &format!("{tag}w{n}"), &file));
+        commands.extend(capture_to_file(
+            &t,
+            &["-J", "-S", "-", "-E", "-"],
+            &format!("{tag}w{n}"),
+            &file,
+        ));
         commands.push(p(&["capture-pane", "-a", "-p", "-q", "-t", &t]));
         commands.push(p(&["display-message", "-p", &sep]));
         commands.push(p(&[
@@ -238,7 +280,11 @@ fn capture_results(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], ta
     let out = run_batches(server, &commands, 100);
     let sep_line = format!("{sep}\n");
     let parts: Vec<&[u8]> = split_on(&out, sep_line.as_bytes());
-    assert_eq!(parts.len(), 3 * cases.len() + 1, "unexpected capture output");
+    assert_eq!(
+        parts.len(),
+        3 * cases.len() + 1,
+        "unexpected capture output"
+    );
     parts
         .chunks(3)
         .zip(cases)
@@ -248,7 +294,11 @@ fn capture_results(server: &TestServer, dir: &Path, cases: &[(usize, &Case)], ta
                 rows: p[0].to_vec(),
                 joined: read_saved(&dir.join(format!("{tag}-{n}.joined"))),
                 // Without an alternate screen, `-a -q` prints an empty line.
-                hidden: if state.ends_with(",1") { p[1].to_vec() } else { Vec::new() },
+                hidden: if state.ends_with(",1") {
+                    p[1].to_vec()
+                } else {
+                    Vec::new()
+                },
                 state,
             }
         })
@@ -304,14 +354,28 @@ fn ours(term: &Term) -> Tmux {
         joined.push(b'\n');
     }
     // tmux prints no newline after a wrapped last row.
-    if term.screen_rows().last().is_some_and(|(_, wrapped)| *wrapped) {
+    if term
+        .screen_rows()
+        .last()
+        .is_some_and(|(_, wrapped)| *wrapped)
+    {
         joined.pop();
     }
     let hidden = term.hidden_main_screen().unwrap_or_default();
     let c = term.cursor();
-    let state =
-        format!("{},{},{},{}", c.x.0, c.y.0, term.history_size(), u8::from(term.alternate_on()));
-    Tmux { rows, joined, hidden, state }
+    let state = format!(
+        "{},{},{},{}",
+        c.x.0,
+        c.y.0,
+        term.history_size(),
+        u8::from(term.alternate_on())
+    );
+    Tmux {
+        rows,
+        joined,
+        hidden,
+        state,
+    }
 }
 
 fn show(b: &[u8]) -> String {
@@ -345,7 +409,12 @@ fn compare_term(term: &Term, case: &Case, tmux: &Tmux) -> Option<String> {
     let tmux_joined = trim_lines(&tmux.joined);
     let mut report = String::new();
     if us.rows != tmux.rows {
-        let _ = write!(report, "rows differ:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.rows), show(&us.rows));
+        let _ = write!(
+            report,
+            "rows differ:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.rows),
+            show(&us.rows)
+        );
     }
     if us.joined != tmux_joined {
         let _ = write!(
@@ -356,10 +425,19 @@ fn compare_term(term: &Term, case: &Case, tmux: &Tmux) -> Option<String> {
         );
     }
     if us.hidden != tmux.hidden {
-        let _ = write!(report, "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n", show(&tmux.hidden), show(&us.hidden));
+        let _ = write!(
+            report,
+            "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.hidden),
+            show(&us.hidden)
+        );
     }
     if us.state != tmux.state {
-        let _ = writeln!(report, "state (x,y,hsize,alt) differs: tmux {} ours {}", tmux.state, us.state);
+        let _ = writeln!(
+            report,
+            "state (x,y,hsize,alt) differs: tmux {} ours {}",
+            tmux.state, us.state
+        );
     }
     (!report.is_empty()).then(|| {
         format!(
@@ -387,11 +465,22 @@ fn check_all(cases: &[Case], tag: &str) {
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn case(name: &str, width: u32, height: u32, bytes: &[u8]) -> Case {
-    Case { name: name.into(), width, height, history_limit: 100, bytes: bytes.to_vec() }
+    Case {
+        name: name.into(),
+        width,
+        height,
+        history_limit: 100,
+        bytes: bytes.to_vec(),
+    }
 }
 
 #[test]
@@ -404,7 +493,12 @@ fn smoke() {
         case("cr_overwrite", 20, 3, b"50%\r          \rdone\r\n"),
         case("tabs", 30, 3, b"a\tb\tc\r\n\t\tx"),
         case("invalid", 20, 3, b"CAF\xe9 LATTE\r\n\x80x\xf0\x9f\x98"),
-        case("acs", 20, 4, b"\x1b(0lqqk\x1b(B\r\nx  x\r\n\x1b(0mqqj\x1b(B\r\n"),
+        case(
+            "acs",
+            20,
+            4,
+            b"\x1b(0lqqk\x1b(B\r\nx  x\r\n\x1b(0mqqj\x1b(B\r\n",
+        ),
         case("alt", 20, 4, b"main\r\n\x1b[?1049h\x1b[2J\x1b[Halt screen"),
     ];
     check_all(&cases, "s");
@@ -417,24 +511,101 @@ mod generate {
     use super::Case;
 
     const WORDS: &[&str] = &[
-        "error", "warning", "GET", "/api/v1/items", "200", "OK", "cargo", "build", "--release",
-        "Compiling", "tmuxwire", "v0.1.0", "connection", "refused", "retrying", "in", "5s",
-        "user=alice", "id=42", "done", "ms", "status", "NEEDLE", "x", "",
+        "error",
+        "warning",
+        "GET",
+        "/api/v1/items",
+        "200",
+        "OK",
+        "cargo",
+        "build",
+        "--release",
+        "Compiling",
+        "tmuxwire",
+        "v0.1.0",
+        "connection",
+        "refused",
+        "retrying",
+        "in",
+        "5s",
+        "user=alice",
+        "id=42",
+        "done",
+        "ms",
+        "status",
+        "NEEDLE",
+        "x",
+        "",
     ];
-    const CJK: &[&str] = &["中文", "日本語のテキスト", "한국어", "构建成功", "処理中", "ｶﾀｶﾅ", "漢"];
+    const CJK: &[&str] = &[
+        "中文",
+        "日本語のテキスト",
+        "한국어",
+        "构建成功",
+        "処理中",
+        "ｶﾀｶﾅ",
+        "漢",
+    ];
     const EMOJI: &[&str] = &[
-        "😀", "❤️", "❤", "👍🏽", "👍", "🏽", "🇫🇷", "🇫", "🇺🇸🇬🇧", "👨‍👩‍👧", "👩‍💻", "1️⃣", "✔️", "☝",
-        "☝🏻", "🧑‍🤝‍🧑", "🏳️‍🌈", "⌚", "✋🏿", "🫨", "a️", "中️", "‍", "x‍y", "🇫🇷🇩",
+        "😀",
+        "❤️",
+        "❤",
+        "👍🏽",
+        "👍",
+        "🏽",
+        "🇫🇷",
+        "🇫",
+        "🇺🇸🇬🇧",
+        "👨‍👩‍👧",
+        "👩‍💻",
+        "1️⃣",
+        "✔️",
+        "☝",
+        "☝🏻",
+        "🧑‍🤝‍🧑",
+        "🏳️‍🌈",
+        "⌚",
+        "✋🏿",
+        "🫨",
+        "a️",
+        "中️",
+        "‍",
+        "x‍y",
+        "🇫🇷🇩",
     ];
     const MARKS: &[&str] = &[
-        "e\u{301}", "a\u{300}\u{301}\u{302}", "\u{301}", "n\u{303}", "Z\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}",
-        "\u{200b}", "x\u{fe0f}", "\u{1100}\u{1161}\u{11a8}", "\u{3164}", "\u{85}", "q\u{301}",
-        "\u{ad}", "\u{2028}", "\u{e000}", "\u{1fae8}", "\u{10ffff}",
+        "e\u{301}",
+        "a\u{300}\u{301}\u{302}",
+        "\u{301}",
+        "n\u{303}",
+        "Z\u{335}\u{31b}\u{327}\u{34f}\u{356}\u{330}\u{32e}\u{31e}\u{33a}\u{329}\u{353}\u{347}",
+        "\u{200b}",
+        "x\u{fe0f}",
+        "\u{1100}\u{1161}\u{11a8}",
+        "\u{3164}",
+        "\u{85}",
+        "q\u{301}",
+        "\u{ad}",
+        "\u{2028}",
+        "\u{e000}",
+        "\u{1fae8}",
+        "\u{10ffff}",
     ];
     const INVALID: &[&[u8]] = &[
-        b"\xe9", b"\x80", b"\xff", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98", b"\xe0\x80\x80",
-        b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xe4\xe4\xad", b"\xf5\x80",
-        b"\xc2\x80", b"\xc2\x9b",
+        b"\xe9",
+        b"\x80",
+        b"\xff",
+        b"\xc3",
+        b"\xe4\xb8",
+        b"\xf0\x9f\x98",
+        b"\xe0\x80\x80",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xc0\xaf",
+        b"\xe4\xe4\xad",
+        b"\xf5\x80",
+        b"\xc2\x80",
+        b"\xc2\x9b",
     ];
 
     fn pick<'a, T: ?Sized>(rng: &mut Rng, list: &'a [&'a T]) -> &'a T {
@@ -671,7 +842,9 @@ mod generate {
                 // Text near the right edge.
                 let col = w.saturating_sub(rng.u32(..3));
                 out.extend_from_slice(format!("\x1b[{col}G").as_bytes());
-                out.extend_from_slice(pick(rng, &["中", "x", "😀", "é", "👍🏽", "\t", "e\u{301}"]).as_bytes());
+                out.extend_from_slice(
+                    pick(rng, &["中", "x", "😀", "é", "👍🏽", "\t", "e\u{301}"]).as_bytes(),
+                );
             }
             _ => {
                 // Random bytes.
@@ -736,7 +909,13 @@ mod generate {
                 piece(&mut rng, &mut bytes, width, height);
             }
         }
-        Case { name: format!("seed {seed:#x}"), width, height, history_limit, bytes }
+        Case {
+            name: format!("seed {seed:#x}"),
+            width,
+            height,
+            history_limit,
+            bytes,
+        }
     }
 }
 
@@ -747,17 +926,26 @@ fn seeds(base: u64, n: usize) -> Vec<u64> {
         let s = s.trim_start_matches("0x");
         return vec![u64::from_str_radix(s, 16).expect("hex seed")];
     }
-    (0..n as u64).map(|i| base.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i)).collect()
+    (0..n as u64)
+        .map(|i| base.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i))
+        .collect()
 }
 
 fn random_cases(base: u64, n: usize) -> Vec<Case> {
     let mut cases: Vec<Case> = seeds(base, n).into_iter().map(generate::case).collect();
     // The opt-in soak: N more cases from a time-based seed (printed).
-    if let Some(extra) = std::env::var("TMUXWIRE_GRID_SOAK").ok().and_then(|v| v.parse().ok()) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("grid soak: {extra} more cases, base seed {now:#x}");
+    if let Some(extra) = std::env::var("TMUXWIRE_GRID_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        // `TMUXWIRE_GRID_SOAK_SEED=S` repeats a soak (the seed it printed).
+        let now = match std::env::var("TMUXWIRE_GRID_SOAK_SEED") {
+            Ok(s) => u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("hex soak seed"),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
+        };
+        eprintln!("grid soak: {extra} more cases, soak seed {now:#x} (TMUXWIRE_GRID_SOAK_SEED)");
         cases.extend(seeds(now ^ base, extra).into_iter().map(generate::case));
     }
     cases
@@ -811,10 +999,15 @@ fn random_streams_3_8() {
 #[test]
 #[ignore = "a tool: set TMUXWIRE_GRID_REDUCE=VERSION:SEED"]
 fn reduce() {
-    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE") else { return };
+    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE") else {
+        return;
+    };
     let (label, seed) = spec.split_once(':').expect("VERSION:SEED");
     let seed = u64::from_str_radix(seed.trim_start_matches("0x"), 16).expect("hex seed");
-    let bin = tmux_bins().into_iter().find(|b| b.label == label).expect("tmux version");
+    let bin = tmux_bins()
+        .into_iter()
+        .find(|b| b.label == label)
+        .expect("tmux version");
     let rules = rules_of(&bin);
     let mut servers = server(&bin);
     let dir = tempfile::tempdir().expect("temp dir");
@@ -822,9 +1015,17 @@ fn reduce() {
     let mut round = 0;
     let fails = |servers: &mut Servers, cases: &[Case], round: usize| -> Vec<bool> {
         let results = run_tmux(servers, dir.path(), cases, &format!("x{round}_"));
-        cases.iter().zip(&results).enumerate().map(|(n, (c, t))| compare(c, n, rules, t).is_some()).collect()
+        cases
+            .iter()
+            .zip(&results)
+            .enumerate()
+            .map(|(n, (c, t))| compare(c, n, rules, t).is_some())
+            .collect()
     };
-    assert!(fails(&mut servers, std::slice::from_ref(&best), round)[0], "the case does not fail");
+    assert!(
+        fails(&mut servers, std::slice::from_ref(&best), round)[0],
+        "the case does not fail"
+    );
     let mut chunk = best.bytes.len() / 2;
     while chunk >= 1 {
         round += 1;
@@ -841,15 +1042,29 @@ fn reduce() {
             Some(i) => best = candidates.swap_remove(i),
             None => chunk /= 2,
         }
-        chunk = chunk.min(best.bytes.len() / 2).max(if chunk == 0 { 0 } else { 1 });
+        chunk = chunk
+            .min(best.bytes.len() / 2)
+            .max(if chunk == 0 { 0 } else { 1 });
         if best.bytes.len() <= 1 {
             break;
         }
     }
-    let results = run_tmux(&mut servers, dir.path(), std::slice::from_ref(&best), "final");
-    eprintln!("{}", compare(&best, 0, rules, &results[0]).unwrap_or_default());
+    let results = run_tmux(
+        &mut servers,
+        dir.path(),
+        std::slice::from_ref(&best),
+        "final",
+    );
+    eprintln!(
+        "{}",
+        compare(&best, 0, rules, &results[0]).unwrap_or_default()
+    );
     let still = true;
-    eprintln!("smallest ({} bytes, still differs: {still}): \"{}\"", best.bytes.len(), escape(&best.bytes));
+    eprintln!(
+        "smallest ({} bytes, still differs: {still}): \"{}\"",
+        best.bytes.len(),
+        escape(&best.bytes)
+    );
 }
 
 /// A case written in two halves, with a [`Term`] seeded from tmux in
@@ -882,9 +1097,14 @@ fn seeded_case(case: Case, rng: &mut fastrand::Rng, rules: Rules) -> Option<Seed
     // `Term::reflow_safe`).
     let mut reference = term_for(&case, rules);
     reference.advance(&case.bytes[..split]);
-    let resize = (rng.u32(..3) == 0 && reference.reflow_safe())
-        .then(|| (rng.u32(2..100), rng.u32(2..30)));
-    Some(SeededCase { case, split, resize, flags: rng.bool() })
+    let resize =
+        (rng.u32(..3) == 0 && reference.reflow_safe()).then(|| (rng.u32(2..100), rng.u32(2..30)));
+    Some(SeededCase {
+        case,
+        split,
+        resize,
+        flags: rng.bool(),
+    })
 }
 
 /// Runs seeded cases on one tmux version.
@@ -916,7 +1136,10 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             bytes.extend_from_slice(&seed_marker(n));
             std::fs::write(&first, &bytes).expect("write first half");
             let fifo = dir.join(format!("{tag}-{n}.fifo"));
-            let ok = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .expect("mkfifo");
             assert!(ok.success(), "mkfifo failed");
             format!(
                 "stty raw -echo; cat {}; cat {}; exec sleep 100000",
@@ -926,15 +1149,25 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
         });
         wait_titles(server, &group, tag, "SEED");
         // Resizes, then wait for them to apply.
-        let resized: Vec<(usize, u32, u32)> =
-            group.iter().filter_map(|&(n, _)| cases[n].resize.map(|(w, h)| (n, w, h))).collect();
+        let resized: Vec<(usize, u32, u32)> = group
+            .iter()
+            .filter_map(|&(n, _)| cases[n].resize.map(|(w, h)| (n, w, h)))
+            .collect();
         if !resized.is_empty() {
             let commands: Vec<Vec<String>> = resized
                 .iter()
                 .map(|&(n, w, h)| {
-                    ["resize-window", "-t", &format!("{tag}{n}"), "-x", &w.to_string(), "-y", &h.to_string()]
-                        .map(String::from)
-                        .to_vec()
+                    [
+                        "resize-window",
+                        "-t",
+                        &format!("{tag}{n}"),
+                        "-x",
+                        &w.to_string(),
+                        "-y",
+                        &h.to_string(),
+                    ]
+                    .map(String::from)
+                    .to_vec()
                 })
                 .collect();
             run_batches(server, &commands, 40);
@@ -942,7 +1175,16 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 let target = format!("{tag}{n}");
                 let want = format!("{w}x{h}");
                 crate::support::wait_until_true("pane resized", DEADLINE, || {
-                    server.tmux_ok(&["display-message", "-p", "-t", &target, "#{pane_width}x#{pane_height}"]).trim() == want
+                    server
+                        .tmux_ok(&[
+                            "display-message",
+                            "-p",
+                            "-t",
+                            &target,
+                            "#{pane_width}x#{pane_height}",
+                        ])
+                        .trim()
+                        == want
                 });
             }
         }
@@ -967,16 +1209,50 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             if flagged {
                 saved_flags.push("-F");
             }
-            let mut commands = vec![["display-message", "-p", "-t", &t, Seed::FORMAT].map(String::from).to_vec()];
-            commands.extend(capture_to_file(&t, &rows_flags, &format!("{t}r"), &f("rows")));
-            commands.extend(capture_to_file(&t, &["-J", "-S", "-", "-E", "-"], &format!("{t}j"), &f("joined")));
-            commands.extend(capture_to_file(&t, &saved_flags, &format!("{t}s"), &f("saved")));
-            commands.extend(capture_to_file(&t, &["-a", "-J", "-q"], &format!("{t}a"), &f("savedj")));
-            commands.extend(capture_to_file(&t, &["-P"], &format!("{t}p"), &f("pending")));
+            let mut commands = vec![
+                ["display-message", "-p", "-t", &t, Seed::FORMAT]
+                    .map(String::from)
+                    .to_vec(),
+            ];
+            commands.extend(capture_to_file(
+                &t,
+                &rows_flags,
+                &format!("{t}r"),
+                &f("rows"),
+            ));
+            commands.extend(capture_to_file(
+                &t,
+                &["-J", "-S", "-", "-E", "-"],
+                &format!("{t}j"),
+                &f("joined"),
+            ));
+            commands.extend(capture_to_file(
+                &t,
+                &saved_flags,
+                &format!("{t}s"),
+                &f("saved"),
+            ));
+            commands.extend(capture_to_file(
+                &t,
+                &["-a", "-J", "-q"],
+                &format!("{t}a"),
+                &f("savedj"),
+            ));
+            commands.extend(capture_to_file(
+                &t,
+                &["-P"],
+                &format!("{t}p"),
+                &f("pending"),
+            ));
             let formats = run_batches(server, &commands, commands.len());
             let formats = String::from_utf8_lossy(&formats).into_owned();
-            let (rows, joined, saved, savedj, pending) =
-                (read_saved(&f("rows")), read_saved(&f("joined")), read_saved(&f("saved")), read_saved(&f("savedj")), read_saved(&f("pending")));
+            let (rows, joined, saved, savedj, pending) = (
+                read_saved(&f("rows")),
+                read_saved(&f("joined")),
+                read_saved(&f("saved")),
+                read_saved(&f("savedj")),
+                read_saved(&f("pending")),
+            );
             let captures = Captures {
                 formats: &formats,
                 rows: &rows,
@@ -986,7 +1262,10 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 saved_joined: &savedj,
                 pending: &pending,
             };
-            let opts = Options { dec_graphics: DecGraphics::Ascii, ..Options::default() };
+            let opts = Options {
+                dec_graphics: DecGraphics::Ascii,
+                ..Options::default()
+            };
             if std::env::var_os("TMUXWIRE_GRID_DEBUG").is_some() {
                 eprintln!(
                     "seed captures:\n  formats: {formats}  rows: \"{}\"\n  joined: \"{}\"\n  saved: \"{}\"\n  pending: \"{}\"",
@@ -1023,11 +1302,16 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             let what = format!(
                 "seeded at byte {}{}{}",
                 sc.split,
-                sc.resize.map(|(w, h)| format!(" after a resize to {w}x{h}")).unwrap_or_default(),
+                sc.resize
+                    .map(|(w, h)| format!(" after a resize to {w}x{h}"))
+                    .unwrap_or_default(),
                 if has_f && sc.flags { " (-F)" } else { "" }
             );
             match term {
-                Err(e) => failures.push(format!("tmux {}: case {} {what}: {e}", bin.label, case.name)),
+                Err(e) => failures.push(format!(
+                    "tmux {}: case {} {what}: {e}",
+                    bin.label, case.name
+                )),
                 Ok(mut term) => {
                     let guesses = term.seed_guesses();
                     term.advance(&case.bytes[sc.split..]);
@@ -1037,7 +1321,10 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                         // prints both the same), or the Term asks for a new
                         // seed: known gaps, not counted.
                         Some(r) if guesses > 0 || term.needs_reseed() => {
-                            eprintln!("tmux {}: {what} (guessed {guesses} wrapped flags): {r}", bin.label)
+                            eprintln!(
+                                "tmux {}: {what} (guessed {guesses} wrapped flags): {r}",
+                                bin.label
+                            )
                         }
                         Some(r) => failures.push(format!("tmux {}: {what}: {r}", bin.label)),
                         None => {}
@@ -1067,7 +1354,13 @@ fn seeded(label: &str, base: u64) {
         .filter_map(|c| seeded_case(c, &mut rng, rules))
         .collect();
     let failures = seeded_on(&bin, &cases);
-    assert!(failures.is_empty(), "{} of {} seeded cases differ:\n\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} seeded cases differ:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -1091,9 +1384,14 @@ fn seeded_3_8() {
 #[test]
 #[ignore = "a tool: set TMUXWIRE_GRID_REDUCE_SEEDED=VERSION:SEED:SPLIT[:WxH[:F]]"]
 fn reduce_seeded() {
-    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE_SEEDED") else { return };
+    let Ok(spec) = std::env::var("TMUXWIRE_GRID_REDUCE_SEEDED") else {
+        return;
+    };
     let parts: Vec<&str> = spec.split(':').collect();
-    let bin = tmux_bins().into_iter().find(|b| b.label == parts[0]).expect("tmux version");
+    let bin = tmux_bins()
+        .into_iter()
+        .find(|b| b.label == parts[0])
+        .expect("tmux version");
     let rules = rules_of(&bin);
     let seed = u64::from_str_radix(parts[1].trim_start_matches("0x"), 16).expect("hex seed");
     let split: usize = parts[2].parse().expect("split");
@@ -1102,7 +1400,12 @@ fn reduce_seeded() {
         (w.parse().expect("w"), h.parse().expect("h"))
     });
     let flags = parts.get(4) == Some(&"F");
-    let mut best = SeededCase { case: generate::case(seed), split, resize, flags };
+    let mut best = SeededCase {
+        case: generate::case(seed),
+        split,
+        resize,
+        flags,
+    };
     let seedable = |c: &Case, split: usize| {
         let mut t = term_for(c, rules);
         t.advance(&c.bytes[..split]);
@@ -1130,7 +1433,12 @@ fn reduce_seeded() {
                 at
             };
             if seedable(&c, split) {
-                candidates.push(SeededCase { case: c, split, resize: best.resize, flags: best.flags });
+                candidates.push(SeededCase {
+                    case: c,
+                    split,
+                    resize: best.resize,
+                    flags: best.flags,
+                });
             }
             at += chunk;
         }
@@ -1147,7 +1455,10 @@ fn reduce_seeded() {
         }
         chunk = chunk.min(best.case.bytes.len() / 2);
     }
-    eprintln!("{}", seeded_on(&bin, std::slice::from_ref(&best)).join("\n"));
+    eprintln!(
+        "{}",
+        seeded_on(&bin, std::slice::from_ref(&best)).join("\n")
+    );
     eprintln!(
         "smallest: split {} of {} bytes: \"{}\" | \"{}\"",
         best.split,
@@ -1210,12 +1521,28 @@ fn regressions() {
 
 /// Seeded regressions: `(name, width, height, history-limit, first half,
 /// second half, resize before the seed)`.
-type SeededRegression = (&'static str, u32, u32, u32, &'static [u8], &'static [u8], Option<(u32, u32)>);
+type SeededRegression = (
+    &'static str,
+    u32,
+    u32,
+    u32,
+    &'static [u8],
+    &'static [u8],
+    Option<(u32, u32)>,
+);
 
 const SEEDED_REGRESSIONS: &[SeededRegression] = &[
     // tmux leaves the cursor past the edge after resizing the alternate
     // screen.
-    ("cursor_past_edge_after_resize", 73, 1, 1, b"\x1b[;62H\x1b[?1049h", b"\x1b", Some((22, 19))),
+    (
+        "cursor_past_edge_after_resize",
+        73,
+        1,
+        1,
+        b"\x1b[;62H\x1b[?1049h",
+        b"\x1b",
+        Some((22, 19)),
+    ),
     (
         "wrap_off_at_seed",
         22,
@@ -1226,8 +1553,24 @@ const SEEDED_REGRESSIONS: &[SeededRegression] = &[
         None,
     ),
     // A half-written CSI is replayed from `capture-pane -P`.
-    ("seed_inside_csi", 20, 5, 100, b"hello\x1b[3", b"1mred\x1b[m", None),
-    ("seed_inside_osc", 20, 5, 100, b"hello\x1b]2;tit", b"le\x07 world", None),
+    (
+        "seed_inside_csi",
+        20,
+        5,
+        100,
+        b"hello\x1b[3",
+        b"1mred\x1b[m",
+        None,
+    ),
+    (
+        "seed_inside_osc",
+        20,
+        5,
+        100,
+        b"hello\x1b]2;tit",
+        b"le\x07 world",
+        None,
+    ),
 ];
 
 #[test]

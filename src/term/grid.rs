@@ -60,7 +60,10 @@ pub(crate) struct Bg {
 }
 
 impl Bg {
-    pub(crate) const DEFAULT: Bg = Bg { style: 0, default: true };
+    pub(crate) const DEFAULT: Bg = Bg {
+        style: 0,
+        default: true,
+    };
 }
 
 /// Columns kept past the right edge. tmux stores cells there (a wide
@@ -136,27 +139,34 @@ impl Line {
         let used = (self.used as usize).min(self.cells.len() - HIDDEN_COLUMNS);
         let cells = &self.cells[..used];
         if self.plain {
-            out.extend(cells.iter().map(|c| c.code as u8));
+            out.extend(cells.iter().map(|c| c.code() as u8));
             return;
         }
         // Fast path: the leading run of plain ASCII (and cleared) cells.
-        let plain = |c: &Cell| c.flags & !super::cell::CLEARED == 0 && c.code < 0x80;
+        let plain = |c: &Cell| c.flags() & !super::cell::CLEARED == 0 && c.code() < 0x80;
         let n = cells.iter().position(|c| !plain(c)).unwrap_or(cells.len());
-        out.extend(cells[..n].iter().map(|c| c.code as u8));
+        out.extend(cells[..n].iter().map(|c| c.code() as u8));
+        // Enough for every cell of one character.
+        out.reserve((cells.len() - n) * 4);
         for &c in &cells[n..] {
-            if plain(&c) {
-                out.push(c.code as u8);
+            if c.flags() & !super::cell::CLEARED == 0 {
+                // One character.
+                if c.code() < 0x80 {
+                    out.push(c.code() as u8);
+                } else {
+                    super::width::push_code_point(out, c.code());
+                }
                 continue;
             }
-            if c.flags & PADDING != 0 {
+            if c.flags() & PADDING != 0 {
                 continue;
             }
             if c.is_tab() {
                 out.push(b'\t');
                 continue;
             }
-            if acs && c.flags & super::cell::ACS != 0 && c.flags & super::cell::COMBINED == 0 {
-                if let Some(ch) = super::cell::acs_char(c.code) {
+            if acs && c.flags() & super::cell::ACS != 0 && c.flags() & super::cell::COMBINED == 0 {
+                if let Some(ch) = super::cell::acs_char(c.code()) {
                     let mut buf = [0; 4];
                     out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
                     continue;
@@ -208,20 +218,90 @@ impl Grid {
     pub(crate) fn set(&mut self, x: u32, y: u32, cell: Cell) {
         let sx = self.sx;
         self.spilled |= x >= sx;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         line.expand(x + 1, sx, 0);
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
             *c = cell;
             line.touch(x as usize + 1);
-            line.plain &= cell.flags & !super::cell::CLEARED == 0 && cell.code < 0x80;
+            line.plain &= cell.flags() & !super::cell::CLEARED == 0 && cell.code() < 0x80;
         }
+    }
+
+    /// The common case of `screen_write_cell()` in one step: a new cell
+    /// of one or two columns (`cell.width`) that fits on row `y` at column
+    /// `x`, over a cell that is not part of a wide character and with no
+    /// wide character's padding right after it (so
+    /// `screen_write_overwrite()` has nothing to clear), and not a blank
+    /// (which tmux may skip storing). A two-column cell gets its padding
+    /// cell in `pad_style`. With `prev_below`, also that each of the two
+    /// cells left of `x` holds one character, not a ZWJ, below that code
+    /// point (so tmux ≥ 3.4 would not join the new character onto them;
+    /// see [`super::width::new_cell_after`]). Returns `false`, changing
+    /// nothing, when any of those conditions fails: the caller then takes
+    /// the general path.
+    pub(crate) fn put_simple(
+        &mut self,
+        x: u32,
+        y: u32,
+        cell: Cell,
+        pad_style: u16,
+        prev_below: Option<u32>,
+    ) -> bool {
+        let sx = self.sx;
+        let w = u32::from(cell.width());
+        if !(1..=2).contains(&w) || x + w > sx || cell == Cell::BLANK {
+            return false;
+        }
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return false;
+        };
+        let (xi, wi) = (x as usize, w as usize);
+        if let Some(limit) = prev_below {
+            let joinable = |c: &Cell| {
+                c.flags() & super::cell::COMBINED != 0 || c.code() == 0x200d || c.code() >= limit
+            };
+            if line
+                .cells
+                .get(xi.saturating_sub(2)..xi)
+                .is_none_or(|p| p.iter().any(joinable))
+            {
+                return false;
+            }
+        }
+        let Some(&now) = line.cells.get(xi) else {
+            return false;
+        };
+        if now.is_padding() {
+            return false;
+        }
+        if (w != 1 || now.width() != 1)
+            && xi + wi < sx as usize
+            && line.cells.get(xi + wi).is_some_and(|c| c.is_padding())
+        {
+            return false;
+        }
+        line.expand(x + w, sx, 0);
+        line.used = line.used.max(x + w);
+        line.cells[xi] = cell;
+        if w == 2 {
+            line.cells[xi + 1] = Cell::padding(pad_style);
+            line.plain = false;
+        } else {
+            line.plain &= cell.flags() & !super::cell::CLEARED == 0 && cell.code() < 0x80;
+        }
+        line.touch(xi + wi);
+        true
     }
 
     /// `grid_set_cells()` for a run of ASCII bytes in one style.
     pub(crate) fn set_ascii(&mut self, x: u32, y: u32, run: &[u8], style: u16) {
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(y as usize) else { return };
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return;
+        };
         let x = x as usize;
         if x >= sx {
             return;
@@ -260,7 +340,11 @@ impl Grid {
             let line = &mut self.lines[y as usize];
             // With the default colour only allocated cells are cleared
             // (the rest read as blank anyway).
-            let limit = if bg.default { line.cellsize.min(sx) } else { sx };
+            let limit = if bg.default {
+                line.cellsize.min(sx)
+            } else {
+                sx
+            };
             if bg.default && px > limit {
                 continue;
             }
@@ -339,7 +423,9 @@ impl Grid {
             return;
         }
         let sx = self.sx as usize;
-        let Some(line) = self.lines.get_mut(py as usize) else { return };
+        let Some(line) = self.lines.get_mut(py as usize) else {
+            return;
+        };
         let (dx, px, nx) = (dx as usize, px as usize, nx as usize);
         if px + nx > sx || dx + nx > sx {
             return;
@@ -370,7 +456,9 @@ impl Grid {
     /// `grid_view_delete_cells()`.
     pub(crate) fn delete_cells(&mut self, px: u32, py: u32, nx: u32, bg: Bg) {
         let sx = self.sx;
-        let Some(n) = sx.checked_sub(px + nx) else { return };
+        let Some(n) = sx.checked_sub(px + nx) else {
+            return;
+        };
         self.move_cells(px, px + nx, py, n, bg);
         self.clear(sx - nx, py, nx, 1, bg);
     }
@@ -384,7 +472,9 @@ impl Grid {
 
     /// `grid_view_insert_lines_region()`.
     pub(crate) fn insert_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(rlower + 1 - ny2, py, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -393,7 +483,9 @@ impl Grid {
     /// 3.5 computed (`py + ny - (sy - ny)`, possibly below zero).
     pub(crate) fn delete_lines(&mut self, py: u32, ny: u32, bg: Bg, old_clear: bool) {
         let sy = self.sy;
-        let Some(n) = sy.checked_sub(py + ny) else { return };
+        let Some(n) = sy.checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, n, bg);
         if old_clear {
             let c = i64::from(py) + 2 * i64::from(ny) - i64::from(sy);
@@ -405,7 +497,9 @@ impl Grid {
 
     /// `grid_view_delete_lines_region()`.
     pub(crate) fn delete_lines_region(&mut self, rlower: u32, py: u32, ny: u32, bg: Bg) {
-        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else { return };
+        let Some(ny2) = (rlower + 1).checked_sub(py + ny) else {
+            return;
+        };
         self.move_lines(py, py + ny, ny2, bg);
         self.clear_lines_signed(py + ny2, i64::from(ny) - i64::from(ny2), bg);
     }
@@ -417,7 +511,10 @@ impl Grid {
 
     /// The index of the last row with any cell used, plus one (0 if none).
     pub(crate) fn last_used(&self) -> u32 {
-        self.lines.iter().rposition(|l| l.used != 0).map_or(0, |i| i as u32 + 1)
+        self.lines
+            .iter()
+            .rposition(|l| l.used != 0)
+            .map_or(0, |i| i as u32 + 1)
     }
 
     /// Moves row `up` to the bottom of rows `up..=lo`, shifting the rest up.

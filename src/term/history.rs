@@ -85,7 +85,10 @@ impl Chunk {
     /// Rows of line `l` (positions in `rows`), live ones only.
     fn line_rows(&self, l: usize) -> Range<usize> {
         let start = (self.lines[l] as usize).max(self.live_row as usize);
-        let end = self.lines.get(l + 1).map_or(self.rows.len(), |&r| r as usize);
+        let end = self
+            .lines
+            .get(l + 1)
+            .map_or(self.rows.len(), |&r| r as usize);
         start..end
     }
 
@@ -151,7 +154,9 @@ impl RowBreaks<'_> {
 
     /// The byte offset where row `i + 1` of the line begins.
     pub fn get(&self, i: usize) -> Option<usize> {
-        self.starts.get(i).map(|&s| (s.saturating_sub(self.base)).min(self.len) as usize)
+        self.starts
+            .get(i)
+            .map(|&s| (s.saturating_sub(self.base)).min(self.len) as usize)
     }
 
     /// All breaks in order.
@@ -218,14 +223,20 @@ impl History {
     pub fn first_index(&self) -> LineIndex {
         self.chunks
             .front()
-            .map_or(LineIndex(self.end_index().0), |c| LineIndex(c.first + u64::from(c.live_line)))
+            .map_or(LineIndex(self.end_index().0), |c| {
+                LineIndex(c.first + u64::from(c.live_line))
+            })
     }
 
     /// The index of the first line not complete in history: the open line
     /// if there is one, else the next line to come. The screen's lines are
     /// numbered from here.
     pub fn end_index(&self) -> LineIndex {
-        if self.open { LineIndex(self.next.saturating_sub(1)) } else { LineIndex(self.next) }
+        if self.open {
+            LineIndex(self.next.saturating_sub(1))
+        } else {
+            LineIndex(self.next)
+        }
     }
 
     /// Whether the newest line continues on the screen.
@@ -252,24 +263,36 @@ impl History {
     /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
     /// flag.
     pub(crate) fn push_row(&mut self, text: &[u8], wrapped: bool) {
+        self.push_row_with(wrapped, |out| out.extend_from_slice(text));
+    }
+
+    /// [`History::push_row`] with the row's text appended by `write`
+    /// (straight into the chunk, saving a copy).
+    pub(crate) fn push_row_with(&mut self, wrapped: bool, write: impl FnOnce(&mut Vec<u8>)) {
         let new_line = !self.open;
         if new_line {
-            let start_new =
-                self.chunks.back().is_none_or(|c| c.text.len() >= CHUNK_BYTES);
+            let start_new = self
+                .chunks
+                .back()
+                .is_none_or(|c| c.text.len() >= CHUNK_BYTES);
             if start_new {
                 self.chunks.push_back(Chunk::new(self.next));
             }
             self.next += 1;
         }
-        let Some(chunk) = self.chunks.back_mut() else { return };
-        let text = if chunk.text.len() + text.len() + 1 > MAX_CHUNK_BYTES { &[][..] } else { text };
-        let at = chunk.text.len() as u32;
+        let Some(chunk) = self.chunks.back_mut() else {
+            return;
+        };
+        let at = chunk.text.len();
+        write(&mut chunk.text);
+        if chunk.text.len() + 1 > MAX_CHUNK_BYTES {
+            chunk.text.truncate(at);
+        }
         if new_line {
             chunk.lines.push(chunk.rows.len() as u32);
         }
-        chunk.rows.push(at);
-        chunk.text.extend_from_slice(text);
-        self.bytes += text.len();
+        chunk.rows.push(at as u32);
+        self.bytes += chunk.text.len() - at;
         self.rows += 1;
         self.open = wrapped;
         if !wrapped {
@@ -290,8 +313,12 @@ impl History {
     /// Ends the newest line: trims its trailing spaces, clamps its row
     /// starts, appends `\n`.
     fn close_last(&mut self) {
-        let Some(chunk) = self.chunks.back_mut() else { return };
-        let Some(&first_row) = chunk.lines.last() else { return };
+        let Some(chunk) = self.chunks.back_mut() else {
+            return;
+        };
+        let Some(&first_row) = chunk.lines.last() else {
+            return;
+        };
         let line_start = chunk.rows[first_row as usize].max(chunk.rows[chunk.live_row as usize]);
         let mut end = chunk.text.len();
         while end > line_start as usize && chunk.text[end - 1] == b' ' {
@@ -308,14 +335,20 @@ impl History {
     /// Drops the oldest `n` rows (fewer if there are fewer).
     pub(crate) fn trim_rows(&mut self, mut n: usize) {
         while n > 0 {
-            let Some(chunk) = self.chunks.front_mut() else { break };
+            let Some(chunk) = self.chunks.front_mut() else {
+                break;
+            };
             let live_rows = chunk.rows.len() - chunk.live_row as usize;
             let take = n.min(live_rows);
             let from = chunk.live_row as usize;
             let to = from + take;
             // Bytes of the dropped rows.
             let start = chunk.row_start(from);
-            let end = if to < chunk.rows.len() { chunk.rows[to] as usize } else { chunk.text.len() };
+            let end = if to < chunk.rows.len() {
+                chunk.rows[to] as usize
+            } else {
+                chunk.text.len()
+            };
             let newlines = memchr::memchr_iter(b'\n', &chunk.text[start..end]).count();
             let dropped_bytes = end - start - newlines;
             chunk.live_row = to as u32;
@@ -323,7 +356,10 @@ impl History {
             let mut gone = 0;
             while (chunk.live_line as usize) < chunk.lines.len() {
                 let l = chunk.live_line as usize;
-                let line_end = chunk.lines.get(l + 1).map_or(chunk.rows.len(), |&r| r as usize);
+                let line_end = chunk
+                    .lines
+                    .get(l + 1)
+                    .map_or(chunk.rows.len(), |&r| r as usize);
                 if line_end <= to {
                     chunk.live_line += 1;
                     gone += 1;
@@ -442,8 +478,12 @@ impl History {
             if open && ci + 1 == total {
                 end = c.lines.last().map_or(end, |&r| c.rows[r as usize] as usize);
             }
-            (start < end)
-                .then(|| (LineIndex(c.first + u64::from(c.live_line)), &c.text[start..end]))
+            (start < end).then(|| {
+                (
+                    LineIndex(c.first + u64::from(c.live_line)),
+                    &c.text[start..end],
+                )
+            })
         })
     }
 
@@ -465,7 +505,9 @@ impl History {
                 rows.clone().map(move |r| {
                     let s = (c.row_start(r) - base).min(text.len());
                     let e = if r + 1 < last {
-                        (c.rows[r + 1] as usize).saturating_sub(base).min(text.len())
+                        (c.rows[r + 1] as usize)
+                            .saturating_sub(base)
+                            .min(text.len())
                     } else {
                         text.len()
                     };
@@ -492,7 +534,14 @@ mod tests {
 
     fn lines(h: &History) -> Vec<(u64, String, u32, bool)> {
         h.iter()
-            .map(|l| (l.index.0, String::from_utf8_lossy(l.text).into_owned(), l.rows(), l.open))
+            .map(|l| {
+                (
+                    l.index.0,
+                    String::from_utf8_lossy(l.text).into_owned(),
+                    l.rows(),
+                    l.open,
+                )
+            })
             .collect()
     }
 
@@ -559,11 +608,25 @@ mod tests {
         // One row (10 / 10) dropped: the first line loses its first row.
         assert_eq!(h.rows(), 9);
         assert_eq!(lines(&h)[0], (0, "bbbb".into(), 1, false));
-        assert_eq!(h.dropped(), Dropped { lines: 0, rows: 1, bytes: 4 });
+        assert_eq!(
+            h.dropped(),
+            Dropped {
+                lines: 0,
+                rows: 1,
+                bytes: 4
+            }
+        );
         h.push_row(b"x", false);
         h.collect();
         assert_eq!(lines(&h)[0], (1, "line0".into(), 1, false));
-        assert_eq!(h.dropped(), Dropped { lines: 1, rows: 2, bytes: 8 });
+        assert_eq!(
+            h.dropped(),
+            Dropped {
+                lines: 1,
+                rows: 2,
+                bytes: 8
+            }
+        );
         assert_eq!(h.first_index(), LineIndex(1));
     }
 

@@ -28,6 +28,20 @@ pub(crate) trait Handler {
     /// `bad` is set when a byte after the first was not a continuation
     /// byte (`utf8_append()` then fails).
     fn print_utf8(&mut self, data: &[u8], bad: bool);
+    /// A run of complete UTF-8 sequences of two to four bytes, each with
+    /// continuation bytes where its first byte announced them, in the
+    /// ground state: for each, [`Handler::utf8_start`] then
+    /// [`Handler::print_utf8`] (what the default does; an implementation
+    /// may batch).
+    fn print_utf8_run(&mut self, run: &[u8]) {
+        let mut i = 0;
+        while let Some(&b) = run.get(i) {
+            let n = utf8_len(b).max(1);
+            self.utf8_start();
+            self.print_utf8(run.get(i..i + n).unwrap_or(&run[i..]), false);
+            i += n;
+        }
+    }
     /// A UTF-8 sequence ended unfinished or could not start
     /// (`input_stop_utf8()` with `utf8started`).
     fn invalid_utf8(&mut self);
@@ -133,7 +147,37 @@ fn printable_prefix(b: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + b[i..].iter().position(|&c| !(0x20..0x7f).contains(&c)).unwrap_or(b.len() - i)
+    i + b[i..]
+        .iter()
+        .position(|&c| !(0x20..0x7f).contains(&c))
+        .unwrap_or(b.len() - i)
+}
+
+/// The length of the UTF-8 sequence byte `b` starts (2 to 4), or 0 for
+/// a byte that starts none (ASCII, a continuation byte, `0xc0`, `0xc1`,
+/// `0xf5..`).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 0,
+    }
+}
+
+/// The length of the leading run of complete UTF-8 sequences (a first
+/// byte and the continuation bytes it announces; what the sequences
+/// decode to is checked later).
+fn utf8_prefix(b: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(&lead) = b.get(i) {
+        let n = utf8_len(lead);
+        match b.get(i + 1..i + n) {
+            Some(rest) if n > 0 && rest.iter().all(|&c| c & 0xc0 == 0x80) => i += n,
+            _ => break,
+        }
+    }
+    i
 }
 
 fn is_c0(b: u8) -> bool {
@@ -236,26 +280,20 @@ impl Parser {
                 }
             }
             if self.state == State::Ground && !self.utf8_started && bytes[i] >= 0xc2 {
-                // Fast path: a whole, well-formed UTF-8 sequence.
-                let size = match bytes[i] {
-                    0xc2..=0xdf => 2,
-                    0xe0..=0xef => 3,
-                    0xf0..=0xf4 => 4,
-                    _ => 0,
-                };
-                if size > 0
-                    && i + size <= bytes.len()
-                    && bytes[i + 1..i + size].iter().all(|&b| b & 0xc0 == 0x80)
-                {
-                    h.utf8_start();
-                    h.print_utf8(&bytes[i..i + size], false);
-                    i += size;
+                // Fast path: whole, well-formed UTF-8 sequences.
+                let end = i + utf8_prefix(&bytes[i..]);
+                if end > i {
+                    h.print_utf8_run(&bytes[i..end]);
+                    i = end;
                     continue;
                 }
             }
             if matches!(self.state, State::CsiEnter | State::CsiParameter) {
                 // Fast path: parameter bytes (digits, `;`, `:`).
-                let n = bytes[i..].iter().take_while(|b| (0x30..=0x3b).contains(*b)).count();
+                let n = bytes[i..]
+                    .iter()
+                    .take_while(|b| (0x30..=0x3b).contains(*b))
+                    .count();
                 if n > 0 {
                     for &b in &bytes[i..i + n] {
                         self.parameter(b);
@@ -518,7 +556,11 @@ mod tests {
         }
         fn utf8_start(&mut self) {}
         fn print_utf8(&mut self, data: &[u8], bad: bool) {
-            self.0.push(format!("u{}{}", String::from_utf8_lossy(data), if bad { "!" } else { "" }));
+            self.0.push(format!(
+                "u{}{}",
+                String::from_utf8_lossy(data),
+                if bad { "!" } else { "" }
+            ));
         }
         fn invalid_utf8(&mut self) {
             self.0.push("bad".into());

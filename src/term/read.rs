@@ -63,7 +63,12 @@ impl LogicalLine<'_> {
     /// inside a character counts as that character).
     pub fn char_offset(&self, at: ByteOffset) -> CharOffset {
         let end = at.0.min(self.text.len());
-        CharOffset(self.text[..end].iter().filter(|&&b| b & 0xc0 != 0x80).count())
+        CharOffset(
+            self.text[..end]
+                .iter()
+                .filter(|&&b| b & 0xc0 != 0x80)
+                .count(),
+        )
     }
 
     /// The byte offset of character `at` (clamped to the text's end).
@@ -99,20 +104,33 @@ impl LogicalLine<'_> {
             let (cp, len) = decode(&text[i..]);
             let placed = layout.push(cp);
             if start.0 + i + len > at {
-                col = if placed.width == 0 { layout.col } else { placed.col };
+                col = if placed.width == 0 {
+                    layout.col
+                } else {
+                    placed.col
+                };
                 break;
             }
             col = layout.col;
             i += len;
         }
-        let col = if layout.rows > 1 && layout.col < col { 0 } else { col };
+        let col = if layout.rows > 1 && layout.col < col {
+            0
+        } else {
+            col
+        };
         Point::new(self.first_row + i64::from(row), Column(col as u32))
     }
 
     /// The cells a byte range covers: the first cell and the cell after
     /// the last one (exclusive end, on the last byte's row), so a wide
     /// character is never cut in half (public case C2).
-    pub fn cells(&self, range: std::ops::Range<ByteOffset>, width: u32, rules: Rules) -> (Point, Point) {
+    pub fn cells(
+        &self,
+        range: std::ops::Range<ByteOffset>,
+        width: u32,
+        rules: Rules,
+    ) -> (Point, Point) {
         let start = self.point(range.start, width, rules);
         if range.end.0 <= range.start.0 {
             return (start, start);
@@ -204,7 +222,10 @@ impl Term {
 
     /// The cursor.
     pub fn cursor(&self) -> Cursor {
-        Cursor { x: Column(self.cx), y: ScreenRow(self.cy) }
+        Cursor {
+            x: Column(self.cx),
+            y: ScreenRow(self.cy),
+        }
     }
 
     /// DECAWM, IRM and DECOM.
@@ -224,7 +245,12 @@ impl Term {
 
     /// The tab stops (columns), as `#{pane_tabs}` lists them.
     pub fn tab_stops(&self) -> Vec<Column> {
-        self.tabs.iter().enumerate().filter(|(_, t)| **t).map(|(i, _)| Column(i as u32)).collect()
+        self.tabs
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t)
+            .map(|(i, _)| Column(i as u32))
+            .collect()
     }
 
     /// The number of history rows (`#{history_size}`).
@@ -296,9 +322,16 @@ impl Term {
         let acs = self.acs_unicode();
         let mut y = 0usize;
         let mut index = self.history.end_index();
-        let open = join_history.then(|| self.history.iter().next_back()).flatten().filter(|l| l.open);
+        let open = join_history
+            .then(|| self.history.iter().next_back())
+            .flatten()
+            .filter(|l| l.open);
         let mut carry = open.map(|l| {
-            (l.text.to_vec(), l.row_breaks.iter().collect::<Vec<_>>(), -i64::from(l.rows()))
+            (
+                l.text.to_vec(),
+                l.row_breaks.iter().collect::<Vec<_>>(),
+                -i64::from(l.rows()),
+            )
         });
         std::iter::from_fn(move || {
             if y >= grid.lines.len() {
@@ -368,7 +401,11 @@ impl Term {
         let hsize = self.history.rows() as i64;
         let last = hsize + i64::from(self.sy()) - 1;
         let clamp = |n: LineNo| {
-            let v = if n.0 < 0 && -n.0 > hsize { 0 } else { hsize + n.0 };
+            let v = if n.0 < 0 && -n.0 > hsize {
+                0
+            } else {
+                hsize + n.0
+            };
             v.min(last)
         };
         let (mut top, mut bottom) = (clamp(start), clamp(end));
@@ -465,6 +502,9 @@ impl Term {
 
     /// Whether any cell on the screen is a DEC graphics cell.
     pub fn has_dec_graphics(&self) -> bool {
-        self.grid.lines.iter().any(|l| l.cells.iter().any(|c| c.flags & ACS != 0))
+        self.grid
+            .lines
+            .iter()
+            .any(|l| l.cells.iter().any(|c| c.flags() & ACS != 0))
     }
 }

@@ -88,8 +88,13 @@ impl Pen {
         Pen::DEFAULT
     }
 
-    const DEFAULT: Pen =
-        Pen { style: Style::DEFAULT, g0: false, g1: false, shift: false, charset_attr: false };
+    const DEFAULT: Pen = Pen {
+        style: Style::DEFAULT,
+        g0: false,
+        g1: false,
+        shift: false,
+        charset_attr: false,
+    };
 
     fn acs(&self) -> bool {
         if self.shift { self.g1 } else { self.g0 }
@@ -176,7 +181,12 @@ impl Term {
             mode: MODE_WRAP,
             tabs: default_tabs(sx),
             pen: Pen::DEFAULT,
-            old: SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: false },
+            old: SavedState {
+                pen: Pen::DEFAULT,
+                cx: 0,
+                cy: 0,
+                origin: false,
+            },
             last: None,
             parser: Parser::default(),
             v33: V33Joiner::default(),
@@ -293,36 +303,52 @@ impl Term {
     /// the cells after it sit one column further left than their text
     /// suggests), padding without its character, cells past the right
     /// edge, a row allocated but empty (which changes what erasing it does
-    /// to the wrapped flag above it), or styled cells after the last used
-    /// one.
+    /// to the wrapped flag above it), styled cells after the last used
+    /// one, or (≥ 3.6) a TAB cell wider or narrower than the distance to
+    /// the next tab stop (inserted or deleted characters moved it; a
+    /// capture prints it as `\t`, which the seed lays out again).
     pub fn fully_seedable(&self) -> bool {
         self.pen == Pen::DEFAULT
-            && self.old == (SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin })
+            && self.old
+                == (SavedState {
+                    pen: Pen::DEFAULT,
+                    cx: 0,
+                    cy: 0,
+                    origin: self.old.origin,
+                })
             && self.last.is_none()
             && self.v33 == V33Joiner::default()
-            && std::iter::once(&self.grid).chain(self.saved_grid.as_ref()).all(|g| {
-                g.lines.iter().all(|l| {
-                    let sx = g.sx as usize;
-                    let used = l.used as usize;
-                    let mut x = 0;
-                    while x < sx {
-                        let c = l.cells[x];
-                        let empty = c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
-                        if c.is_padding() || (x < used && c.width == 0) || empty {
-                            return false;
-                        }
-                        for k in 1..usize::from(c.width.max(1)) {
-                            if x + k >= sx || !l.cells[x + k].is_padding() {
+            && std::iter::once(&self.grid)
+                .chain(self.saved_grid.as_ref())
+                .all(|g| {
+                    g.lines.iter().all(|l| {
+                        let sx = g.sx as usize;
+                        let used = l.used as usize;
+                        let mut x = 0;
+                        while x < sx {
+                            let c = l.cells[x];
+                            let empty =
+                                c.flags() & COMBINED != 0 && self.combined.get(c.code()).is_empty();
+                            if c.is_padding() || (x < used && c.width() == 0) || empty {
                                 return false;
                             }
+                            for k in 1..usize::from(c.width().max(1)) {
+                                if x + k >= sx || !l.cells[x + k].is_padding() {
+                                    return false;
+                                }
+                            }
+                            if c.is_tab()
+                                && usize::from(c.width()) != self.tab_width(x as u32, g.sx) as usize
+                            {
+                                return false;
+                            }
+                            x += usize::from(c.width().max(1));
                         }
-                        x += usize::from(c.width.max(1));
-                    }
-                    l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
-                        && !(l.cellsize > 0 && used == 0)
-                        && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                        l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
+                            && !(l.cellsize > 0 && used == 0)
+                            && l.cells[used.min(sx)..sx].iter().all(|c| c.style() == 0)
+                    })
                 })
-            })
     }
 
     pub(crate) fn sx(&self) -> u32 {
@@ -366,13 +392,18 @@ impl Term {
 
     fn gc_styles(&mut self) {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
-        let live: Vec<u16> =
-            grids.flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style))).collect();
+        let live: Vec<u16> = grids
+            .flat_map(|g| {
+                g.lines
+                    .iter()
+                    .flat_map(|l| l.cells.iter().map(|c| c.style()))
+            })
+            .collect();
         let map = self.styles.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
                 for c in &mut l.cells {
-                    c.style = map.get(&c.style).copied().unwrap_or(0);
+                    *c = c.with_style(map.get(&c.style()).copied().unwrap_or(0));
                 }
             }
         }
@@ -387,15 +418,15 @@ impl Term {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
         let live: Vec<u32> = grids
             .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter()))
-            .filter(|c| c.flags & COMBINED != 0)
-            .map(|c| c.code)
+            .filter(|c| c.flags() & COMBINED != 0)
+            .map(|c| c.code())
             .collect();
         let map = self.combined.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
                 for c in &mut l.cells {
-                    if c.flags & COMBINED != 0 {
-                        c.code = map.get(&c.code).copied().unwrap_or(0);
+                    if c.flags() & COMBINED != 0 {
+                        *c = c.with_code(map.get(&c.code()).copied().unwrap_or(0));
                     }
                 }
             }
@@ -416,7 +447,10 @@ impl Term {
         if colour == self.pen.style.bg {
             return self.pen_bg();
         }
-        Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) }
+        Bg {
+            style: self.intern(Style::cleared(colour)),
+            default: cell::colour_default(colour),
+        }
     }
 
     /// The erase background: the pen's background colour (cached with the
@@ -428,7 +462,10 @@ impl Term {
             }
         }
         let colour = self.pen.style.bg;
-        let bg = Bg { style: self.intern(Style::cleared(colour)), default: cell::colour_default(colour) };
+        let bg = Bg {
+            style: self.intern(Style::cleared(colour)),
+            default: cell::colour_default(colour),
+        };
         self.pen_style_id();
         self.pen_bg = Some(bg);
         bg
@@ -438,12 +475,13 @@ impl Term {
     /// versions write the default cell).
     fn clear_cell(&mut self, x: u32) {
         let style = if self.rules == Rules::V36 {
-            let bg = self.styles.get(self.grid.get(x, self.cy).style).bg;
+            let bg = self.styles.get(self.grid.get(x, self.cy).style()).bg;
             self.intern(Style::cleared(bg))
         } else {
             0
         };
-        self.grid.set(x, self.cy, Cell { code: u32::from(b' '), width: 1, flags: 0, style });
+        self.grid
+            .set(x, self.cy, Cell::new(u32::from(b' '), 1, 0, style));
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
@@ -459,7 +497,12 @@ impl Term {
     fn reset_cell(&mut self) {
         self.pen = Pen::DEFAULT;
         self.pen_style = None;
-        self.old = SavedState { pen: Pen::DEFAULT, cx: 0, cy: 0, origin: self.old.origin };
+        self.old = SavedState {
+            pen: Pen::DEFAULT,
+            cx: 0,
+            cy: 0,
+            origin: self.old.origin,
+        };
     }
 
     // Scrolling.
@@ -481,10 +524,10 @@ impl Term {
     /// Moves screen row `y`'s text and flag to the end of history.
     fn push_history_row(&mut self, y: usize) {
         let acs = self.opts.dec_graphics == DecGraphics::Unicode;
-        self.scratch.clear();
         let line = &self.grid.lines[y];
-        line.push_text(&self.combined, acs, &mut self.scratch);
-        self.history.push_row(&self.scratch, line.wrapped);
+        let combined = &self.combined;
+        self.history
+            .push_row_with(line.wrapped, |out| line.push_text(combined, acs, out));
     }
 
     /// `screen_write_linefeed()`.
@@ -555,7 +598,7 @@ impl Term {
                 }
                 if xx != x0 {
                     let gc = self.grid.get(xx, y);
-                    if gc.width > 1 || gc.is_padding() {
+                    if gc.width() > 1 || gc.is_padding() {
                         self.clear_cell(xx);
                     }
                 }
@@ -569,7 +612,7 @@ impl Term {
                     self.grid.set(xx, y, Cell::BLANK);
                     xx -= 1;
                 }
-                if gc.width > 1 {
+                if gc.width() > 1 {
                     self.grid.set(xx, y, Cell::BLANK);
                 }
             }
@@ -604,7 +647,10 @@ impl Term {
         } else {
             self.collect_ascii(run);
         }
-        self.last = Some(Last { cp: u32::from(b), width: 1 });
+        self.last = Some(Last {
+            cp: u32::from(b),
+            width: 1,
+        });
         self.pen.charset_attr = false;
     }
 
@@ -621,7 +667,7 @@ impl Term {
             n = 2;
             last = self.grid.get(cx - 2, self.cy);
         }
-        (u32::from(last.width) == n && !last.is_padding()).then_some((cx - n, last))
+        (u32::from(last.width()) == n && !last.is_padding()).then_some((cx - n, last))
     }
 
     /// Appends `data` to the cell at column `x` (widening it to two cells
@@ -634,32 +680,32 @@ impl Term {
             bytes.extend_from_slice(data);
             self.gc_combined();
             if widen {
-                last.width = 2;
+                last = last.with_width(2);
             }
             if self.rules == Rules::V36 && bytes.len() == 32 {
                 // tmux ≥ 3.6 keeps a cell's size in 5 bits (utf8.c
                 // `UTF8_SET_SIZE()`): 32 bytes read back as none, and the
                 // spilled bit turns a width of 1 into 2.
                 bytes.clear();
-                if last.width == 1 {
-                    last.width = 2;
+                if last.width() == 1 {
+                    last = last.with_width(2);
                 }
             }
-            last.code = self.combined.intern(&bytes);
-            last.flags |= COMBINED;
+            last = last
+                .with_code(self.combined.intern(&bytes))
+                .with_flags(last.flags() | COMBINED);
             self.scratch = bytes;
         } else if widen {
-            last.width = 2;
+            last = last.with_width(2);
         }
         self.grid.set(x, self.cy, last);
         if widen {
-            let style = self.padding_style(last.style);
+            let style = self.padding_style(last.style());
             self.grid.set(self.cx, self.cy, Cell::padding(style));
             // ≥ 3.7: a widened cell reaching past the window leaves the
             // cursor where it was.
-            let hidden = self.rules == Rules::V36
-                && self.opts.at_window_right_edge
-                && self.cx >= self.sx();
+            let hidden =
+                self.rules == Rules::V36 && self.opts.at_window_right_edge && self.cx >= self.sx();
             if !hidden {
                 self.set_cursor(Some(self.cx + 1), None);
             }
@@ -697,10 +743,22 @@ impl Term {
             },
             _ => {
                 let target = self.join_target();
+                if let Some(limit) = width::new_cell_after(cp, width) {
+                    let joinable = target.is_some_and(|(_, c)| {
+                        c.flags() & COMBINED != 0 || c.code() == 0x200d || c.code() >= limit
+                    });
+                    if !joinable {
+                        self.place(data, cp, width, flags, style);
+                        return;
+                    }
+                }
                 let mut buf = [0u8; 64];
                 let prev = target.map(|(_, c)| {
                     let n = c.write_data(&self.combined, &mut buf);
-                    Prev { data: &buf[..n], width: c.width }
+                    Prev {
+                        data: &buf[..n],
+                        width: c.width(),
+                    }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
                 let widen = match width::decide(self.rules, prev, Char { data, cp, width }, vs16) {
@@ -726,6 +784,18 @@ impl Term {
     fn place(&mut self, data: &[u8], cp: u32, width: u8, flags: u8, style: u16) {
         let (sx, sy) = (self.sx(), self.sy());
         let w = u32::from(width);
+        if self.mode & (MODE_WRAP | MODE_INSERT) == MODE_WRAP
+            && flags & TAB == 0
+            && (1..=4).contains(&data.len())
+        {
+            // The common case in one step (see `Grid::put_simple`).
+            let cell = Cell::new(cp, width, flags & ACS, style);
+            let pad = if w == 2 { self.padding_style(style) } else { 0 };
+            if self.grid.put_simple(self.cx, self.cy, cell, pad, None) {
+                self.cx += w;
+                return;
+            }
+        }
         let wrap = self.mode & MODE_WRAP != 0;
         if !wrap && w > 1 && (w > sx || (self.cx != sx && self.cx > sx - w)) {
             return;
@@ -756,12 +826,12 @@ impl Term {
             skip = false;
         }
         let cell = if flags & TAB != 0 {
-            Cell { code: u32::from(b' '), width, flags, style }
+            Cell::new(u32::from(b' '), width, flags, style)
         } else if data.len() > 4 || data.is_empty() {
             // Not reached: new cells hold one character.
             Cell::BLANK
         } else {
-            Cell { code: cp, width, flags: flags & ACS, style }
+            Cell::new(cp, width, flags & ACS, style)
         };
         let past_cells = self.cx >= self.grid.lines[self.cy as usize].cellsize;
         if !(skip && past_cells && cell == Cell::BLANK) {
@@ -799,7 +869,7 @@ impl Term {
             clear(self, xx);
             done = true;
         }
-        if width != 1 || now.width != 1 || now.is_padding() {
+        if width != 1 || now.width() != 1 || now.is_padding() {
             let mut xx = cx.wrapping_add(width).wrapping_sub(1);
             loop {
                 xx = xx.wrapping_add(1);
@@ -906,7 +976,11 @@ impl Term {
         let mut py = py;
         if origin && self.mode & MODE_ORIGIN != 0 {
             if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper { self.rlower } else { y + self.rupper });
+                py = Some(if y > self.rlower - self.rupper {
+                    self.rlower
+                } else {
+                    y + self.rupper
+                });
             }
         }
         let px = px.map(|x| x.min(self.sx() - 1));
@@ -945,15 +1019,30 @@ impl Term {
             return;
         }
         let gc = self.grid.get(start, y);
-        let flags = TAB | (gc.flags & ACS);
-        let data = vec![b' '; width as usize];
-        self.write_cell(&data, u32::from(b' '), width as u8, flags, gc.style);
+        let flags = TAB | (gc.flags() & ACS);
+        // At most 32 columns (checked above).
+        const SPACES: [u8; 32] = [b' '; 32];
+        let data = SPACES.get(..width as usize).unwrap_or(&SPACES);
+        self.write_cell(data, u32::from(b' '), width as u8, flags, gc.style());
+    }
+
+    /// The columns a TAB at column `x` of an empty row `sx` wide reaches
+    /// over: to the next tab stop, or to the last column (as
+    /// [`Term::tab`] lays it out).
+    fn tab_width(&self, x: u32, sx: u32) -> u32 {
+        let mut cx = x;
+        loop {
+            cx += 1;
+            if self.tabs.get(cx as usize).copied().unwrap_or(false) || cx >= sx.saturating_sub(1) {
+                return cx - x;
+            }
+        }
     }
 
     /// `grid_cells_look_equal()`.
     fn look_equal(&self, a: Cell, b: Cell) -> bool {
         let mask = !(CLEARED | COMBINED);
-        a.style == b.style && (a.flags & mask) == (b.flags & mask)
+        a.style() == b.style() && (a.flags() & mask) == (b.flags() & mask)
     }
 
     fn reverse_index(&mut self, bg: Bg) {
@@ -1269,7 +1358,9 @@ impl Term {
     }
 
     fn csi(&mut self, raw: &[u8], interm: &[u8], ch: u8) {
-        let Some(params) = Params::split(raw) else { return };
+        let Some(params) = Params::split(raw) else {
+            return;
+        };
         let p = &params;
         let known = match (ch, interm) {
             (b'@' | b'A'..=b'H' | b'J' | b'K' | b'L' | b'M' | b'P' | b'S' | b'T', b"")
@@ -1292,7 +1383,9 @@ impl Term {
         match (ch, interm) {
             (b'Z', b"") => {
                 let mut cx = self.cx.min(self.sx() - 1);
-                let Some(mut n) = p.get(0, 1, 1) else { return self.done() };
+                let Some(mut n) = p.get(0, 1, 1) else {
+                    return self.done();
+                };
                 while cx > 0 && n > 0 {
                     n -= 1;
                     loop {
@@ -1558,7 +1651,11 @@ impl Term {
                 i += 1;
                 match p.get(i, 0, u32::MAX) {
                     Some(2) => {
-                        let rgb = (p.get(i + 1, 0, u32::MAX), p.get(i + 2, 0, u32::MAX), p.get(i + 3, 0, u32::MAX));
+                        let rgb = (
+                            p.get(i + 1, 0, u32::MAX),
+                            p.get(i + 2, 0, u32::MAX),
+                            p.get(i + 3, 0, u32::MAX),
+                        );
                         if sgr_rgb(gc, n, rgb) {
                             i += 3;
                         }
@@ -1621,14 +1718,18 @@ impl Term {
         if discard || self.rules == Rules::V33 {
             return;
         }
-        let Some(rest) = data.strip_prefix(b"8") else { return };
+        let Some(rest) = data.strip_prefix(b"8") else {
+            return;
+        };
         let p = match rest.first() {
             Some(b';') => &rest[1..],
             None => rest,
             Some(_) => return,
         };
         // input_osc_8(): parameters up to the first ';', then the URI.
-        let Some(semi) = p.iter().position(|&b| b == b';') else { return };
+        let Some(semi) = p.iter().position(|&b| b == b';') else {
+            return;
+        };
         let (params, uri) = (&p[..semi], &p[semi + 1..]);
         let mut id: Option<&[u8]> = None;
         for part in params.split(|&b| b == b':') {
@@ -1691,7 +1792,9 @@ fn sgr_256(gc: &mut Style, fgbg: u32, c: Option<u32>) {
 
 /// `input_csi_dispatch_sgr_rgb_do()`.
 fn sgr_rgb(gc: &mut Style, fgbg: u32, rgb: (Option<u32>, Option<u32>, Option<u32>)) -> bool {
-    let (Some(r), Some(g), Some(b)) = rgb else { return false };
+    let (Some(r), Some(g), Some(b)) = rgb else {
+        return false;
+    };
     if r > 255 || g > 255 || b > 255 {
         return false;
     }
@@ -1738,7 +1841,9 @@ fn sgr_colon(gc: &mut Style, s: &[u8]) {
         gc.attr = (gc.attr & !UNDERSCORES) | u;
         return;
     }
-    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else { return };
+    let Some(which) = p[0].filter(|&v| v == 38 || v == 48 || v == 58) else {
+        return;
+    };
     if n < 2 {
         return;
     }
@@ -1843,8 +1948,67 @@ impl Handler for Term {
         self.last = None;
     }
 
+    fn print_utf8_run(&mut self, run: &[u8]) {
+        // Characters that take new cells of their own (no joining, no
+        // wrapping, nothing to overwrite) go straight to the grid; the
+        // rest through `print_utf8()`.
+        let style = self.pen_style_id();
+        let flags = if self.pen.charset_attr { ACS } else { 0 };
+        let simple = self.mode & (MODE_WRAP | MODE_INSERT) == MODE_WRAP;
+        let mut pad = None;
+        let mut i = 0;
+        while let Some(&lead) = run.get(i) {
+            let n = match lead {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let data = run.get(i..i + n).unwrap_or(&run[i..]);
+            i += n;
+            if simple {
+                if let Some(cp) = width::first_code_point(data) {
+                    if let Some(w) = width::char_width(cp, self.rules) {
+                        // The previous cells' limit (see `Grid::put_simple`);
+                        // `Some(None)`: tmux ≤ 3.3 joins only by the
+                        // character.
+                        let fast = match self.rules {
+                            Rules::V33 => {
+                                (w > 0 && cp != 0x200d && self.v33 == V33Joiner::default())
+                                    .then_some(None)
+                            }
+                            _ => width::new_cell_after(cp, w).map(Some),
+                        };
+                        if let (Some(prev_below), true) = (fast, w <= 2) {
+                            let pad = if w == 2 {
+                                *pad.get_or_insert_with(|| self.padding_style(style))
+                            } else {
+                                0
+                            };
+                            let cell = Cell::new(cp, w, flags, style);
+                            if self
+                                .grid
+                                .put_simple(self.cx, self.cy, cell, pad, prev_below)
+                            {
+                                self.cx += u32::from(w);
+                                self.last =
+                                    (self.rules != Rules::V33).then_some(Last { cp, width: w });
+                                continue;
+                            }
+                        }
+                    }
+                }
+            }
+            self.last = None;
+            self.print_utf8(data, false);
+        }
+    }
+
     fn print_utf8(&mut self, data: &[u8], bad: bool) {
-        let decoded = if bad { None } else { width::first_code_point(data) };
+        let decoded = if bad {
+            None
+        } else {
+            width::first_code_point(data)
+        };
         let Some(cp) = decoded else {
             self.replacement();
             return;
@@ -1897,4 +2061,3 @@ impl Handler for Term {
         self.last = None;
     }
 }
-

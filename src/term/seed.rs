@@ -143,10 +143,16 @@ impl Seed {
     /// When the line does not have the fields [`FORMAT`] produces.
     pub fn parse_formats(line: &str) -> Result<Seed, SeedError> {
         let line = line.trim_end_matches(['\n', '\r']);
-        let (nums, tabs) = line.split_once(';').ok_or_else(|| err("no ';' in the formats"))?;
+        let (nums, tabs) = line
+            .split_once(';')
+            .ok_or_else(|| err("no ';' in the formats"))?;
         let v: Vec<u64> = nums
             .split(',')
-            .map(|f| f.trim().parse::<u64>().map_err(|_| err(format!("bad number {f:?}"))))
+            .map(|f| {
+                f.trim()
+                    .parse::<u64>()
+                    .map_err(|_| err(format!("bad number {f:?}")))
+            })
             .collect::<Result<_, _>>()?;
         if v.len() != 14 {
             return Err(err(format!("expected 14 numbers, got {}", v.len())));
@@ -155,7 +161,11 @@ impl Seed {
         let tabs = tabs
             .split(',')
             .filter(|t| !t.is_empty())
-            .map(|t| t.trim().parse::<u32>().map_err(|_| err(format!("bad tab stop {t:?}"))))
+            .map(|t| {
+                t.trim()
+                    .parse::<u32>()
+                    .map_err(|_| err(format!("bad tab stop {t:?}")))
+            })
             .collect::<Result<_, _>>()?;
         let saved = (v[7] < u64::from(u32::MAX) && v[8] < u64::from(u32::MAX))
             .then(|| (v[7] as u32, v[8] as u32));
@@ -209,7 +219,10 @@ impl Seed {
         opts: Options,
         first: LineIndex,
     ) -> Result<Term, SeedError> {
-        let opts = Options { history_limit: self.history_limit, ..opts };
+        let opts = Options {
+            history_limit: self.history_limit,
+            ..opts
+        };
         let mut t = Term::new(self.width, self.height, rules, opts);
         t.history = super::History::starting_at(self.history_limit, first.0);
 
@@ -240,7 +253,11 @@ impl Seed {
         }
         let hsize = self.history_size;
         let acs = opts.dec_graphics == super::screen::DecGraphics::Unicode;
-        let hist_texts = if acs { plain_texts(&rows[..hsize], true) } else { texts };
+        let hist_texts = if acs {
+            plain_texts(&rows[..hsize], true)
+        } else {
+            texts
+        };
         for (i, text) in hist_texts.iter().enumerate().take(hsize) {
             t.history.push_row(text, wrapped[i]);
         }
@@ -306,11 +323,20 @@ fn split_rows(body: &[u8], flagged: bool) -> Vec<Row<'_>> {
         .map(|line| {
             if flagged {
                 match line.iter().position(|&b| b == b' ') {
-                    Some(i) => Row { flags: Some(&line[..i]), text: &line[i + 1..] },
-                    None => Row { flags: Some(line), text: &[] },
+                    Some(i) => Row {
+                        flags: Some(&line[..i]),
+                        text: &line[i + 1..],
+                    },
+                    None => Row {
+                        flags: Some(line),
+                        text: &[],
+                    },
                 }
             } else {
-                Row { flags: None, text: line }
+                Row {
+                    flags: None,
+                    text: line,
+                }
             }
         })
         .collect()
@@ -339,14 +365,20 @@ fn plain_texts(rows: &[Row<'_>], acs: bool) -> Vec<Vec<u8>> {
                     }
                     0x1b if b.get(i + 1) == Some(&b']') => {
                         i += 2;
-                        while i < b.len() && b[i] != 0x07 && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\')) {
+                        while i < b.len()
+                            && b[i] != 0x07
+                            && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\'))
+                        {
                             i += 1;
                         }
                         if b.get(i) == Some(&0x1b) {
                             i += 1;
                         }
                     }
-                    c => match (shifted && acs).then(|| super::cell::acs_char(u32::from(c))).flatten() {
+                    c => match (shifted && acs)
+                        .then(|| super::cell::acs_char(u32::from(c)))
+                        .flatten()
+                    {
                         Some(ch) => {
                             let mut buf = [0; 4];
                             out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
@@ -370,7 +402,10 @@ fn wrapped_flags(
     flagged: bool,
 ) -> Result<Vec<bool>, SeedError> {
     if flagged {
-        return Ok(rows.iter().map(|r| r.flags.is_some_and(|f| f.contains(&b'W'))).collect());
+        return Ok(rows
+            .iter()
+            .map(|r| r.flags.is_some_and(|f| f.contains(&b'W')))
+            .collect());
     }
     let mut flags = Vec::with_capacity(texts.len());
     let mut at = 0;
@@ -399,7 +434,9 @@ fn wrapped_flags(
 /// as not wrapped followed by an empty wrapped row prints the same as the
 /// other way round.
 fn ambiguous(texts: &[Vec<u8>], flags: &[bool]) -> usize {
-    (1..texts.len()).filter(|&i| !flags[i - 1] && flags[i] && texts[i].is_empty()).count()
+    (1..texts.len())
+        .filter(|&i| !flags[i - 1] && flags[i] && texts[i].is_empty())
+        .count()
 }
 
 impl Term {
@@ -453,7 +490,12 @@ impl Term {
         self.string_timeout();
         self.parser = Default::default();
         self.pen = super::screen::Pen::default_pen();
-        self.old = super::screen::SavedState { pen: self.pen, cx: 0, cy: 0, origin: false };
+        self.old = super::screen::SavedState {
+            pen: self.pen,
+            cx: 0,
+            cy: 0,
+            origin: false,
+        };
         self.last = None;
         self.v33 = Default::default();
     }
@@ -485,7 +527,10 @@ mod tests {
             ..Captures::default()
         };
         let t = Seed::from_captures(&c, Rules::V36, Options::default(), LineIndex(7)).unwrap();
-        let lines: Vec<_> = t.lines().map(|l| (l.index.0, l.text.into_owned())).collect();
+        let lines: Vec<_> = t
+            .lines()
+            .map(|l| (l.index.0, l.text.into_owned()))
+            .collect();
         assert_eq!(
             lines,
             [
@@ -496,7 +541,10 @@ mod tests {
             ]
         );
         assert_eq!(t.history_size(), 2);
-        assert_eq!(t.capture(LineNo(-2), LineNo(2)), b"old\nabcdefghijklmnopqrst\nuv\nred\n\n");
+        assert_eq!(
+            t.capture(LineNo(-2), LineNo(2)),
+            b"old\nabcdefghijklmnopqrst\nuv\nred\n\n"
+        );
         assert_eq!(t.cursor().x.0, 4);
     }
 }

@@ -218,12 +218,24 @@ pub fn first_code_point(data: &[u8]) -> Option<u32> {
 
 /// Appends the UTF-8 form of `cp` (also for code points above
 /// `U+10FFFF`, which glibc accepts and tmux stores as four bytes).
+#[inline]
 pub fn push_code_point(out: &mut Vec<u8>, cp: u32) {
-    if let Some(c) = char::from_u32(cp) {
-        let mut buf = [0; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    // Fixed-size copies: `extend_from_slice` of a slice whose length is
+    // only known at run time is a memcpy call, which costs more than the
+    // character.
+    if cp < 0x80 {
+        out.push(cp as u8);
+    } else if cp < 0x800 {
+        out.extend_from_slice(&[0xc0 | (cp >> 6) as u8, 0x80 | (cp & 0x3f) as u8]);
+    } else if cp < 0x10000 {
+        out.extend_from_slice(&[
+            0xe0 | (cp >> 12) as u8,
+            0x80 | ((cp >> 6) & 0x3f) as u8,
+            0x80 | (cp & 0x3f) as u8,
+        ]);
     } else {
-        // Only code points glibc decodes reach here: 0x110000..=0x13FFFF.
+        // Also the code points glibc decodes past Unicode:
+        // 0x110000..=0x13FFFF.
         out.extend_from_slice(&[
             0xf0 | ((cp >> 18) & 0x07) as u8,
             0x80 | ((cp >> 12) & 0x3f) as u8,
@@ -360,7 +372,11 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
     } else {
         c.width == 0
     };
-    let lone = if zero_width { Decision::Drop } else { Decision::New(c.width) };
+    let lone = if zero_width {
+        Decision::Drop
+    } else {
+        Decision::New(c.width)
+    };
     let Some(last) = prev else {
         return lone;
     };
@@ -381,7 +397,11 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
             }
             _ => {
                 let tail = &last.data[last.data.len().saturating_sub(3)..];
-                let jamo = if c.data.len() == 3 { jamo_class(c.data) } else { Jamo::None };
+                let jamo = if c.data.len() == 3 {
+                    jamo_class(c.data)
+                } else {
+                    Jamo::None
+                };
                 match jamo {
                     Jamo::Choseong => return Decision::New(c.width),
                     Jamo::Jungseong | Jamo::Jongseong => {
@@ -417,6 +437,36 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
         Decision::JoinWiden
     } else {
         Decision::Join
+    }
+}
+
+/// When [`decide`] (3.4+ rules) surely returns `New(width)` for a
+/// character: the previous cell then holds one character that is not a
+/// ZWJ and whose code point is below the returned limit. `None`: no such
+/// guarantee (zero-width characters, the Hangul filler, Hangul jamo that
+/// may join, regional indicators and skin tones).
+///
+/// Below U+1F1E6 a character joins only after a ZWJ (`should_combine()`
+/// needs both sides at or above it); an emoji above that joins a single
+/// character only if that one is a regional indicator or skin tone (also
+/// above it). The caller's fast path for ordinary text.
+pub(crate) fn new_cell_after(cp: u32, width: u8) -> Option<u32> {
+    if width == 0
+        || cp == ZWJ
+        || cp == VS16
+        || cp == HANGUL_FILLER
+        || (0x1100..=0x11ff).contains(&cp)
+        || (0xa960..=0xa97f).contains(&cp)
+        || (0xd7b0..=0xd7ff).contains(&cp)
+    {
+        return None;
+    }
+    if cp < 0x1f1e6 {
+        Some(u32::MAX)
+    } else if is_regional(cp) || is_skin_tone(cp) {
+        None
+    } else {
+        Some(0x1f1e6)
     }
 }
 
@@ -539,7 +589,11 @@ impl Layout {
         if cp == u32::from(b'\t') {
             return self.tab();
         }
-        let width = if cp < 0x80 { Some(1) } else { char_width(cp, self.rules) };
+        let width = if cp < 0x80 {
+            Some(1)
+        } else {
+            char_width(cp, self.rules)
+        };
         let Some(width) = width else {
             return self.here(0);
         };
@@ -561,7 +615,11 @@ impl Layout {
             data: &self.last,
             width: self.last_width,
         });
-        let c = Char { data: &data, cp, width };
+        let c = Char {
+            data: &data,
+            cp,
+            width,
+        };
         match decide(self.rules, prev, c, true) {
             Decision::Drop => self.here(0),
             Decision::Join => {
@@ -582,7 +640,11 @@ impl Layout {
 
     fn here(&self, width: usize) -> Placed {
         let col = self.col.saturating_sub(width);
-        Placed { row: self.rows - 1, col, width }
+        Placed {
+            row: self.rows - 1,
+            col,
+            width,
+        }
     }
 
     fn place(&mut self, w: usize, data: Vec<u8>) -> Placed {
@@ -595,7 +657,11 @@ impl Layout {
         self.last = data;
         self.last_width = w as u8;
         self.has_last = true;
-        Placed { row: self.rows - 1, col, width: w }
+        Placed {
+            row: self.rows - 1,
+            col,
+            width: w,
+        }
     }
 
     fn tab(&mut self) -> Placed {
@@ -627,6 +693,59 @@ mod tests {
             assert_eq!(rows("a\tb", 20, r), 1);
             // A combining accent takes no cell.
             assert_eq!(rows(&"e\u{301}".repeat(20), 20, r), 1);
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_decide() {
+        // Every code point the fast path takes gets New(width) from decide()
+        // after any previous cell of one character below its limit.
+        let prevs = [
+            "a",
+            "\u{1f680}",
+            "\u{1f3fd}",
+            "\u{1f44d}",
+            "\u{1f1eb}",
+            "\u{1100}",
+            "\u{ac00}",
+            "e\u{301}",
+            "\u{1f468}\u{1f3fd}",
+            "\u{3164}",
+        ];
+        for rules in [Rules::V34, Rules::V36] {
+            for cp in 0..0x20000u32 {
+                let Some(width) = char_width(cp, rules) else {
+                    continue;
+                };
+                let Some(limit) = new_cell_after(cp, width) else {
+                    continue;
+                };
+                let mut data = Vec::new();
+                push_code_point(&mut data, cp);
+                let c = Char {
+                    data: &data,
+                    cp,
+                    width,
+                };
+                for p in prevs {
+                    if first_code_point(p.as_bytes()).is_none_or(|f| f >= limit) {
+                        continue;
+                    }
+                    for pw in [1, 2] {
+                        let prev = Some(Prev {
+                            data: p.as_bytes(),
+                            width: pw,
+                        });
+                        for vs16 in [false, true] {
+                            assert_eq!(
+                                decide(rules, prev, c, vs16),
+                                Decision::New(width),
+                                "{cp:#x} after {p:?}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -680,21 +799,50 @@ mod tests {
             cp: s.chars().next().unwrap() as u32,
             width: char_width(s.chars().next().unwrap() as u32, r).unwrap(),
         };
-        let prev = |s: &'static str, w: u8| Some(Prev { data: s.as_bytes(), width: w });
+        let prev = |s: &'static str, w: u8| {
+            Some(Prev {
+                data: s.as_bytes(),
+                width: w,
+            })
+        };
         // VS16 after an ASCII letter: widened from 3.4.
-        assert_eq!(decide(Rules::V34, prev("a", 1), c("\u{fe0f}", Rules::V34), true), Decision::JoinWiden);
-        assert_eq!(decide(Rules::V36, prev("a", 1), c("\u{fe0f}", Rules::V36), false), Decision::Join);
+        assert_eq!(
+            decide(Rules::V34, prev("a", 1), c("\u{fe0f}", Rules::V34), true),
+            Decision::JoinWiden
+        );
+        assert_eq!(
+            decide(Rules::V36, prev("a", 1), c("\u{fe0f}", Rules::V36), false),
+            Decision::Join
+        );
         // A regional indicator after a CJK character: joined on 3.4/3.5.
-        assert_eq!(decide(Rules::V34, prev("中", 2), c("\u{1f1eb}", Rules::V34), true), Decision::Join);
-        assert_eq!(decide(Rules::V36, prev("中", 2), c("\u{1f1eb}", Rules::V36), true), Decision::New(1));
+        assert_eq!(
+            decide(Rules::V34, prev("中", 2), c("\u{1f1eb}", Rules::V34), true),
+            Decision::Join
+        );
+        assert_eq!(
+            decide(Rules::V36, prev("中", 2), c("\u{1f1eb}", Rules::V36), true),
+            Decision::New(1)
+        );
         // A zero-width character with nothing to join is dropped.
-        assert_eq!(decide(Rules::V36, None, c("\u{301}", Rules::V36), true), Decision::Drop);
+        assert_eq!(
+            decide(Rules::V36, None, c("\u{301}", Rules::V36), true),
+            Decision::Drop
+        );
         // Too long: 3.4/3.5 give it a cell of its own, ≥ 3.6 drop it.
         let long = "e\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}";
-        assert_eq!(decide(Rules::V34, prev(long, 1), c("\u{301}", Rules::V34), true), Decision::New(0));
-        assert_eq!(decide(Rules::V36, prev(long, 1), c("\u{301}", Rules::V36), true), Decision::Join);
+        assert_eq!(
+            decide(Rules::V34, prev(long, 1), c("\u{301}", Rules::V34), true),
+            Decision::New(0)
+        );
+        assert_eq!(
+            decide(Rules::V36, prev(long, 1), c("\u{301}", Rules::V36), true),
+            Decision::Join
+        );
         // Hangul filler is ignored from 3.6.
-        assert_eq!(decide(Rules::V36, prev("a", 1), c("\u{3164}", Rules::V36), true), Decision::Drop);
+        assert_eq!(
+            decide(Rules::V36, prev("a", 1), c("\u{3164}", Rules::V36), true),
+            Decision::Drop
+        );
     }
 
     #[test]
