@@ -1596,3 +1596,90 @@ fn seeded_regressions() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A pane's `history-limit` changed between two writes: tmux ≥ 3.7
+/// applies it to existing panes at once (`session_update_history()`,
+/// followed with [`Term::set_history_limit`]), and every such
+/// `set-option` re-applies each session's limit to all of its panes (a
+/// full history loses at least one row each time); older versions keep
+/// the limit the pane was created with.
+#[test]
+fn history_limit_change() {
+    let lines = |from: usize, to: usize| -> Vec<u8> {
+        (from..to).flat_map(|i| format!("line {i} {}\r\n", "x".repeat(i % 23)).into_bytes()).collect()
+    };
+    // (new limit, first half lines, second half lines)
+    let changes: [(u32, usize, usize); 6] = [(30, 70, 5), (0, 70, 5), (100, 70, 40), (45, 20, 40), (7, 70, 0), (50, 70, 1)];
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let rules = rules_of(&bin);
+        let applies = TmuxVersion::parse(&bin.label).at_least(3, 7);
+        let mut servers = server(&bin);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = dir.path();
+        let tag = "h";
+        let cases: Vec<Case> = changes
+            .iter()
+            .enumerate()
+            .map(|(n, &(_, a, b))| Case {
+                name: format!("history_limit_change_{n}"),
+                width: 20,
+                height: 5,
+                history_limit: 50,
+                bytes: [lines(0, a), lines(a, a + b)].concat(),
+            })
+            .collect();
+        let group: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+        let server = servers.get(50);
+        create_sessions(server, dir, &group, tag, |n, case| {
+            let first = dir.join(format!("{tag}-{n}.1"));
+            let split = lines(0, changes[n].1).len();
+            let mut bytes = case.bytes[..split].to_vec();
+            bytes.extend_from_slice(&seed_marker(n));
+            std::fs::write(&first, &bytes).expect("write first half");
+            let fifo = dir.join(format!("{tag}-{n}.fifo"));
+            let ok = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+            assert!(ok.success(), "mkfifo failed");
+            format!("stty raw -echo; cat {}; cat {}; exec sleep 100000", first.display(), fifo.display())
+        });
+        wait_titles(server, &group, tag, "SEED");
+        let commands: Vec<Vec<String>> = changes
+            .iter()
+            .enumerate()
+            .map(|(n, &(limit, _, _))| {
+                ["set-option", "-t", &format!("{tag}{n}"), "history-limit", &limit.to_string()].map(String::from).to_vec()
+            })
+            .collect();
+        run_batches(server, &commands, 40);
+        for &(n, case) in &group {
+            let split = lines(0, changes[n].1).len();
+            let mut bytes = case.bytes[split..].to_vec();
+            bytes.extend_from_slice(&marker(n));
+            let mut fifo =
+                std::fs::OpenOptions::new().write(true).open(dir.join(format!("{tag}-{n}.fifo"))).expect("open fifo");
+            fifo.write_all(&bytes).expect("write second half");
+        }
+        wait_titles(server, &group, tag, "DONE");
+        let results = capture_results(server, dir, &group, tag);
+        for ((n, case), tmux) in group.iter().zip(&results) {
+            let split = lines(0, changes[*n].1).len();
+            let mut term = term_for(case, rules);
+            term.advance(&case.bytes[..split]);
+            term.advance(&seed_marker(*n));
+            if applies {
+                // Each `set-option history-limit` re-applies every
+                // session's limit to all its panes: session n sees the
+                // commands before its own with its old limit.
+                for k in 0..changes.len() {
+                    term.set_history_limit(if k >= *n { changes[*n].0 as usize } else { 50 });
+                }
+            }
+            term.advance(&case.bytes[split..]);
+            term.advance(&marker(*n));
+            if let Some(r) = compare_term(&term, case, tmux) {
+                failures.push(format!("tmux {}: {}: {r}", bin.label, case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -260,6 +260,19 @@ impl History {
         self.trim_rows(n);
     }
 
+    /// Changes the limit as tmux ≥ 3.7 does when the `history-limit`
+    /// option changes (session.c `session_update_history()` calling
+    /// `grid_collect_history(gd, 1)`): when the history holds at least
+    /// `limit` rows, the oldest `max(rows - limit, 1)` go at once.
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+        if self.rows == 0 || self.rows < limit {
+            return;
+        }
+        let n = (self.rows - limit).max(1);
+        self.trim_rows(n);
+    }
+
     /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
     /// flag.
     pub(crate) fn push_row(&mut self, text: &[u8], wrapped: bool) {

@@ -24,8 +24,9 @@ pub enum DecGraphics {
 /// Settings of the pane that change what text tmux keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// The pane's `history-limit` in rows (fixed when tmux creates the
-    /// pane). 0 keeps no history.
+    /// The pane's `history-limit` in rows (fixed when tmux ≤ 3.6 creates
+    /// the pane; ≥ 3.7 applies changes, see [`Term::set_history_limit`]).
+    /// 0 keeps no history.
     pub history_limit: usize,
     /// The `scroll-on-clear` option (default on): clearing the whole
     /// screen moves its rows into history.
@@ -143,6 +144,9 @@ pub struct Term {
     pub(crate) last: Option<Last>,
     pub(crate) parser: Parser,
     pub(crate) v33: V33Joiner,
+    /// tmux's `GRID_HISTORY`: rows scrolled off the top go to history
+    /// (set when the pane was created with a `history-limit` above 0).
+    pub(crate) keeps_history: bool,
     pub(crate) combined: Combined,
     pub(crate) styles: Styles,
     pen_style: Option<u16>,
@@ -171,6 +175,7 @@ impl Term {
             opts,
             grid,
             history: History::new(opts.history_limit),
+            keeps_history: opts.history_limit > 0,
             saved_grid: None,
             saved_cursor: None,
             saved_style: Style::DEFAULT,
@@ -360,7 +365,33 @@ impl Term {
     }
 
     fn history_enabled(&self) -> bool {
-        self.opts.history_limit > 0 && self.saved_grid.is_none()
+        self.keeps_history && self.saved_grid.is_none()
+    }
+
+    /// Applies a new `history-limit` to this pane, as tmux ≥ 3.7 does to
+    /// every pane of a session when the option changes
+    /// (`session_update_history()`): if the history holds at least
+    /// `limit` rows, the oldest `max(rows - limit, 1)` rows are dropped at
+    /// once (counted in [`History::dropped`](super::History::dropped)).
+    ///
+    /// tmux runs this for every pane of every session whenever any
+    /// `set-option history-limit` runs (options.c
+    /// `options_push_changes()`), each pane with its own session's
+    /// limit, changed or not: a pane whose history is full loses a row
+    /// each time. So call it for every pane after each such command
+    /// (`limit` = the pane's `#{history_limit}`), not only for the panes
+    /// whose limit changed.
+    ///
+    /// tmux ≤ 3.6 fixes a pane's limit when it creates the pane: do not
+    /// call this for those versions. Whether rows go to history at all is
+    /// also fixed at creation (tmux's `GRID_HISTORY`, set when the limit
+    /// was not 0) and is not changed here: a pane created with a limit of
+    /// 0 keeps no history whatever the limit becomes, and one whose limit
+    /// drops to 0 keeps its newest row (tmux trims at least one row before
+    /// each scroll and then adds one).
+    pub fn set_history_limit(&mut self, limit: usize) {
+        self.opts.history_limit = limit;
+        self.history.set_limit(limit);
     }
 
     fn apply_unwrap(&mut self) {
