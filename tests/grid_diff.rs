@@ -1606,10 +1606,19 @@ fn seeded_regressions() {
 #[test]
 fn history_limit_change() {
     let lines = |from: usize, to: usize| -> Vec<u8> {
-        (from..to).flat_map(|i| format!("line {i} {}\r\n", "x".repeat(i % 23)).into_bytes()).collect()
+        (from..to)
+            .flat_map(|i| format!("line {i} {}\r\n", "x".repeat(i % 23)).into_bytes())
+            .collect()
     };
     // (new limit, first half lines, second half lines)
-    let changes: [(u32, usize, usize); 6] = [(30, 70, 5), (0, 70, 5), (100, 70, 40), (45, 20, 40), (7, 70, 0), (50, 70, 1)];
+    let changes: [(u32, usize, usize); 6] = [
+        (30, 70, 5),
+        (0, 70, 5),
+        (100, 70, 40),
+        (45, 20, 40),
+        (7, 70, 0),
+        (50, 70, 1),
+    ];
     let mut failures = Vec::new();
     for bin in tmux_bins() {
         let rules = rules_of(&bin);
@@ -1638,16 +1647,31 @@ fn history_limit_change() {
             bytes.extend_from_slice(&seed_marker(n));
             std::fs::write(&first, &bytes).expect("write first half");
             let fifo = dir.join(format!("{tag}-{n}.fifo"));
-            let ok = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .expect("mkfifo");
             assert!(ok.success(), "mkfifo failed");
-            format!("stty raw -echo; cat {}; cat {}; exec sleep 100000", first.display(), fifo.display())
+            format!(
+                "stty raw -echo; cat {}; cat {}; exec sleep 100000",
+                first.display(),
+                fifo.display()
+            )
         });
         wait_titles(server, &group, tag, "SEED");
         let commands: Vec<Vec<String>> = changes
             .iter()
             .enumerate()
             .map(|(n, &(limit, _, _))| {
-                ["set-option", "-t", &format!("{tag}{n}"), "history-limit", &limit.to_string()].map(String::from).to_vec()
+                [
+                    "set-option",
+                    "-t",
+                    &format!("{tag}{n}"),
+                    "history-limit",
+                    &limit.to_string(),
+                ]
+                .map(String::from)
+                .to_vec()
             })
             .collect();
         run_batches(server, &commands, 40);
@@ -1655,8 +1679,10 @@ fn history_limit_change() {
             let split = lines(0, changes[n].1).len();
             let mut bytes = case.bytes[split..].to_vec();
             bytes.extend_from_slice(&marker(n));
-            let mut fifo =
-                std::fs::OpenOptions::new().write(true).open(dir.join(format!("{tag}-{n}.fifo"))).expect("open fifo");
+            let mut fifo = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join(format!("{tag}-{n}.fifo")))
+                .expect("open fifo");
             fifo.write_all(&bytes).expect("write second half");
         }
         wait_titles(server, &group, tag, "DONE");
@@ -1678,6 +1704,63 @@ fn history_limit_change() {
             term.advance(&marker(*n));
             if let Some(r) = compare_term(&term, case, tmux) {
                 failures.push(format!("tmux {}: {}: {r}", bin.label, case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// The sequence table the unit tests of `src/term/tests.rs` check a `Term`
+// against: here its expectations are checked against tmux itself.
+include!("../src/term/test_sequences.rs");
+
+/// Rows as the sequence table writes them: `capture-pane -p` output with
+/// the trailing empty rows left out, `\n` between rows.
+fn table_rows(capture: &[u8]) -> String {
+    let text = String::from_utf8_lossy(capture);
+    let mut rows: Vec<&str> = text.split('\n').collect();
+    while rows.last().is_some_and(|r| r.is_empty()) {
+        rows.pop();
+    }
+    rows.join("\n")
+}
+
+/// Every expectation of the sequence table is what tmux shows, and a
+/// `Term` agrees with tmux on each (rows, joined lines, cursor, history).
+#[test]
+fn sequence_table_is_tmux() {
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let rules = rules_of(&bin);
+        let entries: Vec<&Sequence> = SEQUENCES
+            .iter()
+            .filter(|s| s.1.is_empty() || s.1.split(' ').any(|v| v == bin.label))
+            .collect();
+        let cases: Vec<Case> = entries
+            .iter()
+            .map(|&&(name, _, width, height, bytes, _, _)| Case {
+                name: name.into(),
+                width,
+                height,
+                history_limit: 100,
+                bytes: bytes.to_vec(),
+            })
+            .collect();
+        let mut servers = server(&bin);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let results = run_tmux(&mut servers, dir.path(), &cases, "q");
+        for (n, ((entry, case), tmux)) in entries.iter().zip(&cases).zip(&results).enumerate() {
+            let rows = table_rows(&tmux.rows);
+            let cursor = tmux.state.split(',').take(2).collect::<Vec<_>>().join(",");
+            let want_cursor = format!("{},{}", entry.6.0, entry.6.1);
+            if rows != entry.5 || cursor != want_cursor {
+                failures.push(format!(
+                    "tmux {}: table entry {}: tmux shows {rows:?} cursor {cursor}, the table says {:?} cursor {want_cursor}",
+                    bin.label, entry.0, entry.5
+                ));
+            }
+            if let Some(r) = compare(case, n, rules, tmux) {
+                failures.push(format!("tmux {}: {r}", bin.label));
             }
         }
     }
