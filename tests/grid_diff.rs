@@ -1552,6 +1552,17 @@ const SEEDED_REGRESSIONS: &[SeededRegression] = &[
         b"\x0a\x1b[9E\x0a\x0a \x1b[S\x1b[?7h\x1b[9;16H\x0b\x0cion NEED\x0a\x1b[22G\xf0\x9f\x98\x80",
         None,
     ),
+    // A resize reflows a row into history although the pane keeps none
+    // (history-limit 0): rows scrolled later must not go there.
+    (
+        "reflowed_history_with_limit_0",
+        73,
+        24,
+        0,
+        b"ease ms status user=alice /api/v[m\x1bD",
+        b"\x1b[151H\x1bE",
+        Some((33, 18)),
+    ),
     // A half-written CSI is replayed from `capture-pane -P`.
     (
         "seed_inside_csi",
