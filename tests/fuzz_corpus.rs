@@ -126,6 +126,11 @@ fn capture_align_corpus() {
     replay("capture_align", props::capture_align);
 }
 
+#[test]
+fn grid_corpus() {
+    replay("grid", props::grid);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -135,6 +140,7 @@ fn every_target_is_replayed() {
         "control_parse",
         "control_roundtrip",
         "format_records",
+        "grid",
         "imsg_decode",
         "notification",
         "search_pattern",

@@ -532,6 +532,82 @@ impl History {
     }
 }
 
+impl History {
+    /// Checks the internal bookkeeping (for tests and the fuzz target):
+    /// row and byte counts match the chunks, row and line starts are in
+    /// order and inside the text, every complete line ends with its `\n`
+    /// where the next line begins, and indexes are contiguous.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let (mut rows, mut bytes) = (0usize, 0usize);
+        let mut next_index = None;
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let last = ci + 1 == self.chunks.len();
+            if c.rows.windows(2).any(|w| w[0] > w[1])
+                || c.rows.last().is_some_and(|&r| r as usize > c.text.len())
+            {
+                return Err(format!(
+                    "chunk {ci}: row starts out of order or past the text"
+                ));
+            }
+            if c.lines.first() != Some(&0) || c.lines.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!(
+                    "chunk {ci}: line starts {:?} not increasing from 0",
+                    &c.lines[..c.lines.len().min(8)]
+                ));
+            }
+            if c.lines.last().is_some_and(|&l| l as usize >= c.rows.len())
+                || c.live_row as usize > c.rows.len()
+            {
+                return Err(format!("chunk {ci}: a line or the live row past the rows"));
+            }
+            if c.live_row as usize >= c.rows.len() {
+                return Err(format!(
+                    "chunk {ci}: no live row left but the chunk is kept"
+                ));
+            }
+            let complete = c.lines.len() - usize::from(last && self.open);
+            let newlines = memchr::memchr_iter(b'\n', &c.text).count();
+            if newlines != complete {
+                return Err(format!(
+                    "chunk {ci}: {newlines} newlines for {complete} complete lines"
+                ));
+            }
+            for l in 1..c.lines.len() {
+                let at = c.rows[c.lines[l] as usize] as usize;
+                if at == 0 || c.text[at - 1] != b'\n' {
+                    return Err(format!("chunk {ci}: line {l} does not follow a newline"));
+                }
+            }
+            let start = c.row_start(c.live_row as usize);
+            rows += c.rows.len() - c.live_row as usize;
+            bytes += c.text.len() - start - memchr::memchr_iter(b'\n', &c.text[start..]).count();
+            if next_index.is_some_and(|n| n != c.first + u64::from(c.live_line)) {
+                return Err(format!("chunk {ci}: line indexes not contiguous"));
+            }
+            next_index = Some(c.first + c.lines.len() as u64);
+        }
+        if rows != self.rows || bytes != self.bytes {
+            return Err(format!(
+                "counted {rows} rows {bytes} bytes, kept {} rows {} bytes",
+                self.rows, self.bytes
+            ));
+        }
+        if self.chunks.is_empty() && self.open {
+            return Err("open line without history".into());
+        }
+        if let Some(n) = next_index {
+            let end = n - u64::from(self.open);
+            if end != self.end_index().0 {
+                return Err(format!(
+                    "end index {} but lines end at {end}",
+                    self.end_index().0
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `text` without its trailing spaces (U+0020 only, as tmux trims).
 pub fn trim_end_spaces(text: &[u8]) -> &[u8] {
     let mut end = text.len();

@@ -81,6 +81,7 @@ mod cell;
 mod grid;
 mod history;
 mod index;
+mod invariants;
 mod parser;
 mod read;
 mod screen;

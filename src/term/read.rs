@@ -447,7 +447,7 @@ impl Term {
         }
         if join {
             // A wrapped last row: tmux prints no newline after it.
-            out.extend_from_slice(&pending);
+            out.extend_from_slice(trim_end_spaces(&pending));
         }
         out
     }

@@ -343,3 +343,62 @@ fn printing_in_pieces_is_the_same() {
         assert_eq!(rows(&t), rows(&whole), "split at {split}");
     }
 }
+
+#[test]
+#[ignore = "debug helper"]
+fn debug_fuzz_input() {
+    let Ok(path) = std::env::var("GRID_INPUT") else {
+        return;
+    };
+    let data = std::fs::read(path).unwrap();
+    let (head, body) = data.split_at(5);
+    let rules = [Rules::V33, Rules::V34, Rules::V36][usize::from(head[0] % 3)];
+    let width = u32::from(head[1] % 48) + 1;
+    let height = u32::from(head[2] % 12) + 1;
+    let limits = [0, 1, 2, 5, 10, 20, 100, 2000];
+    let bit = |n: u8| head[3] & (8 << n) != 0;
+    let opts = Options {
+        history_limit: limits[usize::from(head[3] & 7)],
+        scroll_on_clear: !bit(0),
+        alternate_screen: !bit(1),
+        variation_selector_always_wide: bit(2),
+        dec_graphics: if bit(3) {
+            DecGraphics::Ascii
+        } else {
+            DecGraphics::Unicode
+        },
+        at_window_right_edge: !bit(4),
+    };
+    let mut t = Term::new(width, height, rules, opts);
+    let piece = usize::from(head[4] % 64) + 1;
+    for p in body.chunks(piece) {
+        t.advance(p);
+        if let Err(e) = t.check_invariants() {
+            eprintln!("{e} after {p:?}");
+            break;
+        }
+    }
+    eprintln!("{rules:?} {width}x{height} {opts:?}");
+    let (_, h) = t.size();
+    let hs = t.history_size() as i64;
+    eprintln!(
+        "joined capture: {:?}",
+        String::from_utf8_lossy(&t.capture_joined(LineNo(-hs), LineNo(i64::from(h) - 1)))
+    );
+    for l in t.lines() {
+        eprintln!(
+            "line {:?} {:?} {:?} {:?}",
+            l.index,
+            l.first_row,
+            l.place,
+            String::from_utf8_lossy(&l.text)
+        );
+    }
+    eprintln!(
+        "rows: {:?}",
+        String::from_utf8_lossy(&t.capture(LineNo(-hs), LineNo(i64::from(h) - 1)))
+    );
+    for (r, w) in t.screen_rows() {
+        eprintln!("screen row {:?} wrapped {w}", String::from_utf8_lossy(&r));
+    }
+}
