@@ -362,11 +362,10 @@ pub fn grid(data: &[u8]) {
     let stride = body.len().div_ceil(piece).div_ceil(16).max(1);
     for (i, p) in body.chunks(piece).enumerate() {
         pieces.advance(p);
-        if i % stride == 0 {
-            if let Err(e) = pieces.check_invariants() {
+        if i % stride == 0
+            && let Err(e) = pieces.check_invariants() {
                 panic!("invariant broken: {e}");
             }
-        }
     }
     if let Err(e) = whole.check_invariants() {
         panic!("invariant broken: {e}");

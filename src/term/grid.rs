@@ -165,12 +165,14 @@ impl Line {
                 out.push(b'\t');
                 continue;
             }
-            if acs && c.flags() & super::cell::ACS != 0 && c.flags() & super::cell::COMBINED == 0 {
-                if let Some(ch) = super::cell::acs_char(c.code()) {
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    continue;
-                }
+            if acs
+                && c.flags() & super::cell::ACS != 0
+                && c.flags() & super::cell::COMBINED == 0
+                && let Some(ch) = super::cell::acs_char(c.code())
+            {
+                let mut buf = [0; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                continue;
             }
             c.push_data(combined, out);
         }

@@ -56,13 +56,13 @@ impl Term {
         if self.cx > sx || self.cy >= sy {
             return Err(format!("cursor {},{} outside {sx}x{sy}", self.cx, self.cy));
         }
-        if self.rupper >= self.rlower || self.rlower >= sy {
-            if !(sy == 1 && self.rupper == 0 && self.rlower == 0) {
-                return Err(format!(
-                    "scroll region {}..{} in height {sy}",
-                    self.rupper, self.rlower
-                ));
-            }
+        if (self.rupper >= self.rlower || self.rlower >= sy)
+            && !(sy == 1 && self.rupper == 0 && self.rlower == 0)
+        {
+            return Err(format!(
+                "scroll region {}..{} in height {sy}",
+                self.rupper, self.rlower
+            ));
         }
         self.history.check()?;
         let hsize = self.history.rows();

@@ -487,10 +487,10 @@ impl Term {
     /// The erase background: the pen's background colour (cached with the
     /// pen's style).
     fn pen_bg(&mut self) -> Bg {
-        if self.pen_style.is_some() {
-            if let Some(bg) = self.pen_bg {
-                return bg;
-            }
+        if self.pen_style.is_some()
+            && let Some(bg) = self.pen_bg
+        {
+            return bg;
         }
         let colour = self.pen.style.bg;
         let bg = Bg {
@@ -1005,14 +1005,15 @@ impl Term {
     /// `screen_write_cursormove()`: `None` keeps a coordinate.
     pub(crate) fn cursor_move(&mut self, px: Option<u32>, py: Option<u32>, origin: bool) {
         let mut py = py;
-        if origin && self.mode & MODE_ORIGIN != 0 {
-            if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper {
-                    self.rlower
-                } else {
-                    y + self.rupper
-                });
-            }
+        if origin
+            && self.mode & MODE_ORIGIN != 0
+            && let Some(y) = py
+        {
+            py = Some(if y > self.rlower - self.rupper {
+                self.rlower
+            } else {
+                y + self.rupper
+            });
         }
         let px = px.map(|x| x.min(self.sx() - 1));
         let py = py.map(|y| y.min(self.sy() - 1));
@@ -1205,7 +1206,7 @@ impl Term {
             self.clear_into_history(bg);
             return;
         }
-        if self.cx <= sx - 1 {
+        if self.cx < sx {
             self.grid.clear(self.cx, self.cy, sx - self.cx, 1, bg);
             self.apply_unwrap();
         }
@@ -1296,13 +1297,11 @@ impl Term {
         if !self.opts.alternate_screen {
             return;
         }
-        if cursor {
-            if let Some((x, y)) = self.saved_cursor {
-                self.cx = x;
-                self.cy = y;
-                self.pen.style = self.saved_style;
-                self.pen_style = None;
-            }
+        if cursor && let Some((x, y)) = self.saved_cursor {
+            self.cx = x;
+            self.cy = y;
+            self.pen.style = self.saved_style;
+            self.pen_style = None;
         }
         if let Some(saved) = self.saved_grid.take() {
             if self.alt_size_unknown {
@@ -1996,36 +1995,33 @@ impl Handler for Term {
             };
             let data = run.get(i..i + n).unwrap_or(&run[i..]);
             i += n;
-            if simple {
-                if let Some(cp) = width::first_code_point(data) {
-                    if let Some(w) = width::char_width(cp, self.rules) {
-                        // The previous cells' limit (see `Grid::put_simple`);
-                        // `Some(None)`: tmux ≤ 3.3 joins only by the
-                        // character.
-                        let fast = match self.rules {
-                            Rules::V33 => {
-                                (w > 0 && cp != 0x200d && self.v33 == V33Joiner::default())
-                                    .then_some(None)
-                            }
-                            _ => width::new_cell_after(cp, w).map(Some),
-                        };
-                        if let (Some(prev_below), true) = (fast, w <= 2) {
-                            let pad = if w == 2 {
-                                *pad.get_or_insert_with(|| self.padding_style(style))
-                            } else {
-                                0
-                            };
-                            let cell = Cell::new(cp, w, flags, style);
-                            if self
-                                .grid
-                                .put_simple(self.cx, self.cy, cell, pad, prev_below)
-                            {
-                                self.cx += u32::from(w);
-                                self.last =
-                                    (self.rules != Rules::V33).then_some(Last { cp, width: w });
-                                continue;
-                            }
-                        }
+            if simple
+                && let Some(cp) = width::first_code_point(data)
+                && let Some(w) = width::char_width(cp, self.rules)
+            {
+                // The previous cells' limit (see `Grid::put_simple`);
+                // `Some(None)`: tmux ≤ 3.3 joins only by the
+                // character.
+                let fast = match self.rules {
+                    Rules::V33 => {
+                        (w > 0 && cp != 0x200d && self.v33 == V33Joiner::default()).then_some(None)
+                    }
+                    _ => width::new_cell_after(cp, w).map(Some),
+                };
+                if let (Some(prev_below), true) = (fast, w <= 2) {
+                    let pad = if w == 2 {
+                        *pad.get_or_insert_with(|| self.padding_style(style))
+                    } else {
+                        0
+                    };
+                    let cell = Cell::new(cp, w, flags, style);
+                    if self
+                        .grid
+                        .put_simple(self.cx, self.cy, cell, pad, prev_below)
+                    {
+                        self.cx += u32::from(w);
+                        self.last = (self.rules != Rules::V33).then_some(Last { cp, width: w });
+                        continue;
                     }
                 }
             }
