@@ -146,36 +146,66 @@ impl Line {
         let plain = |c: &Cell| c.flags() & !super::cell::CLEARED == 0 && c.code() < 0x80;
         let n = cells.iter().position(|c| !plain(c)).unwrap_or(cells.len());
         out.extend(cells[..n].iter().map(|c| c.code() as u8));
-        // Enough for every cell of one character.
-        out.reserve((cells.len() - n) * 4);
-        for &c in &cells[n..] {
-            if c.flags() & !super::cell::CLEARED == 0 {
+        // The rest is written into room made for four bytes a cell (a
+        // character's most), `at` the end of what is written; a cell of
+        // several characters appends and makes room again.
+        let rest = &cells[n..];
+        let mut at = out.len();
+        out.resize(at + rest.len() * 4, 0);
+        for (i, &c) in rest.iter().enumerate() {
+            let flags = c.flags() & !super::cell::CLEARED;
+            if flags == 0 {
                 // One character.
-                if c.code() < 0x80 {
-                    out.push(c.code() as u8);
-                } else {
-                    super::width::push_code_point(out, c.code());
-                }
+                at += encode(c.code(), &mut out[at..at + 4]);
                 continue;
             }
-            if c.flags() & PADDING != 0 {
+            if flags & PADDING != 0 {
                 continue;
             }
-            if c.is_tab() {
-                out.push(b'\t');
+            if flags & super::cell::TAB != 0 {
+                out[at] = b'\t';
+                at += 1;
                 continue;
             }
             if acs
-                && c.flags() & super::cell::ACS != 0
-                && c.flags() & super::cell::COMBINED == 0
+                && flags & super::cell::ACS != 0
+                && flags & super::cell::COMBINED == 0
                 && let Some(ch) = super::cell::acs_char(c.code())
             {
-                let mut buf = [0; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                at += ch.encode_utf8(&mut out[at..at + 4]).len();
                 continue;
             }
+            out.truncate(at);
             c.push_data(combined, out);
+            at = out.len();
+            out.resize(at + (rest.len() - i - 1) * 4, 0);
         }
+        out.truncate(at);
+    }
+}
+
+/// Writes code point `cp` as tmux stores it (UTF-8, also past U+10FFFF
+/// up to what glibc decodes) into `buf`; returns the byte count.
+#[inline]
+fn encode(cp: u32, buf: &mut [u8]) -> usize {
+    if cp < 0x80 {
+        buf[0] = cp as u8;
+        1
+    } else if cp < 0x800 {
+        buf[0] = 0xc0 | (cp >> 6) as u8;
+        buf[1] = 0x80 | (cp & 0x3f) as u8;
+        2
+    } else if cp < 0x10000 {
+        buf[0] = 0xe0 | (cp >> 12) as u8;
+        buf[1] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        buf[2] = 0x80 | (cp & 0x3f) as u8;
+        3
+    } else {
+        buf[0] = 0xf0 | ((cp >> 18) & 0x07) as u8;
+        buf[1] = 0x80 | ((cp >> 12) & 0x3f) as u8;
+        buf[2] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        buf[3] = 0x80 | (cp & 0x3f) as u8;
+        4
     }
 }
 

@@ -140,10 +140,13 @@ fn printable_prefix(b: &[u8]) -> usize {
         w.copy_from_slice(&b[i..i + 8]);
         let x = u64::from_le_bytes(w);
         // A byte below 0x20, or 0x7f and above, sets its high bit here.
+        // Borrows and carries only run upwards, so the lowest flagged byte
+        // is the first such byte.
         let low = x.wrapping_sub(LO * 0x20) & !x;
         let high = x.wrapping_add(LO) | x;
-        if (low | high) & HI != 0 {
-            break;
+        let flagged = (low | high) & HI;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
