@@ -400,11 +400,16 @@ impl Styles {
             ^ u32::from(s.attr).wrapping_mul(0xc2b2_ae35)
             ^ s.us.rotate_left(13)
             ^ s.link.wrapping_mul(0x27d4_eb2f);
-        let slot = (h >> 26) as usize % CACHE;
-        if self.cache[slot].0 == s {
-            return Some(self.cache[slot].1);
+        // Two ways: the entry at `slot` and its neighbour; a miss moves
+        // the first to the second.
+        let slot = (h >> 26) as usize % CACHE & !1;
+        for way in [slot, slot + 1] {
+            if self.cache[way].0 == s {
+                return Some(self.cache[way].1);
+            }
         }
         let i = self.intern_slow(s)?;
+        self.cache[slot + 1] = self.cache[slot];
         self.cache[slot] = (s, i);
         Some(i)
     }

@@ -291,6 +291,36 @@ impl Parser {
                     continue;
                 }
             }
+            if self.state == State::Ground && is_c0(bytes[i]) {
+                // Fast path: a C0 control (CR, LF, BS, TAB, …).
+                self.stop_utf8(h);
+                h.execute(bytes[i]);
+                i += 1;
+                continue;
+            }
+            if self.state == State::Ground
+                && !self.utf8_started
+                && bytes[i] == 0x1b
+                && bytes.get(i + 1) == Some(&b'[')
+            {
+                // Fast path: a whole CSI sequence of parameters and a
+                // final byte (`ESC [ 1 ; 31 m`), short enough that no
+                // parameter byte is discarded.
+                let start = i + 2;
+                let n = bytes[start..]
+                    .iter()
+                    .take_while(|b| (0x30..=0x3b).contains(*b))
+                    .count();
+                if n < self.params.len() - 1
+                    && let Some(&fin) = bytes.get(start + n)
+                    && (0x40..=0x7e).contains(&fin)
+                {
+                    self.clear();
+                    h.csi_dispatch(&bytes[start..start + n], &[], fin, false);
+                    i = start + n + 1;
+                    continue;
+                }
+            }
             if matches!(self.state, State::CsiEnter | State::CsiParameter) {
                 // Fast path: parameter bytes (digits, `;`, `:`).
                 let n = bytes[i..]
