@@ -331,3 +331,74 @@ pub fn capture_align(data: &[u8]) {
     let cr: Vec<&[u8]> = cut.iter().map(Vec::as_slice).collect();
     assert_eq!(align_rows(&lr, &cr), Some(want));
 }
+
+/// `term::Term` (the pane mirror's grid) on any bytes: no panic, and
+/// `Term::check_invariants` holds after every piece (grid shape, cursor
+/// and region bounds, history bookkeeping within its cap, logical lines
+/// numbered and placed without gaps with consistent row breaks, captures
+/// made of the same lines, offsets that convert, fingerprint); feeding
+/// the bytes in pieces gives the same text, cursor and history as in one
+/// go; a (tmux ≥ 3.7) `set_history_limit` keeps the invariants.
+///
+/// Input: byte 0 = tmux rules (mod 3); byte 1 = width − 1 (mod 48); byte
+/// 2 = height − 1 (mod 12); byte 3 = history-limit choice (low 3 bits)
+/// and option bits (scroll-on-clear, alternate-screen,
+/// variation-selector-always-wide, DEC graphics as ASCII, window right
+/// edge); byte 4 = piece length − 1 (mod 64); then the pane output.
+pub fn grid(data: &[u8]) {
+    use tmuxwire::term::{DecGraphics, LineNo, Options, Rules, Term};
+    let Some((head, body)) = data.split_first_chunk::<5>() else {
+        return;
+    };
+    let rules = [Rules::V33, Rules::V34, Rules::V36][usize::from(head[0] % 3)];
+    let width = u32::from(head[1] % 48) + 1;
+    let height = u32::from(head[2] % 12) + 1;
+    let limits = [0, 1, 2, 5, 10, 20, 100, 2000];
+    let bit = |n: u8| head[3] & (8 << n) != 0;
+    let opts = Options {
+        history_limit: limits[usize::from(head[3] & 7)],
+        scroll_on_clear: !bit(0),
+        alternate_screen: !bit(1),
+        variation_selector_always_wide: bit(2),
+        dec_graphics: if bit(3) { DecGraphics::Ascii } else { DecGraphics::Unicode },
+        at_window_right_edge: !bit(4),
+    };
+    let piece = usize::from(head[4] % 64) + 1;
+
+    let mut whole = Term::new(width, height, rules, opts);
+    whole.advance(body);
+    let mut pieces = Term::new(width, height, rules, opts);
+    // The checks cost more than the input: after at most 16 pieces.
+    let stride = body.len().div_ceil(piece).div_ceil(16).max(1);
+    for (i, p) in body.chunks(piece).enumerate() {
+        pieces.advance(p);
+        if i % stride == 0
+            && let Err(e) = pieces.check_invariants() {
+                panic!("invariant broken: {e}");
+            }
+    }
+    if let Err(e) = whole.check_invariants() {
+        panic!("invariant broken: {e}");
+    }
+    let all = |t: &Term| {
+        let (_, h) = t.size();
+        t.capture(LineNo(-(t.history_size() as i64)), LineNo(i64::from(h) - 1))
+    };
+    assert_eq!(all(&whole), all(&pieces), "pieces of {piece} bytes differ from one go");
+    assert_eq!(whole.cursor(), pieces.cursor());
+    assert_eq!(whole.history().dropped(), pieces.history().dropped());
+    assert_eq!(whole.hidden_main_screen(), pieces.hidden_main_screen());
+
+    // A history-limit change mid-stream (tmux ≥ 3.7).
+    let mut changed = Term::new(width, height, rules, opts);
+    let (a, b) = body.split_at(body.len() / 2);
+    changed.advance(a);
+    changed.set_history_limit(limits[usize::from(head[4] & 7)]);
+    if let Err(e) = changed.check_invariants() {
+        panic!("invariant broken after set_history_limit: {e}");
+    }
+    changed.advance(b);
+    if let Err(e) = changed.check_invariants() {
+        panic!("invariant broken after set_history_limit: {e}");
+    }
+}

@@ -141,6 +141,11 @@ fn mirror_marks_corpus() {
     replay("mirror_marks", tmuxwire::mirror::marks::fuzz_marks);
 }
 
+#[test]
+fn grid_corpus() {
+    replay("grid", props::grid);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -151,6 +156,7 @@ fn every_target_is_replayed() {
         "control_roundtrip",
         "correlate",
         "format_records",
+        "grid",
         "imsg_decode",
         "mirror_marks",
         "mirror_scan",

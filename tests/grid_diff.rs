@@ -22,7 +22,8 @@
 //!
 //! * `random_streams_*`: ≥ 200 generated cases per tmux version (seeded;
 //!   `TMUXWIRE_GRID_SOAK=N` runs N more with a time-based seed, printing
-//!   it; `TMUXWIRE_GRID_SEED=S` replays one seed).
+//!   it; `TMUXWIRE_GRID_SOAK_SEED=S` repeats that soak;
+//!   `TMUXWIRE_GRID_SEED=S` replays one case seed).
 //! * `regressions`: every mismatch ever found, by name.
 //! * `seeded_*`: a pane written in two halves; after the first a [`Term`]
 //!   is built from tmux's captures ([`Seed`]), fed the second half, and
@@ -937,10 +938,14 @@ fn random_cases(base: u64, n: usize) -> Vec<Case> {
         .ok()
         .and_then(|v| v.parse().ok())
     {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        eprintln!("grid soak: {extra} more cases, base seed {now:#x}");
+        // `TMUXWIRE_GRID_SOAK_SEED=S` repeats a soak (the seed it printed).
+        let now = match std::env::var("TMUXWIRE_GRID_SOAK_SEED") {
+            Ok(s) => u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("hex soak seed"),
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
+        };
+        eprintln!("grid soak: {extra} more cases, soak seed {now:#x} (TMUXWIRE_GRID_SOAK_SEED)");
         cases.extend(seeds(now ^ base, extra).into_iter().map(generate::case));
     }
     cases
@@ -1547,6 +1552,17 @@ const SEEDED_REGRESSIONS: &[SeededRegression] = &[
         b"\x0a\x1b[9E\x0a\x0a \x1b[S\x1b[?7h\x1b[9;16H\x0b\x0cion NEED\x0a\x1b[22G\xf0\x9f\x98\x80",
         None,
     ),
+    // A resize reflows a row into history although the pane keeps none
+    // (history-limit 0): rows scrolled later must not go there.
+    (
+        "reflowed_history_with_limit_0",
+        73,
+        24,
+        0,
+        b"ease ms status user=alice /api/v[m\x1bD",
+        b"\x1b[151H\x1bE",
+        Some((33, 18)),
+    ),
     // A half-written CSI is replayed from `capture-pane -P`.
     (
         "seed_inside_csi",
@@ -1588,6 +1604,176 @@ fn seeded_regressions() {
             })
             .collect();
         failures.extend(seeded_on(&bin, &cases));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A pane's `history-limit` changed between two writes: tmux ≥ 3.7
+/// applies it to existing panes at once (`session_update_history()`,
+/// followed with [`Term::set_history_limit`]), and every such
+/// `set-option` re-applies each session's limit to all of its panes (a
+/// full history loses at least one row each time); older versions keep
+/// the limit the pane was created with.
+#[test]
+fn history_limit_change() {
+    let lines = |from: usize, to: usize| -> Vec<u8> {
+        (from..to)
+            .flat_map(|i| format!("line {i} {}\r\n", "x".repeat(i % 23)).into_bytes())
+            .collect()
+    };
+    // (new limit, first half lines, second half lines)
+    let changes: [(u32, usize, usize); 6] = [
+        (30, 70, 5),
+        (0, 70, 5),
+        (100, 70, 40),
+        (45, 20, 40),
+        (7, 70, 0),
+        (50, 70, 1),
+    ];
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let rules = rules_of(&bin);
+        let applies = TmuxVersion::parse(&bin.label).at_least(3, 7);
+        let mut servers = server(&bin);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = dir.path();
+        let tag = "h";
+        let cases: Vec<Case> = changes
+            .iter()
+            .enumerate()
+            .map(|(n, &(_, a, b))| Case {
+                name: format!("history_limit_change_{n}"),
+                width: 20,
+                height: 5,
+                history_limit: 50,
+                bytes: [lines(0, a), lines(a, a + b)].concat(),
+            })
+            .collect();
+        let group: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+        let server = servers.get(50);
+        create_sessions(server, dir, &group, tag, |n, case| {
+            let first = dir.join(format!("{tag}-{n}.1"));
+            let split = lines(0, changes[n].1).len();
+            let mut bytes = case.bytes[..split].to_vec();
+            bytes.extend_from_slice(&seed_marker(n));
+            std::fs::write(&first, &bytes).expect("write first half");
+            let fifo = dir.join(format!("{tag}-{n}.fifo"));
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .expect("mkfifo");
+            assert!(ok.success(), "mkfifo failed");
+            format!(
+                "stty raw -echo; cat {}; cat {}; exec sleep 100000",
+                first.display(),
+                fifo.display()
+            )
+        });
+        wait_titles(server, &group, tag, "SEED");
+        let commands: Vec<Vec<String>> = changes
+            .iter()
+            .enumerate()
+            .map(|(n, &(limit, _, _))| {
+                [
+                    "set-option",
+                    "-t",
+                    &format!("{tag}{n}"),
+                    "history-limit",
+                    &limit.to_string(),
+                ]
+                .map(String::from)
+                .to_vec()
+            })
+            .collect();
+        run_batches(server, &commands, 40);
+        for &(n, case) in &group {
+            let split = lines(0, changes[n].1).len();
+            let mut bytes = case.bytes[split..].to_vec();
+            bytes.extend_from_slice(&marker(n));
+            let mut fifo = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join(format!("{tag}-{n}.fifo")))
+                .expect("open fifo");
+            fifo.write_all(&bytes).expect("write second half");
+        }
+        wait_titles(server, &group, tag, "DONE");
+        let results = capture_results(server, dir, &group, tag);
+        for ((n, case), tmux) in group.iter().zip(&results) {
+            let split = lines(0, changes[*n].1).len();
+            let mut term = term_for(case, rules);
+            term.advance(&case.bytes[..split]);
+            term.advance(&seed_marker(*n));
+            if applies {
+                // Each `set-option history-limit` re-applies every
+                // session's limit to all its panes: session n sees the
+                // commands before its own with its old limit.
+                for k in 0..changes.len() {
+                    term.set_history_limit(if k >= *n { changes[*n].0 as usize } else { 50 });
+                }
+            }
+            term.advance(&case.bytes[split..]);
+            term.advance(&marker(*n));
+            if let Some(r) = compare_term(&term, case, tmux) {
+                failures.push(format!("tmux {}: {}: {r}", bin.label, case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// The sequence table the unit tests of `src/term/tests.rs` check a `Term`
+// against: here its expectations are checked against tmux itself.
+include!("../src/term/test_sequences.rs");
+
+/// Rows as the sequence table writes them: `capture-pane -p` output with
+/// the trailing empty rows left out, `\n` between rows.
+fn table_rows(capture: &[u8]) -> String {
+    let text = String::from_utf8_lossy(capture);
+    let mut rows: Vec<&str> = text.split('\n').collect();
+    while rows.last().is_some_and(|r| r.is_empty()) {
+        rows.pop();
+    }
+    rows.join("\n")
+}
+
+/// Every expectation of the sequence table is what tmux shows, and a
+/// `Term` agrees with tmux on each (rows, joined lines, cursor, history).
+#[test]
+fn sequence_table_is_tmux() {
+    let mut failures = Vec::new();
+    for bin in tmux_bins() {
+        let rules = rules_of(&bin);
+        let entries: Vec<&Sequence> = SEQUENCES
+            .iter()
+            .filter(|s| s.1.is_empty() || s.1.split(' ').any(|v| v == bin.label))
+            .collect();
+        let cases: Vec<Case> = entries
+            .iter()
+            .map(|&&(name, _, width, height, bytes, _, _)| Case {
+                name: name.into(),
+                width,
+                height,
+                history_limit: 100,
+                bytes: bytes.to_vec(),
+            })
+            .collect();
+        let mut servers = server(&bin);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let results = run_tmux(&mut servers, dir.path(), &cases, "q");
+        for (n, ((entry, case), tmux)) in entries.iter().zip(&cases).zip(&results).enumerate() {
+            let rows = table_rows(&tmux.rows);
+            let cursor = tmux.state.split(',').take(2).collect::<Vec<_>>().join(",");
+            let want_cursor = format!("{},{}", entry.6.0, entry.6.1);
+            if rows != entry.5 || cursor != want_cursor {
+                failures.push(format!(
+                    "tmux {}: table entry {}: tmux shows {rows:?} cursor {cursor}, the table says {:?} cursor {want_cursor}",
+                    bin.label, entry.0, entry.5
+                ));
+            }
+            if let Some(r) = compare(case, n, rules, tmux) {
+                failures.push(format!("tmux {}: {r}", bin.label));
+            }
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

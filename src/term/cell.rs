@@ -9,6 +9,7 @@
 //! the background colour of an erase (`COLOUR_DEFAULT(bg)`).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::width::{code_point_len, push_code_point};
 
@@ -26,99 +27,159 @@ pub(crate) const COMBINED: u8 = 0x08;
 /// The cell was cleared (`GRID_FLAG_CLEARED`); compared cells ignore it.
 pub(crate) const CLEARED: u8 = 0x10;
 
-/// One screen cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Cell {
-    /// The code point, or an index into [`Combined`] with [`COMBINED`].
-    pub code: u32,
-    /// Width in columns: 1 or 2 for characters, 0 on 3.4/3.5 for a lone
-    /// zero-width character, up to 32 for a TAB cell, 0 for padding.
-    pub width: u8,
-    /// [`PADDING`], [`TAB`], [`ACS`], [`COMBINED`], [`CLEARED`].
-    pub flags: u8,
-    /// Index into [`Styles`]; 0 is the default style.
-    pub style: u16,
+/// One screen cell, packed in a `u64` so that writing one is a single
+/// store: the code point (or an index into [`Combined`] with
+/// [`COMBINED`]) in the low 32 bits, then the width in columns (8 bits:
+/// 1 or 2 for characters, 0 on 3.4/3.5 for a lone zero-width character,
+/// up to 32 for a TAB cell, 0 for padding), the flags ([`PADDING`],
+/// [`TAB`], [`ACS`], [`COMBINED`], [`CLEARED`]; 8 bits) and the index into
+/// [`Styles`] (16 bits; 0 is the default style).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cell(u64);
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell")
+            .field("code", &self.code())
+            .field("width", &self.width())
+            .field("flags", &self.flags())
+            .field("style", &self.style())
+            .finish()
+    }
 }
 
 impl Cell {
+    #[inline]
+    pub(crate) const fn new(code: u32, width: u8, flags: u8, style: u16) -> Cell {
+        Cell(code as u64 | (width as u64) << 32 | (flags as u64) << 40 | (style as u64) << 48)
+    }
+
+    /// The code point, or an index into [`Combined`] with [`COMBINED`].
+    #[inline]
+    pub(crate) const fn code(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The width in columns.
+    #[inline]
+    pub(crate) const fn width(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+
+    #[inline]
+    pub(crate) const fn flags(self) -> u8 {
+        (self.0 >> 40) as u8
+    }
+
+    /// The index into [`Styles`].
+    #[inline]
+    pub(crate) const fn style(self) -> u16 {
+        (self.0 >> 48) as u16
+    }
+
+    pub(crate) const fn with_code(self, code: u32) -> Cell {
+        Cell::new(code, self.width(), self.flags(), self.style())
+    }
+
+    pub(crate) const fn with_width(self, width: u8) -> Cell {
+        Cell::new(self.code(), width, self.flags(), self.style())
+    }
+
+    pub(crate) const fn with_flags(self, flags: u8) -> Cell {
+        Cell::new(self.code(), self.width(), flags, self.style())
+    }
+
+    pub(crate) const fn with_style(self, style: u16) -> Cell {
+        Cell::new(self.code(), self.width(), self.flags(), style)
+    }
+
     /// A cleared cell with style `style` (`grid_cleared_cell`).
     pub(crate) const fn cleared(style: u16) -> Cell {
-        Cell {
-            code: b' ' as u32,
-            width: 1,
-            flags: CLEARED,
-            style,
-        }
+        Cell::new(b' ' as u32, 1, CLEARED, style)
     }
 
     /// A blank cell as tmux reads one past the end of a line
     /// (`grid_default_cell`).
-    pub(crate) const BLANK: Cell = Cell {
-        code: b' ' as u32,
-        width: 1,
-        flags: 0,
-        style: 0,
-    };
+    pub(crate) const BLANK: Cell = Cell::new(b' ' as u32, 1, 0, 0);
 
     /// A padding cell (`grid_padding_cell`) keeping `style`'s background.
     pub(crate) const fn padding(style: u16) -> Cell {
-        Cell {
-            code: 0,
-            width: 0,
-            flags: PADDING,
-            style,
-        }
+        Cell::new(0, 0, PADDING, style)
     }
 
     /// A printable ASCII character.
+    #[inline]
     pub(crate) const fn ascii(b: u8, style: u16) -> Cell {
-        Cell {
-            code: b as u32,
-            width: 1,
-            flags: 0,
-            style,
-        }
+        Cell::new(b as u32, 1, 0, style)
     }
 
     pub(crate) fn is_padding(self) -> bool {
-        self.flags & PADDING != 0
+        self.flags() & PADDING != 0
     }
 
     pub(crate) fn is_tab(self) -> bool {
-        self.flags & TAB != 0
+        self.flags() & TAB != 0
     }
 
     /// The number of bytes tmux stores for this cell (`data.size`).
     pub(crate) fn size(self, combined: &Combined) -> usize {
-        if self.flags & PADDING != 0 {
+        if self.flags() & PADDING != 0 {
             0
-        } else if self.flags & TAB != 0 {
-            usize::from(self.width)
-        } else if self.flags & COMBINED != 0 {
-            combined.get(self.code).len()
+        } else if self.flags() & TAB != 0 {
+            usize::from(self.width())
+        } else if self.flags() & COMBINED != 0 {
+            combined.get(self.code()).len()
         } else {
-            code_point_len(self.code)
+            code_point_len(self.code())
         }
     }
 
     /// Appends the bytes tmux stores for this cell (`data.data`): a TAB
     /// cell holds one space per column, padding holds nothing.
     pub(crate) fn push_data(self, combined: &Combined, out: &mut Vec<u8>) {
-        if self.flags & PADDING != 0 {
-        } else if self.flags & TAB != 0 {
-            out.extend(std::iter::repeat_n(b' ', usize::from(self.width)));
-        } else if self.flags & COMBINED != 0 {
-            out.extend_from_slice(combined.get(self.code));
+        if self.flags() & PADDING != 0 {
+        } else if self.flags() & TAB != 0 {
+            out.extend(std::iter::repeat_n(b' ', usize::from(self.width())));
+        } else if self.flags() & COMBINED != 0 {
+            out.extend_from_slice(combined.get(self.code()));
         } else {
-            push_code_point(out, self.code);
+            push_code_point(out, self.code());
+        }
+    }
+
+    /// Writes the bytes [`Cell::push_data`] appends into `buf` (cut at its
+    /// size; a cell never holds more than 32 bytes) and returns their
+    /// count.
+    pub(crate) fn write_data(self, combined: &Combined, buf: &mut [u8; 64]) -> usize {
+        if self.flags() & PADDING != 0 {
+            0
+        } else if self.flags() & TAB != 0 {
+            let n = usize::from(self.width()).min(buf.len());
+            buf[..n].fill(b' ');
+            n
+        } else if self.flags() & COMBINED != 0 {
+            let d = combined.get(self.code());
+            let n = d.len().min(buf.len());
+            buf[..n].copy_from_slice(&d[..n]);
+            n
+        } else {
+            match char::from_u32(self.code()) {
+                Some(c) => c.encode_utf8(&mut buf[..]).len(),
+                None => {
+                    let mut v = Vec::with_capacity(4);
+                    push_code_point(&mut v, self.code());
+                    buf[..v.len()].copy_from_slice(&v);
+                    v.len()
+                }
+            }
         }
     }
 
     /// Whether tmux would call this cell "a single space" for the TAB
     /// rule: `data.size == 1 && data[0] == ' '`.
     pub(crate) fn is_space(self) -> bool {
-        self.flags & (PADDING | COMBINED) == 0
-            && (self.code == u32::from(b' ') || (self.flags & TAB != 0 && self.width == 1))
+        self.flags() & (PADDING | COMBINED) == 0
+            && (self.code() == u32::from(b' ') || (self.flags() & TAB != 0 && self.width() == 1))
     }
 }
 
@@ -167,6 +228,48 @@ pub(crate) fn acs_char(b: u32) -> Option<char> {
     })
 }
 
+/// A small, fast hasher for the interning tables (FxHash's mixing step):
+/// their keys are short and not attacker-chosen in a way that matters (a
+/// collision only slows a lookup).
+#[derive(Default)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut v = [0u8; 8];
+            v[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(v));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// The text of cells that several characters joined, interned.
 ///
 /// Grows with the number of distinct joined cells written; [`Combined::gc`]
@@ -174,7 +277,7 @@ pub(crate) fn acs_char(b: u32) -> Option<char> {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Combined {
     data: Vec<Box<[u8]>>,
-    index: HashMap<Box<[u8]>, u32>,
+    index: FxMap<Box<[u8]>, u32>,
 }
 
 impl Combined {
@@ -257,14 +360,20 @@ impl Style {
 #[derive(Clone, Debug)]
 pub(crate) struct Styles {
     list: Vec<Style>,
-    index: HashMap<Style, u16>,
+    index: FxMap<Style, u16>,
+    /// A direct-mapped cache in front of `index` (output switches between
+    /// a few styles, and SGR changes the pen often).
+    cache: Box<[(Style, u16); CACHE]>,
 }
+
+const CACHE: usize = 64;
 
 impl Default for Styles {
     fn default() -> Styles {
         let mut s = Styles {
             list: Vec::new(),
-            index: HashMap::new(),
+            index: FxMap::default(),
+            cache: Box::new([(Style::DEFAULT, 0); CACHE]),
         };
         s.list.push(Style::DEFAULT);
         s.index.insert(Style::DEFAULT, 0);
@@ -283,6 +392,29 @@ impl Styles {
     /// The index of `s`, or `None` when the table is full (the caller
     /// collects garbage and retries).
     pub(crate) fn intern(&mut self, s: Style) -> Option<u16> {
+        if s == Style::DEFAULT {
+            return Some(0);
+        }
+        let h = s.fg.wrapping_mul(0x9e37_79b9)
+            ^ s.bg.wrapping_mul(0x85eb_ca6b).rotate_left(7)
+            ^ u32::from(s.attr).wrapping_mul(0xc2b2_ae35)
+            ^ s.us.rotate_left(13)
+            ^ s.link.wrapping_mul(0x27d4_eb2f);
+        // Two ways: the entry at `slot` and its neighbour; a miss moves
+        // the first to the second.
+        let slot = ((h >> 26) as usize % CACHE) & !1;
+        for way in [slot, slot + 1] {
+            if self.cache[way].0 == s {
+                return Some(self.cache[way].1);
+            }
+        }
+        let i = self.intern_slow(s)?;
+        self.cache[slot + 1] = self.cache[slot];
+        self.cache[slot] = (s, i);
+        Some(i)
+    }
+
+    fn intern_slow(&mut self, s: Style) -> Option<u16> {
         if let Some(&i) = self.index.get(&s) {
             return Some(i);
         }
@@ -290,10 +422,6 @@ impl Styles {
         self.list.push(s);
         self.index.insert(s, i);
         Some(i)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.list.len()
     }
 
     /// Keeps only the styles `live` reaches (and the default); returns the
@@ -321,35 +449,14 @@ mod tests {
         let c = Combined::default();
         let mut out = Vec::new();
         Cell::ascii(b'a', 0).push_data(&c, &mut out);
-        Cell {
-            code: 0x4e2d,
-            width: 2,
-            flags: 0,
-            style: 0,
-        }
-        .push_data(&c, &mut out);
-        Cell {
-            code: 0,
-            width: 3,
-            flags: TAB,
-            style: 0,
-        }
-        .push_data(&c, &mut out);
+        Cell::new(0x4e2d, 2, 0, 0).push_data(&c, &mut out);
+        Cell::new(0, 3, TAB, 0).push_data(&c, &mut out);
         Cell::padding(0).push_data(&c, &mut out);
         assert_eq!(out, "a中   ".as_bytes());
         assert!(Cell::BLANK.is_space());
         assert!(Cell::cleared(3).is_space());
         assert!(!Cell::padding(0).is_space());
-        assert_eq!(
-            Cell {
-                code: 0,
-                width: 3,
-                flags: TAB,
-                style: 0
-            }
-            .size(&c),
-            3
-        );
+        assert_eq!(Cell::new(0, 3, TAB, 0).size(&c), 3);
     }
 
     #[test]

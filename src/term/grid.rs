@@ -27,6 +27,8 @@
 //! the rows they touch, which for row 0 is the newest history row; such a
 //! clear is recorded in [`Grid::unwrap_history`] for the caller to apply.
 
+use std::collections::VecDeque;
+
 use super::cell::{Cell, Combined, PADDING};
 
 /// One screen row.
@@ -41,6 +43,12 @@ pub(crate) struct Line {
     /// tmux's `cellsize`: cells past it read as the default cell; cells
     /// between `used` and it are cleared cells.
     pub cellsize: u32,
+    /// Cells from here on are [`Cell::BLANK`] (bookkeeping: emptying a row
+    /// rewrites only what was written).
+    pub dirty: u32,
+    /// Every cell before `used` is plain ASCII (bookkeeping: the row's text
+    /// is then one byte per cell).
+    pub plain: bool,
 }
 
 /// The background of an erase: the style index for cleared cells and
@@ -71,7 +79,14 @@ impl Line {
             used: 0,
             wrapped: false,
             cellsize: 0,
+            dirty: 0,
+            plain: true,
         }
+    }
+
+    /// Marks cells before `end` as possibly not blank.
+    fn touch(&mut self, end: usize) {
+        self.dirty = self.dirty.max(end.min(self.cells.len()) as u32);
     }
 
     /// `grid_empty_line()`: no cells, no flags; a non-default background
@@ -80,7 +95,10 @@ impl Line {
         self.used = 0;
         self.wrapped = false;
         self.cellsize = 0;
-        self.cells.fill(Cell::BLANK);
+        let dirty = (self.dirty as usize).min(self.cells.len());
+        self.cells[..dirty].fill(Cell::BLANK);
+        self.dirty = 0;
+        self.plain = true;
         if !bg.default {
             let sx = (self.cells.len() - HIDDEN_COLUMNS) as u32;
             self.expand(sx, sx, bg.style);
@@ -102,10 +120,14 @@ impl Line {
         } else {
             want
         };
-        let end = (size as usize).min(self.cells.len());
-        let start = (self.cellsize as usize).min(end);
-        for c in &mut self.cells[start..end] {
-            *c = Cell::cleared(style);
+        // Cells past `cellsize` are blank already; tmux's cleared cells
+        // differ from blank ones only in a flag nothing here reads, so only
+        // a coloured background needs writing.
+        if style != 0 {
+            let end = (size as usize).min(self.cells.len());
+            let start = (self.cellsize as usize).min(end);
+            self.cells[start..end].fill(Cell::cleared(style));
+            self.touch(end);
         }
         self.cellsize = size;
     }
@@ -115,27 +137,75 @@ impl Line {
     /// line-drawing characters; `tabs` prints TAB cells as `\t`.
     pub(crate) fn push_text(&self, combined: &Combined, acs: bool, out: &mut Vec<u8>) {
         let used = (self.used as usize).min(self.cells.len() - HIDDEN_COLUMNS);
-        for &c in &self.cells[..used] {
-            if c.flags == 0 && c.code < 0x80 {
-                out.push(c.code as u8);
-                continue;
-            }
-            if c.flags & PADDING != 0 {
-                continue;
-            }
-            if c.is_tab() {
-                out.push(b'\t');
-                continue;
-            }
-            if acs && c.flags & super::cell::ACS != 0 && c.flags & super::cell::COMBINED == 0 {
-                if let Some(ch) = super::cell::acs_char(c.code) {
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    continue;
-                }
-            }
-            c.push_data(combined, out);
+        let cells = &self.cells[..used];
+        if self.plain {
+            out.extend(cells.iter().map(|c| c.code() as u8));
+            return;
         }
+        // Fast path: the leading run of plain ASCII (and cleared) cells.
+        let plain = |c: &Cell| c.flags() & !super::cell::CLEARED == 0 && c.code() < 0x80;
+        let n = cells.iter().position(|c| !plain(c)).unwrap_or(cells.len());
+        out.extend(cells[..n].iter().map(|c| c.code() as u8));
+        // The rest is written into room made for four bytes a cell (a
+        // character's most), `at` the end of what is written; a cell of
+        // several characters appends and makes room again.
+        let rest = &cells[n..];
+        let mut at = out.len();
+        out.resize(at + rest.len() * 4, 0);
+        for (i, &c) in rest.iter().enumerate() {
+            let flags = c.flags() & !super::cell::CLEARED;
+            if flags == 0 {
+                // One character.
+                at += encode(c.code(), &mut out[at..at + 4]);
+                continue;
+            }
+            if flags & PADDING != 0 {
+                continue;
+            }
+            if flags & super::cell::TAB != 0 {
+                out[at] = b'\t';
+                at += 1;
+                continue;
+            }
+            if acs
+                && flags & super::cell::ACS != 0
+                && flags & super::cell::COMBINED == 0
+                && let Some(ch) = super::cell::acs_char(c.code())
+            {
+                at += ch.encode_utf8(&mut out[at..at + 4]).len();
+                continue;
+            }
+            out.truncate(at);
+            c.push_data(combined, out);
+            at = out.len();
+            out.resize(at + (rest.len() - i - 1) * 4, 0);
+        }
+        out.truncate(at);
+    }
+}
+
+/// Writes code point `cp` as tmux stores it (UTF-8, also past U+10FFFF
+/// up to what glibc decodes) into `buf`; returns the byte count.
+#[inline]
+fn encode(cp: u32, buf: &mut [u8]) -> usize {
+    if cp < 0x80 {
+        buf[0] = cp as u8;
+        1
+    } else if cp < 0x800 {
+        buf[0] = 0xc0 | (cp >> 6) as u8;
+        buf[1] = 0x80 | (cp & 0x3f) as u8;
+        2
+    } else if cp < 0x10000 {
+        buf[0] = 0xe0 | (cp >> 12) as u8;
+        buf[1] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        buf[2] = 0x80 | (cp & 0x3f) as u8;
+        3
+    } else {
+        buf[0] = 0xf0 | ((cp >> 18) & 0x07) as u8;
+        buf[1] = 0x80 | ((cp >> 12) & 0x3f) as u8;
+        buf[2] = 0x80 | ((cp >> 6) & 0x3f) as u8;
+        buf[3] = 0x80 | (cp & 0x3f) as u8;
+        4
     }
 }
 
@@ -144,7 +214,8 @@ impl Line {
 pub(crate) struct Grid {
     pub sx: u32,
     pub sy: u32,
-    pub lines: Vec<Line>,
+    /// The rows, top first (a ring: scrolling the whole screen is O(1)).
+    pub lines: VecDeque<Line>,
     /// Set when an operation cleared the wrapped flag of the row above row
     /// 0 (the newest history row); the caller applies and resets it.
     pub unwrap_history: bool,
@@ -186,7 +257,75 @@ impl Grid {
         line.used = line.used.max((x + 1).min(sx));
         if let Some(c) = line.cells.get_mut(x as usize) {
             *c = cell;
+            line.touch(x as usize + 1);
+            line.plain &= cell.flags() & !super::cell::CLEARED == 0 && cell.code() < 0x80;
         }
+    }
+
+    /// The common case of `screen_write_cell()` in one step: a new cell
+    /// of one or two columns (`cell.width`) that fits on row `y` at column
+    /// `x`, over a cell that is not part of a wide character and with no
+    /// wide character's padding right after it (so
+    /// `screen_write_overwrite()` has nothing to clear), and not a blank
+    /// (which tmux may skip storing). A two-column cell gets its padding
+    /// cell in `pad_style`. With `prev_below`, also that each of the two
+    /// cells left of `x` holds one character, not a ZWJ, below that code
+    /// point (so tmux ≥ 3.4 would not join the new character onto them;
+    /// see [`super::width::new_cell_after`]). Returns `false`, changing
+    /// nothing, when any of those conditions fails: the caller then takes
+    /// the general path.
+    pub(crate) fn put_simple(
+        &mut self,
+        x: u32,
+        y: u32,
+        cell: Cell,
+        pad_style: u16,
+        prev_below: Option<u32>,
+    ) -> bool {
+        let sx = self.sx;
+        let w = u32::from(cell.width());
+        if !(1..=2).contains(&w) || x + w > sx || cell == Cell::BLANK {
+            return false;
+        }
+        let Some(line) = self.lines.get_mut(y as usize) else {
+            return false;
+        };
+        let (xi, wi) = (x as usize, w as usize);
+        if let Some(limit) = prev_below {
+            let joinable = |c: &Cell| {
+                c.flags() & super::cell::COMBINED != 0 || c.code() == 0x200d || c.code() >= limit
+            };
+            if line
+                .cells
+                .get(xi.saturating_sub(2)..xi)
+                .is_none_or(|p| p.iter().any(joinable))
+            {
+                return false;
+            }
+        }
+        let Some(&now) = line.cells.get(xi) else {
+            return false;
+        };
+        if now.is_padding() {
+            return false;
+        }
+        if (w != 1 || now.width() != 1)
+            && xi + wi < sx as usize
+            && line.cells.get(xi + wi).is_some_and(|c| c.is_padding())
+        {
+            return false;
+        }
+        line.expand(x + w, sx, 0);
+        line.used = line.used.max(x + w);
+        line.cells[xi] = cell;
+        if w == 2 {
+            line.cells[xi + 1] = Cell::padding(pad_style);
+            line.plain = false;
+        } else {
+            line.plain &= cell.flags() & !super::cell::CLEARED == 0 && cell.code() < 0x80;
+        }
+        line.touch(xi + wi);
+        true
     }
 
     /// `grid_set_cells()` for a run of ASCII bytes in one style.
@@ -205,6 +344,7 @@ impl Grid {
         for (c, &b) in line.cells[x..x + n].iter_mut().zip(run) {
             *c = Cell::ascii(b, style);
         }
+        line.touch(x + n);
     }
 
     fn unwrap_above(&mut self, y: u32) {
@@ -242,9 +382,8 @@ impl Grid {
             }
             let end = (u64::from(px) + u64::from(nx)).min(u64::from(limit)) as u32;
             line.expand(end, sx, 0);
-            for x in px.min(end)..end {
-                line.cells[x as usize] = Cell::cleared(bg.style);
-            }
+            line.cells[px.min(end) as usize..end as usize].fill(Cell::cleared(bg.style));
+            line.touch(end as usize);
         }
     }
 
@@ -326,6 +465,7 @@ impl Grid {
         line.expand((px + nx) as u32, sx as u32, 0);
         line.expand((dx + nx) as u32, sx as u32, 0);
         line.cells.copy_within(px..px + nx, dx);
+        line.touch((px + nx).max(dx + nx));
         line.used = line.used.max((dx + nx) as u32);
         for x in px..px + nx {
             if x >= dx && x < dx + nx {
@@ -407,6 +547,17 @@ impl Grid {
             .iter()
             .rposition(|l| l.used != 0)
             .map_or(0, |i| i as u32 + 1)
+    }
+
+    /// Moves row `up` to the bottom of rows `up..=lo`, shifting the rest up.
+    pub(crate) fn rotate_up(&mut self, up: usize, lo: usize) {
+        if up == 0 && lo + 1 == self.lines.len() {
+            self.lines.rotate_left(1);
+        } else {
+            for y in up..lo {
+                self.lines.swap(y, y + 1);
+            }
+        }
     }
 }
 

@@ -33,7 +33,7 @@ use std::ops::Range;
 use super::index::LineIndex;
 
 /// Start a new chunk once the last one holds this many bytes.
-const CHUNK_BYTES: usize = 256 << 10;
+const CHUNK_BYTES: usize = 64 << 10;
 
 /// Rows never make a chunk's text longer than this (offsets are `u32`);
 /// the text of a row that would is dropped. Unreachable in practice.
@@ -260,9 +260,28 @@ impl History {
         self.trim_rows(n);
     }
 
+    /// Changes the limit as tmux ≥ 3.7 does when the `history-limit`
+    /// option changes (session.c `session_update_history()` calling
+    /// `grid_collect_history(gd, 1)`): when the history holds at least
+    /// `limit` rows, the oldest `max(rows - limit, 1)` go at once.
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+        if self.rows == 0 || self.rows < limit {
+            return;
+        }
+        let n = (self.rows - limit).max(1);
+        self.trim_rows(n);
+    }
+
     /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
     /// flag.
     pub(crate) fn push_row(&mut self, text: &[u8], wrapped: bool) {
+        self.push_row_with(wrapped, |out| out.extend_from_slice(text));
+    }
+
+    /// [`History::push_row`] with the row's text appended by `write`
+    /// (straight into the chunk, saving a copy).
+    pub(crate) fn push_row_with(&mut self, wrapped: bool, write: impl FnOnce(&mut Vec<u8>)) {
         let new_line = !self.open;
         if new_line {
             let start_new = self
@@ -277,18 +296,16 @@ impl History {
         let Some(chunk) = self.chunks.back_mut() else {
             return;
         };
-        let text = if chunk.text.len() + text.len() + 1 > MAX_CHUNK_BYTES {
-            &[][..]
-        } else {
-            text
-        };
-        let at = chunk.text.len() as u32;
+        let at = chunk.text.len();
+        write(&mut chunk.text);
+        if chunk.text.len() + 1 > MAX_CHUNK_BYTES {
+            chunk.text.truncate(at);
+        }
         if new_line {
             chunk.lines.push(chunk.rows.len() as u32);
         }
-        chunk.rows.push(at);
-        chunk.text.extend_from_slice(text);
-        self.bytes += text.len();
+        chunk.rows.push(at as u32);
+        self.bytes += chunk.text.len() - at;
         self.rows += 1;
         self.open = wrapped;
         if !wrapped {
@@ -345,10 +362,7 @@ impl History {
             } else {
                 chunk.text.len()
             };
-            let newlines = chunk.text[start..end]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
+            let newlines = memchr::memchr_iter(b'\n', &chunk.text[start..end]).count();
             let dropped_bytes = end - start - newlines;
             chunk.live_row = to as u32;
             // Lines entirely before the new first live row are gone.
@@ -381,8 +395,13 @@ impl History {
                     self.open = false;
                     self.next -= 1;
                 }
-            } else {
-                Self::compact(chunk);
+            } else if self.chunks.len() == 1 {
+                // A chunk that is not alone goes as a whole once its last
+                // row is trimmed; a lone one (one huge open line) is
+                // compacted instead.
+                if let Some(chunk) = self.chunks.front_mut() {
+                    Self::compact(chunk);
+                }
             }
         }
     }
@@ -510,6 +529,82 @@ impl History {
                 })
             })
         })
+    }
+}
+
+impl History {
+    /// Checks the internal bookkeeping (for tests and the fuzz target):
+    /// row and byte counts match the chunks, row and line starts are in
+    /// order and inside the text, every complete line ends with its `\n`
+    /// where the next line begins, and indexes are contiguous.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let (mut rows, mut bytes) = (0usize, 0usize);
+        let mut next_index = None;
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let last = ci + 1 == self.chunks.len();
+            if c.rows.windows(2).any(|w| w[0] > w[1])
+                || c.rows.last().is_some_and(|&r| r as usize > c.text.len())
+            {
+                return Err(format!(
+                    "chunk {ci}: row starts out of order or past the text"
+                ));
+            }
+            if c.lines.first() != Some(&0) || c.lines.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!(
+                    "chunk {ci}: line starts {:?} not increasing from 0",
+                    &c.lines[..c.lines.len().min(8)]
+                ));
+            }
+            if c.lines.last().is_some_and(|&l| l as usize >= c.rows.len())
+                || c.live_row as usize > c.rows.len()
+            {
+                return Err(format!("chunk {ci}: a line or the live row past the rows"));
+            }
+            if c.live_row as usize >= c.rows.len() {
+                return Err(format!(
+                    "chunk {ci}: no live row left but the chunk is kept"
+                ));
+            }
+            let complete = c.lines.len() - usize::from(last && self.open);
+            let newlines = memchr::memchr_iter(b'\n', &c.text).count();
+            if newlines != complete {
+                return Err(format!(
+                    "chunk {ci}: {newlines} newlines for {complete} complete lines"
+                ));
+            }
+            for l in 1..c.lines.len() {
+                let at = c.rows[c.lines[l] as usize] as usize;
+                if at == 0 || c.text[at - 1] != b'\n' {
+                    return Err(format!("chunk {ci}: line {l} does not follow a newline"));
+                }
+            }
+            let start = c.row_start(c.live_row as usize);
+            rows += c.rows.len() - c.live_row as usize;
+            bytes += c.text.len() - start - memchr::memchr_iter(b'\n', &c.text[start..]).count();
+            if next_index.is_some_and(|n| n != c.first + u64::from(c.live_line)) {
+                return Err(format!("chunk {ci}: line indexes not contiguous"));
+            }
+            next_index = Some(c.first + c.lines.len() as u64);
+        }
+        if rows != self.rows || bytes != self.bytes {
+            return Err(format!(
+                "counted {rows} rows {bytes} bytes, kept {} rows {} bytes",
+                self.rows, self.bytes
+            ));
+        }
+        if self.chunks.is_empty() && self.open {
+            return Err("open line without history".into());
+        }
+        if let Some(n) = next_index {
+            let end = n - u64::from(self.open);
+            if end != self.end_index().0 {
+                return Err(format!(
+                    "end index {} but lines end at {end}",
+                    self.end_index().0
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

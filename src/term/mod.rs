@@ -28,8 +28,9 @@
 //! against real tmux 3.3a, 3.5a and 3.8 by a differential test
 //! (`tests/grid_diff.rs`):
 //!
-//! * the escape-sequence parser is tmux's own state machine
-//!   ([`parser`](self) module docs say why not `vte`);
+//! * the escape-sequence parser is tmux's own state machine (the
+//!   `parser` module's docs say why not the `vte` crate: tmux's grammar
+//!   differs from it in ways that change the text);
 //! * character widths and joining (combining marks, ZWJ, VS16, skin tones,
 //!   flags) by version ([`width`]);
 //! * autowrap with the pending-wrap cursor (`cursor_x == width`), the
@@ -42,7 +43,9 @@
 //!   index and reverse index, origin mode, DECSC/DECRC, RIS, DECALN, REP;
 //! * the alternate screen (`?1049`, `?1047`, `?47`, saved cursor and pen
 //!   as tmux keeps them) and `scroll-on-clear`;
-//! * history as rows trimmed `history-limit / 10` at a time, `CSI 3 J`;
+//! * history as rows trimmed `history-limit / 10` at a time (so the
+//!   oldest line left can be the tail of a wrapped line), `CSI 3 J`, and
+//!   (≥ 3.7) a changed `history-limit` ([`Term::set_history_limit`]);
 //! * invalid UTF-8 dropped (≤ 3.5) or replaced by U+FFFD (≥ 3.6);
 //! * DEC special graphics stored as the line-drawing characters
 //!   ([`DecGraphics`]; tmux itself prints the ASCII letters, see public
@@ -64,6 +67,19 @@
 //! * SIXEL images (`DCS q`) move the cursor by the image's height in
 //!   cells, which depends on the terminal's pixel size: not modelled.
 //! * Resizing is not modelled: the mirror seeds a new `Term` ([`Seed`]).
+//!   The `seed` module lists what a seed cannot know (the pen, character
+//!   sets, DECSC state and what `REP` repeats; a few cell layouts no
+//!   capture shows, which [`Term::fully_seedable`] and
+//!   [`Term::reflow_safe`] detect; wrapped flags of empty rows on
+//!   ≤ 3.6, counted in [`Term::seed_guesses`]).
+//! * [`Rules::V36`] follows 3.8 (master), the newest release tested; 3.6
+//!   and 3.7 differ in corners: before 3.7 a cell widened at the window's
+//!   right edge moves the cursor, and a changed `history-limit` is not
+//!   applied to existing panes.
+//! * tmux ≥ 3.7 re-applies every pane's `history-limit` whenever any
+//!   `set-option history-limit` runs; the mirror must call
+//!   [`Term::set_history_limit`] for each pane then (control mode does not
+//!   announce option changes).
 //!
 //! # Layout
 //!
@@ -82,6 +98,7 @@ mod cell;
 mod grid;
 mod history;
 mod index;
+mod invariants;
 mod parser;
 mod read;
 mod screen;

@@ -28,6 +28,20 @@ pub(crate) trait Handler {
     /// `bad` is set when a byte after the first was not a continuation
     /// byte (`utf8_append()` then fails).
     fn print_utf8(&mut self, data: &[u8], bad: bool);
+    /// A run of complete UTF-8 sequences of two to four bytes, each with
+    /// continuation bytes where its first byte announced them, in the
+    /// ground state: for each, [`Handler::utf8_start`] then
+    /// [`Handler::print_utf8`] (what the default does; an implementation
+    /// may batch).
+    fn print_utf8_run(&mut self, run: &[u8]) {
+        let mut i = 0;
+        while let Some(&b) = run.get(i) {
+            let n = utf8_len(b).max(1);
+            self.utf8_start();
+            self.print_utf8(run.get(i..i + n).unwrap_or(&run[i..]), false);
+            i += n;
+        }
+    }
     /// A UTF-8 sequence ended unfinished or could not start
     /// (`input_stop_utf8()` with `utf8started`).
     fn invalid_utf8(&mut self);
@@ -113,6 +127,60 @@ impl Default for Parser {
             utf8_started: false,
         }
     }
+}
+
+/// The length of the leading run of printable ASCII (`0x20..=0x7e`),
+/// eight bytes at a time.
+fn printable_prefix(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut w = [0; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20, or 0x7f and above, sets its high bit here.
+        // Borrows and carries only run upwards, so the lowest flagged byte
+        // is the first such byte.
+        let low = x.wrapping_sub(LO * 0x20) & !x;
+        let high = x.wrapping_add(LO) | x;
+        let flagged = (low | high) & HI;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&c| !(0x20..0x7f).contains(&c))
+        .unwrap_or(b.len() - i)
+}
+
+/// The length of the UTF-8 sequence byte `b` starts (2 to 4), or 0 for
+/// a byte that starts none (ASCII, a continuation byte, `0xc0`, `0xc1`,
+/// `0xf5..`).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 0,
+    }
+}
+
+/// The length of the leading run of complete UTF-8 sequences (a first
+/// byte and the continuation bytes it announces; what the sequences
+/// decode to is checked later).
+fn utf8_prefix(b: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(&lead) = b.get(i) {
+        let n = utf8_len(lead);
+        match b.get(i + 1..i + n) {
+            Some(rest) if n > 0 && rest.iter().all(|&c| c & 0xc0 == 0x80) => i += n,
+            _ => break,
+        }
+    }
+    i
 }
 
 fn is_c0(b: u8) -> bool {
@@ -206,12 +274,65 @@ impl Parser {
         while i < bytes.len() {
             if self.state == State::Ground {
                 // Fast path: a run of printable ASCII.
-                let run = bytes[i..].iter().position(|&b| !(0x20..0x7f).contains(&b));
-                let end = run.map_or(bytes.len(), |n| i + n);
+                let end = i + printable_prefix(&bytes[i..]);
                 if end > i {
                     self.stop_utf8(h);
                     h.print_ascii(&bytes[i..end]);
                     i = end;
+                    continue;
+                }
+            }
+            if self.state == State::Ground && !self.utf8_started && bytes[i] >= 0xc2 {
+                // Fast path: whole, well-formed UTF-8 sequences.
+                let end = i + utf8_prefix(&bytes[i..]);
+                if end > i {
+                    h.print_utf8_run(&bytes[i..end]);
+                    i = end;
+                    continue;
+                }
+            }
+            if self.state == State::Ground && is_c0(bytes[i]) {
+                // Fast path: a C0 control (CR, LF, BS, TAB, …).
+                self.stop_utf8(h);
+                h.execute(bytes[i]);
+                i += 1;
+                continue;
+            }
+            if self.state == State::Ground
+                && !self.utf8_started
+                && bytes[i] == 0x1b
+                && bytes.get(i + 1) == Some(&b'[')
+            {
+                // Fast path: a whole CSI sequence of parameters and a
+                // final byte (`ESC [ 1 ; 31 m`), short enough that no
+                // parameter byte is discarded.
+                let start = i + 2;
+                let n = bytes[start..]
+                    .iter()
+                    .take_while(|b| (0x30..=0x3b).contains(*b))
+                    .count();
+                if n < self.params.len() - 1
+                    && let Some(&fin) = bytes.get(start + n)
+                    && (0x40..=0x7e).contains(&fin)
+                {
+                    self.clear();
+                    h.csi_dispatch(&bytes[start..start + n], &[], fin, false);
+                    i = start + n + 1;
+                    continue;
+                }
+            }
+            if matches!(self.state, State::CsiEnter | State::CsiParameter) {
+                // Fast path: parameter bytes (digits, `;`, `:`).
+                let n = bytes[i..]
+                    .iter()
+                    .take_while(|b| (0x30..=0x3b).contains(*b))
+                    .count();
+                if n > 0 {
+                    for &b in &bytes[i..i + n] {
+                        self.parameter(b);
+                    }
+                    self.state = State::CsiParameter;
+                    i += n;
                     continue;
                 }
             }
@@ -530,6 +651,19 @@ mod tests {
         assert_eq!(parse(long.as_bytes()), [format!("c{}|A!", "1".repeat(63))]);
         // CAN aborts a CSI.
         assert_eq!(parse(b"\x1b[1\x18A"), ["x18", "pA"]);
+    }
+
+    #[test]
+    fn printable_runs() {
+        for n in 0..40 {
+            for bad in [0x00u8, 0x1f, 0x7f, 0x80, 0xff, 0x1b] {
+                let mut v = vec![b'a'; n];
+                v.push(bad);
+                v.extend_from_slice(b"zzzzzzzzzz");
+                assert_eq!(printable_prefix(&v), n, "{n} {bad:#x}");
+            }
+            assert_eq!(printable_prefix(&vec![b'~'; n]), n);
+        }
     }
 
     #[test]

@@ -63,12 +63,13 @@ impl LogicalLine<'_> {
     /// inside a character counts as that character).
     pub fn char_offset(&self, at: ByteOffset) -> CharOffset {
         let end = at.0.min(self.text.len());
-        CharOffset(
-            self.text[..end]
-                .iter()
-                .filter(|&&b| b & 0xc0 != 0x80)
-                .count(),
-        )
+        let n = self.text[..end]
+            .iter()
+            .filter(|&&b| b & 0xc0 != 0x80)
+            .count();
+        // Inside a character: that character.
+        let inside = self.text.get(end).is_some_and(|&b| b & 0xc0 == 0x80);
+        CharOffset(if inside { n.saturating_sub(1) } else { n })
     }
 
     /// The byte offset of character `at` (clamped to the text's end).
@@ -455,7 +456,7 @@ impl Term {
         }
         if join {
             // A wrapped last row: tmux prints no newline after it.
-            out.extend_from_slice(&pending);
+            out.extend_from_slice(trim_end_spaces(&pending));
         }
         out
     }
@@ -514,6 +515,6 @@ impl Term {
         self.grid
             .lines
             .iter()
-            .any(|l| l.cells.iter().any(|c| c.flags & ACS != 0))
+            .any(|l| l.cells.iter().any(|c| c.flags() & ACS != 0))
     }
 }

@@ -24,8 +24,9 @@ pub enum DecGraphics {
 /// Settings of the pane that change what text tmux keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// The pane's `history-limit` in rows (fixed when tmux creates the
-    /// pane). 0 keeps no history.
+    /// The pane's `history-limit` in rows (fixed when tmux ≤ 3.6 creates
+    /// the pane; ≥ 3.7 applies changes, see [`Term::set_history_limit`]).
+    /// 0 keeps no history.
     pub history_limit: usize,
     /// The `scroll-on-clear` option (default on): clearing the whole
     /// screen moves its rows into history.
@@ -143,9 +144,13 @@ pub struct Term {
     pub(crate) last: Option<Last>,
     pub(crate) parser: Parser,
     pub(crate) v33: V33Joiner,
+    /// tmux's `GRID_HISTORY`: rows scrolled off the top go to history
+    /// (set when the pane was created with a `history-limit` above 0).
+    pub(crate) keeps_history: bool,
     pub(crate) combined: Combined,
     pub(crate) styles: Styles,
     pen_style: Option<u16>,
+    pen_bg: Option<Bg>,
     links: HashMap<u64, u32>,
     next_link: u32,
     scratch: Vec<u8>,
@@ -170,6 +175,7 @@ impl Term {
             opts,
             grid,
             history: History::new(opts.history_limit),
+            keeps_history: opts.history_limit > 0,
             saved_grid: None,
             saved_cursor: None,
             saved_style: Style::DEFAULT,
@@ -192,6 +198,7 @@ impl Term {
             combined: Combined::default(),
             styles: Styles::default(),
             pen_style: None,
+            pen_bg: None,
             links: HashMap::new(),
             next_link: 1,
             scratch: Vec::new(),
@@ -301,8 +308,10 @@ impl Term {
     /// the cells after it sit one column further left than their text
     /// suggests), padding without its character, cells past the right
     /// edge, a row allocated but empty (which changes what erasing it does
-    /// to the wrapped flag above it), or styled cells after the last used
-    /// one.
+    /// to the wrapped flag above it), styled cells after the last used
+    /// one, or (≥ 3.6) a TAB cell wider or narrower than the distance to
+    /// the next tab stop (inserted or deleted characters moved it; a
+    /// capture prints it as `\t`, which the seed lays out again).
     pub fn fully_seedable(&self) -> bool {
         self.pen == Pen::DEFAULT
             && self.old
@@ -324,20 +333,25 @@ impl Term {
                         while x < sx {
                             let c = l.cells[x];
                             let empty =
-                                c.flags & COMBINED != 0 && self.combined.get(c.code).is_empty();
-                            if c.is_padding() || (x < used && c.width == 0) || empty {
+                                c.flags() & COMBINED != 0 && self.combined.get(c.code()).is_empty();
+                            if c.is_padding() || (x < used && c.width() == 0) || empty {
                                 return false;
                             }
-                            for k in 1..usize::from(c.width.max(1)) {
+                            for k in 1..usize::from(c.width().max(1)) {
                                 if x + k >= sx || !l.cells[x + k].is_padding() {
                                     return false;
                                 }
                             }
-                            x += usize::from(c.width.max(1));
+                            if c.is_tab()
+                                && usize::from(c.width()) != self.tab_width(x as u32, g.sx) as usize
+                            {
+                                return false;
+                            }
+                            x += usize::from(c.width().max(1));
                         }
                         l.cells[sx..].iter().all(|&c| c == Cell::BLANK)
                             && !(l.cellsize > 0 && used == 0)
-                            && l.cells[used.min(sx)..sx].iter().all(|c| c.style == 0)
+                            && l.cells[used.min(sx)..sx].iter().all(|c| c.style() == 0)
                     })
                 })
     }
@@ -351,7 +365,33 @@ impl Term {
     }
 
     fn history_enabled(&self) -> bool {
-        self.opts.history_limit > 0 && self.saved_grid.is_none()
+        self.keeps_history && self.saved_grid.is_none()
+    }
+
+    /// Applies a new `history-limit` to this pane, as tmux ≥ 3.7 does to
+    /// every pane of a session when the option changes
+    /// (`session_update_history()`): if the history holds at least
+    /// `limit` rows, the oldest `max(rows - limit, 1)` rows are dropped at
+    /// once (counted in [`History::dropped`](super::History::dropped)).
+    ///
+    /// tmux runs this for every pane of every session whenever any
+    /// `set-option history-limit` runs (options.c
+    /// `options_push_changes()`), each pane with its own session's
+    /// limit, changed or not: a pane whose history is full loses a row
+    /// each time. So call it for every pane after each such command
+    /// (`limit` = the pane's `#{history_limit}`), not only for the panes
+    /// whose limit changed.
+    ///
+    /// tmux ≤ 3.6 fixes a pane's limit when it creates the pane: do not
+    /// call this for those versions. Whether rows go to history at all is
+    /// also fixed at creation (tmux's `GRID_HISTORY`, set when the limit
+    /// was not 0) and is not changed here: a pane created with a limit of
+    /// 0 keeps no history whatever the limit becomes, and one whose limit
+    /// drops to 0 keeps its newest row (tmux trims at least one row before
+    /// each scroll and then adds one).
+    pub fn set_history_limit(&mut self, limit: usize) {
+        self.opts.history_limit = limit;
+        self.history.set_limit(limit);
     }
 
     fn apply_unwrap(&mut self) {
@@ -384,13 +424,17 @@ impl Term {
     fn gc_styles(&mut self) {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
         let live: Vec<u16> = grids
-            .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter().map(|c| c.style)))
+            .flat_map(|g| {
+                g.lines
+                    .iter()
+                    .flat_map(|l| l.cells.iter().map(|c| c.style()))
+            })
             .collect();
         let map = self.styles.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
                 for c in &mut l.cells {
-                    c.style = map.get(&c.style).copied().unwrap_or(0);
+                    *c = c.with_style(map.get(&c.style()).copied().unwrap_or(0));
                 }
             }
         }
@@ -405,15 +449,15 @@ impl Term {
         let grids = std::iter::once(&self.grid).chain(self.saved_grid.as_ref());
         let live: Vec<u32> = grids
             .flat_map(|g| g.lines.iter().flat_map(|l| l.cells.iter()))
-            .filter(|c| c.flags & COMBINED != 0)
-            .map(|c| c.code)
+            .filter(|c| c.flags() & COMBINED != 0)
+            .map(|c| c.code())
             .collect();
         let map = self.combined.gc(live.into_iter());
         for g in std::iter::once(&mut self.grid).chain(self.saved_grid.as_mut()) {
             for l in &mut g.lines {
                 for c in &mut l.cells {
-                    if c.flags & COMBINED != 0 {
-                        c.code = map.get(&c.code).copied().unwrap_or(0);
+                    if c.flags() & COMBINED != 0 {
+                        *c = c.with_code(map.get(&c.code()).copied().unwrap_or(0));
                     }
                 }
             }
@@ -424,46 +468,56 @@ impl Term {
         if let Some(i) = self.pen_style {
             return i;
         }
+        self.pen_bg = None;
         let i = self.intern(self.pen.style);
         self.pen_style = Some(i);
         i
     }
 
     fn bg_of(&mut self, colour: Colour) -> Bg {
+        if colour == self.pen.style.bg {
+            return self.pen_bg();
+        }
         Bg {
             style: self.intern(Style::cleared(colour)),
             default: cell::colour_default(colour),
         }
     }
 
-    /// The erase background: the pen's background colour.
+    /// The erase background: the pen's background colour (cached with the
+    /// pen's style).
     fn pen_bg(&mut self) -> Bg {
-        self.bg_of(self.pen.style.bg)
+        if self.pen_style.is_some()
+            && let Some(bg) = self.pen_bg
+        {
+            return bg;
+        }
+        let colour = self.pen.style.bg;
+        let bg = Bg {
+            style: self.intern(Style::cleared(colour)),
+            default: cell::colour_default(colour),
+        };
+        self.pen_style_id();
+        self.pen_bg = Some(bg);
+        bg
     }
 
     /// `screen_write_clear_cell()` (≥ 3.6 keeps the cell's background; older
     /// versions write the default cell).
     fn clear_cell(&mut self, x: u32) {
         let style = if self.rules == Rules::V36 {
-            let bg = self.styles.get(self.grid.get(x, self.cy).style).bg;
+            let bg = self.styles.get(self.grid.get(x, self.cy).style()).bg;
             self.intern(Style::cleared(bg))
         } else {
             0
         };
-        self.grid.set(
-            x,
-            self.cy,
-            Cell {
-                code: u32::from(b' '),
-                width: 1,
-                flags: 0,
-                style,
-            },
-        );
+        self.grid
+            .set(x, self.cy, Cell::new(u32::from(b' '), 1, 0, style));
     }
 
     fn padding_style(&mut self, style: u16) -> u16 {
-        if self.rules == Rules::V36 {
+        // The default style's background is the default: style 0 again.
+        if self.rules == Rules::V36 && style != 0 {
             let bg = self.styles.get(style).bg;
             self.intern(Style::cleared(bg))
         } else {
@@ -490,7 +544,7 @@ impl Term {
         if self.history_enabled() {
             self.history.collect();
             self.push_history_row(up as usize);
-            self.grid.lines[up as usize..=lo as usize].rotate_left(1);
+            self.grid.rotate_up(up as usize, lo as usize);
             self.grid.lines[lo as usize].empty(bg);
         } else {
             self.grid.move_lines(up, up + 1, lo - up, bg);
@@ -501,10 +555,10 @@ impl Term {
     /// Moves screen row `y`'s text and flag to the end of history.
     fn push_history_row(&mut self, y: usize) {
         let acs = self.opts.dec_graphics == DecGraphics::Unicode;
-        self.scratch.clear();
         let line = &self.grid.lines[y];
-        line.push_text(&self.combined, acs, &mut self.scratch);
-        self.history.push_row(&self.scratch, line.wrapped);
+        let combined = &self.combined;
+        self.history
+            .push_row_with(line.wrapped, |out| line.push_text(combined, acs, out));
     }
 
     /// `screen_write_linefeed()`.
@@ -533,7 +587,7 @@ impl Term {
         for _ in 0..last {
             self.history.collect();
             self.push_history_row(0);
-            self.grid.lines.rotate_left(1);
+            self.grid.rotate_up(0, sy as usize - 1);
             self.grid.lines[sy as usize - 1].empty(bg);
         }
         if last < sy {
@@ -575,7 +629,7 @@ impl Term {
                 }
                 if xx != x0 {
                     let gc = self.grid.get(xx, y);
-                    if gc.width > 1 || gc.is_padding() {
+                    if gc.width() > 1 || gc.is_padding() {
                         self.clear_cell(xx);
                     }
                 }
@@ -589,7 +643,7 @@ impl Term {
                     self.grid.set(xx, y, Cell::BLANK);
                     xx -= 1;
                 }
-                if gc.width > 1 {
+                if gc.width() > 1 {
                     self.grid.set(xx, y, Cell::BLANK);
                 }
             }
@@ -644,7 +698,7 @@ impl Term {
             n = 2;
             last = self.grid.get(cx - 2, self.cy);
         }
-        (u32::from(last.width) == n && !last.is_padding()).then_some((cx - n, last))
+        (u32::from(last.width()) == n && !last.is_padding()).then_some((cx - n, last))
     }
 
     /// Appends `data` to the cell at column `x` (widening it to two cells
@@ -657,26 +711,27 @@ impl Term {
             bytes.extend_from_slice(data);
             self.gc_combined();
             if widen {
-                last.width = 2;
+                last = last.with_width(2);
             }
             if self.rules == Rules::V36 && bytes.len() == 32 {
                 // tmux ≥ 3.6 keeps a cell's size in 5 bits (utf8.c
                 // `UTF8_SET_SIZE()`): 32 bytes read back as none, and the
                 // spilled bit turns a width of 1 into 2.
                 bytes.clear();
-                if last.width == 1 {
-                    last.width = 2;
+                if last.width() == 1 {
+                    last = last.with_width(2);
                 }
             }
-            last.code = self.combined.intern(&bytes);
-            last.flags |= COMBINED;
+            last = last
+                .with_code(self.combined.intern(&bytes))
+                .with_flags(last.flags() | COMBINED);
             self.scratch = bytes;
         } else if widen {
-            last.width = 2;
+            last = last.with_width(2);
         }
         self.grid.set(x, self.cy, last);
         if widen {
-            let style = self.padding_style(last.style);
+            let style = self.padding_style(last.style());
             self.grid.set(self.cx, self.cy, Cell::padding(style));
             // ≥ 3.7: a widened cell reaching past the window leaves the
             // cursor where it was.
@@ -719,12 +774,21 @@ impl Term {
             },
             _ => {
                 let target = self.join_target();
-                let mut prev_data = Vec::new();
+                if let Some(limit) = width::new_cell_after(cp, width) {
+                    let joinable = target.is_some_and(|(_, c)| {
+                        c.flags() & COMBINED != 0 || c.code() == 0x200d || c.code() >= limit
+                    });
+                    if !joinable {
+                        self.place(data, cp, width, flags, style);
+                        return;
+                    }
+                }
+                let mut buf = [0u8; 64];
                 let prev = target.map(|(_, c)| {
-                    c.push_data(&self.combined, &mut prev_data);
+                    let n = c.write_data(&self.combined, &mut buf);
                     Prev {
-                        data: &prev_data,
-                        width: c.width,
+                        data: &buf[..n],
+                        width: c.width(),
                     }
                 });
                 let vs16 = self.opts.variation_selector_always_wide;
@@ -751,6 +815,18 @@ impl Term {
     fn place(&mut self, data: &[u8], cp: u32, width: u8, flags: u8, style: u16) {
         let (sx, sy) = (self.sx(), self.sy());
         let w = u32::from(width);
+        if self.mode & (MODE_WRAP | MODE_INSERT) == MODE_WRAP
+            && flags & TAB == 0
+            && (1..=4).contains(&data.len())
+        {
+            // The common case in one step (see `Grid::put_simple`).
+            let cell = Cell::new(cp, width, flags & ACS, style);
+            let pad = if w == 2 { self.padding_style(style) } else { 0 };
+            if self.grid.put_simple(self.cx, self.cy, cell, pad, None) {
+                self.cx += w;
+                return;
+            }
+        }
         let wrap = self.mode & MODE_WRAP != 0;
         if !wrap && w > 1 && (w > sx || (self.cx != sx && self.cx > sx - w)) {
             return;
@@ -781,22 +857,12 @@ impl Term {
             skip = false;
         }
         let cell = if flags & TAB != 0 {
-            Cell {
-                code: u32::from(b' '),
-                width,
-                flags,
-                style,
-            }
+            Cell::new(u32::from(b' '), width, flags, style)
         } else if data.len() > 4 || data.is_empty() {
             // Not reached: new cells hold one character.
             Cell::BLANK
         } else {
-            Cell {
-                code: cp,
-                width,
-                flags: flags & ACS,
-                style,
-            }
+            Cell::new(cp, width, flags & ACS, style)
         };
         let past_cells = self.cx >= self.grid.lines[self.cy as usize].cellsize;
         if !(skip && past_cells && cell == Cell::BLANK) {
@@ -834,7 +900,7 @@ impl Term {
             clear(self, xx);
             done = true;
         }
-        if width != 1 || now.width != 1 || now.is_padding() {
+        if width != 1 || now.width() != 1 || now.is_padding() {
             let mut xx = cx.wrapping_add(width).wrapping_sub(1);
             loop {
                 xx = xx.wrapping_add(1);
@@ -939,14 +1005,15 @@ impl Term {
     /// `screen_write_cursormove()`: `None` keeps a coordinate.
     pub(crate) fn cursor_move(&mut self, px: Option<u32>, py: Option<u32>, origin: bool) {
         let mut py = py;
-        if origin && self.mode & MODE_ORIGIN != 0 {
-            if let Some(y) = py {
-                py = Some(if y > self.rlower - self.rupper {
-                    self.rlower
-                } else {
-                    y + self.rupper
-                });
-            }
+        if origin
+            && self.mode & MODE_ORIGIN != 0
+            && let Some(y) = py
+        {
+            py = Some(if y > self.rlower - self.rupper {
+                self.rlower
+            } else {
+                y + self.rupper
+            });
         }
         let px = px.map(|x| x.min(self.sx() - 1));
         let py = py.map(|y| y.min(self.sy() - 1));
@@ -984,15 +1051,30 @@ impl Term {
             return;
         }
         let gc = self.grid.get(start, y);
-        let flags = TAB | (gc.flags & ACS);
-        let data = vec![b' '; width as usize];
-        self.write_cell(&data, u32::from(b' '), width as u8, flags, gc.style);
+        let flags = TAB | (gc.flags() & ACS);
+        // At most 32 columns (checked above).
+        const SPACES: [u8; 32] = [b' '; 32];
+        let data = SPACES.get(..width as usize).unwrap_or(&SPACES);
+        self.write_cell(data, u32::from(b' '), width as u8, flags, gc.style());
+    }
+
+    /// The columns a TAB at column `x` of an empty row `sx` wide reaches
+    /// over: to the next tab stop, or to the last column (as
+    /// [`Term::tab`] lays it out).
+    fn tab_width(&self, x: u32, sx: u32) -> u32 {
+        let mut cx = x;
+        loop {
+            cx += 1;
+            if self.tabs.get(cx as usize).copied().unwrap_or(false) || cx >= sx.saturating_sub(1) {
+                return cx - x;
+            }
+        }
     }
 
     /// `grid_cells_look_equal()`.
     fn look_equal(&self, a: Cell, b: Cell) -> bool {
         let mask = !(CLEARED | COMBINED);
-        a.style == b.style && (a.flags & mask) == (b.flags & mask)
+        a.style() == b.style() && (a.flags() & mask) == (b.flags() & mask)
     }
 
     fn reverse_index(&mut self, bg: Bg) {
@@ -1124,7 +1206,7 @@ impl Term {
             self.clear_into_history(bg);
             return;
         }
-        if self.cx <= sx - 1 {
+        if self.cx < sx {
             self.grid.clear(self.cx, self.cy, sx - self.cx, 1, bg);
             self.apply_unwrap();
         }
@@ -1215,13 +1297,11 @@ impl Term {
         if !self.opts.alternate_screen {
             return;
         }
-        if cursor {
-            if let Some((x, y)) = self.saved_cursor {
-                self.cx = x;
-                self.cy = y;
-                self.pen.style = self.saved_style;
-                self.pen_style = None;
-            }
+        if cursor && let Some((x, y)) = self.saved_cursor {
+            self.cx = x;
+            self.cy = y;
+            self.pen.style = self.saved_style;
+            self.pen_style = None;
         }
         if let Some(saved) = self.saved_grid.take() {
             if self.alt_size_unknown {
@@ -1240,6 +1320,8 @@ impl Term {
                 for (dst, src) in self.grid.lines.iter_mut().zip(saved.lines) {
                     let keep = dst.cells.len().min(src.cells.len());
                     dst.cells[..keep].copy_from_slice(&src.cells[..keep]);
+                    dst.dirty = dst.cells.len() as u32;
+                    dst.plain = false;
                     dst.used = src.used.min(self.grid.sx);
                     dst.wrapped = src.wrapped;
                     dst.cellsize = src.cellsize.min(self.grid.sx);
@@ -1834,18 +1916,11 @@ fn parse_int(s: &[u8]) -> Option<u32> {
     Some(v as u32)
 }
 
-/// One CSI parameter (`struct input_param`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Param<'a> {
-    Missing,
-    Number(u32),
-    String(&'a [u8]),
-}
-
-/// The parameters of a CSI sequence (`input_split()`).
-#[derive(Debug)]
+/// The parameters of a CSI sequence (`input_split()`), read from the raw
+/// parameter bytes (at most 63) when asked, so nothing is copied around.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Params<'a> {
-    list: [Param<'a>; 24],
+    raw: &'a [u8],
     len: usize,
 }
 
@@ -1853,50 +1928,44 @@ impl<'a> Params<'a> {
     /// `input_split()`: `None` when tmux gives up on the sequence (a
     /// number above `INT_MAX`, 24 or more parameters).
     fn split(raw: &'a [u8]) -> Option<Params<'a>> {
-        let mut p = Params {
-            list: [Param::Missing; 24],
-            len: 0,
-        };
         if raw.is_empty() {
-            return Some(p);
+            return Some(Params { raw, len: 0 });
         }
+        let mut len = 0;
         for part in raw.split(|&b| b == b';') {
-            p.list[p.len] = if part.is_empty() {
-                Param::Missing
-            } else if part.contains(&b':') {
-                Param::String(part)
-            } else {
-                Param::Number(parse_int(part)?)
-            };
-            p.len += 1;
-            if p.len == p.list.len() {
+            if !part.is_empty() && !part.contains(&b':') {
+                parse_int(part)?;
+            }
+            len += 1;
+            if len == 24 {
                 return None;
             }
         }
-        Some(p)
+        Some(Params { raw, len })
     }
 
     fn len(&self) -> usize {
         self.len
     }
 
+    fn part(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.len {
+            return None;
+        }
+        self.raw.split(|&b| b == b';').nth(i)
+    }
+
     /// `input_get()`: `None` for a string parameter (tmux's `-1`).
     fn get(&self, i: usize, min: u32, default: u32) -> Option<u32> {
-        if i >= self.len {
-            return Some(default);
-        }
-        match self.list[i] {
-            Param::Missing => Some(default),
-            Param::String(_) => None,
-            Param::Number(n) => Some(n.max(min)),
+        match self.part(i) {
+            None | Some([]) => Some(default),
+            Some(p) if p.contains(&b':') => None,
+            Some(p) => Some(parse_int(p).unwrap_or(0).max(min)),
         }
     }
 
     fn string(&self, i: usize) -> Option<&'a [u8]> {
-        match self.list.get(i).filter(|_| i < self.len)? {
-            Param::String(s) => Some(s),
-            _ => None,
-        }
+        self.part(i).filter(|p| p.contains(&b':'))
     }
 }
 
@@ -1907,6 +1976,58 @@ impl Handler for Term {
 
     fn utf8_start(&mut self) {
         self.last = None;
+    }
+
+    fn print_utf8_run(&mut self, run: &[u8]) {
+        // Characters that take new cells of their own (no joining, no
+        // wrapping, nothing to overwrite) go straight to the grid; the
+        // rest through `print_utf8()`.
+        let style = self.pen_style_id();
+        let flags = if self.pen.charset_attr { ACS } else { 0 };
+        let simple = self.mode & (MODE_WRAP | MODE_INSERT) == MODE_WRAP;
+        let mut pad = None;
+        let mut i = 0;
+        while let Some(&lead) = run.get(i) {
+            let n = match lead {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let data = run.get(i..i + n).unwrap_or(&run[i..]);
+            i += n;
+            if simple
+                && let Some(cp) = width::first_code_point(data)
+                && let Some(w) = width::char_width(cp, self.rules)
+            {
+                // The previous cells' limit (see `Grid::put_simple`);
+                // `Some(None)`: tmux ≤ 3.3 joins only by the
+                // character.
+                let fast = match self.rules {
+                    Rules::V33 => {
+                        (w > 0 && cp != 0x200d && self.v33 == V33Joiner::default()).then_some(None)
+                    }
+                    _ => width::new_cell_after(cp, w).map(Some),
+                };
+                if let (Some(prev_below), true) = (fast, w <= 2) {
+                    let pad = if w == 2 {
+                        *pad.get_or_insert_with(|| self.padding_style(style))
+                    } else {
+                        0
+                    };
+                    let cell = Cell::new(cp, w, flags, style);
+                    if self
+                        .grid
+                        .put_simple(self.cx, self.cy, cell, pad, prev_below)
+                    {
+                        self.cx += u32::from(w);
+                        self.last = (self.rules != Rules::V33).then_some(Last { cp, width: w });
+                        continue;
+                    }
+                }
+            }
+            self.last = None;
+            self.print_utf8(data, false);
+        }
     }
 
     fn print_utf8(&mut self, data: &[u8], bad: bool) {

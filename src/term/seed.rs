@@ -225,6 +225,13 @@ impl Seed {
         };
         let mut t = Term::new(self.width, self.height, rules, opts);
         t.history = super::History::starting_at(self.history_limit, first.0);
+        // Whether rows scroll into history (tmux's `GRID_HISTORY`) was
+        // fixed when the pane was created, with the limit of then; ≤ 3.6
+        // never changes a pane's limit, so it is today's. A known gap on
+        // ≥ 3.7: a pane created with a limit above 0 whose limit became 0
+        // still keeps (one row of) history, which no capture tells apart
+        // from history a resize left in a pane created with 0.
+        t.keeps_history = self.history_limit > 0;
 
         // TAB cells (≥ 3.6) print as `\t`: their width is laid out again
         // with the pane's current tab stops (the ones they were written

@@ -112,6 +112,24 @@ static SKIN_TONE_BASES: &[u32] = &[
     0x1F9DE, 0x1F9DF,
 ];
 
+/// glibc's widths for the Basic Multilingual Plane, one byte per code
+/// point, built once from [`GLIBC`] (64 KiB).
+fn bmp_widths() -> &'static [i8; 0x10000] {
+    static TABLE: std::sync::OnceLock<Box<[i8; 0x10000]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([1i8; 0x10000]);
+        for &(first, last, w) in GLIBC {
+            if first > 0xffff {
+                break;
+            }
+            for cp in first..=last.min(0xffff) {
+                t[cp as usize] = w;
+            }
+        }
+        t
+    })
+}
+
 /// glibc's `wcwidth()` for a code point (`-1`: non-printable).
 ///
 /// Code points above `U+10FFFF` are non-printable; glibc's `mbtowc()`
@@ -120,6 +138,9 @@ static SKIN_TONE_BASES: &[u32] = &[
 pub fn glibc_width(cp: u32) -> i8 {
     if (0x20..0x7f).contains(&cp) {
         return 1;
+    }
+    if cp <= 0xffff {
+        return bmp_widths()[cp as usize];
     }
     if cp > 0x10ffff {
         return -1;
@@ -147,7 +168,8 @@ pub fn glibc_width(cp: u32) -> i8 {
 /// makes them one), then `wcwidth()`, where non-printable becomes one cell
 /// (C1 controls, `U+0080..=U+009F`, zero).
 pub fn char_width(cp: u32, rules: Rules) -> Option<u8> {
-    if rules != Rules::V33 {
+    // The forced emoji are U+261D..=U+270D and above U+1F000.
+    if rules != Rules::V33 && ((0x261d..=0x270d).contains(&cp) || cp >= 0x1f000) {
         if FORCED_WIDE.binary_search(&cp).is_ok() {
             return Some(2);
         }
@@ -196,12 +218,24 @@ pub fn first_code_point(data: &[u8]) -> Option<u32> {
 
 /// Appends the UTF-8 form of `cp` (also for code points above
 /// `U+10FFFF`, which glibc accepts and tmux stores as four bytes).
+#[inline]
 pub fn push_code_point(out: &mut Vec<u8>, cp: u32) {
-    if let Some(c) = char::from_u32(cp) {
-        let mut buf = [0; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    // Fixed-size copies: `extend_from_slice` of a slice whose length is
+    // only known at run time is a memcpy call, which costs more than the
+    // character.
+    if cp < 0x80 {
+        out.push(cp as u8);
+    } else if cp < 0x800 {
+        out.extend_from_slice(&[0xc0 | (cp >> 6) as u8, 0x80 | (cp & 0x3f) as u8]);
+    } else if cp < 0x10000 {
+        out.extend_from_slice(&[
+            0xe0 | (cp >> 12) as u8,
+            0x80 | ((cp >> 6) & 0x3f) as u8,
+            0x80 | (cp & 0x3f) as u8,
+        ]);
     } else {
-        // Only code points glibc decodes reach here: 0x110000..=0x13FFFF.
+        // Also the code points glibc decodes past Unicode:
+        // 0x110000..=0x13FFFF.
         out.extend_from_slice(&[
             0xf0 | ((cp >> 18) & 0x07) as u8,
             0x80 | ((cp >> 12) & 0x3f) as u8,
@@ -267,6 +301,11 @@ fn should_combine(with: &[u8], add: &[u8]) -> bool {
     let (Some(w), Some(a)) = (first_code_point(with), first_code_point(add)) else {
         return false;
     };
+    // Regional indicators, skin tones and the emoji they join are all
+    // above U+1F1E5.
+    if a < 0x1f1e6 || w < 0x1f1e6 {
+        return false;
+    }
     if is_regional(a) && is_regional(w) {
         return regional_count(with) == 1 && regional_count(add) == 1;
     }
@@ -398,6 +437,36 @@ pub fn decide(rules: Rules, prev: Option<Prev<'_>>, c: Char<'_>, vs16_wide: bool
         Decision::JoinWiden
     } else {
         Decision::Join
+    }
+}
+
+/// When [`decide`] (3.4+ rules) surely returns `New(width)` for a
+/// character: the previous cell then holds one character that is not a
+/// ZWJ and whose code point is below the returned limit. `None`: no such
+/// guarantee (zero-width characters, the Hangul filler, Hangul jamo that
+/// may join, regional indicators and skin tones).
+///
+/// Below U+1F1E6 a character joins only after a ZWJ (`should_combine()`
+/// needs both sides at or above it); an emoji above that joins a single
+/// character only if that one is a regional indicator or skin tone (also
+/// above it). The caller's fast path for ordinary text.
+pub(crate) fn new_cell_after(cp: u32, width: u8) -> Option<u32> {
+    if width == 0
+        || cp == ZWJ
+        || cp == VS16
+        || cp == HANGUL_FILLER
+        || (0x1100..=0x11ff).contains(&cp)
+        || (0xa960..=0xa97f).contains(&cp)
+        || (0xd7b0..=0xd7ff).contains(&cp)
+    {
+        return None;
+    }
+    if cp < 0x1f1e6 {
+        Some(u32::MAX)
+    } else if is_regional(cp) || is_skin_tone(cp) {
+        None
+    } else {
+        Some(0x1f1e6)
     }
 }
 
@@ -624,6 +693,59 @@ mod tests {
             assert_eq!(rows("a\tb", 20, r), 1);
             // A combining accent takes no cell.
             assert_eq!(rows(&"e\u{301}".repeat(20), 20, r), 1);
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_decide() {
+        // Every code point the fast path takes gets New(width) from decide()
+        // after any previous cell of one character below its limit.
+        let prevs = [
+            "a",
+            "\u{1f680}",
+            "\u{1f3fd}",
+            "\u{1f44d}",
+            "\u{1f1eb}",
+            "\u{1100}",
+            "\u{ac00}",
+            "e\u{301}",
+            "\u{1f468}\u{1f3fd}",
+            "\u{3164}",
+        ];
+        for rules in [Rules::V34, Rules::V36] {
+            for cp in 0..0x20000u32 {
+                let Some(width) = char_width(cp, rules) else {
+                    continue;
+                };
+                let Some(limit) = new_cell_after(cp, width) else {
+                    continue;
+                };
+                let mut data = Vec::new();
+                push_code_point(&mut data, cp);
+                let c = Char {
+                    data: &data,
+                    cp,
+                    width,
+                };
+                for p in prevs {
+                    if first_code_point(p.as_bytes()).is_none_or(|f| f >= limit) {
+                        continue;
+                    }
+                    for pw in [1, 2] {
+                        let prev = Some(Prev {
+                            data: p.as_bytes(),
+                            width: pw,
+                        });
+                        for vs16 in [false, true] {
+                            assert_eq!(
+                                decide(rules, prev, c, vs16),
+                                Decision::New(width),
+                                "{cp:#x} after {p:?}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 

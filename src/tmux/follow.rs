@@ -817,25 +817,27 @@ impl Tmux {
                 }
             }
         }
-        let st = f.pane.read();
-        let start = find(&st, is_start);
-        let end = find(&st, is_end);
         let limit = req.max_lines.unwrap_or(usize::MAX);
-        let (output, omitted, complete) = match (st.term.as_ref(), start) {
-            (Some(t), Some(s)) if s.epoch == st.epoch => {
-                let to = match end {
-                    Some(e) if e.epoch == st.epoch => e.at,
-                    _ => cursor_spot(t),
-                };
-                let complete = end.is_none_or(|e| e.epoch == st.epoch);
-                match text_between(t, s.at, to, limit) {
-                    Some((lines, omitted)) => (lines, omitted, complete),
-                    None => (Vec::new(), 0, false),
+        let (end, output, omitted, complete) = {
+            let st = f.pane.read();
+            let start = find(&st, is_start);
+            let end = find(&st, is_end);
+            let (output, omitted, complete) = match (st.term.as_ref(), start) {
+                (Some(t), Some(s)) if s.epoch == st.epoch => {
+                    let to = match end {
+                        Some(e) if e.epoch == st.epoch => e.at,
+                        _ => cursor_spot(t),
+                    };
+                    let complete = end.is_none_or(|e| e.epoch == st.epoch);
+                    match text_between(t, s.at, to, limit) {
+                        Some((lines, omitted)) => (lines, omitted, complete),
+                        None => (Vec::new(), 0, false),
+                    }
                 }
-            }
-            _ => (Vec::new(), 0, false),
+                _ => (Vec::new(), 0, false),
+            };
+            (end, output, omitted, complete)
         };
-        drop(st);
         // What it printed so far is read before C-c, whose echo is not output.
         let mut interrupted = false;
         if timed_out && req.interrupt_on_timeout {
