@@ -132,6 +132,15 @@ async fn run(cli: Cli) -> ExitCode {
             pin_socket,
             response_budget,
         } => {
+            // Unknown toolset or tool names stop the server before it starts:
+            // a typo must not silently change what a model may do.
+            let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("tmuxwire: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let wanted = response_budget.unwrap_or(mcp::budget::DEFAULT);
             let budget = mcp::budget::Budget::new(wanted);
             if budget.bytes() != wanted {
@@ -142,7 +151,8 @@ async fn run(cli: Cli) -> ExitCode {
                     budget.bytes()
                 );
             }
-            return match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket)), budget).await {
+            let servers = Arc::new(servers.pinned(pin_socket));
+            return match mcp::serve_stdio(servers, budget, policy).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");

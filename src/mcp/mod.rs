@@ -27,6 +27,7 @@ pub mod jsonrpc;
 pub mod schema;
 pub mod stdio;
 pub mod tools;
+pub mod toolsets;
 
 use std::sync::Arc;
 
@@ -39,6 +40,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
 use budget::Budget;
+use toolsets::Policy;
 
 /// Instructions sent at `initialize`.
 pub const INSTRUCTIONS: &str = "\
@@ -72,21 +74,33 @@ pub struct TmuxwireServer {
     servers: Arc<Servers>,
     tools: Arc<Vec<Tool>>,
     budget: Budget,
+    policy: Arc<Policy>,
 }
 
 impl TmuxwireServer {
-    /// A server answering for `servers`, with the default response budget.
+    /// A server answering for `servers`, with the default response budget
+    /// and the default toolsets ([`toolsets::DEFAULT`]).
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
             servers,
-            tools: Arc::new(tools::catalog()),
+            tools: Arc::new(tools::catalog_for(&Policy::default())),
             budget: Budget::default(),
+            policy: Arc::new(Policy::default()),
         }
     }
 
     /// The same server with response budget `budget`.
     pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
         TmuxwireServer { budget, ..self }
+    }
+
+    /// The same server offering the tools `policy` chooses.
+    pub fn with_policy(self, policy: Policy) -> TmuxwireServer {
+        TmuxwireServer {
+            tools: Arc::new(tools::catalog_for(&policy)),
+            policy: Arc::new(policy),
+            ..self
+        }
     }
 
     /// Runs one tool by name: the `tools/call` body, within the response
@@ -96,7 +110,18 @@ impl TmuxwireServer {
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> rmcp::model::CallToolResult {
-        tools::call_within(&self.servers, self.budget, name, arguments, None).await
+        if !self.tools.iter().any(|t| t.name == name) {
+            return tools::unknown_tool(name);
+        }
+        tools::call_within(
+            &self.servers,
+            self.budget,
+            name,
+            arguments,
+            None,
+            &self.policy,
+        )
+        .await
     }
 }
 
@@ -129,7 +154,9 @@ impl ServerHandler for TmuxwireServer {
         // results are discarded.
         let progress = progress_sink(&context);
         tokio::select! {
-            r = tools::call_within(&self.servers, self.budget, &request.name, args, progress) => {
+            r = tools::call_within(
+                &self.servers, self.budget, &request.name, args, progress, &self.policy,
+            ) => {
                 Ok(r.into())
             }
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
@@ -173,12 +200,15 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
 pub async fn serve_stdio(
     servers: Arc<Servers>,
     budget: Budget,
+    policy: Policy,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
     let (read, write) = rmcp::transport::io::stdio_pipes();
     stdio::serve(
-        TmuxwireServer::new(servers).with_budget(budget),
+        TmuxwireServer::new(servers)
+            .with_budget(budget)
+            .with_policy(policy),
         read,
         write,
         jsonrpc::MAX_LINE_BYTES,

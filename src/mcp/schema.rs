@@ -151,6 +151,22 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
         p.remove(k);
     }
     fold_null_branch(p);
+    consts_to_enum(p);
+    // Objects inside (a list of operations): their properties too.
+    for key in ["items", "additionalProperties"] {
+        if let Some(Value::Object(inner)) = p.get_mut(key) {
+            for k in ["title", "description", "format"] {
+                inner.remove(k);
+            }
+            if let Some(Value::Object(props)) = inner.get_mut("properties") {
+                for v in props.values_mut() {
+                    if let Value::Object(o) = v {
+                        tidy_input_property(o);
+                    }
+                }
+            }
+        }
+    }
     // `null` is worth listing only when it differs from leaving the
     // argument out, i.e. when the default is something else.
     let null_means_something = p.get("default").is_some_and(|d| !d.is_null());

@@ -34,6 +34,10 @@ pub struct CommandOutput {
     pub stderr: Vec<u8>,
     /// The optional message that came with `MSG_EXIT`.
     pub exit_message: Option<String>,
+    /// The server ended the client with `MSG_SHUTDOWN` or `MSG_EXITED`
+    /// (it is exiting) rather than `MSG_EXIT`: `status` then says nothing
+    /// about the command.
+    pub server_exited: bool,
 }
 
 impl CommandOutput {
@@ -191,6 +195,7 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
                 break;
             }
             Some(MsgType::Shutdown) | Some(MsgType::Exited) => {
+                out.server_exited = true;
                 got_exit = true;
                 break;
             }
