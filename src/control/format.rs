@@ -520,7 +520,7 @@ mod tests {
         assert_eq!(escape_format("build #2"), "build ##2");
         assert_eq!(
             escape_format("#{pane_id} #(id) #S"),
-            "###{pane_id} ##(id) ##S"
+            "##{pane_id} ##(id) ##S"
         );
         assert_eq!(escape_format("##x #"), "####x ##");
         // Style runs are copied by tmux as they are.

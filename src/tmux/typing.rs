@@ -330,11 +330,8 @@ fn check_text(arg: &'static str, text: &str) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    fn lines(k: &Keys) -> Vec<String> {
-        k.commands("%1")
-            .iter()
-            .map(|c| c.to_line().unwrap())
-            .collect()
+    fn lines(k: &Keys) -> Vec<Vec<String>> {
+        k.commands("%1").iter().map(|c| c.argv().to_vec()).collect()
     }
 
     #[test]
@@ -345,33 +342,21 @@ mod tests {
             enter,
             suppress_history: suppress,
         };
-        assert_eq!(
-            lines(&k("C-c", false, false, false)),
-            ["send-keys '-t' '%1' '--' 'C-c'"]
-        );
-        assert_eq!(
-            lines(&k("C-c", true, false, false)),
-            ["send-keys '-t' '%1' '-l' '--' 'C-c'"]
-        );
+        fn key(name: &str) -> Vec<String> {
+            ["send-keys", "-t", "%1", "--", name].map(String::from).to_vec()
+        }
+        fn text(t: &str) -> Vec<String> {
+            ["send-keys", "-t", "%1", "-l", "--", t].map(String::from).to_vec()
+        }
+        assert_eq!(lines(&k("C-c", false, false, false)), [key("C-c")]);
+        assert_eq!(lines(&k("C-c", true, false, false)), [text("C-c")]);
         assert_eq!(
             lines(&k("echo Up", false, true, false)),
-            [
-                "send-keys '-t' '%1' '-l' '--' 'echo Up'",
-                "send-keys '-t' '%1' '--' 'Enter'"
-            ]
+            [text("echo Up"), key("Enter")]
         );
-        assert_eq!(
-            lines(&k("ls", false, false, true)),
-            ["send-keys '-t' '%1' '-l' '--' ' ls'"]
-        );
+        assert_eq!(lines(&k("ls", false, false, true)), [text(" ls")]);
         // History suppression never turns a key into text.
-        assert_eq!(
-            lines(&k("Enter", false, false, true)),
-            ["send-keys '-t' '%1' '--' 'Enter'"]
-        );
-        assert_eq!(
-            lines(&k("", false, true, false)),
-            ["send-keys '-t' '%1' '--' 'Enter'"]
-        );
+        assert_eq!(lines(&k("Enter", false, false, true)), [key("Enter")]);
+        assert_eq!(lines(&k("", false, true, false)), [key("Enter")]);
     }
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, pane_message, parse, targeting,
-    unknown_tool,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, pane_message, parse,
+    same_as_read, targeting, unknown_tool,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
@@ -312,24 +312,24 @@ struct EnvironmentSet {
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        def::<CreateSessionArgs, SessionInfo>(
+        same_as_read(def::<CreateSessionArgs, SessionInfo>(
             "create_session",
             "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
-        ),
-        def::<CreateWindowArgs, WindowInfo>(
+        )),
+        same_as_read(def::<CreateWindowArgs, WindowInfo>(
             "create_window",
             "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
-        ),
-        def::<SplitWindowArgs, PaneInfo>(
+        )),
+        same_as_read(def::<SplitWindowArgs, PaneInfo>(
             "split_window",
             "Split tmux Window",
             ADDITIVE,
             "Split a pane; the new pane's state.",
-        ),
+        )),
         def::<SendKeysArgs, PaneMessage>(
             "send_keys",
             "Send Keys",
@@ -357,12 +357,12 @@ pub(super) fn defs() -> Vec<Def> {
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
         ),
-        def::<RespawnPaneArgs, PaneInfo>(
+        same_as_read(def::<RespawnPaneArgs, PaneInfo>(
             "respawn_pane",
             "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
-        ),
+        )),
         def::<PipePaneArgs, PaneMessage>(
             "pipe_pane",
             "Pipe tmux Pane",

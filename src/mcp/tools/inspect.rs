@@ -188,14 +188,14 @@ pub(super) fn defs() -> Vec<Def> {
              default. Per pane, the newest matching lines with tmux line numbers; panes are \
              paged by offset/limit.",
         ),
-        def::<ListServersArgs, ListResult<ServerInfo>>(
+        super::same_as_read(def::<ListServersArgs, ListResult<ServerInfo>>(
             "list_servers",
             "List tmux Servers",
             READ,
             "Live tmux servers of this user (sockets in $TMUX_TMPDIR or /tmp, tmux-UID), plus \
              extra_socket_paths: socket, version, pid, session count. Asks each with a one-shot \
              client; attaches to none.",
-        ),
+        )),
         def::<ShowOptionArgs, OptionResult>(
             "show_option",
             "Show tmux Option",
@@ -224,18 +224,18 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
         ),
-        def::<ShowHookArgs, HookListResult>(
+        super::same_as_read(def::<ShowHookArgs, HookListResult>(
             "show_hook",
             "Show tmux Hook",
             READ,
-            "One hook's commands (entries: [] when unset).",
-        ),
-        def::<FindPaneArgs, PaneInfo>(
+            "One hook's commands, as show_hooks (entries: [] when unset).",
+        )),
+        super::same_as_read(def::<FindPaneArgs, PaneInfo>(
             "find_pane_by_position",
             "Find Pane by Position",
             READ,
             "The pane at a corner of a window (default: the active window of the session).",
-        ),
+        )),
         def::<BatchArgs, BatchResult>(
             "call_read_tools_batch",
             "Call Read Tools in a Batch",

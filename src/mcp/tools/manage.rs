@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, def, message, object, parse};
+use super::{
+    ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, def, message, object, parse, same_as_read,
+};
 use super::{targeting, unknown_tool};
 use crate::control::PaneId;
 use crate::tmux::manage::{PaneMove, WindowMove, session_ref};
@@ -276,80 +278,80 @@ struct SignalChannelArgs {
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        def::<RenameSessionArgs, SessionInfo>(
+        same_as_read(def::<RenameSessionArgs, SessionInfo>(
             "rename_session",
             "Rename tmux Session",
             IDEMPOTENT,
             "Rename a session; its new state.",
-        ),
-        def::<RenameWindowArgs, WindowInfo>(
+        )),
+        same_as_read(def::<RenameWindowArgs, WindowInfo>(
             "rename_window",
             "Rename tmux Window",
             IDEMPOTENT,
             "Rename a window (default: the session's active one); its new state.",
-        ),
-        def::<SelectWindowArgs, WindowInfo>(
+        )),
+        same_as_read(def::<SelectWindowArgs, WindowInfo>(
             "select_window",
             "Select tmux Window",
             IDEMPOTENT,
             "Make a window current: window_id, window_index, or direction next/previous/last in \
              the session.",
-        ),
-        def::<SelectPaneArgs, PaneInfo>(
+        )),
+        same_as_read(def::<SelectPaneArgs, PaneInfo>(
             "select_pane",
             "Select tmux Pane",
             IDEMPOTENT,
             "Make a pane active: pane_id, or direction up/down/left/right/last/next/previous in \
              the window; the pane now active.",
-        ),
-        def::<SelectLayoutArgs, WindowInfo>(
+        )),
+        same_as_read(def::<SelectLayoutArgs, WindowInfo>(
             "select_layout",
             "Select tmux Layout",
             IDEMPOTENT,
             "Arrange a window's panes; the window with its new window_layout.",
-        ),
-        def::<ResizeWindowArgs, WindowInfo>(
+        )),
+        same_as_read(def::<ResizeWindowArgs, WindowInfo>(
             "resize_window",
             "Resize tmux Window",
             IDEMPOTENT,
             "Set a window's size in cells (tmux then keeps it: window-size manual).",
-        ),
-        def::<ResizePaneArgs, PaneInfo>(
+        )),
+        same_as_read(def::<ResizePaneArgs, PaneInfo>(
             "resize_pane",
             "Resize tmux Pane",
             IDEMPOTENT,
             "Set a pane's size in cells, or zoom/unzoom it.",
-        ),
-        def::<MoveWindowArgs, WindowInfo>(
+        )),
+        same_as_read(def::<MoveWindowArgs, WindowInfo>(
             "move_window",
             "Move tmux Window",
             IDEMPOTENT,
             "Move a window to another index or session; its state there.",
-        ),
-        def::<SwapPaneArgs, PaneInfo>(
+        )),
+        same_as_read(def::<SwapPaneArgs, PaneInfo>(
             "swap_pane",
             "Swap tmux Panes",
             ADDITIVE,
             "Swap two panes' places; the source pane's new state.",
-        ),
-        def::<SetPaneTitleArgs, PaneInfo>(
+        )),
+        same_as_read(def::<SetPaneTitleArgs, PaneInfo>(
             "set_pane_title",
             "Set tmux Pane Title",
             IDEMPOTENT,
             "Set a pane's title; its new state.",
-        ),
-        def::<EnterCopyModeArgs, PaneInfo>(
+        )),
+        same_as_read(def::<EnterCopyModeArgs, PaneInfo>(
             "enter_copy_mode",
             "Enter Copy Mode",
             ADDITIVE,
             "Put a pane in copy mode, optionally scrolled up; its state.",
-        ),
-        def::<ExitCopyModeArgs, PaneInfo>(
+        )),
+        same_as_read(def::<ExitCopyModeArgs, PaneInfo>(
             "exit_copy_mode",
             "Exit Copy Mode",
             IDEMPOTENT,
             "Leave copy mode (nothing to do when not in it); the pane's state.",
-        ),
+        )),
         def::<LoadBufferArgs, BufferRef>(
             "load_buffer",
             "Load tmux Buffer",

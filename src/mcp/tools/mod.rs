@@ -165,20 +165,35 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
     }
 }
 
+/// `d` with the bare output schema `{"type": "object"}`: for tools whose
+/// result is an object another tool's schema already lists the fields of
+/// (a pane as `get_pane_info`, a window as `get_window_info`, a session
+/// as `get_session_info`), which the server instructions say. Repeating
+/// those schemas would double `tools/list`.
+fn same_as_read(mut d: Def) -> Def {
+    let mut o = JsonObject::new();
+    o.insert("type".into(), Value::from("object"));
+    d.output = Some(o);
+    d
+}
+
 fn tool(d: Def) -> Tool {
     let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
     let mut t = Tool::new(d.name, d.description, Arc::new(d.input));
     t.title = Some(d.title.to_string());
     t.output_schema = d.output.map(Arc::new);
+    // Hints that differ from MCP's defaults (readOnly false, destructive
+    // true, idempotent false, openWorld true) are sent; the others are
+    // implied. destructiveHint and idempotentHint mean something only for
+    // tools that are not read-only.
     let mut a = ToolAnnotations::default();
-    a.read_only_hint = Some(d.hints.read_only);
-    // destructiveHint and idempotentHint mean something only for tools
-    // that are not read-only (their defaults are true and false).
-    if !d.hints.read_only {
-        a.destructive_hint = Some(d.hints.destructive);
-        a.idempotent_hint = Some(d.hints.idempotent);
+    if d.hints.read_only {
+        a.read_only_hint = Some(true);
+    } else {
+        a.destructive_hint = (!d.hints.destructive).then_some(false);
+        a.idempotent_hint = d.hints.idempotent.then_some(true);
     }
-    a.open_world_hint = Some(d.hints.open_world);
+    a.open_world_hint = (!d.hints.open_world).then_some(false);
     t.annotations = Some(a);
     if always_load {
         let mut m = JsonObject::new();
@@ -590,7 +605,8 @@ mod tests {
                 assert!(has("socket_name") && has("socket_path"), "{}", t.name);
             }
             let a = t.annotations.as_ref().expect("annotations");
-            assert!(a.read_only_hint.is_some() && a.open_world_hint.is_some());
+            let read = toolset_of(&t.name) == Some(Toolset::Inspect);
+            assert_eq!(a.read_only_hint, read.then_some(true), "{}", t.name);
         }
         // Every reference tool but the mirror's three is served.
         for (n, _) in super::super::toolsets::REFERENCE {
