@@ -136,6 +136,11 @@ fn mirror_scan_corpus() {
     replay("mirror_scan", tmuxwire::mirror::scan::fuzz_scan);
 }
 
+#[test]
+fn send_keys_plan_corpus() {
+    replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -150,6 +155,7 @@ fn every_target_is_replayed() {
         "mirror_scan",
         "notification",
         "search_pattern",
+        "send_keys_plan",
         "tmux_version",
     ];
     let mut targets: Vec<String> = fs::read_dir(fuzz_dir().join("fuzz_targets"))

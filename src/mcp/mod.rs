@@ -64,8 +64,9 @@ else of the session a person used last). socket_name (tmux -L name) or socket_pa
 another server. is_caller=true marks the pane running this client; session_attached does not count \
 tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
 \n\
-RESULTS: tools that return a pane, window or session return get_pane_info's, get_window_info's or \
-get_session_info's fields, read after the change.\n\
+RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
+change one return it read after the change.\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \

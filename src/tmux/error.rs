@@ -61,6 +61,9 @@ pub enum Error {
     /// A tool refused to act on the process running this MCP server.
     #[error("{0}")]
     SelfTarget(String),
+    /// A paste buffer that does not exist.
+    #[error("{0}")]
+    NoBuffer(String),
 }
 
 impl Error {
@@ -81,6 +84,7 @@ impl Error {
             Error::WaitTimeout(_) => "WaitTimeout",
             Error::ServerGone(_) => "ServerGone",
             Error::SelfTarget(_) => "SelfTarget",
+            Error::NoBuffer(_) => "NotFound",
         }
     }
 
@@ -136,6 +140,11 @@ impl Error {
             Error::ServerGone(_) => Some(
                 "The tmux server exited; nothing was signalled. Start it again or choose another \
                  server."
+                    .into(),
+            ),
+            Error::NoBuffer(_) => Some(
+                "The buffer may have been deleted (delete_buffer, or by tmux when it keeps no more \
+                 than buffer-limit buffers); make a new one with load_buffer."
                     .into(),
             ),
             Error::SelfTarget(_) => Some(

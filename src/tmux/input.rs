@@ -336,7 +336,10 @@ mod tests {
     fn commands() {
         let c = type_text("%3", "-t d2 ;$X\n");
         assert_eq!(c.len(), 2);
-        assert_eq!(c[0].argv(), ["send-keys", "-t", "%3", "-l", "--", "-t d2 ;$X"]);
+        assert_eq!(
+            c[0].argv(),
+            ["send-keys", "-t", "%3", "-l", "--", "-t d2 ;$X"]
+        );
         assert_eq!(c[1].argv(), ["send-keys", "-t", "%3", "-H", "0a"]);
         assert_eq!(
             press_key("%3", "C-c").argv(),

@@ -251,6 +251,60 @@ pub fn start_directory(dir: &str) -> Result<PathBuf, Error> {
     Ok(abs)
 }
 
+/// The layouts tmux knows by name (layout-set.c), and the version that
+/// added each.
+const LAYOUTS: &[(&str, (u32, u32))] = &[
+    ("even-horizontal", (1, 0)),
+    ("even-vertical", (1, 0)),
+    ("main-horizontal", (1, 0)),
+    ("main-vertical", (1, 0)),
+    ("tiled", (1, 0)),
+    ("main-horizontal-mirrored", (3, 5)),
+    ("main-vertical-mirrored", (3, 5)),
+];
+
+/// Whether `select-layout` may be given `layout` on `version`: a layout
+/// name that version knows (exactly; tmux would also take a prefix), or a
+/// layout string (`XXXX,` checksum then cells). Anything else reaches
+/// tmux's layout parser, which on 3.2 and 3.3 frees an unset pointer for
+/// text without a checksum (layout-custom.c: `layout_parse()` returns
+/// without its cause; fixed in 3.4) and reads past the end of a string
+/// shorter than its 5-byte header: the whole server dies.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming the layouts.
+pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<(), Error> {
+    if let Some((_, (major, minor))) = LAYOUTS.iter().find(|(n, _)| *n == layout) {
+        if version.at_least(*major, *minor) {
+            return Ok(());
+        }
+        return Err(Error::invalid(
+            "layout",
+            format!("layout {layout} needs tmux {major}.{minor} or newer (this is {version})"),
+            "even-horizontal, even-vertical, main-horizontal, main-vertical or tiled",
+        ));
+    }
+    let b = layout.as_bytes();
+    let string = b.len() > 5
+        && b[..4].iter().all(u8::is_ascii_hexdigit)
+        && b[4] == b','
+        && layout.bytes().all(|c| c.is_ascii_graphic());
+    if string {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "layout",
+        format!(
+            "layout must be a layout name or a layout string (received {:?})",
+            super::error::shorten(layout, 40)
+        ),
+        "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled (3.5+: \
+         main-horizontal-mirrored, main-vertical-mirrored), or a layout string such as \
+         list_windows' window_layout",
+    ))
+}
+
 /// `s` quoted for `sh`: inside single quotes, `'` written as `'\''`.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -565,6 +619,7 @@ impl Tmux {
     ///
     /// [`Error::NotFound`]; tmux's errors (`invalid layout`).
     pub async fn select_layout(&self, window: &Target, layout: &str) -> Result<WindowInfo, Error> {
+        check_layout(layout, &self.version().await?)?;
         let select = Command::new("select-layout")
             .target(window, TargetKind::Pane)
             .arg("--")
@@ -721,14 +776,56 @@ impl Tmux {
             .opt_if("-x", new.width.map(|w| w.to_string()))
             .opt_if("-y", new.height.map(|h| h.to_string()));
         let cmd = new.spawn.command(new.spawn.flags(cmd));
-        let out = self.act(vec![cmd]).await?;
+        let body = match self.act(vec![cmd.clone()]).await {
+            Ok(mut out) => out.pop().unwrap_or_default(),
+            // No server: start one, as `tmux new-session` does.
+            Err(Error::NoServer(_) | Error::SocketGone(_)) => self.start_server(&cmd).await?,
+            Err(e) => return Err(e),
+        };
         let r = q
-            .parse(&out[0])
+            .parse(&body)
             .into_iter()
             .next()
             .ok_or_else(|| Error::Tmux("new-session printed no session".into()))?;
         // A new session has none of tmuxwire's clients.
         Ok(SessionInfo::from_record(&r, &HashMap::new()))
+    }
+
+    /// Runs `new_session` with the tmux binary, which starts a server on
+    /// this socket (only a tmux process can become a server; tmuxwire
+    /// never forks one itself). The binary is `$TMUXWIRE_TMUX` or `tmux`
+    /// on `PATH`; it reads the user's configuration as tmux does. Returns
+    /// what the command printed.
+    async fn start_server(&self, new_session: &Command) -> Result<Vec<u8>, Error> {
+        let bin = std::env::var("TMUXWIRE_TMUX")
+            .ok()
+            .filter(|b| !b.is_empty())
+            .unwrap_or_else(|| "tmux".into());
+        let mut cmd = tokio::process::Command::new(&bin);
+        cmd.arg("-S").arg(self.socket_path());
+        for a in new_session.argv() {
+            // As a one-shot client's MSG_COMMAND: a final ';' would end the
+            // command (cmd-parse.c: cmd_parse_from_arguments()).
+            match a.strip_suffix(';') {
+                Some(head) => cmd.arg(format!("{head}\\;")),
+                None => cmd.arg(a),
+            };
+        }
+        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        cmd.stdin(std::process::Stdio::null());
+        let out = tokio::time::timeout(std::time::Duration::from_secs(20), cmd.output())
+            .await
+            .map_err(|_| Error::Timeout(format!("{bin} new-session did not finish within 20s")))?
+            .map_err(|e| {
+                Error::Tmux(format!(
+                    "no tmux server runs on {}, and starting one with {bin} failed: {e}",
+                    self.socket_path().display()
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(Error::from_tmux(&String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(out.stdout)
     }
 
     /// Creates a window in `session`; its state.
@@ -1039,6 +1136,33 @@ mod tests {
             index: 2,
         };
         assert_eq!(relative_pane(&wi, "+"), "$1:2.+");
+    }
+
+    #[test]
+    fn layouts() {
+        let v33 = crate::wire::TmuxVersion::parse("3.3a");
+        let v35 = crate::wire::TmuxVersion::parse("3.5a");
+        for ok in [
+            "tiled",
+            "main-vertical",
+            "b25d,80x24,0,0,0",
+            "1296,80x24,0,0[80x11,0,0,0]",
+        ] {
+            assert!(check_layout(ok, &v33).is_ok(), "{ok}");
+        }
+        assert!(check_layout("main-vertical-mirrored", &v35).is_ok());
+        // Each of these crashes a tmux 3.3 server.
+        for bad in [
+            "",
+            "nonsense",
+            "t",
+            "1,",
+            "abcd,",
+            "main-vertical-mirrored",
+            "zzzz,1",
+        ] {
+            assert!(check_layout(bad, &v33).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

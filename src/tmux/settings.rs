@@ -43,14 +43,6 @@ impl Scope {
             )),
         }
     }
-
-    fn kind(self) -> TargetKind {
-        match self {
-            Scope::Server | Scope::Session => TargetKind::Session,
-            Scope::Window => TargetKind::Window,
-            Scope::Pane => TargetKind::Pane,
-        }
-    }
 }
 
 /// Where an option or hook is read or set.
@@ -76,8 +68,10 @@ impl Place {
             Some(Scope::Session) | None => {}
         }
         if let Some(t) = &self.target {
-            let kind = self.scope.map_or(TargetKind::Session, Scope::kind);
-            cmd = cmd.target(t, kind);
+            // show-options, set-option and show-hooks read -t as a pane
+            // (cmd-set-option.c: CMD_FIND_PANE): a session by name must be
+            // `=name:`, which is what a pane target gives.
+            cmd = cmd.target(t, TargetKind::Pane);
         }
         cmd
     }

@@ -138,7 +138,7 @@ struct SendKeysArgs {
     /// keys is text even if it is a key name.
     #[serde(default)]
     literal: bool,
-    /// A leading space keeps the command out of shell history (ignorespace).
+    /// Prefix a space (shells with ignorespace skip history).
     #[serde(default)]
     suppress_history: bool,
     socket_name: Option<String>,

@@ -113,25 +113,25 @@ fn snapshot_output(mut d: Def) -> Def {
 /// The inspect tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        def::<ListSessionsArgs, ListResult<SessionInfo>>(
+        super::list_of_read(def::<ListSessionsArgs, ListResult<SessionInfo>>(
             "list_sessions",
             "List tmux Sessions",
             READ,
             "All sessions on the tmux server.",
-        ),
-        def::<ListWindowsArgs, ListResult<WindowInfo>>(
+        )),
+        super::list_of_read(def::<ListWindowsArgs, ListResult<WindowInfo>>(
             "list_windows",
             "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
-        ),
-        def::<ListPanesArgs, ListResult<PaneInfo>>(
+        )),
+        super::list_of_read(def::<ListPanesArgs, ListResult<PaneInfo>>(
             "list_panes",
             "List tmux Panes",
             READ,
             "Panes of one window, one session, or all sessions. For their text use capture_pane \
              or search_panes.",
-        ),
+        )),
         def::<ServerArgs, ServerInfo>(
             "get_server_info",
             "Get tmux Server Info",
@@ -188,7 +188,7 @@ pub(super) fn defs() -> Vec<Def> {
              default. Per pane, the newest matching lines with tmux line numbers; panes are \
              paged by offset/limit.",
         ),
-        super::same_as_read(def::<ListServersArgs, ListResult<ServerInfo>>(
+        super::list_of_read(def::<ListServersArgs, ListResult<ServerInfo>>(
             "list_servers",
             "List tmux Servers",
             READ,
@@ -211,13 +211,14 @@ pub(super) fn defs() -> Vec<Def> {
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
         ),
-        def::<ShowBufferArgs, BufferContent>(
+        super::same_as_read(def::<ShowBufferArgs, BufferContent>(
             "show_buffer",
             "Show tmux Buffer",
             READ,
             "The exact text of a buffer load_buffer made (tmuxwire_... names only); the newest \
-             max_lines lines when longer.",
-        ),
+             max_lines lines when longer: {buffer_name, content, content_truncated, \
+             content_truncated_lines}.",
+        )),
         def::<ShowHooksArgs, HookListResult>(
             "show_hooks",
             "Show tmux Hooks",

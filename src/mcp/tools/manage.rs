@@ -107,7 +107,7 @@ struct SelectPaneArgs {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SelectLayoutArgs {
-    /// even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a layout string.
+    /// tiled, even-horizontal, main-vertical, …, or a layout string.
     layout: String,
     window_id: Option<String>,
     window_index: Option<i64>,
@@ -145,7 +145,7 @@ struct ResizePaneArgs {
     height: Option<i64>,
     /// Columns.
     width: Option<i64>,
-    /// true: zoom the pane (fill its window); false: unzoom. Not with height/width.
+    /// true: zoom (fill the window); false: unzoom.
     zoom: Option<bool>,
     socket_name: Option<String>,
     socket_path: Option<String>,
@@ -226,7 +226,7 @@ struct ExitCopyModeArgs {
 struct LoadBufferArgs {
     /// The text, stored exactly.
     content: String,
-    /// A short name (A-Z a-z 0-9 _ . -) inside tmuxwire's buffer names; default buf.
+    /// Up to 64 of A-Z a-z 0-9 _ . - (default buf).
     logical_name: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
@@ -288,21 +288,19 @@ pub(super) fn defs() -> Vec<Def> {
             "rename_window",
             "Rename tmux Window",
             IDEMPOTENT,
-            "Rename a window (default: the session's active one); its new state.",
+            "Rename a window; its new state.",
         )),
         same_as_read(def::<SelectWindowArgs, WindowInfo>(
             "select_window",
             "Select tmux Window",
             IDEMPOTENT,
-            "Make a window current: window_id, window_index, or direction next/previous/last in \
-             the session.",
+            "Make a window current (window_id, window_index, or direction in the session).",
         )),
         same_as_read(def::<SelectPaneArgs, PaneInfo>(
             "select_pane",
             "Select tmux Pane",
             IDEMPOTENT,
-            "Make a pane active: pane_id, or direction up/down/left/right/last/next/previous in \
-             the window; the pane now active.",
+            "Make a pane active (pane_id, or direction in the window); the pane now active.",
         )),
         same_as_read(def::<SelectLayoutArgs, WindowInfo>(
             "select_layout",
@@ -314,7 +312,7 @@ pub(super) fn defs() -> Vec<Def> {
             "resize_window",
             "Resize tmux Window",
             IDEMPOTENT,
-            "Set a window's size in cells (tmux then keeps it: window-size manual).",
+            "Set a window's size in cells (window-size becomes manual).",
         )),
         same_as_read(def::<ResizePaneArgs, PaneInfo>(
             "resize_pane",
@@ -363,8 +361,8 @@ pub(super) fn defs() -> Vec<Def> {
             "wait_for_channel",
             "Wait for tmux Channel",
             IDEMPOTENT,
-            "Block until `tmux wait-for -S CHANNEL` runs (e.g. at the end of a command you sent) \
-             or timeout. A server that exits meanwhile is an error, never a success.",
+            "Wait until the channel is signalled (signal_channel, or tmux wait-for -S CHANNEL run \
+             in a pane) or timeout; a server exiting meanwhile is an error, not a success.",
         ),
         def::<SignalChannelArgs, Message>(
             "signal_channel",

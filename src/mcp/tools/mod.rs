@@ -177,6 +177,21 @@ fn same_as_read(mut d: Def) -> Def {
     d
 }
 
+/// `d` with the output schema of a list of objects whose fields another
+/// tool's schema lists (`list_panes` items are `get_pane_info` objects):
+/// `{"result": [object], "omitted": integer}`.
+fn list_of_read(mut d: Def) -> Def {
+    d.output = serde_json::from_value(json!({
+        "type": "object",
+        "properties": {
+            "result": {"type": "array", "items": {"type": "object"}},
+            "omitted": {"type": "integer"}
+        }
+    }))
+    .ok();
+    d
+}
+
 fn tool(d: Def) -> Tool {
     let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
     let mut t = Tool::new(d.name, d.description, Arc::new(d.input));
