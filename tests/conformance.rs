@@ -1534,7 +1534,7 @@ async fn toolsets_choose_what_is_offered() {
     let got = session(
         &server.socket,
         &[("LIBTMUX_TOOLSETS", "inspect")],
-        &[list.clone()],
+        std::slice::from_ref(&list),
     )
     .await;
     assert!(
@@ -1550,7 +1550,7 @@ async fn toolsets_choose_what_is_offered() {
             ("TMUXWIRE_TOOLS", "kill_pane,send_keys"),
             ("LIBTMUX_EXCLUDE_TOOLS", "send_keys,list_panes"),
         ],
-        &[list.clone()],
+        std::slice::from_ref(&list),
     )
     .await;
     let n = names(&got[1]);

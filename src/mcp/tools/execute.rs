@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, pane_message, parse,
-    same_as_read, targeting, unknown_tool,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, pane_message,
+    parse, targeting, unknown_tool,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
@@ -312,32 +312,32 @@ struct EnvironmentSet {
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        same_as_read(def::<CreateSessionArgs, SessionInfo>(
+        bare_output(def::<CreateSessionArgs, SessionInfo>(
             "create_session",
             "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
         )),
-        same_as_read(def::<CreateWindowArgs, WindowInfo>(
+        bare_output(def::<CreateWindowArgs, WindowInfo>(
             "create_window",
             "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
         )),
-        same_as_read(def::<SplitWindowArgs, PaneInfo>(
+        bare_output(def::<SplitWindowArgs, PaneInfo>(
             "split_window",
             "Split tmux Window",
             ADDITIVE,
             "Split a pane; the new pane's state.",
         )),
-        def::<SendKeysArgs, PaneMessage>(
+        bare_output(def::<SendKeysArgs, PaneMessage>(
             "send_keys",
             "Send Keys",
             OPEN,
             "Type text into a pane exactly as given (;, leading -, quotes, $VAR, #{}, newlines, \
              any script), then Enter unless enter=false. A whole keys that is one key name (C-c, \
              Enter, Up) is pressed as that key; literal=true types it instead. Returns at once.",
-        ),
+        )),
         def::<SendKeysBatchArgs, SendBatchResult>(
             "send_keys_batch",
             "Send Keys in a Batch",
@@ -345,30 +345,30 @@ pub(super) fn defs() -> Vec<Def> {
             "Several send_keys in order in one round trip; on_error stop (nothing after a failure \
              runs) or continue.",
         ),
-        def::<PasteTextArgs, PaneMessage>(
+        bare_output(def::<PasteTextArgs, PaneMessage>(
             "paste_text",
             "Paste Text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked).",
-        ),
-        def::<PasteBufferArgs, PaneMessage>(
+        )),
+        bare_output(def::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
             "Paste tmux Buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
-        ),
-        same_as_read(def::<RespawnPaneArgs, PaneInfo>(
+        )),
+        bare_output(def::<RespawnPaneArgs, PaneInfo>(
             "respawn_pane",
             "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
         )),
-        def::<PipePaneArgs, PaneMessage>(
+        bare_output(def::<PipePaneArgs, PaneMessage>(
             "pipe_pane",
             "Pipe tmux Pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
-        ),
+        )),
         def::<SetOptionArgs, OptionSet>(
             "set_option",
             "Set tmux Option",

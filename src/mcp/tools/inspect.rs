@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -13,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::MAX_TEXT_BYTES;
 use super::{
-    Ctx, Def, ListResult, READ, def, list, object, parse, schema, server, structured, targeting,
+    Ctx, Def, ListResult, READ, def, list, object, parse, server, structured, targeting,
     unknown_tool,
 };
 use crate::control::Target;
@@ -81,35 +80,6 @@ struct TextResult {
     truncated_bytes: usize,
 }
 
-/// `snapshot_pane`'s result: [`PaneSnapshot`] with `pane_width` and
-/// `pane_height` as strings (as every other tool gives them), plus how to
-/// get the rows cut. Only its schema is used: the result is built from a
-/// serialized [`PaneSnapshot`].
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct SnapshotExtra {
-    pane_width: String,
-    pane_height: String,
-    content_truncated_bytes: usize,
-    next: Option<Next>,
-}
-
-/// Arguments every tool shares, explained once in the instructions
-/// ([`super::INSTRUCTIONS`]) rather than in every input schema.
-/// [`SnapshotExtra`]'s fields laid over it.
-fn snapshot_output(mut d: Def) -> Def {
-    let extra = schema::output(&schema_for_output::<SnapshotExtra>());
-    if let (Some(Value::Object(props)), Some(Value::Object(more))) = (
-        d.output.as_mut().and_then(|o| o.get_mut("properties")),
-        extra.get("properties"),
-    ) {
-        for (k, v) in more {
-            props.insert(k.clone(), v.clone());
-        }
-    }
-    d
-}
-
 /// The inspect tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
@@ -157,15 +127,15 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "One pane (default: the active one).",
         ),
-        def::<CapturePaneArgs, CaptureResult>(
+        super::bare_output(def::<CapturePaneArgs, CaptureResult>(
             "capture_pane",
             "Capture Pane",
             READ,
             "A pane's text, one line per screen row (join_wrapped: logical lines), from tmux line \
              start to end (default: the visible screen): the newest max_lines lines that fit the \
              response budget; next gets older ones.",
-        ),
-        snapshot_output(def::<SnapshotPaneArgs, PaneSnapshot>(
+        )),
+        super::bare_output(def::<SnapshotPaneArgs, PaneSnapshot>(
             "snapshot_pane",
             "Snapshot Pane",
             READ,
@@ -179,7 +149,7 @@ pub(super) fn defs() -> Vec<Def> {
             "Expand tmux #{variable} references for a pane. Other text is literal; modifiers \
              (#{E:...}, #{?...}) are refused and #(...) never runs.",
         ),
-        def::<SearchPanesArgs, SearchPanesResult>(
+        super::bare_output(def::<SearchPanesArgs, SearchPanesResult>(
             "search_panes",
             "Search tmux Panes",
             READ,
@@ -187,7 +157,7 @@ pub(super) fn defs() -> Vec<Def> {
              and screen, as logical lines (soft wraps joined). Literal and case-insensitive by \
              default. Per pane, the newest matching lines with tmux line numbers; panes are \
              paged by offset/limit.",
-        ),
+        )),
         super::list_of_read(def::<ListServersArgs, ListResult<ServerInfo>>(
             "list_servers",
             "List tmux Servers",
@@ -211,7 +181,7 @@ pub(super) fn defs() -> Vec<Def> {
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
         ),
-        super::same_as_read(def::<ShowBufferArgs, BufferContent>(
+        super::bare_output(def::<ShowBufferArgs, BufferContent>(
             "show_buffer",
             "Show tmux Buffer",
             READ,
@@ -225,13 +195,13 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
         ),
-        super::same_as_read(def::<ShowHookArgs, HookListResult>(
+        super::bare_output(def::<ShowHookArgs, HookListResult>(
             "show_hook",
             "Show tmux Hook",
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
         )),
-        super::same_as_read(def::<FindPaneArgs, PaneInfo>(
+        super::bare_output(def::<FindPaneArgs, PaneInfo>(
             "find_pane_by_position",
             "Find Pane by Position",
             READ,

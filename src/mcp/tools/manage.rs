@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, def, message, object, parse, same_as_read,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, bare_output, def, message, object, parse,
 };
 use super::{targeting, unknown_tool};
 use crate::control::PaneId;
@@ -278,73 +278,73 @@ struct SignalChannelArgs {
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        same_as_read(def::<RenameSessionArgs, SessionInfo>(
+        bare_output(def::<RenameSessionArgs, SessionInfo>(
             "rename_session",
             "Rename tmux Session",
             IDEMPOTENT,
             "Rename a session; its new state.",
         )),
-        same_as_read(def::<RenameWindowArgs, WindowInfo>(
+        bare_output(def::<RenameWindowArgs, WindowInfo>(
             "rename_window",
             "Rename tmux Window",
             IDEMPOTENT,
             "Rename a window; its new state.",
         )),
-        same_as_read(def::<SelectWindowArgs, WindowInfo>(
+        bare_output(def::<SelectWindowArgs, WindowInfo>(
             "select_window",
             "Select tmux Window",
             IDEMPOTENT,
             "Make a window current (window_id, window_index, or direction in the session).",
         )),
-        same_as_read(def::<SelectPaneArgs, PaneInfo>(
+        bare_output(def::<SelectPaneArgs, PaneInfo>(
             "select_pane",
             "Select tmux Pane",
             IDEMPOTENT,
             "Make a pane active (pane_id, or direction in the window); the pane now active.",
         )),
-        same_as_read(def::<SelectLayoutArgs, WindowInfo>(
+        bare_output(def::<SelectLayoutArgs, WindowInfo>(
             "select_layout",
             "Select tmux Layout",
             IDEMPOTENT,
             "Arrange a window's panes; the window with its new window_layout.",
         )),
-        same_as_read(def::<ResizeWindowArgs, WindowInfo>(
+        bare_output(def::<ResizeWindowArgs, WindowInfo>(
             "resize_window",
             "Resize tmux Window",
             IDEMPOTENT,
             "Set a window's size in cells (window-size becomes manual).",
         )),
-        same_as_read(def::<ResizePaneArgs, PaneInfo>(
+        bare_output(def::<ResizePaneArgs, PaneInfo>(
             "resize_pane",
             "Resize tmux Pane",
             IDEMPOTENT,
             "Set a pane's size in cells, or zoom/unzoom it.",
         )),
-        same_as_read(def::<MoveWindowArgs, WindowInfo>(
+        bare_output(def::<MoveWindowArgs, WindowInfo>(
             "move_window",
             "Move tmux Window",
             IDEMPOTENT,
             "Move a window to another index or session; its state there.",
         )),
-        same_as_read(def::<SwapPaneArgs, PaneInfo>(
+        bare_output(def::<SwapPaneArgs, PaneInfo>(
             "swap_pane",
             "Swap tmux Panes",
             ADDITIVE,
             "Swap two panes' places; the source pane's new state.",
         )),
-        same_as_read(def::<SetPaneTitleArgs, PaneInfo>(
+        bare_output(def::<SetPaneTitleArgs, PaneInfo>(
             "set_pane_title",
             "Set tmux Pane Title",
             IDEMPOTENT,
             "Set a pane's title; its new state.",
         )),
-        same_as_read(def::<EnterCopyModeArgs, PaneInfo>(
+        bare_output(def::<EnterCopyModeArgs, PaneInfo>(
             "enter_copy_mode",
             "Enter Copy Mode",
             ADDITIVE,
             "Put a pane in copy mode, optionally scrolled up; its state.",
         )),
-        same_as_read(def::<ExitCopyModeArgs, PaneInfo>(
+        bare_output(def::<ExitCopyModeArgs, PaneInfo>(
             "exit_copy_mode",
             "Exit Copy Mode",
             IDEMPOTENT,
@@ -364,12 +364,12 @@ pub(super) fn defs() -> Vec<Def> {
             "Wait until the channel is signalled (signal_channel, or tmux wait-for -S CHANNEL run \
              in a pane) or timeout; a server exiting meanwhile is an error, not a success.",
         ),
-        def::<SignalChannelArgs, Message>(
+        bare_output(def::<SignalChannelArgs, Message>(
             "signal_channel",
             "Signal tmux Channel",
             IDEMPOTENT,
             "Wake wait_for_channel waiters (or the next waiter, if none waits yet).",
-        ),
+        )),
     ]
 }
 
@@ -617,7 +617,7 @@ pub(super) async fn run(
         }
         "wait_for_channel" => {
             let a: WaitForChannelArgs = parse(args)?;
-            if !(a.timeout > 0.0) || !a.timeout.is_finite() {
+            if a.timeout.is_nan() || a.timeout <= 0.0 || !a.timeout.is_finite() {
                 return Err(Error::invalid(
                     "timeout",
                     format!("timeout must be positive (received {})", a.timeout),

@@ -165,12 +165,21 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
     }
 }
 
-/// `d` with the bare output schema `{"type": "object"}`: for tools whose
-/// result is an object another tool's schema already lists the fields of
-/// (a pane as `get_pane_info`, a window as `get_window_info`, a session
-/// as `get_session_info`), which the server instructions say. Repeating
-/// those schemas would double `tools/list`.
-fn same_as_read(mut d: Def) -> Def {
+/// `d` with the bare output schema `{"type": "object"}`, for
+///
+/// * tools whose result is an object another tool's schema already lists
+///   the fields of (a pane as `get_pane_info`, a window as
+///   `get_window_info`, a session as `get_session_info`), as the server
+///   instructions say;
+/// * tools that report an action in one sentence (`{"result": …}`, with
+///   `pane_id` for pane actions);
+/// * the response-limited tools (`capture_pane`, `snapshot_pane`,
+///   `search_panes`, `show_buffer`), whose cut-and-continue fields the
+///   instructions explain, as libtmux-mcp also advertises none for them.
+///
+/// Repeating those schemas would double `tools/list` (41.5 KB instead of
+/// 35 KB for every tool).
+fn bare_output(mut d: Def) -> Def {
     let mut o = JsonObject::new();
     o.insert("type".into(), Value::from("object"));
     d.output = Some(o);

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{
-    Ctx, DESTRUCTIVE, Def, IDEMPOTENT, Message, PaneMessage, def, message, pane_message, parse,
-    targeting, unknown_tool,
+    Ctx, DESTRUCTIVE, Def, IDEMPOTENT, Message, PaneMessage, bare_output, def, message,
+    pane_message, parse, targeting, unknown_tool,
 };
 use crate::control::{PaneId, Target};
 use crate::tmux::{Error, Tmux};
@@ -81,43 +81,43 @@ struct DeleteBufferArgs {
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        def::<KillServerArgs, Message>(
+        bare_output(def::<KillServerArgs, Message>(
             "kill_server",
             "Kill tmux Server",
             DESTRUCTIVE,
             "Kill the tmux server and everything in it (refused for the server running this MCP \
              server).",
-        ),
-        def::<KillSessionArgs, Message>(
+        )),
+        bare_output(def::<KillSessionArgs, Message>(
             "kill_session",
             "Kill tmux Session",
             DESTRUCTIVE,
             "Kill a session given by exact name or id (refused for this MCP server's own).",
-        ),
-        def::<KillWindowArgs, Message>(
+        )),
+        bare_output(def::<KillWindowArgs, Message>(
             "kill_window",
             "Kill tmux Window",
             DESTRUCTIVE,
             "Kill a window by id (refused for this MCP server's own).",
-        ),
-        def::<KillPaneArgs, Message>(
+        )),
+        bare_output(def::<KillPaneArgs, Message>(
             "kill_pane",
             "Kill tmux Pane",
             DESTRUCTIVE,
             "Kill a pane by id (refused for this MCP server's own).",
-        ),
-        def::<ClearPaneArgs, PaneMessage>(
+        )),
+        bare_output(def::<ClearPaneArgs, PaneMessage>(
             "clear_pane",
             "Clear tmux Pane",
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback, in one step.",
-        ),
-        def::<DeleteBufferArgs, Message>(
+        )),
+        bare_output(def::<DeleteBufferArgs, Message>(
             "delete_buffer",
             "Delete tmux Buffer",
             IDEMPOTENT,
             "Delete a buffer load_buffer made.",
-        ),
+        )),
     ]
 }
 
