@@ -1691,3 +1691,119 @@ async fn resources_and_prompts() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A server without sessions (its control clients cannot attach): the tools run as one-shot
+/// clients, and creating a session works; with no server at all, `create_session` starts
+/// one with the tmux binary (`$TMUXWIRE_TMUX`), as `tmux new-session` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessionless_and_absent_servers() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        server.tmux_ok(&["set", "-g", "exit-empty", "off"]);
+        server.tmux_ok(&["kill-session", "-t", "=main"]);
+        assert!(server.is_alive());
+        let s = capture_servers(&server);
+        let b = ok(&s, "load_buffer", json!({"content": "no sessions; 日本"})).await;
+        let name = b["buffer_name"].as_str().unwrap().to_string();
+        let r = ok(&s, "show_buffer", json!({"buffer_name": name})).await;
+        assert_eq!(
+            r["content"],
+            json!("no sessions; 日本"),
+            "tmux {}",
+            bin.label
+        );
+        ok(
+            &s,
+            "set_option",
+            json!({"option": "@k", "value": "v", "global_": true}),
+        )
+        .await;
+        let r = ok(&s, "show_option", json!({"option": "@k", "global_": true})).await;
+        assert_eq!(r["value"], json!("v"));
+        let r = ok(&s, "create_session", json!({"session_name": "fresh #1"})).await;
+        assert_eq!(r["session_name"], json!("fresh #1"), "tmux {}", bin.label);
+        assert_eq!(show(&server, "=fresh #1:", "#{session_name}"), "fresh #1");
+        ok(&s, "delete_buffer", json!({"buffer_name": name})).await;
+    }
+    // No server: the binary starts one (with -f /dev/null, through a wrapper).
+    let bin = system_tmux();
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("fresh.sock");
+    let wrapper = dir.path().join("tmux-wrapper");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' -f /dev/null \"$@\"\n",
+            bin.path.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    test_env(&mut std::process::Command::new("true"));
+    cmd.env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env("TMUXWIRE_TMUX", &wrapper)
+        .arg("-S")
+        .arg(&sock)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    for m in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "create_session", "arguments": {"session_name": "started;", "x": 70, "y": 20}}}),
+    ] {
+        stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    }
+    let answer = loop {
+        let line = within("the answer", out.next_line())
+            .await
+            .unwrap()
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == json!(1) {
+            break v;
+        }
+    };
+    let kill = || {
+        let _ = std::process::Command::new(&bin.path)
+            .arg("-S")
+            .arg(&sock)
+            .arg("kill-server")
+            .output();
+    };
+    if answer["result"]["isError"] == json!(true) {
+        kill();
+        panic!("create_session without a server: {answer}");
+    }
+    let r = &answer["result"]["structuredContent"];
+    let check = std::process::Command::new(&bin.path)
+        .arg("-S")
+        .arg(&sock)
+        .args([
+            "display-message",
+            "-p",
+            "-t",
+            "=started;:",
+            "#{session_name} #{window_width}",
+        ])
+        .output()
+        .unwrap();
+    kill();
+    assert_eq!(r["session_name"], json!("started;"), "{answer}");
+    assert_eq!(String::from_utf8_lossy(&check.stdout).trim(), "started; 70");
+}

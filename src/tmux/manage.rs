@@ -1026,7 +1026,10 @@ impl Tmux {
             // can end that connection before the answer arrives: gone is
             // success.
             Err(Error::Connection(e)) => match self.act(vec![read]).await {
-                Err(Error::NotFound(_)) => (session.to_string(), String::new()),
+                Err(Error::NotFound(_)) => match session {
+                    Target::SessionName(n) => (String::new(), n.clone()),
+                    other => (other.to_string(), String::new()),
+                },
                 Ok(_) => return Err(Error::Connection(e)),
                 Err(other) => return Err(other),
             },
