@@ -158,14 +158,6 @@ async fn one_round_trip_per_tool() {
         )
         .await;
         assert_eq!(t.round_trips() - before, 0, "tmux {}", bin.label);
-        let before = t.round_trips();
-        ok(
-            &s,
-            "list_servers",
-            json!({"extra_socket_paths": [server.socket]}),
-        )
-        .await;
-        assert_eq!(t.round_trips() - before, 0, "tmux {}", bin.label);
     }
 }
 
@@ -867,7 +859,7 @@ async fn create_split_respawn() {
         let r = ok(
             &s,
             "create_session",
-            json!({"session_name": "made", "x": 90, "y": 20, "environment": {"TW_E": "v 1"},
+            json!({"session_name": "made", "x": 90, "y": 20, "environment": {"TW_E": "v 1 #{pane_id} #(id)"},
                    "suppress_persistent_history": true}),
         )
         .await;
@@ -884,7 +876,7 @@ async fn create_split_respawn() {
             &pane,
             "echo \"E=$TW_E H=[$HISTFILE] C=$HISTCONTROL\"",
         );
-        server.wait_for_text(&pane, "E=v 1 H=[] C=ignorespace", DEADLINE);
+        server.wait_for_text(&pane, "E=v 1 #{pane_id} #(id) H=[] C=ignorespace", DEADLINE);
         let e = err(&s, "create_session", json!({"session_name": "made"})).await;
         assert!(e.text.contains("duplicate session"), "{}", e.text);
         let e = err(
@@ -1181,6 +1173,15 @@ async fn c14_channels_and_server_death() {
         .await;
         assert_eq!(e.kind, "WaitTimeout", "{}", e.text);
         assert!(t0.elapsed() >= Duration::from_millis(250));
+        // The wait ceiling (30 s unless TMUXWIRE_WAIT_MAX_SECONDS says otherwise) clamps.
+        ok(&s, "signal_channel", json!({"channel": "clamp"})).await;
+        let r = ok(
+            &s,
+            "wait_for_channel",
+            json!({"channel": "clamp", "timeout": 999}),
+        )
+        .await;
+        assert_eq!(r["effective_timeout"], json!(30.0));
         let e = err(&s, "wait_for_channel", json!({"channel": "bad name"})).await;
         assert!(e.text.contains("Invalid channel name"), "{}", e.text);
         let e = err(
@@ -1255,34 +1256,63 @@ async fn c14_channels_and_server_death() {
     }
 }
 
-/// `list_servers`: a live socket given is listed with its facts; a dead one is skipped; a
-/// pinned tmuxwire lists only its own server.
+/// `list_servers`: the live servers of a private `TMUX_TMPDIR` (a dead socket there is
+/// skipped) and the sockets given, each with its facts, found with one-shot clients (nothing
+/// attached); a pinned tmuxwire lists only its own server. The scan never leaves the test's
+/// own directory: the binary runs with `TMUX_TMPDIR` set.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_servers_probes_without_attaching() {
     let bin = system_tmux();
     let server = TestServer::start(&bin);
-    let s = servers(&server);
-    let dead = tempfile::tempdir().unwrap();
-    let dead_sock = dead.path().join("dead.sock");
-    drop(std::os::unix::net::UnixListener::bind(&dead_sock).unwrap());
-    let r = ok(
-        &s,
-        "list_servers",
-        json!({"extra_socket_paths": [server.socket, dead_sock, "/no/such"]}),
+    let tmpdir = tempfile::tempdir().unwrap();
+    let uid = nix::unistd::getuid().as_raw();
+    let dir = tmpdir.path().join(format!("tmux-{uid}"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    drop(std::os::unix::net::UnixListener::bind(dir.join("dead")).unwrap());
+    // A second live server in the scanned directory, started by tmux itself.
+    let scanned = dir.join("alive");
+    let start = |args: &[&str]| {
+        std::process::Command::new(&bin.path)
+            .arg("-S")
+            .arg(&scanned)
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        start(&["new-session", "-d", "-s", "scanned"])
+            .status
+            .success()
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "list_servers", "arguments": {"extra_socket_paths": [server.socket, "/no/such"]}}});
+    let got = stdio_session(
+        &server.socket,
+        &[("TMUX_TMPDIR", tmpdir.path().to_str().unwrap())],
+        &[call],
     )
     .await;
-    let mine: Vec<&Value> = r["result"]
+    start(&["kill-server"]);
+    let r = &got[1]["result"]["structuredContent"];
+    let servers = r["result"]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("{}", got[1]));
+    let paths: Vec<&str> = servers
         .iter()
-        .filter(|i| i["socket_path"] == json!(server.socket.to_str().unwrap()))
+        .map(|i| i["socket_path"].as_str().unwrap())
         .collect();
-    assert_eq!(mine.len(), 1, "{r}");
-    assert_eq!(mine[0]["is_alive"], json!(true));
-    assert_eq!(mine[0]["version"], json!(bin.label));
-    assert_eq!(mine[0]["session_count"], json!(1));
-    assert_eq!(mine[0]["pid"], json!(server.server_pid()));
-    assert!(!r.to_string().contains("dead.sock"));
+    assert_eq!(
+        paths,
+        [scanned.to_str().unwrap(), server.socket.to_str().unwrap()],
+        "the scan, then the paths given; the dead socket and the missing path left out"
+    );
+    assert_eq!(servers[0]["socket_name"], json!("alive"));
+    assert_eq!(servers[1]["is_alive"], json!(true));
+    assert_eq!(servers[1]["version"], json!(bin.label));
+    assert_eq!(servers[1]["session_count"], json!(1));
+    assert_eq!(servers[1]["pid"], json!(server.server_pid()));
     // No client was attached to do it.
     assert_eq!(server.tmux_ok(&["list-clients"]).trim(), "");
     let pinned = Arc::new(
@@ -1449,60 +1479,63 @@ async fn defaults_are_the_active_window_and_pane() {
     let _ = pane_id;
 }
 
+/// `tmuxwire -S socket mcp` with a clean environment plus `env`: the handshake, then `calls`
+/// (JSON-RPC requests with ids 1…); the answers sorted by id, the initialize answer first.
+async fn stdio_session(
+    socket: &std::path::Path,
+    env: &[(&str, &str)],
+    calls: &[Value],
+) -> Vec<Value> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    for k in [
+        "TMUX",
+        "TMUX_PANE",
+        "TMUXWIRE_TOOLSETS",
+        "LIBTMUX_TOOLSETS",
+        "TMUXWIRE_TOOLS",
+        "LIBTMUX_TOOLS",
+        "TMUXWIRE_EXCLUDE_TOOLS",
+        "LIBTMUX_EXCLUDE_TOOLS",
+    ] {
+        cmd.env_remove(k);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.arg("-S").arg(socket).arg("mcp");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut msgs = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    msgs.extend(calls.iter().cloned());
+    for m in &msgs {
+        stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    }
+    let want = calls.len() + 1;
+    let mut got = Vec::new();
+    while got.len() < want {
+        let line = within("an answer", out.next_line()).await.unwrap().unwrap();
+        got.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    got.sort_by_key(|v| v["id"].as_i64());
+    got
+}
+
 /// The toolset choice as the binary applies it: teardown is off by default, hidden tools are
 /// unknown on the wire, `TMUXWIRE_TOOLS` / `LIBTMUX_EXCLUDE_TOOLS` adjust it, and an unknown
 /// name stops the server at start-up with exit status 2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toolsets_choose_what_is_offered() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let bin = system_tmux();
     let server = TestServer::start(&bin);
-    async fn session(
-        socket: &std::path::Path,
-        env: &[(&str, &str)],
-        calls: &[Value],
-    ) -> Vec<Value> {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-        for k in [
-            "TMUX",
-            "TMUX_PANE",
-            "TMUXWIRE_TOOLSETS",
-            "LIBTMUX_TOOLSETS",
-            "TMUXWIRE_TOOLS",
-            "LIBTMUX_TOOLS",
-            "TMUXWIRE_EXCLUDE_TOOLS",
-            "LIBTMUX_EXCLUDE_TOOLS",
-        ] {
-            cmd.env_remove(k);
-        }
-        cmd.envs(env.iter().copied());
-        cmd.arg("-S").arg(socket).arg("mcp");
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut msgs = vec![
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "t", "version": "0"}}}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        ];
-        msgs.extend(calls.iter().cloned());
-        for m in &msgs {
-            stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
-        }
-        let want = calls.len() + 1;
-        let mut got = Vec::new();
-        while got.len() < want {
-            let line = within("an answer", out.next_line()).await.unwrap().unwrap();
-            got.push(serde_json::from_str::<Value>(&line).unwrap());
-        }
-        got.sort_by_key(|v| v["id"].as_i64());
-        got
-    }
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let kill = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "kill_pane", "arguments": {"pane_id": "%0"}}});
@@ -1514,7 +1547,7 @@ async fn toolsets_choose_what_is_offered() {
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     };
-    let got = session(&server.socket, &[], &[list.clone(), kill.clone()]).await;
+    let got = stdio_session(&server.socket, &[], &[list.clone(), kill.clone()]).await;
     assert!(!names(&got[1]).contains(&"kill_pane".to_string()));
     assert!(names(&got[1]).contains(&"send_keys".to_string()));
     assert!(
@@ -1531,7 +1564,7 @@ async fn toolsets_choose_what_is_offered() {
             .starts_with("Unknown tool: 'kill_pane'")
     );
     assert_eq!(show(&server, "%0", "#{pane_id}"), "%0", "the pane lives");
-    let got = session(
+    let got = stdio_session(
         &server.socket,
         &[("LIBTMUX_TOOLSETS", "inspect")],
         std::slice::from_ref(&list),
@@ -1543,7 +1576,7 @@ async fn toolsets_choose_what_is_offered() {
             .all(|n| tmuxwire::mcp::toolsets::toolset_of(n)
                 == Some(tmuxwire::mcp::toolsets::Toolset::Inspect))
     );
-    let got = session(
+    let got = stdio_session(
         &server.socket,
         &[
             ("TMUXWIRE_TOOLSETS", "inspect"),
