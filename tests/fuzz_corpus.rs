@@ -146,6 +146,11 @@ fn grid_corpus() {
     replay("grid", props::grid);
 }
 
+#[test]
+fn send_keys_plan_corpus() {
+    replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -162,6 +167,7 @@ fn every_target_is_replayed() {
         "mirror_scan",
         "notification",
         "search_pattern",
+        "send_keys_plan",
         "tmux_version",
     ];
     let mut targets: Vec<String> = fs::read_dir(fuzz_dir().join("fuzz_targets"))

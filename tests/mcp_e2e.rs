@@ -26,15 +26,28 @@ const SOCKET_ENV: &[&str] = &[
     "LIBTMUX_SOCKET_PATH",
     "LIBTMUX_SOCKET",
     "TMUXWIRE_LOG",
+    "TMUXWIRE_TOOLSETS",
+    "LIBTMUX_TOOLSETS",
+    "TMUXWIRE_TOOLS",
+    "LIBTMUX_TOOLS",
+    "TMUXWIRE_EXCLUDE_TOOLS",
+    "LIBTMUX_EXCLUDE_TOOLS",
 ];
 
-/// The tool names the library's catalog lists, in order (its unit test pins the list itself);
-/// what a client sees over the wire must be exactly these.
+/// The tool names the library's catalog lists for the default toolsets (inspect, manage,
+/// execute), in order (its unit test pins the list itself); what a client sees over the wire
+/// must be exactly these.
 fn tool_names() -> Vec<String> {
-    tmuxwire::mcp::tools::catalog()
+    let policy = tmuxwire::mcp::toolsets::Policy::default();
+    tmuxwire::mcp::tools::catalog_for(&policy)
         .iter()
         .map(|t| t.name.to_string())
         .collect()
+}
+
+/// The read tools (toolset inspect).
+fn is_read_tool(name: &str) -> bool {
+    tmuxwire::mcp::toolsets::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
 }
 
 type Client = RunningService<RoleClient, ()>;
@@ -194,11 +207,16 @@ async fn initialize_and_tools_list() {
     assert_eq!(
         names,
         tool_names(),
-        "tools/list: exactly the 11 read tools, in order"
+        "tools/list: exactly the default toolsets' tools, in order"
     );
+    let n = names.len();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 11);
+    assert_eq!(names.len(), n, "no name twice");
+    assert!(
+        !names.contains(&"kill_server"),
+        "teardown is off by default"
+    );
     for t in &tools {
         let input = Value::Object(t.input_schema.as_ref().clone());
         assert_eq!(input["type"], json!("object"), "{}: input schema", t.name);
@@ -223,15 +241,21 @@ async fn initialize_and_tools_list() {
             t.name
         );
         let a = t.annotations.as_ref().expect("annotations");
-        assert_eq!(a.read_only_hint, Some(true), "{}: read-only", t.name);
-        // destructiveHint and idempotentHint mean something only when readOnlyHint is false.
-        assert_eq!(a.destructive_hint, None, "{}", t.name);
+        if is_read_tool(&t.name) {
+            assert_eq!(a.read_only_hint, Some(true), "{}: read-only", t.name);
+            // destructiveHint and idempotentHint mean something only when readOnlyHint is false.
+            assert_eq!(a.destructive_hint, None, "{}", t.name);
+        } else {
+            assert_eq!(a.read_only_hint, None, "{}: not read-only", t.name);
+        }
         // Every tool but the batch/listing of servers takes socket_name (reference §1.5).
-        assert!(
-            input["properties"]["socket_name"].is_object(),
-            "{}: socket_name",
-            t.name
-        );
+        if !matches!(t.name.as_ref(), "list_servers" | "call_read_tools_batch") {
+            assert!(
+                input["properties"]["socket_name"].is_object(),
+                "{}: socket_name",
+                t.name
+            );
+        }
     }
     let schema = |name: &str| -> Value {
         let t = tools.iter().find(|t| t.name == name).unwrap();

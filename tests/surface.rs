@@ -31,14 +31,28 @@ struct Raw {
 impl Raw {
     /// Spawns the server and completes the handshake.
     async fn start(socket: &Path, args: &[&str]) -> Raw {
+        Raw::start_with_env(socket, args, &[]).await
+    }
+
+    /// [`Raw::start`] with environment variables set.
+    async fn start_with_env(socket: &Path, args: &[&str], env: &[(&str, &str)]) -> Raw {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
         for k in [
             "TMUX",
             "TMUX_PANE",
             "TMUXWIRE_RESPONSE_BUDGET",
             "TMUXWIRE_LOG",
+            "TMUXWIRE_TOOLSETS",
+            "LIBTMUX_TOOLSETS",
+            "TMUXWIRE_TOOLS",
+            "LIBTMUX_TOOLS",
+            "TMUXWIRE_EXCLUDE_TOOLS",
+            "LIBTMUX_EXCLUDE_TOOLS",
         ] {
             cmd.env_remove(k);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
         }
         cmd.arg("-S").arg(socket).arg("mcp").args(args);
         cmd.stdin(Stdio::piped())
@@ -119,14 +133,30 @@ fn text_len(r: &Value) -> usize {
     r["content"][0]["text"].as_str().map_or(0, str::len)
 }
 
-/// `tools/list` is one line of at most 15,000 bytes, with plain JSON Schema: no `$defs`,
-/// `$ref`, `$schema`, Rust type names as titles, non-standard formats or doc links.
+/// Most bytes `tools/list` may take for the default toolsets (inspect, manage, execute: 45
+/// tools today; measured 34,879) and for all four (51 tools; measured 37,362): the whole
+/// 54-tool surface is meant to stay within 40 KB once the three pane-mirror tools join.
+const TOOLS_LIST_DEFAULT: usize = 35_500;
+const TOOLS_LIST_ALL: usize = 38_000;
+
+/// `tools/list` is one line within [`TOOLS_LIST_DEFAULT`] / [`TOOLS_LIST_ALL`] bytes, with plain
+/// JSON Schema: no `$defs`, `$ref`, `$schema`, Rust type names as titles, non-standard formats
+/// or doc links.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_list_is_small_and_standard() {
     let server = TestServer::start(&system_tmux());
     let mut raw = Raw::start(&server.socket, &[]).await;
+    let (len, _) = raw.request("tools/list", json!({})).await;
+    assert!(len <= TOOLS_LIST_DEFAULT, "tools/list is {len} bytes");
+    raw.stop().await;
+    let env = [("TMUXWIRE_TOOLSETS", "inspect,manage,execute,teardown")];
+    let mut raw = Raw::start_with_env(&server.socket, &[], &env).await;
     let (len, r) = raw.request("tools/list", json!({})).await;
-    assert!(len <= 15_000, "tools/list is {len} bytes");
+    assert!(
+        len <= TOOLS_LIST_ALL,
+        "tools/list (every toolset) is {len} bytes"
+    );
+    assert_eq!(r["tools"].as_array().map(Vec::len), Some(51));
     fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
         match v {
             Value::Object(o) => {

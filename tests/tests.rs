@@ -6,6 +6,7 @@ mod support;
 
 mod cases;
 mod cli;
+mod conformance;
 mod errors;
 mod fake_server;
 mod follow;
@@ -13,6 +14,7 @@ mod forgery;
 mod fuzz_corpus;
 mod grid_diff;
 mod hostile;
+mod input;
 mod jsonrpc;
 mod mcp_e2e;
 mod mirror;

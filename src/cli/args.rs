@@ -242,6 +242,41 @@ pub struct SearchArgs {
     pub end: Option<LineArg>,
 }
 
+const SEND_LONG: &str = "Type text into a pane exactly as given, and press keys by name.
+
+TEXT is typed literally, byte for byte (a ';' at the end, a leading '-', quotes, $VAR, #{...}, \
+line breaks, any script), then Enter unless -n, then each -k KEY in order. A key is a name such \
+as Enter, C-c, Up, Escape, F5, M-x or C-Space; words in TEXT are never taken as keys. TEXT '-' \
+reads the text from stdin. The target is a pane, or a window or session for its active pane \
+(default: the active pane of the current session). Prints nothing; exit status 0 when sent, 2 \
+on an error.";
+
+const SEND_EXAMPLES: &str = "\
+Examples:
+  tmuxwire send -t %3 'make test'           # type it and press Enter
+  tmuxwire send -t work:1.0 -n 'git commit' # type it, no Enter
+  tmuxwire send -t %3 -k C-c                # press Ctrl-C
+  tmuxwire send -t %3 -n -- '-v' -k Enter   # text that starts with '-'
+  printf 'a\\nb\\n' | tmuxwire send -t %3 -n -   # text from stdin";
+
+/// `tmuxwire send`.
+#[derive(Debug, Args)]
+#[command(after_help = SEND_EXAMPLES)]
+pub struct SendArgs {
+    /// Text to type exactly ('-': read it from stdin).
+    pub text: Option<String>,
+    /// The pane: %N, or a window or session for its active pane (default: the active pane of
+    /// the current session).
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to send to, or a window or session for its active pane"))]
+    pub target: Option<String>,
+    /// A key to press after the text, by name (Enter, C-c, Up, Escape, F5, M-x); repeatable.
+    #[arg(short = 'k', long = "key", value_name = "KEY")]
+    pub keys: Vec<String>,
+    /// Do not press Enter after the text.
+    #[arg(short = 'n', long = "no-enter")]
+    pub no_enter: bool,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
@@ -278,6 +313,9 @@ pub enum Cmd {
     /// Search every pane's scrollback and screen, like grep.
     #[command(long_about = SEARCH_LONG)]
     Search(SearchArgs),
+    /// Type text into a pane exactly as given, and press keys by name.
+    #[command(long_about = SEND_LONG)]
+    Send(SendArgs),
     /// Start a private tmux server, fill it, search it, time it, remove it.
     ///
     /// Needs the tmux binary only to start that server; -L/-S are ignored (the demo always uses

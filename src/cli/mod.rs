@@ -12,7 +12,7 @@
 //!   `list_panes`;
 //! * `search`: grep's flags over `search_panes`; `context`: `-A/-B/-C`
 //!   lines from `capture_pane`;
-//! * `capture`: `panes` and `capture`;
+//! * `capture`: `panes` and `capture`; `send`: text and keys into a pane;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
 //! * `demo`: a private server, filled, searched and timed.
@@ -23,6 +23,7 @@ mod context;
 mod demo;
 mod output;
 mod search;
+mod send;
 mod target;
 mod tool;
 
@@ -46,7 +47,7 @@ use clap::Parser;
 use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
-pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs};
+pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs};
 pub use output::ColorChoice;
 
 fn init_logging() {
@@ -132,6 +133,15 @@ async fn run(cli: Cli) -> ExitCode {
             pin_socket,
             response_budget,
         } => {
+            // Unknown toolset or tool names stop the server before it starts:
+            // a typo must not silently change what a model may do.
+            let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("tmuxwire: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let wanted = response_budget.unwrap_or(mcp::budget::DEFAULT);
             let budget = mcp::budget::Budget::new(wanted);
             if budget.bytes() != wanted {
@@ -142,7 +152,8 @@ async fn run(cli: Cli) -> ExitCode {
                     budget.bytes()
                 );
             }
-            return match mcp::serve_stdio(Arc::new(servers.pinned(pin_socket)), budget).await {
+            let servers = Arc::new(servers.pinned(pin_socket));
+            return match mcp::serve_stdio(servers, budget, policy).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");
@@ -154,6 +165,7 @@ async fn run(cli: Cli) -> ExitCode {
         Cmd::Panes { target } => capture::panes(&servers, target.as_deref()).await,
         Cmd::Capture(a) => capture::capture(&servers, a).await,
         Cmd::Search(a) => search::run(&servers, a).await,
+        Cmd::Send(a) => send::run(&servers, a).await,
     };
     done.unwrap_or_else(|e| {
         e.print();

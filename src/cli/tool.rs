@@ -85,6 +85,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("get_pane_info", "finding the pane"),
     ("get_server_info", "asking the server"),
     ("snapshot_pane", "capture"),
+    ("send_keys_batch", "send"),
 ];
 
 /// Tool arguments and the flags that set them.

@@ -160,6 +160,8 @@ struct Info {
     seq: AtomicU64,
     /// Unique per connection in this process.
     id: u64,
+    /// Requests written so far (each one `write()` of one or more lines).
+    requests: AtomicU64,
 }
 
 /// The next connection id.
@@ -227,6 +229,7 @@ impl Client {
             timeout: opts.request_timeout,
             seq: AtomicU64::new(0),
             id: NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed),
+            requests: AtomicU64::new(0),
         });
         let client = Client { tx, shared, info };
         match tokio::time::timeout(opts.attach_timeout, attach_rx).await {
@@ -257,6 +260,14 @@ impl Client {
     /// The imsg header layout in use on the server socket.
     pub fn framing(&self) -> Framing {
         self.info.framing
+    }
+
+    /// How many requests this client has sent: each [`Client::submit`]
+    /// (one `write()` of one or more lines, answered together) counts
+    /// once, whatever the number of lines or commands. Tests use it to
+    /// count round trips.
+    pub fn requests_sent(&self) -> u64 {
+        self.info.requests.load(Ordering::Relaxed)
     }
 
     /// The session this control client is attached to, if tmux said.
@@ -351,6 +362,7 @@ impl Client {
         self.tx
             .send(Request { text, expect })
             .map_err(|_| self.closed_error())?;
+        self.info.requests.fetch_add(1, Ordering::Relaxed);
         Ok(tickets)
     }
 
@@ -465,6 +477,7 @@ impl Client {
                 expect: vec![(Shape::Fenced(token), Waiter { id, tx: Some(tx) })],
             })
             .map_err(|_| self.closed_error())?;
+        self.info.requests.fetch_add(1, Ordering::Relaxed);
         Ok(Ticket { id, rx })
     }
 

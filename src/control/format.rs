@@ -176,6 +176,48 @@ fn push_literal(template: &mut String, text: &str) {
     }
 }
 
+/// `text` written so that tmux's format expander gives back exactly
+/// `text`: for arguments tmux expands as formats before using them
+/// (`rename-window`, `rename-session`, `new-session -s/-n/-c`,
+/// `new-window -n/-c`, `split-window -c`, `respawn-pane -c`,
+/// `select-pane -T`: `format_single()` in their cmd-*.c and spawn.c on
+/// 3.3a–3.8). Without it `#{pane_id}` is replaced, `#S` becomes the
+/// session name and `#(cmd)` runs a shell command.
+///
+/// A `#` is doubled (`##` gives `#`), except a run of `#`s directly
+/// before `[`, which tmux copies unchanged (`#[…]` styles; doubling it
+/// would also be copied unchanged, as `##[`). Nothing else is special.
+/// The dual of tmux's `format_expand()` on text without variables; see
+/// also [`escape_format_time`].
+pub fn escape_format(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '#' {
+            out.push(c);
+            continue;
+        }
+        let run_end = text[i..].find(|ch| ch != '#').map_or(text.len(), |k| i + k);
+        if text[run_end..].starts_with('[') {
+            out.push_str(&text[i..run_end]);
+        } else {
+            for _ in i..run_end {
+                out.push_str("##");
+            }
+        }
+        while chars.peek().is_some_and(|&(k, _)| k < run_end) {
+            chars.next();
+        }
+    }
+    out
+}
+
+/// [`escape_format`] for arguments tmux also passes through `strftime()`
+/// (`pipe-pane`'s command: `format_expand_time()`): `%` is doubled too.
+pub fn escape_format_time(text: &str) -> String {
+    escape_format(text).replace('%', "%%")
+}
+
 fn push_var(template: &mut String, name: &str) {
     template.push_str("#{");
     if !is_generated(name) {
@@ -470,6 +512,21 @@ mod tests {
         // shifts fields: the record is dropped.
         let raw = format!("{}%1{US}x{US}@999{US}@1{}\n", q.start, q.end);
         assert!(q.parse(raw.as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn format_escapes() {
+        assert_eq!(escape_format("plain text"), "plain text");
+        assert_eq!(escape_format("build #2"), "build ##2");
+        assert_eq!(
+            escape_format("#{pane_id} #(id) #S"),
+            "##{pane_id} ##(id) ##S"
+        );
+        assert_eq!(escape_format("##x #"), "####x ##");
+        // Style runs are copied by tmux as they are.
+        assert_eq!(escape_format("#[fg=red] ##[x]"), "#[fg=red] ##[x]");
+        assert_eq!(escape_format("日本#語"), "日本##語");
+        assert_eq!(escape_format_time("100% #1"), "100%% ##1");
     }
 
     #[test]

@@ -53,6 +53,8 @@ fn default_limit() -> Option<i64> {
 pub struct ListSessionsArgs {
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
     /// Conditions all items kept meet, e.g. {"session_name__contains": "dev"}. Operators: exact
     /// contains startswith endswith (i-prefixed: any case), regex iregex in nin eq.
     pub filters: Option<FiltersArg>,
@@ -68,6 +70,8 @@ pub struct ListWindowsArgs {
     pub session_id: Option<String>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
     /// Conditions, e.g. {"window_name__contains": "log"} (see list_sessions).
     pub filters: Option<FiltersArg>,
 }
@@ -86,6 +90,8 @@ pub struct ListPanesArgs {
     pub window_index: Option<i64>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
     /// Conditions, e.g. {"pane_current_command__eq": "vim"} (see list_sessions).
     pub filters: Option<FiltersArg>,
 }
@@ -96,6 +102,8 @@ pub struct ListPanesArgs {
 pub struct ServerArgs {
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `get_session_info`.
@@ -108,6 +116,8 @@ pub struct SessionArgs {
     pub session_name: Option<String>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `get_window_info`.
@@ -124,6 +134,8 @@ pub struct WindowArgs {
     pub session_id: Option<String>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// Pane targeting shared by the pane tools.
@@ -140,6 +152,8 @@ pub struct PaneArgs {
     pub window_id: Option<String>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `capture_pane`.
@@ -167,6 +181,8 @@ pub struct CapturePaneArgs {
     pub join_wrapped: bool,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `snapshot_pane`.
@@ -186,6 +202,8 @@ pub struct SnapshotPaneArgs {
     pub max_lines: Option<i64>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `display_message`.
@@ -205,6 +223,8 @@ pub struct DisplayMessageArgs {
     pub window_id: Option<String>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
 }
 
 /// `search_panes`.
@@ -238,11 +258,130 @@ pub struct SearchPanesArgs {
     pub offset: i64,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
+}
+
+/// `environment`: `{"NAME": "value"}`, or the same object as a JSON
+/// string (some clients send that).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EnvArg {
+    /// `{"EDITOR": "vim"}`.
+    Map(BTreeMap<String, serde_json::Value>),
+    /// The same, as a JSON string.
+    Json(String),
+}
+
+/// What a batch does after an operation fails.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Run nothing after it.
+    #[default]
+    Stop,
+    /// Run the rest.
+    Continue,
+}
+
+/// Which table an option or hook lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeArg {
+    /// Server options.
+    Server,
+    /// Session options.
+    Session,
+    /// Window options.
+    Window,
+    /// Pane options.
+    Pane,
+}
+
+/// What `suppress_persistent_history` adds to a new shell's environment:
+/// no history file for bash, zsh or fish, and commands typed with a
+/// leading space left out of the history.
+pub const NO_HISTORY: &[(&str, &str)] = &[
+    ("HISTFILE", ""),
+    ("fish_history", ""),
+    ("fish_private_mode", "1"),
+    ("HISTCONTROL", "ignorespace"),
+];
+
+/// The `environment` argument as `NAME=value` pairs (names sorted), plus
+/// [`NO_HISTORY`] when `suppress_history`.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for JSON that is not an object, values that
+/// are not strings, names that are empty or hold `=`, and a value that
+/// contradicts [`NO_HISTORY`] (the variable is named, the value is not
+/// repeated).
+pub fn environment(
+    arg: Option<&EnvArg>,
+    suppress_history: bool,
+) -> Result<Vec<(String, String)>, Error> {
+    let bad = |m: String| {
+        Error::invalid(
+            "environment",
+            m,
+            "an object of variable names to string values, e.g. {\"EDITOR\": \"vim\"}",
+        )
+    };
+    let map = match arg {
+        None => BTreeMap::new(),
+        Some(EnvArg::Map(m)) => m.clone(),
+        Some(EnvArg::Json(s)) => match serde_json::from_str::<serde_json::Value>(s) {
+            Ok(serde_json::Value::Object(m)) => m.into_iter().collect(),
+            Ok(other) => {
+                let kind = match other {
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Number(_) => "a number",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    _ => "null",
+                };
+                return Err(bad(format!(
+                    "environment must be a JSON object, got {kind}"
+                )));
+            }
+            Err(e) => return Err(bad(format!("Invalid environment JSON: {e}"))),
+        },
+    };
+    let mut out = Vec::with_capacity(map.len() + NO_HISTORY.len());
+    for (k, v) in map {
+        let serde_json::Value::String(v) = v else {
+            return Err(bad("environment keys and values must be strings".into()));
+        };
+        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
+            return Err(bad(format!(
+                "environment variable names must be non-empty, without '=' (got {:?})",
+                k.chars().take(40).collect::<String>()
+            )));
+        }
+        out.push((k, v));
+    }
+    if suppress_history {
+        for (k, v) in NO_HISTORY {
+            match out.iter().find(|(n, _)| n == k) {
+                Some((_, given)) if given != v => {
+                    return Err(bad(format!(
+                        "environment sets {k}, which suppress_persistent_history sets too; leave \
+                         one of them out"
+                    )));
+                }
+                Some(_) => {}
+                None => out.push((k.to_string(), v.to_string())),
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Every argument name of every tool, for errors that name one.
 const NAMES: &[&str] = &[
     "socket_name",
+    "socket_path",
     "filters",
     "session_name",
     "session_id",
@@ -262,6 +401,52 @@ const NAMES: &[&str] = &[
     "max_matched_lines_per_pane",
     "limit",
     "offset",
+    "extra_socket_paths",
+    "option",
+    "scope",
+    "target",
+    "global_",
+    "buffer_name",
+    "hook_name",
+    "corner",
+    "operations",
+    "on_error",
+    "new_name",
+    "direction",
+    "layout",
+    "height",
+    "width",
+    "zoom",
+    "destination_index",
+    "destination_session",
+    "source_pane_id",
+    "target_pane_id",
+    "title",
+    "scroll_up",
+    "content",
+    "logical_name",
+    "channel",
+    "timeout",
+    "window_name",
+    "start_directory",
+    "x",
+    "y",
+    "environment",
+    "suppress_persistent_history",
+    "attach",
+    "size",
+    "shell",
+    "keys",
+    "enter",
+    "literal",
+    "suppress_history",
+    "text",
+    "bracket",
+    "kill",
+    "output_path",
+    "append",
+    "value",
+    "name",
 ];
 
 /// Reads `args` leniently against the input `schema` of their tool,
@@ -340,6 +525,7 @@ enum Read {
 fn read(kind: &str, nullable: bool, v: &Value) -> Result<Read, &'static str> {
     let expected = match kind {
         "integer" => "an integer (like 3, -10 or \"3\")",
+        "number" => "a number (like 2.5 or \"2.5\")",
         "boolean" => "true or false",
         "string" => "a string",
         _ => return Ok(Read::Keep),
@@ -356,11 +542,16 @@ fn read(kind: &str, nullable: bool, v: &Value) -> Result<Read, &'static str> {
     let new = match (kind, v) {
         ("string", Value::String(_))
         | ("integer", Value::Number(_))
+        | ("number", Value::Number(_))
         | ("boolean", Value::Bool(_))
             if integer_ok(kind, v) =>
         {
             return Ok(Read::Keep);
         }
+        ("number", Value::String(_)) => decimal(s)
+            .filter(|f| f.is_finite())
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number),
         ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
         ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
         ("integer", Value::Number(n)) => n.as_f64().and_then(whole).map(Value::from),

@@ -2,7 +2,10 @@
 //! result fields) over tmuxwire's direct tmux connection, served on stdio
 //! with rmcp.
 //!
-//! * [`tools`]: the tool catalog and what each tool does.
+//! * [`tools`]: the tool catalog and what each tool does, one file per
+//!   toolset; [`toolsets`]: which tools a server offers.
+//! * [`resources`]: the six `tmux://` resource templates and completion;
+//!   [`prompts`]: the four prompts.
 //! * [`args`]: argument types, defaults, checks and lenient reading.
 //! * [`schema`]: the JSON Schemas clients see, tidied.
 //! * [`budget`]: the response budget every answer fits.
@@ -24,47 +27,78 @@ pub mod args;
 pub mod budget;
 pub mod filters;
 pub mod jsonrpc;
+pub mod prompts;
+pub mod resources;
 pub mod schema;
 pub mod stdio;
 pub mod tools;
+pub mod toolsets;
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
 use budget::Budget;
+use toolsets::Policy;
 
-/// Instructions sent at `initialize`.
+/// Instructions sent at `initialize` (before the toolset and caller
+/// lines [`instructions`] adds).
 pub const INSTRUCTIONS: &str = "\
-tmuxwire reads a tmux server directly over its socket (control mode; no tmux process per call).\n\
+tmuxwire drives a tmux server directly over its socket (control mode; no tmux process per call).\n\
 \n\
 HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N).\n\
 \n\
 TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: unique and stable; \
 names are not, so prefer ids); session_name is matched exactly; window_index is a window's index \
 in that session. Without a target, pane tools use the active pane (of the window or session given, \
-else of the session a person used last). socket_name (tmux -L name) selects another server. \
-is_caller=true marks the pane running this client; session_attached does not count tmuxwire's own \
-clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
+else of the session a person used last). socket_name (tmux -L name) or socket_path (-S) selects \
+another server. is_caller=true marks the pane running this client; session_attached does not count \
+tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
+\n\
+RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
+change one return it read after the change.\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
-capture_pane and snapshot_pane return what a pane shows; search_panes finds text.\n\
+capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
+whole scrollback as logical lines (soft wraps joined), literal unless regex=true, with tmux line \
+numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end.\n\
 \n\
-SEARCH: search_panes searches every pane's whole scrollback and screen by default, as logical lines \
-(soft wraps joined, so text split by a wrap is found). Patterns are literal unless regex=true. Each \
-matched line comes with its tmux line number (0 = top of the screen, negative = scrollback), usable \
-as capture_pane start/end.\n\
+INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
+name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
+stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client.\n\
 \n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
 truncated_lines and truncated_bytes (capture_pane), content_truncated_lines (snapshot_pane), \
 lines_omitted (search_panes), omitted (lists). next holds the capture_pane arguments that return \
 the lines cut.";
+
+/// The instructions for a server offering `policy`'s tools to a caller
+/// that may run inside a tmux pane.
+pub fn instructions(policy: &Policy) -> String {
+    let mut s = String::from(INSTRUCTIONS);
+    s.push_str("\n\n");
+    s.push_str(&policy.describe());
+    if let Ok(pane) = std::env::var("TMUX_PANE")
+        && !pane.is_empty()
+    {
+        s.push_str(&format!(
+            "\n\nAgent context: this MCP server runs inside tmux pane {}; results mark it \
+             is_caller=true.",
+            pane.chars().take(12).collect::<String>()
+        ));
+    }
+    s
+}
 
 /// The MCP server handler.
 #[derive(Clone)]
@@ -72,21 +106,33 @@ pub struct TmuxwireServer {
     servers: Arc<Servers>,
     tools: Arc<Vec<Tool>>,
     budget: Budget,
+    policy: Arc<Policy>,
 }
 
 impl TmuxwireServer {
-    /// A server answering for `servers`, with the default response budget.
+    /// A server answering for `servers`, with the default response budget
+    /// and the default toolsets ([`toolsets::DEFAULT`]).
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
             servers,
-            tools: Arc::new(tools::catalog()),
+            tools: Arc::new(tools::catalog_for(&Policy::default())),
             budget: Budget::default(),
+            policy: Arc::new(Policy::default()),
         }
     }
 
     /// The same server with response budget `budget`.
     pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
         TmuxwireServer { budget, ..self }
+    }
+
+    /// The same server offering the tools `policy` chooses.
+    pub fn with_policy(self, policy: Policy) -> TmuxwireServer {
+        TmuxwireServer {
+            tools: Arc::new(tools::catalog_for(&policy)),
+            policy: Arc::new(policy),
+            ..self
+        }
     }
 
     /// Runs one tool by name: the `tools/call` body, within the response
@@ -96,15 +142,127 @@ impl TmuxwireServer {
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> rmcp::model::CallToolResult {
-        tools::call_within(&self.servers, self.budget, name, arguments, None).await
+        if !self.tools.iter().any(|t| t.name == name) {
+            return tools::unknown_tool(name);
+        }
+        tools::call_within(
+            &self.servers,
+            self.budget,
+            name,
+            arguments,
+            None,
+            &self.policy,
+        )
+        .await
     }
 }
 
 impl ServerHandler for TmuxwireServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let caps = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(caps)
             .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions(&self.policy))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        // Only templates: every resource names a live object.
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(&self.servers, &request.uri)
+            .await
+            .map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args: std::collections::BTreeMap<String, String> = request
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, v)
+            })
+            .collect();
+        match prompts::render(&request.name, &args) {
+            Ok(r) => Ok(r.into()),
+            Err(prompts::PromptError::Unknown(m) | prompts::PromptError::Argument(m)) => {
+                Err(McpError::invalid_params(m, None))
+            }
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let context = |k: &str| {
+            request
+                .context
+                .as_ref()
+                .and_then(|c| c.get_argument(k))
+                .map(String::as_str)
+        };
+        let known = match &request.r#ref {
+            Reference::Resource(r) => resources::TEMPLATES.iter().any(|t| t.0 == r.uri),
+            Reference::Prompt(p) => prompts::PROMPTS.iter().any(|t| t.0 == p.name),
+            _ => false,
+        };
+        let values = if known {
+            resources::complete(
+                &self.servers,
+                &request.argument.name,
+                &request.argument.value,
+                context("session_name"),
+                context("socket_name"),
+            )
+            .await
+        } else {
+            Vec::new()
+        };
+        let info = CompletionInfo::with_all_values(values).unwrap_or_default();
+        Ok(CompleteResult::new(info))
     }
 
     async fn list_tools(
@@ -129,7 +287,9 @@ impl ServerHandler for TmuxwireServer {
         // results are discarded.
         let progress = progress_sink(&context);
         tokio::select! {
-            r = tools::call_within(&self.servers, self.budget, &request.name, args, progress) => {
+            r = tools::call_within(
+                &self.servers, self.budget, &request.name, args, progress, &self.policy,
+            ) => {
                 Ok(r.into())
             }
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
@@ -173,12 +333,15 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
 pub async fn serve_stdio(
     servers: Arc<Servers>,
     budget: Budget,
+    policy: Policy,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
     let (read, write) = rmcp::transport::io::stdio_pipes();
     stdio::serve(
-        TmuxwireServer::new(servers).with_budget(budget),
+        TmuxwireServer::new(servers)
+            .with_budget(budget)
+            .with_policy(policy),
         read,
         write,
         jsonrpc::MAX_LINE_BYTES,

@@ -20,7 +20,15 @@ use serde_json::{Map, Value};
 /// `explained` (elsewhere, once for every tool) lose their descriptions.
 pub fn input(raw: &JsonObject, explained: &[&str]) -> JsonObject {
     let mut root = raw.clone();
-    let defs = take_defs(&mut root);
+    let mut defs = take_defs(&mut root);
+    // A type's own doc (an argument type shared by several tools) says
+    // what the type is, not what the argument does: arguments carry
+    // their own descriptions.
+    for d in defs.values_mut() {
+        if let Value::Object(d) = d {
+            d.remove("description");
+        }
+    }
     let mut v = Value::Object(root);
     inline(&mut v, &defs);
     let Value::Object(mut root) = v else {
@@ -151,6 +159,22 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
         p.remove(k);
     }
     fold_null_branch(p);
+    consts_to_enum(p);
+    // Objects inside (a list of operations): their properties too.
+    for key in ["items", "additionalProperties"] {
+        if let Some(Value::Object(inner)) = p.get_mut(key) {
+            for k in ["title", "description", "format"] {
+                inner.remove(k);
+            }
+            if let Some(Value::Object(props)) = inner.get_mut("properties") {
+                for v in props.values_mut() {
+                    if let Value::Object(o) = v {
+                        tidy_input_property(o);
+                    }
+                }
+            }
+        }
+    }
     // `null` is worth listing only when it differs from leaving the
     // argument out, i.e. when the default is something else.
     let null_means_something = p.get("default").is_some_and(|d| !d.is_null());
@@ -166,6 +190,7 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
     if let Some(Value::Array(branches)) = p.get_mut("anyOf") {
         for b in branches.iter_mut().filter_map(Value::as_object_mut) {
             b.remove("description");
+            b.remove("format");
             if b.get("additionalProperties") == Some(&Value::Bool(true)) {
                 b.remove("additionalProperties");
             }

@@ -51,6 +51,19 @@ pub enum Error {
     /// A search pattern that cannot be used.
     #[error(transparent)]
     Pattern(#[from] search::PatternError),
+    /// A wait the caller asked for ended at its deadline (the server is
+    /// fine; what was waited for did not happen).
+    #[error("{0}")]
+    WaitTimeout(String),
+    /// The tmux server went away while a call waited on it.
+    #[error("{0}")]
+    ServerGone(String),
+    /// A tool refused to act on the process running this MCP server.
+    #[error("{0}")]
+    SelfTarget(String),
+    /// A paste buffer that does not exist.
+    #[error("{0}")]
+    NoBuffer(String),
 }
 
 impl Error {
@@ -68,6 +81,10 @@ impl Error {
             Error::Connection(_) => "ConnectionError",
             Error::Timeout(_) => "Timeout",
             Error::Pattern(_) => "InvalidPattern",
+            Error::WaitTimeout(_) => "WaitTimeout",
+            Error::ServerGone(_) => "ServerGone",
+            Error::SelfTarget(_) => "SelfTarget",
+            Error::NoBuffer(_) => "NotFound",
         }
     }
 
@@ -115,6 +132,26 @@ impl Error {
                 "Pass regex=false to search for the text literally, or fix the pattern.".into(),
             ),
             Error::Tmux(_) => None,
+            Error::WaitTimeout(_) => Some(
+                "Call again to keep waiting, or check that something signals it (signal_channel, \
+                 or `tmux wait-for -S` in the command you ran)."
+                    .into(),
+            ),
+            Error::ServerGone(_) => Some(
+                "The tmux server exited; nothing was signalled. Start it again or choose another \
+                 server."
+                    .into(),
+            ),
+            Error::NoBuffer(_) => Some(
+                "The buffer may have been deleted (delete_buffer, or by tmux when it keeps no more \
+                 than buffer-limit buffers); make a new one with load_buffer."
+                    .into(),
+            ),
+            Error::SelfTarget(_) => Some(
+                "This MCP server runs inside that tmux object; use a manual tmux command if that \
+                 is really intended."
+                    .into(),
+            ),
         }
     }
 

@@ -47,6 +47,16 @@ impl Output {
     }
 }
 
+/// Whether [`Tmux::run_lines`] may send its lines again after the
+/// connection broke before the answers came back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retry {
+    /// The lines only read: send them again on a fresh connection.
+    Safe,
+    /// The lines change something: never send them twice.
+    Never,
+}
+
 /// How the handle currently talks to the server.
 #[derive(Clone)]
 enum Link {
@@ -72,10 +82,18 @@ pub struct Caller {
 impl Caller {
     /// Reads `$TMUX` (`socket,pid,session`) and `$TMUX_PANE` (`%N`).
     pub fn from_env() -> Caller {
-        let tmux = std::env::var("TMUX").ok().filter(|s| !s.is_empty());
-        let pane = std::env::var("TMUX_PANE").ok().filter(|s| !s.is_empty());
+        Caller::new(
+            std::env::var("TMUX").ok().as_deref(),
+            std::env::var("TMUX_PANE").ok().as_deref(),
+        )
+    }
+
+    /// The caller that values of `$TMUX` and `$TMUX_PANE` describe (empty
+    /// values count as unset); for tests and embedders.
+    pub fn new(tmux: Option<&str>, tmux_pane: Option<&str>) -> Caller {
+        let tmux = tmux.filter(|s| !s.is_empty());
+        let pane = tmux_pane.filter(|s| !s.is_empty()).map(str::to_string);
         let socket = tmux
-            .as_deref()
             .and_then(|t| t.split(',').next())
             .filter(|s| !s.is_empty())
             .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
@@ -93,6 +111,37 @@ impl Caller {
             return None;
         }
         self.pane.as_deref()?.parse().ok()
+    }
+
+    /// The caller's pane for the self-kill guards: [`Caller::pane_on`],
+    /// and also the pane of `$TMUX_PANE` when `$TMUX` is unset (the
+    /// server cannot be told, so it is assumed to be this one).
+    pub fn guarded_pane(&self, server_socket: &Path) -> Option<PaneId> {
+        let pane = self.pane.as_deref()?.parse().ok()?;
+        match &self.socket {
+            Some(s) if s == server_socket => Some(pane),
+            Some(_) => None,
+            None => Some(pane),
+        }
+    }
+
+    /// Whether killing the server at `server_socket` (canonical), named
+    /// `socket_name` if it was chosen by name, could kill the caller's own
+    /// server. Conservative, as libtmux-mcp's guard: true when `$TMUX`
+    /// names that socket, when `$TMUX_PANE` is set without `$TMUX`, and
+    /// when the file name of `$TMUX`'s socket equals `socket_name`.
+    pub fn may_run_on(&self, server_socket: &Path, socket_name: Option<&str>) -> bool {
+        if !self.inside_tmux {
+            return false;
+        }
+        let Some(own) = &self.socket else {
+            return self.pane.is_some();
+        };
+        if own == server_socket {
+            return true;
+        }
+        let base = own.file_name().and_then(|n| n.to_str());
+        base.is_some() && base == socket_name
     }
 
     /// Whether `pane_id` on the server at `server_socket` (canonical) is
@@ -129,6 +178,8 @@ pub struct Tmux {
     /// ([`Client::connection_id`]; 0: none): while it stays open, the
     /// server is the same.
     mirror_link: std::sync::atomic::AtomicU64,
+    /// Round trips made so far ([`Tmux::round_trips`]).
+    round_trips: std::sync::atomic::AtomicU64,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -278,6 +329,7 @@ impl Tmux {
             },
             mirror: Mutex::new(None),
             mirror_link: std::sync::atomic::AtomicU64::new(0),
+            round_trips: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -336,7 +388,7 @@ impl Tmux {
     }
 
     /// The server's pid (`#{pid}`).
-    async fn server_pid(&self) -> Result<u32, Error> {
+    pub(crate) async fn server_pid(&self) -> Result<u32, Error> {
         let out = self
             .run(&Command::new("display-message").arg("-p").arg("#{pid}"))
             .await?;
@@ -359,6 +411,21 @@ impl Tmux {
         self
     }
 
+    /// How many round trips this handle has made to its server: one per
+    /// write of commands whose answers it then waits for (one
+    /// [`Tmux::run_all`] or [`Tmux::run_lines`], whatever the number of
+    /// commands), and one per one-shot client. Opening the connection is
+    /// not counted; nor is the pane mirror, which has its own
+    /// connections. Tests use it to check that a tool is one round trip.
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn count_round_trip(&self) {
+        self.round_trips
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The socket path.
     pub fn socket_path(&self) -> &Path {
         &self.path
@@ -367,6 +434,17 @@ impl Tmux {
     /// The `-L` name, if the socket was chosen by name.
     pub fn socket_name(&self) -> Option<&str> {
         self.socket_name.as_deref()
+    }
+
+    /// Who called: the MCP client's own pane, when it runs inside tmux.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The socket path with symbolic links resolved (as the caller's
+    /// `$TMUX` is compared).
+    pub fn canonical_socket(&self) -> &Path {
+        &self.canonical
     }
 
     /// See [`Caller::is_caller`].
@@ -561,6 +639,7 @@ impl Tmux {
                 Link::Control(c) => c,
                 Link::OneShot { .. } => return self.run_one_shot(cmds).await,
             };
+            self.count_round_trip();
             let encoding = buffer_encoding(c.version());
             let lines: Vec<Line> = cmds
                 .iter()
@@ -600,6 +679,104 @@ impl Tmux {
         }
     }
 
+    /// Runs command lines in one write (one round trip): each inner list
+    /// is one control-mode line (`a ; b ; c`), which tmux runs back to back
+    /// with nothing of anyone else's in between, skipping the rest of the
+    /// line after a command fails. The answer per line holds one
+    /// [`Output`] per command that ran, so it is shorter than the line when
+    /// a command failed (its `Output` is the last, with `ok: false`). A
+    /// line of one command that may answer with several blocks
+    /// (`if-shell`, `wait-for`) gets one merged `Output`.
+    ///
+    /// `retry`: whether the lines may be sent again when the connection
+    /// broke before every answer came back; [`Retry::Never`] for lines
+    /// that change something (keys typed twice, a window made twice).
+    /// Paste-buffer captures (`capture-pane -p`) are not rewritten here:
+    /// use [`Tmux::run_all`] for those.
+    ///
+    /// # Errors
+    ///
+    /// The first connection error; with [`Retry::Never`], a connection
+    /// that broke mid-flight is [`Error::Connection`] (the lines may or
+    /// may not have run).
+    pub async fn run_lines(
+        &self,
+        lines: &[Vec<Command>],
+        retry: Retry,
+    ) -> Result<Vec<Vec<Output>>, Error> {
+        self.activity.touch();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let c = match self.link().await? {
+                Link::Control(c) => c,
+                Link::OneShot { .. } => return self.run_lines_one_shot(lines).await,
+            };
+            self.count_round_trip();
+            let ls: Vec<Line> = lines.iter().map(|l| Line::list(l.clone())).collect();
+            let answers = c.lines(&ls).await;
+            let closed = answers
+                .iter()
+                .any(|a| matches!(a, Err(control::Error::Closed { .. })));
+            if closed {
+                self.forget(&c).await;
+                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
+                    tracing::debug!("control connection lost; reconnecting");
+                    continue;
+                }
+            }
+            let mut out = Vec::with_capacity(lines.len());
+            for (a, line) in answers.into_iter().zip(lines) {
+                let reply = match a {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.explain(Error::from(e)).await),
+                };
+                if line.len() == 1 && line[0].blocks() == control::command::Blocks::Variable {
+                    out.push(vec![merged_output(reply)]);
+                    continue;
+                }
+                out.push(
+                    reply
+                        .blocks
+                        .into_iter()
+                        .map(|b| Output {
+                            ok: b.ok,
+                            body: b.body,
+                        })
+                        .collect(),
+                );
+            }
+            return Ok(out);
+        }
+    }
+
+    /// [`Tmux::run_lines`] as one-shot clients (a server without sessions):
+    /// the commands run in order and stop at the first failure, which ends
+    /// every later line too.
+    async fn run_lines_one_shot(&self, lines: &[Vec<Command>]) -> Result<Vec<Vec<Output>>, Error> {
+        let flat: Vec<Command> = lines.iter().flatten().cloned().collect();
+        let mut answers = self.run_one_shot(&flat).await?.into_iter();
+        let mut out = Vec::with_capacity(lines.len());
+        for line in lines {
+            let mut got = Vec::with_capacity(line.len());
+            for _ in line {
+                let Some(a) = answers.next() else { break };
+                let failed = !a.ok;
+                got.push(a);
+                if failed {
+                    break;
+                }
+            }
+            // Skip the answers of commands after a failure in this line.
+            let seen = got.len();
+            for _ in seen..line.len() {
+                let _ = answers.next();
+            }
+            out.push(got);
+        }
+        Ok(out)
+    }
+
     /// Runs `cmds` in order as one one-shot client (`a ; b ; …`), with a
     /// fence line printed after each command to split the output. tmux
     /// stops at the first failing command: that one gets the error, the
@@ -628,6 +805,7 @@ impl Tmux {
     }
 
     async fn run_one_shot_group(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+        self.count_round_trip();
         // A token a pane cannot guess, so printed text cannot split output.
         let token = format!("__tmuxwire_split_{}__", format::nonce());
         let fence = Command::new("display-message").arg("-p").arg(token.clone());
@@ -786,41 +964,77 @@ impl Servers {
     ///
     /// [`Error::InvalidArgument`] for a name that cannot be a socket name.
     pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
-        let Some(name) = socket_name else {
-            return Ok(self.default.clone());
+        self.get_socket(socket_name, None)
+    }
+
+    /// The server at `socket_path` (`-S` semantics) when given, else the
+    /// one named `socket_name` (`-L`), else the default; a path beats a
+    /// name, as `-S` beats `-L` in tmux.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a name that cannot be a socket name,
+    /// an empty path, or (pinned) another server than the default.
+    pub fn get_socket(
+        &self,
+        socket_name: Option<&str>,
+        socket_path: Option<&str>,
+    ) -> Result<Arc<Tmux>, Error> {
+        let (path, name, arg) = match (socket_path, socket_name) {
+            (Some(p), _) => {
+                if p.is_empty() || p.contains('\0') {
+                    return Err(Error::invalid(
+                        "socket_path",
+                        "socket_path must be a non-empty path without NUL bytes",
+                        "the path of a tmux socket, as tmux -S takes it",
+                    ));
+                }
+                (PathBuf::from(p), None, "socket_path")
+            }
+            (None, Some(name)) => {
+                let path = wire::SocketSpec::Name(name.to_string())
+                    .resolve()
+                    .map_err(|e| {
+                        Error::invalid(
+                            "socket_name",
+                            e.to_string(),
+                            "a tmux socket name such as \"default\" or \"work\"",
+                        )
+                    })?;
+                (path, Some(name.to_string()), "socket_name")
+            }
+            (None, None) => return Ok(self.default.clone()),
         };
-        let path = wire::SocketSpec::Name(name.to_string())
-            .resolve()
-            .map_err(|e| {
-                Error::invalid(
-                    "socket_name",
-                    e.to_string(),
-                    "a tmux socket name such as \"default\" or \"work\"",
-                )
-            })?;
-        if path == self.default.path {
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if path == self.default.path || canonical == self.default.canonical {
             return Ok(self.default.clone());
         }
         if self.pinned {
             return Err(Error::invalid(
-                "socket_name",
+                arg,
                 format!(
                     "this tmuxwire serves only the tmux server at {} (started with --pin-socket)",
                     self.default.path.display()
                 ),
-                "no socket_name, or the name of that server",
+                format!(
+                    "no {arg}, or the {} of that server",
+                    if arg == "socket_path" { "path" } else { "name" }
+                ),
             ));
         }
         let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = others.iter().find(|t| t.path == path) {
             return Ok(t.clone());
         }
-        let t = Arc::new(
-            Tmux::new(path, Some(name.to_string()), self.caller.clone())
-                .with_mirror(self.mirror.clone()),
-        );
+        let t =
+            Arc::new(Tmux::new(path, name, self.caller.clone()).with_mirror(self.mirror.clone()));
         others.push(t.clone());
         Ok(t)
+    }
+
+    /// Whether the pool serves only its default server (`--pin-socket`).
+    pub fn is_pinned(&self) -> bool {
+        self.pinned
     }
 }
 

@@ -7,18 +7,31 @@
 //!   sessions), and [`Servers`], the pool keyed by socket.
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
+//! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
+//!   split, respawn, kill, clear, pipe: each one line (one round trip).
+//! * [`settings`]: options, environment, hooks.
+//! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
+//!   from the commands [`input`] builds (pure, fuzzed).
+//! * [`channel`]: `wait-for` channels (waits on a connection of their own).
+//! * [`discover`]: the live servers in the user's tmux directory.
 //! * [`model`]: result types with libtmux-mcp's field names.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
+pub mod channel;
+pub mod discover;
 pub mod error;
 pub mod follow;
 pub mod handle;
+pub mod input;
+pub mod manage;
 pub mod model;
 pub mod ops;
 pub mod search;
+pub mod settings;
+pub mod typing;
 
 pub use error::Error;
-pub use handle::{Caller, Output, Servers, Tmux};
-pub use model::{Geometry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
+pub use handle::{Caller, Output, Retry, Servers, Tmux};
+pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
 pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};

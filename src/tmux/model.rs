@@ -419,3 +419,14 @@ impl PaneSnapshot {
         }
     }
 }
+
+/// One command set on a hook (libtmux-mcp `HookEntry`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct HookEntry {
+    /// The hook (`after-new-window`).
+    pub hook_name: String,
+    /// Its index in the hook's array, when tmux printed one.
+    pub index: Option<i64>,
+    /// The command, as tmux prints it.
+    pub command: String,
+}

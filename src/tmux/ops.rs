@@ -96,7 +96,7 @@ const CAPTURE_META: &[&str] = &[
 const TAIL_MARGIN: i64 = 512;
 
 /// `name -F <template>` for `fields`, and the query that parses its answer.
-fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
+pub(crate) fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
     let q = Query::new(fields);
     (
         Command::new(name).opt("-F", q.template()).frame(q.frame()),
@@ -127,7 +127,7 @@ pub(crate) fn pane_lookup(target: &Target, q: &Query) -> Command {
 
 /// The `list-windows` command that prints `fields` for exactly one window:
 /// a window by id or index, else the session's current window.
-fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query) {
+pub(crate) fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query) {
     let (session, filter) = match target {
         Target::Window(w) => (target.clone(), format!("#{{==:#{{window_id}},{w}}}")),
         Target::WindowIndex { session, index } => (
@@ -144,7 +144,7 @@ fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query) {
 }
 
 /// The one record `body` must hold, or [`Error::NotFound`].
-fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
+pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
     q.parse(body)
         .into_iter()
         .next()

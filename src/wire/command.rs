@@ -34,6 +34,10 @@ pub struct CommandOutput {
     pub stderr: Vec<u8>,
     /// The optional message that came with `MSG_EXIT`.
     pub exit_message: Option<String>,
+    /// The server ended the client with `MSG_SHUTDOWN` or `MSG_EXITED`
+    /// (it is exiting) rather than `MSG_EXIT`: `status` then says nothing
+    /// about the command.
+    pub server_exited: bool,
 }
 
 impl CommandOutput {
@@ -131,6 +135,10 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
     let mut reader = FrameReader::new(framing);
     let mut out = CommandOutput::default();
     let mut got_exit = false;
+    // Streams the server opened, and the fd each writes to: 1 and 2 are
+    // the client's stdout and stderr; `show-buffer` and other file writes
+    // to "-" open a stream of their own with fd 1 (file.c: file_write()).
+    let mut streams: Vec<(i32, i32)> = vec![(1, 1), (2, 2)];
     loop {
         let m = match reader.read(&mut stream).await {
             Ok(Some(m)) => m,
@@ -153,6 +161,10 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
                 let fd = read_i32(&m.data, 4);
                 let ok = m.data.len() >= 12 && matches!(fd, Some(1) | Some(2));
                 if let Some(s) = stream_id {
+                    if let (true, Some(fd)) = (ok, fd) {
+                        streams.retain(|(id, _)| *id != s);
+                        streams.push((s, fd));
+                    }
                     let err = if ok { 0 } else { EBADF };
                     let mut p = s.to_ne_bytes().to_vec();
                     p.extend_from_slice(&err.to_ne_bytes());
@@ -163,9 +175,9 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
             Some(MsgType::Write) => {
                 if let Some(s) = read_i32(&m.data, 0) {
                     let data = &m.data[4..];
-                    match s {
-                        1 => out.stdout.extend_from_slice(data),
-                        2 => out.stderr.extend_from_slice(data),
+                    match streams.iter().find(|(id, _)| *id == s).map(|(_, fd)| *fd) {
+                        Some(1) => out.stdout.extend_from_slice(data),
+                        Some(2) => out.stderr.extend_from_slice(data),
                         _ => {}
                     }
                 }
@@ -191,6 +203,7 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
                 break;
             }
             Some(MsgType::Shutdown) | Some(MsgType::Exited) => {
+                out.server_exited = true;
                 got_exit = true;
                 break;
             }

@@ -27,11 +27,17 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.TMUXWIRE_BIN ?? resolve(here, "../../target/debug/tmuxwire");
 const TMUX = process.env.TMUXWIRE_NODE_TMUX ?? "tmux";
 const INSPECTOR = join(here, "node_modules/.bin/mcp-inspector");
+// The server runs with the inspect toolset only (the read tools), so every tool listed can be
+// called against the shared test server without changing it.
+const TOOLSETS = "inspect";
 const TOOLS = [
   "list_sessions", "list_windows", "list_panes", "get_server_info", "get_session_info",
   "get_window_info", "get_pane_info", "capture_pane", "snapshot_pane", "display_message",
-  "search_panes",
+  "search_panes", "list_servers", "show_option", "show_environment", "show_buffer",
+  "show_hooks", "show_hook", "find_pane_by_position", "call_read_tools_batch",
 ];
+// A buffer in tmuxwire's namespace (show_buffer reads no other).
+const BUFFER = `tmuxwire_${"0123456789abcdef".repeat(2)}_node`;
 
 let dir;
 let sock;
@@ -61,6 +67,7 @@ before(async () => {
   tmux("new-session", "-d", "-s", "2024", "sh");
   tmux("send-keys", "-t", "=nodetest:0", "-l", "printf 'NODE-%s\\n' MARK; seq 1 60");
   tmux("send-keys", "-t", "=nodetest:0", "Enter");
+  tmux("set-buffer", "-b", BUFFER, "node buffer");
   await waitFor("the pane's output", () =>
     tmux("capture-pane", "-p", "-t", "=nodetest:0", "-S", "-100").includes("60\n"));
 });
@@ -83,7 +90,7 @@ async function connect(console_lines) {
       orig(...a);
     };
   }
-  const env = { ...process.env };
+  const env = { ...process.env, TMUXWIRE_TOOLSETS: TOOLSETS };
   for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_RESPONSE_BUDGET"]) {
     delete env[k];
   }
@@ -204,7 +211,8 @@ const run = promisify(execFile);
 async function inspector(args) {
   const { stdout, stderr } = await run(
     INSPECTOR,
-    ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, ...args, "--", BIN, "mcp"],
+    ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, "-e",
+      `TMUXWIRE_TOOLSETS=${TOOLSETS}`, ...args, "--", BIN, "mcp"],
     { encoding: "utf8", maxBuffer: 64 << 20 },
   );
   return { answer: JSON.parse(stdout), stderr };
@@ -230,6 +238,14 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["display_message", [`pane_id=${pane}`, "format_string=#{session_attached}"]],
     ["search_panes", ["pattern=NODE-MARK", "regex=false", "match_case=true", "limit=5",
       "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest"]],
+    ["list_servers", [`extra_socket_paths=["${sock}"]`]],
+    ["show_option", ["option=history-limit", "global_=true"]],
+    ["show_environment", ["session_name=nodetest"]],
+    ["show_buffer", [`buffer_name=${BUFFER}`, "max_lines=10"]],
+    ["show_hooks", ["scope=server"]],
+    ["show_hook", ["hook_name=after-new-window", "global_=true"]],
+    ["find_pane_by_position", ["session_name=nodetest", "corner=top-left"]],
+    ["call_read_tools_batch", ['operations=[{"tool":"list_sessions"}]', "on_error=continue"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
   // A few at a time: each run starts node and tmuxwire.
@@ -252,4 +268,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.capture_pane.lines, 3);
   assert.equal(by.display_message.result, "0");
   assert.equal(by.search_panes.total_panes_matched, 1);
+  assert.equal(by.show_option.value, 2000);
+  assert.equal(by.show_buffer.content, "node buffer");
+  assert.equal(by.call_read_tools_batch.succeeded, 1);
 });

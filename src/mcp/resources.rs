@@ -1,0 +1,406 @@
+//! The six `tmux://` resource templates of libtmux-mcp, and completion of
+//! their parameters.
+//!
+//! # Format
+//!
+//! ```text
+//! tmux://sessions{?socket_name}                                 [SessionInfo]
+//! tmux://sessions/{session_name}{?socket_name}                  SessionInfo + "windows"
+//! tmux://sessions/{session_name}/windows{?socket_name}          [WindowInfo]
+//! tmux://sessions/{session_name}/windows/{window_index}{?socket_name}
+//!                                                               WindowInfo + "panes"
+//! tmux://panes/{pane_id}{?socket_name}                          PaneInfo
+//! tmux://panes/{pane_id}/content{?socket_name}                  the visible screen (text)
+//! ```
+//!
+//! Parameters are percent-decoded (`%252` and `%2` both name pane `%2`: a
+//! `%` not followed by two hex digits is itself). Session names are
+//! matched exactly. A socket name with `/`, `..` or NUL is refused. A
+//! missing object is the JSON-RPC error `-32603` (`Session not found:
+//! NAME`), an address that is none of these `-32002`. Resources are read
+//! through the same tools as `tools/call` and are offered whatever the
+//! toolset choice (they only read).
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{ReadResourceResult, ResourceContents, ResourceTemplate};
+use serde_json::{Map, Value, json};
+
+use super::tools;
+use crate::tmux::Servers;
+
+/// The templates, in listing order: (URI template, name, title, MIME type).
+pub const TEMPLATES: &[(&str, &str, &str, &str)] = &[
+    (
+        "tmux://sessions{?socket_name}",
+        "sessions",
+        "tmux sessions",
+        "application/json",
+    ),
+    (
+        "tmux://sessions/{session_name}{?socket_name}",
+        "session",
+        "A tmux session and its windows",
+        "application/json",
+    ),
+    (
+        "tmux://sessions/{session_name}/windows{?socket_name}",
+        "session_windows",
+        "A session's windows",
+        "application/json",
+    ),
+    (
+        "tmux://sessions/{session_name}/windows/{window_index}{?socket_name}",
+        "window",
+        "A tmux window and its panes",
+        "application/json",
+    ),
+    (
+        "tmux://panes/{pane_id}{?socket_name}",
+        "pane",
+        "A tmux pane",
+        "application/json",
+    ),
+    (
+        "tmux://panes/{pane_id}/content{?socket_name}",
+        "pane_content",
+        "A pane's visible text",
+        "text/plain",
+    ),
+];
+
+/// The templates as MCP `ResourceTemplate`s.
+pub fn templates() -> Vec<ResourceTemplate> {
+    TEMPLATES
+        .iter()
+        .map(|(uri, name, title, mime)| {
+            ResourceTemplate::new(*uri, *name)
+                .with_title(*title)
+                .with_mime_type(*mime)
+        })
+        .collect()
+}
+
+/// What an address names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Address {
+    /// Every session.
+    Sessions,
+    /// One session, with its windows.
+    Session(String),
+    /// A session's windows.
+    Windows(String),
+    /// One window (session and index), with its panes.
+    Window(String, u32),
+    /// One pane.
+    Pane(String),
+    /// A pane's visible text.
+    Content(String),
+}
+
+/// A parsed `tmux://` address: what it names and the socket it names it on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// What.
+    pub address: Address,
+    /// `?socket_name=`.
+    pub socket_name: Option<String>,
+}
+
+/// `%XX` decoded; a `%` not followed by two hex digits stays a `%`.
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Why an address cannot be read: not one of ours (`-32002`), or a bad
+/// parameter (`-32602`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddressError {
+    /// No template matches.
+    Unknown(String),
+    /// A parameter that cannot be used.
+    Invalid(String),
+}
+
+/// Parses a `tmux://` address.
+///
+/// # Errors
+///
+/// [`AddressError`].
+pub fn parse(uri: &str) -> Result<Parsed, AddressError> {
+    let unknown = || AddressError::Unknown(format!("Unknown resource: {uri}"));
+    let rest = uri.strip_prefix("tmux://").ok_or_else(unknown)?;
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    let mut socket_name = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if k == "socket_name" && !v.is_empty() {
+            let v = percent_decode(v);
+            if v.contains('/') || v.contains('\0') || v == ".." || v == "." {
+                return Err(AddressError::Invalid(format!(
+                    "socket_name must be a socket name, not a path: {v:?}"
+                )));
+            }
+            socket_name = Some(v);
+        }
+    }
+    let segs: Vec<String> = path.split('/').map(percent_decode).collect();
+    if segs.iter().any(|s| s.contains('\0')) {
+        return Err(AddressError::Invalid("NUL in a resource address".into()));
+    }
+    let seg: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let address = match seg.as_slice() {
+        ["sessions"] => Address::Sessions,
+        ["sessions", s] if !s.is_empty() => Address::Session(s.to_string()),
+        ["sessions", s, "windows"] if !s.is_empty() => Address::Windows(s.to_string()),
+        ["sessions", s, "windows", i] if !s.is_empty() => {
+            let i = i.parse().map_err(|_| {
+                AddressError::Invalid(format!("window_index must be a number, not {i:?}"))
+            })?;
+            Address::Window(s.to_string(), i)
+        }
+        ["panes", p] if !p.is_empty() => Address::Pane(p.to_string()),
+        ["panes", p, "content"] if !p.is_empty() => Address::Content(p.to_string()),
+        _ => return Err(unknown()),
+    };
+    Ok(Parsed {
+        address,
+        socket_name,
+    })
+}
+
+/// Calls a tool (no budget, every tool) and returns its structured result,
+/// or its error text.
+async fn call(servers: &Servers, tool: &str, args: Value) -> Result<Value, String> {
+    let Value::Object(map) = args else {
+        return Err("bad arguments".into());
+    };
+    let r = tools::call(servers, tool, map).await;
+    if r.is_error == Some(true) {
+        let text = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(text.lines().next().unwrap_or("").to_string());
+    }
+    Ok(r.structured_content.unwrap_or(Value::Null))
+}
+
+fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Value {
+    if let Some(s) = socket {
+        args.insert("socket_name".into(), json!(s));
+    }
+    Value::Object(args)
+}
+
+/// Reads an address.
+///
+/// # Errors
+///
+/// `-32002` for an unknown address, `-32602` for a bad parameter,
+/// `-32603` for a missing object or a failed read.
+pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, McpError> {
+    let p = parse(uri).map_err(|e| match e {
+        AddressError::Unknown(m) => McpError::resource_not_found(m, None),
+        AddressError::Invalid(m) => McpError::invalid_params(m, None),
+    })?;
+    let sock = &p.socket_name;
+    let internal = |what: String| McpError::internal_error(format!("Internal error: {what}"), None);
+    let args = |pairs: &[(&str, Value)]| {
+        let m: Map<String, Value> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        with_socket(m, sock)
+    };
+    let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    let (text, mime) = match &p.address {
+        Address::Sessions => {
+            let v = call(servers, "list_sessions", args(&[]))
+                .await
+                .map_err(internal)?;
+            (json_body(&v["result"]), "application/json")
+        }
+        Address::Session(name) => {
+            let mut s = call(
+                servers,
+                "get_session_info",
+                args(&[("session_name", json!(name))]),
+            )
+            .await
+            .map_err(|_| internal(format!("Session not found: {name}")))?;
+            let w = call(
+                servers,
+                "list_windows",
+                args(&[("session_name", json!(name))]),
+            )
+            .await
+            .map_err(internal)?;
+            s["windows"] = w["result"].clone();
+            (json_body(&s), "application/json")
+        }
+        Address::Windows(name) => {
+            let w = call(
+                servers,
+                "list_windows",
+                args(&[("session_name", json!(name))]),
+            )
+            .await
+            .map_err(|_| internal(format!("Session not found: {name}")))?;
+            (json_body(&w["result"]), "application/json")
+        }
+        Address::Window(name, index) => {
+            let sel = [
+                ("session_name", json!(name)),
+                ("window_index", json!(index)),
+            ];
+            let mut w = call(servers, "get_window_info", args(&sel))
+                .await
+                .map_err(|e| {
+                    if e.contains("session") {
+                        internal(format!("Session not found: {name}"))
+                    } else {
+                        internal(format!("Window not found: index {index}"))
+                    }
+                })?;
+            let panes = call(servers, "list_panes", args(&sel))
+                .await
+                .map_err(internal)?;
+            w["panes"] = panes["result"].clone();
+            (json_body(&w), "application/json")
+        }
+        Address::Pane(id) => {
+            let v = call(servers, "get_pane_info", args(&[("pane_id", json!(id))]))
+                .await
+                .map_err(|_| internal(format!("Pane not found: {id}")))?;
+            (json_body(&v), "application/json")
+        }
+        Address::Content(id) => {
+            let v = call(
+                servers,
+                "capture_pane",
+                args(&[("pane_id", json!(id)), ("max_lines", Value::Null)]),
+            )
+            .await
+            .map_err(|_| internal(format!("Pane not found: {id}")))?;
+            (v["result"].as_str().unwrap_or("").to_string(), "text/plain")
+        }
+    };
+    let contents = ResourceContents::text(text, uri).with_mime_type(mime);
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// Completion values for a parameter of a template or prompt: session
+/// names, pane ids or window indexes of the live server that start with
+/// `prefix` (at most 100); none when the server does not answer.
+/// `context_session` narrows window indexes to one session.
+pub async fn complete(
+    servers: &Servers,
+    argument: &str,
+    prefix: &str,
+    context_session: Option<&str>,
+    socket_name: Option<&str>,
+) -> Vec<String> {
+    let sock = socket_name.map(str::to_string);
+    let (tool, args, field) = match argument {
+        "session_name" => (
+            "list_sessions",
+            with_socket(Map::new(), &sock),
+            "session_name",
+        ),
+        "pane_id" => ("list_panes", with_socket(Map::new(), &sock), "pane_id"),
+        "window_index" => {
+            let mut m = Map::new();
+            if let Some(s) = context_session {
+                m.insert("session_name".into(), json!(s));
+            }
+            ("list_windows", with_socket(m, &sock), "window_index")
+        }
+        _ => return Vec::new(),
+    };
+    let Ok(v) = call(servers, tool, args).await else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for item in v["result"].as_array().into_iter().flatten() {
+        if let Some(s) = item[field].as_str()
+            && s.starts_with(prefix)
+            && !out.iter().any(|o| o == s)
+        {
+            out.push(s.to_string());
+        }
+    }
+    out.truncate(100);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(uri: &str) -> Address {
+        parse(uri).unwrap().address
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(addr("tmux://sessions"), Address::Sessions);
+        assert_eq!(addr("tmux://sessions/a:1"), Address::Session("a:1".into()));
+        assert_eq!(
+            addr("tmux://sessions/my%20work/windows"),
+            Address::Windows("my work".into())
+        );
+        assert_eq!(
+            addr("tmux://sessions/w/windows/2"),
+            Address::Window("w".into(), 2)
+        );
+        assert_eq!(addr("tmux://panes/%252"), Address::Pane("%2".into()));
+        assert_eq!(addr("tmux://panes/%2"), Address::Pane("%2".into()));
+        assert_eq!(
+            addr("tmux://panes/%2/content"),
+            Address::Content("%2".into())
+        );
+        let p = parse("tmux://sessions?socket_name=work").unwrap();
+        assert_eq!(p.socket_name.as_deref(), Some("work"));
+        for bad in [
+            "tmux://nope",
+            "http://sessions",
+            "tmux://sessions/",
+            "tmux://panes",
+        ] {
+            assert!(matches!(parse(bad), Err(AddressError::Unknown(_))), "{bad}");
+        }
+        for bad in [
+            "tmux://sessions?socket_name=..",
+            "tmux://sessions?socket_name=a%2Fb",
+            "tmux://sessions/x/windows/one",
+            "tmux://sessions/a%00b",
+        ] {
+            assert!(matches!(parse(bad), Err(AddressError::Invalid(_))), "{bad}");
+        }
+        assert_eq!(templates().len(), 6);
+    }
+}

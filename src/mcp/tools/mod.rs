@@ -1,0 +1,649 @@
+//! The tool catalog and the tools themselves, one file per toolset:
+//!
+//! * [`inspect`]: reading (listings, captures, searches, options,
+//!   environment, buffers, hooks, servers, a batch of read tools);
+//! * [`manage`]: changing tmux objects without running anything in a
+//!   pane (rename, select, resize, move, swap, copy mode, buffers,
+//!   channels);
+//! * [`execute`]: creating things and sending input (sessions, windows,
+//!   splits, keys, pastes, respawn, pipes, options, environment);
+//! * [`teardown`]: killing and clearing.
+//!
+//! Every successful answer is one JSON object, sent as `structuredContent`
+//! and, serialized, as the text block, so a client that reads either sees
+//! the same facts. Lists are `{"result": [...]}` in both (MCP requires an
+//! object for `structuredContent`); tools that report an action say it in
+//! `result` (libtmux-mcp's text, such as `Keys sent to pane %3`). Over MCP
+//! every answer fits the response budget ([`super::budget`]) and says
+//! what it cut and how to get the rest. Arguments are read before
+//! anything is sent to tmux, so a bad call changes nothing.
+
+pub mod execute;
+pub mod inspect;
+pub mod manage;
+pub mod teardown;
+
+use std::sync::Arc;
+
+use rmcp::handler::server::common::{schema_for_output, schema_for_type};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::args::{self, FiltersArg};
+use super::budget::{self, Budget, json_len};
+use super::filters::Filters;
+use super::schema;
+use super::toolsets::{Policy, Toolset, toolset_of};
+use crate::control::Target;
+use crate::tmux::{Error, Selector, Servers, Tmux};
+
+/// Largest text a capture returns to a caller without a response budget
+/// (the CLI), in bytes; beyond it the oldest lines are dropped and the
+/// text starts with `[... truncated N lines ...]`.
+pub const MAX_TEXT_BYTES: usize = 8 << 20;
+
+/// Longest error message sent, in bytes (messages may quote input).
+const MAX_ERROR_BYTES: usize = 8 << 10;
+
+/// What one call runs with.
+pub(crate) struct Ctx<'a> {
+    servers: &'a Servers,
+    budget: Option<Budget>,
+    progress: Option<crate::mirror::Progress>,
+    policy: &'a Policy,
+}
+
+/// `{"result": [...]}`: how list results are sent.
+#[derive(Serialize, JsonSchema)]
+struct ListResult<T> {
+    result: Vec<T>,
+    /// Items left out to fit the response budget (the last ones).
+    #[serde(skip_serializing_if = "is_zero")]
+    omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What an action tool reports: libtmux-mcp's sentence.
+#[derive(Serialize, JsonSchema)]
+struct Message {
+    result: String,
+}
+
+/// What an action on a pane reports: the sentence and the pane.
+#[derive(Serialize, JsonSchema)]
+struct PaneMessage {
+    result: String,
+    pane_id: String,
+}
+
+/// Arguments every tool shares, explained once in the instructions
+/// ([`super::INSTRUCTIONS`]) rather than in every input schema.
+const TARGETING: &[&str] = &[
+    "pane_id",
+    "window_id",
+    "window_index",
+    "session_id",
+    "session_name",
+    "socket_name",
+    "socket_path",
+];
+
+/// A tool's MCP annotations (libtmux-mcp 0.1.0a20's meaningful hints).
+#[derive(Clone, Copy, Debug)]
+struct Hints {
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+}
+
+/// Reads only.
+const READ: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};
+/// Changes something; the same call again changes nothing more.
+const IDEMPOTENT: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};
+/// Creates or moves something; again makes another.
+const ADDITIVE: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+    open_world: false,
+};
+/// Reaches programs in panes (input, output to files).
+const OPEN: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+    open_world: true,
+};
+/// Destroys something.
+const DESTRUCTIVE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+    open_world: false,
+};
+
+/// One tool's definition.
+struct Def {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    input: JsonObject,
+    output: Option<JsonObject>,
+    hints: Hints,
+}
+
+fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def {
+    Def {
+        name,
+        title,
+        description,
+        input: schema::input(&schema_for_type::<A>(), TARGETING),
+        output: Some(schema::output(&schema_for_output::<R>())),
+        hints,
+    }
+}
+
+/// `d` with the bare output schema `{"type": "object"}`, for
+///
+/// * tools whose result is an object another tool's schema already lists
+///   the fields of (a pane as `get_pane_info`, a window as
+///   `get_window_info`, a session as `get_session_info`), as the server
+///   instructions say;
+/// * tools that report an action in one sentence (`{"result": …}`, with
+///   `pane_id` for pane actions);
+/// * the response-limited tools (`capture_pane`, `snapshot_pane`,
+///   `search_panes`, `show_buffer`), whose cut-and-continue fields the
+///   instructions explain, as libtmux-mcp also advertises none for them.
+///
+/// Repeating those schemas would double `tools/list` (41.5 KB instead of
+/// 35 KB for every tool).
+fn bare_output(mut d: Def) -> Def {
+    let mut o = JsonObject::new();
+    o.insert("type".into(), Value::from("object"));
+    d.output = Some(o);
+    d
+}
+
+/// `d` with the output schema of a list of objects whose fields another
+/// tool's schema lists (`list_panes` items are `get_pane_info` objects):
+/// `{"result": [object], "omitted": integer}`.
+fn list_of_read(mut d: Def) -> Def {
+    d.output = serde_json::from_value(json!({
+        "type": "object",
+        "properties": {
+            "result": {"type": "array", "items": {"type": "object"}},
+            "omitted": {"type": "integer"}
+        }
+    }))
+    .ok();
+    d
+}
+
+fn tool(d: Def) -> Tool {
+    let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
+    let mut t = Tool::new(d.name, d.description, Arc::new(d.input));
+    t.title = Some(d.title.to_string());
+    t.output_schema = d.output.map(Arc::new);
+    // Hints that differ from MCP's defaults (readOnly false, destructive
+    // true, idempotent false, openWorld true) are sent; the others are
+    // implied. destructiveHint and idempotentHint mean something only for
+    // tools that are not read-only.
+    let mut a = ToolAnnotations::default();
+    if d.hints.read_only {
+        a.read_only_hint = Some(true);
+    } else {
+        a.destructive_hint = (!d.hints.destructive).then_some(false);
+        a.idempotent_hint = d.hints.idempotent.then_some(true);
+    }
+    a.open_world_hint = (!d.hints.open_world).then_some(false);
+    t.annotations = Some(a);
+    if always_load {
+        let mut m = JsonObject::new();
+        m.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+        t.meta = Some(MetaObject(m));
+    }
+    t
+}
+
+/// Every tool tmuxwire serves, in listing order (inspect, manage,
+/// execute, teardown), whatever the toolset choice.
+pub fn catalog() -> Vec<Tool> {
+    inspect::defs()
+        .into_iter()
+        .chain(manage::defs())
+        .chain(execute::defs())
+        .chain(teardown::defs())
+        .map(tool)
+        .collect()
+}
+
+/// The tools `policy` offers, in listing order.
+pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
+    catalog()
+        .into_iter()
+        .filter(|t| policy.offers(&t.name))
+        .collect()
+}
+
+/// The error result for a tool name that does not exist (or is not
+/// offered).
+pub fn unknown_tool(name: &str) -> CallToolResult {
+    let shown: String = name.chars().take(64).collect();
+    error_result(
+        &format!("Unknown tool: '{shown}'"),
+        "NotFound",
+        true,
+        Some("Call tools/list to see the available tools.".into()),
+    )
+}
+
+/// The result for a call the client cancelled (`notifications/cancelled`).
+pub fn cancelled(name: &str) -> CallToolResult {
+    let shown: String = name.chars().take(64).collect();
+    error_result(
+        &format!("{shown}: cancelled by the client; its work was stopped"),
+        "Cancelled",
+        true,
+        None,
+    )
+}
+
+fn error_result(
+    message: &str,
+    kind: &str,
+    expected: bool,
+    suggestion: Option<String>,
+) -> CallToolResult {
+    let message = if message.len() > MAX_ERROR_BYTES {
+        let mut end = MAX_ERROR_BYTES;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &message[..end])
+    } else {
+        message.to_string()
+    };
+    let text = match &suggestion {
+        Some(s) => format!("{message}\n{s}"),
+        None => message,
+    };
+    let mut meta = JsonObject::new();
+    meta.insert("error_type".into(), Value::String(kind.into()));
+    meta.insert("expected".into(), Value::Bool(expected));
+    if let Some(s) = suggestion {
+        meta.insert("suggestion".into(), Value::String(s));
+    }
+    CallToolResult::error(vec![ContentBlock::text(text)]).with_meta(Some(MetaObject(meta)))
+}
+
+fn from_error(e: &Error) -> CallToolResult {
+    error_result(&e.to_string(), e.kind_name(), e.expected(), e.suggestion())
+}
+
+/// Parses arguments: read leniently against the tool's input schema
+/// ([`args::coerce`]), then checked by serde, with its complaint turned
+/// into an actionable error.
+fn parse<T: DeserializeOwned + JsonSchema + 'static>(
+    mut args: Map<String, Value>,
+) -> Result<T, Error> {
+    args::coerce(&schema_for_type::<T>(), &mut args)?;
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
+        let msg = e.to_string();
+        let mut expected = "arguments as listed in this tool's input schema".to_string();
+        if msg.contains("wait_for_previous") {
+            expected.push_str(
+                " (wait_for_previous is a scheduling flag some clients leak into tool calls; retry \
+                 without it)",
+            );
+        }
+        Error::invalid("arguments", format!("invalid arguments: {msg}"), expected)
+    })
+}
+
+/// A result whose text block is `value` serialized.
+fn structured(value: Value) -> CallToolResult {
+    CallToolResult::structured(value)
+}
+
+fn object<T: Serialize>(v: &T) -> CallToolResult {
+    match serde_json::to_value(v) {
+        Ok(value) => structured(value),
+        Err(e) => error_result(
+            &format!("could not encode the result: {e}"),
+            "InternalError",
+            false,
+            None,
+        ),
+    }
+}
+
+/// `{"result": text}`.
+fn message(text: String) -> CallToolResult {
+    object(&Message { result: text })
+}
+
+/// `{"result": text, "pane_id": pane}`.
+fn pane_message(text: String, pane_id: String) -> CallToolResult {
+    object(&PaneMessage {
+        result: text,
+        pane_id,
+    })
+}
+
+fn list<T: Serialize>(
+    items: &[T],
+    filters: Option<&FiltersArg>,
+    budget: Option<Budget>,
+) -> Result<CallToolResult, Error> {
+    let mut values: Vec<Value> = items
+        .iter()
+        .filter_map(|i| serde_json::to_value(i).ok())
+        .collect();
+    if let Some(f) = filters {
+        values = Filters::parse(f)?.apply(values)?;
+    }
+    let mut omitted = 0;
+    if let Some(b) = budget {
+        let fixed = json_len(&json!({"result": [], "omitted": 0}));
+        let keep = budget::keep_for_list(&values, fixed, b.bytes());
+        omitted = values.len() - keep;
+        values.truncate(keep);
+    }
+    Ok(object(&ListResult {
+        result: values,
+        omitted,
+    }))
+}
+
+/// Runs tool `name` for a caller that is not an MCP client (the CLI, the
+/// demo, tests): no response budget, every tool offered. A capture still
+/// holds at most [`MAX_TEXT_BYTES`] of text, a search at most
+/// [`crate::tmux::search::RESPONSE_BUDGET`] of matched lines. Every
+/// failure becomes an error result.
+pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
+    let policy = Policy::all();
+    let ctx = Ctx {
+        servers,
+        budget: None,
+        progress: None,
+        policy: &policy,
+    };
+    answer(&ctx, name, args).await
+}
+
+/// Runs tool `name` for an MCP client: the answer's text (the serialized
+/// structured result) is at most `budget` bytes, and says what was cut
+/// to fit; long calls (a search that seeds the mirror) report to
+/// `progress`; `policy` says which tools a batch may run. Every failure
+/// becomes an error result. (Whether `name` is offered at all is checked
+/// by the caller.)
+pub async fn call_within(
+    servers: &Servers,
+    budget: Budget,
+    name: &str,
+    args: Map<String, Value>,
+    progress: Option<crate::mirror::Progress>,
+    policy: &Policy,
+) -> CallToolResult {
+    let ctx = Ctx {
+        servers,
+        budget: Some(budget),
+        progress,
+        policy,
+    };
+    answer(&ctx, name, args).await
+}
+
+async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallToolResult {
+    match run(ctx, name, args).await {
+        Ok(r) => within(r, ctx.budget),
+        // Say which call failed when the message comes from deeper down.
+        Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
+            &format!("{name}: {e}"),
+            e.kind_name(),
+            e.expected(),
+            e.suggestion(),
+        ),
+        Err(e) => from_error(&e),
+    }
+}
+
+/// Runs one tool by name.
+async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    match toolset_of(name) {
+        Some(Toolset::Inspect) => inspect::run(ctx, name, args).await,
+        Some(Toolset::Manage) => manage::run(ctx, name, args).await,
+        Some(Toolset::Execute) => execute::run(ctx, name, args).await,
+        Some(Toolset::Teardown) => teardown::run(ctx, name, args).await,
+        None => Ok(unknown_tool(name)),
+    }
+}
+
+/// `r`, or an error when its text is over `budget` after all (every tool
+/// that can return much text cuts it to fit; this catches the rest).
+fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
+    let Some(b) = budget else { return r };
+    let size: usize = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.len()))
+        .sum();
+    if size <= b.bytes() {
+        return r;
+    }
+    error_result(
+        &format!(
+            "the answer is {size} bytes, over the response budget of {} bytes",
+            b.bytes()
+        ),
+        "ResponseTooLarge",
+        true,
+        Some(
+            "Ask for less (a narrower target or range), or start tmuxwire with a larger \
+             --response-budget."
+                .into(),
+        ),
+    )
+}
+
+/// The server a call names: `socket_path` (`-S`), else `socket_name`
+/// (`-L`), else the default.
+fn server(
+    servers: &Servers,
+    socket_name: &Option<String>,
+    socket_path: &Option<String>,
+) -> Result<Arc<Tmux>, Error> {
+    servers.get_socket(socket_name.as_deref(), socket_path.as_deref())
+}
+
+/// The libtmux-mcp targeting arguments of one call.
+struct Targeting<'a> {
+    socket_name: &'a Option<String>,
+    socket_path: &'a Option<String>,
+    pane_id: &'a Option<String>,
+    window_id: &'a Option<String>,
+    window_index: Option<i64>,
+    session_id: &'a Option<String>,
+    session_name: &'a Option<String>,
+}
+
+impl Targeting<'_> {
+    fn selector(&self) -> Result<Selector, Error> {
+        args::selector(
+            self.pane_id,
+            self.window_id,
+            self.window_index,
+            self.session_id,
+            self.session_name,
+        )
+    }
+
+    fn server(&self, servers: &Servers) -> Result<Arc<Tmux>, Error> {
+        server(servers, self.socket_name, self.socket_path)
+    }
+
+    /// The server and the pane the arguments name (or the default pane).
+    async fn pane(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.resolve_pane(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// The server and the window the arguments name.
+    async fn window(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.resolve_window(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// The server and the session the arguments name.
+    async fn session(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.resolve_session(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// As [`Targeting::pane`], for a command line: a session name tmux
+    /// can match exactly goes as `=name`, with no round trip of its own
+    /// ([`Tmux::pane_target`]).
+    async fn pane_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.pane_target(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// As [`Targeting::window`], for a command line.
+    async fn window_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.window_target(&sel).await?;
+        Ok((t, target))
+    }
+
+    /// As [`Targeting::session`], for a command line.
+    async fn session_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
+        let sel = self.selector()?;
+        let t = self.server(servers)?;
+        let target = t.session_target(&sel).await?;
+        Ok((t, target))
+    }
+}
+
+/// Targeting from an args struct's fields; missing kinds are `None`.
+macro_rules! targeting {
+    ($a:expr $(, $field:ident)*) => {{
+        #[allow(unused_mut)]
+        let mut t = $crate::mcp::tools::Targeting {
+            socket_name: &$a.socket_name,
+            socket_path: &$a.socket_path,
+            pane_id: &None,
+            window_id: &None,
+            window_index: None,
+            session_id: &$a.session_id,
+            session_name: &$a.session_name,
+        };
+        $(targeting!(@set t, $a, $field);)*
+        t
+    }};
+    (@set $t:ident, $a:expr, pane_id) => { $t.pane_id = &$a.pane_id; };
+    (@set $t:ident, $a:expr, window_id) => { $t.window_id = &$a.window_id; };
+    (@set $t:ident, $a:expr, window_index) => { $t.window_index = $a.window_index; };
+}
+pub(crate) use targeting;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_shape() {
+        let tools = catalog();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(
+            &names[..11],
+            [
+                "list_sessions",
+                "list_windows",
+                "list_panes",
+                "get_server_info",
+                "get_session_info",
+                "get_window_info",
+                "get_pane_info",
+                "capture_pane",
+                "snapshot_pane",
+                "display_message",
+                "search_panes"
+            ]
+        );
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "names are unique");
+        for t in &tools {
+            assert!(
+                toolset_of(&t.name).is_some(),
+                "{} is a reference tool",
+                t.name
+            );
+            assert_eq!(
+                t.input_schema.get("type"),
+                Some(&json!("object")),
+                "{}",
+                t.name
+            );
+            assert_eq!(
+                t.input_schema.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                t.name
+            );
+            let props = t.input_schema.get("properties").and_then(Value::as_object);
+            let has = |k: &str| props.is_some_and(|p| p.contains_key(k));
+            if !matches!(t.name.as_ref(), "list_servers" | "call_read_tools_batch") {
+                assert!(has("socket_name") && has("socket_path"), "{}", t.name);
+            }
+            let a = t.annotations.as_ref().expect("annotations");
+            let read = toolset_of(&t.name) == Some(Toolset::Inspect);
+            assert_eq!(a.read_only_hint, read.then_some(true), "{}", t.name);
+        }
+        // Every reference tool but the mirror's three is served.
+        for (n, _) in super::super::toolsets::REFERENCE {
+            let mirror = matches!(*n, "wait_for_text" | "capture_since" | "run_command");
+            assert_eq!(names.contains(n), !mirror, "{n}");
+        }
+    }
+
+    #[test]
+    fn policy_filters_the_catalog() {
+        let all = catalog_for(&Policy::all()).len();
+        let default = catalog_for(&Policy::default()).len();
+        assert_eq!(all, catalog().len());
+        assert_eq!(all - default, 6, "teardown is off by default");
+    }
+}

@@ -1,0 +1,1179 @@
+//! Operations that change sessions, windows and panes: rename, select,
+//! resize, move, swap, copy mode, create, split, respawn, kill, clear,
+//! pipe.
+//!
+//! Each is one round trip when its target is given by id (or by a session
+//! name tmux can match exactly, see [`exact_name_target`]): the action and
+//! the read of its result go out as one control-mode line, which tmux
+//! runs back to back and stops at the first failure, so the result
+//! describes the moment right after the action and a failed action reads
+//! nothing.
+//!
+//! Names, titles and directories given by a caller pass through
+//! [`escape_format`] where tmux expands formats in that argument, so
+//! `#{…}`, `#S` and `#(…)` are stored as text and never run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::error::Error;
+use super::handle::{Output, Retry, Tmux};
+use super::model::{PaneInfo, SessionInfo, WindowInfo};
+use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
+use crate::control::format::{Query, escape_format, escape_format_time};
+use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
+
+/// Whether tmux can be given `=name` for a session named `name` and
+/// match exactly that session: tmux reads `:` and `.` as target
+/// separators, `$` as an id, and falls back to a client's name or tty
+/// when no session has the name (cmd-find.c: `cmd_find_get_session()`),
+/// so names with those are matched by tmuxwire instead (one more round
+/// trip).
+pub fn exact_name_target(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('$')
+        && !name.contains([':', '.', '/', '\0'])
+        && !name.starts_with("client-")
+        && !name.starts_with("pts")
+        && !name.starts_with("tty")
+}
+
+/// Where a new pane goes relative to the target (split_window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Above (`-v -b`).
+    Above,
+    /// Below (`-v`), tmux's default.
+    Below,
+    /// Left (`-h -b`).
+    Left,
+    /// Right (`-h`).
+    Right,
+}
+
+/// Where `select_pane` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaneMove {
+    /// `-U`.
+    Up,
+    /// `-D`.
+    Down,
+    /// `-L`.
+    Left,
+    /// `-R`.
+    Right,
+    /// The previously active pane (`-l`).
+    Last,
+    /// The next pane by index (`.+`).
+    Next,
+    /// The previous pane by index (`.-`).
+    Previous,
+}
+
+/// Where `select_window` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowMove {
+    /// `next-window`.
+    Next,
+    /// `previous-window`.
+    Previous,
+    /// `last-window`.
+    Last,
+}
+
+/// What a spawned process gets: its directory, environment, command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spawn {
+    /// The working directory (absolute, existing).
+    pub start_directory: Option<PathBuf>,
+    /// `NAME=value` pairs (`-e`), in order.
+    pub environment: Vec<(String, String)>,
+    /// The shell command to run instead of the default shell.
+    pub shell: Option<String>,
+}
+
+impl Spawn {
+    /// Adds `-c` and `-e` to `cmd` (not the shell command).
+    fn flags(&self, mut cmd: Command) -> Command {
+        if let Some(d) = &self.start_directory {
+            cmd = cmd.opt("-c", escape_format(&d.to_string_lossy()));
+        }
+        for (k, v) in &self.environment {
+            cmd = cmd.opt("-e", format!("{k}={v}"));
+        }
+        cmd
+    }
+
+    /// Appends the shell command, after `--`, when there is one.
+    fn command(&self, cmd: Command) -> Command {
+        match &self.shell {
+            Some(s) => cmd.arg("--").arg(s.clone()),
+            None => cmd,
+        }
+    }
+}
+
+/// What `create_session` makes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewSession {
+    /// `-s`: stored literally.
+    pub session_name: Option<String>,
+    /// `-n`: stored literally.
+    pub window_name: Option<String>,
+    /// `-x` cells.
+    pub width: Option<u32>,
+    /// `-y` rows.
+    pub height: Option<u32>,
+    /// Directory and environment.
+    pub spawn: Spawn,
+}
+
+/// What `create_window` makes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewWindow {
+    /// `-n`: stored literally.
+    pub window_name: Option<String>,
+    /// Make it the session's current window (no `-d`).
+    pub attach: bool,
+    /// `Some(true)`: just before the current window (`-b`); `Some(false)`:
+    /// just after it (`-a`); `None`: at the next free index.
+    pub before: Option<bool>,
+    /// Directory, environment and command.
+    pub spawn: Spawn,
+}
+
+/// The result of a kill.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Killed {
+    /// What was killed: `$N`, `@N`, `%N`.
+    pub id: String,
+    /// Its name, for sessions.
+    pub name: Option<String>,
+}
+
+/// A `-t` value for the pane `sel`'s pane target names plus a relative
+/// pane part (`+`/`-`): `@3.+`, `$1:.+`, `=name:2.-`.
+fn relative_pane(window: &Target, rel: &str) -> String {
+    match window {
+        Target::Window(w) => format!("{w}.{rel}"),
+        Target::Pane(p) => format!("{p}"),
+        Target::Session(_) | Target::SessionName(_) => {
+            format!("{}:.{rel}", window.to_arg(TargetKind::Session))
+        }
+        Target::WindowIndex { .. } => format!("{}.{rel}", window.to_arg(TargetKind::Window)),
+    }
+}
+
+/// The commands and parser of a [`SessionInfo`] read for `target`:
+/// through the session's current window, plus tmuxwire's own clients so
+/// `session_attached` leaves them out.
+fn session_read(target: &Target) -> ([Command; 2], Query, Query) {
+    let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+    let cmd = cmd
+        .target(target, TargetKind::Session)
+        .opt("-f", "#{window_active}");
+    let (clients, cq) = template_cmd("list-clients", &["client_termname", "session_id"]);
+    ([cmd, clients], q, cq)
+}
+
+/// tmuxwire's own control clients per session id.
+fn own_clients(cq: &Query, body: &[u8]) -> HashMap<String, i64> {
+    let mut ours = HashMap::new();
+    for r in cq.parse(body) {
+        if r.str(0) == crate::wire::CLIENT_TERM {
+            *ours.entry(r.string(1)).or_insert(0) += 1;
+        }
+    }
+    ours
+}
+
+/// Checks an answer of one line: the error of the command that failed,
+/// or every body.
+fn bodies(out: Vec<Output>, expected: usize) -> Result<Vec<Vec<u8>>, Error> {
+    if let Some(bad) = out.iter().find(|o| !o.ok) {
+        return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
+    }
+    if out.len() < expected {
+        return Err(Error::Connection(format!(
+            "tmux answered {} of {expected} commands",
+            out.len()
+        )));
+    }
+    Ok(out.into_iter().map(|o| o.body).collect())
+}
+
+/// Checks a name a caller gives (window, session): not empty, no NUL.
+fn check_name(arg: &'static str, name: &str) -> Result<(), Error> {
+    if name.is_empty() || name.contains('\0') {
+        return Err(Error::invalid(
+            arg,
+            format!("{arg} must be a non-empty name without NUL bytes"),
+            "a name (stored exactly as given)",
+        ));
+    }
+    Ok(())
+}
+
+/// The directory a caller gives, checked: `~` expanded, made absolute
+/// (relative to tmuxwire's directory), and existing.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming the absolute path when it is not an
+/// existing directory.
+pub fn start_directory(dir: &str) -> Result<PathBuf, Error> {
+    let expanded = match dir.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => PathBuf::from(dir),
+    };
+    let abs = if expanded.is_absolute() {
+        expanded
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(expanded)
+    };
+    if dir.is_empty() || dir.contains('\0') || !abs.is_dir() {
+        return Err(Error::invalid(
+            "start_directory",
+            format!(
+                "start_directory is not an existing directory: '{}'",
+                super::error::shorten(&abs.to_string_lossy(), 200)
+            ),
+            "the path of an existing directory",
+        ));
+    }
+    Ok(abs)
+}
+
+/// The layouts tmux knows by name (layout-set.c), and the version that
+/// added each.
+const LAYOUTS: &[(&str, (u32, u32))] = &[
+    ("even-horizontal", (1, 0)),
+    ("even-vertical", (1, 0)),
+    ("main-horizontal", (1, 0)),
+    ("main-vertical", (1, 0)),
+    ("tiled", (1, 0)),
+    ("main-horizontal-mirrored", (3, 5)),
+    ("main-vertical-mirrored", (3, 5)),
+];
+
+/// Whether `select-layout` may be given `layout` on `version`: a layout
+/// name that version knows (exactly; tmux would also take a prefix), or a
+/// layout string (`XXXX,` checksum then cells). Anything else reaches
+/// tmux's layout parser, which on 3.2 and 3.3 frees an unset pointer for
+/// text without a checksum (layout-custom.c: `layout_parse()` returns
+/// without its cause; fixed in 3.4) and reads past the end of a string
+/// shorter than its 5-byte header: the whole server dies.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming the layouts.
+pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<(), Error> {
+    if let Some((_, (major, minor))) = LAYOUTS.iter().find(|(n, _)| *n == layout) {
+        if version.at_least(*major, *minor) {
+            return Ok(());
+        }
+        return Err(Error::invalid(
+            "layout",
+            format!("layout {layout} needs tmux {major}.{minor} or newer (this is {version})"),
+            "even-horizontal, even-vertical, main-horizontal, main-vertical or tiled",
+        ));
+    }
+    let b = layout.as_bytes();
+    let string = b.len() > 5
+        && b[..4].iter().all(u8::is_ascii_hexdigit)
+        && b[4] == b','
+        && layout.bytes().all(|c| c.is_ascii_graphic());
+    if string {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "layout",
+        format!(
+            "layout must be a layout name or a layout string (received {:?})",
+            super::error::shorten(layout, 40)
+        ),
+        "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled (3.5+: \
+         main-horizontal-mirrored, main-vertical-mirrored), or a layout string such as \
+         list_windows' window_layout",
+    ))
+}
+
+/// `s` quoted for `sh`: inside single quotes, `'` written as `'\''`.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Tmux {
+    /// Runs one line that changes something and returns every command's
+    /// output, or the error of the first command that failed.
+    pub(crate) async fn act(&self, cmds: Vec<Command>) -> Result<Vec<Vec<u8>>, Error> {
+        let n = cmds.len();
+        let out = self
+            .run_lines(&[cmds], Retry::Never)
+            .await?
+            .pop()
+            .unwrap_or_default();
+        bodies(out, n)
+    }
+
+    /// The session `sel` names, as a target for a command line: `$N`,
+    /// `=name` when tmux can match the name exactly
+    /// ([`exact_name_target`]; no round trip), else the id of the session
+    /// with that exact name, or the default session (a round trip each).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing session (looked up names) or no
+    /// sessions at all.
+    pub async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(s) = sel.session_id {
+            return Ok(Target::Session(s));
+        }
+        if let Some(n) = &sel.session_name {
+            if exact_name_target(n) {
+                return Ok(Target::SessionName(n.clone()));
+            }
+            return Ok(Target::Session(self.session_id_by_name(n).await?));
+        }
+        Ok(Target::Session(self.default_session().await?))
+    }
+
+    /// The window `sel` names (id; index in a session; else the session's
+    /// current window), as a target: see [`Tmux::session_target`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::session_target`].
+    pub async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(w) = sel.window_id {
+            return Ok(Target::Window(w));
+        }
+        let session = self.session_target(sel).await?;
+        Ok(match sel.window_index {
+            Some(index) => Target::WindowIndex {
+                session: Box::new(session),
+                index,
+            },
+            None => session,
+        })
+    }
+
+    /// The pane `sel` names (id; else the active pane of the window or
+    /// session named; with no target, the caller's own pane inside tmux,
+    /// else the default session's), as a target: see
+    /// [`Tmux::session_target`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::session_target`].
+    pub async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(p) = sel.pane_id {
+            return Ok(Target::Pane(p));
+        }
+        if *sel == Selector::default()
+            && let Some(p) = self.caller_pane()
+        {
+            return Ok(Target::Pane(p));
+        }
+        self.window_target(sel).await
+    }
+
+    /// Runs `action` (targeted already) then reads the pane `target` names,
+    /// on one line.
+    async fn act_then_pane(
+        &self,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> Result<PaneInfo, Error> {
+        let q = Query::new(PaneInfo::FIELDS);
+        let mut line = action;
+        line.push(pane_lookup(target, &q));
+        let mut out = self.act(line).await?;
+        let body = out.pop().unwrap_or_default();
+        let r = one_record(&q, &body, target)?;
+        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+    }
+
+    /// Runs `action` then reads the window `target` names, on one line.
+    async fn act_then_window(
+        &self,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> Result<WindowInfo, Error> {
+        let (read, q) = window_lookup(target, WindowInfo::FIELDS);
+        let mut line = action;
+        line.push(read);
+        let mut out = self.act(line).await?;
+        let body = out.pop().unwrap_or_default();
+        Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
+    }
+
+    /// Renames a session (the name stored literally); its new state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`duplicate session: …`).
+    pub async fn rename_session(
+        &self,
+        target: &Target,
+        new_name: &str,
+    ) -> Result<SessionInfo, Error> {
+        check_name("new_name", new_name)?;
+        // The id first (the name changes), then the rename, then every
+        // session's state: picked by id.
+        let (id_cmd, idq) = template_cmd("list-windows", &["session_id"]);
+        let id_cmd = id_cmd
+            .target(target, TargetKind::Session)
+            .opt("-f", "#{window_active}");
+        let rename = Command::new("rename-session")
+            .target(target, TargetKind::Session)
+            .arg("--")
+            .arg(escape_format(new_name));
+        let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+        let all = all.arg("-a").opt("-f", "#{window_active}");
+        let (clients, cq) = template_cmd("list-clients", &["client_termname", "session_id"]);
+        let out = self.act(vec![id_cmd, rename, all, clients]).await?;
+        let id = one_record(&idq, &out[0], target)?.string(0);
+        let ours = own_clients(&cq, &out[3]);
+        q.parse(&out[2])
+            .iter()
+            .find(|r| r.str(0) == id)
+            .map(|r| SessionInfo::from_record(r, &ours))
+            .ok_or_else(|| Error::NotFound(format!("session {id} is gone after the rename")))
+    }
+
+    /// One session's state, with tmuxwire's own clients left out of
+    /// `session_attached` (for the results of session tools).
+    pub async fn session_state(&self, target: &Target) -> Result<SessionInfo, Error> {
+        let ([read, clients], q, cq) = session_read(target);
+        let out = self.act(vec![read, clients]).await?;
+        let ours = own_clients(&cq, &out[1]);
+        Ok(SessionInfo::from_record(
+            &one_record(&q, &out[0], target)?,
+            &ours,
+        ))
+    }
+
+    /// Renames a window (stored literally; automatic renaming stops);
+    /// its new state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors.
+    pub async fn rename_window(
+        &self,
+        target: &Target,
+        new_name: &str,
+    ) -> Result<WindowInfo, Error> {
+        check_name("new_name", new_name)?;
+        let rename = Command::new("rename-window")
+            .target(target, TargetKind::Window)
+            .arg("--")
+            .arg(escape_format(new_name));
+        self.act_then_window(vec![rename], target).await
+    }
+
+    /// Makes a window its session's current window; its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn select_window(&self, target: &Target) -> Result<WindowInfo, Error> {
+        let select = Command::new("select-window").target(target, TargetKind::Window);
+        self.act_then_window(vec![select], target).await
+    }
+
+    /// Moves a session's current window (next, previous, last); the new
+    /// current window.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`no last window`).
+    pub async fn step_window(
+        &self,
+        session: &Target,
+        how: WindowMove,
+    ) -> Result<WindowInfo, Error> {
+        let name = match how {
+            WindowMove::Next => "next-window",
+            WindowMove::Previous => "previous-window",
+            WindowMove::Last => "last-window",
+        };
+        let step = Command::new(name).target(session, TargetKind::Session);
+        self.act_then_window(vec![step], session).await
+    }
+
+    /// Makes a pane its window's active pane; its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn select_pane(&self, pane: &Target) -> Result<PaneInfo, Error> {
+        let select = Command::new("select-pane").target(pane, TargetKind::Pane);
+        self.act_then_pane(vec![select], pane).await
+    }
+
+    /// Moves a window's active pane (`window` names the window, or a
+    /// session for its current window); the newly active pane.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors.
+    pub async fn step_pane(&self, window: &Target, how: PaneMove) -> Result<PaneInfo, Error> {
+        let base = Command::new("select-pane");
+        let step = match how {
+            PaneMove::Up => base.target(window, TargetKind::Pane).arg("-U"),
+            PaneMove::Down => base.target(window, TargetKind::Pane).arg("-D"),
+            PaneMove::Left => base.target(window, TargetKind::Pane).arg("-L"),
+            PaneMove::Right => base.target(window, TargetKind::Pane).arg("-R"),
+            PaneMove::Last => base.target(window, TargetKind::Pane).arg("-l"),
+            PaneMove::Next => base.opt("-t", relative_pane(window, "+")),
+            PaneMove::Previous => base.opt("-t", relative_pane(window, "-")),
+        };
+        self.act_then_pane(vec![step], window).await
+    }
+
+    /// Resizes a pane to `width` × `height` cells (either may be left
+    /// out); its new state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors.
+    pub async fn resize_pane(
+        &self,
+        pane: &Target,
+        width: Option<u32>,
+        height: Option<u32>,
+    ) -> Result<PaneInfo, Error> {
+        let resize = Command::new("resize-pane")
+            .target(pane, TargetKind::Pane)
+            .opt_if("-x", width.map(|w| w.to_string()))
+            .opt_if("-y", height.map(|h| h.to_string()));
+        self.act_then_pane(vec![resize], pane).await
+    }
+
+    /// Zooms (`true`) or unzooms (`false`) the pane's window, only when it
+    /// is not so already (tmux's `resize-pane -Z` toggles): one round
+    /// trip, the check made by tmux (`if-shell -F`, no shell).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn zoom_pane(&self, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
+        let toggle = Command::new("resize-pane")
+            .arg("-Z")
+            .target(pane, TargetKind::Pane);
+        let inner = crate::control::Line::from(toggle)
+            .to_line()
+            .map_err(|e| Error::invalid("pane_id", e.to_string(), "a pane id"))?;
+        // Non-empty and not "0" runs the command.
+        let cond = if zoom {
+            "#{?window_zoomed_flag,0,1}"
+        } else {
+            "#{window_zoomed_flag}"
+        };
+        let check = Command::new("if-shell")
+            .arg("-F")
+            .target(pane, TargetKind::Pane)
+            .arg(cond)
+            .arg(inner);
+        let q = Query::new(PaneInfo::FIELDS);
+        let lines = [vec![check], vec![pane_lookup(pane, &q)]];
+        let mut out = self.run_lines(&lines, Retry::Never).await?;
+        let read = bodies(out.pop().unwrap_or_default(), 1)?;
+        bodies(out.pop().unwrap_or_default(), 1)?;
+        let r = one_record(&q, &read[0], pane)?;
+        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+    }
+
+    /// Resizes a window (sets its `window-size` to manual, as tmux does);
+    /// its new state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors.
+    pub async fn resize_window(
+        &self,
+        window: &Target,
+        width: Option<u32>,
+        height: Option<u32>,
+    ) -> Result<WindowInfo, Error> {
+        let resize = Command::new("resize-window")
+            .target(window, TargetKind::Window)
+            .opt_if("-x", width.map(|w| w.to_string()))
+            .opt_if("-y", height.map(|h| h.to_string()));
+        self.act_then_window(vec![resize], window).await
+    }
+
+    /// Applies a layout (a name such as `tiled`, or a layout string); the
+    /// window's state afterwards, with its new `window_layout`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`invalid layout`).
+    pub async fn select_layout(&self, window: &Target, layout: &str) -> Result<WindowInfo, Error> {
+        check_layout(layout, &self.version().await?)?;
+        let select = Command::new("select-layout")
+            .target(window, TargetKind::Pane)
+            .arg("--")
+            .arg(layout);
+        self.act_then_window(vec![select], window).await
+    }
+
+    /// Moves a window to `index` (`None`: the next free index) of
+    /// `destination` (`None`: its own session); its state there.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`index in use`).
+    pub async fn move_window(
+        &self,
+        window: &Target,
+        destination: Option<&Target>,
+        index: Option<u32>,
+    ) -> Result<WindowInfo, Error> {
+        let own_session = match window {
+            Target::WindowIndex { session, .. } => Some(session.as_ref().clone()),
+            Target::Session(_) | Target::SessionName(_) => Some(window.clone()),
+            _ => None,
+        };
+        let session = match (destination, own_session) {
+            (Some(d), _) => d.clone(),
+            (None, Some(s)) => s,
+            (None, None) => {
+                // The window's session: one more round trip.
+                let (cmd, q) = window_lookup(window, &["session_id"]);
+                let out = self.act(vec![cmd]).await?;
+                let id: SessionId = one_record(&q, &out[0], window)?
+                    .str(0)
+                    .parse()
+                    .map_err(|_| Error::NotFound(format!("can't find {window}")))?;
+                Target::Session(id)
+            }
+        };
+        let dest = match index {
+            Some(i) => format!("{}:{i}", session.to_arg(TargetKind::Session)),
+            None => format!("{}:", session.to_arg(TargetKind::Session)),
+        };
+        let (id_cmd, idq) = window_lookup(window, &["window_id"]);
+        let mv = Command::new("move-window")
+            .opt("-s", window.to_arg(TargetKind::Window))
+            .opt("-t", dest);
+        let (after, q) = template_cmd("list-windows", WindowInfo::FIELDS);
+        let after = after.target(&session, TargetKind::Session);
+        let out = self.act(vec![id_cmd, mv, after]).await?;
+        let id = one_record(&idq, &out[0], window)?.string(0);
+        q.parse(&out[2])
+            .iter()
+            .find(|r| r.str(0) == id)
+            .map(WindowInfo::from_record)
+            .ok_or_else(|| {
+                Error::NotFound(format!("window {id} is not in {session} after the move"))
+            })
+    }
+
+    /// Swaps two panes; the source pane's state (in its new place).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn swap_pane(&self, source: PaneId, target: PaneId) -> Result<PaneInfo, Error> {
+        let swap = Command::new("swap-pane")
+            .opt("-s", source.to_string())
+            .opt("-t", target.to_string());
+        self.act_then_pane(vec![swap], &Target::Pane(source)).await
+    }
+
+    /// Sets a pane's title (stored literally); its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn set_pane_title(&self, pane: &Target, title: &str) -> Result<PaneInfo, Error> {
+        if title.contains('\0') {
+            return Err(Error::invalid(
+                "title",
+                "title must not contain NUL bytes",
+                "a title",
+            ));
+        }
+        let set = Command::new("select-pane")
+            .target(pane, TargetKind::Pane)
+            .opt("-T", escape_format(title));
+        self.act_then_pane(vec![set], pane).await
+    }
+
+    /// Puts a pane in copy mode, scrolled up `scroll_up` lines; its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn enter_copy_mode(
+        &self,
+        pane: &Target,
+        scroll_up: Option<u32>,
+    ) -> Result<PaneInfo, Error> {
+        let mut line = vec![Command::new("copy-mode").target(pane, TargetKind::Pane)];
+        if let Some(n) = scroll_up.filter(|n| *n > 0) {
+            line.push(
+                Command::new("send-keys")
+                    .target(pane, TargetKind::Pane)
+                    .arg("-X")
+                    .opt("-N", n.to_string())
+                    .arg("scroll-up"),
+            );
+        }
+        self.act_then_pane(line, pane).await
+    }
+
+    /// Leaves copy mode (or any mode); a pane in no mode is left as it
+    /// is. Its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn exit_copy_mode(&self, pane: &Target) -> Result<PaneInfo, Error> {
+        let cancel = Command::new("send-keys")
+            .target(pane, TargetKind::Pane)
+            .arg("-X")
+            .arg("cancel");
+        match self.act_then_pane(vec![cancel], pane).await {
+            Err(Error::Tmux(m)) if m.contains("not in a mode") => {
+                self.act_then_pane(Vec::new(), pane).await
+            }
+            other => other,
+        }
+    }
+
+    /// Creates a detached session; its state.
+    ///
+    /// # Errors
+    ///
+    /// tmux's errors (`duplicate session: NAME`); [`Error::NoServer`].
+    pub async fn create_session(&self, new: &NewSession) -> Result<SessionInfo, Error> {
+        let q = Query::new(SessionInfo::FIELDS);
+        let mut cmd = Command::new("new-session")
+            .arg("-d")
+            .arg("-P")
+            .opt("-F", q.template())
+            .frame(q.frame());
+        if let Some(n) = &new.session_name {
+            check_name("session_name", n)?;
+            cmd = cmd.opt("-s", escape_format(n));
+        }
+        if let Some(n) = &new.window_name {
+            check_name("window_name", n)?;
+            cmd = cmd.opt("-n", escape_format(n));
+        }
+        cmd = cmd
+            .opt_if("-x", new.width.map(|w| w.to_string()))
+            .opt_if("-y", new.height.map(|h| h.to_string()));
+        let cmd = new.spawn.command(new.spawn.flags(cmd));
+        let body = match self.act(vec![cmd.clone()]).await {
+            Ok(mut out) => out.pop().unwrap_or_default(),
+            // No server: start one, as `tmux new-session` does.
+            Err(Error::NoServer(_) | Error::SocketGone(_)) => self.start_server(&cmd).await?,
+            Err(e) => return Err(e),
+        };
+        let r = q
+            .parse(&body)
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Tmux("new-session printed no session".into()))?;
+        // A new session has none of tmuxwire's clients.
+        Ok(SessionInfo::from_record(&r, &HashMap::new()))
+    }
+
+    /// Runs `new_session` with the tmux binary, which starts a server on
+    /// this socket (only a tmux process can become a server; tmuxwire
+    /// never forks one itself). The binary is `$TMUXWIRE_TMUX` or `tmux`
+    /// on `PATH`; it reads the user's configuration as tmux does. Returns
+    /// what the command printed.
+    async fn start_server(&self, new_session: &Command) -> Result<Vec<u8>, Error> {
+        let bin = std::env::var("TMUXWIRE_TMUX")
+            .ok()
+            .filter(|b| !b.is_empty())
+            .unwrap_or_else(|| "tmux".into());
+        let mut cmd = tokio::process::Command::new(&bin);
+        cmd.arg("-S").arg(self.socket_path());
+        for a in new_session.argv() {
+            // As a one-shot client's MSG_COMMAND: a final ';' would end the
+            // command (cmd-parse.c: cmd_parse_from_arguments()).
+            match a.strip_suffix(';') {
+                Some(head) => cmd.arg(format!("{head}\\;")),
+                None => cmd.arg(a),
+            };
+        }
+        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        cmd.stdin(std::process::Stdio::null());
+        let out = tokio::time::timeout(std::time::Duration::from_secs(20), cmd.output())
+            .await
+            .map_err(|_| Error::Timeout(format!("{bin} new-session did not finish within 20s")))?
+            .map_err(|e| {
+                Error::Tmux(format!(
+                    "no tmux server runs on {}, and starting one with {bin} failed: {e}",
+                    self.socket_path().display()
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(Error::from_tmux(&String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(out.stdout)
+    }
+
+    /// Creates a window in `session`; its state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors.
+    pub async fn create_window(
+        &self,
+        session: &Target,
+        new: &NewWindow,
+    ) -> Result<WindowInfo, Error> {
+        let q = Query::new(WindowInfo::FIELDS);
+        let mut cmd = Command::new("new-window")
+            .arg("-P")
+            .opt("-F", q.template())
+            .frame(q.frame())
+            .opt("-t", format!("{}:", session.to_arg(TargetKind::Session)));
+        if !new.attach {
+            cmd = cmd.arg("-d");
+        }
+        match new.before {
+            Some(true) => cmd = cmd.arg("-b"),
+            Some(false) => cmd = cmd.arg("-a"),
+            None => {}
+        }
+        if let Some(n) = &new.window_name {
+            check_name("window_name", n)?;
+            cmd = cmd.opt("-n", escape_format(n));
+        }
+        let cmd = new.spawn.command(new.spawn.flags(cmd));
+        let out = self.act(vec![cmd]).await?;
+        let r = one_record(&q, &out[0], session)?;
+        Ok(WindowInfo::from_record(&r))
+    }
+
+    /// Splits a pane; the new pane's state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`no space for new pane`).
+    pub async fn split_window(
+        &self,
+        pane: &Target,
+        direction: Option<Split>,
+        size: Option<&str>,
+        spawn: &Spawn,
+    ) -> Result<PaneInfo, Error> {
+        let q = Query::new(PaneInfo::FIELDS);
+        let mut cmd = Command::new("split-window")
+            .target(pane, TargetKind::Pane)
+            .arg("-P")
+            .opt("-F", q.template())
+            .frame(q.frame());
+        cmd = match direction {
+            Some(Split::Above) => cmd.arg("-v").arg("-b"),
+            Some(Split::Below) => cmd.arg("-v"),
+            Some(Split::Left) => cmd.arg("-h").arg("-b"),
+            Some(Split::Right) => cmd.arg("-h"),
+            None => cmd,
+        };
+        if let Some(s) = size {
+            cmd = cmd.opt("-l", s);
+        }
+        let cmd = spawn.command(spawn.flags(cmd));
+        let out = self.act(vec![cmd]).await?;
+        let r = one_record(&q, &out[0], pane)?;
+        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+    }
+
+    /// Restarts a pane's process (`kill`: even if it still runs); the
+    /// pane's state (same id, new pid).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; tmux's errors (`pane %N still active`).
+    pub async fn respawn_pane(
+        &self,
+        pane: PaneId,
+        kill: bool,
+        spawn: &Spawn,
+    ) -> Result<PaneInfo, Error> {
+        let target = Target::Pane(pane);
+        let mut cmd = Command::new("respawn-pane").target(&target, TargetKind::Pane);
+        if kill {
+            cmd = cmd.arg("-k");
+        }
+        let cmd = spawn.command(spawn.flags(cmd));
+        self.act_then_pane(vec![cmd], &target).await
+    }
+
+    /// Resets a pane's terminal and clears its history, in one line (no
+    /// output can land between the two); the pane's id.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn clear_pane(&self, pane: &Target) -> Result<String, Error> {
+        let (id_cmd, q) = template_cmd("list-panes", &["pane_id"]);
+        let filter = match pane {
+            Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+            _ => "#{pane_active}".into(),
+        };
+        let id_cmd = id_cmd.target(pane, TargetKind::Window).opt("-f", filter);
+        let reset = Command::new("send-keys")
+            .target(pane, TargetKind::Pane)
+            .arg("-R");
+        let clear = Command::new("clear-history").target(pane, TargetKind::Pane);
+        let out = self.act(vec![id_cmd, reset, clear]).await?;
+        Ok(one_record(&q, &out[0], pane)?.string(0))
+    }
+
+    /// Starts (`Some(path)`) or stops (`None`) copying a pane's output to
+    /// a file: `cat >> PATH` (or `>`), the path quoted for the shell and
+    /// escaped for tmux's format and `strftime()` pass. Returns the pane
+    /// id.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn pipe_pane(
+        &self,
+        pane: &Target,
+        path: Option<&Path>,
+        append: bool,
+    ) -> Result<String, Error> {
+        let (id_cmd, q) = template_cmd("list-panes", &["pane_id"]);
+        let filter = match pane {
+            Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+            _ => "#{pane_active}".into(),
+        };
+        let id_cmd = id_cmd.target(pane, TargetKind::Window).opt("-f", filter);
+        let mut pipe = Command::new("pipe-pane").target(pane, TargetKind::Pane);
+        if let Some(p) = path {
+            let op = if append { ">>" } else { ">" };
+            let shell = format!("cat {op} {}", shell_quote(&p.to_string_lossy()));
+            pipe = pipe.arg("--").arg(escape_format_time(&shell));
+        }
+        let out = self.act(vec![id_cmd, pipe]).await?;
+        Ok(one_record(&q, &out[0], pane)?.string(0))
+    }
+
+    /// Kills the server. Its connection ends with it; that is the
+    /// expected answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoServer`] when none runs.
+    pub async fn kill_server(&self) -> Result<(), Error> {
+        match self.act(vec![Command::new("kill-server")]).await {
+            Ok(_) => Ok(()),
+            Err(Error::Connection(_) | Error::NoServer(_) | Error::SocketGone(_)) => {
+                // Gone, as asked, unless it still answers.
+                match self.server_info().await {
+                    Ok(i) if i.is_alive => Err(Error::Tmux(
+                        "the tmux server still runs after kill-server".into(),
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The panes of a session or window (for the self-kill guards).
+    pub(crate) async fn pane_ids_in(&self, scope: &Target) -> Result<Vec<PaneId>, Error> {
+        let (cmd, q) = template_cmd("list-panes", &["pane_id"]);
+        let cmd = match scope {
+            Target::Session(_) | Target::SessionName(_) => {
+                cmd.arg("-s").target(scope, TargetKind::Window)
+            }
+            _ => cmd.target(scope, TargetKind::Window),
+        };
+        let out = self.act(vec![cmd]).await?;
+        Ok(q.parse(&out[0])
+            .iter()
+            .filter_map(|r| r.str(0).parse().ok())
+            .collect())
+    }
+
+    /// Kills a session; its id and name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] (an exact name only: never tmux's prefix match).
+    pub async fn kill_session(&self, session: &Target) -> Result<Killed, Error> {
+        let (read, q) = template_cmd("list-windows", &["session_id", "session_name"]);
+        let read = read
+            .target(session, TargetKind::Session)
+            .opt("-f", "#{window_active}");
+        let kill = Command::new("kill-session").target(session, TargetKind::Session);
+        let (id, name) = match self.act(vec![read.clone(), kill]).await {
+            Ok(out) => {
+                let r = one_record(&q, &out[0], session)?;
+                (r.string(0), r.string(1))
+            }
+            // Killing the session tmuxwire's control client is attached to
+            // can end that connection before the answer arrives: gone is
+            // success.
+            Err(Error::Connection(e)) => match self.act(vec![read]).await {
+                Err(Error::NotFound(_)) => match session {
+                    Target::SessionName(n) => (String::new(), n.clone()),
+                    other => (other.to_string(), String::new()),
+                },
+                Ok(_) => return Err(Error::Connection(e)),
+                Err(other) => return Err(other),
+            },
+            Err(e) => return Err(e),
+        };
+        Ok(Killed {
+            id,
+            name: Some(name).filter(|n| !n.is_empty()),
+        })
+    }
+
+    /// Kills a window.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn kill_window(&self, window: WindowId) -> Result<Killed, Error> {
+        let t = Target::Window(window);
+        let kill = Command::new("kill-window").target(&t, TargetKind::Window);
+        self.kill_checked(kill, &t).await?;
+        Ok(Killed {
+            id: window.to_string(),
+            name: None,
+        })
+    }
+
+    /// Kills a pane.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`].
+    pub async fn kill_pane(&self, pane: PaneId) -> Result<Killed, Error> {
+        let t = Target::Pane(pane);
+        let kill = Command::new("kill-pane").target(&t, TargetKind::Pane);
+        self.kill_checked(kill, &t).await?;
+        Ok(Killed {
+            id: pane.to_string(),
+            name: None,
+        })
+    }
+
+    /// Runs a kill of `target`; a connection that ended meanwhile (the
+    /// last window of tmuxwire's own session) counts as success once the
+    /// target is gone.
+    async fn kill_checked(&self, kill: Command, target: &Target) -> Result<(), Error> {
+        match self.act(vec![kill]).await {
+            Ok(_) => Ok(()),
+            Err(Error::Connection(e)) => {
+                let exists = Command::new("list-panes").target(target, TargetKind::Window);
+                match self.act(vec![exists]).await {
+                    Err(Error::NotFound(_) | Error::NoServer(_)) => Ok(()),
+                    _ => Err(Error::Connection(e)),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Parses a `$N`-or-name destination session.
+pub fn session_ref(s: &str) -> Selector {
+    match s.parse::<SessionId>() {
+        Ok(id) => Selector {
+            session_id: Some(id),
+            ..Selector::default()
+        },
+        Err(_) => Selector {
+            session_name: Some(s.to_string()),
+            ..Selector::default()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_names() {
+        for ok in ["work", "build-x", "a b", "日本", "=x", "#{pane_id}"] {
+            assert!(exact_name_target(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "$1",
+            "a:b",
+            "a.b",
+            "/dev/pts/1",
+            "pts/1",
+            "client-12",
+            "tty1",
+        ] {
+            assert!(!exact_name_target(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn relative_panes() {
+        assert_eq!(relative_pane(&Target::Window(WindowId(3)), "+"), "@3.+");
+        assert_eq!(relative_pane(&Target::Session(SessionId(1)), "-"), "$1:.-");
+        assert_eq!(
+            relative_pane(&Target::SessionName("w".into()), "+"),
+            "=w:.+"
+        );
+        let wi = Target::WindowIndex {
+            session: Box::new(Target::Session(SessionId(1))),
+            index: 2,
+        };
+        assert_eq!(relative_pane(&wi, "+"), "$1:2.+");
+    }
+
+    #[test]
+    fn layouts() {
+        let v33 = crate::wire::TmuxVersion::parse("3.3a");
+        let v35 = crate::wire::TmuxVersion::parse("3.5a");
+        for ok in [
+            "tiled",
+            "main-vertical",
+            "b25d,80x24,0,0,0",
+            "1296,80x24,0,0[80x11,0,0,0]",
+        ] {
+            assert!(check_layout(ok, &v33).is_ok(), "{ok}");
+        }
+        assert!(check_layout("main-vertical-mirrored", &v35).is_ok());
+        // Each of these crashes a tmux 3.3 server.
+        for bad in [
+            "",
+            "nonsense",
+            "t",
+            "1,",
+            "abcd,",
+            "main-vertical-mirrored",
+            "zzzz,1",
+        ] {
+            assert!(check_layout(bad, &v33).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert!(start_directory("/").is_ok());
+        assert!(start_directory("/no/such/dir/xyz").is_err());
+        assert!(start_directory("").is_err());
+    }
+}

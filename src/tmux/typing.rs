@@ -1,0 +1,430 @@
+//! Sending input to panes and tmuxwire's paste buffers: `send_keys`,
+//! batches of them, `paste_text`, and the buffer tools. The commands come
+//! from [`super::input`] (pure); this file sends them.
+//!
+//! Everything one call types goes out as one control-mode line, so tmux
+//! runs it back to back (no other client's keys in between) and stops at
+//! the first failure; the line starts with a lookup of the pane, so a
+//! missing pane types nothing.
+
+use std::time::Instant;
+
+use super::error::Error;
+use super::handle::{Retry, Tmux};
+use super::input::{self, fill_buffer, is_key_name, press_key, type_text};
+use super::ops::{one_record, template_cmd};
+use crate::control::buffer::buffer_encoding;
+use crate::control::correlate::FrameSpec;
+use crate::control::{Command, Target, TargetKind};
+
+/// What one `send_keys` sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keys {
+    /// Text, or a key name.
+    pub keys: String,
+    /// `keys` is text even when it is a key name.
+    pub literal: bool,
+    /// Press Enter afterwards.
+    pub enter: bool,
+    /// Put a space before text, so shells with `ignorespace` keep it out
+    /// of their history.
+    pub suppress_history: bool,
+}
+
+impl Keys {
+    /// Whether `keys` is pressed as a key rather than typed.
+    pub fn is_key(&self) -> bool {
+        !self.literal && is_key_name(&self.keys)
+    }
+
+    /// The commands that send these keys to the pane `target` (a `-t`
+    /// value).
+    pub fn commands(&self, target: &str) -> Vec<Command> {
+        let mut out = if self.is_key() {
+            vec![press_key(target, &self.keys)]
+        } else if self.suppress_history && !self.keys.is_empty() {
+            type_text(target, &format!(" {}", self.keys))
+        } else {
+            type_text(target, &self.keys)
+        };
+        if self.enter {
+            out.push(press_key(target, "Enter"));
+        }
+        out
+    }
+}
+
+/// The `list-panes` command that prints the pane id `target` resolves to
+/// (failing when there is none), and the query that reads it.
+fn pane_id_lookup(target: &Target) -> (Command, crate::control::format::Query) {
+    let (cmd, q) = template_cmd("list-panes", &["pane_id"]);
+    let filter = match target {
+        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+        _ => "#{pane_active}".into(),
+    };
+    (cmd.target(target, TargetKind::Window).opt("-f", filter), q)
+}
+
+/// Most commands sent on one control-mode line. tmux's cost for a line
+/// grows with the square of its commands (measured on 3.3a: 10,000
+/// `send-keys` on one line took 1.7 s and 40,000 took 33 s; as separate
+/// lines, 0.3 s and 0.9 s), so long input goes as several lines of one
+/// write. Up to this many, a call's commands run as one line: back to
+/// back, with no other client's command in between.
+pub const LINE_COMMANDS: usize = 32;
+
+/// One operation's outcome in a batch.
+#[derive(Debug)]
+pub struct Sent {
+    /// The pane it went to, when known.
+    pub pane_id: Option<String>,
+    /// `Err`: why it failed.
+    pub result: Result<(), Error>,
+    /// Seconds from the start of the batch to its answer.
+    pub elapsed_seconds: f64,
+}
+
+impl Tmux {
+    /// Sends `keys` to a pane; the pane's id. One round trip: the lookup
+    /// of the pane and the keys go out in one write, as one line when they
+    /// fit [`LINE_COMMANDS`], else as several lines of that size (long
+    /// text); then, for a target other than a pane id, the pane is looked
+    /// up first (one more round trip), so every line types into the same
+    /// pane even if the active pane changes meanwhile.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] (nothing is typed).
+    pub async fn send_keys(&self, target: &Target, keys: &Keys) -> Result<String, Error> {
+        let mut target = target.clone();
+        if keys.commands("%0").len() + 1 > LINE_COMMANDS && !matches!(target, Target::Pane(_)) {
+            let (lookup, q) = pane_id_lookup(&target);
+            let out = self.act(vec![lookup]).await?;
+            let id = one_record(&q, &out[0], &target)?
+                .str(0)
+                .parse()
+                .map_err(|_| Error::NotFound(format!("can't find {target}")))?;
+            target = Target::Pane(id);
+        }
+        let (lookup, q) = pane_id_lookup(&target);
+        let mut all = vec![lookup];
+        all.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
+        let lines: Vec<Vec<Command>> = all.chunks(LINE_COMMANDS).map(<[Command]>::to_vec).collect();
+        let answers = self.run_lines(&lines, Retry::Never).await?;
+        let mut first = None;
+        for (line, out) in lines.iter().zip(answers) {
+            if let Some(bad) = out.iter().find(|o| !o.ok) {
+                return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
+            }
+            if out.len() < line.len() {
+                return Err(Error::Connection(
+                    "tmux did not answer every command".into(),
+                ));
+            }
+            if first.is_none() {
+                first = out.into_iter().next().map(|o| o.body);
+            }
+        }
+        Ok(one_record(&q, &first.unwrap_or_default(), &target)?.string(0))
+    }
+
+    /// Sends several `(target, keys)` in order. When everything fits one
+    /// line ([`LINE_COMMANDS`]), one round trip: with `stop_on_error` one
+    /// line, which tmux stops at the first failure so nothing after it
+    /// runs; else one line per operation, each on its own. Longer batches
+    /// send one operation after the other ([`Tmux::send_keys`] each).
+    ///
+    /// # Errors
+    ///
+    /// Connection errors only; each operation's failure is in its [`Sent`].
+    pub async fn send_keys_batch(
+        &self,
+        ops: &[(Target, Keys)],
+        stop_on_error: bool,
+    ) -> Result<Vec<Sent>, Error> {
+        let start = Instant::now();
+        let mut parts = Vec::with_capacity(ops.len());
+        for (target, keys) in ops {
+            let (lookup, q) = pane_id_lookup(target);
+            let mut cmds = vec![lookup];
+            cmds.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
+            parts.push((cmds, q));
+        }
+        let total: usize = parts.iter().map(|(c, _)| c.len()).sum();
+        let one_line_each = parts.iter().all(|(c, _)| c.len() <= LINE_COMMANDS);
+        if (stop_on_error && total > LINE_COMMANDS) || !one_line_each {
+            let mut sent = Vec::with_capacity(ops.len());
+            for (target, keys) in ops {
+                let result = self.send_keys(target, keys).await;
+                if let Err(e @ (Error::Connection(_) | Error::Timeout(_))) = &result {
+                    tracing::debug!(%e, "send_keys_batch stopped by the connection");
+                }
+                let failed = result.is_err();
+                let (pane_id, result) = match result {
+                    Ok(p) => (Some(p), Ok(())),
+                    Err(e) => (None, Err(e)),
+                };
+                sent.push(Sent {
+                    pane_id,
+                    result,
+                    elapsed_seconds: start.elapsed().as_secs_f64(),
+                });
+                if failed && stop_on_error {
+                    break;
+                }
+            }
+            return Ok(sent);
+        }
+        let lines: Vec<Vec<Command>> = if stop_on_error {
+            vec![parts.iter().flat_map(|(c, _)| c.clone()).collect()]
+        } else {
+            parts.iter().map(|(c, _)| c.clone()).collect()
+        };
+        let answers = self.run_lines(&lines, Retry::Never).await?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let mut outputs: Vec<Vec<super::Output>> = if stop_on_error {
+            // Split the one line's answers back into operations.
+            let mut flat = answers.into_iter().next().unwrap_or_default().into_iter();
+            parts
+                .iter()
+                .map(|(c, _)| flat.by_ref().take(c.len()).collect())
+                .collect()
+        } else {
+            answers
+        };
+        let mut sent = Vec::with_capacity(ops.len());
+        for (i, ((target, _), (cmds, q))) in ops.iter().zip(&parts).enumerate() {
+            let out = std::mem::take(&mut outputs[i]);
+            if out.is_empty() && stop_on_error {
+                // Not run: an earlier operation failed.
+                break;
+            }
+            let pane_id = out
+                .first()
+                .filter(|o| o.ok)
+                .and_then(|o| q.parse(&o.body).first().map(|r| r.string(0)));
+            let result = match out.iter().find(|o| !o.ok) {
+                Some(bad) => Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body))),
+                None if out.len() < cmds.len() => Err(Error::Connection(
+                    "tmux did not answer every command".into(),
+                )),
+                None if pane_id.is_none() => Err(Error::NotFound(format!("can't find {target}"))),
+                None => Ok(()),
+            };
+            let failed = result.is_err();
+            sent.push(Sent {
+                pane_id,
+                result,
+                elapsed_seconds: elapsed,
+            });
+            if failed && stop_on_error {
+                break;
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Pastes `text` into a pane through a paste buffer of tmuxwire's own
+    /// (created, pasted and deleted on one line; the name is random, so no
+    /// buffer of the user's is touched). With `bracket`, tmux wraps the
+    /// text in bracketed-paste markers when the pane's program asked for
+    /// them (`paste-buffer -p`). Line breaks are sent as carriage returns,
+    /// as a terminal paste does. Returns the pane id.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`]; [`Error::InvalidArgument`] for empty text or
+    /// text with a NUL byte.
+    pub async fn paste_text(
+        &self,
+        target: &Target,
+        text: &str,
+        bracket: bool,
+    ) -> Result<String, Error> {
+        check_text("text", text)?;
+        let name = input::new_buffer_name("paste");
+        let (lookup, q) = pane_id_lookup(target);
+        let mut line = vec![lookup];
+        line.extend(fill_buffer(&name, text));
+        let mut paste = Command::new("paste-buffer")
+            .target(target, TargetKind::Pane)
+            .arg("-d");
+        if bracket {
+            paste = paste.arg("-p");
+        }
+        line.push(paste.opt("-b", name.clone()));
+        let n = line.len();
+        // The buffer is deleted by the paste (-d); if anything failed
+        // before that, the second line deletes it (an error when it is
+        // already gone, which is fine).
+        let cleanup = vec![Command::new("delete-buffer").opt("-b", name)];
+        let mut answers = self.run_lines(&[line, cleanup], Retry::Never).await?;
+        answers.truncate(1);
+        let out = answers.pop().unwrap_or_default();
+        if let Some(bad) = out.iter().find(|o| !o.ok) {
+            return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
+        }
+        if out.len() < n {
+            return Err(Error::Connection(
+                "tmux did not answer every command".into(),
+            ));
+        }
+        Ok(one_record(&q, &out[0].body, target)?.string(0))
+    }
+
+    /// Puts `content` in a new paste buffer of tmuxwire's namespace
+    /// (`tmuxwire_<32 hex>_<logical>`); its name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for empty content, a NUL byte, or a bad
+    /// logical name.
+    pub async fn load_buffer(&self, content: &str, logical: &str) -> Result<String, Error> {
+        check_text("content", content)?;
+        if !input::is_logical_name(logical) {
+            return Err(Error::invalid(
+                "logical_name",
+                "logical_name must be 1-64 of A-Z a-z 0-9 _ . -",
+                "a short name such as notes or cmd.1",
+            ));
+        }
+        let name = input::new_buffer_name(logical);
+        self.act(fill_buffer(&name, content)).await?;
+        Ok(name)
+    }
+
+    /// A buffer's exact bytes (read by length: no line of it can end the
+    /// answer).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a buffer that does not exist.
+    pub async fn show_buffer(&self, name: &str) -> Result<Vec<u8>, Error> {
+        let encoding = buffer_encoding(&self.version().await?);
+        let size = Command::new("list-buffers")
+            .opt("-F", "#{buffer_size}")
+            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
+        let show = Command::new("show-buffer")
+            .opt("-b", name)
+            .frame(FrameSpec::LengthOfPrevious(encoding));
+        let out = match self.act(vec![size, show]).await {
+            Err(Error::Tmux(m)) if m.contains("unknown buffer") || m.contains("no buffer") => {
+                return Err(Error::NoBuffer(m));
+            }
+            other => other?,
+        };
+        let size: Option<usize> = String::from_utf8_lossy(&out[0]).trim().parse().ok();
+        let mut body = out.into_iter().nth(1).unwrap_or_default();
+        // A one-shot client (a server without sessions) prints the bytes
+        // with a final line break of its own.
+        if let Some(n) = size
+            && body.len() == n + 1
+            && body.last() == Some(&b'\n')
+        {
+            body.pop();
+        }
+        Ok(body)
+    }
+
+    /// Pastes a buffer into a pane (the buffer stays); the pane id.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing buffer or pane.
+    pub async fn paste_buffer(
+        &self,
+        target: &Target,
+        name: &str,
+        bracket: bool,
+    ) -> Result<String, Error> {
+        let (lookup, q) = pane_id_lookup(target);
+        let mut paste = Command::new("paste-buffer").target(target, TargetKind::Pane);
+        if bracket {
+            paste = paste.arg("-p");
+        }
+        let paste = paste.opt("-b", name);
+        let out = match self.act(vec![lookup, paste]).await {
+            Err(Error::Tmux(m)) if m.contains("no buffer") || m.contains("unknown buffer") => {
+                return Err(Error::NoBuffer(m));
+            }
+            other => other?,
+        };
+        Ok(one_record(&q, &out[0], target)?.string(0))
+    }
+
+    /// Deletes a buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] for a missing buffer.
+    pub async fn delete_buffer(&self, name: &str) -> Result<(), Error> {
+        match self
+            .act(vec![Command::new("delete-buffer").opt("-b", name)])
+            .await
+        {
+            Err(Error::Tmux(m)) if m.contains("unknown buffer") || m.contains("no buffer") => Err(
+                Error::NotFound(format!("delete-buffer failed for '{name}': {m}")),
+            ),
+            other => other.map(drop),
+        }
+    }
+}
+
+/// Text for a paste buffer: not empty (tmux makes no buffer of nothing),
+/// no NUL (tmux cannot carry it in a command).
+fn check_text(arg: &'static str, text: &str) -> Result<(), Error> {
+    if text.is_empty() {
+        return Err(Error::invalid(
+            arg,
+            format!("{arg} is empty: nothing to put in a paste buffer"),
+            "non-empty text",
+        ));
+    }
+    if text.contains('\0') {
+        return Err(Error::invalid(
+            arg,
+            format!("{arg} contains a NUL byte, which a tmux paste buffer cannot be given"),
+            "text without NUL bytes (send_keys types any byte)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(k: &Keys) -> Vec<Vec<String>> {
+        k.commands("%1").iter().map(|c| c.argv().to_vec()).collect()
+    }
+
+    #[test]
+    fn keys_and_text() {
+        let k = |keys: &str, literal, enter, suppress| Keys {
+            keys: keys.into(),
+            literal,
+            enter,
+            suppress_history: suppress,
+        };
+        fn key(name: &str) -> Vec<String> {
+            ["send-keys", "-t", "%1", "--", name]
+                .map(String::from)
+                .to_vec()
+        }
+        fn text(t: &str) -> Vec<String> {
+            ["send-keys", "-t", "%1", "-l", "--", t]
+                .map(String::from)
+                .to_vec()
+        }
+        assert_eq!(lines(&k("C-c", false, false, false)), [key("C-c")]);
+        assert_eq!(lines(&k("C-c", true, false, false)), [text("C-c")]);
+        assert_eq!(
+            lines(&k("echo Up", false, true, false)),
+            [text("echo Up"), key("Enter")]
+        );
+        assert_eq!(lines(&k("ls", false, false, true)), [text(" ls")]);
+        // History suppression never turns a key into text.
+        assert_eq!(lines(&k("Enter", false, false, true)), [key("Enter")]);
+        assert_eq!(lines(&k("", false, true, false)), [key("Enter")]);
+    }
+}

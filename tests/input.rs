@@ -1,0 +1,545 @@
+//! Input that arrives exactly as given: `send_keys`, `send_keys_batch`, `paste_text` and
+//! `tmuxwire send`, checked byte for byte against what a program in the pane read, on every
+//! tmux of `tmux_bins()`. Public bug cases C9–C12 and C34.
+//!
+//! The byte-exact tests run `head -c N > FILE` in a pane whose terminal is in raw mode
+//! (`stty raw -echo`: no line editing, no signals, no CR/LF translation, no 4,096-byte line
+//! limit), so the file holds exactly the bytes the pane received.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cases::util::{call, err, first_pane, ok, pane_id, run, text_of};
+use crate::support::*;
+
+/// A pane that copies the next `n` bytes it receives to `out`, then prints a marker; the
+/// pane's id and the marker.
+pub(crate) fn raw_reader(server: &TestServer, n: usize, out: &Path) -> (String, String) {
+    let marker = format!("READ-DONE-{}", unique_name(""));
+    let cmd = format!(
+        "stty raw -echo; head -c {n} > '{}'; stty sane; printf '%s\\n' {marker}; sleep 600",
+        out.display()
+    );
+    let p = server
+        .tmux_ok(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            &format!("={}:", server.session),
+            "sh",
+            "-c",
+            &cmd,
+        ])
+        .trim()
+        .to_string();
+    // Raw mode is on once stty ran: wait for the terminal to say so.
+    wait_until_true("raw mode in the reader pane", DEADLINE, || {
+        let tty = server
+            .tmux_ok(&["display-message", "-p", "-t", &p, "#{pane_tty}"])
+            .trim()
+            .to_string();
+        std::process::Command::new("stty")
+            .arg("-a")
+            .stdin(std::fs::File::open(&tty).expect("open the pane's tty"))
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("-icanon"))
+    });
+    (p, marker)
+}
+
+/// Sends `text` to a raw reader with `send_keys` (literal, no Enter) and returns the bytes
+/// the program read.
+async fn delivered(server: &TestServer, text: &str, dir: &Path, name: &str) -> Vec<u8> {
+    let out = dir.join(name);
+    let (pane, marker) = raw_reader(server, text.len(), &out);
+    let s = capture_servers(server);
+    let r = call(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": text, "literal": true, "enter": false}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{name}: {}", text_of(&r));
+    let r = r.structured_content.expect("a result");
+    assert_eq!(r["pane_id"], json!(pane));
+    server.wait_for_text(&pane, &marker, Duration::from_secs(60));
+    let bytes = std::fs::read(&out).expect("the reader's file");
+    server.tmux_ok(&["kill-pane", "-t", &pane]);
+    bytes
+}
+
+/// Every kind of text reaches the pane byte for byte: command separators, flags, quotes,
+/// variables, formats, jobs, line breaks, tabs, carriage returns, other control characters,
+/// DEL, NUL, non-Latin scripts, emoji (with joiners and variation selectors), combining
+/// marks and unassigned code points.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_keys_delivers_text_byte_for_byte() {
+    let texts: &[(&str, &str)] = &[
+        ("separators", "echo one; echo two;"),
+        ("flags", "-t d2 -l -- -H 41 hello"),
+        ("quotes", "it's \"q\" `b` \\ \\; \\n"),
+        ("shell", "$HOME ${X:-y} $(id) ~ * ?"),
+        ("formats", "#{pane_id} #(touch /tmp/x) ##[fg=red] #S %H %%"),
+        ("controls", "a\nb\r\nc\td\u{1b}[1me\u{7f}f\u{3}\u{4}\u{0}g"),
+        ("scripts", "日本語 Ελληνικά العربية עברית हिन्दी 한국어"),
+        ("emoji", "👍🏽 👨‍👩‍👧‍👦 ❤️ 🏳️‍🌈 e\u{301} \u{10ffff} \u{e000}"),
+        ("tmux-like", "%end 1 2 1\n%begin 1 2 1\n%exit\n"),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        for (name, text) in texts {
+            let got = delivered(&server, text, dir.path(), name).await;
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                *text,
+                "tmux {}: {name}",
+                bin.label
+            );
+            assert_eq!(got, text.as_bytes(), "tmux {}: {name}", bin.label);
+        }
+    }
+}
+
+/// C34 and "1 MB of it": long input is cut into commands tmux's parser takes (a command of
+/// about 10,000 arguments fails as a whole), so every byte arrives: 12,000 bytes that each
+/// go as a hex argument, then a mebibyte of mixed text.
+///
+/// See: https://github.com/a9a4k/vscode-deck/issues/57
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c34_long_input_arrives_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hex_heavy: String = "é".repeat(6000);
+    let mut big = String::with_capacity(1 << 20);
+    let mut i = 0u32;
+    while big.len() < (1 << 20) - 64 {
+        big.push_str(&format!("line {i}: plain ascii; 日本語 \t#{{x}} 'q'\n"));
+        i += 1;
+    }
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let got = delivered(&server, &hex_heavy, dir.path(), "hex").await;
+        assert_eq!(got, hex_heavy.as_bytes(), "tmux {}", bin.label);
+        let start = std::time::Instant::now();
+        let got = delivered(&server, &big, dir.path(), "big").await;
+        assert_eq!(got.len(), big.len(), "tmux {}", bin.label);
+        assert!(got == big.as_bytes(), "tmux {}: 1 MiB differs", bin.label);
+        eprintln!("tmux {}: 1 MiB typed in {:?}", bin.label, start.elapsed());
+    }
+}
+
+/// C9: non-Latin text and C-Space reach a pane as the right bytes (`od` in the pane shows
+/// them).
+///
+/// See: https://github.com/tmux/tmux/issues/426 · https://github.com/tmux/tmux/issues/2757
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c9_non_latin_text_and_c_space_arrive_as_bytes() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "clear");
+        crate::cases::util::type_line(&server, &pane, "od -An -c");
+        // od runs when the shell has handed it the terminal.
+        wait_until_true("od runs", DEADLINE, || {
+            server
+                .tmux_ok(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane,
+                    "#{pane_current_command}",
+                ])
+                .trim()
+                == "od"
+        });
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "日本語", "enter": false}),
+        )
+        .await;
+        for key in ["C-Space", "Enter", "C-d"] {
+            ok(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": key, "enter": false}),
+            )
+            .await;
+        }
+        server.wait_for_text(&pane, "\\0", DEADLINE);
+        let screen = server.capture(&pane, &[]);
+        assert!(
+            screen.contains("346 227 245 346 234 254 350 252 236  \\0"),
+            "tmux {}: {screen}",
+            bin.label
+        );
+    }
+}
+
+/// C10: a `;` at the end of the text is text: `echo one;` prints `one`.
+///
+/// See: https://github.com/tmux/tmux/issues/1849 · https://github.com/tmux/tmux/issues/4350
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c10_trailing_semicolon_is_typed() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "clear");
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo one;"}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo two;", "literal": true}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\ntwo\n", DEADLINE);
+        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        assert!(lines.contains(&"$ echo one;".to_string()), "{lines:?}");
+        assert!(lines.contains(&"one".to_string()), "{lines:?}");
+        assert!(lines.contains(&"$ echo two;".to_string()), "{lines:?}");
+    }
+}
+
+/// C11: text that starts with `-` is typed into the pane named, never read as flags (`-t d2`
+/// must not reach pane d2).
+///
+/// See: https://github.com/tmux-python/libtmux/issues/533 ·
+/// https://github.com/tmux-python/tmuxp/issues/915
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c11_leading_dash_is_text_for_the_named_pane() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("d1").start();
+        server.tmux_ok(&["new-session", "-d", "-s", "d2", SH]);
+        server.wait_for_text("=d2:", "$", DEADLINE);
+        let d1 = pane_id(&server, "=d1:");
+        let d2 = pane_id(&server, "=d2:");
+        let s = servers(&server);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": d1, "keys": "-t d2 hello", "enter": false}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": d1, "keys": "-tsomething", "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&d1, "-t d2 hello-tsomething", DEADLINE);
+        let other = server.capture(&d2, &[]);
+        assert!(
+            !other.contains("hello"),
+            "tmux {}: d2 got {other:?}",
+            bin.label
+        );
+    }
+}
+
+/// C12: keys are keys only as an explicit key name: `C-c` interrupts (a), and `echo Up`
+/// types the word Up (b).
+///
+/// See: https://github.com/tmux-python/libtmux/issues/88 ·
+/// https://github.com/tmux-python/libtmux/issues/310 ·
+/// https://github.com/nickgnd/tmux-mcp/issues/31 · https://github.com/nickgnd/tmux-mcp/issues/16
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c12_key_names_and_text_stay_apart() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        // (a) C-c interrupts sleep: the shell is in front again.
+        run(&server, &pane, "clear");
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "sleep 999"}),
+        )
+        .await;
+        wait_until_true("sleep runs", DEADLINE, || {
+            server
+                .tmux_ok(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane,
+                    "#{pane_current_command}",
+                ])
+                .trim()
+                == "sleep"
+        });
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-c", "enter": false}),
+        )
+        .await;
+        wait_until_true("C-c interrupts sleep", DEADLINE, || {
+            server
+                .tmux_ok(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane,
+                    "#{pane_current_command}",
+                ])
+                .trim()
+                == "bash"
+        });
+        // (b) "echo Up" is text; Up alone as a key re-runs the last command.
+        run(&server, &pane, "clear; echo MARK-ONE");
+        ok(&s, "send_keys", json!({"pane_id": pane, "keys": "echo Up"})).await;
+        server.wait_for_text(&pane, "\nUp\n", DEADLINE);
+        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        assert_eq!(
+            lines.iter().filter(|l| l.as_str() == "MARK-ONE").count(),
+            1,
+            "tmux {}: Up re-ran a command: {lines:?}",
+            bin.label
+        );
+        // The key Up recalls "echo Up"; literal=true types the word.
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "Up", "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&pane, "$ echo Up\nUp\n$ echo Up", DEADLINE);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "Up", "literal": true, "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\n$ Up", DEADLINE);
+    }
+}
+
+/// `suppress_history` puts a space first (text only), `enter` adds Enter, and a missing pane
+/// types nothing anywhere and is `NotFound`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_keys_options_and_missing_panes() {
+    let bin = system_tmux();
+    let server = TestServer::start(&bin);
+    let pane = first_pane(&server);
+    let s = servers(&server);
+    run(&server, &pane, "clear");
+    ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "echo hidden", "suppress_history": true, "enter": false}),
+    )
+    .await;
+    server.wait_for_text(&pane, "$  echo hidden", DEADLINE);
+    ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+    )
+    .await;
+    let e = err(&s, "send_keys", json!({"pane_id": "%99", "keys": "x"})).await;
+    assert_eq!(e.kind, "NotFound", "{}", e.text);
+    // A session name: its active pane; an exact name only.
+    let r = ok(
+        &s,
+        "send_keys",
+        json!({"session_name": "main", "keys": "echo BY-NAME"}),
+    )
+    .await;
+    assert_eq!(r["pane_id"], json!(pane));
+    server.wait_for_text(&pane, "\nBY-NAME\n", DEADLINE);
+    let e = err(&s, "send_keys", json!({"session_name": "mai", "keys": "x"})).await;
+    assert_eq!(e.kind, "NotFound", "{}", e.text);
+}
+
+/// `send_keys_batch`: in order in one round trip; `stop` runs nothing after a failure,
+/// `continue` runs the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_keys_batch_order_stop_and_continue() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = capture_servers(&server);
+        run(&server, &pane, "clear");
+        let t = s.default_server().clone();
+        let ops = json!([
+            {"keys": "echo B1", "pane_id": pane},
+            {"keys": "x", "pane_id": "%99"},
+            {"keys": "echo B3", "pane_id": pane},
+        ]);
+        let before = t.round_trips();
+        let r = ok(&s, "send_keys_batch", json!({"operations": ops})).await;
+        assert_eq!(
+            t.round_trips() - before,
+            1,
+            "tmux {}: one round trip",
+            bin.label
+        );
+        assert_eq!(r["succeeded"], json!(1), "{r}");
+        assert_eq!(r["failed"], json!(1), "{r}");
+        assert_eq!(r["stopped_at"], json!(1), "{r}");
+        assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
+        assert!(r["results"][1]["error"].as_str().unwrap().contains("%99"));
+        server.wait_for_text(&pane, "\nB1\n", DEADLINE);
+        let r = ok(
+            &s,
+            "send_keys_batch",
+            json!({"operations": ops, "on_error": "continue"}),
+        )
+        .await;
+        assert_eq!(
+            (r["succeeded"].clone(), r["stopped_at"].clone()),
+            (json!(2), Value::Null)
+        );
+        server.wait_for_text(&pane, "\nB3\n", DEADLINE);
+        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        assert!(
+            !lines.contains(&"B3".to_string())
+                || lines.iter().position(|l| l == "B1") < lines.iter().position(|l| l == "B3"),
+            "{lines:?}"
+        );
+        let e = err(&s, "send_keys_batch", json!({"operations": []})).await;
+        assert_eq!(e.kind, "InvalidArgument");
+        let e = err(
+            &s,
+            "send_keys_batch",
+            json!({"operations": [{"keys": "x", "bogus": 1}]}),
+        )
+        .await;
+        assert_eq!(e.kind, "InvalidArgument");
+    }
+}
+
+/// `paste_text` wraps the text in bracketed-paste markers only when the program asked for
+/// them (mode 2004), and leaves no buffer behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        // A program that asked for bracketed paste and shows what it reads.
+        run(&server, &pane, "clear");
+        crate::cases::util::type_line(
+            &server,
+            &pane,
+            "printf '\\033[?2004h'; stty -echo; od -An -c",
+        );
+        wait_until_true("od runs", DEADLINE, || {
+            server
+                .tmux_ok(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane,
+                    "#{pane_current_command}",
+                ])
+                .trim()
+                == "od"
+        });
+        ok(&s, "paste_text", json!({"pane_id": pane, "text": "AB"})).await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-d", "enter": false}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-d", "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&pane, "033   [   2   0   1   ~", DEADLINE);
+        let screen = server.capture(&pane, &[]);
+        assert!(
+            screen.contains("033   [   2   0   0   ~   A   B 033   [   2   0   1   ~"),
+            "tmux {}: {screen}",
+            bin.label
+        );
+        // Without the mode: the bare text, line breaks as carriage returns.
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let (reader, marker) = raw_reader(&server, 7, out.path());
+        ok(
+            &s,
+            "paste_text",
+            json!({"pane_id": reader, "text": "a;b\nc #"}),
+        )
+        .await;
+        server.wait_for_text(&reader, &marker, DEADLINE);
+        assert_eq!(std::fs::read(out.path()).unwrap(), b"a;b\rc #");
+        let buffers = server.tmux_ok(&["list-buffers", "-F", "#{buffer_name}"]);
+        assert!(
+            !buffers.contains("tmuxwire"),
+            "tmux {}: {buffers}",
+            bin.label
+        );
+        let e = err(&s, "paste_text", json!({"pane_id": pane, "text": ""})).await;
+        assert_eq!(e.kind, "InvalidArgument");
+    }
+}
+
+/// `tmuxwire send`: text typed exactly (a word like Up too), keys only by -k, Enter unless
+/// -n, `-` reads stdin, `-t` as the other commands; bad keys and missing targets exit 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_send() {
+    let bin = system_tmux();
+    let server = TestServer::start(&bin);
+    let pane = first_pane(&server);
+    run(&server, &pane, "clear");
+    let send = |args: &[&str], stdin: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+        test_env(&mut cmd);
+        cmd.arg("-S").arg(&server.socket).arg("send").args(args);
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn tmuxwire send");
+        {
+            use std::io::Write as _;
+            let mut i = child.stdin.take().unwrap();
+            if let Some(t) = stdin {
+                i.write_all(t.as_bytes()).unwrap();
+            }
+        }
+        child.wait_with_output().expect("tmuxwire send output")
+    };
+    let o = send(&["-t", "main:0.0", "echo Up;"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+    server.wait_for_text(&pane, "\nUp\n", DEADLINE);
+    let o = send(&["-t", &pane, "-n", "--", "-v"], None);
+    assert!(o.status.success());
+    server.wait_for_text(&pane, "$ -v", DEADLINE);
+    let o = send(&["-t", &pane, "-k", "C-u", "-k", "Enter"], None);
+    assert!(o.status.success());
+    let o = send(&["-t", "main", "-"], Some("echo FROM-STDIN"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    server.wait_for_text(&pane, "\nFROM-STDIN\n", DEADLINE);
+    let o = send(&["-t", &pane, "-k", "NotAKey"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a key name"));
+    let o = send(&["-t", "nosuch", "x"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let o = send(&["-t", &pane], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to send"));
+}
