@@ -1163,3 +1163,59 @@ fn cli_errors_in_cli_words() {
         }
     }
 }
+
+/// `tmuxwire wait`: exit 0 with the matching line when a new line matches, 3 when a `--stop`
+/// pattern matches first, 1 on a timeout (with a note on stderr); a line already on the screen
+/// when the wait began does not count.
+#[test]
+fn cli_wait_exit_codes() {
+    let bin = crate::support::system_tmux();
+    let server = TestServer::builder(&bin).size(80, 10).start();
+    let pane = first_pane(&server);
+    run(&server, &pane, "echo CLI-ON-SCREEN");
+    let o = tw(
+        &server.socket,
+        &["wait", "-t", &pane, "--timeout", "0.3", "CLI-ON-SCREEN"],
+    );
+    expect_code(&o, 1, "a line printed before the wait");
+    assert!(stderr(&o).contains("no match"), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    // A loop prints the line every 0.1 s, so the wait sees a new one however late it starts.
+    type_line(
+        &server,
+        &pane,
+        "while :; do echo CLI-\"\"LOOP-42; sleep 0.1; done",
+    );
+    server.wait_for_text(&pane, "CLI-LOOP-42", DEADLINE);
+    let o = tw(
+        &server.socket,
+        &["wait", "-t", &pane, "--timeout", "20", "-e", r"LOOP-\d+$"],
+    );
+    expect_code(&o, 0, "matched");
+    assert!(
+        stdout(&o).lines().all(|l| l == "CLI-LOOP-42") && !stdout(&o).is_empty(),
+        "{}",
+        stdout(&o)
+    );
+    let o = tw(
+        &server.socket,
+        &[
+            "wait",
+            "-t",
+            &pane,
+            "--timeout",
+            "20",
+            "--stop",
+            "cli-loop",
+            "-i",
+            "never",
+        ],
+    );
+    expect_code(&o, 3, "stopped");
+    let o = tw(
+        &server.socket,
+        &["wait", "-t", &pane, "--timeout", "0", "x"],
+    );
+    expect_code(&o, 2, "a zero timeout");
+    server.tmux_ok(&["send-keys", "-t", &pane, "C-c"]);
+}

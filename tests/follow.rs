@@ -381,3 +381,203 @@ async fn capture_since_rejects_foreign_and_stale_cursors() {
     assert!(e.to_string().contains("respawned"), "{e}");
     assert!(SinceCursor::decode("capture-since-v1:abc").is_err());
 }
+
+/// The three tools through the MCP tool layer: libtmux-mcp's argument names, defaults and
+/// result fields, its errors for bad arguments, the wait ceiling, the cursor's pane as the
+/// default target, and `send_keys` telling the mirror what it typed (C13 through the tools).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follow_tools_through_mcp() {
+    use serde_json::json;
+    let bin = system_tmux();
+    let server = TestServer::builder(&bin).size(100, 12).start();
+    let s = Arc::new(servers(&server));
+    let pane = first_pane(&server);
+    run(&server, &pane, "true");
+
+    // Bad arguments change nothing and say what is wanted.
+    for (args, needle) in [
+        (json!({"patterns": []}), "non-empty list"),
+        (json!({"patterns": [""]}), "non-empty string"),
+        (
+            json!({"patterns": ["x"], "interval": 0.001}),
+            "at least 0.01",
+        ),
+        (
+            json!({"patterns": ["x"], "timeout": 0}),
+            "timeout must be positive",
+        ),
+        (json!({"patterns": ["(x"], "regex": true}), "regex"),
+    ] {
+        let e = err(&s, "wait_for_text", args.clone()).await;
+        assert!(e.text.contains(needle), "{args}: {}", e.text);
+    }
+    let e = err(
+        &s,
+        "capture_since",
+        json!({"cursor": "capture-since-v1:abc"}),
+    )
+    .await;
+    assert!(
+        e.text.contains("invalid capture_since cursor"),
+        "{}",
+        e.text
+    );
+    let e = err(&s, "capture_since", json!({"max_lines": 0})).await;
+    assert!(e.text.contains("max_lines"), "{}", e.text);
+    let e = err(&s, "run_command", json!({"command": "  "})).await;
+    assert!(e.text.contains("must not be empty"), "{}", e.text);
+    let e = err(&s, "run_command", json!({"command": "a\nb"})).await;
+    assert!(e.text.contains("single line"), "{}", e.text);
+
+    // The ceiling clamps; a silent pane times out; interval is accepted.
+    ceiling_and_timeout(&s, &pane).await;
+
+    // capture_since: a first call, then exactly the new lines, then nothing.
+    let first = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+    let cursor = first["cursor"].as_str().expect("cursor").to_string();
+    assert_eq!(first["lines_missed"], json!(false));
+    run(&server, &pane, "printf 'since-1\\nsince-2\\n'");
+    let next = ok(&s, "capture_since", json!({"cursor": cursor})).await;
+    let lines: Vec<&str> = next["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let i = lines.iter().position(|l| *l == "since-1").expect("since-1");
+    assert_eq!(lines[i + 1], "since-2", "{next}");
+    assert_eq!(
+        next["pane_id"],
+        json!(pane),
+        "the cursor's pane is the default"
+    );
+    let cursor = next["cursor"].as_str().unwrap().to_string();
+    let again = ok(
+        &s,
+        "capture_since",
+        json!({"cursor": cursor.clone(), "pane_id": pane}),
+    )
+    .await;
+    assert_eq!(again["lines"], json!([]), "{again}");
+    let other = server.tmux_ok(&["split-window", "-d", "-P", "-F", "#{pane_id}"]);
+    let e = err(
+        &s,
+        "capture_since",
+        json!({"cursor": cursor, "pane_id": other.trim()}),
+    )
+    .await;
+    assert!(e.text.contains("cursor"), "{}", e.text);
+
+    // run_command: status and only its own output.
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "echo tool-out; (exit 3)"}),
+    )
+    .await;
+    assert_eq!(r["exit_status"], json!(3), "{r}");
+    assert_eq!(r["output"], json!(["tool-out"]), "{r}");
+    assert_eq!(r["timed_out"], json!(false));
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "sleep 30", "timeout": "0.3",
+               "interrupt_on_timeout": true}),
+    )
+    .await;
+    assert_eq!(r["timed_out"], json!(true), "{r}");
+    assert_eq!(r["exit_status"], json!(null), "{r}");
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "echo usable", "max_lines": "5"}),
+    )
+    .await;
+    assert_eq!(
+        r["output"],
+        json!(["usable"]),
+        "the shell is usable after a timeout: {r}"
+    );
+
+    // wait_for_text never matches the echo of a command typed with send_keys (C13).
+    let waiter = {
+        let s = s.clone();
+        let pane = pane.clone();
+        tokio::spawn(async move {
+            ok(
+                &s,
+                "wait_for_text",
+                json!({"pane_id": pane, "patterns": ["TOOL-DONE-7"], "timeout": 20}),
+            )
+            .await
+        })
+    };
+    let id: PaneId = pane.parse().unwrap();
+    waits_begun(&tmux_of_servers(&s), id, 1).await;
+    ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "sleep 0.2; echo TOOL-DONE-$((3+4))"}),
+    )
+    .await;
+    let r = within_deadline(waiter).await;
+    assert_eq!(r["outcome"], json!("matched"), "{r}");
+    assert_eq!(r["matched_lines"], json!(["TOOL-DONE-7"]), "{r}");
+}
+
+fn tmux_of_servers(s: &tmuxwire::tmux::Servers) -> Arc<Tmux> {
+    s.default_server().clone()
+}
+
+async fn within_deadline(h: tokio::task::JoinHandle<serde_json::Value>) -> serde_json::Value {
+    tokio::time::timeout(DEADLINE, h)
+        .await
+        .expect("the wait to end")
+        .expect("the wait task")
+}
+
+/// `timeout: 999` is clamped to the ceiling (30 s without configuration) and a pane that
+/// prints nothing times out after the short timeout given, with `interval` accepted.
+async fn ceiling_and_timeout(s: &Arc<tmuxwire::tmux::Servers>, pane: &str) {
+    use serde_json::json;
+    let started = Instant::now();
+    let r = ok(
+        s,
+        "wait_for_text",
+        json!({"pane_id": pane, "patterns": ["never-printed"], "timeout": 0.3, "interval": 0.5}),
+    )
+    .await;
+    assert_eq!(r["outcome"], json!("timeout"), "{r}");
+    assert_eq!(r["found"], json!(false));
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(
+        (r["effective_timeout"].as_f64().unwrap() - 0.3).abs() < 1e-9,
+        "{r}"
+    );
+    // The clamp, checked without waiting 30 s: a stop pattern ends the wait.
+    let w = {
+        let s = s.clone();
+        let pane = pane.to_string();
+        tokio::spawn(async move {
+            ok(
+                &s,
+                "wait_for_text",
+                json!({"pane_id": pane, "patterns": ["x-never"], "stop": ["CLAMP-STOP"],
+                       "timeout": 999}),
+            )
+            .await
+        })
+    };
+    let id: PaneId = pane.parse().unwrap();
+    waits_begun(&tmux_of_servers(s), id, 1).await;
+    ok(
+        s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "echo CLAMP\"\"-STOP"}),
+    )
+    .await;
+    let r = within_deadline(w).await;
+    assert_eq!(r["outcome"], json!("stopped"), "{r}");
+    assert_eq!(r["matched_index"], json!(0), "{r}");
+    assert_eq!(r["effective_timeout"], json!(30.0), "{r}");
+}

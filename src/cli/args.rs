@@ -277,6 +277,51 @@ pub struct SendArgs {
     pub no_enter: bool,
 }
 
+const WAIT_LONG: &str = "Wait until a pane prints a new line that matches, woken by the output itself.
+
+Only lines printed after the wait begins count; the echo of a command tmuxwire just typed (tmuxwire \
+send) is not output. PATTERN is literal text unless -e; case-sensitive unless -i. Without \
+PATTERN, any new output ends the wait. --stop PATTERN (repeatable) ends it early, as a failure. \
+Prints the matching lines (the last lines printed with --tail). Exit status: 0 matched, 1 timed \
+out, 3 stopped by --stop, 2 on an error.";
+
+const WAIT_EXAMPLES: &str = "\
+Examples:
+  tmuxwire send -t %3 'make test'
+  tmuxwire wait -t %3 --stop FAILED 'tests passed'   # 0 passed, 3 failed, 1 timed out
+  tmuxwire wait -t %3 -e '^\\$ $' --timeout 60        # the prompt is back
+  tmuxwire wait -t build:1 --tail                  # any output; show the last lines";
+
+/// `tmuxwire wait`.
+#[derive(Debug, Args)]
+#[command(after_help = WAIT_EXAMPLES)]
+pub struct WaitArgs {
+    /// Text to wait for (a literal unless -e); repeatable as more arguments: any one matches.
+    pub patterns: Vec<String>,
+    /// The pane: %N, or a window or session for its active pane (default: the active pane of
+    /// the current session).
+    #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to watch, or a window or session for its active pane"))]
+    pub target: Option<String>,
+    /// Patterns are regular expressions (Rust regex syntax).
+    #[arg(short = 'e', long, visible_short_alias = 'E')]
+    pub regex: bool,
+    /// Ignore case.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// End the wait (exit status 3) when a new line matches this; repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub stop: Vec<String>,
+    /// Seconds to wait (at most the wait ceiling: TMUXWIRE_WAIT_MAX_SECONDS, default 30).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Print the last lines the pane printed (up to 20) instead of the matching lines.
+    #[arg(long)]
+    pub tail: bool,
+    /// Print nothing; the exit status says how the wait ended.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
@@ -316,6 +361,9 @@ pub enum Cmd {
     /// Type text into a pane exactly as given, and press keys by name.
     #[command(long_about = SEND_LONG)]
     Send(SendArgs),
+    /// Wait until a pane prints a line that matches (no polling).
+    #[command(long_about = WAIT_LONG)]
+    Wait(WaitArgs),
     /// Start a private tmux server, fill it, search it, time it, remove it.
     ///
     /// Needs the tmux binary only to start that server; -L/-S are ignored (the demo always uses

@@ -26,6 +26,7 @@ mod search;
 mod send;
 mod target;
 mod tool;
+mod wait;
 
 /// `println!` that never panics: output to a closed pipe (`tmuxwire demo
 /// | head -1`) is dropped instead of aborting the program, which may
@@ -47,7 +48,7 @@ use clap::Parser;
 use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
-pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs};
+pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, WaitArgs};
 pub use output::ColorChoice;
 
 fn init_logging() {
@@ -112,8 +113,9 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
     };
     let caller = Caller::from_env();
     // The MCP server outlives single calls: it keeps a mirror of the panes.
+    // `wait` follows one pane's output, which only the mirror sees.
     let mirror = crate::mirror::MirrorOptions {
-        enabled: matches!(cli.command, Cmd::Mcp { .. }),
+        enabled: matches!(cli.command, Cmd::Mcp { .. } | Cmd::Wait(_)),
         ..crate::mirror::MirrorOptions::default()
     };
     let default = Arc::new(Tmux::new(path, name, caller.clone()).with_mirror(mirror));
@@ -166,6 +168,7 @@ async fn run(cli: Cli) -> ExitCode {
         Cmd::Capture(a) => capture::capture(&servers, a).await,
         Cmd::Search(a) => search::run(&servers, a).await,
         Cmd::Send(a) => send::run(&servers, a).await,
+        Cmd::Wait(a) => wait::run(&servers, a).await,
     };
     done.unwrap_or_else(|e| {
         e.print();

@@ -86,6 +86,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("get_server_info", "asking the server"),
     ("snapshot_pane", "capture"),
     ("send_keys_batch", "send"),
+    ("wait_for_text", "wait"),
 ];
 
 /// Tool arguments and the flags that set them.

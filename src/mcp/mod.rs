@@ -77,6 +77,12 @@ INPUT: send_keys types text exactly as given (any bytes); a keys value that is e
 name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
 stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client.\n\
 \n\
+FOLLOWING: wait_for_text, capture_since and run_command wake on the pane's output (no polling). \
+Waits are clamped to the wait ceiling (30 s unless TMUXWIRE_WAIT_MAX_SECONDS or \
+LIBTMUX_MCP_WAIT_MAX_SECONDS says otherwise) and report effective_timeout. run_command's \
+suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and export do not \
+persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
+\n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
 truncated_lines and truncated_bytes (capture_pane), content_truncated_lines (snapshot_pane), \
 lines_omitted (search_panes), omitted (lists). next holds the capture_pane arguments that return \

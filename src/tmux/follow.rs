@@ -739,20 +739,7 @@ impl Tmux {
         req: &RunRequest,
     ) -> Result<RunCommandResult, Error> {
         let started = Instant::now();
-        if req.command.trim().is_empty() {
-            return Err(Error::invalid(
-                "command",
-                "command must not be empty",
-                "a shell command",
-            ));
-        }
-        if req.suppress_history && req.command.contains('\n') {
-            return Err(Error::invalid(
-                "command",
-                "command must be a single line when suppress_history=true",
-                "one line, or suppress_history=false",
-            ));
-        }
+        check_command(&req.command, req.suppress_history)?;
         let f = self.follow(pane, req.progress.as_ref()).await?;
         if f.pane.read().status == Status::Dead {
             return Err(Error::NotFound(format!(
@@ -896,6 +883,31 @@ fn find_line(term: &Term, hash: u64, before: LineIndex) -> Option<LineIndex> {
         }
     }
     found
+}
+
+/// Checks a command `run_command` is asked to run: not empty, and one
+/// line when `suppress_history` (a leading space keeps only the first
+/// line of a multi-line command out of history).
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`].
+pub fn check_command(command: &str, suppress_history: bool) -> Result<(), Error> {
+    if command.trim().is_empty() {
+        return Err(Error::invalid(
+            "command",
+            "command must not be empty",
+            "a shell command",
+        ));
+    }
+    if suppress_history && command.contains('\n') {
+        return Err(Error::invalid(
+            "command",
+            "command must be a single line when suppress_history=true",
+            "one line, or suppress_history=false",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -381,6 +381,22 @@ impl Tmux {
         Some(m)
     }
 
+    /// Tells the mirror's copy of `pane_id` (if it has one) that tmuxwire
+    /// typed `text` into it, so `wait_for_text` does not take the echo of
+    /// a command just typed for its output (public case C13).
+    pub(crate) async fn note_typed(&self, pane_id: &str, text: &[u8]) {
+        let Ok(id) = pane_id.parse() else { return };
+        let mirror = self
+            .mirror
+            .lock()
+            .await
+            .as_ref()
+            .map(|(_, m)| Arc::clone(m));
+        if let Some(p) = mirror.and_then(|m| m.pane(id)) {
+            p.note_typed(text);
+        }
+    }
+
     /// The pid of the server the mirror follows (known once
     /// [`Tmux::mirror`] has answered).
     pub(crate) async fn mirrored_server_pid(&self) -> Option<u32> {

@@ -125,7 +125,11 @@ impl Tmux {
                 first = out.into_iter().next().map(|o| o.body);
             }
         }
-        Ok(one_record(&q, &first.unwrap_or_default(), &target)?.string(0))
+        let pane_id = one_record(&q, &first.unwrap_or_default(), &target)?.string(0);
+        if !keys.is_key() {
+            self.note_typed(&pane_id, keys.keys.as_bytes()).await;
+        }
+        Ok(pane_id)
     }
 
     /// Sends several `(target, keys)` in order. When everything fits one
@@ -193,7 +197,7 @@ impl Tmux {
             answers
         };
         let mut sent = Vec::with_capacity(ops.len());
-        for (i, ((target, _), (cmds, q))) in ops.iter().zip(&parts).enumerate() {
+        for (i, ((target, keys), (cmds, q))) in ops.iter().zip(&parts).enumerate() {
             let out = std::mem::take(&mut outputs[i]);
             if out.is_empty() && stop_on_error {
                 // Not run: an earlier operation failed.
@@ -211,6 +215,11 @@ impl Tmux {
                 None if pane_id.is_none() => Err(Error::NotFound(format!("can't find {target}"))),
                 None => Ok(()),
             };
+            if let (Ok(()), Some(p)) = (&result, &pane_id)
+                && !keys.is_key()
+            {
+                self.note_typed(p, keys.keys.as_bytes()).await;
+            }
             let failed = result.is_err();
             sent.push(Sent {
                 pane_id,
@@ -269,7 +278,9 @@ impl Tmux {
                 "tmux did not answer every command".into(),
             ));
         }
-        Ok(one_record(&q, &out[0].body, target)?.string(0))
+        let pane_id = one_record(&q, &out[0].body, target)?.string(0);
+        self.note_typed(&pane_id, text.as_bytes()).await;
+        Ok(pane_id)
     }
 
     /// Puts `content` in a new paste buffer of tmuxwire's namespace

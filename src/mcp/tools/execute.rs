@@ -334,9 +334,7 @@ pub(super) fn defs() -> Vec<Def> {
             "send_keys",
             "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (;, leading -, quotes, $VAR, #{}, newlines, \
-             any script), then Enter unless enter=false. A whole keys that is one key name (C-c, \
-             Enter, Up) is pressed as that key; literal=true types it instead. Returns at once.",
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false. keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
         )),
         def::<SendKeysBatchArgs, SendBatchResult>(
             "send_keys_batch",
@@ -382,6 +380,9 @@ pub(super) fn defs() -> Vec<Def> {
             "Set a variable in the global or a session's environment (new panes get it).",
         ),
     ]
+    .into_iter()
+    .chain(super::follow::execute_defs())
+    .collect()
 }
 
 /// `start_directory`, `environment` (and history suppression) and `shell`
@@ -453,6 +454,7 @@ pub(super) async fn run(
 ) -> Result<CallToolResult, Error> {
     let servers = ctx.servers;
     match name {
+        "run_command" => super::follow::run(ctx, name, args).await,
         "create_session" => {
             let a: CreateSessionArgs = parse(args)?;
             let new = NewSession {

@@ -153,18 +153,13 @@ pub(super) fn defs() -> Vec<Def> {
             "search_panes",
             "Search tmux Panes",
             READ,
-            "Find lines containing a pattern in every pane (or one session's), across scrollback \
-             and screen, as logical lines (soft wraps joined). Literal and case-insensitive by \
-             default. Per pane, the newest matching lines with tmux line numbers; panes are \
-             paged by offset/limit.",
+            "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
         )),
         super::list_of_read(def::<ListServersArgs, ListResult<ServerInfo>>(
             "list_servers",
             "List tmux Servers",
             READ,
-            "Live tmux servers of this user (sockets in $TMUX_TMPDIR or /tmp, tmux-UID), plus \
-             extra_socket_paths: socket, version, pid, session count. Asks each with a one-shot \
-             client; attaches to none.",
+            "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
         )),
         def::<ShowOptionArgs, OptionResult>(
             "show_option",
@@ -185,9 +180,7 @@ pub(super) fn defs() -> Vec<Def> {
             "show_buffer",
             "Show tmux Buffer",
             READ,
-            "The exact text of a buffer load_buffer made (tmuxwire_... names only); the newest \
-             max_lines lines when longer: {buffer_name, content, content_truncated, \
-             content_truncated_lines}.",
+            "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
         )),
         def::<ShowHooksArgs, HookListResult>(
             "show_hooks",
@@ -211,10 +204,12 @@ pub(super) fn defs() -> Vec<Def> {
             "call_read_tools_batch",
             "Call Read Tools in a Batch",
             READ,
-            "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order. \
-             on_error: stop (default) or continue. Each operation names its own socket.",
+            "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
         ),
     ]
+    .into_iter()
+    .chain(super::follow::inspect_defs())
+    .collect()
 }
 
 /// Runs one inspect tool.
@@ -226,6 +221,7 @@ pub(super) async fn run(
     let (servers, budget) = (ctx.servers, ctx.budget);
     let progress = ctx.progress.clone();
     match name {
+        "wait_for_text" | "capture_since" => super::follow::run(ctx, name, args).await,
         "list_sessions" => {
             let a: ListSessionsArgs = parse(args)?;
             let t = server(servers, &a.socket_name, &a.socket_path)?;

@@ -361,8 +361,7 @@ pub(super) fn defs() -> Vec<Def> {
             "wait_for_channel",
             "Wait for tmux Channel",
             IDEMPOTENT,
-            "Wait until the channel is signalled (signal_channel, or tmux wait-for -S CHANNEL run \
-             in a pane) or timeout; a server exiting meanwhile is an error, not a success.",
+            "Wait until a channel is signalled (signal_channel, or tmux wait-for -S in a pane) or timeout; a server exiting is an error, not success.",
         ),
         bare_output(def::<SignalChannelArgs, Message>(
             "signal_channel",

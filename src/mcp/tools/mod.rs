@@ -19,6 +19,7 @@
 //! anything is sent to tmux, so a bad call changes nothing.
 
 pub mod execute;
+pub mod follow;
 pub mod inspect;
 pub mod manage;
 pub mod teardown;

@@ -1,0 +1,87 @@
+//! `tmuxwire wait`: block until a pane prints a line that matches (or any
+//! output), woken by the pane's `%output` through the mirror, as the MCP
+//! tool `wait_for_text` does (the same code). Prints the matching lines
+//! (or the tail) with control characters escaped; the exit status says
+//! how the wait ended.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+
+use super::WaitArgs;
+use super::output::escape_text;
+use super::target::{self, Level};
+use super::tool::{self, CliError};
+use crate::tmux::Servers;
+
+/// Exit status when a `--stop` pattern ended the wait.
+const STOPPED: u8 = 3;
+
+/// The `wait_for_text` arguments `a` asks for (target resolved apart).
+pub fn arguments(a: &WaitArgs) -> Map<String, Value> {
+    let mut args = Map::new();
+    if !a.patterns.is_empty() {
+        args.insert("patterns".into(), json!(a.patterns));
+    }
+    if !a.stop.is_empty() {
+        args.insert("stop".into(), json!(a.stop));
+    }
+    args.insert("regex".into(), json!(a.regex));
+    args.insert("match_case".into(), json!(!a.ignore_case));
+    args.insert("timeout".into(), json!(a.timeout));
+    args
+}
+
+/// Runs `wait`.
+///
+/// # Errors
+///
+/// A bad pattern or timeout, a missing target, the tool's errors.
+pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
+    if !a.timeout.is_finite() || a.timeout <= 0.0 {
+        return Err(CliError::new(format!(
+            "--timeout {}: must be a positive number of seconds",
+            a.timeout
+        )));
+    }
+    let mut args = arguments(&a);
+    if let Some(t) = &a.target {
+        let (_, scope) = target::resolve_arg(servers, t).await?;
+        match scope.level {
+            Level::Pane => args.insert("pane_id".into(), json!(scope.pane_id)),
+            Level::Window => args.insert("window_id".into(), json!(scope.window_id)),
+            Level::Session => args.insert("session_id".into(), json!(scope.session_id)),
+        };
+    }
+    let r = tool::call(servers, "wait_for_text", args).await?;
+    if !a.quiet {
+        let lines = if a.tail || r["matched_lines"].as_array().is_none_or(Vec::is_empty) {
+            &r["tail"]
+        } else {
+            &r["matched_lines"]
+        };
+        let mut out = std::io::stdout().lock();
+        let show = a.tail || r["outcome"] != json!("timeout");
+        for l in lines.as_array().into_iter().flatten().filter(|_| show) {
+            let _ = writeln!(out, "{}", escape_text(l.as_str().unwrap_or("")));
+        }
+        if r["outcome"] == json!("timeout") || r["outcome"] == json!("alternate_screen") {
+            eprintln!(
+                "tmuxwire: no match in {} within {} s{}",
+                r["pane_id"].as_str().unwrap_or("the pane"),
+                r["effective_timeout"],
+                if r["alternate_screen"] == json!(true) {
+                    " (the pane shows a full-screen program)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    Ok(match r["outcome"].as_str() {
+        Some("matched" | "any_output") => ExitCode::SUCCESS,
+        Some("stopped") => ExitCode::from(STOPPED),
+        _ => ExitCode::from(1),
+    })
+}
