@@ -64,9 +64,8 @@ impl Toolset {
     }
 }
 
-/// Every libtmux-mcp tool name (0.1.0a22: 54) and its toolset. Names
-/// tmuxwire does not serve yet are still known here, so a configuration
-/// that names them is not a start-up error.
+/// Every libtmux-mcp tool name (0.1.0a22: 54) and its toolset; tmuxwire
+/// serves them all.
 pub const REFERENCE: &[(&str, Toolset)] = &[
     ("call_read_tools_batch", Toolset::Inspect),
     ("capture_pane", Toolset::Inspect),
@@ -331,7 +330,6 @@ mod tests {
         assert!(e.contains("LIBTMUX_TOOLS names unknown tools: nope"), "{e}");
         let e = Policy::from_env(env(&[("TMUXWIRE_EXCLUDE_TOOLS", "x")])).unwrap_err();
         assert!(e.contains("TMUXWIRE_EXCLUDE_TOOLS"), "{e}");
-        // Names tmuxwire does not serve yet are known.
         assert!(Policy::from_env(env(&[("TMUXWIRE_TOOLS", "run_command")])).is_ok());
     }
 }

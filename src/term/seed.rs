@@ -358,46 +358,81 @@ fn plain_texts(rows: &[Row<'_>], acs: bool) -> Vec<Vec<u8>> {
     rows.iter()
         .map(|r| {
             let mut out = Vec::with_capacity(r.text.len());
-            let b = r.text;
-            let mut i = 0;
-            while i < b.len() {
-                match b[i] {
-                    0x0e => shifted = true,
-                    0x0f => shifted = false,
-                    0x1b if b.get(i + 1) == Some(&b'[') => {
-                        i += 2;
-                        while i < b.len() && !(0x40..=0x7e).contains(&b[i]) {
-                            i += 1;
-                        }
-                    }
-                    0x1b if b.get(i + 1) == Some(&b']') => {
-                        i += 2;
-                        while i < b.len()
-                            && b[i] != 0x07
-                            && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\'))
-                        {
-                            i += 1;
-                        }
-                        if b.get(i) == Some(&0x1b) {
-                            i += 1;
-                        }
-                    }
-                    c => match (shifted && acs)
-                        .then(|| super::cell::acs_char(u32::from(c)))
-                        .flatten()
-                    {
-                        Some(ch) => {
-                            let mut buf = [0; 4];
-                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                        }
-                        None => out.push(c),
-                    },
-                }
-                i += 1;
-            }
+            strip_row(r.text, acs, &mut shifted, &mut out);
             out
         })
         .collect()
+}
+
+/// Appends row `b` of a `capture-pane -e` to `out` without its codes
+/// (SGR, OSC 8, SO/SI); with `acs`, letters between SO and SI become the
+/// DEC line-drawing characters they show. `shifted` carries the SO state
+/// from row to row.
+fn strip_row(b: &[u8], acs: bool, shifted: &mut bool, out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            0x0e => *shifted = true,
+            0x0f => *shifted = false,
+            0x1b if b.get(i + 1) == Some(&b'[') => {
+                i += 2;
+                while i < b.len() && !(0x40..=0x7e).contains(&b[i]) {
+                    i += 1;
+                }
+            }
+            0x1b if b.get(i + 1) == Some(&b']') => {
+                i += 2;
+                while i < b.len() && b[i] != 0x07 && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\'))
+                {
+                    i += 1;
+                }
+                if b.get(i) == Some(&0x1b) {
+                    i += 1;
+                }
+            }
+            c => match (*shifted && acs)
+                .then(|| super::cell::acs_char(u32::from(c)))
+                .flatten()
+            {
+                Some(ch) => {
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                None => out.push(c),
+            },
+        }
+        i += 1;
+    }
+}
+
+/// The text of a `capture-pane -p -e` (rows or `-J` lines, each ending
+/// with `\n`) as a plain capture prints it, except that DEC line-drawing
+/// cells (`ESC ( 0`, which tmux stores as the letters `lqkxmj…` and a
+/// plain capture prints as such) read as the box-drawing characters they
+/// show (public case C21). The codes are removed and each line's trailing
+/// spaces trimmed (a plain `capture-pane -p` trims them; with `-e` a code
+/// can stand after them).
+pub fn plain_capture(body: &[u8]) -> Vec<u8> {
+    if !body.iter().any(|&b| b == 0x1b || b == 0x0e) {
+        return body.to_vec();
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut shifted = false;
+    let rows = body.strip_suffix(b"\n").unwrap_or(body);
+    for row in rows.split(|&b| b == b'\n') {
+        let start = out.len();
+        strip_row(row, true, &mut shifted, &mut out);
+        let end = out[start..]
+            .iter()
+            .rposition(|&b| b != b' ')
+            .map_or(start, |k| start + k + 1);
+        out.truncate(end);
+        out.push(b'\n');
+    }
+    if !body.ends_with(b"\n") {
+        out.pop();
+    }
+    out
 }
 
 /// The wrapped flag of each row: from `-F` flags, or by walking the joined
@@ -512,6 +547,20 @@ impl Term {
 mod tests {
     use super::*;
     use crate::term::LineNo;
+
+    #[test]
+    fn plain_capture_reads_line_drawing_c21() {
+        // SO/SI around DEC graphics letters, carried across rows; SGR and
+        // OSC 8 removed; trailing spaces before a code trimmed.
+        let body = b"\x0elqqk\x0f\nx  x\n\x0emq\nqj\x0f \x1b[41m \x1b[0m\n\x1b]8;;http://a\x07ok\x1b]8;;\x07\n";
+        assert_eq!(
+            String::from_utf8(plain_capture(body)).unwrap(),
+            "\u{250c}\u{2500}\u{2500}\u{2510}\nx  x\n\u{2514}\u{2500}\n\u{2500}\u{2518}\nok\n"
+        );
+        assert_eq!(plain_capture(b"plain  \n"), b"plain  \n");
+        assert_eq!(plain_capture(b"\x1b[1mbold"), b"bold");
+        assert_eq!(plain_capture(b""), b"");
+    }
 
     const F: &str = "20,3,4,2,2,100,0,4294967295,4294967295,0,2,1,0,0;8,16\n";
 

@@ -582,7 +582,9 @@ impl Tmux {
         opts: &CaptureOptions,
         narrowed_start: Option<i64>,
     ) -> Result<(Capture, usize), Error> {
-        let mut cap = Command::new("capture-pane").arg("-p");
+        // -e, so DEC line-drawing cells can be told from letters (C21);
+        // the codes are removed again below.
+        let mut cap = Command::new("capture-pane").arg("-p").arg("-e");
         if opts.join {
             cap = cap.arg("-J");
         }
@@ -590,7 +592,7 @@ impl Tmux {
             .opt_if("-S", narrowed_start.or(opts.start).map(|s| s.to_string()))
             .opt_if("-E", opts.end.map(|e| e.to_string()));
         let (meta, body) = self.state_and_text(target, CAPTURE_META, cap).await?;
-        let mut lines = text_lines(&body, opts.join);
+        let mut lines = text_lines(&crate::term::plain_capture(&body), opts.join);
         // Rows of the requested range that the narrowed capture skipped.
         let skipped = match (narrowed_start, opts.start) {
             (Some(from), Some(start)) => {
@@ -642,10 +644,11 @@ impl Tmux {
         target: &Target,
         max_lines: Option<usize>,
     ) -> Result<PaneSnapshot, Error> {
-        let cap = Command::new("capture-pane").arg("-p");
+        let cap = Command::new("capture-pane").arg("-p").arg("-e");
         let (rec, body) = self
             .state_and_text(target, PaneSnapshot::FIELDS, cap)
             .await?;
+        let body = crate::term::plain_capture(&body);
         let mut snap = PaneSnapshot::from_record(&rec, self.is_caller(rec.str(0)));
         let mut lines = text_lines(&body, false);
         // Rows down to the cursor belong to the screen the program left
