@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group};
 use fastrand::Rng;
-use tmuxwire::term::{Options, Rules, Term};
+use tmuxwire::term::{Captures, LineIndex, Options, Rules, Seed, Term};
 
 /// The size of each corpus in bytes.
 const CORPUS_BYTES: usize = 16 << 20;
@@ -164,7 +164,73 @@ fn ingest(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ingest);
+/// The captures of a 120×50 pane with `rows` rows of history as tmux
+/// 3.5 answers a seed (`-e -N -T` rows with some SGR, `-J` into a
+/// buffer): every tenth line is long enough to wrap once.
+fn seed_captures(rows: usize) -> (String, Vec<u8>, Vec<u8>) {
+    let mut rng = Rng::with_seed(0x5EED_0000_0000_0001);
+    let (width, height) = (120usize, 50usize);
+    let mut out = Vec::new();
+    let mut joined = Vec::new();
+    let mut n = 0;
+    while n < rows + height {
+        let mut line = Vec::new();
+        log_line(&mut rng, &mut line);
+        line.truncate(line.len() - 2);
+        if n % 10 == 0 {
+            line.extend_from_slice(&line.clone()[..40]);
+        }
+        let chunks: Vec<&[u8]> = line.chunks(width).collect();
+        for (i, c) in chunks.iter().enumerate() {
+            if n >= rows + height {
+                break;
+            }
+            if i == 0 && n % 7 == 0 {
+                out.extend_from_slice(b"\x1b[31m");
+                out.extend_from_slice(c);
+                out.extend_from_slice(b"\x1b[39m");
+            } else {
+                out.extend_from_slice(c);
+            }
+            out.push(b'\n');
+            joined.extend_from_slice(c);
+            n += 1;
+        }
+        joined.push(b'\n');
+    }
+    let formats = format!(
+        "{width},{height},0,49,{rows},{},0,4294967295,4294967295,0,49,1,0,0;8,16,24,32,40,48,56,64,72,80,88,96,104,112",
+        rows + 10
+    );
+    (formats, out, joined)
+}
+
+/// `seed/100k-rows`: building a copy from the captures of a pane with
+/// 100,000 rows of history (`Seed::from_captures`).
+fn seed(c: &mut Criterion) {
+    let (formats, rows, joined) = seed_captures(100_000);
+    let mut group = c.benchmark_group("seed");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    group.throughput(Throughput::Bytes(rows.len() as u64));
+    group.bench_function("100k-rows", |b| {
+        b.iter(|| {
+            let caps = Captures {
+                formats: &formats,
+                rows: &rows,
+                joined: &joined,
+                ..Captures::default()
+            };
+            let t = Seed::from_captures(&caps, Rules::V34, Options::default(), LineIndex(0))
+                .expect("seed");
+            black_box(t.history_size())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, ingest, seed);
 
 fn main() {
     // `GRID_ONCE=N`: ingest each corpus N x 5 times and print the best

@@ -51,6 +51,7 @@
 //! back as empty (≥ 3.6) prints nothing and is lost, shifting the cells
 //! after it.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::grid::{Grid, Line};
@@ -252,15 +253,18 @@ impl Seed {
                 self.height
             )));
         }
-        let (lines, mut guessed) = t.seed_lines(&rows);
+        // Only the screen's rows are laid out as cells; history is kept as
+        // text. The screen's codes are relative to the last history cell,
+        // so the history's codes (and nothing else of it) go first.
+        let hsize = self.history_size;
+        let (lines, mut guessed) = t.seed_lines(&rows[hsize..], &codes_of(&rows[..hsize]));
         let texts = plain_texts(&rows, false);
         let wrapped = wrapped_flags(&texts, &rows, c.joined, c.rows_have_flags)?;
         if !c.rows_have_flags {
             guessed += ambiguous(&texts, &wrapped);
         }
-        let hsize = self.history_size;
         let acs = opts.dec_graphics == super::screen::DecGraphics::Unicode;
-        let hist_texts = if acs {
+        let hist_texts = if acs && rows[..hsize].iter().any(|r| r.text.contains(&0x0e)) {
             plain_texts(&rows[..hsize], true)
         } else {
             texts
@@ -268,7 +272,7 @@ impl Seed {
         for (i, text) in hist_texts.iter().enumerate().take(hsize) {
             t.history.push_row(text, wrapped[i]);
         }
-        for (y, mut line) in lines.into_iter().skip(hsize).enumerate() {
+        for (y, mut line) in lines.into_iter().enumerate() {
             line.wrapped = wrapped[hsize + y];
             t.grid.lines[y] = line;
         }
@@ -282,7 +286,7 @@ impl Seed {
             if saved.is_empty() {
                 return Err(err("no saved rows captured for the alternate screen"));
             }
-            let (lines, bad) = t.seed_lines(&saved);
+            let (lines, bad) = t.seed_lines(&saved, &[]);
             let texts = plain_texts(&saved, false);
             let wrapped = wrapped_flags(&texts, &saved, c.saved_joined, c.rows_have_flags)?;
             guessed += bad;
@@ -352,14 +356,17 @@ fn split_rows(body: &[u8], flagged: bool) -> Vec<Row<'_>> {
 /// Each row's text without the `-e` codes (SGR, OSC 8 and the SO/SI
 /// shifts), as `-J` prints it; with `acs`, DEC graphics letters (between
 /// SO and SI, which carry over from row to row) become line-drawing
-/// characters.
-fn plain_texts(rows: &[Row<'_>], acs: bool) -> Vec<Vec<u8>> {
+/// characters. A row without codes (most of a long history) is borrowed.
+fn plain_texts<'a>(rows: &[Row<'a>], acs: bool) -> Vec<Cow<'a, [u8]>> {
     let mut shifted = false;
     rows.iter()
         .map(|r| {
+            if !shifted && memchr::memchr3(0x1b, 0x0e, 0x0f, r.text).is_none() {
+                return Cow::Borrowed(r.text);
+            }
             let mut out = Vec::with_capacity(r.text.len());
             strip_row(r.text, acs, &mut shifted, &mut out);
-            out
+            Cow::Owned(out)
         })
         .collect()
 }
@@ -405,6 +412,45 @@ fn strip_row(b: &[u8], acs: bool, shifted: &mut bool, out: &mut Vec<u8>) {
     }
 }
 
+/// The codes of `rows` (SGR, OSC 8, SO and SI), in order, without their
+/// text: what a `-e` capture's later rows are relative to.
+fn codes_of(rows: &[Row<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in rows {
+        let b = r.text;
+        let mut i = 0;
+        while let Some(k) = memchr::memchr3(0x1b, 0x0e, 0x0f, &b[i..]) {
+            let at = i + k;
+            let mut end = at + 1;
+            if b[at] == 0x1b {
+                match b.get(at + 1) {
+                    Some(b'[') => {
+                        end = at + 2;
+                        while end < b.len() && !(0x40..=0x7e).contains(&b[end]) {
+                            end += 1;
+                        }
+                        end = (end + 1).min(b.len());
+                    }
+                    Some(b']') => {
+                        end = at + 2;
+                        while end < b.len()
+                            && b[end] != 0x07
+                            && !(b[end] == 0x1b && b.get(end + 1) == Some(&b'\\'))
+                        {
+                            end += 1;
+                        }
+                        end = (end + if b.get(end) == Some(&0x1b) { 2 } else { 1 }).min(b.len());
+                    }
+                    _ => {}
+                }
+            }
+            out.extend_from_slice(&b[at..end]);
+            i = end;
+        }
+    }
+    out
+}
+
 /// The text of a `capture-pane -p -e` (rows or `-J` lines, each ending
 /// with `\n`) as a plain capture prints it, except that DEC line-drawing
 /// cells (`ESC ( 0`, which tmux stores as the letters `lqkxmj…` and a
@@ -438,7 +484,7 @@ pub fn plain_capture(body: &[u8]) -> Vec<u8> {
 /// The wrapped flag of each row: from `-F` flags, or by walking the joined
 /// capture (a row is wrapped when its text is not followed by a newline).
 fn wrapped_flags(
-    texts: &[Vec<u8>],
+    texts: &[Cow<'_, [u8]>],
     rows: &[Row<'_>],
     joined: &[u8],
     flagged: bool,
@@ -475,7 +521,7 @@ fn wrapped_flags(
 /// The rows whose wrapped flag the joined capture leaves open: a row taken
 /// as not wrapped followed by an empty wrapped row prints the same as the
 /// other way round.
-fn ambiguous(texts: &[Vec<u8>], flags: &[bool]) -> usize {
+fn ambiguous(texts: &[Cow<'_, [u8]>], flags: &[bool]) -> usize {
     (1..texts.len())
         .filter(|&i| !flags[i - 1] && flags[i] && texts[i].is_empty())
         .count()
@@ -487,7 +533,7 @@ impl Term {
     /// lines and how many of them did not come out as captured (cells
     /// tmux left overlapping, such as a wide character whose padding was
     /// written over without clearing it, cannot be placed again from text).
-    fn seed_lines(&mut self, rows: &[Row<'_>]) -> (Vec<Line>, usize) {
+    fn seed_lines(&mut self, rows: &[Row<'_>], codes_before: &[u8]) -> (Vec<Line>, usize) {
         let sx = self.sx();
         let saved_grid = std::mem::replace(&mut self.grid, Grid::new(sx, 1));
         let saved_alt = self.saved_grid.take();
@@ -498,6 +544,7 @@ impl Term {
         // History off while laying out: an overflowing row scrolls nowhere.
         self.saved_grid = Some(Grid::new(1, 1));
         self.pen.g1 = true;
+        self.advance(codes_before);
         let texts = plain_texts(rows, false);
         let mut lines = Vec::with_capacity(rows.len());
         let mut bad = 0;
@@ -511,7 +558,7 @@ impl Term {
             let line = self.grid.lines[0].clone();
             text.clear();
             line.push_text(&self.combined, false, &mut text);
-            if line.wrapped || text != *want {
+            if line.wrapped || text[..] != want[..] {
                 bad += 1;
             }
             lines.push(line);

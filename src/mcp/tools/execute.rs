@@ -454,7 +454,7 @@ pub(super) async fn run(
 ) -> Result<CallToolResult, Error> {
     let servers = ctx.servers;
     match name {
-        "run_command" => super::follow::run(ctx, name, args).await,
+        "run_command" => Box::pin(super::follow::run(ctx, name, args)).await,
         "create_session" => {
             let a: CreateSessionArgs = parse(args)?;
             let new = NewSession {

@@ -221,7 +221,7 @@ pub(super) async fn run(
     let (servers, budget) = (ctx.servers, ctx.budget);
     let progress = ctx.progress.clone();
     match name {
-        "wait_for_text" | "capture_since" => super::follow::run(ctx, name, args).await,
+        "wait_for_text" | "capture_since" => Box::pin(super::follow::run(ctx, name, args)).await,
         "list_sessions" => {
             let a: ListSessionsArgs = parse(args)?;
             let t = server(servers, &a.socket_name, &a.socket_path)?;

@@ -433,11 +433,14 @@ async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallTool
 
 /// Runs one tool by name.
 async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    // Each toolset's future is boxed: one future holding every tool's
+    // state inline would be as large as the largest and nest deeper than
+    // the compiler's layout limit allows.
     match toolset_of(name) {
-        Some(Toolset::Inspect) => inspect::run(ctx, name, args).await,
-        Some(Toolset::Manage) => manage::run(ctx, name, args).await,
-        Some(Toolset::Execute) => execute::run(ctx, name, args).await,
-        Some(Toolset::Teardown) => teardown::run(ctx, name, args).await,
+        Some(Toolset::Inspect) => Box::pin(inspect::run(ctx, name, args)).await,
+        Some(Toolset::Manage) => Box::pin(manage::run(ctx, name, args)).await,
+        Some(Toolset::Execute) => Box::pin(execute::run(ctx, name, args)).await,
+        Some(Toolset::Teardown) => Box::pin(teardown::run(ctx, name, args)).await,
         None => Ok(unknown_tool(name)),
     }
 }
