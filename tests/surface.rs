@@ -407,3 +407,38 @@ async fn values_round_trip() {
     }
     raw.stop().await;
 }
+
+/// `--plain-text` (`TMUXWIRE_PLAIN_TEXT=1`): `capture_pane` and `display_message` send their
+/// text bare in the text block, as libtmux-mcp does; `structuredContent` keeps every field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_text_blocks_for_reference_clients() {
+    let server = TestServer::start(&system_tmux());
+    let pane = crate::cases::util::first_pane(&server);
+    crate::cases::util::run(&server, &pane, "echo PLAIN-TEXT-LINE");
+    let env = [("TMUXWIRE_PLAIN_TEXT", "1")];
+    let mut raw = Raw::start_with_env(&server.socket, &[], &env).await;
+    let (_, r) = raw
+        .request(
+            "tools/call",
+            json!({"name": "capture_pane", "arguments": {"pane_id": pane}}),
+        )
+        .await;
+    let text = r["content"][0]["text"].as_str().expect("text");
+    assert_eq!(
+        text,
+        r["structuredContent"]["result"].as_str().unwrap(),
+        "{r}"
+    );
+    assert!(text.contains("\nPLAIN-TEXT-LINE\n"), "{text}");
+    assert!(r["structuredContent"]["truncated_lines"].is_number());
+    // Other tools keep the JSON text block.
+    let (_, r) = raw
+        .request(
+            "tools/call",
+            json!({"name": "get_pane_info", "arguments": {"pane_id": pane}}),
+        )
+        .await;
+    let text = r["content"][0]["text"].as_str().expect("text");
+    assert!(serde_json::from_str::<Value>(text).is_ok(), "{text}");
+    raw.stop().await;
+}

@@ -330,7 +330,7 @@ pub enum Cmd {
     /// Example: claude mcp add tmux -- tmuxwire mcp
     Mcp {
         /// Serve only the chosen tmux server: refuse tool calls whose socket_name names another.
-        #[arg(long, env = "TMUXWIRE_PIN_SOCKET")]
+        #[arg(long, env = "TMUXWIRE_PIN_SOCKET", value_parser = clap::builder::BoolishValueParser::new())]
         pin_socket: bool,
         /// Most text one tool answer carries, in bytes (K/KiB and M/MiB suffixes accepted):
         /// 16 KiB to 3 MiB, default 1 MiB. Answers over it are cut and say how to get the rest.
@@ -341,6 +341,11 @@ pub enum Cmd {
             value_parser = crate::mcp::budget::Budget::parse_size
         )]
         response_budget: Option<usize>,
+        /// capture_pane and display_message send their text bare in the text block, as
+        /// libtmux-mcp does (structuredContent keeps every field); default: the text block is
+        /// the result's JSON.
+        #[arg(long, env = "TMUXWIRE_PLAIN_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
+        plain_text: bool,
     },
     /// List panes: id, session:window.pane, size, command, path (one line each).
     ///

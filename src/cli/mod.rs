@@ -134,7 +134,9 @@ async fn run(cli: Cli) -> ExitCode {
         Cmd::Mcp {
             pin_socket,
             response_budget,
+            plain_text,
         } => {
+            mcp::tools::set_plain_text(plain_text);
             // Unknown toolset or tool names stop the server before it starts:
             // a typo must not silently change what a model may do.
             let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {

@@ -417,9 +417,43 @@ pub async fn call_within(
     answer(&ctx, name, args).await
 }
 
+/// Whether `capture_pane` and `display_message` send their text bare in
+/// the text block, as libtmux-mcp does ([`set_plain_text`]).
+static PLAIN_TEXT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// With `on`, the text block of `capture_pane` and `display_message` is
+/// the bare text (`result`), as libtmux-mcp sends it, for clients that
+/// read that block as pane text; `structuredContent` still carries every
+/// field (`truncated_lines`, `next`, …). Off by default: the text block
+/// is the serialized result. Set once at start-up (`tmuxwire mcp
+/// --plain-text`).
+pub fn set_plain_text(on: bool) {
+    PLAIN_TEXT.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `r` with its text block replaced by its `result` string when plain
+/// text is on and the tool sends text ([`set_plain_text`]).
+fn plain_text(name: &str, mut r: CallToolResult) -> CallToolResult {
+    if !PLAIN_TEXT.load(std::sync::atomic::Ordering::Relaxed)
+        || r.is_error == Some(true)
+        || !matches!(name, "capture_pane" | "display_message")
+    {
+        return r;
+    }
+    if let Some(text) = r
+        .structured_content
+        .as_ref()
+        .and_then(|v| v.get("result"))
+        .and_then(Value::as_str)
+    {
+        r.content = vec![ContentBlock::text(text.to_string())];
+    }
+    r
+}
+
 async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallToolResult {
     match run(ctx, name, args).await {
-        Ok(r) => within(r, ctx.budget),
+        Ok(r) => within(plain_text(name, r), ctx.budget),
         // Say which call failed when the message comes from deeper down.
         Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
             &format!("{name}: {e}"),
