@@ -1256,6 +1256,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             let captures = Captures {
                 formats: &formats,
                 rows: &rows,
+                screen_rows: None,
                 rows_have_flags: flagged,
                 joined: &joined,
                 saved_rows: &saved,

@@ -9,7 +9,8 @@
 //! [refresh-client -A '%P:continue' ;]                after a %pause
 //! list-panes -t %P -f <%P only> -F '<Seed::FORMAT>' ;  size, cursor, history, modes, tabs
 //! list-panes -t %P -f <%P only> -F '<options>' ;       scroll-on-clear, alternate-screen, …
-//! capture-pane -t %P -e -N [-T] [-F] -S - -E -  (paste-buffer read) ;  rows
+//! capture-pane -t %P -N [-T] [-F] -S - -E -1    (paste-buffer read) ;  history rows
+//! capture-pane -t %P -e -N [-T] [-F] -S 0 -E -  (paste-buffer read) ;  screen rows
 //! capture-pane -t %P -J -S - -E -               (paste-buffer read) ;  wrapped flags
 //! capture-pane -t %P -a -e -N [-T] [-F] -q      (paste-buffer read) ;  hidden main screen
 //! capture-pane -t %P -a -J -q                   (paste-buffer read) ;  its wrapped flags
@@ -105,12 +106,18 @@ fn captures(pane: PaneId, r: &Recipe) -> Vec<[Command; GROUP]> {
     if r.row_flags {
         rows.push("-F");
     }
-    let mut all_rows = rows.clone();
-    all_rows.extend(["-S", "-", "-E", "-"]);
+    // History without -e: tmux renders codes at a seventh of the speed
+    // (100,000 rows: 0.65 s against 0.09 s on 3.3a), and history is kept
+    // as text. The screen with -e, in a capture of its own so its codes
+    // start from the default style.
+    let mut history_rows: Vec<&str> = rows.iter().copied().filter(|f| *f != "-e").collect();
+    history_rows.extend(["-S", "-", "-E", "-1"]);
+    let mut screen_rows = rows.clone();
+    screen_rows.extend(["-S", "0", "-E", "-"]);
     let mut saved_rows = vec!["-a"];
     saved_rows.extend(&rows);
     saved_rows.push("-q");
-    let mut out = vec![cap(&all_rows)];
+    let mut out = vec![cap(&history_rows), cap(&screen_rows)];
     if !r.row_flags {
         out.push(cap(&["-J", "-S", "-", "-E", "-"]));
     }
@@ -180,7 +187,7 @@ pub fn build(
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
-    let groups = if recipe.row_flags { 3 } else { 5 };
+    let groups = if recipe.row_flags { 4 } else { 6 };
     let mut texts = Vec::with_capacity(groups);
     for _ in 0..groups {
         // Each capture's blocks are moved, not copied: a seed of a long
@@ -192,15 +199,15 @@ pub fn build(
             })?,
         );
     }
-    let (rows, joined, saved_rows, saved_joined, pending) = if recipe.row_flags {
-        (&texts[0], &[][..], &texts[1], &[][..], &texts[2])
+    let (history_rows, screen_rows) = (&texts[0], &texts[1]);
+    let (joined, saved_rows, saved_joined, pending) = if recipe.row_flags {
+        (&[][..], &texts[2], &[][..], &texts[3])
     } else {
         (
-            &texts[0],
-            texts[1].as_slice(),
-            &texts[2],
-            texts[3].as_slice(),
-            &texts[4],
+            texts[2].as_slice(),
+            &texts[3],
+            texts[4].as_slice(),
+            &texts[5],
         )
     };
     let formats_text = formats.text();
@@ -226,7 +233,8 @@ pub fn build(
     };
     let c = Captures {
         formats: &formats_text,
-        rows,
+        rows: history_rows,
+        screen_rows: Some(screen_rows),
         rows_have_flags: recipe.row_flags,
         joined,
         saved_rows,

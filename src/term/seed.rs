@@ -71,8 +71,15 @@ pub const FORMAT: &str = "#{pane_width},#{pane_height},#{cursor_x},#{cursor_y},\
 pub struct Captures<'a> {
     /// The output of `display-message -p '<FORMAT>'` (one line).
     pub formats: &'a str,
-    /// `capture-pane -e -N -T -S - -E -`: every history and screen row.
+    /// `capture-pane -e -N -T -S - -E -`: every history and screen row;
+    /// with [`Captures::screen_rows`], only the history rows
+    /// (`-N -T -S - -E -1`, with or without `-e`; when the history is
+    /// empty tmux prints one screen row there, which is ignored).
     pub rows: &'a [u8],
+    /// `capture-pane -e -N -T -S 0 -E -`: the screen rows in a capture of
+    /// their own (their codes start from the default style), or `None`
+    /// when `rows` has them.
+    pub screen_rows: Option<&'a [u8]>,
     /// Whether `rows` was captured with `-F` (tmux ≥ 3.7).
     pub rows_have_flags: bool,
     /// `capture-pane -J -S - -E -` into a buffer (unused with flags).
@@ -243,7 +250,13 @@ impl Seed {
                 *s = true;
             }
         }
-        let rows = split_rows(c.rows, c.rows_have_flags);
+        let mut rows = split_rows(c.rows, c.rows_have_flags);
+        if let Some(screen) = c.screen_rows {
+            if self.history_size == 0 {
+                rows.clear();
+            }
+            rows.extend(split_rows(screen, c.rows_have_flags));
+        }
         let want = self.history_size + self.height as usize;
         if rows.len() != want {
             return Err(err(format!(
@@ -257,7 +270,11 @@ impl Seed {
         // text. The screen's codes are relative to the last history cell,
         // so the history's codes (and nothing else of it) go first.
         let hsize = self.history_size;
-        let (lines, mut guessed) = t.seed_lines(&rows[hsize..], &codes_of(&rows[..hsize]));
+        let codes = match c.screen_rows {
+            Some(_) => Vec::new(),
+            None => codes_of(&rows[..hsize]),
+        };
+        let (lines, mut guessed) = t.seed_lines(&rows[hsize..], &codes);
         let texts = plain_texts(&rows, false);
         let wrapped = wrapped_flags(&texts, &rows, c.joined, c.rows_have_flags)?;
         if !c.rows_have_flags {
