@@ -442,3 +442,39 @@ async fn plain_text_blocks_for_reference_clients() {
     assert!(serde_json::from_str::<Value>(text).is_ok(), "{text}");
     raw.stop().await;
 }
+
+/// A `wait_for_text` with a progress token reports progress about once a second while the pane
+/// is silent, and `notifications/cancelled` ends it at once; the server keeps answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_report_progress_and_stop_on_cancel() {
+    let server = TestServer::start(&system_tmux());
+    let pane = crate::cases::util::first_pane(&server);
+    let mut raw = Raw::start(&server.socket, &[]).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call", "params": {
+        "name": "wait_for_text", "_meta": {"progressToken": "w-1"},
+        "arguments": {"pane_id": pane, "patterns": ["never-printed"], "timeout": 20}}}))
+        .await;
+    let mut progress = 0;
+    let started = std::time::Instant::now();
+    while progress < 3 {
+        let line = within("progress", raw.stdout.next_line())
+            .await
+            .unwrap()
+            .expect("stdout open");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(v["id"], json!(900), "the wait ended early: {v}");
+        if v["method"] == json!("notifications/progress") {
+            assert_eq!(v["params"]["progressToken"], json!("w-1"), "{v}");
+            progress += 1;
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 900, "reason": "test"}}))
+        .await;
+    let t0 = std::time::Instant::now();
+    let (_, r) = raw.request("ping", json!({})).await;
+    assert_eq!(r, json!({}));
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    raw.stop().await;
+}

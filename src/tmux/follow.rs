@@ -535,10 +535,15 @@ impl Tmux {
                 let waited = started.elapsed().as_secs();
                 p(waited, req.timeout.as_secs().max(1), "waiting for output");
             }
-            match tokio::time::timeout_at(deadline, rx.changed()).await {
+            match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed())
+                .await
+            {
                 Ok(Ok(())) => {}
-                // The copy is gone (mirror stopped), or the time is up.
-                Ok(Err(_)) | Err(_) => break,
+                // The copy is gone (mirror stopped).
+                Ok(Err(_)) => break,
+                // The time is up, or a progress tick is due.
+                Err(_) if tokio::time::Instant::now() >= deadline => break,
+                Err(_) => {}
             }
         }
         if !partial_now.is_empty() {
@@ -796,8 +801,11 @@ impl Tmux {
                     "waiting for the command",
                 );
             }
-            match tokio::time::timeout_at(deadline, rx.changed()).await {
+            match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed())
+                .await
+            {
                 Ok(Ok(())) => {}
+                Err(_) if tokio::time::Instant::now() < deadline => {}
                 Ok(Err(_)) | Err(_) => {
                     timed_out = true;
                     break;
@@ -883,6 +891,18 @@ fn find_line(term: &Term, hash: u64, before: LineIndex) -> Option<LineIndex> {
         }
     }
     found
+}
+
+/// How often a wait with a progress sink reports while nothing happens.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// When a wait next wakes by itself: at `deadline`, or sooner to report
+/// progress (once a second) when there is a sink.
+fn wake_at(deadline: tokio::time::Instant, progress: Option<&Progress>) -> tokio::time::Instant {
+    match progress {
+        Some(_) => deadline.min(tokio::time::Instant::now() + PROGRESS_EVERY),
+        None => deadline,
+    }
 }
 
 /// Checks a command `run_command` is asked to run: not empty, and one
