@@ -134,7 +134,7 @@ fn text_len(r: &Value) -> usize {
 }
 
 /// Most bytes `tools/list` may take for the default toolsets (inspect, manage, execute: 48
-/// tools; measured 37,507) and for all four (the reference's 54 tools; measured 39,989;
+/// tools; measured 37,581) and for all four (the reference's 54 tools; measured 39,988;
 /// libtmux-mcp: 148 KB for 48).
 const TOOLS_LIST_DEFAULT: usize = 37_600;
 const TOOLS_LIST_ALL: usize = 40_000;
@@ -450,10 +450,12 @@ async fn waits_report_progress_and_stop_on_cancel() {
     let server = TestServer::start(&system_tmux());
     let pane = crate::cases::util::first_pane(&server);
     let mut raw = Raw::start(&server.socket, &[]).await;
-    raw.send(json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call", "params": {
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call", "params": {
         "name": "wait_for_text", "_meta": {"progressToken": "w-1"},
-        "arguments": {"pane_id": pane, "patterns": ["never-printed"], "timeout": 20}}}))
-        .await;
+        "arguments": {"pane_id": pane, "patterns": ["never-printed"], "timeout": 20}}}),
+    )
+    .await;
     let mut progress = 0;
     let started = std::time::Instant::now();
     while progress < 3 {
@@ -469,9 +471,11 @@ async fn waits_report_progress_and_stop_on_cancel() {
         }
     }
     assert!(started.elapsed() < Duration::from_secs(10));
-    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 900, "reason": "test"}}))
-        .await;
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 900, "reason": "test"}}),
+    )
+    .await;
     let t0 = std::time::Instant::now();
     let (_, r) = raw.request("ping", json!({})).await;
     assert_eq!(r, json!({}));

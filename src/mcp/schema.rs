@@ -202,6 +202,16 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
     split_nullable(p);
 }
 
+/// A schema that is the bare `true` (any JSON value, as schemars writes
+/// a `serde_json::Value` field) becomes the equivalent empty schema `{}`:
+/// some clients (the MCP Inspector's `--strict`) expect a schema object
+/// wherever one is allowed.
+fn any_value(v: &mut Value) {
+    if *v == Value::Bool(true) {
+        *v = Value::Object(Map::new());
+    }
+}
+
 fn tidy_output(v: &mut Value) {
     match v {
         Value::Object(o) => {
@@ -221,8 +231,14 @@ fn tidy_output(v: &mut Value) {
             for (k, val) in o.iter_mut() {
                 if k == "properties" {
                     let Value::Object(props) = val else { continue };
-                    props.values_mut().for_each(tidy_output);
+                    for p in props.values_mut() {
+                        any_value(p);
+                        tidy_output(p);
+                    }
                 } else {
+                    if k == "items" {
+                        any_value(val);
+                    }
                     tidy_output(val);
                 }
             }

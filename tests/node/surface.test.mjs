@@ -35,6 +35,7 @@ const TOOLS = [
   "get_window_info", "get_pane_info", "capture_pane", "snapshot_pane", "display_message",
   "search_panes", "list_servers", "show_option", "show_environment", "show_buffer",
   "show_hooks", "show_hook", "find_pane_by_position", "call_read_tools_batch",
+  "wait_for_text", "capture_since",
 ];
 // A buffer in tmuxwire's namespace (show_buffer reads no other).
 const BUFFER = `tmuxwire_${"0123456789abcdef".repeat(2)}_node`;
@@ -246,6 +247,9 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["show_hook", ["hook_name=after-new-window", "global_=true"]],
     ["find_pane_by_position", ["session_name=nodetest", "corner=top-left"]],
     ["call_read_tools_batch", ['operations=[{"tool":"list_sessions"}]', "on_error=continue"]],
+    ["wait_for_text", [`pane_id=${pane}`, 'patterns=["never-printed"]', "timeout=0.2",
+      "interval=0.5", "regex=false"]],
+    ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
   // A few at a time: each run starts node and tmuxwire.
@@ -271,4 +275,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.show_option.value, 2000);
   assert.equal(by.show_buffer.content, "node buffer");
   assert.equal(by.call_read_tools_batch.succeeded, 1);
+  assert.equal(by.wait_for_text.outcome, "timeout");
+  assert.equal(by.wait_for_text.effective_timeout, 0.2);
+  assert.match(by.capture_since.cursor, /^tmuxwire-cursor-v1\./);
 });

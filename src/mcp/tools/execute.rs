@@ -340,8 +340,7 @@ pub(super) fn defs() -> Vec<Def> {
             "send_keys_batch",
             "Send Keys in a Batch",
             OPEN,
-            "Several send_keys in order in one round trip; on_error stop (nothing after a failure \
-             runs) or continue.",
+            "Several send_keys in order, one round trip; on_error stop or continue.",
         ),
         bare_output(def::<PasteTextArgs, PaneMessage>(
             "paste_text",

@@ -99,8 +99,7 @@ pub(super) fn defs() -> Vec<Def> {
             "list_panes",
             "List tmux Panes",
             READ,
-            "Panes of one window, one session, or all sessions. For their text use capture_pane \
-             or search_panes.",
+            "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
         )),
         def::<ServerArgs, ServerInfo>(
             "get_server_info",
@@ -131,9 +130,7 @@ pub(super) fn defs() -> Vec<Def> {
             "capture_pane",
             "Capture Pane",
             READ,
-            "A pane's text, one line per screen row (join_wrapped: logical lines), from tmux line \
-             start to end (default: the visible screen): the newest max_lines lines that fit the \
-             response budget; next gets older ones.",
+            "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
         )),
         super::bare_output(def::<SnapshotPaneArgs, PaneSnapshot>(
             "snapshot_pane",
@@ -146,8 +143,7 @@ pub(super) fn defs() -> Vec<Def> {
             "display_message",
             "Evaluate tmux Format String",
             READ,
-            "Expand tmux #{variable} references for a pane. Other text is literal; modifiers \
-             (#{E:...}, #{?...}) are refused and #(...) never runs.",
+            "Expand #{variable} references for a pane; other text is literal, modifiers are refused, #(...) never runs.",
         ),
         super::bare_output(def::<SearchPanesArgs, SearchPanesResult>(
             "search_panes",
@@ -165,9 +161,7 @@ pub(super) fn defs() -> Vec<Def> {
             "show_option",
             "Show tmux Option",
             READ,
-            "An option's value where it is set (null: not set there). scope: server, session \
-             (default), window or pane; target: a session name or $N, @N, %N; global_: the \
-             global table (-g).",
+            "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
         ),
         def::<ShowEnvironmentArgs, EnvironmentResult>(
             "show_environment",
@@ -681,7 +675,19 @@ struct ShowOptionArgs {
 #[derive(Serialize, JsonSchema)]
 struct OptionResult {
     option: String,
+    #[schemars(with = "Option<OptionValue>")]
     value: Value,
+}
+
+/// What an option's value can be (for the output schema only): tmux's
+/// text, or a number or flag read from it.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum OptionValue {
+    Text(String),
+    Number(f64),
+    Flag(bool),
 }
 
 /// `show_environment`.
@@ -847,8 +853,12 @@ struct OperationResult {
     tool: String,
     success: bool,
     error: Option<String>,
+    /// Content blocks (objects).
+    #[schemars(with = "Vec<Map<String, Value>>")]
     content: Vec<Value>,
+    #[schemars(with = "Option<Map<String, Value>>")]
     structured_content: Option<Value>,
+    #[schemars(with = "Option<Map<String, Value>>")]
     meta: Option<Value>,
     elapsed_seconds: f64,
 }

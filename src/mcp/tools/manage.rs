@@ -354,8 +354,7 @@ pub(super) fn defs() -> Vec<Def> {
             "load_buffer",
             "Load tmux Buffer",
             OPEN,
-            "Put text in a new paste buffer of tmuxwire's own (never one of yours); use its \
-             buffer_name with paste_buffer, show_buffer, delete_buffer.",
+            "Put text in a new tmuxwire paste buffer; use its buffer_name with paste_buffer, show_buffer, delete_buffer.",
         ),
         def::<WaitForChannelArgs, Waited>(
             "wait_for_channel",

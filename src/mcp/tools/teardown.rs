@@ -85,32 +85,31 @@ pub(super) fn defs() -> Vec<Def> {
             "kill_server",
             "Kill tmux Server",
             DESTRUCTIVE,
-            "Kill the tmux server and everything in it (refused for the server running this MCP \
-             server).",
+            "Kill the tmux server (not the one running this MCP server).",
         )),
         bare_output(def::<KillSessionArgs, Message>(
             "kill_session",
             "Kill tmux Session",
             DESTRUCTIVE,
-            "Kill a session given by exact name or id (refused for this MCP server's own).",
+            "Kill a session by exact name or id (not this MCP server's own).",
         )),
         bare_output(def::<KillWindowArgs, Message>(
             "kill_window",
             "Kill tmux Window",
             DESTRUCTIVE,
-            "Kill a window by id (refused for this MCP server's own).",
+            "Kill a window by id (not this MCP server's own).",
         )),
         bare_output(def::<KillPaneArgs, Message>(
             "kill_pane",
             "Kill tmux Pane",
             DESTRUCTIVE,
-            "Kill a pane by id (refused for this MCP server's own).",
+            "Kill a pane by id (not this MCP server's own).",
         )),
         bare_output(def::<ClearPaneArgs, PaneMessage>(
             "clear_pane",
             "Clear tmux Pane",
             DESTRUCTIVE,
-            "Reset a pane's screen and delete its scrollback, in one step.",
+            "Reset a pane's screen and delete its scrollback.",
         )),
         bare_output(def::<DeleteBufferArgs, Message>(
             "delete_buffer",
