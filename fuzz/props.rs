@@ -347,6 +347,14 @@ pub fn capture_align(data: &[u8]) {
 /// edge); byte 4 = piece length − 1 (mod 64); then the pane output.
 pub fn grid(data: &[u8]) {
     use tmuxwire::term::{DecGraphics, LineNo, Options, Rules, Term};
+    // The `-e` capture reader on the same bytes: no panic, one line out
+    // per line in, no codes left.
+    let plain = tmuxwire::term::plain_capture(data);
+    assert_eq!(
+        plain.iter().filter(|&&b| b == b'\n').count(),
+        data.iter().filter(|&&b| b == b'\n').count()
+    );
+    assert!(!plain.contains(&0x0e) && !plain.contains(&0x0f));
     let Some((head, body)) = data.split_first_chunk::<5>() else {
         return;
     };

@@ -476,7 +476,7 @@ fn codes_of(rows: &[Row<'_>]) -> Vec<u8> {
 /// spaces trimmed (a plain `capture-pane -p` trims them; with `-e` a code
 /// can stand after them).
 pub fn plain_capture(body: &[u8]) -> Vec<u8> {
-    if !body.iter().any(|&b| b == 0x1b || b == 0x0e) {
+    if memchr::memchr3(0x1b, 0x0e, 0x0f, body).is_none() {
         return body.to_vec();
     }
     let mut out = Vec::with_capacity(body.len());
