@@ -825,7 +825,7 @@ impl History {
             }
             // The first line may have lost rows to trimming: its first
             // live row is the chunk's first live row.
-            (start < end).then_some(SearchChunk {
+            (start < end).then(|| SearchChunk {
                 text: &c.text[start..end],
                 first: LineIndex(c.first + u64::from(c.live_line)),
                 chunk: c,
