@@ -581,3 +581,144 @@ async fn ceiling_and_timeout(s: &Arc<tmuxwire::tmux::Servers>, pane: &str) {
     assert_eq!(r["matched_index"], json!(0), "{r}");
     assert_eq!(r["effective_timeout"], json!(30.0), "{r}");
 }
+
+/// The send-then-wait flow: a command typed with `send_keys` whose output arrives before
+/// `wait_for_text` begins is still its answer (the wait starts from where tmuxwire typed);
+/// the echo never matches; `matched_at_entry` ignores the echo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_printed_before_the_wait_began_answers_the_input() {
+    use serde_json::json;
+    let bin = system_tmux();
+    let server = TestServer::builder(&bin).size(100, 12).start();
+    let s = servers(&server);
+    let pane = first_pane(&server);
+    run(&server, &pane, "true");
+    ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
+    for i in 0..3 {
+        let id: PaneId = pane.parse().unwrap();
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": format!("echo FAST-$((40+{i}))")}),
+        )
+        .await;
+        // Let the output arrive first, as it does for a fast command.
+        let m = tmux_of_servers(&s).mirror().await.expect("mirror");
+        let want = format!("FAST-{}", 40 + i);
+        crate::support::wait_until_async("the output in the copy", || {
+            let p = m.pane(id);
+            let want = want.clone();
+            async move {
+                p.and_then(|p| {
+                    let st = p.read();
+                    let t = st.term.as_ref()?;
+                    let text =
+                        t.capture_joined(tmuxwire::term::LineNo(-20), tmuxwire::term::LineNo(11));
+                    String::from_utf8_lossy(&text)
+                        .lines()
+                        .any(|l| l == want)
+                        .then_some(())
+                })
+            }
+        })
+        .await;
+        let r = ok(
+            &s,
+            "wait_for_text",
+            json!({"pane_id": pane, "patterns": [want], "timeout": 5}),
+        )
+        .await;
+        assert_eq!(r["outcome"], json!("matched"), "{r}");
+        assert_eq!(r["matched_lines"], json!([want]), "{r}");
+        assert_eq!(
+            r["matched_at_entry"],
+            json!(true),
+            "the output was on the screen: {r}"
+        );
+    }
+    // Only the echo holds the pattern: not matched at entry, and not matched later.
+    ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "echo ONLY-$((1))-ECHO >/dev/null"}),
+    )
+    .await;
+    let r = ok(
+        &s,
+        "wait_for_text",
+        json!({"pane_id": pane, "patterns": ["ONLY-$((1))-ECHO"], "timeout": 0.5}),
+    )
+    .await;
+    assert_eq!(r["outcome"], json!("timeout"), "{r}");
+    assert_eq!(r["matched_at_entry"], json!(false), "{r}");
+}
+
+/// A command that prints more than the pane's history holds: `run_command` returns its newest
+/// lines and counts the lost ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_command_output_beyond_history() {
+    use serde_json::json;
+    let bin = system_tmux();
+    let server = TestServer::builder(&bin)
+        .size(80, 10)
+        .history_limit(500)
+        .start();
+    let s = servers(&server);
+    let pane = first_pane(&server);
+    run(&server, &pane, "true");
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "seq 1 3000", "max_lines": 3}),
+    )
+    .await;
+    assert_eq!(r["exit_status"], json!(0), "{r}");
+    assert_eq!(r["output"], json!(["2998", "2999", "3000"]), "{r}");
+    assert_eq!(r["output_truncated"], json!(true), "{r}");
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "seq 1 3000"}),
+    )
+    .await;
+    let out = r["output"].as_array().unwrap();
+    assert!(out.len() > 400 && out.len() < 3000, "{}", out.len());
+    assert_eq!(out.last().unwrap(), "3000");
+    assert_eq!(
+        r["output_truncated_lines"].as_u64().unwrap() as usize + out.len(),
+        3000,
+        "{r}"
+    );
+}
+
+/// A command the shell cannot start (an unclosed quote leaves it waiting for more input) times
+/// out with a note saying so; C-c brings the prompt back and the next command runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_command_says_why_a_command_never_started() {
+    use serde_json::json;
+    let bin = system_tmux();
+    let server = TestServer::builder(&bin).size(80, 10).start();
+    let s = servers(&server);
+    let pane = first_pane(&server);
+    run(&server, &pane, "true");
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "echo 'oops", "timeout": 0.5}),
+    )
+    .await;
+    assert_eq!(r["timed_out"], json!(true), "{r}");
+    assert!(
+        r["note"].as_str().unwrap_or("").contains("never started"),
+        "{r}"
+    );
+    ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-c"})).await;
+    let r = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "command": "echo fine", "timeout": 10}),
+    )
+    .await;
+    assert_eq!(r["output"], json!(["fine"]), "{r}");
+    assert!(r.get("note").is_none(), "{r}");
+}

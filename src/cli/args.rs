@@ -282,14 +282,17 @@ const WAIT_LONG: &str = "Wait until a pane prints a new line that matches, woken
 Only lines printed after the wait begins count; the echo of a command tmuxwire just typed (tmuxwire \
 send) is not output. PATTERN is literal text unless -e; case-sensitive unless -i. Without \
 PATTERN, any new output ends the wait. --stop PATTERN (repeatable) ends it early, as a failure. \
-Prints the matching lines (the last lines printed with --tail). Exit status: 0 matched, 1 timed \
-out, 3 stopped by --stop, 2 on an error.";
+Prints the matching lines (the last lines printed with --tail). Output that the command \
+tmuxwire send typed in the last 10 s printed before the wait began counts too. Exit status: 0 \
+matched, 1 timed out (or the pane's program exited, or a full-screen program kept the screen), 3 \
+stopped by --stop, 2 on an error.";
 
 const WAIT_EXAMPLES: &str = "\
 Examples:
   tmuxwire send -t %3 'make test'
   tmuxwire wait -t %3 --stop FAILED 'tests passed'   # 0 passed, 3 failed, 1 timed out
-  tmuxwire wait -t %3 -e '^\\$ $' --timeout 60        # the prompt is back
+  tmuxwire wait -t %3 -e '^\\$$' --timeout 20         # the prompt '$ ' is back (lines are
+                                                   # matched without trailing spaces)
   tmuxwire wait -t build:1 --tail                  # any output; show the last lines";
 
 /// `tmuxwire wait`.
@@ -302,17 +305,33 @@ pub struct WaitArgs {
     /// the current session).
     #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to watch, or a window or session for its active pane"))]
     pub target: Option<String>,
-    /// Patterns are regular expressions (Rust regex syntax).
-    #[arg(short = 'e', long, visible_short_alias = 'E')]
+    /// Patterns are regular expressions (Rust regex syntax; lines are matched without their
+    /// trailing spaces).
+    #[arg(
+        short = 'e',
+        long,
+        visible_short_alias = 'E',
+        overrides_with = "fixed_strings"
+    )]
     pub regex: bool,
-    /// Ignore case.
+    /// Patterns are literal text (the default; undoes -e).
+    #[arg(short = 'F', long, overrides_with = "regex")]
+    pub fixed_strings: bool,
+    /// Ignore case (the default is case-sensitive, as grep; the MCP tool's default is
+    /// match_case=false).
     #[arg(short = 'i', long)]
     pub ignore_case: bool,
     /// End the wait (exit status 3) when a new line matches this; repeatable.
     #[arg(long, value_name = "PATTERN")]
     pub stop: Vec<String>,
-    /// Seconds to wait (at most the wait ceiling: TMUXWIRE_WAIT_MAX_SECONDS, default 30).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// Seconds to wait, at most the wait ceiling (30 unless TMUXWIRE_WAIT_MAX_SECONDS says
+    /// otherwise, up to 120).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30.0,
+        allow_negative_numbers = true
+    )]
     pub timeout: f64,
     /// Print the last lines the pane printed (up to 20) instead of the matching lines.
     #[arg(long)]

@@ -56,26 +56,35 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
     }
     let r = tool::call(servers, "wait_for_text", args).await?;
     if !a.quiet {
+        let outcome = r["outcome"].as_str().unwrap_or("");
         let lines = if a.tail || r["matched_lines"].as_array().is_none_or(Vec::is_empty) {
             &r["tail"]
         } else {
             &r["matched_lines"]
         };
         let mut out = std::io::stdout().lock();
-        let show = a.tail || r["outcome"] != json!("timeout");
+        let show = a.tail || matches!(outcome, "matched" | "any_output" | "stopped");
         for l in lines.as_array().into_iter().flatten().filter(|_| show) {
             let _ = writeln!(out, "{}", escape_text(l.as_str().unwrap_or("")));
         }
-        if r["outcome"] == json!("timeout") || r["outcome"] == json!("alternate_screen") {
+        let pane = r["pane_id"].as_str().unwrap_or("the pane");
+        let what = if a.patterns.is_empty() {
+            "no new output"
+        } else {
+            "no match"
+        };
+        if r["pane_dead"] == json!(true) && !matches!(outcome, "matched" | "any_output") {
+            eprintln!("tmuxwire: {what} in {pane}: its program exited");
+        } else if outcome == "alternate_screen" {
             eprintln!(
-                "tmuxwire: no match in {} within {} s{}",
-                r["pane_id"].as_str().unwrap_or("the pane"),
-                r["effective_timeout"],
-                if r["alternate_screen"] == json!(true) {
-                    " (the pane shows a full-screen program)"
-                } else {
-                    ""
-                }
+                "tmuxwire: {what} in {pane} within {} s: it shows a full-screen program, which \
+                 adds no lines (see tmuxwire capture -t {pane})",
+                r["effective_timeout"]
+            );
+        } else if outcome == "timeout" {
+            eprintln!(
+                "tmuxwire: {what} in {pane} within {} s",
+                r["effective_timeout"]
             );
         }
     }

@@ -112,9 +112,26 @@ pub struct PaneMirror {
     /// Text tmuxwire typed into the pane lately (send time, text), so a
     /// wait can tell the echo of a command from its output.
     typed: std::sync::Mutex<VecDeque<(Instant, Vec<u8>)>>,
+    /// Where the cursor was when tmuxwire last began typing into the
+    /// pane ([`PaneMirror::begin_typing`]).
+    typed_from: std::sync::Mutex<Option<TypedFrom>>,
     /// Held by a `run_command` while its command runs: one at a time per
     /// pane.
     run_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// Where the cursor was when tmuxwire began typing into a pane.
+#[derive(Clone, Copy, Debug)]
+pub struct TypedFrom {
+    /// When.
+    pub at: Instant,
+    /// The copy's epoch then (a re-seed renumbers nothing, but starts a
+    /// new epoch whose positions are not comparable).
+    pub epoch: u64,
+    /// The logical line the cursor was on.
+    pub line: crate::term::LineIndex,
+    /// Whether that line held text (a prompt) then.
+    pub had_text: bool,
 }
 
 /// How long typed text counts as recent (its echo may still come).
@@ -140,6 +157,7 @@ impl PaneMirror {
             }),
             changes: watch::Sender::new(0),
             typed: std::sync::Mutex::new(VecDeque::new()),
+            typed_from: std::sync::Mutex::new(None),
             run_lock: Arc::new(tokio::sync::Mutex::new(())),
         })
     }
@@ -160,6 +178,34 @@ impl PaneMirror {
                 t.push_back((now, line.to_vec()));
             }
         }
+    }
+
+    /// Notes where the cursor is as tmuxwire begins typing into the pane
+    /// (call before the keys are sent): what the pane prints from that
+    /// line on answers the input, even when it arrives before a wait
+    /// for it begins.
+    pub fn begin_typing(&self) {
+        let st = self.read();
+        let Some(t) = st.term.as_ref() else { return };
+        let spot = super::follow::cursor_spot(t);
+        let had_text = !super::follow::lines_since(t, spot.line, 0)
+            .partial
+            .is_empty();
+        let from = TypedFrom {
+            at: Instant::now(),
+            epoch: st.epoch,
+            line: spot.line,
+            had_text,
+        };
+        drop(st);
+        *self.typed_from.lock().unwrap_or_else(|p| p.into_inner()) = Some(from);
+    }
+
+    /// Where tmuxwire last began typing into the pane, if that was in
+    /// the last few seconds.
+    pub fn typed_from(&self) -> Option<TypedFrom> {
+        let t = *self.typed_from.lock().unwrap_or_else(|p| p.into_inner());
+        t.filter(|f| f.at.elapsed() <= TYPED_FOR)
     }
 
     /// The lines tmuxwire typed into the pane in the last few seconds,

@@ -21,7 +21,7 @@ use super::handle::Tmux;
 use super::ops::PaneScope;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};
-use crate::mirror::follow::{Since, cursor_spot, lines_since, text_between};
+use crate::mirror::follow::{Since, Spot, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMeta, PaneMirror, Progress, Status};
@@ -207,6 +207,12 @@ pub struct RunCommandResult {
     /// printed so much that tmux paused it, or tmux trimmed it from its
     /// history before the command ended.
     pub output_complete: bool,
+    /// What to do next, when the command did not finish: it still runs
+    /// (the pane's next `run_command` waits behind it), or the shell never
+    /// started it (busy, or waiting for more input such as an unclosed
+    /// quote).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A `capture_since` cursor: where the previous answer stopped.
@@ -267,6 +273,17 @@ impl SinceCursor {
             hash: u64::from_str_radix(hash, 16).map_err(|_| bad("bad hash"))?,
         })
     }
+}
+
+/// How a wait treats the line the cursor was on when it began.
+enum Entry {
+    /// Empty then: all of it is new.
+    Whole,
+    /// The prompt line where tmuxwire typed input just before: its echo.
+    Echo,
+    /// It held this text then: only what follows it is new (public case
+    /// C13: a prompt with a command typed by someone else is not output).
+    After(Vec<u8>),
 }
 
 /// Text typed by tmuxwire that the pane will echo: removed (once) from
@@ -413,7 +430,8 @@ impl Tmux {
         let mut echoes = f.pane.recent_input();
 
         // The state at entry.
-        let (entry_line, entry_text, matched_at_entry) = {
+        let typed = f.pane.typed_from();
+        let (entry_line, entry, matched_at_entry) = {
             let st = f.pane.read();
             let Some(t) = st.term.as_ref() else {
                 return Err(Error::NotFound(format!("can't find pane: {pane}")));
@@ -424,9 +442,26 @@ impl Tmux {
                 req.patterns
                     .as_ref()
                     .is_some_and(|ps| ps.iter().any(|p| p.is_match_line(line)))
+                    && !echoes
+                        .iter()
+                        .any(|e| !e.is_empty() && memchr::memmem::find(line, e).is_some())
             };
             let at_entry = t.screen_logical_lines().any(|l| any(&l.text));
-            (spot.line, since.partial, at_entry)
+            // Input tmuxwire typed in the last seconds: what the pane
+            // printed from that line on answers it, even if it came before
+            // this wait (a fast command typed by send_keys just before).
+            match typed {
+                Some(from) if from.epoch == st.epoch && from.line < spot.line => {
+                    let entry = if from.had_text {
+                        Entry::Echo
+                    } else {
+                        Entry::Whole
+                    };
+                    (from.line, entry, at_entry)
+                }
+                _ if since.partial.is_empty() => (spot.line, Entry::Whole, at_entry),
+                _ => (spot.line, Entry::After(since.partial), at_entry),
+            }
         };
         // Subscribed after the entry state was read: a change in between
         // is seen by the first look below; later ones wake the wait.
@@ -469,11 +504,18 @@ impl Tmux {
                         for (i, mut text, complete) in all {
                             if i == entry_line {
                                 entry_done |= complete;
-                                // A line that held text when the wait
-                                // began (a prompt) is where a command
-                                // typed just before echoes: not output.
-                                if !entry_text.is_empty() {
-                                    continue;
+                                match &entry {
+                                    // The prompt line where tmuxwire typed:
+                                    // its echo, not output.
+                                    Entry::Echo => continue,
+                                    // A line that held text when the wait
+                                    // began (a prompt, or output still being
+                                    // written): only what was added since.
+                                    Entry::After(before) => match text.strip_prefix(&before[..]) {
+                                        Some(rest) if !rest.is_empty() => text = rest.to_vec(),
+                                        _ => continue,
+                                    },
+                                    Entry::Whole => {}
                                 }
                             } else if complete && i < checked {
                                 continue;
@@ -813,10 +855,11 @@ impl Tmux {
             }
         }
         let limit = req.max_lines.unwrap_or(usize::MAX);
-        let (end, output, omitted, complete) = {
+        let (end, output, omitted, complete, began) = {
             let st = f.pane.read();
             let start = find(&st, is_start);
             let end = find(&st, is_end);
+            let began = start.is_some();
             let (output, omitted, complete) = match (st.term.as_ref(), start) {
                 (Some(t), Some(s)) if s.epoch == st.epoch => {
                     let to = match end {
@@ -824,14 +867,30 @@ impl Tmux {
                         _ => cursor_spot(t),
                     };
                     let complete = end.is_none_or(|e| e.epoch == st.epoch);
-                    match text_between(t, s.at, to, limit) {
-                        Some((lines, omitted)) => (lines, omitted, complete),
-                        None => (Vec::new(), 0, false),
+                    let first = t.history().first_index();
+                    if s.at.line < first {
+                        // The command printed more than the pane's history
+                        // holds: its newest lines, the lost ones counted.
+                        let lost = usize::try_from(first.0 - s.at.line.0).unwrap_or(usize::MAX);
+                        let from = Spot {
+                            line: first,
+                            row: 0,
+                            column: 0,
+                        };
+                        match text_between(t, from, to, limit) {
+                            Some((lines, omitted)) => (lines, omitted.saturating_add(lost), false),
+                            None => (Vec::new(), lost, false),
+                        }
+                    } else {
+                        match text_between(t, s.at, to, limit) {
+                            Some((lines, omitted)) => (lines, omitted, complete),
+                            None => (Vec::new(), 0, false),
+                        }
                     }
                 }
                 _ => (Vec::new(), 0, false),
             };
-            (end, output, omitted, complete)
+            (end, output, omitted, complete, began)
         };
         // What it printed so far is read before C-c, whose echo is not output.
         let mut interrupted = false;
@@ -863,6 +922,20 @@ impl Tmux {
             effective_timeout: req.timeout.as_secs_f64(),
             interrupted,
             output_complete: complete && (exit_status.is_some() || timed_out),
+            note: match (timed_out, began, interrupted) {
+                (true, false, _) => Some(
+                    "the shell never started the command: it is still running an earlier one, or \
+                     waits for more input (an unclosed quote?); send_keys with keys C-c brings \
+                     the prompt back"
+                        .into(),
+                ),
+                (true, true, false) => Some(
+                    "the command is still running; a later run_command in this pane types behind \
+                     it: interrupt it with send_keys keys C-c, or pass interrupt_on_timeout"
+                        .into(),
+                ),
+                _ => None,
+            },
         })
     }
 }

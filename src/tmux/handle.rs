@@ -11,7 +11,7 @@ use super::error::Error;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
 use crate::control::client::Reply;
 use crate::control::format;
-use crate::control::{self, Client, ClientOptions, Command, Line, PaneId, SessionId};
+use crate::control::{self, Client, ClientOptions, Command, Line, PaneId, SessionId, Target};
 use crate::mirror::{Mirror, MirrorOptions};
 use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
 
@@ -379,6 +379,23 @@ impl Tmux {
                 .store(c.connection_id(), std::sync::atomic::Ordering::Relaxed);
         }
         Some(m)
+    }
+
+    /// Tells the mirror's copy of the pane `target` names (when it is a
+    /// pane id and the pane has a copy) that tmuxwire is about to type
+    /// into it: what the pane prints from the cursor's line on answers
+    /// that input ([`crate::mirror::PaneMirror::begin_typing`]).
+    pub(crate) async fn begin_typing(&self, target: &Target) {
+        let Target::Pane(id) = target else { return };
+        let mirror = self
+            .mirror
+            .lock()
+            .await
+            .as_ref()
+            .map(|(_, m)| Arc::clone(m));
+        if let Some(p) = mirror.and_then(|m| m.pane(*id)) {
+            p.begin_typing();
+        }
     }
 
     /// Tells the mirror's copy of `pane_id` (if it has one) that tmuxwire

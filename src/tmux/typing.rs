@@ -106,6 +106,7 @@ impl Tmux {
                 .map_err(|_| Error::NotFound(format!("can't find {target}")))?;
             target = Target::Pane(id);
         }
+        self.begin_typing(&target).await;
         let (lookup, q) = pane_id_lookup(&target);
         let mut all = vec![lookup];
         all.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
@@ -179,6 +180,9 @@ impl Tmux {
             }
             return Ok(sent);
         }
+        for (target, _) in ops {
+            self.begin_typing(target).await;
+        }
         let lines: Vec<Vec<Command>> = if stop_on_error {
             vec![parts.iter().flat_map(|(c, _)| c.clone()).collect()]
         } else {
@@ -251,6 +255,7 @@ impl Tmux {
         bracket: bool,
     ) -> Result<String, Error> {
         check_text("text", text)?;
+        self.begin_typing(target).await;
         let name = input::new_buffer_name("paste");
         let (lookup, q) = pane_id_lookup(target);
         let mut line = vec![lookup];
