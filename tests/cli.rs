@@ -1218,4 +1218,23 @@ fn cli_wait_exit_codes() {
     );
     expect_code(&o, 2, "a zero timeout");
     server.tmux_ok(&["send-keys", "-t", &pane, "C-c"]);
+    // --send types the command itself: a fast command's output is never missed.
+    for i in 0..3 {
+        let want = format!("QUICK-{}", 42 + i);
+        let o = tw(
+            &server.socket,
+            &[
+                "wait",
+                "-t",
+                &pane,
+                "--timeout",
+                "10",
+                "--send",
+                &format!("echo QUICK-$((42+{i}))"),
+                &want,
+            ],
+        );
+        expect_code(&o, 0, "wait --send");
+        assert_eq!(stdout(&o).trim_end(), want);
+    }
 }

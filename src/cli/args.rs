@@ -282,15 +282,14 @@ const WAIT_LONG: &str = "Wait until a pane prints a new line that matches, woken
 Only lines printed after the wait begins count; the echo of a command tmuxwire just typed (tmuxwire \
 send) is not output. PATTERN is literal text unless -e; case-sensitive unless -i. Without \
 PATTERN, any new output ends the wait. --stop PATTERN (repeatable) ends it early, as a failure. \
-Prints the matching lines (the last lines printed with --tail). Output that the command \
-tmuxwire send typed in the last 10 s printed before the wait began counts too. Exit status: 0 \
+Prints the matching lines (the last lines printed with --tail). With --send TEXT, types TEXT \
+first and counts its output even if it came before the wait could begin. Exit status: 0 \
 matched, 1 timed out (or the pane's program exited, or a full-screen program kept the screen), 3 \
 stopped by --stop, 2 on an error.";
 
 const WAIT_EXAMPLES: &str = "\
 Examples:
-  tmuxwire send -t %3 'make test'
-  tmuxwire wait -t %3 --stop FAILED 'tests passed'   # 0 passed, 3 failed, 1 timed out
+  tmuxwire wait -t %3 --send 'make test' --stop FAILED 'tests passed'  # 0 passed, 3 failed
   tmuxwire wait -t %3 -e '^\\$$' --timeout 20         # the prompt '$ ' is back (lines are
                                                    # matched without trailing spaces)
   tmuxwire wait -t build:1 --tail                  # any output; show the last lines";
@@ -339,6 +338,11 @@ pub struct WaitArgs {
     /// Print nothing; the exit status says how the wait ended.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Type TEXT into the pane (then Enter) first, and wait for its output: output that comes
+    /// before the wait could begin still counts. (Separate `tmuxwire send` and `tmuxwire
+    /// wait` runs cannot know that: a fast command's output may come before the wait.)
+    #[arg(long, value_name = "TEXT")]
+    pub send: Option<String>,
 }
 
 /// Subcommands.

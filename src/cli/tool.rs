@@ -87,6 +87,8 @@ const TOOLS: &[(&str, &str)] = &[
     ("snapshot_pane", "capture"),
     ("send_keys_batch", "send"),
     ("wait_for_text", "wait"),
+    ("send_keys", "send"),
+    ("capture_since", "wait"),
 ];
 
 /// Tool arguments and the flags that set them.

@@ -46,14 +46,30 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
         )));
     }
     let mut args = arguments(&a);
+    let mut target_args = Map::new();
     if let Some(t) = &a.target {
         let (_, scope) = target::resolve_arg(servers, t).await?;
         match scope.level {
-            Level::Pane => args.insert("pane_id".into(), json!(scope.pane_id)),
-            Level::Window => args.insert("window_id".into(), json!(scope.window_id)),
-            Level::Session => args.insert("session_id".into(), json!(scope.session_id)),
+            Level::Pane => target_args.insert("pane_id".into(), json!(scope.pane_id)),
+            Level::Window => target_args.insert("window_id".into(), json!(scope.window_id)),
+            Level::Session => target_args.insert("session_id".into(), json!(scope.session_id)),
         };
     }
+    if let Some(text) = &a.send {
+        // One pane for all three calls; its copy exists before the keys go,
+        // so the wait counts the output from where the text was typed.
+        let info = tool::call(servers, "get_pane_info", target_args.clone()).await?;
+        let pane = json!(info["pane_id"]);
+        target_args = Map::new();
+        target_args.insert("pane_id".into(), pane.clone());
+        tool::call(servers, "capture_since", target_args.clone()).await?;
+        let mut send = target_args.clone();
+        send.insert("keys".into(), json!(text));
+        send.insert("literal".into(), json!(true));
+        send.insert("enter".into(), json!(true));
+        tool::call(servers, "send_keys", send).await?;
+    }
+    args.extend(target_args);
     let r = tool::call(servers, "wait_for_text", args).await?;
     if !a.quiet {
         let outcome = r["outcome"].as_str().unwrap_or("");
