@@ -108,6 +108,10 @@ pub(crate) struct MirrorShared {
     bytes_fed: AtomicU64,
     /// Sessions the watches saw in listings, for the manager to watch.
     pub(crate) sessions_seen: mpsc::UnboundedSender<Vec<SessionId>>,
+    /// Seeds out at once over all watches ([`watch::SEEDS_AT_ONCE`]): a
+    /// seed of a long history holds tens of megabytes of answer while its
+    /// copy is built, and tmux renders one capture at a time anyway.
+    pub(crate) seed_slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl MirrorShared {
@@ -221,6 +225,7 @@ impl Mirror {
                 query: probe::Queries::new(),
                 bytes_fed: AtomicU64::new(0),
                 sessions_seen,
+                seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
             }),
             path,
             version,

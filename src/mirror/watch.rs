@@ -42,6 +42,11 @@ pub const MAX_ATTEMPTS: u8 = 4;
 /// Seed lines one watch has out at once.
 pub const SEEDS_OUT: usize = 1;
 
+/// Seed lines all watches of a mirror have out at once (one session's
+/// seeds wait for another's): the memory a seed holds while its copy is
+/// built is then counted once, not once per session.
+pub const SEEDS_AT_ONCE: usize = 1;
+
 /// What a watch is asked to do.
 pub(crate) enum WatchCmd {
     /// Bring these panes (shown in this watch's session) up to date: seed
@@ -102,6 +107,9 @@ pub(crate) struct Watch {
     seed_queue: std::collections::VecDeque<(u64, PaneId, u8)>,
     /// Seeds sent and not yet answered.
     seeds_out: usize,
+    /// This watch's share of [`MirrorShared::seed_slots`] while a seed of
+    /// it is out.
+    seed_permit: Option<tokio::sync::OwnedSemaphorePermit>,
     /// The next seed key (keys have the top bit set, request ids not).
     next_key: u64,
     /// Panes tmux paused (`%pause`) while a seed was on its way: seeded
@@ -128,6 +136,7 @@ impl Watch {
             seeding: HashMap::new(),
             seed_queue: std::collections::VecDeque::new(),
             seeds_out: 0,
+            seed_permit: None,
             next_key: 1 << 63,
             paused: HashSet::new(),
             listing: false,
@@ -149,7 +158,15 @@ impl Watch {
         // kept).
         self.list();
         loop {
+            let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
+            let slots = self.shared.seed_slots.clone();
             tokio::select! {
+                permit = slots.acquire_owned(), if wants_slot => {
+                    if let Ok(p) = permit {
+                        self.seed_permit = Some(p);
+                        self.pump();
+                    }
+                }
                 ev = events.recv() => match ev {
                     Some(ev) => self.event(ev),
                     None => break,
@@ -230,6 +247,19 @@ impl Watch {
     /// a long history is tens of megabytes of answer, so a few at a time
     /// bound memory (and tmux renders one capture at a time anyway).
     fn pump(&mut self) {
+        if self.seed_queue.is_empty() {
+            if self.seeds_out == 0 {
+                self.seed_permit = None;
+            }
+            return;
+        }
+        if self.seed_permit.is_none() {
+            match self.shared.seed_slots.clone().try_acquire_owned() {
+                Ok(p) => self.seed_permit = Some(p),
+                // The watch loop takes a slot when one frees.
+                Err(_) => return,
+            }
+        }
         while self.seeds_out < SEEDS_OUT {
             let Some((key, pane, attempt)) = self.seed_queue.pop_front() else {
                 return;
@@ -421,6 +451,11 @@ impl Watch {
             } => {
                 key = seed_key;
                 self.seeds_out -= 1;
+                if self.seeds_out == 0 {
+                    // Another session's seeds may go now (this one queues
+                    // again behind them).
+                    self.seed_permit = None;
+                }
                 self.seeding.remove(&pane);
                 let ambiguous = self.ambiguous(pane, at);
                 match reply {
