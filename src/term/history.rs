@@ -35,6 +35,10 @@ use super::index::LineIndex;
 /// Start a new chunk once the last one holds this many bytes.
 const CHUNK_BYTES: usize = 64 << 10;
 
+/// Room a new chunk reserves past [`CHUNK_BYTES`] for the row that
+/// crosses it.
+const CHUNK_SLACK: usize = 2 << 10;
+
 /// Rows never make a chunk's text longer than this (offsets are `u32`);
 /// the text of a row that would is dropped. Unreachable in practice.
 const MAX_CHUNK_BYTES: usize = (u32::MAX / 2) as usize;
@@ -69,7 +73,9 @@ struct Chunk {
 impl Chunk {
     fn new(first: u64) -> Chunk {
         Chunk {
-            text: Vec::new(),
+            // Room for the chunk's size and the row that crosses it, so
+            // a typical chunk never grows by doubling.
+            text: Vec::with_capacity(CHUNK_BYTES + CHUNK_SLACK),
             rows: Vec::new(),
             lines: Vec::new(),
             first,
@@ -289,6 +295,13 @@ impl History {
                 .back()
                 .is_none_or(|c| c.text.len() >= CHUNK_BYTES);
             if start_new {
+                // The full chunk keeps only what it holds: a row that
+                // crossed the size made its vectors double.
+                if let Some(c) = self.chunks.back_mut() {
+                    c.text.shrink_to_fit();
+                    c.rows.shrink_to_fit();
+                    c.lines.shrink_to_fit();
+                }
                 self.chunks.push_back(Chunk::new(self.next));
             }
             self.next += 1;
