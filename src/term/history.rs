@@ -517,7 +517,7 @@ impl History {
     /// A wrapped row's text keeps its trailing spaces, as
     /// `capture-pane -J` prints them; [`trim_end_spaces`] gives what
     /// `capture-pane -p` prints.
-    pub fn rows_iter(&self) -> impl Iterator<Item = (&[u8], bool)> + '_ {
+    pub fn rows_iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
         let open = self.open;
         let total = self.chunks.len();
         self.chunks.iter().enumerate().flat_map(move |(ci, c)| {

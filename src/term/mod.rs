@@ -111,7 +111,7 @@ mod tests;
 
 pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_end_spaces};
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
-pub use read::{Cursor, LogicalLine, Modes, Place, fingerprint};
+pub use read::{Cursor, LogicalLine, Modes, Place, Tail, fingerprint};
 pub use screen::{DecGraphics, Options, Term};
 pub use seed::{Captures, Seed, SeedError, plain_capture};
 pub use width::Rules;

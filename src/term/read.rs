@@ -169,6 +169,18 @@ fn decode(b: &[u8]) -> (u32, usize) {
     }
 }
 
+/// The newest lines of a range, from [`Term::capture_tail`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tail {
+    /// The lines kept, oldest first, each followed by `\n`.
+    pub text: Vec<u8>,
+    /// Lines of the range above the ones kept (not rendered).
+    pub lines_above: usize,
+    /// Bytes (each line's bytes and its `\n`) of the lines above that
+    /// `max_lines` alone would have kept: what the byte limit cut.
+    pub bytes_above: usize,
+}
+
 /// The cursor as tmux reports it (`#{cursor_x}`, `#{cursor_y}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cursor {
@@ -409,19 +421,7 @@ impl Term {
 
     fn capture_with(&self, start: LineNo, end: LineNo, join: bool, acs: bool) -> Vec<u8> {
         let hsize = self.history.rows() as i64;
-        let last = hsize + i64::from(self.sy()) - 1;
-        let clamp = |n: LineNo| {
-            let v = if n.0 < 0 && -n.0 > hsize {
-                0
-            } else {
-                hsize + n.0
-            };
-            v.min(last)
-        };
-        let (mut top, mut bottom) = (clamp(start), clamp(end));
-        if bottom < top {
-            std::mem::swap(&mut top, &mut bottom);
-        }
+        let (top, bottom) = self.clamp_range(start, end);
         let mut out = Vec::new();
         let mut pending = Vec::new();
         let mut emit = |text: &[u8], wrapped: bool, out: &mut Vec<u8>| {
@@ -459,6 +459,132 @@ impl Term {
             out.extend_from_slice(trim_end_spaces(&pending));
         }
         out
+    }
+
+    /// The newest lines of `start..=end` (numbered and clamped as in
+    /// [`Term::capture`]; logical lines with `join`, as
+    /// [`Term::capture_joined`]), rendered newest first until `max_lines`
+    /// lines or `room` bytes (each line's bytes and its `\n`) are reached,
+    /// so a caller that keeps only what fits a budget never renders the
+    /// whole range. Trailing empty lines are dropped, as callers drop them.
+    ///
+    /// The line that reaches `room` is kept whole: the text is at least
+    /// `room` bytes unless the range is smaller.
+    pub fn capture_tail(
+        &self,
+        start: LineNo,
+        end: LineNo,
+        join: bool,
+        max_lines: Option<usize>,
+        room: usize,
+    ) -> Tail {
+        let (top, bottom) = self.clamp_range(start, end);
+        let hsize = self.history.rows() as i64;
+        let acs = self.acs_unicode();
+        // Rows of the range, newest first.
+        let screen_top = top.max(hsize);
+        let screen = (screen_top..=bottom).rev().map(|y| {
+            let line = &self.grid.lines[(y - hsize) as usize];
+            let mut b = Vec::new();
+            self.row_text(line, acs, &mut b);
+            (Cow::Owned(b), line.wrapped)
+        });
+        let in_history = if top < hsize {
+            let skip = usize::try_from(hsize - 1 - bottom.min(hsize - 1)).unwrap_or(0);
+            let take = usize::try_from(bottom.min(hsize - 1) - top + 1).unwrap_or(0);
+            Some(
+                self.history
+                    .rows_iter()
+                    .rev()
+                    .skip(skip)
+                    .take(take)
+                    .map(|(t, w)| (Cow::Borrowed(t), w)),
+            )
+        } else {
+            None
+        };
+        let rows = screen.chain(in_history.into_iter().flatten());
+        let mut tail = Tail::default();
+        // Kept lines, newest first.
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        let mut bytes = 0usize;
+        let mut full = room == 0;
+        let mut budget_cut = 0usize;
+        let mut seen_text = false;
+        // The logical line being put together (newest row first), and
+        // whether the range's last row wraps (then no line ends there).
+        let mut parts: Vec<Cow<'_, [u8]>> = Vec::new();
+        let mut first = true;
+        let mut finish = |parts: &mut Vec<Cow<'_, [u8]>>, tail: &mut Tail| {
+            let mut line = Vec::new();
+            for p in parts.iter().rev() {
+                line.extend_from_slice(p);
+            }
+            parts.clear();
+            let line = trim_end_spaces(&line);
+            if !seen_text && line.is_empty() {
+                // A trailing empty line: dropped, not counted.
+                return;
+            }
+            seen_text = true;
+            // Lines `max_lines` keeps: those kept and those the byte limit
+            // cut.
+            let limit = max_lines.is_some_and(|m| kept.len() + budget_cut >= m);
+            if full || limit {
+                if !limit {
+                    tail.bytes_above += line.len() + 1;
+                    budget_cut += 1;
+                }
+                tail.lines_above += 1;
+                return;
+            }
+            bytes += line.len() + 1;
+            kept.push(line.to_vec());
+            full = bytes >= room;
+        };
+        for (text, wrapped) in rows {
+            if !join {
+                parts.push(text);
+                finish(&mut parts, &mut tail);
+                continue;
+            }
+            // Rows go newest first: a row that does not wrap ends the line
+            // above it.
+            if !wrapped && !first {
+                finish(&mut parts, &mut tail);
+            }
+            first = false;
+            parts.push(text);
+        }
+        if !parts.is_empty() {
+            finish(&mut parts, &mut tail);
+        }
+        for l in kept.iter().rev() {
+            tail.text.extend_from_slice(l);
+            tail.text.push(b'\n');
+        }
+        tail
+    }
+
+    /// `start..=end` clamped as `capture-pane -S -E` clamps them, as
+    /// absolute rows (0 is the oldest history row), top first.
+    fn clamp_range(&self, start: LineNo, end: LineNo) -> (i64, i64) {
+        let hsize = self.history.rows() as i64;
+        let last = hsize + i64::from(self.sy()) - 1;
+        let clamp = |n: LineNo| {
+            let v = if n.0 < 0 && -n.0 > hsize {
+                0
+            } else {
+                hsize + n.0
+            };
+            v.min(last)
+        };
+        let (top, bottom) = (clamp(start), clamp(end));
+        if bottom < top {
+            (bottom, top)
+        } else {
+            (top, bottom)
+        }
     }
 
     /// The main screen hidden while the alternate screen is shown, as

@@ -402,3 +402,93 @@ fn debug_fuzz_input() {
         eprintln!("screen row {:?} wrapped {w}", String::from_utf8_lossy(&r));
     }
 }
+
+/// What `capture_tail` must give: the full capture's lines (trailing empty
+/// ones dropped), the newest `max_lines`, then the newest that reach
+/// `room` bytes; and what was cut above.
+fn tail_reference(
+    t: &Term,
+    start: i64,
+    end: i64,
+    join: bool,
+    max_lines: Option<usize>,
+    room: usize,
+) -> super::Tail {
+    let full = if join {
+        t.capture_joined(LineNo(start), LineNo(end))
+    } else {
+        t.capture(LineNo(start), LineNo(end))
+    };
+    let body = full.strip_suffix(b"\n").unwrap_or(&full);
+    let mut lines: Vec<&[u8]> = if body.is_empty() && full.len() <= 1 {
+        Vec::new()
+    } else {
+        body.split(|&b| b == b'\n').collect()
+    };
+    if full.is_empty() {
+        lines.clear();
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let by_lines = max_lines.map_or(0, |m| lines.len().saturating_sub(m));
+    let newest = &lines[by_lines..];
+    let (mut keep, mut bytes) = (0, 0);
+    for l in newest.iter().rev() {
+        if bytes >= room {
+            break;
+        }
+        bytes += l.len() + 1;
+        keep += 1;
+    }
+    let cut = &newest[..newest.len() - keep];
+    let mut text = Vec::new();
+    for l in &newest[newest.len() - keep..] {
+        text.extend_from_slice(l);
+        text.push(b'\n');
+    }
+    super::Tail {
+        text,
+        lines_above: by_lines + cut.len(),
+        bytes_above: cut.iter().map(|l| l.len() + 1).sum(),
+    }
+}
+
+#[test]
+fn capture_tail_is_the_newest_lines_of_the_capture() {
+    let mut rng = fastrand::Rng::with_seed(7);
+    let pieces: &[&[u8]] = &[
+        b"word ",
+        b"a much longer piece of text that wraps ",
+        b"\r\n",
+        b"\r\n\r\n",
+        "\u{4e2d}\u{6587}".as_bytes(),
+        b"   ",
+        b"\x1b[2K",
+        b"\x1b[H",
+        b"\x1b[5B",
+        b"\t",
+    ];
+    for case in 0..500 {
+        let (w, h) = (rng.u32(3..12), rng.u32(1..6));
+        let mut bytes = Vec::new();
+        for _ in 0..rng.usize(0..60) {
+            bytes.extend_from_slice(pieces[rng.usize(..pieces.len())]);
+        }
+        let t = term(w, h, Rules::V36, &bytes);
+        let hsize = t.history_size() as i64;
+        let start = rng.i64(-hsize - 2..i64::from(h) + 1);
+        let end = rng.i64(-hsize - 2..i64::from(h) + 1);
+        let join = rng.bool();
+        let max_lines = rng.bool().then(|| rng.usize(1..20));
+        let room = rng.usize(0..200);
+        let got = t.capture_tail(LineNo(start), LineNo(end), join, max_lines, room);
+        let want = tail_reference(&t, start, end, join, max_lines, room);
+        assert_eq!(
+            got,
+            want,
+            "case {case}: {w}x{h} {:?} start {start} end {end} join {join} max_lines {max_lines:?} room {room}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}

@@ -56,6 +56,11 @@ pub struct CaptureOptions {
     pub join: bool,
     /// Keep only the last this many lines (`None`: all).
     pub max_lines: Option<usize>,
+    /// Bytes of text the caller will keep at most (each line's bytes and a
+    /// `\n`): a copy renders only the newest lines that reach it, and
+    /// counts the rest in [`Capture::truncated_lines`] and
+    /// [`Capture::cut_bytes`]. A hint: the result may hold more.
+    pub max_bytes: Option<usize>,
 }
 
 /// A capture: lines of text and how it was cut.
@@ -79,6 +84,9 @@ pub struct Capture {
     pub source: Source,
     /// The pane is gone; the text is tmuxwire's copy of its last screen.
     pub pane_dead: bool,
+    /// Bytes (each line's bytes and its `\n`) of the lines cut for
+    /// [`CaptureOptions::max_bytes`], counted in `truncated_lines` too.
+    pub cut_bytes: usize,
 }
 
 const CAPTURE_META: &[&str] = &[
@@ -218,13 +226,22 @@ fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
             }
         }
     }
-    let (mut lines, skipped) = narrowed.unwrap_or_else(|| {
-        let text = if opts.join {
-            t.capture_joined(LineNo(start), LineNo(end))
-        } else {
-            t.capture(LineNo(start), LineNo(end))
-        };
-        (text_lines(&text, opts.join), 0)
+    let mut cut_bytes = 0;
+    let (mut lines, skipped) = narrowed.unwrap_or_else(|| match opts.max_bytes {
+        // Only what fits the caller's budget: the newest lines.
+        Some(room) => {
+            let tail = t.capture_tail(LineNo(start), LineNo(end), opts.join, opts.max_lines, room);
+            cut_bytes = tail.bytes_above;
+            (text_lines(&tail.text, opts.join), tail.lines_above)
+        }
+        None => {
+            let text = if opts.join {
+                t.capture_joined(LineNo(start), LineNo(end))
+            } else {
+                t.capture(LineNo(start), LineNo(end))
+            };
+            (text_lines(&text, opts.join), 0)
+        }
     });
     let truncated_lines = keep_tail(&mut lines, opts.max_lines) + skipped;
     Some(Capture {
@@ -237,6 +254,7 @@ fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
         alternate_on: t.alternate_on(),
         source: Source::Mirror,
         pane_dead: st.status == Status::Dead,
+        cut_bytes,
     })
 }
 
@@ -614,6 +632,7 @@ impl Tmux {
             alternate_on: meta.flag(4),
             source: Source::Capture,
             pane_dead: false,
+            cut_bytes: 0,
         };
         Ok((cap, skipped))
     }

@@ -286,6 +286,8 @@ pub(super) async fn run(
                 end,
                 join: a.join_wrapped,
                 max_lines,
+                // Rendering stops once the budget is reached.
+                max_bytes: budget.map(|b| b.bytes()),
             };
             capture(&t, &target, &opts, budget).await
         }
@@ -495,7 +497,7 @@ async fn capture(
         }
     };
     r.truncated_lines += cut;
-    r.truncated_bytes = bytes;
+    r.truncated_bytes = bytes + cap.cut_bytes;
     if r.truncated_lines > 0 && !opts.join {
         // One more round trip, only when something was cut and a range was
         // given (measured: about 0.1 ms).
