@@ -410,3 +410,129 @@ pub fn grid(data: &[u8]) {
         panic!("invariant broken after set_history_limit: {e}");
     }
 }
+
+/// The mirror's handling of one pane's events: `%output` in pieces split
+/// anywhere, `%pause` (tmux drops the pane's output until the copy is
+/// seeded again), and seeds taken mid-stream from the pane's state.
+///
+/// The pane is a `Term` fed everything; the copy starts unseeded, is
+/// seeded from [`OwnCaptures`] of the pane (what tmux ≥ 3.7 answers to
+/// the seed commands) and fed only the output that follows its seed. A
+/// seed is taken only where one loses nothing (the parser idle, nothing
+/// tmux cannot report); elsewhere the copy waits for the next such point,
+/// as the mirror's check would find it stale. Whenever the copy is live
+/// it must print exactly what the pane prints: every row (history and
+/// screen), the logical lines, the cursor, the hidden main screen; and the
+/// copy's own invariants hold.
+///
+/// Input: 4 header bytes (rules, width, height, history limit), then
+/// events: `op` byte, and for output a length byte and that many bytes.
+pub fn mirror_feed(data: &[u8]) {
+    use tmuxwire::term::{DecGraphics, LineNo, Options, OwnCaptures, Rules, Seed, Term};
+    let Some((head, mut rest)) = data.split_first_chunk::<4>() else {
+        return;
+    };
+    let rules = [Rules::V33, Rules::V34, Rules::V36][usize::from(head[0] % 3)];
+    let width = u32::from(head[1] % 40) + 2;
+    let height = u32::from(head[2] % 10) + 1;
+    let limits = [0, 1, 3, 10, 100];
+    let opts = Options {
+        history_limit: limits[usize::from(head[3] % 5)],
+        dec_graphics: DecGraphics::Ascii,
+        ..Options::default()
+    };
+    let mut pane = Term::new(width, height, rules, opts);
+    // The copy, and whether output is applied to it.
+    let mut copy: Option<Term> = None;
+    let mut live = false;
+    // A seed is wanted (first one, or after a %pause) but not yet taken.
+    let mut want_seed = true;
+    let all = |t: &Term| {
+        let (_, h) = t.size();
+        let (start, end) = (LineNo(-(t.history_size() as i64)), LineNo(i64::from(h) - 1));
+        (t.capture_tmux(start, end), t.capture_joined(start, end))
+    };
+    let mut events = 0;
+    while let Some((&op, tail)) = rest.split_first() {
+        rest = tail;
+        events += 1;
+        if events > 200 {
+            break;
+        }
+        match op % 8 {
+            // `%output`: a piece of the pane's output.
+            0..=4 => {
+                let Some((&len, tail)) = rest.split_first() else {
+                    break;
+                };
+                let n = usize::from(len).min(tail.len());
+                let (piece, tail) = tail.split_at(n);
+                rest = tail;
+                pane.advance(piece);
+                pane.end_read();
+                if live && let Some(c) = copy.as_mut() {
+                    c.advance(piece);
+                    c.end_read();
+                }
+            }
+            // `%pause`: output is dropped from here until a seed.
+            5 => {
+                live = false;
+                want_seed = true;
+            }
+            // A seed (first, after a pause, or a re-seed of a live copy
+            // that the check asked for): taken only where it loses
+            // nothing.
+            _ => {
+                if !(want_seed || op & 0x80 != 0) {
+                    continue;
+                }
+                if !(pane.parser_idle() && pane.fully_seedable()) {
+                    continue;
+                }
+                let caps = OwnCaptures::of(&pane);
+                let first = copy.as_ref().map_or(tmuxwire::term::LineIndex(0), |c| {
+                    c.history().first_index()
+                });
+                match Seed::from_captures(&caps.captures(), rules, opts, first) {
+                    Ok(t) => {
+                        if t.seed_guesses() > 0 {
+                            // The copy knows it guessed: the mirror checks
+                            // and re-seeds such a copy; not compared.
+                            copy = None;
+                            live = false;
+                            continue;
+                        }
+                        if let Err(e) = t.check_invariants() {
+                            panic!("seeded copy: invariant broken: {e}");
+                        }
+                        assert_eq!(all(&t), all(&pane), "a fresh seed differs from the pane");
+                        copy = Some(t);
+                        live = true;
+                        want_seed = false;
+                    }
+                    Err(e) => panic!("own captures rejected: {e}\n{caps:?}"),
+                }
+            }
+        }
+    }
+    if let (true, Some(c)) = (live, copy.as_ref()) {
+        if let Err(e) = c.check_invariants() {
+            panic!("copy: invariant broken: {e}");
+        }
+        if c.needs_reseed() {
+            // The copy knows it lost track (the mirror re-seeds it).
+            return;
+        }
+        let (rows, lines) = all(c);
+        let (want_rows, want_lines) = all(&pane);
+        assert_eq!(
+            String::from_utf8_lossy(&rows),
+            String::from_utf8_lossy(&want_rows),
+            "rows differ"
+        );
+        assert_eq!(lines, want_lines, "logical lines differ");
+        assert_eq!(c.cursor(), pane.cursor(), "cursor differs");
+        assert_eq!(c.hidden_main_screen(), pane.hidden_main_screen());
+    }
+}

@@ -147,6 +147,11 @@ fn grid_corpus() {
 }
 
 #[test]
+fn mirror_feed_corpus() {
+    replay("mirror_feed", props::mirror_feed);
+}
+
+#[test]
 fn send_keys_plan_corpus() {
     replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
 }
@@ -163,6 +168,7 @@ fn every_target_is_replayed() {
         "format_records",
         "grid",
         "imsg_decode",
+        "mirror_feed",
         "mirror_marks",
         "mirror_scan",
         "notification",

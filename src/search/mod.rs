@@ -11,6 +11,9 @@
 //!
 //! * A case-sensitive literal is searched with `memchr::memmem` (near
 //!   memory bandwidth).
+//! * A case-insensitive ASCII literal is found by a SIMD prefilter on two
+//!   of its bytes with ASCII case folded (`fold`), and the regex below
+//!   settles each candidate's line.
 //! * A case-insensitive literal or a regex uses `regex_automata`'s
 //!   `meta::Regex`, after the regex has been rewritten so that it can never
 //!   match `\n` (so one search over the whole buffer equals searching each
@@ -27,6 +30,7 @@
 //!
 //! * `pattern`: [`Pattern`], [`PatternOptions`], compiling and searching.
 //! * `strip`: rewriting a regex so no match contains `\n`.
+//! * `fold`: the prefilter for case-insensitive ASCII literals.
 //! * `lines`: [`LineMatch`] and the scan that maps matches to lines.
 //! * `error`: [`PatternError`].
 //!
@@ -43,9 +47,11 @@
 //! ```
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// One module (`fold`) loads SIMD vectors; nothing else may use `unsafe`.
+#![deny(unsafe_code)]
 
 mod error;
+mod fold;
 pub mod hit;
 mod lines;
 mod pattern;

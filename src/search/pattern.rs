@@ -10,7 +10,10 @@ use regex_automata::util::syntax;
 use regex_automata::{Input, Span};
 use regex_syntax::hir::{self, HirKind};
 
+use memchr::{memchr, memrchr};
+
 use super::error::PatternError;
+use super::fold::FoldedPair;
 use super::lines::{LineMatch, scan};
 use super::strip::strip_line_terminator;
 
@@ -129,6 +132,9 @@ enum Matcher {
     Literal(memmem::Finder<'static>),
     /// Compiled from an HIR with `\n` stripped from everything it matches.
     Regex(meta::Regex),
+    /// A case-insensitive ASCII literal: candidates from the pair, the
+    /// match from the regex on the candidate's line.
+    Folded(FoldedPair, meta::Regex),
 }
 
 /// Compiling.
@@ -168,7 +174,13 @@ impl Pattern {
         } else if options.regex {
             compile_regex(pattern, options.case_sensitive)?
         } else {
-            compile_regex(&regex_syntax::escape(pattern), false)?
+            match compile_regex(&regex_syntax::escape(pattern), false)? {
+                Matcher::Regex(re) => match FoldedPair::new(pattern) {
+                    Some(pair) => Matcher::Folded(pair, re),
+                    None => Matcher::Regex(re),
+                },
+                other => other,
+            }
         };
         let text = pattern.to_owned();
         Ok(Pattern {
@@ -259,6 +271,31 @@ impl Pattern {
                 };
                 scan(haystack, find, f);
             }
+            Matcher::Folded(pair, re) => {
+                let find = |start: usize, end: usize| {
+                    let mut from = start;
+                    loop {
+                        let at = pair.find(haystack, from, end)?;
+                        let line_start =
+                            memrchr(b'\n', &haystack[start..at]).map_or(start, |i| start + i + 1);
+                        let line_end = memchr(b'\n', &haystack[at..end]).map_or(end, |i| at + i);
+                        if !pair.confirm(&haystack[line_start..line_end], at - line_start) {
+                            from = at + 1;
+                            continue;
+                        }
+                        let input = Input::new(haystack).span(Span {
+                            start: line_start,
+                            end: line_end,
+                        });
+                        if let Some(m) = re.search(&input) {
+                            return Some((m.start(), m.end()));
+                        }
+                        // The regex looked at the whole line.
+                        from = line_end.saturating_add(1);
+                    }
+                };
+                scan(haystack, find, f);
+            }
         }
     }
 
@@ -279,7 +316,7 @@ impl Pattern {
                 let i = finder.find(line)?;
                 Some(i..i + finder.needle().len())
             }
-            Matcher::Regex(re) => re.find(line).map(|m| m.range()),
+            Matcher::Regex(re) | Matcher::Folded(_, re) => re.find(line).map(|m| m.range()),
         }
     }
 
@@ -297,7 +334,7 @@ impl Pattern {
                 let n = finder.needle().len();
                 finder.find_iter(line).map(|i| i..i + n).collect()
             }
-            Matcher::Regex(re) => re
+            Matcher::Regex(re) | Matcher::Folded(_, re) => re
                 .find_iter(line)
                 .filter(|m| !m.is_empty())
                 .map(|m| m.range())
@@ -315,7 +352,9 @@ impl Pattern {
     pub fn is_match_line(&self, line: &[u8]) -> bool {
         match &self.inner.matcher {
             Matcher::Literal(finder) => finder.find(line).is_some(),
-            Matcher::Regex(re) => re.is_match(Input::new(line).earliest(true)),
+            Matcher::Regex(re) | Matcher::Folded(_, re) => {
+                re.is_match(Input::new(line).earliest(true))
+            }
         }
     }
 }

@@ -646,3 +646,45 @@ fn oracle_large() {
         assert_eq!(p.find_lines(&hay), naive_per_line(&p, &hay), "{regex}");
     }
 }
+
+/// Pieces for the case-insensitive literal prefilter: letters whose Unicode
+/// case variants are several bytes long (`k`: U+212A, `s`: U+017F), those
+/// variants, and lines long enough for the 16- and 32-byte blocks.
+const FOLD_PIECES: &[&[u8]] = &[
+    b"k",
+    b"K",
+    b"s",
+    b"S",
+    b"q",
+    b"Q",
+    b"-",
+    b"1",
+    b" ",
+    b"\n",
+    "\u{212a}".as_bytes(),
+    "\u{17f}".as_bytes(),
+    b"\xe2",
+    b"\xc5",
+    b"xxxxxxxxxxxxxxxx",
+    b"qs-Kq1",
+];
+
+const FOLD_NEEDLE_PIECES: &[&str] = &["k", "K", "s", "S", "q", "Q", "-", "1", "qs-kq1"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// The prefiltered case-insensitive literal finds exactly what the
+    /// regex engine alone finds, positions included.
+    #[test]
+    fn folded_literal_equals_regex(
+        hay in proptest::collection::vec(proptest::sample::select(FOLD_PIECES), 0..120)
+            .prop_map(|p| p.concat()),
+        needle in proptest::collection::vec(proptest::sample::select(FOLD_NEEDLE_PIECES), 1..4)
+            .prop_map(|p| p.concat()),
+    ) {
+        let folded = pat(&needle, false, false);
+        let regex = pat(&regex_syntax::escape(&needle), true, false);
+        prop_assert_eq!(folded.find_lines(&hay), regex.find_lines(&hay));
+    }
+}

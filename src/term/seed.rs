@@ -336,6 +336,95 @@ impl Seed {
     }
 }
 
+/// What tmux ≥ 3.7 would answer to the seed commands for a pane whose
+/// state is `t`: the formats line, `-F` rows (history, then screen, each
+/// up to its last used cell), the hidden main screen's rows, and no
+/// pending escape. For tests and fuzzing: a `Term` seeded from these and
+/// fed what `t` is fed next must stay equal to `t` whenever
+/// [`Term::parser_idle`] and [`Term::fully_seedable`] hold for `t`. Styles
+/// and DEC graphics shifts are not written (`-e` codes), so the seeded
+/// copy keeps text only.
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct OwnCaptures {
+    /// See [`Captures::formats`].
+    pub formats: String,
+    /// History rows, `-F` flags first.
+    pub rows: Vec<u8>,
+    /// Screen rows, `-F` flags first.
+    pub screen_rows: Vec<u8>,
+    /// The hidden main screen's rows (empty unless the alternate screen
+    /// is on).
+    pub saved_rows: Vec<u8>,
+}
+
+impl OwnCaptures {
+    /// The captures of `t` (see the type).
+    pub fn of(t: &Term) -> OwnCaptures {
+        let (w, h) = t.size();
+        let c = t.cursor();
+        let m = t.modes();
+        let (upper, lower) = t.scroll_region();
+        let (sx, sy) = t
+            .alternate_saved_cursor()
+            .map_or((u32::MAX, u32::MAX), |(x, y)| (x.0, y.0));
+        let tabs: Vec<String> = t.tab_stops().iter().map(|x| x.0.to_string()).collect();
+        let formats = format!(
+            "{w},{h},{},{},{},{},{},{sx},{sy},{},{},{},{},{};{}",
+            c.x.0,
+            c.y.0,
+            t.history_size(),
+            t.history_limit(),
+            u8::from(t.alternate_on()),
+            upper.0,
+            lower.0,
+            u8::from(m.wrap),
+            u8::from(m.insert),
+            u8::from(m.origin),
+            tabs.join(",")
+        );
+        let row = |out: &mut Vec<u8>, text: &[u8], wrapped: bool| {
+            out.extend_from_slice(if wrapped { b"W " } else { b"- " });
+            out.extend_from_slice(text);
+            out.push(b'\n');
+        };
+        let mut rows = Vec::new();
+        for (text, wrapped) in t.history.rows_iter() {
+            row(&mut rows, text, wrapped);
+        }
+        let grid_rows = |g: &Grid| {
+            let mut out = Vec::new();
+            let mut text = Vec::new();
+            for line in &g.lines {
+                text.clear();
+                line.push_text(&t.combined, false, &mut text);
+                row(&mut out, &text, line.wrapped);
+            }
+            out
+        };
+        OwnCaptures {
+            formats,
+            rows,
+            screen_rows: grid_rows(&t.grid),
+            saved_rows: t.saved_grid.as_ref().map(grid_rows).unwrap_or_default(),
+        }
+    }
+
+    /// As [`Captures`] for [`Seed::from_captures`].
+    pub fn captures(&self) -> Captures<'_> {
+        Captures {
+            formats: &self.formats,
+            rows: &self.rows,
+            screen_rows: Some(&self.screen_rows),
+            rows_have_flags: true,
+            joined: b"",
+            saved_rows: &self.saved_rows,
+            saved_joined: b"",
+            pending: b"",
+        }
+    }
+}
+
 /// One captured row: its flags (with `-F`) and its bytes.
 struct Row<'a> {
     flags: Option<&'a [u8]>,
