@@ -594,14 +594,25 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
     let pane = first_pane(&server);
     run(&server, &pane, "true");
     ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
-    for i in 0..3 {
+    let names = server.tmux_ok(&[
+        "display-message",
+        "-p",
+        "-t",
+        &pane,
+        "#{session_name} #{window_id}",
+    ]);
+    let (session, window) = names.trim().split_once(' ').unwrap();
+    // The pane named by id, by session and by window: typing is recorded either way.
+    let targets = [
+        json!({"pane_id": pane}),
+        json!({"session_name": session}),
+        json!({"window_id": window}),
+    ];
+    for (i, target) in targets.iter().enumerate() {
         let id: PaneId = pane.parse().unwrap();
-        ok(
-            &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": format!("echo FAST-$((40+{i}))")}),
-        )
-        .await;
+        let mut args = target.clone();
+        args["keys"] = json!(format!("echo FAST-$((40+{i}))"));
+        ok(&s, "send_keys", args).await;
         // Let the output arrive first, as it does for a fast command.
         let m = tmux_of_servers(&s).mirror().await.expect("mirror");
         let want = format!("FAST-{}", 40 + i);

@@ -65,6 +65,29 @@ fn pane_id_lookup(target: &Target) -> (Command, crate::control::format::Query) {
     (cmd.target(target, TargetKind::Window).opt("-f", filter), q)
 }
 
+impl Tmux {
+    /// `target` as its pane's id when the mirror follows this server and
+    /// `target` names a session or window (one round trip): typing into a
+    /// pane is recorded by id ([`Tmux::begin_typing`]), so output of what
+    /// was typed counts for a wait whichever way the pane was named. The
+    /// pane is the one active when the call is made. Unchanged otherwise,
+    /// and when the lookup fails (the typing then fails with tmux's own
+    /// error).
+    async fn typing_target(&self, target: &Target) -> Target {
+        if matches!(target, Target::Pane(_)) || self.mirrored_server_pid().await.is_none() {
+            return target.clone();
+        }
+        let (lookup, q) = pane_id_lookup(target);
+        let Ok(out) = self.act(vec![lookup]).await else {
+            return target.clone();
+        };
+        out.first()
+            .and_then(|body| one_record(&q, body, target).ok())
+            .and_then(|r| r.str(0).parse().ok())
+            .map_or_else(|| target.clone(), Target::Pane)
+    }
+}
+
 /// Most commands sent on one control-mode line. tmux's cost for a line
 /// grows with the square of its commands (measured on 3.3a: 10,000
 /// `send-keys` on one line took 1.7 s and 40,000 took 33 s; as separate
@@ -100,11 +123,13 @@ impl Tmux {
         if keys.commands("%0").len() + 1 > LINE_COMMANDS && !matches!(target, Target::Pane(_)) {
             let (lookup, q) = pane_id_lookup(&target);
             let out = self.act(vec![lookup]).await?;
-            let id = one_record(&q, &out[0], &target)?
+            let id = one_record(&q, out.first().map_or(&[][..], |b| &b[..]), &target)?
                 .str(0)
                 .parse()
                 .map_err(|_| Error::NotFound(format!("can't find {target}")))?;
             target = Target::Pane(id);
+        } else {
+            target = self.typing_target(&target).await;
         }
         self.begin_typing(&target).await;
         let (lookup, q) = pane_id_lookup(&target);
@@ -148,6 +173,11 @@ impl Tmux {
         stop_on_error: bool,
     ) -> Result<Vec<Sent>, Error> {
         let start = Instant::now();
+        let mut resolved = Vec::with_capacity(ops.len());
+        for (target, keys) in ops {
+            resolved.push((self.typing_target(target).await, keys.clone()));
+        }
+        let ops = &resolved[..];
         let mut parts = Vec::with_capacity(ops.len());
         for (target, keys) in ops {
             let (lookup, q) = pane_id_lookup(target);
@@ -255,6 +285,7 @@ impl Tmux {
         bracket: bool,
     ) -> Result<String, Error> {
         check_text("text", text)?;
+        let target = &self.typing_target(target).await;
         self.begin_typing(target).await;
         let name = input::new_buffer_name("paste");
         let (lookup, q) = pane_id_lookup(target);
