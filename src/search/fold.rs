@@ -151,22 +151,22 @@ fn is_fixed(b: u8) -> bool {
 }
 
 /// How common a byte is in terminal text, case folded (higher: more
-/// common). A rough order from logs and shell output: the rarest pair of
-/// needle bytes gives the fewest candidates.
+/// common). A rough order measured on log and shell output (timestamps,
+/// `key=value` pairs, `ls -l`): the rarest pair of needle bytes gives the
+/// fewest candidates.
 fn rank(b: u8) -> u8 {
     match b.to_ascii_lowercase() {
         b' ' => 255,
-        b'e' => 230,
-        b't' | b'a' | b'o' | b'i' | b'n' => 220,
-        b's' | b'r' | b'h' | b'l' => 200,
-        b'0'..=b'9' => 190,
-        b'd' | b'c' | b'u' | b'm' => 180,
-        b'f' | b'p' | b'g' | b'w' | b'y' | b'b' => 160,
-        b'-' | b'.' | b'/' | b':' | b'_' | b'=' | b',' => 150,
-        b'v' | b'k' => 120,
-        b'x' | b'j' | b'q' | b'z' => 100,
-        b'\t' | b'"' | b'\'' | b'(' | b')' | b'[' | b']' => 90,
-        _ => 60,
+        b'0'..=b'9' => 240,
+        b'e' | b't' | b'r' => 235,
+        b'a' | b'i' | b'm' | b'-' | b':' | b',' => 225,
+        b's' | b'o' | b'=' => 215,
+        b'n' | b'l' | b'd' | b'c' | b'u' | b'f' | b'z' | b'.' | b'/' => 200,
+        b'b' | b'p' | b'h' | b'g' => 180,
+        b'k' | b'q' | b'w' => 150,
+        b'y' | b'v' | b'\t' | b'"' | b'[' | b']' | b'(' | b')' => 130,
+        b'x' | b'j' | b'\'' => 110,
+        _ => 90,
     }
 }
 
