@@ -208,6 +208,16 @@ pub fn search_pattern(data: &[u8]) {
         assert!(m.line < lines.len(), "line {} of {}", m.line, lines.len());
         assert!(m.start <= m.end && m.end <= lines[m.line].len(), "{m:?}");
         next = m.line + 1;
+        // Every matched line holds the pattern's required byte pairs (the
+        // mirror skips history chunks that lack one).
+        let line = &lines[m.line];
+        for &(a, b) in p.required_pairs() {
+            assert!(
+                line.windows(2).any(|w| w[0].eq_ignore_ascii_case(&a) && w[1].eq_ignore_ascii_case(&b)),
+                "{pat:?} matched {line:?} without the pair {:?}",
+                (a as char, b as char)
+            );
+        }
     }
     // `for_each_line` stops when asked to.
     let mut first = Vec::new();

@@ -104,12 +104,17 @@ pub fn scan(
     let mut found: Vec<Found<'_>> = Vec::new();
     let mut count = 0usize;
     let alternate = term.alternate_on();
+    let pairs = pattern.required_pairs();
     for (ci, chunk) in chunks.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
             return Scan {
                 cancelled: true,
                 ..Scan::default()
             };
+        }
+        if !chunk.may_hold(pairs) {
+            // A pair of the literal's bytes is nowhere in this chunk.
+            continue;
         }
         pattern.for_each_line(chunk.text, |m| {
             let (row, rows) = chunk.rows_of(m.line);
@@ -301,6 +306,113 @@ mod tests {
     use crate::search::PatternOptions;
     use crate::term::{Options, Rules};
     use proptest::prelude::*;
+
+    /// Chunks whose byte-pair summary lacks a pair of the needle are
+    /// skipped: with many chunks, the scan still finds exactly what the
+    /// naive scan finds, for literals in either case mode (Kelvin sign and
+    /// long s included, whose case variants are other bytes).
+    #[test]
+    fn skipped_chunks_never_hide_a_match() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let words = [
+            "alpha",
+            "Beta",
+            "GAMMA",
+            "delta",
+            "eps",
+            "kilo",
+            "Sierra",
+            "\u{212a}ilo",
+            "\u{17f}ierra",
+            "zq",
+            "QZ",
+            "x9",
+            "-",
+            "_",
+            "42",
+            "ab",
+            "中文",
+        ];
+        let mut t = Term::new(
+            60,
+            5,
+            Rules::V36,
+            Options {
+                history_limit: 100_000,
+                ..Options::default()
+            },
+        );
+        let mut lines = Vec::new();
+        let mut out = Vec::new();
+        for i in 0..15_000 {
+            let mut line = String::new();
+            for _ in 0..rng.usize(1..12) {
+                line.push_str(words[rng.usize(..words.len())]);
+                if rng.bool() {
+                    line.push(' ');
+                }
+            }
+            if i % 997 == 0 {
+                line.push_str(" RareNeedle");
+            }
+            out.extend_from_slice(line.as_bytes());
+            out.extend_from_slice(b"\r\n");
+            lines.push(line);
+        }
+        t.advance(&out);
+        assert!(t.history().chunks().count() > 4, "several chunks");
+        let mut needles: Vec<String> = vec![
+            "RareNeedle".into(),
+            "rareneedle".into(),
+            "kilo".into(),
+            "KILO".into(),
+            "sierra".into(),
+            "zqx".into(),
+            "never-there".into(),
+            "a".into(),
+        ];
+        for _ in 0..30 {
+            let l = &lines[rng.usize(..lines.len())];
+            let chars: Vec<char> = l.chars().collect();
+            let a = rng.usize(..chars.len());
+            let b = (a + rng.usize(1..10)).min(chars.len());
+            let mut n: String = chars[a..b].iter().collect();
+            if rng.bool() {
+                n = n.to_uppercase();
+            }
+            needles.push(n);
+        }
+        let no = AtomicBool::new(false);
+        // The summaries do skip: a needle that is nowhere reads no sealed
+        // chunk.
+        let rare = Pattern::new(
+            "never-there",
+            PatternOptions::literal().case_sensitive(false),
+        )
+        .expect("pattern");
+        let skipped = t
+            .history()
+            .search_chunks()
+            .filter(|c| !c.may_hold(rare.required_pairs()))
+            .count();
+        assert_eq!(
+            skipped,
+            t.history().search_chunks().count() - 1,
+            "sealed chunks skipped"
+        );
+        for n in &needles {
+            for cs in [true, false] {
+                let Ok(p) = Pattern::new(n, PatternOptions::literal().case_sensitive(cs)) else {
+                    continue;
+                };
+                assert_eq!(
+                    scan(&t, &p, None, 5, &no),
+                    scan_naive(&t, &p, 5),
+                    "{n:?} case-sensitive {cs}"
+                );
+            }
+        }
+    }
 
     const PIECES: &[&str] = &[
         "a",

@@ -40,6 +40,9 @@ pub(crate) struct FoldedPair {
     /// (`k`, `s`): a window that differs from the needle byte for byte may
     /// still hold a match.
     wide_variants: bool,
+    /// The adjacent needle bytes every match holds side by side (both
+    /// fixed), lower case.
+    pairs: Vec<(u8, u8)>,
 }
 
 impl FoldedPair {
@@ -87,7 +90,22 @@ impl FoldedPair {
             second: fold(bytes[b]),
             needle: needle.to_ascii_lowercase().into_bytes(),
             wide_variants: fixed.iter().any(|f| !f),
+            pairs: (1..bytes.len())
+                .filter(|&i| fixed[i - 1] && fixed[i])
+                .map(|i| {
+                    (
+                        bytes[i - 1].to_ascii_lowercase(),
+                        bytes[i].to_ascii_lowercase(),
+                    )
+                })
+                .collect(),
         })
+    }
+
+    /// Pairs of adjacent bytes every match holds side by side, ASCII
+    /// letters in lower case (a match may hold them in either case).
+    pub(crate) fn pairs(&self) -> &[(u8, u8)] {
+        &self.pairs
     }
 
     /// Whether the line `line`, in which [`FoldedPair::find`] gave the

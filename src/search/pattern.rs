@@ -121,7 +121,12 @@ struct Inner {
     text: String,
     options: PatternOptions,
     matcher: Matcher,
+    /// See [`Pattern::required_pairs`].
+    pairs: Vec<(u8, u8)>,
 }
+
+/// The most pairs [`Pattern::required_pairs`] gives (any subset will do).
+const MAX_PAIRS: usize = 64;
 
 // One `Matcher` lives behind the `Arc` of each pattern, so the size gap
 // between the variants costs nothing worth an extra indirection.
@@ -130,8 +135,9 @@ struct Inner {
 enum Matcher {
     /// The needle is non-empty and contains no `\n`.
     Literal(memmem::Finder<'static>),
-    /// Compiled from an HIR with `\n` stripped from everything it matches.
-    Regex(meta::Regex),
+    /// Compiled from an HIR with `\n` stripped from everything it matches,
+    /// and the byte pairs every match holds ([`hir_pairs`]).
+    Regex(meta::Regex, Vec<(u8, u8)>),
     /// A case-insensitive ASCII literal: candidates from the pair, the
     /// match from the regex on the candidate's line.
     Folded(FoldedPair, meta::Regex),
@@ -175,19 +181,28 @@ impl Pattern {
             compile_regex(pattern, options.case_sensitive)?
         } else {
             match compile_regex(&regex_syntax::escape(pattern), false)? {
-                Matcher::Regex(re) => match FoldedPair::new(pattern) {
+                Matcher::Regex(re, pairs) => match FoldedPair::new(pattern) {
                     Some(pair) => Matcher::Folded(pair, re),
-                    None => Matcher::Regex(re),
+                    None => Matcher::Regex(re, pairs),
                 },
                 other => other,
             }
         };
+        let mut pairs: Vec<(u8, u8)> = match &matcher {
+            Matcher::Literal(f) => f.needle().windows(2).map(|w| (w[0], w[1])).collect(),
+            Matcher::Folded(pair, _) => pair.pairs().to_vec(),
+            Matcher::Regex(_, pairs) => pairs.clone(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        pairs.retain(|&(a, b)| seen.insert((a.to_ascii_lowercase(), b.to_ascii_lowercase())));
+        pairs.truncate(MAX_PAIRS);
         let text = pattern.to_owned();
         Ok(Pattern {
             inner: Arc::new(Inner {
                 text,
                 options,
                 matcher,
+                pairs,
             }),
         })
     }
@@ -213,6 +228,16 @@ impl Pattern {
         }
         let syntax = syntax::Config::new().nest_limit(NEST_LIMIT);
         syntax::parse_with(&self.inner.text, &syntax).is_ok_and(|h| hir_mentions_tab(&h))
+    }
+
+    /// Pairs of adjacent bytes that every line matching this pattern holds
+    /// side by side, each byte as given or with the other ASCII case (at
+    /// most 64): text that lacks one of them, in either
+    /// case, holds no match. Lets a search skip text summarised by the
+    /// pairs it holds. Empty when nothing can be told (a regex whose
+    /// matches share no literal, a one-byte literal).
+    pub fn required_pairs(&self) -> &[(u8, u8)] {
+        &self.inner.pairs
     }
 
     /// Returns `true` when searches use `memchr::memmem` (the pattern is,
@@ -259,7 +284,7 @@ impl Pattern {
                 };
                 scan(haystack, find, f);
             }
-            Matcher::Regex(re) => {
+            Matcher::Regex(re, _) => {
                 // `search` borrows a cache from the regex's internal pool.
                 // A fresh `create_cache()` per call would also start the
                 // lazy DFA cold every time: measured 8.4 µs instead of
@@ -316,7 +341,7 @@ impl Pattern {
                 let i = finder.find(line)?;
                 Some(i..i + finder.needle().len())
             }
-            Matcher::Regex(re) | Matcher::Folded(_, re) => re.find(line).map(|m| m.range()),
+            Matcher::Regex(re, _) | Matcher::Folded(_, re) => re.find(line).map(|m| m.range()),
         }
     }
 
@@ -334,7 +359,7 @@ impl Pattern {
                 let n = finder.needle().len();
                 finder.find_iter(line).map(|i| i..i + n).collect()
             }
-            Matcher::Regex(re) | Matcher::Folded(_, re) => re
+            Matcher::Regex(re, _) | Matcher::Folded(_, re) => re
                 .find_iter(line)
                 .filter(|m| !m.is_empty())
                 .map(|m| m.range())
@@ -352,7 +377,7 @@ impl Pattern {
     pub fn is_match_line(&self, line: &[u8]) -> bool {
         match &self.inner.matcher {
             Matcher::Literal(finder) => finder.find(line).is_some(),
-            Matcher::Regex(re) | Matcher::Folded(_, re) => {
+            Matcher::Regex(re, _) | Matcher::Folded(_, re) => {
                 re.is_match(Input::new(line).earliest(true))
             }
         }
@@ -399,6 +424,7 @@ fn compile_regex(pattern: &str, case_sensitive: bool) -> Result<Matcher, Pattern
         let finder = memmem::Finder::new(&bytes[..]).into_owned();
         return Ok(Matcher::Literal(finder));
     }
+    let pairs = hir_pairs(&hir);
     let config = meta::Config::new()
         .nfa_size_limit(Some(NFA_SIZE_LIMIT))
         .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY)
@@ -408,7 +434,39 @@ fn compile_regex(pattern: &str, case_sensitive: bool) -> Result<Matcher, Pattern
         .configure(config)
         .build_from_hir(&hir)
         .map_err(|e| PatternError::build(&e))?;
-    Ok(Matcher::Regex(re))
+    Ok(Matcher::Regex(re, pairs))
+}
+
+/// Pairs of adjacent bytes that every match of `hir` holds side by side,
+/// ASCII letters in lower case: those common to every literal that
+/// matches can begin with (`regex_syntax`'s prefix extraction; when that
+/// set is finite, every match begins with one of them). Case variants of
+/// several bytes (`(?i)k` also matches U+212A) differ in their pairs, so
+/// the pairs around them drop out of the common set.
+fn hir_pairs(hir: &hir::Hir) -> Vec<(u8, u8)> {
+    let seq = hir::literal::Extractor::new().extract(hir);
+    let Some(literals) = seq.literals() else {
+        return Vec::new();
+    };
+    let mut common: Option<std::collections::HashSet<(u8, u8)>> = None;
+    for lit in literals {
+        let pairs = lit
+            .as_bytes()
+            .windows(2)
+            .map(|w| (w[0].to_ascii_lowercase(), w[1].to_ascii_lowercase()))
+            .collect();
+        let next = match common {
+            None => pairs,
+            Some(c) => c.intersection(&pairs).copied().collect(),
+        };
+        if next.is_empty() {
+            return Vec::new();
+        }
+        common = Some(next);
+    }
+    let mut out: Vec<(u8, u8)> = common.map(|c| c.into_iter().collect()).unwrap_or_default();
+    out.sort_unstable();
+    out
 }
 
 #[cfg(test)]

@@ -688,3 +688,100 @@ proptest! {
         prop_assert_eq!(folded.find_lines(&hay), regex.find_lines(&hay));
     }
 }
+
+/// Whether every required pair of `p` is in `line`, ASCII case folded.
+fn holds_required_pairs(p: &Pattern, line: &[u8]) -> bool {
+    let pairs: std::collections::HashSet<(u8, u8)> = line
+        .windows(2)
+        .map(|w| (w[0].to_ascii_lowercase(), w[1].to_ascii_lowercase()))
+        .collect();
+    p.required_pairs()
+        .iter()
+        .all(|&(a, b)| pairs.contains(&(a.to_ascii_lowercase(), b.to_ascii_lowercase())))
+}
+
+/// Regexes whose matches share literals (so they have required pairs),
+/// in both case modes.
+const PAIR_REGEXES: &[&str] = &[
+    r"ab\d+",
+    r"(?:ab|aB)c",
+    r"kab",
+    r"sab|sAb",
+    r"é[ab]{2}",
+    r"\bAB\b",
+    r"a.b",
+    r"x*ab",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Every line a pattern matches holds all its required pairs (what lets
+    /// the mirror skip history chunks that lack one).
+    #[test]
+    fn matched_lines_hold_the_required_pairs(
+        hay in proptest::collection::vec(
+            proptest::sample::select([PIECES, FOLD_PIECES, &[b"c", b"C", b"9"]].concat()),
+            0..100,
+        ).prop_map(|p| p.concat()),
+        i in 0..PAIR_REGEXES.len() + NEEDLE_PIECES.len() + FOLD_NEEDLE_PIECES.len(),
+        regex in any::<bool>(),
+        cs in any::<bool>(),
+    ) {
+        let all: Vec<&str> = PAIR_REGEXES
+            .iter()
+            .chain(NEEDLE_PIECES)
+            .chain(FOLD_NEEDLE_PIECES)
+            .copied()
+            .collect();
+        let text = all[i];
+        let regex = regex || i < PAIR_REGEXES.len();
+        let Ok(p) = Pattern::new(text, PatternOptions { regex, case_sensitive: cs }) else {
+            return Ok(());
+        };
+        let lines = naive_lines(&hay);
+        for m in p.find_lines(&hay) {
+            prop_assert!(
+                holds_required_pairs(&p, lines[m.line]),
+                "{text:?} (regex {regex}, cs {cs}) matched {:?} lacking one of {:?}",
+                String::from_utf8_lossy(lines[m.line]),
+                p.required_pairs()
+            );
+        }
+    }
+}
+
+#[test]
+fn required_pairs_examples() {
+    let ci = PatternOptions::literal().case_sensitive(false);
+    let re_ci = PatternOptions::regex().case_sensitive(false);
+    assert_eq!(pat("ab", false, true).required_pairs(), [(b'a', b'b')]);
+    assert!(pat("a", false, true).required_pairs().is_empty());
+    assert!(
+        !Pattern::new("MCPB-RX-8954f7 job=build-[0-9]{4}", re_ci)
+            .unwrap()
+            .required_pairs()
+            .is_empty()
+    );
+    assert!(
+        !Pattern::new("MCPB-宽字符-8954f7", ci)
+            .unwrap()
+            .required_pairs()
+            .is_empty()
+    );
+    // `k` also matches U+212A: no pair of a case-insensitive `k` is required.
+    let k = Pattern::new("akb", re_ci).unwrap();
+    assert!(
+        k.required_pairs()
+            .iter()
+            .all(|&(a, b)| a != b'k' && b != b'k'),
+        "{:?}",
+        k.required_pairs()
+    );
+    assert!(
+        Pattern::new("a|b", PatternOptions::regex())
+            .unwrap()
+            .required_pairs()
+            .is_empty()
+    );
+}
