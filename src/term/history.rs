@@ -25,7 +25,10 @@
 //!   on the screen. tmux can later clear that flag (`grid_move_lines()`,
 //!   `grid_clear_lines()`), which closes the line.
 //! * Cost: the text (about one byte per character), one `\n` per line, four
-//!   bytes per row and four per line.
+//!   bytes per row and four per line; and, once a chunk is sealed (a newer
+//!   one exists) and searched, a 512-byte [`PairSummary`] of the byte pairs
+//!   its text holds, which lets a search skip it
+//!   ([`SearchChunk::may_hold`]).
 
 use std::collections::VecDeque;
 use std::ops::Range;
