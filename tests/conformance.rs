@@ -1488,6 +1488,7 @@ async fn stdio_session(
 ) -> Vec<Value> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    test_env(cmd.as_std_mut());
     for k in [
         "TMUX",
         "TMUX_PANE",
@@ -1627,7 +1628,7 @@ async fn resources_and_prompts() {
     let p = first_pane(&server);
     run(&server, &p, "echo RESOURCE-MARK");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+    test_env(cmd.as_std_mut());
     cmd.arg("-S").arg(&server.socket).arg("mcp");
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     let info = client.peer_info().unwrap();
@@ -1778,10 +1779,8 @@ async fn sessionless_and_absent_servers() {
     )
     .unwrap();
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    test_env(&mut std::process::Command::new("true"));
-    cmd.env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .env("TMUXWIRE_TMUX", &wrapper)
+    test_env(cmd.as_std_mut());
+    cmd.env("TMUXWIRE_TMUX", &wrapper)
         .arg("-S")
         .arg(&sock)
         .arg("mcp")

@@ -468,6 +468,7 @@ async fn garbage_before_initialize() {
     for k in SOCKET_ENV {
         cmd.env_remove(k);
     }
+    cmd.env("TMUX_TMPDIR", dir.path());
     cmd.arg("-S").arg(dir.path().join("none.sock")).arg("mcp");
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -58,6 +58,8 @@ fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::C
     for k in SOCKET_ENV {
         cmd.env_remove(k);
     }
+    // Removed above; a private one so nothing reaches the user's socket directory.
+    test_env(cmd.as_std_mut());
     if let Some(s) = socket {
         cmd.arg("-S").arg(s);
     }

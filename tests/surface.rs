@@ -37,6 +37,7 @@ impl Raw {
     /// [`Raw::start`] with environment variables set.
     async fn start_with_env(socket: &Path, args: &[&str], env: &[(&str, &str)]) -> Raw {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+        crate::support::test_env(cmd.as_std_mut());
         for k in [
             "TMUX",
             "TMUX_PANE",

@@ -43,8 +43,19 @@ const BUFFER = `tmuxwire_${"0123456789abcdef".repeat(2)}_node`;
 let dir;
 let sock;
 
+/** The environment of every process this test starts: no `TMUX`, and a `TMUX_TMPDIR` of the
+ * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers. */
+function childEnv() {
+  const env = { ...process.env, TMUX_TMPDIR: dir };
+  for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_RESPONSE_BUDGET"]) {
+    delete env[k];
+  }
+  return env;
+}
+
 function tmux(...args) {
-  return execFileSync(TMUX, ["-S", sock, "-f", "/dev/null", ...args], { encoding: "utf8" });
+  return execFileSync(TMUX, ["-S", sock, "-f", "/dev/null", ...args],
+    { encoding: "utf8", env: childEnv() });
 }
 
 /** Polls `cond` until it returns something truthy, or fails after `ms`. */
@@ -91,10 +102,7 @@ async function connect(console_lines) {
       orig(...a);
     };
   }
-  const env = { ...process.env, TMUXWIRE_TOOLSETS: TOOLSETS };
-  for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_RESPONSE_BUDGET"]) {
-    delete env[k];
-  }
+  const env = { ...childEnv(), TMUXWIRE_TOOLSETS: TOOLSETS };
   const transport = new StdioClientTransport({
     command: BIN,
     args: ["-S", sock, "mcp"],
@@ -213,8 +221,8 @@ async function inspector(args) {
   const { stdout, stderr } = await run(
     INSPECTOR,
     ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, "-e",
-      `TMUXWIRE_TOOLSETS=${TOOLSETS}`, ...args, "--", BIN, "mcp"],
-    { encoding: "utf8", maxBuffer: 64 << 20 },
+      `TMUXWIRE_TOOLSETS=${TOOLSETS}`, "-e", `TMUX_TMPDIR=${dir}`, ...args, "--", BIN, "mcp"],
+    { encoding: "utf8", maxBuffer: 64 << 20, env: childEnv() },
   );
   return { answer: JSON.parse(stdout), stderr };
 }

@@ -67,7 +67,9 @@ impl TmuxBin {
 }
 
 /// Applies the test environment to a command: removes `TMUX`, `TMUX_PANE`, `LC_ALL` and
-/// `LC_CTYPE` (so that `LANG` decides), sets `LANG=C.UTF-8` and `PS1='$ '`.
+/// `LC_CTYPE` (so that `LANG` decides), sets `LANG=C.UTF-8`, `PS1='$ '` and `TMUX_TMPDIR` to
+/// [`private_tmux_tmpdir`], so a tmux or tmuxwire run without `-S` (or a `list_servers` scan)
+/// can never reach the user's own servers (`/tmp/tmux-UID/default`).
 pub fn test_env(cmd: &mut Command) -> &mut Command {
     cmd.env_remove("TMUX")
         .env_remove("TMUX_PANE")
@@ -75,6 +77,20 @@ pub fn test_env(cmd: &mut Command) -> &mut Command {
         .env_remove("LC_CTYPE")
         .env("LANG", "C.UTF-8")
         .env("PS1", "$ ")
+        .env("TMUX_TMPDIR", private_tmux_tmpdir())
+}
+
+/// An empty directory of this test run's own, for `TMUX_TMPDIR` (made once, under the system
+/// temp directory).
+pub fn private_tmux_tmpdir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("tmuxwire-test-tmpdir-")
+            .tempdir()
+            .expect("a temp dir for TMUX_TMPDIR")
+            .keep()
+    })
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
