@@ -588,80 +588,83 @@ async fn ceiling_and_timeout(s: &Arc<tmuxwire::tmux::Servers>, pane: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_printed_before_the_wait_began_answers_the_input() {
     use serde_json::json;
-    let bin = system_tmux();
-    let server = TestServer::builder(&bin).size(100, 12).start();
-    let s = servers(&server);
-    let pane = first_pane(&server);
-    run(&server, &pane, "true");
-    ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
-    let names = server.tmux_ok(&[
-        "display-message",
-        "-p",
-        "-t",
-        &pane,
-        "#{session_name} #{window_id}",
-    ]);
-    let (session, window) = names.trim().split_once(' ').unwrap();
-    // The pane named by id, by session and by window: typing is recorded either way.
-    let targets = [
-        json!({"pane_id": pane}),
-        json!({"session_name": session}),
-        json!({"window_id": window}),
-    ];
-    for (i, target) in targets.iter().enumerate() {
-        let id: PaneId = pane.parse().unwrap();
-        let mut args = target.clone();
-        args["keys"] = json!(format!("echo FAST-$((40+{i}))"));
-        ok(&s, "send_keys", args).await;
-        // Let the output arrive first, as it does for a fast command.
-        let m = tmux_of_servers(&s).mirror().await.expect("mirror");
-        let want = format!("FAST-{}", 40 + i);
-        crate::support::wait_until_async("the output in the copy", || {
-            let p = m.pane(id);
-            let want = want.clone();
-            async move {
-                p.and_then(|p| {
-                    let st = p.read();
-                    let t = st.term.as_ref()?;
-                    let text =
-                        t.capture_joined(tmuxwire::term::LineNo(-20), tmuxwire::term::LineNo(11));
-                    String::from_utf8_lossy(&text)
-                        .lines()
-                        .any(|l| l == want)
-                        .then_some(())
-                })
-            }
-        })
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(100, 12).start();
+        let s = servers(&server);
+        let pane = first_pane(&server);
+        run(&server, &pane, "true");
+        ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
+        let names = server.tmux_ok(&[
+            "display-message",
+            "-p",
+            "-t",
+            &pane,
+            "#{session_name} #{window_id}",
+        ]);
+        let (session, window) = names.trim().split_once(' ').unwrap();
+        // The pane named by id, by session and by window: typing is recorded either way.
+        let targets = [
+            json!({"pane_id": pane}),
+            json!({"session_name": session}),
+            json!({"window_id": window}),
+        ];
+        for (i, target) in targets.iter().enumerate() {
+            let id: PaneId = pane.parse().unwrap();
+            let mut args = target.clone();
+            args["keys"] = json!(format!("echo FAST-$((40+{i}))"));
+            ok(&s, "send_keys", args).await;
+            // Let the output arrive first, as it does for a fast command.
+            let m = tmux_of_servers(&s).mirror().await.expect("mirror");
+            let want = format!("FAST-{}", 40 + i);
+            crate::support::wait_until_async("the output in the copy", || {
+                let p = m.pane(id);
+                let want = want.clone();
+                async move {
+                    p.and_then(|p| {
+                        let st = p.read();
+                        let t = st.term.as_ref()?;
+                        let text = t.capture_joined(
+                            tmuxwire::term::LineNo(-20),
+                            tmuxwire::term::LineNo(11),
+                        );
+                        String::from_utf8_lossy(&text)
+                            .lines()
+                            .any(|l| l == want)
+                            .then_some(())
+                    })
+                }
+            })
+            .await;
+            let r = ok(
+                &s,
+                "wait_for_text",
+                json!({"pane_id": pane, "patterns": [want], "timeout": 5}),
+            )
+            .await;
+            assert_eq!(r["outcome"], json!("matched"), "{r}");
+            assert_eq!(r["matched_lines"], json!([want]), "{r}");
+            assert_eq!(
+                r["matched_at_entry"],
+                json!(true),
+                "the output was on the screen: {r}"
+            );
+        }
+        // Only the echo holds the pattern: not matched at entry, and not matched later.
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo ONLY-$((1))-ECHO >/dev/null"}),
+        )
         .await;
         let r = ok(
             &s,
             "wait_for_text",
-            json!({"pane_id": pane, "patterns": [want], "timeout": 5}),
+            json!({"pane_id": pane, "patterns": ["ONLY-$((1))-ECHO"], "timeout": 0.5}),
         )
         .await;
-        assert_eq!(r["outcome"], json!("matched"), "{r}");
-        assert_eq!(r["matched_lines"], json!([want]), "{r}");
-        assert_eq!(
-            r["matched_at_entry"],
-            json!(true),
-            "the output was on the screen: {r}"
-        );
+        assert_eq!(r["outcome"], json!("timeout"), "{r}");
+        assert_eq!(r["matched_at_entry"], json!(false), "{r}");
     }
-    // Only the echo holds the pattern: not matched at entry, and not matched later.
-    ok(
-        &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "echo ONLY-$((1))-ECHO >/dev/null"}),
-    )
-    .await;
-    let r = ok(
-        &s,
-        "wait_for_text",
-        json!({"pane_id": pane, "patterns": ["ONLY-$((1))-ECHO"], "timeout": 0.5}),
-    )
-    .await;
-    assert_eq!(r["outcome"], json!("timeout"), "{r}");
-    assert_eq!(r["matched_at_entry"], json!(false), "{r}");
 }
 
 /// A command that prints more than the pane's history holds: `run_command` returns its newest

@@ -387,13 +387,7 @@ impl Tmux {
     /// that input ([`crate::mirror::PaneMirror::begin_typing`]).
     pub(crate) async fn begin_typing(&self, target: &Target) {
         let Target::Pane(id) = target else { return };
-        let mirror = self
-            .mirror
-            .lock()
-            .await
-            .as_ref()
-            .map(|(_, m)| Arc::clone(m));
-        if let Some(p) = mirror.and_then(|m| m.pane(*id)) {
+        if let Some(p) = self.mirrored_pane(*id).await {
             p.begin_typing();
         }
     }
@@ -403,15 +397,21 @@ impl Tmux {
     /// a command just typed for its output (public case C13).
     pub(crate) async fn note_typed(&self, pane_id: &str, text: &[u8]) {
         let Ok(id) = pane_id.parse() else { return };
+        if let Some(p) = self.mirrored_pane(id).await {
+            p.note_typed(text);
+        }
+    }
+
+    /// The mirror's copy of pane `id`, if the mirror is on and has one
+    /// (no I/O).
+    async fn mirrored_pane(&self, id: PaneId) -> Option<Arc<crate::mirror::PaneMirror>> {
         let mirror = self
             .mirror
             .lock()
             .await
             .as_ref()
             .map(|(_, m)| Arc::clone(m));
-        if let Some(p) = mirror.and_then(|m| m.pane(id)) {
-            p.note_typed(text);
-        }
+        mirror.and_then(|m| m.pane(id))
     }
 
     /// The pid of the server the mirror follows (known once

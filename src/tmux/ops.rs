@@ -202,48 +202,18 @@ fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
     if reaches_dropped && st.status != Status::Dead {
         return None;
     }
+    // Only the newest lines are rendered: `max_lines` of them, and no more
+    // than fit the caller's budget (the rest are counted, not rendered).
     let (_, height) = t.size();
-    let hsize = t.history_size() as i64;
-    let last = i64::from(height) - 1;
-    let clamp = |n: i64| n.max(-hsize).min(last);
-    let (mut start, mut end) = (
-        clamp(opts.start.unwrap_or(0)),
-        clamp(opts.end.unwrap_or(last)),
+    let tail = t.capture_tail(
+        LineNo(opts.start.unwrap_or(0)),
+        LineNo(opts.end.unwrap_or(i64::from(height) - 1)),
+        opts.join,
+        opts.max_lines,
+        opts.max_bytes.unwrap_or(usize::MAX),
     );
-    if end < start {
-        std::mem::swap(&mut start, &mut end);
-    }
-    // Only the newest `max_lines` rows are wanted: render just those (and a
-    // margin for trailing empty rows, which are dropped), as the tmux path
-    // does; rows are lines when not joined.
-    let mut narrowed = None;
-    if let (Some(m), false) = (opts.max_lines, opts.join) {
-        let from = end.saturating_sub((m as i64).saturating_add(TAIL_MARGIN) - 1);
-        if from > start {
-            let lines = text_lines(&t.capture(LineNo(from), LineNo(end)), false);
-            if lines.len() >= m {
-                narrowed = Some((lines, usize::try_from(from - start).unwrap_or(0)));
-            }
-        }
-    }
-    let mut cut_bytes = 0;
-    let (mut lines, skipped) = narrowed.unwrap_or_else(|| match opts.max_bytes {
-        // Only what fits the caller's budget: the newest lines.
-        Some(room) => {
-            let tail = t.capture_tail(LineNo(start), LineNo(end), opts.join, opts.max_lines, room);
-            cut_bytes = tail.bytes_above;
-            (text_lines(&tail.text, opts.join), tail.lines_above)
-        }
-        None => {
-            let text = if opts.join {
-                t.capture_joined(LineNo(start), LineNo(end))
-            } else {
-                t.capture(LineNo(start), LineNo(end))
-            };
-            (text_lines(&text, opts.join), 0)
-        }
-    });
-    let truncated_lines = keep_tail(&mut lines, opts.max_lines) + skipped;
+    let lines = text_lines(&tail.text, opts.join);
+    let (truncated_lines, cut_bytes) = (tail.lines_above, tail.bytes_above);
     Some(Capture {
         pane_id: p.id.to_string(),
         lines,

@@ -77,14 +77,24 @@ impl Tmux {
         if matches!(target, Target::Pane(_)) || self.mirrored_server_pid().await.is_none() {
             return target.clone();
         }
+        self.pane_of(target)
+            .await
+            .map_or_else(|_| target.clone(), Target::Pane)
+    }
+
+    /// The id of the pane `target` names (its active pane for a session or
+    /// window), in one round trip.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such pane; connection errors.
+    async fn pane_of(&self, target: &Target) -> Result<crate::control::PaneId, Error> {
         let (lookup, q) = pane_id_lookup(target);
-        let Ok(out) = self.act(vec![lookup]).await else {
-            return target.clone();
-        };
-        out.first()
-            .and_then(|body| one_record(&q, body, target).ok())
-            .and_then(|r| r.str(0).parse().ok())
-            .map_or_else(|| target.clone(), Target::Pane)
+        let out = self.act(vec![lookup]).await?;
+        one_record(&q, out.first().map_or(&[][..], |b| &b[..]), target)?
+            .str(0)
+            .parse()
+            .map_err(|_| Error::NotFound(format!("can't find {target}")))
     }
 }
 
@@ -119,18 +129,16 @@ impl Tmux {
     ///
     /// [`Error::NotFound`] (nothing is typed).
     pub async fn send_keys(&self, target: &Target, keys: &Keys) -> Result<String, Error> {
-        let mut target = target.clone();
-        if keys.commands("%0").len() + 1 > LINE_COMMANDS && !matches!(target, Target::Pane(_)) {
-            let (lookup, q) = pane_id_lookup(&target);
-            let out = self.act(vec![lookup]).await?;
-            let id = one_record(&q, out.first().map_or(&[][..], |b| &b[..]), &target)?
-                .str(0)
-                .parse()
-                .map_err(|_| Error::NotFound(format!("can't find {target}")))?;
-            target = Target::Pane(id);
+        // Long input goes as several lines: they must all reach the pane the
+        // first one did.
+        let target = if keys.commands("%0").len() + 1 > LINE_COMMANDS {
+            match target {
+                Target::Pane(_) => target.clone(),
+                _ => Target::Pane(self.pane_of(target).await?),
+            }
         } else {
-            target = self.typing_target(&target).await;
-        }
+            self.typing_target(target).await
+        };
         self.begin_typing(&target).await;
         let (lookup, q) = pane_id_lookup(&target);
         let mut all = vec![lookup];
