@@ -27,7 +27,10 @@
 //! * `regressions`: every mismatch ever found, by name.
 //! * `seeded_*`: a pane written in two halves; after the first a [`Term`]
 //!   is built from tmux's captures ([`Seed`]), fed the second half, and
-//!   compared (also after a resize between the halves).
+//!   compared (also after a resize between the halves, and with the
+//!   history seeded from its joined lines as the mirror does before 3.7);
+//!   `TMUXWIRE_GRID_SEEDED_SOAK=N` runs N cases from a time-based seed
+//!   instead, printing it (`TMUXWIRE_GRID_SOAK_SEED=S` repeats it).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -1244,6 +1247,33 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 &format!("{t}p"),
                 &f("pending"),
             ));
+            // What the mirror's line captures when the history is read as
+            // lines (tmux < 3.7): the history joined, the screen's rows
+            // and their joined text.
+            let mut screen_flags = vec!["-e", "-N", "-S", "0", "-E", "-"];
+            if has_t {
+                screen_flags.push("-T");
+            }
+            if !flagged {
+                commands.extend(capture_to_file(
+                    &t,
+                    &["-J", "-S", "-", "-E", "-1"],
+                    &format!("{t}h"),
+                    &f("histj"),
+                ));
+                commands.extend(capture_to_file(
+                    &t,
+                    &screen_flags,
+                    &format!("{t}c"),
+                    &f("screen"),
+                ));
+                commands.extend(capture_to_file(
+                    &t,
+                    &["-J", "-S", "0", "-E", "-"],
+                    &format!("{t}k"),
+                    &f("screenj"),
+                ));
+            }
             let formats = run_batches(server, &commands, commands.len());
             let formats = String::from_utf8_lossy(&formats).into_owned();
             let (rows, joined, saved, savedj, pending) = (
@@ -1259,6 +1289,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 screen_rows: None,
                 rows_have_flags: flagged,
                 joined: &joined,
+                history_joined: None,
                 saved_rows: &saved,
                 saved_joined: &savedj,
                 pending: &pending,
@@ -1284,7 +1315,38 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                         escape(&joined)
                     )
                 });
-            terms.push((n, case, term));
+            terms.push((n, case, term, false));
+            if !flagged {
+                let (histj, screen, screenj) = (
+                    read_saved(&f("histj")),
+                    read_saved(&f("screen")),
+                    read_saved(&f("screenj")),
+                );
+                let lines = Captures {
+                    formats: &formats,
+                    rows: b"",
+                    screen_rows: Some(&screen),
+                    rows_have_flags: false,
+                    joined: &screenj,
+                    history_joined: Some(&histj),
+                    saved_rows: &saved,
+                    saved_joined: &savedj,
+                    pending: &pending,
+                };
+                let term = Seed::from_captures(&lines, rules, opts, tmuxwire::term::LineIndex(0))
+                    .map_err(|e| {
+                        if e.is_layout() {
+                            String::new()
+                        } else {
+                            format!(
+                                "{e}\n  formats: {formats}  history: \"{}\"\n  screen: \"{}\"",
+                                escape(&histj),
+                                escape(&screen)
+                            )
+                        }
+                    });
+                terms.push((n, case, term, true));
+            }
         }
         // The second halves.
         for &(n, case) in &group {
@@ -1298,17 +1360,30 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
         }
         wait_titles(server, &group, tag, "DONE");
         let results = capture_results(server, dir, &group, tag);
-        for ((n, case, term), tmux) in terms.into_iter().zip(&results) {
+        let results: HashMap<usize, &Tmux> = group
+            .iter()
+            .zip(&results)
+            .map(|(&(n, _), r)| (n, r))
+            .collect();
+        for (n, case, term, as_lines) in terms {
+            let tmux = results[&n];
             let sc = &cases[n];
             let what = format!(
-                "seeded at byte {}{}{}",
+                "seeded at byte {}{}{}{}",
                 sc.split,
                 sc.resize
                     .map(|(w, h)| format!(" after a resize to {w}x{h}"))
                     .unwrap_or_default(),
-                if has_f && sc.flags { " (-F)" } else { "" }
+                if has_f && sc.flags { " (-F)" } else { "" },
+                if as_lines { " (history as lines)" } else { "" }
             );
             match term {
+                // The history did not lay out as tmux's rows: the mirror
+                // seeds such a pane with the rows captured.
+                Err(e) if e.is_empty() => eprintln!(
+                    "tmux {}: case {} {what}: the history did not lay out as tmux's rows",
+                    bin.label, case.name
+                ),
                 Err(e) => failures.push(format!(
                     "tmux {}: case {} {what}: {e}",
                     bin.label, case.name
@@ -1345,11 +1420,27 @@ fn seeded(label: &str, base: u64) {
         return;
     };
     let rules = rules_of(&bin);
+    let (base, count) = match std::env::var("TMUXWIRE_GRID_SEEDED_SOAK")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        Some(n) => {
+            let now = match std::env::var("TMUXWIRE_GRID_SOAK_SEED") {
+                Ok(s) => u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or(0),
+                Err(_) => std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
+            };
+            eprintln!("seeded soak: {n} cases, soak seed {now:#x} (TMUXWIRE_GRID_SOAK_SEED)");
+            (now, n)
+        }
+        None => (base, SEEDED_CASES),
+    };
     let mut rng = fastrand::Rng::with_seed(base);
     // One-column panes are left out: there tmux writes a wide character's
     // padding past the edge, where no capture shows it, and a resize
     // reflows it into view (a known gap of seeding).
-    let cases: Vec<SeededCase> = random_cases(base, SEEDED_CASES)
+    let cases: Vec<SeededCase> = random_cases(base, count)
         .into_iter()
         .filter(|c| c.width > 1)
         .filter_map(|c| seeded_case(c, &mut rng, rules))

@@ -49,7 +49,7 @@ pub const GROUP: usize = 5;
 /// never fails (a failure would end the rest of a longer line). No capture
 /// is this one byte: captured rows end in `\n`, and `capture-pane -P`
 /// starts with an escape or a character, never a C0 control.
-const EMPTY: &str = "\u{1}";
+pub const EMPTY: &str = "\u{1}";
 
 /// The commands of [`capture_line`], to put on a longer line: fill the
 /// buffer with [`EMPTY`], capture into it, print its size, print it,

@@ -110,7 +110,10 @@ pub fn instructions(policy: &Policy) -> String {
 #[derive(Clone)]
 pub struct TmuxwireServer {
     servers: Arc<Servers>,
-    tools: Arc<Vec<Tool>>,
+    /// The tools the policy offers, built on first use (building 54 input
+    /// and output schemas takes a few milliseconds, which `initialize`
+    /// should not wait for: [`serve_stdio`] builds them meanwhile).
+    tools: Arc<std::sync::OnceLock<Vec<Tool>>>,
     budget: Budget,
     policy: Arc<Policy>,
 }
@@ -121,10 +124,15 @@ impl TmuxwireServer {
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
             servers,
-            tools: Arc::new(tools::catalog_for(&Policy::default())),
+            tools: Arc::default(),
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
         }
+    }
+
+    /// The tools offered, in listing order.
+    fn tools(&self) -> &[Tool] {
+        self.tools.get_or_init(|| tools::catalog_for(&self.policy))
     }
 
     /// The same server with response budget `budget`.
@@ -135,7 +143,7 @@ impl TmuxwireServer {
     /// The same server offering the tools `policy` chooses.
     pub fn with_policy(self, policy: Policy) -> TmuxwireServer {
         TmuxwireServer {
-            tools: Arc::new(tools::catalog_for(&policy)),
+            tools: Arc::default(),
             policy: Arc::new(policy),
             ..self
         }
@@ -148,7 +156,7 @@ impl TmuxwireServer {
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> rmcp::model::CallToolResult {
-        if !self.tools.iter().any(|t| t.name == name) {
+        if !self.tools().iter().any(|t| t.name == name) {
             return tools::unknown_tool(name);
         }
         tools::call_within(
@@ -276,7 +284,7 @@ impl ServerHandler for TmuxwireServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
     }
 
     async fn call_tool(
@@ -284,7 +292,7 @@ impl ServerHandler for TmuxwireServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if !self.tools.iter().any(|t| t.name == request.name) {
+        if !self.tools().iter().any(|t| t.name == request.name) {
             return Ok(tools::unknown_tool(&request.name).into());
         }
         let args = request.arguments.unwrap_or_default();
@@ -344,13 +352,13 @@ pub async fn serve_stdio(
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    stdio::serve(
-        TmuxwireServer::new(servers)
-            .with_budget(budget)
-            .with_policy(policy),
-        read,
-        write,
-        jsonrpc::MAX_LINE_BYTES,
-    )
-    .await
+    let server = TmuxwireServer::new(servers)
+        .with_budget(budget)
+        .with_policy(policy);
+    // The tool list is built while the client initializes.
+    let warm = server.clone();
+    tokio::task::spawn_blocking(move || {
+        warm.tools();
+    });
+    stdio::serve(server, read, write, jsonrpc::MAX_LINE_BYTES).await
 }

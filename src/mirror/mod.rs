@@ -105,6 +105,11 @@ pub(crate) struct MirrorShared {
     pub(crate) rules: Rules,
     pub(crate) recipe: seed::Recipe,
     pub(crate) query: probe::Queries,
+    /// The server's socket, for the one-shot clients that read seeds'
+    /// history buffers ([`seed::fetch_history`]).
+    pub(crate) path: PathBuf,
+    /// How long reading one history buffer may take.
+    pub(crate) fetch_timeout: Duration,
     bytes_fed: AtomicU64,
     /// Sessions the watches saw in listings, for the manager to watch.
     pub(crate) sessions_seen: mpsc::UnboundedSender<Vec<SessionId>>,
@@ -223,6 +228,8 @@ impl Mirror {
                 rules: Rules::for_version(&version),
                 recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
                 query: probe::Queries::new(),
+                path: path.clone(),
+                fetch_timeout: opts.sync_timeout,
                 bytes_fed: AtomicU64::new(0),
                 sessions_seen,
                 seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),

@@ -9,24 +9,39 @@
 //! [refresh-client -A '%P:continue' ;]                after a %pause
 //! list-panes -t %P -f <%P only> -F '<Seed::FORMAT>' ;  size, cursor, history, modes, tabs
 //! list-panes -t %P -f <%P only> -F '<options>' ;       scroll-on-clear, alternate-screen, …
-//! capture-pane -t %P -N [-T] [-F] -S - -E -1    (paste-buffer read) ;  history rows
+//! capture-pane -t %P -J -S - -E -1              (kept buffer) ;        history lines (< 3.7)
+//! capture-pane -t %P -N -T -F -S - -E -1        (kept buffer) ;        history rows (≥ 3.7)
 //! capture-pane -t %P -e -N [-T] [-F] -S 0 -E -  (paste-buffer read) ;  screen rows
-//! capture-pane -t %P -J -S - -E -               (paste-buffer read) ;  wrapped flags
+//! capture-pane -t %P -J -S 0 -E -               (paste-buffer read) ;  their wrapped flags (< 3.7)
 //! capture-pane -t %P -a -e -N [-T] [-F] -q      (paste-buffer read) ;  hidden main screen
-//! capture-pane -t %P -a -J -q                   (paste-buffer read) ;  its wrapped flags
+//! capture-pane -t %P -a -J -q                   (paste-buffer read) ;  its wrapped flags (< 3.7)
 //! capture-pane -t %P -P                         (paste-buffer read)    escape in progress
 //! ```
 //!
 //! One line, so tmux runs it as one list with no pane output read in
 //! between: everything describes one moment, and the output that follows
 //! the answer in the stream is exactly what the copy lacks (see
-//! [`super::watch`] for the one exception). Every capture is a
-//! paste-buffer read framed by its length ([`crate::control::buffer`]), so
-//! no pane text can cut the answer. The two format records print only
-//! numbers and `on`/`off`, which no pane controls.
+//! [`super::watch`] for the one exception). Every capture printed on the
+//! line is a paste-buffer read framed by its length
+//! ([`crate::control::buffer`]), so no pane text can cut the answer. The
+//! two format records print only numbers and `on`/`off`, which no pane
+//! controls.
+//!
+//! The history, most of a seed's bytes, is captured into a buffer that the
+//! line leaves in place, with its size printed; a one-shot client then
+//! reads it (`save-buffer -b B -`, which tmux writes to a client without a
+//! session raw, as file data) and deletes it. tmux spends 0.11–0.18 s
+//! printing a 10 MB buffer to a control client on 3.3a and 0.04 s writing
+//! it to a one-shot client; the buffer's size checks that all of it came.
+//! Before 3.7 (no `-F`) the history is captured once, joined, and its rows
+//! laid out again ([`Captures::history_joined`]); when that does not give
+//! tmux's row count, the pane is seeded again with the [exact](Recipe::exact)
+//! line, which captures the rows and the joined text of everything and
+//! prints them on the line.
 
-use crate::control::buffer::{GROUP, capture_commands, captured};
+use crate::control::buffer::{EMPTY, GROUP, capture_commands, captured};
 use crate::control::client::Reply;
+use crate::control::format;
 use crate::control::parse::Block;
 use crate::control::{Command, Encoding, Line, PaneId, Target, TargetKind};
 use crate::term::{Captures, DecGraphics, LineIndex, Options, Rules, Seed, Term};
@@ -56,6 +71,11 @@ pub struct Recipe {
     pub trim_flag: bool,
     /// `capture-pane -F` prints row flags (3.7+): no joined captures then.
     pub row_flags: bool,
+    /// Print everything on the line, history rows and joined text
+    /// included (< 3.7: rows exactly as tmux has them, for a pane whose
+    /// history does not lay out again as its rows). Otherwise the history
+    /// is left in a buffer for [`fetch_history`].
+    pub exact: bool,
 }
 
 impl Recipe {
@@ -65,7 +85,27 @@ impl Recipe {
             encoding,
             trim_flag: version.at_least(3, 4),
             row_flags: version.at_least(3, 7),
+            exact: false,
         }
+    }
+
+    /// This recipe, printing everything on the line ([`Recipe::exact`]).
+    pub fn exact(self) -> Recipe {
+        Recipe {
+            exact: true,
+            ..self
+        }
+    }
+
+    /// Whether the history is left in a buffer rather than printed.
+    pub fn history_apart(&self) -> bool {
+        !self.exact
+    }
+
+    /// Whether the history comes as joined lines whose rows are laid out
+    /// again ([`Captures::history_joined`]).
+    fn history_joined(&self) -> bool {
+        self.history_apart() && !self.row_flags
     }
 }
 
@@ -87,6 +127,40 @@ pub enum SeedFailure {
     Gone,
     /// tmux's answer could not be turned into a copy.
     Unusable(String),
+    /// The history's lines did not lay out as tmux's rows
+    /// ([`crate::term::Captures::history_joined`]): seed with the
+    /// [exact](Recipe::exact) line.
+    Layout(String),
+}
+
+/// Commands that leave the history in a buffer ([`history_commands`]).
+const KEPT: usize = 3;
+
+/// The capture of the history into buffer `name`, left there: fill it
+/// with [`EMPTY`] (an empty capture leaves a buffer as it was), capture,
+/// print its size.
+fn history_commands(pane: PaneId, r: &Recipe, name: &str) -> [Command; KEPT] {
+    let mut cap = Command::new("capture-pane");
+    let flags: &[&str] = if r.row_flags {
+        &["-N", "-T", "-F", "-S", "-", "-E", "-1"]
+    } else {
+        &["-J", "-S", "-", "-E", "-1"]
+    };
+    for f in flags {
+        cap = cap.arg(*f);
+    }
+    let cap = cap
+        .target(&Target::Pane(pane), TargetKind::Pane)
+        .opt("-b", name.to_string());
+    [
+        Command::new("set-buffer")
+            .opt("-b", name.to_string())
+            .arg(EMPTY),
+        cap,
+        Command::new("list-buffers")
+            .opt("-F", "#{buffer_size}")
+            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
+    ]
 }
 
 /// The capture commands of the line, in order (see the module docs).
@@ -99,6 +173,30 @@ fn captures(pane: PaneId, r: &Recipe) -> Vec<[Command; GROUP]> {
         }
         capture_commands(&c.target(&target, TargetKind::Pane), r.encoding)
     };
+    if r.history_apart() {
+        let mut rows = vec!["-e", "-N"];
+        if r.trim_flag {
+            rows.push("-T");
+        }
+        if r.row_flags {
+            rows.push("-F");
+        }
+        let mut screen_rows = rows.clone();
+        screen_rows.extend(["-S", "0", "-E", "-"]);
+        let mut saved_rows = vec!["-a"];
+        saved_rows.extend(&rows);
+        saved_rows.push("-q");
+        let mut out = vec![cap(&screen_rows)];
+        if !r.row_flags {
+            out.push(cap(&["-J", "-S", "0", "-E", "-"]));
+        }
+        out.push(cap(&saved_rows));
+        if !r.row_flags {
+            out.push(cap(&["-a", "-J", "-q"]));
+        }
+        out.push(cap(&["-P"]));
+        return out;
+    }
     let mut rows = vec!["-e", "-N"];
     if r.trim_flag {
         rows.push("-T");
@@ -129,10 +227,21 @@ fn captures(pane: PaneId, r: &Recipe) -> Vec<[Command; GROUP]> {
     out
 }
 
+/// A seed line and the buffer it leaves the history in, if any.
+#[derive(Debug)]
+pub struct SeedLine {
+    /// The line.
+    pub line: Line,
+    /// The buffer holding the history once the line has run (named with a
+    /// random nonce), for [`fetch_history`]; `None` for an
+    /// [exact](Recipe::exact) recipe.
+    pub history_buffer: Option<String>,
+}
+
 /// The seed line for `pane`; with `continue_first`, it first resumes the
 /// pane's output (`refresh-client -A '%N:continue'`) after a `%pause`, in
 /// the same line, so no output is lost between the seed and the resume.
-pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> Line {
+pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> SeedLine {
     let target = Target::Pane(pane);
     let record = |format: &str| {
         Command::new("list-panes")
@@ -146,10 +255,44 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> Line {
     }
     cmds.push(record(Seed::FORMAT));
     cmds.push(record(OPTIONS_FORMAT));
+    let history_buffer = recipe
+        .history_apart()
+        .then(|| format!("tmuxwire-{}", format::nonce()));
+    if let Some(name) = &history_buffer {
+        cmds.extend(history_commands(pane, recipe, name));
+    }
     for group in captures(pane, recipe) {
         cmds.extend(group);
     }
-    Line::list(cmds)
+    SeedLine {
+        line: Line::list(cmds),
+        history_buffer,
+    }
+}
+
+/// Reads and deletes the buffer a seed line left the history in, with a
+/// one-shot client of the server at `path` (`save-buffer -b NAME -`, then
+/// `delete-buffer -b NAME`). The bytes are the buffer's as tmux holds
+/// them ([`build`] checks them against the size the line printed).
+///
+/// # Errors
+///
+/// A connection failure, or tmux's error text when it could not write the
+/// buffer (it does not exist: the line failed before making it).
+pub async fn fetch_history(
+    path: &std::path::Path,
+    name: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, String> {
+    let save: [&str; 4] = ["save-buffer", "-b", name, "-"];
+    let delete: [&str; 3] = ["delete-buffer", "-b", name];
+    let out = crate::wire::run_command_list(path, &[&save[..], &delete[..]], timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    if !out.success() {
+        return Err(out.error_text());
+    }
+    Ok(out.stdout)
 }
 
 /// Builds the copy from a [`line`]'s answer.
@@ -159,11 +302,16 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> Line {
 /// [`SeedFailure::Gone`] when tmux says the pane does not exist;
 /// [`SeedFailure::Unusable`] when a command failed or the captures do not
 /// fit together.
+///
+/// With a recipe that leaves the history apart, `history` is what
+/// [`fetch_history`] read (`None` when it failed); a history whose size is
+/// not the one the line printed is unusable.
 pub fn build(
     reply: Reply,
     recipe: &Recipe,
     continue_first: bool,
     opts: &SeedOptions,
+    history: Option<Vec<u8>>,
 ) -> Result<Built, SeedFailure> {
     let mut blocks = reply.blocks.into_iter();
     if continue_first {
@@ -187,7 +335,37 @@ pub fn build(
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
-    let groups = if recipe.row_flags { 4 } else { 6 };
+    let history = if recipe.history_apart() {
+        let kept: Vec<Block> = blocks.by_ref().take(KEPT).collect();
+        if let Some(b) = kept.iter().find(|b| !b.ok) {
+            return Err(unusable(Some(b)));
+        }
+        let size = kept
+            .get(2)
+            .and_then(|b| b.text().trim().parse::<usize>().ok())
+            .ok_or_else(|| SeedFailure::Unusable("tmux did not print the history's size".into()))?;
+        let bytes = history
+            .ok_or_else(|| SeedFailure::Unusable("the history buffer could not be read".into()))?;
+        if bytes.len() != size {
+            return Err(SeedFailure::Unusable(format!(
+                "the history buffer held {} bytes, tmux said {size}",
+                bytes.len()
+            )));
+        }
+        Some(if bytes == EMPTY.as_bytes() {
+            Vec::new()
+        } else {
+            bytes
+        })
+    } else {
+        None
+    };
+    let groups = match (recipe.history_apart(), recipe.row_flags) {
+        (true, true) => 3,
+        (true, false) => 5,
+        (false, true) => 4,
+        (false, false) => 6,
+    };
     let mut texts = Vec::with_capacity(groups);
     for _ in 0..groups {
         // Each capture's blocks are moved, not copied: a seed of a long
@@ -199,17 +377,26 @@ pub fn build(
             })?,
         );
     }
-    let (history_rows, screen_rows) = (&texts[0], &texts[1]);
+    // Without the history, the groups are those of the exact line after
+    // its first.
+    let at = usize::from(history.is_some());
+    let history_rows = match &history {
+        Some(h) if recipe.row_flags => h.as_slice(),
+        Some(_) => &[][..],
+        None => texts[0].as_slice(),
+    };
+    let screen_rows = &texts[1 - at];
     let (joined, saved_rows, saved_joined, pending) = if recipe.row_flags {
-        (&[][..], &texts[2], &[][..], &texts[3])
+        (&[][..], &texts[2 - at], &[][..], &texts[3 - at])
     } else {
         (
-            texts[2].as_slice(),
-            &texts[3],
-            texts[4].as_slice(),
-            &texts[5],
+            texts[2 - at].as_slice(),
+            &texts[3 - at],
+            texts[4 - at].as_slice(),
+            &texts[5 - at],
         )
     };
+    let history_joined = history.as_deref().filter(|_| recipe.history_joined());
     let formats_text = formats.text();
     let option = options.text();
     let o: Vec<&str> = option.split(',').collect();
@@ -237,12 +424,18 @@ pub fn build(
         screen_rows: Some(screen_rows),
         rows_have_flags: recipe.row_flags,
         joined,
+        history_joined,
         saved_rows,
         saved_joined,
         pending,
     };
-    let term = Seed::from_captures(&c, opts.rules, term_opts, opts.first)
-        .map_err(|e| SeedFailure::Unusable(e.to_string()))?;
+    let term = Seed::from_captures(&c, opts.rules, term_opts, opts.first).map_err(|e| {
+        if e.is_layout() {
+            SeedFailure::Layout(e.to_string())
+        } else {
+            SeedFailure::Unusable(e.to_string())
+        }
+    })?;
     Ok(Built {
         term,
         dead: on(5, false),

@@ -77,6 +77,10 @@ enum Job {
         /// The key waiters know this seed by (it may wait in the queue
         /// before it has a request id).
         key: u64,
+        /// The buffer the line left the history in ([`seed::SeedLine`]).
+        history_buffer: Option<String>,
+        /// Whether the line was [exact](seed::Recipe::exact).
+        exact: bool,
     },
     Check {
         pane: PaneId,
@@ -84,6 +88,35 @@ enum Job {
     },
     List,
 }
+
+/// A seed whose line was answered and whose history a one-shot client is
+/// reading ([`seed::fetch_history`]): the pane's output that arrives
+/// meanwhile comes after the seed, so it is held and applied once the copy
+/// is built.
+struct Fetching {
+    key: u64,
+    reply: crate::control::client::Reply,
+    continued: bool,
+    attempt: u8,
+    exact: bool,
+    /// The pane's output since the answer, in order.
+    held: Vec<Vec<u8>>,
+    held_bytes: usize,
+    /// More was held than [`MAX_HELD`]: the copy is seeded again instead.
+    overflowed: bool,
+}
+
+/// Output held for one pane while its history is read, in bytes; past it
+/// the seed is taken again (a pane printing that fast while a one-shot
+/// client reads its history).
+const MAX_HELD: usize = 64 << 20;
+
+/// History reads one watch has out at once while its next seed line is
+/// sent: one pane's history in flight, the next being captured.
+const FETCHES_OUT: usize = 1;
+
+/// What a history read brought back: the pane, the seed's key, the bytes.
+type Fetched = (PaneId, u64, Result<Vec<u8>, String>);
 
 /// A sync request waiting for its lines' answers.
 struct Waiter {
@@ -122,10 +155,19 @@ pub(crate) struct Watch {
     /// [`super::marks`]); dropped when a pane's output stops being
     /// applied, so a mark is never pieced together across a gap.
     scanners: HashMap<PaneId, MarkScanner>,
+    /// Seeds whose history is being read, by pane.
+    fetching: HashMap<PaneId, Fetching>,
+    /// Where history reads report back.
+    fetched_tx: mpsc::Sender<Fetched>,
+    fetched_rx: Option<mpsc::Receiver<Fetched>>,
+    /// Panes whose history did not lay out as tmux's rows: seeded with the
+    /// [exact](seed::Recipe::exact) line from then on.
+    exact: HashSet<PaneId>,
 }
 
 impl Watch {
     pub(crate) fn new(session: SessionId, client: Client, shared: Arc<MirrorShared>) -> Watch {
+        let (fetched_tx, fetched_rx) = mpsc::channel(SEEDS_OUT + 1);
         Watch {
             session,
             client,
@@ -143,6 +185,10 @@ impl Watch {
             relist: false,
             waiters: Vec::new(),
             scanners: HashMap::new(),
+            fetching: HashMap::new(),
+            fetched_tx,
+            fetched_rx: Some(fetched_rx),
+            exact: HashSet::new(),
         }
     }
 
@@ -157,10 +203,14 @@ impl Watch {
         // the start (a pane that prints and exits before any call is still
         // kept).
         self.list();
+        let Some(mut fetched) = self.fetched_rx.take() else {
+            return;
+        };
         loop {
             let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
             let slots = self.shared.seed_slots.clone();
             tokio::select! {
+                Some((pane, key, bytes)) = fetched.recv() => self.fetched(pane, key, bytes),
                 permit = slots.acquire_owned(), if wants_slot => {
                     if let Ok(p) = permit {
                         self.seed_permit = Some(p);
@@ -260,7 +310,7 @@ impl Watch {
                 Err(_) => return,
             }
         }
-        while self.seeds_out < SEEDS_OUT {
+        while self.seeds_out < SEEDS_OUT && self.fetching.len() < FETCHES_OUT {
             let Some((key, pane, attempt)) = self.seed_queue.pop_front() else {
                 return;
             };
@@ -268,7 +318,16 @@ impl Watch {
             // tmux paused it (control.c `control_continue_pane()`), and safe
             // even if a `%pause` was missed.
             let continued = true;
-            let line = seed::line(pane, &self.shared.recipe, continued);
+            let exact = self.exact.contains(&pane);
+            let recipe = if exact {
+                self.shared.recipe.exact()
+            } else {
+                self.shared.recipe
+            };
+            let seed::SeedLine {
+                line,
+                history_buffer,
+            } = seed::line(pane, &recipe, continued);
             let at = self.window(pane);
             let job = Job::Seed {
                 pane,
@@ -276,6 +335,8 @@ impl Watch {
                 attempt,
                 continued,
                 key,
+                history_buffer,
+                exact,
             };
             if self.send(line, job).is_some() {
                 self.seeds_out += 1;
@@ -387,6 +448,24 @@ impl Watch {
     fn output(&mut self, pane: PaneId, data: &[u8]) {
         self.outputs_all += 1;
         *self.outputs.entry(pane).or_insert(0) += 1;
+        if let Some(f) = self.fetching.get_mut(&pane) {
+            if !f.overflowed {
+                f.held_bytes += data.len();
+                if f.held_bytes > MAX_HELD {
+                    f.overflowed = true;
+                    f.held = Vec::new();
+                } else {
+                    f.held.push(data.to_vec());
+                }
+            }
+            return;
+        }
+        self.apply_output(pane, data);
+    }
+
+    /// Feeds `data`, the pane's output, to its copy (when it is live and
+    /// this watch's).
+    fn apply_output(&mut self, pane: PaneId, data: &[u8]) {
         let Some(p) = self.shared.pane(pane) else {
             // A pane we have not adopted yet: its seed will hold this.
             return;
@@ -448,27 +527,42 @@ impl Watch {
                 attempt,
                 continued,
                 key: seed_key,
+                history_buffer,
+                exact,
             } => {
                 key = seed_key;
-                self.seeds_out -= 1;
-                if self.seeds_out == 0 {
-                    // Another session's seeds may go now (this one queues
-                    // again behind them).
-                    self.seed_permit = None;
-                }
-                self.seeding.remove(&pane);
                 let ambiguous = self.ambiguous(pane, at);
+                let usable = matches!(reply, Some(Ok(_)))
+                    && !self.paused.contains(&pane)
+                    && (!ambiguous || attempt >= MAX_ATTEMPTS);
+                let reply = match (history_buffer, reply) {
+                    (Some(name), Some(Ok(r))) if usable => {
+                        // The copy is built once the history is read; the
+                        // pane stays being seeded (and its output is held)
+                        // until then, while the next seed's line goes, so
+                        // tmux captures the next pane while this one's
+                        // history is read and built.
+                        self.free_slot();
+                        self.fetch(pane, name, seed_key, r, continued, attempt, exact);
+                        self.pump();
+                        return;
+                    }
+                    (Some(name), reply) => {
+                        self.drop_buffer(name);
+                        reply
+                    }
+                    (None, reply) => reply,
+                };
+                self.seed_done(pane);
                 match reply {
                     Some(Ok(_)) if self.paused.remove(&pane) => {
                         // Paused while the seed was out: seed (and resume)
                         // again.
                         follow_up = self.seed(pane, attempt);
                     }
-                    Some(Ok(r)) if !ambiguous || attempt >= MAX_ATTEMPTS => {
-                        self.apply_seed(pane, r, continued);
-                        let ok = self.shared.pane(pane).is_some_and(|p| {
-                            matches!(p.read().status, Status::Live | Status::Dead)
-                        });
+                    Some(Ok(r)) if usable => {
+                        let (ok, redo) = self.apply_seed(pane, r, continued, exact, None);
+                        follow_up = redo.then(|| self.seed(pane, 1)).flatten();
                         outcome = Some((pane, ok));
                     }
                     Some(Ok(_)) => {
@@ -544,9 +638,119 @@ impl Watch {
         }
     }
 
-    fn apply_seed(&mut self, pane: PaneId, reply: crate::control::client::Reply, continued: bool) {
-        let Some(p) = self.shared.pane(pane) else {
+    /// A seed's line is answered: its slot frees and the pane is no longer
+    /// being seeded.
+    fn seed_done(&mut self, pane: PaneId) {
+        self.free_slot();
+        self.seeding.remove(&pane);
+    }
+
+    /// A seed's line is answered: another may go.
+    fn free_slot(&mut self) {
+        self.seeds_out -= 1;
+        if self.seeds_out == 0 {
+            // Another session's seeds may go now (this one queues again
+            // behind them).
+            self.seed_permit = None;
+        }
+    }
+
+    /// Starts reading the history a seed line left in buffer `name`.
+    #[allow(clippy::too_many_arguments)]
+    fn fetch(
+        &mut self,
+        pane: PaneId,
+        name: String,
+        key: u64,
+        reply: crate::control::client::Reply,
+        continued: bool,
+        attempt: u8,
+        exact: bool,
+    ) {
+        self.fetching.insert(
+            pane,
+            Fetching {
+                key,
+                reply,
+                continued,
+                attempt,
+                exact,
+                held: Vec::new(),
+                held_bytes: 0,
+                overflowed: false,
+            },
+        );
+        let tx = self.fetched_tx.clone();
+        let path = self.shared.path.clone();
+        let timeout = self.shared.fetch_timeout;
+        tokio::spawn(async move {
+            let bytes = seed::fetch_history(&path, &name, timeout).await;
+            let _ = tx.send((pane, key, bytes)).await;
+        });
+    }
+
+    /// Deletes a history buffer no copy will be built from.
+    fn drop_buffer(&self, name: String) {
+        let path = self.shared.path.clone();
+        let timeout = self.shared.fetch_timeout;
+        tokio::spawn(async move {
+            let delete: [&str; 3] = ["delete-buffer", "-b", &name];
+            let _ = crate::wire::run_command(&path, &delete, timeout).await;
+        });
+    }
+
+    /// A history read came back: builds the copy, then applies the output
+    /// held meanwhile.
+    fn fetched(&mut self, pane: PaneId, key: u64, bytes: Result<Vec<u8>, String>) {
+        if self.fetching.get(&pane).is_none_or(|f| f.key != key) {
             return;
+        }
+        let Some(f) = self.fetching.remove(&pane) else {
+            return;
+        };
+        self.seeding.remove(&pane);
+        let mut follow_up = None;
+        let mut outcome = None;
+        if self.paused.remove(&pane) || f.overflowed {
+            // tmux dropped output (or too much came meanwhile): seed (and
+            // resume) again.
+            follow_up = self.seed(pane, f.attempt);
+        } else {
+            let history = match bytes {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    tracing::debug!(%pane, %e, "could not read the history buffer");
+                    None
+                }
+            };
+            let (ok, redo) = self.apply_seed(pane, f.reply, f.continued, f.exact, history);
+            if redo {
+                follow_up = self.seed(pane, 1);
+            } else {
+                for data in &f.held {
+                    self.apply_output(pane, data);
+                }
+                outcome = Some((pane, ok));
+            }
+        }
+        self.finish(key, follow_up, outcome);
+        self.pump();
+    }
+
+    /// Builds `pane`'s copy from a seed's answer (and history); returns
+    /// whether the copy is usable (live or dead), and whether the pane
+    /// must be seeded again with the exact line (its history did not lay
+    /// out as tmux's rows).
+    fn apply_seed(
+        &mut self,
+        pane: PaneId,
+        reply: crate::control::client::Reply,
+        continued: bool,
+        exact: bool,
+        history: Option<Vec<u8>>,
+    ) -> (bool, bool) {
+        let Some(p) = self.shared.pane(pane) else {
+            return (false, false);
         };
         let first = p
             .read()
@@ -558,14 +762,21 @@ impl Watch {
             first,
         };
         let started = std::time::Instant::now();
-        let bytes: usize = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>();
-        let built = seed::build(reply, &self.shared.recipe, continued, &opts);
+        let bytes: usize = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>()
+            + history.as_ref().map_or(0, Vec::len);
+        let recipe = if exact {
+            self.shared.recipe.exact()
+        } else {
+            self.shared.recipe
+        };
+        let built = seed::build(reply, &recipe, continued, &opts, history);
         tracing::debug!(%pane, bytes, took = ?started.elapsed(), "seed answer built");
+        let mut redo = false;
         match built {
             Ok(built) => {
                 let mut st = p.write();
                 if st.owner != Some(self.session) {
-                    return;
+                    return (false, false);
                 }
                 tracing::debug!(%pane, dead = built.dead, "seeded");
                 st.term = Some(built.term);
@@ -589,6 +800,11 @@ impl Watch {
                     self.shared.forget(pane);
                 }
             }
+            Err(seed::SeedFailure::Layout(why)) if !exact => {
+                tracing::debug!(%pane, %why, "history did not lay out as tmux's rows; seeding exactly");
+                self.exact.insert(pane);
+                redo = true;
+            }
             Err(e) => {
                 tracing::debug!(%pane, ?e, "could not build a copy from the seed");
                 let mut st = p.write();
@@ -600,6 +816,8 @@ impl Watch {
             }
         }
         p.changed();
+        let ok = matches!(p.read().status, Status::Live | Status::Dead);
+        (ok && !redo, redo)
     }
 
     /// Takes the server's pane list: adopts and seeds new panes of this

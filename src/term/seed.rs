@@ -82,8 +82,19 @@ pub struct Captures<'a> {
     pub screen_rows: Option<&'a [u8]>,
     /// Whether `rows` was captured with `-F` (tmux ≥ 3.7).
     pub rows_have_flags: bool,
-    /// `capture-pane -J -S - -E -` into a buffer (unused with flags).
+    /// `capture-pane -J -S - -E -` into a buffer (unused with flags); with
+    /// [`Captures::history_joined`], `-J -S 0 -E -`: the screen only.
     pub joined: &'a [u8],
+    /// `capture-pane -J -S - -E -1` into a buffer: the history as logical
+    /// lines, their rows laid out again by tmux's width rules
+    /// ([`crate::term::width::row_breaks`]) rather than captured, so `rows` is
+    /// unused. One capture of the history instead of two (tmux < 3.7 has
+    /// no `-F`); the rows come out as tmux's wherever every wrapped row is
+    /// full, which is how tmux writes them (a program that moves the
+    /// cursor back into a wrapped row and erases part of it leaves a
+    /// shorter wrapped row: when that changes the row count, the seed
+    /// fails and must be taken with `rows`).
+    pub history_joined: Option<&'a [u8]>,
     /// `capture-pane -a -e -N -T -q` when the alternate screen is on.
     pub saved_rows: &'a [u8],
     /// `capture-pane -a -J -q` into a buffer when the alternate screen is on.
@@ -94,18 +105,33 @@ pub struct Captures<'a> {
 
 /// Why captures could not be made into a [`Term`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeedError(String);
+pub struct SeedError {
+    msg: String,
+    layout: bool,
+}
+
+impl SeedError {
+    /// Whether the history, given as lines
+    /// ([`Captures::history_joined`]), laid out as another number of rows
+    /// than tmux has: the rows must be captured instead.
+    pub fn is_layout(&self) -> bool {
+        self.layout
+    }
+}
 
 impl fmt::Display for SeedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot seed the pane mirror: {}", self.0)
+        write!(f, "cannot seed the pane mirror: {}", self.msg)
     }
 }
 
 impl std::error::Error for SeedError {}
 
 fn err(msg: impl Into<String>) -> SeedError {
-    SeedError(msg.into())
+    SeedError {
+        msg: msg.into(),
+        layout: false,
+    }
 }
 
 /// The pane state a seed reads from [`FORMAT`].
@@ -250,26 +276,33 @@ impl Seed {
                 *s = true;
             }
         }
-        let mut rows = split_rows(c.rows, c.rows_have_flags);
+        // History rows in `rows` (none when the history comes as lines).
+        let hsize = match c.history_joined {
+            Some(_) => 0,
+            None => self.history_size,
+        };
+        let mut rows = match c.history_joined {
+            Some(_) => Vec::new(),
+            None => split_rows(c.rows, c.rows_have_flags),
+        };
         if let Some(screen) = c.screen_rows {
-            if self.history_size == 0 {
+            if hsize == 0 {
                 rows.clear();
             }
             rows.extend(split_rows(screen, c.rows_have_flags));
         }
-        let want = self.history_size + self.height as usize;
+        let want = hsize + self.height as usize;
         if rows.len() != want {
             return Err(err(format!(
                 "{} rows captured, expected history {} + height {}",
                 rows.len(),
-                self.history_size,
+                hsize,
                 self.height
             )));
         }
         // Only the screen's rows are laid out as cells; history is kept as
         // text. The screen's codes are relative to the last history cell,
         // so the history's codes (and nothing else of it) go first.
-        let hsize = self.history_size;
         let codes = match c.screen_rows {
             Some(_) => Vec::new(),
             None => codes_of(&rows[..hsize]),
@@ -286,8 +319,25 @@ impl Seed {
         } else {
             texts
         };
-        for (i, text) in hist_texts.iter().enumerate().take(hsize) {
-            t.history.push_row(text, wrapped[i]);
+        match c.history_joined {
+            Some(joined) if self.history_size > 0 => {
+                let pushed = push_history_lines(&mut t, joined, rules);
+                if pushed != self.history_size {
+                    return Err(SeedError {
+                        layout: true,
+                        ..err(format!(
+                            "the history's lines lay out as {pushed} rows, tmux has {}",
+                            self.history_size
+                        ))
+                    });
+                }
+            }
+            Some(_) => {}
+            None => {
+                for (i, text) in hist_texts.iter().enumerate().take(hsize) {
+                    t.history.push_row(text, wrapped[i]);
+                }
+            }
         }
         for (y, mut line) in lines.into_iter().enumerate() {
             line.wrapped = wrapped[hsize + y];
@@ -418,6 +468,7 @@ impl OwnCaptures {
             screen_rows: Some(&self.screen_rows),
             rows_have_flags: true,
             joined: b"",
+            history_joined: None,
             saved_rows: &self.saved_rows,
             saved_joined: b"",
             pending: b"",
@@ -622,6 +673,34 @@ fn wrapped_flags(
         return Err(err("joined capture longer than the rows"));
     }
     Ok(flags)
+}
+
+/// Appends history given as logical lines (a `capture-pane -J` into a
+/// buffer: each line ends with `\n`, except a last one whose row wraps
+/// into the screen) to `t`'s history, each line cut into rows where tmux
+/// lays it out ([`crate::term::width::row_breaks`]); returns the rows pushed.
+fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
+    let width = t.sx() as usize;
+    let (body, open) = match joined.strip_suffix(b"\n") {
+        Some(b) => (b, false),
+        None => (joined, true),
+    };
+    let mut pushed = 0;
+    let mut breaks = Vec::new();
+    let mut lines = body.split(|&b| b == b'\n').peekable();
+    while let Some(line) = lines.next() {
+        breaks.clear();
+        super::width::row_breaks(line, width, rules, &mut breaks);
+        let last = lines.peek().is_none();
+        let mut start = 0;
+        for &b in &breaks {
+            t.history.push_row(&line[start..b], true);
+            start = b;
+        }
+        t.history.push_row(&line[start..], last && open);
+        pushed += breaks.len() + 1;
+    }
+    pushed
 }
 
 /// The rows whose wrapped flag the joined capture leaves open: a row taken

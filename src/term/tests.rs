@@ -492,3 +492,53 @@ fn capture_tail_is_the_newest_lines_of_the_capture() {
         );
     }
 }
+
+/// `width::row_breaks` cuts a logical line where the grid's own write path
+/// wraps it, for every rule set (the grid is checked against tmux by the
+/// differential tests), so a history seeded from joined lines gets tmux's
+/// rows. Text only: where a cell's content depends on more than the text
+/// (joiners whose decision depends on a dropped character or a full cell,
+/// a widened cell at the edge, cells a TAB skipped before 3.6, trailing
+/// spaces the line's text has lost), a row split can differ, which the
+/// mirror finds by comparing rows with tmux's after such a seed.
+#[test]
+fn row_breaks_are_where_the_grid_wraps() {
+    let mut rng = fastrand::Rng::with_seed(0x5eed_0b0e);
+    let pieces: &[&str] = &[
+        "a",
+        "xyz",
+        " ",
+        "\u{4e2d}",
+        "\u{ac00}",
+        "e\u{301}",
+        "\u{e9}",
+        "\u{1f44d}",
+        "\u{3042}",
+        "\t",
+    ];
+    for rules in [Rules::V33, Rules::V34, Rules::V36] {
+        for case in 0..2000 {
+            let w = rng.u32(2..24);
+            let mut text = String::new();
+            for _ in 0..rng.usize(0..50) {
+                let p = pieces[rng.usize(..pieces.len())];
+                if p != "\t" || rules.keeps_tabs() {
+                    text.push_str(p);
+                }
+            }
+            // The last character, not a space (the line's text is trimmed).
+            text.push('z');
+            let t = term(w, 60, rules, text.as_bytes());
+            let Some(line) = t.lines().next() else {
+                continue;
+            };
+            let mut breaks = Vec::new();
+            super::width::row_breaks(&line.text, w as usize, rules, &mut breaks);
+            assert_eq!(
+                breaks,
+                line.breaks.as_ref(),
+                "{rules:?} case {case}: width {w}, text {text:?}"
+            );
+        }
+    }
+}

@@ -541,6 +541,36 @@ pub fn rows(text: &str, width: usize, rules: Rules) -> u32 {
     layout.rows
 }
 
+/// Appends to `out` the byte offsets in `text` (one logical line, as
+/// `capture-pane -J` prints it) where its rows after the first begin, laid
+/// out as [`rows`] counts them: `out` gains `rows(text) - 1` offsets, each
+/// at the start of a character (a joining character stays on the row of
+/// the cell it joins). A byte that is not UTF-8 takes one cell.
+pub fn row_breaks(text: &[u8], width: usize, rules: Rules, out: &mut Vec<usize>) {
+    if width == 0 {
+        return;
+    }
+    if text.is_ascii() && memchr::memchr(b'\t', text).is_none() {
+        out.extend((width..text.len()).step_by(width));
+        return;
+    }
+    let mut layout = Layout::new(width, rules);
+    let mut row = 0;
+    let mut i = 0;
+    while i < text.len() {
+        let (cp, len) = match first_code_point(&text[i..]) {
+            Some(cp) => (cp, code_point_len(cp)),
+            None => (0xfffd, 1),
+        };
+        let placed = layout.push(cp);
+        if placed.row != row {
+            row = placed.row;
+            out.push(i);
+        }
+        i += len;
+    }
+}
+
 /// Lays text out cell by cell as tmux would write it from column 0 of an
 /// empty row, tracking the row and column of each character.
 #[derive(Clone, Debug)]
