@@ -1273,6 +1273,13 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                     &format!("{t}k"),
                     &f("screenj"),
                 ));
+                // The rows the mirror then checks the copy's history with.
+                commands.extend(capture_to_file(
+                    &t,
+                    &["-N", "-S", "-", "-E", "-1"],
+                    &format!("{t}v"),
+                    &f("histrows"),
+                ));
             }
             let formats = run_batches(server, &commands, commands.len());
             let formats = String::from_utf8_lossy(&formats).into_owned();
@@ -1333,7 +1340,19 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                     saved_joined: &savedj,
                     pending: &pending,
                 };
+                let histrows = read_saved(&f("histrows"));
                 let term = Seed::from_captures(&lines, rules, opts, tmuxwire::term::LineIndex(0))
+                    .and_then(|t| {
+                        // The mirror checks such a copy's rows against
+                        // tmux's and seeds it again with them captured
+                        // when they differ: modelled as a layout failure.
+                        let digests = tmuxwire::term::history_row_digests(&t);
+                        if tmuxwire::term::history_rows_match(&digests, &histrows) {
+                            Ok(t)
+                        } else {
+                            Err(tmuxwire::term::SeedError::layout_for_tests())
+                        }
+                    })
                     .map_err(|e| {
                         if e.is_layout() {
                             String::new()
@@ -1381,7 +1400,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 // The history did not lay out as tmux's rows: the mirror
                 // seeds such a pane with the rows captured.
                 Err(e) if e.is_empty() => eprintln!(
-                    "tmux {}: case {} {what}: the history did not lay out as tmux's rows",
+                    "tmux {}: case {} {what}: the history's rows are not tmux's: seeded again",
                     bin.label, case.name
                 ),
                 Err(e) => failures.push(format!(

@@ -403,3 +403,65 @@ async fn idle_mirror_stops_watching() {
     let v = ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
     assert_eq!(v["panes_searched"], json!(1));
 }
+
+/// A history seeded from its lines (tmux < 3.7 has no row flags) is checked against tmux's
+/// rows once requests pause, and seeded again with the rows captured when a line splits
+/// elsewhere: here a TAB skips cells at the end of a wrapped row before a wide character
+/// that does not fit, which the joined text does not show (on 3.6+ the TAB is a cell; 3.7+
+/// captures rows with flags).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn laid_out_history_is_checked_against_tmux_rows() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(10, 5)
+            .history_limit(1000)
+            .start();
+        let pane = first_pane(&server);
+        // `abcdefgh`, a TAB to the last column, `中` wraps: the row ends in a skipped cell and
+        // the next is full, so laid out again the line still takes two rows.
+        run(
+            &server,
+            &pane,
+            "printf 'abcdefgh\\t\\344\\270\\255xxxxxxxx\\n'; seq 1 12",
+        );
+        let verify_after = std::time::Duration::from_millis(50);
+        crate::support::test_logging();
+        let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+            .with_mirror(tmuxwire::mirror::MirrorOptions {
+                enabled: true,
+                verify_after,
+                ..Default::default()
+            });
+        let s = tmuxwire::tmux::Servers::new(std::sync::Arc::new(tmux), Default::default());
+        let want = tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]);
+        assert!(want.iter().any(|l| l == "abcdefgh"), "{ctx}: {want:?}");
+        // The search seeds the copy.
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        let deadline = std::time::Instant::now() + DEADLINE;
+        loop {
+            let rows = ok(
+                &s,
+                "capture_pane",
+                json!({"pane_id": pane, "start": -1000, "max_lines": null}),
+            )
+            .await;
+            // (3.6+ keeps the TAB as a cell, which the trimmed lines of tmux's capture drop.)
+            let got: Vec<String> = lines_of(rows["result"].as_str().unwrap_or(""))
+                .iter()
+                .map(|l| l.trim_end().to_string())
+                .collect();
+            if rows["source"] == json!("mirror") && got == want {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{ctx}: the copy's rows never became tmux's: {rows} want {want:?}"
+            );
+            // A pause in requests lets the check run.
+            tokio::time::sleep(verify_after * 3).await;
+        }
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: lines");
+    }
+}

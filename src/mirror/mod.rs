@@ -83,6 +83,10 @@ pub struct MirrorOptions {
     pub pause_after: u32,
     /// How long a sync may take before requests answer without it.
     pub sync_timeout: Duration,
+    /// How long requests must pause before a copy whose history was laid
+    /// out from its lines (tmux < 3.7) is checked against tmux's rows; a
+    /// copy waits at most 20 times this while requests keep coming.
+    pub verify_after: Duration,
 }
 
 impl Default for MirrorOptions {
@@ -93,6 +97,7 @@ impl Default for MirrorOptions {
             memory_cap: 1 << 30,
             pause_after: 5,
             sync_timeout: Duration::from_secs(20),
+            verify_after: Duration::from_millis(500),
         }
     }
 }
@@ -110,6 +115,11 @@ pub(crate) struct MirrorShared {
     pub(crate) path: PathBuf,
     /// How long reading one history buffer may take.
     pub(crate) fetch_timeout: Duration,
+    /// When a request last used the mirror: work that can wait (checking
+    /// seeds against tmux's rows) waits until requests pause.
+    pub(crate) last_use: Mutex<Instant>,
+    /// [`MirrorOptions::verify_after`].
+    pub(crate) verify_after: Duration,
     bytes_fed: AtomicU64,
     /// Sessions the watches saw in listings, for the manager to watch.
     pub(crate) sessions_seen: mpsc::UnboundedSender<Vec<SessionId>>,
@@ -141,6 +151,11 @@ impl MirrorShared {
 
     pub(crate) fn forget(&self, id: PaneId) {
         self.lock().remove(&id);
+    }
+
+    /// When a request last used the mirror.
+    pub(crate) fn last_used(&self) -> Instant {
+        *self.last_use.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn note_bytes(&self, n: usize) {
@@ -194,7 +209,6 @@ pub struct Mirror {
     opts: MirrorOptions,
     shared: Arc<MirrorShared>,
     watches: tokio::sync::Mutex<HashMap<SessionId, WatchHandle>>,
-    last_use: Mutex<Instant>,
 }
 
 impl std::fmt::Debug for Mirror {
@@ -230,6 +244,8 @@ impl Mirror {
                 query: probe::Queries::new(),
                 path: path.clone(),
                 fetch_timeout: opts.sync_timeout,
+                last_use: Mutex::new(Instant::now()),
+                verify_after: opts.verify_after,
                 bytes_fed: AtomicU64::new(0),
                 sessions_seen,
                 seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
@@ -238,7 +254,6 @@ impl Mirror {
             version,
             opts,
             watches: tokio::sync::Mutex::new(HashMap::new()),
-            last_use: Mutex::new(Instant::now()),
         });
         tokio::spawn(manage(Arc::downgrade(&m), seen));
         m
@@ -283,7 +298,7 @@ impl Mirror {
     /// Whether nothing asked the mirror anything for
     /// [`MirrorOptions::idle_stop`].
     fn idle(&self) -> bool {
-        let last = *self.last_use.lock().unwrap_or_else(|p| p.into_inner());
+        let last = self.shared.last_used();
         self.opts.idle_stop.is_some_and(|d| last.elapsed() >= d)
     }
 
@@ -462,7 +477,11 @@ impl Mirror {
     }
 
     fn touch(&self) {
-        *self.last_use.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        *self
+            .shared
+            .last_use
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 
     /// Marks copies of panes that tmux no longer has as dead (a pane that

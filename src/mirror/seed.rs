@@ -270,6 +270,45 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> SeedLine {
     }
 }
 
+/// The line that checks a copy whose history was seeded as lines
+/// ([`crate::term::Captures::history_joined`]): the history's rows are
+/// captured into buffer `name`, left there for [`fetch_history`], with
+/// the buffer's size printed. Its answer marks the moment the rows are
+/// from: the copy at that point in the stream is what they must match
+/// ([`crate::term::history_rows_match`]).
+pub fn verify_line(pane: PaneId, name: &str) -> Line {
+    let mut cap = Command::new("capture-pane");
+    for f in ["-N", "-S", "-", "-E", "-1"] {
+        cap = cap.arg(f);
+    }
+    let cap = cap
+        .target(&Target::Pane(pane), TargetKind::Pane)
+        .opt("-b", name.to_string());
+    Line::list(vec![
+        Command::new("set-buffer")
+            .opt("-b", name.to_string())
+            .arg(EMPTY),
+        cap,
+        Command::new("list-buffers")
+            .opt("-F", "#{buffer_size}")
+            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
+    ])
+}
+
+/// The size of the buffer a [`verify_line`] filled, from its answer.
+pub fn verify_size(reply: &Reply) -> Option<usize> {
+    if reply.blocks.len() != KEPT || reply.blocks.iter().any(|b| !b.ok) {
+        return None;
+    }
+    reply.blocks[2].text().trim().parse().ok()
+}
+
+/// Whether a copy seeded with `recipe` has its history rows laid out
+/// rather than captured, so they are checked ([`verify_line`]).
+pub fn needs_verify(recipe: &Recipe) -> bool {
+    recipe.history_joined()
+}
+
 /// Reads and deletes the buffer a seed line left the history in, with a
 /// one-shot client of the server at `path` (`save-buffer -b NAME -`, then
 /// `delete-buffer -b NAME`). The bytes are the buffer's as tmux holds

@@ -86,6 +86,14 @@ enum Job {
         pane: PaneId,
         at: Window,
     },
+    /// A check of a copy's history rows against tmux's
+    /// ([`seed::verify_line`]), sent when requests pause.
+    Verify {
+        pane: PaneId,
+        name: String,
+        /// A share of [`MirrorShared::seed_slots`]: seeds wait behind it.
+        permit: tokio::sync::OwnedSemaphorePermit,
+    },
     List,
 }
 
@@ -115,8 +123,26 @@ const MAX_HELD: usize = 64 << 20;
 /// sent: one pane's history in flight, the next being captured.
 const FETCHES_OUT: usize = 1;
 
-/// What a history read brought back: the pane, the seed's key, the bytes.
-type Fetched = (PaneId, u64, Result<Vec<u8>, String>);
+/// What a buffer read was for.
+enum FetchFor {
+    /// The history of the seed with this key.
+    Seed(u64),
+    /// A check of the copy's history rows, whose digests when the rows
+    /// were captured are these ([`crate::term::history_row_digests`]).
+    Verify {
+        digests: Vec<u64>,
+        size: usize,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    },
+}
+
+/// What a buffer read brought back: the pane, what for, the bytes.
+type Fetched = (PaneId, FetchFor, Result<Vec<u8>, String>);
+
+/// How many times [`MirrorOptions::verify_after`](super::MirrorOptions) a
+/// copy waits at most to be checked while requests keep coming (the
+/// check's capture makes them wait, so it waits for a pause).
+const VERIFY_AT_LATEST: u32 = 20;
 
 /// A sync request waiting for its lines' answers.
 struct Waiter {
@@ -163,6 +189,13 @@ pub(crate) struct Watch {
     /// Panes whose history did not lay out as tmux's rows: seeded with the
     /// [exact](seed::Recipe::exact) line from then on.
     exact: HashSet<PaneId>,
+    /// Copies whose history was seeded as lines, to check against tmux's
+    /// rows, and since when they wait.
+    verify_queue: std::collections::VecDeque<(PaneId, std::time::Instant)>,
+    /// A check is out (one at a time).
+    verifying: bool,
+    /// No check starts before this (a seed slot was busy).
+    verify_not_before: Option<tokio::time::Instant>,
 }
 
 impl Watch {
@@ -189,6 +222,9 @@ impl Watch {
             fetched_tx,
             fetched_rx: Some(fetched_rx),
             exact: HashSet::new(),
+            verify_queue: std::collections::VecDeque::new(),
+            verifying: false,
+            verify_not_before: None,
         }
     }
 
@@ -209,8 +245,17 @@ impl Watch {
         loop {
             let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
             let slots = self.shared.seed_slots.clone();
+            let verify_at = self.verify_due();
             tokio::select! {
-                Some((pane, key, bytes)) = fetched.recv() => self.fetched(pane, key, bytes),
+                Some((pane, what, bytes)) = fetched.recv() => match what {
+                    FetchFor::Seed(key) => self.fetched(pane, key, bytes),
+                    FetchFor::Verify { digests, size, permit } => {
+                        self.verified(pane, &digests, size, bytes);
+                        drop(permit);
+                    }
+                },
+                _ = tokio::time::sleep_until(verify_at.unwrap_or_else(tokio::time::Instant::now)),
+                    if verify_at.is_some() => self.start_verify(),
                 permit = slots.acquire_owned(), if wants_slot => {
                     if let Ok(p) = permit {
                         self.seed_permit = Some(p);
@@ -576,6 +621,43 @@ impl Watch {
                     None => outcome = Some((pane, false)),
                 }
             }
+            Job::Verify { pane, name, permit } => {
+                self.verifying = false;
+                let size = reply
+                    .as_ref()
+                    .and_then(|r| r.as_ref().ok())
+                    .and_then(seed::verify_size);
+                // The copy as it is at this point in the stream is what
+                // the captured rows must match.
+                let digests = self.shared.pane(pane).and_then(|p| {
+                    let st = p.read();
+                    (st.status == Status::Live && st.owner == Some(self.session))
+                        .then(|| st.term.as_ref().map(crate::term::history_row_digests))
+                        .flatten()
+                });
+                match (size, digests) {
+                    (Some(size), Some(digests)) => {
+                        self.verifying = true;
+                        let tx = self.fetched_tx.clone();
+                        let path = self.shared.path.clone();
+                        let timeout = self.shared.fetch_timeout;
+                        tokio::spawn(async move {
+                            let bytes = seed::fetch_history(&path, &name, timeout).await;
+                            let what = FetchFor::Verify {
+                                digests,
+                                size,
+                                permit,
+                            };
+                            let _ = tx.send((pane, what, bytes)).await;
+                        });
+                    }
+                    _ => {
+                        self.drop_buffer(name);
+                        drop(permit);
+                    }
+                }
+                return;
+            }
             Job::Check { pane, at } => {
                 if let (Some(Ok(r)), Some(p)) = (&reply, self.shared.pane(pane))
                     && let Some(v) = probe::view(r, &self.shared.query)
@@ -685,8 +767,106 @@ impl Watch {
         let timeout = self.shared.fetch_timeout;
         tokio::spawn(async move {
             let bytes = seed::fetch_history(&path, &name, timeout).await;
-            let _ = tx.send((pane, key, bytes)).await;
+            let _ = tx.send((pane, FetchFor::Seed(key), bytes)).await;
         });
+    }
+
+    /// When the next check of a copy's rows may start, if one waits and
+    /// nothing else is out.
+    fn verify_due(&self) -> Option<tokio::time::Instant> {
+        let &(_, queued) = self.verify_queue.front()?;
+        if self.verifying
+            || self.seeds_out > 0
+            || !self.fetching.is_empty()
+            || !self.seed_queue.is_empty()
+        {
+            return None;
+        }
+        let after = self.shared.verify_after;
+        let idle = self.shared.last_used() + after;
+        let at = tokio::time::Instant::from_std(idle.min(queued + after * VERIFY_AT_LATEST));
+        Some(self.verify_not_before.map_or(at, |n| at.max(n)))
+    }
+
+    /// Sends the check of the next copy whose history was laid out, when
+    /// requests have paused (or it waited long enough) and no seed is out.
+    fn start_verify(&mut self) {
+        let Some(&(pane, queued)) = self.verify_queue.front() else {
+            return;
+        };
+        let after = self.shared.verify_after;
+        if self.shared.last_used().elapsed() < after && queued.elapsed() < after * VERIFY_AT_LATEST
+        {
+            return;
+        }
+        let Ok(permit) = self.shared.seed_slots.clone().try_acquire_owned() else {
+            // Another session seeds or checks: look again shortly.
+            self.verify_not_before =
+                Some(tokio::time::Instant::now() + std::time::Duration::from_millis(100));
+            return;
+        };
+        self.verify_not_before = None;
+        self.verify_queue.pop_front();
+        let live = self.shared.pane(pane).is_some_and(|p| {
+            let st = p.read();
+            st.status == Status::Live && st.owner == Some(self.session)
+        });
+        if !live {
+            return;
+        }
+        let name = format!("tmuxwire-{}", crate::control::format::nonce());
+        let line = seed::verify_line(pane, &name);
+        if self
+            .send(line, Job::Verify { pane, name, permit })
+            .is_some()
+        {
+            self.verifying = true;
+        }
+    }
+
+    /// A check of a copy's history rows came back: a copy whose rows
+    /// differ from tmux's is seeded again, with its rows captured.
+    fn verified(
+        &mut self,
+        pane: PaneId,
+        digests: &[u64],
+        size: usize,
+        bytes: Result<Vec<u8>, String>,
+    ) {
+        self.verifying = false;
+        let rows = match bytes {
+            Ok(b) if b.len() == size => b,
+            Ok(b) => {
+                tracing::debug!(%pane, got = b.len(), size, "history rows buffer of the wrong size");
+                return;
+            }
+            Err(e) => {
+                tracing::debug!(%pane, %e, "could not read the history rows");
+                return;
+            }
+        };
+        let rows = if rows == crate::control::buffer::EMPTY.as_bytes() {
+            Vec::new()
+        } else {
+            rows
+        };
+        if crate::term::history_rows_match(digests, &rows) {
+            tracing::debug!(%pane, rows = digests.len(), "history rows match tmux's");
+            return;
+        }
+        tracing::debug!(%pane, "history rows differ from tmux's; seeding with the rows captured");
+        self.exact.insert(pane);
+        if let Some(p) = self.shared.pane(pane) {
+            {
+                let mut st = p.write();
+                if st.owner == Some(self.session) && st.status == Status::Live {
+                    st.status = Status::Stale;
+                }
+            }
+            p.changed();
+        }
+        self.scanners.remove(&pane);
+        self.seed(pane, 1);
     }
 
     /// Deletes a history buffer no copy will be built from.
@@ -790,6 +970,13 @@ impl Watch {
                 st.exit_status = built.exit_status;
                 st.seeded_at = Some(std::time::Instant::now());
                 st.bytes_applied = 0;
+                let laid_out = !exact
+                    && seed::needs_verify(&recipe)
+                    && st.term.as_ref().is_some_and(|t| t.history_size() > 0);
+                if laid_out && !self.verify_queue.iter().any(|(q, _)| *q == pane) {
+                    self.verify_queue
+                        .push_back((pane, std::time::Instant::now()));
+                }
             }
             Err(seed::SeedFailure::Gone) => {
                 let mut st = p.write();

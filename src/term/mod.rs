@@ -113,5 +113,7 @@ pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_en
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
 pub use read::{Cursor, LogicalLine, Modes, Place, Tail, fingerprint};
 pub use screen::{DecGraphics, Options, Term};
-pub use seed::{Captures, OwnCaptures, Seed, SeedError, plain_capture};
+pub use seed::{
+    Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_rows_match, plain_capture,
+};
 pub use width::Rules;

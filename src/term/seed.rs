@@ -89,11 +89,13 @@ pub struct Captures<'a> {
     /// lines, their rows laid out again by tmux's width rules
     /// ([`crate::term::width::row_breaks`]) rather than captured, so `rows` is
     /// unused. One capture of the history instead of two (tmux < 3.7 has
-    /// no `-F`); the rows come out as tmux's wherever every wrapped row is
-    /// full, which is how tmux writes them (a program that moves the
-    /// cursor back into a wrapped row and erases part of it leaves a
-    /// shorter wrapped row: when that changes the row count, the seed
-    /// fails and must be taken with `rows`).
+    /// no `-F`). The lines are tmux's; their rows are wherever a wrapped
+    /// row holds what the rules put in it, which is how tmux writes text.
+    /// A wrapped row that ends in cells the program skipped (a TAB before
+    /// 3.6, a cursor move) or erased, or a cell whose joiners the text
+    /// alone does not decide, can make a line's rows split elsewhere: when
+    /// that changes the row count the seed fails ([`SeedError::is_layout`]),
+    /// otherwise only [`history_rows_match`] against tmux's rows tells.
     pub history_joined: Option<&'a [u8]>,
     /// `capture-pane -a -e -N -T -q` when the alternate screen is on.
     pub saved_rows: &'a [u8],
@@ -111,6 +113,16 @@ pub struct SeedError {
 }
 
 impl SeedError {
+    /// A layout failure ([`SeedError::is_layout`]), for tests that model
+    /// the mirror's check of a seeded copy's rows.
+    #[doc(hidden)]
+    pub fn layout_for_tests() -> SeedError {
+        SeedError {
+            msg: "the history's rows are not tmux's".into(),
+            layout: true,
+        }
+    }
+
     /// Whether the history, given as lines
     /// ([`Captures::history_joined`]), laid out as another number of rows
     /// than tmux has: the rows must be captured instead.
@@ -701,6 +713,44 @@ fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
         pushed += breaks.len() + 1;
     }
     pushed
+}
+
+/// A digest of each history row of `t`, trailing spaces left out, oldest
+/// first: what [`history_rows_match`] compares with tmux's rows.
+pub fn history_row_digests(t: &Term) -> Vec<u64> {
+    t.history()
+        .rows_iter()
+        .map(|(text, _)| digest(text))
+        .collect()
+}
+
+/// Whether `rows`, a `capture-pane -N -S - -E -1` of the pane's history
+/// (into a buffer: every row ends with `\n`), holds the rows `digests`
+/// ([`history_row_digests`]) describe, taken at the same moment: the
+/// check of a copy whose history was seeded as lines
+/// ([`Captures::history_joined`]). An empty history is always equal (tmux
+/// then prints a screen row).
+pub fn history_rows_match(digests: &[u64], rows: &[u8]) -> bool {
+    if digests.is_empty() {
+        return true;
+    }
+    let Some(body) = rows.strip_suffix(b"\n") else {
+        return false;
+    };
+    let mut theirs = body.split(|&b| b == b'\n');
+    digests
+        .iter()
+        .all(|&d| theirs.next().is_some_and(|r| digest(r) == d))
+        && theirs.next().is_none()
+}
+
+/// A row's digest, its trailing spaces left out (tmux prints them up to
+/// the last used cell; a copy's line keeps none at its end).
+fn digest(row: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    super::history::trim_end_spaces(row).hash(&mut h);
+    h.finish()
 }
 
 /// The rows whose wrapped flag the joined capture leaves open: a row taken
