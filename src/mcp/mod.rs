@@ -9,13 +9,17 @@
 //! * [`args`]: argument types, defaults, checks and lenient reading.
 //! * [`schema`]: the JSON Schemas clients see, tidied.
 //! * [`budget`]: the response budget every answer fits.
+//! * [`text`]: the text block of each result (libtmux-mcp's, by default).
 //! * [`filters`]: the list tools' Django-style `filters`.
 //! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
 //!   (limits, encoding, batches, JSON-RPC errors answered here).
 //! * [`stdio`]: the stdio transport: reader, rmcp, one stdout writer.
 //!
 //! Results: every result is one JSON object, sent as `structuredContent`
-//! and serialized as the text block; lists are `{"result": [...]}`. Each
+//! (lists are `{"result": [...]}`); its text block is what libtmux-mcp
+//! sends for it (the pane text, a sentence, a bare list, an object in the
+//! reference's field order; see [`text`]), or with `--json-text` the
+//! result serialized. Each
 //! answer fits the response budget ([`budget`]; 1 MiB of text by default)
 //! and says what it cut to fit. Failures are tool results with `isError: true`, a
 //! message a model can act on, and `_meta` `{error_type, expected,
@@ -31,6 +35,7 @@ pub mod prompts;
 pub mod resources;
 pub mod schema;
 pub mod stdio;
+pub mod text;
 pub mod tools;
 pub mod toolsets;
 
@@ -48,6 +53,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
 use budget::Budget;
+use text::TextMode;
 use toolsets::Policy;
 
 /// Instructions sent at `initialize` (before the toolset and caller
@@ -113,6 +119,7 @@ pub struct TmuxwireServer {
     tools: Arc<Vec<Tool>>,
     budget: Budget,
     policy: Arc<Policy>,
+    text: TextMode,
 }
 
 impl TmuxwireServer {
@@ -124,7 +131,13 @@ impl TmuxwireServer {
             tools: Arc::new(tools::catalog_for(&Policy::default())),
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
+            text: TextMode::default(),
         }
+    }
+
+    /// The same server writing text blocks as `text` says.
+    pub fn with_text(self, text: TextMode) -> TmuxwireServer {
+        TmuxwireServer { text, ..self }
     }
 
     /// The same server with response budget `budget`.
@@ -158,6 +171,7 @@ impl TmuxwireServer {
             arguments,
             None,
             &self.policy,
+            self.text,
         )
         .await
     }
@@ -295,6 +309,7 @@ impl ServerHandler for TmuxwireServer {
         tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
+                self.text,
             ) => {
                 Ok(r.into())
             }
@@ -331,7 +346,7 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
-/// Every tool answer fits `budget`.
+/// Every tool answer fits `budget`; `text` says what text blocks hold.
 ///
 /// # Errors
 ///
@@ -340,6 +355,7 @@ pub async fn serve_stdio(
     servers: Arc<Servers>,
     budget: Budget,
     policy: Policy,
+    text: TextMode,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
@@ -347,7 +363,8 @@ pub async fn serve_stdio(
     stdio::serve(
         TmuxwireServer::new(servers)
             .with_budget(budget)
-            .with_policy(policy),
+            .with_policy(policy)
+            .with_text(text),
         read,
         write,
         jsonrpc::MAX_LINE_BYTES,
