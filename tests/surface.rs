@@ -281,6 +281,15 @@ async fn largest_answers_stay_under_the_ceiling() {
         let c = &r["structuredContent"];
         assert!(c["truncated_lines"].as_u64().unwrap() > 1000, "{ctx}");
         assert!(c["truncated_bytes"].as_u64().unwrap() > 10_000, "{ctx}");
+        // The text block is the pane text with libtmux-mcp's header, counting the lines the
+        // budget cut.
+        let header = format!("[... truncated {} lines ...]\n", c["truncated_lines"]);
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with(&header),
+            "{ctx}: {}",
+            text.chars().take(80).collect::<String>()
+        );
         let lines = body(&r);
         assert_eq!(c["lines"], json!(lines.len()));
         let first = number_of(lines.iter().find(|l| l.len() > 6).unwrap());

@@ -71,8 +71,9 @@ another server. is_caller=true marks the pane running this client; session_attac
 tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
 \n\
 RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
-get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
-change one return it read after the change.\n\
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]} in \
+structuredContent, a bare list in the text); tools that change one return it read after the change. \
+Text blocks are libtmux-mcp's: capture_pane the pane text, actions a sentence.\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
@@ -90,9 +91,9 @@ suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and ex
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
-truncated_lines and truncated_bytes (capture_pane), content_truncated_lines (snapshot_pane), \
-lines_omitted (search_panes), omitted (lists). next holds the capture_pane arguments that return \
-the lines cut.";
+a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
+and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
+(snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
 
 /// The instructions for a server offering `policy`'s tools to a caller
 /// that may run inside a tmux pane.

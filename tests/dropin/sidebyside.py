@@ -527,7 +527,7 @@ ALLOWED: list[Allowed] = [
     ),
     Allowed(
         "select_layout",
-        r"\$\.window_layout: ",
+        r"\$\.window_layout",
         "select_layout returns the window read after the change (the new layout); libtmux-mcp returns the old one",
     ),
     Allowed(
@@ -537,10 +537,10 @@ ALLOWED: list[Allowed] = [
         "holds the echo of the wrapper and the prompt",
     ),
     Allowed(
-        "respawn_pane",
+        "respawn_pane|split_window",
         r'\$\.pane_current_path: "" ',
-        "the pane is read on the respawn's own command line, before the new process has a working directory "
-        "tmux can see; libtmux-mcp reads it later, in another process",
+        "the pane is read on the command line that starts its process, which may not yet have a working "
+        "directory tmux can see; libtmux-mcp reads it later, in another process",
         sometimes=True,
     ),
 ]
@@ -628,8 +628,13 @@ async def main_async(args: argparse.Namespace) -> int:
     root = Path(tempfile.mkdtemp(prefix="tmuxwire-dropin-"))
     cwd = root / "work"
     cwd.mkdir()
-    ref_cmd = [args.libtmux_mcp]
-    tw_cmd = [args.tmuxwire, "mcp"]
+    # The servers start in the cases' working directory: paths given relative to ours are
+    # made absolute first.
+    def program(p: str) -> str:
+        return str(Path(p).resolve()) if "/" in p else p
+
+    ref_cmd = [program(args.libtmux_mcp)]
+    tw_cmd = [program(args.tmuxwire), "mcp"]
     sides = [Side("libtmux-mcp", ref_cmd, root, args.tmux, cwd), Side("tmuxwire", tw_cmd, root, args.tmux, cwd)]
     failures = 0
     passed = 0
