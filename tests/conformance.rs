@@ -1436,6 +1436,7 @@ async fn read_batch() {
         json!({"operations": big}).as_object().unwrap().clone(),
         None,
         &policy,
+        tmuxwire::mcp::text::TextMode::Reference,
     )
     .await;
     assert_ne!(r.is_error, Some(true));

@@ -113,20 +113,10 @@ async fn ok(client: &Client, tool: &str, args: Value) -> Value {
     r["structuredContent"].clone()
 }
 
-/// Checks that a result's only text block is its structured content serialized, so a client
-/// that reads either sees the same facts.
+/// Checks that a result's only text block is libtmux-mcp's text for its structured content,
+/// so a client that reads either sees the same facts.
 fn same_facts(r: &Value, tool: &str) {
-    assert_eq!(
-        r["content"].as_array().map(Vec::len),
-        Some(1),
-        "{tool}: {r}"
-    );
-    let text: Value = serde_json::from_str(&text_of(r))
-        .unwrap_or_else(|e| panic!("{tool}: the text block is not JSON ({e}): {r}"));
-    assert_eq!(
-        text, r["structuredContent"],
-        "{tool}: text block = structuredContent"
-    );
+    crate::support::assert_reference_text(r, tool);
 }
 
 /// An error result: `(text, _meta.error_type)`.

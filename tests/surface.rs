@@ -109,18 +109,13 @@ impl Raw {
     }
 
     /// Calls a tool that must succeed: the line length and the result, after checking that
-    /// the text block is the structured result serialized.
+    /// the text block is libtmux-mcp's text for the structured result.
     async fn call(&mut self, tool: &str, args: Value) -> (usize, Value) {
         let (len, r) = self
             .request("tools/call", json!({"name": tool, "arguments": args}))
             .await;
         assert_ne!(r["isError"], json!(true), "{tool} {args}: {r}");
-        let text = r["content"][0]["text"].as_str().expect("a text block");
-        let parsed: Value = serde_json::from_str(text).expect("the text block is JSON");
-        assert_eq!(
-            parsed, r["structuredContent"],
-            "{tool}: text block = structured"
-        );
+        crate::support::assert_reference_text(&r, tool);
         (len, r)
     }
 
@@ -135,10 +130,10 @@ fn text_len(r: &Value) -> usize {
 }
 
 /// Most bytes `tools/list` may take for the default toolsets (inspect, manage, execute: 48
-/// tools; measured 37,581) and for all four (the reference's 54 tools; measured 39,988;
+/// tools; measured 37,597) and for all four (the reference's 54 tools; measured 40,004;
 /// libtmux-mcp: 148 KB for 48).
-const TOOLS_LIST_DEFAULT: usize = 37_600;
-const TOOLS_LIST_ALL: usize = 40_000;
+const TOOLS_LIST_DEFAULT: usize = 37_620;
+const TOOLS_LIST_ALL: usize = 40_020;
 
 /// `tools/list` is one line within [`TOOLS_LIST_DEFAULT`] / [`TOOLS_LIST_ALL`] bytes, with plain
 /// JSON Schema: no `$defs`, `$ref`, `$schema`, Rust type names as titles, non-standard formats
@@ -286,6 +281,15 @@ async fn largest_answers_stay_under_the_ceiling() {
         let c = &r["structuredContent"];
         assert!(c["truncated_lines"].as_u64().unwrap() > 1000, "{ctx}");
         assert!(c["truncated_bytes"].as_u64().unwrap() > 10_000, "{ctx}");
+        // The text block is the pane text with libtmux-mcp's header, counting the lines the
+        // budget cut.
+        let header = format!("[... truncated {} lines ...]\n", c["truncated_lines"]);
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with(&header),
+            "{ctx}: {}",
+            text.chars().take(80).collect::<String>()
+        );
         let lines = body(&r);
         assert_eq!(c["lines"], json!(lines.len()));
         let first = number_of(lines.iter().find(|l| l.len() > 6).unwrap());
@@ -409,39 +413,99 @@ async fn values_round_trip() {
     raw.stop().await;
 }
 
-/// `--plain-text` (`TMUXWIRE_PLAIN_TEXT=1`): `capture_pane` and `display_message` send their
-/// text bare in the text block, as libtmux-mcp does; `structuredContent` keeps every field.
+/// Text blocks: by default (and with `--plain-text` / `TMUXWIRE_PLAIN_TEXT=1`, which old
+/// configurations pass) what libtmux-mcp sends: `capture_pane` the pane text, an action its
+/// sentence, a list tool the bare list, an object in the reference's field order;
+/// `structuredContent` keeps every field. `--json-text` (`TMUXWIRE_JSON_TEXT=1`) sends the
+/// structured result serialized; asking for both stops the server at start-up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plain_text_blocks_for_reference_clients() {
+async fn text_blocks_by_mode() {
     let server = TestServer::start(&system_tmux());
     let pane = crate::cases::util::first_pane(&server);
     crate::cases::util::run(&server, &pane, "echo PLAIN-TEXT-LINE");
-    let env = [("TMUXWIRE_PLAIN_TEXT", "1")];
-    let mut raw = Raw::start_with_env(&server.socket, &[], &env).await;
-    let (_, r) = raw
-        .request(
-            "tools/call",
-            json!({"name": "capture_pane", "arguments": {"pane_id": pane}}),
-        )
-        .await;
-    let text = r["content"][0]["text"].as_str().expect("text");
-    assert_eq!(
-        text,
-        r["structuredContent"]["result"].as_str().unwrap(),
+    let capture = json!({"name": "capture_pane", "arguments": {"pane_id": pane}});
+    let info = json!({"name": "get_pane_info", "arguments": {"pane_id": pane}});
+    let list = json!({"name": "list_sessions", "arguments": {}});
+    for env in [&[][..], &[("TMUXWIRE_PLAIN_TEXT", "1")][..]] {
+        let mut raw = Raw::start_with_env(&server.socket, &[], env).await;
+        let (_, r) = raw.request("tools/call", capture.clone()).await;
+        let text = r["content"][0]["text"].as_str().expect("text");
+        assert_eq!(
+            text,
+            r["structuredContent"]["result"].as_str().unwrap(),
+            "{r}"
+        );
+        assert!(text.contains("\nPLAIN-TEXT-LINE\n"), "{text}");
+        assert!(r["structuredContent"]["truncated_lines"].is_number());
+        // Cut by max_lines: libtmux-mcp's header first.
+        let (_, r) = raw
+            .request(
+                "tools/call",
+                json!({"name": "capture_pane", "arguments": {"pane_id": pane, "max_lines": 1}}),
+            )
+            .await;
+        let text = r["content"][0]["text"].as_str().expect("text");
+        let cut = r["structuredContent"]["truncated_lines"].as_u64().unwrap();
+        assert!(cut > 0, "{r}");
+        assert!(
+            text.starts_with(&format!("[... truncated {cut} lines ...]\n")),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 2, "{text}");
+        let (_, r) = raw.request("tools/call", info.clone()).await;
+        let text = r["content"][0]["text"].as_str().expect("text");
+        assert!(
+            text.starts_with(&format!("{{\"pane_id\":\"{pane}\",\"pane_index\":")),
+            "{text}"
+        );
+        crate::support::assert_reference_text(&r, "get_pane_info");
+        let (_, r) = raw.request("tools/call", list.clone()).await;
+        let text = r["content"][0]["text"].as_str().expect("text");
+        assert!(text.starts_with("[{\"session_id\":"), "{text}");
+        raw.stop().await;
+    }
+    let mut raw = Raw::start_with_env(&server.socket, &["--json-text"], &[]).await;
+    for req in [&capture, &info, &list] {
+        let (_, r) = raw.request("tools/call", req.clone()).await;
+        let text = r["content"][0]["text"].as_str().expect("text");
+        assert_eq!(
+            serde_json::from_str::<Value>(text).expect("JSON"),
+            r["structuredContent"],
+            "{req}"
+        );
+        assert_eq!(
+            text,
+            r["structuredContent"].to_string(),
+            "{req}: in name order"
+        );
+    }
+    raw.stop().await;
+    let mut raw = Raw::start_with_env(&server.socket, &[], &[("TMUXWIRE_JSON_TEXT", "true")]).await;
+    let (_, r) = raw.request("tools/call", list.clone()).await;
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("{\"result\":["),
         "{r}"
     );
-    assert!(text.contains("\nPLAIN-TEXT-LINE\n"), "{text}");
-    assert!(r["structuredContent"]["truncated_lines"].is_number());
-    // Other tools keep the JSON text block.
-    let (_, r) = raw
-        .request(
-            "tools/call",
-            json!({"name": "get_pane_info", "arguments": {"pane_id": pane}}),
-        )
-        .await;
-    let text = r["content"][0]["text"].as_str().expect("text");
-    assert!(serde_json::from_str::<Value>(text).is_ok(), "{text}");
     raw.stop().await;
+    let mut both = std::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    crate::support::test_env(&mut both)
+        .args([
+            "-S",
+            server.socket.to_str().unwrap(),
+            "mcp",
+            "--json-text",
+            "--plain-text",
+        ])
+        .stdin(std::process::Stdio::null());
+    let out = both.output().expect("run tmuxwire");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--json-text"),
+        "{out:?}"
+    );
 }
 
 /// A `wait_for_text` with a progress token reports progress about once a second while the pane

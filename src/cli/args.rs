@@ -364,9 +364,14 @@ pub enum Cmd {
             value_parser = crate::mcp::budget::Budget::parse_size
         )]
         response_budget: Option<usize>,
-        /// capture_pane and display_message send their text bare in the text block, as
-        /// libtmux-mcp does (structuredContent keeps every field); default: the text block is
-        /// the result's JSON.
+        /// Text blocks hold each result's JSON (structuredContent serialized, fields in name
+        /// order), as tmuxwire sent them before. Default: what libtmux-mcp sends (the pane text
+        /// of capture_pane, the sentence of an action, a bare list, an object in the
+        /// reference's field order).
+        #[arg(long, env = "TMUXWIRE_JSON_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
+        json_text: bool,
+        /// Text blocks as libtmux-mcp sends them: the default (kept so that old configurations
+        /// still start; cannot be combined with --json-text).
         #[arg(long, env = "TMUXWIRE_PLAIN_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
         plain_text: bool,
     },

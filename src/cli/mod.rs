@@ -134,9 +134,21 @@ async fn run(cli: Cli) -> ExitCode {
         Cmd::Mcp {
             pin_socket,
             response_budget,
+            json_text,
             plain_text,
         } => {
-            mcp::tools::set_plain_text(plain_text);
+            if json_text && plain_text {
+                eprintln!(
+                    "tmuxwire: --json-text (TMUXWIRE_JSON_TEXT) and --plain-text \
+                     (TMUXWIRE_PLAIN_TEXT) ask for different text blocks: give one"
+                );
+                return ExitCode::from(2);
+            }
+            let text = if json_text {
+                mcp::text::TextMode::Json
+            } else {
+                mcp::text::TextMode::Reference
+            };
             // Unknown toolset or tool names stop the server before it starts:
             // a typo must not silently change what a model may do.
             let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {
@@ -157,7 +169,7 @@ async fn run(cli: Cli) -> ExitCode {
                 );
             }
             let servers = Arc::new(servers.pinned(pin_socket));
-            return match mcp::serve_stdio(servers, budget, policy).await {
+            return match mcp::serve_stdio(servers, budget, policy, text).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");

@@ -9,13 +9,17 @@
 //! * [`args`]: argument types, defaults, checks and lenient reading.
 //! * [`schema`]: the JSON Schemas clients see, tidied.
 //! * [`budget`]: the response budget every answer fits.
+//! * [`text`]: the text block of each result (libtmux-mcp's, by default).
 //! * [`filters`]: the list tools' Django-style `filters`.
 //! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
 //!   (limits, encoding, batches, JSON-RPC errors answered here).
 //! * [`stdio`]: the stdio transport: reader, rmcp, one stdout writer.
 //!
 //! Results: every result is one JSON object, sent as `structuredContent`
-//! and serialized as the text block; lists are `{"result": [...]}`. Each
+//! (lists are `{"result": [...]}`); its text block is what libtmux-mcp
+//! sends for it (the pane text, a sentence, a bare list, an object in the
+//! reference's field order; see [`text`]), or with `--json-text` the
+//! result serialized. Each
 //! answer fits the response budget ([`budget`]; 1 MiB of text by default)
 //! and says what it cut to fit. Failures are tool results with `isError: true`, a
 //! message a model can act on, and `_meta` `{error_type, expected,
@@ -31,6 +35,7 @@ pub mod prompts;
 pub mod resources;
 pub mod schema;
 pub mod stdio;
+pub mod text;
 pub mod tools;
 pub mod toolsets;
 
@@ -48,6 +53,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::tmux::Servers;
 use budget::Budget;
+use text::TextMode;
 use toolsets::Policy;
 
 /// Instructions sent at `initialize` (before the toolset and caller
@@ -65,8 +71,9 @@ another server. is_caller=true marks the pane running this client; session_attac
 tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
 \n\
 RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
-get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
-change one return it read after the change.\n\
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]} in \
+structuredContent, a bare list in the text); tools that change one return it read after the change. \
+Text blocks are libtmux-mcp's: capture_pane the pane text, actions a sentence.\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
@@ -84,9 +91,9 @@ suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and ex
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
-truncated_lines and truncated_bytes (capture_pane), content_truncated_lines (snapshot_pane), \
-lines_omitted (search_panes), omitted (lists). next holds the capture_pane arguments that return \
-the lines cut.";
+a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
+and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
+(snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
 
 /// The instructions for a server offering `policy`'s tools to a caller
 /// that may run inside a tmux pane.
@@ -116,6 +123,7 @@ pub struct TmuxwireServer {
     tools: Arc<std::sync::OnceLock<Vec<Tool>>>,
     budget: Budget,
     policy: Arc<Policy>,
+    text: TextMode,
 }
 
 impl TmuxwireServer {
@@ -127,12 +135,18 @@ impl TmuxwireServer {
             tools: Arc::default(),
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
+            text: TextMode::default(),
         }
     }
 
     /// The tools offered, in listing order.
     fn tools(&self) -> &[Tool] {
         self.tools.get_or_init(|| tools::catalog_for(&self.policy))
+    }
+
+    /// The same server writing text blocks as `text` says.
+    pub fn with_text(self, text: TextMode) -> TmuxwireServer {
+        TmuxwireServer { text, ..self }
     }
 
     /// The same server with response budget `budget`.
@@ -166,6 +180,7 @@ impl TmuxwireServer {
             arguments,
             None,
             &self.policy,
+            self.text,
         )
         .await
     }
@@ -303,6 +318,7 @@ impl ServerHandler for TmuxwireServer {
         tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
+                self.text,
             ) => {
                 Ok(r.into())
             }
@@ -339,7 +355,7 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
-/// Every tool answer fits `budget`.
+/// Every tool answer fits `budget`; `text` says what text blocks hold.
 ///
 /// # Errors
 ///
@@ -348,13 +364,15 @@ pub async fn serve_stdio(
     servers: Arc<Servers>,
     budget: Budget,
     policy: Policy,
+    text: TextMode,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
     let (read, write) = rmcp::transport::io::stdio_pipes();
     let server = TmuxwireServer::new(servers)
         .with_budget(budget)
-        .with_policy(policy);
+        .with_policy(policy)
+        .with_text(text);
     // The tool list is built while the client initializes.
     let warm = server.clone();
     tokio::task::spawn_blocking(move || {

@@ -96,15 +96,22 @@ fn inline(v: &mut Value, defs: &Map<String, Value>) {
 
 /// `{"anyOf": [X, {"type": "null"}]}` becomes X with `null` added to its
 /// type (one form to work on; [`split_nullable`] writes the portable one).
-/// Other `anyOf`s lose their `null` branch only.
-fn fold_null_branch(o: &mut Map<String, Value>) {
+/// Other `anyOf`s lose their `null` branch, unless `keep_null` (an output
+/// schema, where a `null` value must still validate): then an `anyOf` of
+/// several branches keeps it, and X that is itself an `anyOf` (an `Option`
+/// of an untagged enum) gets it as one more branch.
+fn fold_null_branch(o: &mut Map<String, Value>, keep_null: bool) {
     let Some(Value::Array(branches)) = o.get_mut("anyOf") else {
         return;
     };
+    let null = Value::Object(Map::from_iter([("type".to_string(), Value::from("null"))]));
     let before = branches.len();
     branches.retain(|b| b.get("type") != Some(&Value::String("null".into())));
     let had_null = branches.len() < before;
     if branches.len() != 1 {
+        if had_null && keep_null {
+            branches.push(null);
+        }
         return;
     }
     let Some(Value::Object(only)) = branches.pop() else {
@@ -116,6 +123,11 @@ fn fold_null_branch(o: &mut Map<String, Value>) {
     }
     if had_null && let Some(Value::String(t)) = o.get("type").cloned() {
         o.insert("type".into(), Value::Array(vec![t.into(), "null".into()]));
+    } else if had_null
+        && keep_null
+        && let Some(Value::Array(inner)) = o.get_mut("anyOf")
+    {
+        inner.push(null);
     }
 }
 
@@ -158,7 +170,7 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
     for k in ["format", "title"] {
         p.remove(k);
     }
-    fold_null_branch(p);
+    fold_null_branch(p, false);
     consts_to_enum(p);
     // Objects inside (a list of operations): their properties too.
     for key in ["items", "additionalProperties"] {
@@ -215,7 +227,7 @@ fn any_value(v: &mut Value) {
 fn tidy_output(v: &mut Value) {
     match v {
         Value::Object(o) => {
-            fold_null_branch(o);
+            fold_null_branch(o, true);
             consts_to_enum(o);
             for k in [
                 "$schema",

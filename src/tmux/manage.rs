@@ -681,13 +681,17 @@ impl Tmux {
 
     /// Swaps two panes; the source pane's state (in its new place).
     ///
+    /// tmux makes the pane named by `-t` the active one after a swap
+    /// (cmd-swap-pane.c), so the source goes as `-t`, as libtmux-mcp sends
+    /// it: the pane the caller names first keeps (or takes) the focus.
+    ///
     /// # Errors
     ///
     /// [`Error::NotFound`].
     pub async fn swap_pane(&self, source: PaneId, target: PaneId) -> Result<PaneInfo, Error> {
         let swap = Command::new("swap-pane")
-            .opt("-s", source.to_string())
-            .opt("-t", target.to_string());
+            .opt("-s", target.to_string())
+            .opt("-t", source.to_string());
         self.act_then_pane(vec![swap], &Target::Pane(source)).await
     }
 
@@ -862,7 +866,9 @@ impl Tmux {
         Ok(WindowInfo::from_record(&r))
     }
 
-    /// Splits a pane; the new pane's state.
+    /// Splits a pane; the new pane's state. The new pane does not take the
+    /// focus (`-d`, as libtmux-mcp splits): the active pane stays the one
+    /// a person was using.
     ///
     /// # Errors
     ///
@@ -877,6 +883,7 @@ impl Tmux {
         let q = Query::new(PaneInfo::FIELDS);
         let mut cmd = Command::new("split-window")
             .target(pane, TargetKind::Pane)
+            .arg("-d")
             .arg("-P")
             .opt("-F", q.template())
             .frame(q.frame());

@@ -15,6 +15,7 @@ use super::{
     parse, targeting, unknown_tool,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
+use crate::mcp::text::{self, Rendered, TextShape};
 use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
 use crate::tmux::typing::Keys;
 use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
@@ -195,6 +196,10 @@ struct SendBatchResult {
     stopped_at: Option<usize>,
 }
 
+impl Rendered for SendBatchResult {
+    const TEXT: TextShape = TextShape::Object(&text::SEND_BATCH);
+}
+
 /// `paste_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -288,6 +293,10 @@ struct OptionSet {
     status: String,
 }
 
+impl Rendered for OptionSet {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
+}
+
 /// `set_environment`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -307,6 +316,10 @@ struct EnvironmentSet {
     name: String,
     value: String,
     status: String,
+}
+
+impl Rendered for EnvironmentSet {
+    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT_SET);
 }
 
 /// The execute tools, in listing order.

@@ -19,6 +19,7 @@ use crate::control::Target;
 use crate::control::format::Part;
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::{self, Budget, json_len};
+use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::{
     CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
@@ -70,6 +71,10 @@ struct CaptureResult {
     pane_dead: bool,
 }
 
+impl Rendered for CaptureResult {
+    const TEXT: TextShape = TextShape::String;
+}
+
 /// `display_message`'s result.
 #[derive(Serialize, JsonSchema)]
 struct TextResult {
@@ -78,6 +83,10 @@ struct TextResult {
     /// Bytes cut from its end to fit the response budget.
     #[serde(skip_serializing_if = "super::is_zero")]
     truncated_bytes: usize,
+}
+
+impl Rendered for TextResult {
+    const TEXT: TextShape = TextShape::String;
 }
 
 /// The inspect tools, in listing order.
@@ -681,6 +690,10 @@ struct OptionResult {
     value: Value,
 }
 
+impl Rendered for OptionResult {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION);
+}
+
 /// What an option's value can be (for the output schema only): tmux's
 /// text, or a number or flag read from it.
 #[derive(JsonSchema)]
@@ -706,6 +719,10 @@ struct ShowEnvironmentArgs {
 #[derive(Serialize, JsonSchema)]
 struct EnvironmentResult {
     variables: Map<String, Value>,
+}
+
+impl Rendered for EnvironmentResult {
+    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
 }
 
 /// `show_buffer`.
@@ -734,6 +751,10 @@ struct BufferContent {
     content_truncated_lines: usize,
     #[serde(skip_serializing_if = "super::is_zero")]
     content_truncated_bytes: usize,
+}
+
+impl Rendered for BufferContent {
+    const TEXT: TextShape = TextShape::Object(&text::BUFFER);
 }
 
 /// `show_hooks`.
@@ -770,6 +791,10 @@ struct ShowHookArgs {
 #[derive(Serialize, JsonSchema)]
 struct HookListResult {
     entries: Vec<crate::tmux::HookEntry>,
+}
+
+impl Rendered for HookListResult {
+    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
 }
 
 /// A window corner.
@@ -876,6 +901,10 @@ struct BatchResult {
     response_truncated_bytes: usize,
 }
 
+impl Rendered for BatchResult {
+    const TEXT: TextShape = TextShape::Object(&text::TOOL_BATCH);
+}
+
 /// Most operations in one batch.
 const MAX_OPERATIONS: usize = 1000;
 
@@ -924,6 +953,7 @@ async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
         budget: None,
         progress: None,
         policy: ctx.policy,
+        text: ctx.text,
     };
     let runs = a.operations.iter().map(|op| {
         let inner = &inner;

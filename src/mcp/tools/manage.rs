@@ -15,6 +15,7 @@ use super::{
 };
 use super::{targeting, unknown_tool};
 use crate::control::PaneId;
+use crate::mcp::text::{self, Rendered, TextShape};
 use crate::tmux::manage::{PaneMove, WindowMove, session_ref};
 use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
 
@@ -239,6 +240,10 @@ struct BufferRef {
     logical_name: String,
 }
 
+impl Rendered for BufferRef {
+    const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
+}
+
 /// `wait_for_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -263,6 +268,10 @@ struct Waited {
     channel: String,
     elapsed_seconds: f64,
     effective_timeout: f64,
+}
+
+impl Rendered for Waited {
+    const TEXT: TextShape = TextShape::String;
 }
 
 /// `signal_channel`.

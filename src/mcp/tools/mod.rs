@@ -10,11 +10,12 @@
 //! * [`teardown`]: killing and clearing.
 //!
 //! Every successful answer is one JSON object, sent as `structuredContent`
-//! and, serialized, as the text block, so a client that reads either sees
-//! the same facts. Lists are `{"result": [...]}` in both (MCP requires an
-//! object for `structuredContent`); tools that report an action say it in
-//! `result` (libtmux-mcp's text, such as `Keys sent to pane %3`). Over MCP
-//! every answer fits the response budget ([`super::budget`]) and says
+//! (lists are `{"result": [...]}`: MCP requires an object there; tools
+//! that report an action say it in `result`, libtmux-mcp's text such as
+//! `Keys sent to pane %3`). Its text block is what libtmux-mcp sends for
+//! the same result, chosen by the result type's [`Rendered`] shape
+//! ([`super::text`]), or the result serialized with `--json-text`. Over
+//! MCP every answer fits the response budget ([`super::budget`]) and says
 //! what it cut and how to get the rest. Arguments are read before
 //! anything is sent to tmux, so a bad call changes nothing.
 
@@ -37,6 +38,7 @@ use super::args::{self, FiltersArg};
 use super::budget::{self, Budget, json_len};
 use super::filters::Filters;
 use super::schema;
+use super::text::{self, Rendered, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset, toolset_of};
 use crate::control::Target;
 use crate::tmux::{Error, Selector, Servers, Tmux};
@@ -55,6 +57,8 @@ pub(crate) struct Ctx<'a> {
     budget: Option<Budget>,
     progress: Option<crate::mirror::Progress>,
     policy: &'a Policy,
+    /// What the text block of a successful result holds.
+    text: TextMode,
 }
 
 /// `{"result": [...]}`: how list results are sent.
@@ -64,6 +68,22 @@ struct ListResult<T> {
     /// Items left out to fit the response budget (the last ones).
     #[serde(skip_serializing_if = "is_zero")]
     omitted: usize,
+}
+
+impl Rendered for ListResult<crate::tmux::SessionInfo> {
+    const TEXT: TextShape = TextShape::List(&text::SESSIONS);
+}
+
+impl Rendered for ListResult<crate::tmux::WindowInfo> {
+    const TEXT: TextShape = TextShape::List(&text::WINDOWS);
+}
+
+impl Rendered for ListResult<crate::tmux::PaneInfo> {
+    const TEXT: TextShape = TextShape::List(&text::PANES);
+}
+
+impl Rendered for ListResult<crate::tmux::ServerInfo> {
+    const TEXT: TextShape = TextShape::List(&text::SERVERS);
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -76,11 +96,19 @@ struct Message {
     result: String,
 }
 
+impl Rendered for Message {
+    const TEXT: TextShape = TextShape::String;
+}
+
 /// What an action on a pane reports: the sentence and the pane.
 #[derive(Serialize, JsonSchema)]
 struct PaneMessage {
     result: String,
     pane_id: String,
+}
+
+impl Rendered for PaneMessage {
+    const TEXT: TextShape = TextShape::String;
 }
 
 /// Arguments every tool shares, explained once in the instructions
@@ -148,9 +176,11 @@ struct Def {
     input: JsonObject,
     output: Option<JsonObject>,
     hints: Hints,
+    /// How the text block of a result is made (the result type's shape).
+    text: TextShape,
 }
 
-fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
+fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
     name: &'static str,
     title: &'static str,
     hints: Hints,
@@ -163,6 +193,7 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + 'static>(
         input: schema::input(&schema_for_type::<A>(), TARGETING),
         output: Some(schema::output(&schema_for_output::<R>())),
         hints,
+        text: R::TEXT,
     }
 }
 
@@ -228,16 +259,29 @@ fn tool(d: Def) -> Tool {
     t
 }
 
-/// Every tool tmuxwire serves, in listing order (inspect, manage,
-/// execute, teardown), whatever the toolset choice.
-pub fn catalog() -> Vec<Tool> {
+fn defs() -> Vec<Def> {
     inspect::defs()
         .into_iter()
         .chain(manage::defs())
         .chain(execute::defs())
         .chain(teardown::defs())
-        .map(tool)
         .collect()
+}
+
+/// Every tool tmuxwire serves, in listing order (inspect, manage,
+/// execute, teardown), whatever the toolset choice.
+pub fn catalog() -> Vec<Tool> {
+    defs().into_iter().map(tool).collect()
+}
+
+/// The text shape of tool `name`'s result, from its definition.
+pub fn shape_of(name: &str) -> Option<TextShape> {
+    static SHAPES: std::sync::OnceLock<Vec<(&'static str, TextShape)>> = std::sync::OnceLock::new();
+    SHAPES
+        .get_or_init(|| defs().into_iter().map(|d| (d.name, d.text)).collect())
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
 }
 
 /// The tools `policy` offers, in listing order.
@@ -323,9 +367,12 @@ fn parse<T: DeserializeOwned + JsonSchema + 'static>(
     })
 }
 
-/// A result whose text block is `value` serialized.
+/// A successful result with structured content `value`; its text block is
+/// written from it once the tool has answered ([`answer`], [`text`]).
 fn structured(value: Value) -> CallToolResult {
-    CallToolResult::structured(value)
+    let mut r = CallToolResult::success(Vec::new());
+    r.structured_content = Some(value);
+    r
 }
 
 fn object<T: Serialize>(v: &T) -> CallToolResult {
@@ -379,8 +426,9 @@ fn list<T: Serialize>(
 }
 
 /// Runs tool `name` for a caller that is not an MCP client (the CLI, the
-/// demo, tests): no response budget, every tool offered. A capture still
-/// holds at most [`MAX_TEXT_BYTES`] of text, a search at most
+/// demo, tests): no response budget, every tool offered, the text block
+/// libtmux-mcp's ([`TextMode::Reference`]). A capture still holds at most
+/// [`MAX_TEXT_BYTES`] of text, a search at most
 /// [`crate::tmux::search::RESPONSE_BUDGET`] of matched lines. Every
 /// failure becomes an error result.
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
@@ -390,14 +438,15 @@ pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> Ca
         budget: None,
         progress: None,
         policy: &policy,
+        text: TextMode::Reference,
     };
     answer(&ctx, name, args).await
 }
 
-/// Runs tool `name` for an MCP client: the answer's text (the serialized
-/// structured result) is at most `budget` bytes, and says what was cut
-/// to fit; long calls (a search that seeds the mirror) report to
-/// `progress`; `policy` says which tools a batch may run. Every failure
+/// Runs tool `name` for an MCP client: the answer's text is at most
+/// `budget` bytes, and says what was cut to fit; long calls (a search
+/// that seeds the mirror) report to `progress`; `policy` says which tools
+/// a batch may run; `text` what the text block holds. Every failure
 /// becomes an error result. (Whether `name` is offered at all is checked
 /// by the caller.)
 pub async fn call_within(
@@ -407,53 +456,36 @@ pub async fn call_within(
     args: Map<String, Value>,
     progress: Option<crate::mirror::Progress>,
     policy: &Policy,
+    text: TextMode,
 ) -> CallToolResult {
     let ctx = Ctx {
         servers,
         budget: Some(budget),
         progress,
         policy,
+        text,
     };
     answer(&ctx, name, args).await
 }
 
-/// Whether `capture_pane` and `display_message` send their text bare in
-/// the text block, as libtmux-mcp does ([`set_plain_text`]).
-static PLAIN_TEXT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// With `on`, the text block of `capture_pane` and `display_message` is
-/// the bare text (`result`), as libtmux-mcp sends it, for clients that
-/// read that block as pane text; `structuredContent` still carries every
-/// field (`truncated_lines`, `next`, …). Off by default: the text block
-/// is the serialized result. Set once at start-up (`tmuxwire mcp
-/// --plain-text`).
-pub fn set_plain_text(on: bool) {
-    PLAIN_TEXT.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// `r` with its text block replaced by its `result` string when plain
-/// text is on and the tool sends text ([`set_plain_text`]).
-fn plain_text(name: &str, mut r: CallToolResult) -> CallToolResult {
-    if !PLAIN_TEXT.load(std::sync::atomic::Ordering::Relaxed)
-        || r.is_error == Some(true)
-        || !matches!(name, "capture_pane" | "display_message")
-    {
+/// `r` with its text block written from its structured content, for
+/// tool `name` in mode `mode` ([`text::render`]). Errors keep their text.
+fn with_text(name: &str, mode: TextMode, mut r: CallToolResult) -> CallToolResult {
+    if r.is_error == Some(true) || !r.content.is_empty() {
         return r;
     }
-    if let Some(text) = r
-        .structured_content
-        .as_ref()
-        .and_then(|v| v.get("result"))
-        .and_then(Value::as_str)
-    {
-        r.content = vec![ContentBlock::text(text.to_string())];
-    }
+    let Some(value) = r.structured_content.as_ref() else {
+        return r;
+    };
+    let shape = shape_of(name).unwrap_or(TextShape::String);
+    let body = text::render(mode, shape, value, &shape_of);
+    r.content = vec![ContentBlock::text(body)];
     r
 }
 
 async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallToolResult {
     match run(ctx, name, args).await {
-        Ok(r) => within(plain_text(name, r), ctx.budget),
+        Ok(r) => within(with_text(name, ctx.text, r), ctx.budget),
         // Say which call failed when the message comes from deeper down.
         Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
             &format!("{name}: {e}"),
@@ -675,6 +707,82 @@ mod tests {
             assert!(names.contains(n), "{n}");
         }
         assert_eq!(tools.len(), super::super::toolsets::REFERENCE.len());
+    }
+
+    /// Every tool's text shape is its reference result's: a string for the
+    /// tools whose libtmux-mcp result is a `str`, a bare list for the list
+    /// tools, an object for the rest.
+    #[test]
+    fn text_shapes_follow_the_reference() {
+        const STRINGS: &[&str] = &[
+            "capture_pane",
+            "display_message",
+            "send_keys",
+            "paste_text",
+            "paste_buffer",
+            "pipe_pane",
+            "wait_for_channel",
+            "signal_channel",
+            "kill_server",
+            "kill_session",
+            "kill_window",
+            "kill_pane",
+            "clear_pane",
+            "delete_buffer",
+        ];
+        const LISTS: &[&str] = &[
+            "list_sessions",
+            "list_windows",
+            "list_panes",
+            "list_servers",
+        ];
+        for t in catalog() {
+            let name = t.name.as_ref();
+            let shape = shape_of(name).expect("every tool has a shape");
+            match shape {
+                TextShape::String => assert!(STRINGS.contains(&name), "{name}"),
+                TextShape::List(_) => assert!(LISTS.contains(&name), "{name}"),
+                TextShape::Object(_) => {
+                    assert!(!STRINGS.contains(&name) && !LISTS.contains(&name), "{name}")
+                }
+            }
+        }
+        assert!(shape_of("no_such_tool").is_none());
+    }
+
+    /// The text block of each shape, from a structured result, in both
+    /// modes; errors keep their message.
+    #[test]
+    fn text_blocks() {
+        let text_of = |r: &CallToolResult| {
+            r.content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                .collect::<Vec<_>>()
+        };
+        let pane = json!({"result": "[... truncated 2 lines ...]\nb\n$", "pane_id": "%1",
+            "truncated_lines": 2});
+        let r = with_text(
+            "capture_pane",
+            TextMode::Reference,
+            structured(pane.clone()),
+        );
+        assert_eq!(text_of(&r), ["[... truncated 2 lines ...]\nb\n$"]);
+        assert_eq!(r.structured_content.as_ref(), Some(&pane));
+        let r = with_text("capture_pane", TextMode::Json, structured(pane.clone()));
+        assert_eq!(text_of(&r), [pane.to_string()]);
+        let r = with_text(
+            "kill_pane",
+            TextMode::Reference,
+            message("Pane killed: %1".into()),
+        );
+        assert_eq!(text_of(&r), ["Pane killed: %1"]);
+        let list = json!({"result": [{"session_name": "a", "session_id": "$0"}], "omitted": 0});
+        let r = with_text("list_sessions", TextMode::Reference, structured(list));
+        assert_eq!(text_of(&r), [r#"[{"session_id":"$0","session_name":"a"}]"#]);
+        let e = error_result("no such pane", "NotFound", true, None);
+        let r = with_text("capture_pane", TextMode::Reference, e.clone());
+        assert_eq!(r, e);
     }
 
     #[test]

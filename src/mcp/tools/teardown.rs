@@ -218,7 +218,7 @@ pub(super) async fn run(
             super::inspect::own_buffer(&a.buffer_name)?;
             let t = super::server(servers, &a.socket_name, &a.socket_path)?;
             t.delete_buffer(&a.buffer_name).await?;
-            Ok(message(format!("Buffer deleted: {}", a.buffer_name)))
+            Ok(message(format!("Buffer '{}' deleted", a.buffer_name)))
         }
         other => Ok(unknown_tool(other)),
     }
