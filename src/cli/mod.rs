@@ -10,20 +10,25 @@
 //! * `target`: `-t` in tmux's syntax (`%N`, `@N`, `$N`, `=name`,
 //!   `session:window.pane`), parsed and resolved (pure) against
 //!   `list_panes`;
-//! * `search`: grep's flags over `search_panes`; `context`: `-A/-B/-C`
-//!   lines from `capture_pane`;
-//! * `capture`: `panes` and `capture`; `send`: text and keys into a pane;
+//! * `search`: grep's flags; `source`: where it gets each pane's logical
+//!   lines with their tmux line numbers (tmux captures today, behind
+//!   [`source::LineSource`]); `grep`: selecting and printing lines over a
+//!   pane's buffer (pure);
+//! * `capture`: `panes` and `capture` (a one-shot client's
+//!   `capture-pane -p`, streamed to stdout); `send`: text and keys into a
+//!   pane;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
 //! * `demo`: a private server, filled, searched and timed.
 
 mod args;
 mod capture;
-mod context;
 mod demo;
+mod grep;
 mod output;
 mod search;
 mod send;
+mod source;
 mod target;
 mod tool;
 mod wait;
@@ -48,7 +53,9 @@ use clap::Parser;
 use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
-pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, WaitArgs};
+pub use args::{
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs, WaitArgs,
+};
 pub use output::ColorChoice;
 
 fn init_logging() {
@@ -84,15 +91,15 @@ pub fn main() -> ExitCode {
 fn servers(cli: &Cli) -> Result<Servers, String> {
     // tmux refuses an empty -L/-S too; taking it as "unset" would reach the
     // user's main server from a script whose variable is empty.
-    if cli.socket_name.as_deref() == Some("") {
+    let (socket_name, socket_path) = cli.socket();
+    if socket_name.as_deref() == Some("") {
         return Err(
             "-L/--socket-name is empty: give a socket name, or leave -L out for the \
                     default server"
                 .into(),
         );
     }
-    if cli
-        .socket_path
+    if socket_path
         .as_ref()
         .is_some_and(|p| p.as_os_str().is_empty())
     {
@@ -102,10 +109,7 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
                 .into(),
         );
     }
-    let spec =
-        SocketSpec::from_args_and_env(cli.socket_path.clone(), cli.socket_name.clone(), |k| {
-            std::env::var_os(k)
-        });
+    let spec = SocketSpec::from_args_and_env(socket_path, socket_name, |k| std::env::var_os(k));
     let path = spec.resolve().map_err(|e| e.to_string())?;
     let name = match &spec {
         SocketSpec::Name(n) => Some(n.clone()),
@@ -135,6 +139,7 @@ async fn run(cli: Cli) -> ExitCode {
             pin_socket,
             response_budget,
             plain_text,
+            ..
         } => {
             mcp::tools::set_plain_text(plain_text);
             // Unknown toolset or tool names stop the server before it starts:
@@ -166,7 +171,7 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Cmd::Demo { tmux, keep } => return demo::run(&tmux, keep).await,
-        Cmd::Panes { target } => capture::panes(&servers, target.as_deref()).await,
+        Cmd::Panes { target, .. } => capture::panes(&servers, target.as_deref()).await,
         Cmd::Capture(a) => capture::capture(&servers, a).await,
         Cmd::Search(a) => search::run(&servers, a).await,
         Cmd::Send(a) => send::run(&servers, a).await,
