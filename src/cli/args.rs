@@ -71,11 +71,12 @@ logical line's first row: 0 = top of the screen, negative = scrollback, as captu
   --                 between groups of context that do not touch
   PLACE:COUNT        -c (every pane searched, 0 included)
   PLACE              -l (--files-without-match: the other panes)
-A session name holds no ':' (tmux replaces it with '_'), so PLACE ends at the first ':' plus \
-WINDOW.PANE (digits); after it comes ':' (selected) or '-' (context), then LINE as -?[0-9]+, then \
-the same separator, then TEXT to the end of the line. A context line in the scrollback reads \
-`work:1.0--455-text`: separator '-', LINE -455, separator '-'. In TEXT and PLACE, control \
-characters are written as escapes (\\t, \\x1b, \\u0085); PLACE also writes '\\' as '\\\\'.";
+PLACE writes a ':' in a session name as \\x3a (tmux 3.7+ allows one; older tmux makes it '_'), so \
+the session runs to the first ':', then come WINDOW '.' PANE (digits); after PLACE comes ':' \
+(selected) or '-' (context), then LINE as -?[0-9]+, then the same separator, then TEXT to the end \
+of the line. A context line in the scrollback reads `work:1.0--455-text`: separator '-', LINE \
+-455, separator '-'. In TEXT and PLACE, control characters are written as escapes (\\t, \\x1b, \\u0085); \
+PLACE also writes '\\' as '\\\\' (TEXT keeps it, so TEXT reads as on the screen).";
 
 const SEARCH_EXAMPLES: &str = "\
 Examples:
@@ -90,7 +91,7 @@ Examples:
   tmuxwire search --newest 5 'test result' -t %7  # the newest 5 matching lines of %7
   tmuxwire search --start -500 -- -v        # a pattern that starts with '-' (or -e -v)
   tmuxwire search -h -N -x '\\$' -t %3       # bare text, no place or line number
-  tmuxwire search x | awk -F: '{print $1}'  # places: a session name has no ':'";
+  tmuxwire search x | cut -d: -f1          # sessions: a ':' in a name is written \\x3a";
 
 const CAPTURE_EXAMPLES: &str = "\
 Examples:

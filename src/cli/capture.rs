@@ -37,7 +37,7 @@ use serde_json::{Map, Value};
 
 use super::output::{Out, escape_field};
 use super::target::{self, Level, World};
-use super::tool::{self, CliError, PANES_HINT};
+use super::tool::{self, CliError};
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
 use crate::tmux::Servers;
@@ -672,17 +672,16 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
     }
 }
 
-/// A failed capture in CLI words: tmux's message, with the hint for a
-/// pane that does not exist.
-fn tmux_error(out: &crate::wire::CommandOutput) -> CliError {
+/// A failed capture in CLI words: `-t TARGET: no such pane` for a pane
+/// that does not exist (as `-t` says it for every form), else tmux's
+/// message.
+fn tmux_error(out: &crate::wire::CommandOutput, target: Option<&str>) -> CliError {
     let msg = out.error_text();
     let first = msg.lines().next().unwrap_or("").to_string();
-    let e = CliError::new(format!("capture: {first}"));
     if first.contains("can't find") {
-        e.hint(PANES_HINT)
-    } else {
-        e
+        return target::target_error(target.unwrap_or(""), "no such pane");
     }
+    CliError::new(format!("capture: {first}"))
 }
 
 /// Runs `capture` (see the module docs).
@@ -724,7 +723,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         return Ok(ExitCode::SUCCESS);
     }
     if !out.success() {
-        return Err(tmux_error(&out));
+        return Err(tmux_error(&out, a.target.as_deref()));
     }
     match mode {
         Mode::Probed if probed.again => {
@@ -740,7 +739,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
                 return Ok(ExitCode::SUCCESS);
             }
             if !out.success() {
-                return Err(tmux_error(&out));
+                return Err(tmux_error(&out, a.target.as_deref()));
             }
             stripped.finish(&mut sink);
         }

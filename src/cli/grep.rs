@@ -33,15 +33,15 @@
 //! '--'                        between groups
 //! PLACE ':' COUNT             -c
 //! PLACE                       -l, --files-without-match
-//! PLACE = SESSION ':' WINDOW '.' PANE   SESSION without ':' (escaped: see below)
+//! PLACE = SESSION ':' WINDOW '.' PANE   SESSION without ':' (escaped), WINDOW, PANE digits
 //! LINE  = '-'? DIGITS
 //! ```
 //!
 //! `-h` leaves out `PLACE` and its separator, `-N` `LINE` and its
 //! separator. PLACE is escaped as `panes` fields are
 //! ([`super::output::escape_field`]), with `:` in a session name written
-//! `\x3a` (tmux never makes one: it replaces `:` and `.` with `_`), so
-//! the first `:` ends the session; TEXT has its control characters
+//! `\x3a` (tmux 3.7 and later allow one; before, tmux wrote `:` and `.`
+//! as `_`), so the first `:` ends the session; TEXT has its control characters
 //! escaped ([`super::output::escape_text`]) and runs to the end of the
 //! line.
 
