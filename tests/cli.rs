@@ -1928,3 +1928,48 @@ fn cli_panes_header_on_a_terminal() {
     );
     assert!(lines[1].ends_with("\tmy win"), "{out:?}");
 }
+
+/// tmux 3.2–3.5 keep the text of every `capture-pane -p` a *control* client runs; `capture`
+/// and `search` run theirs on one-shot clients, which tmux frees: repeated full captures leave
+/// the server's memory where it was.
+#[test]
+fn cli_captures_do_not_grow_the_tmux_server() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .size(120, 40)
+            .history_limit(50_000)
+            .command("seq -f 'line %06g ........................................................................................' 1 20000; echo CAPTURE-END; exec sleep 86400")
+            .start();
+        server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
+        let rss = || -> i64 {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
+                .expect("tmux server status");
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+                .expect("VmRSS")
+        };
+        let s = &server.socket;
+        let once = || {
+            let o = tw(s, &["capture", "-t", "main:", "-S", "-"]);
+            expect_code(&o, 0, "capture");
+            let o2 = tw(s, &["search", "-c", "no-such-text"]);
+            expect_code(&o2, 1, "search");
+            2 * o.stdout.len() as i64
+        };
+        // Warm up (allocator high-water marks), then measure.
+        for _ in 0..3 {
+            once();
+        }
+        let before = rss();
+        let captured: i64 = (0..20).map(|_| once()).sum();
+        let grown_kb = rss() - before;
+        let captured_kb = captured / 1024;
+        assert!(
+            grown_kb < captured_kb / 2,
+            "tmux {}: the server grew by {grown_kb} kB over 40 captures of {captured_kb} kB",
+            bin.label
+        );
+    }
+}

@@ -134,6 +134,8 @@ pub fn first_row(start: Option<LineArg>, end: Option<LineArg>, hsize: i64, heigh
 enum Mode {
     /// tmux's bytes (`-e`, `-C`).
     Raw,
+    /// A plain capture of scrollback only: nothing to rewrite.
+    Plain,
     /// A plain capture, with the screen probed for line drawing first.
     Probed,
     /// A capture with `-e`, codes removed from every row.
@@ -172,7 +174,7 @@ impl Plan {
             Mode::Probed
         } else {
             // Only scrollback: nothing to probe.
-            Mode::Raw
+            Mode::Plain
         };
         Plan {
             target,
@@ -211,7 +213,7 @@ impl Plan {
     /// The commands of the first (and usually only) one-shot client.
     fn commands(&self, a: &CaptureArgs) -> Vec<Vec<String>> {
         match self.mode {
-            Mode::Raw => vec![self.capture(a, false)],
+            Mode::Raw | Mode::Plain => vec![self.capture(a, false)],
             Mode::Strip => vec![self.capture(a, true)],
             Mode::Probed => {
                 let state = vec![
@@ -698,7 +700,6 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         .map(|m| usize::try_from(m).unwrap_or(usize::MAX));
     let stdout = BufWriter::with_capacity(64 << 10, io::stdout().lock());
     let mut sink = RowSink::new(stdout, max_lines);
-    let raw = plan.mode == Mode::Raw && max_lines.is_none();
     let commands = plan.commands(&a);
     let refs: Vec<&[String]> = commands.iter().map(Vec::as_slice).collect();
     let cli_err = |e: crate::wire::Error| CliError::new(e.to_string());
@@ -709,8 +710,9 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
     let out = crate::wire::stream_command_list(&path, &refs, IDLE, |data| {
         match mode {
             // tmux's bytes, unchanged (trailing empty rows too).
-            Mode::Raw if raw => sink.raw(data),
-            Mode::Raw => split.feed(data, &mut |r| sink.row(r)),
+            Mode::Raw if max_lines.is_none() => sink.raw(data),
+            Mode::Plain if max_lines.is_none() => sink.bytes(data),
+            Mode::Raw | Mode::Plain => split.feed(data, &mut |r| sink.row(r)),
             Mode::Probed => probed.feed(data, &mut sink),
             Mode::Strip => stripped.feed(data, &mut sink),
         }
@@ -745,7 +747,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         }
         Mode::Probed => probed.finish(&mut sink),
         Mode::Strip => stripped.finish(&mut sink),
-        Mode::Raw => split.finish(&mut |r| sink.row(r)),
+        Mode::Raw | Mode::Plain => split.finish(&mut |r| sink.row(r)),
     }
     // A closed pipe at the end is not an error either.
     let _ = sink.finish();
