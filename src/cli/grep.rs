@@ -624,7 +624,7 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(
-            run(&foo, a0, &[p.clone()]).0,
+            run(&foo, a0, std::slice::from_ref(&p)).0,
             "w:0.1:1:foo\n--\nw:0.1:5:foo\n"
         );
         // -o with context: no context lines, the separators stay.
@@ -636,7 +636,7 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(
-            run(&foo, oc, &[p.clone()]).0,
+            run(&foo, oc, std::slice::from_ref(&p)).0,
             "w:0.1:1:foo\n--\nw:0.1:5:foo\n"
         );
         // Touching groups merge: -A1 -B1 on lines 1 and 5 of 5 covers 1-2
@@ -648,7 +648,7 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(
-            run(&foo, c1, &[p.clone()]).0,
+            run(&foo, c1, std::slice::from_ref(&p)).0,
             "w:0.1:1:foo\nw:0.1-2-x\n--\nw:0.1-4-z\nw:0.1:5:foo\n"
         );
         let c2 = Options {
@@ -657,7 +657,7 @@ mod tests {
             ..c1
         };
         assert_eq!(
-            run(&foo, c2, &[p.clone()]).0,
+            run(&foo, c2, std::slice::from_ref(&p)).0,
             "w:0.1:1:foo\nw:0.1-2-x\nw:0.1-3-y\nw:0.1-4-z\nw:0.1:5:foo\n"
         );
         // Across panes a `--` too, and negative numbers read -LINE-.

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -205,7 +205,7 @@ impl State {
 
 /// Runs `cmds` as one one-shot client: stdout, `None` when the pane is
 /// gone.
-async fn one_shot(path: &PathBuf, cmds: &[Vec<String>]) -> Result<Option<Vec<u8>>, CliError> {
+async fn one_shot(path: &Path, cmds: &[Vec<String>]) -> Result<Option<Vec<u8>>, CliError> {
     let refs: Vec<&[String]> = cmds.iter().map(Vec::as_slice).collect();
     let mut body = Vec::new();
     let out = crate::wire::stream_command_list(path, &refs, IDLE, |d| {

@@ -234,11 +234,9 @@ async fn run<F: FnMut(&[u8]) -> bool>(
                 if let Some(s) = read_i32(&m.data, 0) {
                     let data = &m.data[4..];
                     match streams.iter().find(|(id, _)| *id == s).map(|(_, fd)| *fd) {
-                        Some(1) => {
-                            if !sink(data) {
-                                out.stopped = true;
-                                return Ok(out);
-                            }
+                        Some(1) if !sink(data) => {
+                            out.stopped = true;
+                            return Ok(out);
                         }
                         Some(2) => out.stderr.extend_from_slice(data),
                         _ => {}
