@@ -258,7 +258,7 @@ pub struct CaptureArgs {
     /// bytes, unchanged.
     #[arg(short = 'e', long = "escape-sequences")]
     pub escapes: bool,
-    /// Escape non-printable characters as octal \\xxx (capture-pane -C): tmux's bytes,
+    /// Escape non-printable characters as octal \xxx (capture-pane -C): tmux's bytes,
     /// unchanged.
     #[arg(short = 'C', long = "escape-octal")]
     pub octal: bool,

@@ -449,6 +449,7 @@ mod tests {
                 start: text.len(),
                 number: first + k as i64,
                 rows: 1,
+                screen: crate::mirror::scan::Screen::Main,
             });
             text.extend_from_slice(l.as_bytes());
             text.push(b'\n');

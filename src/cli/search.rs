@@ -144,7 +144,10 @@ async fn scope(servers: &Servers, target: Option<&str>) -> Result<Vec<PaneInfo>,
                 window_index: r.window_index.clone(),
                 window_name: r.window_name.clone(),
                 pane_index: r.pane_index.clone(),
+                command: v["pane_current_command"].as_str().unwrap_or("").to_string(),
+                path: v["pane_current_path"].as_str().unwrap_or("").to_string(),
                 history_at_limit: at_limit,
+                ..PaneInfo::default()
             }
         })
         .collect())

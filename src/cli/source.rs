@@ -30,6 +30,7 @@ use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
 
 use super::tool::CliError;
+use crate::mirror::scan::Screen;
 use crate::term::width::{self, Rules};
 use crate::tmux::ops::{split_lines, trim_end_spaces};
 use crate::tmux::search::{align_rows, bottom_line, top_line};
@@ -44,6 +45,11 @@ pub struct LineInfo {
     pub number: i64,
     /// Screen rows it fills (more than 1 when soft-wrapped).
     pub rows: u32,
+    /// The screen it is on: [`Screen::Main`] (the normal screen and its
+    /// history) for a capture; a source that reads a pane's copy can also
+    /// give the lines of the alternate screen and of the normal screen a
+    /// full-screen program hides, as `search_panes` does.
+    pub screen: Screen,
 }
 
 /// The pane a [`PaneLines`] is of, as `list_panes` named it.
@@ -59,10 +65,22 @@ pub struct PaneInfo {
     pub window_name: String,
     /// The pane's index in its window.
     pub pane_index: String,
+    /// The foreground process (`#{pane_current_command}`).
+    pub command: String,
+    /// Its working directory (`#{pane_current_path}`).
+    pub path: String,
     /// Its history is within a tenth of `history-limit`: tmux has most
     /// likely dropped its oldest lines (see `search_panes`'
     /// `panes_history_at_limit`).
     pub history_at_limit: bool,
+    /// The pane is gone and its lines come from a copy (`search_panes`'
+    /// `pane_dead`; never for a capture).
+    pub dead: bool,
+    /// Its program's exit status, when known.
+    pub exit_status: Option<i32>,
+    /// Oldest history rows the source no longer holds (a copy's memory
+    /// cap; `search_panes`' `capped_history_rows`), 0 for none.
+    pub capped_history_rows: u64,
 }
 
 /// One pane's logical lines (see the module docs).
@@ -325,6 +343,7 @@ fn build(pane: PaneInfo, joined: &[u8], rows: &[u32], bottom: i64) -> PaneLines 
             start: text.len(),
             number: at,
             rows: r,
+            screen: Screen::Main,
         });
         at += i64::from(r);
         text.extend_from_slice(trim_end_spaces(line));
