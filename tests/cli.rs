@@ -97,13 +97,15 @@ fn two_sessions(bin: &crate::support::TmuxBin) -> (TestServer, Vec<(String, Stri
 fn cli_panes_lists_every_pane() {
     for bin in tmux_bins() {
         let (server, _) = two_sessions(&bin);
+        // Window names stop changing with the running program, so both listings agree.
+        server.tmux_ok(&["set-window-option", "-g", "automatic-rename", "off"]);
         let o = tw(&server.socket, &["panes"]);
         expect_code(&o, 0, "panes");
         let want = server.tmux_ok(&[
             "list-panes",
             "-a",
             "-F",
-            "#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{pane_width}x#{pane_height}\t#{pane_current_command}\t#{pane_current_path}",
+            "#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{pane_width}x#{pane_height}\t#{pane_current_command}\t#{pane_current_path}\t#{window_name}",
         ]);
         assert_eq!(stdout(&o), want, "tmux {}", bin.label);
         // Scoped to one session.
@@ -205,7 +207,7 @@ fn cli_search_output_and_exit_codes() {
         let o = tw(&server.socket, &["search", "cli-mark"]);
         expect_code(&o, 1, "search cli-mark (case-sensitive by default)");
         assert!(stdout(&o).is_empty());
-        let o = tw(&server.socket, &["search", "-e", r"^\d+$", "-m", "2"]);
+        let o = tw(&server.socket, &["search", "-E", r"^\d+$", "-m", "2"]);
         expect_code(&o, 0, "search -m 2");
         assert_eq!(stdout(&o).lines().count(), 6, "{}", stdout(&o));
         // Session scoping, by name and by id.
@@ -229,17 +231,24 @@ fn cli_search_output_and_exit_codes() {
         expect_code(&o, 1, "no match");
         assert!(stdout(&o).is_empty(), "{}", stdout(&o));
         // Errors: exit 2, message on stderr, nothing on stdout.
-        for args in [vec!["search", "--regex", "("], vec!["search", ""]] {
+        for args in [
+            vec!["search", "--regex", "("],
+            vec!["search", "-E", "-e", "("],
+        ] {
             let o = tw(&server.socket, &args);
             expect_code(&o, 2, &format!("{args:?}"));
             assert!(stdout(&o).is_empty());
             assert!(stderr(&o).starts_with("tmuxwire: "), "{}", stderr(&o));
         }
         // A bad flag value is a usage error (clap's), naming the flag.
-        let o = tw(&server.socket, &["search", "x", "-m", "0"]);
-        expect_code(&o, 2, "-m 0");
+        let o = tw(&server.socket, &["search", "x", "--newest", "0"]);
+        expect_code(&o, 2, "--newest 0");
         assert!(stdout(&o).is_empty());
-        assert!(stderr(&o).contains("--max-count"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--newest"), "{}", stderr(&o));
+        // -m 0 is grep's: nothing selected, exit 1.
+        let o = tw(&server.socket, &["search", "-m", "0", "CLI-MARK"]);
+        expect_code(&o, 1, "-m 0");
+        assert!(stdout(&o).is_empty());
         // A literal with regex characters is literal.
         let o = tw(&server.socket, &["search", "("]);
         expect_code(&o, 1, "literal (");
@@ -528,26 +537,31 @@ fn cli_search_flags() {
             texts(&["search", "-w", "-i", "error"]),
             ["Error one", "error two", "an error: four"]
         );
-        // -F is the default; -e/-E make a regex; the last of them wins.
+        // -F is the default; -E makes a regex; the last of them wins; -e is grep's -e PATTERN.
         assert_eq!(texts(&["search", "#.#"]), ["#.# literal"]);
         assert_eq!(texts(&["search", "-F", "#.#"]), ["#.# literal"]);
-        assert_eq!(
-            texts(&["search", "-e", "#.#"]),
-            ["#.# literal", "#z# regex"]
-        );
+        assert_eq!(texts(&["search", "-e", "#.#"]), ["#.# literal"]);
         assert_eq!(
             texts(&["search", "-E", "#.#"]),
             ["#.# literal", "#z# regex"]
         );
-        assert_eq!(texts(&["search", "-e", "-F", "#.#"]), ["#.# literal"]);
+        assert_eq!(
+            texts(&["search", "-E", "-e", "#.#"]),
+            ["#.# literal", "#z# regex"]
+        );
+        assert_eq!(texts(&["search", "-E", "-F", "#.#"]), ["#.# literal"]);
         assert_eq!(
             texts(&["search", "-F", "-E", "#.#"]),
             ["#.# literal", "#z# regex"]
         );
         assert_eq!(texts(&["search", "-E", "-w", "e[a-z]+s"]), ["errors three"]);
-        // -m keeps the newest N.
+        // -m is grep's: the first N; --newest keeps the newest N.
         assert_eq!(
             texts(&["search", "-m", "2", "error"]),
+            ["error two", "errors three"]
+        );
+        assert_eq!(
+            texts(&["search", "--newest", "2", "error"]),
             ["an error: four", "suberror five"]
         );
         // -c: counts per pane (-m caps them, as grep -c -m); -l: the panes; -q: nothing.
@@ -564,15 +578,19 @@ fn cli_search_flags() {
         assert!(stdout(&o).is_empty());
         for args in [
             vec!["search", "-q", "nowhere-to-be-found"],
-            vec!["search", "-c", "nowhere-to-be-found"],
             vec!["search", "-l", "nowhere-to-be-found"],
         ] {
             let o = tw(s, &args);
             expect_code(&o, 1, &format!("{args:?}"));
             assert!(stdout(&o).is_empty(), "{args:?}");
         }
-        // -c and -l together: a usage error.
-        expect_code(&tw(s, &["search", "-c", "-l", "x"]), 2, "-c -l");
+        // -c prints every pane searched, 0 included (grep -c), exit 1 when 0.
+        let o = tw(s, &["search", "-c", "nowhere-to-be-found"]);
+        expect_code(&o, 1, "-c no match");
+        assert_eq!(stdout(&o), "flags:0.0:0\n");
+        // -c and -l together: -l wins, as in grep.
+        let o = tw(s, &["search", "-c", "-l", "error"]);
+        assert_eq!(stdout(&o), "flags:0.0\n");
     }
 }
 
@@ -655,7 +673,7 @@ fn cli_search_context_is_exact() {
             s,
             &[
                 "search",
-                "-e",
+                "-E",
                 "-C",
                 "9",
                 "-A",
@@ -671,7 +689,7 @@ fn cli_search_context_is_exact() {
             want(&[Some((4, false)), Some((5, true)), Some((6, false)), Some((7, true))]),
             "tmux {label}"
         );
-        let o = tw(s, &["search", "-e", "-A", "1", "^(after-1|after-3)$"]);
+        let o = tw(s, &["search", "-E", "-A", "1", "^(after-1|after-3)$"]);
         #[rustfmt::skip]
         assert_eq!(
             stdout(&o),
@@ -1004,7 +1022,7 @@ fn cli_capture_start_dash() {
         let o = tw(
             &server.socket,
             &[
-                "search", "-t", &pane, "--start", "-", "--end", "-", "-c", "-e", r"^\d+$",
+                "search", "-t", &pane, "--start", "-", "--end", "-", "-c", "-E", r"^\d+$",
             ],
         );
         assert_eq!(stdout(&o), "dash:0.0:61\n", "tmux {label}");
@@ -1036,18 +1054,18 @@ fn cli_panes_one_line_per_pane_c25() {
             .replace('\t', "\\t");
         let line = lines.iter().find(|l| l.contains("evil")).unwrap();
         assert!(
-            line.ends_with(&format!("\t{escaped}")),
+            line.contains(&format!("\t{escaped}\t")),
             "tmux {}: {line:?}",
             bin.label
         );
-        assert_eq!(line.split('\t').count(), 5, "{line:?}");
+        assert_eq!(line.split('\t').count(), 6, "{line:?}");
     }
 }
 
-/// When the search's 1 MiB answer cap leaves lines out, stderr says how many and how to see
-/// them, and the count adds up; `-t` of one pane re-asks so the cap is that pane's alone.
+/// Every selected line is printed, however many: no answer cap, no note; `-c` counts them all,
+/// `-m` stops each pane after its first N.
 #[test]
-fn cli_search_note_when_lines_are_left_out() {
+fn cli_search_prints_every_line() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin)
             .session("big")
@@ -1058,48 +1076,29 @@ fn cli_search_note_when_lines_are_left_out() {
         server.tmux_ok(&["split-window", "-d", "-t", &first]);
         let second = pane_id(&server, "=big:0.1");
         server.wait_for_text(&second, "$", DEADLINE);
-        // ~34 bytes per matched line in the answer: 2 × 20,000 lines do not fit in 1 MiB, one
-        // pane's do.
+        // 2 × 20,000 lines: more than the MCP tool's 1 MiB answer holds.
         for p in [&first, &second] {
             run(&server, p, "seq 1 20000 | sed s/^/ro''w-/");
         }
         let label = &bin.label;
         let o = tw(&server.socket, &["search", "row-"]);
         expect_code(&o, 0, "search row-");
-        let shown = out_lines(&o).len();
-        let err = stderr(&o);
-        assert!(shown < 40_000, "tmux {label}: {shown}");
-        let left = 40_000 - shown;
-        let thousands = {
-            let d = left.to_string();
-            let mut s = String::new();
-            for (i, c) in d.chars().enumerate() {
-                if i > 0 && (d.len() - i).is_multiple_of(3) {
-                    s.push(',');
-                }
-                s.push(c);
-            }
-            s
-        };
-        assert!(
-            err.starts_with(&format!("tmuxwire: {thousands} matching lines not shown")),
-            "tmux {label}: {err}"
-        );
-        assert!(err.contains("--end"), "{err}");
-        assert_eq!(err.lines().count(), 2, "{err}");
-        // -c counts every line, capped or not.
+        let lines = out_lines(&o);
+        assert_eq!(lines.len(), 40_000, "tmux {label}");
+        assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+        // In order, each once: 1..=20000 in each pane.
+        for (k, l) in lines.iter().enumerate() {
+            let want = format!(":row-{}", k % 20_000 + 1);
+            assert!(l.ends_with(&want), "tmux {label}: line {k}: {l}");
+        }
         let o = tw(&server.socket, &["search", "-c", "row-"]);
         assert_eq!(stdout(&o), "big:0.0:20000\nbig:0.1:20000\n", "tmux {label}");
         let o = tw(&server.socket, &["search", "-c", "row-", "-t", "big:0.1"]);
         assert_eq!(stdout(&o), "big:0.1:20000\n", "tmux {label}");
-        // The second pane alone: all its lines, no note.
-        let o = tw(&server.socket, &["search", "row-", "-t", "big:0.1"]);
-        expect_code(&o, 0, "-t big:0.1");
-        assert_eq!(out_lines(&o).len(), 20_000, "tmux {label}: {}", stderr(&o));
-        assert!(stderr(&o).is_empty(), "{}", stderr(&o));
-        // -m: no note (it was asked for).
         let o = tw(&server.socket, &["search", "-m", "5", "row-"]);
-        assert_eq!(out_lines(&o).len(), 10);
+        let lines = out_lines(&o);
+        assert_eq!(lines.len(), 10);
+        assert!(lines[4].ends_with(":row-5"), "{lines:?}");
         assert!(stderr(&o).is_empty(), "{}", stderr(&o));
     }
 }
@@ -1130,25 +1129,26 @@ fn cli_errors_in_cli_words() {
     let dir = tempfile::tempdir().unwrap();
     let nothing = dir.path().join("nothing.sock");
     let cases: Vec<(&Path, Vec<&str>, &str)> = vec![
-        (
-            &server.socket,
-            vec!["capture", "--start", "-3000000000"],
-            "--start",
-        ),
-        (
-            &server.socket,
-            vec!["search", "--start", "-3000000000", "x"],
-            "--start",
-        ),
         (&server.socket, vec!["capture", "-t", "%999"], "-t %999"),
         (
             &server.socket,
             vec!["search", "-t", "err:5", "x"],
             "-t err:5",
         ),
-        (&server.socket, vec!["search", "-e", "("], "regex"),
-        (&server.socket, vec!["search", ""], "PATTERN"),
-        (&server.socket, vec!["search", "-e", r"a\nb"], "line break"),
+        (&server.socket, vec!["search", "-E", "("], "regex"),
+        (&server.socket, vec!["search"], "PATTERN"),
+        (&server.socket, vec!["search", "-e", "a", "b"], "PATTERN"),
+        (&server.socket, vec!["search", "-E", r"a\nb"], "line break"),
+        (
+            &server.socket,
+            vec!["search", "-f", "/nonexistent/patterns", "x"],
+            "-f",
+        ),
+        (
+            &server.socket,
+            vec!["search", "-f", "/nonexistent/patterns"],
+            "-f",
+        ),
         (&nothing, vec!["search", "x"], "no tmux server running"),
         (&nothing, vec!["capture"], "no tmux server running"),
     ];
@@ -1236,5 +1236,740 @@ fn cli_wait_exit_codes() {
         );
         expect_code(&o, 0, "wait --send");
         assert_eq!(stdout(&o).trim_end(), want);
+    }
+}
+
+/// The lines of the grep test, shown with `cat`.
+const GREP_TEXT: &str = "\
+foo
+bar
+foo bar
+-x dash
+a:b:-3:c
+--
+
+baz
+";
+
+/// The texts of `search` output lines (`PLACE:LINE:TEXT` or `PLACE-LINE-TEXT`), or the lines
+/// as they are when they have no place (`--`, -h).
+fn grep_texts(o: &Output, place: &str) -> Vec<String> {
+    out_lines(o)
+        .iter()
+        .map(|l| match parse_record(l) {
+            Some(r) if r.place == place => r.text,
+            _ => l.clone(),
+        })
+        .collect()
+}
+
+/// A `search` record, parsed by the grammar its `--help` gives.
+#[derive(Debug, PartialEq, Eq)]
+struct Record {
+    /// The session name, unescaped.
+    session: String,
+    window: u32,
+    pane: u32,
+    /// `session:window.pane` as printed.
+    place: String,
+    selected: bool,
+    line: i64,
+    text: String,
+}
+
+/// Undoes `panes`/PLACE escaping (`\\`, `\n`, `\t`, `\xHH`, `\uHHHH`, ...).
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('\\') => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('v') => out.push('\x0b'),
+            Some('f') => out.push('\x0c'),
+            Some('x') => {
+                let h: String = it.by_ref().take(2).collect();
+                out.push(char::from_u32(u32::from_str_radix(&h, 16).unwrap()).unwrap());
+            }
+            Some('u') => {
+                let h: String = it.by_ref().take(4).collect();
+                out.push(char::from_u32(u32::from_str_radix(&h, 16).unwrap()).unwrap());
+            }
+            other => panic!("bad escape \\{other:?} in {s:?}"),
+        }
+    }
+    out
+}
+
+/// Parses `SESSION:WINDOW.PANE SEP LINE SEP TEXT` (SEP ':' for a selected line, '-' for
+/// context): the session runs to the first ':', then digits '.' digits, then the separator,
+/// then '-'? digits, then the same separator, then the text to the end.
+fn parse_record(l: &str) -> Option<Record> {
+    let (session, rest) = l.split_once(':')?;
+    let w_end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let window = rest[..w_end].parse().ok()?;
+    let rest = rest[w_end..].strip_prefix('.')?;
+    let p_end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let pane = rest[..p_end].parse().ok()?;
+    let place = l[..l.len() - rest.len() + p_end].to_string();
+    let rest = &rest[p_end..];
+    let sep = rest.chars().next()?;
+    if sep != ':' && sep != '-' {
+        return None;
+    }
+    let rest = &rest[1..];
+    let (neg, digits) = match rest.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, rest),
+    };
+    let d_end = digits.find(|c: char| !c.is_ascii_digit())?;
+    let n: i64 = digits[..d_end].parse().ok()?;
+    let text = digits[d_end..].strip_prefix(sep)?;
+    Some(Record {
+        session: unescape(session),
+        window,
+        pane,
+        place,
+        selected: sep == ':',
+        line: if neg { -n } else { n },
+        text: text.to_string(),
+    })
+}
+
+/// grep's flags with GNU grep's meaning, edge cases included (checked against GNU grep 3.8):
+/// -e (repeatable, values starting with '-'), -f (an empty file, `-f -`), -v, -o, -x, -n, -H,
+/// -h, -N, -c with -v, -l with -c, -q's exit status, -m with context, an empty pattern, `--`.
+#[test]
+fn cli_search_is_grep() {
+    for bin in tmux_bins() {
+        let (server, pane, dir) = pane_with(&bin, "g", (60, 30), GREP_TEXT);
+        let s = &server.socket;
+        let label = &bin.label;
+        let t = |args: &[&str]| {
+            let mut v = vec!["search", "-t", pane.as_str()];
+            v.extend(args);
+            tw(s, &v)
+        };
+        let texts = |args: &[&str]| grep_texts(&t(args), "g:0.0");
+        // The command line `cat FILE` is a line too; patterns avoid it.
+        assert_eq!(
+            texts(&["-e", "foo", "-e", "baz"]),
+            ["foo", "foo bar", "baz"],
+            "tmux {label}"
+        );
+        assert_eq!(texts(&["-e", "-x"]), ["-x dash"]);
+        assert_eq!(texts(&["--", "-x"]), ["-x dash"]);
+        assert_eq!(texts(&["-x", "-e", "foo", "-e", "bar"]), ["foo", "bar"]);
+        assert_eq!(texts(&["-w", "-e", "ba"]), Vec::<String>::new());
+        // A pattern with a line break is two patterns.
+        assert_eq!(texts(&["-x", "foo\nbaz"]), ["foo", "baz"]);
+        // -f: one pattern per line; an empty file matches nothing (and -v everything).
+        let pats = dir.path().join("pats");
+        std::fs::write(&pats, "baz\nfoo bar\n").unwrap();
+        let pats_s = pats.to_str().unwrap();
+        assert_eq!(texts(&["-f", pats_s]), ["foo bar", "baz"]);
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "").unwrap();
+        let empty_s = empty.to_str().unwrap();
+        let o = t(&["-f", empty_s]);
+        expect_code(&o, 1, "-f empty");
+        assert!(stdout(&o).is_empty());
+        let all = t(&["-c", ""]);
+        expect_code(&all, 0, "empty pattern");
+        let n_all: usize = stdout(&all)
+            .trim()
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let o = t(&["-c", "-v", "-f", empty_s]);
+        assert_eq!(
+            stdout(&o),
+            format!("g:0.0:{n_all}\n"),
+            "-v -f empty: every line"
+        );
+        let o = tmuxwire()
+            .arg("-S")
+            .arg(s)
+            .args(["search", "-t", &pane, "-x", "-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write as _;
+                c.stdin.take().unwrap().write_all(b"bar\n")?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert_eq!(grep_texts(&o, "g:0.0"), ["bar"], "-f -");
+        // -v selects the other lines; -c -v counts them; -v -o prints nothing yet exits 0.
+        let o = t(&["-c", "-v", "o"]);
+        let foo_lines = grep_texts(&t(&["o"]), "g:0.0").len();
+        assert_eq!(stdout(&o), format!("g:0.0:{}\n", n_all - foo_lines));
+        let o = t(&["-v", "-o", "o"]);
+        expect_code(&o, 0, "-v -o");
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        // -o: each match on its own line, with the line's number.
+        let o = t(&["-o", "-E", "ba[rz]"]);
+        let recs: Vec<Record> = out_lines(&o)
+            .iter()
+            .filter_map(|l| parse_record(l))
+            .collect();
+        let got: Vec<&str> = recs.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(got, ["bar", "bar", "baz"]);
+        assert_eq!(recs[0].line + 1, recs[1].line, "bar then foo bar");
+        // -q: exit 0/1, nothing printed; -l -c: -l wins.
+        expect_code(&t(&["-q", "foo"]), 0, "-q");
+        expect_code(&t(&["-q", "-v", ""]), 1, "-q -v ''");
+        let o = t(&["-l", "-c", "foo"]);
+        assert_eq!(stdout(&o), "g:0.0\n");
+        let o = t(&["--files-without-match", "foo"]);
+        assert_eq!(stdout(&o), "");
+        // -m with context: trailing context after the last counted line, matches in it as
+        // context lines.
+        let o = t(&["-m", "1", "-A", "2", "-x", "-e", "foo", "-e", "foo bar"]);
+        let recs: Vec<Record> = out_lines(&o)
+            .iter()
+            .filter_map(|l| parse_record(l))
+            .collect();
+        let got: Vec<(bool, &str)> = recs.iter().map(|r| (r.selected, r.text.as_str())).collect();
+        assert_eq!(
+            got,
+            [(true, "foo"), (false, "bar"), (false, "foo bar")],
+            "tmux {label}"
+        );
+        // -h, -N, -n, -H.
+        let o = t(&["-h", "-x", "baz"]);
+        let l = stdout(&o);
+        let (n, text) = l.trim_end().split_once(':').unwrap();
+        assert_eq!(text, "baz");
+        n.parse::<i64>().unwrap();
+        assert_eq!(stdout(&t(&["-h", "-N", "-x", "baz"])), "baz\n");
+        assert_eq!(
+            stdout(&t(&["-n", "-H", "-x", "baz"])),
+            stdout(&t(&["-x", "baz"]))
+        );
+        // Hostile text parses back: a text that looks like a record, `--`, a leading '-'.
+        let o = t(&["-x", "-e", "a:b:-3:c", "-e", "--", "-e", "-x dash"]);
+        let recs: Vec<Record> = out_lines(&o)
+            .iter()
+            .map(|l| parse_record(l).unwrap())
+            .collect();
+        let got: Vec<&str> = recs.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(got, ["-x dash", "a:b:-3:c", "--"]);
+        // --help is help; -h is not.
+        let o = tmuxwire().args(["search", "--help"]).output().unwrap();
+        expect_code(&o, 0, "--help");
+        assert!(stdout(&o).contains("PLACE-LINE-TEXT"), "{}", stdout(&o));
+    }
+}
+
+/// Output parses back unambiguously for hostile session names and texts, and for context lines
+/// with negative line numbers: a parser following `--help`'s grammar recovers the pane (the
+/// session's real name, window and pane index), the line (tmux shows that text at that line)
+/// and the text.
+#[test]
+fn cli_search_output_parses_back() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("plain")
+            .size(40, 6)
+            .history_limit(10_000)
+            .start();
+        // Older tmux turns ':' and '.' into '_' (search writes a ':' as \x3a); the rest stays (a
+        // backslash, dashes, digits, spaces, '=' and a tab, which tmux writes as \t).
+        let names = [
+            "a-1 -2",
+            "x:y.z",
+            "back\\slash",
+            "9",
+            "=eq",
+            "tab\there",
+            "é-日本",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let text = "\
+HOSTILE plain
+HOSTILE a:b.c:-5:text
+HOSTILE --
+HOSTILE -7-minus
+HOSTILE x\\y \\t
+ctx after
+";
+        let first = first_pane(&server);
+        show(&server, &first, &dir, text);
+        run(&server, &first, "seq 1 20");
+        // Session name (as tmux has it) → its pane.
+        let mut panes = vec![("plain".to_string(), first)];
+        for name in names {
+            let made = server.tmux(&[
+                "new-session",
+                "-d",
+                "-P",
+                "-F",
+                "#{session_id}",
+                "-s",
+                name,
+                "-x",
+                "40",
+                "-y",
+                "6",
+            ]);
+            if !made.status.success() {
+                // tmux 3.8 refuses control characters in names.
+                assert!(name.contains('\t'), "tmux {}: {name:?} refused", bin.label);
+                continue;
+            }
+            let id = String::from_utf8_lossy(&made.stdout).trim().to_string();
+            let real = server
+                .tmux_ok(&["display-message", "-p", "-t", &id, "#{session_name}"])
+                .trim_end_matches('\n')
+                .to_string();
+            let pane = pane_id(&server, &format!("{id}:"));
+            server.wait_for_text(&pane, "$", DEADLINE);
+            show(&server, &pane, &dir, text);
+            // Push the lines into the scrollback: negative numbers.
+            run(&server, &pane, "seq 1 20");
+            panes.push((real, pane));
+        }
+        // tmux before 3.6 writes ':' and '.' as '_'; later versions keep them.
+        assert!(
+            panes.iter().any(|(n, _)| n == "x_y_z" || n == "x:y.z"),
+            "{panes:?}"
+        );
+        let o = tw(&server.socket, &["search", "-A", "1", "HOSTILE"]);
+        expect_code(&o, 0, "search");
+        let label = &bin.label;
+        let mut seen = 0;
+        for l in out_lines(&o) {
+            if l == "--" {
+                continue;
+            }
+            let r = parse_record(&l).unwrap_or_else(|| panic!("tmux {label}: unparsable {l:?}"));
+            // The pane: its session's name (as tmux has it) and indexes.
+            let pane = panes
+                .iter()
+                .find(|(n, _)| *n == r.session)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_else(|| panic!("tmux {label}: no session {:?} in {l:?}", r.session));
+            assert_eq!((r.window, r.pane), (0, 0), "{l:?}");
+            // The line: tmux shows the text there.
+            let n = r.line.to_string();
+            let back = tmux_lines(&server, &pane, &["-J", "-S", &n, "-E", &n]);
+            assert_eq!(back, vec![r.text.clone()], "tmux {label}: {l:?}");
+            if r.selected {
+                assert!(r.text.starts_with("HOSTILE "), "{l:?}");
+                seen += 1;
+            }
+            assert!(r.line < 0, "scrollback lines: {l:?}");
+        }
+        // 5 lines in each pane.
+        assert_eq!(seen, 5 * panes.len(), "tmux {label}: {}", stdout(&o));
+        // A context line in the scrollback reads PLACE-LINE-TEXT with LINE negative.
+        assert!(stdout(&o).contains("--"), "{}", stdout(&o));
+        assert!(
+            out_lines(&o).iter().any(|l| {
+                parse_record(l).is_some_and(|r| !r.selected && r.text == "ctx after")
+                    && l.contains("--")
+            }),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
+
+/// `capture` takes capture-pane's own flags: `-S`/`-E` (numbers and `-`), `-J`, `-N`, `-e`, `-p`;
+/// the socket goes before the command (`tmuxwire -S PATH capture -S -5`, as tmux) or after it
+/// as `--socket-path`; `-L` works after it too. Each prints what tmux prints.
+#[test]
+fn cli_capture_takes_tmux_flags() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).session("cap").size(30, 8).start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            "seq 1 40; printf '%070d\\n' 7; printf 'sp   \\n'",
+        );
+        let label = &bin.label;
+        let s = &server.socket;
+        for (ours, theirs) in [
+            (vec!["-S", "-5"], vec!["-S", "-5"]),
+            (vec!["-S", "-", "-E", "-"], vec!["-S", "-", "-E", "-"]),
+            (
+                vec!["-S", "-20", "-E", "-3", "-p"],
+                vec!["-S", "-20", "-E", "-3"],
+            ),
+            (vec!["-S", "-", "-J"], vec!["-S", "-", "-J"]),
+            (vec!["-S", "-10", "-N"], vec!["-S", "-10", "-N"]),
+            (vec!["-E", "2"], vec!["-E", "2"]),
+        ] {
+            let mut args = vec!["capture", "-t", pane.as_str()];
+            args.extend(&ours);
+            let o = tw(s, &args);
+            expect_code(&o, 0, &format!("{ours:?}"));
+            // Exactly tmux's text, trailing spaces included, trailing empty rows left out.
+            let mut want = server.capture(&pane, &theirs);
+            while want.ends_with("\n\n") {
+                want.pop();
+            }
+            assert_eq!(stdout(&o), want, "tmux {label}: {ours:?}");
+        }
+        // -e: tmux's bytes, codes and all.
+        let o = tw(s, &["capture", "-t", &pane, "-e", "-S", "-3"]);
+        assert_eq!(stdout(&o), server.capture(&pane, &["-e", "-S", "-3"]));
+        // The socket before the command, or as --socket-path or -L after it.
+        let mut c = tmuxwire();
+        c.arg("-S")
+            .arg(s)
+            .args(["capture", "-t", &pane, "-S", "-5"]);
+        let before = c.output().unwrap();
+        expect_code(&before, 0, "-S PATH capture -S -5");
+        let mut c = tmuxwire();
+        c.args(["capture", "-t", &pane, "-S", "-5", "--socket-path"])
+            .arg(s);
+        let after = c.output().unwrap();
+        expect_code(&after, 0, "capture -S -5 --socket-path PATH");
+        assert_eq!(stdout(&before), stdout(&after));
+        assert_eq!(
+            stdout(&before),
+            tmux_lines(&server, &pane, &["-S", "-5"]).join("\n") + "\n"
+        );
+        // Old invocations that put -S after other commands keep working.
+        let mut c = tmuxwire();
+        c.args(["search", "-c", "0000007", "-S"]).arg(s);
+        let o = c.output().unwrap();
+        assert_eq!(stdout(&o), "cap:0.0:1\n", "tmux {label}");
+        let mut c = tmuxwire();
+        c.args(["panes", "-S"]).arg(s);
+        expect_code(&c.output().unwrap(), 0, "panes -S PATH");
+        // A bad line number names the flag.
+        let o = tw(s, &["capture", "-S", "x"]);
+        expect_code(&o, 2, "-S x");
+        assert!(stderr(&o).contains("--start"), "{}", stderr(&o));
+    }
+}
+
+/// `-L NAME` before or after any command reaches the server on that socket name.
+#[test]
+fn cli_socket_name_before_and_after() {
+    let bin = crate::support::system_tmux();
+    let name = crate::support::unique_name("tmuxwire-test-L");
+    // A server on -L NAME in this test's private TMUX_TMPDIR.
+    let mut start = bin.command();
+    test_env(&mut start);
+    let ok = start
+        .args([
+            "-L",
+            &name,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "lname",
+        ])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let kill = || {
+        let mut k = bin.command();
+        test_env(&mut k);
+        let _ = k.args(["-L", &name, "kill-server"]).status();
+    };
+    for args in [
+        vec!["-L", name.as_str(), "panes"],
+        vec!["panes", "-L", name.as_str()],
+        vec!["capture", "-L", name.as_str(), "-S", "-"],
+        vec!["-L", name.as_str(), "capture", "-S", "-"],
+        vec!["--socket-name", name.as_str(), "search", "-c", "x"],
+        vec!["search", "-c", "x", "--socket-name", name.as_str()],
+    ] {
+        let o = tmuxwire().args(&args).output().unwrap();
+        if code(&o) > 1 {
+            kill();
+        }
+        assert!(code(&o) <= 1, "{args:?}: {}", stderr(&o));
+    }
+    kill();
+}
+
+/// `capture -S -` of a 200,000-line pane prints every line once, in order (no cap, nothing
+/// dropped), streamed; the time against `tmux capture-pane -p -S -` is printed (measured in
+/// the same run; the release figure is in the README).
+#[test]
+fn cli_capture_whole_scrollback_200k() {
+    const N: usize = 200_000;
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("huge")
+            .size(100, 20)
+            .history_limit(250_000)
+            .start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            &format!("seq -f 'row %g of the huge pane, padded to be longer' 1 {N}"),
+        );
+        let s = &server.socket;
+        let t0 = std::time::Instant::now();
+        let o = tw(s, &["capture", "-t", &pane, "-S", "-"]);
+        let ours = t0.elapsed();
+        expect_code(&o, 0, "capture -S -");
+        let t1 = std::time::Instant::now();
+        let theirs_out = server.tmux(&["capture-pane", "-p", "-t", &pane, "-S", "-"]);
+        let theirs = t1.elapsed();
+        assert!(theirs_out.status.success());
+        let text = String::from_utf8(o.stdout).unwrap();
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("row ")).collect();
+        assert_eq!(rows.len(), N, "tmux {}: every line once", bin.label);
+        for (k, r) in rows.iter().enumerate() {
+            let want = format!("row {} of the huge pane, padded to be longer", k + 1);
+            assert_eq!(*r, want, "tmux {}: in order", bin.label);
+        }
+        // The same text as tmux's, less its trailing empty rows.
+        let mut want = String::from_utf8(theirs_out.stdout).unwrap();
+        while want.ends_with("\n\n") {
+            want.pop();
+        }
+        assert!(
+            text == want,
+            "tmux {}: capture differs from tmux's",
+            bin.label
+        );
+        eprintln!(
+            "tmux {}: capture -S - of {N} lines: tmuxwire {:.3} s, tmux capture-pane -p {:.3} s \
+             ({:.2}x, debug build, process start included)",
+            bin.label,
+            ours.as_secs_f64(),
+            theirs.as_secs_f64(),
+            ours.as_secs_f64() / theirs.as_secs_f64()
+        );
+        // A closed pipe ends it quietly, exit 0.
+        let mut c = tmuxwire();
+        c.arg("-S").arg(s).args(["capture", "-t", &pane, "-S", "-"]);
+        c.stdout(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        drop(child.stdout.take());
+        let st = child.wait().unwrap();
+        assert_eq!(st.code(), Some(0), "tmux {}: closed pipe", bin.label);
+    }
+}
+
+/// DEC line drawing on the screen reads as box characters in `capture` (C21), row by row and
+/// with `-J`; `-e` keeps tmux's bytes.
+#[test]
+fn cli_capture_line_drawing_c21() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("acs")
+            .size(40, 10)
+            .start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            "printf '\\033(0lqqk\\033(B\\nx  x\\n\\033(0mqqj\\033(B\\n'",
+        );
+        let s = &server.socket;
+        for extra in [
+            vec![],
+            vec!["-J"],
+            vec!["-S", "-"],
+            vec!["--line-drawing", "-S", "-"],
+        ] {
+            let mut args = vec!["capture", "-t", pane.as_str()];
+            args.extend(&extra);
+            let o = tw(s, &args);
+            expect_code(&o, 0, &format!("{extra:?}"));
+            let out = stdout(&o);
+            assert!(
+                out.contains("\n┌──┐\nx  x\n└──┘\n"),
+                "tmux {}: {extra:?}: {out}",
+                bin.label
+            );
+        }
+        let o = tw(s, &["capture", "-t", &pane, "-e"]);
+        assert!(stdout(&o).contains("lqqk"), "{}", stdout(&o));
+    }
+}
+
+/// `wait --timeout N` waits N seconds even past the MCP tools' wait ceiling, never less, and
+/// exits 1 only then; a timeout over a year is refused.
+#[test]
+fn cli_wait_has_no_ceiling() {
+    let bin = crate::support::system_tmux();
+    let server = TestServer::builder(&bin).size(80, 10).start();
+    let pane = first_pane(&server);
+    let t0 = std::time::Instant::now();
+    let o = tmuxwire()
+        .env("TMUXWIRE_WAIT_MAX_SECONDS", "1")
+        .arg("-S")
+        .arg(&server.socket)
+        .args([
+            "wait",
+            "-t",
+            &pane,
+            "--timeout",
+            "2.5",
+            "never-printed-text",
+        ])
+        .output()
+        .unwrap();
+    let waited = t0.elapsed();
+    expect_code(&o, 1, "timeout");
+    assert!(waited.as_secs_f64() >= 2.5, "reported after {waited:?}");
+    assert!(stderr(&o).contains("within 2.5 s"), "{}", stderr(&o));
+    let o = tw(
+        &server.socket,
+        &["wait", "-t", &pane, "--timeout", "40000000", "x"],
+    );
+    expect_code(&o, 2, "over a year");
+    // A match still ends it at once.
+    type_line(&server, &pane, "sleep 1; echo LATE-''MARK");
+    let o = tmuxwire()
+        .env("TMUXWIRE_WAIT_MAX_SECONDS", "1")
+        .arg("-S")
+        .arg(&server.socket)
+        .args(["wait", "-t", &pane, "--timeout", "60", "LATE-MARK"])
+        .output()
+        .unwrap();
+    expect_code(&o, 0, "matched after the ceiling");
+}
+
+/// `send -` types stdin and presses Enter once: text ending in a line break does not give two
+/// Enters, inner line breaks are typed as they are, `-n` presses none.
+#[test]
+fn cli_send_stdin_enter_once() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(80, 10).start();
+        let pane = first_pane(&server);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("got");
+        // `cat` writes each line the tty completes: an Enter is a line break in the file.
+        type_line(
+            &server,
+            &pane,
+            &format!("stty -echo; cat > {}", file.display()),
+        );
+        let send = |input: &[u8], extra: &[&str]| {
+            let mut c = tmuxwire();
+            c.arg("-S")
+                .arg(&server.socket)
+                .args(["send", "-t", &pane])
+                .args(extra)
+                .arg("-")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            {
+                use std::io::Write as _;
+                child.stdin.take().unwrap().write_all(input).unwrap();
+            }
+            let o = child.wait_with_output().unwrap();
+            expect_code(&o, 0, "send -");
+        };
+        let read = || std::fs::read_to_string(&file).unwrap_or_default();
+        wait_until("cat ready", DEADLINE, || file.exists().then_some(()));
+        send(b"one\n", &[]);
+        send(b"two\nthree\n", &[]);
+        send(b"four\n", &["-n"]);
+        send(b"END\n", &[]);
+        wait_until("all lines", DEADLINE, || {
+            read().ends_with("END\n").then_some(())
+        });
+        assert_eq!(read(), "one\ntwo\nthree\nfourEND\n", "tmux {}", bin.label);
+    }
+}
+
+/// `panes` prints a header on a terminal (script(1) gives one) and none into a pipe; the window
+/// name is its last field.
+#[test]
+fn cli_panes_header_on_a_terminal() {
+    let bin = crate::support::system_tmux();
+    let server = TestServer::builder(&bin).session("hdr").start();
+    server.tmux_ok(&["rename-window", "-t", "=hdr:0", "my win"]);
+    let o = tw(&server.socket, &["panes"]);
+    let lines = out_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].ends_with("\tmy win"), "{lines:?}");
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("script(1) not found: the header on a terminal not tested");
+        return;
+    }
+    let cmd = format!(
+        "{} -S {} panes",
+        env!("CARGO_BIN_EXE_tmuxwire"),
+        server.socket.display()
+    );
+    let mut c = Command::new("script");
+    test_env(&mut c);
+    c.args(["-qec", &cmd, "/dev/null"]);
+    let o = c.output().unwrap();
+    expect_code(&o, 0, "script");
+    let out = stdout(&o).replace('\r', "");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0], "PANE\tPLACE\tSIZE\tCOMMAND\tPATH\tWINDOW",
+        "{out:?}"
+    );
+    assert!(lines[1].ends_with("\tmy win"), "{out:?}");
+}
+
+/// tmux 3.2–3.5 keep the text of every `capture-pane -p` a *control* client runs; `capture`
+/// and `search` run theirs on one-shot clients, which tmux frees: repeated full captures leave
+/// the server's memory where it was.
+#[test]
+fn cli_captures_do_not_grow_the_tmux_server() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .size(120, 40)
+            .history_limit(50_000)
+            .command("seq -f 'line %06g ........................................................................................' 1 20000; echo CAPTURE-END; exec sleep 86400")
+            .start();
+        server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
+        let rss = || -> i64 {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
+                .expect("tmux server status");
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+                .expect("VmRSS")
+        };
+        let s = &server.socket;
+        let once = || {
+            let o = tw(s, &["capture", "-t", "main:", "-S", "-"]);
+            expect_code(&o, 0, "capture");
+            let o2 = tw(s, &["search", "-c", "no-such-text"]);
+            expect_code(&o2, 1, "search");
+            2 * o.stdout.len() as i64
+        };
+        // Warm up (allocator high-water marks), then measure.
+        for _ in 0..3 {
+            once();
+        }
+        let before = rss();
+        let captured: i64 = (0..20).map(|_| once()).sum();
+        let grown_kb = rss() - before;
+        let captured_kb = captured / 1024;
+        assert!(
+            grown_kb < captured_kb / 2,
+            "tmux {}: the server grew by {grown_kb} kB over 40 captures of {captured_kb} kB",
+            bin.label
+        );
     }
 }

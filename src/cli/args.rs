@@ -15,7 +15,9 @@ per call. Searches cover whole scrollback as logical lines, so text split by a s
 const AFTER_HELP: &str = "\
 Socket selection (like tmux): -S PATH, else -L NAME, else $TMUXWIRE_SOCKET_PATH / \
 $TMUXWIRE_SOCKET_NAME, else libtmux-mcp's $LIBTMUX_SOCKET_PATH / $LIBTMUX_SOCKET, else $TMUX \
-(inside tmux), else the default socket.
+(inside tmux), else the default socket. -S and -L go before the command, as in tmux (tmuxwire -S \
+PATH capture -S -100); after it, --socket-path and --socket-name work everywhere, and -S/-L \
+everywhere but after `capture`, whose -S is its start line.
 
 Targets (-t), as tmux: %N (pane), @N (window), $N or NAME or =NAME (session, exact name), \
 session:window, session:window.pane (indexes, as `tmuxwire panes` prints).
@@ -24,7 +26,8 @@ Examples:
   tmuxwire demo                        # a private tmux server, filled and searched
   tmuxwire panes                       # every pane of the default server
   tmuxwire -L work search 'error:'     # grep all panes' scrollback on socket 'work'
-  tmuxwire capture -t %3 --start -100  # the last 100 scrollback lines and the screen
+  tmuxwire capture -t %3 -S -100       # the last 100 scrollback lines and the screen
+  tmuxwire -S /tmp/s capture -S -      # a socket path, then capture's own -S (start)
   claude mcp add tmux -- tmuxwire mcp  # use it from Claude Code";
 
 /// The long help of `-t`, after what the target is for.
@@ -41,44 +44,109 @@ macro_rules! target_help {
 
 const CAPTURE_LONG: &str = "Print a pane's text, one line per screen row, as tmux capture-pane -p.
 
-Trailing empty rows are left out. Line numbers are tmux's: 0 is the top of the screen, negative \
-numbers are scrollback; '-' is the oldest line for --start and the bottom of the screen for \
---end, as tmux's -S -/-E -. The text is printed as tmux prints it. When the 8 MiB limit of one \
-capture leaves older lines out, a note on stderr says so.";
+Takes capture-pane's flags: -S/-E (start and end line: 0 is the top of the screen, negative numbers \
+are scrollback; '-' is the oldest line for -S and the bottom of the screen for -E), -J, -N, -T, -e, \
+-C, -p (accepted; stdout is the default). The text is printed as tmux prints it, streamed as tmux \
+sends it (the whole scrollback with -S -, nothing left out, in constant memory), with two \
+differences: trailing empty rows are left out, and DEC line-drawing cells on the screen (`ESC ( \
+0`, which tmux stores as the letters lqqk) read as the box characters they show (┌──┐); in the \
+scrollback they read as tmux's letters unless --line-drawing (tmux renders that about 4× slower). \
+-e and -C print tmux's bytes unchanged. The socket is chosen before the command (tmuxwire -S PATH \
+capture ...) or with --socket-path: after `capture`, -S is the start line, as in tmux.";
 
 const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
 
-Prints session:window.pane:LINE:TEXT for each matching line. Lines are logical lines (soft wraps \
-joined), in `tmuxwire panes` order; LINE is tmux's line number of the line's first row (0 = top of \
-the screen, negative = scrollback), as `capture --start/--end` take it. PATTERN is a literal by \
-default (like grep -F) and case-sensitive; -e/-E make it a regex (Rust syntax). Control characters \
-in the text are shown as escapes (\\x1b, \\t). Every matching line is printed: a note on stderr \
-says when the search's 1 MiB answer cap left lines out, and how to see them. Exit status: 0 when a \
-line matched, 1 when none did, 2 on an error.";
+Lines are logical lines (soft wraps joined, trailing blanks trimmed) of the whole scrollback and \
+screen (or of --start/--end), in `tmuxwire panes` order. PATTERN is literal by default (grep -F); \
+-E makes it a regex (Rust syntax, ^ and $ per line). -e PATTERN and -f FILE give more patterns (a \
+line matches when any does; an empty pattern matches every line, an empty -f file none). The \
+flags mean what they mean in GNU grep: -i -w -x -v -o -c -l -q -m -A -B -C -n -H -h --color; -m N \
+counts the oldest N selected lines of each pane, --newest N keeps the newest N. Exit status: 0 \
+when a line was selected, 1 when none was, 2 on an error (-q: 0 on a match even after an error).
+
+Output, one record per line (PLACE = session:window.pane, LINE = tmux's line number of the \
+logical line's first row: 0 = top of the screen, negative = scrollback, as capture -S/-E take it):
+  PLACE:LINE:TEXT    a selected line (-o: TEXT is one match; -h drops PLACE:, -N drops LINE:)
+  PLACE-LINE-TEXT    a context line (-A/-B/-C)
+  --                 between groups of context that do not touch
+  PLACE:COUNT        -c (every pane searched, 0 included)
+  PLACE              -l (--files-without-match: the other panes)
+PLACE writes a ':' in a session name as \\x3a (tmux 3.7+ allows one; older tmux makes it '_'), so \
+the session runs to the first ':', then come WINDOW '.' PANE (digits); after PLACE comes ':' \
+(selected) or '-' (context), then LINE as -?[0-9]+, then the same separator, then TEXT to the end \
+of the line. A context line in the scrollback reads `work:1.0--455-text`: separator '-', LINE \
+-455, separator '-'. In TEXT and PLACE, control characters are written as escapes (\\t, \\x1b, \\u0085); \
+PLACE also writes '\\' as '\\\\' (TEXT keeps it, so TEXT reads as on the screen).";
 
 const SEARCH_EXAMPLES: &str = "\
 Examples:
   tmuxwire search 'connection refused'      # literal, case-sensitive, every pane
   tmuxwire search -i -w error -t work       # whole word, any case, session work
-  tmuxwire search -e 'error\\[E\\d+\\]' -C 2   # a regex, 2 lines of context
-  tmuxwire search -c panic                  # session:window.pane:COUNT per pane
+  tmuxwire search -E 'error\\[E[0-9]+\\]' -C 2 # a regex, 2 lines of context
+  tmuxwire search -e panic -e FAILED        # either pattern
+  tmuxwire search -f patterns.txt -c        # patterns from a file; count per pane
+  tmuxwire search -c '' -t %3               # how many lines pane %3 holds
+  tmuxwire search -o -E '[0-9]+ ms'         # only the matching parts
   tmuxwire search -l TODO -t @3             # the panes of window @3 that match
-  tmuxwire search -m 5 'test result' -t %7  # the newest 5 matching lines of %7
-  tmuxwire search --start -500 -- -v        # a pattern that starts with '-'";
+  tmuxwire search --newest 5 'test result' -t %7  # the newest 5 matching lines of %7
+  tmuxwire search --start -500 -- -v        # a pattern that starts with '-' (or -e -v)
+  tmuxwire search -h -N -x '\\$' -t %3       # bare text, no place or line number
+  tmuxwire search x | cut -d: -f1          # sessions: a ':' in a name is written \\x3a";
 
 const CAPTURE_EXAMPLES: &str = "\
 Examples:
   tmuxwire capture -t %3                    # the screen of pane %3
-  tmuxwire capture -t work:1.0 --start -    # all its scrollback and the screen
-  tmuxwire capture -t @2 --start -100 -J    # 100 rows back, wrapped lines joined
-  tmuxwire capture --start -20 --end -1     # 20 scrollback rows, no screen";
+  tmuxwire capture -t work:1.0 -S -         # all its scrollback and the screen
+  tmuxwire capture -t @2 -S -100 -J         # 100 rows back, wrapped lines joined
+  tmuxwire capture -S -20 -E -1             # 20 scrollback rows, no screen
+  tmuxwire capture -p -e -t %3 > screen.ans # with colours, as tmux -e prints them
+  tmuxwire -L work capture -t %1 -S - | wc -l  # on socket 'work' (-L/-S before the command)";
 
 const PANES_EXAMPLES: &str = "\
 Examples:
-  tmuxwire panes                            # every pane
+  tmuxwire panes                            # every pane (a header line on a terminal)
   tmuxwire panes -t work                    # the panes of session work
   tmuxwire panes -t work:1                  # of window 1 of work
-  tmuxwire panes | cut -f1,2                # ids and places";
+  tmuxwire panes | cut -f1,2                # ids and places (no header into a pipe)";
+
+/// `-L`/`-S` (or only their long forms) after a subcommand, for
+/// invocations that name the socket there (`tmuxwire search x -L work`).
+#[derive(Clone, Debug, Default, Args)]
+pub struct SocketArgs {
+    /// tmux socket name, as `tmux -L` (also before the command).
+    #[arg(
+        short = 'L',
+        long = "socket-name",
+        value_name = "NAME",
+        display_order = 900
+    )]
+    pub socket_name: Option<String>,
+    /// tmux socket path, as `tmux -S` (also before the command).
+    #[arg(
+        short = 'S',
+        long = "socket-path",
+        value_name = "PATH",
+        display_order = 901
+    )]
+    pub socket_path: Option<PathBuf>,
+}
+
+/// `capture`'s socket flags: `-S` is its start line (as tmux's
+/// capture-pane), so the path has only its long form here.
+#[derive(Clone, Debug, Default, Args)]
+pub struct CaptureSocketArgs {
+    /// tmux socket name, as `tmux -L` (also before the command).
+    #[arg(
+        short = 'L',
+        long = "socket-name",
+        value_name = "NAME",
+        display_order = 900
+    )]
+    pub socket_name: Option<String>,
+    /// tmux socket path, as `tmux -S` before the command (after `capture`, -S is the start).
+    #[arg(long = "socket-path", value_name = "PATH", display_order = 901)]
+    pub socket_path: Option<PathBuf>,
+}
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -88,7 +156,6 @@ pub struct Cli {
     #[arg(
         short = 'L',
         long = "socket-name",
-        global = true,
         value_name = "NAME",
         display_order = 900
     )]
@@ -97,7 +164,6 @@ pub struct Cli {
     #[arg(
         short = 'S',
         long = "socket-path",
-        global = true,
         value_name = "PATH",
         display_order = 901
     )]
@@ -105,6 +171,29 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Cmd,
+}
+
+impl Cli {
+    /// The socket flags in force: those given after the command win over
+    /// those before it (`tmuxwire -L a panes -L b` reads server `b`).
+    pub fn socket(&self) -> (Option<String>, Option<PathBuf>) {
+        let after = match &self.command {
+            Cmd::Mcp { socket, .. } | Cmd::Panes { socket, .. } => Some(socket.clone()),
+            Cmd::Search(a) => Some(a.socket.clone()),
+            Cmd::Send(a) => Some(a.socket.clone()),
+            Cmd::Wait(a) => Some(a.socket.clone()),
+            Cmd::Capture(a) => Some(SocketArgs {
+                socket_name: a.socket.socket_name.clone(),
+                socket_path: a.socket.socket_path.clone(),
+            }),
+            Cmd::Demo { .. } => None,
+        }
+        .unwrap_or_default();
+        // A path beats a name, as in tmux, wherever each was given.
+        let path = after.socket_path.or_else(|| self.socket_path.clone());
+        let name = after.socket_name.or_else(|| self.socket_name.clone());
+        (name, path)
+    }
 }
 
 /// A `--start`/`--end` value: a tmux line number, or `-` for as far as
@@ -148,87 +237,153 @@ pub struct CaptureArgs {
     /// the current session).
     #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to capture, or a window or session for its active pane"))]
     pub target: Option<String>,
-    /// First line: 0 is the top of the screen, negative numbers are scrollback, '-' the oldest
-    /// line (default: 0).
-    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    /// First line, as capture-pane -S: 0 is the top of the screen, negative numbers are
+    /// scrollback, '-' the oldest line (default: 0).
+    #[arg(short = 'S', long, allow_hyphen_values = true, value_name = "LINE")]
     pub start: Option<LineArg>,
-    /// Last line, same numbering; '-' (the default) is the bottom of the screen.
-    #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
+    /// Last line, as capture-pane -E, same numbering; '-' (the default) is the bottom of the
+    /// screen.
+    #[arg(short = 'E', long, allow_hyphen_values = true, value_name = "LINE")]
     pub end: Option<LineArg>,
-    /// Join soft-wrapped rows into logical lines.
+    /// Join soft-wrapped rows into logical lines, keeping trailing spaces (capture-pane -J).
     #[arg(short = 'J', long)]
     pub join: bool,
+    /// Keep trailing spaces at the end of each row (capture-pane -N).
+    #[arg(short = 'N', long = "trailing-spaces")]
+    pub trailing_spaces: bool,
+    /// Leave out trailing positions that hold no character (capture-pane -T; tmux 3.4+).
+    #[arg(short = 'T', long = "no-trailing-positions")]
+    pub no_trailing_positions: bool,
+    /// Include escape sequences for text and background attributes (capture-pane -e): tmux's
+    /// bytes, unchanged.
+    #[arg(short = 'e', long = "escape-sequences")]
+    pub escapes: bool,
+    /// Escape non-printable characters as octal \xxx (capture-pane -C): tmux's bytes,
+    /// unchanged.
+    #[arg(short = 'C', long = "escape-octal")]
+    pub octal: bool,
+    /// Print to stdout (accepted for capture-pane -p; stdout is where capture always prints).
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+    /// Read DEC line-drawing cells in the scrollback as box characters too (tmux renders such a
+    /// capture about 4× slower).
+    #[arg(long = "line-drawing")]
+    pub line_drawing: bool,
     /// Print only the last N lines.
     #[arg(long, value_name = "N", value_parser = positive)]
     pub max_lines: Option<u64>,
+    /// The socket flags given after the command.
+    #[command(flatten)]
+    pub socket: CaptureSocketArgs,
 }
 
 /// `tmuxwire search`.
 #[derive(Debug, Args)]
-#[command(after_help = SEARCH_EXAMPLES)]
+#[command(after_help = SEARCH_EXAMPLES, disable_help_flag = true)]
 pub struct SearchArgs {
-    /// The text to find: a literal unless -e/-E.
-    pub pattern: String,
-    /// PATTERN is a regular expression (Rust regex syntax; ^ and $ anchor each line).
+    /// The text to find: a literal unless -E (not given with -e/-f).
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// A pattern (repeatable: a line matches when any does); PATTERN then is not given.
     #[arg(
         short = 'e',
-        long,
-        visible_short_alias = 'E',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
+    pub patterns: Vec<String>,
+    /// Patterns from FILE, one per line ('-': stdin); an empty file has none and matches
+    /// nothing.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Patterns are regular expressions (Rust regex syntax; ^ and $ anchor each line).
+    #[arg(
+        short = 'E',
+        long = "extended-regexp",
+        visible_alias = "regex",
         overrides_with = "fixed_strings"
     )]
     pub regex: bool,
-    /// PATTERN is a literal (the default; undoes -e).
+    /// Patterns are literal text (the default; undoes -E).
     #[arg(short = 'F', long, overrides_with = "regex")]
     pub fixed_strings: bool,
     /// Ignore case.
     #[arg(short = 'i', long, overrides_with = "case_sensitive")]
     pub ignore_case: bool,
     /// Match case (the default; undoes -i).
-    #[arg(short = 's', long, overrides_with = "ignore_case")]
+    #[arg(
+        short = 's',
+        long,
+        visible_alias = "no-ignore-case",
+        overrides_with = "ignore_case"
+    )]
     pub case_sensitive: bool,
     /// Only matches that are whole words (no word character just before or after).
     #[arg(short = 'w', long = "word-regexp", alias = "word")]
     pub word: bool,
-    /// Print session:window.pane:COUNT for each matching pane.
-    #[arg(short = 'c', long, conflicts_with = "list")]
+    /// Only matches of the whole line.
+    #[arg(short = 'x', long = "line-regexp")]
+    pub line: bool,
+    /// Select the lines that do not match.
+    #[arg(short = 'v', long = "invert-match")]
+    pub invert: bool,
+    /// Print only the matched parts of selected lines, each on its own line.
+    #[arg(short = 'o', long = "only-matching")]
+    pub only_matching: bool,
+    /// Print PLACE:COUNT of selected lines for each pane searched.
+    #[arg(short = 'c', long)]
     pub count: bool,
-    /// Print only the matching panes (session:window.pane).
+    /// Print only the panes with a selected line (PLACE).
     #[arg(
         short = 'l',
-        long = "panes-with-matches",
-        visible_alias = "files-with-matches"
+        long = "files-with-matches",
+        visible_alias = "panes-with-matches"
     )]
     pub list: bool,
-    /// Print nothing; the exit status says whether a line matched.
-    #[arg(short = 'q', long)]
+    /// Print only the panes without a selected line (PLACE).
+    #[arg(long = "files-without-match", visible_alias = "panes-without-match")]
+    pub list_without: bool,
+    /// Print nothing; the exit status says whether a line was selected.
+    #[arg(short = 'q', long, visible_alias = "silent")]
     pub quiet: bool,
-    /// Keep the newest N matching lines of each pane, not grep's first N: pane text grows at
-    /// the bottom (default: all).
-    #[arg(
-        short = 'm',
-        long = "max-count",
-        alias = "max-per-pane",
-        value_name = "N",
-        value_parser = positive
-    )]
+    /// Stop each pane after its first N selected lines (its oldest: grep -m).
+    #[arg(short = 'm', long = "max-count", value_name = "N")]
     pub max_count: Option<u64>,
-    /// Print N lines after each match.
+    /// Keep only the newest N selected lines of each pane.
+    #[arg(long = "newest", alias = "max-per-pane", value_name = "N", value_parser = positive)]
+    pub newest: Option<u64>,
+    /// Print LINE (the default; accepted for grep -n).
+    #[arg(short = 'n', long = "line-number", overrides_with = "no_line_number")]
+    pub line_number: bool,
+    /// Do not print LINE.
+    #[arg(short = 'N', long = "no-line-number", overrides_with = "line_number")]
+    pub no_line_number: bool,
+    /// Print PLACE (the default; accepted for grep -H).
+    #[arg(short = 'H', long = "with-filename", overrides_with = "no_filename")]
+    pub with_filename: bool,
+    /// Do not print PLACE.
+    #[arg(short = 'h', long = "no-filename", overrides_with = "with_filename")]
+    pub no_filename: bool,
+    /// Print N lines after each selected line.
     #[arg(short = 'A', long = "after-context", value_name = "N")]
     pub after: Option<usize>,
-    /// Print N lines before each match.
+    /// Print N lines before each selected line.
     #[arg(short = 'B', long = "before-context", value_name = "N")]
     pub before: Option<usize>,
-    /// Print N lines before and after each match (-A/-B override a side).
+    /// Print N lines before and after each selected line (-A/-B override a side).
     #[arg(short = 'C', long = "context", value_name = "N")]
     pub context: Option<usize>,
     /// Colour places, line numbers and matches: auto (when stdout is a terminal and NO_COLOR is
-    /// unset), always, never.
+    /// unset; --color alone), always, never.
     #[arg(
         long,
         alias = "colour",
         value_enum,
         default_value_t,
-        value_name = "WHEN"
+        value_name = "WHEN",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "auto"
     )]
     pub color: ColorChoice,
     /// Only these panes: a session, a window or a pane.
@@ -240,6 +395,12 @@ pub struct SearchArgs {
     /// Last line to search (default '-': the bottom of the screen).
     #[arg(long, allow_hyphen_values = true, value_name = "LINE")]
     pub end: Option<LineArg>,
+    /// Print help (-h is grep's --no-filename here).
+    #[arg(long, action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
+    /// The socket flags given after the command.
+    #[command(flatten)]
+    pub socket: SocketArgs,
 }
 
 const SEND_LONG: &str = "Type text into a pane exactly as given, and press keys by name.
@@ -247,7 +408,8 @@ const SEND_LONG: &str = "Type text into a pane exactly as given, and press keys 
 TEXT is typed literally, byte for byte (a ';' at the end, a leading '-', quotes, $VAR, #{...}, \
 line breaks, any script), then Enter unless -n, then each -k KEY in order. A key is a name such \
 as Enter, C-c, Up, Escape, F5, M-x or C-Space; words in TEXT are never taken as keys. TEXT '-' \
-reads the text from stdin. The target is a pane, or a window or session for its active pane \
+reads the text from stdin; one line break at its end (what echo and most files end with) is \
+dropped, so Enter is pressed once; line breaks inside are typed as they are. The target is a pane, or a window or session for its active pane \
 (default: the active pane of the current session). Prints nothing; exit status 0 when sent, 2 \
 on an error.";
 
@@ -257,7 +419,8 @@ Examples:
   tmuxwire send -t work:1.0 -n 'git commit' # type it, no Enter
   tmuxwire send -t %3 -k C-c                # press Ctrl-C
   tmuxwire send -t %3 -n -- '-v' -k Enter   # text that starts with '-'
-  printf 'a\\nb\\n' | tmuxwire send -t %3 -n -   # text from stdin";
+  echo 'make test' | tmuxwire send -t %3 -    # text from stdin, then Enter (once)
+  printf 'a\\nb\\n' | tmuxwire send -t %3 -n -   # two lines: 'a' Enter 'b', no Enter after";
 
 /// `tmuxwire send`.
 #[derive(Debug, Args)]
@@ -275,6 +438,9 @@ pub struct SendArgs {
     /// Do not press Enter after the text.
     #[arg(short = 'n', long = "no-enter")]
     pub no_enter: bool,
+    /// The socket flags given after the command.
+    #[command(flatten)]
+    pub socket: SocketArgs,
 }
 
 const WAIT_LONG: &str = "Wait until a pane prints a new line that matches, woken by the output itself.
@@ -292,7 +458,8 @@ Examples:
   tmuxwire wait -t %3 --send 'make test' --stop FAILED 'tests passed'  # 0 passed, 3 failed
   tmuxwire wait -t %3 -e '^\\$$' --timeout 20         # the prompt '$ ' is back (lines are
                                                    # matched without trailing spaces)
-  tmuxwire wait -t build:1 --tail                  # any output; show the last lines";
+  tmuxwire wait -t build:1 --tail                  # any output; show the last lines
+  tmuxwire wait -t %3 --timeout 600 'Finished'     # ten minutes (the CLI has no 30 s ceiling)";
 
 /// `tmuxwire wait`.
 #[derive(Debug, Args)]
@@ -323,8 +490,8 @@ pub struct WaitArgs {
     /// End the wait (exit status 3) when a new line matches this; repeatable.
     #[arg(long, value_name = "PATTERN")]
     pub stop: Vec<String>,
-    /// Seconds to wait, at most the wait ceiling (30 unless TMUXWIRE_WAIT_MAX_SECONDS says
-    /// otherwise, up to 120).
+    /// Seconds to wait (default 30; any length up to a year, 31536000: the MCP tools' wait
+    /// ceiling is for models and does not apply here).
     #[arg(
         long,
         value_name = "SECS",
@@ -343,6 +510,9 @@ pub struct WaitArgs {
     /// wait` runs cannot know that: a fast command's output may come before the wait.)
     #[arg(long, value_name = "TEXT")]
     pub send: Option<String>,
+    /// The socket flags given after the command.
+    #[command(flatten)]
+    pub socket: SocketArgs,
 }
 
 /// Subcommands.
@@ -374,16 +544,23 @@ pub enum Cmd {
         /// still start; cannot be combined with --json-text).
         #[arg(long, env = "TMUXWIRE_PLAIN_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
         plain_text: bool,
+        /// The socket flags given after the command.
+        #[command(flatten)]
+        socket: SocketArgs,
     },
-    /// List panes: id, session:window.pane, size, command, path (one line each).
+    /// List panes: id, session:window.pane, size, command, path, window name (one line each).
     ///
     /// Fields are separated by tabs; control characters and backslashes in them are escaped
-    /// (\n, \t, \x1b, \\), so every pane is exactly one line.
+    /// (\n, \t, \x1b, \\), so every pane is exactly one line. On a terminal a header line
+    /// (PANE PLACE SIZE COMMAND PATH WINDOW) comes first; into a pipe or file there is none.
     #[command(after_help = PANES_EXAMPLES)]
     Panes {
         /// Only these panes: a session, a window or a pane.
         #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("Only these panes"))]
         target: Option<String>,
+        /// The socket flags given after the command.
+        #[command(flatten)]
+        socket: SocketArgs,
     },
     /// Print a pane's text, one line per screen row, as tmux capture-pane -p.
     #[command(long_about = CAPTURE_LONG)]
@@ -432,25 +609,100 @@ mod tests {
         assert!(positive("-1").is_err());
     }
 
+    fn parse(args: &[&str]) -> Cli {
+        let mut v = vec!["tmuxwire"];
+        v.extend(args);
+        Cli::try_parse_from(v).unwrap()
+    }
+
     #[test]
     fn flags_parse() {
         Cli::command().debug_assert();
-        let c = Cli::try_parse_from(["tmuxwire", "search", "-e", "-F", "-i", "-s", "x"]).unwrap();
-        let Cmd::Search(a) = c.command else { panic!() };
+        let Cmd::Search(a) = parse(&["search", "-E", "-F", "-i", "-s", "x"]).command else {
+            panic!()
+        };
         assert!(!a.regex && a.fixed_strings && !a.ignore_case && a.case_sensitive);
-        let c = Cli::try_parse_from(["tmuxwire", "search", "-F", "-E", "-C", "2", "-A", "0", "x"])
-            .unwrap();
-        let Cmd::Search(a) = c.command else { panic!() };
+        let Cmd::Search(a) = parse(&["search", "-F", "-E", "-C", "2", "-A", "0", "x"]).command
+        else {
+            panic!()
+        };
         assert!(a.regex && !a.fixed_strings);
         assert_eq!((a.context, a.after, a.before), (Some(2), Some(0), None));
-        let c =
-            Cli::try_parse_from(["tmuxwire", "capture", "--start", "-", "--end", "-5"]).unwrap();
+        // grep's -e PATTERN, repeatable, taking values that start with '-'.
+        let Cmd::Search(a) = parse(&["search", "-e", "a", "-e", "-v", "-e", ""]).command else {
+            panic!()
+        };
+        assert_eq!(a.patterns, ["a", "-v", ""]);
+        assert_eq!(a.pattern, None);
+        // -h is --no-filename; --help is help.
+        let Cmd::Search(a) = parse(&["search", "-h", "-n", "-c", "-l", "x"]).command else {
+            panic!()
+        };
+        assert!(a.no_filename && a.line_number && a.count && a.list);
+        assert!(Cli::try_parse_from(["tmuxwire", "search", "--help"]).is_err());
+        let Cmd::Search(a) = parse(&["search", "--color", "x"]).command else {
+            panic!()
+        };
+        assert_eq!(
+            (a.color, a.pattern.as_deref()),
+            (ColorChoice::Auto, Some("x"))
+        );
+        let Cmd::Search(a) = parse(&["search", "--color=always", "-m", "0", "--", "-x"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(a.color, ColorChoice::Always);
+        assert_eq!((a.max_count, a.pattern.as_deref()), (Some(0), Some("-x")));
+        assert!(Cli::try_parse_from(["tmuxwire", "search", "--newest", "0", "x"]).is_err());
+    }
+
+    #[test]
+    fn capture_flags_are_tmuxs() {
+        let c = parse(&["capture", "--start", "-", "--end", "-5"]);
         let Cmd::Capture(a) = c.command else { panic!() };
         assert_eq!(
             (a.start, a.end),
             (Some(LineArg::Edge), Some(LineArg::At(-5)))
         );
-        assert!(Cli::try_parse_from(["tmuxwire", "search", "-c", "-l", "x"]).is_err());
-        assert!(Cli::try_parse_from(["tmuxwire", "search", "-m", "0", "x"]).is_err());
+        let c = parse(&[
+            "-S", "/tmp/s", "capture", "-S", "-100", "-E", "-", "-p", "-e", "-J",
+        ]);
+        assert_eq!(c.socket(), (None, Some(PathBuf::from("/tmp/s"))));
+        let Cmd::Capture(a) = c.command else { panic!() };
+        assert_eq!(
+            (a.start, a.end),
+            (Some(LineArg::At(-100)), Some(LineArg::Edge))
+        );
+        assert!(a.print && a.escapes && a.join);
+        let c = parse(&["capture", "-S", "-", "--socket-path", "/tmp/t", "-L", "x"]);
+        assert_eq!(
+            c.socket(),
+            (Some("x".to_string()), Some(PathBuf::from("/tmp/t")))
+        );
+    }
+
+    #[test]
+    fn socket_flags_before_and_after() {
+        for args in [
+            &["-L", "w", "panes"][..],
+            &["panes", "-L", "w"],
+            &["search", "x", "-L", "w"],
+            &["send", "-L", "w", "-k", "C-c"],
+            &["wait", "-L", "w"],
+            &["mcp", "--socket-name", "w"],
+            &["-L", "v", "panes", "-L", "w"],
+        ] {
+            assert_eq!(
+                parse(args).socket(),
+                (Some("w".to_string()), None),
+                "{args:?}"
+            );
+        }
+        let c = parse(&["search", "-S", "/tmp/s", "x"]);
+        assert_eq!(c.socket(), (None, Some(PathBuf::from("/tmp/s"))));
+        assert_eq!(
+            parse(&["-S", "/a", "panes"]).socket().1,
+            Some(PathBuf::from("/a"))
+        );
     }
 }

@@ -1,7 +1,12 @@
 //! The `tmuxwire` command line: `panes`, `capture` and `search` feel like
-//! tmux and grep, and `mcp` serves the tools. Every command goes through
-//! the same tool code as the MCP server ([`crate::mcp::tools::call`], via
-//! [`tool::call`]), so what a person sees is what a model gets.
+//! tmux and grep, and `mcp` serves the tools. `panes`, `send` and target
+//! resolution go through the same tool code as the MCP server
+//! ([`crate::mcp::tools::call`], via [`tool::call`]), so what a person
+//! sees is what a model gets; `wait` calls the same
+//! [`crate::tmux::Tmux::wait_for_text`] without the tools' wait ceiling;
+//! `capture` and `search` read panes with one-shot clients of tmux's
+//! protocol (whole scrollbacks, streamed or scanned as one buffer, with no
+//! response budget: a shell is not a model's context window).
 //!
 //! # Layout
 //!
@@ -10,20 +15,25 @@
 //! * `target`: `-t` in tmux's syntax (`%N`, `@N`, `$N`, `=name`,
 //!   `session:window.pane`), parsed and resolved (pure) against
 //!   `list_panes`;
-//! * `search`: grep's flags over `search_panes`; `context`: `-A/-B/-C`
-//!   lines from `capture_pane`;
-//! * `capture`: `panes` and `capture`; `send`: text and keys into a pane;
+//! * `search`: grep's flags; `source`: where it gets each pane's logical
+//!   lines with their tmux line numbers (tmux captures today, behind
+//!   [`source::LineSource`]); `grep`: selecting and printing lines over a
+//!   pane's buffer (pure);
+//! * `capture`: `panes` and `capture` (a one-shot client's
+//!   `capture-pane -p`, streamed to stdout); `send`: text and keys into a
+//!   pane;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
 //! * `demo`: a private server, filled, searched and timed.
 
 mod args;
 mod capture;
-mod context;
 mod demo;
+mod grep;
 mod output;
 mod search;
 mod send;
+mod source;
 mod target;
 mod tool;
 mod wait;
@@ -48,7 +58,9 @@ use clap::Parser;
 use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
-pub use args::{CaptureArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, WaitArgs};
+pub use args::{
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs, WaitArgs,
+};
 pub use output::ColorChoice;
 
 fn init_logging() {
@@ -84,15 +96,15 @@ pub fn main() -> ExitCode {
 fn servers(cli: &Cli) -> Result<Servers, String> {
     // tmux refuses an empty -L/-S too; taking it as "unset" would reach the
     // user's main server from a script whose variable is empty.
-    if cli.socket_name.as_deref() == Some("") {
+    let (socket_name, socket_path) = cli.socket();
+    if socket_name.as_deref() == Some("") {
         return Err(
             "-L/--socket-name is empty: give a socket name, or leave -L out for the \
                     default server"
                 .into(),
         );
     }
-    if cli
-        .socket_path
+    if socket_path
         .as_ref()
         .is_some_and(|p| p.as_os_str().is_empty())
     {
@@ -102,10 +114,7 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
                 .into(),
         );
     }
-    let spec =
-        SocketSpec::from_args_and_env(cli.socket_path.clone(), cli.socket_name.clone(), |k| {
-            std::env::var_os(k)
-        });
+    let spec = SocketSpec::from_args_and_env(socket_path, socket_name, |k| std::env::var_os(k));
     let path = spec.resolve().map_err(|e| e.to_string())?;
     let name = match &spec {
         SocketSpec::Name(n) => Some(n.clone()),
@@ -136,6 +145,7 @@ async fn run(cli: Cli) -> ExitCode {
             response_budget,
             json_text,
             plain_text,
+            ..
         } => {
             if json_text && plain_text {
                 eprintln!(
@@ -178,7 +188,7 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Cmd::Demo { tmux, keep } => return demo::run(&tmux, keep).await,
-        Cmd::Panes { target } => capture::panes(&servers, target.as_deref()).await,
+        Cmd::Panes { target, .. } => capture::panes(&servers, target.as_deref()).await,
         Cmd::Capture(a) => capture::capture(&servers, a).await,
         Cmd::Search(a) => search::run(&servers, a).await,
         Cmd::Send(a) => send::run(&servers, a).await,

@@ -130,6 +130,11 @@ impl Painter {
         Painter { color }
     }
 
+    /// Whether this painter colours.
+    pub fn is_coloured(&self) -> bool {
+        self.color
+    }
+
     fn paint(&self, out: &mut String, style: &str, text: &str) {
         if self.color {
             out.push_str(style);
@@ -205,11 +210,6 @@ impl Out {
         }
     }
 
-    /// True once a write failed: nothing more is written.
-    pub fn is_broken(&self) -> bool {
-        self.broken
-    }
-
     /// Flushes the buffer.
     pub fn flush(&mut self) {
         if !self.broken && self.w.flush().is_err() {
@@ -222,19 +222,6 @@ impl Drop for Out {
     fn drop(&mut self) {
         self.flush();
     }
-}
-
-/// `n` with thousands separators (`12,345`), for notes.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -299,13 +286,5 @@ mod tests {
         let inside = 1..2;
         p.text(&mut s, "é", &[inside]);
         assert_eq!(s, "é");
-    }
-
-    #[test]
-    fn separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -1,7 +1,9 @@
 //! `tmuxwire send`: type text into a pane, exactly as given, and press
 //! keys by name. Runs `send_keys_batch` (one round trip): the text first
 //! (always literal: `Up` is typed as two letters), then Enter unless `-n`,
-//! then each `-k KEY` in order.
+//! then each `-k KEY` in order. Text read from stdin (`-`) loses one line
+//! break at its end ([`stdin_text`]): `echo cmd | tmuxwire send -` presses
+//! Enter once, not twice.
 
 use std::io::Read as _;
 use std::process::ExitCode;
@@ -26,6 +28,19 @@ pub fn operations(text: Option<&str>, keys: &[String], no_enter: bool) -> Vec<Va
     ops
 }
 
+/// The text to type for what stdin held: without one final line break
+/// (`\n` or `\r\n`), which ends the text rather than being part of it
+/// (as a shell's `$(cat)` drops it); line breaks inside are kept and typed.
+pub fn stdin_text(mut text: String) -> String {
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    text
+}
+
 /// Runs `send`.
 ///
 /// # Errors
@@ -45,9 +60,10 @@ pub async fn run(servers: &Servers, a: SendArgs) -> Result<ExitCode, CliError> {
             std::io::stdin()
                 .read_to_end(&mut buf)
                 .map_err(|e| CliError::new(format!("reading stdin: {e}")))?;
-            Some(String::from_utf8(buf).map_err(|_| {
+            let text = String::from_utf8(buf).map_err(|_| {
                 CliError::new("stdin is not UTF-8 text").hint("send types UTF-8 text only.")
-            })?)
+            })?;
+            Some(stdin_text(text))
         }
         other => other.map(str::to_string),
     };
@@ -107,5 +123,17 @@ mod tests {
             ]
         );
         assert_eq!(operations(None, &keys, false).len(), 1);
+    }
+
+    #[test]
+    fn one_final_line_break_goes() {
+        let t = |s: &str| stdin_text(s.to_string());
+        assert_eq!(t("make test\n"), "make test");
+        assert_eq!(t("make test\r\n"), "make test");
+        assert_eq!(t("a\nb\n"), "a\nb");
+        assert_eq!(t("a\n\n"), "a\n");
+        assert_eq!(t("no break"), "no break");
+        assert_eq!(t("\n"), "");
+        assert_eq!(t(""), "");
     }
 }

@@ -275,20 +275,6 @@ pub struct Scope {
     pub rows: Vec<usize>,
 }
 
-impl Scope {
-    /// The ids of the panes in scope, in order, each once.
-    pub fn pane_ids(&self, world: &World) -> Vec<String> {
-        let mut ids: Vec<String> = Vec::new();
-        for &i in &self.rows {
-            let id = &world.rows[i].pane_id;
-            if !ids.contains(id) {
-                ids.push(id.clone());
-            }
-        }
-        ids
-    }
-}
-
 /// Resolves `spec` in `world`.
 ///
 /// # Errors
@@ -671,7 +657,13 @@ mod tests {
         assert_eq!(r(".0"), Ok((Pane, "$1".into(), vec![4])));
         assert_eq!(r("work:.1"), Ok((Pane, "$0".into(), vec![2])));
         let sc = resolve(&p("work:1"), &world()).unwrap();
-        assert_eq!(sc.pane_ids(&world()), ["%1", "%2"]);
+        let w = world();
+        let ids: Vec<&str> = sc
+            .rows
+            .iter()
+            .map(|&i| w.rows[i].pane_id.as_str())
+            .collect();
+        assert_eq!(ids, ["%1", "%2"]);
         assert_eq!(sc.window_id.as_deref(), Some("@1"));
     }
 

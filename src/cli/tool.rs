@@ -157,6 +157,16 @@ pub fn cli_words(s: &str) -> String {
 }
 
 impl ToolError {
+    /// A tmux-layer error as a tool would report it (for commands that
+    /// call [`crate::tmux::Tmux`] directly, such as `wait`).
+    pub fn from_error(e: &crate::tmux::Error) -> ToolError {
+        ToolError {
+            kind: e.kind_name().to_string(),
+            message: e.to_string(),
+            suggestion: e.suggestion(),
+        }
+    }
+
     /// This error for a person: see the module docs.
     pub fn into_cli(self) -> CliError {
         let message = cli_words(&self.message);

@@ -1,11 +1,16 @@
 //! `tmuxwire wait`: block until a pane prints a line that matches (or any
 //! output), woken by the pane's `%output` through the mirror, as the MCP
-//! tool `wait_for_text` does (the same code). Prints the matching lines
-//! (or the tail) with control characters escaped; the exit status says
-//! how the wait ended.
+//! tool `wait_for_text` does (the same code, [`Tmux::wait_for_text`],
+//! called directly: the tool clamps its timeout to the wait ceiling, 30 s
+//! by default, which is there for models; a person's shell waits as long
+//! as it is told, up to [`MAX_TIMEOUT`]). Prints the matching lines (or
+//! the tail) with control characters escaped; the exit status says how
+//! the wait ended.
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -13,24 +18,61 @@ use super::WaitArgs;
 use super::output::escape_text;
 use super::target::{self, Level};
 use super::tool::{self, CliError};
+use crate::control::PaneId;
+use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Servers;
+use crate::tmux::follow::WaitRequest;
 
 /// Exit status when a `--stop` pattern ended the wait.
 const STOPPED: u8 = 3;
 
-/// The `wait_for_text` arguments `a` asks for (target resolved apart).
-pub fn arguments(a: &WaitArgs) -> Map<String, Value> {
-    let mut args = Map::new();
-    if !a.patterns.is_empty() {
-        args.insert("patterns".into(), json!(a.patterns));
+/// The longest `--timeout`, in seconds: a year (365 days).
+pub const MAX_TIMEOUT: f64 = 31_536_000.0;
+
+/// `--timeout` as a duration.
+///
+/// # Errors
+///
+/// Not a positive number of seconds, or over [`MAX_TIMEOUT`].
+pub fn timeout(secs: f64) -> Result<Duration, CliError> {
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(CliError::new(format!(
+            "--timeout {secs}: must be a positive number of seconds"
+        )));
     }
-    if !a.stop.is_empty() {
-        args.insert("stop".into(), json!(a.stop));
+    if secs > MAX_TIMEOUT {
+        return Err(CliError::new(format!(
+            "--timeout {secs}: at most {MAX_TIMEOUT} seconds (a year)"
+        )));
     }
-    args.insert("regex".into(), json!(a.regex));
-    args.insert("match_case".into(), json!(!a.ignore_case));
-    args.insert("timeout".into(), json!(a.timeout));
-    args
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Compiles `texts` as `a` says (`--stop` or the patterns).
+fn compile(texts: &[String], a: &WaitArgs, what: &str) -> Result<Vec<Arc<Pattern>>, CliError> {
+    let opts = PatternOptions {
+        regex: a.regex,
+        case_sensitive: !a.ignore_case,
+    };
+    texts
+        .iter()
+        .map(|t| {
+            if t.is_empty() {
+                return Err(
+                    CliError::new(format!("{what}: a pattern must not be empty"))
+                        .hint("Leave PATTERN out to wait for any new output."),
+                );
+            }
+            Pattern::new(t, opts).map(Arc::new).map_err(|e| {
+                let err = CliError::new(format!("{what} {t:?}: {e}"));
+                if a.regex {
+                    err.hint("Leave out -e (or add -F) to wait for the text literally.")
+                } else {
+                    err
+                }
+            })
+        })
+        .collect()
 }
 
 /// Runs `wait`.
@@ -39,13 +81,11 @@ pub fn arguments(a: &WaitArgs) -> Map<String, Value> {
 ///
 /// A bad pattern or timeout, a missing target, the tool's errors.
 pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
-    if !a.timeout.is_finite() || a.timeout <= 0.0 {
-        return Err(CliError::new(format!(
-            "--timeout {}: must be a positive number of seconds",
-            a.timeout
-        )));
-    }
-    let mut args = arguments(&a);
+    let timeout = timeout(a.timeout)?;
+    let patterns = (!a.patterns.is_empty())
+        .then(|| compile(&a.patterns, &a, "PATTERN"))
+        .transpose()?;
+    let stop = compile(&a.stop, &a, "--stop")?;
     let mut target_args = Map::new();
     if let Some(t) = &a.target {
         let (_, scope) = target::resolve_arg(servers, t).await?;
@@ -69,8 +109,25 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
         send.insert("enter".into(), json!(true));
         tool::call(servers, "send_keys", send).await?;
     }
-    args.extend(target_args);
-    let r = tool::call(servers, "wait_for_text", args).await?;
+    // The pane, as the tool would pick it (a window or session: its
+    // active pane).
+    let info = tool::call(servers, "get_pane_info", target_args).await?;
+    let pane: PaneId = info["pane_id"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| CliError::new("tmux named no pane to wait on"))?;
+    let req = WaitRequest {
+        patterns,
+        stop,
+        timeout,
+        progress: None,
+    };
+    let r = servers
+        .default_server()
+        .wait_for_text(pane, &req)
+        .await
+        .map_err(|e| tool::ToolError::from_error(&e).into_cli())?;
+    let r = serde_json::to_value(&r).unwrap_or(Value::Null);
     if !a.quiet {
         let outcome = r["outcome"].as_str().unwrap_or("");
         let lines = if a.tail || r["matched_lines"].as_array().is_none_or(Vec::is_empty) {

@@ -166,10 +166,26 @@ impl Pattern {
     /// * [`TooComplex`](super::PatternErrorKind::TooComplex): the compiled
     ///   regex would exceed [`NFA_SIZE_LIMIT`] (`(?:a{1000}){1000}`).
     pub fn new(pattern: &str, options: PatternOptions) -> Result<Pattern, PatternError> {
+        Pattern::new_within(pattern, options, MAX_PATTERN_CHARS)
+    }
+
+    /// [`Pattern::new`] with another length limit than
+    /// [`MAX_PATTERN_CHARS`]: at most `max_chars` characters (the
+    /// command line's `search -f FILE` takes long pattern lists; the
+    /// compiled size is still bounded by [`NFA_SIZE_LIMIT`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Pattern::new`], `TooLong` past `max_chars`.
+    pub fn new_within(
+        pattern: &str,
+        options: PatternOptions,
+        max_chars: usize,
+    ) -> Result<Pattern, PatternError> {
         if pattern.is_empty() {
             return Err(PatternError::empty());
         }
-        if pattern.chars().nth(MAX_PATTERN_CHARS).is_some() {
+        if pattern.chars().nth(max_chars).is_some() {
             return Err(PatternError::too_long(pattern.chars().count()));
         }
         if !options.regex && pattern.contains('\n') {

@@ -109,6 +109,9 @@ mod width_table;
 #[cfg(test)]
 mod tests;
 
+/// For `tmuxwire capture`, which reads DEC line-drawing cells in a
+/// streamed `capture-pane -e` as tmux draws them.
+pub(crate) use cell::acs_char;
 pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_end_spaces};
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
 pub use read::{Cursor, LogicalLine, Modes, Place, Tail, fingerprint};

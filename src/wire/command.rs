@@ -38,6 +38,10 @@ pub struct CommandOutput {
     /// (it is exiting) rather than `MSG_EXIT`: `status` then says nothing
     /// about the command.
     pub server_exited: bool,
+    /// The sink of [`stream_command_list`] asked to stop before `MSG_EXIT`
+    /// (its reader went away): the connection was dropped, `status` says
+    /// nothing.
+    pub stopped: bool,
 }
 
 impl CommandOutput {
@@ -100,15 +104,24 @@ pub async fn run_command_list<S: AsRef<str>>(
 /// server must accept, and a burst would overflow its listen queue.
 const MAX_ONE_SHOT: usize = 16;
 
+/// The slots of [`MAX_ONE_SHOT`].
+static SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_ONE_SHOT);
+
 async fn run_payload(
     path: &Path,
     payload: &[u8],
     timeout: Duration,
 ) -> Result<CommandOutput, Error> {
-    static SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_ONE_SHOT);
     let work = async {
         let _slot = SLOTS.acquire().await;
-        run(path, payload, Framing::Old).await
+        let mut stdout = Vec::new();
+        let mut out = run(path, payload, Framing::Old, None, &mut |data: &[u8]| {
+            stdout.extend_from_slice(data);
+            true
+        })
+        .await?;
+        out.stdout = stdout;
+        Ok(out)
     };
     match tokio::time::timeout(timeout, work).await {
         Ok(r) => r,
@@ -120,7 +133,39 @@ async fn run_payload(
     }
 }
 
-async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOutput, Error> {
+/// Runs several commands in order as one one-shot client, as
+/// [`run_command_list`] does, but hands what they print on stdout to
+/// `sink` as each `MSG_WRITE` frame arrives (at most 16 KiB at a time)
+/// instead of collecting it: a capture of any size passes through in
+/// constant memory. `sink` returns `false` to stop (its reader went away):
+/// the connection is then dropped and [`CommandOutput::stopped`] is set.
+/// stderr is collected as usual; [`CommandOutput::stdout`] stays empty.
+///
+/// There is no bound on the whole exchange, only on each wait: `idle` is
+/// the longest time without a frame from the server (tmux renders a
+/// capture before it sends the first byte, so allow for that).
+///
+/// # Errors
+///
+/// As [`run_command`], [`Error::Timeout`] after `idle` without a frame.
+pub async fn stream_command_list<S: AsRef<str>>(
+    path: &Path,
+    cmds: &[&[S]],
+    idle: Duration,
+    mut sink: impl FnMut(&[u8]) -> bool,
+) -> Result<CommandOutput, Error> {
+    let payload = identify::command_list_payload(cmds)?;
+    let _slot = SLOTS.acquire().await;
+    run(path, &payload, Framing::Old, Some(idle), &mut sink).await
+}
+
+async fn run<F: FnMut(&[u8]) -> bool>(
+    path: &Path,
+    payload: &[u8],
+    framing: Framing,
+    idle: Option<Duration>,
+    sink: &mut F,
+) -> Result<CommandOutput, Error> {
     let mut stream = connect_socket(path).await?;
     let id = Identity::for_this_process(CLIENT_UTF8, "dumb");
     let mut bytes = Vec::new();
@@ -140,7 +185,20 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
     // to "-" open a stream of their own with fd 1 (file.c: file_write()).
     let mut streams: Vec<(i32, i32)> = vec![(1, 1), (2, 2)];
     loop {
-        let m = match reader.read(&mut stream).await {
+        let next = match idle {
+            Some(idle) => match tokio::time::timeout(idle, reader.read(&mut stream)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        path: path.to_path_buf(),
+                        timeout: idle,
+                        what: "a one-shot command's output",
+                    });
+                }
+            },
+            None => reader.read(&mut stream).await,
+        };
+        let m = match next {
             Ok(Some(m)) => m,
             Ok(None) => break,
             // A reset after MSG_EXIT is just the server closing.
@@ -176,7 +234,10 @@ async fn run(path: &Path, payload: &[u8], framing: Framing) -> Result<CommandOut
                 if let Some(s) = read_i32(&m.data, 0) {
                     let data = &m.data[4..];
                     match streams.iter().find(|(id, _)| *id == s).map(|(_, fd)| *fd) {
-                        Some(1) => out.stdout.extend_from_slice(data),
+                        Some(1) if !sink(data) => {
+                            out.stopped = true;
+                            return Ok(out);
+                        }
                         Some(2) => out.stderr.extend_from_slice(data),
                         _ => {}
                     }

@@ -29,7 +29,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use command::{CommandOutput, run_command, run_command_list};
+pub use command::{CommandOutput, run_command, run_command_list, stream_command_list};
 pub use connect::{
     ControlOptions, ControlTransport, EndReason, connect_control, open_control, probe_version,
 };
