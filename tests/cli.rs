@@ -1973,3 +1973,65 @@ fn cli_captures_do_not_grow_the_tmux_server() {
         );
     }
 }
+
+/// `search` finds what `search_panes` finds in a pane that shows a full-screen program: the
+/// history, the normal screen the program hides (numbered from its top row) and the program's
+/// own screen, each line once, with the same line numbers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_search_sees_behind_a_full_screen_program() {
+    for bin in tmux_bins() {
+        let label = &bin.label;
+        let server = TestServer::builder(&bin)
+            .session("fs")
+            .size(40, 6)
+            .history_limit(1000)
+            .start();
+        let pane = first_pane(&server);
+        run(
+            &server,
+            &pane,
+            "seq -f 'BEHIND old %g' 1 8; echo 'BEHIND hidden line'",
+        );
+        // A full-screen program: the alternate screen with a line of its own.
+        type_line(
+            &server,
+            &pane,
+            "printf '\\033[?1049h\\033[HBEHIND on the alternate screen\\n'; sleep 999",
+        );
+        server.wait_for_text(&pane, "BEHIND on the alternate screen", DEADLINE);
+        let o = tw(&server.socket, &["search", "-t", &pane, "BEHIND"]);
+        expect_code(&o, 0, "search");
+        let cli: Vec<(i64, String)> = out_lines(&o)
+            .iter()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("fs:0.0:")?;
+                let (n, text) = rest.split_once(':')?;
+                Some((n.parse().ok()?, text.to_string()))
+            })
+            .collect();
+        let s = crate::support::mirrored_servers(&server);
+        let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
+        let m = &v["matches"][0];
+        let tool: Vec<(i64, String)> = m["matched_lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(m["matched_line_numbers"].as_array().unwrap())
+            .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
+            .collect();
+        let mut a = cli.clone();
+        let mut b = tool.clone();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "tmux {label}: cli {cli:?} tool {tool:?}");
+        assert!(
+            cli.iter().any(|(_, t)| t == "BEHIND hidden line"),
+            "tmux {label}: {cli:?}"
+        );
+        assert!(
+            cli.iter()
+                .any(|(_, t)| t == "BEHIND on the alternate screen"),
+            "tmux {label}: {cli:?}"
+        );
+    }
+}
