@@ -204,13 +204,13 @@ impl TypedLog {
             return;
         }
         let mut origin = origin;
-        if let Some(at) = self.lines.iter().position(|t| t.text == text) {
-            if let Some(old) = self.lines.remove(at) {
-                self.bytes -= old.text.len();
-                // Both typings' echoes must stay masked: from the earlier
-                // line on, or everywhere when they are of different copies.
-                origin = wider(old.origin, origin);
-            }
+        if let Some(at) = self.lines.iter().position(|t| t.text == text)
+            && let Some(old) = self.lines.remove(at)
+        {
+            self.bytes -= old.text.len();
+            // Both typings' echoes must stay masked: from the earlier line
+            // on, or everywhere when they are of different copies.
+            origin = wider(old.origin, origin);
         }
         *seq += 1;
         self.bytes += text.len();
@@ -522,14 +522,14 @@ impl Joined {
     /// Masks `a..b` of `text` in the lines it covers.
     fn add(&self, masks: &mut [Vec<Range<usize>>], a: usize, b: usize) {
         let first = self.starts.partition_point(|&s| s <= a).saturating_sub(1);
-        for k in first..masks.len() {
+        for (k, m) in masks.iter_mut().enumerate().skip(first) {
             let (s, e) = (self.starts[k], self.starts[k] + self.lens[k]);
             if s >= b {
                 break;
             }
             let (lo, hi) = (a.max(s), b.min(e));
             if lo < hi {
-                masks[k].push(lo - s..hi - s);
+                m.push(lo - s..hi - s);
             }
         }
     }

@@ -1200,6 +1200,8 @@ mod tests {
         );
     }
 
+    // Single ranges are masks, not ranges meant as their items.
+    #[allow(clippy::single_range_in_vec_init)]
     #[test]
     fn matching_never_glues_segments() {
         let p = Pattern::new("ab", crate::search::PatternOptions::literal()).expect("pattern");
