@@ -18,19 +18,47 @@ use crate::support::{
     DEADLINE, TestServer, servers, test_env, test_shell, tmux_bins, wait_until_true,
 };
 
-/// Waits until `pane` runs `sleep`: the shell is busy, so what is typed now is typeahead.
+/// The parent pid and command name of process `pid` (from `/proc/<pid>/stat`).
+fn parent_and_name(pid: u32) -> Option<(u32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let name = stat.get(open + 1..close)?.to_string();
+    let ppid = stat
+        .get(close + 2..)?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((ppid, name))
+}
+
+/// Waits until a `sleep` runs under `pane`'s shell (directly, or in a subshell): the shell is
+/// busy, so what is typed now is typeahead.
 fn until_busy(server: &TestServer, pane: &str) {
+    let shell: u32 = server
+        .tmux_ok(&["display-message", "-p", "-t", pane, "#{pane_pid}"])
+        .trim()
+        .parse()
+        .expect("pane pid");
     wait_until_true("sleep to run in the pane", DEADLINE, || {
-        server
-            .tmux_ok(&[
-                "display-message",
-                "-p",
-                "-t",
-                pane,
-                "#{pane_current_command}",
-            ])
-            .trim()
-            == "sleep"
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return false;
+        };
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|&pid| parent_and_name(pid).is_some_and(|(_, n)| n == "sleep"))
+            .any(|pid| {
+                // An ancestor within a few steps is the pane's shell.
+                let mut at = pid;
+                (0..8).any(|_| match parent_and_name(at) {
+                    Some((ppid, _)) if ppid == shell => true,
+                    Some((ppid, _)) if ppid > 1 => {
+                        at = ppid;
+                        false
+                    }
+                    _ => false,
+                })
+            })
     });
 }
 
@@ -128,7 +156,52 @@ async fn typeahead(shell: &'static str) {
         );
         run(&server, &pane, "true");
 
+        // any_output does not end on the echo (the tty's, at once), only on the prompt the
+        // shell draws when `sleep 2` is over; a stop pattern in the echo does not stop a wait.
+        send(&s, &pane, "sleep 2").await;
+        until_busy(&server, &pane);
+        let typed = Instant::now();
+        send(&s, &pane, "sleep 1; echo STOPWORD-1").await;
+        let r = ok(&s, "wait_for_text", json!({"pane_id": pane, "timeout": 20})).await;
+        assert_eq!(r["outcome"], json!("any_output"), "{ctx}: {r}");
+        assert!(
+            typed.elapsed() >= SECOND,
+            "{ctx}: any_output on the echo: {r}"
+        );
+        let r = ok(
+            &s,
+            "wait_for_text",
+            json!({"pane_id": pane, "patterns": ["never"], "stop": ["STOPWORD"], "timeout": 20}),
+        )
+        .await;
+        assert_eq!(r["outcome"], json!("stopped"), "{ctx}: {r}");
+        let line = r["matched_lines"][0].as_str().unwrap_or("");
+        assert!(
+            is_output(line, "STOPWORD-1"),
+            "{ctx}: stopped by an echo: {r}"
+        );
+        assert!(typed.elapsed() >= 2 * SECOND, "{ctx}: stopped early: {r}");
+        run(&server, &pane, "true");
+
         if sh.posix {
+            // Input typed while run_command's command runs is echoed between its marks: not
+            // part of its output.
+            let s2 = s.clone();
+            let p2 = pane.clone();
+            let running = tokio::spawn(async move {
+                ok(
+                    &s2,
+                    "run_command",
+                    json!({"pane_id": p2, "command": "sleep 2; echo RC-OUT"}),
+                )
+                .await
+            });
+            until_busy(&server, &pane);
+            send(&s, &pane, "echo TYPED-DURING").await;
+            let r = running.await.expect("run_command task");
+            assert_eq!(r["output"], json!(["RC-OUT"]), "{ctx}: {r}");
+            run(&server, &pane, "true");
+
             // Right after a run_command that is still running...
             let r = ok(
                 &s,
