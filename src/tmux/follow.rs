@@ -577,7 +577,12 @@ impl Tmux {
                         };
                         let mut seen = None;
                         for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
+                            // The entry line is new output the first time it is
+                            // complete; other complete lines, the first time they
+                            // are past `checked`.
+                            let mut again = complete && i < checked;
                             if i == entry_line {
+                                again = complete && entry_done;
                                 entry_done |= complete;
                                 match &entry {
                                     // The prompt line where tmuxwire typed:
@@ -599,7 +604,6 @@ impl Tmux {
                             let output = has_unmasked_text(&text, &mask);
                             if complete {
                                 seen = Some((i, output));
-                                let again = i < checked;
                                 // Looked at before: new output only if it
                                 // was all echo then (its next line has
                                 // shown it is not).
