@@ -318,7 +318,11 @@ impl Typing {
 
 /// Where the cursor is among `lines` (the screen's logical lines, or the
 /// lines of a wait ending with the cursor's): its position and byte.
-fn cursor_among(t: &Term, lines: &[Line<'_>], spot: Spot) -> Option<Cursor> {
+/// `None` when nothing is masked anyway (no typed input).
+fn cursor_among(t: &Term, lines: &[Line<'_>], spot: Spot, echoes: &Echoes) -> Option<Cursor> {
+    if echoes.is_empty() {
+        return None;
+    }
     let line = lines.iter().position(|l| l.index == spot.line)?;
     let byte = t
         .screen_logical_lines()
@@ -443,10 +447,15 @@ impl Tmux {
     /// Lines count as new when they come after the line the cursor was on
     /// when the wait began. That line itself counts only if it was empty
     /// then: a line holding a prompt is where a command typed just before
-    /// echoes, and the echo is not output (public case C13). Text
-    /// tmuxwire itself typed lately is removed (once) from the lines
-    /// looked at, for commands that span lines. Each change of the copy
-    /// wakes the wait; only the lines that changed are matched again.
+    /// echoes, and the echo is not output (public case C13). Every echo
+    /// of text tmuxwire typed into the pane (typeahead the tty echoed
+    /// while the program was busy, a line editor's later redraws, at any
+    /// column, over several rows, or still being drawn) is masked out of
+    /// the lines looked at ([`crate::mirror::echo`]), and patterns match
+    /// only in what is left, each part on its own. Each change of the copy
+    /// wakes the wait; only the lines that changed (and the line before
+    /// the cursor's, which an echo may carry over into it) are matched
+    /// again.
     ///
     /// # Errors
     ///
@@ -480,9 +489,11 @@ impl Tmux {
                 })
                 .collect();
             let epoch = (!t.alternate_on()).then_some(st.epoch);
-            let masks = typing
-                .echoes
-                .mask(&window, cursor_among(t, &window, spot), epoch);
+            let masks = typing.echoes.mask(
+                &window,
+                cursor_among(t, &window, spot, &typing.echoes),
+                epoch,
+            );
             let at_entry = req.patterns.as_ref().is_some_and(|ps| {
                 window
                     .iter()
@@ -546,10 +557,11 @@ impl Tmux {
                                 text: &l.text,
                             })
                             .collect();
-                        let masks =
-                            typing
-                                .echoes
-                                .mask(&window, cursor_among(t, &window, spot), None);
+                        let masks = typing.echoes.mask(
+                            &window,
+                            cursor_among(t, &window, spot, &typing.echoes),
+                            None,
+                        );
                         candidates
                             .extend(window.iter().zip(masks).map(|(l, m)| (l.text.to_vec(), m)));
                         partial_now.clear();
@@ -572,7 +584,7 @@ impl Tmux {
                                 .iter()
                                 .map(|(i, text, _)| Line { index: *i, text })
                                 .collect();
-                            let cursor = cursor_among(t, &window, spot);
+                            let cursor = cursor_among(t, &window, spot, &typing.echoes);
                             typing.echoes.mask(&window, cursor, Some(st.epoch))
                         };
                         let mut seen = None;
