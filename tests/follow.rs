@@ -213,6 +213,43 @@ async fn c13_wait_for_text_never_matches_the_echo() {
     }
 }
 
+/// A line printed, line break included, on the empty line the cursor was on when the wait
+/// began is new output: matched, and counted in `saw_new_output` and `tail`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_on_the_entry_line_is_new_output() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(80, 10).start();
+        let (pane_s, pane) = pane_of(&server);
+        let t = tmux_of(&server);
+        t.capture_since(pane, None, 500, 128_000)
+            .await
+            .expect("seed");
+        type_line(&server, &pane_s, "sleep 1; echo ENTRY-\"\"LINE");
+        // The command runs: the cursor waits on the empty line below it.
+        wait_until_true("sleep to run", DEADLINE, || {
+            server
+                .tmux_ok(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane_s,
+                    "#{pane_current_command}",
+                ])
+                .trim()
+                == "sleep"
+        });
+        let r = t
+            .wait_for_text(pane, &wait_req(Some(&["ENTRY-LINE"]), &[], DEADLINE))
+            .await
+            .expect("wait");
+        assert_eq!(r.outcome, Outcome::Matched, "{ctx}: {r:?}");
+        assert_eq!(r.matched_lines, ["ENTRY-LINE"], "{ctx}: {r:?}");
+        assert!(r.saw_new_output, "{ctx}: {r:?}");
+        assert!(r.tail.iter().any(|l| l == "ENTRY-LINE"), "{ctx}: {r:?}");
+    }
+}
+
 /// Stop patterns win; null patterns wait for any output; a quiet pane times out; the
 /// alternate screen is matched and reported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

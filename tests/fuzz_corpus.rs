@@ -142,6 +142,11 @@ fn mirror_marks_corpus() {
 }
 
 #[test]
+fn echo_mask_corpus() {
+    replay("echo_mask", tmuxwire::mirror::echo::fuzz_mask);
+}
+
+#[test]
 fn grid_corpus() {
     replay("grid", props::grid);
 }
@@ -165,6 +170,7 @@ fn every_target_is_replayed() {
         "control_parse",
         "control_roundtrip",
         "correlate",
+        "echo_mask",
         "format_records",
         "grid",
         "imsg_decode",

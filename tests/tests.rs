@@ -7,6 +7,7 @@ mod support;
 mod cases;
 mod cli;
 mod conformance;
+mod echo;
 mod errors;
 mod fake_server;
 mod follow;

@@ -34,8 +34,10 @@
 //! * [`seed`]: the seed command line and building a copy from its answer.
 //! * [`probe`]: listing panes and checking copies.
 //! * [`marks`]: finding `run_command`'s marks in a pane's output.
+//! * [`echo`]: telling the echo of typed input from output.
 //! * [`follow`]: new lines since an index, text between two places.
 
+pub mod echo;
 pub mod follow;
 pub mod marks;
 pub mod pane;

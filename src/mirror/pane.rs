@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
+use super::echo::Origin;
 use super::follow::Spot;
 use super::marks::MarkKind;
 use crate::control::{PaneId, SessionId};
@@ -109,9 +110,6 @@ pub struct PaneMirror {
     /// Bumped after every change a reader could see (output applied, a
     /// seed, a status change), so waits wake without polling.
     changes: watch::Sender<u64>,
-    /// Text tmuxwire typed into the pane lately (send time, text), so a
-    /// wait can tell the echo of a command from its output.
-    typed: std::sync::Mutex<VecDeque<(Instant, Vec<u8>)>>,
     /// Where the cursor was when tmuxwire last began typing into the
     /// pane ([`PaneMirror::begin_typing`]).
     typed_from: std::sync::Mutex<Option<TypedFrom>>,
@@ -134,7 +132,10 @@ pub struct TypedFrom {
     pub had_text: bool,
 }
 
-/// How long typed text counts as recent (its echo may still come).
+/// How long after typing a wait still counts the pane's output from the
+/// line where the typing began (a fast command's output may come before
+/// the wait does). The echo of the input is told apart without a clock
+/// ([`super::echo`]).
 const TYPED_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl PaneMirror {
@@ -156,37 +157,29 @@ impl PaneMirror {
                 marks: VecDeque::new(),
             }),
             changes: watch::Sender::new(0),
-            typed: std::sync::Mutex::new(VecDeque::new()),
             typed_from: std::sync::Mutex::new(None),
             run_lock: Arc::new(tokio::sync::Mutex::new(())),
         })
     }
 
-    /// Notes that tmuxwire typed `text` into the pane now (each line of it
-    /// is echoed on its own line).
-    pub fn note_typed(&self, text: &[u8]) {
-        let now = Instant::now();
-        let mut t = self.typed.lock().unwrap_or_else(|p| p.into_inner());
-        while t
-            .front()
-            .is_some_and(|(at, _)| now.duration_since(*at) > TYPED_FOR)
-        {
-            t.pop_front();
-        }
-        for line in text.split(|&b| b == b'\n' || b == b'\r') {
-            if !line.is_empty() && t.len() < 64 {
-                t.push_back((now, line.to_vec()));
-            }
-        }
+    /// Where the cursor is now, as the origin of text about to be typed
+    /// ([`super::echo::Origin`]); `None` before the copy exists.
+    pub fn cursor_origin(&self) -> Option<Origin> {
+        let st = self.read();
+        let t = st.term.as_ref()?;
+        Some(Origin {
+            epoch: st.epoch,
+            line: super::follow::cursor_spot(t).line,
+        })
     }
 
     /// Notes where the cursor is as tmuxwire begins typing into the pane
     /// (call before the keys are sent): what the pane prints from that
     /// line on answers the input, even when it arrives before a wait
-    /// for it begins.
-    pub fn begin_typing(&self) {
+    /// for it begins. Returns that place (`None` before the copy exists).
+    pub fn begin_typing(&self) -> Option<Origin> {
         let st = self.read();
-        let Some(t) = st.term.as_ref() else { return };
+        let t = st.term.as_ref()?;
         let spot = super::follow::cursor_spot(t);
         let had_text = !super::follow::lines_since(t, spot.line, 0)
             .partial
@@ -199,6 +192,10 @@ impl PaneMirror {
         };
         drop(st);
         *self.typed_from.lock().unwrap_or_else(|p| p.into_inner()) = Some(from);
+        Some(Origin {
+            epoch: from.epoch,
+            line: from.line,
+        })
     }
 
     /// Where tmuxwire last began typing into the pane, if that was in
@@ -206,17 +203,6 @@ impl PaneMirror {
     pub fn typed_from(&self) -> Option<TypedFrom> {
         let t = *self.typed_from.lock().unwrap_or_else(|p| p.into_inner());
         t.filter(|f| f.at.elapsed() <= TYPED_FOR)
-    }
-
-    /// The lines tmuxwire typed into the pane in the last few seconds,
-    /// oldest first.
-    pub fn recent_input(&self) -> Vec<Vec<u8>> {
-        let now = Instant::now();
-        let t = self.typed.lock().unwrap_or_else(|p| p.into_inner());
-        t.iter()
-            .filter(|(at, _)| now.duration_since(*at) <= TYPED_FOR)
-            .map(|(_, l)| l.clone())
-            .collect()
     }
 
     /// The lock `run_command` holds while its command runs.

@@ -398,6 +398,24 @@ impl Pattern {
             }
         }
     }
+
+    /// Returns `true` if a match lies wholly within `span` of `line`.
+    ///
+    /// Look-arounds (`^`, `$`, `\b`) see the whole line, so `^x` matches
+    /// only at the line's start, not at the span's. `line` is as for
+    /// [`Pattern::is_match_line`]; a span beyond it is cut to its end.
+    /// Used to match only the parts of a line that are not the echo of
+    /// typed input ([`crate::mirror::echo`]).
+    pub fn is_match_within(&self, line: &[u8], span: Range<usize>) -> bool {
+        let end = span.end.min(line.len());
+        let start = span.start.min(end);
+        match &self.inner.matcher {
+            Matcher::Literal(finder) => finder.find(&line[start..end]).is_some(),
+            Matcher::Regex(re, _) | Matcher::Folded(_, re) => {
+                re.is_match(Input::new(line).span(Span { start, end }).earliest(true))
+            }
+        }
+    }
 }
 
 /// Whether `hir` holds a TAB in a literal, or a class taking a TAB but no

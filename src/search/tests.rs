@@ -39,6 +39,28 @@ fn ire(pattern: &str, hay: &[u8]) -> Vec<usize> {
     lines(&pat(pattern, true, false), hay)
 }
 
+#[test]
+fn match_within_a_span() {
+    let line = b"$ echo LATE1 LATE1";
+    // Literal, regex and folded literal: only wholly inside the span.
+    for p in [
+        pat("LATE1", false, true),
+        pat("LATE1", true, true),
+        pat("late1", false, false),
+    ] {
+        assert!(p.is_match_within(line, 13..18));
+        assert!(!p.is_match_within(line, 0..11));
+        assert!(!p.is_match_within(line, 8..17));
+        assert!(p.is_match_within(line, 0..99));
+        assert!(!p.is_match_within(line, 20..30));
+    }
+    // Look-arounds see the whole line, not the span's edges.
+    assert!(!pat(r"^LATE1", true, true).is_match_within(line, 13..18));
+    assert!(pat(r"LATE1$", true, true).is_match_within(line, 13..18));
+    assert!(!pat(r"^\$$", true, true).is_match_within(line, 0..2));
+    assert!(!pat(r"\bATE", true, true).is_match_within(line, 8..12));
+}
+
 /// `(line, start, end)` of each match of a case-sensitive regex.
 fn re_spans(pattern: &str, hay: &[u8]) -> Vec<(usize, usize, usize)> {
     spans(&pat(pattern, true, true), hay)

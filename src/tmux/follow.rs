@@ -10,6 +10,7 @@
 //! first use (one command line) and checked with tmux before the answer.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,9 +20,11 @@ use serde::Serialize;
 use super::error::Error;
 use super::handle::Tmux;
 use super::ops::PaneScope;
+use super::typing::TypedPanes;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};
-use crate::mirror::follow::{Since, Spot, cursor_spot, lines_since, text_between};
+use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, segments};
+use crate::mirror::follow::{Since, Spot, byte_at, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMeta, PaneMirror, Progress, Status};
@@ -286,21 +289,54 @@ enum Entry {
     After(Vec<u8>),
 }
 
-/// Text typed by tmuxwire that the pane will echo: removed (once) from
-/// the lines a wait looks at.
-fn remove_once(line: &mut Vec<u8>, echoes: &mut Vec<Vec<u8>>) {
-    echoes.retain(|e| {
-        if e.is_empty() {
-            return false;
+/// The echoes of what tmuxwire typed into a pane, rebuilt when more is
+/// typed (a wait looks again at each change of the pane).
+struct Typing {
+    pane: PaneId,
+    generation: Option<u64>,
+    echoes: Echoes,
+}
+
+impl Typing {
+    fn new(pane: PaneId) -> Typing {
+        Typing {
+            pane,
+            generation: None,
+            echoes: Echoes::default(),
         }
-        match memchr::memmem::find(line, e) {
-            Some(i) => {
-                line.drain(i..i + e.len());
-                false
-            }
-            None => true,
+    }
+
+    /// Takes in what was typed since the last call.
+    fn refresh(&mut self, typed: &TypedPanes) {
+        let g = typed.generation(self.pane);
+        if self.generation != Some(g) {
+            self.echoes = Echoes::new(&typed.since(self.pane, 0));
+            self.generation = Some(g);
         }
-    });
+    }
+}
+
+/// Where the cursor is among `lines` (the screen's logical lines, or the
+/// lines of a wait ending with the cursor's): its position and byte.
+/// `None` when nothing is masked anyway (no typed input).
+fn cursor_among(t: &Term, lines: &[Line<'_>], spot: Spot, echoes: &Echoes) -> Option<Cursor> {
+    if echoes.is_empty() {
+        return None;
+    }
+    let line = lines.iter().position(|l| l.index == spot.line)?;
+    let byte = t
+        .screen_logical_lines()
+        .find(|l| l.index == spot.line)
+        .map_or(usize::MAX, |l| byte_at(&l, spot.row, spot.column, t));
+    Some(Cursor { line, byte })
+}
+
+/// Whether `p` matches `text` outside its `masked` ranges (each unmasked
+/// segment searched in place, never glued to the next).
+fn matches_outside(p: &Pattern, text: &[u8], masked: &[Range<usize>]) -> bool {
+    segments(text.len(), masked)
+        .into_iter()
+        .any(|r| p.is_match_within(text, r))
 }
 
 /// Keeps the newest lines within [`WAIT_LINES`] and [`WAIT_BYTES`].
@@ -411,10 +447,15 @@ impl Tmux {
     /// Lines count as new when they come after the line the cursor was on
     /// when the wait began. That line itself counts only if it was empty
     /// then: a line holding a prompt is where a command typed just before
-    /// echoes, and the echo is not output (public case C13). Text
-    /// tmuxwire itself typed lately is removed (once) from the lines
-    /// looked at, for commands that span lines. Each change of the copy
-    /// wakes the wait; only the lines that changed are matched again.
+    /// echoes, and the echo is not output (public case C13). Every echo
+    /// of text tmuxwire typed into the pane (typeahead the tty echoed
+    /// while the program was busy, a line editor's later redraws, at any
+    /// column, over several rows, or still being drawn) is masked out of
+    /// the lines looked at ([`crate::mirror::echo`]), and patterns match
+    /// only in what is left, each part on its own. Each change of the copy
+    /// wakes the wait; only the lines that changed (and the line before
+    /// the cursor's, which an echo may carry over into it) are matched
+    /// again.
     ///
     /// # Errors
     ///
@@ -427,7 +468,8 @@ impl Tmux {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + req.timeout;
         let f = self.follow(pane, None).await?;
-        let mut echoes = f.pane.recent_input();
+        let mut typing = Typing::new(pane);
+        typing.refresh(&self.typed);
 
         // The state at entry.
         let typed = f.pane.typed_from();
@@ -438,15 +480,26 @@ impl Tmux {
             };
             let spot = cursor_spot(t);
             let since = lines_since(t, spot.line, 0);
-            let any = |line: &[u8]| {
-                req.patterns
-                    .as_ref()
-                    .is_some_and(|ps| ps.iter().any(|p| p.is_match_line(line)))
-                    && !echoes
-                        .iter()
-                        .any(|e| !e.is_empty() && memchr::memmem::find(line, e).is_some())
-            };
-            let at_entry = t.screen_logical_lines().any(|l| any(&l.text));
+            let screen: Vec<_> = t.screen_logical_lines().collect();
+            let window: Vec<Line<'_>> = screen
+                .iter()
+                .map(|l| Line {
+                    index: l.index,
+                    text: &l.text,
+                })
+                .collect();
+            let epoch = (!t.alternate_on()).then_some(st.epoch);
+            let masks = typing.echoes.mask(
+                &window,
+                cursor_among(t, &window, spot, &typing.echoes),
+                epoch,
+            );
+            let at_entry = req.patterns.as_ref().is_some_and(|ps| {
+                window
+                    .iter()
+                    .zip(&masks)
+                    .any(|(l, m)| ps.iter().any(|p| matches_outside(p, l.text, m)))
+            });
             // Input tmuxwire typed in the last seconds: what the pane
             // printed from that line on answers it, even if it came before
             // this wait (a fast command typed by send_keys just before).
@@ -467,9 +520,13 @@ impl Tmux {
         // is seen by the first look below; later ones wake the wait.
         let mut rx = f.pane.subscribe();
         // Lines before `checked` (other than the entry line and the
-        // cursor's) have been matched already.
+        // cursor's) have been looked at already; the last of them is looked
+        // at again while the cursor's line follows it, as an echo carried
+        // over a line break is told by the line after it.
         let mut checked = entry_line + 1;
         let mut entry_done = false;
+        // The last complete line looked at, and whether it was output.
+        let mut last_seen: Option<(LineIndex, bool)> = None;
         let mut tail: VecDeque<String> = VecDeque::new();
         let mut partial_now = String::new();
         let mut matched: VecDeque<String> = VecDeque::new();
@@ -479,6 +536,7 @@ impl Tmux {
         let mut alternate = false;
         let mut dead;
         loop {
+            typing.refresh(&self.typed);
             {
                 let st = f.pane.read();
                 dead = st.status == Status::Dead;
@@ -486,13 +544,33 @@ impl Tmux {
                     && matches!(st.status, Status::Live | Status::Dead)
                 {
                     alternate = t.alternate_on();
-                    let mut candidates: Vec<Vec<u8>> = Vec::new();
+                    let spot = cursor_spot(t);
+                    // Lines to match, each with its masked ranges.
+                    let mut candidates: Vec<(Vec<u8>, Vec<Range<usize>>)> = Vec::new();
                     if alternate {
                         // Redrawn, not appended to: looked at afresh.
-                        candidates.extend(t.screen_logical_lines().map(|l| l.text.into_owned()));
+                        let screen: Vec<_> = t.screen_logical_lines().collect();
+                        let window: Vec<Line<'_>> = screen
+                            .iter()
+                            .map(|l| Line {
+                                index: l.index,
+                                text: &l.text,
+                            })
+                            .collect();
+                        let masks = typing.echoes.mask(
+                            &window,
+                            cursor_among(t, &window, spot, &typing.echoes),
+                            None,
+                        );
+                        candidates
+                            .extend(window.iter().zip(masks).map(|(l, m)| (l.text.to_vec(), m)));
                         partial_now.clear();
                     } else {
-                        let from = if entry_done { checked } else { entry_line };
+                        let from = if entry_done {
+                            LineIndex(checked.0.saturating_sub(1)).max(entry_line)
+                        } else {
+                            entry_line
+                        };
                         let since = lines_since(t, from, usize::MAX);
                         let mut all: Vec<(LineIndex, Vec<u8>, bool)> = since
                             .lines
@@ -501,8 +579,22 @@ impl Tmux {
                             .map(|(k, l)| (since.first + k as u64, l, true))
                             .collect();
                         all.push((since.cursor_line, since.partial, false));
-                        for (i, mut text, complete) in all {
+                        let masks = {
+                            let window: Vec<Line<'_>> = all
+                                .iter()
+                                .map(|(i, text, _)| Line { index: *i, text })
+                                .collect();
+                            let cursor = cursor_among(t, &window, spot, &typing.echoes);
+                            typing.echoes.mask(&window, cursor, Some(st.epoch))
+                        };
+                        let mut seen = None;
+                        for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
+                            // The entry line is new output the first time it is
+                            // complete; other complete lines, the first time they
+                            // are past `checked`.
+                            let mut again = complete && i < checked;
                             if i == entry_line {
+                                again = complete && entry_done;
                                 entry_done |= complete;
                                 match &entry {
                                     // The prompt line where tmuxwire typed:
@@ -511,35 +603,40 @@ impl Tmux {
                                     // A line that held text when the wait
                                     // began (a prompt, or output still being
                                     // written): only what was added since.
-                                    Entry::After(before) => match text.strip_prefix(&before[..]) {
-                                        Some(rest) if !rest.is_empty() => text = rest.to_vec(),
-                                        _ => continue,
-                                    },
+                                    Entry::After(before) => {
+                                        if text.len() <= before.len() || !text.starts_with(before) {
+                                            continue;
+                                        }
+                                        mask.insert(0, 0..before.len());
+                                        merge_ranges(&mut mask);
+                                    }
                                     Entry::Whole => {}
                                 }
-                            } else if complete && i < checked {
-                                continue;
                             }
+                            let output = has_unmasked_text(&text, &mask);
                             if complete {
-                                remove_once(&mut text, &mut echoes);
-                            } else {
-                                // The cursor's line is looked at again at
-                                // each change: its echo stays to remove.
-                                remove_once(&mut text, &mut echoes.clone());
-                            }
-                            if text.iter().all(|&b| b == b' ') {
-                                if !complete {
-                                    partial_now.clear();
+                                seen = Some((i, output));
+                                // Looked at before: new output only if it
+                                // was all echo then (its next line has
+                                // shown it is not).
+                                let fresh =
+                                    !again || last_seen.is_some_and(|(l, was)| l == i && !was);
+                                if output && fresh {
+                                    saw_new_output = true;
+                                    tail.push_back(lossy(&text));
                                 }
-                                continue;
-                            }
-                            saw_new_output = true;
-                            if complete {
-                                tail.push_back(lossy(&text));
-                            } else {
+                            } else if output {
+                                saw_new_output = true;
                                 partial_now = lossy(&text);
+                            } else {
+                                partial_now.clear();
                             }
-                            candidates.push(text);
+                            if output {
+                                candidates.push((text, mask));
+                            }
+                        }
+                        if seen.is_some() {
+                            last_seen = seen;
                         }
                         checked = checked.max(since.cursor_line);
                         cap_lines(&mut tail);
@@ -549,8 +646,8 @@ impl Tmux {
                         matched_index = Some(i);
                         matched.push_back(lossy(line));
                     } else if let Some(ps) = &req.patterns {
-                        for c in &candidates {
-                            if let Some(i) = ps.iter().position(|p| p.is_match_line(c)) {
+                        for (c, m) in &candidates {
+                            if let Some(i) = ps.iter().position(|p| matches_outside(p, c, m)) {
                                 matched_index.get_or_insert(i);
                                 matched.push_back(lossy(c));
                             }
@@ -562,7 +659,7 @@ impl Tmux {
                         outcome = Some(Outcome::AnyOutput);
                     }
                     if alternate {
-                        tail = candidates.iter().map(|c| lossy(c)).collect();
+                        tail = candidates.iter().map(|(c, _)| lossy(c)).collect();
                         while tail.back().is_some_and(String::is_empty) {
                             tail.pop_back();
                         }
@@ -805,6 +902,15 @@ impl Tmux {
             marks::end_printf(nonce),
         );
         let target = Target::Pane(pane);
+        // Noted before it is sent: what is typed into the pane from now on
+        // (numbered after `typed_upto`) can only be typeahead echoed while
+        // the command runs.
+        let typed_upto = self.note_typed(
+            &pane.to_string(),
+            typed.as_bytes(),
+            true,
+            f.pane.cursor_origin(),
+        );
         let cmds = [
             Command::new("send-keys")
                 .target(&target, TargetKind::Pane)
@@ -905,6 +1011,7 @@ impl Tmux {
             Some(MarkKind::End(s)) => Some(s),
             _ => None,
         };
+        let output = drop_typeahead(&self.typed.since(pane, typed_upto), output, end.is_none());
         let mut output: Vec<String> = output.iter().map(|l| lossy(l)).collect();
         if timed_out {
             while output.last().is_some_and(String::is_empty) {
@@ -940,14 +1047,67 @@ impl Tmux {
     }
 }
 
-/// The first `(pattern index, line)` where one of `patterns` matches.
-fn first_match<'a>(patterns: &[Arc<Pattern>], lines: &'a [Vec<u8>]) -> Option<(usize, &'a [u8])> {
-    lines.iter().find_map(|l| {
+/// `run_command`'s output without the lines that are wholly the echo of
+/// input tmuxwire typed into the pane while the command ran (`during`;
+/// typeahead the tty echoed between the marks). Input typed before the
+/// command cannot be echoed there: the shell read it before the command's
+/// line. A line that also holds output is kept whole. `open`: the last
+/// line is the cursor's (the command has not ended).
+fn drop_typeahead(during: &[Typed], output: Vec<Vec<u8>>, open: bool) -> Vec<Vec<u8>> {
+    if during.is_empty() || output.is_empty() {
+        return output;
+    }
+    let echoes = Echoes::new(during);
+    let window: Vec<Line<'_>> = output
+        .iter()
+        .enumerate()
+        .map(|(k, l)| Line {
+            index: LineIndex(k as u64),
+            text: l,
+        })
+        .collect();
+    let cursor = open.then(|| Cursor {
+        line: window.len() - 1,
+        byte: usize::MAX,
+    });
+    let masks = echoes.mask(&window, cursor, None);
+    let keep: Vec<bool> = output
+        .iter()
+        .zip(&masks)
+        .map(|(l, m)| m.is_empty() || has_unmasked_text(l, m))
+        .collect();
+    output
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(l, k)| k.then_some(l))
+        .collect()
+}
+
+/// The first `(pattern index, line)` where one of `patterns` matches a
+/// line outside its masked ranges.
+fn first_match<'a>(
+    patterns: &[Arc<Pattern>],
+    lines: &'a [(Vec<u8>, Vec<Range<usize>>)],
+) -> Option<(usize, &'a [u8])> {
+    lines.iter().find_map(|(l, m)| {
         patterns
             .iter()
-            .position(|p| p.is_match_line(l))
+            .position(|p| matches_outside(p, l, m))
             .map(|i| (i, l.as_slice()))
     })
+}
+
+/// Sorts and merges overlapping ranges.
+fn merge_ranges(m: &mut Vec<Range<usize>>) {
+    m.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(m.len());
+    for r in m.drain(..) {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    *m = out;
 }
 
 /// The newest held line before `before` whose hash is `hash`.
@@ -1031,15 +1191,39 @@ mod tests {
     }
 
     #[test]
-    fn echoes_are_removed_once() {
-        let mut echoes = vec![b"echo DONE".to_vec()];
-        let mut line = b"$ echo DONE".to_vec();
-        remove_once(&mut line, &mut echoes);
-        assert_eq!(line, b"$ ");
-        assert!(echoes.is_empty());
-        let mut out = b"echo DONE".to_vec();
-        remove_once(&mut out, &mut echoes);
-        assert_eq!(out, b"echo DONE");
+    fn typeahead_lines_leave_run_command_output() {
+        let mut log = crate::mirror::echo::TypedLog::new();
+        let mut seq = 0;
+        log.note(b"echo later", true, None, &mut seq);
+        let during: Vec<Typed> = log.lines().cloned().collect();
+        let out = |v: &[&str]| v.iter().map(|l| l.as_bytes().to_vec()).collect::<Vec<_>>();
+        assert_eq!(
+            drop_typeahead(
+                &during,
+                out(&["a", "echo later", "50% echo later", ""]),
+                false
+            ),
+            out(&["a", "50% echo later", ""])
+        );
+        assert_eq!(
+            drop_typeahead(&[], out(&["echo later"]), false),
+            out(&["echo later"])
+        );
+        // Still being typed at the cursor.
+        assert_eq!(
+            drop_typeahead(&during, out(&["a", "echo la"]), true),
+            out(&["a"])
+        );
+    }
+
+    // Single ranges are masks, not ranges meant as their items.
+    #[allow(clippy::single_range_in_vec_init)]
+    #[test]
+    fn matching_never_glues_segments() {
+        let p = Pattern::new("ab", crate::search::PatternOptions::literal()).expect("pattern");
+        assert!(!matches_outside(&p, b"aXb", &[1..2]));
+        assert!(matches_outside(&p, b"abXab", &[0..2, 2..3]));
+        assert!(!matches_outside(&p, b"ab", &[0..1]));
     }
 
     #[test]

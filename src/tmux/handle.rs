@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 use super::error::Error;
+use super::typing::TypedPanes;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
 use crate::control::client::Reply;
 use crate::control::format;
 use crate::control::{self, Client, ClientOptions, Command, Line, PaneId, SessionId, Target};
+use crate::mirror::echo::Origin;
 use crate::mirror::{Mirror, MirrorOptions};
 use crate::wire::{self, ControlOptions, Framing, TmuxVersion};
 
@@ -180,6 +182,9 @@ pub struct Tmux {
     mirror_link: std::sync::atomic::AtomicU64,
     /// Round trips made so far ([`Tmux::round_trips`]).
     round_trips: std::sync::atomic::AtomicU64,
+    /// What tmuxwire typed into each pane, to tell its echo from output
+    /// ([`crate::mirror::echo`]); kept whether or not the mirror runs.
+    pub(super) typed: TypedPanes,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -330,6 +335,7 @@ impl Tmux {
             mirror: Mutex::new(None),
             mirror_link: std::sync::atomic::AtomicU64::new(0),
             round_trips: std::sync::atomic::AtomicU64::new(0),
+            typed: TypedPanes::default(),
         }
     }
 
@@ -370,6 +376,8 @@ impl Tmux {
         }
         if let Some((_, old)) = guard.take() {
             old.close().await;
+            // A new server: its pane ids name other panes.
+            self.typed.clear();
         }
         let version = self.version().await.ok()?;
         let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
@@ -384,27 +392,42 @@ impl Tmux {
     /// Tells the mirror's copy of the pane `target` names (when it is a
     /// pane id and the pane has a copy) that tmuxwire is about to type
     /// into it: what the pane prints from the cursor's line on answers
-    /// that input ([`crate::mirror::PaneMirror::begin_typing`]).
-    pub(crate) async fn begin_typing(&self, target: &Target) {
-        let Target::Pane(id) = target else { return };
-        if let Some(p) = self.mirrored_pane(*id).await {
-            p.begin_typing();
+    /// that input ([`crate::mirror::PaneMirror::begin_typing`]). Returns
+    /// where the cursor is, the origin of the text's echo.
+    pub(crate) async fn begin_typing(&self, target: &Target) -> Option<Origin> {
+        let Target::Pane(id) = target else {
+            return None;
+        };
+        self.mirrored_pane(*id).await?.begin_typing()
+    }
+
+    /// Notes that tmuxwire typed `text` into `pane_id` (then Enter when
+    /// `ended`), the cursor then at `origin`, so waits do not take its
+    /// echo for output ([`crate::mirror::echo`]). Returns the number of
+    /// the last line noted ([`TypedPanes::since`]).
+    pub(crate) fn note_typed(
+        &self,
+        pane_id: &str,
+        text: &[u8],
+        ended: bool,
+        origin: Option<Origin>,
+    ) -> u64 {
+        match pane_id.parse() {
+            Ok(id) => self.typed.note(id, text, ended, origin),
+            Err(_) => 0,
         }
     }
 
-    /// Tells the mirror's copy of `pane_id` (if it has one) that tmuxwire
-    /// typed `text` into it, so `wait_for_text` does not take the echo of
-    /// a command just typed for its output (public case C13).
-    pub(crate) async fn note_typed(&self, pane_id: &str, text: &[u8]) {
-        let Ok(id) = pane_id.parse() else { return };
-        if let Some(p) = self.mirrored_pane(id).await {
-            p.note_typed(text);
+    /// Notes that tmuxwire pressed a key (not Enter alone) in `pane_id`.
+    pub(crate) fn note_key(&self, pane_id: &str) {
+        if let Ok(id) = pane_id.parse() {
+            self.typed.note_key(id);
         }
     }
 
     /// The mirror's copy of pane `id`, if the mirror is on and has one
     /// (no I/O).
-    async fn mirrored_pane(&self, id: PaneId) -> Option<Arc<crate::mirror::PaneMirror>> {
+    pub(super) async fn mirrored_pane(&self, id: PaneId) -> Option<Arc<crate::mirror::PaneMirror>> {
         let mirror = self
             .mirror
             .lock()

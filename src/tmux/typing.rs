@@ -7,6 +7,7 @@
 //! the first failure; the line starts with a lookup of the pane, so a
 //! missing pane types nothing.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use super::error::Error;
@@ -15,7 +16,8 @@ use super::input::{self, fill_buffer, is_key_name, press_key, type_text};
 use super::ops::{one_record, template_cmd};
 use crate::control::buffer::buffer_encoding;
 use crate::control::correlate::FrameSpec;
-use crate::control::{Command, Target, TargetKind};
+use crate::control::{Command, PaneId, Target, TargetKind};
+use crate::mirror::echo::{Origin, Typed, TypedLog};
 
 /// What one `send_keys` sends.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +39,18 @@ impl Keys {
         !self.literal && is_key_name(&self.keys)
     }
 
+    /// The text these keys type (`None`: a key is pressed instead), the
+    /// space before it for `suppress_history` included.
+    pub fn typed_text(&self) -> Option<String> {
+        if self.is_key() {
+            None
+        } else if self.suppress_history && !self.keys.is_empty() {
+            Some(format!(" {}", self.keys))
+        } else {
+            Some(self.keys.clone())
+        }
+    }
+
     /// The commands that send these keys to the pane `target` (a `-t`
     /// value).
     pub fn commands(&self, target: &str) -> Vec<Command> {
@@ -51,6 +65,93 @@ impl Keys {
             out.push(press_key(target, "Enter"));
         }
         out
+    }
+}
+
+/// Panes whose typed input is remembered per server (the ones typed into
+/// most lately).
+const MAX_PANES: usize = 1024;
+
+/// What tmuxwire typed into each pane of one server ([`TypedLog`] each),
+/// so waits can tell its echo from output.
+#[derive(Debug, Default)]
+pub(crate) struct TypedPanes {
+    inner: std::sync::Mutex<TypedInner>,
+}
+
+#[derive(Debug, Default)]
+struct TypedInner {
+    /// Each pane's log, with the `seq` of its last use.
+    panes: HashMap<PaneId, (u64, TypedLog)>,
+    /// The last number given to a typed line or a use (across panes, so
+    /// numbers never repeat when a pane's log is dropped and made anew).
+    seq: u64,
+}
+
+impl TypedPanes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TypedInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes `text` typed into `pane` (see [`TypedLog::note`]); the
+    /// number of the last line noted (see [`TypedPanes::since`]).
+    pub(crate) fn note(
+        &self,
+        pane: PaneId,
+        text: &[u8],
+        ended: bool,
+        origin: Option<Origin>,
+    ) -> u64 {
+        let mut g = self.lock();
+        let inner = &mut *g;
+        if !inner.panes.contains_key(&pane) && inner.panes.len() >= MAX_PANES {
+            let oldest = inner
+                .panes
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(p, _)| *p);
+            if let Some(p) = oldest {
+                inner.panes.remove(&p);
+            }
+        }
+        let (used, log) = inner.panes.entry(pane).or_default();
+        log.note(text, ended, origin, &mut inner.seq);
+        inner.seq += 1;
+        *used = inner.seq;
+        inner.seq
+    }
+
+    /// Notes a key pressed in `pane` (see [`TypedLog::note_key`]).
+    pub(crate) fn note_key(&self, pane: PaneId) {
+        if let Some((_, log)) = self.lock().panes.get_mut(&pane) {
+            log.note_key();
+        }
+    }
+
+    /// Changes whenever a line is noted for `pane`: the `seq` of its
+    /// newest line (0: none).
+    pub(crate) fn generation(&self, pane: PaneId) -> u64 {
+        self.lock()
+            .panes
+            .get(&pane)
+            .and_then(|(_, log)| log.last_seq())
+            .unwrap_or(0)
+    }
+
+    /// The lines remembered for `pane` that were noted after number
+    /// `after` (0: all), oldest first.
+    pub(crate) fn since(&self, pane: PaneId, after: u64) -> Vec<Typed> {
+        self.lock()
+            .panes
+            .get(&pane)
+            .map_or_else(Vec::new, |(_, log)| {
+                log.lines().filter(|t| t.seq > after).cloned().collect()
+            })
+    }
+
+    /// Forgets every pane (the server is another one now).
+    pub(crate) fn clear(&self) {
+        self.lock().panes.clear();
     }
 }
 
@@ -96,6 +197,17 @@ impl Tmux {
             .parse()
             .map_err(|_| Error::NotFound(format!("can't find {target}")))
     }
+
+    /// Notes what `keys` typed into `pane_id` (the cursor then at
+    /// `origin`), or the key they pressed.
+    fn note_keys(&self, pane_id: &str, keys: &Keys, origin: Option<Origin>) {
+        match keys.typed_text() {
+            Some(text) => {
+                self.note_typed(pane_id, text.as_bytes(), keys.enter, origin);
+            }
+            None => self.note_key(pane_id),
+        }
+    }
 }
 
 /// Most commands sent on one control-mode line. tmux's cost for a line
@@ -139,7 +251,7 @@ impl Tmux {
         } else {
             self.typing_target(target).await
         };
-        self.begin_typing(&target).await;
+        let origin = self.begin_typing(&target).await;
         let (lookup, q) = pane_id_lookup(&target);
         let mut all = vec![lookup];
         all.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
@@ -160,9 +272,7 @@ impl Tmux {
             }
         }
         let pane_id = one_record(&q, &first.unwrap_or_default(), &target)?.string(0);
-        if !keys.is_key() {
-            self.note_typed(&pane_id, keys.keys.as_bytes()).await;
-        }
+        self.note_keys(&pane_id, keys, origin);
         Ok(pane_id)
     }
 
@@ -218,8 +328,9 @@ impl Tmux {
             }
             return Ok(sent);
         }
+        let mut origins = Vec::with_capacity(ops.len());
         for (target, _) in ops {
-            self.begin_typing(target).await;
+            origins.push(self.begin_typing(target).await);
         }
         let lines: Vec<Vec<Command>> = if stop_on_error {
             vec![parts.iter().flat_map(|(c, _)| c.clone()).collect()]
@@ -257,10 +368,8 @@ impl Tmux {
                 None if pane_id.is_none() => Err(Error::NotFound(format!("can't find {target}"))),
                 None => Ok(()),
             };
-            if let (Ok(()), Some(p)) = (&result, &pane_id)
-                && !keys.is_key()
-            {
-                self.note_typed(p, keys.keys.as_bytes()).await;
+            if let (Ok(()), Some(p)) = (&result, &pane_id) {
+                self.note_keys(p, keys, origins.get(i).copied().flatten());
             }
             let failed = result.is_err();
             sent.push(Sent {
@@ -294,7 +403,7 @@ impl Tmux {
     ) -> Result<String, Error> {
         check_text("text", text)?;
         let target = &self.typing_target(target).await;
-        self.begin_typing(target).await;
+        let origin = self.begin_typing(target).await;
         let name = input::new_buffer_name("paste");
         let (lookup, q) = pane_id_lookup(target);
         let mut line = vec![lookup];
@@ -323,7 +432,7 @@ impl Tmux {
             ));
         }
         let pane_id = one_record(&q, &out[0].body, target)?.string(0);
-        self.note_typed(&pane_id, text.as_bytes()).await;
+        self.note_typed(&pane_id, text.as_bytes(), false, origin);
         Ok(pane_id)
     }
 

@@ -15,6 +15,8 @@
 //!   (default `<CARGO_MANIFEST_DIR>/target/tmux-versions`);
 //! * `TMUXWIRE_REQUIRE_TMUX_VERSIONS`: comma-separated versions (e.g. `3.5a,3.8`) that must be
 //!   available; if one is missing, [`tmux_bins`] panics.
+//! * `TMUXWIRE_REQUIRE_SHELLS`: comma-separated shells (e.g. `bash,zsh,dash,fish`) that must be
+//!   installed; if one is missing, [`test_shell`] panics (else it skips, loudly).
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
@@ -242,6 +244,81 @@ fn discover_bins() -> (Vec<TmuxBin>, Vec<String>) {
         }
     }
     (bins, problems)
+}
+
+/// Env var: comma-separated shells that must be installed (missing ones panic).
+pub const REQUIRE_SHELLS_ENV: &str = "TMUXWIRE_REQUIRE_SHELLS";
+
+/// A shell to run in a test pane, with no startup files of the user's.
+#[derive(Debug)]
+pub struct TestShell {
+    /// `bash`, `zsh`, `dash` or `fish`.
+    pub name: &'static str,
+    /// The pane's command (for [`TestServerBuilder::command`]).
+    pub command: String,
+    /// Whether it is a POSIX shell (`run_command` types POSIX syntax).
+    pub posix: bool,
+    /// The scratch `HOME` (and XDG directories) of fish, removed on drop.
+    _home: Option<tempfile::TempDir>,
+}
+
+/// The shell `name` (`bash --norc --noprofile`, `zsh -f`, `dash -i`, or `fish --no-config`
+/// with `HOME` and the XDG directories in a scratch directory), or `None` when it is not
+/// installed: then a loud warning goes to stderr, unless `$TMUXWIRE_REQUIRE_SHELLS` names it
+/// (as CI does), which makes it a failure.
+pub fn test_shell(name: &'static str) -> Option<TestShell> {
+    let required = std::env::var(REQUIRE_SHELLS_ENV)
+        .unwrap_or_default()
+        .split(',')
+        .any(|s| s.trim() == name);
+    if which(name).is_none() {
+        if required {
+            panic!(
+                "shell {name} is required (${REQUIRE_SHELLS_ENV}) but not installed: \
+                 apt-get install -y {name}"
+            );
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n{bar}\nWARNING: shell {name} is not installed: its tests are SKIPPED.\n\
+             Install it (apt-get install -y {name}); set {REQUIRE_SHELLS_ENV}={name} to make \
+             this fatal.\n{bar}\n",
+            bar = "#".repeat(79),
+        );
+        return None;
+    }
+    let env = "env LANG=C.UTF-8";
+    let (command, posix, home) = match name {
+        "bash" => (
+            format!("{env} PS1='$ ' bash --norc --noprofile"),
+            true,
+            None,
+        ),
+        "zsh" => (format!("{env} PS1='%% ' zsh -f"), true, None),
+        "dash" => (format!("{env} PS1='$ ' dash -i"), true, None),
+        "fish" => {
+            let home = tempfile::Builder::new()
+                .prefix("tmuxwire-test-fish-")
+                .tempdir()
+                .expect("a scratch HOME for fish");
+            let h = home.path().display().to_string();
+            (
+                format!(
+                    "{env} HOME={h} XDG_CONFIG_HOME={h}/config XDG_DATA_HOME={h}/data \
+                     XDG_CACHE_HOME={h}/cache fish --no-config"
+                ),
+                false,
+                Some(home),
+            )
+        }
+        other => panic!("unknown test shell {other}"),
+    };
+    Some(TestShell {
+        name,
+        command,
+        posix,
+        _home: home,
+    })
 }
 
 /// A unique name: `prefix` + pid + per-process counter + nanoseconds. Only `[A-Za-z0-9_-]`
