@@ -1321,3 +1321,64 @@ async fn c35_session_attached_is_one_answer_everywhere() {
         assert!(tmux_count >= 1, "tmux {}: {tmux_count}", bin.label);
     }
 }
+
+/// C37: `resize-pane -Z` toggles the window's zoom whichever pane is zoomed, so "zoom pane X"
+/// must leave X zoomed (and active) also when another pane of the window is the zoomed one;
+/// zooming the zoomed pane again keeps it zoomed; unzooming twice leaves the window unzoomed.
+/// The state is read with tmux after each call, and each answer is the pane's state after it.
+///
+/// Source: https://github.com/tmux-python/tmuxp/issues/454
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c37_zoom_names_the_pane_even_when_another_is_zoomed() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(80, 24).start();
+        let p0 = first_pane(&server);
+        let p1 = server
+            .tmux_ok(&["split-window", "-h", "-P", "-F", "#{pane_id}", "-t", &p0])
+            .trim()
+            .to_string();
+        let s = servers(&server);
+        // (pane, zoom) → expected (window zoomed, active pane, width of that pane).
+        let steps = [
+            (&p1, true, "1", &p1, "80"),
+            (&p1, true, "1", &p1, "80"),
+            (&p0, true, "1", &p0, "80"),
+            (&p0, false, "0", &p0, "40"),
+            (&p0, false, "0", &p0, "40"),
+        ];
+        for (i, (pane, zoom, zoomed, active, width)) in steps.into_iter().enumerate() {
+            let ctx = format!("tmux {} step {i}: zoom={zoom} on {pane}", bin.label);
+            let r = ok(&s, "resize_pane", json!({"pane_id": pane, "zoom": zoom})).await;
+            let state = server.tmux_ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                pane,
+                "#{window_zoomed_flag} #{pane_active} #{pane_width}",
+            ]);
+            let active_now = server
+                .tmux_ok(&[
+                    "list-panes",
+                    "-t",
+                    &p0,
+                    "-f",
+                    "#{pane_active}",
+                    "-F",
+                    "#{pane_id}",
+                ])
+                .trim()
+                .to_string();
+            let want_active = if active == pane { "1" } else { "0" };
+            assert_eq!(
+                state.trim(),
+                format!("{zoomed} {want_active} {width}"),
+                "{ctx}"
+            );
+            assert_eq!(&active_now, active, "{ctx}");
+            // The answer is the pane's state right after the change.
+            assert_eq!(r["pane_id"], json!(pane), "{ctx}: {r}");
+            assert_eq!(r["pane_active"], json!(want_active), "{ctx}: {r}");
+            assert_eq!(r["pane_width"], json!(width), "{ctx}: {r}");
+        }
+    }
+}

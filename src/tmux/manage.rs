@@ -559,31 +559,43 @@ impl Tmux {
         self.act_then_pane(vec![resize], pane).await
     }
 
-    /// Zooms (`true`) or unzooms (`false`) the pane's window, only when it
-    /// is not so already (tmux's `resize-pane -Z` toggles): one round
-    /// trip, the check made by tmux (`if-shell -F`, no shell).
+    /// Zooms the pane (`true`: it fills its window and is the window's
+    /// active pane) or unzooms its window (`false`); the pane's state
+    /// afterwards. One round trip.
+    ///
+    /// tmux's `resize-pane -Z` toggles the *window's* zoom, whichever pane
+    /// is zoomed (cmd-resize-pane.c: unzoom when `WINDOW_ZOOMED`, else
+    /// `window_zoom(wp)`), so zooming is decided by tmux on the line
+    /// itself (`if-shell -F`, no shell): nothing when the pane is the
+    /// zoomed one already (the zoomed pane is always the window's active
+    /// pane, `window_zoom()` makes it so), else an unzoom (`resize-pane`
+    /// without a size only unzooms) then a zoom of this pane. Unzooming
+    /// needs no check: a plain `resize-pane` unzooms and is a no-op on an
+    /// unzoomed window, so it is one command line with the read.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`].
     pub async fn zoom_pane(&self, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
+        let unzoom = Command::new("resize-pane").target(pane, TargetKind::Pane);
+        if !zoom {
+            return self.act_then_pane(vec![unzoom], pane).await;
+        }
         let toggle = Command::new("resize-pane")
             .arg("-Z")
             .target(pane, TargetKind::Pane);
-        let inner = crate::control::Line::from(toggle)
+        let inner = crate::control::Line::list(vec![unzoom, toggle])
             .to_line()
             .map_err(|e| Error::invalid("pane_id", e.to_string(), "a pane id"))?;
-        // Non-empty and not "0" runs the command.
-        let cond = if zoom {
-            "#{?window_zoomed_flag,0,1}"
-        } else {
-            "#{window_zoomed_flag}"
-        };
+        // Non-empty and not "0" runs the command: unless the window is
+        // zoomed on this very pane.
         let check = Command::new("if-shell")
             .arg("-F")
             .target(pane, TargetKind::Pane)
-            .arg(cond)
+            .arg("#{?window_zoomed_flag,#{?pane_active,0,1},1}")
             .arg(inner);
+        // The read has a line of its own (the if-shell line is fenced, as
+        // its block count varies), so its records keep their framing.
         let q = Query::new(PaneInfo::FIELDS);
         let lines = [vec![check], vec![pane_lookup(pane, &q)]];
         let mut out = self.run_lines(&lines, Retry::Never).await?;
