@@ -304,15 +304,25 @@ async fn select_tools_report_what_tmux_shows() {
         }
         assert_ne!(before, show(&server, &w0, "#{window_layout}"));
         // Text that is neither a layout name nor a layout string never reaches tmux: tmux
-        // 3.2–3.3 crash on it (layout_parse() frees an unset pointer).
-        for bad in ["nonsense", "", "t", "1,", "main-vertical-mirrored!"] {
+        // 3.2–3.3 crash on it (layout_parse() frees an unset pointer), and 3.3a–3.5a on a
+        // checksummed layout with a one-cell split; a wrong checksum is said here too.
+        for bad in [
+            "nonsense",
+            "",
+            "t",
+            "1,",
+            "main-vertical-mirrored!",
+            "abcd,80x24,0,0,0",
+            "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
+        ] {
             let e = err(&s, "select_layout", json!({"window_id": w0, "layout": bad})).await;
             assert_eq!(e.kind, "InvalidArgument", "{bad:?}: {}", e.text);
         }
+        // A well-formed layout tmux cannot apply (one cell, three panes) is tmux's error.
         let e = err(
             &s,
             "select_layout",
-            json!({"window_id": w0, "layout": "abcd,80x24,0,0,0"}),
+            json!({"window_id": w0, "layout": "b25d,80x24,0,0,0"}),
         )
         .await;
         assert_eq!(e.kind, "TmuxError", "{}", e.text);

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::Error;
 use super::handle::{Output, Retry, Tmux};
+use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
 use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
 use crate::control::format::{Query, escape_format, escape_format_time};
@@ -263,21 +264,26 @@ const LAYOUTS: &[(&str, (u32, u32))] = &[
     ("main-vertical-mirrored", (3, 5)),
 ];
 
-/// Whether `select-layout` may be given `layout` on `version`: a layout
-/// name that version knows (exactly; tmux would also take a prefix), or a
-/// layout string (`XXXX,` checksum then cells). Anything else reaches
-/// tmux's layout parser, which on 3.2 and 3.3 frees an unset pointer for
+/// What `select-layout` is given for `layout` on `version`: a layout name
+/// that version knows (exactly; tmux would also take a prefix), or a
+/// layout string in either of tmux's forms, parsed and written out again
+/// in a form `version` reads ([`Layout::for_version`]: tmux 3.8's JSON
+/// form goes to 3.8 as JSON and to earlier versions in the legacy form
+/// when it can be said there). Nothing else reaches tmux's layout reader,
+/// which trusts its input: on 3.2 and 3.3 it frees an unset pointer for
 /// text without a checksum (layout-custom.c: `layout_parse()` returns
 /// without its cause; fixed in 3.4) and reads past the end of a string
-/// shorter than its 5-byte header: the whole server dies.
+/// shorter than its 5-byte header, and on 3.3a and 3.5a a checksummed
+/// layout with a one-cell split kills the server when the window has
+/// fewer panes than the layout cells.
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] naming the layouts.
-pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<(), Error> {
+/// [`Error::InvalidArgument`] saying what is wrong with the text.
+pub fn layout_argument(layout: &str, version: &crate::wire::TmuxVersion) -> Result<String, Error> {
     if let Some((_, (major, minor))) = LAYOUTS.iter().find(|(n, _)| *n == layout) {
         if version.at_least(*major, *minor) {
-            return Ok(());
+            return Ok(layout.to_string());
         }
         return Err(Error::invalid(
             "layout",
@@ -285,24 +291,36 @@ pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<
             "even-horizontal, even-vertical, main-horizontal, main-vertical or tiled",
         ));
     }
-    let b = layout.as_bytes();
-    let string = b.len() > 5
-        && b[..4].iter().all(u8::is_ascii_hexdigit)
-        && b[4] == b','
-        && layout.bytes().all(|c| c.is_ascii_graphic());
-    if string {
-        return Ok(());
+    let expected = "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled \
+                    (3.5+: main-horizontal-mirrored, main-vertical-mirrored), or a layout \
+                    string exactly as window_layout gives it";
+    let looks_like_layout = layout
+        .bytes()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| b == b'{' || b.is_ascii_hexdigit())
+        && (layout.contains(',') || layout.trim_start().starts_with('{'));
+    if !looks_like_layout {
+        return Err(Error::invalid(
+            "layout",
+            format!(
+                "layout must be a layout name or a layout string (received {:?})",
+                super::error::shorten(layout, 40)
+            ),
+            expected,
+        ));
     }
-    Err(Error::invalid(
-        "layout",
-        format!(
-            "layout must be a layout name or a layout string (received {:?})",
-            super::error::shorten(layout, 40)
-        ),
-        "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled (3.5+: \
-         main-horizontal-mirrored, main-vertical-mirrored), or a layout string such as \
-         list_windows' window_layout",
-    ))
+    Layout::parse(layout)
+        .and_then(|l| l.for_version(version))
+        .map_err(|e| {
+            Error::invalid(
+                "layout",
+                format!(
+                    "layout is not a layout tmux can be given: {e} (received {:?})",
+                    super::error::shorten(layout, 40)
+                ),
+                expected,
+            )
+        })
 }
 
 /// `s` quoted for `sh`: inside single quotes, `'` written as `'\''`.
@@ -624,14 +642,15 @@ impl Tmux {
         self.act_then_window(vec![resize], window).await
     }
 
-    /// Applies a layout (a name such as `tiled`, or a layout string); the
-    /// window's state afterwards, with its new `window_layout`.
+    /// Applies a layout (a name such as `tiled`, or a layout string in
+    /// either form: see [`layout_argument`]); the window's state
+    /// afterwards, with its new `window_layout`.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`]; tmux's errors (`invalid layout`).
     pub async fn select_layout(&self, window: &Target, layout: &str) -> Result<WindowInfo, Error> {
-        check_layout(layout, &self.version().await?)?;
+        let layout = layout_argument(layout, &self.version().await?)?;
         let select = Command::new("select-layout")
             .target(window, TargetKind::Pane)
             .arg("--")
@@ -1157,16 +1176,18 @@ mod tests {
     fn layouts() {
         let v33 = crate::wire::TmuxVersion::parse("3.3a");
         let v35 = crate::wire::TmuxVersion::parse("3.5a");
-        for ok in [
-            "tiled",
-            "main-vertical",
-            "b25d,80x24,0,0,0",
-            "1296,80x24,0,0[80x11,0,0,0]",
-        ] {
-            assert!(check_layout(ok, &v33).is_ok(), "{ok}");
+        let v38 = crate::wire::TmuxVersion::parse("3.8");
+        for ok in ["tiled", "main-vertical", "b25d,80x24,0,0,0"] {
+            assert_eq!(layout_argument(ok, &v33).ok().as_deref(), Some(ok), "{ok}");
         }
-        assert!(check_layout("main-vertical-mirrored", &v35).is_ok());
-        // Each of these crashes a tmux 3.3 server.
+        assert!(layout_argument("main-vertical-mirrored", &v35).is_ok());
+        let json = r#"{"V":2,"L":{"t":"p","w":80,"h":24,"x":0,"y":0,"a":true,"i":0,"I":"%0"}}"#;
+        assert_eq!(layout_argument(json, &v38).ok().as_deref(), Some(json));
+        assert_eq!(
+            layout_argument(json, &v33).ok().as_deref(),
+            Some("b25d,80x24,0,0,0")
+        );
+        // Each of these crashes a tmux 3.3 server (the last one 3.5a's too).
         for bad in [
             "",
             "nonsense",
@@ -1175,8 +1196,10 @@ mod tests {
             "abcd,",
             "main-vertical-mirrored",
             "zzzz,1",
+            "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
         ] {
-            assert!(check_layout(bad, &v33).is_err(), "{bad:?}");
+            let e = layout_argument(bad, &v33).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{bad:?}: {e:?}");
         }
     }
 
