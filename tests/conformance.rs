@@ -1639,8 +1639,22 @@ async fn resources_and_prompts() {
     run(&server, &p, "echo RESOURCE-MARK");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
     test_env(cmd.as_std_mut());
+    // The default log filter is what is checked below.
+    cmd.env_remove("TMUXWIRE_LOG");
     cmd.arg("-S").arg(&server.socket).arg("mcp");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server's log, read to its end (when the server exits) meanwhile.
+    let log = tokio::spawn(async move {
+        let mut text = String::new();
+        if let Some(mut e) = stderr {
+            let _ = tokio::io::AsyncReadExt::read_to_string(&mut e, &mut text).await;
+        }
+        text
+    });
+    let client = ().serve(transport).await.unwrap();
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.resources.is_some() && info.capabilities.prompts.is_some());
     assert!(info.capabilities.completions.is_some());
@@ -1734,6 +1748,10 @@ async fn resources_and_prompts() {
             .is_err()
     );
     client.cancel().await.unwrap();
+    // Error answers are answers, not warnings in the server's log (rmcp warns for each one;
+    // tmuxwire's default log filter leaves them out).
+    let log = within("the server's stderr", log).await.unwrap();
+    assert!(!log.contains("WARN"), "{log}");
 }
 
 /// A server without sessions (its control clients cannot attach): the tools run as one-shot

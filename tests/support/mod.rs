@@ -80,17 +80,36 @@ pub fn test_env(cmd: &mut Command) -> &mut Command {
         .env("TMUX_TMPDIR", private_tmux_tmpdir())
 }
 
+/// The directory [`private_tmux_tmpdir`] made, once it exists.
+static PRIVATE_TMPDIR: OnceLock<PathBuf> = OnceLock::new();
+
 /// An empty directory of this test run's own, for `TMUX_TMPDIR` (made once, under the system
-/// temp directory).
+/// temp directory). It is removed, with whatever tmux made in it, when the test process exits
+/// (libtest ends with `exit()` whether tests passed or failed, and `exit()` runs the handler
+/// registered here); a process killed by a signal leaves it behind.
 pub fn private_tmux_tmpdir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        tempfile::Builder::new()
+    PRIVATE_TMPDIR.get_or_init(|| {
+        let dir = tempfile::Builder::new()
             .prefix("tmuxwire-test-tmpdir-")
             .tempdir()
             .expect("a temp dir for TMUX_TMPDIR")
-            .keep()
+            .keep();
+        // SAFETY: `atexit` only records a function pointer; the handler takes no arguments,
+        // touches only a `OnceLock` that is set by then, and never unwinds (see below).
+        let registered = unsafe { libc::atexit(remove_private_tmux_tmpdir) } == 0;
+        assert!(registered, "atexit refused the TMUX_TMPDIR clean-up");
+        dir
     })
+}
+
+/// Removes [`PRIVATE_TMPDIR`] at process exit. A panic must not cross into C, so it is caught
+/// (there is none to expect: errors are ignored, the directory may be gone already).
+extern "C" fn remove_private_tmux_tmpdir() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(dir) = PRIVATE_TMPDIR.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    });
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
