@@ -1230,15 +1230,21 @@ async fn c14_channels_and_server_death() {
         .await;
         let r = within("the wait", wait).await.unwrap();
         assert_ne!(r.is_error, Some(true), "{r:?}");
-        // C14. The server's open files once they settle (the pane's tmux client above
-        // closes its connection on its own time).
-        let fds = |pid: u32| std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+        // C14. Kill the server once the waiter is connected. The wait opens one connection,
+        // its own (its pid checks use the handle's connection), so the waiter is connected
+        // when the server holds a socket it did not hold before the wait started; sockets
+        // from earlier clients (the pane's `wait-for -S` above) may still be closing.
+        let sockets = |pid: u32| -> std::collections::HashSet<String> {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                .map(|l| l.to_string_lossy().into_owned())
+                .filter(|l| l.starts_with("socket:"))
+                .collect()
+        };
         let pid = server.server_pid();
-        let base = wait_until("the server's files settle", DEADLINE, || {
-            let n = fds(pid);
-            std::thread::sleep(Duration::from_millis(20));
-            (fds(pid) == n).then_some(n)
-        });
+        let before = sockets(pid);
         let s3 = s.clone();
         let wait = tokio::spawn(async move {
             crate::cases::util::call(
@@ -1248,14 +1254,8 @@ async fn c14_channels_and_server_death() {
             )
             .await
         });
-        // Kill once the waiter is connected: the server holds one more socket, seen on two
-        // polls 20 ms apart (the pid check before the wait connects for a moment only).
         wait_until_true("the waiter is connected", DEADLINE, || {
-            let n = fds(pid);
-            n > base && {
-                std::thread::sleep(Duration::from_millis(20));
-                fds(pid) >= n
-            }
+            sockets(pid).difference(&before).next().is_some()
         });
         server.tmux_ok(&["kill-server"]);
         let r = within("the wait after kill-server", wait).await.unwrap();
