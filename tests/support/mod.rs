@@ -186,12 +186,7 @@ pub fn tmux_bins() -> Vec<TmuxBin> {
     let dir = tmux_dir();
 
     let have = |v: &str| bins.iter().any(|b| b.label == v);
-    let required: Vec<String> = std::env::var(REQUIRE_VERSIONS_ENV)
-        .unwrap_or_default()
-        .split(',')
-        .map(|s| s.trim().trim_start_matches("tmux-").to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let required = required_versions();
     let missing_required: Vec<&String> = required.iter().filter(|v| !have(v)).collect();
     if !missing_required.is_empty() {
         panic!(
@@ -227,6 +222,42 @@ pub fn tmux_bins() -> Vec<TmuxBin> {
         }
     });
     bins.clone()
+}
+
+/// The versions `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names (`3.5a,3.8`; a `tmux-` prefix is
+/// allowed).
+pub fn required_versions() -> Vec<String> {
+    std::env::var(REQUIRE_VERSIONS_ENV)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().trim_start_matches("tmux-").to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The tmux binary whose version is `label` (`3.8`), for a test written for that version.
+///
+/// When there is none: a panic if `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names it (as `.ci/run`
+/// does for every version it fetched), so CI cannot pass by skipping it; otherwise `None`,
+/// after a warning written to the stderr handle itself (not `eprintln!`, which libtest's
+/// capture hides when the test passes), so the skip is seen.
+pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
+    if let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) {
+        return Some(bin);
+    }
+    if required_versions().iter().any(|v| v == label) {
+        panic!(
+            "tmux {label} is required (${REQUIRE_VERSIONS_ENV}) but not available in {}; \
+             fetch it with `{FETCH_HINT}`",
+            tmux_dir().display()
+        );
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "WARNING: tmux {label} is not available: this test did NOT run on it \
+         (set {REQUIRE_VERSIONS_ENV} to make it fatal; fetch it with `{FETCH_HINT}`)"
+    );
+    None
 }
 
 fn labels(bins: &[TmuxBin]) -> Vec<&str> {
