@@ -1412,8 +1412,10 @@ fn c38_window(server: &TestServer) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c38_window_layout_goes_back_to_select_layout() {
     let bins = tmux_bins();
+    let json_form =
+        |b: &crate::support::TmuxBin| tmuxwire::wire::TmuxVersion::parse(&b.label).at_least(3, 8);
     // tmux 3.8's JSON layout of the same window, when 3.8 is here, for the older versions.
-    let json = bins.iter().find(|b| b.label.starts_with("3.8")).map(|b| {
+    let json = bins.iter().find(|b| json_form(b)).map(|b| {
         let server = TestServer::builder(b).size(120, 40).start();
         c38_window(&server)
     });
@@ -1434,13 +1436,13 @@ async fn c38_window_layout_goes_back_to_select_layout() {
         assert_eq!(layout, own, "tmux {}: window_layout is tmux's", bin.label);
         assert_eq!(
             layout.starts_with('{'),
-            bin.label.starts_with("3.8"),
+            json_form(bin),
             "tmux {}: {layout}",
             bin.label
         );
         let window = info["window_id"].clone();
         let mut given = vec![layout.clone()];
-        if let Some(j) = json.as_ref().filter(|_| !bin.label.starts_with("3.8")) {
+        if let Some(j) = json.as_ref().filter(|_| !json_form(bin)) {
             given.push(j.clone());
         }
         for l in given {
@@ -1490,7 +1492,7 @@ async fn c38_window_layout_goes_back_to_select_layout() {
         }
         assert!(server.is_alive(), "tmux {}", bin.label);
         // Floating panes (tmux 3.8): their z-indexes and negative offsets go back too.
-        if bin.label.starts_with("3.8") {
+        if json_form(bin) {
             let p0 = first_pane(&server);
             server.tmux_ok(&[
                 "new-pane", "-t", &p0, "-x", "20", "-y", "8", "-X", "5", "-Y", "3",
