@@ -1230,10 +1230,10 @@ async fn c14_channels_and_server_death() {
         .await;
         let r = within("the wait", wait).await.unwrap();
         assert_ne!(r.is_error, Some(true), "{r:?}");
-        // C14. Kill the server once the waiter is connected. The wait opens one connection,
-        // its own (its pid checks use the handle's connection), so the waiter is connected
-        // when the server holds a socket it did not hold before the wait started; sockets
-        // from earlier clients (the pane's `wait-for -S` above) may still be closing.
+        // C14. Kill the server once the waiter is connected. Until it ends, the wait opens
+        // one connection, its own (which first asks the server's pid), so the waiter is
+        // connected when the server holds a socket it did not hold before the wait started;
+        // sockets of earlier clients (the pane's `wait-for -S` above) may still be closing.
         let sockets = |pid: u32| -> std::collections::HashSet<String> {
             std::fs::read_dir(format!("/proc/{pid}/fd"))
                 .into_iter()

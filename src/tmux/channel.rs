@@ -4,8 +4,8 @@
 //! client (cmd-wait-for.c returns `CMD_RETURN_WAIT`), so the wait runs on
 //! a connection of its own: a one-shot client (fd-less, no session, no
 //! `%output`), closed when the wait ends, times out or is cancelled. The
-//! server's pid, checked before and after, is asked on the handle's own
-//! connection, so a wait opens that one connection and no other.
+//! same client first prints the server's pid, so the wait opens that one
+//! connection until it ends.
 //!
 //! tmux wakes every waiter when its server exits (`cmd_wait_for_flush()`
 //! in server.c), so a waiter whose server was killed sees a plain
@@ -43,19 +43,21 @@ fn check_channel(name: &str) -> Result<(), Error> {
     ))
 }
 
-impl Tmux {
-    /// The server's pid, asked on the handle's own connection (so a wait
-    /// opens one connection, its own, and no other), or why there is none.
-    async fn pid_now(&self) -> Result<u32, Error> {
-        let cmd = Command::new("display-message").arg("-p").arg("#{pid}");
-        let out = self.run_lines(&[vec![cmd]], Retry::Safe).await?;
-        let block = out.into_iter().flatten().next();
-        block
-            .filter(|o| o.ok)
-            .and_then(|o| String::from_utf8_lossy(&o.body).trim().parse().ok())
-            .ok_or_else(|| Error::Connection("tmux did not report its pid".into()))
-    }
+/// The server's pid through a one-shot client, or why there is none.
+async fn pid_now(path: &std::path::Path) -> Result<u32, Error> {
+    let out = wire::run_command(
+        path,
+        &["display-message", "-p", "#{pid}"],
+        Duration::from_secs(5),
+    )
+    .await?;
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| Error::Connection("tmux did not report its pid".into()))
+}
 
+impl Tmux {
     /// Waits until `channel` is signalled (`wait-for`), for at most
     /// `timeout`, on a connection of its own.
     ///
@@ -68,14 +70,18 @@ impl Tmux {
     pub async fn wait_for_channel(&self, channel: &str, timeout: Duration) -> Result<(), Error> {
         check_channel(channel)?;
         let path = self.socket_path().to_path_buf();
-        let before = self.pid_now().await?;
         let gone = |why: &str| {
             Error::ServerGone(format!(
                 "wait-for returned for channel '{channel}' but the tmux server is no longer \
                  running ({why})"
             ))
         };
-        let out = match wire::run_command(&path, &["wait-for", channel], timeout).await {
+        // The pid the server has when the wait starts, asked on the wait's
+        // own connection just before `wait-for` (so a wait opens that one
+        // connection until it ends, and holds nothing up on the shared one).
+        let pid: &[&str] = &["display-message", "-p", "#{pid}"];
+        let wait: &[&str] = &["wait-for", "--", channel];
+        let out = match wire::run_command_list(&path, &[pid, wait], timeout).await {
             Ok(o) => o,
             Err(wire::Error::Timeout { .. }) => {
                 return Err(Error::WaitTimeout(format!(
@@ -94,8 +100,12 @@ impl Tmux {
         if !out.success() {
             return Err(Error::from_tmux(&out.error_text()));
         }
+        let before: u32 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .map_err(|_| Error::Connection("tmux did not report its pid".into()))?;
         // Exiting servers wake their waiters with success: check it runs.
-        match self.pid_now().await {
+        match pid_now(&path).await {
             Ok(pid) if pid == before => Ok(()),
             Ok(_) => Err(gone("another server runs on its socket now")),
             Err(_) => Err(gone("it does not answer")),
