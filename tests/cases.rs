@@ -1321,3 +1321,320 @@ async fn c35_session_attached_is_one_answer_everywhere() {
         assert!(tmux_count >= 1, "tmux {}: {tmux_count}", bin.label);
     }
 }
+
+/// C37: `resize-pane -Z` toggles the window's zoom whichever pane is zoomed, so "zoom pane X"
+/// must leave X zoomed (and active) also when another pane of the window is the zoomed one;
+/// zooming the zoomed pane again keeps it zoomed; unzooming twice leaves the window unzoomed.
+/// The state is read with tmux after each call, and each answer is the pane's state after it.
+///
+/// Source: https://github.com/tmux-python/tmuxp/issues/454
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c37_zoom_names_the_pane_even_when_another_is_zoomed() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(80, 24).start();
+        let p0 = first_pane(&server);
+        let p1 = server
+            .tmux_ok(&["split-window", "-h", "-P", "-F", "#{pane_id}", "-t", &p0])
+            .trim()
+            .to_string();
+        let s = servers(&server);
+        // (pane, zoom) → expected (window zoomed, active pane, width of that pane).
+        let steps = [
+            (&p1, true, "1", &p1, "80"),
+            (&p1, true, "1", &p1, "80"),
+            (&p0, true, "1", &p0, "80"),
+            (&p0, false, "0", &p0, "40"),
+            (&p0, false, "0", &p0, "40"),
+        ];
+        for (i, (pane, zoom, zoomed, active, width)) in steps.into_iter().enumerate() {
+            let ctx = format!("tmux {} step {i}: zoom={zoom} on {pane}", bin.label);
+            let r = ok(&s, "resize_pane", json!({"pane_id": pane, "zoom": zoom})).await;
+            let state = server.tmux_ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                pane,
+                "#{window_zoomed_flag} #{pane_active} #{pane_width}",
+            ]);
+            let active_now = server
+                .tmux_ok(&[
+                    "list-panes",
+                    "-t",
+                    &p0,
+                    "-f",
+                    "#{pane_active}",
+                    "-F",
+                    "#{pane_id}",
+                ])
+                .trim()
+                .to_string();
+            let want_active = if active == pane { "1" } else { "0" };
+            assert_eq!(
+                state.trim(),
+                format!("{zoomed} {want_active} {width}"),
+                "{ctx}"
+            );
+            assert_eq!(&active_now, active, "{ctx}");
+            // The answer is the pane's state right after the change.
+            assert_eq!(r["pane_id"], json!(pane), "{ctx}: {r}");
+            assert_eq!(r["pane_active"], json!(want_active), "{ctx}: {r}");
+            assert_eq!(r["pane_width"], json!(width), "{ctx}: {r}");
+        }
+    }
+}
+
+/// Makes the window of C38 in a fresh server: 120×40, split in three (`%0` on top, `%1` and
+/// `%2` side by side below), `%0` resized to 12 rows. Returns tmux's own `#{window_layout}`.
+fn c38_window(server: &TestServer) -> String {
+    let p0 = first_pane(server);
+    server.tmux_ok(&["split-window", "-v", "-t", &p0]);
+    let p1 = server
+        .tmux_ok(&["list-panes", "-t", &p0, "-F", "#{pane_id}"])
+        .lines()
+        .nth(1)
+        .expect("a second pane")
+        .to_string();
+    server.tmux_ok(&["split-window", "-h", "-t", &p1]);
+    server.tmux_ok(&["resize-pane", "-t", &p0, "-y", "12"]);
+    server
+        .tmux_ok(&["display-message", "-p", "-t", &p0, "#{window_layout}"])
+        .trim()
+        .to_string()
+}
+
+/// C38: every `window_layout` tmux reports goes back to `select_layout` unchanged and restores
+/// the layout: the legacy string on 3.3a and 3.5a, tmux 3.8's JSON form on 3.8 (a window with
+/// floating panes included). A 3.8 JSON layout given to an older tmux is written in the legacy
+/// form it reads, and restores the same cells there. Text tmux's layout reader would crash on
+/// (no checksum; a one-cell split, which kills 3.3a and 3.5a) never reaches it.
+///
+/// Sources: https://github.com/tmux/tmux/issues/5577 · https://github.com/tmux/tmux/issues/5211
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c38_window_layout_goes_back_to_select_layout() {
+    let bins = tmux_bins();
+    let json_form =
+        |b: &crate::support::TmuxBin| tmuxwire::wire::TmuxVersion::parse(&b.label).at_least(3, 8);
+    // tmux 3.8's JSON layout of the same window, when 3.8 is here, for the older versions.
+    let json = bins.iter().find(|b| json_form(b)).map(|b| {
+        let server = TestServer::builder(b).size(120, 40).start();
+        c38_window(&server)
+    });
+    for bin in &bins {
+        let server = TestServer::builder(bin).size(120, 40).start();
+        let own = c38_window(&server);
+        let s = servers(&server);
+        let info = ok(
+            &s,
+            "get_window_info",
+            json!({"session_name": server.session}),
+        )
+        .await;
+        let layout = info["window_layout"]
+            .as_str()
+            .expect("a layout")
+            .to_string();
+        assert_eq!(layout, own, "tmux {}: window_layout is tmux's", bin.label);
+        assert_eq!(
+            layout.starts_with('{'),
+            json_form(bin),
+            "tmux {}: {layout}",
+            bin.label
+        );
+        let window = info["window_id"].clone();
+        let mut given = vec![layout.clone()];
+        if let Some(j) = json.as_ref().filter(|_| !json_form(bin)) {
+            given.push(j.clone());
+        }
+        for l in given {
+            let ctx = format!("tmux {}: select_layout {l}", bin.label);
+            let tiled = ok(
+                &s,
+                "select_layout",
+                json!({"window_id": window, "layout": "tiled"}),
+            )
+            .await;
+            assert_ne!(
+                tiled["window_layout"],
+                json!(layout),
+                "{ctx}: tiled changed nothing"
+            );
+            let r = ok(
+                &s,
+                "select_layout",
+                json!({"window_id": window, "layout": l}),
+            )
+            .await;
+            let now = server
+                .tmux_ok(&["display-message", "-p", "-t", "@0", "#{window_layout}"])
+                .trim()
+                .to_string();
+            assert_eq!(now, layout, "{ctx}: restored");
+            assert_eq!(r["window_layout"], json!(layout), "{ctx}: the answer");
+        }
+        // What tmux's reader trusts is checked first.
+        for bad in [
+            "a694,",
+            "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
+            r#"{"V":2,"L":{"t":"v","w":120,"h":40,"x":0,"y":0,"c":[{"t":"p","w":120,"h":40,"x":0,"y":0,"i":0}]}}"#,
+            r#"{"V":2,"L":{"t":"p","w":120,"h":40,"x":0,"y":0,"i":0,"I":"%0\u0000"}}"#,
+        ] {
+            let e = err(
+                &s,
+                "select_layout",
+                json!({"window_id": window, "layout": bad}),
+            )
+            .await;
+            assert_eq!(
+                e.kind, "InvalidArgument",
+                "tmux {}: {bad}: {}",
+                bin.label, e.text
+            );
+        }
+        assert!(server.is_alive(), "tmux {}", bin.label);
+        // Floating panes (tmux 3.8): their z-indexes and negative offsets go back too.
+        if json_form(bin) {
+            let p0 = first_pane(&server);
+            server.tmux_ok(&[
+                "new-pane", "-t", &p0, "-x", "20", "-y", "8", "-X", "5", "-Y", "3",
+            ]);
+            server.tmux_ok(&[
+                "new-pane", "-t", &p0, "-x", "10", "-y", "5", "-X", "-3", "-Y", "-2",
+            ]);
+            let info = ok(&s, "get_window_info", json!({"window_id": window})).await;
+            let layout = info["window_layout"]
+                .as_str()
+                .expect("a layout")
+                .to_string();
+            assert!(layout.contains("\"z\":"), "{layout}");
+            ok(
+                &s,
+                "select_layout",
+                json!({"window_id": window, "layout": "tiled"}),
+            )
+            .await;
+            let r = ok(
+                &s,
+                "select_layout",
+                json!({"window_id": window, "layout": layout}),
+            )
+            .await;
+            assert_eq!(r["window_layout"], json!(layout), "tmux 3.8 floating panes");
+        }
+    }
+}
+
+/// C38, the whole promise: every field the listing and info tools return goes back unchanged
+/// where a tool takes it, on every tmux version (3.8 formats only `window_layout` differently
+/// from 3.3a and 3.5a; ids, indexes, sizes and paths are the same text on all three).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c38_returned_fields_go_back_as_arguments() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(120, 40).start();
+        c38_window(&server);
+        server.tmux_ok(&["new-window", "-d", "-t", &format!("={}:", server.session)]);
+        let s = servers(&server);
+        let ctx = format!("tmux {}", bin.label);
+        let sessions = ok(&s, "list_sessions", json!({})).await;
+        for sess in sessions["result"].as_array().expect("a list") {
+            for args in [
+                json!({"session_id": sess["session_id"]}),
+                json!({"session_name": sess["session_name"]}),
+            ] {
+                let r = ok(&s, "get_session_info", args.clone()).await;
+                assert_eq!(r, *sess, "{ctx}: {args}");
+            }
+        }
+        let windows = ok(&s, "list_windows", json!({"session_name": server.session})).await;
+        let windows = windows["result"].as_array().expect("a list").clone();
+        assert_eq!(windows.len(), 2, "{ctx}");
+        for w in &windows {
+            for args in [
+                json!({"window_id": w["window_id"]}),
+                json!({"session_id": w["session_id"], "window_index": w["window_index"]}),
+                json!({"session_name": w["session_name"], "window_index": w["window_index"]}),
+            ] {
+                let r = ok(&s, "get_window_info", args.clone()).await;
+                assert_eq!(r["window_id"], w["window_id"], "{ctx}: {args}");
+            }
+            let r = ok(
+                &s,
+                "select_layout",
+                json!({"window_id": w["window_id"], "layout": w["window_layout"]}),
+            )
+            .await;
+            assert_eq!(r["window_layout"], w["window_layout"], "{ctx}");
+            let r = ok(
+                &s,
+                "resize_window",
+                json!({"window_id": w["window_id"], "width": w["window_width"],
+                       "height": w["window_height"]}),
+            )
+            .await;
+            assert_eq!(
+                (&r["window_width"], &r["window_height"]),
+                (&w["window_width"], &w["window_height"]),
+                "{ctx}"
+            );
+            let panes = ok(&s, "list_panes", json!({"window_id": w["window_id"]})).await;
+            for p in panes["result"].as_array().expect("a list") {
+                let args = json!({"pane_id": p["pane_id"], "window_id": p["window_id"],
+                                  "session_id": p["session_id"]});
+                let r = ok(&s, "get_pane_info", args).await;
+                assert_eq!(r["pane_id"], p["pane_id"], "{ctx}");
+                let r = ok(
+                    &s,
+                    "resize_pane",
+                    json!({"pane_id": p["pane_id"], "height": p["pane_height"]}),
+                )
+                .await;
+                assert_eq!(r["pane_height"], p["pane_height"], "{ctx}: {p}");
+                let d = ok(
+                    &s,
+                    "display_message",
+                    json!({"pane_id": p["pane_id"], "format_string": "#{window_layout}"}),
+                )
+                .await;
+                assert_eq!(d["result"], w["window_layout"], "{ctx}");
+            }
+        }
+        // A pane's directory starts a new pane; the window with it still restores its layout.
+        let p0 = first_pane(&server);
+        let info = ok(&s, "get_pane_info", json!({"pane_id": p0})).await;
+        let split = ok(
+            &s,
+            "split_window",
+            json!({"pane_id": p0, "start_directory": info["pane_current_path"]}),
+        )
+        .await;
+        // The new pane's program may not have started when the answer is read: ask tmux.
+        let new_pane = split["pane_id"].as_str().expect("a pane id").to_string();
+        let want = info["pane_current_path"]
+            .as_str()
+            .expect("a path")
+            .to_string();
+        wait_until_true(
+            &format!("{ctx}: the new pane's directory"),
+            DEADLINE,
+            || {
+                server
+                    .tmux_ok(&[
+                        "display-message",
+                        "-p",
+                        "-t",
+                        &new_pane,
+                        "#{pane_current_path}",
+                    ])
+                    .trim()
+                    == want
+            },
+        );
+        let server_info = ok(&s, "get_server_info", json!({})).await;
+        let again = ok(
+            &s,
+            "get_server_info",
+            json!({"socket_path": server_info["socket_path"]}),
+        )
+        .await;
+        assert_eq!(again["pid"], server_info["pid"], "{ctx}");
+    }
+}

@@ -304,15 +304,25 @@ async fn select_tools_report_what_tmux_shows() {
         }
         assert_ne!(before, show(&server, &w0, "#{window_layout}"));
         // Text that is neither a layout name nor a layout string never reaches tmux: tmux
-        // 3.2–3.3 crash on it (layout_parse() frees an unset pointer).
-        for bad in ["nonsense", "", "t", "1,", "main-vertical-mirrored!"] {
+        // 3.2–3.3 crash on it (layout_parse() frees an unset pointer), and 3.3a–3.5a on a
+        // checksummed layout with a one-cell split; a wrong checksum is said here too.
+        for bad in [
+            "nonsense",
+            "",
+            "t",
+            "1,",
+            "main-vertical-mirrored!",
+            "abcd,80x24,0,0,0",
+            "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
+        ] {
             let e = err(&s, "select_layout", json!({"window_id": w0, "layout": bad})).await;
             assert_eq!(e.kind, "InvalidArgument", "{bad:?}: {}", e.text);
         }
+        // A well-formed layout tmux cannot apply (one cell, three panes) is tmux's error.
         let e = err(
             &s,
             "select_layout",
-            json!({"window_id": w0, "layout": "abcd,80x24,0,0,0"}),
+            json!({"window_id": w0, "layout": "b25d,80x24,0,0,0"}),
         )
         .await;
         assert_eq!(e.kind, "TmuxError", "{}", e.text);
@@ -1220,15 +1230,21 @@ async fn c14_channels_and_server_death() {
         .await;
         let r = within("the wait", wait).await.unwrap();
         assert_ne!(r.is_error, Some(true), "{r:?}");
-        // C14. The server's open files once they settle (the pane's tmux client above
-        // closes its connection on its own time).
-        let fds = |pid: u32| std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+        // C14. Kill the server once the waiter is connected. Until it ends, the wait opens
+        // one connection, its own (which first asks the server's pid), so the waiter is
+        // connected when the server holds a socket it did not hold before the wait started;
+        // sockets of earlier clients (the pane's `wait-for -S` above) may still be closing.
+        let sockets = |pid: u32| -> std::collections::HashSet<String> {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                .map(|l| l.to_string_lossy().into_owned())
+                .filter(|l| l.starts_with("socket:"))
+                .collect()
+        };
         let pid = server.server_pid();
-        let base = wait_until("the server's files settle", DEADLINE, || {
-            let n = fds(pid);
-            std::thread::sleep(Duration::from_millis(20));
-            (fds(pid) == n).then_some(n)
-        });
+        let before = sockets(pid);
         let s3 = s.clone();
         let wait = tokio::spawn(async move {
             crate::cases::util::call(
@@ -1238,14 +1254,8 @@ async fn c14_channels_and_server_death() {
             )
             .await
         });
-        // Kill once the waiter is connected: the server holds one more socket, seen on two
-        // polls 20 ms apart (the pid check before the wait connects for a moment only).
         wait_until_true("the waiter is connected", DEADLINE, || {
-            let n = fds(pid);
-            n > base && {
-                std::thread::sleep(Duration::from_millis(20));
-                fds(pid) >= n
-            }
+            sockets(pid).difference(&before).next().is_some()
         });
         server.tmux_ok(&["kill-server"]);
         let r = within("the wait after kill-server", wait).await.unwrap();
@@ -1630,8 +1640,22 @@ async fn resources_and_prompts() {
     run(&server, &p, "echo RESOURCE-MARK");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
     test_env(cmd.as_std_mut());
+    // The default log filter is what is checked below.
+    cmd.env_remove("TMUXWIRE_LOG");
     cmd.arg("-S").arg(&server.socket).arg("mcp");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server's log, read to its end (when the server exits) meanwhile.
+    let log = tokio::spawn(async move {
+        let mut text = String::new();
+        if let Some(mut e) = stderr {
+            let _ = tokio::io::AsyncReadExt::read_to_string(&mut e, &mut text).await;
+        }
+        text
+    });
+    let client = ().serve(transport).await.unwrap();
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.resources.is_some() && info.capabilities.prompts.is_some());
     assert!(info.capabilities.completions.is_some());
@@ -1725,6 +1749,10 @@ async fn resources_and_prompts() {
             .is_err()
     );
     client.cancel().await.unwrap();
+    // Error answers are answers, not warnings in the server's log (rmcp warns for each one;
+    // tmuxwire's default log filter leaves them out).
+    let log = within("the server's stderr", log).await.unwrap();
+    assert!(!log.contains("WARN"), "{log}");
 }
 
 /// A server without sessions (its control clients cannot attach): the tools run as one-shot

@@ -157,6 +157,11 @@ fn mirror_feed_corpus() {
 }
 
 #[test]
+fn layout_corpus() {
+    replay("layout", tmuxwire::tmux::layout::fuzz_layout);
+}
+
+#[test]
 fn send_keys_plan_corpus() {
     replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
 }
@@ -174,6 +179,7 @@ fn every_target_is_replayed() {
         "format_records",
         "grid",
         "imsg_decode",
+        "layout",
         "mirror_feed",
         "mirror_marks",
         "mirror_scan",

@@ -40,7 +40,7 @@ use std::path::Path;
 use tmuxwire::term::{Captures, DecGraphics, LineNo, Options, Rules, Seed, Term};
 use tmuxwire::wire::TmuxVersion;
 
-use crate::support::{DEADLINE, TestServer, TmuxBin, poll, tmux_bins};
+use crate::support::{DEADLINE, TestServer, TmuxBin, poll, tmux_bin, tmux_bins};
 
 /// One stream to write into a pane of `width` × `height`.
 #[derive(Clone, Debug)]
@@ -956,8 +956,7 @@ fn random_cases(base: u64, n: usize) -> Vec<Case> {
 
 /// Runs the generated cases on one tmux version.
 fn random_on(label: &str, cases: &[Case]) {
-    let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) else {
-        eprintln!("tmux {label} not available; skipped");
+    let Some(bin) = tmux_bin(label) else {
         return;
     };
     let mut servers = server(&bin);
@@ -1434,8 +1433,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
 const SEEDED_CASES: usize = 60;
 
 fn seeded(label: &str, base: u64) {
-    let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) else {
-        eprintln!("tmux {label} not available; skipped");
+    let Some(bin) = tmux_bin(label) else {
         return;
     };
     let rules = rules_of(&bin);

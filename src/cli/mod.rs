@@ -63,9 +63,18 @@ pub use args::{
 };
 pub use output::ColorChoice;
 
+/// The log filter when `TMUXWIRE_LOG` is not set: warnings, except rmcp's
+/// service loop below errors. That loop logs a warning for every error it
+/// answers a request with (service.rs: "response error", "rejected peer
+/// request"), such as a `resources/read` of a session that does not exist:
+/// answers the client gets anyway and that are no fault of the server, so
+/// on stderr, which MCP clients show as the server's log, they only look
+/// like one. tmuxwire's own warnings and rmcp's other targets stay.
+const DEFAULT_LOG_FILTER: &str = "warn,rmcp::service=error";
+
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TMUXWIRE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     // No colour codes unless stderr is a terminal (MCP clients read it as a log).
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()

@@ -3,7 +3,9 @@
 //! A waiting `wait-for` holds up every command after it on the same
 //! client (cmd-wait-for.c returns `CMD_RETURN_WAIT`), so the wait runs on
 //! a connection of its own: a one-shot client (fd-less, no session, no
-//! `%output`), closed when the wait ends, times out or is cancelled.
+//! `%output`), closed when the wait ends, times out or is cancelled. The
+//! same client first prints the server's pid, so the wait opens that one
+//! connection until it ends.
 //!
 //! tmux wakes every waiter when its server exits (`cmd_wait_for_flush()`
 //! in server.c), so a waiter whose server was killed sees a plain
@@ -68,14 +70,18 @@ impl Tmux {
     pub async fn wait_for_channel(&self, channel: &str, timeout: Duration) -> Result<(), Error> {
         check_channel(channel)?;
         let path = self.socket_path().to_path_buf();
-        let before = pid_now(&path).await?;
         let gone = |why: &str| {
             Error::ServerGone(format!(
                 "wait-for returned for channel '{channel}' but the tmux server is no longer \
                  running ({why})"
             ))
         };
-        let out = match wire::run_command(&path, &["wait-for", channel], timeout).await {
+        // The pid the server has when the wait starts, asked on the wait's
+        // own connection just before `wait-for` (so a wait opens that one
+        // connection until it ends, and holds nothing up on the shared one).
+        let pid: &[&str] = &["display-message", "-p", "#{pid}"];
+        let wait: &[&str] = &["wait-for", "--", channel];
+        let out = match wire::run_command_list(&path, &[pid, wait], timeout).await {
             Ok(o) => o,
             Err(wire::Error::Timeout { .. }) => {
                 return Err(Error::WaitTimeout(format!(
@@ -94,6 +100,10 @@ impl Tmux {
         if !out.success() {
             return Err(Error::from_tmux(&out.error_text()));
         }
+        let before: u32 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .map_err(|_| Error::Connection("tmux did not report its pid".into()))?;
         // Exiting servers wake their waiters with success: check it runs.
         match pid_now(&path).await {
             Ok(pid) if pid == before => Ok(()),

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::Error;
 use super::handle::{Output, Retry, Tmux};
+use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
 use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
 use crate::control::format::{Query, escape_format, escape_format_time};
@@ -263,21 +264,26 @@ const LAYOUTS: &[(&str, (u32, u32))] = &[
     ("main-vertical-mirrored", (3, 5)),
 ];
 
-/// Whether `select-layout` may be given `layout` on `version`: a layout
-/// name that version knows (exactly; tmux would also take a prefix), or a
-/// layout string (`XXXX,` checksum then cells). Anything else reaches
-/// tmux's layout parser, which on 3.2 and 3.3 frees an unset pointer for
+/// What `select-layout` is given for `layout` on `version`: a layout name
+/// that version knows (exactly; tmux would also take a prefix), or a
+/// layout string in either of tmux's forms, parsed and written out again
+/// in a form `version` reads ([`Layout::for_version`]: tmux 3.8's JSON
+/// form goes to 3.8 as JSON and to earlier versions in the legacy form
+/// when it can be said there). Nothing else reaches tmux's layout reader,
+/// which trusts its input: on 3.2 and 3.3 it frees an unset pointer for
 /// text without a checksum (layout-custom.c: `layout_parse()` returns
 /// without its cause; fixed in 3.4) and reads past the end of a string
-/// shorter than its 5-byte header: the whole server dies.
+/// shorter than its 5-byte header, and on 3.3a and 3.5a a checksummed
+/// layout with a one-cell split kills the server when the window has
+/// fewer panes than the layout cells.
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] naming the layouts.
-pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<(), Error> {
+/// [`Error::InvalidArgument`] saying what is wrong with the text.
+pub fn layout_argument(layout: &str, version: &crate::wire::TmuxVersion) -> Result<String, Error> {
     if let Some((_, (major, minor))) = LAYOUTS.iter().find(|(n, _)| *n == layout) {
         if version.at_least(*major, *minor) {
-            return Ok(());
+            return Ok(layout.to_string());
         }
         return Err(Error::invalid(
             "layout",
@@ -285,24 +291,36 @@ pub fn check_layout(layout: &str, version: &crate::wire::TmuxVersion) -> Result<
             "even-horizontal, even-vertical, main-horizontal, main-vertical or tiled",
         ));
     }
-    let b = layout.as_bytes();
-    let string = b.len() > 5
-        && b[..4].iter().all(u8::is_ascii_hexdigit)
-        && b[4] == b','
-        && layout.bytes().all(|c| c.is_ascii_graphic());
-    if string {
-        return Ok(());
+    let expected = "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled \
+                    (3.5+: main-horizontal-mirrored, main-vertical-mirrored), or a layout \
+                    string exactly as window_layout gives it";
+    let looks_like_layout = layout
+        .bytes()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| b == b'{' || b.is_ascii_hexdigit())
+        && (layout.contains(',') || layout.trim_start().starts_with('{'));
+    if !looks_like_layout {
+        return Err(Error::invalid(
+            "layout",
+            format!(
+                "layout must be a layout name or a layout string (received {:?})",
+                super::error::shorten(layout, 40)
+            ),
+            expected,
+        ));
     }
-    Err(Error::invalid(
-        "layout",
-        format!(
-            "layout must be a layout name or a layout string (received {:?})",
-            super::error::shorten(layout, 40)
-        ),
-        "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled (3.5+: \
-         main-horizontal-mirrored, main-vertical-mirrored), or a layout string such as \
-         list_windows' window_layout",
-    ))
+    Layout::parse(layout)
+        .and_then(|l| l.for_version(version))
+        .map_err(|e| {
+            Error::invalid(
+                "layout",
+                format!(
+                    "layout is not a layout tmux can be given: {e} (received {:?})",
+                    super::error::shorten(layout, 40)
+                ),
+                expected,
+            )
+        })
 }
 
 /// `s` quoted for `sh`: inside single quotes, `'` written as `'\''`.
@@ -559,31 +577,43 @@ impl Tmux {
         self.act_then_pane(vec![resize], pane).await
     }
 
-    /// Zooms (`true`) or unzooms (`false`) the pane's window, only when it
-    /// is not so already (tmux's `resize-pane -Z` toggles): one round
-    /// trip, the check made by tmux (`if-shell -F`, no shell).
+    /// Zooms the pane (`true`: it fills its window and is the window's
+    /// active pane) or unzooms its window (`false`); the pane's state
+    /// afterwards. One round trip.
+    ///
+    /// tmux's `resize-pane -Z` toggles the *window's* zoom, whichever pane
+    /// is zoomed (cmd-resize-pane.c: unzoom when `WINDOW_ZOOMED`, else
+    /// `window_zoom(wp)`), so zooming is decided by tmux on the line
+    /// itself (`if-shell -F`, no shell): nothing when the pane is the
+    /// zoomed one already (the zoomed pane is always the window's active
+    /// pane, `window_zoom()` makes it so), else an unzoom (`resize-pane`
+    /// without a size only unzooms) then a zoom of this pane. Unzooming
+    /// needs no check: a plain `resize-pane` unzooms and is a no-op on an
+    /// unzoomed window, so it is one command line with the read.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`].
     pub async fn zoom_pane(&self, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
+        let unzoom = Command::new("resize-pane").target(pane, TargetKind::Pane);
+        if !zoom {
+            return self.act_then_pane(vec![unzoom], pane).await;
+        }
         let toggle = Command::new("resize-pane")
             .arg("-Z")
             .target(pane, TargetKind::Pane);
-        let inner = crate::control::Line::from(toggle)
+        let inner = crate::control::Line::list(vec![unzoom, toggle])
             .to_line()
             .map_err(|e| Error::invalid("pane_id", e.to_string(), "a pane id"))?;
-        // Non-empty and not "0" runs the command.
-        let cond = if zoom {
-            "#{?window_zoomed_flag,0,1}"
-        } else {
-            "#{window_zoomed_flag}"
-        };
+        // Non-empty and not "0" runs the command: unless the window is
+        // zoomed on this very pane.
         let check = Command::new("if-shell")
             .arg("-F")
             .target(pane, TargetKind::Pane)
-            .arg(cond)
+            .arg("#{?window_zoomed_flag,#{?pane_active,0,1},1}")
             .arg(inner);
+        // The read has a line of its own (the if-shell line is fenced, as
+        // its block count varies), so its records keep their framing.
         let q = Query::new(PaneInfo::FIELDS);
         let lines = [vec![check], vec![pane_lookup(pane, &q)]];
         let mut out = self.run_lines(&lines, Retry::Never).await?;
@@ -612,14 +642,15 @@ impl Tmux {
         self.act_then_window(vec![resize], window).await
     }
 
-    /// Applies a layout (a name such as `tiled`, or a layout string); the
-    /// window's state afterwards, with its new `window_layout`.
+    /// Applies a layout (a name such as `tiled`, or a layout string in
+    /// either form: see [`layout_argument`]); the window's state
+    /// afterwards, with its new `window_layout`.
     ///
     /// # Errors
     ///
     /// [`Error::NotFound`]; tmux's errors (`invalid layout`).
     pub async fn select_layout(&self, window: &Target, layout: &str) -> Result<WindowInfo, Error> {
-        check_layout(layout, &self.version().await?)?;
+        let layout = layout_argument(layout, &self.version().await?)?;
         let select = Command::new("select-layout")
             .target(window, TargetKind::Pane)
             .arg("--")
@@ -1152,16 +1183,18 @@ mod tests {
     fn layouts() {
         let v33 = crate::wire::TmuxVersion::parse("3.3a");
         let v35 = crate::wire::TmuxVersion::parse("3.5a");
-        for ok in [
-            "tiled",
-            "main-vertical",
-            "b25d,80x24,0,0,0",
-            "1296,80x24,0,0[80x11,0,0,0]",
-        ] {
-            assert!(check_layout(ok, &v33).is_ok(), "{ok}");
+        let v38 = crate::wire::TmuxVersion::parse("3.8");
+        for ok in ["tiled", "main-vertical", "b25d,80x24,0,0,0"] {
+            assert_eq!(layout_argument(ok, &v33).ok().as_deref(), Some(ok), "{ok}");
         }
-        assert!(check_layout("main-vertical-mirrored", &v35).is_ok());
-        // Each of these crashes a tmux 3.3 server.
+        assert!(layout_argument("main-vertical-mirrored", &v35).is_ok());
+        let json = r#"{"V":2,"L":{"t":"p","w":80,"h":24,"x":0,"y":0,"a":true,"i":0,"I":"%0"}}"#;
+        assert_eq!(layout_argument(json, &v38).ok().as_deref(), Some(json));
+        assert_eq!(
+            layout_argument(json, &v33).ok().as_deref(),
+            Some("b25d,80x24,0,0,0")
+        );
+        // Each of these crashes a tmux 3.3 server (the last one 3.5a's too).
         for bad in [
             "",
             "nonsense",
@@ -1170,8 +1203,10 @@ mod tests {
             "abcd,",
             "main-vertical-mirrored",
             "zzzz,1",
+            "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
         ] {
-            assert!(check_layout(bad, &v33).is_err(), "{bad:?}");
+            let e = layout_argument(bad, &v33).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{bad:?}: {e:?}");
         }
     }
 

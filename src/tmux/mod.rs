@@ -12,6 +12,8 @@
 //! * [`settings`]: options, environment, hooks.
 //! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
 //!   from the commands [`input`] builds (pure, fuzzed).
+//! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
+//!   and written out for the running version (pure, fuzzed).
 //! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
 //! * [`model`]: result types with libtmux-mcp's field names.
@@ -23,6 +25,7 @@ pub mod error;
 pub mod follow;
 pub mod handle;
 pub mod input;
+pub mod layout;
 pub mod manage;
 pub mod model;
 pub mod ops;

@@ -85,17 +85,36 @@ pub fn test_env(cmd: &mut Command) -> &mut Command {
         .env("TMUX_TMPDIR", private_tmux_tmpdir())
 }
 
+/// The directory [`private_tmux_tmpdir`] made, once it exists.
+static PRIVATE_TMPDIR: OnceLock<PathBuf> = OnceLock::new();
+
 /// An empty directory of this test run's own, for `TMUX_TMPDIR` (made once, under the system
-/// temp directory).
+/// temp directory). It is removed, with whatever tmux made in it, when the test process exits
+/// (libtest ends with `exit()` whether tests passed or failed, and `exit()` runs the handler
+/// registered here); a process killed by a signal leaves it behind.
 pub fn private_tmux_tmpdir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        tempfile::Builder::new()
+    PRIVATE_TMPDIR.get_or_init(|| {
+        let dir = tempfile::Builder::new()
             .prefix("tmuxwire-test-tmpdir-")
             .tempdir()
             .expect("a temp dir for TMUX_TMPDIR")
-            .keep()
+            .keep();
+        // SAFETY: `atexit` only records a function pointer; the handler takes no arguments,
+        // touches only a `OnceLock` that is set by then, and never unwinds (see below).
+        let registered = unsafe { libc::atexit(remove_private_tmux_tmpdir) } == 0;
+        assert!(registered, "atexit refused the TMUX_TMPDIR clean-up");
+        dir
     })
+}
+
+/// Removes [`PRIVATE_TMPDIR`] at process exit. A panic must not cross into C, so it is caught
+/// (there is none to expect: errors are ignored, the directory may be gone already).
+extern "C" fn remove_private_tmux_tmpdir() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(dir) = PRIVATE_TMPDIR.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    });
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
@@ -172,12 +191,7 @@ pub fn tmux_bins() -> Vec<TmuxBin> {
     let dir = tmux_dir();
 
     let have = |v: &str| bins.iter().any(|b| b.label == v);
-    let required: Vec<String> = std::env::var(REQUIRE_VERSIONS_ENV)
-        .unwrap_or_default()
-        .split(',')
-        .map(|s| s.trim().trim_start_matches("tmux-").to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let required = required_versions();
     let missing_required: Vec<&String> = required.iter().filter(|v| !have(v)).collect();
     if !missing_required.is_empty() {
         panic!(
@@ -213,6 +227,42 @@ pub fn tmux_bins() -> Vec<TmuxBin> {
         }
     });
     bins.clone()
+}
+
+/// The versions `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names (`3.5a,3.8`; a `tmux-` prefix is
+/// allowed).
+pub fn required_versions() -> Vec<String> {
+    std::env::var(REQUIRE_VERSIONS_ENV)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().trim_start_matches("tmux-").to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The tmux binary whose version is `label` (`3.8`), for a test written for that version.
+///
+/// When there is none: a panic if `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names it (as `.ci/run`
+/// does for every version it fetched), so CI cannot pass by skipping it; otherwise `None`,
+/// after a warning written to the stderr handle itself (not `eprintln!`, which libtest's
+/// capture hides when the test passes), so the skip is seen.
+pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
+    if let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) {
+        return Some(bin);
+    }
+    if required_versions().iter().any(|v| v == label) {
+        panic!(
+            "tmux {label} is required (${REQUIRE_VERSIONS_ENV}) but not available in {}; \
+             fetch it with `{FETCH_HINT}`",
+            tmux_dir().display()
+        );
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "WARNING: tmux {label} is not available: this test did NOT run on it \
+         (set {REQUIRE_VERSIONS_ENV} to make it fatal; fetch it with `{FETCH_HINT}`)"
+    );
+    None
 }
 
 fn labels(bins: &[TmuxBin]) -> Vec<&str> {
