@@ -389,38 +389,52 @@ fn cli_help_has_examples() {
     }
 }
 
-/// `tmuxwire demo --tmux <bin>` works with every tmux, finds the wrapped needle, and leaves no
-/// server and no temp directory behind.
+/// `tmuxwire demo` (small: `--lines 2000`) checks out all five steps with every tmux, prints
+/// them without colour codes into a pipe, and leaves no server and no temp directory behind.
 #[test]
 fn cli_demo_runs_and_cleans_up() {
     for bin in tmux_bins() {
         let tmp = tempfile::tempdir().unwrap();
         let o = tmuxwire()
             .env("TMPDIR", tmp.path())
-            .arg("demo")
-            .arg("--tmux")
+            .env_remove("NO_COLOR")
+            .args(["demo", "--lines", "2000", "--tmux"])
             .arg(&bin.path)
             .output()
             .unwrap();
         expect_code(&o, 0, &format!("demo with tmux {}", bin.label));
         let out = stdout(&o);
-        // The wrapped-needle search printed a match line with the needle, spanning 2 rows.
-        let needle_lines: Vec<&str> = out
-            .lines()
-            .filter(|l| l.contains("DEMO-NEEDLE-42") && l.contains("line "))
-            .collect();
-        assert_eq!(needle_lines.len(), 1, "tmux {}: {out}", bin.label);
-        assert!(needle_lines[0].contains("(2 rows)"), "{}", needle_lines[0]);
+        let what = format!("tmux {}: {out}", bin.label);
+        assert!(!out.contains('\x1b'), "colour codes in a pipe: {what}");
+        assert!(out.contains(&format!("tmux {};", bin.label)), "{what}");
+        for n in 1..=5 {
+            assert!(out.contains(&format!("\n{n}. ")), "no step {n}: {what}");
+        }
+        assert_eq!(out.matches('✓').count(), 5, "{what}");
+        assert!(out.contains("All 5 steps checked out"), "{what}");
+        // Each step's figure is there: tmux's time and the ratio, the wrapped rows, the wake-up,
+        // the exit status, the gone pane.
+        assert!(out.contains("capture-pane -p -J -S - | grep -F"), "{what}");
+        assert!(out.contains("later searches (median of 5)"), "{what}");
         assert!(
-            out.contains(&format!("get_server_info: tmux {}", bin.label)),
-            "tmux {}: {out}",
-            bin.label
+            out.contains("× faster") || out.contains("× slower") || out.contains("about as fast"),
+            "{what}"
         );
-        // The socket it printed.
+        assert!(
+            out.contains("starts  \"ls do not match the receipt"),
+            "{what}"
+        );
+        assert!(
+            out.contains("find-window reads row by row and misses it"),
+            "{what}"
+        );
+        assert!(out.contains("ms after the line was printed"), "{what}");
+        assert!(out.contains("exit status 3, 4 lines"), "{what}");
+        assert!(out.contains("in the gone pane"), "{what}");
         let sock = out
             .lines()
             .find_map(|l| l.strip_prefix("tmuxwire demo: a private tmux server on "))
-            .unwrap_or_else(|| panic!("no socket line in {out}"))
+            .unwrap_or_else(|| panic!("no socket line in {what}"))
             .to_string();
         assert!(sock.starts_with(&*tmp.path().to_string_lossy()), "{sock}");
         // Nothing left: the demo's directory is gone and no tmux process uses that socket.
@@ -439,6 +453,25 @@ fn cli_demo_runs_and_cleans_up() {
             pg.stdout.is_empty().then_some(())
         });
     }
+}
+
+/// A demo that cannot start tmux says so, exits 2 and leaves no temp directory behind.
+#[test]
+fn cli_demo_without_tmux_fails_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmuxwire()
+        .env("TMPDIR", tmp.path())
+        .args(["demo", "--lines", "100", "--tmux"])
+        .arg(tmp.path().join("no-such-tmux"))
+        .output()
+        .unwrap();
+    expect_code(&o, 2, "demo without tmux");
+    assert!(stderr(&o).contains("cannot run"), "{}", stderr(&o));
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(leftovers.is_empty(), "left {leftovers:?}");
+    // Too few lines is a usage error.
+    let o = tmuxwire().args(["demo", "--lines", "5"]).output().unwrap();
+    expect_code(&o, 2, "demo --lines 5");
 }
 
 /// A pane that has shown `text` (written to a file and `cat`, so the command line holds none of

@@ -24,7 +24,7 @@
 //!   pane;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
-//! * `demo`: a private server, filled, searched and timed.
+//! * `demo`: what tmuxwire does, shown and checked on a private server.
 
 mod args;
 mod capture;
@@ -196,7 +196,14 @@ async fn run(cli: Cli) -> ExitCode {
                 }
             };
         }
-        Cmd::Demo { tmux, keep } => return demo::run(&tmux, keep).await,
+        Cmd::Demo { tmux, keep, lines } => {
+            let opts = demo::Options {
+                tmux,
+                keep,
+                lines: lines as usize,
+            };
+            return demo::run(opts).await;
+        }
         Cmd::Panes { target, .. } => capture::panes(&servers, target.as_deref()).await,
         Cmd::Capture(a) => capture::capture(&servers, a).await,
         Cmd::Search(a) => search::run(&servers, a).await,
