@@ -314,8 +314,11 @@ impl ServerHandler for TmuxwireServer {
         // `notifications/cancelled` cancels the token (rmcp); dropping the
         // call stops its work: no further captures are sent and partial
         // results are discarded.
-        let progress = progress_sink(&context);
-        tokio::select! {
+        let (progress, reports) = match progress_sink(&context) {
+            Some((p, task)) => (Some(p), Some(task)),
+            None => (None, None),
+        };
+        let answer = tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
                 self.text,
@@ -323,18 +326,29 @@ impl ServerHandler for TmuxwireServer {
                 Ok(r.into())
             }
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
+        };
+        // The call's reports go out before its answer (the sink is gone
+        // with the call, so the task ends once it has sent them).
+        if let Some(task) = reports {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
         }
+        answer
     }
 }
 
 /// Where a call reports progress: MCP `notifications/progress` for the
 /// request's progress token, when the client gave one (sent in order by
-/// one task; a report never waits for the client).
-fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::Progress> {
+/// one task, which ends when the sink is dropped; a report never waits for
+/// the client).
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> Option<(crate::mirror::Progress, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
+    // Unbounded: a report never waits, and a call makes a few per second
+    // at most (one per pane seeded, one per second of a wait).
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64, String)>();
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         while let Some((done, total, what)) = rx.recv().await {
             let p = rmcp::model::ProgressNotificationParam::new(token.clone(), done as f64)
                 .with_total(total as f64)
@@ -344,9 +358,10 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<crate::mirror::
             }
         }
     });
-    Some(std::sync::Arc::new(move |done, total, what: &str| {
+    let sink: crate::mirror::Progress = std::sync::Arc::new(move |done, total, what: &str| {
         let _ = tx.send((done, total, what.to_string()));
-    }))
+    });
+    Some((sink, task))
 }
 
 /// Serves MCP on stdin/stdout until the client disconnects.
