@@ -950,6 +950,11 @@ impl Watch {
             self.shared.recipe
         };
         let built = seed::build(reply, &recipe, continued, &opts, history);
+        if let Ok(b) = &built {
+            // Before the copy is shared: the first search then reads
+            // summaries instead of making them.
+            b.term.history().summarize_sealed();
+        }
         tracing::debug!(%pane, bytes, took = ?started.elapsed(), "seed answer built");
         let mut redo = false;
         match built {

@@ -892,6 +892,16 @@ impl SearchChunk<'_> {
 }
 
 impl History {
+    /// Makes the byte-pair summary of every sealed chunk now (a seeded
+    /// history is summarised once, as it is built, rather than by the
+    /// first search that reaches it: about 0.1 ms per 64 KiB chunk).
+    pub fn summarize_sealed(&self) {
+        let sealed = self.chunks.len().saturating_sub(1);
+        for c in self.chunks.iter().take(sealed) {
+            c.pairs.get_or_init(|| Box::new(PairSummary::of(&c.text)));
+        }
+    }
+
     /// Like [`History::chunks`], with each chunk's row bookkeeping, so a
     /// search can turn a matched line into tmux line numbers without
     /// walking the lines before it.
