@@ -7,7 +7,10 @@
 //   object), and arguments sent as strings (as the Inspector's forms
 //   send them) work, including every field a tool returned, passed back unchanged;
 // * the MCP Inspector CLI: `--strict` finds no portability problem in tools/list, and every
-//   tool is callable with --tool-arg key=value pairs.
+//   tool is callable with --tool-arg key=value pairs;
+// * the README's Inspector CLI lines, as written (only the socket name and the binary
+//   replaced), with the Inspector npx installs on Node 18/20 (0.15.0, whose launcher drops
+//   `--`) and the latest (2.12.0, which passes the server no environment but `-e`'s).
 //
 // Run: npm ci && node --test surface.test.mjs (TMUXWIRE_BIN: the binary; default
 // ../../target/debug/tmuxwire; TMUXWIRE_NODE_TMUX: the tmux to run, default tmux).
@@ -15,7 +18,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +31,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.TMUXWIRE_BIN ?? resolve(here, "../../target/debug/tmuxwire");
 const TMUX = process.env.TMUXWIRE_NODE_TMUX ?? "tmux";
 const INSPECTOR = join(here, "node_modules/.bin/mcp-inspector");
+// The Inspector `npx @modelcontextprotocol/inspector` installs on Node 18 and 20 (the newest
+// whose `engines` allow them), under an alias: its launcher, not the 2.x one above.
+const INSPECTOR_0_15 = join(here, "node_modules/inspector-0.15.0",
+  JSON.parse(readFileSync(join(here, "node_modules/inspector-0.15.0/package.json"), "utf8"))
+    .bin["mcp-inspector"]);
+const README = resolve(here, "../../README.md");
 // The server runs with the inspect toolset only (the read tools), so every tool listed can be
 // called against the shared test server without changing it.
 const TOOLSETS = "inspect";
@@ -48,8 +57,9 @@ let sock;
  * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers. */
 function childEnv() {
   const env = { ...process.env, TMUX_TMPDIR: dir };
-  for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_RESPONSE_BUDGET",
-    "TMUXWIRE_JSON_TEXT", "TMUXWIRE_PLAIN_TEXT"]) {
+  for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_SOCKET_PATH",
+    "LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "TMUXWIRE_RESPONSE_BUDGET", "TMUXWIRE_JSON_TEXT",
+    "TMUXWIRE_PLAIN_TEXT", "TMUXWIRE_TOOLSETS"]) {
     delete env[k];
   }
   return env;
@@ -316,4 +326,102 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.wait_for_text.outcome, "timeout");
   assert.equal(by.wait_for_text.effective_timeout, 0.2);
   assert.match(by.capture_since.cursor, /^tmuxwire-cursor-v1\./);
+});
+
+/** The Inspector CLI lines of the README's client section (`npx @modelcontextprotocol/inspector
+ * --cli ...` in its `sh` blocks), each split into words; they use no shell quoting. */
+function readmeInspectorLines() {
+  const text = readFileSync(README, "utf8");
+  const from = text.indexOf("## Use it from an MCP client");
+  const to = text.indexOf("\n## ", from + 1);
+  assert.ok(from >= 0 && to > from, "README: no client section");
+  const lines = [];
+  for (const [, block] of text.slice(from, to).matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const raw of block.split("\n")) {
+      const line = raw.replace(/\s+#\s.*$/, "").trim();
+      if (!line.startsWith("npx @modelcontextprotocol/inspector --cli ")) continue;
+      assert.doesNotMatch(line, /["'`$\\;|&<>()]/, `README line needs a shell: ${line}`);
+      lines.push(line.split(/\s+/));
+    }
+  }
+  return lines;
+}
+
+test("the README's Inspector CLI lines, with Inspector 0.15.0 and 2.12.0", async () => {
+  const lines = readmeInspectorLines();
+  assert.ok(lines.length >= 4, `README: ${lines.length} Inspector CLI lines`);
+  // The README names the server `work`: here a fresh server of the test's own, in its own
+  // TMUX_TMPDIR, so that its first pane is the README's %0.
+  const name = `tmuxwire-test-${process.pid}-${Date.now()}`;
+  const env = { ...childEnv(), TMUX_TMPDIR: dir };
+  const tmuxL = (...args) => execFileSync(TMUX, ["-L", name, "-f", "/dev/null", ...args],
+    { encoding: "utf8", env });
+  // The README's `tmuxwire`: runs tmuxwire only when the socket the line names reached it (as
+  // -L NAME or TMUXWIRE_SOCKET_NAME), so that a client which lost it fails here instead of
+  // reaching the default server; TMUX_TMPDIR is set again because 2.x drops it.
+  assert.doesNotMatch(BIN + dir, /'/);
+  const wrapper = join(dir, "tmuxwire");
+  writeFileSync(wrapper, [
+    "#!/bin/sh",
+    "ok=",
+    `[ "$TMUXWIRE_SOCKET_NAME" = '${name}' ] && ok=1`,
+    "prev=",
+    `for a in "$@"; do [ "$prev" = -L ] && [ "$a" = '${name}' ] && ok=1; prev=$a; done`,
+    '[ -n "$ok" ] || { echo "tmuxwire: the socket did not arrive: $*" >&2; exit 97; }',
+    `TMUX_TMPDIR='${dir}' exec '${BIN}' "$@"`,
+    "",
+  ].join("\n"));
+  chmodSync(wrapper, 0o755);
+  tmuxL("new-session", "-d", "-s", "readme", "-x", "100", "-y", "30", "sh");
+  try {
+    tmuxL("send-keys", "-t", "=readme:0", "-l", "printf '%s: README-MARK\\n' error");
+    tmuxL("send-keys", "-t", "=readme:0", "Enter");
+    await waitFor("the pane's output", () =>
+      tmuxL("capture-pane", "-p", "-t", "=readme:0").includes("\nerror: README-MARK"));
+    assert.equal(tmuxL("display-message", "-p", "-t", "=readme:0", "#{pane_id}").trim(), "%0");
+
+    const runs = [];
+    for (const [version, launcher] of [["0.15.0", INSPECTOR_0_15], ["2.12.0", INSPECTOR]]) {
+      for (const words of lines) {
+        assert.deepEqual(words.slice(0, 3), ["npx", "@modelcontextprotocol/inspector", "--cli"]);
+        const args = words.slice(2).map((w) => w === "tmuxwire" ? wrapper
+          : w === "work" ? name : w.replace(/=work$/, `=${name}`));
+        runs.push({ version, line: words.join(" "), launcher, args });
+      }
+    }
+    const results = [];
+    for (let i = 0; i < runs.length; i += 4) {
+      results.push(...await Promise.all(runs.slice(i, i + 4).map(async (r) => {
+        const { stdout } = await run(process.execPath, [r.launcher, ...r.args],
+          { encoding: "utf8", maxBuffer: 64 << 20, env: childEnv() }).catch((e) => {
+          throw new Error(`Inspector ${r.version}: ${r.line}: ${e.stderr || e.message}`);
+        });
+        return { ...r, answer: JSON.parse(stdout.slice(stdout.indexOf("{"))) };
+      })));
+    }
+    for (const { version, line, args, answer } of results) {
+      const what = `Inspector ${version}: ${line}: ${JSON.stringify(answer).slice(0, 500)}`;
+      const method = args[args.indexOf("--method") + 1];
+      if (method === "tools/list") {
+        const names = answer.tools.map((t) => t.name);
+        assert.ok(names.includes("capture_pane") && names.includes("search_panes"), what);
+      } else {
+        assert.equal(method, "tools/call", what);
+        assert.equal(answer.isError, false, what);
+        const tool = args[args.indexOf("--tool-name") + 1];
+        const s = answer.structuredContent;
+        if (tool === "capture_pane") {
+          assert.match(s.result, /^error: README-MARK$/m, what);
+        } else if (tool === "search_panes") {
+          assert.ok(s.matches[0].matched_lines.includes("error: README-MARK"), what);
+        }
+      }
+    }
+  } finally {
+    try {
+      tmuxL("kill-server");
+    } catch {
+      // Already gone.
+    }
+  }
 });
