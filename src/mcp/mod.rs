@@ -78,7 +78,10 @@ Text blocks are libtmux-mcp's: capture_pane the pane text, actions a sentence.\n
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
 whole scrollback as logical lines (soft wraps joined), literal unless regex=true, with tmux line \
-numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end.\n\
+numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end: per \
+matched line, matched_line_numbers (its first row), matched_line_rows (rows it spans) and \
+matched_at [row, column, char, byte] where its first match starts (the tmux line number of that \
+row, its 0-based cell column, its offset in the line in characters and in bytes).\n\
 \n\
 INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
 name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
