@@ -585,7 +585,7 @@ async fn no_server_is_reported_with_the_socket_path() {
         .await
         .unwrap_err();
     assert_eq!(e.to_string(), want);
-    assert_eq!(e.kind_name(), "NoServer");
+    assert_eq!(e.kind().name(), "NoServer");
     let info = within("server_info", tmux.server_info()).await.unwrap();
     assert!(!info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0);
@@ -797,7 +797,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
             "tmux {}",
             bin.label
         );
-        assert_eq!(e.kind_name(), "NoServer");
+        assert_eq!(e.kind().name(), "NoServer");
         let info = within("server_info after kill", tmux.server_info())
             .await
             .unwrap();

@@ -161,9 +161,9 @@ impl ToolError {
     /// call [`crate::tmux::Tmux`] directly, such as `wait`).
     pub fn from_error(e: &crate::tmux::Error) -> ToolError {
         ToolError {
-            kind: e.kind_name().to_string(),
+            kind: e.kind().name().to_string(),
             message: e.to_string(),
-            suggestion: e.suggestion(),
+            suggestion: crate::mcp::errors::suggestion(e),
         }
     }
 

@@ -313,7 +313,7 @@ pub const NO_HISTORY: &[(&str, &str)] = &[
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] for JSON that is not an object, values that
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for JSON that is not an object, values that
 /// are not strings, names that are empty or hold `=`, and a value that
 /// contradicts [`NO_HISTORY`] (the variable is named, the value is not
 /// repeated).
@@ -465,7 +465,7 @@ const NAMES: &[&str] = &[
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] naming the argument, for a value that
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) naming the argument, for a value that
 /// cannot be read as its type (`1.5` or `"abc"` for an integer).
 pub fn coerce(schema: &JsonObject, args: &mut Map<String, Value>) -> Result<(), Error> {
     let Some(Value::Object(props)) = schema.get("properties") else {
@@ -718,7 +718,7 @@ pub fn selector(
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] for `#{…}` that is not a plain reference, an
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for `#{…}` that is not a plain reference, an
 /// unclosed `#{`, or a NUL byte.
 pub fn tmux_format(fs: &str) -> Result<Vec<Part<'_>>, Error> {
     let expected =

@@ -66,7 +66,7 @@ impl Filters {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for bad JSON, an unknown operator or a
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for bad JSON, an unknown operator or a
     /// bad regex.
     pub fn parse(arg: &FiltersArg) -> Result<Filters, Error> {
         let map = match arg {
@@ -148,7 +148,7 @@ impl Filters {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] when a filter names a field the items
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) when a filter names a field the items
     /// do not have (the message lists the fields).
     pub fn apply(&self, items: Vec<Value>) -> Result<Vec<Value>, Error> {
         if let Some(first) = items.first().and_then(Value::as_object) {

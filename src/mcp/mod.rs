@@ -29,6 +29,7 @@
 
 pub mod args;
 pub mod budget;
+pub mod errors;
 pub mod filters;
 pub mod jsonrpc;
 pub mod prompts;

@@ -12,7 +12,7 @@
 //! success (public case C14: `tmux wait-for` exits 0). tmuxwire tells the
 //! two apart: a client ended by `MSG_SHUTDOWN`, a connection that closed
 //! without an answer, or a server that no longer answers afterwards with
-//! the pid it had before the wait, is [`Error::ServerGone`], never
+//! the pid it had before the wait, is [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone), never
 //! success.
 
 use std::time::Duration;
@@ -54,7 +54,7 @@ async fn pid_now(path: &std::path::Path) -> Result<u32, Error> {
     String::from_utf8_lossy(&out.stdout)
         .trim()
         .parse()
-        .map_err(|_| Error::Connection("tmux did not report its pid".into()))
+        .map_err(|_| Error::connection("tmux did not report its pid"))
 }
 
 impl Tmux {
@@ -63,15 +63,15 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a bad name (nothing is sent);
-    /// [`Error::WaitTimeout`] when the deadline passes;
-    /// [`Error::ServerGone`] when the server exits meanwhile;
-    /// [`Error::NoServer`] when none runs.
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a bad name (nothing is sent);
+    /// [`ErrorKind::WaitTimeout`](crate::tmux::ErrorKind::WaitTimeout) when the deadline passes;
+    /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the server exits meanwhile;
+    /// [`ErrorKind::NoServer`](crate::tmux::ErrorKind::NoServer) when none runs.
     pub async fn wait_for_channel(&self, channel: &str, timeout: Duration) -> Result<(), Error> {
         check_channel(channel)?;
         let path = self.socket_path().to_path_buf();
         let gone = |why: &str| {
-            Error::ServerGone(format!(
+            Error::server_gone(format!(
                 "wait-for returned for channel '{channel}' but the tmux server is no longer \
                  running ({why})"
             ))
@@ -84,7 +84,7 @@ impl Tmux {
         let out = match wire::run_command_list(&path, &[pid, wait], timeout).await {
             Ok(o) => o,
             Err(wire::Error::Timeout { .. }) => {
-                return Err(Error::WaitTimeout(format!(
+                return Err(Error::wait_timeout(format!(
                     "wait-for timeout: channel '{channel}' was not signalled within {}s",
                     timeout.as_secs_f64()
                 )));
@@ -103,7 +103,7 @@ impl Tmux {
         let before: u32 = String::from_utf8_lossy(&out.stdout)
             .trim()
             .parse()
-            .map_err(|_| Error::Connection("tmux did not report its pid".into()))?;
+            .map_err(|_| Error::connection("tmux did not report its pid"))?;
         // Exiting servers wake their waiters with success: check it runs.
         match pid_now(&path).await {
             Ok(pid) if pid == before => Ok(()),
@@ -118,7 +118,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`]; connection errors.
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument); connection errors.
     pub async fn signal_channel(&self, channel: &str) -> Result<(), Error> {
         check_channel(channel)?;
         let cmd = Command::new("wait-for").arg("-S").arg("--").arg(channel);

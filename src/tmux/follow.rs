@@ -249,7 +249,7 @@ impl SinceCursor {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for text [`SinceCursor::encode`] did not
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for text [`SinceCursor::encode`] did not
     /// make.
     pub fn decode(text: &str) -> Result<SinceCursor, Error> {
         let bad = |why: &str| {
@@ -383,8 +383,8 @@ fn nonce() -> Result<u128, Error> {
     // SAFETY: `b` is a valid, writable 16-byte buffer.
     let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
     if n != 16 {
-        return Err(Error::Connection(
-            "could not read random bytes for run_command".into(),
+        return Err(Error::connection(
+            "could not read random bytes for run_command",
         ));
     }
     Ok(u128::from_ne_bytes(b))
@@ -397,9 +397,8 @@ impl Tmux {
         let Some(m) = self.mirror().await else {
             // Distinguish a server that is gone from a mirror turned off.
             self.connect().await?;
-            return Err(Error::Unsupported(
-                "this tool follows the pane's output and needs the pane mirror, which is off"
-                    .into(),
+            return Err(Error::unsupported(
+                "this tool follows the pane's output and needs the pane mirror, which is off",
             ));
         };
         let target = Target::Pane(pane);
@@ -410,11 +409,11 @@ impl Tmux {
         let rec: &Record = recs
             .iter()
             .find(|r| r.str(0) == pane_str)
-            .ok_or_else(|| Error::NotFound(format!("can't find pane: {pane}")))?;
+            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
         let session = rec
             .str(1)
             .parse()
-            .map_err(|_| Error::Connection("tmux listed a pane without a session".into()))?;
+            .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
         let meta = PaneMeta {
             session_id: rec.string(1),
             session_name: rec.string(2),
@@ -430,10 +429,10 @@ impl Tmux {
         let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
         let p = m
             .pane(pane)
-            .ok_or_else(|| Error::NotFound(format!("can't find pane: {pane}")))?;
+            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
         let usable = confirmed.contains(&pane) || p.read().status == Status::Dead;
         if !usable || p.read().term.is_none() {
-            return Err(Error::Timeout(format!(
+            return Err(Error::timeout(format!(
                 "tmuxwire could not follow pane {pane}: its copy was not confirmed by tmux in time \
                  (the pane may be printing faster than tmux sends its output)"
             )));
@@ -476,7 +475,7 @@ impl Tmux {
         let (entry_line, entry, matched_at_entry) = {
             let st = f.pane.read();
             let Some(t) = st.term.as_ref() else {
-                return Err(Error::NotFound(format!("can't find pane: {pane}")));
+                return Err(Error::not_found(format!("can't find pane: {pane}")));
             };
             let spot = cursor_spot(t);
             let since = lines_since(t, spot.line, 0);
@@ -717,8 +716,8 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a cursor of another pane or server,
-    /// or of a pane that was respawned; [`Error::NotFound`] for a pane
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a cursor of another pane or server,
+    /// or of a pane that was respawned; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a pane
     /// that is gone and whose lines have all been returned.
     pub async fn capture_since(
         &self,
@@ -765,7 +764,7 @@ impl Tmux {
         let st = f.pane.read();
         let dead = st.status == Status::Dead;
         let Some(t) = st.term.as_ref() else {
-            return Err(Error::NotFound(format!("can't find pane: {pane}")));
+            return Err(Error::not_found(format!("can't find pane: {pane}")));
         };
         let alternate = t.alternate_on();
         let spot = cursor_spot(t);
@@ -811,7 +810,7 @@ impl Tmux {
             missed |= trimmed;
         }
         if dead && lines.is_empty() && cursor.is_some() {
-            return Err(Error::NotFound(format!(
+            return Err(Error::not_found(format!(
                 "pane {pane} is dead and all of its output has been returned"
             )));
         }
@@ -875,7 +874,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for an empty command, or a multi-line
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for an empty command, or a multi-line
     /// one with `suppress_history`; a missing pane; connection errors.
     pub async fn run_command(
         &self,
@@ -886,7 +885,7 @@ impl Tmux {
         check_command(&req.command, req.suppress_history)?;
         let f = self.follow(pane, req.progress.as_ref()).await?;
         if f.pane.read().status == Status::Dead {
-            return Err(Error::NotFound(format!(
+            return Err(Error::not_found(format!(
                 "pane {pane} is dead: there is no shell to run the command in"
             )));
         }
@@ -1144,7 +1143,7 @@ fn wake_at(deadline: tokio::time::Instant, progress: Option<&Progress>) -> tokio
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`].
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument).
 pub fn check_command(command: &str, suppress_history: bool) -> Result<(), Error> {
     if command.trim().is_empty() {
         return Err(Error::invalid(

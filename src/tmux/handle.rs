@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::typing::TypedPanes;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
 use crate::control::client::Reply;
@@ -451,7 +451,7 @@ impl Tmux {
         out.text()
             .trim()
             .parse()
-            .map_err(|_| Error::Connection("tmux did not report its pid".into()))
+            .map_err(|_| Error::connection("tmux did not report its pid"))
     }
 
     /// The same handle, closing its connection after `after` without use
@@ -559,24 +559,24 @@ impl Tmux {
     /// One answer for a server that went away, whatever the connection
     /// last saw (a shutdown message, EOF, a failed write): "no tmux server
     /// running", or, when the socket file tmuxwire used before is gone,
-    /// [`Error::SocketGone`].
+    /// [`ErrorKind::SocketGone`](crate::tmux::ErrorKind::SocketGone).
     async fn explain(&self, e: Error) -> Error {
         let gone = || {
             if self.had_server.load(std::sync::atomic::Ordering::Relaxed)
                 && std::fs::symlink_metadata(&self.path).is_err()
             {
-                Error::SocketGone(self.path.clone())
+                Error::socket_gone(self.path.clone())
             } else {
-                Error::NoServer(self.path.clone())
+                Error::no_server(self.path.clone())
             }
         };
-        match e {
-            Error::NoServer(_) => gone(),
-            Error::Connection(_) => match wire::connect_socket_probe(&self.path).await {
+        match e.kind() {
+            ErrorKind::NoServer => gone(),
+            ErrorKind::Connection => match wire::connect_socket_probe(&self.path).await {
                 Err(wire::Error::NoServer { .. }) => gone(),
                 _ => e,
             },
-            e => e,
+            _ => e,
         }
     }
 
@@ -630,7 +630,7 @@ impl Tmux {
         }
         Err(last
             .map(Error::from)
-            .unwrap_or_else(|| Error::Connection("could not connect".into())))
+            .unwrap_or_else(|| Error::connection("could not connect")))
     }
 
     async fn forget(&self, failed: &Client) {
@@ -661,7 +661,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// As [`Tmux::run_all`]; [`Error::Connection`] if the answers do not
+    /// As [`Tmux::run_all`]; [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) if the answers do not
     /// pair up with the commands (which would be a broken connection).
     pub async fn run_each<const N: usize>(
         &self,
@@ -670,7 +670,7 @@ impl Tmux {
         let out = self.run_all(cmds).await?;
         let got = out.len();
         out.try_into()
-            .map_err(|_| Error::Connection(format!("tmux gave {got} answers to {N} commands")))
+            .map_err(|_| Error::connection(format!("tmux gave {got} answers to {N} commands")))
     }
 
     /// Runs several commands in one write (one round trip), so tmux runs
@@ -753,7 +753,7 @@ impl Tmux {
     /// # Errors
     ///
     /// The first connection error; with [`Retry::Never`], a connection
-    /// that broke mid-flight is [`Error::Connection`] (the lines may or
+    /// that broke mid-flight is [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) (the lines may or
     /// may not have run).
     pub async fn run_lines(
         &self,
@@ -911,7 +911,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when the server has no sessions.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when the server has no sessions.
     pub async fn default_session(&self) -> Result<SessionId, Error> {
         let (clients, cq) = query_cmd(
             "list-clients",
@@ -956,7 +956,7 @@ impl Tmux {
         };
         best(&cq, &out[0], true)
             .or_else(|| best(&sq, &out[1], false))
-            .ok_or_else(|| Error::NotFound("no sessions: the tmux server has no sessions".into()))
+            .ok_or_else(|| Error::not_found("no sessions: the tmux server has no sessions"))
     }
 
     /// The caller's pane, when tmuxwire runs inside a pane of this server.
@@ -1018,7 +1018,7 @@ impl Servers {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a name that cannot be a socket name.
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a name that cannot be a socket name.
     pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
         self.get_socket(socket_name, None)
     }
@@ -1029,7 +1029,7 @@ impl Servers {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a name that cannot be a socket name,
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a name that cannot be a socket name,
     /// an empty path, or (pinned) another server than the default.
     pub fn get_socket(
         &self,

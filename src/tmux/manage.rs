@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::handle::{Output, Retry, Tmux};
 use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
@@ -195,7 +195,7 @@ fn bodies(out: Vec<Output>, expected: usize) -> Result<Vec<Vec<u8>>, Error> {
         return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
     }
     if out.len() < expected {
-        return Err(Error::Connection(format!(
+        return Err(Error::connection(format!(
             "tmux answered {} of {expected} commands",
             out.len()
         )));
@@ -220,7 +220,7 @@ fn check_name(arg: &'static str, name: &str) -> Result<(), Error> {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] naming the absolute path when it is not an
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) naming the absolute path when it is not an
 /// existing directory.
 pub fn start_directory(dir: &str) -> Result<PathBuf, Error> {
     let expanded = match dir.strip_prefix('~') {
@@ -279,7 +279,7 @@ const LAYOUTS: &[(&str, (u32, u32))] = &[
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] saying what is wrong with the text.
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) saying what is wrong with the text.
 pub fn layout_argument(layout: &str, version: &crate::wire::TmuxVersion) -> Result<String, Error> {
     if let Some((_, (major, minor))) = LAYOUTS.iter().find(|(n, _)| *n == layout) {
         if version.at_least(*major, *minor) {
@@ -348,7 +348,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing session (looked up names) or no
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
     /// sessions at all.
     pub async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(s) = sel.session_id {
@@ -437,7 +437,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`duplicate session: …`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`duplicate session: …`).
     pub async fn rename_session(
         &self,
         target: &Target,
@@ -464,7 +464,7 @@ impl Tmux {
             .iter()
             .find(|r| r.str(0) == id)
             .map(|r| SessionInfo::from_record(r, &ours))
-            .ok_or_else(|| Error::NotFound(format!("session {id} is gone after the rename")))
+            .ok_or_else(|| Error::not_found(format!("session {id} is gone after the rename")))
     }
 
     /// One session's state, with tmuxwire's own clients left out of
@@ -484,7 +484,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors.
     pub async fn rename_window(
         &self,
         target: &Target,
@@ -502,7 +502,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn select_window(&self, target: &Target) -> Result<WindowInfo, Error> {
         let select = Command::new("select-window").target(target, TargetKind::Window);
         self.act_then_window(vec![select], target).await
@@ -513,7 +513,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`no last window`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`no last window`).
     pub async fn step_window(
         &self,
         session: &Target,
@@ -532,7 +532,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn select_pane(&self, pane: &Target) -> Result<PaneInfo, Error> {
         let select = Command::new("select-pane").target(pane, TargetKind::Pane);
         self.act_then_pane(vec![select], pane).await
@@ -543,7 +543,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors.
     pub async fn step_pane(&self, window: &Target, how: PaneMove) -> Result<PaneInfo, Error> {
         let base = Command::new("select-pane");
         let step = match how {
@@ -563,7 +563,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors.
     pub async fn resize_pane(
         &self,
         pane: &Target,
@@ -593,7 +593,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn zoom_pane(&self, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
         let unzoom = Command::new("resize-pane").target(pane, TargetKind::Pane);
         if !zoom {
@@ -628,7 +628,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors.
     pub async fn resize_window(
         &self,
         window: &Target,
@@ -648,7 +648,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`invalid layout`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`invalid layout`).
     pub async fn select_layout(&self, window: &Target, layout: &str) -> Result<WindowInfo, Error> {
         let layout = layout_argument(layout, &self.version().await?)?;
         let select = Command::new("select-layout")
@@ -663,7 +663,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`index in use`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`index in use`).
     pub async fn move_window(
         &self,
         window: &Target,
@@ -685,7 +685,7 @@ impl Tmux {
                 let id: SessionId = one_record(&q, &out[0], window)?
                     .str(0)
                     .parse()
-                    .map_err(|_| Error::NotFound(format!("can't find {window}")))?;
+                    .map_err(|_| Error::not_found(format!("can't find {window}")))?;
                 Target::Session(id)
             }
         };
@@ -706,7 +706,7 @@ impl Tmux {
             .find(|r| r.str(0) == id)
             .map(WindowInfo::from_record)
             .ok_or_else(|| {
-                Error::NotFound(format!("window {id} is not in {session} after the move"))
+                Error::not_found(format!("window {id} is not in {session} after the move"))
             })
     }
 
@@ -718,7 +718,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn swap_pane(&self, source: PaneId, target: PaneId) -> Result<PaneInfo, Error> {
         let swap = Command::new("swap-pane")
             .opt("-s", target.to_string())
@@ -730,7 +730,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn set_pane_title(&self, pane: &Target, title: &str) -> Result<PaneInfo, Error> {
         if title.contains('\0') {
             return Err(Error::invalid(
@@ -749,7 +749,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn enter_copy_mode(
         &self,
         pane: &Target,
@@ -773,14 +773,14 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn exit_copy_mode(&self, pane: &Target) -> Result<PaneInfo, Error> {
         let cancel = Command::new("send-keys")
             .target(pane, TargetKind::Pane)
             .arg("-X")
             .arg("cancel");
         match self.act_then_pane(vec![cancel], pane).await {
-            Err(Error::Tmux(m)) if m.contains("not in a mode") => {
+            Err(e) if e.is(ErrorKind::Tmux) && e.detail().contains("not in a mode") => {
                 self.act_then_pane(Vec::new(), pane).await
             }
             other => other,
@@ -791,7 +791,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// tmux's errors (`duplicate session: NAME`); [`Error::NoServer`].
+    /// tmux's errors (`duplicate session: NAME`); [`ErrorKind::NoServer`](crate::tmux::ErrorKind::NoServer).
     pub async fn create_session(&self, new: &NewSession) -> Result<SessionInfo, Error> {
         let q = Query::new(SessionInfo::FIELDS);
         let mut cmd = Command::new("new-session")
@@ -814,14 +814,16 @@ impl Tmux {
         let body = match self.act(vec![cmd.clone()]).await {
             Ok(mut out) => out.pop().unwrap_or_default(),
             // No server: start one, as `tmux new-session` does.
-            Err(Error::NoServer(_) | Error::SocketGone(_)) => self.start_server(&cmd).await?,
+            Err(e) if matches!(e.kind(), ErrorKind::NoServer | ErrorKind::SocketGone) => {
+                self.start_server(&cmd).await?
+            }
             Err(e) => return Err(e),
         };
         let r = q
             .parse(&body)
             .into_iter()
             .next()
-            .ok_or_else(|| Error::Tmux("new-session printed no session".into()))?;
+            .ok_or_else(|| Error::tmux("new-session printed no session"))?;
         // A new session has none of tmuxwire's clients.
         Ok(SessionInfo::from_record(&r, &HashMap::new()))
     }
@@ -850,9 +852,9 @@ impl Tmux {
         cmd.stdin(std::process::Stdio::null());
         let out = tokio::time::timeout(std::time::Duration::from_secs(20), cmd.output())
             .await
-            .map_err(|_| Error::Timeout(format!("{bin} new-session did not finish within 20s")))?
+            .map_err(|_| Error::timeout(format!("{bin} new-session did not finish within 20s")))?
             .map_err(|e| {
-                Error::Tmux(format!(
+                Error::tmux(format!(
                     "no tmux server runs on {}, and starting one with {bin} failed: {e}",
                     self.socket_path().display()
                 ))
@@ -867,7 +869,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors.
     pub async fn create_window(
         &self,
         session: &Target,
@@ -903,7 +905,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`no space for new pane`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`no space for new pane`).
     pub async fn split_window(
         &self,
         pane: &Target,
@@ -939,7 +941,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; tmux's errors (`pane %N still active`).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); tmux's errors (`pane %N still active`).
     pub async fn respawn_pane(
         &self,
         pane: PaneId,
@@ -960,7 +962,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn clear_pane(&self, pane: &Target) -> Result<String, Error> {
         let (id_cmd, q) = template_cmd("list-panes", &["pane_id"]);
         let filter = match pane {
@@ -983,7 +985,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn pipe_pane(
         &self,
         pane: &Target,
@@ -1011,16 +1013,21 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NoServer`] when none runs.
+    /// [`ErrorKind::NoServer`](crate::tmux::ErrorKind::NoServer) when none runs.
     pub async fn kill_server(&self) -> Result<(), Error> {
         match self.act(vec![Command::new("kill-server")]).await {
             Ok(_) => Ok(()),
-            Err(Error::Connection(_) | Error::NoServer(_) | Error::SocketGone(_)) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::Connection | ErrorKind::NoServer | ErrorKind::SocketGone
+                ) =>
+            {
                 // Gone, as asked, unless it still answers.
                 match self.server_info().await {
-                    Ok(i) if i.is_alive => Err(Error::Tmux(
-                        "the tmux server still runs after kill-server".into(),
-                    )),
+                    Ok(i) if i.is_alive => {
+                        Err(Error::tmux("the tmux server still runs after kill-server"))
+                    }
                     _ => Ok(()),
                 }
             }
@@ -1048,7 +1055,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] (an exact name only: never tmux's prefix match).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) (an exact name only: never tmux's prefix match).
     pub async fn kill_session(&self, session: &Target) -> Result<Killed, Error> {
         let (read, q) = template_cmd("list-windows", &["session_id", "session_name"]);
         let read = read
@@ -1063,12 +1070,12 @@ impl Tmux {
             // Killing the session tmuxwire's control client is attached to
             // can end that connection before the answer arrives: gone is
             // success.
-            Err(Error::Connection(e)) => match self.act(vec![read]).await {
-                Err(Error::NotFound(_)) => match session {
+            Err(e) if e.is(ErrorKind::Connection) => match self.act(vec![read]).await {
+                Err(gone) if gone.is(ErrorKind::NotFound) => match session {
                     Target::SessionName(n) => (String::new(), n.clone()),
                     other => (other.to_string(), String::new()),
                 },
-                Ok(_) => return Err(Error::Connection(e)),
+                Ok(_) => return Err(e),
                 Err(other) => return Err(other),
             },
             Err(e) => return Err(e),
@@ -1083,7 +1090,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn kill_window(&self, window: WindowId) -> Result<Killed, Error> {
         let t = Target::Window(window);
         let kill = Command::new("kill-window").target(&t, TargetKind::Window);
@@ -1098,7 +1105,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`].
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn kill_pane(&self, pane: PaneId) -> Result<Killed, Error> {
         let t = Target::Pane(pane);
         let kill = Command::new("kill-pane").target(&t, TargetKind::Pane);
@@ -1115,11 +1122,15 @@ impl Tmux {
     async fn kill_checked(&self, kill: Command, target: &Target) -> Result<(), Error> {
         match self.act(vec![kill]).await {
             Ok(_) => Ok(()),
-            Err(Error::Connection(e)) => {
+            Err(e) if e.is(ErrorKind::Connection) => {
                 let exists = Command::new("list-panes").target(target, TargetKind::Window);
                 match self.act(vec![exists]).await {
-                    Err(Error::NotFound(_) | Error::NoServer(_)) => Ok(()),
-                    _ => Err(Error::Connection(e)),
+                    Err(gone)
+                        if matches!(gone.kind(), ErrorKind::NotFound | ErrorKind::NoServer) =>
+                    {
+                        Ok(())
+                    }
+                    _ => Err(e),
                 }
             }
             Err(e) => Err(e),
@@ -1206,7 +1217,7 @@ mod tests {
             "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
         ] {
             let e = layout_argument(bad, &v33).unwrap_err();
-            assert!(matches!(e, Error::InvalidArgument { .. }), "{bad:?}: {e:?}");
+            assert!(e.is(ErrorKind::InvalidArgument), "{bad:?}: {e:?}");
         }
     }
 

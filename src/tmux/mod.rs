@@ -33,7 +33,7 @@ pub mod search;
 pub mod settings;
 pub mod typing;
 
-pub use error::Error;
+pub use error::{Error, ErrorKind, Subject};
 pub use handle::{Caller, Output, Retry, Servers, Tmux};
 pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 pub use ops::{Capture, CaptureOptions, PaneScope, Selector};

@@ -2,7 +2,7 @@
 //! captures and format evaluation. Each is one round trip when the target
 //! is given by id.
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use std::collections::HashMap;
 
 use super::handle::Tmux;
@@ -151,18 +151,19 @@ pub(crate) fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query
     )
 }
 
-/// The one record `body` must hold, or [`Error::NotFound`].
+/// The one record `body` must hold, or [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
 pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
     q.parse(body)
         .into_iter()
         .next()
-        .ok_or_else(|| Error::NotFound(format!("can't find {target}")))
+        .ok_or_else(|| Error::not_found(format!("can't find {target}")))
 }
 
 /// Errors that mean "there is nothing to list" on a server without
 /// sessions (`list-panes -a` there says "no current target").
 fn is_empty_server(e: &Error) -> bool {
-    matches!(e, Error::NotFound(m) if m.contains("no current") || m.contains("no sessions"))
+    e.is(ErrorKind::NotFound)
+        && (e.detail().contains("no current") || e.detail().contains("no sessions"))
 }
 
 /// Splits captured text into lines (without their `\n`).
@@ -245,7 +246,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when nothing is named and the server has no
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
     /// sessions.
     pub async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(p) = sel.pane_id {
@@ -302,7 +303,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when no session has that name.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when no session has that name.
     pub async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
         let (cmd, q) = template_cmd("list-sessions", &["session_id", "session_name"]);
         let recs = match self.records(&cmd, &q).await {
@@ -314,7 +315,7 @@ impl Tmux {
             .find_map(|r| r.str(0).parse().ok())
             .ok_or_else(|| {
                 let name = super::error::shorten(name, super::error::MAX_MESSAGE_CHARS);
-                Error::NotFound(format!("can't find session: {name}"))
+                Error::not_found(format!("can't find session: {name}"))
             })
     }
 
@@ -357,7 +358,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// Connection errors; [`Error::NotFound`] for a missing session.
+    /// Connection errors; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session.
     pub async fn list_windows(&self, session: Option<&Target>) -> Result<Vec<WindowInfo>, Error> {
         let (cmd, q) = template_cmd("list-windows", WindowInfo::FIELDS);
         let cmd = match session {
@@ -375,7 +376,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// Connection errors; [`Error::NotFound`] for a missing target.
+    /// Connection errors; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing target.
     pub async fn list_panes(&self, scope: &PaneScope) -> Result<Vec<PaneInfo>, Error> {
         let recs = self.pane_records(scope, PaneInfo::FIELDS).await?;
         Ok(recs
@@ -407,7 +408,7 @@ impl Tmux {
         }
     }
 
-    /// The one record `cmd` must print, or [`Error::NotFound`].
+    /// The one record `cmd` must print, or [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     async fn one(&self, cmd: &Command, q: &Query, target: &Target) -> Result<Record, Error> {
         one_record(q, &self.run(cmd).await?.into_result()?, target)
     }
@@ -416,7 +417,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when it does not exist.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
     pub async fn session_info(&self, target: &Target) -> Result<SessionInfo, Error> {
         // The session's fields, read through its current window.
         let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
@@ -434,7 +435,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when it does not exist.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
     pub async fn window_info(&self, target: &Target) -> Result<WindowInfo, Error> {
         let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
         Ok(WindowInfo::from_record(&self.one(&cmd, &q, target).await?))
@@ -444,7 +445,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when it does not exist.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
     pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
         let q = Query::new(PaneInfo::FIELDS);
         let cmd = pane_lookup(target, &q);
@@ -476,7 +477,7 @@ impl Tmux {
         ];
         let [sessions, pid] = match self.run_each(&cmds).await {
             Ok(o) => o,
-            Err(Error::NoServer(_)) => return Ok(dead()),
+            Err(e) if e.is(ErrorKind::NoServer) => return Ok(dead()),
             Err(e) => return Err(e),
         };
         let sessions = sessions.into_result()?;
@@ -503,7 +504,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing pane; connection errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing pane; connection errors.
     pub async fn capture(&self, target: &Target, opts: &CaptureOptions) -> Result<Capture, Error> {
         // A pane the mirror follows is answered from its copy, once tmux
         // has confirmed the copy (one round trip); a pane that is gone is
@@ -521,7 +522,7 @@ impl Tmux {
             }
         }
         match self.capture_from_tmux(target, opts).await {
-            Err(Error::NotFound(e)) => {
+            Err(e) if e.is(ErrorKind::NotFound) => {
                 // Gone since the copy was last checked.
                 if let Some((_, p, _)) = &copy
                     && p.read().term.is_some()
@@ -531,7 +532,7 @@ impl Tmux {
                         return Ok(cap);
                     }
                 }
-                Err(Error::NotFound(e))
+                Err(e)
             }
             other => other,
         }
@@ -627,7 +628,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing pane; connection errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing pane; connection errors.
     pub async fn snapshot(
         &self,
         target: &Target,
@@ -670,7 +671,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing pane; connection errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing pane; connection errors.
     pub async fn display(&self, target: &Target, parts: &[Part<'_>]) -> Result<String, Error> {
         if parts
             .iter()

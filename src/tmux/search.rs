@@ -29,7 +29,7 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::handle::Tmux;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::format::Record;
@@ -559,7 +559,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing session scope; connection errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session scope; connection errors.
     /// A pane that disappears during the search is skipped.
     pub async fn search_panes(&self, req: &SearchRequest) -> Result<SearchPanesResult, Error> {
         let mut panes = self.pane_records(&req.scope, FIELDS).await?;
@@ -717,7 +717,7 @@ impl Tmux {
         let (state, body) = match self.state_and_text(&target, STATE, cap).await {
             Ok(x) => x,
             // The pane went away meanwhile: skip it.
-            Err(Error::NotFound(_)) => return Ok(None),
+            Err(e) if e.is(ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
         let geo = PaneGeometry::of(&state, req);
@@ -736,7 +736,7 @@ impl Tmux {
         });
         let (mut scan, rows_total) = task
             .await
-            .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
+            .map_err(|e| Error::connection(format!("search task failed: {e}")))?;
         if scan.count > 0 && rows_total != geo.rows {
             // The widths tmux used differ from the model somewhere in this
             // pane: count its rows exactly.

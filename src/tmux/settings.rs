@@ -6,7 +6,7 @@
 //! a status format is meant to keep its `#{…}`), and so are environment
 //! values (`set-environment` expands only with `-F`, which is never sent).
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::handle::Tmux;
 use super::model::HookEntry;
 use crate::control::{Command, Target, TargetKind};
@@ -29,7 +29,7 @@ impl Scope {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for anything else.
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for anything else.
     pub fn parse(s: &str) -> Result<Scope, Error> {
         match s {
             "server" => Ok(Scope::Server),
@@ -155,7 +155,11 @@ impl Tmux {
                 Ok((!text.is_empty()).then(|| text.to_string()))
             }
             // A user option that is not set here.
-            Err(Error::Tmux(m)) if option.starts_with('@') && m.contains("invalid option") => {
+            Err(e)
+                if e.is(ErrorKind::Tmux)
+                    && option.starts_with('@')
+                    && e.detail().contains("invalid option") =>
+            {
                 Ok(None)
             }
             Err(e) => Err(e),
@@ -181,7 +185,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing session.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session.
     pub async fn show_environment(
         &self,
         session: Option<&Target>,
@@ -199,7 +203,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a bad name; [`Error::NotFound`].
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a bad name; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
     pub async fn set_environment(
         &self,
         name: &str,

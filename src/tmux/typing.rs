@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::handle::{Retry, Tmux};
 use super::input::{self, fill_buffer, is_key_name, press_key, type_text};
 use super::ops::{one_record, template_cmd};
@@ -188,14 +188,14 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when there is no such pane; connection errors.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when there is no such pane; connection errors.
     async fn pane_of(&self, target: &Target) -> Result<crate::control::PaneId, Error> {
         let (lookup, q) = pane_id_lookup(target);
         let out = self.act(vec![lookup]).await?;
         one_record(&q, out.first().map_or(&[][..], |b| &b[..]), target)?
             .str(0)
             .parse()
-            .map_err(|_| Error::NotFound(format!("can't find {target}")))
+            .map_err(|_| Error::not_found(format!("can't find {target}")))
     }
 
     /// Notes what `keys` typed into `pane_id` (the cursor then at
@@ -239,7 +239,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] (nothing is typed).
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) (nothing is typed).
     pub async fn send_keys(&self, target: &Target, keys: &Keys) -> Result<String, Error> {
         // Long input goes as several lines: they must all reach the pane the
         // first one did.
@@ -263,9 +263,7 @@ impl Tmux {
                 return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
             }
             if out.len() < line.len() {
-                return Err(Error::Connection(
-                    "tmux did not answer every command".into(),
-                ));
+                return Err(Error::connection("tmux did not answer every command"));
             }
             if first.is_none() {
                 first = out.into_iter().next().map(|o| o.body);
@@ -309,7 +307,9 @@ impl Tmux {
             let mut sent = Vec::with_capacity(ops.len());
             for (target, keys) in ops {
                 let result = self.send_keys(target, keys).await;
-                if let Err(e @ (Error::Connection(_) | Error::Timeout(_))) = &result {
+                if let Err(e) = &result
+                    && matches!(e.kind(), ErrorKind::Connection | ErrorKind::Timeout)
+                {
                     tracing::debug!(%e, "send_keys_batch stopped by the connection");
                 }
                 let failed = result.is_err();
@@ -362,10 +362,10 @@ impl Tmux {
                 .and_then(|o| q.parse(&o.body).first().map(|r| r.string(0)));
             let result = match out.iter().find(|o| !o.ok) {
                 Some(bad) => Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body))),
-                None if out.len() < cmds.len() => Err(Error::Connection(
-                    "tmux did not answer every command".into(),
-                )),
-                None if pane_id.is_none() => Err(Error::NotFound(format!("can't find {target}"))),
+                None if out.len() < cmds.len() => {
+                    Err(Error::connection("tmux did not answer every command"))
+                }
+                None if pane_id.is_none() => Err(Error::not_found(format!("can't find {target}"))),
                 None => Ok(()),
             };
             if let (Ok(()), Some(p)) = (&result, &pane_id) {
@@ -393,7 +393,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`]; [`Error::InvalidArgument`] for empty text or
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty text or
     /// text with a NUL byte.
     pub async fn paste_text(
         &self,
@@ -427,9 +427,7 @@ impl Tmux {
             return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
         }
         if out.len() < n {
-            return Err(Error::Connection(
-                "tmux did not answer every command".into(),
-            ));
+            return Err(Error::connection("tmux did not answer every command"));
         }
         let pane_id = one_record(&q, &out[0].body, target)?.string(0);
         self.note_typed(&pane_id, text.as_bytes(), false, origin);
@@ -441,7 +439,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for empty content, a NUL byte, or a bad
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty content, a NUL byte, or a bad
     /// logical name.
     pub async fn load_buffer(&self, content: &str, logical: &str) -> Result<String, Error> {
         check_text("content", content)?;
@@ -462,7 +460,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a buffer that does not exist.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a buffer that does not exist.
     pub async fn show_buffer(&self, name: &str) -> Result<Vec<u8>, Error> {
         let encoding = buffer_encoding(&self.version().await?);
         let size = Command::new("list-buffers")
@@ -471,12 +469,7 @@ impl Tmux {
         let show = Command::new("show-buffer")
             .opt("-b", name)
             .frame(FrameSpec::LengthOfPrevious(encoding));
-        let out = match self.act(vec![size, show]).await {
-            Err(Error::Tmux(m)) if m.contains("unknown buffer") || m.contains("no buffer") => {
-                return Err(Error::NoBuffer(m));
-            }
-            other => other?,
-        };
+        let out = self.act(vec![size, show]).await.map_err(buffer_error)?;
         let size: Option<usize> = String::from_utf8_lossy(&out[0]).trim().parse().ok();
         let mut body = out.into_iter().nth(1).unwrap_or_default();
         // A one-shot client (a server without sessions) prints the bytes
@@ -494,7 +487,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing buffer or pane.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer or pane.
     pub async fn paste_buffer(
         &self,
         target: &Target,
@@ -507,12 +500,7 @@ impl Tmux {
             paste = paste.arg("-p");
         }
         let paste = paste.opt("-b", name);
-        let out = match self.act(vec![lookup, paste]).await {
-            Err(Error::Tmux(m)) if m.contains("no buffer") || m.contains("unknown buffer") => {
-                return Err(Error::NoBuffer(m));
-            }
-            other => other?,
-        };
+        let out = self.act(vec![lookup, paste]).await.map_err(buffer_error)?;
         Ok(one_record(&q, &out[0], target)?.string(0))
     }
 
@@ -520,15 +508,17 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] for a missing buffer.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer.
     pub async fn delete_buffer(&self, name: &str) -> Result<(), Error> {
         match self
             .act(vec![Command::new("delete-buffer").opt("-b", name)])
             .await
+            .map_err(buffer_error)
         {
-            Err(Error::Tmux(m)) if m.contains("unknown buffer") || m.contains("no buffer") => Err(
-                Error::NotFound(format!("delete-buffer failed for '{name}': {m}")),
-            ),
+            Err(e) if e.is(ErrorKind::NoBuffer) => Err(Error::not_found(format!(
+                "delete-buffer failed for '{name}': {}",
+                e.detail()
+            ))),
             other => other.map(drop),
         }
     }
@@ -552,6 +542,19 @@ fn check_text(arg: &'static str, text: &str) -> Result<(), Error> {
         ));
     }
     Ok(())
+}
+
+/// tmux's answer to a command naming a paste buffer that does not exist
+/// (`unknown buffer: NAME` from `show-buffer`/`delete-buffer`, `no buffer
+/// NAME` from `paste-buffer`) as [`ErrorKind::NoBuffer`]; other errors as
+/// they are.
+fn buffer_error(e: Error) -> Error {
+    let d = e.detail();
+    if e.is(ErrorKind::Tmux) && (d.contains("unknown buffer") || d.contains("no buffer")) {
+        Error::no_buffer(d.to_string())
+    } else {
+        e
+    }
 }
 
 #[cfg(test)]

@@ -695,7 +695,7 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
     let sent = match timeout {
         None => work.await?,
         Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
-            Error::Timeout(format!(
+            Error::timeout(format!(
                 "batch execution exceeded timeout of {}s",
                 d.as_secs_f64()
             ))
@@ -708,10 +708,14 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
         stopped_at: None,
     };
     for (index, s) in sent.into_iter().enumerate() {
-        let error = s.result.as_ref().err().map(|e| match e.suggestion() {
-            Some(hint) => format!("{e}\n{hint}"),
-            None => e.to_string(),
-        });
+        let error = s
+            .result
+            .as_ref()
+            .err()
+            .map(|e| match crate::mcp::errors::suggestion(e) {
+                Some(hint) => format!("{e}\n{hint}"),
+                None => e.to_string(),
+            });
         if error.is_some() {
             out.failed += 1;
             if a.on_error == OnError::Stop {

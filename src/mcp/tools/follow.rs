@@ -310,5 +310,5 @@ async fn pane_of(t: &Tmux, target: &Target) -> Result<PaneId, Error> {
     let info = t.pane_info(target).await?;
     info.pane_id
         .parse()
-        .map_err(|_| Error::NotFound(format!("can't find pane: {target}")))
+        .map_err(|_| Error::not_found(format!("can't find pane: {target}")))
 }

@@ -456,7 +456,7 @@ pub(super) async fn run(
                 let w = panes
                     .first()
                     .map_or_else(|| window.to_string(), |p| p.window_id.clone());
-                Error::NotFound(format!(
+                Error::not_found(format!(
                     "No pane found at corner '{}' in window {w}.",
                     a.corner.name()
                 ))

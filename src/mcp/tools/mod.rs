@@ -41,7 +41,7 @@ use super::schema;
 use super::text::{self, Rendered, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset, toolset_of};
 use crate::control::Target;
-use crate::tmux::{Error, Selector, Servers, Tmux};
+use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
 
 /// Largest text a capture returns to a caller without a response budget
 /// (the CLI), in bytes; beyond it the oldest lines are dropped and the
@@ -344,7 +344,12 @@ fn error_result(
 }
 
 fn from_error(e: &Error) -> CallToolResult {
-    error_result(&e.to_string(), e.kind_name(), e.expected(), e.suggestion())
+    error_result(
+        &e.to_string(),
+        e.kind().name(),
+        e.kind().is_expected(),
+        super::errors::suggestion(e),
+    )
 }
 
 /// Parses arguments: read leniently against the tool's input schema
@@ -487,11 +492,11 @@ async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallTool
     match run(ctx, name, args).await {
         Ok(r) => within(with_text(name, ctx.text, r), ctx.budget),
         // Say which call failed when the message comes from deeper down.
-        Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
+        Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => error_result(
             &format!("{name}: {e}"),
-            e.kind_name(),
-            e.expected(),
-            e.suggestion(),
+            e.kind().name(),
+            e.kind().is_expected(),
+            super::errors::suggestion(&e),
         ),
         Err(e) => from_error(&e),
     }

@@ -123,7 +123,7 @@ pub(super) fn defs() -> Vec<Def> {
 /// Refuses `what` on the caller's own pane.
 pub(super) fn guard_pane(t: &Tmux, pane: PaneId, what: &str) -> Result<(), Error> {
     if t.caller().guarded_pane(t.canonical_socket()) == Some(pane) {
-        return Err(Error::SelfTarget(format!(
+        return Err(Error::self_target(format!(
             "Refusing to {what} the pane running this MCP server ({pane})."
         )));
     }
@@ -137,7 +137,7 @@ async fn guard_scope(t: &Tmux, scope: &Target, what: &str) -> Result<(), Error> 
         return Ok(());
     };
     if t.pane_ids_in(scope).await?.contains(&own) {
-        return Err(Error::SelfTarget(format!(
+        return Err(Error::self_target(format!(
             "Refusing to kill the {what} containing this MCP server's pane ({own})."
         )));
     }
@@ -156,10 +156,9 @@ pub(super) async fn run(
             let a: KillServerArgs = parse(args)?;
             let t = super::server(servers, &a.socket_name, &a.socket_path)?;
             if t.caller().may_run_on(t.canonical_socket(), t.socket_name()) {
-                return Err(Error::SelfTarget(
+                return Err(Error::self_target(
                     "Refusing to kill the tmux server while this MCP server is running inside it. \
-                     Use a manual tmux command if intended."
-                        .into(),
+                     Use a manual tmux command if intended.",
                 ));
             }
             t.kill_server().await?;
