@@ -29,6 +29,7 @@ pub mod layout;
 pub mod manage;
 pub mod model;
 pub mod ops;
+pub mod record;
 pub mod search;
 pub mod settings;
 pub mod typing;
