@@ -331,8 +331,9 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// How long a split or respawn waits for the pane's new process to run its
-/// program before reading its state ([`Tmux::spawned`]).
-const SPAWN_SETTLE: Duration = Duration::from_millis(500);
+/// program before reading its state ([`Tmux::spawned`]): the exec takes
+/// about a millisecond, the ceiling is for a machine under load.
+const SPAWN_SETTLE: Duration = Duration::from_secs(2);
 
 /// The name tmux gives process `pid`'s program (`#{pane_current_command}`):
 /// the first string of its command line (osdep-linux.c
@@ -515,6 +516,10 @@ impl Tmux {
             // read (it reads as empty for a moment during the exec).
             while exe(pid).as_ref() == Some(&tmux_exe) || program_name(pid).is_none() {
                 if tokio::time::Instant::now() >= deadline {
+                    tracing::debug!(
+                        pid,
+                        "pane's process has not exec'd yet; reading it as tmux did"
+                    );
                     return info;
                 }
                 tokio::time::sleep(pause).await;
