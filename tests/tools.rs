@@ -2155,3 +2155,36 @@ async fn pinned_servers_refuse_other_sockets() {
     assert!(text.contains("--pin-socket"), "{text}");
     ok(&servers, "list_sessions", json!({})).await;
 }
+
+/// A split or respawned pane is read once its program runs: tmux forks, and until the child
+/// execs it is a copy of the server, which `pane_current_command` would name (and whose
+/// working directory tmux may not see yet); a command given as one string runs as
+/// `SHELL -c 'command'` first. The answer names what tmux names once it runs. (A program
+/// that execs yet another one at once, such as `env`, is read before that.) Every version,
+/// many times over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spawned_panes_are_read_once_their_program_runs() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).command("exec /bin/sh").start();
+        // Splits start the default shell itself, as a login shell.
+        server.tmux_ok(&["set", "-g", "default-command", ""]);
+        let s = servers(&server);
+        let pane = all_panes(&server)[0].clone();
+        let check = |r: &Value, what: &str| {
+            let id = r["pane_id"].as_str().unwrap_or_default().to_string();
+            let tmux = cli_one(&server, &id, "pane_current_command");
+            assert_eq!(r["pane_current_command"], json!(tmux), "{what}");
+            assert_ne!(r["pane_current_path"], json!(""), "{what}");
+            id
+        };
+        for i in 0..15 {
+            let r = ok(&s, "respawn_pane", json!({"pane_id": pane, "kill": true})).await;
+            check(&r, &format!("tmux {} respawn {i}: {r}", bin.label));
+        }
+        for i in 0..6 {
+            let r = ok(&s, "split_window", json!({"pane_id": pane})).await;
+            let new = check(&r, &format!("tmux {} split {i}: {r}", bin.label));
+            server.tmux_ok(&["kill-pane", "-t", &new]);
+        }
+    }
+}

@@ -16,6 +16,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
 use super::error::{Error, ErrorKind};
 use super::handle::{Output, Retry, Tmux};
 use super::layout::Layout;
@@ -328,6 +330,70 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// How long a split or respawn waits for the pane's new process to run its
+/// program before reading its state ([`Tmux::spawned`]): the exec takes
+/// about a millisecond, the ceiling is for a machine under load.
+const SPAWN_SETTLE: Duration = Duration::from_secs(2);
+
+/// The name tmux gives process `pid`'s program (`#{pane_current_command}`):
+/// the first string of its command line (osdep-linux.c
+/// `osdep_get_name()`) as names.c `parse_window_name()` makes it a name.
+fn program_name(pid: u32) -> Option<String> {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let first = cmdline.split(|&b| b == 0).next()?;
+    let name = window_name(&String::from_utf8_lossy(first));
+    (!name.is_empty()).then_some(name)
+}
+
+/// names.c `parse_window_name()`: a leading `"` and what follows the
+/// next one dropped, an `exec ` prefix, leading spaces and dashes, all
+/// from the first space on, trailing characters that are neither
+/// alphanumeric nor punctuation; a path's last part.
+fn window_name(input: &str) -> String {
+    let mut name = input.strip_prefix('"').unwrap_or(input);
+    name = name.split('"').next().unwrap_or("");
+    name = name.strip_prefix("exec ").unwrap_or(name);
+    name = name.trim_start_matches([' ', '-']);
+    name = name.split(' ').next().unwrap_or("");
+    let keep = name
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| {
+            i == 0 || c.is_ascii_alphanumeric() || c.is_ascii_punctuation() || !c.is_ascii()
+        })
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    name = &name[..keep];
+    if name.starts_with('/') {
+        // basename(3): the last part, trailing slashes ignored.
+        let trimmed = name.trim_end_matches('/');
+        return match trimmed.rsplit('/').next() {
+            Some(last) if !last.is_empty() => last.to_string(),
+            _ => "/".to_string(),
+        };
+    }
+    name.to_string()
+}
+
+/// How long a split or respawn waits for `SHELL -c 'command'` to exec the
+/// command ([`Tmux::spawned`]).
+const SHELL_EXEC_SETTLE: Duration = Duration::from_millis(50);
+
+/// Whether process `pid` runs `PROGRAM -c …` (a shell running the command
+/// tmux gave it as one string).
+fn is_shell_wrapper(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .ok()
+        .is_some_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"-c"))
+}
+
+/// The parent of process `pid` (`/proc/PID/stat`'s fourth field; the
+/// second, the name in parentheses, may hold spaces and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
 impl Tmux {
     /// Runs one line that changes something and returns every command's
     /// output, or the error of the first command that failed.
@@ -417,6 +483,72 @@ impl Tmux {
         let body = out.pop().unwrap_or_default();
         let r = one_record(&q, &body, target)?;
         Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+    }
+
+    /// `info`, the state of a pane whose process tmux just started (a
+    /// split, a respawn), as it is once that process runs its program:
+    /// tmux forks, and until the child execs, the pane's process is a
+    /// copy of the tmux server (`pane_current_command` is tmux's name,
+    /// `pane_current_path` may be empty); a command given as one string
+    /// then runs as `SHELL -c 'command'`, which usually execs the command
+    /// at once. Waiting for the exec (at most [`SPAWN_SETTLE`]) and for a
+    /// shell's (at most [`SHELL_EXEC_SETTLE`] more), the two are read where
+    /// tmux reads them (the process's `/proc/PID/cmdline` and `cwd`:
+    /// osdep-linux.c; the program is its terminal's foreground process
+    /// then), so the answer stays one round trip. Linux only; elsewhere
+    /// `info` as read.
+    async fn spawned(&self, mut info: PaneInfo) -> PaneInfo {
+        let Ok(pid) = info.pane_pid.parse::<u32>() else {
+            return info;
+        };
+        let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+        let Some(server) = parent_of(pid) else {
+            return info;
+        };
+        let deadline = tokio::time::Instant::now() + SPAWN_SETTLE;
+        // tmux read the pane while the child was still the server's copy
+        // (the exec may have come since).
+        let forking = program_name(server).is_some_and(|n| n == info.pane_current_command)
+            || info.pane_current_path.is_empty();
+        if let Some(tmux_exe) = exe(server).filter(|_| forking) {
+            let mut pause = Duration::from_millis(1);
+            // Until the child has exec'd and its new command line can be
+            // read (it reads as empty for a moment during the exec).
+            while exe(pid).as_ref() == Some(&tmux_exe) || program_name(pid).is_none() {
+                if tokio::time::Instant::now() >= deadline {
+                    tracing::debug!(
+                        pid,
+                        "pane's process has not exec'd yet; reading it as tmux did"
+                    );
+                    return info;
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+        }
+        // A command given as one string runs as `SHELL -c 'command'`,
+        // which a shell usually replaces with the command at once: a moment
+        // more for that second exec (the command line reads as empty while
+        // it happens).
+        let until = (tokio::time::Instant::now() + SHELL_EXEC_SETTLE).min(deadline);
+        loop {
+            let now = tokio::time::Instant::now();
+            let waiting = (is_shell_wrapper(pid) && now < until)
+                || (program_name(pid).is_none() && now < deadline);
+            if !waiting {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        // What tmux would read now: the process as it is (possibly past a
+        // second exec since tmux's read).
+        if let Some(name) = program_name(pid) {
+            info.pane_current_command = name;
+        }
+        if let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) {
+            info.pane_current_path = cwd.to_string_lossy().into_owned();
+        }
+        info
     }
 
     /// Runs `action` then reads the window `target` names, on one line.
@@ -933,7 +1065,8 @@ impl Tmux {
         let cmd = spawn.command(spawn.flags(cmd));
         let out = self.act(vec![cmd]).await?;
         let r = one_record(&q, &out[0], pane)?;
-        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+        let info = PaneInfo::from_record(&r, self.is_caller(r.str(0)));
+        Ok(self.spawned(info).await)
     }
 
     /// Restarts a pane's process (`kill`: even if it still runs); the
@@ -954,7 +1087,8 @@ impl Tmux {
             cmd = cmd.arg("-k");
         }
         let cmd = spawn.command(spawn.flags(cmd));
-        self.act_then_pane(vec![cmd], &target).await
+        let info = self.act_then_pane(vec![cmd], &target).await?;
+        Ok(self.spawned(info).await)
     }
 
     /// Resets a pane's terminal and clears its history, in one line (no
@@ -1154,6 +1288,17 @@ pub fn session_ref(s: &str) -> Selector {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn window_names_as_tmux_parses_them() {
+        assert_eq!(window_name("/bin/sh"), "sh");
+        assert_eq!(window_name("-bash"), "bash");
+        assert_eq!(window_name("exec vim file"), "vim");
+        assert_eq!(window_name("\"quoted name\" rest"), "quoted");
+        assert_eq!(window_name("python3\t"), "python3");
+        assert_eq!(window_name("/usr/bin/"), "bin");
+        assert_eq!(window_name(""), "");
+    }
+
     use super::*;
 
     #[test]

@@ -120,6 +120,24 @@ class Side:
         self.tmux("set-hook", "-g", "after-new-window", "display-message created")
         for pane in ("%0", "%1", "%2", "%3"):
             self.wait_screen(pane, lambda s: s.rstrip().endswith("$"))
+        # Window names follow the pane's program (automatic-rename, on a
+        # timer of its own) and start as tmux's name until the first check:
+        # wait until every window is named after its shell, so a call reads
+        # the same names on both sides whenever it comes.
+        self.wait_tmux(
+            ["list-windows", "-a", "-F", "#{window_name}"],
+            lambda out: set(out.split()) == {"sh"},
+        )
+
+    def wait_tmux(self, args: list[str], cond: Callable[[str], bool]) -> str:
+        end = time.monotonic() + DEADLINE
+        while True:
+            out = self.tmux(*args, check=False)
+            if cond(out):
+                return out
+            if time.monotonic() > end:
+                raise RuntimeError(f"{self.name}: tmux {' '.join(args)} never gave what was waited for:\n{out}")
+            time.sleep(0.02)
 
     def stop_fixture(self) -> None:
         self.tmux("kill-server", check=False)
