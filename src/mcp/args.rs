@@ -24,16 +24,7 @@ use crate::control::format::Part;
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::{Error, Selector};
 
-/// `filters` on the list tools: an object of `field__op` → value, or the
-/// same object as a JSON string (some clients send that).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum FiltersArg {
-    /// `{"session_name__startswith": "dev"}`.
-    Map(BTreeMap<String, serde_json::Value>),
-    /// The same, as a JSON string.
-    Json(String),
-}
+pub use crate::tmux::op::FiltersArg;
 
 fn default_max_lines() -> Option<i64> {
     Some(500)

@@ -10,7 +10,6 @@
 //! * [`schema`]: the JSON Schemas clients see, tidied.
 //! * [`budget`]: the response budget every answer fits.
 //! * [`text`]: the text block of each result (libtmux-mcp's, by default).
-//! * [`filters`]: the list tools' Django-style `filters`.
 //! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
 //!   (limits, encoding, batches, JSON-RPC errors answered here).
 //! * [`stdio`]: the stdio transport: reader, rmcp, one stdout writer.
@@ -30,7 +29,6 @@
 pub mod args;
 pub mod budget;
 pub mod errors;
-pub mod filters;
 pub mod jsonrpc;
 pub mod prompts;
 pub mod resources;

@@ -402,9 +402,8 @@ impl Tmux {
             ));
         };
         let target = Target::Pane(pane);
-        let recs = self
-            .pane_records(&PaneScope::Window(target.clone()), FIELDS)
-            .await?;
+        let recs =
+            super::op::list::pane_records(self, &PaneScope::Window(target.clone()), FIELDS).await?;
         let pane_str = pane.to_string();
         let rec: &Record = recs
             .iter()

@@ -482,7 +482,7 @@ impl Tmux {
         let mut out = self.act(line).await?;
         let body = out.pop().unwrap_or_default();
         let r = one_record(&q, &body, target)?;
-        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+        Ok(PaneInfo::from_record(&r, |id| self.is_caller(id)))
     }
 
     /// `info`, the state of a pane whose process tmux just started (a
@@ -752,7 +752,7 @@ impl Tmux {
         let read = bodies(out.pop().unwrap_or_default(), 1)?;
         bodies(out.pop().unwrap_or_default(), 1)?;
         let r = one_record(&q, &read[0], pane)?;
-        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
+        Ok(PaneInfo::from_record(&r, |id| self.is_caller(id)))
     }
 
     /// Resizes a window (sets its `window-size` to manual, as tmux does);
@@ -1065,7 +1065,7 @@ impl Tmux {
         let cmd = spawn.command(spawn.flags(cmd));
         let out = self.act(vec![cmd]).await?;
         let r = one_record(&q, &out[0], pane)?;
-        let info = PaneInfo::from_record(&r, self.is_caller(r.str(0)));
+        let info = PaneInfo::from_record(&r, |id| self.is_caller(id));
         Ok(self.spawned(info).await)
     }
 
@@ -1158,7 +1158,7 @@ impl Tmux {
                 ) =>
             {
                 // Gone, as asked, unless it still answers.
-                match self.server_info().await {
+                match super::op::info::server_info(self).await {
                     Ok(i) if i.is_alive => {
                         Err(Error::tmux("the tmux server still runs after kill-server"))
                     }

@@ -28,6 +28,7 @@ pub mod input;
 pub mod layout;
 pub mod manage;
 pub mod model;
+pub mod op;
 pub mod ops;
 pub mod record;
 pub mod search;

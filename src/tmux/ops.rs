@@ -3,10 +3,9 @@
 //! is given by id.
 
 use super::error::{Error, ErrorKind};
-use std::collections::HashMap;
 
 use super::handle::Tmux;
-use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
+use super::model::PaneSnapshot;
 use super::search::Source;
 use crate::control::format::{Part, Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
@@ -161,7 +160,7 @@ pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Reco
 
 /// Errors that mean "there is nothing to list" on a server without
 /// sessions (`list-panes -a` there says "no current target").
-fn is_empty_server(e: &Error) -> bool {
+pub(crate) fn is_empty_server(e: &Error) -> bool {
     e.is(ErrorKind::NotFound)
         && (e.detail().contains("no current") || e.detail().contains("no sessions"))
 }
@@ -319,186 +318,6 @@ impl Tmux {
             })
     }
 
-    /// Every session.
-    ///
-    /// # Errors
-    ///
-    /// Connection errors.
-    pub async fn list_sessions(&self) -> Result<Vec<SessionInfo>, Error> {
-        let (cmd, q) = template_cmd("list-sessions", SessionInfo::FIELDS);
-        let (body, ours) = self.with_own_clients(cmd).await?;
-        Ok(q.parse(&body)
-            .iter()
-            .map(|r| SessionInfo::from_record(r, &ours))
-            .collect())
-    }
-
-    /// Runs `cmd` together with a count of tmuxwire's own control clients
-    /// per session (they identify with the terminal name `tmuxwire`), in
-    /// one round trip, so `session_attached` can leave them out.
-    async fn with_own_clients(
-        &self,
-        cmd: Command,
-    ) -> Result<(Vec<u8>, HashMap<String, i64>), Error> {
-        let (clients, cq) = template_cmd("list-clients", &["client_termname", "session_id"]);
-        let [body, clients] = self.run_each(&[cmd, clients]).await?;
-        let body = body.into_result()?;
-        let mut ours = HashMap::new();
-        if let Ok(c) = clients.into_result() {
-            for r in cq.parse(&c) {
-                if r.str(0) == crate::wire::CLIENT_TERM {
-                    *ours.entry(r.string(1)).or_insert(0) += 1;
-                }
-            }
-        }
-        Ok((body, ours))
-    }
-
-    /// Windows of one session, or of all sessions.
-    ///
-    /// # Errors
-    ///
-    /// Connection errors; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session.
-    pub async fn list_windows(&self, session: Option<&Target>) -> Result<Vec<WindowInfo>, Error> {
-        let (cmd, q) = template_cmd("list-windows", WindowInfo::FIELDS);
-        let cmd = match session {
-            Some(t) => cmd.target(t, TargetKind::Session),
-            None => cmd.arg("-a"),
-        };
-        let recs = match self.records(&cmd, &q).await {
-            Err(e) if session.is_none() && is_empty_server(&e) => Vec::new(),
-            other => other?,
-        };
-        Ok(recs.iter().map(WindowInfo::from_record).collect())
-    }
-
-    /// Panes in `scope`.
-    ///
-    /// # Errors
-    ///
-    /// Connection errors; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing target.
-    pub async fn list_panes(&self, scope: &PaneScope) -> Result<Vec<PaneInfo>, Error> {
-        let recs = self.pane_records(scope, PaneInfo::FIELDS).await?;
-        Ok(recs
-            .iter()
-            .map(|r| PaneInfo::from_record(r, self.is_caller(r.str(0))))
-            .collect())
-    }
-
-    /// Raw records of `fields` for the panes in `scope`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Tmux::list_panes`].
-    pub async fn pane_records(
-        &self,
-        scope: &PaneScope,
-        fields: &[&str],
-    ) -> Result<Vec<Record>, Error> {
-        let (cmd, q) = template_cmd("list-panes", fields);
-        let cmd = match scope {
-            PaneScope::All => cmd.arg("-a"),
-            // list-panes -t takes a window even with -s: a session name needs "=name:".
-            PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
-            PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
-        };
-        match self.records(&cmd, &q).await {
-            Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
-            other => other,
-        }
-    }
-
-    /// The one record `cmd` must print, or [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
-    async fn one(&self, cmd: &Command, q: &Query, target: &Target) -> Result<Record, Error> {
-        one_record(q, &self.run(cmd).await?.into_result()?, target)
-    }
-
-    /// One session.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
-    pub async fn session_info(&self, target: &Target) -> Result<SessionInfo, Error> {
-        // The session's fields, read through its current window.
-        let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
-        let cmd = cmd
-            .target(target, TargetKind::Session)
-            .opt("-f", "#{window_active}");
-        let (body, ours) = self.with_own_clients(cmd).await?;
-        Ok(SessionInfo::from_record(
-            &one_record(&q, &body, target)?,
-            &ours,
-        ))
-    }
-
-    /// One window (for a session target: its current window).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
-    pub async fn window_info(&self, target: &Target) -> Result<WindowInfo, Error> {
-        let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
-        Ok(WindowInfo::from_record(&self.one(&cmd, &q, target).await?))
-    }
-
-    /// One pane (for a session or window target: the active pane).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when it does not exist.
-    pub async fn pane_info(&self, target: &Target) -> Result<PaneInfo, Error> {
-        let q = Query::new(PaneInfo::FIELDS);
-        let cmd = pane_lookup(target, &q);
-        let r = self.one(&cmd, &q, target).await?;
-        Ok(PaneInfo::from_record(&r, self.is_caller(r.str(0))))
-    }
-
-    /// Server facts. A socket with no server behind it is reported as
-    /// `is_alive: false`, not as an error, and no server is started.
-    ///
-    /// # Errors
-    ///
-    /// Other connection errors.
-    pub async fn server_info(&self) -> Result<ServerInfo, Error> {
-        let path = Some(self.socket_path().display().to_string());
-        let name = self.socket_name().map(str::to_string);
-        let dead = || ServerInfo {
-            is_alive: false,
-            socket_name: name.clone(),
-            socket_path: path.clone(),
-            session_count: 0,
-            version: None,
-            pid: None,
-            imsg_framing: None,
-        };
-        let cmds = [
-            Command::new("list-sessions").opt("-F", "#{session_id}"),
-            Command::new("display-message").arg("-p").arg("#{pid}"),
-        ];
-        let [sessions, pid] = match self.run_each(&cmds).await {
-            Ok(o) => o,
-            Err(e) if e.is(ErrorKind::NoServer) => return Ok(dead()),
-            Err(e) => return Err(e),
-        };
-        let sessions = sessions.into_result()?;
-        let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
-        let pid = pid.text().trim().parse().ok();
-        let version = self.version().await?;
-        let framing = self.framing().await.map(|f| match f {
-            crate::wire::Framing::Old => "old".to_string(),
-            crate::wire::Framing::New => "new".to_string(),
-        });
-        Ok(ServerInfo {
-            is_alive: true,
-            socket_name: name,
-            socket_path: path,
-            session_count: count,
-            version: Some(version.to_string()),
-            pid,
-            imsg_framing: framing,
-        })
-    }
-
     /// Captures a pane (`capture-pane -p`), in one round trip with the
     /// pane's mode state.
     ///
@@ -639,7 +458,7 @@ impl Tmux {
             .state_and_text(target, PaneSnapshot::FIELDS, cap)
             .await?;
         let body = crate::term::plain_capture(&body);
-        let mut snap = PaneSnapshot::from_record(&rec, self.is_caller(rec.str(0)));
+        let mut snap = PaneSnapshot::from_record(&rec, |id| self.is_caller(id));
         let mut lines = text_lines(&body, false);
         // Rows down to the cursor belong to the screen the program left
         // (C29: blank lines printed above a prompt).
@@ -680,7 +499,8 @@ impl Tmux {
             return self.display_counted(target, parts).await;
         }
         let q = Query::from_parts(&[parts.to_vec()]);
-        let r = self.one(&pane_lookup(target, &q), &q, target).await?;
+        let body = self.run(&pane_lookup(target, &q)).await?.into_result()?;
+        let r = one_record(&q, &body, target)?;
         Ok(r.string(0))
     }
 
@@ -711,7 +531,7 @@ impl Tmux {
             }
         }
         let q = Query::from_parts(&fields);
-        let (body, ours) = self.with_own_clients(pane_lookup(target, &q)).await?;
+        let (body, ours) = super::op::list::with_own_clients(self, pane_lookup(target, &q)).await?;
         let r = one_record(&q, &body, target)?;
         let mine = ours.get(r.str(0)).copied().unwrap_or(0);
         let mut out = String::new();

@@ -126,9 +126,18 @@ macro_rules! record {
             pub const FIELDS: &'static [&'static str] = &[$($var),*];
 
             /// Reads one from a record of [`Self::FIELDS`].
-            #[allow(unused_assignments, unused_mut, unused_variables)]
+            #[allow(dead_code)]
             pub fn from_record(r: &$crate::control::format::Record) -> Self {
-                let mut i = 0usize;
+                Self::from_record_at(r, 0)
+            }
+
+            /// Reads one from a record whose fields `at..` are
+            /// [`Self::FIELDS`] (a record of several record types' fields
+            /// in a row, as [`concat_fields!`](crate::concat_fields) lists
+            /// them).
+            #[allow(unused_assignments, unused_mut, unused_variables, dead_code)]
+            pub fn from_record_at(r: &$crate::control::format::Record, at: usize) -> Self {
+                let mut i = at;
                 $name {
                     $(
                         $field: {
@@ -141,6 +150,33 @@ macro_rules! record {
             }
         }
     };
+}
+
+/// The `FIELDS` of several record types in a row, as a constant array:
+/// `&concat_fields!(PaneRow, Geometry)` is a query whose record the first
+/// type reads with `from_record` and the next with `from_record_at(r,
+/// PaneRow::FIELDS.len())`.
+#[macro_export]
+macro_rules! concat_fields {
+    ($($t:ty),+ $(,)?) => {{
+        const N: usize = 0 $(+ <$t>::FIELDS.len())+;
+        const OUT: [&str; N] = {
+            let mut out = [""; N];
+            let mut at = 0;
+            $(
+                let f = <$t>::FIELDS;
+                let mut i = 0;
+                while i < f.len() {
+                    out[at] = f[i];
+                    at += 1;
+                    i += 1;
+                }
+            )+
+            let _ = at;
+            out
+        };
+        OUT
+    }};
 }
 
 #[cfg(test)]
@@ -185,6 +221,11 @@ mod tests {
                 marked: None,
                 title: Some("t".into()),
             }
+        );
+        assert_eq!(crate::concat_fields!(Row, Row).len(), 12);
+        assert_eq!(
+            Row::from_record_at(&Record(["x", "%1", "80"].map(String::from).to_vec()), 1).width,
+            80
         );
         // Missing and malformed fields read as empty values.
         let r = Row::from_record(&Record(vec!["%2".into(), "x".into()]));

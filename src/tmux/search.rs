@@ -562,7 +562,7 @@ impl Tmux {
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session scope; connection errors.
     /// A pane that disappears during the search is skipped.
     pub async fn search_panes(&self, req: &SearchRequest) -> Result<SearchPanesResult, Error> {
-        let mut panes = self.pane_records(&req.scope, FIELDS).await?;
+        let mut panes = super::op::list::pane_records(self, &req.scope, FIELDS).await?;
         // Linked windows and grouped sessions list a pane more than once.
         let mut seen = std::collections::HashSet::new();
         panes.retain(|r| seen.insert(r.string(0)));

@@ -307,7 +307,7 @@ async fn pane_of(t: &Tmux, target: &Target) -> Result<PaneId, Error> {
     if let Target::Pane(p) = target {
         return Ok(*p);
     }
-    let info = t.pane_info(target).await?;
+    let info = crate::tmux::op::info::pane_info(t, target).await?;
     info.pane_id
         .parse()
         .map_err(|_| Error::not_found(format!("can't find pane: {target}")))

@@ -12,8 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::MAX_TEXT_BYTES;
 use super::{
-    Ctx, Def, ListResult, READ, def, list, object, parse, server, structured, targeting,
-    unknown_tool,
+    Ctx, Def, READ, def, object, parse, server, structured, targeting, tool_args, unknown_tool,
 };
 use crate::control::Target;
 use crate::control::format::Part;
@@ -21,9 +20,14 @@ use crate::mcp::args::{self, *};
 use crate::mcp::budget::{self, Budget, json_len};
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
+use crate::tmux::op::info::{
+    PaneInfoRequest, ServerInfoRequest, SessionInfoRequest, WindowInfoRequest,
+};
+use crate::tmux::op::list::{ListPanesRequest, ListSessionsRequest, ListWindowsRequest, Listing};
+use crate::tmux::op::{Filters, Fit, Limit};
 use crate::tmux::{
     CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
-    Selector, ServerInfo, SessionInfo, Tmux, WindowInfo,
+    Selector, ServerInfo, Tmux,
 };
 
 /// snapshot cut (the older ones).
@@ -92,44 +96,44 @@ impl Rendered for TextResult {
 /// The inspect tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        super::list_of_read(def::<ListSessionsArgs, ListResult<SessionInfo>>(
+        super::list_of_read(super::row::<ListSessionsArgs>(
             "list_sessions",
             "List tmux Sessions",
             READ,
             "All sessions on the tmux server.",
         )),
-        super::list_of_read(def::<ListWindowsArgs, ListResult<WindowInfo>>(
+        super::list_of_read(super::row::<ListWindowsArgs>(
             "list_windows",
             "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
         )),
-        super::list_of_read(def::<ListPanesArgs, ListResult<PaneInfo>>(
+        super::list_of_read(super::row::<ListPanesArgs>(
             "list_panes",
             "List tmux Panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
         )),
-        def::<ServerArgs, ServerInfo>(
+        super::row::<ServerArgs>(
             "get_server_info",
             "Get tmux Server Info",
             READ,
             "Whether a tmux server runs (is_alive), its version, pid and session count. Never \
              starts one.",
         ),
-        def::<SessionArgs, SessionInfo>(
+        super::row::<SessionArgs>(
             "get_session_info",
             "Get tmux Session Info",
             READ,
             "One session (default: the one a person used last).",
         ),
-        def::<WindowArgs, WindowInfo>(
+        super::row::<WindowArgs>(
             "get_window_info",
             "Get tmux Window Info",
             READ,
             "One window, by id or by index in a session (default: the session's active one).",
         ),
-        def::<PaneArgs, PaneInfo>(
+        super::row::<PaneArgs>(
             "get_pane_info",
             "Get tmux Pane Info",
             READ,
@@ -160,7 +164,7 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
         )),
-        super::list_of_read(def::<ListServersArgs, ListResult<ServerInfo>>(
+        super::list_of_read(def::<ListServersArgs, Listing<ServerInfo>>(
             "list_servers",
             "List tmux Servers",
             READ,
@@ -215,6 +219,34 @@ pub(super) fn defs() -> Vec<Def> {
     .collect()
 }
 
+tool_args!(ListSessionsArgs => ListSessionsRequest, |a| Ok(ListSessionsRequest {
+    filters: a.filters.as_ref().map(Filters::parse).transpose()?,
+}));
+
+tool_args!(ListWindowsArgs => ListWindowsRequest, |a| Ok(ListWindowsRequest {
+    session: targeting!(a).selector()?,
+    filters: a.filters.as_ref().map(Filters::parse).transpose()?,
+}));
+
+tool_args!(ListPanesArgs => ListPanesRequest, |a| Ok(ListPanesRequest {
+    scope: targeting!(a, window_id, window_index).selector()?,
+    filters: a.filters.as_ref().map(Filters::parse).transpose()?,
+}));
+
+tool_args!(ServerArgs => ServerInfoRequest, |_a| Ok(ServerInfoRequest));
+
+tool_args!(SessionArgs => SessionInfoRequest, |a| Ok(SessionInfoRequest {
+    session: targeting!(a).selector()?,
+}));
+
+tool_args!(WindowArgs => WindowInfoRequest, |a| Ok(WindowInfoRequest {
+    window: targeting!(a, window_id, window_index).selector()?,
+}));
+
+tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));
+
 /// Runs one inspect tool.
 pub(super) async fn run(
     ctx: &Ctx<'_>,
@@ -225,65 +257,6 @@ pub(super) async fn run(
     let progress = ctx.progress.clone();
     match name {
         "wait_for_text" | "capture_since" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "list_sessions" => {
-            let a: ListSessionsArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            list(&t.list_sessions().await?, a.filters.as_ref(), budget)
-        }
-        "list_windows" => {
-            let a: ListWindowsArgs = parse(args)?;
-            let targeting = targeting!(a);
-            let sel = targeting.selector()?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let scope = if sel == Selector::default() {
-                None
-            } else {
-                Some(t.resolve_session(&sel).await?)
-            };
-            list(
-                &t.list_windows(scope.as_ref()).await?,
-                a.filters.as_ref(),
-                budget,
-            )
-        }
-        "list_panes" => {
-            let a: ListPanesArgs = parse(args)?;
-            let sel = targeting!(a, window_id, window_index).selector()?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let scope = if sel.window_id.is_some() || sel.window_index.is_some() {
-                PaneScope::Window(t.resolve_window(&sel).await?)
-            } else if sel.session_id.is_some() || sel.session_name.is_some() {
-                PaneScope::Session(t.resolve_session(&sel).await?)
-            } else {
-                PaneScope::All
-            };
-            list(&t.list_panes(&scope).await?, a.filters.as_ref(), budget)
-        }
-        "get_server_info" => {
-            let a: ServerArgs = parse(args)?;
-            Ok(object(
-                &server(servers, &a.socket_name, &a.socket_path)?
-                    .server_info()
-                    .await?,
-            ))
-        }
-        "get_session_info" => {
-            let a: SessionArgs = parse(args)?;
-            let (t, target) = targeting!(a).session(servers).await?;
-            Ok(object(&t.session_info(&target).await?))
-        }
-        "get_window_info" => {
-            let a: WindowArgs = parse(args)?;
-            let (t, target) = targeting!(a, window_id, window_index)
-                .window(servers)
-                .await?;
-            Ok(object(&t.window_info(&target).await?))
-        }
-        "get_pane_info" => {
-            let a: PaneArgs = parse(args)?;
-            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
-            Ok(object(&t.pane_info(&target).await?))
-        }
         "capture_pane" => {
             let a: CapturePaneArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -368,16 +341,14 @@ pub(super) async fn run(
                 response_budget: budget.map_or(crate::tmux::search::RESPONSE_BUDGET, Budget::bytes),
             };
             let mut r = t.search_panes(&req).await?;
-            if let Some(b) = budget {
-                budget::fit_search(&mut r, b.bytes());
-            }
+            r.fit(budget.map_or(Limit::NONE, Budget::limit));
             Ok(object(&r))
         }
         "list_servers" => {
             let a: ListServersArgs = parse(args)?;
             let infos = if servers.is_pinned() {
                 let t = servers.default_server();
-                let i = t.server_info().await?;
+                let i = crate::tmux::op::info::server_info(t).await?;
                 if i.is_alive { vec![i] } else { Vec::new() }
             } else {
                 let extra: Vec<std::path::PathBuf> = a
@@ -388,7 +359,9 @@ pub(super) async fn run(
                     .collect();
                 crate::tmux::discover::list_servers(&extra).await
             };
-            list(&infos, None, budget)
+            let mut l = Listing::new(infos);
+            l.fit(budget.map_or(Limit::NONE, Budget::limit));
+            Ok(object(&l))
         }
         "show_option" => {
             let a: ShowOptionArgs = parse(args)?;
@@ -451,7 +424,8 @@ pub(super) async fn run(
             let (t, window) = targeting!(a, window_id, window_index)
                 .window_target(servers)
                 .await?;
-            let panes = t.list_panes(&PaneScope::Window(window.clone())).await?;
+            let panes =
+                crate::tmux::op::list::panes(&t, &PaneScope::Window(window.clone())).await?;
             let pick = corner_pane(&panes, a.corner).ok_or_else(|| {
                 let w = panes
                     .first()

@@ -25,6 +25,8 @@ pub mod inspect;
 pub mod manage;
 pub mod teardown;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
@@ -34,13 +36,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::args::{self, FiltersArg};
-use super::budget::{self, Budget, json_len};
-use super::filters::Filters;
+use super::args;
+use super::budget::Budget;
 use super::schema;
 use super::text::{self, Rendered, TextMode, TextShape};
-use super::toolsets::{Policy, Toolset, toolset_of};
+use super::toolsets::{Policy, Toolset};
 use crate::control::Target;
+use crate::tmux::op::{self, Limit, Op};
 use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
 
 /// Largest text a capture returns to a caller without a response budget
@@ -61,28 +63,21 @@ pub(crate) struct Ctx<'a> {
     text: TextMode,
 }
 
-/// `{"result": [...]}`: how list results are sent.
-#[derive(Serialize, JsonSchema)]
-struct ListResult<T> {
-    result: Vec<T>,
-    /// Items left out to fit the response budget (the last ones).
-    #[serde(skip_serializing_if = "is_zero")]
-    omitted: usize,
-}
+use crate::tmux::op::list::Listing;
 
-impl Rendered for ListResult<crate::tmux::SessionInfo> {
+impl Rendered for Listing<crate::tmux::SessionInfo> {
     const TEXT: TextShape = TextShape::List(&text::SESSIONS);
 }
 
-impl Rendered for ListResult<crate::tmux::WindowInfo> {
+impl Rendered for Listing<crate::tmux::WindowInfo> {
     const TEXT: TextShape = TextShape::List(&text::WINDOWS);
 }
 
-impl Rendered for ListResult<crate::tmux::PaneInfo> {
+impl Rendered for Listing<crate::tmux::PaneInfo> {
     const TEXT: TextShape = TextShape::List(&text::PANES);
 }
 
-impl Rendered for ListResult<crate::tmux::ServerInfo> {
+impl Rendered for Listing<crate::tmux::ServerInfo> {
     const TEXT: TextShape = TextShape::List(&text::SERVERS);
 }
 
@@ -178,6 +173,86 @@ struct Def {
     hints: Hints,
     /// How the text block of a result is made (the result type's shape).
     text: TextShape,
+    /// The toolset that offers it.
+    toolset: Toolset,
+    /// How a call runs: a typed row's request and operation
+    /// ([`typed`]); `None` for the tools still run by their toolset's
+    /// `run`.
+    call: Option<CallFn>,
+}
+
+/// A call's future: a boxed future per tool keeps one dispatch future
+/// from holding every tool's state inline.
+type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, Error>> + Send + 'a>>;
+
+/// How a typed row runs a call.
+type CallFn = for<'a> fn(&'a Ctx<'a>, Map<String, Value>) -> CallFuture<'a>;
+
+/// A tool's arguments as the table runs them: the server they name and
+/// the typed request they make. Checking happens here, so a bad call is
+/// refused before anything reaches tmux.
+pub(super) trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {
+    /// The operation's request.
+    type Request: Op<Response: Serialize + JsonSchema + Rendered + 'static>;
+
+    /// `(socket_name, socket_path)`: the server named (`-L`, `-S`).
+    fn socket(&self) -> (Option<&str>, Option<&str>);
+
+    /// The request, checked.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] naming the argument.
+    fn into_request(self) -> Result<Self::Request, Error>;
+}
+
+/// `impl ToolArgs` for argument structs with `socket_name` and
+/// `socket_path` fields: `tool_args!(ListPanesArgs => ListPanesRequest, |a| ...)`.
+macro_rules! tool_args {
+    ($args:ty => $req:ty, |$a:ident| $body:expr) => {
+        impl $crate::mcp::tools::ToolArgs for $args {
+            type Request = $req;
+
+            fn socket(&self) -> (Option<&str>, Option<&str>) {
+                (self.socket_name.as_deref(), self.socket_path.as_deref())
+            }
+
+            fn into_request(self) -> Result<$req, $crate::tmux::Error> {
+                let $a = self;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use tool_args;
+
+/// Runs a typed row: arguments parsed and checked into the request, the
+/// server they name, the operation ([`op::run`], which cuts the answer to
+/// the response budget), the response as structured content.
+async fn typed<A: ToolArgs>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error> {
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?;
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&op::run(&server, request, limit).await?))
+}
+
+/// A typed row: the tool's name, title, hints and description, its
+/// argument type `A` (whose request and response give the schemas, the
+/// text shape and the call).
+fn row<A: ToolArgs>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def {
+    let mut d = def::<A, <A::Request as Op>::Response>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
+    d
 }
 
 fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
@@ -194,6 +269,8 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         output: Some(schema::output(&schema_for_output::<R>())),
         hints,
         text: R::TEXT,
+        toolset: Toolset::Inspect,
+        call: None,
     }
 }
 
@@ -233,11 +310,11 @@ fn list_of_read(mut d: Def) -> Def {
     d
 }
 
-fn tool(d: Def) -> Tool {
+fn tool(d: &Def) -> Tool {
     let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
-    let mut t = Tool::new(d.name, d.description, Arc::new(d.input));
+    let mut t = Tool::new(d.name, d.description, Arc::new(d.input.clone()));
     t.title = Some(d.title.to_string());
-    t.output_schema = d.output.map(Arc::new);
+    t.output_schema = d.output.clone().map(Arc::new);
     // Hints that differ from MCP's defaults (readOnly false, destructive
     // true, idempotent false, openWorld true) are sent; the others are
     // implied. destructiveHint and idempotentHint mean something only for
@@ -259,29 +336,41 @@ fn tool(d: Def) -> Tool {
     t
 }
 
-fn defs() -> Vec<Def> {
-    inspect::defs()
-        .into_iter()
-        .chain(manage::defs())
-        .chain(execute::defs())
-        .chain(teardown::defs())
-        .collect()
+/// The table: every tool's row, in listing order (inspect, manage,
+/// execute, teardown).
+fn defs() -> &'static [Def] {
+    static DEFS: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
+    DEFS.get_or_init(|| {
+        let set = |t: Toolset| {
+            move |mut d: Def| {
+                d.toolset = t;
+                d
+            }
+        };
+        inspect::defs()
+            .into_iter()
+            .map(set(Toolset::Inspect))
+            .chain(manage::defs().into_iter().map(set(Toolset::Manage)))
+            .chain(execute::defs().into_iter().map(set(Toolset::Execute)))
+            .chain(teardown::defs().into_iter().map(set(Toolset::Teardown)))
+            .collect()
+    })
+}
+
+/// Tool `name`'s row.
+fn def_of(name: &str) -> Option<&'static Def> {
+    defs().iter().find(|d| d.name == name)
 }
 
 /// Every tool tmuxwire serves, in listing order (inspect, manage,
 /// execute, teardown), whatever the toolset choice.
 pub fn catalog() -> Vec<Tool> {
-    defs().into_iter().map(tool).collect()
+    defs().iter().map(tool).collect()
 }
 
 /// The text shape of tool `name`'s result, from its definition.
 pub fn shape_of(name: &str) -> Option<TextShape> {
-    static SHAPES: std::sync::OnceLock<Vec<(&'static str, TextShape)>> = std::sync::OnceLock::new();
-    SHAPES
-        .get_or_init(|| defs().into_iter().map(|d| (d.name, d.text)).collect())
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
+    def_of(name).map(|d| d.text)
 }
 
 /// The tools `policy` offers, in listing order.
@@ -405,31 +494,6 @@ fn pane_message(text: String, pane_id: String) -> CallToolResult {
     })
 }
 
-fn list<T: Serialize>(
-    items: &[T],
-    filters: Option<&FiltersArg>,
-    budget: Option<Budget>,
-) -> Result<CallToolResult, Error> {
-    let mut values: Vec<Value> = items
-        .iter()
-        .filter_map(|i| serde_json::to_value(i).ok())
-        .collect();
-    if let Some(f) = filters {
-        values = Filters::parse(f)?.apply(values)?;
-    }
-    let mut omitted = 0;
-    if let Some(b) = budget {
-        let fixed = json_len(&json!({"result": [], "omitted": 0}));
-        let keep = budget::keep_for_list(&values, fixed, b.bytes());
-        omitted = values.len() - keep;
-        values.truncate(keep);
-    }
-    Ok(object(&ListResult {
-        result: values,
-        omitted,
-    }))
-}
-
 /// Runs tool `name` for a caller that is not an MCP client (the CLI, the
 /// demo, tests): no response budget, every tool offered, the text block
 /// libtmux-mcp's ([`TextMode::Reference`]). A capture still holds at most
@@ -507,7 +571,13 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
     // Each toolset's future is boxed: one future holding every tool's
     // state inline would be as large as the largest and nest deeper than
     // the compiler's layout limit allows.
-    match toolset_of(name) {
+    let Some(def) = def_of(name) else {
+        return Ok(unknown_tool(name));
+    };
+    if let Some(call) = def.call {
+        return call(ctx, args).await;
+    }
+    match Some(def.toolset) {
         Some(Toolset::Inspect) => Box::pin(inspect::run(ctx, name, args)).await,
         Some(Toolset::Manage) => Box::pin(manage::run(ctx, name, args)).await,
         Some(Toolset::Execute) => Box::pin(execute::run(ctx, name, args)).await,
@@ -587,22 +657,6 @@ impl Targeting<'_> {
         Ok((t, target))
     }
 
-    /// The server and the window the arguments name.
-    async fn window(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_window(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// The server and the session the arguments name.
-    async fn session(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_session(&sel).await?;
-        Ok((t, target))
-    }
-
     /// As [`Targeting::pane`], for a command line: a session name tmux
     /// can match exactly goes as `=name`, with no round trip of its own
     /// ([`Tmux::pane_target`]).
@@ -613,7 +667,7 @@ impl Targeting<'_> {
         Ok((t, target))
     }
 
-    /// As [`Targeting::window`], for a command line.
+    /// As [`Targeting::pane_target`], for a window.
     async fn window_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
         let sel = self.selector()?;
         let t = self.server(servers)?;
@@ -621,7 +675,7 @@ impl Targeting<'_> {
         Ok((t, target))
     }
 
-    /// As [`Targeting::session`], for a command line.
+    /// As [`Targeting::pane_target`], for a session.
     async fn session_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
         let sel = self.selector()?;
         let t = self.server(servers)?;
@@ -655,6 +709,7 @@ pub(crate) use targeting;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::toolsets::toolset_of;
 
     #[test]
     fn catalog_shape() {
