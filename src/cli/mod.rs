@@ -29,6 +29,7 @@
 mod args;
 mod capture;
 mod demo;
+mod errors;
 mod grep;
 mod output;
 mod search;

@@ -12,15 +12,32 @@
 //!
 //! * [`list`]: sessions, windows and panes, with `filters` ([`filter`]);
 //! * [`info`]: one server, session, window or pane;
+//! * [`capture`]: a pane's text and state (`capture_pane`,
+//!   `snapshot_pane`, `display_message`);
+//! * [`search`]: `search_panes` over scrollback and screen;
+//! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
+//!   `run_command`);
+//! * [`typing`]: keys, pastes and tmuxwire's paste buffers;
+//! * [`manage`]: creating, changing and killing sessions, windows and
+//!   panes;
+//! * [`settings`]: options, environment, hooks;
+//! * [`channel`]: `wait-for` channels;
 //! * [`fit`]: the response limit and how each shape is cut to it.
 //!
 //! An operation is usually one round trip to tmux (a command line whose
 //! commands tmux runs together), or a read of the mirror after one.
 
+pub mod capture;
+pub mod channel;
 pub mod filter;
 pub mod fit;
+pub mod follow;
 pub mod info;
 pub mod list;
+pub mod manage;
+pub mod search;
+pub mod settings;
+pub mod typing;
 
 use std::future::Future;
 

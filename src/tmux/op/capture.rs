@@ -1,0 +1,1 @@
+//! Captures: `capture_pane`, `snapshot_pane`, `display_message`.

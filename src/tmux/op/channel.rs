@@ -1,0 +1,1 @@
+//! `wait-for` channels: `wait_for_channel`, `signal_channel`.

@@ -1,0 +1,1 @@
+//! Waits on output: `wait_for_text`, `capture_since`, `run_command`.

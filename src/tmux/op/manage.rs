@@ -1,0 +1,1 @@
+//! Creating, changing and killing sessions, windows and panes.

@@ -1,0 +1,1 @@
+//! `search_panes`: matching lines in scrollback and screen.

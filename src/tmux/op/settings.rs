@@ -1,0 +1,1 @@
+//! Options, environment and hooks.
