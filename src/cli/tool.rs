@@ -10,56 +10,10 @@
 //! are checked by clap, patterns are compiled here first, and `-t` is
 //! resolved here (see [`super::target`]).
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use crate::mcp;
 use crate::tmux::Servers;
-
-/// An error for the person at the terminal: printed as `tmuxwire: MESSAGE`,
-/// then the hint on a line of its own. Exit code 2.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CliError {
-    /// What went wrong, in CLI words.
-    pub message: String,
-    /// What to do about it.
-    pub hint: Option<String>,
-}
-
-impl CliError {
-    /// An error without a hint.
-    pub fn new(message: impl Into<String>) -> CliError {
-        CliError {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// This error with a hint.
-    #[must_use = "this returns a new error and leaves `self` unchanged"]
-    pub fn hint(self, hint: impl Into<String>) -> CliError {
-        CliError {
-            hint: Some(hint.into()),
-            ..self
-        }
-    }
-
-    /// Prints the error on stderr.
-    pub fn print(&self) {
-        eprintln!("tmuxwire: {self}");
-    }
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(h) = &self.hint {
-            write!(f, "\n{h}")?;
-        }
-        Ok(())
-    }
-}
 
 /// A failed tool call, as the tool reported it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,9 +65,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
 /// with them (`start is out of range …`): elsewhere the word is English.
 const LEADING: &[(&str, &str)] = &[("start ", "--start "), ("end ", "--end ")];
 
-/// The hint for a target that does not exist.
-pub const PANES_HINT: &str = "Run `tmuxwire panes` to see every pane; -t takes what it prints (%N or \
-     session:window.pane), @N, $N, a session name (exact, or =name), or session:window.";
+pub use super::errors::{CliError, PANES_HINT};
 
 /// Replaces whole words (runs of `[A-Za-z0-9_]`) found in `table`.
 fn replace_words(s: &str, table: &[(&str, &str)]) -> String {
@@ -346,11 +298,5 @@ mod tests {
             message: "max_matched_lines_per_pane must be a positive number (received 0)".into(),
             suggestion: Some("Expected max_matched_lines_per_pane ≥ 1.".into()),
         }
-    }
-
-    #[test]
-    fn hint_on_its_own_line() {
-        let e = CliError::new("-t x: no such session").hint("Run it.");
-        assert_eq!(e.to_string(), "-t x: no such session\nRun it.");
     }
 }

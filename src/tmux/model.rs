@@ -156,7 +156,7 @@ crate::record! {
 }
 
 /// A pane (libtmux-mcp `PaneInfo`), plus where it lives by name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PaneInfo {
     /// Pane id, `%N`.
     pub pane_id: String,
