@@ -318,12 +318,11 @@ impl SplitSize {
             Some(d) => (d, true),
             None => (text, false),
         };
-        let n = (!digits.is_empty()
-            && digits.len() <= 5
-            && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse::<u32>().ok())
-        .flatten()
-        .filter(|n| *n > 0);
+        let n =
+            (!digits.is_empty() && digits.len() <= 5 && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.parse::<u32>().ok())
+                .flatten()
+                .filter(|n| *n > 0);
         match n {
             Some(n) if percent => Ok(SplitSize::Percent(n)),
             Some(n) => Ok(SplitSize::Cells(n)),
