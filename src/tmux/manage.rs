@@ -1,5 +1,5 @@
 //! What the operations that change tmux objects share: one line that
-//! acts ([`Tmux::act`]), and targets for it that need no round trip of
+//! acts (`Tmux::act`), and targets for it that need no round trip of
 //! their own ([`Tmux::session_target`], [`Tmux::window_target`],
 //! [`Tmux::pane_target`]). The operations themselves are in
 //! [`super::op::manage`], [`super::op::create`] and [`super::op::kill`].

@@ -347,7 +347,8 @@ impl SplitSize {
 }
 
 /// `split_window`: splits a pane; the new pane's state, read once its
-/// program runs ([`spawned`]). The new pane does not take the focus
+/// program runs (tmux reads it while its process may still be a copy of
+/// the server: see `spawned`). The new pane does not take the focus
 /// (`-d`, as libtmux-mcp splits): the active pane stays the one a person
 /// was using.
 ///
@@ -399,7 +400,7 @@ impl Op for SplitWindowRequest {
 
 /// `respawn_pane`: restarts a pane's process (`kill`: even if it still
 /// runs); the pane's state (same id, new pid), read once its program runs
-/// ([`spawned`]). Refused for the pane running tmuxwire.
+/// (as for a split). Refused for the pane running tmuxwire.
 ///
 /// # Errors
 ///
