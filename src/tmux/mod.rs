@@ -7,8 +7,9 @@
 //!   sessions), and [`Servers`], the pool keyed by socket.
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
-//! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
-//!   split, respawn, kill, clear, pipe: each one line (one round trip).
+//! * [`manage`]: what the operations that change objects share (one line
+//!   that acts, targets without a round trip); the operations are
+//!   [`op::manage`], [`op::create`] and [`op::kill`].
 //! * [`settings`]: options, environment, hooks.
 //! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
 //!   from the commands [`input`] builds (pure, fuzzed).

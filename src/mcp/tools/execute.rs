@@ -12,13 +12,17 @@ use serde_json::{Map, Value};
 
 use super::{
     ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, pane_message,
-    parse, targeting, unknown_tool,
+    parse, targeting, tool_args, unknown_tool,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{self, Rendered, TextShape};
-use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
+use crate::tmux::Error;
+use crate::tmux::op::create::{
+    CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
+    SplitDirection, SplitSize, SplitWindowRequest,
+};
+use crate::tmux::op::manage::{Name, cells};
 use crate::tmux::typing::Keys;
-use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
 
 /// `create_session`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -42,16 +46,6 @@ struct CreateSessionArgs {
     suppress_persistent_history: bool,
 }
 
-/// Where `create_window` puts the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Place {
-    /// Just before the current window.
-    Before,
-    /// Just after the current window.
-    After,
-}
-
 /// `create_window`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -71,20 +65,6 @@ struct CreateWindowArgs {
     environment: Option<EnvArg>,
     #[serde(default)]
     suppress_persistent_history: bool,
-}
-
-/// `split_window`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum SplitDirection {
-    /// The new pane above.
-    Above,
-    /// Below (tmux's default).
-    Below,
-    /// Left.
-    Left,
-    /// Right.
-    Right,
 }
 
 /// A pane size: cells, or a percentage such as "30%".
@@ -325,19 +305,19 @@ impl Rendered for EnvironmentSet {
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(def::<CreateSessionArgs, SessionInfo>(
+        bare_output(super::row::<CreateSessionArgs>(
             "create_session",
             "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
         )),
-        bare_output(def::<CreateWindowArgs, WindowInfo>(
+        bare_output(super::row::<CreateWindowArgs>(
             "create_window",
             "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
         )),
-        bare_output(def::<SplitWindowArgs, PaneInfo>(
+        bare_output(super::row::<SplitWindowArgs>(
             "split_window",
             "Split tmux Window",
             ADDITIVE,
@@ -367,13 +347,13 @@ pub(super) fn defs() -> Vec<Def> {
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
         )),
-        bare_output(def::<RespawnPaneArgs, PaneInfo>(
+        bare_output(super::row::<RespawnPaneArgs>(
             "respawn_pane",
             "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
         )),
-        bare_output(def::<PipePaneArgs, PaneMessage>(
+        bare_output(super::row::<PipePaneArgs>(
             "pipe_pane",
             "Pipe tmux Pane",
             OPEN,
@@ -405,58 +385,99 @@ fn spawn(
     suppress: bool,
     shell: Option<&str>,
 ) -> Result<Spawn, Error> {
-    if let Some(s) = shell
-        && (s.trim().is_empty() || s.contains('\0'))
-    {
-        return Err(Error::invalid(
-            "shell",
-            "shell must be a non-empty command without NUL bytes",
-            "a command such as \"htop\", or leave it out for the default shell",
-        ));
-    }
-    Ok(Spawn {
-        start_directory: dir.map(start_directory).transpose()?,
-        environment: args::environment(env, suppress)?,
-        shell: shell.map(str::to_string),
-    })
-}
-
-fn dimension(arg: &'static str, v: Option<i64>) -> Result<Option<u32>, Error> {
-    match v {
-        None => Ok(None),
-        Some(n) if (1..=10_000).contains(&n) => Ok(Some(n as u32)),
-        Some(n) => Err(Error::invalid(
-            arg,
-            format!("{arg} must be between 1 and 10000 (received {n})"),
-            "a number of cells",
-        )),
-    }
+    Ok(Spawn::new(dir, shell)?.with_environment(args::environment(env, suppress)?))
 }
 
 /// A split size: `N` cells or `N%`.
-fn size(v: Option<&SizeArg>) -> Result<Option<String>, Error> {
-    let text = match v {
-        None => return Ok(None),
-        Some(SizeArg::Cells(n)) => n.to_string(),
-        Some(SizeArg::Text(s)) => s.trim().to_string(),
-    };
-    let digits = text.strip_suffix('%').unwrap_or(&text);
-    let ok = !digits.is_empty()
-        && digits.len() <= 5
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && digits.parse::<u32>().is_ok_and(|n| n > 0);
-    if !ok {
-        return Err(Error::invalid(
-            "size",
-            format!(
-                "size must be a number of cells or a percentage (received {:?})",
-                crate::tmux::error::shorten(&text, 20)
-            ),
-            "a number of cells such as 20, or a percentage such as \"30%\"",
-        ));
+fn size(v: Option<&SizeArg>) -> Result<Option<SplitSize>, Error> {
+    match v {
+        None => Ok(None),
+        Some(SizeArg::Cells(n)) => SplitSize::parse(&n.to_string()).map(Some),
+        Some(SizeArg::Text(s)) => SplitSize::parse(s).map(Some),
     }
-    Ok(Some(text))
 }
+
+/// An optional name argument, checked.
+fn name(arg: &'static str, v: &Option<String>) -> Result<Option<Name>, Error> {
+    v.as_deref().map(|n| Name::new(arg, n)).transpose()
+}
+
+tool_args!(CreateSessionArgs => CreateSessionRequest, |a| {
+    let width = cells("x", a.x)?;
+    let height = cells("y", a.y)?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        None,
+    )?;
+    Ok(CreateSessionRequest {
+        session_name: name("session_name", &a.session_name)?,
+        window_name: name("window_name", &a.window_name)?,
+        width,
+        height,
+        spawn,
+    })
+});
+
+tool_args!(CreateWindowArgs => CreateWindowRequest, |a| {
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        None,
+    )?;
+    Ok(CreateWindowRequest {
+        session: targeting!(a).selector()?,
+        window_name: name("window_name", &a.window_name)?,
+        attach: a.attach,
+        place: a.direction,
+        spawn,
+    })
+});
+
+tool_args!(SplitWindowArgs => SplitWindowRequest, |a| {
+    let size = size(a.size.as_ref())?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        a.shell.as_deref(),
+    )?;
+    Ok(SplitWindowRequest {
+        pane: targeting!(a, pane_id, window_id, window_index).selector()?,
+        direction: a.direction,
+        size,
+        spawn,
+    })
+});
+
+tool_args!(RespawnPaneArgs => RespawnPaneRequest, |a| {
+    let pane = a
+        .pane_id
+        .parse()
+        .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        a.shell.as_deref(),
+    )?;
+    Ok(RespawnPaneRequest {
+        pane,
+        kill: a.kill,
+        spawn,
+    })
+});
+
+tool_args!(PipePaneArgs => PipePaneRequest, |a| {
+    let output = PipePaneRequest::output_path(a.output_path.as_deref())?;
+    Ok(PipePaneRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        output,
+        append: a.append,
+    })
+});
 
 /// Runs one execute tool.
 pub(super) async fn run(
@@ -467,61 +488,6 @@ pub(super) async fn run(
     let servers = ctx.servers;
     match name {
         "run_command" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "create_session" => {
-            let a: CreateSessionArgs = parse(args)?;
-            let new = NewSession {
-                session_name: a.session_name.clone(),
-                window_name: a.window_name.clone(),
-                width: dimension("x", a.x)?,
-                height: dimension("y", a.y)?,
-                spawn: spawn(
-                    a.start_directory.as_deref(),
-                    a.environment.as_ref(),
-                    a.suppress_persistent_history,
-                    None,
-                )?,
-            };
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            Ok(object(&t.create_session(&new).await?))
-        }
-        "create_window" => {
-            let a: CreateWindowArgs = parse(args)?;
-            let new = NewWindow {
-                window_name: a.window_name.clone(),
-                attach: a.attach,
-                before: a.direction.map(|d| d == Place::Before),
-                spawn: spawn(
-                    a.start_directory.as_deref(),
-                    a.environment.as_ref(),
-                    a.suppress_persistent_history,
-                    None,
-                )?,
-            };
-            let (t, s) = targeting!(a).session_target(servers).await?;
-            Ok(object(&t.create_window(&s, &new).await?))
-        }
-        "split_window" => {
-            let a: SplitWindowArgs = parse(args)?;
-            let direction = a.direction.map(|d| match d {
-                SplitDirection::Above => Split::Above,
-                SplitDirection::Below => Split::Below,
-                SplitDirection::Left => Split::Left,
-                SplitDirection::Right => Split::Right,
-            });
-            let size = size(a.size.as_ref())?;
-            let sp = spawn(
-                a.start_directory.as_deref(),
-                a.environment.as_ref(),
-                a.suppress_persistent_history,
-                a.shell.as_deref(),
-            )?;
-            let (t, p) = targeting!(a, pane_id, window_id, window_index)
-                .pane_target(servers)
-                .await?;
-            Ok(object(
-                &t.split_window(&p, direction, size.as_deref(), &sp).await?,
-            ))
-        }
         "send_keys" => {
             let a: SendKeysArgs = parse(args)?;
             let keys = Keys {
@@ -560,44 +526,6 @@ pub(super) async fn run(
                 pane,
             ))
         }
-        "respawn_pane" => {
-            let a: RespawnPaneArgs = parse(args)?;
-            let pane = a.pane_id.parse().map_err(|e| {
-                Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3")
-            })?;
-            let sp = spawn(
-                a.start_directory.as_deref(),
-                a.environment.as_ref(),
-                a.suppress_persistent_history,
-                a.shell.as_deref(),
-            )?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            super::teardown::guard_pane(&t, pane, "respawn")?;
-            Ok(object(&t.respawn_pane(pane, a.kill, &sp).await?))
-        }
-        "pipe_pane" => {
-            let a: PipePaneArgs = parse(args)?;
-            let path = match a.output_path.as_deref() {
-                None => None,
-                Some(p) if p.trim().is_empty() || p.contains('\0') => {
-                    return Err(Error::invalid(
-                        "output_path",
-                        "output_path must be a file path (null stops piping)",
-                        "a file path, or null",
-                    ));
-                }
-                Some(p) => Some(absolute(p)),
-            };
-            let (t, pane) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let id = t.pipe_pane(&pane, path.as_deref(), a.append).await?;
-            let text = match &path {
-                Some(p) => format!("Piping pane {id} to {}", p.display()),
-                None => format!("Piping stopped for pane {id}"),
-            };
-            Ok(pane_message(text, id))
-        }
         "set_option" => {
             let a: SetOptionArgs = parse(args)?;
             let t = super::server(servers, &a.socket_name, &a.socket_path)?;
@@ -628,24 +556,6 @@ pub(super) async fn run(
             }))
         }
         other => Ok(unknown_tool(other)),
-    }
-}
-
-/// A path made absolute against tmuxwire's directory, `~/` expanded.
-fn absolute(p: &str) -> std::path::PathBuf {
-    let path = match p.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_default()
-            .join(rest),
-        None => std::path::PathBuf::from(p),
-    };
-    if path.is_absolute() {
-        path
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| "/".into())
-            .join(path)
     }
 }
 

@@ -13,11 +13,17 @@ use serde_json::{Map, Value};
 use super::{
     ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, bare_output, def, message, object, parse,
 };
-use super::{targeting, unknown_tool};
+use super::{targeting, tool_args, unknown_tool};
 use crate::control::PaneId;
 use crate::mcp::text::{self, Rendered, TextShape};
-use crate::tmux::manage::{PaneMove, WindowMove, session_ref};
-use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
+use crate::tmux::Error;
+use crate::tmux::manage::session_ref;
+use crate::tmux::op::manage::{
+    EnterCopyModeRequest, ExitCopyModeRequest, LayoutChoice, MoveWindowRequest, Name,
+    PaneDirection, RenameSessionRequest, RenameWindowRequest, ResizePaneRequest,
+    ResizeWindowRequest, SelectLayoutRequest, SelectPaneRequest, SelectWindowRequest,
+    SetPaneTitleRequest, Size, SwapPaneRequest, Title, WindowDirection,
+};
 
 /// `rename_session`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -45,18 +51,6 @@ struct RenameWindowArgs {
     socket_path: Option<String>,
 }
 
-/// `select_window`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum WindowDirection {
-    /// The next window.
-    Next,
-    /// The previous window.
-    Previous,
-    /// The window selected before.
-    Last,
-}
-
 /// `select_window`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -68,26 +62,6 @@ struct SelectWindowArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// `select_pane`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum PaneDirection {
-    /// Above.
-    Up,
-    /// Below.
-    Down,
-    /// Left.
-    Left,
-    /// Right.
-    Right,
-    /// The pane active before.
-    Last,
-    /// The next by index.
-    Next,
-    /// The previous by index.
-    Previous,
 }
 
 /// `select_pane`.
@@ -287,73 +261,73 @@ struct SignalChannelArgs {
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(def::<RenameSessionArgs, SessionInfo>(
+        bare_output(super::row::<RenameSessionArgs>(
             "rename_session",
             "Rename tmux Session",
             IDEMPOTENT,
             "Rename a session; its new state.",
         )),
-        bare_output(def::<RenameWindowArgs, WindowInfo>(
+        bare_output(super::row::<RenameWindowArgs>(
             "rename_window",
             "Rename tmux Window",
             IDEMPOTENT,
             "Rename a window; its new state.",
         )),
-        bare_output(def::<SelectWindowArgs, WindowInfo>(
+        bare_output(super::row::<SelectWindowArgs>(
             "select_window",
             "Select tmux Window",
             IDEMPOTENT,
             "Make a window current (window_id, window_index, or direction in the session).",
         )),
-        bare_output(def::<SelectPaneArgs, PaneInfo>(
+        bare_output(super::row::<SelectPaneArgs>(
             "select_pane",
             "Select tmux Pane",
             IDEMPOTENT,
             "Make a pane active (pane_id, or direction in the window); the pane now active.",
         )),
-        bare_output(def::<SelectLayoutArgs, WindowInfo>(
+        bare_output(super::row::<SelectLayoutArgs>(
             "select_layout",
             "Select tmux Layout",
             IDEMPOTENT,
             "Arrange a window's panes; the window with its new window_layout.",
         )),
-        bare_output(def::<ResizeWindowArgs, WindowInfo>(
+        bare_output(super::row::<ResizeWindowArgs>(
             "resize_window",
             "Resize tmux Window",
             IDEMPOTENT,
             "Set a window's size in cells (window-size becomes manual).",
         )),
-        bare_output(def::<ResizePaneArgs, PaneInfo>(
+        bare_output(super::row::<ResizePaneArgs>(
             "resize_pane",
             "Resize tmux Pane",
             IDEMPOTENT,
             "Set a pane's size in cells, or zoom/unzoom it.",
         )),
-        bare_output(def::<MoveWindowArgs, WindowInfo>(
+        bare_output(super::row::<MoveWindowArgs>(
             "move_window",
             "Move tmux Window",
             IDEMPOTENT,
             "Move a window to another index or session; its state there.",
         )),
-        bare_output(def::<SwapPaneArgs, PaneInfo>(
+        bare_output(super::row::<SwapPaneArgs>(
             "swap_pane",
             "Swap tmux Panes",
             ADDITIVE,
             "Swap two panes' places; the source pane's new state.",
         )),
-        bare_output(def::<SetPaneTitleArgs, PaneInfo>(
+        bare_output(super::row::<SetPaneTitleArgs>(
             "set_pane_title",
             "Set tmux Pane Title",
             IDEMPOTENT,
             "Set a pane's title; its new state.",
         )),
-        bare_output(def::<EnterCopyModeArgs, PaneInfo>(
+        bare_output(super::row::<EnterCopyModeArgs>(
             "enter_copy_mode",
             "Enter Copy Mode",
             ADDITIVE,
             "Put a pane in copy mode, optionally scrolled up; its state.",
         )),
-        bare_output(def::<ExitCopyModeArgs, PaneInfo>(
+        bare_output(super::row::<ExitCopyModeArgs>(
             "exit_copy_mode",
             "Exit Copy Mode",
             IDEMPOTENT,
@@ -380,6 +354,160 @@ pub(super) fn defs() -> Vec<Def> {
     ]
 }
 
+tool_args!(RenameSessionArgs => RenameSessionRequest, |a| Ok(RenameSessionRequest {
+    session: targeting!(a).selector()?,
+    new_name: Name::new("new_name", &a.new_name)?,
+}));
+
+tool_args!(RenameWindowArgs => RenameWindowRequest, |a| Ok(RenameWindowRequest {
+    window: targeting!(a, window_id, window_index).selector()?,
+    new_name: Name::new("new_name", &a.new_name)?,
+}));
+
+tool_args!(SelectWindowArgs => SelectWindowRequest, |a| {
+    let window_named = a.window_id.is_some() || a.window_index.is_some();
+    let sel = || targeting!(a, window_id, window_index).selector();
+    match a.direction {
+        Some(_) if window_named => Err(Error::invalid(
+            "direction",
+            "give direction or a window (window_id, window_index), not both",
+            "one of window_id, window_index, direction",
+        )),
+        Some(direction) => Ok(SelectWindowRequest::Step {
+            session: sel()?,
+            direction,
+        }),
+        None if !window_named => Err(Error::invalid(
+            "window_id",
+            "Provide window_id, window_index, or direction.",
+            "one of window_id, window_index, direction",
+        )),
+        None => Ok(SelectWindowRequest::Window(sel()?)),
+    }
+});
+
+tool_args!(SelectPaneArgs => SelectPaneRequest, |a| {
+    let expected = "pane_id, or direction with an optional window";
+    match (&a.pane_id, a.direction) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "direction",
+            "give pane_id or direction, not both",
+            expected,
+        )),
+        (None, None) => Err(Error::invalid(
+            "pane_id",
+            "Provide either pane_id or direction.",
+            expected,
+        )),
+        (Some(_), None) => Ok(SelectPaneRequest::Pane(
+            targeting!(a, pane_id).selector()?,
+        )),
+        (None, Some(direction)) => Ok(SelectPaneRequest::Step {
+            window: targeting!(a, window_id, window_index).selector()?,
+            direction,
+        }),
+    }
+});
+
+tool_args!(SelectLayoutArgs => SelectLayoutRequest, |a| {
+    let layout = LayoutChoice::parse(&a.layout)?;
+    Ok(SelectLayoutRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        layout,
+    })
+});
+
+tool_args!(ResizeWindowArgs => ResizeWindowRequest, |a| {
+    let size = Size::new(a.width, a.height)?.ok_or_else(|| {
+        Error::invalid(
+            "width",
+            "Provide width, height, or both.",
+            "width and/or height in cells",
+        )
+    })?;
+    Ok(ResizeWindowRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        size,
+    })
+});
+
+tool_args!(ResizePaneArgs => ResizePaneRequest, |a| {
+    let size = Size::new(a.width, a.height)?;
+    let pane = || targeting!(a, pane_id, window_id).selector();
+    match (a.zoom, size) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "zoom",
+            "Cannot combine zoom with height/width",
+            "zoom alone, or height/width",
+        )),
+        (Some(zoom), None) => Ok(ResizePaneRequest::Zoom {
+            pane: pane()?,
+            zoom,
+        }),
+        (None, None) => Err(Error::invalid(
+            "width",
+            "Provide width, height or zoom.",
+            "width and/or height in cells, or zoom",
+        )),
+        (None, Some(size)) => Ok(ResizePaneRequest::Size {
+            pane: pane()?,
+            size,
+        }),
+    }
+});
+
+tool_args!(MoveWindowArgs => MoveWindowRequest, |a| {
+    let index = match a.destination_index.trim() {
+        "" => None,
+        s => Some(s.parse::<u32>().map_err(|_| {
+            Error::invalid(
+                "destination_index",
+                format!(
+                    "destination_index must be a window index or \"\" (received {:?})",
+                    crate::tmux::error::shorten(s, 20)
+                ),
+                "a window index such as \"3\", or \"\" for the next free one",
+            )
+        })?),
+    };
+    Ok(MoveWindowRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        destination: a
+            .destination_session
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(session_ref),
+        index,
+    })
+});
+
+tool_args!(SwapPaneArgs => SwapPaneRequest, |a| Ok(SwapPaneRequest {
+    source: pane_id("source_pane_id", &a.source_pane_id)?,
+    target: pane_id("target_pane_id", &a.target_pane_id)?,
+}));
+
+tool_args!(SetPaneTitleArgs => SetPaneTitleRequest, |a| Ok(SetPaneTitleRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+    title: Title::new(&a.title)?,
+}));
+
+tool_args!(EnterCopyModeArgs => EnterCopyModeRequest, |a| {
+    let scroll_up = EnterCopyModeRequest::scroll(a.scroll_up)?;
+    Ok(EnterCopyModeRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        scroll_up,
+    })
+});
+
+tool_args!(ExitCopyModeArgs => ExitCopyModeRequest, |a| Ok(ExitCopyModeRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));
+
+fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
+    s.parse()
+        .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), "a pane id like %3"))
+}
+
 /// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
 /// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
 /// 1–120 (a bad value is ignored).
@@ -391,24 +519,6 @@ pub fn wait_ceiling() -> f64 {
         .map_or(30.0, |v| v.clamp(1.0, 120.0))
 }
 
-/// A size argument: 1 … 10000 cells.
-fn cells(arg: &'static str, v: Option<i64>) -> Result<Option<u32>, Error> {
-    match v {
-        None => Ok(None),
-        Some(n) if (1..=10_000).contains(&n) => Ok(Some(n as u32)),
-        Some(n) => Err(Error::invalid(
-            arg,
-            format!("{arg} must be between 1 and 10000 (received {n})"),
-            "a number of cells",
-        )),
-    }
-}
-
-fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
-    s.parse()
-        .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), "a pane id like %3"))
-}
-
 /// Runs one manage tool.
 pub(super) async fn run(
     ctx: &Ctx<'_>,
@@ -417,201 +527,6 @@ pub(super) async fn run(
 ) -> Result<CallToolResult, Error> {
     let servers = ctx.servers;
     match name {
-        "rename_session" => {
-            let a: RenameSessionArgs = parse(args)?;
-            let (t, s) = targeting!(a).session_target(servers).await?;
-            Ok(object(&t.rename_session(&s, &a.new_name).await?))
-        }
-        "rename_window" => {
-            let a: RenameWindowArgs = parse(args)?;
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.rename_window(&w, &a.new_name).await?))
-        }
-        "select_window" => {
-            let a: SelectWindowArgs = parse(args)?;
-            let targeting = targeting!(a, window_id, window_index);
-            if let Some(d) = a.direction {
-                if a.window_id.is_some() || a.window_index.is_some() {
-                    return Err(Error::invalid(
-                        "direction",
-                        "give direction or a window (window_id, window_index), not both",
-                        "one of window_id, window_index, direction",
-                    ));
-                }
-                let how = match d {
-                    WindowDirection::Next => WindowMove::Next,
-                    WindowDirection::Previous => WindowMove::Previous,
-                    WindowDirection::Last => WindowMove::Last,
-                };
-                let (t, s) = targeting.session_target(servers).await?;
-                return Ok(object(&t.step_window(&s, how).await?));
-            }
-            if a.window_id.is_none() && a.window_index.is_none() {
-                return Err(Error::invalid(
-                    "window_id",
-                    "Provide window_id, window_index, or direction.",
-                    "one of window_id, window_index, direction",
-                ));
-            }
-            let (t, w) = targeting.window_target(servers).await?;
-            Ok(object(&t.select_window(&w).await?))
-        }
-        "select_pane" => {
-            let a: SelectPaneArgs = parse(args)?;
-            match (&a.pane_id, a.direction) {
-                (Some(_), Some(_)) => Err(Error::invalid(
-                    "direction",
-                    "give pane_id or direction, not both",
-                    "pane_id, or direction with an optional window",
-                )),
-                (None, None) => Err(Error::invalid(
-                    "pane_id",
-                    "Provide either pane_id or direction.",
-                    "pane_id, or direction with an optional window",
-                )),
-                (Some(_), None) => {
-                    let (t, p) = targeting!(a, pane_id).pane_target(servers).await?;
-                    Ok(object(&t.select_pane(&p).await?))
-                }
-                (None, Some(d)) => {
-                    let how = match d {
-                        PaneDirection::Up => PaneMove::Up,
-                        PaneDirection::Down => PaneMove::Down,
-                        PaneDirection::Left => PaneMove::Left,
-                        PaneDirection::Right => PaneMove::Right,
-                        PaneDirection::Last => PaneMove::Last,
-                        PaneDirection::Next => PaneMove::Next,
-                        PaneDirection::Previous => PaneMove::Previous,
-                    };
-                    let (t, w) = targeting!(a, window_id, window_index)
-                        .window_target(servers)
-                        .await?;
-                    Ok(object(&t.step_pane(&w, how).await?))
-                }
-            }
-        }
-        "select_layout" => {
-            let a: SelectLayoutArgs = parse(args)?;
-            if a.layout.is_empty() {
-                return Err(Error::invalid(
-                    "layout",
-                    "layout must not be empty",
-                    "a layout name such as tiled, or a layout string",
-                ));
-            }
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.select_layout(&w, &a.layout).await?))
-        }
-        "resize_window" => {
-            let a: ResizeWindowArgs = parse(args)?;
-            let (width, height) = (cells("width", a.width)?, cells("height", a.height)?);
-            if width.is_none() && height.is_none() {
-                return Err(Error::invalid(
-                    "width",
-                    "Provide width, height, or both.",
-                    "width and/or height in cells",
-                ));
-            }
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.resize_window(&w, width, height).await?))
-        }
-        "resize_pane" => {
-            let a: ResizePaneArgs = parse(args)?;
-            let (width, height) = (cells("width", a.width)?, cells("height", a.height)?);
-            match a.zoom {
-                Some(_) if width.is_some() || height.is_some() => Err(Error::invalid(
-                    "zoom",
-                    "Cannot combine zoom with height/width",
-                    "zoom alone, or height/width",
-                )),
-                Some(z) => {
-                    let (t, p) = targeting!(a, pane_id, window_id)
-                        .pane_target(servers)
-                        .await?;
-                    Ok(object(&t.zoom_pane(&p, z).await?))
-                }
-                None if width.is_none() && height.is_none() => Err(Error::invalid(
-                    "width",
-                    "Provide width, height or zoom.",
-                    "width and/or height in cells, or zoom",
-                )),
-                None => {
-                    let (t, p) = targeting!(a, pane_id, window_id)
-                        .pane_target(servers)
-                        .await?;
-                    Ok(object(&t.resize_pane(&p, width, height).await?))
-                }
-            }
-        }
-        "move_window" => {
-            let a: MoveWindowArgs = parse(args)?;
-            let index = match a.destination_index.trim() {
-                "" => None,
-                s => Some(s.parse::<u32>().map_err(|_| {
-                    Error::invalid(
-                        "destination_index",
-                        format!(
-                            "destination_index must be a window index or \"\" (received {:?})",
-                            crate::tmux::error::shorten(s, 20)
-                        ),
-                        "a window index such as \"3\", or \"\" for the next free one",
-                    )
-                })?),
-            };
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            let dest = match a.destination_session.as_deref().filter(|s| !s.is_empty()) {
-                Some(s) => Some(t.session_target(&session_ref(s)).await?),
-                None => None,
-            };
-            Ok(object(&t.move_window(&w, dest.as_ref(), index).await?))
-        }
-        "swap_pane" => {
-            let a: SwapPaneArgs = parse(args)?;
-            let src = pane_id("source_pane_id", &a.source_pane_id)?;
-            let dst = pane_id("target_pane_id", &a.target_pane_id)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            Ok(object(&t.swap_pane(src, dst).await?))
-        }
-        "set_pane_title" => {
-            let a: SetPaneTitleArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.set_pane_title(&p, &a.title).await?))
-        }
-        "enter_copy_mode" => {
-            let a: EnterCopyModeArgs = parse(args)?;
-            let scroll = match a.scroll_up {
-                None => None,
-                Some(n) if (0..=1_000_000).contains(&n) => Some(n as u32),
-                Some(n) => {
-                    return Err(Error::invalid(
-                        "scroll_up",
-                        format!("scroll_up must be between 0 and 1000000 (received {n})"),
-                        "a number of lines",
-                    ));
-                }
-            };
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.enter_copy_mode(&p, scroll).await?))
-        }
-        "exit_copy_mode" => {
-            let a: ExitCopyModeArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.exit_copy_mode(&p).await?))
-        }
         "load_buffer" => {
             let a: LoadBufferArgs = parse(args)?;
             let logical = a.logical_name.unwrap_or_else(|| "buf".into());

@@ -674,14 +674,6 @@ impl Targeting<'_> {
         let target = t.window_target(&sel).await?;
         Ok((t, target))
     }
-
-    /// As [`Targeting::pane_target`], for a session.
-    async fn session_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.session_target(&sel).await?;
-        Ok((t, target))
-    }
 }
 
 /// Targeting from an args struct's fields; missing kinds are `None`.

@@ -39,6 +39,10 @@ pub mod search;
 pub mod settings;
 pub mod typing;
 
+// The manage family's creating and killing halves (see `manage`).
+pub mod create;
+pub mod kill;
+
 use std::future::Future;
 
 pub use filter::{Filters, FiltersArg};
