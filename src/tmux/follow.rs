@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::handle::Tmux;
+use super::server::Tmux;
 use super::ops::PaneScope;
 use super::typing::TypedPanes;
 use crate::control::format::Record;

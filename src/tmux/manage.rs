@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::error::{Error, ErrorKind};
-use super::handle::{Output, Retry, Tmux};
+use super::server::{Output, Retry, Tmux};
 use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
 use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};

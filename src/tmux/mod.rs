@@ -2,9 +2,11 @@
 //! and the operations tools are built from, over one control connection
 //! per server.
 //!
-//! * [`handle`]: [`Tmux`], a lazily connected, self-healing handle on one
+//! * [`server`]: [`Tmux`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
-//!   sessions), and [`Servers`], the pool keyed by socket.
+//!   sessions).
+//! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
+//! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
 //! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
@@ -20,10 +22,10 @@
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
 pub mod channel;
+pub mod caller;
 pub mod discover;
 pub mod error;
 pub mod follow;
-pub mod handle;
 pub mod input;
 pub mod layout;
 pub mod manage;
@@ -31,11 +33,15 @@ pub mod model;
 pub mod ops;
 pub mod record;
 pub mod search;
+pub mod server;
+pub mod servers;
 pub mod settings;
 pub mod typing;
 
 pub use error::{Error, ErrorKind, Subject};
-pub use handle::{Caller, Output, Retry, Servers, Tmux};
+pub use caller::Caller;
+pub use server::{Output, Retry, Tmux};
+pub use servers::Servers;
 pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
 pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};

@@ -5,7 +5,7 @@
 use super::error::{Error, ErrorKind};
 use std::collections::HashMap;
 
-use super::handle::Tmux;
+use super::server::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use super::search::Source;
 use crate::control::format::{Part, Query, Record};

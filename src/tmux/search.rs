@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::{Error, ErrorKind};
-use super::handle::Tmux;
+use super::server::Tmux;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
+use super::caller::Caller;
 use super::error::{Error, ErrorKind};
 use super::typing::TypedPanes;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
@@ -72,95 +73,10 @@ enum Link {
     },
 }
 
-/// Identifies the MCP client's own pane when tmuxwire runs inside tmux
-/// (from `$TMUX` and `$TMUX_PANE`).
-#[derive(Clone, Debug, Default)]
-pub struct Caller {
-    pane: Option<String>,
-    socket: Option<PathBuf>,
-    inside_tmux: bool,
-}
-
-impl Caller {
-    /// Reads `$TMUX` (`socket,pid,session`) and `$TMUX_PANE` (`%N`).
-    pub fn from_env() -> Caller {
-        Caller::new(
-            std::env::var("TMUX").ok().as_deref(),
-            std::env::var("TMUX_PANE").ok().as_deref(),
-        )
-    }
-
-    /// The caller that values of `$TMUX` and `$TMUX_PANE` describe (empty
-    /// values count as unset); for tests and embedders.
-    pub fn new(tmux: Option<&str>, tmux_pane: Option<&str>) -> Caller {
-        let tmux = tmux.filter(|s| !s.is_empty());
-        let pane = tmux_pane.filter(|s| !s.is_empty()).map(str::to_string);
-        let socket = tmux
-            .and_then(|t| t.split(',').next())
-            .filter(|s| !s.is_empty())
-            .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
-        Caller {
-            inside_tmux: tmux.is_some() || pane.is_some(),
-            pane,
-            socket,
-        }
-    }
-
-    /// The caller's pane, if the caller runs inside a pane of the server
-    /// at `server_socket` (canonical).
-    pub fn pane_on(&self, server_socket: &Path) -> Option<PaneId> {
-        if self.socket.as_deref() != Some(server_socket) {
-            return None;
-        }
-        self.pane.as_deref()?.parse().ok()
-    }
-
-    /// The caller's pane for the self-kill guards: [`Caller::pane_on`],
-    /// and also the pane of `$TMUX_PANE` when `$TMUX` is unset (the
-    /// server cannot be told, so it is assumed to be this one).
-    pub fn guarded_pane(&self, server_socket: &Path) -> Option<PaneId> {
-        let pane = self.pane.as_deref()?.parse().ok()?;
-        match &self.socket {
-            Some(s) if s == server_socket => Some(pane),
-            Some(_) => None,
-            None => Some(pane),
-        }
-    }
-
-    /// Whether killing the server at `server_socket` (canonical), named
-    /// `socket_name` if it was chosen by name, could kill the caller's own
-    /// server. Conservative, as libtmux-mcp's guard: true when `$TMUX`
-    /// names that socket, when `$TMUX_PANE` is set without `$TMUX`, and
-    /// when the file name of `$TMUX`'s socket equals `socket_name`.
-    pub fn may_run_on(&self, server_socket: &Path, socket_name: Option<&str>) -> bool {
-        if !self.inside_tmux {
-            return false;
-        }
-        let Some(own) = &self.socket else {
-            return self.pane.is_some();
-        };
-        if own == server_socket {
-            return true;
-        }
-        let base = own.file_name().and_then(|n| n.to_str());
-        base.is_some() && base == socket_name
-    }
-
-    /// Whether `pane_id` on the server at `server_socket` (canonical) is
-    /// the caller's pane: `None` outside tmux; `true` only when the pane id
-    /// *and* the socket match.
-    pub fn is_caller(&self, pane_id: &str, server_socket: &Path) -> Option<bool> {
-        if !self.inside_tmux {
-            return None;
-        }
-        Some(self.pane.as_deref() == Some(pane_id) && self.socket.as_deref() == Some(server_socket))
-    }
-}
-
 /// A handle on one tmux server.
 pub struct Tmux {
-    path: PathBuf,
-    canonical: PathBuf,
+    pub(super) path: PathBuf,
+    pub(super) canonical: PathBuf,
     socket_name: Option<String>,
     caller: Caller,
     link: Mutex<Option<Link>>,
@@ -172,7 +88,7 @@ pub struct Tmux {
     /// was removed, not that no server was ever started.
     had_server: std::sync::atomic::AtomicBool,
     /// How the pane mirror behaves ([`Tmux::with_mirror`]).
-    mirror_opts: MirrorOptions,
+    pub(super) mirror_opts: MirrorOptions,
     /// The mirror, once a request needed it, with the pid of the server it
     /// mirrors (a new server on the same socket gets a new mirror).
     mirror: Mutex<Option<(u32, Arc<Mirror>)>>,
@@ -976,121 +892,6 @@ impl Tmux {
     ) -> Result<Vec<format::Record>, Error> {
         let body = self.run(cmd).await?.into_result()?;
         Ok(query.parse(&body))
-    }
-}
-
-/// Handles for every server a process talks to, keyed by socket path.
-#[derive(Debug)]
-pub struct Servers {
-    default: Arc<Tmux>,
-    caller: Caller,
-    others: std::sync::Mutex<Vec<Arc<Tmux>>>,
-    pinned: bool,
-    mirror: MirrorOptions,
-}
-
-impl Servers {
-    /// A pool whose default server is `default`.
-    pub fn new(default: Arc<Tmux>, caller: Caller) -> Servers {
-        let mirror = default.mirror_opts.clone();
-        Servers {
-            default,
-            caller,
-            others: std::sync::Mutex::new(Vec::new()),
-            pinned: false,
-            mirror,
-        }
-    }
-
-    /// The same pool, refusing (when `pinned`) any server but the default:
-    /// a tool call's `socket_name` may then only name the default server.
-    pub fn pinned(mut self, pinned: bool) -> Servers {
-        self.pinned = pinned;
-        self
-    }
-
-    /// The default server.
-    pub fn default_server(&self) -> &Arc<Tmux> {
-        &self.default
-    }
-
-    /// The server named `socket_name` (`-L` semantics), or the default.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a name that cannot be a socket name.
-    pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
-        self.get_socket(socket_name, None)
-    }
-
-    /// The server at `socket_path` (`-S` semantics) when given, else the
-    /// one named `socket_name` (`-L`), else the default; a path beats a
-    /// name, as `-S` beats `-L` in tmux.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a name that cannot be a socket name,
-    /// an empty path, or (pinned) another server than the default.
-    pub fn get_socket(
-        &self,
-        socket_name: Option<&str>,
-        socket_path: Option<&str>,
-    ) -> Result<Arc<Tmux>, Error> {
-        let (path, name, arg) = match (socket_path, socket_name) {
-            (Some(p), _) => {
-                if p.is_empty() || p.contains('\0') {
-                    return Err(Error::invalid(
-                        "socket_path",
-                        "socket_path must be a non-empty path without NUL bytes",
-                        "the path of a tmux socket, as tmux -S takes it",
-                    ));
-                }
-                (PathBuf::from(p), None, "socket_path")
-            }
-            (None, Some(name)) => {
-                let path = wire::SocketSpec::Name(name.to_string())
-                    .resolve()
-                    .map_err(|e| {
-                        Error::invalid(
-                            "socket_name",
-                            e.to_string(),
-                            "a tmux socket name such as \"default\" or \"work\"",
-                        )
-                    })?;
-                (path, Some(name.to_string()), "socket_name")
-            }
-            (None, None) => return Ok(self.default.clone()),
-        };
-        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if path == self.default.path || canonical == self.default.canonical {
-            return Ok(self.default.clone());
-        }
-        if self.pinned {
-            return Err(Error::invalid(
-                arg,
-                format!(
-                    "this tmuxwire serves only the tmux server at {} (started with --pin-socket)",
-                    self.default.path.display()
-                ),
-                format!(
-                    "no {arg}, or the {} of that server",
-                    if arg == "socket_path" { "path" } else { "name" }
-                ),
-            ));
-        }
-        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = others.iter().find(|t| t.path == path) {
-            return Ok(t.clone());
-        }
-        let t =
-            Arc::new(Tmux::new(path, name, self.caller.clone()).with_mirror(self.mirror.clone()));
-        others.push(t.clone());
-        Ok(t)
-    }
-
-    /// Whether the pool serves only its default server (`--pin-socket`).
-    pub fn is_pinned(&self) -> bool {
-        self.pinned
     }
 }
 
