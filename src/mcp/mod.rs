@@ -99,15 +99,13 @@ a [... truncated K lines ...] first line and structuredContent's truncated_lines
 and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
 (snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
 
-/// The instructions for a server offering `policy`'s tools to a caller
-/// that may run inside a tmux pane.
-pub fn instructions(policy: &Policy) -> String {
+/// The instructions for a server offering `policy`'s tools to `caller`,
+/// which may run inside a tmux pane.
+pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
     let mut s = String::from(INSTRUCTIONS);
     s.push_str("\n\n");
     s.push_str(&policy.describe());
-    if let Ok(pane) = std::env::var("TMUX_PANE")
-        && !pane.is_empty()
-    {
+    if let Some(pane) = caller.pane() {
         s.push_str(&format!(
             "\n\nAgent context: this MCP server runs inside tmux pane {}; results mark it \
              is_caller=true.",
@@ -200,7 +198,10 @@ impl ServerHandler for TmuxwireServer {
             .build();
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(&self.policy))
+            .with_instructions(instructions(
+                &self.policy,
+                self.servers.default_server().caller(),
+            ))
     }
 
     async fn list_resources(

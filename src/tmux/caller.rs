@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use crate::control::PaneId;
 
 /// Identifies the MCP client's own pane when tmuxwire runs inside tmux
-/// (from `$TMUX` and `$TMUX_PANE`).
+/// (from `$TMUX` and `$TMUX_PANE`). Built once, where the process reads
+/// its configuration ([`Caller::from_env`] in the CLI, [`Caller::new`] for
+/// tests and embedders), and handed down: nothing below reads those
+/// variables itself.
 #[derive(Clone, Debug, Default)]
 pub struct Caller {
     pane: Option<String>,
@@ -36,6 +39,12 @@ impl Caller {
             pane,
             socket,
         }
+    }
+
+    /// The caller's pane id as `$TMUX_PANE` gave it (unchecked), on
+    /// whichever server.
+    pub fn pane(&self) -> Option<&str> {
+        self.pane.as_deref()
     }
 
     /// The caller's pane, if the caller runs inside a pane of the server

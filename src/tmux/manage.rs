@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::error::{Error, ErrorKind};
-use super::server::{Output, Retry, Tmux};
 use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
 use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
+use super::server::{Output, Retry, Tmux};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 

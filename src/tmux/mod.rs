@@ -21,8 +21,8 @@
 //! * [`model`]: result types with libtmux-mcp's field names.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
-pub mod channel;
 pub mod caller;
+pub mod channel;
 pub mod discover;
 pub mod error;
 pub mod follow;
@@ -38,10 +38,10 @@ pub mod servers;
 pub mod settings;
 pub mod typing;
 
-pub use error::{Error, ErrorKind, Subject};
 pub use caller::Caller;
-pub use server::{Output, Retry, Tmux};
-pub use servers::Servers;
+pub use error::{Error, ErrorKind, Subject};
 pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
 pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};
+pub use server::{Output, Retry, Server, Tmux};
+pub use servers::Servers;

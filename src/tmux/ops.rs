@@ -5,9 +5,9 @@
 use super::error::{Error, ErrorKind};
 use std::collections::HashMap;
 
-use super::server::Tmux;
 use super::model::{PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 use super::search::Source;
+use super::server::Tmux;
 use crate::control::format::{Part, Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 use crate::mirror::{PaneMirror, Status};

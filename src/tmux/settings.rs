@@ -7,8 +7,8 @@
 //! values (`set-environment` expands only with `-F`, which is never sent).
 
 use super::error::{Error, ErrorKind};
-use super::server::Tmux;
 use super::model::HookEntry;
+use super::server::Tmux;
 use crate::control::{Command, Target, TargetKind};
 
 /// Which table an option or hook lives in.
