@@ -6,7 +6,7 @@
 //! requests. Callers send requests over a channel (as in mini-redis's
 //! buffered client); the task records each request in the correlator
 //! *before* writing its line, coalesces whatever is queued into one
-//! `write()`, reads and correlates answers, broadcasts notifications, and
+//! `write()`, reads and correlates answers, and
 //! fails every open request when the connection ends or the stream breaks
 //! a framing rule ([`Output::Violation`]).
 //!
@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::{Notify, broadcast, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use super::Error;
 use super::command::{Command, Line};
@@ -54,9 +54,6 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Deadline for the attach command's answer at connect.
     pub attach_timeout: Duration,
-    /// Capacity of the notification broadcast; slow subscribers that fall
-    /// further behind see `Lagged` and should resynchronise.
-    pub notification_capacity: usize,
     /// Capacity of the ordered event stream ([`Client::take_events`]);
     /// `None`: no event stream.
     pub events: Option<usize>,
@@ -67,7 +64,6 @@ impl Default for ClientOptions {
         ClientOptions {
             request_timeout: Duration::from_secs(20),
             attach_timeout: Duration::from_secs(5),
-            notification_capacity: 4096,
             events: None,
         }
     }
@@ -111,7 +107,6 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when the connection task ends.
     done: Notify,
-    notifications: broadcast::Sender<Notification>,
     events: Mutex<Option<mpsc::Receiver<StreamEvent>>>,
 }
 
@@ -198,7 +193,6 @@ impl Client {
             control,
             imsg,
         } = transport;
-        let (notifications, _) = broadcast::channel(opts.notification_capacity.max(16));
         let (events_tx, events_rx) = match opts.events {
             Some(cap) => {
                 let (t, r) = mpsc::channel(cap.max(1));
@@ -209,9 +203,15 @@ impl Client {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             done: Notify::new(),
-            notifications,
             events: Mutex::new(events_rx),
         });
+        // Unbounded, because `submit` is synchronous and never waits. What
+        // bounds it: each request is one `submit` by a caller that then
+        // waits for its answer (at most its deadline) before sending more,
+        // and the task drains the channel into one write whenever the
+        // previous write is done; so it holds at most about one request
+        // per concurrent caller (tool calls, mirror watches), each a few
+        // command lines.
         let (tx, rx) = mpsc::unbounded_channel();
         let (attach_tx, attach_rx) = oneshot::channel();
         let conn = Connection {
@@ -290,11 +290,6 @@ impl Client {
     /// True once the connection has ended.
     pub fn is_closed(&self) -> bool {
         self.shared.ended().is_some() || self.tx.is_closed()
-    }
-
-    /// A receiver of every notification from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
-        self.shared.notifications.subscribe()
     }
 
     /// The ordered event stream, once (`None` without
@@ -662,11 +657,10 @@ impl Connection {
                     if let Notification::SessionChanged { session, name } = &n {
                         self.shared.lock_state().session = Some((*session, name.clone()));
                     }
+                    // Without an event stream nobody reads notifications
+                    // (only the session above is kept).
                     if self.events.is_some() {
-                        let _ = self.shared.notifications.send(n.clone());
                         self.emit(StreamEvent::Notification(n)).await;
-                    } else {
-                        let _ = self.shared.notifications.send(n);
                     }
                 }
                 Output::Unclaimed(b) => {

@@ -341,6 +341,9 @@ impl ServerHandler for TmuxwireServer {
     }
 }
 
+/// Progress reports of one call queued for the client at most.
+const PROGRESS_QUEUE: usize = 64;
+
 /// Where a call reports progress: MCP `notifications/progress` for the
 /// request's progress token, when the client gave one (sent in order by
 /// one task, which ends when the sink is dropped; a report never waits for
@@ -350,9 +353,12 @@ fn progress_sink(
 ) -> Option<(crate::mirror::Progress, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
-    // Unbounded: a report never waits, and a call makes a few per second
-    // at most (one per pane seeded, one per second of a wait).
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u64, u64, String)>();
+    // Bounded, and a report never waits: a call makes a few per second at
+    // most (one per pane seeded, one per second of a wait), so the queue
+    // fills only when the client stops reading; the reports that do not
+    // fit are dropped (each says how far the call got, so a later one
+    // replaces an earlier one).
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<(u64, u64, String)>(PROGRESS_QUEUE);
     let task = tokio::spawn(async move {
         while let Some((done, total, what)) = rx.recv().await {
             let p = rmcp::model::ProgressNotificationParam::new(token.clone(), done as f64)
@@ -364,7 +370,7 @@ fn progress_sink(
         }
     });
     let sink: crate::mirror::Progress = std::sync::Arc::new(move |done, total, what: &str| {
-        let _ = tx.send((done, total, what.to_string()));
+        let _ = tx.try_send((done, total, what.to_string()));
     });
     Some((sink, task))
 }
