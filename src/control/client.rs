@@ -339,13 +339,7 @@ impl Client {
             text.push(b'\n');
             let mut shape = line.shape();
             if let Shape::Fenced(token) = &mut shape {
-                // No '%' in the token: display-message applies strftime().
-                let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
-                text.extend_from_slice(b"display-message -p '");
-                text.extend_from_slice(t.as_bytes());
-                text.extend_from_slice(b"'\n");
-                *token = t.into_bytes();
-                token.push(b'\n');
+                *token = push_fence(&mut text, id);
             }
             let (tx, rx) = oneshot::channel();
             expect.push((shape, Waiter { id, tx: Some(tx) }));
@@ -455,13 +449,9 @@ impl Client {
 
     fn submit_fenced(&self, line: &Line) -> Result<Ticket, Error> {
         let id = self.info.seq.fetch_add(1, Ordering::Relaxed);
-        let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
         let mut text = line.to_line()?.into_bytes();
-        text.extend_from_slice(b"\ndisplay-message -p '");
-        text.extend_from_slice(t.as_bytes());
-        text.extend_from_slice(b"'\n");
-        let mut token = t.into_bytes();
-        token.push(b'\n');
+        text.push(b'\n');
+        let token = push_fence(&mut text, id);
         let (tx, rx) = oneshot::channel();
         if self.shared.ended().is_some() {
             return Err(self.closed_error());
@@ -499,6 +489,20 @@ impl Client {
             let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
         }
     }
+}
+
+/// Appends the fence line for request `id` to `text` and returns the line
+/// its block holds (the token and `\n`). The token carries a nonce, so no
+/// program in a pane can print it ahead of time and end an answer early;
+/// it has no `%`, as display-message applies strftime().
+fn push_fence(text: &mut Vec<u8>, id: u64) -> Vec<u8> {
+    let t = format!("__tmuxwire_fence_{}_{id}__", crate::nonce::hex());
+    text.extend_from_slice(b"display-message -p '");
+    text.extend_from_slice(t.as_bytes());
+    text.extend_from_slice(b"'\n");
+    let mut token = t.into_bytes();
+    token.push(b'\n');
+    token
 }
 
 /// One block from a reply: the only one, or all merged.

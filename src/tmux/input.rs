@@ -188,9 +188,8 @@ pub const BUFFER_PREFIX: &str = "tmuxwire_";
 /// A fresh buffer name in tmuxwire's namespace: `tmuxwire_<32 hex>_<logical>`.
 /// `logical` must pass [`is_logical_name`].
 pub fn new_buffer_name(logical: &str) -> String {
-    let a = crate::control::format::nonce();
-    let b = crate::control::format::nonce();
-    format!("{BUFFER_PREFIX}{a}{b}_{logical}")
+    let n = crate::nonce::u128();
+    format!("{BUFFER_PREFIX}{n:032x}_{logical}")
 }
 
 /// A logical buffer name: 1–64 of `[A-Za-z0-9_.-]`.

@@ -869,7 +869,7 @@ impl Tmux {
     async fn run_one_shot_group(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
         self.count_round_trip();
         // A token a pane cannot guess, so printed text cannot split output.
-        let token = format!("__tmuxwire_split_{}__", format::nonce());
+        let token = format!("__tmuxwire_split_{}__", crate::nonce::hex());
         let fence = Command::new("display-message").arg("-p").arg(token.clone());
         let mut argvs: Vec<&[String]> = Vec::with_capacity(cmds.len() * 2);
         for (i, c) in cmds.iter().enumerate() {
