@@ -32,9 +32,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 
-use super::Error;
 use super::command::{Command, Line};
 use super::correlate::{Correlator, Output, Shape};
+use super::error::Error;
 use super::id::SessionId;
 use super::notify::Notification;
 use super::parse::Block;
