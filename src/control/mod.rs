@@ -7,8 +7,18 @@
 //! * [`command`]: command lines with every argument quoted and targets by
 //!   id or exact name. Pure.
 //! * [`id`]: `$N`/`@N`/`%N` ids.
-//! * [`client`]: the async client: request/response correlation, fences,
-//!   a notification broadcast, clean shutdown.
+//! * [`correlate`]: pairs each block with the request it answers and
+//!   frames it (fences, nonce-ended records, paste-buffer lengths);
+//!   reports a stream that breaks a framing rule. Pure.
+//! * [`format`](mod@format): `-F` queries whose records a program in a pane cannot cut
+//!   or forge. Pure.
+//! * [`escape`]: undoes vis(3) and tmuxwire's field escape. Pure.
+//! * [`buffer`]: captures read as paste buffers (framed by their length).
+//!   Pure.
+//! * [`client`]: the async client: one task owns the connection (requests
+//!   in, correlated answers out, fences, an ordered event stream), clean
+//!   shutdown.
+//! * [`error`]: [`Error`], the control layer's errors.
 
 pub mod buffer;
 pub mod client;

@@ -1,6 +1,6 @@
-//! The MCP server: libtmux-mcp's read tools (same names, arguments and
-//! result fields) over tmuxwire's direct tmux connection, served on stdio
-//! with rmcp.
+//! The MCP server: libtmux-mcp's tools, all 54 of them (same names,
+//! arguments and result fields), over tmuxwire's direct tmux connection,
+//! served on stdio with rmcp.
 //!
 //! * [`tools`]: the tool catalog and what each tool does, one file per
 //!   toolset; [`toolsets`]: which tools a server offers.

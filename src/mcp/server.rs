@@ -92,7 +92,7 @@ pub struct TmuxwireServer {
 
 impl TmuxwireServer {
     /// A server answering for `servers`, with the default response budget
-    /// and the default toolsets ([`toolsets::DEFAULT`]).
+    /// and the default toolsets ([`super::toolsets::DEFAULT`]).
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
             servers,

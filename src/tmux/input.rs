@@ -220,6 +220,7 @@ pub fn is_own_buffer(name: &str) -> bool {
 /// # Panics
 ///
 /// When a property fails.
+#[doc(hidden)]
 pub fn fuzz_segments(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let segs = segments(&text);

@@ -9,6 +9,8 @@
 //! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
+//! * [`follow`]: `wait_for_text`, `capture_since` and `run_command`,
+//!   answered from the pane's mirrored copy and woken by `%output`.
 //! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
 //!   split, respawn, kill, clear, pipe: each one line (one round trip).
 //! * [`settings`]: options, environment, hooks.
@@ -18,7 +20,9 @@
 //!   and written out for the running version (pure, fuzzed).
 //! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
-//! * [`model`]: result types with libtmux-mcp's field names.
+//! * [`model`]: result types with libtmux-mcp's field names; [`record`]:
+//!   the `record!` macro that declares a format query's record by field
+//!   name.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
 pub mod caller;

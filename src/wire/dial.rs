@@ -10,7 +10,8 @@ use super::error::Error;
 ///
 /// # Errors
 ///
-/// As [`connect_socket`].
+/// [`Error::Connect`] when the socket exists but the connection failed
+/// for another reason.
 pub async fn connect_socket_probe(path: &std::path::Path) -> Result<(), Error> {
     connect_socket(path).await.map(drop)
 }
