@@ -11,7 +11,7 @@ use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Tmux;
 use tmuxwire::tmux::follow::{Outcome, RunRequest, SinceCursor, WaitRequest};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
 
 fn tmux_of(server: &TestServer) -> Arc<Tmux> {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins, wait_until};
 
 /// tmux's logical lines of a pane (`capture-pane -p -J -S - -E -`, trailing blanks trimmed,
@@ -108,17 +108,7 @@ async fn dead_panes_keep_their_text() {
         let s = mirrored_servers(&server);
         // The mirror is running before the job starts.
         ok(&s, "search_panes", json!({"pattern": "nothing-yet"})).await;
-        let job = server
-            .tmux_ok(&[
-                "new-window",
-                "-d",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "sh -c 'read x; echo RESULT-42; read y; exit 3'",
-            ])
-            .trim()
-            .to_string();
+        let job = server.new_window_pane(&["sh -c 'read x; echo RESULT-42; read y; exit 3'"]);
         // Let the mirror adopt the pane before the job runs.
         wait_until("the new pane is followed", DEADLINE, || {
             let out = server.tmux_ok(&["list-clients", "-F", "#{client_termname}"]);

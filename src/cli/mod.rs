@@ -21,7 +21,7 @@
 //!   pane's buffer (pure);
 //! * `capture`: `panes` and `capture` (a one-shot client's
 //!   `capture-pane -p`, streamed to stdout); `send`: text and keys into a
-//!   pane;
+//!   pane; `wait`: until a pane prints a pattern;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
 //! * `demo`: what tmuxwire does, shown and checked on a private server.

@@ -18,7 +18,7 @@
 use std::time::Duration;
 
 use super::error::Error;
-use super::handle::{Retry, Tmux};
+use super::server::{Retry, Tmux};
 use crate::control::Command;
 use crate::wire;
 

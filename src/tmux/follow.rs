@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::handle::Tmux;
 use super::ops::PaneScope;
+use super::server::Tmux;
 use super::typing::TypedPanes;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};
@@ -375,19 +375,6 @@ fn line_text(term: &Term, index: LineIndex) -> Option<Vec<u8>> {
         return Some(since.partial);
     }
     since.lines.into_iter().next()
-}
-
-/// The nonce for a run: 128 random bits from the kernel.
-fn nonce() -> Result<u128, Error> {
-    let mut b = [0u8; 16];
-    // SAFETY: `b` is a valid, writable 16-byte buffer.
-    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
-    if n != 16 {
-        return Err(Error::connection(
-            "could not read random bytes for run_command",
-        ));
-    }
-    Ok(u128::from_ne_bytes(b))
 }
 
 impl Tmux {
@@ -890,7 +877,7 @@ impl Tmux {
         }
         let lock = f.pane.run_lock();
         let _turn = lock.lock().await;
-        let nonce = nonce()?;
+        let nonce = crate::nonce::u128();
         let mut rx = f.pane.subscribe();
         let typed = format!(
             "{}printf '{}'; (\n{}\n); printf '{}' \"$?\"",

@@ -10,7 +10,7 @@
 //! reads nothing.
 
 use super::error::Error;
-use super::handle::{Output, Retry, Tmux};
+use super::server::{Output, Retry, Tmux};
 use super::ops::Selector;
 use crate::control::{Command, SessionId, Target};
 

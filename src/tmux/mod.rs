@@ -2,11 +2,15 @@
 //! and the operations tools are built from, over one control connection
 //! per server.
 //!
-//! * [`handle`]: [`Tmux`], a lazily connected, self-healing handle on one
+//! * [`server`]: [`Tmux`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
-//!   sessions), and [`Servers`], the pool keyed by socket.
+//!   sessions).
+//! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
+//! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
 //! * [`ops`]: listings, single objects, captures, format evaluation.
 //! * [`search`]: `search_panes` over scrollback and screen.
+//! * [`follow`]: `wait_for_text`, `capture_since` and `run_command`,
+//!   answered from the pane's mirrored copy and woken by `%output`.
 //! * [`manage`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
 //!   [`op::manage`], [`op::create`] and [`op::kill`].
@@ -17,14 +21,16 @@
 //!   and written out for the running version (pure, fuzzed).
 //! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
-//! * [`model`]: result types with libtmux-mcp's field names.
+//! * [`model`]: result types with libtmux-mcp's field names; [`record`]:
+//!   the `record!` macro that declares a format query's record by field
+//!   name.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
+pub mod caller;
 pub mod channel;
 pub mod discover;
 pub mod error;
 pub mod follow;
-pub mod handle;
 pub mod input;
 pub mod layout;
 pub mod manage;
@@ -33,11 +39,15 @@ pub mod op;
 pub mod ops;
 pub mod record;
 pub mod search;
+pub mod server;
+pub mod servers;
 pub mod settings;
 pub mod typing;
 
+pub use caller::Caller;
 pub use error::{Error, ErrorKind, Subject};
-pub use handle::{Caller, Output, Retry, Servers, Tmux};
 pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
 pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
 pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};
+pub use server::{Output, Retry, Server, Tmux};
+pub use servers::Servers;

@@ -4,9 +4,9 @@
 
 use super::error::{Error, ErrorKind};
 
-use super::handle::Tmux;
 use super::model::PaneSnapshot;
 use super::search::Source;
+use super::server::Tmux;
 use crate::control::format::{Part, Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 use crate::mirror::{PaneMirror, Status};

@@ -30,8 +30,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::{Error, ErrorKind};
-use super::handle::Tmux;
 use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
+use super::server::Tmux;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
 use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};

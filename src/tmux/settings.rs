@@ -7,8 +7,8 @@
 //! values (`set-environment` expands only with `-F`, which is never sent).
 
 use super::error::{Error, ErrorKind};
-use super::handle::Tmux;
 use super::model::HookEntry;
+use super::server::Tmux;
 use crate::control::{Command, Target, TargetKind};
 
 /// Which table an option or hook lives in.
@@ -272,7 +272,7 @@ impl Tmux {
             cmds.push(build(place));
         }
         let lines: Vec<Vec<Command>> = cmds.into_iter().map(|c| vec![c]).collect();
-        let answers = self.run_lines(&lines, super::handle::Retry::Safe).await?;
+        let answers = self.run_lines(&lines, super::server::Retry::Safe).await?;
         let mut entries = Vec::new();
         let mut first_error = None;
         let mut any_ok = false;

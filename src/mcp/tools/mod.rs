@@ -7,7 +7,9 @@
 //!   channels);
 //! * [`execute`]: creating things and sending input (sessions, windows,
 //!   splits, keys, pastes, respawn, pipes, options, environment);
-//! * [`teardown`]: killing and clearing.
+//! * [`teardown`]: killing and clearing;
+//! * [`follow`]: the tools that follow a pane on the mirror
+//!   (`wait_for_text`, `capture_since`, `run_command`).
 //!
 //! Every successful answer is one JSON object, sent as `structuredContent`
 //! (lists are `{"result": [...]}`: MCP requires an object there; tools
