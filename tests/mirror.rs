@@ -258,7 +258,7 @@ async fn new_sessions_are_watched_without_a_request() {
             let m = m.clone();
             async move {
                 let p = m.pane(id)?;
-                (p.read().status == tmuxwire::mirror::Status::Live).then_some(())
+                (p.view().status() == tmuxwire::mirror::Status::Live).then_some(())
             }
         })
         .await;
@@ -267,8 +267,8 @@ async fn new_sessions_are_watched_without_a_request() {
             let m = m.clone();
             async move {
                 let p = m.pane(id)?;
-                let st = p.read();
-                let t = st.term.as_ref()?;
+                let st = p.view();
+                let t = st.term()?;
                 let text = t.capture(tmuxwire::term::LineNo(0), tmuxwire::term::LineNo(5));
                 String::from_utf8_lossy(&text)
                     .contains("NEW-SESSION-RESULT")

@@ -54,7 +54,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-pub use pane::{PaneMeta, PaneMirror, PaneState, Status};
+pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status};
 
 use crate::control::buffer::buffer_encoding;
 use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
@@ -102,6 +102,15 @@ impl Default for MirrorOptions {
             verify_after: Duration::from_millis(500),
         }
     }
+}
+
+/// Which panes [`Mirror::dead_in`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every pane of the server.
+    Server,
+    /// The panes a session showed.
+    Session(SessionId),
 }
 
 /// What every watch shares: the copies, and how to read tmux.
@@ -266,7 +275,7 @@ impl Mirror {
         self.shared
             .panes()
             .iter()
-            .map(|(_, p)| p.read().bytes())
+            .map(|(_, p)| p.view().bytes())
             .sum()
     }
 
@@ -280,7 +289,7 @@ impl Mirror {
             return;
         }
         let mut panes = self.shared.panes();
-        panes.sort_by_key(|(_, p)| std::cmp::Reverse(p.read().bytes()));
+        panes.sort_by_key(|(_, p)| std::cmp::Reverse(p.view().bytes()));
         for (_, p) in panes {
             if total <= cap {
                 break;
@@ -397,7 +406,7 @@ impl Mirror {
                 .shared
                 .pane(*pane)
                 .map(|p| {
-                    let st = p.read();
+                    let st = p.view();
                     (st.owner, st.status)
                 })
                 .unwrap_or((None, Status::Unseeded));
@@ -466,7 +475,7 @@ impl Mirror {
             .iter()
             .filter_map(|id| {
                 let p = self.shared.pane(*id)?;
-                let st = p.read();
+                let st = p.view();
                 let session = st.owner.or_else(|| st.meta.session_id.parse().ok())?;
                 Some((*id, session, st.meta.clone()))
             })
@@ -493,13 +502,27 @@ impl Mirror {
             if alive.contains(&id) {
                 continue;
             }
-            let mut st = p.write();
-            if st.term.is_some() && st.status != Status::Dead {
-                st.status = Status::Dead;
-                drop(st);
-                p.changed();
-            }
+            p.mark_dead();
         }
+    }
+
+    /// The dead copies in `scope`: panes gone from tmux whose copies hold
+    /// their last text (a pane is in a session's scope when that session
+    /// showed it in its last listing).
+    pub fn dead_in(&self, scope: Scope) -> Vec<Arc<PaneMirror>> {
+        self.shared
+            .panes()
+            .into_iter()
+            .filter(|(_, p)| {
+                let st = p.view();
+                let in_scope = match scope {
+                    Scope::Server => true,
+                    Scope::Session(s) => st.meta.session() == Some(s),
+                };
+                in_scope && st.status == Status::Dead && st.term.is_some()
+            })
+            .map(|(_, p)| p)
+            .collect()
     }
 
     /// Closes every watch and drops every copy (after an idle stop: the
