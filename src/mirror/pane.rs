@@ -357,7 +357,8 @@ impl PaneMirror {
         self.run_lock.clone()
     }
 
-    /// A receiver that sees every later [`PaneMirror::changed`].
+    /// A receiver that sees every later change of the copy (output
+    /// applied, a seed, a status change).
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
     }

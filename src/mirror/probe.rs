@@ -20,7 +20,8 @@ crate::record! {
     }
 }
 
-/// The format variables of a pane listing: the [`ListRow`] fields, then
+/// The format variables of a pane listing: the pane, its session, its
+/// dead flag and status and its size, then
 /// [`PaneMeta::FIELDS`] (`session_id`, which both read, is asked once).
 pub fn list_fields() -> Vec<&'static str> {
     let mut fields = ListRow::FIELDS.to_vec();

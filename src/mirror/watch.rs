@@ -56,7 +56,7 @@ pub(crate) enum WatchCmd {
         reply: oneshot::Sender<()>,
         /// Told once per pane: whether tmux just confirmed its copy (seeded,
         /// or checked and found equal).
-        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+        outcomes: mpsc::Sender<(PaneId, bool)>,
     },
 }
 
@@ -148,7 +148,7 @@ const VERIFY_AT_LATEST: u32 = 20;
 struct Waiter {
     ids: HashSet<u64>,
     reply: oneshot::Sender<()>,
-    outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+    outcomes: mpsc::Sender<(PaneId, bool)>,
 }
 
 /// The task that owns one session's connection.
@@ -233,7 +233,7 @@ impl Watch {
     pub(crate) async fn run(
         mut self,
         mut events: mpsc::Receiver<StreamEvent>,
-        mut cmds: mpsc::UnboundedReceiver<WatchCmd>,
+        mut cmds: mpsc::Receiver<WatchCmd>,
     ) {
         // Adopt the session's panes at once, so output is followed from
         // the start (a pane that prints and exits before any call is still
@@ -402,7 +402,7 @@ impl Watch {
         &mut self,
         panes: Vec<(PaneId, PaneMeta)>,
         reply: oneshot::Sender<()>,
-        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+        outcomes: mpsc::Sender<(PaneId, bool)>,
     ) {
         let mut ids = HashSet::new();
         for (id, meta) in panes {
@@ -708,7 +708,10 @@ impl Watch {
                         w.ids.insert(next);
                     }
                     (None, Some(o)) => {
-                        let _ = w.outcomes.send(o);
+                        // Never full (room for one per pane), and never
+                        // waited on: a request that gave up is no reason
+                        // to stall the watch.
+                        let _ = w.outcomes.try_send(o);
                     }
                     (None, None) => {}
                 }
@@ -1025,10 +1028,9 @@ impl Watch {
         let mut to_seed = Vec::new();
         let all: HashSet<PaneId> = listing.iter().map(|e| e.pane).collect();
         let sessions: HashSet<SessionId> = listing.iter().map(|e| e.session).collect();
-        let _ = self
-            .shared
+        self.shared
             .sessions_seen
-            .send(sessions.into_iter().collect());
+            .send_replace(sessions.into_iter().collect());
         let ours: HashSet<PaneId> = listing
             .iter()
             .filter(|e| e.session == self.session)
