@@ -658,8 +658,8 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
                 let want = want.clone();
                 async move {
                     p.and_then(|p| {
-                        let st = p.read();
-                        let t = st.term.as_ref()?;
+                        let st = p.view();
+                        let t = st.term()?;
                         let text = t.capture_joined(
                             tmuxwire::term::LineNo(-20),
                             tmuxwire::term::LineNo(11),

@@ -400,24 +400,14 @@ impl Tmux {
             .str(1)
             .parse()
             .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
-        let meta = PaneMeta {
-            session_id: rec.string(1),
-            session_name: rec.string(2),
-            window_id: rec.string(3),
-            window_name: rec.string(4),
-            window_index: rec.string(5),
-            pane_index: rec.string(6),
-            pane_current_command: rec.string(7),
-            pane_tty: rec.string(8),
-            pane_current_path: rec.string(12),
-        };
+        let meta = PaneMeta::of(rec, FIELDS);
         let pid = rec.int(9).and_then(|p| u32::try_from(p).ok()).unwrap_or(0);
         let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
         let p = m
             .pane(pane)
             .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-        let usable = confirmed.contains(&pane) || p.read().status == Status::Dead;
-        if !usable || p.read().term.is_none() {
+        let usable = confirmed.contains(&pane) || p.view().status() == Status::Dead;
+        if !usable || p.view().term().is_none() {
             return Err(Error::timeout(format!(
                 "tmuxwire could not follow pane {pane}: its copy was not confirmed by tmux in time \
                  (the pane may be printing faster than tmux sends its output)"
@@ -459,8 +449,8 @@ impl Tmux {
         // The state at entry.
         let typed = f.pane.typed_from();
         let (entry_line, entry, matched_at_entry) = {
-            let st = f.pane.read();
-            let Some(t) = st.term.as_ref() else {
+            let st = f.pane.view();
+            let Some(t) = st.term() else {
                 return Err(Error::not_found(format!("can't find pane: {pane}")));
             };
             let spot = cursor_spot(t);
@@ -473,7 +463,7 @@ impl Tmux {
                     text: &l.text,
                 })
                 .collect();
-            let epoch = (!t.alternate_on()).then_some(st.epoch);
+            let epoch = (!t.alternate_on()).then_some(st.epoch());
             let masks = typing.echoes.mask(
                 &window,
                 cursor_among(t, &window, spot, &typing.echoes),
@@ -489,7 +479,7 @@ impl Tmux {
             // printed from that line on answers it, even if it came before
             // this wait (a fast command typed by send_keys just before).
             match typed {
-                Some(from) if from.epoch == st.epoch && from.line < spot.line => {
+                Some(from) if from.epoch == st.epoch() && from.line < spot.line => {
                     let entry = if from.had_text {
                         Entry::Echo
                     } else {
@@ -523,10 +513,10 @@ impl Tmux {
         loop {
             typing.refresh(&self.typed);
             {
-                let st = f.pane.read();
-                dead = st.status == Status::Dead;
-                if let Some(t) = st.term.as_ref()
-                    && matches!(st.status, Status::Live | Status::Dead)
+                let st = f.pane.view();
+                dead = st.status() == Status::Dead;
+                if let Some(t) = st.term()
+                    && matches!(st.status(), Status::Live | Status::Dead)
                 {
                     alternate = t.alternate_on();
                     let spot = cursor_spot(t);
@@ -570,7 +560,7 @@ impl Tmux {
                                 .map(|(i, text, _)| Line { index: *i, text })
                                 .collect();
                             let cursor = cursor_among(t, &window, spot, &typing.echoes);
-                            typing.echoes.mask(&window, cursor, Some(st.epoch))
+                            typing.echoes.mask(&window, cursor, Some(st.epoch()))
                         };
                         let mut seen = None;
                         for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
@@ -747,9 +737,10 @@ impl Tmux {
                 "null, to start over from the visible screen",
             ));
         }
-        let st = f.pane.read();
-        let dead = st.status == Status::Dead;
-        let Some(t) = st.term.as_ref() else {
+        // A snapshot: finding the cursor's line may walk the history.
+        let st = f.pane.snapshot();
+        let dead = st.status() == Status::Dead;
+        let Some(t) = st.term() else {
             return Err(Error::not_found(format!("can't find pane: {pane}")));
         };
         let alternate = t.alternate_on();
@@ -870,7 +861,7 @@ impl Tmux {
         let started = Instant::now();
         check_command(&req.command, req.suppress_history)?;
         let f = self.follow(pane, req.progress.as_ref()).await?;
-        if f.pane.read().status == Status::Dead {
+        if f.pane.view().status() == Status::Dead {
             return Err(Error::not_found(format!(
                 "pane {pane} is dead: there is no shell to run the command in"
             )));
@@ -911,8 +902,7 @@ impl Tmux {
         }
         let deadline = tokio::time::Instant::now() + req.timeout;
         let find = |st: &crate::mirror::PaneState, kind: fn(MarkKind) -> bool| -> Option<Mark> {
-            st.marks
-                .iter()
+            st.marks()
                 .rev()
                 .find(|m| m.nonce == nonce && kind(m.kind))
                 .copied()
@@ -922,8 +912,8 @@ impl Tmux {
         let mut timed_out = false;
         loop {
             {
-                let st = f.pane.read();
-                if find(&st, is_end).is_some() || st.status == Status::Dead {
+                let st = f.pane.view();
+                if find(&st, is_end).is_some() || st.status() == Status::Dead {
                     break;
                 }
             }
@@ -947,17 +937,18 @@ impl Tmux {
         }
         let limit = req.max_lines.unwrap_or(usize::MAX);
         let (end, output, omitted, complete, began) = {
-            let st = f.pane.read();
+            // A snapshot: the command's output may be long.
+            let st = f.pane.snapshot();
             let start = find(&st, is_start);
             let end = find(&st, is_end);
             let began = start.is_some();
-            let (output, omitted, complete) = match (st.term.as_ref(), start) {
-                (Some(t), Some(s)) if s.epoch == st.epoch => {
+            let (output, omitted, complete) = match (st.term(), start) {
+                (Some(t), Some(s)) if s.epoch == st.epoch() => {
                     let to = match end {
-                        Some(e) if e.epoch == st.epoch => e.at,
+                        Some(e) if e.epoch == st.epoch() => e.at,
                         _ => cursor_spot(t),
                     };
-                    let complete = end.is_none_or(|e| e.epoch == st.epoch);
+                    let complete = end.is_none_or(|e| e.epoch == st.epoch());
                     let first = t.history().first_index();
                     if s.at.line < first {
                         // The command printed more than the pane's history

@@ -193,13 +193,14 @@ fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
 /// A capture from a pane's copy, as tmux would give it (rows, or logical
 /// lines with `join`); `None` when the copy is empty.
 fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
-    let st = p.read();
-    let t = st.term.as_ref()?;
+    // Rendered from a snapshot: the pane's output is not held up.
+    let st = p.snapshot();
+    let t = st.term()?;
     // History the copy dropped for the memory cap is still in tmux (for a
     // live pane): a range reaching into it is tmux's to answer.
     let reaches_dropped =
-        st.capped_rows > 0 && opts.start.is_some_and(|s| s < -(t.history_size() as i64));
-    if reaches_dropped && st.status != Status::Dead {
+        st.capped_rows() > 0 && opts.start.is_some_and(|s| s < -(t.history_size() as i64));
+    if reaches_dropped && st.status() != Status::Dead {
         return None;
     }
     // Only the newest lines are rendered: `max_lines` of them, and no more
@@ -218,12 +219,12 @@ fn capture_copy(p: &PaneMirror, opts: &CaptureOptions) -> Option<Capture> {
         pane_id: p.id.to_string(),
         lines,
         truncated_lines,
-        pane_in_mode: st.view.in_mode,
-        pane_mode: st.view.mode.clone(),
-        scroll_position: st.view.scroll_position,
+        pane_in_mode: st.mode().in_mode,
+        pane_mode: st.mode().mode.clone(),
+        scroll_position: st.mode().scroll_position,
         alternate_on: t.alternate_on(),
         source: Source::Mirror,
-        pane_dead: st.status == Status::Dead,
+        pane_dead: st.status() == Status::Dead,
         cut_bytes,
     })
 }
@@ -333,7 +334,7 @@ impl Tmux {
             _ => None,
         };
         if let Some((m, p, id)) = &copy {
-            let status = p.read().status;
+            let status = p.view().status();
             let usable =
                 status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await);
             if usable && let Some(cap) = capture_copy(p, opts) {
@@ -344,9 +345,9 @@ impl Tmux {
             Err(e) if e.is(ErrorKind::NotFound) => {
                 // Gone since the copy was last checked.
                 if let Some((_, p, _)) = &copy
-                    && p.read().term.is_some()
+                    && p.view().term().is_some()
                 {
-                    p.write().status = Status::Dead;
+                    p.mark_dead();
                     if let Some(cap) = capture_copy(p, opts) {
                         return Ok(cap);
                     }

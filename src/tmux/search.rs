@@ -35,7 +35,7 @@ use super::server::Tmux;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
 use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};
-use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Status};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
 use crate::search::Pattern;
 use crate::search::hit::excerpt;
 use crate::term::width::{self, Rules};
@@ -509,17 +509,7 @@ impl Facts {
 
 /// The mirror's view of a listing record.
 fn meta_of(r: &Record) -> PaneMeta {
-    PaneMeta {
-        session_id: r.string(13),
-        session_name: r.string(14),
-        window_id: r.string(11),
-        window_name: r.string(12),
-        window_index: r.string(18),
-        pane_index: r.string(19),
-        pane_current_command: r.string(10),
-        pane_current_path: r.string(20),
-        pane_tty: r.string(9),
-    }
+    PaneMeta::of(r, FIELDS)
 }
 
 /// One pane's outcome.
@@ -597,22 +587,13 @@ impl Tmux {
             if req.scope == PaneScope::All {
                 m.mark_gone(&alive);
             }
-            let scope_session = match &req.scope {
-                PaneScope::Session(Target::Session(s)) => Some(s.to_string()),
+            let dead_scope = match &req.scope {
+                PaneScope::All => Some(DeadScope::Server),
+                PaneScope::Session(Target::Session(s)) => Some(DeadScope::Session(*s)),
                 _ => None,
             };
-            for (id, p) in m.panes() {
-                if alive.contains(&id) {
-                    continue;
-                }
-                let st = p.read();
-                let in_scope = match (&req.scope, &scope_session) {
-                    (PaneScope::All, _) => true,
-                    (_, Some(s)) => st.meta.session_id == *s,
-                    _ => false,
-                };
-                if in_scope && st.status == Status::Dead && st.term.is_some() {
-                    drop(st);
+            for p in dead_scope.map(|s| m.dead_in(s)).unwrap_or_default() {
+                if !alive.contains(&p.id) {
                     items.push(Item::Gone(p));
                 }
             }
@@ -705,7 +686,7 @@ impl Tmux {
         };
         if confirmed.contains(&id)
             && let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
-            && p.read().status == Status::Live
+            && p.view().status() == Status::Live
         {
             let mut s = search_gone(p, req, cancel.clone()).await;
             s.facts = facts;
@@ -858,18 +839,20 @@ async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<Atomic
     };
     let pane = p.clone();
     let done = tokio::task::spawn_blocking(move || {
-        let st = pane.read();
-        let (scan, alternate) = match &st.term {
+        // Scanned from a snapshot: the watch task applying the pane's
+        // output never waits behind the scan.
+        let st = pane.snapshot();
+        let (scan, alternate) = match st.term() {
             Some(t) => (scan(t, &pattern, range, keep, &cancel), t.alternate_on()),
             None => (Scan::default(), false),
         };
         (
             scan,
             alternate,
-            st.meta.clone(),
-            st.status == Status::Dead,
-            st.exit_status,
-            st.capped_rows,
+            st.meta().clone(),
+            st.status() == Status::Dead,
+            st.exit_status(),
+            st.capped_rows(),
         )
     })
     .await;
