@@ -12,6 +12,8 @@
 //!   reports a stream that breaks a framing rule. Pure.
 //! * [`format`](mod@format): `-F` queries whose records a program in a pane cannot cut
 //!   or forge. Pure.
+//! * [`record`]: [`crate::record!`], a query's record declared once by
+//!   field name (the struct, its format variables and its parser).
 //! * [`escape`]: undoes vis(3) and tmuxwire's field escape. Pure.
 //! * [`buffer`]: captures read as paste buffers (framed by their length).
 //!   Pure.
@@ -30,6 +32,7 @@ pub mod format;
 pub mod id;
 pub mod notify;
 pub mod parse;
+pub mod record;
 
 pub use client::{Client, ClientOptions, Fenced};
 pub use command::{Command, Line, Target, TargetKind, quote};

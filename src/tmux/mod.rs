@@ -21,10 +21,9 @@
 //!   and written out for the running version (pure, fuzzed).
 //! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
-//! * [`model`]: result types with libtmux-mcp's field names; [`record`]:
-//!   the `record!` macro that declares a format query's record by field
-//!   name.
-//! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
+//! * [`model`]: result types with libtmux-mcp's field names, read by
+//!   field name ([`crate::record!`]).
+//! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
 pub mod caller;
 pub mod channel;
@@ -37,7 +36,6 @@ pub mod manage;
 pub mod model;
 pub mod op;
 pub mod ops;
-pub mod record;
 pub mod search;
 pub mod server;
 pub mod servers;

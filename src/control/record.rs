@@ -104,7 +104,7 @@ impl FromField for Option<String> {
 /// Declares a record type of a tmux format query, by field name: the
 /// struct, `FIELDS` (the format variables in record order, for
 /// [`crate::control::format::Query::new`]) and `from_record` (each field
-/// read by [`FromField`]). See the [module docs](crate::tmux::record).
+/// read by [`FromField`]). See the [module docs](crate::control::record).
 #[macro_export]
 macro_rules! record {
     (
@@ -141,7 +141,7 @@ macro_rules! record {
                 $name {
                     $(
                         $field: {
-                            let v = <$ty as $crate::tmux::record::FromField>::from_field(r.str(i));
+                            let v = <$ty as $crate::control::record::FromField>::from_field(r.str(i));
                             i += 1;
                             v
                         },
