@@ -9,7 +9,6 @@
 //! * [`search`]: `search_panes` over scrollback and screen.
 //! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
 //!   split, respawn, kill, clear, pipe: each one line (one round trip).
-//! * [`settings`]: options, environment, hooks.
 //! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
 //!   from the commands [`input`] builds (pure, fuzzed).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
@@ -32,7 +31,6 @@ pub mod op;
 pub mod ops;
 pub mod record;
 pub mod search;
-pub mod settings;
 pub mod typing;
 
 pub use error::{Error, ErrorKind, Subject};

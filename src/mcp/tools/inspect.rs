@@ -24,6 +24,10 @@ use crate::tmux::op::info::{
     PaneInfoRequest, ServerInfoRequest, SessionInfoRequest, WindowInfoRequest,
 };
 use crate::tmux::op::list::{ListPanesRequest, ListSessionsRequest, ListWindowsRequest, Listing};
+use crate::tmux::op::settings::{
+    EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
+    ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
+};
 use crate::tmux::op::{Filters, Fit, Limit};
 use crate::tmux::{
     CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
@@ -170,13 +174,13 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
         )),
-        def::<ShowOptionArgs, OptionResult>(
+        super::row::<ShowOptionArgs>(
             "show_option",
             "Show tmux Option",
             READ,
             "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
         ),
-        def::<ShowEnvironmentArgs, EnvironmentResult>(
+        super::row::<ShowEnvironmentArgs>(
             "show_environment",
             "Show tmux Environment",
             READ,
@@ -189,13 +193,13 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
         )),
-        def::<ShowHooksArgs, HookListResult>(
+        super::row::<ShowHooksArgs>(
             "show_hooks",
             "Show tmux Hooks",
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
         ),
-        super::bare_output(def::<ShowHookArgs, HookListResult>(
+        super::bare_output(super::row::<ShowHookArgs>(
             "show_hook",
             "Show tmux Hook",
             READ,
@@ -246,6 +250,46 @@ tool_args!(WindowArgs => WindowInfoRequest, |a| Ok(WindowInfoRequest {
 tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
+
+tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
+    let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(ShowOptionRequest {
+        option: OptionName::option(&a.option)?,
+        place,
+    })
+});
+
+tool_args!(ShowEnvironmentArgs => ShowEnvironmentRequest, |a| {
+    let sel = targeting!(a).selector()?;
+    Ok(ShowEnvironmentRequest {
+        session: (sel != Selector::default()).then_some(sel),
+    })
+});
+
+tool_args!(ShowHooksArgs => ShowHooksRequest, |a| Ok(ShowHooksRequest {
+    place: Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?,
+    hook: None,
+}));
+
+tool_args!(ShowHookArgs => ShowHooksRequest, |a| {
+    let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(ShowHooksRequest {
+        place,
+        hook: Some(OptionName::hook(&a.hook_name)?),
+    })
+});
+
+impl Rendered for OptionResult {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION);
+}
+
+impl Rendered for EnvironmentResult {
+    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
+}
+
+impl Rendered for HookListResult {
+    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
+}
 
 /// Runs one inspect tool.
 pub(super) async fn run(
@@ -363,35 +407,6 @@ pub(super) async fn run(
             l.fit(budget.map_or(Limit::NONE, Budget::limit));
             Ok(object(&l))
         }
-        "show_option" => {
-            let a: ShowOptionArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let value = t.show_option(&a.option, &place).await?;
-            Ok(object(&OptionResult {
-                option: a.option,
-                value: value.map(typed).unwrap_or(Value::Null),
-            }))
-        }
-        "show_environment" => {
-            let a: ShowEnvironmentArgs = parse(args)?;
-            let targeting = targeting!(a);
-            let sel = targeting.selector()?;
-            let t = targeting.server(servers)?;
-            let session = if sel == Selector::default() {
-                None
-            } else {
-                Some(t.session_target(&sel).await?)
-            };
-            let mut variables = Map::new();
-            for (k, v) in t.show_environment(session.as_ref()).await? {
-                match v {
-                    Some(v) => variables.insert(k, Value::String(v)),
-                    None => variables.insert(format!("-{k}"), Value::Bool(true)),
-                };
-            }
-            Ok(object(&EnvironmentResult { variables }))
-        }
         "show_buffer" => {
             let a: ShowBufferArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -404,20 +419,6 @@ pub(super) async fn run(
                 max_lines,
                 budget,
             )))
-        }
-        "show_hooks" => {
-            let a: ShowHooksArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let entries = t.show_hooks(&place, None).await?;
-            Ok(object(&HookListResult { entries }))
-        }
-        "show_hook" => {
-            let a: ShowHookArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let entries = t.show_hooks(&place, Some(&a.hook_name)).await?;
-            Ok(object(&HookListResult { entries }))
         }
         "find_pane_by_position" => {
             let a: FindPaneArgs = parse(args)?;
@@ -655,30 +656,6 @@ struct ShowOptionArgs {
     socket_path: Option<String>,
 }
 
-/// `show_option`'s result (libtmux-mcp `OptionResult`): a number when the
-/// value is one, else the text; null when not set.
-#[derive(Serialize, JsonSchema)]
-struct OptionResult {
-    option: String,
-    #[schemars(with = "Option<OptionValue>")]
-    value: Value,
-}
-
-impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION);
-}
-
-/// What an option's value can be (for the output schema only): tmux's
-/// text, or a number or flag read from it.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum OptionValue {
-    Text(String),
-    Number(f64),
-    Flag(bool),
-}
-
 /// `show_environment`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -687,16 +664,6 @@ struct ShowEnvironmentArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// `show_environment`'s result (libtmux-mcp `EnvironmentResult`).
-#[derive(Serialize, JsonSchema)]
-struct EnvironmentResult {
-    variables: Map<String, Value>,
-}
-
-impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
 }
 
 /// `show_buffer`.
@@ -759,16 +726,6 @@ struct ShowHookArgs {
     global_: bool,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// `show_hooks`' and `show_hook`'s result (libtmux-mcp `HookListResult`).
-#[derive(Serialize, JsonSchema)]
-struct HookListResult {
-    entries: Vec<crate::tmux::HookEntry>,
-}
-
-impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
 }
 
 /// A window corner.
@@ -1001,75 +958,6 @@ async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
         }
     }
     Ok(object(&out))
-}
-
-/// Where an option or hook tool reads: `scope`, `target` (resolved: a
-/// session name or `$N`, `@N`, `%N`), `global_`.
-pub(super) async fn place(
-    t: &Tmux,
-    scope: Option<ScopeArg>,
-    target: Option<&str>,
-    global: bool,
-) -> Result<crate::tmux::settings::Place, Error> {
-    use crate::tmux::settings::{Place, Scope};
-    let scope = scope.map(|s| match s {
-        ScopeArg::Server => Scope::Server,
-        ScopeArg::Session => Scope::Session,
-        ScopeArg::Window => Scope::Window,
-        ScopeArg::Pane => Scope::Pane,
-    });
-    let target = match (target.filter(|t| !t.is_empty()), scope) {
-        (None, _) => None,
-        (Some(_), None) => {
-            return Err(Error::invalid(
-                "scope",
-                "scope is required when target is specified",
-                "scope: session, window or pane, with a target of that kind",
-            ));
-        }
-        (Some(_), Some(Scope::Server)) => {
-            return Err(Error::invalid(
-                "target",
-                "server options have no target",
-                "no target for scope server",
-            ));
-        }
-        (Some(s), Some(Scope::Session)) => Some(
-            t.session_target(&crate::tmux::manage::session_ref(s))
-                .await?,
-        ),
-        (Some(s), Some(Scope::Window)) => Some(Target::Window(s.parse().map_err(|_| {
-            Error::invalid(
-                "target",
-                "a window target is a window id",
-                "a window id like @2",
-            )
-        })?)),
-        (Some(s), Some(Scope::Pane)) => Some(Target::Pane(s.parse().map_err(|_| {
-            Error::invalid("target", "a pane target is a pane id", "a pane id like %3")
-        })?)),
-    };
-    Ok(Place {
-        scope,
-        target,
-        global,
-    })
-}
-
-/// An option value as libtmux-mcp types it: a whole number as a number,
-/// anything else as text.
-fn typed(value: String) -> Value {
-    let plain = !value.is_empty()
-        && value.len() < 19
-        && value
-            .strip_prefix('-')
-            .unwrap_or(&value)
-            .bytes()
-            .all(|b| b.is_ascii_digit());
-    match value.parse::<i64>() {
-        Ok(n) if plain => Value::from(n),
-        _ => Value::String(value),
-    }
 }
 
 /// Only buffers of tmuxwire's namespace may be read, pasted or deleted:
