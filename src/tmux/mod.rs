@@ -13,12 +13,10 @@
 //!   from the commands [`input`] builds (pure, fuzzed).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
 //!   and written out for the running version (pure, fuzzed).
-//! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
 //! * [`model`]: result types with libtmux-mcp's field names.
 //! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
 
-pub mod channel;
 pub mod discover;
 pub mod error;
 pub mod follow;

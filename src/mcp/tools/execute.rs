@@ -16,11 +16,11 @@ use super::{
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{self, Rendered, TextShape};
+use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
-use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
 use crate::tmux::typing::Keys;
 use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
 

@@ -21,11 +21,11 @@ use serde::{Serialize, Serializer};
 use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
+#[cfg(doc)]
+use crate::tmux::ErrorKind;
 use crate::tmux::error::shorten;
 use crate::tmux::handle::{Output, Retry};
 use crate::tmux::{Error, HookEntry, Selector};
-#[cfg(doc)]
-use crate::tmux::ErrorKind;
 
 crate::fits_whole!(
     OptionResult,
@@ -118,16 +118,18 @@ impl Place {
                     "no target for scope server",
                 ));
             }
-            (Some(s), Some(Scope::Session)) => Some(PlaceTarget::Session(
-                crate::tmux::manage::session_ref(s),
-            )),
-            (Some(s), Some(Scope::Window)) => Some(PlaceTarget::Window(s.parse().map_err(|_| {
-                Error::invalid(
-                    "target",
-                    "a window target is a window id",
-                    "a window id like @2",
-                )
-            })?)),
+            (Some(s), Some(Scope::Session)) => {
+                Some(PlaceTarget::Session(crate::tmux::manage::session_ref(s)))
+            }
+            (Some(s), Some(Scope::Window)) => {
+                Some(PlaceTarget::Window(s.parse().map_err(|_| {
+                    Error::invalid(
+                        "target",
+                        "a window target is a window id",
+                        "a window id like @2",
+                    )
+                })?))
+            }
             (Some(s), Some(Scope::Pane)) => Some(PlaceTarget::Pane(s.parse().map_err(|_| {
                 Error::invalid("target", "a pane target is a pane id", "a pane id like %3")
             })?)),
@@ -671,7 +673,10 @@ mod tests {
             .collect(),
         })
         .unwrap();
-        assert_eq!(v, serde_json::json!({"variables": {"-GONE": true, "A": "1"}}));
+        assert_eq!(
+            v,
+            serde_json::json!({"variables": {"-GONE": true, "A": "1"}})
+        );
     }
 
     #[test]
@@ -717,7 +722,10 @@ mod tests {
     #[test]
     fn names_and_values() {
         assert!(OptionName::option("@a b").is_err());
-        assert_eq!(OptionName::hook("").unwrap_err().argument(), Some("hook_name"));
+        assert_eq!(
+            OptionName::hook("").unwrap_err().argument(),
+            Some("hook_name")
+        );
         assert_eq!(VarName::new("A=B").unwrap_err().argument(), Some("name"));
         assert_eq!(OptionValue::typed("2000".into()), OptionValue::Number(2000));
         assert_eq!(OptionValue::typed("-5".into()), OptionValue::Number(-5));
