@@ -21,17 +21,20 @@ use crate::mcp::budget::{self, Budget, json_len};
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::op::info::{
-    PaneInfoRequest, ServerInfoRequest, SessionInfoRequest, WindowInfoRequest,
+    Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
+    WindowInfoRequest,
 };
-use crate::tmux::op::list::{ListPanesRequest, ListSessionsRequest, ListWindowsRequest, Listing};
+use crate::tmux::op::list::{
+    ListPanesRequest, ListServersRequest, ListSessionsRequest, ListWindowsRequest, Listing,
+};
 use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
-use crate::tmux::op::{Filters, Fit, Limit};
+use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{
-    CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
-    Selector, ServerInfo, Tmux,
+    CaptureOptions, Error, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest, Selector,
+    ServerInfo, Tmux,
 };
 
 /// snapshot cut (the older ones).
@@ -111,13 +114,15 @@ pub(super) fn defs() -> Vec<Def> {
             "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
-        )),
+        ))
+        .mark_always_load(),
         super::list_of_read(super::row::<ListPanesArgs>(
             "list_panes",
             "List tmux Panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
-        )),
+        ))
+        .mark_always_load(),
         super::row::<ServerArgs>(
             "get_server_info",
             "Get tmux Server Info",
@@ -155,7 +160,8 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
              scroll position, alternate screen, history size.",
-        )),
+        ))
+        .mark_always_load(),
         def::<DisplayMessageArgs, TextResult>(
             "display_message",
             "Evaluate tmux Format String",
@@ -173,7 +179,8 @@ pub(super) fn defs() -> Vec<Def> {
             "List tmux Servers",
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
-        )),
+        ))
+        .calls(|ctx, args| Box::pin(list_servers(ctx, args))),
         super::row::<ShowOptionArgs>(
             "show_option",
             "Show tmux Option",
@@ -205,18 +212,19 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
         )),
-        super::bare_output(def::<FindPaneArgs, PaneInfo>(
+        super::bare_output(super::row::<FindPaneArgs>(
             "find_pane_by_position",
             "Find Pane by Position",
             READ,
             "The pane at a corner of a window (default: the active window of the session).",
         )),
         def::<BatchArgs, BatchResult>(
-            "call_read_tools_batch",
+            BATCH,
             "Call Read Tools in a Batch",
             READ,
             "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
-        ),
+        )
+        .calls(|ctx, args| Box::pin(batch(ctx, args))),
     ]
     .into_iter()
     .chain(super::follow::inspect_defs())
@@ -278,6 +286,29 @@ tool_args!(ShowHookArgs => ShowHooksRequest, |a| {
         hook: Some(OptionName::hook(&a.hook_name)?),
     })
 });
+
+tool_args!(FindPaneArgs => FindPaneRequest, |a| Ok(FindPaneRequest {
+    window: targeting!(a, window_id, window_index).selector()?,
+    corner: a.corner,
+}));
+
+/// `list_servers`: over the pool's default server, which is the only one
+/// reported when tmuxwire is pinned to it (the pool knows; the arguments
+/// do not).
+async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: ListServersArgs = parse(args)?;
+    let request = ListServersRequest {
+        extra: a
+            .extra_socket_paths
+            .unwrap_or_default()
+            .into_iter()
+            .map(std::path::PathBuf::from)
+            .collect(),
+        pinned: ctx.servers.is_pinned(),
+    };
+    let server = ctx.servers.default_server();
+    Ok(object(&op::run(server, request, ctx.limit()).await?))
+}
 
 impl Rendered for OptionResult {
     const TEXT: TextShape = TextShape::Object(&text::OPTION);
@@ -388,25 +419,6 @@ pub(super) async fn run(
             r.fit(budget.map_or(Limit::NONE, Budget::limit));
             Ok(object(&r))
         }
-        "list_servers" => {
-            let a: ListServersArgs = parse(args)?;
-            let infos = if servers.is_pinned() {
-                let t = servers.default_server();
-                let i = crate::tmux::op::info::server_info(t).await?;
-                if i.is_alive { vec![i] } else { Vec::new() }
-            } else {
-                let extra: Vec<std::path::PathBuf> = a
-                    .extra_socket_paths
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(std::path::PathBuf::from)
-                    .collect();
-                crate::tmux::discover::list_servers(&extra).await
-            };
-            let mut l = Listing::new(infos);
-            l.fit(budget.map_or(Limit::NONE, Budget::limit));
-            Ok(object(&l))
-        }
         "show_buffer" => {
             let a: ShowBufferArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -419,28 +431,6 @@ pub(super) async fn run(
                 max_lines,
                 budget,
             )))
-        }
-        "find_pane_by_position" => {
-            let a: FindPaneArgs = parse(args)?;
-            let (t, window) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            let panes =
-                crate::tmux::op::list::panes(&t, &PaneScope::Window(window.clone())).await?;
-            let pick = corner_pane(&panes, a.corner).ok_or_else(|| {
-                let w = panes
-                    .first()
-                    .map_or_else(|| window.to_string(), |p| p.window_id.clone());
-                Error::not_found(format!(
-                    "No pane found at corner '{}' in window {w}.",
-                    a.corner.name()
-                ))
-            })?;
-            Ok(object(pick))
-        }
-        "call_read_tools_batch" => {
-            let a: BatchArgs = parse(args)?;
-            batch(ctx, a).await
         }
         other => Ok(unknown_tool(other)),
     }
@@ -728,31 +718,6 @@ struct ShowHookArgs {
     socket_path: Option<String>,
 }
 
-/// A window corner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-enum Corner {
-    /// Top left.
-    TopLeft,
-    /// Top right.
-    TopRight,
-    /// Bottom left.
-    BottomLeft,
-    /// Bottom right.
-    BottomRight,
-}
-
-impl Corner {
-    fn name(self) -> &'static str {
-        match self {
-            Corner::TopLeft => "top-left",
-            Corner::TopRight => "top-right",
-            Corner::BottomLeft => "bottom-left",
-            Corner::BottomRight => "bottom-right",
-        }
-    }
-}
-
 /// `find_pane_by_position`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -764,23 +729,6 @@ struct FindPaneArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// The pane at `corner`: of those touching both edges, the one with the
-/// largest `pane_left + pane_top` (libtmux-mcp's tie rule).
-fn corner_pane(panes: &[PaneInfo], corner: Corner) -> Option<&PaneInfo> {
-    panes
-        .iter()
-        .filter(|p| {
-            let g = &p.geometry;
-            match corner {
-                Corner::TopLeft => g.pane_at_top && g.pane_at_left,
-                Corner::TopRight => g.pane_at_top && g.pane_at_right,
-                Corner::BottomLeft => g.pane_at_bottom && g.pane_at_left,
-                Corner::BottomRight => g.pane_at_bottom && g.pane_at_right,
-            }
-        })
-        .max_by_key(|p| p.geometry.pane_left + p.geometry.pane_top)
 }
 
 /// One operation of a batch.
@@ -836,28 +784,57 @@ impl Rendered for BatchResult {
     const TEXT: TextShape = TextShape::Object(&text::TOOL_BATCH);
 }
 
+/// Over the limit, the nested answers go, from the last one back: each
+/// keeps its place, success and error, its content replaced by
+/// [`CUT_CONTENT`] and its structured content dropped, and
+/// `response_truncated_bytes` counts what went.
+impl Fit for BatchResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(budget) = limit.get() else { return };
+        let mut size = json_len(&*self);
+        let mut i = self.results.len();
+        while size > budget && i > 0 {
+            i -= 1;
+            let r = &mut self.results[i];
+            let before = json_len(&r.content) + json_len(&r.structured_content);
+            r.content = vec![json!({"type": "text", "text": CUT_CONTENT})];
+            r.structured_content = None;
+            let after = json_len(&r.content) + json_len(&r.structured_content);
+            self.response_truncated = true;
+            self.response_truncated_bytes += before.saturating_sub(after);
+            size = json_len(&*self);
+        }
+    }
+}
+
 /// Most operations in one batch.
 const MAX_OPERATIONS: usize = 1000;
 
 /// What nested content is replaced with when a batch is over the budget.
 const CUT_CONTENT: &str = "[... batch truncated nested content ...]";
 
-/// Why an operation may not run in a read batch, if it may not.
+/// The batch tool's name: a batch may not run itself.
+const BATCH: &str = "call_read_tools_batch";
+
+/// Why an operation may not run in a read batch, if it may not: what its
+/// row says (its toolset, whether it bounds its own wait) and the
+/// policy's exclusions.
 fn refusal(policy: &crate::mcp::toolsets::Policy, tool: &str) -> Option<String> {
-    use crate::mcp::toolsets::{SELF_BOUNDED, Toolset, toolset_of};
+    use crate::mcp::toolsets::Toolset;
     let shown: String = tool.chars().take(64).collect();
-    if tool == "call_read_tools_batch" {
+    if tool == BATCH {
         return Some("Batch tools cannot call batch tools recursively.".into());
     }
-    if SELF_BOUNDED.contains(&tool) {
+    let def = super::def_of(tool);
+    if def.is_some_and(|d| d.self_bounded) {
         return Some(format!(
             "Tool '{shown}' enforces its own wait ceiling and cannot be batched; call it directly."
         ));
     }
-    match toolset_of(tool) {
+    match def {
         None => Some(format!("Unknown tool: '{shown}'")),
         Some(_) if policy.is_excluded(tool) => Some(format!("Unknown tool: '{shown}'")),
-        Some(Toolset::Inspect) => None,
+        Some(d) if d.toolset == Toolset::Inspect => None,
         Some(_) => Some(format!(
             "Tool '{shown}' is not an 'inspect' tool, so it cannot run in a read batch. Call it \
              directly."
@@ -868,8 +845,10 @@ fn refusal(policy: &crate::mcp::toolsets::Policy, tool: &str) -> Option<String> 
 /// `call_read_tools_batch`: every operation runs at once (their commands
 /// share writes to tmux), and the results are then read in order: with
 /// `on_error: stop`, those after the first failure are dropped (read tools
-/// change nothing, so running them changed nothing).
-async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
+/// change nothing, so running them changed nothing). Each operation runs
+/// as its row says ([`super::answer`]), as it would when called alone.
+async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: BatchArgs = parse(args)?;
     let n = a.operations.len();
     if n == 0 || n > MAX_OPERATIONS {
         return Err(Error::invalid(
@@ -941,22 +920,7 @@ async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
         response_truncated: false,
         response_truncated_bytes: 0,
     };
-    if let Some(b) = ctx.budget {
-        // Over the budget: the nested answers go, from the last one back.
-        let mut size = json_len(&out);
-        let mut i = out.results.len();
-        while size > b.bytes() && i > 0 {
-            i -= 1;
-            let r = &mut out.results[i];
-            let before = json_len(&r.content) + json_len(&r.structured_content);
-            r.content = vec![json!({"type": "text", "text": CUT_CONTENT})];
-            r.structured_content = None;
-            let after = json_len(&r.content) + json_len(&r.structured_content);
-            out.response_truncated = true;
-            out.response_truncated_bytes += before.saturating_sub(after);
-            size = json_len(&out);
-        }
-    }
+    out.fit(ctx.limit());
     Ok(object(&out))
 }
 

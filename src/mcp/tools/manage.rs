@@ -385,7 +385,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Wait for tmux Channel",
             IDEMPOTENT,
             "Wait until a channel is signalled (signal_channel, or tmux wait-for -S in a pane) or timeout; a server exiting is an error, not success.",
-        ),
+        )
+        .mark_self_bounded(),
         bare_output(super::row::<SignalChannelArgs>(
             "signal_channel",
             "Signal tmux Channel",
