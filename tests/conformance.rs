@@ -1572,7 +1572,7 @@ async fn toolsets_choose_what_is_offered() {
     assert!(
         names(&got[1])
             .iter()
-            .all(|n| tmuxwire::mcp::toolsets::toolset_of(n)
+            .all(|n| tmuxwire::mcp::tools::toolset_of(n)
                 == Some(tmuxwire::mcp::toolsets::Toolset::Inspect))
     );
     let got = stdio_session(

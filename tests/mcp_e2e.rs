@@ -28,7 +28,7 @@ fn tool_names() -> Vec<String> {
 
 /// The read tools (toolset inspect).
 fn is_read_tool(name: &str) -> bool {
-    tmuxwire::mcp::toolsets::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
+    tmuxwire::mcp::tools::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
 }
 
 type Client = RunningService<RoleClient, ()>;

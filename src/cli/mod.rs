@@ -171,7 +171,10 @@ async fn run(cli: Cli) -> ExitCode {
             };
             // Unknown toolset or tool names stop the server before it starts:
             // a typo must not silently change what a model may do.
-            let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {
+            let policy = match mcp::toolsets::Policy::from_env(
+                |k| std::env::var(k).ok(),
+                mcp::tools::is_tool,
+            ) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("tmuxwire: {e}");

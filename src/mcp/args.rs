@@ -289,6 +289,18 @@ pub enum ScopeArg {
     Pane,
 }
 
+impl From<ScopeArg> for crate::tmux::op::settings::Scope {
+    fn from(s: ScopeArg) -> Self {
+        use crate::tmux::op::settings::Scope;
+        match s {
+            ScopeArg::Server => Scope::Server,
+            ScopeArg::Session => Scope::Session,
+            ScopeArg::Window => Scope::Window,
+            ScopeArg::Pane => Scope::Pane,
+        }
+    }
+}
+
 /// What `suppress_persistent_history` adds to a new shell's environment:
 /// no history file for bash, zsh or fish, and commands typed with a
 /// leading space left out of the history.

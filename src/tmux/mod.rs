@@ -14,19 +14,16 @@
 //! * [`manage`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
 //!   [`op::manage`], [`op::create`] and [`op::kill`].
-//! * [`settings`]: options, environment, hooks.
 //! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
 //!   from the commands [`input`] builds (pure, fuzzed).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
 //!   and written out for the running version (pure, fuzzed).
-//! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
 //! * [`model`]: result types with libtmux-mcp's field names, read by
 //!   field name ([`crate::record!`]).
 //! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
 pub mod caller;
-pub mod channel;
 pub mod discover;
 pub mod error;
 pub mod follow;
@@ -39,7 +36,6 @@ pub mod ops;
 pub mod search;
 pub mod server;
 pub mod servers;
-pub mod settings;
 pub mod typing;
 
 pub use caller::Caller;

@@ -22,6 +22,10 @@ use crate::tmux::op::create::{
     SplitDirection, SplitSize, SplitWindowRequest,
 };
 use crate::tmux::op::manage::{Name, cells};
+use crate::tmux::op::settings::{
+    self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
+    SetOptionRequest, VarName,
+};
 use crate::tmux::typing::Keys;
 
 /// `create_session`.
@@ -265,18 +269,6 @@ struct SetOptionArgs {
     socket_path: Option<String>,
 }
 
-/// `set_option`'s result (libtmux-mcp `OptionSetResult`).
-#[derive(Serialize, JsonSchema)]
-struct OptionSet {
-    option: String,
-    value: String,
-    status: String,
-}
-
-impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
-}
-
 /// `set_environment`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -290,12 +282,26 @@ struct SetEnvironmentArgs {
     socket_path: Option<String>,
 }
 
-/// `set_environment`'s result (libtmux-mcp `EnvironmentSetResult`).
-#[derive(Serialize, JsonSchema)]
-struct EnvironmentSet {
-    name: String,
-    value: String,
-    status: String,
+tool_args!(SetOptionArgs => SetOptionRequest, |a| {
+    let place = settings::Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(SetOptionRequest {
+        option: OptionName::option(&a.option)?,
+        value: a.value,
+        place,
+    })
+});
+
+tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
+    let sel = targeting!(a).selector()?;
+    Ok(SetEnvironmentRequest {
+        name: VarName::new(&a.name)?,
+        value: a.value,
+        session: (sel != crate::tmux::Selector::default()).then_some(sel),
+    })
+});
+
+impl Rendered for OptionSet {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
 }
 
 impl Rendered for EnvironmentSet {
@@ -359,13 +365,13 @@ pub(super) fn defs() -> Vec<Def> {
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
         )),
-        def::<SetOptionArgs, OptionSet>(
+        super::row::<SetOptionArgs>(
             "set_option",
             "Set tmux Option",
             IDEMPOTENT,
             "Set an option (scope, target, global_ as show_option).",
         ),
-        def::<SetEnvironmentArgs, EnvironmentSet>(
+        super::row::<SetEnvironmentArgs>(
             "set_environment",
             "Set tmux Environment",
             IDEMPOTENT,
@@ -525,35 +531,6 @@ pub(super) async fn run(
                 format!("Buffer '{}' pasted to pane {pane}", a.buffer_name),
                 pane,
             ))
-        }
-        "set_option" => {
-            let a: SetOptionArgs = parse(args)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let place = super::inspect::place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            t.set_option(&a.option, &a.value, &place).await?;
-            Ok(object(&OptionSet {
-                option: a.option,
-                value: a.value,
-                status: "set".into(),
-            }))
-        }
-        "set_environment" => {
-            let a: SetEnvironmentArgs = parse(args)?;
-            let targeting = targeting!(a);
-            let sel = targeting.selector()?;
-            let t = targeting.server(servers)?;
-            let session = if sel == crate::tmux::Selector::default() {
-                None
-            } else {
-                Some(t.session_target(&sel).await?)
-            };
-            t.set_environment(&a.name, &a.value, session.as_ref())
-                .await?;
-            Ok(object(&EnvironmentSet {
-                name: a.name,
-                value: a.value,
-                status: "set".into(),
-            }))
         }
         other => Ok(unknown_tool(other)),
     }

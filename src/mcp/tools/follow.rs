@@ -126,7 +126,8 @@ pub(super) fn inspect_defs() -> Vec<Def> {
                 READ,
                 "Wait for a new line matching patterns (never the echo of typed input), or any output; woken by output. outcome: matched, any_output, stopped, alternate_screen, timeout.",
             ),
-        ),
+        )
+        .mark_self_bounded(),
         bare_output(def::<
             CaptureSinceArgs,
             crate::tmux::follow::CaptureSinceResult,
@@ -141,16 +142,18 @@ pub(super) fn inspect_defs() -> Vec<Def> {
 
 /// The execute tools of this module.
 pub(super) fn execute_defs() -> Vec<Def> {
-    vec![bare_output(def::<
-        RunCommandArgs,
-        crate::tmux::follow::RunCommandResult,
-    >(
-        "run_command",
-        "Run Command",
-        OPEN,
-        "Run a command at a pane's shell prompt, in a subshell, and wait: exit_status and \
+    vec![
+        bare_output(
+            def::<RunCommandArgs, crate::tmux::follow::RunCommandResult>(
+                "run_command",
+                "Run Command",
+                OPEN,
+                "Run a command at a pane's shell prompt, in a subshell, and wait: exit_status and \
          only its own output lines.",
-    ))]
+            ),
+        )
+        .mark_self_bounded(),
+    ]
 }
 
 /// Runs one of this module's tools.

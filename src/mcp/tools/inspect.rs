@@ -21,13 +21,20 @@ use crate::mcp::budget::{self, Budget, json_len};
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::op::info::{
-    PaneInfoRequest, ServerInfoRequest, SessionInfoRequest, WindowInfoRequest,
+    Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
+    WindowInfoRequest,
 };
-use crate::tmux::op::list::{ListPanesRequest, ListSessionsRequest, ListWindowsRequest, Listing};
-use crate::tmux::op::{Filters, Fit, Limit};
+use crate::tmux::op::list::{
+    ListPanesRequest, ListServersRequest, ListSessionsRequest, ListWindowsRequest, Listing,
+};
+use crate::tmux::op::settings::{
+    EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
+    ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
+};
+use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{
-    CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
-    Selector, ServerInfo, Tmux,
+    CaptureOptions, Error, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest, Selector,
+    ServerInfo, Tmux,
 };
 
 /// snapshot cut (the older ones).
@@ -107,13 +114,15 @@ pub(super) fn defs() -> Vec<Def> {
             "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
-        )),
+        ))
+        .mark_always_load(),
         super::list_of_read(super::row::<ListPanesArgs>(
             "list_panes",
             "List tmux Panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
-        )),
+        ))
+        .mark_always_load(),
         super::row::<ServerArgs>(
             "get_server_info",
             "Get tmux Server Info",
@@ -151,7 +160,8 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
              scroll position, alternate screen, history size.",
-        )),
+        ))
+        .mark_always_load(),
         def::<DisplayMessageArgs, TextResult>(
             "display_message",
             "Evaluate tmux Format String",
@@ -169,14 +179,15 @@ pub(super) fn defs() -> Vec<Def> {
             "List tmux Servers",
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
-        )),
-        def::<ShowOptionArgs, OptionResult>(
+        ))
+        .calls(|ctx, args| Box::pin(list_servers(ctx, args))),
+        super::row::<ShowOptionArgs>(
             "show_option",
             "Show tmux Option",
             READ,
             "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
         ),
-        def::<ShowEnvironmentArgs, EnvironmentResult>(
+        super::row::<ShowEnvironmentArgs>(
             "show_environment",
             "Show tmux Environment",
             READ,
@@ -189,30 +200,31 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
         )),
-        def::<ShowHooksArgs, HookListResult>(
+        super::row::<ShowHooksArgs>(
             "show_hooks",
             "Show tmux Hooks",
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
         ),
-        super::bare_output(def::<ShowHookArgs, HookListResult>(
+        super::bare_output(super::row::<ShowHookArgs>(
             "show_hook",
             "Show tmux Hook",
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
         )),
-        super::bare_output(def::<FindPaneArgs, PaneInfo>(
+        super::bare_output(super::row::<FindPaneArgs>(
             "find_pane_by_position",
             "Find Pane by Position",
             READ,
             "The pane at a corner of a window (default: the active window of the session).",
         )),
         def::<BatchArgs, BatchResult>(
-            "call_read_tools_batch",
+            BATCH,
             "Call Read Tools in a Batch",
             READ,
             "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
-        ),
+        )
+        .calls(|ctx, args| Box::pin(batch(ctx, args))),
     ]
     .into_iter()
     .chain(super::follow::inspect_defs())
@@ -246,6 +258,69 @@ tool_args!(WindowArgs => WindowInfoRequest, |a| Ok(WindowInfoRequest {
 tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
+
+tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
+    let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(ShowOptionRequest {
+        option: OptionName::option(&a.option)?,
+        place,
+    })
+});
+
+tool_args!(ShowEnvironmentArgs => ShowEnvironmentRequest, |a| {
+    let sel = targeting!(a).selector()?;
+    Ok(ShowEnvironmentRequest {
+        session: (sel != Selector::default()).then_some(sel),
+    })
+});
+
+tool_args!(ShowHooksArgs => ShowHooksRequest, |a| Ok(ShowHooksRequest {
+    place: Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?,
+    hook: None,
+}));
+
+tool_args!(ShowHookArgs => ShowHooksRequest, |a| {
+    let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(ShowHooksRequest {
+        place,
+        hook: Some(OptionName::hook(&a.hook_name)?),
+    })
+});
+
+tool_args!(FindPaneArgs => FindPaneRequest, |a| Ok(FindPaneRequest {
+    window: targeting!(a, window_id, window_index).selector()?,
+    corner: a.corner,
+}));
+
+/// `list_servers`: over the pool's default server, which is the only one
+/// reported when tmuxwire is pinned to it (the pool knows; the arguments
+/// do not).
+async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: ListServersArgs = parse(args)?;
+    let request = ListServersRequest {
+        extra: a
+            .extra_socket_paths
+            .unwrap_or_default()
+            .into_iter()
+            .map(std::path::PathBuf::from)
+            .collect(),
+        pinned: ctx.servers.is_pinned(),
+    };
+    let server = ctx.servers.default_server();
+    Ok(object(&op::run(server, request, ctx.limit()).await?))
+}
+
+impl Rendered for OptionResult {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION);
+}
+
+impl Rendered for EnvironmentResult {
+    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
+}
+
+impl Rendered for HookListResult {
+    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
+}
 
 /// Runs one inspect tool.
 pub(super) async fn run(
@@ -344,54 +419,6 @@ pub(super) async fn run(
             r.fit(budget.map_or(Limit::NONE, Budget::limit));
             Ok(object(&r))
         }
-        "list_servers" => {
-            let a: ListServersArgs = parse(args)?;
-            let infos = if servers.is_pinned() {
-                let t = servers.default_server();
-                let i = crate::tmux::op::info::server_info(t).await?;
-                if i.is_alive { vec![i] } else { Vec::new() }
-            } else {
-                let extra: Vec<std::path::PathBuf> = a
-                    .extra_socket_paths
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(std::path::PathBuf::from)
-                    .collect();
-                crate::tmux::discover::list_servers(&extra).await
-            };
-            let mut l = Listing::new(infos);
-            l.fit(budget.map_or(Limit::NONE, Budget::limit));
-            Ok(object(&l))
-        }
-        "show_option" => {
-            let a: ShowOptionArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let value = t.show_option(&a.option, &place).await?;
-            Ok(object(&OptionResult {
-                option: a.option,
-                value: value.map(typed).unwrap_or(Value::Null),
-            }))
-        }
-        "show_environment" => {
-            let a: ShowEnvironmentArgs = parse(args)?;
-            let targeting = targeting!(a);
-            let sel = targeting.selector()?;
-            let t = targeting.server(servers)?;
-            let session = if sel == Selector::default() {
-                None
-            } else {
-                Some(t.session_target(&sel).await?)
-            };
-            let mut variables = Map::new();
-            for (k, v) in t.show_environment(session.as_ref()).await? {
-                match v {
-                    Some(v) => variables.insert(k, Value::String(v)),
-                    None => variables.insert(format!("-{k}"), Value::Bool(true)),
-                };
-            }
-            Ok(object(&EnvironmentResult { variables }))
-        }
         "show_buffer" => {
             let a: ShowBufferArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -404,42 +431,6 @@ pub(super) async fn run(
                 max_lines,
                 budget,
             )))
-        }
-        "show_hooks" => {
-            let a: ShowHooksArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let entries = t.show_hooks(&place, None).await?;
-            Ok(object(&HookListResult { entries }))
-        }
-        "show_hook" => {
-            let a: ShowHookArgs = parse(args)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let place = place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            let entries = t.show_hooks(&place, Some(&a.hook_name)).await?;
-            Ok(object(&HookListResult { entries }))
-        }
-        "find_pane_by_position" => {
-            let a: FindPaneArgs = parse(args)?;
-            let (t, window) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            let panes =
-                crate::tmux::op::list::panes(&t, &PaneScope::Window(window.clone())).await?;
-            let pick = corner_pane(&panes, a.corner).ok_or_else(|| {
-                let w = panes
-                    .first()
-                    .map_or_else(|| window.to_string(), |p| p.window_id.clone());
-                Error::not_found(format!(
-                    "No pane found at corner '{}' in window {w}.",
-                    a.corner.name()
-                ))
-            })?;
-            Ok(object(pick))
-        }
-        "call_read_tools_batch" => {
-            let a: BatchArgs = parse(args)?;
-            batch(ctx, a).await
         }
         other => Ok(unknown_tool(other)),
     }
@@ -655,30 +646,6 @@ struct ShowOptionArgs {
     socket_path: Option<String>,
 }
 
-/// `show_option`'s result (libtmux-mcp `OptionResult`): a number when the
-/// value is one, else the text; null when not set.
-#[derive(Serialize, JsonSchema)]
-struct OptionResult {
-    option: String,
-    #[schemars(with = "Option<OptionValue>")]
-    value: Value,
-}
-
-impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION);
-}
-
-/// What an option's value can be (for the output schema only): tmux's
-/// text, or a number or flag read from it.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum OptionValue {
-    Text(String),
-    Number(f64),
-    Flag(bool),
-}
-
 /// `show_environment`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -687,16 +654,6 @@ struct ShowEnvironmentArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// `show_environment`'s result (libtmux-mcp `EnvironmentResult`).
-#[derive(Serialize, JsonSchema)]
-struct EnvironmentResult {
-    variables: Map<String, Value>,
-}
-
-impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
 }
 
 /// `show_buffer`.
@@ -761,41 +718,6 @@ struct ShowHookArgs {
     socket_path: Option<String>,
 }
 
-/// `show_hooks`' and `show_hook`'s result (libtmux-mcp `HookListResult`).
-#[derive(Serialize, JsonSchema)]
-struct HookListResult {
-    entries: Vec<crate::tmux::HookEntry>,
-}
-
-impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
-}
-
-/// A window corner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-enum Corner {
-    /// Top left.
-    TopLeft,
-    /// Top right.
-    TopRight,
-    /// Bottom left.
-    BottomLeft,
-    /// Bottom right.
-    BottomRight,
-}
-
-impl Corner {
-    fn name(self) -> &'static str {
-        match self {
-            Corner::TopLeft => "top-left",
-            Corner::TopRight => "top-right",
-            Corner::BottomLeft => "bottom-left",
-            Corner::BottomRight => "bottom-right",
-        }
-    }
-}
-
 /// `find_pane_by_position`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -807,23 +729,6 @@ struct FindPaneArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// The pane at `corner`: of those touching both edges, the one with the
-/// largest `pane_left + pane_top` (libtmux-mcp's tie rule).
-fn corner_pane(panes: &[PaneInfo], corner: Corner) -> Option<&PaneInfo> {
-    panes
-        .iter()
-        .filter(|p| {
-            let g = &p.geometry;
-            match corner {
-                Corner::TopLeft => g.pane_at_top && g.pane_at_left,
-                Corner::TopRight => g.pane_at_top && g.pane_at_right,
-                Corner::BottomLeft => g.pane_at_bottom && g.pane_at_left,
-                Corner::BottomRight => g.pane_at_bottom && g.pane_at_right,
-            }
-        })
-        .max_by_key(|p| p.geometry.pane_left + p.geometry.pane_top)
 }
 
 /// One operation of a batch.
@@ -879,28 +784,57 @@ impl Rendered for BatchResult {
     const TEXT: TextShape = TextShape::Object(&text::TOOL_BATCH);
 }
 
+/// Over the limit, the nested answers go, from the last one back: each
+/// keeps its place, success and error, its content replaced by
+/// [`CUT_CONTENT`] and its structured content dropped, and
+/// `response_truncated_bytes` counts what went.
+impl Fit for BatchResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(budget) = limit.get() else { return };
+        let mut size = json_len(&*self);
+        let mut i = self.results.len();
+        while size > budget && i > 0 {
+            i -= 1;
+            let r = &mut self.results[i];
+            let before = json_len(&r.content) + json_len(&r.structured_content);
+            r.content = vec![json!({"type": "text", "text": CUT_CONTENT})];
+            r.structured_content = None;
+            let after = json_len(&r.content) + json_len(&r.structured_content);
+            self.response_truncated = true;
+            self.response_truncated_bytes += before.saturating_sub(after);
+            size = json_len(&*self);
+        }
+    }
+}
+
 /// Most operations in one batch.
 const MAX_OPERATIONS: usize = 1000;
 
 /// What nested content is replaced with when a batch is over the budget.
 const CUT_CONTENT: &str = "[... batch truncated nested content ...]";
 
-/// Why an operation may not run in a read batch, if it may not.
+/// The batch tool's name: a batch may not run itself.
+const BATCH: &str = "call_read_tools_batch";
+
+/// Why an operation may not run in a read batch, if it may not: what its
+/// row says (its toolset, whether it bounds its own wait) and the
+/// policy's exclusions.
 fn refusal(policy: &crate::mcp::toolsets::Policy, tool: &str) -> Option<String> {
-    use crate::mcp::toolsets::{SELF_BOUNDED, Toolset, toolset_of};
+    use crate::mcp::toolsets::Toolset;
     let shown: String = tool.chars().take(64).collect();
-    if tool == "call_read_tools_batch" {
+    if tool == BATCH {
         return Some("Batch tools cannot call batch tools recursively.".into());
     }
-    if SELF_BOUNDED.contains(&tool) {
+    let def = super::def_of(tool);
+    if def.is_some_and(|d| d.self_bounded) {
         return Some(format!(
             "Tool '{shown}' enforces its own wait ceiling and cannot be batched; call it directly."
         ));
     }
-    match toolset_of(tool) {
+    match def {
         None => Some(format!("Unknown tool: '{shown}'")),
         Some(_) if policy.is_excluded(tool) => Some(format!("Unknown tool: '{shown}'")),
-        Some(Toolset::Inspect) => None,
+        Some(d) if d.toolset == Toolset::Inspect => None,
         Some(_) => Some(format!(
             "Tool '{shown}' is not an 'inspect' tool, so it cannot run in a read batch. Call it \
              directly."
@@ -911,8 +845,10 @@ fn refusal(policy: &crate::mcp::toolsets::Policy, tool: &str) -> Option<String> 
 /// `call_read_tools_batch`: every operation runs at once (their commands
 /// share writes to tmux), and the results are then read in order: with
 /// `on_error: stop`, those after the first failure are dropped (read tools
-/// change nothing, so running them changed nothing).
-async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
+/// change nothing, so running them changed nothing). Each operation runs
+/// as its row says ([`super::answer`]), as it would when called alone.
+async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: BatchArgs = parse(args)?;
     let n = a.operations.len();
     if n == 0 || n > MAX_OPERATIONS {
         return Err(Error::invalid(
@@ -984,92 +920,8 @@ async fn batch(ctx: &Ctx<'_>, a: BatchArgs) -> Result<CallToolResult, Error> {
         response_truncated: false,
         response_truncated_bytes: 0,
     };
-    if let Some(b) = ctx.budget {
-        // Over the budget: the nested answers go, from the last one back.
-        let mut size = json_len(&out);
-        let mut i = out.results.len();
-        while size > b.bytes() && i > 0 {
-            i -= 1;
-            let r = &mut out.results[i];
-            let before = json_len(&r.content) + json_len(&r.structured_content);
-            r.content = vec![json!({"type": "text", "text": CUT_CONTENT})];
-            r.structured_content = None;
-            let after = json_len(&r.content) + json_len(&r.structured_content);
-            out.response_truncated = true;
-            out.response_truncated_bytes += before.saturating_sub(after);
-            size = json_len(&out);
-        }
-    }
+    out.fit(ctx.limit());
     Ok(object(&out))
-}
-
-/// Where an option or hook tool reads: `scope`, `target` (resolved: a
-/// session name or `$N`, `@N`, `%N`), `global_`.
-pub(super) async fn place(
-    t: &Tmux,
-    scope: Option<ScopeArg>,
-    target: Option<&str>,
-    global: bool,
-) -> Result<crate::tmux::settings::Place, Error> {
-    use crate::tmux::settings::{Place, Scope};
-    let scope = scope.map(|s| match s {
-        ScopeArg::Server => Scope::Server,
-        ScopeArg::Session => Scope::Session,
-        ScopeArg::Window => Scope::Window,
-        ScopeArg::Pane => Scope::Pane,
-    });
-    let target = match (target.filter(|t| !t.is_empty()), scope) {
-        (None, _) => None,
-        (Some(_), None) => {
-            return Err(Error::invalid(
-                "scope",
-                "scope is required when target is specified",
-                "scope: session, window or pane, with a target of that kind",
-            ));
-        }
-        (Some(_), Some(Scope::Server)) => {
-            return Err(Error::invalid(
-                "target",
-                "server options have no target",
-                "no target for scope server",
-            ));
-        }
-        (Some(s), Some(Scope::Session)) => Some(
-            t.session_target(&crate::tmux::manage::session_ref(s))
-                .await?,
-        ),
-        (Some(s), Some(Scope::Window)) => Some(Target::Window(s.parse().map_err(|_| {
-            Error::invalid(
-                "target",
-                "a window target is a window id",
-                "a window id like @2",
-            )
-        })?)),
-        (Some(s), Some(Scope::Pane)) => Some(Target::Pane(s.parse().map_err(|_| {
-            Error::invalid("target", "a pane target is a pane id", "a pane id like %3")
-        })?)),
-    };
-    Ok(Place {
-        scope,
-        target,
-        global,
-    })
-}
-
-/// An option value as libtmux-mcp types it: a whole number as a number,
-/// anything else as text.
-fn typed(value: String) -> Value {
-    let plain = !value.is_empty()
-        && value.len() < 19
-        && value
-            .strip_prefix('-')
-            .unwrap_or(&value)
-            .bytes()
-            .all(|b| b.is_ascii_digit());
-    match value.parse::<i64>() {
-        Ok(n) if plain => Value::from(n),
-        _ => Value::String(value),
-    }
 }
 
 /// Only buffers of tmuxwire's namespace may be read, pasted or deleted:

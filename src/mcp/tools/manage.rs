@@ -10,14 +10,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, bare_output, def, message, object, parse,
-};
+use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, bare_output, def, object, parse};
 use super::{targeting, tool_args, unknown_tool};
 use crate::control::PaneId;
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::manage::session_ref;
+use crate::tmux::op::channel::{
+    Channel, SignalChannelRequest, Signalled, WaitForChannelRequest, Waited,
+};
 use crate::tmux::op::manage::{
     EnterCopyModeRequest, ExitCopyModeRequest, LayoutChoice, MoveWindowRequest, Name,
     PaneDirection, RenameSessionRequest, RenameWindowRequest, ResizePaneRequest,
@@ -235,19 +236,6 @@ fn default_wait() -> f64 {
     30.0
 }
 
-/// `wait_for_channel`'s result.
-#[derive(Serialize, JsonSchema)]
-struct Waited {
-    result: String,
-    channel: String,
-    elapsed_seconds: f64,
-    effective_timeout: f64,
-}
-
-impl Rendered for Waited {
-    const TEXT: TextShape = TextShape::String;
-}
-
 /// `signal_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -256,6 +244,33 @@ struct SignalChannelArgs {
     channel: String,
     socket_name: Option<String>,
     socket_path: Option<String>,
+}
+
+tool_args!(WaitForChannelArgs => WaitForChannelRequest, |a| {
+    if a.timeout.is_nan() || a.timeout <= 0.0 || !a.timeout.is_finite() {
+        return Err(Error::invalid(
+            "timeout",
+            format!("timeout must be positive (received {})", a.timeout),
+            "seconds > 0",
+        ));
+    }
+    let effective = a.timeout.min(wait_ceiling());
+    Ok(WaitForChannelRequest {
+        channel: Channel::new(&a.channel)?,
+        timeout: Duration::from_secs_f64(effective),
+    })
+});
+
+tool_args!(SignalChannelArgs => SignalChannelRequest, |a| Ok(SignalChannelRequest {
+    channel: Channel::new(&a.channel)?,
+}));
+
+impl Rendered for Waited {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for Signalled {
+    const TEXT: TextShape = TextShape::String;
 }
 
 /// The manage tools, in listing order.
@@ -339,13 +354,14 @@ pub(super) fn defs() -> Vec<Def> {
             OPEN,
             "Put text in a new tmuxwire paste buffer; use its buffer_name with paste_buffer, show_buffer, delete_buffer.",
         ),
-        def::<WaitForChannelArgs, Waited>(
+        super::row::<WaitForChannelArgs>(
             "wait_for_channel",
             "Wait for tmux Channel",
             IDEMPOTENT,
             "Wait until a channel is signalled (signal_channel, or tmux wait-for -S in a pane) or timeout; a server exiting is an error, not success.",
-        ),
-        bare_output(def::<SignalChannelArgs, Message>(
+        )
+        .mark_self_bounded(),
+        bare_output(super::row::<SignalChannelArgs>(
             "signal_channel",
             "Signal tmux Channel",
             IDEMPOTENT,
@@ -536,36 +552,6 @@ pub(super) async fn run(
                 buffer_name,
                 logical_name: logical,
             }))
-        }
-        "wait_for_channel" => {
-            let a: WaitForChannelArgs = parse(args)?;
-            if a.timeout.is_nan() || a.timeout <= 0.0 || !a.timeout.is_finite() {
-                return Err(Error::invalid(
-                    "timeout",
-                    format!("timeout must be positive (received {})", a.timeout),
-                    "seconds > 0",
-                ));
-            }
-            let effective = a.timeout.min(wait_ceiling());
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let start = std::time::Instant::now();
-            t.wait_for_channel(&a.channel, Duration::from_secs_f64(effective))
-                .await?;
-            Ok(object(&Waited {
-                result: format!(
-                    "Channel '{}' was signalled (timeout {effective:.1}s)",
-                    a.channel
-                ),
-                channel: a.channel,
-                elapsed_seconds: start.elapsed().as_secs_f64(),
-                effective_timeout: effective,
-            }))
-        }
-        "signal_channel" => {
-            let a: SignalChannelArgs = parse(args)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            t.signal_channel(&a.channel).await?;
-            Ok(message(format!("Channel '{}' signalled", a.channel)))
         }
         other => Ok(unknown_tool(other)),
     }

@@ -65,6 +65,13 @@ pub(crate) struct Ctx<'a> {
     text: TextMode,
 }
 
+impl Ctx<'_> {
+    /// The response limit of the call (none without a budget).
+    fn limit(&self) -> Limit {
+        self.budget.map_or(Limit::NONE, Budget::limit)
+    }
+}
+
 use crate::tmux::op::list::Listing;
 
 impl Rendered for Listing<crate::tmux::SessionInfo> {
@@ -178,9 +185,37 @@ struct Def {
     /// The toolset that offers it.
     toolset: Toolset,
     /// How a call runs: a typed row's request and operation
-    /// ([`typed`]); `None` for the tools still run by their toolset's
-    /// `run`.
+    /// ([`typed`]), or a call that needs the call's context ([`Def::calls`]);
+    /// `None` for the tools still run by their toolset's `run`.
     call: Option<CallFn>,
+    /// It bounds its own waiting (libtmux-mcp's `self-bounded` tag), so a
+    /// batch refuses it.
+    self_bounded: bool,
+    /// It is sent with `_meta["anthropic/alwaysLoad"]: true`, which asks a
+    /// client to load it up front (libtmux-mcp marks three tools so).
+    always_load: bool,
+}
+
+impl Def {
+    /// The row, run by `call` (for tools that need the call's context:
+    /// the pool of servers, the policy); the tmux work still goes through
+    /// [`op::run`].
+    fn calls(mut self, call: CallFn) -> Def {
+        self.call = Some(call);
+        self
+    }
+
+    /// The row, marked as bounding its own waiting.
+    fn mark_self_bounded(mut self) -> Def {
+        self.self_bounded = true;
+        self
+    }
+
+    /// The row, marked to be loaded up front.
+    fn mark_always_load(mut self) -> Def {
+        self.always_load = true;
+        self
+    }
 }
 
 /// A call's future: a boxed future per tool keeps one dispatch future
@@ -239,8 +274,7 @@ async fn typed<A: ToolArgs>(
     let (name, path) = a.socket();
     let server = ctx.servers.get_socket(name, path)?;
     let request = a.into_request()?;
-    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
-    Ok(object(&op::run(&server, request, limit).await?))
+    Ok(object(&op::run(&server, request, ctx.limit()).await?))
 }
 
 /// A typed row: the tool's name, title, hints and description, its
@@ -273,6 +307,8 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         text: R::TEXT,
         toolset: Toolset::Inspect,
         call: None,
+        self_bounded: false,
+        always_load: false,
     }
 }
 
@@ -313,7 +349,6 @@ fn list_of_read(mut d: Def) -> Def {
 }
 
 fn tool(d: &Def) -> Tool {
-    let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
     let mut t = Tool::new(d.name, d.description, Arc::new(d.input.clone()));
     t.title = Some(d.title.to_string());
     t.output_schema = d.output.clone().map(Arc::new);
@@ -330,7 +365,7 @@ fn tool(d: &Def) -> Tool {
     }
     a.open_world_hint = (!d.hints.open_world).then_some(false);
     t.annotations = Some(a);
-    if always_load {
+    if d.always_load {
         let mut m = JsonObject::new();
         m.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
         t.meta = Some(MetaObject(m));
@@ -370,6 +405,17 @@ pub fn catalog() -> Vec<Tool> {
     defs().iter().map(tool).collect()
 }
 
+/// The toolset of tool `name`, from its row; `None` for a name tmuxwire
+/// does not serve.
+pub fn toolset_of(name: &str) -> Option<Toolset> {
+    def_of(name).map(|d| d.toolset)
+}
+
+/// Whether tmuxwire serves a tool `name` (for [`Policy::from_env`]).
+pub fn is_tool(name: &str) -> bool {
+    def_of(name).is_some()
+}
+
 /// The text shape of tool `name`'s result, from its definition.
 pub fn shape_of(name: &str) -> Option<TextShape> {
     def_of(name).map(|d| d.text)
@@ -377,9 +423,10 @@ pub fn shape_of(name: &str) -> Option<TextShape> {
 
 /// The tools `policy` offers, in listing order.
 pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
-    catalog()
-        .into_iter()
-        .filter(|t| policy.offers(&t.name))
+    defs()
+        .iter()
+        .filter(|d| policy.offers(d.name, d.toolset))
+        .map(tool)
         .collect()
 }
 
@@ -668,14 +715,6 @@ impl Targeting<'_> {
         let target = t.pane_target(&sel).await?;
         Ok((t, target))
     }
-
-    /// As [`Targeting::pane_target`], for a window.
-    async fn window_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.window_target(&sel).await?;
-        Ok((t, target))
-    }
 }
 
 /// Targeting from an args struct's fields; missing kinds are `None`.
@@ -703,38 +742,104 @@ pub(crate) use targeting;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::toolsets::toolset_of;
 
+    /// libtmux-mcp's tools, copied once from the reference catalog.
+    const REFERENCE: &str = include_str!("../../../tests/data/reference-tools.md");
+
+    /// Every tool of the reference's toolset table: its name, toolset and
+    /// whether it is marked self-bounded.
+    fn reference_tools() -> Vec<(&'static str, Toolset, bool)> {
+        let mut out = Vec::new();
+        for line in REFERENCE.lines() {
+            let Some((set, rest)) = line.strip_prefix("| `").and_then(|l| l.split_once('`')) else {
+                continue;
+            };
+            let toolset = Toolset::ALL
+                .into_iter()
+                .find(|t| t.name() == set)
+                .expect("a toolset");
+            let names = rest.split_once("| ").expect("a tool list").1;
+            for name in names.trim_end_matches(" |").split(", ") {
+                match name.strip_suffix(" (+self-bounded)") {
+                    Some(n) => out.push((n, toolset, true)),
+                    None => out.push((name, toolset, false)),
+                }
+            }
+        }
+        out
+    }
+
+    /// The tools the reference sends with `anthropic/alwaysLoad`.
+    fn reference_always_load() -> Vec<&'static str> {
+        let line = REFERENCE
+            .lines()
+            .find(|l| l.contains("anthropic/alwaysLoad"))
+            .expect("the alwaysLoad line");
+        let list = line.split_once("`: ").expect("a list").1;
+        let list = list.split_once(". ").expect("a sentence").0;
+        list.split(", ").map(|n| n.trim_matches('`')).collect()
+    }
+
+    /// The result shape of every tool whose reference entry says what it
+    /// returns: a list (`list[…]`), a string (a sentence in quotes, or "a
+    /// string"), else an object.
+    fn reference_results() -> Vec<(&'static str, &'static str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        let mut tool = None;
+        for line in REFERENCE.lines() {
+            let heading = line.strip_prefix("- ").unwrap_or(line);
+            if let Some(rest) = heading.strip_prefix("**`") {
+                tool = rest.split_once('`').map(|(n, _)| n);
+                continue;
+            }
+            let (Some(name), Some((_, what))) = (tool, line.split_once("Returns ")) else {
+                continue;
+            };
+            tool = None;
+            let shape = if what.starts_with("`list[") {
+                "list"
+            } else if ["`\"", "a string", "a **string**"]
+                .iter()
+                .any(|p| what.starts_with(p))
+            {
+                "string"
+            } else {
+                "object"
+            };
+            out.push((name, shape));
+        }
+        out
+    }
+
+    /// The table serves exactly the reference's tools, each once, in its
+    /// toolset and with its marks; listing order follows the toolsets;
+    /// schemas and hints are what clients expect.
     #[test]
     fn catalog_shape() {
+        let reference = reference_tools();
+        assert_eq!(reference.len(), 54);
         let tools = catalog();
+        assert_eq!(tools.len(), reference.len());
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(
-            &names[..11],
-            [
-                "list_sessions",
-                "list_windows",
-                "list_panes",
-                "get_server_info",
-                "get_session_info",
-                "get_window_info",
-                "get_pane_info",
-                "capture_pane",
-                "snapshot_pane",
-                "display_message",
-                "search_panes"
-            ]
-        );
         let mut sorted = names.clone();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), names.len(), "names are unique");
+        for (name, toolset, self_bounded) in &reference {
+            let d = def_of(name).unwrap_or_else(|| panic!("{name} is served"));
+            assert_eq!(d.toolset, *toolset, "{name}");
+            assert_eq!(d.self_bounded, *self_bounded, "{name}");
+        }
+        let order: Vec<Toolset> = defs().iter().map(|d| d.toolset).collect();
+        assert!(order.is_sorted(), "listed by toolset");
+        let always = reference_always_load();
+        assert_eq!(always.len(), 3);
         for t in &tools {
-            assert!(
-                toolset_of(&t.name).is_some(),
-                "{} is a reference tool",
-                t.name
-            );
+            let loads = t
+                .meta
+                .as_ref()
+                .is_some_and(|m| m.0.get("anthropic/alwaysLoad") == Some(&json!(true)));
+            assert_eq!(loads, always.contains(&t.name.as_ref()), "{}", t.name);
             assert_eq!(
                 t.input_schema.get("type"),
                 Some(&json!("object")),
@@ -749,6 +854,8 @@ mod tests {
             );
             let props = t.input_schema.get("properties").and_then(Value::as_object);
             let has = |k: &str| props.is_some_and(|p| p.contains_key(k));
+            // Every tool runs over one server, but the batch (its
+            // operations name theirs) and list_servers (it finds them).
             if !matches!(t.name.as_ref(), "list_servers" | "call_read_tools_batch") {
                 assert!(has("socket_name") && has("socket_path"), "{}", t.name);
             }
@@ -756,11 +863,7 @@ mod tests {
             let read = toolset_of(&t.name) == Some(Toolset::Inspect);
             assert_eq!(a.read_only_hint, read.then_some(true), "{}", t.name);
         }
-        // Every reference tool is served.
-        for (n, _) in super::super::toolsets::REFERENCE {
-            assert!(names.contains(n), "{n}");
-        }
-        assert_eq!(tools.len(), super::super::toolsets::REFERENCE.len());
+        assert!(is_tool("list_panes") && !is_tool("no_such_tool"));
     }
 
     /// Every tool's text shape is its reference result's: a string for the
@@ -768,38 +871,15 @@ mod tests {
     /// tools, an object for the rest.
     #[test]
     fn text_shapes_follow_the_reference() {
-        const STRINGS: &[&str] = &[
-            "capture_pane",
-            "display_message",
-            "send_keys",
-            "paste_text",
-            "paste_buffer",
-            "pipe_pane",
-            "wait_for_channel",
-            "signal_channel",
-            "kill_server",
-            "kill_session",
-            "kill_window",
-            "kill_pane",
-            "clear_pane",
-            "delete_buffer",
-        ];
-        const LISTS: &[&str] = &[
-            "list_sessions",
-            "list_windows",
-            "list_panes",
-            "list_servers",
-        ];
-        for t in catalog() {
-            let name = t.name.as_ref();
-            let shape = shape_of(name).expect("every tool has a shape");
-            match shape {
-                TextShape::String => assert!(STRINGS.contains(&name), "{name}"),
-                TextShape::List(_) => assert!(LISTS.contains(&name), "{name}"),
-                TextShape::Object(_) => {
-                    assert!(!STRINGS.contains(&name) && !LISTS.contains(&name), "{name}")
-                }
-            }
+        let results = reference_results();
+        assert!(results.len() >= 50, "{}", results.len());
+        for (name, want) in results {
+            let got = match shape_of(name).expect("every tool has a shape") {
+                TextShape::String => "string",
+                TextShape::List(_) => "list",
+                TextShape::Object(_) => "object",
+            };
+            assert_eq!(got, want, "{name}");
         }
         assert!(shape_of("no_such_tool").is_none());
     }

@@ -165,3 +165,78 @@ pub async fn server_info(server: &Server) -> Result<ServerInfo, Error> {
         imsg_framing: framing,
     })
 }
+
+/// A window corner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Corner {
+    /// Top left.
+    TopLeft,
+    /// Top right.
+    TopRight,
+    /// Bottom left.
+    BottomLeft,
+    /// Bottom right.
+    BottomRight,
+}
+
+impl Corner {
+    /// The corner's name as tools take it (`top-left`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Corner::TopLeft => "top-left",
+            Corner::TopRight => "top-right",
+            Corner::BottomLeft => "bottom-left",
+            Corner::BottomRight => "bottom-right",
+        }
+    }
+
+    /// Whether a pane of `g` touches both of the corner's edges.
+    fn touches(self, g: &crate::tmux::Geometry) -> bool {
+        match self {
+            Corner::TopLeft => g.pane_at_top && g.pane_at_left,
+            Corner::TopRight => g.pane_at_top && g.pane_at_right,
+            Corner::BottomLeft => g.pane_at_bottom && g.pane_at_left,
+            Corner::BottomRight => g.pane_at_bottom && g.pane_at_right,
+        }
+    }
+}
+
+/// `find_pane_by_position`: the pane at a corner of a window (by id, or
+/// by index in the selected session; the session's current window when
+/// none is named).
+pub struct FindPaneRequest {
+    /// The window.
+    pub window: Selector,
+    /// The corner.
+    pub corner: Corner,
+}
+
+impl Op for FindPaneRequest {
+    type Response = PaneInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
+        let window = server.window_target(&self.window).await?;
+        let scope = crate::tmux::PaneScope::Window(window.clone());
+        let panes = super::list::panes(server, &scope).await?;
+        let w = panes
+            .first()
+            .map_or_else(|| window.to_string(), |p| p.window_id.clone());
+        corner_pane(panes, self.corner).ok_or_else(|| {
+            Error::not_found(format!(
+                "No pane found at corner '{}' in window {w}.",
+                self.corner.name()
+            ))
+        })
+    }
+}
+
+/// The pane at `corner`: of those touching both edges, the one with the
+/// largest `pane_left + pane_top` (libtmux-mcp's tie rule; the last of
+/// equals, as `max_by_key` picks).
+fn corner_pane(panes: Vec<PaneInfo>, corner: Corner) -> Option<PaneInfo> {
+    panes
+        .into_iter()
+        .filter(|p| corner.touches(&p.geometry))
+        .max_by_key(|p| p.geometry.pane_left + p.geometry.pane_top)
+}

@@ -225,3 +225,35 @@ pub(crate) async fn with_own_clients(
     }
     Ok((body, ours))
 }
+
+/// `list_servers`: the live tmux servers of this user, asked with
+/// one-shot clients only (none attached; see [`crate::tmux::discover`]).
+/// Run over the server the caller is pinned to, when it is: then only
+/// that server is reported (when it runs).
+#[derive(Default)]
+pub struct ListServersRequest {
+    /// Socket paths to probe after the user's socket directory (each
+    /// once; paths that are not sockets are left out).
+    pub extra: Vec<std::path::PathBuf>,
+    /// Report only the server the operation runs over (a server pinned
+    /// to one socket must not reveal the others).
+    pub pinned: bool,
+}
+
+impl Op for ListServersRequest {
+    type Response = Listing<crate::tmux::ServerInfo>;
+
+    async fn run(
+        self,
+        server: &Server,
+        _: Limit,
+    ) -> Result<Listing<crate::tmux::ServerInfo>, Error> {
+        if self.pinned {
+            let i = super::info::server_info(server).await?;
+            return Ok(Listing::new(if i.is_alive { vec![i] } else { Vec::new() }));
+        }
+        Ok(Listing::new(
+            crate::tmux::discover::list_servers(&self.extra).await,
+        ))
+    }
+}
