@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::error::Error;
 use super::handle::Tmux;
-use super::ops::PaneScope;
+use super::target::PaneScope;
 use super::typing::TypedPanes;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};

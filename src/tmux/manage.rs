@@ -22,7 +22,7 @@ use super::error::{Error, ErrorKind};
 use super::handle::{Output, Retry, Tmux};
 use super::layout::Layout;
 use super::model::{PaneInfo, SessionInfo, WindowInfo};
-use super::ops::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
+use super::target::{Selector, one_record, pane_lookup, template_cmd, window_lookup};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 

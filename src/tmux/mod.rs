@@ -5,8 +5,10 @@
 //! * [`handle`]: [`Tmux`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
 //!   sessions), and [`Servers`], the pool keyed by socket.
-//! * [`ops`]: listings, single objects, captures, format evaluation.
-//! * [`search`]: `search_panes` over scrollback and screen.
+//! * [`target`]: which object a call names ([`Selector`], [`PaneScope`])
+//!   and the one-object lookups every operation builds on.
+//! * [`op`]: the operations, one typed request each (listings, single
+//!   objects, captures, searches, …).
 //! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
 //!   split, respawn, kill, clear, pipe: each one line (one round trip).
 //! * [`settings`]: options, environment, hooks.
@@ -29,14 +31,16 @@ pub mod layout;
 pub mod manage;
 pub mod model;
 pub mod op;
-pub mod ops;
 pub mod record;
-pub mod search;
 pub mod settings;
+pub mod target;
 pub mod typing;
 
 pub use error::{Error, ErrorKind, Subject};
 pub use handle::{Caller, Output, Retry, Servers, Tmux};
-pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
-pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
-pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};
+pub use model::{
+    Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, Source, WindowInfo,
+};
+pub use op::capture::Capture;
+pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
+pub use target::{PaneScope, Selector};
