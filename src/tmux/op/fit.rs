@@ -379,4 +379,78 @@ mod tests {
         assert_eq!(head_within("✓✓x", 4), "✓");
         assert_eq!(head_within("ab", 0), "");
     }
+
+    fn pane(id: &str, lines: &[&str]) -> PaneContentMatch {
+        PaneContentMatch {
+            pane_id: id.into(),
+            pane_current_command: "sh".into(),
+            pane_current_path: "/".into(),
+            window_id: "@1".into(),
+            window_name: "w".into(),
+            session_id: "$1".into(),
+            session_name: "s".into(),
+            window_index: "0".into(),
+            pane_index: "0".into(),
+            matched_lines: lines.iter().map(|l| l.to_string()).collect(),
+            matched_line_numbers: (0..lines.len() as i64).collect(),
+            matched_line_rows: vec![1; lines.len()],
+            matched_at: (0..lines.len() as i64).map(|i| [i, 0, 0, 0]).collect(),
+            matched_screens: None,
+            matched_line_count: lines.len(),
+            source: crate::tmux::Source::Mirror,
+            pane_dead: false,
+            exit_status: None,
+            capped_history_rows: None,
+            is_caller: None,
+        }
+    }
+
+    fn page(panes: Vec<PaneContentMatch>) -> SearchPanesResult {
+        SearchPanesResult {
+            total_panes_matched: panes.len(),
+            matches: panes,
+            truncated: false,
+            truncated_panes: Vec::new(),
+            offset: 0,
+            limit: None,
+            panes_searched: 2,
+            lines_omitted: 0,
+            panes_history_at_limit: Vec::new(),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn search_lines_cut_once() {
+        let long = "x".repeat(3000);
+        let lines: Vec<&str> = (0..8).map(|_| long.as_str()).collect();
+        // What the search does as panes arrive, then the cut of op::run:
+        // the second finds nothing more to cut in step 1.
+        let mut a = pane("%1", &lines);
+        let mut b = pane("%2", &lines);
+        let mut budget = 20_000;
+        let omitted =
+            keep_newest_lines(&mut a, &mut budget) + keep_newest_lines(&mut b, &mut budget);
+        assert_eq!((a.matched_lines.len(), b.matched_lines.len()), (6, 0));
+        assert_eq!(omitted, 10);
+        let mut r = page(vec![a, b]);
+        r.lines_omitted = omitted;
+        r.truncated = true;
+        let before = r.clone();
+        r.fit(Limit::bytes(20_000));
+        assert_eq!(r.lines_omitted, before.lines_omitted);
+        assert_eq!(r.matches[0].matched_lines.len(), 6);
+        assert!(json_len(&r) <= 20_000);
+        // The same page uncut: one fit gives the same answer.
+        let mut whole = page(vec![pane("%1", &lines), pane("%2", &lines)]);
+        whole.fit(Limit::bytes(20_000));
+        assert_eq!(whole, r);
+        // Without a limit, matched lines stop at RESPONSE_BUDGET.
+        let huge = "y".repeat(RESPONSE_BUDGET / 4);
+        let mut big = page(vec![pane("%1", &[&huge, &huge, &huge, &huge, &huge])]);
+        big.fit(Limit::NONE);
+        assert_eq!(big.matches[0].matched_lines.len(), 3);
+        assert_eq!(big.lines_omitted, 2);
+        assert!(big.truncated);
+    }
 }

@@ -241,7 +241,7 @@ impl ListedPane {
 /// Whether a history of `size` lines of at most `limit` has most likely
 /// been trimmed: tmux drops `max(limit / 10, 1)` lines each time it is
 /// full, so a trimmed history never falls below `limit - limit / 10`.
-fn history_at_limit(size: i64, limit: i64) -> bool {
+pub fn history_at_limit(size: i64, limit: i64) -> bool {
     limit > 0 && size > 0 && size >= limit - (limit / 10).max(1)
 }
 
