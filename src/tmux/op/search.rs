@@ -19,7 +19,10 @@
 //!   captured again joined and row by row in one write and its rows
 //!   counted by aligning the two ([`align_rows`]).
 //!
-//! Each pane's result says which source answered (`source`).
+//! Each pane's result says which source answered (`source`). The page is
+//! cut to the caller's limit by [`SearchPanesResult`]'s
+//! [`Fit`](super::Fit) impl (in [`super::fit`]), the one place its size
+//! rules live.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
