@@ -15,21 +15,17 @@
 //! was, 2 on an error (with `-q`, 0 on a selected line whatever came
 //! before).
 
-use std::collections::HashSet;
 use std::io::{BufWriter, Read as _, Write as _};
 use std::process::ExitCode;
 
 use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
 use super::source::{Captures, LineSource, PaneInfo, Range};
-use super::target;
+use super::target::{self, World};
 use super::tool::CliError;
 use super::{LineArg, SearchArgs};
 use crate::term::width::Rules;
 use crate::tmux::Servers;
-use crate::tmux::op::list::ListPanesRequest;
-use crate::tmux::op::search::history_at_limit;
-use crate::tmux::op::{self, Limit};
 
 /// The patterns `a` gives: every `-e`, every line of every `-f` file, or
 /// PATTERN; each split at its line breaks (GNU grep's rule).
@@ -115,40 +111,44 @@ fn line(v: Option<LineArg>) -> Option<i64> {
 }
 
 /// The panes in scope, in `tmuxwire panes` order, each once (a pane of a
-/// linked window is listed once per session): the server's panes
-/// (`list_panes`, typed), those `-t TARGET` names when given.
+/// linked window is listed once per session).
 async fn scope(servers: &Servers, target: Option<&str>) -> Result<Vec<PaneInfo>, CliError> {
-    let wanted: Option<HashSet<String>> = match target {
+    let (world, rows) = match target {
         Some(t) => {
             let (world, scope) = target::resolve_arg(servers, t).await?;
-            Some(
-                scope
-                    .rows
-                    .into_iter()
-                    .map(|i| world.rows[i].pane_id.clone())
-                    .collect(),
-            )
+            (world, scope.rows)
         }
-        None => None,
+        None => {
+            let world = World::fetch(servers, None).await?;
+            let all = (0..world.rows.len()).collect();
+            (world, all)
+        }
     };
-    let server = servers.default_server();
-    let listing = op::run(server, ListPanesRequest::default(), Limit::NONE).await?;
-    let mut seen = HashSet::new();
-    Ok(listing
-        .result
+    let mut seen = std::collections::HashSet::new();
+    Ok(rows
         .into_iter()
-        .filter(|p| wanted.as_ref().is_none_or(|w| w.contains(&p.pane_id)))
-        .filter(|p| seen.insert(p.pane_id.clone()))
-        .map(|p| PaneInfo {
-            history_at_limit: history_at_limit(p.history_size, p.history_limit),
-            pane_id: p.pane_id,
-            session_name: p.session_name,
-            window_index: p.window_index,
-            window_name: p.window_name,
-            pane_index: p.pane_index,
-            command: p.pane_current_command,
-            path: p.pane_current_path,
-            ..PaneInfo::default()
+        .filter(|&i| seen.insert(world.rows[i].pane_id.clone()))
+        .map(|i| {
+            let r = &world.rows[i];
+            let v = &world.values[i];
+            let int = |k: &str| v[k].as_str().and_then(|s| s.parse::<i64>().ok());
+            let at_limit = match (int("history_size"), int("history_limit")) {
+                (Some(size), Some(limit)) => {
+                    limit > 0 && size > 0 && size >= limit - (limit / 10).max(1)
+                }
+                _ => false,
+            };
+            PaneInfo {
+                pane_id: r.pane_id.clone(),
+                session_name: r.session_name.clone(),
+                window_index: r.window_index.clone(),
+                window_name: r.window_name.clone(),
+                pane_index: r.pane_index.clone(),
+                command: v["pane_current_command"].as_str().unwrap_or("").to_string(),
+                path: v["pane_current_path"].as_str().unwrap_or("").to_string(),
+                history_at_limit: at_limit,
+                ..PaneInfo::default()
+            }
         })
         .collect())
 }
@@ -170,7 +170,10 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
     let opts = options(&a);
     let panes = scope(servers, a.target.as_deref()).await?;
     let tmux = servers.default_server();
-    let version = tmux.version().await?;
+    let version = tmux
+        .version()
+        .await
+        .map_err(|e| CliError::new(e.to_string()))?;
     let range = Range {
         start: line(a.start),
         end: line(a.end),
