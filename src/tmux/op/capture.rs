@@ -225,6 +225,9 @@ pub async fn capture(
                 && p.read().term.is_some()
             {
                 p.write().status = Status::Dead;
+                // Waits on the pane learn it is gone too (the write lock is
+                // released at the end of the statement above).
+                p.changed();
                 if let Some(cap) = capture_copy(p, req, max_bytes) {
                     return Ok(cap);
                 }
