@@ -33,14 +33,14 @@ use std::io::{self, BufWriter, IsTerminal as _, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::Map;
-
 use super::output::{Out, escape_field};
 use super::target::{self, Level, World};
-use super::tool::{self, CliError};
+use super::tool::CliError;
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
 use crate::tmux::Servers;
+use crate::tmux::op::info::PaneInfoRequest;
+use crate::tmux::op::{self, Limit};
 
 /// One `panes` line: `%N\tsession:window.pane\tWxH\tcommand\tpath\twindow`,
 /// every field escaped ([`escape_field`]) so that it is one line.
@@ -661,11 +661,9 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
             })
         }
         None => {
-            let v = tool::call(servers, "get_pane_info", Map::new()).await?;
-            v["pane_id"]
-                .as_str()
-                .map(str::to_string)
-                .ok_or_else(|| CliError::new("tmux named no current pane"))
+            let server = servers.default_server();
+            let pane = op::run(server, PaneInfoRequest::default(), Limit::NONE).await?;
+            Ok(pane.pane_id)
         }
     }
 }

@@ -683,7 +683,7 @@ pub fn line(arg: &'static str, v: Option<i64>) -> Result<Option<i64>, Error> {
             format!("{arg} is out of range (received {n})"),
             "a line number ≥ -2147483648 (0 = top of the screen, negative = history)",
         )),
-        Some(n) => Ok(Some(n.min(crate::tmux::search::MAX_LINE_ARG))),
+        Some(n) => Ok(Some(n.min(crate::tmux::op::search::MAX_LINE_ARG))),
         None => Ok(None),
     }
 }

@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::ops::PaneScope;
 use super::server::Tmux;
+use super::target::PaneScope;
 use super::typing::TypedPanes;
 use crate::control::format::Record;
 use crate::control::{Command, PaneId, Target, TargetKind};

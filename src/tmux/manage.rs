@@ -10,8 +10,8 @@
 //! reads nothing.
 
 use super::error::Error;
-use super::ops::Selector;
 use super::server::{Output, Retry, Tmux};
+use super::target::Selector;
 use crate::control::{Command, SessionId, Target};
 
 /// Whether tmux can be given `=name` for a session named `name` and

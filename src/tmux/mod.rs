@@ -7,8 +7,11 @@
 //!   sessions).
 //! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
 //! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
-//! * [`ops`]: listings, single objects, captures, format evaluation.
-//! * [`search`]: `search_panes` over scrollback and screen.
+//! * [`target`]: which object a call names ([`Selector`], [`PaneScope`])
+//!   and the one-object lookups every operation builds on.
+//! * [`op`]: the operations, one typed request each (listings, single
+//!   objects, captures, searches, waits, typing, management, settings,
+//!   channels), and where each answer is cut to the response limit.
 //! * [`follow`]: `wait_for_text`, `capture_since` and `run_command`,
 //!   answered from the pane's mirrored copy and woken by `%output`.
 //! * [`manage`]: what the operations that change objects share (one line
@@ -32,16 +35,18 @@ pub mod layout;
 pub mod manage;
 pub mod model;
 pub mod op;
-pub mod ops;
-pub mod search;
 pub mod server;
 pub mod servers;
+pub mod target;
 pub mod typing;
 
 pub use caller::Caller;
 pub use error::{Error, ErrorKind, Subject};
-pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
-pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
-pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};
+pub use model::{
+    Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, Source, WindowInfo,
+};
+pub use op::capture::Capture;
+pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
 pub use server::{Output, Retry, Server, Tmux};
 pub use servers::Servers;
+pub use target::{PaneScope, Selector};

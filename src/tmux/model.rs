@@ -296,10 +296,14 @@ pub struct PaneSnapshot {
     pub cursor_x: i64,
     /// Cursor row, 0-based from the top of the visible screen.
     pub cursor_y: i64,
-    /// Width in cells. (The `snapshot_pane` tool sends it as a string, as
-    /// every other tool sends `pane_width`.)
+    /// Width in cells, sent as a string, as every other tool sends
+    /// `pane_width`.
+    #[serde(serialize_with = "as_string")]
+    #[schemars(with = "String")]
     pub pane_width: i64,
-    /// Height in rows (a string in `snapshot_pane`, as `pane_width`).
+    /// Height in rows (a string, as `pane_width`).
+    #[serde(serialize_with = "as_string")]
+    #[schemars(with = "String")]
     pub pane_height: i64,
     /// Position in the window.
     #[serde(flatten)]
@@ -339,6 +343,11 @@ pub struct PaneSnapshot {
     /// screen). In copy mode the user may be looking at older lines; see
     /// `scroll_position`.
     pub content_view: String,
+}
+
+/// A number serialized as its decimal text.
+fn as_string<S: serde::Serializer>(n: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(n)
 }
 
 crate::record! {
@@ -411,4 +420,16 @@ pub struct HookEntry {
     pub index: Option<i64>,
     /// The command, as tmux prints it.
     pub command: String,
+}
+
+/// Which source answered for a pane's text (`source` in `capture_pane`
+/// and `search_panes` results).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// tmuxwire's copy of the pane, fed by its output and checked with
+    /// tmux just before.
+    Mirror,
+    /// A capture from tmux (the pane is not mirrored).
+    Capture,
 }

@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use super::error::{Error, ErrorKind};
 use super::input::{self, fill_buffer, is_key_name, press_key, type_text};
-use super::ops::{one_record, template_cmd};
 use super::server::{Retry, Tmux};
+use super::target::{one_record, template_cmd};
 use crate::control::buffer::buffer_encoding;
 use crate::control::correlate::FrameSpec;
 use crate::control::{Command, PaneId, Target, TargetKind};

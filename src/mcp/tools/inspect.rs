@@ -10,16 +10,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::MAX_TEXT_BYTES;
-use super::{
-    Ctx, Def, READ, def, object, parse, server, structured, targeting, tool_args, unknown_tool,
-};
-use crate::control::Target;
-use crate::control::format::Part;
+use super::{Ctx, Def, READ, def, object, parse, server, targeting, tool_args, unknown_tool};
 use crate::mcp::args::{self, *};
-use crate::mcp::budget::{self, Budget, json_len};
+use crate::mcp::budget::{Budget, json_len};
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
+use crate::term::LineNo;
+use crate::tmux::op::capture::{
+    CapturePaneRequest, CaptureResult, DisplayMessageRequest, SnapshotPaneRequest, SnapshotResult,
+    TextResult, fit_room,
+};
 use crate::tmux::op::info::{
     Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
     WindowInfoRequest,
@@ -27,77 +27,24 @@ use crate::tmux::op::info::{
 use crate::tmux::op::list::{
     ListPanesRequest, ListServersRequest, ListSessionsRequest, ListWindowsRequest, Listing,
 };
+use crate::tmux::op::search::SearchPanesRequest;
 use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
 use crate::tmux::op::{self, Filters, Fit, Limit};
-use crate::tmux::{
-    CaptureOptions, Error, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest, Selector,
-    ServerInfo, Tmux,
-};
-
-/// snapshot cut (the older ones).
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-struct Next {
-    pane_id: String,
-    start: i64,
-    end: i64,
-    max_lines: Option<usize>,
-}
-
-/// `capture_pane`'s result.
-#[derive(Serialize, JsonSchema)]
-struct CaptureResult {
-    /// The captured text.
-    result: String,
-    /// The pane captured.
-    pane_id: String,
-    /// Lines returned.
-    lines: usize,
-    /// Lines cut before the first line returned, by `max_lines` or the
-    /// response budget.
-    truncated_lines: usize,
-    /// Bytes of text cut to fit the response budget.
-    truncated_bytes: usize,
-    /// How to get the lines cut; `None` when nothing was cut or, for
-    /// `join_wrapped` captures, when logical lines have no line number.
-    next: Option<Next>,
-    /// Which screen was captured: always `live`, the pane's current screen; a pane in copy mode
-    /// may show the user older lines (see `scroll_position`).
-    view: String,
-    /// The pane is in a mode (copy mode, …).
-    pane_in_mode: bool,
-    /// The mode's name, if any.
-    pane_mode: Option<String>,
-    /// In copy mode: lines the user's view is scrolled up from the live bottom.
-    scroll_position: Option<i64>,
-    /// The alternate screen (a full-screen program) is shown.
-    alternate_on: bool,
-    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux just before) or
-    /// `capture` (tmux itself).
-    source: crate::tmux::search::Source,
-    /// The pane is gone; the text is tmuxwire's copy of its last screen.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pane_dead: bool,
-}
+use crate::tmux::{Error, SearchPanesResult, Selector, ServerInfo};
 
 impl Rendered for CaptureResult {
     const TEXT: TextShape = TextShape::String;
 }
 
-/// `display_message`'s result.
-#[derive(Serialize, JsonSchema)]
-struct TextResult {
-    /// The expanded text.
-    result: String,
-    /// Bytes cut from its end to fit the response budget.
-    #[serde(skip_serializing_if = "super::is_zero")]
-    truncated_bytes: usize,
-}
-
 impl Rendered for TextResult {
     const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for SnapshotResult {
+    const TEXT: TextShape = TextShape::Object(&text::SNAPSHOT);
 }
 
 /// The inspect tools, in listing order.
@@ -148,13 +95,13 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "One pane (default: the active one).",
         ),
-        super::bare_output(def::<CapturePaneArgs, CaptureResult>(
+        super::bare_output(super::row::<CapturePaneArgs>(
             "capture_pane",
             "Capture Pane",
             READ,
             "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
         )),
-        super::bare_output(def::<SnapshotPaneArgs, PaneSnapshot>(
+        super::bare_output(super::row::<SnapshotPaneArgs>(
             "snapshot_pane",
             "Snapshot Pane",
             READ,
@@ -162,7 +109,7 @@ pub(super) fn defs() -> Vec<Def> {
              scroll position, alternate screen, history size.",
         ))
         .mark_always_load(),
-        def::<DisplayMessageArgs, TextResult>(
+        super::row::<DisplayMessageArgs>(
             "display_message",
             "Evaluate tmux Format String",
             READ,
@@ -322,6 +269,64 @@ impl Rendered for HookListResult {
     const TEXT: TextShape = TextShape::Object(&text::HOOKS);
 }
 
+tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
+    let max_lines = args::positive("max_lines", a.max_lines)?;
+    let start = args::line("start", a.start)?;
+    let end = args::line("end", a.end)?;
+    Ok(CapturePaneRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        start: start.map(LineNo),
+        end: end.map(LineNo),
+        join: a.join_wrapped,
+        max_lines,
+    })
+});
+
+tool_args!(SnapshotPaneArgs => SnapshotPaneRequest, |a| {
+    let max_lines = args::positive("max_lines", a.max_lines)?;
+    Ok(SnapshotPaneRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        max_lines,
+    })
+});
+
+tool_args!(DisplayMessageArgs => DisplayMessageRequest, |a| {
+    let format = args::tmux_format(&a.format_string)?;
+    let pane = targeting!(a, pane_id, window_id).selector()?;
+    Ok(DisplayMessageRequest::new(pane, &format))
+});
+
+tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
+    let per_pane =
+        args::positive_required("max_matched_lines_per_pane", a.max_matched_lines_per_pane)?;
+    let limit = args::positive("limit", a.limit)?;
+    if a.offset < 0 {
+        return Err(Error::invalid(
+            "offset",
+            format!("offset must be ≥ 0 (received {})", a.offset),
+            "offset ≥ 0 (matching panes to skip)",
+        ));
+    }
+    let content_start = args::line("content_start", a.content_start)?;
+    let content_end = args::line("content_end", a.content_end)?;
+    let opts = PatternOptions {
+        regex: a.regex,
+        case_sensitive: a.match_case,
+    };
+    let pattern = Arc::new(Pattern::new(&a.pattern, opts)?);
+    let sel = targeting!(a).selector()?;
+    Ok(SearchPanesRequest {
+        pattern,
+        session: (sel != Selector::default()).then_some(sel),
+        content_start: content_start.map(LineNo),
+        content_end: content_end.map(LineNo),
+        max_matched_lines_per_pane: per_pane,
+        limit,
+        offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
+        progress: None,
+    })
+});
+
 /// Runs one inspect tool.
 pub(super) async fn run(
     ctx: &Ctx<'_>,
@@ -332,92 +337,16 @@ pub(super) async fn run(
     let progress = ctx.progress.clone();
     match name {
         "wait_for_text" | "capture_since" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "capture_pane" => {
-            let a: CapturePaneArgs = parse(args)?;
-            let max_lines = args::positive("max_lines", a.max_lines)?;
-            let start = args::line("start", a.start)?;
-            let end = args::line("end", a.end)?;
-            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
-            let opts = CaptureOptions {
-                start,
-                end,
-                join: a.join_wrapped,
-                max_lines,
-                // Rendering stops once the budget is reached.
-                max_bytes: budget.map(|b| b.bytes()),
-            };
-            capture(&t, &target, &opts, budget).await
-        }
-        "snapshot_pane" => {
-            let a: SnapshotPaneArgs = parse(args)?;
-            let max_lines = args::positive("max_lines", a.max_lines)?;
-            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
-            snapshot(&t, &target, max_lines, budget).await
-        }
-        "display_message" => {
-            let a: DisplayMessageArgs = parse(args)?;
-            let format = args::tmux_format(&a.format_string)?;
-            let (t, target) = targeting!(a, pane_id, window_id).pane(servers).await?;
-            let mut r = TextResult {
-                result: t.display(&target, &format).await?,
-                truncated_bytes: 0,
-            };
-            if let Some(b) = budget
-                && json_len(&r) > b.bytes()
-            {
-                // A format is read from its start: keep the head.
-                let fixed = json_len(&TextResult {
-                    result: String::new(),
-                    truncated_bytes: usize::MAX,
-                });
-                let head = budget::head_within(&r.result, b.bytes().saturating_sub(fixed)).len();
-                r.truncated_bytes = r.result.len() - head;
-                r.result.truncate(head);
-            }
-            Ok(object(&r))
-        }
         "search_panes" => {
+            // A typed request, with the call's progress reporter (seeding
+            // the mirror and scanning take long on many panes).
+            use super::ToolArgs as _;
             let a: SearchPanesArgs = parse(args)?;
-            let per_pane = args::positive_required(
-                "max_matched_lines_per_pane",
-                a.max_matched_lines_per_pane,
-            )?;
-            let limit = args::positive("limit", a.limit)?;
-            if a.offset < 0 {
-                return Err(Error::invalid(
-                    "offset",
-                    format!("offset must be ≥ 0 (received {})", a.offset),
-                    "offset ≥ 0 (matching panes to skip)",
-                ));
-            }
-            let content_start = args::line("content_start", a.content_start)?;
-            let content_end = args::line("content_end", a.content_end)?;
-            let opts = PatternOptions {
-                regex: a.regex,
-                case_sensitive: a.match_case,
-            };
-            let pattern = Arc::new(Pattern::new(&a.pattern, opts)?);
-            let sel = targeting!(a).selector()?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let scope = if sel == Selector::default() {
-                PaneScope::All
-            } else {
-                PaneScope::Session(t.resolve_session(&sel).await?)
-            };
-            let req = SearchRequest {
-                pattern,
-                scope,
-                content_start,
-                content_end,
-                max_matched_lines_per_pane: per_pane,
-                limit,
-                offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
-                progress,
-                response_budget: budget.map_or(crate::tmux::search::RESPONSE_BUDGET, Budget::bytes),
-            };
-            let mut r = t.search_panes(&req).await?;
-            r.fit(budget.map_or(Limit::NONE, Budget::limit));
-            Ok(object(&r))
+            let t = servers.get_socket(a.socket_name.as_deref(), a.socket_path.as_deref())?;
+            let mut req = a.into_request()?;
+            req.progress = progress;
+            let limit = budget.map_or(Limit::NONE, Budget::limit);
+            Ok(object(&op::run(&t, req, limit).await?))
         }
         "show_buffer" => {
             let a: ShowBufferArgs = parse(args)?;
@@ -436,192 +365,6 @@ pub(super) async fn run(
     }
 }
 
-/// Room left for counters that grow after measuring, in JSON bytes.
-const SLACK: usize = 64;
-
-/// `capture_pane`: the capture, cut to the newest lines that fit, with
-/// how to get the rest.
-async fn capture(
-    t: &Tmux,
-    target: &Target,
-    opts: &CaptureOptions,
-    budget: Option<Budget>,
-) -> Result<CallToolResult, Error> {
-    let mut cap = t.capture(target, opts).await?;
-    let mut r = CaptureResult {
-        result: String::new(),
-        pane_id: cap.pane_id.clone(),
-        lines: 0,
-        truncated_lines: cap.truncated_lines,
-        truncated_bytes: 0,
-        next: None,
-        view: "live".into(),
-        pane_in_mode: cap.pane_in_mode,
-        pane_mode: cap.pane_mode.clone(),
-        scroll_position: cap.scroll_position,
-        alternate_on: cap.alternate_on,
-        source: cap.source,
-        pane_dead: cap.pane_dead,
-    };
-    let (cut, bytes) = match budget {
-        None => fit_bytes(&mut cap.lines),
-        Some(b) => {
-            let fixed = json_len(&r) + HEADER_ROOM + NEXT_ROOM + SLACK;
-            fit_room(&mut cap.lines, b.bytes().saturating_sub(fixed))
-        }
-    };
-    r.truncated_lines += cut;
-    r.truncated_bytes = bytes + cap.cut_bytes;
-    if r.truncated_lines > 0 && !opts.join {
-        // One more round trip, only when something was cut and a range was
-        // given (measured: about 0.1 ms).
-        let top = match cap.pane_id.parse() {
-            Ok(pane) => first_row(t, &Target::Pane(pane), opts).await,
-            Err(_) => None,
-        };
-        if let Some(top) = top {
-            // Rows: the first line returned is `top + truncated_lines`.
-            let cut = i64::try_from(r.truncated_lines).unwrap_or(i64::MAX);
-            r.next = Some(Next {
-                pane_id: cap.pane_id.clone(),
-                start: top,
-                end: top.saturating_add(cut) - 1,
-                max_lines: opts.max_lines,
-            });
-        }
-    }
-    r.lines = cap.lines.len();
-    r.result = joined(&cap.lines, r.truncated_lines);
-    Ok(object(&r))
-}
-
-/// `snapshot_pane`: the snapshot with every size a string, its content
-/// cut to the newest rows that fit, and how to get the rows cut.
-async fn snapshot(
-    t: &Tmux,
-    target: &Target,
-    max_lines: Option<usize>,
-    budget: Option<Budget>,
-) -> Result<CallToolResult, Error> {
-    let snap = t.snapshot(target, max_lines).await?;
-    let mut v = serde_json::to_value(&snap).unwrap_or(Value::Null);
-    let Some(o) = v.as_object_mut() else {
-        return Ok(object(&snap));
-    };
-    o.insert("pane_width".into(), snap.pane_width.to_string().into());
-    o.insert("pane_height".into(), snap.pane_height.to_string().into());
-    o.insert("content".into(), "".into());
-    o.insert("content_truncated_bytes".into(), 0.into());
-    o.insert("next".into(), Value::Null);
-    let mut rows: Vec<String> = if snap.content.is_empty() {
-        Vec::new()
-    } else {
-        snap.content.split('\n').map(str::to_string).collect()
-    };
-    let mut cut = usize::try_from(snap.content_truncated_lines).unwrap_or(0);
-    if let Some(b) = budget {
-        let fixed = json_len(&*o) + NEXT_ROOM + SLACK;
-        let (drop, bytes) = fit_room(&mut rows, b.bytes().saturating_sub(fixed));
-        cut += drop;
-        o.insert("content_truncated_bytes".into(), bytes.into());
-    }
-    o.insert("content".into(), rows.join("\n").into());
-    o.insert("content_truncated".into(), (cut > 0).into());
-    o.insert("content_truncated_lines".into(), cut.into());
-    if cut > 0 {
-        // The content starts at row 0; the rows cut are its first ones.
-        let next = Next {
-            pane_id: snap.pane_id.clone(),
-            start: 0,
-            end: i64::try_from(cut).unwrap_or(i64::MAX) - 1,
-            max_lines: Some(cut),
-        };
-        o.insert(
-            "next".into(),
-            serde_json::to_value(next).unwrap_or(Value::Null),
-        );
-    }
-    Ok(structured(v))
-}
-
-/// Drops whole lines from the front of `lines` until they fit in
-/// [`MAX_TEXT_BYTES`] joined; returns how many lines and bytes were
-/// dropped.
-fn fit_bytes(lines: &mut Vec<String>) -> (usize, usize) {
-    let mut total: usize = lines.iter().map(|l| l.len() + 1).sum();
-    let mut drop = 0;
-    let mut bytes = 0;
-    while total > MAX_TEXT_BYTES && drop < lines.len() {
-        total -= lines[drop].len() + 1;
-        bytes += lines[drop].len() + 1;
-        drop += 1;
-    }
-    lines.drain(..drop);
-    (drop, bytes)
-}
-
-/// Keeps the newest `lines` that take at most `room` bytes as JSON text
-/// (joined with `\n`). When not even the newest line fits, the end of it
-/// that fits is kept. Returns how many whole lines were dropped and how
-/// many bytes of text (their newlines included) were cut.
-fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
-    let drop = budget::drop_for_tail(lines, room);
-    if drop == 0 {
-        return (0, 0);
-    }
-    if drop == lines.len() {
-        let last = lines.pop().expect("drop > 0");
-        let whole = lines.len();
-        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-        let tail = budget::tail_within(&last, room).to_string();
-        bytes += last.len() - tail.len();
-        *lines = vec![tail];
-        return (whole, bytes);
-    }
-    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
-    lines.drain(..drop);
-    (drop, bytes)
-}
-
-/// Text `lines` joined, with libtmux-mcp's truncation header when
-/// `truncated > 0`.
-fn joined(lines: &[String], truncated: usize) -> String {
-    let body = lines.join("\n");
-    if truncated == 0 {
-        return body;
-    }
-    format!("[... truncated {truncated} lines ...]\n{body}")
-}
-
-/// Room the header `joined` adds at most, in JSON bytes.
-const HEADER_ROOM: usize = "[... truncated 18446744073709551615 lines ...]\\n".len();
-
-/// Room a [`Next`] takes at most, in JSON bytes, beyond `null`.
-const NEXT_ROOM: usize = 128;
-
-/// The tmux line number of the first row a row capture of `opts` from
-/// `target` starts at, after tmux's clamping: one more round trip when
-/// `start` or `end` was given (for the pane's history size and height;
-/// the pane may print meanwhile, which moves every line number anyway).
-async fn first_row(t: &Tmux, target: &Target, opts: &CaptureOptions) -> Option<i64> {
-    if opts.start.is_none() && opts.end.is_none() {
-        return Some(0);
-    }
-    let parts = [
-        Part::Var("history_size"),
-        Part::Literal(" "),
-        Part::Var("pane_height"),
-    ];
-    let text = t.display(target, &parts).await.ok()?;
-    let (h, y) = text.split_once(' ')?;
-    let (hsize, height): (i64, i64) = (h.parse().ok()?, y.parse().ok()?);
-    let clamp = |n: i64| n.max(-hsize).min(height - 1);
-    let top = clamp(opts.start.unwrap_or(0));
-    let bottom = clamp(opts.end.unwrap_or(height - 1));
-    Some(top.min(bottom))
-}
-
-/// Runs tool `name` for a caller that is not an MCP client (the CLI, the
 /// `list_servers`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -949,7 +692,7 @@ fn buffer_content(
 ) -> BufferContent {
     let text = String::from_utf8_lossy(bytes).into_owned();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut cut = crate::tmux::ops::keep_tail(&mut lines, max_lines);
+    let mut cut = crate::term::keep_tail(&mut lines, max_lines);
     let mut r = BufferContent {
         buffer_name,
         content: String::new(),
@@ -976,28 +719,4 @@ fn buffer_content(
         r.content_truncated_bytes = bytes_cut;
     }
     r
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncation_header() {
-        let lines: Vec<String> = (0..3).map(|i| i.to_string()).collect();
-        assert_eq!(joined(&lines, 0), "0\n1\n2");
-        assert_eq!(joined(&lines, 7), "[... truncated 7 lines ...]\n0\n1\n2");
-        let mut big: Vec<String> = (0..3).map(|_| "x".repeat(MAX_TEXT_BYTES / 2)).collect();
-        assert_eq!(fit_bytes(&mut big), (2, MAX_TEXT_BYTES + 2));
-        assert_eq!(big.len(), 1);
-        let mut l: Vec<String> = ["aa", "bbb", "cc"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(fit_room(&mut l, 100), (0, 0));
-        assert_eq!(fit_room(&mut l, 6), (2, 7));
-        let mut l: Vec<String> = ["aa", "bbb", "cc"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(fit_room(&mut l, 7), (1, 3));
-        assert_eq!(l, ["bbb", "cc"]);
-        // Not even the newest line fits: its end is kept.
-        assert_eq!(fit_room(&mut l, 1), (1, 5));
-        assert_eq!(l, ["c"]);
-    }
 }

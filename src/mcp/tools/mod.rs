@@ -47,10 +47,7 @@ use crate::control::Target;
 use crate::tmux::op::{self, Limit, Op};
 use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
 
-/// Largest text a capture returns to a caller without a response budget
-/// (the CLI), in bytes; beyond it the oldest lines are dropped and the
-/// text starts with `[... truncated N lines ...]`.
-pub const MAX_TEXT_BYTES: usize = 8 << 20;
+pub use crate::tmux::op::capture::MAX_TEXT_BYTES;
 
 /// Longest error message sent, in bytes (messages may quote input).
 const MAX_ERROR_BYTES: usize = 8 << 10;
@@ -547,7 +544,7 @@ fn pane_message(text: String, pane_id: String) -> CallToolResult {
 /// demo, tests): no response budget, every tool offered, the text block
 /// libtmux-mcp's ([`TextMode::Reference`]). A capture still holds at most
 /// [`MAX_TEXT_BYTES`] of text, a search at most
-/// [`crate::tmux::search::RESPONSE_BUDGET`] of matched lines. Every
+/// [`crate::tmux::op::search::RESPONSE_BUDGET`] of matched lines. Every
 /// failure becomes an error result.
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
     let policy = Policy::all();

@@ -21,7 +21,7 @@ use super::{Op, Server};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::error::shorten;
-use crate::tmux::ops::{one_record, template_cmd};
+use crate::tmux::target::{one_record, template_cmd};
 use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, SessionInfo, WindowInfo};
 
 /// What a spawned process gets: its directory, environment, command.

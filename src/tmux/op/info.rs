@@ -3,7 +3,7 @@
 //!
 //! Each is one round trip when its target is given by id: a `list-*`
 //! command filtered to exactly that object (see
-//! [`pane_lookup`](crate::tmux::ops::pane_lookup) for why not
+//! [`pane_lookup`](crate::tmux::target::pane_lookup) for why not
 //! `display-message -t`).
 
 use super::fit::Limit;
@@ -11,7 +11,8 @@ use super::list::with_own_clients;
 use super::{Op, Server};
 use crate::control::format::Query;
 use crate::control::{Command, Target, TargetKind};
-use crate::tmux::ops::{one_record, pane_lookup, split_lines, template_cmd, window_lookup};
+use crate::term::split_lines;
+use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
 use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, ServerInfo, SessionInfo, WindowInfo};
 
 crate::fits_whole!(ServerInfo, SessionInfo, WindowInfo, PaneInfo);

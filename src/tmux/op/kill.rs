@@ -14,7 +14,7 @@ use super::fit::Limit;
 use super::manage::{Done, PaneDone};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
-use crate::tmux::ops::{one_record, template_cmd};
+use crate::tmux::target::{one_record, template_cmd};
 use crate::tmux::{Error, ErrorKind, Selector};
 
 /// Refuses `what` (a verb: `kill`, `respawn`) on the caller's own pane.

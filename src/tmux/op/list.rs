@@ -14,7 +14,7 @@ use super::fit::{self, Fit, Limit};
 use super::{Filters, Op, Server};
 use crate::control::format::Record;
 use crate::control::{Command, TargetKind};
-use crate::tmux::ops::{is_empty_server, template_cmd};
+use crate::tmux::target::{is_empty_server, template_cmd};
 use crate::tmux::{Error, PaneInfo, PaneScope, Selector, SessionInfo, WindowInfo};
 
 /// A list answer: `{"result": [...], "omitted": N}` (MCP requires an

@@ -29,7 +29,7 @@ use crate::control::{Command, Line, PaneId, Target, TargetKind};
 use crate::tmux::error::shorten;
 use crate::tmux::layout::Layout;
 use crate::tmux::manage::bodies;
-use crate::tmux::ops::{one_record, pane_lookup, template_cmd, window_lookup};
+use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
 use crate::tmux::{Error, PaneInfo, Retry, Selector, SessionInfo, WindowInfo};
 use crate::wire::TmuxVersion;
 
