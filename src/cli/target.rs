@@ -275,6 +275,20 @@ pub struct Scope {
     pub rows: Vec<usize>,
 }
 
+impl Scope {
+    /// The object this scope names, as an operation's request takes it
+    /// (the ids it holds; one that does not parse is left out).
+    pub fn selector(&self) -> crate::tmux::Selector {
+        let mut sel = crate::tmux::Selector::default();
+        match self.level {
+            Level::Pane => sel.pane_id = self.pane_id.as_deref().and_then(|p| p.parse().ok()),
+            Level::Window => sel.window_id = self.window_id.as_deref().and_then(|w| w.parse().ok()),
+            Level::Session => sel.session_id = self.session_id.parse().ok(),
+        }
+        sel
+    }
+}
+
 /// Resolves `spec` in `world`.
 ///
 /// # Errors

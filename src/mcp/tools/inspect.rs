@@ -24,6 +24,7 @@ use crate::tmux::op::info::{
     PaneInfoRequest, ServerInfoRequest, SessionInfoRequest, WindowInfoRequest,
 };
 use crate::tmux::op::list::{ListPanesRequest, ListSessionsRequest, ListWindowsRequest, Listing};
+use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{Filters, Fit, Limit};
 use crate::tmux::{
     CaptureOptions, Error, PaneInfo, PaneScope, PaneSnapshot, SearchPanesResult, SearchRequest,
@@ -183,7 +184,7 @@ pub(super) fn defs() -> Vec<Def> {
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
         ),
-        super::bare_output(def::<ShowBufferArgs, BufferContent>(
+        super::bare_output(super::row::<ShowBufferArgs>(
             "show_buffer",
             "Show tmux Buffer",
             READ,
@@ -256,7 +257,6 @@ pub(super) async fn run(
     let (servers, budget) = (ctx.servers, ctx.budget);
     let progress = ctx.progress.clone();
     match name {
-        "wait_for_text" | "capture_since" => Box::pin(super::follow::run(ctx, name, args)).await,
         "capture_pane" => {
             let a: CapturePaneArgs = parse(args)?;
             let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -391,19 +391,6 @@ pub(super) async fn run(
                 };
             }
             Ok(object(&EnvironmentResult { variables }))
-        }
-        "show_buffer" => {
-            let a: ShowBufferArgs = parse(args)?;
-            let max_lines = args::positive("max_lines", a.max_lines)?;
-            own_buffer(&a.buffer_name)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let bytes = t.show_buffer(&a.buffer_name).await?;
-            Ok(object(&buffer_content(
-                a.buffer_name,
-                &bytes,
-                max_lines,
-                budget,
-            )))
         }
         "show_hooks" => {
             let a: ShowHooksArgs = parse(args)?;
@@ -716,20 +703,14 @@ fn default_buffer_lines() -> Option<i64> {
     Some(500)
 }
 
-/// `show_buffer`'s result (libtmux-mcp `BufferContent`).
-#[derive(Serialize, JsonSchema)]
-struct BufferContent {
-    buffer_name: String,
-    content: String,
-    content_truncated: bool,
-    content_truncated_lines: usize,
-    #[serde(skip_serializing_if = "super::is_zero")]
-    content_truncated_bytes: usize,
-}
-
 impl Rendered for BufferContent {
     const TEXT: TextShape = TextShape::Object(&text::BUFFER);
 }
+
+tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
+    let max_lines = args::positive("max_lines", a.max_lines)?;
+    ShowBufferRequest::new(a.buffer_name, max_lines)
+});
 
 /// `show_hooks`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -1070,60 +1051,6 @@ fn typed(value: String) -> Value {
         Ok(n) if plain => Value::from(n),
         _ => Value::String(value),
     }
-}
-
-/// Only buffers of tmuxwire's namespace may be read, pasted or deleted:
-/// the user's own buffers (clipboard history) stay out of reach.
-pub(super) fn own_buffer(name: &str) -> Result<(), Error> {
-    if crate::tmux::input::is_own_buffer(name) {
-        return Ok(());
-    }
-    let shown = crate::tmux::error::shorten(name, 80);
-    Err(Error::invalid(
-        "buffer_name",
-        format!("Invalid buffer name: '{shown}'"),
-        "a name load_buffer returned (tmuxwire_<32 hex>_<name>)",
-    ))
-}
-
-/// A buffer's bytes as `show_buffer` returns them: exact when whole; else
-/// the newest `max_lines` lines (joined by `\n`), then whatever fits the
-/// response budget.
-fn buffer_content(
-    buffer_name: String,
-    bytes: &[u8],
-    max_lines: Option<usize>,
-    budget: Option<Budget>,
-) -> BufferContent {
-    let text = String::from_utf8_lossy(bytes).into_owned();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut cut = crate::tmux::ops::keep_tail(&mut lines, max_lines);
-    let mut r = BufferContent {
-        buffer_name,
-        content: String::new(),
-        content_truncated: false,
-        content_truncated_lines: 0,
-        content_truncated_bytes: 0,
-    };
-    let mut bytes_cut = 0;
-    if let Some(b) = budget {
-        let fixed = json_len(&r) + 64;
-        let total: usize = lines.iter().map(|l| json_len(l) + 1).sum();
-        if total > b.bytes().saturating_sub(fixed) {
-            let (drop, bytes) = fit_room(&mut lines, b.bytes().saturating_sub(fixed));
-            cut += drop;
-            bytes_cut = bytes;
-        }
-    }
-    if cut == 0 && bytes_cut == 0 {
-        r.content = text;
-    } else {
-        r.content = lines.join("\n");
-        r.content_truncated = true;
-        r.content_truncated_lines = cut;
-        r.content_truncated_bytes = bytes_cut;
-    }
-    r
 }
 
 #[cfg(test)]

@@ -14,9 +14,11 @@ use super::{
     ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, bare_output, def, message, object, parse,
 };
 use super::{targeting, unknown_tool};
+use super::{tool_args, wait_ceiling};
 use crate::control::PaneId;
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::tmux::manage::{PaneMove, WindowMove, session_ref};
+use crate::tmux::op::typing::{BufferRef, LoadBufferRequest};
 use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
 
 /// `rename_session`.
@@ -233,16 +235,13 @@ struct LoadBufferArgs {
     socket_path: Option<String>,
 }
 
-/// `load_buffer`'s result (libtmux-mcp `BufferRef`).
-#[derive(Serialize, JsonSchema)]
-struct BufferRef {
-    buffer_name: String,
-    logical_name: String,
-}
-
 impl Rendered for BufferRef {
     const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
 }
+
+tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
+    LoadBufferRequest::new(a.content, a.logical_name)
+});
 
 /// `wait_for_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -359,7 +358,7 @@ pub(super) fn defs() -> Vec<Def> {
             IDEMPOTENT,
             "Leave copy mode (nothing to do when not in it); the pane's state.",
         )),
-        def::<LoadBufferArgs, BufferRef>(
+        super::row::<LoadBufferArgs>(
             "load_buffer",
             "Load tmux Buffer",
             OPEN,
@@ -378,17 +377,6 @@ pub(super) fn defs() -> Vec<Def> {
             "Wake wait_for_channel waiters (or the next waiter, if none waits yet).",
         )),
     ]
-}
-
-/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
-/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
-/// 1–120 (a bad value is ignored).
-pub fn wait_ceiling() -> f64 {
-    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .map_or(30.0, |v| v.clamp(1.0, 120.0))
 }
 
 /// A size argument: 1 … 10000 cells.
@@ -611,16 +599,6 @@ pub(super) async fn run(
                 .pane_target(servers)
                 .await?;
             Ok(object(&t.exit_copy_mode(&p).await?))
-        }
-        "load_buffer" => {
-            let a: LoadBufferArgs = parse(args)?;
-            let logical = a.logical_name.unwrap_or_else(|| "buf".into());
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let buffer_name = t.load_buffer(&a.content, &logical).await?;
-            Ok(object(&BufferRef {
-                buffer_name,
-                logical_name: logical,
-            }))
         }
         "wait_for_channel" => {
             let a: WaitForChannelArgs = parse(args)?;

@@ -255,6 +255,40 @@ fn row<A: ToolArgs>(
     d
 }
 
+/// A typed row whose answer is shown as `R`, made from the operation's
+/// response: an action's sentence (`{"result": "Keys sent to pane %3",
+/// "pane_id": "%3"}`) as libtmux-mcp reports it. `R` gives the schema and
+/// the text shape.
+fn row_as<A: ToolArgs, R>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def
+where
+    R: Serialize + JsonSchema + Rendered + From<<A::Request as Op>::Response> + 'static,
+{
+    let mut d = def::<A, R>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(typed_as::<A, R>(ctx, args)));
+    d
+}
+
+/// Runs a [`row_as`] row: as [`typed`], the response shown as `R`.
+async fn typed_as<A: ToolArgs, R>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error>
+where
+    R: Serialize + From<<A::Request as Op>::Response>,
+{
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?;
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&R::from(op::run(&server, request, limit).await?)))
+}
+
 fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
     name: &'static str,
     title: &'static str,
@@ -611,6 +645,18 @@ fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
                 .into(),
         ),
     )
+}
+
+/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
+/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
+/// 1–120 (a bad value is ignored). The MCP tools that wait clamp their
+/// timeout to it: a model's call should not hold the connection longer.
+pub fn wait_ceiling() -> f64 {
+    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .map_or(30.0, |v| v.clamp(1.0, 120.0))
 }
 
 /// The server a call names: `socket_path` (`-S`), else `socket_name`

@@ -11,11 +11,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::tool_args;
 use super::{
     Ctx, DESTRUCTIVE, Def, IDEMPOTENT, Message, PaneMessage, bare_output, def, message,
     pane_message, parse, targeting, unknown_tool,
 };
 use crate::control::{PaneId, Target};
+use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 use crate::tmux::{Error, Tmux};
 
 /// `kill_server`.
@@ -78,6 +80,22 @@ struct DeleteBufferArgs {
     socket_path: Option<String>,
 }
 
+tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
+    DeleteBufferRequest::new(a.buffer_name)
+});
+
+impl crate::mcp::text::Rendered for BufferDeleted {
+    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+}
+
+impl From<BufferDeleted> for Message {
+    fn from(d: BufferDeleted) -> Message {
+        Message {
+            result: format!("Buffer '{}' deleted", d.buffer_name),
+        }
+    }
+}
+
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
@@ -111,7 +129,7 @@ pub(super) fn defs() -> Vec<Def> {
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
         )),
-        bare_output(def::<DeleteBufferArgs, Message>(
+        bare_output(super::row_as::<DeleteBufferArgs, Message>(
             "delete_buffer",
             "Delete tmux Buffer",
             IDEMPOTENT,
@@ -211,13 +229,6 @@ pub(super) async fn run(
                 .await?;
             let id = t.clear_pane(&p).await?;
             Ok(pane_message(format!("Pane cleared: {id}"), id))
-        }
-        "delete_buffer" => {
-            let a: DeleteBufferArgs = parse(args)?;
-            super::inspect::own_buffer(&a.buffer_name)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            t.delete_buffer(&a.buffer_name).await?;
-            Ok(message(format!("Buffer '{}' deleted", a.buffer_name)))
         }
         other => Ok(unknown_tool(other)),
     }
