@@ -1,9 +1,10 @@
 //! The `tmuxwire` command line: `panes`, `capture` and `search` feel like
-//! tmux and grep, and `mcp` serves the tools. `panes`, `send` and target
+//! tmux and grep, and `mcp` serves the tools. `panes` and target
 //! resolution go through the same tool code as the MCP server
 //! ([`crate::mcp::tools::call`], via [`tool::call`]), so what a person
-//! sees is what a model gets; `wait` calls the same
-//! [`crate::tmux::Tmux::wait_for_text`] without the tools' wait ceiling;
+//! sees is what a model gets; `send` and `wait` run the same operations
+//! ([`crate::tmux::op::typing`], [`crate::tmux::op::follow`]), `wait`
+//! without the tools' wait ceiling;
 //! `capture` and `search` read panes with one-shot clients of tmux's
 //! protocol (whole scrollbacks, streamed or scanned as one buffer, with no
 //! response budget: a shell is not a model's context window).

@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 use super::fit::{Fit, Limit, json_len};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
-use crate::mirror::echo::{Line, has_unmasked_text};
+use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
 use crate::mirror::follow::{Since, Spot, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
-use crate::mirror::pane::Mark;
-use crate::mirror::{PaneMeta, PaneMirror, Progress, Status};
+use crate::mirror::pane::{Mark, TypedFrom};
+use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
 use crate::search::Pattern;
-use crate::term::{LineIndex, fingerprint};
+use crate::term::{LineIndex, Term, fingerprint};
 use crate::tmux::follow::{
     CaptureSinceResult, Entry, Outcome, RunCommandResult, SinceCursor, Typing, WaitForTextResult,
     cap_lines, check_command, cursor_among, drop_typeahead, find_line, first_match, line_text,
@@ -342,62 +342,12 @@ pub async fn wait_for_text(
         let Some(t) = st.term.as_ref() else {
             return Err(Error::not_found(format!("can't find pane: {pane}")));
         };
-        let spot = cursor_spot(t);
-        let since = lines_since(t, spot.line, 0);
-        let screen: Vec<_> = t.screen_logical_lines().collect();
-        let window: Vec<Line<'_>> = screen
-            .iter()
-            .map(|l| Line {
-                index: l.index,
-                text: &l.text,
-            })
-            .collect();
-        let epoch = (!t.alternate_on()).then_some(st.epoch);
-        let masks = typing.echoes.mask(
-            &window,
-            cursor_among(t, &window, spot, &typing.echoes),
-            epoch,
-        );
-        let at_entry = req.patterns.as_ref().is_some_and(|ps| {
-            window
-                .iter()
-                .zip(&masks)
-                .any(|(l, m)| ps.iter().any(|p| matches_outside(p, l.text, m)))
-        });
-        // Input tmuxwire typed in the last seconds: what the pane
-        // printed from that line on answers it, even if it came before
-        // this wait (a fast command typed by send_keys just before).
-        match typed {
-            Some(from) if from.epoch == st.epoch && from.line < spot.line => {
-                let entry = if from.had_text {
-                    Entry::Echo
-                } else {
-                    Entry::Whole
-                };
-                (from.line, entry, at_entry)
-            }
-            _ if since.partial.is_empty() => (spot.line, Entry::Whole, at_entry),
-            _ => (spot.line, Entry::After(since.partial), at_entry),
-        }
+        entry_state(t, st.epoch, &typing.echoes, req.patterns.as_deref(), typed)
     };
     // Subscribed after the entry state was read: a change in between
     // is seen by the first look below; later ones wake the wait.
     let mut rx = f.pane.subscribe();
-    // Lines before `checked` (other than the entry line and the
-    // cursor's) have been looked at already; the last of them is looked
-    // at again while the cursor's line follows it, as an echo carried
-    // over a line break is told by the line after it.
-    let mut checked = entry_line + 1;
-    let mut entry_done = false;
-    // The last complete line looked at, and whether it was output.
-    let mut last_seen: Option<(LineIndex, bool)> = None;
-    let mut tail: VecDeque<String> = VecDeque::new();
-    let mut partial_now = String::new();
-    let mut matched: VecDeque<String> = VecDeque::new();
-    let mut saw_new_output = false;
-    let mut outcome = None;
-    let mut matched_index = None;
-    let mut alternate = false;
+    let mut w = Wait::new(req, entry_line, entry);
     let mut dead;
     loop {
         typing.refresh(&server.typed);
@@ -407,129 +357,10 @@ pub async fn wait_for_text(
             if let Some(t) = st.term.as_ref()
                 && matches!(st.status, Status::Live | Status::Dead)
             {
-                alternate = t.alternate_on();
-                let spot = cursor_spot(t);
-                // Lines to match, each with its masked ranges.
-                let mut candidates: Vec<(Vec<u8>, Vec<Range<usize>>)> = Vec::new();
-                if alternate {
-                    // Redrawn, not appended to: looked at afresh.
-                    let screen: Vec<_> = t.screen_logical_lines().collect();
-                    let window: Vec<Line<'_>> = screen
-                        .iter()
-                        .map(|l| Line {
-                            index: l.index,
-                            text: &l.text,
-                        })
-                        .collect();
-                    let masks = typing.echoes.mask(
-                        &window,
-                        cursor_among(t, &window, spot, &typing.echoes),
-                        None,
-                    );
-                    candidates.extend(window.iter().zip(masks).map(|(l, m)| (l.text.to_vec(), m)));
-                    partial_now.clear();
-                } else {
-                    let from = if entry_done {
-                        LineIndex(checked.0.saturating_sub(1)).max(entry_line)
-                    } else {
-                        entry_line
-                    };
-                    let since = lines_since(t, from, usize::MAX);
-                    let mut all: Vec<(LineIndex, Vec<u8>, bool)> = since
-                        .lines
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, l)| (since.first + k as u64, l, true))
-                        .collect();
-                    all.push((since.cursor_line, since.partial, false));
-                    let masks = {
-                        let window: Vec<Line<'_>> = all
-                            .iter()
-                            .map(|(i, text, _)| Line { index: *i, text })
-                            .collect();
-                        let cursor = cursor_among(t, &window, spot, &typing.echoes);
-                        typing.echoes.mask(&window, cursor, Some(st.epoch))
-                    };
-                    let mut seen = None;
-                    for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
-                        // The entry line is new output the first time it is
-                        // complete; other complete lines, the first time they
-                        // are past `checked`.
-                        let mut again = complete && i < checked;
-                        if i == entry_line {
-                            again = complete && entry_done;
-                            entry_done |= complete;
-                            match &entry {
-                                // The prompt line where tmuxwire typed:
-                                // its echo, not output.
-                                Entry::Echo => continue,
-                                // A line that held text when the wait
-                                // began (a prompt, or output still being
-                                // written): only what was added since.
-                                Entry::After(before) => {
-                                    if text.len() <= before.len() || !text.starts_with(before) {
-                                        continue;
-                                    }
-                                    mask.insert(0, 0..before.len());
-                                    merge_ranges(&mut mask);
-                                }
-                                Entry::Whole => {}
-                            }
-                        }
-                        let output = has_unmasked_text(&text, &mask);
-                        if complete {
-                            seen = Some((i, output));
-                            // Looked at before: new output only if it
-                            // was all echo then (its next line has
-                            // shown it is not).
-                            let fresh = !again || last_seen.is_some_and(|(l, was)| l == i && !was);
-                            if output && fresh {
-                                saw_new_output = true;
-                                tail.push_back(lossy(&text));
-                            }
-                        } else if output {
-                            saw_new_output = true;
-                            partial_now = lossy(&text);
-                        } else {
-                            partial_now.clear();
-                        }
-                        if output {
-                            candidates.push((text, mask));
-                        }
-                    }
-                    if seen.is_some() {
-                        last_seen = seen;
-                    }
-                    checked = checked.max(since.cursor_line);
-                    cap_lines(&mut tail);
-                }
-                if let Some((i, line)) = first_match(&req.stop, &candidates) {
-                    outcome = Some(Outcome::Stopped);
-                    matched_index = Some(i);
-                    matched.push_back(lossy(line));
-                } else if let Some(ps) = &req.patterns {
-                    for (c, m) in &candidates {
-                        if let Some(i) = ps.iter().position(|p| matches_outside(p, c, m)) {
-                            matched_index.get_or_insert(i);
-                            matched.push_back(lossy(c));
-                        }
-                    }
-                    if !matched.is_empty() {
-                        outcome = Some(Outcome::Matched);
-                    }
-                } else if saw_new_output && !alternate {
-                    outcome = Some(Outcome::AnyOutput);
-                }
-                if alternate {
-                    tail = candidates.iter().map(|(c, _)| lossy(c)).collect();
-                    while tail.back().is_some_and(String::is_empty) {
-                        tail.pop_back();
-                    }
-                    cap_lines(&mut tail);
-                }
+                w.look(t, st.epoch, &typing.echoes);
             }
         }
-        if outcome.is_some() || dead {
+        if w.outcome.is_some() || dead {
             break;
         }
         if let Some(p) = &req.progress {
@@ -546,30 +377,275 @@ pub async fn wait_for_text(
             Err(_) => {}
         }
     }
-    if !partial_now.is_empty() {
-        tail.push_back(partial_now);
-        cap_lines(&mut tail);
-    }
-    cap_lines(&mut matched);
-    let outcome = outcome.unwrap_or(if alternate {
-        Outcome::AlternateScreen
-    } else {
-        Outcome::Timeout
+    let mut r = w.finish(pane, matched_at_entry, dead);
+    r.elapsed_seconds = started.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+/// Where a wait begins on `t` (the copy at `epoch`): the entry line, how
+/// it is treated, and whether one of `patterns` already matches the
+/// visible screen. `typed`: where tmuxwire last began typing into the
+/// pane.
+fn entry_state(
+    t: &Term,
+    epoch: u64,
+    echoes: &Echoes,
+    patterns: Option<&[Arc<Pattern>]>,
+    typed: Option<TypedFrom>,
+) -> (LineIndex, Entry, bool) {
+    let spot = cursor_spot(t);
+    let since = lines_since(t, spot.line, 0);
+    let screen: Vec<_> = t.screen_logical_lines().collect();
+    let window: Vec<Line<'_>> = screen
+        .iter()
+        .map(|l| Line {
+            index: l.index,
+            text: &l.text,
+        })
+        .collect();
+    let masks = echoes.mask(
+        &window,
+        cursor_among(t, &window, spot, echoes),
+        (!t.alternate_on()).then_some(epoch),
+    );
+    let at_entry = patterns.is_some_and(|ps| {
+        window
+            .iter()
+            .zip(&masks)
+            .any(|(l, m)| ps.iter().any(|p| matches_outside(p, l.text, m)))
     });
-    Ok(WaitForTextResult {
-        found: matches!(outcome, Outcome::Matched | Outcome::AnyOutput),
-        outcome,
-        matched_index,
-        matched_lines: matched.into(),
-        tail: tail.into(),
-        saw_new_output,
-        matched_at_entry,
-        alternate_screen: alternate,
-        pane_id: pane.to_string(),
-        elapsed_seconds: started.elapsed().as_secs_f64(),
-        effective_timeout: req.timeout.as_secs_f64(),
-        pane_dead: dead,
-    })
+    // Input tmuxwire typed in the last seconds: what the pane printed
+    // from that line on answers it, even if it came before this wait (a
+    // fast command typed by send_keys just before).
+    match typed {
+        Some(from) if from.epoch == epoch && from.line < spot.line => {
+            let entry = if from.had_text {
+                Entry::Echo
+            } else {
+                Entry::Whole
+            };
+            (from.line, entry, at_entry)
+        }
+        _ if since.partial.is_empty() => (spot.line, Entry::Whole, at_entry),
+        _ => (spot.line, Entry::After(since.partial), at_entry),
+    }
+}
+
+/// Lines to match, each with its masked ranges.
+type Candidates = Vec<(Vec<u8>, Vec<Range<usize>>)>;
+
+/// A wait in progress: what it has looked at and found.
+struct Wait<'r> {
+    req: &'r WaitForTextRequest,
+    entry_line: LineIndex,
+    entry: Entry,
+    /// Lines before `checked` (other than the entry line and the
+    /// cursor's) have been looked at already; the last of them is looked
+    /// at again while the cursor's line follows it, as an echo carried
+    /// over a line break is told by the line after it.
+    checked: LineIndex,
+    entry_done: bool,
+    /// The last complete line looked at, and whether it was output.
+    last_seen: Option<(LineIndex, bool)>,
+    tail: VecDeque<String>,
+    partial_now: String,
+    matched: VecDeque<String>,
+    saw_new_output: bool,
+    outcome: Option<Outcome>,
+    matched_index: Option<usize>,
+    alternate: bool,
+}
+
+impl<'r> Wait<'r> {
+    fn new(req: &'r WaitForTextRequest, entry_line: LineIndex, entry: Entry) -> Wait<'r> {
+        Wait {
+            req,
+            entry_line,
+            entry,
+            checked: entry_line + 1,
+            entry_done: false,
+            last_seen: None,
+            tail: VecDeque::new(),
+            partial_now: String::new(),
+            matched: VecDeque::new(),
+            saw_new_output: false,
+            outcome: None,
+            matched_index: None,
+            alternate: false,
+        }
+    }
+
+    /// Looks at the copy `t` (at `epoch`) once: the lines new since the
+    /// last look, matched outside the echoes of typed input.
+    fn look(&mut self, t: &Term, epoch: u64, echoes: &Echoes) {
+        self.alternate = t.alternate_on();
+        let candidates = if self.alternate {
+            self.partial_now.clear();
+            screen_candidates(t, echoes)
+        } else {
+            self.new_lines(t, epoch, echoes)
+        };
+        self.match_candidates(&candidates);
+        if self.alternate {
+            self.tail = candidates.iter().map(|(c, _)| lossy(c)).collect();
+            while self.tail.back().is_some_and(String::is_empty) {
+                self.tail.pop_back();
+            }
+            cap_lines(&mut self.tail);
+        }
+    }
+
+    /// The lines of the main screen not looked at yet (and the cursor's),
+    /// noted in `tail` and `partial_now`: the output among them, masked.
+    fn new_lines(&mut self, t: &Term, epoch: u64, echoes: &Echoes) -> Candidates {
+        let spot = cursor_spot(t);
+        let mut candidates = Candidates::new();
+        let from = if self.entry_done {
+            LineIndex(self.checked.0.saturating_sub(1)).max(self.entry_line)
+        } else {
+            self.entry_line
+        };
+        let since = lines_since(t, from, usize::MAX);
+        let mut all: Vec<(LineIndex, Vec<u8>, bool)> = since
+            .lines
+            .into_iter()
+            .enumerate()
+            .map(|(k, l)| (since.first + k as u64, l, true))
+            .collect();
+        all.push((since.cursor_line, since.partial, false));
+        let masks = {
+            let window: Vec<Line<'_>> = all
+                .iter()
+                .map(|(i, text, _)| Line { index: *i, text })
+                .collect();
+            let cursor = cursor_among(t, &window, spot, echoes);
+            echoes.mask(&window, cursor, Some(epoch))
+        };
+        let mut seen = None;
+        for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
+            // The entry line is new output the first time it is
+            // complete; other complete lines, the first time they are
+            // past `checked`.
+            let mut again = complete && i < self.checked;
+            if i == self.entry_line {
+                again = complete && self.entry_done;
+                self.entry_done |= complete;
+                match &self.entry {
+                    // The prompt line where tmuxwire typed: its echo, not
+                    // output.
+                    Entry::Echo => continue,
+                    // A line that held text when the wait began (a
+                    // prompt, or output still being written): only what
+                    // was added since.
+                    Entry::After(before) => {
+                        if text.len() <= before.len() || !text.starts_with(before) {
+                            continue;
+                        }
+                        mask.insert(0, 0..before.len());
+                        merge_ranges(&mut mask);
+                    }
+                    Entry::Whole => {}
+                }
+            }
+            let output = has_unmasked_text(&text, &mask);
+            if complete {
+                seen = Some((i, output));
+                // Looked at before: new output only if it was all echo
+                // then (its next line has shown it is not).
+                let fresh = !again || self.last_seen.is_some_and(|(l, was)| l == i && !was);
+                if output && fresh {
+                    self.saw_new_output = true;
+                    self.tail.push_back(lossy(&text));
+                }
+            } else if output {
+                self.saw_new_output = true;
+                self.partial_now = lossy(&text);
+            } else {
+                self.partial_now.clear();
+            }
+            if output {
+                candidates.push((text, mask));
+            }
+        }
+        if seen.is_some() {
+            self.last_seen = seen;
+        }
+        self.checked = self.checked.max(since.cursor_line);
+        cap_lines(&mut self.tail);
+        candidates
+    }
+
+    /// Matches `candidates`: stop patterns first, then the patterns (or
+    /// any output), setting the outcome when one is reached.
+    fn match_candidates(&mut self, candidates: &Candidates) {
+        let req = self.req;
+        if let Some((i, line)) = first_match(&req.stop, candidates) {
+            self.outcome = Some(Outcome::Stopped);
+            self.matched_index = Some(i);
+            self.matched.push_back(lossy(line));
+        } else if let Some(ps) = &req.patterns {
+            for (c, m) in candidates {
+                if let Some(i) = ps.iter().position(|p| matches_outside(p, c, m)) {
+                    self.matched_index.get_or_insert(i);
+                    self.matched.push_back(lossy(c));
+                }
+            }
+            if !self.matched.is_empty() {
+                self.outcome = Some(Outcome::Matched);
+            }
+        } else if self.saw_new_output && !self.alternate {
+            self.outcome = Some(Outcome::AnyOutput);
+        }
+    }
+
+    /// The answer once the wait ends (`elapsed_seconds` left at 0 for the
+    /// caller).
+    fn finish(mut self, pane: PaneId, matched_at_entry: bool, dead: bool) -> WaitForTextResult {
+        if !self.partial_now.is_empty() {
+            self.tail.push_back(std::mem::take(&mut self.partial_now));
+            cap_lines(&mut self.tail);
+        }
+        cap_lines(&mut self.matched);
+        let outcome = self.outcome.unwrap_or(if self.alternate {
+            Outcome::AlternateScreen
+        } else {
+            Outcome::Timeout
+        });
+        WaitForTextResult {
+            found: matches!(outcome, Outcome::Matched | Outcome::AnyOutput),
+            outcome,
+            matched_index: self.matched_index,
+            matched_lines: self.matched.into(),
+            tail: self.tail.into(),
+            saw_new_output: self.saw_new_output,
+            matched_at_entry,
+            alternate_screen: self.alternate,
+            pane_id: pane.to_string(),
+            elapsed_seconds: 0.0,
+            effective_timeout: self.req.timeout.as_secs_f64(),
+            pane_dead: dead,
+        }
+    }
+}
+
+/// The alternate screen's lines, masked: redrawn, not appended to, so
+/// looked at afresh each time.
+fn screen_candidates(t: &Term, echoes: &Echoes) -> Candidates {
+    let spot = cursor_spot(t);
+    let screen: Vec<_> = t.screen_logical_lines().collect();
+    let window: Vec<Line<'_>> = screen
+        .iter()
+        .map(|l| Line {
+            index: l.index,
+            text: &l.text,
+        })
+        .collect();
+    let masks = echoes.mask(&window, cursor_among(t, &window, spot, echoes), None);
+    window
+        .iter()
+        .zip(masks)
+        .map(|(l, m)| (l.text.to_vec(), m))
+        .collect()
 }
 
 /// The lines of `pane` that are new since `cursor` (see
@@ -592,36 +668,7 @@ pub async fn capture_since(
     let f = follow(server, pane, None).await?;
     let server_pid = server.mirrored_server_pid().await.unwrap_or(0);
     if let Some(c) = cursor {
-        if c.server_pid != server_pid {
-            return Err(Error::invalid(
-                "cursor",
-                "the cursor is from another tmux server (or the server was restarted)",
-                "a cursor returned by capture_since on this server, or null to start over",
-            ));
-        }
-        if c.pane != pane {
-            return Err(Error::invalid(
-                "cursor",
-                format!(
-                    "cursor pane {} does not match requested pane {pane}",
-                    c.pane
-                ),
-                "the pane the cursor came from, or no target (the cursor's pane is used)",
-            ));
-        }
-    }
-    if let Some(c) = cursor
-        && f.pid != 0
-        && c.pane_pid != f.pid
-    {
-        return Err(Error::invalid(
-            "cursor",
-            format!(
-                "pane {pane} was respawned (pid {} -> {}); its earlier output is gone",
-                c.pane_pid, f.pid
-            ),
-            "null, to start over from the visible screen",
-        ));
+        check_cursor(c, server_pid, pane, f.pid)?;
     }
     let st = f.pane.read();
     let dead = st.status == Status::Dead;
@@ -629,28 +676,7 @@ pub async fn capture_since(
         return Err(Error::not_found(format!("can't find pane: {pane}")));
     };
     let alternate = t.alternate_on();
-    let spot = cursor_spot(t);
-    let mut missed = false;
-    let from = match cursor {
-        None => t.history().end_index(),
-        Some(_) if alternate => spot.line,
-        Some(c) => {
-            let agrees = c.next.0 == 0
-                || line_text(t, LineIndex(c.next.0 - 1)).map(|l| fingerprint(&l)) == Some(c.hash);
-            if agrees || c.next < t.history().first_index() {
-                missed = c.next < t.history().first_index();
-                c.next
-            } else {
-                match find_line(t, c.hash, c.next) {
-                    Some(i) => i + 1,
-                    None => {
-                        missed = true;
-                        t.history().end_index()
-                    }
-                }
-            }
-        }
-    };
+    let (from, mut missed) = resume_from(t, cursor, alternate);
     let Since {
         first,
         lines,
@@ -677,17 +703,8 @@ pub async fn capture_since(
     }
     let mut truncated_lines =
         (cursor_line.0.saturating_sub(from.0) as usize).saturating_sub(lines.len());
-    let mut truncated_bytes = 0usize;
-    // Bytes: drop whole lines from the front.
-    let mut out: VecDeque<String> = lines.iter().map(|l| lossy(l)).collect();
-    let mut total: usize = out.iter().map(String::len).sum();
-    while total > max_bytes
-        && let Some(l) = out.pop_front()
-    {
-        total -= l.len();
-        truncated_bytes += l.len();
-        truncated_lines += 1;
-    }
+    let (out, dropped, truncated_bytes) = keep_bytes(&lines, max_bytes);
+    truncated_lines += dropped;
     let next = if alternate && cursor.is_some() {
         from
     } else {
@@ -718,6 +735,89 @@ pub async fn capture_since(
         alternate_screen: alternate,
         pane_dead: dead,
     })
+}
+
+/// Checks that cursor `c` continues this copy: the same server, the pane
+/// asked for, the same program (`pane_pid`; 0 when unknown).
+fn check_cursor(
+    c: &SinceCursor,
+    server_pid: u32,
+    pane: PaneId,
+    pane_pid: u32,
+) -> Result<(), Error> {
+    if c.server_pid != server_pid {
+        return Err(Error::invalid(
+            "cursor",
+            "the cursor is from another tmux server (or the server was restarted)",
+            "a cursor returned by capture_since on this server, or null to start over",
+        ));
+    }
+    if c.pane != pane {
+        return Err(Error::invalid(
+            "cursor",
+            format!(
+                "cursor pane {} does not match requested pane {pane}",
+                c.pane
+            ),
+            "the pane the cursor came from, or no target (the cursor's pane is used)",
+        ));
+    }
+    if pane_pid != 0 && c.pane_pid != pane_pid {
+        return Err(Error::invalid(
+            "cursor",
+            format!(
+                "pane {pane} was respawned (pid {} -> {}); its earlier output is gone",
+                c.pane_pid, pane_pid
+            ),
+            "null, to start over from the visible screen",
+        ));
+    }
+    Ok(())
+}
+
+/// The first line of `t` a `capture_since` after `cursor` returns, and
+/// whether lines between the cursor and it are gone (trimmed or cleared
+/// history, or a copy the cursor's line is no longer found in).
+fn resume_from(t: &Term, cursor: Option<&SinceCursor>, alternate: bool) -> (LineIndex, bool) {
+    let mut missed = false;
+    let from = match cursor {
+        None => t.history().end_index(),
+        Some(_) if alternate => cursor_spot(t).line,
+        Some(c) => {
+            let agrees = c.next.0 == 0
+                || line_text(t, LineIndex(c.next.0 - 1)).map(|l| fingerprint(&l)) == Some(c.hash);
+            if agrees || c.next < t.history().first_index() {
+                missed = c.next < t.history().first_index();
+                c.next
+            } else {
+                match find_line(t, c.hash, c.next) {
+                    Some(i) => i + 1,
+                    None => {
+                        missed = true;
+                        t.history().end_index()
+                    }
+                }
+            }
+        }
+    };
+    (from, missed)
+}
+
+/// `lines` as text, without as many of the oldest (whole lines) as it
+/// takes to hold at most `max_bytes` (line breaks not counted): the lines
+/// kept, and the lines and bytes left out.
+fn keep_bytes(lines: &[Vec<u8>], max_bytes: usize) -> (VecDeque<String>, usize, usize) {
+    let mut out: VecDeque<String> = lines.iter().map(|l| lossy(l)).collect();
+    let (mut dropped, mut bytes) = (0, 0);
+    let mut total: usize = out.iter().map(String::len).sum();
+    while total > max_bytes
+        && let Some(l) = out.pop_front()
+    {
+        total -= l.len();
+        bytes += l.len();
+        dropped += 1;
+    }
+    (out, dropped, bytes)
 }
 
 /// Types `req.command` into the shell in `pane`, waits for it to end,
@@ -754,13 +854,7 @@ pub async fn run_command(
     let _turn = lock.lock().await;
     let nonce = nonce()?;
     let mut rx = f.pane.subscribe();
-    let typed = format!(
-        "{}printf '{}'; (\n{}\n); printf '{}' \"$?\"",
-        if req.suppress_history { " " } else { "" },
-        marks::start_printf(nonce),
-        req.command,
-        marks::end_printf(nonce),
-    );
+    let typed = typed_line(req, nonce);
     let target = Target::Pane(pane);
     // Noted before it is sent: what is typed into the pane from now on
     // (numbered after `typed_upto`) can only be typeahead echoed while
@@ -784,78 +878,11 @@ pub async fn run_command(
     for out in server.run_all(&cmds).await? {
         out.into_result()?;
     }
-    let deadline = tokio::time::Instant::now() + req.timeout;
-    let find = |st: &crate::mirror::PaneState, kind: fn(MarkKind) -> bool| -> Option<Mark> {
-        st.marks
-            .iter()
-            .rev()
-            .find(|m| m.nonce == nonce && kind(m.kind))
-            .copied()
-    };
-    let is_start = |k: MarkKind| k == MarkKind::Start;
-    let is_end = |k: MarkKind| matches!(k, MarkKind::End(_));
-    let mut timed_out = false;
-    loop {
-        {
-            let st = f.pane.read();
-            if find(&st, is_end).is_some() || st.status == Status::Dead {
-                break;
-            }
-        }
-        if let Some(p) = &req.progress {
-            p(
-                started.elapsed().as_secs(),
-                req.timeout.as_secs().max(1),
-                "waiting for the command",
-            );
-        }
-        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
-        {
-            Ok(Ok(())) => {}
-            Err(_) if tokio::time::Instant::now() < deadline => {}
-            Ok(Err(_)) | Err(_) => {
-                timed_out = true;
-                break;
-            }
-        }
-    }
+    let timed_out = wait_for_end(&f, &mut rx, nonce, req, started).await;
     let limit = req.max_lines.unwrap_or(usize::MAX);
     let (end, output, omitted, complete, began) = {
         let st = f.pane.read();
-        let start = find(&st, is_start);
-        let end = find(&st, is_end);
-        let began = start.is_some();
-        let (output, omitted, complete) = match (st.term.as_ref(), start) {
-            (Some(t), Some(s)) if s.epoch == st.epoch => {
-                let to = match end {
-                    Some(e) if e.epoch == st.epoch => e.at,
-                    _ => cursor_spot(t),
-                };
-                let complete = end.is_none_or(|e| e.epoch == st.epoch);
-                let first = t.history().first_index();
-                if s.at.line < first {
-                    // The command printed more than the pane's history
-                    // holds: its newest lines, the lost ones counted.
-                    let lost = usize::try_from(first.0 - s.at.line.0).unwrap_or(usize::MAX);
-                    let from = Spot {
-                        line: first,
-                        row: 0,
-                        column: 0,
-                    };
-                    match text_between(t, from, to, limit) {
-                        Some((lines, omitted)) => (lines, omitted.saturating_add(lost), false),
-                        None => (Vec::new(), lost, false),
-                    }
-                } else {
-                    match text_between(t, s.at, to, limit) {
-                        Some((lines, omitted)) => (lines, omitted, complete),
-                        None => (Vec::new(), 0, false),
-                    }
-                }
-            }
-            _ => (Vec::new(), 0, false),
-        };
-        (end, output, omitted, complete, began)
+        read_output(&st, nonce, limit)
     };
     // What it printed so far is read before C-c, whose echo is not output.
     let mut interrupted = false;
@@ -888,19 +915,132 @@ pub async fn run_command(
         effective_timeout: req.timeout.as_secs_f64(),
         interrupted,
         output_complete: complete && (exit_status.is_some() || timed_out),
-        note: match (timed_out, began, interrupted) {
-            (true, false, _) => Some(
-                "the shell never started the command: it is still running an earlier one, or \
-                 waits for more input (an unclosed quote?); send_keys with keys C-c brings \
-                 the prompt back"
-                    .into(),
-            ),
-            (true, true, false) => Some(
-                "the command is still running; a later run_command in this pane types behind \
-                 it: interrupt it with send_keys keys C-c, or pass interrupt_on_timeout"
-                    .into(),
-            ),
-            _ => None,
-        },
+        note: note(timed_out, began, interrupted),
     })
+}
+
+/// Waits until the run `nonce` in `f` shows its end mark or the pane
+/// dies (false), or the time runs out (true); woken by `rx`.
+async fn wait_for_end(
+    f: &Followed,
+    rx: &mut tokio::sync::watch::Receiver<u64>,
+    nonce: u128,
+    req: &RunCommandRequest,
+    started: Instant,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    loop {
+        {
+            let st = f.pane.read();
+            if find_mark(&st, nonce, is_end).is_some() || st.status == Status::Dead {
+                return false;
+            }
+        }
+        if let Some(p) = &req.progress {
+            p(
+                started.elapsed().as_secs(),
+                req.timeout.as_secs().max(1),
+                "waiting for the command",
+            );
+        }
+        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
+        {
+            Ok(Ok(())) => {}
+            Err(_) if tokio::time::Instant::now() < deadline => {}
+            Ok(Err(_)) | Err(_) => {
+                return true;
+            }
+        }
+    }
+}
+
+/// What the shell is given for `req.command` (see [`run_command`]).
+fn typed_line(req: &RunCommandRequest, nonce: u128) -> String {
+    format!(
+        "{}printf '{}'; (\n{}\n); printf '{}' \"$?\"",
+        if req.suppress_history { " " } else { "" },
+        marks::start_printf(nonce),
+        req.command,
+        marks::end_printf(nonce),
+    )
+}
+
+fn is_start(k: MarkKind) -> bool {
+    k == MarkKind::Start
+}
+
+fn is_end(k: MarkKind) -> bool {
+    matches!(k, MarkKind::End(_))
+}
+
+/// The newest mark of the run `nonce` of a kind `kind` accepts.
+fn find_mark(st: &PaneState, nonce: u128, kind: fn(MarkKind) -> bool) -> Option<Mark> {
+    st.marks
+        .iter()
+        .rev()
+        .find(|m| m.nonce == nonce && kind(m.kind))
+        .copied()
+}
+
+/// What the run `nonce` printed so far, as the copy `st` holds it: its
+/// end mark, its newest `limit` lines, the lines left out, whether all of
+/// it could be read, and whether it began at all.
+fn read_output(
+    st: &PaneState,
+    nonce: u128,
+    limit: usize,
+) -> (Option<Mark>, Vec<Vec<u8>>, usize, bool, bool) {
+    let start = find_mark(st, nonce, is_start);
+    let end = find_mark(st, nonce, is_end);
+    let began = start.is_some();
+    let (output, omitted, complete) = match (st.term.as_ref(), start) {
+        (Some(t), Some(s)) if s.epoch == st.epoch => {
+            let to = match end {
+                Some(e) if e.epoch == st.epoch => e.at,
+                _ => cursor_spot(t),
+            };
+            let complete = end.is_none_or(|e| e.epoch == st.epoch);
+            let first = t.history().first_index();
+            if s.at.line < first {
+                // The command printed more than the pane's history
+                // holds: its newest lines, the lost ones counted.
+                let lost = usize::try_from(first.0 - s.at.line.0).unwrap_or(usize::MAX);
+                let from = Spot {
+                    line: first,
+                    row: 0,
+                    column: 0,
+                };
+                match text_between(t, from, to, limit) {
+                    Some((lines, omitted)) => (lines, omitted.saturating_add(lost), false),
+                    None => (Vec::new(), lost, false),
+                }
+            } else {
+                match text_between(t, s.at, to, limit) {
+                    Some((lines, omitted)) => (lines, omitted, complete),
+                    None => (Vec::new(), 0, false),
+                }
+            }
+        }
+        _ => (Vec::new(), 0, false),
+    };
+    (end, output, omitted, complete, began)
+}
+
+/// What to do next when the command did not finish (see
+/// [`RunCommandResult::note`]).
+fn note(timed_out: bool, began: bool, interrupted: bool) -> Option<String> {
+    match (timed_out, began, interrupted) {
+        (true, false, _) => Some(
+            "the shell never started the command: it is still running an earlier one, or \
+             waits for more input (an unclosed quote?); send_keys with keys C-c brings \
+             the prompt back"
+                .into(),
+        ),
+        (true, true, false) => Some(
+            "the command is still running; a later run_command in this pane types behind \
+             it: interrupt it with send_keys keys C-c, or pass interrupt_on_timeout"
+                .into(),
+        ),
+        _ => None,
+    }
 }
