@@ -33,9 +33,9 @@ use std::io::{self, BufWriter, IsTerminal as _, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::errors::CliError;
 use super::output::{Out, escape_field};
 use super::target::{self, Level, World};
-use super::tool::CliError;
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
 use crate::tmux::Servers;

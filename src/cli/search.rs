@@ -18,11 +18,11 @@
 use std::io::{BufWriter, Read as _, Write as _};
 use std::process::ExitCode;
 
+use super::errors::CliError;
 use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
 use super::source::{Captures, LineSource, PaneInfo, Range};
 use super::target::{self, World};
-use super::tool::CliError;
 use super::{LineArg, SearchArgs};
 use crate::term::width::Rules;
 use crate::tmux::Servers;

@@ -35,7 +35,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
 
-use super::tool::CliError;
+use super::errors::CliError;
 use crate::mirror::scan::Screen;
 use crate::term::width::{self, Rules};
 use crate::term::{bottom_line, split_lines, top_line, trim_end_spaces};

@@ -26,8 +26,8 @@
 
 use std::collections::HashMap;
 
+use super::errors::{CliError, PANES_HINT};
 use super::output::escape_field;
-use super::tool::{CliError, PANES_HINT};
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::op::info::SessionInfoRequest;
 use crate::tmux::op::list::{ListPanesRequest, ListWindowsRequest};
@@ -242,6 +242,20 @@ pub struct Scope {
     pub pane_id: Option<String>,
     /// The rows of [`World::rows`] in scope, in order.
     pub rows: Vec<usize>,
+}
+
+impl Scope {
+    /// The object this scope names, as an operation's request takes it
+    /// (the ids it holds; one that does not parse is left out).
+    pub fn selector(&self) -> crate::tmux::Selector {
+        let mut sel = crate::tmux::Selector::default();
+        match self.level {
+            Level::Pane => sel.pane_id = self.pane_id.as_deref().and_then(|p| p.parse().ok()),
+            Level::Window => sel.window_id = self.window_id.as_deref().and_then(|w| w.parse().ok()),
+            Level::Session => sel.session_id = self.session_id.parse().ok(),
+        }
+        sel
+    }
 }
 
 /// Resolves `spec` in `world`.

@@ -3,16 +3,14 @@
 //! exactly; text reaches the pane byte for byte (see
 //! [`crate::tmux::input`]).
 
-use std::time::Duration;
-
 use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, pane_message,
-    parse, targeting, tool_args, unknown_tool,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, parse, targeting,
+    tool_args,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{self, Rendered, TextShape};
@@ -26,6 +24,11 @@ use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
+use crate::tmux::op::typing::{
+    BatchSent, BufferPasted, KeysSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest,
+    SendKeysRequest, TextPasted,
+};
+use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
 
 /// `create_session`.
@@ -329,25 +332,29 @@ pub(super) fn defs() -> Vec<Def> {
             ADDITIVE,
             "Split a pane; the new pane's state.",
         )),
-        bare_output(def::<SendKeysArgs, PaneMessage>(
+        bare_output(super::row_as::<SendKeysArgs, PaneMessage>(
             "send_keys",
             "Send Keys",
             OPEN,
             "Type text into a pane exactly as given (any bytes), then Enter unless enter=false. keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
         )),
-        def::<SendKeysBatchArgs, SendBatchResult>(
-            "send_keys_batch",
-            "Send Keys in a Batch",
-            OPEN,
-            "Several send_keys in order, one round trip; on_error stop or continue.",
-        ),
-        bare_output(def::<PasteTextArgs, PaneMessage>(
+        {
+            let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
+                "send_keys_batch",
+                "Send Keys in a Batch",
+                OPEN,
+                "Several send_keys in order, one round trip; on_error stop or continue.",
+            );
+            d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
+            d
+        },
+        bare_output(super::row_as::<PasteTextArgs, PaneMessage>(
             "paste_text",
             "Paste Text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked).",
         )),
-        bare_output(def::<PasteBufferArgs, PaneMessage>(
+        bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
             "Paste tmux Buffer",
             OPEN,
@@ -485,109 +492,29 @@ tool_args!(PipePaneArgs => PipePaneRequest, |a| {
     })
 });
 
-/// Runs one execute tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "run_command" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "send_keys" => {
-            let a: SendKeysArgs = parse(args)?;
-            let keys = Keys {
-                keys: a.keys.clone(),
-                literal: a.literal,
-                enter: a.enter,
-                suppress_history: a.suppress_history,
-            };
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.send_keys(&p, &keys).await?;
-            Ok(pane_message(format!("Keys sent to pane {pane}"), pane))
-        }
-        "send_keys_batch" => {
-            let a: SendKeysBatchArgs = parse(args)?;
-            send_batch(ctx, a).await
-        }
-        "paste_text" => {
-            let a: PasteTextArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.paste_text(&p, &a.text, a.bracket).await?;
-            Ok(pane_message(format!("Text pasted to pane {pane}"), pane))
-        }
-        "paste_buffer" => {
-            let a: PasteBufferArgs = parse(args)?;
-            super::inspect::own_buffer(&a.buffer_name)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.paste_buffer(&p, &a.buffer_name, a.bracket).await?;
-            Ok(pane_message(
-                format!("Buffer '{}' pasted to pane {pane}", a.buffer_name),
-                pane,
-            ))
-        }
-        other => Ok(unknown_tool(other)),
-    }
-}
-
-/// `send_keys_batch`: targets resolved first, then every operation in one
-/// round trip (see [`crate::tmux::Tmux::send_keys_batch`]).
-async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResult, Error> {
-    if a.operations.is_empty() {
-        return Err(Error::invalid(
-            "operations",
-            "operations must be a non-empty list",
-            "a list of send_keys operations",
+/// `send_keys_batch`'s call: the operations checked into a request, run
+/// as one operation ([`SendKeysBatchRequest`]), each outcome reported
+/// with its error in MCP words.
+async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: SendKeysBatchArgs = parse(args)?;
+    let stop = a.on_error == OnError::Stop;
+    let mut ops = Vec::with_capacity(a.operations.len());
+    for op in &a.operations {
+        let sel = args::selector(
+            &op.pane_id,
+            &op.window_id,
+            None,
+            &op.session_id,
+            &op.session_name,
+        )?;
+        ops.push((
+            sel,
+            keys(op.keys.clone(), op.literal, op.enter, op.suppress_history),
         ));
     }
-    let timeout = match a.timeout {
-        None => None,
-        Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s.min(3600.0))),
-        Some(s) => {
-            return Err(Error::invalid(
-                "timeout",
-                format!("timeout must be positive (received {s})"),
-                "seconds > 0, or null",
-            ));
-        }
-    };
+    let request = SendKeysBatchRequest::new(ops, stop, a.timeout)?;
     let t = super::server(ctx.servers, &a.socket_name, &a.socket_path)?;
-    let work = async {
-        let mut ops = Vec::with_capacity(a.operations.len());
-        for op in &a.operations {
-            let sel = args::selector(
-                &op.pane_id,
-                &op.window_id,
-                None,
-                &op.session_id,
-                &op.session_name,
-            )?;
-            let target = t.pane_target(&sel).await?;
-            let keys = Keys {
-                keys: op.keys.clone(),
-                literal: op.literal,
-                enter: op.enter,
-                suppress_history: op.suppress_history,
-            };
-            ops.push((target, keys));
-        }
-        t.send_keys_batch(&ops, a.on_error == OnError::Stop).await
-    };
-    let sent = match timeout {
-        None => work.await?,
-        Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
-            Error::timeout(format!(
-                "batch execution exceeded timeout of {}s",
-                d.as_secs_f64()
-            ))
-        })??,
-    };
+    let BatchSent(sent) = op::run(&t, request, Limit::NONE).await?;
     let mut out = SendBatchResult {
         results: Vec::with_capacity(sent.len()),
         succeeded: 0,
@@ -605,7 +532,7 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
             });
         if error.is_some() {
             out.failed += 1;
-            if a.on_error == OnError::Stop {
+            if stop {
                 out.stopped_at = Some(index);
             }
         } else {
@@ -620,4 +547,68 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
         });
     }
     Ok(object(&out))
+}
+
+/// What one `send_keys` (or batch operation) sends.
+fn keys(keys: String, literal: bool, enter: bool, suppress_history: bool) -> Keys {
+    Keys {
+        keys,
+        literal,
+        enter,
+        suppress_history,
+    }
+}
+
+tool_args!(SendKeysArgs => SendKeysRequest, |a| Ok(SendKeysRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+    keys: keys(a.keys, a.literal, a.enter, a.suppress_history),
+}));
+
+tool_args!(PasteTextArgs => PasteTextRequest, |a| {
+    let pane = targeting!(a, pane_id, window_id).selector()?;
+    PasteTextRequest::new(pane, a.text, a.bracket)
+});
+
+tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
+    let pane = targeting!(a, pane_id, window_id).selector()?;
+    PasteBufferRequest::new(pane, a.buffer_name, a.bracket)
+});
+
+impl Rendered for KeysSent {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for BufferPasted {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for TextPasted {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl From<KeysSent> for PaneMessage {
+    fn from(k: KeysSent) -> PaneMessage {
+        PaneMessage {
+            result: format!("Keys sent to pane {}", k.pane_id),
+            pane_id: k.pane_id,
+        }
+    }
+}
+
+impl From<TextPasted> for PaneMessage {
+    fn from(k: TextPasted) -> PaneMessage {
+        PaneMessage {
+            result: format!("Text pasted to pane {}", k.pane_id),
+            pane_id: k.pane_id,
+        }
+    }
+}
+
+impl From<BufferPasted> for PaneMessage {
+    fn from(p: BufferPasted) -> PaneMessage {
+        PaneMessage {
+            result: format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+            pane_id: p.pane_id,
+        }
+    }
 }

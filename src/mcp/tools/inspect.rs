@@ -10,15 +10,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, Def, READ, def, object, parse, server, targeting, tool_args, unknown_tool};
+use super::{Ctx, Def, READ, def, object, parse, targeting, tool_args};
 use crate::mcp::args::{self, *};
-use crate::mcp::budget::{Budget, json_len};
+use crate::mcp::budget::json_len;
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
 use crate::tmux::op::capture::{
     CapturePaneRequest, CaptureResult, DisplayMessageRequest, SnapshotPaneRequest, SnapshotResult,
-    TextResult, fit_room,
+    TextResult,
 };
 use crate::tmux::op::info::{
     Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
@@ -32,8 +32,9 @@ use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
+use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
-use crate::tmux::{Error, SearchPanesResult, Selector, ServerInfo};
+use crate::tmux::{Error, Selector, ServerInfo};
 
 impl Rendered for CaptureResult {
     const TEXT: TextShape = TextShape::String;
@@ -115,7 +116,7 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Expand #{variable} references for a pane; other text is literal, modifiers are refused, #(...) never runs.",
         ),
-        super::bare_output(def::<SearchPanesArgs, SearchPanesResult>(
+        super::bare_output(super::reporting::<SearchPanesArgs>(
             "search_panes",
             "Search tmux Panes",
             READ,
@@ -141,7 +142,7 @@ pub(super) fn defs() -> Vec<Def> {
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
         ),
-        super::bare_output(def::<ShowBufferArgs, BufferContent>(
+        super::bare_output(super::row::<ShowBufferArgs>(
             "show_buffer",
             "Show tmux Buffer",
             READ,
@@ -327,44 +328,6 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
     })
 });
 
-/// Runs one inspect tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let (servers, budget) = (ctx.servers, ctx.budget);
-    let progress = ctx.progress.clone();
-    match name {
-        "wait_for_text" | "capture_since" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "search_panes" => {
-            // A typed request, with the call's progress reporter (seeding
-            // the mirror and scanning take long on many panes).
-            use super::ToolArgs as _;
-            let a: SearchPanesArgs = parse(args)?;
-            let t = servers.get_socket(a.socket_name.as_deref(), a.socket_path.as_deref())?;
-            let mut req = a.into_request()?;
-            req.progress = progress;
-            let limit = budget.map_or(Limit::NONE, Budget::limit);
-            Ok(object(&op::run(&t, req, limit).await?))
-        }
-        "show_buffer" => {
-            let a: ShowBufferArgs = parse(args)?;
-            let max_lines = args::positive("max_lines", a.max_lines)?;
-            own_buffer(&a.buffer_name)?;
-            let t = server(servers, &a.socket_name, &a.socket_path)?;
-            let bytes = t.show_buffer(&a.buffer_name).await?;
-            Ok(object(&buffer_content(
-                a.buffer_name,
-                &bytes,
-                max_lines,
-                budget,
-            )))
-        }
-        other => Ok(unknown_tool(other)),
-    }
-}
-
 /// `list_servers`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -416,20 +379,14 @@ fn default_buffer_lines() -> Option<i64> {
     Some(500)
 }
 
-/// `show_buffer`'s result (libtmux-mcp `BufferContent`).
-#[derive(Serialize, JsonSchema)]
-struct BufferContent {
-    buffer_name: String,
-    content: String,
-    content_truncated: bool,
-    content_truncated_lines: usize,
-    #[serde(skip_serializing_if = "super::is_zero")]
-    content_truncated_bytes: usize,
-}
-
 impl Rendered for BufferContent {
     const TEXT: TextShape = TextShape::Object(&text::BUFFER);
 }
+
+tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
+    let max_lines = args::positive("max_lines", a.max_lines)?;
+    ShowBufferRequest::new(a.buffer_name, max_lines)
+});
 
 /// `show_hooks`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -667,56 +624,8 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
     Ok(object(&out))
 }
 
-/// Only buffers of tmuxwire's namespace may be read, pasted or deleted:
-/// the user's own buffers (clipboard history) stay out of reach.
-pub(super) fn own_buffer(name: &str) -> Result<(), Error> {
-    if crate::tmux::input::is_own_buffer(name) {
-        return Ok(());
+impl super::Reports for SearchPanesRequest {
+    fn reporting_to(self, progress: Option<crate::mirror::Progress>) -> Self {
+        SearchPanesRequest { progress, ..self }
     }
-    let shown = crate::tmux::error::shorten(name, 80);
-    Err(Error::invalid(
-        "buffer_name",
-        format!("Invalid buffer name: '{shown}'"),
-        "a name load_buffer returned (tmuxwire_<32 hex>_<name>)",
-    ))
-}
-
-/// A buffer's bytes as `show_buffer` returns them: exact when whole; else
-/// the newest `max_lines` lines (joined by `\n`), then whatever fits the
-/// response budget.
-fn buffer_content(
-    buffer_name: String,
-    bytes: &[u8],
-    max_lines: Option<usize>,
-    budget: Option<Budget>,
-) -> BufferContent {
-    let text = String::from_utf8_lossy(bytes).into_owned();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut cut = crate::term::keep_tail(&mut lines, max_lines);
-    let mut r = BufferContent {
-        buffer_name,
-        content: String::new(),
-        content_truncated: false,
-        content_truncated_lines: 0,
-        content_truncated_bytes: 0,
-    };
-    let mut bytes_cut = 0;
-    if let Some(b) = budget {
-        let fixed = json_len(&r) + 64;
-        let total: usize = lines.iter().map(|l| json_len(l) + 1).sum();
-        if total > b.bytes().saturating_sub(fixed) {
-            let (drop, bytes) = fit_room(&mut lines, b.bytes().saturating_sub(fixed));
-            cut += drop;
-            bytes_cut = bytes;
-        }
-    }
-    if cut == 0 && bytes_cut == 0 {
-        r.content = text;
-    } else {
-        r.content = lines.join("\n");
-        r.content_truncated = true;
-        r.content_truncated_lines = cut;
-        r.content_truncated_bytes = bytes_cut;
-    }
-    r
 }

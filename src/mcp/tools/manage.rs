@@ -5,13 +5,11 @@
 
 use std::time::Duration;
 
-use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Deserialize;
 
-use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, bare_output, def, object, parse};
-use super::{targeting, tool_args, unknown_tool};
+use super::{ADDITIVE, Def, IDEMPOTENT, OPEN, bare_output};
+use super::{targeting, tool_args, wait_ceiling};
 use crate::control::PaneId;
 use crate::mcp::text::{self, Rendered, TextShape};
 use crate::tmux::Error;
@@ -25,6 +23,7 @@ use crate::tmux::op::manage::{
     ResizeWindowRequest, SelectLayoutRequest, SelectPaneRequest, SelectWindowRequest,
     SetPaneTitleRequest, Size, SwapPaneRequest, Title, WindowDirection,
 };
+use crate::tmux::op::typing::{BufferRef, LoadBufferRequest};
 
 /// `rename_session`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -208,16 +207,13 @@ struct LoadBufferArgs {
     socket_path: Option<String>,
 }
 
-/// `load_buffer`'s result (libtmux-mcp `BufferRef`).
-#[derive(Serialize, JsonSchema)]
-struct BufferRef {
-    buffer_name: String,
-    logical_name: String,
-}
-
 impl Rendered for BufferRef {
     const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
 }
+
+tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
+    LoadBufferRequest::new(a.content, a.logical_name)
+});
 
 /// `wait_for_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -348,7 +344,7 @@ pub(super) fn defs() -> Vec<Def> {
             IDEMPOTENT,
             "Leave copy mode (nothing to do when not in it); the pane's state.",
         )),
-        def::<LoadBufferArgs, BufferRef>(
+        super::row::<LoadBufferArgs>(
             "load_buffer",
             "Load tmux Buffer",
             OPEN,
@@ -522,37 +518,4 @@ tool_args!(ExitCopyModeArgs => ExitCopyModeRequest, |a| Ok(ExitCopyModeRequest {
 fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
     s.parse()
         .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), "a pane id like %3"))
-}
-
-/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
-/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
-/// 1–120 (a bad value is ignored).
-pub fn wait_ceiling() -> f64 {
-    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .map_or(30.0, |v| v.clamp(1.0, 120.0))
-}
-
-/// Runs one manage tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "load_buffer" => {
-            let a: LoadBufferArgs = parse(args)?;
-            let logical = a.logical_name.unwrap_or_else(|| "buf".into());
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let buffer_name = t.load_buffer(&a.content, &logical).await?;
-            Ok(object(&BufferRef {
-                buffer_name,
-                logical_name: logical,
-            }))
-        }
-        other => Ok(unknown_tool(other)),
-    }
 }

@@ -43,7 +43,6 @@ use super::budget::Budget;
 use super::schema;
 use super::text::{self, Rendered, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset};
-use crate::control::Target;
 use crate::tmux::op::{self, Limit, Op};
 use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
 
@@ -85,10 +84,6 @@ impl Rendered for Listing<crate::tmux::PaneInfo> {
 
 impl Rendered for Listing<crate::tmux::ServerInfo> {
     const TEXT: TextShape = TextShape::List(&text::SERVERS);
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// What an action tool reports: libtmux-mcp's sentence.
@@ -274,6 +269,44 @@ async fn typed<A: ToolArgs>(
     Ok(object(&op::run(&server, request, ctx.limit()).await?))
 }
 
+/// A request that reports its progress to the MCP client.
+trait Reports: Op {
+    /// The request, reporting to `progress`.
+    fn reporting_to(self, progress: Option<crate::mirror::Progress>) -> Self;
+}
+
+/// Runs a row of a request that reports progress: as a typed row
+/// ([`super::row`]), with the call's progress sink.
+async fn call_reporting<A: ToolArgs>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error>
+where
+    A::Request: Reports,
+{
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?.reporting_to(ctx.progress.clone());
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&op::run(&server, request, limit).await?))
+}
+
+/// A typed row whose request reports progress ([`call_reporting`]).
+fn reporting<A: ToolArgs>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def
+where
+    A::Request: Reports,
+{
+    let mut d = row::<A>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(call_reporting::<A>(ctx, args)));
+    d
+}
+
 /// A typed row: the tool's name, title, hints and description, its
 /// argument type `A` (whose request and response give the schemas, the
 /// text shape and the call).
@@ -286,6 +319,40 @@ fn row<A: ToolArgs>(
     let mut d = def::<A, <A::Request as Op>::Response>(name, title, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
     d
+}
+
+/// A typed row whose answer is shown as `R`, made from the operation's
+/// response: an action's sentence (`{"result": "Keys sent to pane %3",
+/// "pane_id": "%3"}`) as libtmux-mcp reports it. `R` gives the schema and
+/// the text shape.
+fn row_as<A: ToolArgs, R>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def
+where
+    R: Serialize + JsonSchema + Rendered + From<<A::Request as Op>::Response> + 'static,
+{
+    let mut d = def::<A, R>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(typed_as::<A, R>(ctx, args)));
+    d
+}
+
+/// Runs a [`row_as`] row: as [`typed`], the response shown as `R`.
+async fn typed_as<A: ToolArgs, R>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error>
+where
+    R: Serialize + From<<A::Request as Op>::Response>,
+{
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?;
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&R::from(op::run(&server, request, limit).await?)))
 }
 
 fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
@@ -527,19 +594,6 @@ fn object<T: Serialize>(v: &T) -> CallToolResult {
     }
 }
 
-/// `{"result": text}`.
-fn message(text: String) -> CallToolResult {
-    object(&Message { result: text })
-}
-
-/// `{"result": text, "pane_id": pane}`.
-fn pane_message(text: String, pane_id: String) -> CallToolResult {
-    object(&PaneMessage {
-        result: text,
-        pane_id,
-    })
-}
-
 /// Runs tool `name` for a caller that is not an MCP client (the CLI, the
 /// demo, tests): no response budget, every tool offered, the text block
 /// libtmux-mcp's ([`TextMode::Reference`]). A capture still holds at most
@@ -620,15 +674,11 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
     let Some(def) = def_of(name) else {
         return Ok(unknown_tool(name));
     };
-    if let Some(call) = def.call {
-        return call(ctx, args).await;
-    }
-    match Some(def.toolset) {
-        Some(Toolset::Inspect) => Box::pin(inspect::run(ctx, name, args)).await,
-        Some(Toolset::Manage) => Box::pin(manage::run(ctx, name, args)).await,
-        Some(Toolset::Execute) => Box::pin(execute::run(ctx, name, args)).await,
-        Some(Toolset::Teardown) => Box::pin(teardown::run(ctx, name, args)).await,
-        None => Ok(unknown_tool(name)),
+    match def.call {
+        Some(call) => call(ctx, args).await,
+        None => Err(Error::internal(format!(
+            "tool {name} has no call in the table"
+        ))),
     }
 }
 
@@ -659,6 +709,18 @@ fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
     )
 }
 
+/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
+/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
+/// 1–120 (a bad value is ignored). The MCP tools that wait clamp their
+/// timeout to it: a model's call should not hold the connection longer.
+pub fn wait_ceiling() -> f64 {
+    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .map_or(30.0, |v| v.clamp(1.0, 120.0))
+}
+
 /// The server a call names: `socket_path` (`-S`), else `socket_name`
 /// (`-L`), else the default.
 fn server(
@@ -671,8 +733,6 @@ fn server(
 
 /// The libtmux-mcp targeting arguments of one call.
 struct Targeting<'a> {
-    socket_name: &'a Option<String>,
-    socket_path: &'a Option<String>,
     pane_id: &'a Option<String>,
     window_id: &'a Option<String>,
     window_index: Option<i64>,
@@ -690,28 +750,6 @@ impl Targeting<'_> {
             self.session_name,
         )
     }
-
-    fn server(&self, servers: &Servers) -> Result<Arc<Tmux>, Error> {
-        server(servers, self.socket_name, self.socket_path)
-    }
-
-    /// The server and the pane the arguments name (or the default pane).
-    async fn pane(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_pane(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// As [`Targeting::pane`], for a command line: a session name tmux
-    /// can match exactly goes as `=name`, with no round trip of its own
-    /// ([`Tmux::pane_target`]).
-    async fn pane_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.pane_target(&sel).await?;
-        Ok((t, target))
-    }
 }
 
 /// Targeting from an args struct's fields; missing kinds are `None`.
@@ -719,8 +757,6 @@ macro_rules! targeting {
     ($a:expr $(, $field:ident)*) => {{
         #[allow(unused_mut)]
         let mut t = $crate::mcp::tools::Targeting {
-            socket_name: &$a.socket_name,
-            socket_path: &$a.socket_path,
             pane_id: &None,
             window_id: &None,
             window_index: None,
@@ -905,7 +941,9 @@ mod tests {
         let r = with_text(
             "kill_pane",
             TextMode::Reference,
-            message("Pane killed: %1".into()),
+            object(&Message {
+                result: "Pane killed: %1".into(),
+            }),
         );
         assert_eq!(text_of(&r), ["Pane killed: %1"]);
         let list = json!({"result": [{"session_name": "a", "session_id": "$0"}], "omitted": 0});

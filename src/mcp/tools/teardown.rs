@@ -6,15 +6,10 @@
 //! tmux's prefix (public case C15: `kill_session("build")` must not kill
 //! `build-x`).
 
-use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
-use super::{
-    Ctx, DESTRUCTIVE, Def, IDEMPOTENT, Message, bare_output, def, message, parse, targeting,
-    tool_args, unknown_tool,
-};
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, bare_output, targeting, tool_args};
 use crate::tmux::Error;
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
@@ -30,6 +25,7 @@ impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
 impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
     const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
 }
+use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 
 /// `kill_server`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -91,6 +87,22 @@ struct DeleteBufferArgs {
     socket_path: Option<String>,
 }
 
+tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
+    DeleteBufferRequest::new(a.buffer_name)
+});
+
+impl crate::mcp::text::Rendered for BufferDeleted {
+    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+}
+
+impl From<BufferDeleted> for Message {
+    fn from(d: BufferDeleted) -> Message {
+        Message {
+            result: format!("Buffer '{}' deleted", d.buffer_name),
+        }
+    }
+}
+
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
@@ -124,7 +136,7 @@ pub(super) fn defs() -> Vec<Def> {
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
         )),
-        bare_output(def::<DeleteBufferArgs, Message>(
+        bare_output(super::row_as::<DeleteBufferArgs, Message>(
             "delete_buffer",
             "Delete tmux Buffer",
             IDEMPOTENT,
@@ -159,22 +171,3 @@ tool_args!(KillPaneArgs => KillPaneRequest, |a| Ok(KillPaneRequest {
 tool_args!(ClearPaneArgs => ClearPaneRequest, |a| Ok(ClearPaneRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
-
-/// Runs one teardown tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "delete_buffer" => {
-            let a: DeleteBufferArgs = parse(args)?;
-            super::inspect::own_buffer(&a.buffer_name)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            t.delete_buffer(&a.buffer_name).await?;
-            Ok(message(format!("Buffer '{}' deleted", a.buffer_name)))
-        }
-        other => Ok(unknown_tool(other)),
-    }
-}
