@@ -919,18 +919,33 @@ impl Tmux {
     ///
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when the server has no sessions.
     pub async fn default_session(&self) -> Result<SessionId, Error> {
-        let (clients, cq) = query_cmd(
-            "list-clients",
-            &["client_control_mode", "client_activity", "session_id"],
-        );
-        let (sessions, sq) = query_cmd("list-sessions", &["session_activity", "session_id"]);
+        crate::record! {
+            struct ClientRow {
+                control: bool = "client_control_mode",
+                activity: Option<i64> = "client_activity",
+                session_id: String = "session_id",
+            }
+        }
+        crate::record! {
+            struct SessionRow {
+                activity: Option<i64> = "session_activity",
+                session_id: String = "session_id",
+            }
+        }
+        crate::record! {
+            struct PaneSessionRow {
+                session_id: String = "session_id",
+            }
+        }
+        let (clients, cq) = query_cmd("list-clients", ClientRow::FIELDS);
+        let (sessions, sq) = query_cmd("list-sessions", SessionRow::FIELDS);
         let mut cmds = vec![clients, sessions];
         let caller = self.caller_pane();
         let mut pq = None;
         if let Some(p) = caller {
             // Inside tmux on this server: the caller's own session, as tmux
             // itself would choose for a command run from that pane.
-            let (c, q) = query_cmd("list-panes", &["session_id"]);
+            let (c, q) = query_cmd("list-panes", PaneSessionRow::FIELDS);
             cmds.push(
                 c.opt("-t", p.to_string())
                     .opt("-f", format!("#{{==:#{{pane_id}},{p}}}")),
@@ -940,28 +955,41 @@ impl Tmux {
         let out = self.run_all(&cmds).await?;
         if let (Some(q), Some(o)) = (pq, out.get(2))
             && o.ok
-            && let Some(id) = q.parse(&o.body).first().and_then(|r| r.str(0).parse().ok())
+            && let Some(id) = q
+                .parse(&o.body)
+                .first()
+                .and_then(|r| PaneSessionRow::from_record(r).session_id.parse().ok())
         {
             return Ok(id);
         }
-        let best = |q: &format::Query, o: &Output, skip_control: bool| -> Option<SessionId> {
-            if !o.ok {
-                return None;
-            }
-            q.parse(&o.body)
-                .iter()
-                .filter(|r| !(skip_control && r.str(0) == "1"))
-                .filter_map(|r| {
-                    let n = r.0.len();
-                    let act: i64 = r.str(n - 2).parse().ok()?;
-                    let id: SessionId = r.str(n - 1).parse().ok()?;
-                    Some((act, id))
-                })
+        // The most recently active (ties: the lowest id).
+        let newest = |rows: Vec<(Option<i64>, String)>| -> Option<SessionId> {
+            rows.into_iter()
+                .filter_map(|(act, id)| Some((act?, id.parse::<SessionId>().ok()?)))
                 .max_by_key(|(act, id)| (*act, std::cmp::Reverse(id.0)))
                 .map(|(_, id)| id)
         };
-        best(&cq, &out[0], true)
-            .or_else(|| best(&sq, &out[1], false))
+        let clients = match &out[0] {
+            o if o.ok => cq
+                .parse(&o.body)
+                .iter()
+                .map(ClientRow::from_record)
+                .filter(|c| !c.control)
+                .map(|c| (c.activity, c.session_id))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let sessions = match &out[1] {
+            o if o.ok => sq
+                .parse(&o.body)
+                .iter()
+                .map(SessionRow::from_record)
+                .map(|s| (s.activity, s.session_id))
+                .collect(),
+            _ => Vec::new(),
+        };
+        newest(clients)
+            .or_else(|| newest(sessions))
             .ok_or_else(|| Error::not_found("no sessions: the tmux server has no sessions"))
     }
 
