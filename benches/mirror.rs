@@ -14,6 +14,10 @@
 //!   by default.
 //! * `raw/*`: bare `memchr` routines over every copy's history chunks;
 //!   `raw/memchr-never` (a byte that never occurs) is the floor.
+//! * `snapshot/clone`: cloning every copy, as a search or capture does
+//!   (under the pane's lock) before it scans: the longest the pane's
+//!   output then waits for a reader. The history's sealed chunks are
+//!   shared, so this copies the screens and the newest chunks only.
 //!
 //! Run: `cargo bench --bench mirror` (about a minute after ~2 s of set-up;
 //! add `-- --quick` for a rougher, faster run).
@@ -119,6 +123,14 @@ fn mirror(c: &mut Criterion) {
             })
         });
     }
+    group.bench_function("snapshot/clone", |b| {
+        b.iter(|| {
+            copies
+                .iter()
+                .map(|t| black_box(t.clone()).history_size())
+                .sum::<usize>()
+        })
+    });
     group.bench_function("raw/memchr-never", |b| {
         b.iter(|| {
             chunks

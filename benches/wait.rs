@@ -26,7 +26,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use tmuxwire::control::{Command as TmuxCommand, PaneId, Target, TargetKind};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
-use tmuxwire::tmux::follow::{Outcome, WaitRequest};
+use tmuxwire::tmux::Selector;
+use tmuxwire::tmux::follow::Outcome;
+use tmuxwire::tmux::op::follow::WaitForTextRequest;
+use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
 
 /// A private tmux server, killed on drop.
@@ -101,7 +104,11 @@ fn bench(c: &mut Criterion) {
     let pane = PaneId(0);
     let target = Target::Pane(pane);
     let word = AtomicU64::new(0);
-    let wait_for = |w: &str| WaitRequest {
+    let wait_for = |w: &str| WaitForTextRequest {
+        pane: Selector {
+            pane_id: Some(pane),
+            ..Selector::default()
+        },
         patterns: Some(vec![Arc::new(
             Pattern::new(w, PatternOptions::literal()).expect("pattern"),
         )]),
@@ -111,7 +118,7 @@ fn bench(c: &mut Criterion) {
     };
     // Seed the copy.
     rt.block_on(async {
-        let r = t.wait_for_text(pane, &wait_for("never")).await;
+        let r = op::run(&t, wait_for("never"), Limit::NONE).await;
         let _ = r;
     });
 
@@ -126,7 +133,7 @@ fn bench(c: &mut Criterion) {
                     let p = m.pane(pane).expect("pane copy");
                     let tt = t.clone();
                     let req = wait_for(&w);
-                    let waiting = tokio::spawn(async move { tt.wait_for_text(pane, &req).await });
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
                     while p.subscribers() == 0 {
                         tokio::task::yield_now().await;
                     }
@@ -161,12 +168,12 @@ fn bench(c: &mut Criterion) {
     // Idle: one 5 s wait on a quiet pane.
     let before = cpu_time();
     let began = Instant::now();
-    let idle = WaitRequest {
+    let idle = WaitForTextRequest {
         timeout: Duration::from_secs(5),
         ..wait_for("never-printed")
     };
     let r = rt
-        .block_on(t.wait_for_text(pane, &idle))
+        .block_on(op::run(&t, idle, Limit::NONE))
         .expect("idle wait");
     assert_eq!(r.outcome, Outcome::Timeout);
     let used = cpu_time() - before;

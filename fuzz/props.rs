@@ -296,7 +296,7 @@ pub fn tmux_version(data: &[u8]) {
 /// by the first NUL, lines split on `\n`.
 pub fn capture_align(data: &[u8]) {
     use tmuxwire::term::width::{Rules, rows};
-    use tmuxwire::tmux::search::align_rows;
+    use tmuxwire::tmux::op::search::align_rows;
     let Some((&w, rest)) = data.split_first() else {
         return;
     };

@@ -11,7 +11,7 @@
 //! Layers, top to bottom; a module only uses the ones below it:
 //!
 //! * [`cli`]: the `tmuxwire` command line (`mcp`, `panes`, `capture`,
-//!   `search`, `demo`).
+//!   `search`, `send`, `wait`, `demo`).
 //! * [`mcp`]: the MCP server (stdio, rmcp): tools, structured results,
 //!   errors with `_meta`.
 //! * [`tmux`]: typed sessions/windows/panes, target resolution and the
@@ -19,21 +19,39 @@
 //! * [`mirror`]: tmuxwire's own copy of each watched pane, fed by
 //!   `%output` on one control connection per session.
 //! * [`search`]: literal and regex search over logical lines (pure).
-//! * [`term`]: terminal facts shared with tmux, such as character widths
-//!   by tmux version (pure).
+//! * [`term`]: a terminal as tmux is one: its escape-sequence parser,
+//!   screen, grid and history, character widths by tmux version, and
+//!   captures as tmux prints them (pure).
 //! * [`control`]: the control-mode text protocol: a byte-level parser, a
 //!   command builder that quotes every argument, and an async client.
 //! * [`wire`]: socket resolution, imsg framing, the crash-safe identify
 //!   handshake, the version probe and the one-shot command client.
+//!
+//! Beside the layers, [`nonce`] makes the tokens a pane cannot guess.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
+// No `unsafe` anywhere but in `search`, whose `fold` module loads SIMD
+// vectors (each block with a `// SAFETY:` note; `search` itself denies
+// unsafe code and allows it back on that module alone). The crate root can
+// only deny, since `forbid` cannot be allowed back below it; every other
+// module forbids.
+#![deny(unsafe_code)]
 
+#[forbid(unsafe_code)]
 pub mod cli;
+#[forbid(unsafe_code)]
 pub mod control;
+#[forbid(unsafe_code)]
 pub mod mcp;
+#[forbid(unsafe_code)]
 pub mod mirror;
+#[forbid(unsafe_code)]
+pub mod nonce;
 pub mod search;
+#[forbid(unsafe_code)]
 pub mod term;
+#[forbid(unsafe_code)]
 pub mod tmux;
+#[forbid(unsafe_code)]
 pub mod wire;

@@ -1,5 +1,8 @@
 //! The `tmuxwire` binary; everything lives in the library's `cli` module.
 
+// The one `unsafe` block of the binary is the malloc tuning below.
+#![deny(unsafe_code)]
+
 fn main() -> std::process::ExitCode {
     release_large_buffers();
     tmuxwire::cli::main()
@@ -10,6 +13,7 @@ fn main() -> std::process::ExitCode {
 /// stay in the process when freed. A mirror seed holds tens of megabytes
 /// of capture for a moment: with the threshold fixed at 1 MiB those
 /// blocks are mapped and go back to the system when the seed is built.
+#[allow(unsafe_code)]
 fn release_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a malloc parameter; called once, before

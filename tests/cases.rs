@@ -1,9 +1,10 @@
-//! The public bug cases (`/work/shared/cases/public-bug-cases.md`), one test per case, each
-//! against a private tmux server and, where the case is version-sensitive, against every tmux in
+//! The public bug cases C1–C38, one test per case (its doc comment states the case and links the
+//! public reports it comes from), each against a private tmux server and, where the case is
+//! version-sensitive, against every tmux in
 //! [`tmux_bins`]. Every expectation is checked against what tmux itself says where possible
 //! (`capture-pane`, `display-message`).
 //!
-//! Shared helpers for `cases`, `hostile` and `cli` live in [`util`]. Tests run on a
+//! Shared helpers for `cases`, `hostile` and `cli` live in `support::tool`. Tests run on a
 //! multi-threaded runtime: the harness's waits block a thread, and the control connection's
 //! reader task must keep running meanwhile.
 
@@ -11,171 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until_true, within};
-use util::*;
-
-/// Helpers shared by the integration tests in `cases`, `hostile` and `cli`.
-pub(crate) mod util {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use rmcp::model::CallToolResult;
-    use serde_json::{Map, Value};
-    use tmuxwire::tmux::Servers;
-
-    use crate::support::{DEADLINE, TestServer};
-
-    fn map(args: Value) -> Map<String, Value> {
-        match args {
-            Value::Object(m) => m,
-            other => panic!("tool arguments must be an object, got {other}"),
-        }
-    }
-
-    /// Calls tool `name` in process.
-    pub async fn call(servers: &Servers, name: &str, args: Value) -> CallToolResult {
-        tmuxwire::mcp::tools::call(servers, name, map(args)).await
-    }
-
-    /// The text blocks of a result, joined.
-    pub fn text_of(r: &CallToolResult) -> String {
-        r.content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// Calls a tool that must succeed; returns its structured content.
-    pub async fn ok(servers: &Servers, name: &str, args: Value) -> Value {
-        let r = call(servers, name, args.clone()).await;
-        assert_ne!(
-            r.is_error,
-            Some(true),
-            "{name} {args} failed: {}",
-            text_of(&r)
-        );
-        r.structured_content
-            .unwrap_or_else(|| panic!("{name} {args}: no structured content"))
-    }
-
-    /// A tool error: `_meta.error_type` and the message text.
-    #[derive(Debug)]
-    pub struct ToolError {
-        pub kind: String,
-        pub text: String,
-        pub meta: Value,
-    }
-
-    /// Calls a tool that must fail; returns the error.
-    pub async fn err(servers: &Servers, name: &str, args: Value) -> ToolError {
-        let r = call(servers, name, args.clone()).await;
-        assert_eq!(
-            r.is_error,
-            Some(true),
-            "{name} {args} should have failed, got {:?}",
-            r.structured_content
-        );
-        let v = serde_json::to_value(&r).expect("encode result");
-        let meta = v.get("_meta").cloned().unwrap_or(Value::Null);
-        ToolError {
-            kind: meta["error_type"].as_str().unwrap_or("").to_string(),
-            text: text_of(&r),
-            meta,
-        }
-    }
-
-    /// The id (`%N`) of the pane `target` names.
-    pub fn pane_id(server: &TestServer, target: &str) -> String {
-        server
-            .tmux_ok(&["display-message", "-p", "-t", target, "#{pane_id}"])
-            .trim()
-            .to_string()
-    }
-
-    /// The first pane of `server`'s first session.
-    pub fn first_pane(server: &TestServer) -> String {
-        pane_id(server, &format!("={}:", server.session))
-    }
-
-    /// Types `text` literally into `pane` and presses Enter.
-    pub fn type_line(server: &TestServer, pane: &str, text: &str) {
-        server.tmux_ok(&["send-keys", "-t", pane, "-l", "--", text]);
-        server.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
-    }
-
-    /// A fresh end marker and the shell command that prints it, written so that the
-    /// command line's echo does not contain the marker.
-    pub fn marker() -> (String, String) {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        (format!("END-MARK-{n}"), format!("echo END-MA\"\"RK-{n}"))
-    }
-
-    /// Runs `cmd` in the shell of `pane`, then waits until it finished (an end marker printed
-    /// after it shows up).
-    pub fn run(server: &TestServer, pane: &str, cmd: &str) -> String {
-        let (mark, echo) = marker();
-        type_line(server, pane, &format!("{cmd}; {echo}"));
-        server.wait_for_text(pane, &mark, DEADLINE);
-        mark
-    }
-
-    /// tmux's own capture of `pane` with `extra` args, as lines (trailing spaces and trailing
-    /// empty lines removed).
-    pub fn tmux_lines(server: &TestServer, pane: &str, extra: &[&str]) -> Vec<String> {
-        let text = server.capture(pane, extra);
-        let mut lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
-        lines
-    }
-
-    /// Lines of text, trailing empty lines removed.
-    pub fn lines_of(text: &str) -> Vec<String> {
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
-        lines
-    }
-
-    /// `#{history_size}` of a pane.
-    pub fn history_size(server: &TestServer, pane: &str) -> i64 {
-        server
-            .tmux_ok(&["display-message", "-p", "-t", pane, "#{history_size}"])
-            .trim()
-            .parse()
-            .expect("history_size")
-    }
-
-    /// All matches of a search result, as (pane_id, line, number, rows).
-    pub fn hits(v: &Value) -> Vec<(String, String, i64, u64)> {
-        let mut out = Vec::new();
-        for m in v["matches"].as_array().into_iter().flatten() {
-            let lines = m["matched_lines"].as_array().cloned().unwrap_or_default();
-            let nums = m["matched_line_numbers"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            let rows = m["matched_line_rows"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            assert_eq!(lines.len(), nums.len(), "{m}");
-            assert_eq!(lines.len(), rows.len(), "{m}");
-            for i in 0..lines.len() {
-                out.push((
-                    m["pane_id"].as_str().unwrap_or("").to_string(),
-                    lines[i].as_str().unwrap_or("").to_string(),
-                    nums[i].as_i64().expect("line number"),
-                    rows[i].as_u64().expect("rows"),
-                ));
-            }
-        }
-        out
-    }
-}
 
 /// C1: a word split by a soft wrap is found, once, with its joined logical line.
 ///

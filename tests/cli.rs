@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, test_env, tmux_bins, wait_until};
 
 /// Environment variables that select a socket; removed from every run unless a test sets one.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tmuxwire::tmux::{Caller, Servers, Tmux};
 
-use crate::cases::util::{err, first_pane, ok, pane_id, run};
+use crate::support::tool::{err, first_pane, ok, pane_id, run};
 use crate::support::*;
 
 /// `tmux display-message -p -t target fmt`, trimmed of its line break.
@@ -1205,7 +1205,7 @@ async fn c14_channels_and_server_death() {
         let p = first_pane(&server);
         let s2 = s.clone();
         let wait = tokio::spawn(async move {
-            crate::cases::util::call(
+            crate::support::tool::call(
                 &s2,
                 "wait_for_channel",
                 json!({"channel": "done", "timeout": 20}),
@@ -1247,7 +1247,7 @@ async fn c14_channels_and_server_death() {
         let before = sockets(pid);
         let s3 = s.clone();
         let wait = tokio::spawn(async move {
-            crate::cases::util::call(
+            crate::support::tool::call(
                 &s3,
                 "wait_for_channel",
                 json!({"channel": "never", "timeout": 20}),
@@ -1498,20 +1498,7 @@ async fn stdio_session(
     calls: &[Value],
 ) -> Vec<Value> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    test_env(cmd.as_std_mut());
-    for k in [
-        "TMUX",
-        "TMUX_PANE",
-        "TMUXWIRE_TOOLSETS",
-        "LIBTMUX_TOOLSETS",
-        "TMUXWIRE_TOOLS",
-        "LIBTMUX_TOOLS",
-        "TMUXWIRE_EXCLUDE_TOOLS",
-        "LIBTMUX_EXCLUDE_TOOLS",
-    ] {
-        cmd.env_remove(k);
-    }
+    let mut cmd = tmuxwire_command();
     cmd.envs(env.iter().copied());
     cmd.arg("-S").arg(socket).arg("mcp");
     cmd.stdin(std::process::Stdio::piped())
@@ -1585,7 +1572,7 @@ async fn toolsets_choose_what_is_offered() {
     assert!(
         names(&got[1])
             .iter()
-            .all(|n| tmuxwire::mcp::toolsets::toolset_of(n)
+            .all(|n| tmuxwire::mcp::tools::toolset_of(n)
                 == Some(tmuxwire::mcp::toolsets::Toolset::Inspect))
     );
     let got = stdio_session(

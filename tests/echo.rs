@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tmuxwire::tmux::Servers;
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{
     DEADLINE, TestServer, servers, test_env, test_shell, tmux_bins, wait_until_true,
 };

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, system_tmux, test_env, tmux_bins, wait_until};
 use tmuxwire::tmux::{Caller, Servers, Tmux};
 

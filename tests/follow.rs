@@ -8,10 +8,14 @@ use std::time::{Duration, Instant};
 
 use tmuxwire::control::PaneId;
 use tmuxwire::search::{Pattern, PatternOptions};
-use tmuxwire::tmux::Tmux;
-use tmuxwire::tmux::follow::{Outcome, RunRequest, SinceCursor, WaitRequest};
+use tmuxwire::tmux::follow::{
+    CaptureSinceResult, Outcome, RunCommandResult, SinceCursor, WaitForTextResult,
+};
+use tmuxwire::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
+use tmuxwire::tmux::op::{self, Limit};
+use tmuxwire::tmux::{Error, Selector, Tmux};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
 
 fn tmux_of(server: &TestServer) -> Arc<Tmux> {
@@ -38,8 +42,55 @@ async fn waits_begun(t: &Tmux, pane: PaneId, n: usize) {
     .await;
 }
 
-fn run_req(command: &str, timeout: Duration) -> RunRequest {
-    RunRequest {
+/// The selector of pane `pane`.
+fn sel(pane: PaneId) -> Selector {
+    Selector {
+        pane_id: Some(pane),
+        ..Selector::default()
+    }
+}
+
+/// `req` for `pane`, run as the MCP tool and the CLI run it.
+async fn run_command(
+    t: &Tmux,
+    pane: PaneId,
+    req: &RunCommandRequest,
+) -> Result<RunCommandResult, Error> {
+    let req = RunCommandRequest {
+        pane: sel(pane),
+        ..req.clone()
+    };
+    op::run(t, req, Limit::NONE).await
+}
+
+/// `req` for `pane`, run as the MCP tool and the CLI run it.
+async fn wait_for_text(
+    t: &Tmux,
+    pane: PaneId,
+    req: &WaitForTextRequest,
+) -> Result<WaitForTextResult, Error> {
+    let req = WaitForTextRequest {
+        pane: sel(pane),
+        ..req.clone()
+    };
+    op::run(t, req, Limit::NONE).await
+}
+
+/// `capture_since` of `pane` after `cursor`.
+async fn capture_since(
+    t: &Tmux,
+    pane: PaneId,
+    cursor: Option<&SinceCursor>,
+    max_lines: usize,
+    max_bytes: usize,
+) -> Result<CaptureSinceResult, Error> {
+    let req = CaptureSinceRequest::new(sel(pane), cursor.copied(), max_lines, max_bytes);
+    op::run(t, req, Limit::NONE).await
+}
+
+fn run_req(command: &str, timeout: Duration) -> RunCommandRequest {
+    RunCommandRequest {
+        pane: Selector::default(),
         command: command.to_string(),
         timeout,
         max_lines: None,
@@ -53,8 +104,9 @@ fn lit(p: &str) -> Arc<Pattern> {
     Arc::new(Pattern::new(p, PatternOptions::literal()).expect("pattern"))
 }
 
-fn wait_req(patterns: Option<&[&str]>, stop: &[&str], timeout: Duration) -> WaitRequest {
-    WaitRequest {
+fn wait_req(patterns: Option<&[&str]>, stop: &[&str], timeout: Duration) -> WaitForTextRequest {
+    WaitForTextRequest {
+        pane: Selector::default(),
         patterns: patterns.map(|ps| ps.iter().map(|p| lit(p)).collect()),
         stop: stop.iter().map(|p| lit(p)).collect(),
         timeout,
@@ -72,16 +124,14 @@ async fn run_command_returns_status_and_only_its_output() {
         let t = tmux_of(&server);
         // Earlier output is not part of the answer.
         run(&server, &first_pane(&server), "echo EARLIER");
-        let r = t
-            .run_command(pane, &run_req("echo run-out-1; false", DEADLINE))
+        let r = run_command(&t, pane, &run_req("echo run-out-1; false", DEADLINE))
             .await
             .expect("run");
         assert_eq!(r.exit_status, Some(1), "{ctx}: {r:?}");
         assert_eq!(r.output, ["run-out-1"], "{ctx}: {r:?}");
         assert!(!r.timed_out && r.output_complete, "{ctx}: {r:?}");
 
-        let r = t
-            .run_command(pane, &run_req("printf 'a\\n\\nb'; exit 3", DEADLINE))
+        let r = run_command(&t, pane, &run_req("printf 'a\\n\\nb'; exit 3", DEADLINE))
             .await
             .expect("run");
         assert_eq!(r.exit_status, Some(3), "{ctx}: subshell exit: {r:?}");
@@ -89,10 +139,13 @@ async fn run_command_returns_status_and_only_its_output() {
 
         // Long, wrapped output comes back as logical lines.
         let long = "x".repeat(150);
-        let r = t
-            .run_command(pane, &run_req(&format!("echo {long}; seq 1 30"), DEADLINE))
-            .await
-            .expect("run");
+        let r = run_command(
+            &t,
+            pane,
+            &run_req(&format!("echo {long}; seq 1 30"), DEADLINE),
+        )
+        .await
+        .expect("run");
         assert_eq!(r.exit_status, Some(0));
         assert_eq!(r.output.len(), 31, "{ctx}: {r:?}");
         assert_eq!(r.output[0], long);
@@ -101,34 +154,32 @@ async fn run_command_returns_status_and_only_its_output() {
         // max_lines keeps the newest lines.
         let mut req = run_req("seq 1 100", DEADLINE);
         req.max_lines = Some(3);
-        let r = t.run_command(pane, &req).await.expect("run");
+        let r = run_command(&t, pane, &req).await.expect("run");
         assert_eq!(r.output, ["98", "99", "100"], "{ctx}: {r:?}");
         assert!(r.output_truncated);
         assert_eq!(r.output_truncated_lines, 97);
 
         // The subshell: cd does not outlast the command; the shell still works.
-        let r = t
-            .run_command(pane, &run_req("cd /; pwd", DEADLINE))
+        let r = run_command(&t, pane, &run_req("cd /; pwd", DEADLINE))
             .await
             .expect("run");
         assert_eq!(r.output, ["/"]);
-        let r = t
-            .run_command(pane, &run_req("pwd", DEADLINE))
+        let r = run_command(&t, pane, &run_req("pwd", DEADLINE))
             .await
             .expect("run");
         assert_ne!(r.output, ["/"], "{ctx}: {r:?}");
 
         // Output that tries to look like a mark is just text.
-        let r = t
-            .run_command(
-                pane,
-                &run_req(
-                    "printf '\\033]5379;tmuxwire;00000000000000000000000000000000;E;0\\007fake\\n'",
-                    DEADLINE,
-                ),
-            )
-            .await
-            .expect("run");
+        let r = run_command(
+            &t,
+            pane,
+            &run_req(
+                "printf '\\033]5379;tmuxwire;00000000000000000000000000000000;E;0\\007fake\\n'",
+                DEADLINE,
+            ),
+        )
+        .await
+        .expect("run");
         assert_eq!(r.output, ["fake"], "{ctx}: {r:?}");
         assert_eq!(r.exit_status, Some(0));
     }
@@ -143,10 +194,10 @@ async fn queued_commands_each_get_their_own_answer() {
     let t = tmux_of(&server);
     let a = run_req("echo A; sleep 1; false", DEADLINE);
     let b = run_req("echo B", DEADLINE);
-    let (ra, rb) = tokio::join!(t.run_command(pane, &a), async {
+    let (ra, rb) = tokio::join!(run_command(&t, pane, &a), async {
         // Asked second.
         tokio::task::yield_now().await;
-        t.run_command(pane, &b).await
+        run_command(&t, pane, &b).await
     });
     let (ra, rb) = (ra.expect("A"), rb.expect("B"));
     assert_eq!(
@@ -169,13 +220,12 @@ async fn run_command_timeout_leaves_the_shell_usable() {
     let t = tmux_of(&server);
     let mut req = run_req("echo started; sleep 30", Duration::from_millis(500));
     req.interrupt_on_timeout = true;
-    let r = t.run_command(pane, &req).await.expect("run");
+    let r = run_command(&t, pane, &req).await.expect("run");
     assert!(r.timed_out, "{r:?}");
     assert!(r.interrupted);
     assert_eq!(r.exit_status, None);
     assert_eq!(r.output, ["started"], "{r:?}");
-    let r = t
-        .run_command(pane, &run_req("echo after", DEADLINE))
+    let r = run_command(&t, pane, &run_req("echo after", DEADLINE))
         .await
         .expect("run");
     assert_eq!(r.output, ["after"], "{r:?}");
@@ -192,14 +242,13 @@ async fn c13_wait_for_text_never_matches_the_echo() {
         let (pane_s, pane) = pane_of(&server);
         let t = tmux_of(&server);
         // Seed the copy first, as a previous tool call would have.
-        t.capture_since(pane, None, 500, 128_000)
+        capture_since(&t, pane, None, 500, 128_000)
             .await
             .expect("seed");
         let began = Instant::now();
         server.tmux_ok(&["send-keys", "-t", &pane_s, "-l", "sleep 1; echo DONE_7f3a"]);
         server.tmux_ok(&["send-keys", "-t", &pane_s, "Enter"]);
-        let r = t
-            .wait_for_text(pane, &wait_req(Some(&["DONE_7f3a"]), &[], DEADLINE))
+        let r = wait_for_text(&t, pane, &wait_req(Some(&["DONE_7f3a"]), &[], DEADLINE))
             .await
             .expect("wait");
         assert_eq!(r.outcome, Outcome::Matched, "{ctx}: {r:?}");
@@ -222,7 +271,7 @@ async fn output_on_the_entry_line_is_new_output() {
         let server = TestServer::builder(&bin).size(80, 10).start();
         let (pane_s, pane) = pane_of(&server);
         let t = tmux_of(&server);
-        t.capture_since(pane, None, 500, 128_000)
+        capture_since(&t, pane, None, 500, 128_000)
             .await
             .expect("seed");
         type_line(&server, &pane_s, "sleep 1; echo ENTRY-\"\"LINE");
@@ -239,8 +288,7 @@ async fn output_on_the_entry_line_is_new_output() {
                 .trim()
                 == "sleep"
         });
-        let r = t
-            .wait_for_text(pane, &wait_req(Some(&["ENTRY-LINE"]), &[], DEADLINE))
+        let r = wait_for_text(&t, pane, &wait_req(Some(&["ENTRY-LINE"]), &[], DEADLINE))
             .await
             .expect("wait");
         assert_eq!(r.outcome, Outcome::Matched, "{ctx}: {r:?}");
@@ -257,20 +305,24 @@ async fn wait_for_text_outcomes() {
     let server = TestServer::builder(&system_tmux()).size(80, 10).start();
     let (pane_s, pane) = pane_of(&server);
     let t = tmux_of(&server);
-    let quiet = t
-        .wait_for_text(
-            pane,
-            &wait_req(Some(&["never"]), &[], Duration::from_millis(300)),
-        )
-        .await
-        .expect("wait");
+    let quiet = wait_for_text(
+        &t,
+        pane,
+        &wait_req(Some(&["never"]), &[], Duration::from_millis(300)),
+    )
+    .await
+    .expect("wait");
     assert_eq!(quiet.outcome, Outcome::Timeout, "{quiet:?}");
     assert!(!quiet.found && !quiet.saw_new_output, "{quiet:?}");
 
     let t2 = t.clone();
     let waiting = tokio::spawn(async move {
-        t2.wait_for_text(pane, &wait_req(Some(&["SUCCESS"]), &["FAILED"], DEADLINE))
-            .await
+        wait_for_text(
+            &t2,
+            pane,
+            &wait_req(Some(&["SUCCESS"]), &["FAILED"], DEADLINE),
+        )
+        .await
     });
     waits_begun(&t, pane, 1).await;
     type_line(&server, &pane_s, "printf 'step\\nFAI''LED\\nSUCC''ESS\\n'");
@@ -280,7 +332,7 @@ async fn wait_for_text_outcomes() {
 
     let t3 = t.clone();
     let any =
-        tokio::spawn(async move { t3.wait_for_text(pane, &wait_req(None, &[], DEADLINE)).await });
+        tokio::spawn(async move { wait_for_text(&t3, pane, &wait_req(None, &[], DEADLINE)).await });
     waits_begun(&t, pane, 1).await;
     type_line(&server, &pane_s, "echo something");
     let r = any.await.expect("task").expect("wait");
@@ -294,13 +346,13 @@ async fn wait_for_text_outcomes() {
         "printf '\\033[?1049h\\033[HALT''SCREEN\\n'; sleep 30",
     );
     server.wait_for_text(&pane_s, "ALTSCREEN", DEADLINE);
-    let r = t
-        .wait_for_text(
-            pane,
-            &wait_req(Some(&["nothing"]), &[], Duration::from_millis(300)),
-        )
-        .await
-        .expect("wait");
+    let r = wait_for_text(
+        &t,
+        pane,
+        &wait_req(Some(&["nothing"]), &[], Duration::from_millis(300)),
+    )
+    .await
+    .expect("wait");
     assert_eq!(r.outcome, Outcome::AlternateScreen, "{r:?}");
     assert!(r.alternate_screen);
 }
@@ -319,8 +371,7 @@ async fn capture_since_returns_each_line_once() {
         let (pane_s, pane) = pane_of(&server);
         let t = tmux_of(&server);
         run(&server, &pane_s, "echo first");
-        let first = t
-            .capture_since(pane, None, 500, 128_000)
+        let first = capture_since(&t, pane, None, 500, 128_000)
             .await
             .expect("first");
         assert!(first.lines.iter().any(|l| l == "first"), "{ctx}: {first:?}");
@@ -328,8 +379,7 @@ async fn capture_since_returns_each_line_once() {
         let c = SinceCursor::decode(&first.cursor).expect("cursor");
 
         run(&server, &pane_s, "seq -f 'n%g' 1 20");
-        let second = t
-            .capture_since(pane, Some(&c), 500, 128_000)
+        let second = capture_since(&t, pane, Some(&c), 500, 128_000)
             .await
             .expect("delta");
         let want: Vec<String> = (1..=20).map(|i| format!("n{i}")).collect();
@@ -341,16 +391,14 @@ async fn capture_since_returns_each_line_once() {
             "{ctx}: the command line first: {second:?}"
         );
         let c2 = SinceCursor::decode(&second.cursor).expect("cursor");
-        let third = t
-            .capture_since(pane, Some(&c2), 500, 128_000)
+        let third = capture_since(&t, pane, Some(&c2), 500, 128_000)
             .await
             .expect("empty");
         assert!(third.lines.is_empty(), "{ctx}: {third:?}");
 
         // Limits keep the newest lines.
         run(&server, &pane_s, "seq -f 'm%g' 1 50");
-        let limited = t
-            .capture_since(pane, Some(&c2), 5, 128_000)
+        let limited = capture_since(&t, pane, Some(&c2), 5, 128_000)
             .await
             .expect("limited");
         assert_eq!(limited.lines.len(), 5, "{ctx}: {limited:?}");
@@ -358,8 +406,7 @@ async fn capture_since_returns_each_line_once() {
             limited.truncated && limited.truncated_lines > 45,
             "{ctx}: {limited:?}"
         );
-        let bytes = t
-            .capture_since(pane, Some(&c2), 500, 10)
+        let bytes = capture_since(&t, pane, Some(&c2), 500, 10)
             .await
             .expect("bytes");
         assert!(
@@ -372,8 +419,7 @@ async fn capture_since_returns_each_line_once() {
         let c3 = SinceCursor::decode(&third.cursor).expect("cursor");
         run(&server, &pane_s, "seq 1 30");
         server.tmux_ok(&["clear-history", "-t", &pane_s]);
-        let missed = t
-            .capture_since(pane, Some(&c3), 500, 128_000)
+        let missed = capture_since(&t, pane, Some(&c3), 500, 128_000)
             .await
             .expect("missed");
         assert!(missed.lines_missed, "{ctx}: {missed:?}");
@@ -386,8 +432,7 @@ async fn capture_since_rejects_foreign_and_stale_cursors() {
     let server = TestServer::start(&system_tmux());
     let (pane_s, pane) = pane_of(&server);
     let t = tmux_of(&server);
-    let first = t
-        .capture_since(pane, None, 500, 128_000)
+    let first = capture_since(&t, pane, None, 500, 128_000)
         .await
         .expect("first");
     let c = SinceCursor::decode(&first.cursor).expect("cursor");
@@ -398,8 +443,7 @@ async fn capture_since_rejects_foreign_and_stale_cursors() {
     } else {
         other
     };
-    let e = t
-        .capture_since(other, Some(&c), 500, 128_000)
+    let e = capture_since(&t, other, Some(&c), 500, 128_000)
         .await
         .expect_err("foreign");
     assert!(e.to_string().contains("does not match"), "{e}");
@@ -411,8 +455,7 @@ async fn capture_since_rejects_foreign_and_stale_cursors() {
             .parse::<u32>()
             .is_ok_and(|p| p != c.pane_pid)
     });
-    let e = t
-        .capture_since(pane, Some(&c), 500, 128_000)
+    let e = capture_since(&t, pane, Some(&c), 500, 128_000)
         .await
         .expect_err("respawned");
     assert!(e.to_string().contains("respawned"), "{e}");
@@ -658,8 +701,8 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
                 let want = want.clone();
                 async move {
                     p.and_then(|p| {
-                        let st = p.read();
-                        let t = st.term.as_ref()?;
+                        let st = p.view();
+                        let t = st.term()?;
                         let text = t.capture_joined(
                             tmuxwire::term::LineNo(-20),
                             tmuxwire::term::LineNo(11),

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, test_env, tmux_bins, wait_until};
 
 /// `(time, number)` of a command run now, learned the way a program in a pane could: through
@@ -168,14 +168,8 @@ async fn forged_guards_in_a_working_directory_cut_nothing() {
         let ctx = format!("tmux {}", bin.label);
         let server = TestServer::builder(&bin).size(100, 20).start();
         let first = first_pane(&server);
-        let evil_pane = server
-            .tmux_ok(&["new-window", "-d", "-P", "-F", "#{pane_id}"])
-            .trim()
-            .to_string();
-        let last = server
-            .tmux_ok(&["new-window", "-d", "-P", "-F", "#{pane_id}"])
-            .trim()
-            .to_string();
+        let evil_pane = server.new_window_pane(&[]);
+        let last = server.new_window_pane(&[]);
         let pid = server
             .tmux_ok(&["display-message", "-p", "-t", &evil_pane, "#{pane_pid}"])
             .trim()

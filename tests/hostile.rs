@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::cases::util::*;
+use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until, within};
 
 /// Writes `content` to a file in `dir` and `cat`s it in `pane` (the command line's echo holds

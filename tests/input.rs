@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cases::util::{call, err, first_pane, ok, pane_id, run, text_of};
+use crate::support::tool::{call, err, first_pane, ok, pane_id, run, text_of};
 use crate::support::*;
 
 /// A pane that copies the next `n` bytes it receives to `out`, then prints a marker; the
@@ -22,21 +22,7 @@ pub(crate) fn raw_reader(server: &TestServer, n: usize, out: &Path) -> (String, 
         "stty raw -echo; head -c {n} > '{}'; stty sane; printf '%s\\n' {marker}; sleep 600",
         out.display()
     );
-    let p = server
-        .tmux_ok(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            &format!("={}:", server.session),
-            "sh",
-            "-c",
-            &cmd,
-        ])
-        .trim()
-        .to_string();
+    let p = server.new_window_pane(&["-t", &format!("={}:", server.session), "sh", "-c", &cmd]);
     // Raw mode is on once stty ran: wait for the terminal to say so.
     wait_until_true("raw mode in the reader pane", DEADLINE, || {
         let tty = server
@@ -144,7 +130,7 @@ async fn c9_non_latin_text_and_c_space_arrive_as_bytes() {
         let pane = first_pane(&server);
         let s = servers(&server);
         run(&server, &pane, "clear");
-        crate::cases::util::type_line(&server, &pane, "od -An -c");
+        crate::support::tool::type_line(&server, &pane, "od -An -c");
         // od runs when the shell has handed it the terminal.
         wait_until_true("od runs", DEADLINE, || {
             server
@@ -205,7 +191,7 @@ async fn c10_trailing_semicolon_is_typed() {
         )
         .await;
         server.wait_for_text(&pane, "\ntwo\n", DEADLINE);
-        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        let lines = crate::support::tool::tmux_lines(&server, &pane, &[]);
         assert!(lines.contains(&"$ echo one;".to_string()), "{lines:?}");
         assert!(lines.contains(&"one".to_string()), "{lines:?}");
         assert!(lines.contains(&"$ echo two;".to_string()), "{lines:?}");
@@ -302,7 +288,7 @@ async fn c12_key_names_and_text_stay_apart() {
         run(&server, &pane, "clear; echo MARK-ONE");
         ok(&s, "send_keys", json!({"pane_id": pane, "keys": "echo Up"})).await;
         server.wait_for_text(&pane, "\nUp\n", DEADLINE);
-        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        let lines = crate::support::tool::tmux_lines(&server, &pane, &[]);
         assert_eq!(
             lines.iter().filter(|l| l.as_str() == "MARK-ONE").count(),
             1,
@@ -410,7 +396,7 @@ async fn send_keys_batch_order_stop_and_continue() {
             (json!(2), Value::Null)
         );
         server.wait_for_text(&pane, "\nB3\n", DEADLINE);
-        let lines = crate::cases::util::tmux_lines(&server, &pane, &[]);
+        let lines = crate::support::tool::tmux_lines(&server, &pane, &[]);
         assert!(
             !lines.contains(&"B3".to_string())
                 || lines.iter().position(|l| l == "B1") < lines.iter().position(|l| l == "B3"),
@@ -438,7 +424,7 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
         let s = servers(&server);
         // A program that asked for bracketed paste and shows what it reads.
         run(&server, &pane, "clear");
-        crate::cases::util::type_line(
+        crate::support::tool::type_line(
             &server,
             &pane,
             "printf '\\033[?2004h'; stty -echo; od -An -c",

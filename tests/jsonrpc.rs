@@ -12,18 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
-use crate::support::{DEADLINE, TestServer, system_tmux, wait_until, within};
-
-/// Environment variables that select a socket or mark "inside tmux".
-const SOCKET_ENV: &[&str] = &[
-    "TMUX",
-    "TMUX_PANE",
-    "TMUXWIRE_SOCKET_PATH",
-    "TMUXWIRE_SOCKET_NAME",
-    "LIBTMUX_SOCKET_PATH",
-    "LIBTMUX_SOCKET",
-    "TMUXWIRE_LOG",
-];
+use crate::support::{DEADLINE, TestServer, system_tmux, tmuxwire_command, wait_until, within};
 
 /// The line limit and nesting limit the binary enforces.
 const MAX_LINE: usize = tmuxwire::mcp::jsonrpc::MAX_LINE_BYTES;
@@ -52,10 +41,7 @@ impl Mcp {
             .prefix("tmuxwire-rpc-")
             .tempdir_in("/tmp")
             .unwrap();
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-        for k in SOCKET_ENV {
-            cmd.env_remove(k);
-        }
+        let mut cmd = tmuxwire_command();
         // `socket_name` arguments resolve inside the temp dir.
         cmd.env("TMUX_TMPDIR", dir.path());
         let none = dir.path().join("none.sock");
@@ -464,10 +450,7 @@ async fn garbage_before_initialize() {
         .prefix("tmuxwire-rpc-")
         .tempdir_in("/tmp")
         .unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    for k in SOCKET_ENV {
-        cmd.env_remove(k);
-    }
+    let mut cmd = tmuxwire_command();
     cmd.env("TMUX_TMPDIR", dir.path());
     cmd.arg("-S").arg(dir.path().join("none.sock")).arg("mcp");
     cmd.stdin(Stdio::piped())
@@ -528,17 +511,7 @@ async fn a_cancelled_call_stops() {
         .history_limit(250_000)
         .start();
     for _ in 0..5 {
-        let pane = server
-            .tmux_ok(&[
-                "new-window",
-                "-d",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "seq 1 200000; exec sleep 100000",
-            ])
-            .trim()
-            .to_string();
+        let pane = server.new_window_pane(&["seq 1 200000; exec sleep 100000"]);
         wait_until("the pane is filled", DEADLINE, || {
             server
                 .capture(&pane, &["-S", "-3", "-E", "-"])

@@ -15,25 +15,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::*;
 
-/// Environment variables that select a socket or mark "inside tmux"; removed from every
-/// spawned server so only what a test sets counts.
-const SOCKET_ENV: &[&str] = &[
-    "TMUX",
-    "TMUX_PANE",
-    "TMUX_TMPDIR",
-    "TMUXWIRE_SOCKET_PATH",
-    "TMUXWIRE_SOCKET_NAME",
-    "LIBTMUX_SOCKET_PATH",
-    "LIBTMUX_SOCKET",
-    "TMUXWIRE_LOG",
-    "TMUXWIRE_TOOLSETS",
-    "LIBTMUX_TOOLSETS",
-    "TMUXWIRE_TOOLS",
-    "LIBTMUX_TOOLS",
-    "TMUXWIRE_EXCLUDE_TOOLS",
-    "LIBTMUX_EXCLUDE_TOOLS",
-];
-
 /// The tool names the library's catalog lists for the default toolsets (inspect, manage,
 /// execute), in order (its unit test pins the list itself); what a client sees over the wire
 /// must be exactly these.
@@ -47,19 +28,14 @@ fn tool_names() -> Vec<String> {
 
 /// The read tools (toolset inspect).
 fn is_read_tool(name: &str) -> bool {
-    tmuxwire::mcp::toolsets::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
+    tmuxwire::mcp::tools::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
 }
 
 type Client = RunningService<RoleClient, ()>;
 
 /// `tmuxwire [-S socket] mcp` with a clean environment plus `env`.
 fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    for k in SOCKET_ENV {
-        cmd.env_remove(k);
-    }
-    // Removed above; a private one so nothing reaches the user's socket directory.
-    test_env(cmd.as_std_mut());
+    let mut cmd = tmuxwire_command();
     if let Some(s) = socket {
         cmd.arg("-S").arg(s);
     }

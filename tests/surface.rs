@@ -36,22 +36,7 @@ impl Raw {
 
     /// [`Raw::start`] with environment variables set.
     async fn start_with_env(socket: &Path, args: &[&str], env: &[(&str, &str)]) -> Raw {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-        crate::support::test_env(cmd.as_std_mut());
-        for k in [
-            "TMUX",
-            "TMUX_PANE",
-            "TMUXWIRE_RESPONSE_BUDGET",
-            "TMUXWIRE_LOG",
-            "TMUXWIRE_TOOLSETS",
-            "LIBTMUX_TOOLSETS",
-            "TMUXWIRE_TOOLS",
-            "LIBTMUX_TOOLS",
-            "TMUXWIRE_EXCLUDE_TOOLS",
-            "LIBTMUX_EXCLUDE_TOOLS",
-        ] {
-            cmd.env_remove(k);
-        }
+        let mut cmd = crate::support::tmuxwire_command();
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -421,8 +406,8 @@ async fn values_round_trip() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_blocks_by_mode() {
     let server = TestServer::start(&system_tmux());
-    let pane = crate::cases::util::first_pane(&server);
-    crate::cases::util::run(&server, &pane, "echo PLAIN-TEXT-LINE");
+    let pane = crate::support::tool::first_pane(&server);
+    crate::support::tool::run(&server, &pane, "echo PLAIN-TEXT-LINE");
     let capture = json!({"name": "capture_pane", "arguments": {"pane_id": pane}});
     let info = json!({"name": "get_pane_info", "arguments": {"pane_id": pane}});
     let list = json!({"name": "list_sessions", "arguments": {}});
@@ -513,7 +498,7 @@ async fn text_blocks_by_mode() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waits_report_progress_and_stop_on_cancel() {
     let server = TestServer::start(&system_tmux());
-    let pane = crate::cases::util::first_pane(&server);
+    let pane = crate::support::tool::first_pane(&server);
     let mut raw = Raw::start(&server.socket, &[]).await;
     raw.send(
         json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call", "params": {

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Servers, Tmux};
 
+use crate::support::tool_json::*;
 use crate::support::*;
 
 /// Field separator for CLI formats (no `%`: display-message runs strftime).
@@ -20,91 +21,6 @@ const SEP: &str = "|~|";
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// Calls a tool and returns the whole result as JSON (`content`, `structuredContent`,
-/// `isError`, `_meta`).
-async fn call(servers: &Servers, tool: &str, args: Value) -> Value {
-    let map: Map<String, Value> = match args {
-        Value::Object(m) => m,
-        Value::Null => Map::new(),
-        other => panic!("arguments must be an object, got {other}"),
-    };
-    let what = format!("{tool}({})", Value::Object(map.clone()));
-    let r = within(&what, tools::call(servers, tool, map)).await;
-    serde_json::to_value(&r).expect("CallToolResult serializes")
-}
-
-/// The structured content of a successful call (panics with the error text otherwise).
-async fn ok(servers: &Servers, tool: &str, args: Value) -> Value {
-    let r = call(servers, tool, args.clone()).await;
-    assert_ne!(
-        r.get("isError"),
-        Some(&Value::Bool(true)),
-        "{tool}({args}) failed: {}",
-        text_of(&r)
-    );
-    r.get("structuredContent")
-        .cloned()
-        .unwrap_or_else(|| panic!("{tool}({args}): no structuredContent: {r}"))
-}
-
-/// An error call: checks the error shape and returns `(text, error_type)`.
-async fn err(servers: &Servers, tool: &str, args: Value) -> (String, String) {
-    let r = call(servers, tool, args.clone()).await;
-    assert_error_shape(&r, &format!("{tool}({args})"))
-}
-
-fn assert_error_shape(r: &Value, ctx: &str) -> (String, String) {
-    assert_eq!(
-        r.get("isError"),
-        Some(&Value::Bool(true)),
-        "{ctx} should fail, got {r}"
-    );
-    assert!(
-        r.get("structuredContent").is_none_or(Value::is_null),
-        "{ctx}: an error carries no structuredContent: {r}"
-    );
-    let meta = r
-        .get("_meta")
-        .unwrap_or_else(|| panic!("{ctx}: error without _meta: {r}"));
-    let kind = meta["error_type"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{ctx}: _meta.error_type missing: {r}"))
-        .to_string();
-    assert!(meta["expected"].is_boolean(), "{ctx}: _meta.expected: {r}");
-    let text = text_of(r);
-    assert!(!text.is_empty(), "{ctx}: empty error text");
-    if let Some(s) = meta.get("suggestion").and_then(Value::as_str) {
-        assert!(
-            text.ends_with(s),
-            "{ctx}: the text ends with the suggestion: {text:?} / {s:?}"
-        );
-    }
-    (text, kind)
-}
-
-fn text_of(r: &Value) -> String {
-    r["content"][0]["text"].as_str().unwrap_or("").to_string()
-}
-
-/// The `result` text of a successful call (`capture_pane`, `display_message`), after
-/// checking that its text block is that text, as libtmux-mcp sends it (the same facts for a
-/// client that reads either).
-fn result_text(r: &Value) -> String {
-    assert_eq!(
-        Some(text_of(r).as_str()),
-        r["structuredContent"]["result"].as_str(),
-        "text block = structuredContent's result"
-    );
-    r["structuredContent"]["result"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no result text: {r}"))
-        .to_string()
-}
-
-fn suggestion_of(r: &Value) -> String {
-    r["_meta"]["suggestion"].as_str().unwrap_or("").to_string()
-}
 
 /// A JSON value as tmux prints the same format variable.
 fn tmux_text(v: &Value) -> String {

@@ -459,11 +459,13 @@ async fn check_one_shot_without_sessions(
 
     // The Tmux handle falls back to one-shot commands.
     let tmux = Tmux::new(socket.to_path_buf(), None, Caller::default());
-    let sessions = within("list_sessions", tmux.list_sessions())
+    let sessions = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
         .await
         .unwrap_or_else(|e| panic!("tmux {label}: list_sessions: {e}"));
     assert!(sessions.is_empty(), "{sessions:?}");
-    let info = within("server_info", tmux.server_info()).await.unwrap();
+    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
+        .await
+        .unwrap();
     assert!(info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0, "{info:?}");
     assert_eq!(info.version.as_deref(), Some(label));
@@ -473,12 +475,14 @@ async fn check_one_shot_without_sessions(
     // Once a session exists, the handle attaches again (self-healing).
     ok(&["new-session", "-d", "-s", "later", "-x", "80", "-y", "24"]);
     let names = wait_until_async("the handle sees the new session", || async {
-        let s = tmux.list_sessions().await.ok()?;
+        let s = tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
         (s.len() == 1).then_some(s)
     })
     .await;
     assert_eq!(names[0].session_name, "later");
-    let info = within("server_info", tmux.server_info()).await.unwrap();
+    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
+        .await
+        .unwrap();
     assert_eq!(info.session_count, 1, "{info:?}");
     assert_eq!(
         info.imsg_framing.as_deref(),
@@ -489,7 +493,7 @@ async fn check_one_shot_without_sessions(
     );
     // While it is used, the handle leaves one-shot mode and attaches a control client.
     wait_until_async("the handle attaches a control client", || async {
-        tmux.list_sessions().await.ok()?;
+        tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
         let o = cli(&["list-clients", "-F", "#{client_control_mode}"]);
         String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -581,12 +585,14 @@ async fn no_server_is_reported_with_the_socket_path() {
 
     // The Tmux handle: an error naming the path; server_info says not alive.
     let tmux = Tmux::new(path.clone(), None, Caller::default());
-    let e = within("list_sessions", tmux.list_sessions())
+    let e = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
         .await
         .unwrap_err();
     assert_eq!(e.to_string(), want);
-    assert_eq!(e.kind_name(), "NoServer");
-    let info = within("server_info", tmux.server_info()).await.unwrap();
+    assert_eq!(e.kind().name(), "NoServer");
+    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
+        .await
+        .unwrap();
     assert!(!info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0);
     assert_eq!(info.socket_path, Some(path.display().to_string()));
@@ -673,7 +679,7 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         // The Tmux handle reconnects by itself after being detached.
         let tmux = Tmux::new(server.socket.clone(), None, Caller::default());
         assert_eq!(
-            within("list_sessions", tmux.list_sessions())
+            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -684,9 +690,12 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         wait_until_true("the handle's client leaves", DEADLINE, || {
             control_clients(&server).is_empty()
         });
-        let s = within("list_sessions after detach", tmux.list_sessions())
-            .await
-            .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
+        let s = within(
+            "list_sessions after detach",
+            tmuxwire::tmux::op::list::sessions(&tmux),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
         assert_eq!(s[0].session_name, "wire-detach");
         assert_alive(&server, "after the handle reconnected");
     }
@@ -746,7 +755,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         let client = connect(&server).await;
         let tmux = Arc::new(Tmux::new(server.socket.clone(), None, Caller::default()));
         assert_eq!(
-            within("list_sessions", tmux.list_sessions())
+            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -788,19 +797,25 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         assert!(matches!(e, control::Error::Closed { .. }), "{e:?}");
 
         // Through Tmux: "no tmux server running on <path>".
-        let e = within("list_sessions after kill", tmux.list_sessions())
-            .await
-            .unwrap_err();
+        let e = within(
+            "list_sessions after kill",
+            tmuxwire::tmux::op::list::sessions(&tmux),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("no tmux server running on {}", server.socket.display()),
             "tmux {}",
             bin.label
         );
-        assert_eq!(e.kind_name(), "NoServer");
-        let info = within("server_info after kill", tmux.server_info())
-            .await
-            .unwrap();
+        assert_eq!(e.kind().name(), "NoServer");
+        let info = within(
+            "server_info after kill",
+            tmuxwire::tmux::op::info::server_info(&tmux),
+        )
+        .await
+        .unwrap();
         assert!(!info.is_alive);
     }
 }
@@ -966,7 +981,10 @@ async fn idle_connections_close_and_reopen() {
                 .filter(|l| *l == tmuxwire::wire::CLIENT_TERM)
                 .count()
         };
-        assert_eq!(t.list_sessions().await.unwrap().len(), 1);
+        assert_eq!(
+            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
+            1
+        );
         assert_eq!(ours(), 1, "tmux {}: attached while in use", bin.label);
         wait_until(
             "the idle connection to close",
@@ -974,7 +992,7 @@ async fn idle_connections_close_and_reopen() {
             || (ours() == 0).then_some(()),
         );
         assert_eq!(
-            t.list_sessions().await.unwrap().len(),
+            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
             1,
             "tmux {}: reconnects",
             bin.label

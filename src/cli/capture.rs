@@ -33,34 +33,30 @@ use std::io::{self, BufWriter, IsTerminal as _, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
-
+use super::errors::CliError;
 use super::output::{Out, escape_field};
 use super::target::{self, Level, World};
-use super::tool::{self, CliError};
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
 use crate::tmux::Servers;
+use crate::tmux::op::info::PaneInfoRequest;
+use crate::tmux::op::{self, Limit};
 
 /// One `panes` line: `%N\tsession:window.pane\tWxH\tcommand\tpath\twindow`,
 /// every field escaped ([`escape_field`]) so that it is one line.
-pub fn pane_line(p: &Value) -> String {
-    let s = |k: &str| match &p[k] {
-        Value::String(s) => escape_field(s).into_owned(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    };
+pub fn pane_line(p: &crate::tmux::PaneInfo) -> String {
+    let s = |v: &str| escape_field(v).into_owned();
     format!(
         "{}\t{}:{}.{}\t{}x{}\t{}\t{}\t{}",
-        s("pane_id"),
-        s("session_name"),
-        s("window_index"),
-        s("pane_index"),
-        s("pane_width"),
-        s("pane_height"),
-        s("pane_current_command"),
-        s("pane_current_path"),
-        s("window_name"),
+        s(&p.pane_id),
+        s(&p.session_name),
+        s(&p.window_index),
+        s(&p.pane_index),
+        s(&p.pane_width),
+        s(&p.pane_height),
+        s(&p.pane_current_command),
+        s(&p.pane_current_path),
+        s(&p.window_name),
     )
 }
 
@@ -90,7 +86,7 @@ pub async fn panes(servers: &Servers, target: Option<&str>) -> Result<ExitCode, 
         out.line(PANES_HEADER);
     }
     for i in rows {
-        out.line(&pane_line(&world.values[i]));
+        out.line(&pane_line(&world.rows[i]));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -665,11 +661,9 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
             })
         }
         None => {
-            let v = tool::call(servers, "get_pane_info", Map::new()).await?;
-            v["pane_id"]
-                .as_str()
-                .map(str::to_string)
-                .ok_or_else(|| CliError::new("tmux named no current pane"))
+            let server = servers.default_server();
+            let pane = op::run(server, PaneInfoRequest::default(), Limit::NONE).await?;
+            Ok(pane.pane_id)
         }
     }
 }
@@ -757,7 +751,6 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn rows_of_a_capture() {
@@ -863,11 +856,18 @@ mod tests {
     #[test]
     fn one_line_per_pane() {
         // C25: a directory name with a line break.
-        let p = json!({
-            "pane_id": "%1", "session_name": "base", "window_index": "1", "pane_index": "0",
-            "pane_width": "80", "pane_height": "24", "pane_current_command": "bash",
-            "pane_current_path": "/tmp/evil\ndir\\x", "window_name": "w\tx",
-        });
+        let p = crate::tmux::PaneInfo {
+            pane_id: "%1".into(),
+            session_name: "base".into(),
+            window_index: "1".into(),
+            pane_index: "0".into(),
+            pane_width: "80".into(),
+            pane_height: "24".into(),
+            pane_current_command: "bash".into(),
+            pane_current_path: "/tmp/evil\ndir\\x".into(),
+            window_name: "w\tx".into(),
+            ..Default::default()
+        };
         assert_eq!(
             pane_line(&p),
             "%1\tbase:1.0\t80x24\tbash\t/tmp/evil\\ndir\\\\x\tw\\tx"

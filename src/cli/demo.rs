@@ -3,7 +3,7 @@
 //! The demo starts a tmux server of its own (`-S` in a new temporary
 //! directory, `-f /dev/null`), fills four panes with generated output
 //! (colours, CJK, lines that wrap) and then shows five things, each through
-//! the tool code the MCP server runs ([`super::tool::call_tool`]) with the
+//! the tool code the MCP server runs ([`crate::mcp::tools::call`]) with the
 //! pane mirror on, as `tmuxwire mcp` has it:
 //!
 //! 1. a search of every pane's whole scrollback, timed next to tmux's own
@@ -608,10 +608,20 @@ async fn call(servers: &Servers, name: &str, args: Value) -> Result<(Value, Dura
         return Err(format!("{name}: the demo's arguments are not an object"));
     };
     let t = Instant::now();
-    let v = super::tool::call_tool(servers, name, map)
-        .await
-        .map_err(|e| format!("{name}: {}", e.message))?;
-    Ok((v, t.elapsed()))
+    let r = crate::mcp::tools::call(servers, name, map).await;
+    let took = t.elapsed();
+    if r.is_error == Some(true) {
+        // The message is the text block's first line (a suggestion for a
+        // model may follow it).
+        let text = r
+            .content
+            .iter()
+            .find_map(|c| c.as_text().map(|t| t.text.clone()))
+            .unwrap_or_default();
+        let message = text.lines().next().unwrap_or("").to_string();
+        return Err(format!("{name}: {message}"));
+    }
+    Ok((r.structured_content.unwrap_or(Value::Null), took))
 }
 
 /// A JSON value as text (strings without quotes).

@@ -48,9 +48,9 @@
 use std::io::Write;
 use std::ops::Range;
 
+use super::errors::CliError;
 use super::output::{Painter, escape_field};
 use super::source::PaneLines;
-use super::tool::CliError;
 use crate::search::{Pattern, PatternErrorKind, PatternOptions};
 
 /// The longest pattern `search` compiles, in characters (all `-e` and

@@ -1,9 +1,10 @@
 //! The `tmuxwire` command line: `panes`, `capture` and `search` feel like
-//! tmux and grep, and `mcp` serves the tools. `panes`, `send` and target
-//! resolution go through the same tool code as the MCP server
-//! ([`crate::mcp::tools::call`], via [`tool::call`]), so what a person
-//! sees is what a model gets; `wait` calls the same
-//! [`crate::tmux::Tmux::wait_for_text`] without the tools' wait ceiling;
+//! tmux and grep, and `mcp` serves the tools. Every command builds the
+//! typed requests of [`crate::tmux::op`] from its flags and runs them
+//! with the same `run` the MCP tools call, so what a person sees is what a
+//! model gets: `panes` and target resolution the listings, `send` and
+//! `wait` the typing and follow operations (`wait` without the tools'
+//! wait ceiling), errors said in CLI words by [`errors`];
 //! `capture` and `search` read panes with one-shot clients of tmux's
 //! protocol (whole scrollbacks, streamed or scanned as one buffer, with no
 //! response budget: a shell is not a model's context window).
@@ -21,7 +22,7 @@
 //!   pane's buffer (pure);
 //! * `capture`: `panes` and `capture` (a one-shot client's
 //!   `capture-pane -p`, streamed to stdout); `send`: text and keys into a
-//!   pane;
+//!   pane; `wait`: until a pane prints a pattern;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `tool`: tool calls, and their errors in CLI words;
 //! * `demo`: what tmuxwire does, shown and checked on a private server.
@@ -29,13 +30,13 @@
 mod args;
 mod capture;
 mod demo;
+mod errors;
 mod grep;
 mod output;
 mod search;
 mod send;
 mod source;
 mod target;
-mod tool;
 mod wait;
 
 /// `println!` that never panics: output to a closed pipe (`tmuxwire demo
@@ -170,7 +171,10 @@ async fn run(cli: Cli) -> ExitCode {
             };
             // Unknown toolset or tool names stop the server before it starts:
             // a typo must not silently change what a model may do.
-            let policy = match mcp::toolsets::Policy::from_env(|k| std::env::var(k).ok()) {
+            let policy = match mcp::toolsets::Policy::from_env(
+                |k| std::env::var(k).ok(),
+                mcp::tools::is_tool,
+            ) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("tmuxwire: {e}");

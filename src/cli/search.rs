@@ -18,11 +18,11 @@
 use std::io::{BufWriter, Read as _, Write as _};
 use std::process::ExitCode;
 
+use super::errors::CliError;
 use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
 use super::source::{Captures, LineSource, PaneInfo, Range};
 use super::target::{self, World};
-use super::tool::CliError;
 use super::{LineArg, SearchArgs};
 use crate::term::width::Rules;
 use crate::tmux::Servers;
@@ -130,22 +130,16 @@ async fn scope(servers: &Servers, target: Option<&str>) -> Result<Vec<PaneInfo>,
         .filter(|&i| seen.insert(world.rows[i].pane_id.clone()))
         .map(|i| {
             let r = &world.rows[i];
-            let v = &world.values[i];
-            let int = |k: &str| v[k].as_str().and_then(|s| s.parse::<i64>().ok());
-            let at_limit = match (int("history_size"), int("history_limit")) {
-                (Some(size), Some(limit)) => {
-                    limit > 0 && size > 0 && size >= limit - (limit / 10).max(1)
-                }
-                _ => false,
-            };
+            let (size, limit) = (r.history_size, r.history_limit);
+            let at_limit = limit > 0 && size > 0 && size >= limit - (limit / 10).max(1);
             PaneInfo {
                 pane_id: r.pane_id.clone(),
                 session_name: r.session_name.clone(),
                 window_index: r.window_index.clone(),
                 window_name: r.window_name.clone(),
                 pane_index: r.pane_index.clone(),
-                command: v["pane_current_command"].as_str().unwrap_or("").to_string(),
-                path: v["pane_current_path"].as_str().unwrap_or("").to_string(),
+                command: r.pane_current_command.clone(),
+                path: r.pane_current_path.clone(),
                 history_at_limit: at_limit,
                 ..PaneInfo::default()
             }

@@ -1,5 +1,6 @@
 //! `tmuxwire send`: type text into a pane, exactly as given, and press
-//! keys by name. Runs `send_keys_batch` (one round trip): the text first
+//! keys by name. Runs the `send_keys_batch` operation
+//! ([`SendKeysBatchRequest`], one round trip): the text first
 //! (always literal: `Up` is typed as two letters), then Enter unless `-n`,
 //! then each `-k KEY` in order. Text read from stdin (`-`) loses one line
 //! break at its end ([`stdin_text`]): `echo cmd | tmuxwire send -` presses
@@ -8,22 +9,33 @@
 use std::io::Read as _;
 use std::process::ExitCode;
 
-use serde_json::{Map, Value, json};
-
 use super::SendArgs;
-use super::target::{self, Level};
-use super::tool::{self, CliError};
-use crate::tmux::Servers;
+use super::errors::CliError;
+use super::target;
 use crate::tmux::input::is_key_name;
+use crate::tmux::op::typing::{BatchSent, SendKeysBatchRequest};
+use crate::tmux::op::{self, Limit};
+use crate::tmux::typing::Keys;
+use crate::tmux::{Selector, Servers};
 
 /// The `send_keys_batch` operations `a` asks for (text read already).
-pub fn operations(text: Option<&str>, keys: &[String], no_enter: bool) -> Vec<Value> {
+pub fn operations(text: Option<&str>, keys: &[String], no_enter: bool) -> Vec<Keys> {
     let mut ops = Vec::new();
     if let Some(t) = text {
-        ops.push(json!({"keys": t, "literal": true, "enter": !no_enter}));
+        ops.push(Keys {
+            keys: t.to_string(),
+            literal: true,
+            enter: !no_enter,
+            suppress_history: false,
+        });
     }
     for k in keys {
-        ops.push(json!({"keys": k, "literal": false, "enter": false}));
+        ops.push(Keys {
+            keys: k.clone(),
+            literal: false,
+            enter: false,
+            suppress_history: false,
+        });
     }
     ops
 }
@@ -71,37 +83,20 @@ pub async fn run(servers: &Servers, a: SendArgs) -> Result<ExitCode, CliError> {
         return Err(CliError::new("nothing to send: give TEXT, or -k KEY")
             .hint("Example: tmuxwire send -t %3 'make test'   or   tmuxwire send -t %3 -k C-c"));
     }
-    let mut op_target = Map::new();
-    if let Some(t) = &a.target {
-        let (_, scope) = target::resolve_arg(servers, t).await?;
-        match scope.level {
-            Level::Pane => op_target.insert("pane_id".into(), json!(scope.pane_id)),
-            Level::Window => op_target.insert("window_id".into(), json!(scope.window_id)),
-            Level::Session => op_target.insert("session_id".into(), json!(scope.session_id)),
-        };
-    }
-    let ops: Vec<Value> = operations(text.as_deref(), &a.keys, a.no_enter)
+    let pane = match &a.target {
+        Some(t) => target::resolve_arg(servers, t).await?.1.selector(),
+        None => Selector::default(),
+    };
+    let ops = operations(text.as_deref(), &a.keys, a.no_enter)
         .into_iter()
-        .map(|mut op| {
-            if let Value::Object(m) = &mut op {
-                m.extend(op_target.clone());
-            }
-            op
-        })
+        .map(|k| (pane.clone(), k))
         .collect();
-    let mut args = Map::new();
-    args.insert("operations".into(), Value::Array(ops));
-    args.insert("on_error".into(), json!("stop"));
-    let v = tool::call(servers, "send_keys_batch", args).await?;
-    if let Some(bad) = v["results"]
-        .as_array()
-        .and_then(|r| r.iter().find(|r| r["success"] != json!(true)))
-    {
-        let msg = bad["error"].as_str().unwrap_or("sending failed");
-        let first = msg.lines().next().unwrap_or(msg);
-        return Err(CliError::new(first.to_string()).hint(tool::PANES_HINT));
+    let req = SendKeysBatchRequest::new(ops, true, None)?;
+    let BatchSent(sent) = op::run(servers.default_server(), req, Limit::NONE).await?;
+    match sent.into_iter().find_map(|s| s.result.err()) {
+        Some(e) => Err(CliError::from(e)),
+        None => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
@@ -111,16 +106,16 @@ mod tests {
     #[test]
     fn ops() {
         let keys = vec!["C-c".to_string()];
-        assert_eq!(
-            operations(Some("ls"), &[], false),
-            vec![json!({"keys": "ls", "literal": true, "enter": true})]
-        );
+        let k = |keys: &str, literal, enter| Keys {
+            keys: keys.into(),
+            literal,
+            enter,
+            suppress_history: false,
+        };
+        assert_eq!(operations(Some("ls"), &[], false), [k("ls", true, true)]);
         assert_eq!(
             operations(Some("ls"), &keys, true),
-            vec![
-                json!({"keys": "ls", "literal": true, "enter": false}),
-                json!({"keys": "C-c", "literal": false, "enter": false})
-            ]
+            [k("ls", true, false), k("C-c", false, false)]
         );
         assert_eq!(operations(None, &keys, false).len(), 1);
     }

@@ -20,7 +20,7 @@
 //! ([`crate::term::width`]); when the counts do not add up to the rows of
 //! the range, the pane is captured again joined and row by row in one
 //! command list and the two are aligned
-//! ([`crate::tmux::search::align_rows`]). Line numbers are counted from
+//! ([`crate::tmux::op::search::align_rows`]). Line numbers are counted from
 //! the bottom of the range, so the newest lines are right even where a
 //! count is off; the hidden screen's lines go between the history and the
 //! screen, numbered from its top row (0). A pane that vanishes meanwhile is
@@ -35,11 +35,11 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
 
-use super::tool::CliError;
+use super::errors::CliError;
 use crate::mirror::scan::Screen;
 use crate::term::width::{self, Rules};
-use crate::tmux::ops::{split_lines, trim_end_spaces};
-use crate::tmux::search::{align_rows, bottom_line, top_line};
+use crate::term::{bottom_line, split_lines, top_line, trim_end_spaces};
+use crate::tmux::op::search::align_rows;
 
 /// One logical line of a [`PaneLines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

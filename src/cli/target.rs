@@ -1,5 +1,5 @@
 //! `-t TARGET`: tmux's target syntax, resolved against what `list_panes`
-//! returns.
+//! lists.
 //!
 //! # Format
 //!
@@ -22,16 +22,17 @@
 //! tokens (`!`, `^`, `$`, `+`, `-`, `{last}`, …) are refused.
 //!
 //! [`TargetSpec::parse`] and [`resolve`] are pure; [`World::fetch`] makes
-//! the tool calls they need.
+//! the operations they need.
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
-
+use super::errors::{CliError, PANES_HINT};
 use super::output::escape_field;
-use super::tool::{self, CliError, PANES_HINT};
 use crate::control::{PaneId, SessionId, WindowId};
-use crate::tmux::Servers;
+use crate::tmux::op::info::SessionInfoRequest;
+use crate::tmux::op::list::{ListPanesRequest, ListWindowsRequest};
+use crate::tmux::op::{self, Limit};
+use crate::tmux::{PaneInfo, Servers};
 
 /// The session part of a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,50 +199,18 @@ impl TargetSpec {
     }
 }
 
-/// One row of `list_panes`: where a pane lives.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PaneRow {
-    /// `%N`.
-    pub pane_id: String,
-    /// Index in its window.
-    pub pane_index: String,
-    /// `@N`.
-    pub window_id: String,
-    /// Index in its session.
-    pub window_index: String,
-    /// The window's name.
-    pub window_name: String,
-    /// `$N`.
-    pub session_id: String,
-    /// The session's name.
-    pub session_name: String,
-}
-
-impl PaneRow {
-    /// From a `list_panes` result object.
-    pub fn from_value(v: &Value) -> PaneRow {
-        let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
-        PaneRow {
-            pane_id: s("pane_id"),
-            pane_index: s("pane_index"),
-            window_id: s("window_id"),
-            window_index: s("window_index"),
-            window_name: s("window_name"),
-            session_id: s("session_id"),
-            session_name: s("session_name"),
-        }
-    }
-}
+/// One pane as a target resolves it: [`PaneInfo`] (where it lives, by
+/// id, index and name).
+pub type PaneRow = PaneInfo;
 
 /// What a target resolves against: the panes in `list_panes` order, and,
 /// when the target needs them, the current session and each session's
 /// active window.
 #[derive(Clone, Debug, Default)]
 pub struct World {
-    /// Every pane (a pane in a linked window once per session).
-    pub rows: Vec<PaneRow>,
-    /// `list_panes`' objects, parallel to `rows`.
-    pub values: Vec<Value>,
+    /// Every pane (a pane in a linked window once per session), in
+    /// `list_panes` order.
+    pub rows: Vec<PaneInfo>,
     /// The current session's id.
     pub current_session: Option<String>,
     /// Session id → its active window's id.
@@ -273,6 +242,20 @@ pub struct Scope {
     pub pane_id: Option<String>,
     /// The rows of [`World::rows`] in scope, in order.
     pub rows: Vec<usize>,
+}
+
+impl Scope {
+    /// The object this scope names, as an operation's request takes it
+    /// (the ids it holds; one that does not parse is left out).
+    pub fn selector(&self) -> crate::tmux::Selector {
+        let mut sel = crate::tmux::Selector::default();
+        match self.level {
+            Level::Pane => sel.pane_id = self.pane_id.as_deref().and_then(|p| p.parse().ok()),
+            Level::Window => sel.window_id = self.window_id.as_deref().and_then(|w| w.parse().ok()),
+            Level::Session => sel.session_id = self.session_id.parse().ok(),
+        }
+        sel
+    }
 }
 
 /// Resolves `spec` in `world`.
@@ -442,34 +425,30 @@ impl World {
     ///
     /// # Errors
     ///
-    /// The tools' errors, in CLI words.
+    /// The operations' errors, in CLI words.
     pub async fn fetch(servers: &Servers, spec: Option<&TargetSpec>) -> Result<World, CliError> {
-        let v = tool::call(servers, "list_panes", Map::new()).await?;
-        let values: Vec<Value> = v["result"].as_array().cloned().unwrap_or_default();
-        let rows = values.iter().map(PaneRow::from_value).collect();
+        let server = servers.default_server();
+        let panes = op::run(server, ListPanesRequest::default(), Limit::NONE).await?;
         let mut world = World {
-            rows,
-            values,
+            rows: panes.result,
             ..World::default()
         };
         let Some(spec) = spec else {
             return Ok(world);
         };
         if spec.needs_current() {
-            match tool::call(servers, "get_session_info", Map::new()).await {
-                Ok(v) => world.current_session = v["session_id"].as_str().map(str::to_string),
+            match op::run(server, SessionInfoRequest::default(), Limit::NONE).await {
+                Ok(s) => world.current_session = Some(s.session_id),
                 // No sessions: resolving says so.
                 Err(_) if world.rows.is_empty() => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         if spec.needs_active_window() {
-            let v = tool::call(servers, "list_windows", Map::new()).await?;
-            for w in v["result"].as_array().into_iter().flatten() {
-                if w["window_active"] == json!("1")
-                    && let (Some(s), Some(id)) = (w["session_id"].as_str(), w["window_id"].as_str())
-                {
-                    world.active_windows.insert(s.to_string(), id.to_string());
+            let windows = op::run(server, ListWindowsRequest::default(), Limit::NONE).await?;
+            for w in windows.result {
+                if w.window_active == "1" {
+                    world.active_windows.insert(w.session_id, w.window_id);
                 }
             }
         }
@@ -609,6 +588,7 @@ mod tests {
             window_name: wname.into(),
             session_id: format!("${sess}"),
             session_name: sname.into(),
+            ..PaneRow::default()
         }
     }
 
@@ -626,7 +606,6 @@ mod tests {
                 row(1, 0, 1, 5, "logs", 1, "beta"),
                 row(2, 1, 1, 5, "logs", 1, "beta"),
             ],
-            values: Vec::new(),
             current_session: Some("$1".into()),
             active_windows: [("$0".into(), "@1".into()), ("$1".into(), "@3".into())].into(),
         }

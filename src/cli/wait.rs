@@ -1,7 +1,7 @@
 //! `tmuxwire wait`: block until a pane prints a line that matches (or any
 //! output), woken by the pane's `%output` through the mirror, as the MCP
-//! tool `wait_for_text` does (the same code, [`Tmux::wait_for_text`],
-//! called directly: the tool clamps its timeout to the wait ceiling, 30 s
+//! tool `wait_for_text` does (the same operation, [`WaitForTextRequest`],
+//! run directly: the tool clamps its timeout to the wait ceiling, 30 s
 //! by default, which is there for models; a person's shell waits as long
 //! as it is told, up to [`MAX_TIMEOUT`]). Prints the matching lines (or
 //! the tail) with control characters escaped; the exit status says how
@@ -12,16 +12,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-
 use super::WaitArgs;
+use super::errors::CliError;
 use super::output::escape_text;
-use super::target::{self, Level};
-use super::tool::{self, CliError};
-use crate::control::PaneId;
+use super::target;
 use crate::search::{Pattern, PatternOptions};
-use crate::tmux::Servers;
-use crate::tmux::follow::WaitRequest;
+use crate::tmux::follow::{Outcome, WaitForTextResult};
+use crate::tmux::op::follow::{self, CaptureSinceRequest, WaitForTextRequest};
+use crate::tmux::op::typing::SendKeysRequest;
+use crate::tmux::op::{self, Limit};
+use crate::tmux::typing::Keys;
+use crate::tmux::{Selector, Servers};
 
 /// Exit status when a `--stop` pattern ended the wait.
 const STOPPED: u8 = 3;
@@ -79,91 +80,89 @@ fn compile(texts: &[String], a: &WaitArgs, what: &str) -> Result<Vec<Arc<Pattern
 ///
 /// # Errors
 ///
-/// A bad pattern or timeout, a missing target, the tool's errors.
+/// A bad pattern or timeout, a missing target, the operations' errors.
 pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
     let timeout = timeout(a.timeout)?;
     let patterns = (!a.patterns.is_empty())
         .then(|| compile(&a.patterns, &a, "PATTERN"))
         .transpose()?;
     let stop = compile(&a.stop, &a, "--stop")?;
-    let mut target_args = Map::new();
-    if let Some(t) = &a.target {
-        let (_, scope) = target::resolve_arg(servers, t).await?;
-        match scope.level {
-            Level::Pane => target_args.insert("pane_id".into(), json!(scope.pane_id)),
-            Level::Window => target_args.insert("window_id".into(), json!(scope.window_id)),
-            Level::Session => target_args.insert("session_id".into(), json!(scope.session_id)),
-        };
-    }
+    let named = match &a.target {
+        Some(t) => target::resolve_arg(servers, t).await?.1.selector(),
+        None => Selector::default(),
+    };
+    let server = servers.default_server();
+    // One pane for every step, as the tool would pick it (a window or
+    // session: its active pane).
+    let pane = Selector {
+        pane_id: Some(follow::pane_id(server, &named).await?),
+        ..Selector::default()
+    };
     if let Some(text) = &a.send {
-        // One pane for all three calls; its copy exists before the keys go,
-        // so the wait counts the output from where the text was typed.
-        let info = tool::call(servers, "get_pane_info", target_args.clone()).await?;
-        let pane = json!(info["pane_id"]);
-        target_args = Map::new();
-        target_args.insert("pane_id".into(), pane.clone());
-        tool::call(servers, "capture_since", target_args.clone()).await?;
-        let mut send = target_args.clone();
-        send.insert("keys".into(), json!(text));
-        send.insert("literal".into(), json!(true));
-        send.insert("enter".into(), json!(true));
-        tool::call(servers, "send_keys", send).await?;
+        // Its copy exists before the keys go, so the wait counts the
+        // output from where the text was typed.
+        let seed = CaptureSinceRequest::new(pane.clone(), None, 500, 128_000);
+        op::run(server, seed, Limit::NONE).await?;
+        let keys = Keys {
+            keys: text.clone(),
+            literal: true,
+            enter: true,
+            suppress_history: false,
+        };
+        let send = SendKeysRequest {
+            pane: pane.clone(),
+            keys,
+        };
+        op::run(server, send, Limit::NONE).await?;
     }
-    // The pane, as the tool would pick it (a window or session: its
-    // active pane).
-    let info = tool::call(servers, "get_pane_info", target_args).await?;
-    let pane: PaneId = info["pane_id"]
-        .as_str()
-        .and_then(|p| p.parse().ok())
-        .ok_or_else(|| CliError::new("tmux named no pane to wait on"))?;
-    let req = WaitRequest {
+    let req = WaitForTextRequest {
+        pane,
         patterns,
         stop,
         timeout,
         progress: None,
     };
-    let r = servers
-        .default_server()
-        .wait_for_text(pane, &req)
-        .await
-        .map_err(|e| tool::ToolError::from_error(&e).into_cli())?;
-    let r = serde_json::to_value(&r).unwrap_or(Value::Null);
+    let r = op::run(server, req, Limit::NONE).await?;
     if !a.quiet {
-        let outcome = r["outcome"].as_str().unwrap_or("");
-        let lines = if a.tail || r["matched_lines"].as_array().is_none_or(Vec::is_empty) {
-            &r["tail"]
-        } else {
-            &r["matched_lines"]
-        };
-        let mut out = std::io::stdout().lock();
-        let show = a.tail || matches!(outcome, "matched" | "any_output" | "stopped");
-        for l in lines.as_array().into_iter().flatten().filter(|_| show) {
-            let _ = writeln!(out, "{}", escape_text(l.as_str().unwrap_or("")));
-        }
-        let pane = r["pane_id"].as_str().unwrap_or("the pane");
-        let what = if a.patterns.is_empty() {
-            "no new output"
-        } else {
-            "no match"
-        };
-        if r["pane_dead"] == json!(true) && !matches!(outcome, "matched" | "any_output") {
-            eprintln!("tmuxwire: {what} in {pane}: its program exited");
-        } else if outcome == "alternate_screen" {
-            eprintln!(
-                "tmuxwire: {what} in {pane} within {} s: it shows a full-screen program, which \
-                 adds no lines (see tmuxwire capture -t {pane})",
-                r["effective_timeout"]
-            );
-        } else if outcome == "timeout" {
-            eprintln!(
-                "tmuxwire: {what} in {pane} within {} s",
-                r["effective_timeout"]
-            );
-        }
+        report(&r, &a);
     }
-    Ok(match r["outcome"].as_str() {
-        Some("matched" | "any_output") => ExitCode::SUCCESS,
-        Some("stopped") => ExitCode::from(STOPPED),
-        _ => ExitCode::from(1),
+    Ok(match r.outcome {
+        Outcome::Matched | Outcome::AnyOutput => ExitCode::SUCCESS,
+        Outcome::Stopped => ExitCode::from(STOPPED),
+        Outcome::AlternateScreen | Outcome::Timeout => ExitCode::from(1),
     })
+}
+
+/// Prints what the wait saw: the matching lines (or the tail) on stdout,
+/// why nothing matched on stderr.
+fn report(r: &WaitForTextResult, a: &WaitArgs) {
+    let found = matches!(r.outcome, Outcome::Matched | Outcome::AnyOutput);
+    let lines = if a.tail || r.matched_lines.is_empty() {
+        &r.tail
+    } else {
+        &r.matched_lines
+    };
+    let show = a.tail || found || r.outcome == Outcome::Stopped;
+    let mut out = std::io::stdout().lock();
+    for l in lines.iter().filter(|_| show) {
+        let _ = writeln!(out, "{}", escape_text(l));
+    }
+    let pane = &r.pane_id;
+    let what = if a.patterns.is_empty() {
+        "no new output"
+    } else {
+        "no match"
+    };
+    // `{:?}` writes seconds as the JSON answer does (`2.5`, `30.0`).
+    let secs = r.effective_timeout;
+    if r.pane_dead && !found {
+        eprintln!("tmuxwire: {what} in {pane}: its program exited");
+    } else if r.outcome == Outcome::AlternateScreen {
+        eprintln!(
+            "tmuxwire: {what} in {pane} within {secs:?} s: it shows a full-screen program, \
+             which adds no lines (see tmuxwire capture -t {pane})"
+        );
+    } else if r.outcome == Outcome::Timeout {
+        eprintln!("tmuxwire: {what} in {pane} within {secs:?} s");
+    }
 }

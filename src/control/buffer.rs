@@ -10,7 +10,6 @@
 
 use super::command::{Command, Line};
 use super::correlate::FrameSpec;
-use super::format;
 use super::parse::{Block, Encoding};
 use crate::wire::TmuxVersion;
 
@@ -56,7 +55,7 @@ pub const EMPTY: &str = "\u{1}";
 /// delete it. Their [`GROUP`] blocks (fewer when the capture failed) give
 /// the text with [`captured`].
 pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; GROUP] {
-    let name = format!("tmuxwire-{}", format::nonce());
+    let name = format!("tmuxwire-{}", crate::nonce::hex());
     let fill = Command::new("set-buffer")
         .opt("-b", name.clone())
         .arg(EMPTY);

@@ -6,7 +6,7 @@
 //! requests. Callers send requests over a channel (as in mini-redis's
 //! buffered client); the task records each request in the correlator
 //! *before* writing its line, coalesces whatever is queued into one
-//! `write()`, reads and correlates answers, broadcasts notifications, and
+//! `write()`, reads and correlates answers, and
 //! fails every open request when the connection ends or the stream breaks
 //! a framing rule ([`Output::Violation`]).
 //!
@@ -30,11 +30,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::{Notify, broadcast, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
-use super::Error;
 use super::command::{Command, Line};
 use super::correlate::{Correlator, Output, Shape};
+use super::error::Error;
 use super::id::SessionId;
 use super::notify::Notification;
 use super::parse::Block;
@@ -54,9 +54,6 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Deadline for the attach command's answer at connect.
     pub attach_timeout: Duration,
-    /// Capacity of the notification broadcast; slow subscribers that fall
-    /// further behind see `Lagged` and should resynchronise.
-    pub notification_capacity: usize,
     /// Capacity of the ordered event stream ([`Client::take_events`]);
     /// `None`: no event stream.
     pub events: Option<usize>,
@@ -67,7 +64,6 @@ impl Default for ClientOptions {
         ClientOptions {
             request_timeout: Duration::from_secs(20),
             attach_timeout: Duration::from_secs(5),
-            notification_capacity: 4096,
             events: None,
         }
     }
@@ -111,7 +107,6 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when the connection task ends.
     done: Notify,
-    notifications: broadcast::Sender<Notification>,
     events: Mutex<Option<mpsc::Receiver<StreamEvent>>>,
 }
 
@@ -198,7 +193,6 @@ impl Client {
             control,
             imsg,
         } = transport;
-        let (notifications, _) = broadcast::channel(opts.notification_capacity.max(16));
         let (events_tx, events_rx) = match opts.events {
             Some(cap) => {
                 let (t, r) = mpsc::channel(cap.max(1));
@@ -209,9 +203,15 @@ impl Client {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             done: Notify::new(),
-            notifications,
             events: Mutex::new(events_rx),
         });
+        // Unbounded, because `submit` is synchronous and never waits. What
+        // bounds it: each request is one `submit` by a caller that then
+        // waits for its answer (at most its deadline) before sending more,
+        // and the task drains the channel into one write whenever the
+        // previous write is done; so it holds at most about one request
+        // per concurrent caller (tool calls, mirror watches), each a few
+        // command lines.
         let (tx, rx) = mpsc::unbounded_channel();
         let (attach_tx, attach_rx) = oneshot::channel();
         let conn = Connection {
@@ -292,11 +292,6 @@ impl Client {
         self.shared.ended().is_some() || self.tx.is_closed()
     }
 
-    /// A receiver of every notification from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
-        self.shared.notifications.subscribe()
-    }
-
     /// The ordered event stream, once (`None` without
     /// [`ClientOptions::events`] or when already taken). Its consumer must
     /// keep reading: the connection waits for room in it.
@@ -344,13 +339,7 @@ impl Client {
             text.push(b'\n');
             let mut shape = line.shape();
             if let Shape::Fenced(token) = &mut shape {
-                // No '%' in the token: display-message applies strftime().
-                let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
-                text.extend_from_slice(b"display-message -p '");
-                text.extend_from_slice(t.as_bytes());
-                text.extend_from_slice(b"'\n");
-                *token = t.into_bytes();
-                token.push(b'\n');
+                *token = push_fence(&mut text, id);
             }
             let (tx, rx) = oneshot::channel();
             expect.push((shape, Waiter { id, tx: Some(tx) }));
@@ -460,13 +449,9 @@ impl Client {
 
     fn submit_fenced(&self, line: &Line) -> Result<Ticket, Error> {
         let id = self.info.seq.fetch_add(1, Ordering::Relaxed);
-        let t = format!("__tmuxwire_fence_{}_{id}__", std::process::id());
         let mut text = line.to_line()?.into_bytes();
-        text.extend_from_slice(b"\ndisplay-message -p '");
-        text.extend_from_slice(t.as_bytes());
-        text.extend_from_slice(b"'\n");
-        let mut token = t.into_bytes();
-        token.push(b'\n');
+        text.push(b'\n');
+        let token = push_fence(&mut text, id);
         let (tx, rx) = oneshot::channel();
         if self.shared.ended().is_some() {
             return Err(self.closed_error());
@@ -504,6 +489,20 @@ impl Client {
             let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
         }
     }
+}
+
+/// Appends the fence line for request `id` to `text` and returns the line
+/// its block holds (the token and `\n`). The token carries a nonce, so no
+/// program in a pane can print it ahead of time and end an answer early;
+/// it has no `%`, as display-message applies strftime().
+fn push_fence(text: &mut Vec<u8>, id: u64) -> Vec<u8> {
+    let t = format!("__tmuxwire_fence_{}_{id}__", crate::nonce::hex());
+    text.extend_from_slice(b"display-message -p '");
+    text.extend_from_slice(t.as_bytes());
+    text.extend_from_slice(b"'\n");
+    let mut token = t.into_bytes();
+    token.push(b'\n');
+    token
 }
 
 /// One block from a reply: the only one, or all merged.
@@ -662,11 +661,10 @@ impl Connection {
                     if let Notification::SessionChanged { session, name } = &n {
                         self.shared.lock_state().session = Some((*session, name.clone()));
                     }
+                    // Without an event stream nobody reads notifications
+                    // (only the session above is kept).
                     if self.events.is_some() {
-                        let _ = self.shared.notifications.send(n.clone());
                         self.emit(StreamEvent::Notification(n)).await;
-                    } else {
-                        let _ = self.shared.notifications.send(n);
                     }
                 }
                 Output::Unclaimed(b) => {

@@ -433,6 +433,7 @@ fn escape(c: char) -> Option<char> {
 
 /// Fuzz entry point: for any text, [`quote`] yields one line that
 /// [`unquote`] reads back as exactly that argument.
+#[doc(hidden)]
 pub fn fuzz_quote(data: &[u8]) {
     let s = String::from_utf8_lossy(data).replace('\0', "");
     let q = quote(&s);

@@ -304,6 +304,7 @@ fn fuzz_shape(b: u8) -> Shape {
 /// per request's shape, then the stream. The outputs are the same however
 /// the stream is chunked, every reply belongs to a request made and comes
 /// in request order, and nothing but the violation follows a violation.
+#[doc(hidden)]
 pub fn fuzz_correlate(data: &[u8]) {
     let Some((&n, rest)) = data.split_first() else {
         return;

@@ -34,9 +34,6 @@
 //! template through `strftime()` when it does (format.c:
 //! `format_expand1()`), which would turn `%` sequences into dates.
 
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::correlate::FrameSpec;
 use super::escape::unescape;
 
@@ -104,14 +101,11 @@ fn is_generated(name: &str) -> bool {
         || name == "client_control_mode"
 }
 
-/// 64 random bits as 16 hex digits, different on every call (std's
-/// randomly keyed hasher over a counter).
+/// 64 unpredictable bits as 16 hex digits, different on every call: the
+/// crate's one nonce source, [`crate::nonce::hex`], under the name the
+/// mirror and the CLI call it by.
 pub fn nonce() -> String {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(SEQ.fetch_add(1, Ordering::Relaxed));
-    h.write_u32(std::process::id());
-    format!("{:016x}", h.finish())
+    crate::nonce::hex()
 }
 
 /// What tmux prints for `value` through [`ESCAPE_MODIFIERS`]: `\` → `\\`,
@@ -248,7 +242,7 @@ impl Query {
     /// variables), with a fresh nonce. `display_message` uses one field
     /// made of the caller's text.
     pub fn from_parts(fields: &[Vec<Part<'_>>]) -> Query {
-        let nonce = nonce();
+        let nonce = crate::nonce::hex();
         let start = format!("{RS}{nonce}{US}");
         let end = format!("{RS}{nonce}");
         let mut template = String::with_capacity(fields.len() * 48 + 48);

@@ -7,52 +7,36 @@
 //! * [`command`]: command lines with every argument quoted and targets by
 //!   id or exact name. Pure.
 //! * [`id`]: `$N`/`@N`/`%N` ids.
-//! * [`client`]: the async client: request/response correlation, fences,
-//!   a notification broadcast, clean shutdown.
+//! * [`correlate`]: pairs each block with the request it answers and
+//!   frames it (fences, nonce-ended records, paste-buffer lengths);
+//!   reports a stream that breaks a framing rule. Pure.
+//! * [`format`](mod@format): `-F` queries whose records a program in a pane cannot cut
+//!   or forge. Pure.
+//! * [`record`]: [`crate::record!`], a query's record declared once by
+//!   field name (the struct, its format variables and its parser).
+//! * [`escape`]: undoes vis(3) and tmuxwire's field escape. Pure.
+//! * [`buffer`]: captures read as paste buffers (framed by their length).
+//!   Pure.
+//! * [`client`]: the async client: one task owns the connection (requests
+//!   in, correlated answers out, fences, an ordered event stream), clean
+//!   shutdown.
+//! * [`error`]: [`Error`], the control layer's errors.
 
 pub mod buffer;
 pub mod client;
 pub mod command;
 pub mod correlate;
+pub mod error;
 pub mod escape;
 pub mod format;
 pub mod id;
 pub mod notify;
 pub mod parse;
-
-use std::time::Duration;
+pub mod record;
 
 pub use client::{Client, ClientOptions, Fenced};
 pub use command::{Command, Line, Target, TargetKind, quote};
+pub use error::Error;
 pub use id::{PaneId, SessionId, WindowId};
 pub use notify::Notification;
 pub use parse::{Block, BlockStart, Encoding, Event, Frame, Parser};
-
-/// Errors of the control layer.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The connection ended; the reason is what tmux or the OS said.
-    #[error("the tmux control connection ended: {reason}")]
-    Closed {
-        /// Why.
-        reason: String,
-    },
-    /// No answer before the deadline. The connection stays usable.
-    #[error("tmux did not answer {what} within {after:?}")]
-    Timeout {
-        /// The deadline.
-        after: Duration,
-        /// The command waited for.
-        what: String,
-    },
-    /// tmux refused to attach the control client (e.g. `no sessions`).
-    #[error("tmux refused to attach a control client: {0}")]
-    Attach(String),
-    /// A command that cannot be encoded.
-    #[error(transparent)]
-    Command(#[from] command::CommandError),
-    /// Opening the connection failed.
-    #[error(transparent)]
-    Wire(#[from] crate::wire::Error),
-}

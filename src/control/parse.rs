@@ -515,6 +515,7 @@ pub fn parse_all(data: &[u8]) -> Vec<Event> {
 
 /// Fuzz entry point: any bytes, in any chunking, give the same events and
 /// never panic.
+#[doc(hidden)]
 pub fn fuzz_parse(data: &[u8]) {
     let whole = parse_all(data);
     let split = data.first().map(|b| usize::from(*b) % 7 + 1).unwrap_or(1);

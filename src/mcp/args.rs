@@ -24,16 +24,7 @@ use crate::control::format::Part;
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::{Error, Selector};
 
-/// `filters` on the list tools: an object of `field__op` → value, or the
-/// same object as a JSON string (some clients send that).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum FiltersArg {
-    /// `{"session_name__startswith": "dev"}`.
-    Map(BTreeMap<String, serde_json::Value>),
-    /// The same, as a JSON string.
-    Json(String),
-}
+pub use crate::tmux::op::FiltersArg;
 
 fn default_max_lines() -> Option<i64> {
     Some(500)
@@ -298,6 +289,18 @@ pub enum ScopeArg {
     Pane,
 }
 
+impl From<ScopeArg> for crate::tmux::op::settings::Scope {
+    fn from(s: ScopeArg) -> Self {
+        use crate::tmux::op::settings::Scope;
+        match s {
+            ScopeArg::Server => Scope::Server,
+            ScopeArg::Session => Scope::Session,
+            ScopeArg::Window => Scope::Window,
+            ScopeArg::Pane => Scope::Pane,
+        }
+    }
+}
+
 /// What `suppress_persistent_history` adds to a new shell's environment:
 /// no history file for bash, zsh or fish, and commands typed with a
 /// leading space left out of the history.
@@ -313,7 +316,7 @@ pub const NO_HISTORY: &[(&str, &str)] = &[
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] for JSON that is not an object, values that
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for JSON that is not an object, values that
 /// are not strings, names that are empty or hold `=`, and a value that
 /// contradicts [`NO_HISTORY`] (the variable is named, the value is not
 /// repeated).
@@ -465,7 +468,7 @@ const NAMES: &[&str] = &[
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] naming the argument, for a value that
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) naming the argument, for a value that
 /// cannot be read as its type (`1.5` or `"abc"` for an integer).
 pub fn coerce(schema: &JsonObject, args: &mut Map<String, Value>) -> Result<(), Error> {
     let Some(Value::Object(props)) = schema.get("properties") else {
@@ -680,7 +683,7 @@ pub fn line(arg: &'static str, v: Option<i64>) -> Result<Option<i64>, Error> {
             format!("{arg} is out of range (received {n})"),
             "a line number ≥ -2147483648 (0 = top of the screen, negative = history)",
         )),
-        Some(n) => Ok(Some(n.min(crate::tmux::search::MAX_LINE_ARG))),
+        Some(n) => Ok(Some(n.min(crate::tmux::op::search::MAX_LINE_ARG))),
         None => Ok(None),
     }
 }
@@ -718,7 +721,7 @@ pub fn selector(
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] for `#{…}` that is not a plain reference, an
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for `#{…}` that is not a plain reference, an
 /// unclosed `#{`, or a NUL byte.
 pub fn tmux_format(fs: &str) -> Result<Vec<Part<'_>>, Error> {
     let expected =

@@ -12,12 +12,12 @@
 //!
 //! Each tool cuts its own way and says what it cut and how to get the
 //! rest: a capture keeps its newest lines, a search its earlier panes and
-//! each pane's newest lines, a list its first items. The helpers here
-//! measure text exactly as serde_json writes it.
+//! each pane's newest lines, a list its first items. Where and how an
+//! answer is cut is [`crate::tmux::op::fit`]'s job; this module is the
+//! budget's configuration.
 
-use serde::Serialize;
-
-use crate::tmux::SearchPanesResult;
+use crate::tmux::op::Limit;
+pub use crate::tmux::op::fit::{drop_for_tail, head_within, json_len, json_str_len, tail_within};
 
 /// The default budget: 1 MiB of answer text.
 pub const DEFAULT: usize = 1 << 20;
@@ -55,6 +55,11 @@ impl Budget {
         self.bytes
     }
 
+    /// The budget as the operations take it.
+    pub fn limit(self) -> Limit {
+        Limit::bytes(self.bytes)
+    }
+
     /// Parses a size: a number of bytes, optionally followed by `K`/`KiB`
     /// or `M`/`MiB` (powers of 1024; case-insensitive). The value is not
     /// clamped here (see [`Budget::new`]).
@@ -84,232 +89,9 @@ impl Budget {
     }
 }
 
-/// Bytes `s` takes inside a JSON string as serde_json writes it (quotes
-/// not counted): `"` and `\` and the short control escapes take 2, other
-/// control characters 6 (`\u001b`), everything else itself.
-pub fn json_str_len(s: &str) -> usize {
-    s.bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
-}
-
-/// Bytes `v` takes serialized compactly (what the text block holds).
-pub fn json_len<T: Serialize + ?Sized>(v: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    // Serializing plain data into a counter cannot fail.
-    let _ = serde_json::to_writer(&mut c, v);
-    c.0
-}
-
-/// How many of the oldest `lines` to drop so that the rest, joined with
-/// `\n`, take at most `room` bytes inside a JSON string.
-pub fn drop_for_tail(lines: &[String], room: usize) -> usize {
-    let mut used = 0usize;
-    let mut keep = 0usize;
-    for l in lines.iter().rev() {
-        // The line, and the escaped `\n` that joins it to the next one.
-        let cost = json_str_len(l) + if keep > 0 { 2 } else { 0 };
-        if used + cost > room {
-            break;
-        }
-        used += cost;
-        keep += 1;
-    }
-    lines.len() - keep
-}
-
-/// The longest tail of `s` (starting at a character boundary) that takes
-/// at most `room` bytes inside a JSON string.
-pub fn tail_within(s: &str, room: usize) -> &str {
-    let mut used = 0usize;
-    let mut start = s.len();
-    for (i, c) in s.char_indices().rev() {
-        let mut buf = [0u8; 4];
-        let cost = json_str_len(c.encode_utf8(&mut buf));
-        if used + cost > room {
-            break;
-        }
-        used += cost;
-        start = i;
-    }
-    &s[start..]
-}
-
-/// The longest head of `s` (ending at a character boundary) that takes at
-/// most `room` bytes inside a JSON string.
-pub fn head_within(s: &str, room: usize) -> &str {
-    let mut used = 0usize;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        let mut buf = [0u8; 4];
-        let cost = json_str_len(c.encode_utf8(&mut buf));
-        if used + cost > room {
-            break;
-        }
-        used += cost;
-        end = i + c.len_utf8();
-    }
-    &s[..end]
-}
-
-/// Room for digits that grow when counters change after measuring (a
-/// count going from `0` to a 20-digit number, a flag from `false` to
-/// `true`, and so on).
-const SLACK: usize = 64;
-
-/// Cuts a search page to fit `budget` bytes serialized, the way the search
-/// itself keeps within its budget: panes in page order keep their newest
-/// matched lines while they fit, and the lines left out are added to
-/// `lines_omitted` (each pane's `matched_line_count` still counts them).
-/// When the panes' own fields do not fit, the last panes of the page move
-/// to the front of `truncated_panes`, and `limit` becomes the number of
-/// panes served, so `offset + limit` is the next page's `offset`.
-pub fn fit_search(r: &mut SearchPanesResult, budget: usize) {
-    if json_len(r) <= budget {
-        return;
-    }
-    // Without any lines: what the panes cost on their own.
-    let mut bare = r.clone();
-    for m in &mut bare.matches {
-        m.matched_lines.clear();
-        m.matched_line_numbers.clear();
-        m.matched_line_rows.clear();
-        m.matched_at.clear();
-        if let Some(s) = &mut m.matched_screens {
-            s.clear();
-        }
-    }
-    let mut fixed = json_len(&bare) + SLACK;
-    while fixed > budget && !r.matches.is_empty() {
-        let m = r.matches.pop().expect("not empty");
-        let pane = bare.matches.pop().expect("same length");
-        fixed -= json_len(&pane) + 1;
-        r.truncated_panes.insert(0, m.pane_id);
-        fixed += json_len(r.truncated_panes.first().expect("inserted")) + 1;
-        r.limit = Some(r.matches.len());
-        r.truncated = true;
-    }
-    while fixed > budget && !r.truncated_panes.is_empty() {
-        // Pathological: the ids alone are too many; the count stays in
-        // total_panes_matched.
-        let id = r.truncated_panes.pop().expect("not empty");
-        fixed -= json_len(&id) + 1;
-    }
-    let mut room = budget.saturating_sub(fixed);
-    for m in &mut r.matches {
-        let n = m.matched_lines.len();
-        let mut keep = 0;
-        for i in (0..n).rev() {
-            let mut cost = json_str_len(&m.matched_lines[i])
-                + 3
-                + json_len(&m.matched_line_numbers.get(i))
-                + 1
-                + json_len(&m.matched_line_rows.get(i))
-                + 1
-                + json_len(&m.matched_at.get(i))
-                + 1;
-            if let Some(s) = &m.matched_screens {
-                cost += json_len(&s.get(i)) + 1;
-            }
-            if cost > room {
-                break;
-            }
-            room -= cost;
-            keep += 1;
-        }
-        let drop = n - keep;
-        if drop > 0 {
-            m.matched_lines.drain(..drop);
-            m.matched_line_numbers
-                .drain(..drop.min(m.matched_line_numbers.len()));
-            m.matched_line_rows
-                .drain(..drop.min(m.matched_line_rows.len()));
-            m.matched_at.drain(..drop.min(m.matched_at.len()));
-            if let Some(s) = &mut m.matched_screens {
-                s.drain(..drop.min(s.len()));
-            }
-            r.lines_omitted += drop;
-            r.truncated = true;
-        }
-        // Later panes get nothing once the room is spent (as the search
-        // itself does), so the page reads as "earlier panes first".
-        if keep < n {
-            room = 0;
-        }
-    }
-}
-
-/// How many of the last `items` to leave out so that the list, wrapped as
-/// its tool sends it, fits `budget` bytes; `fixed` is what the result costs
-/// with an empty list.
-pub fn keep_for_list(items: &[serde_json::Value], fixed: usize, budget: usize) -> usize {
-    let mut used = fixed + SLACK;
-    let mut keep = 0;
-    for v in items {
-        let cost = json_len(v) + 1;
-        if used + cost > budget {
-            break;
-        }
-        used += cost;
-        keep += 1;
-    }
-    keep
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(s: &[&str]) -> Vec<String> {
-        s.iter().map(|l| l.to_string()).collect()
-    }
-
-    #[test]
-    fn lengths_match_serde_json() {
-        for s in [
-            "",
-            "plain",
-            "a\"b\\c",
-            "tab\there\nnl\r",
-            "\u{1b}[0m",
-            "é✓\u{7f}",
-            "\u{8}\u{c}",
-        ] {
-            let encoded = serde_json::to_string(s).unwrap();
-            assert_eq!(json_str_len(s), encoded.len() - 2, "{s:?}");
-        }
-        assert_eq!(json_len(&serde_json::json!({"a": [1, "x"]})), 13);
-    }
-
-    #[test]
-    fn tails() {
-        let l = lines(&["aaaa", "bb", "c"]);
-        // "bb\nc" is 2 + 2 + 1 bytes in JSON.
-        assert_eq!(drop_for_tail(&l, 5), 1);
-        assert_eq!(drop_for_tail(&l, 4), 2);
-        assert_eq!(drop_for_tail(&l, 0), 3);
-        assert_eq!(drop_for_tail(&l, 100), 0);
-        assert_eq!(drop_for_tail(&lines(&["\"\"\""]), 5), 1);
-        assert_eq!(tail_within("héllo", 3), "llo");
-        assert_eq!(tail_within("a\"b", 2), "b");
-        assert_eq!(tail_within("a\"b", 3), "\"b");
-        assert_eq!(head_within("✓✓x", 4), "✓");
-        assert_eq!(head_within("ab", 0), "");
-    }
 
     #[test]
     fn sizes() {

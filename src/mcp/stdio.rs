@@ -22,8 +22,8 @@ use rmcp::{RoleServer, ServiceExt};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::TmuxwireServer;
 use super::jsonrpc::{Framer, Verdict, classify};
+use super::server::TmuxwireServer;
 
 /// How long, after rmcp has stopped, the writer gets to write what is
 /// queued (a client that no longer reads must not keep tmuxwire alive).

@@ -24,6 +24,10 @@
 //! Toolsets shape what a model is offered; they are not confinement: an
 //! execute tool types into shells, and tmux hooks and aliases can make
 //! any command do more.
+//!
+//! Which tools exist and the toolset of each are the tool table's
+//! (`mcp::tools`, one row per tool); a policy is told them, so this
+//! module knows no tool names.
 
 use std::collections::BTreeSet;
 
@@ -62,73 +66,6 @@ impl Toolset {
     fn parse(s: &str) -> Option<Toolset> {
         Toolset::ALL.into_iter().find(|t| t.name() == s)
     }
-}
-
-/// Every libtmux-mcp tool name (0.1.0a22: 54) and its toolset; tmuxwire
-/// serves them all.
-pub const REFERENCE: &[(&str, Toolset)] = &[
-    ("call_read_tools_batch", Toolset::Inspect),
-    ("capture_pane", Toolset::Inspect),
-    ("capture_since", Toolset::Inspect),
-    ("display_message", Toolset::Inspect),
-    ("find_pane_by_position", Toolset::Inspect),
-    ("get_pane_info", Toolset::Inspect),
-    ("get_server_info", Toolset::Inspect),
-    ("get_session_info", Toolset::Inspect),
-    ("get_window_info", Toolset::Inspect),
-    ("list_panes", Toolset::Inspect),
-    ("list_servers", Toolset::Inspect),
-    ("list_sessions", Toolset::Inspect),
-    ("list_windows", Toolset::Inspect),
-    ("search_panes", Toolset::Inspect),
-    ("show_buffer", Toolset::Inspect),
-    ("show_environment", Toolset::Inspect),
-    ("show_hook", Toolset::Inspect),
-    ("show_hooks", Toolset::Inspect),
-    ("show_option", Toolset::Inspect),
-    ("snapshot_pane", Toolset::Inspect),
-    ("wait_for_text", Toolset::Inspect),
-    ("enter_copy_mode", Toolset::Manage),
-    ("exit_copy_mode", Toolset::Manage),
-    ("load_buffer", Toolset::Manage),
-    ("move_window", Toolset::Manage),
-    ("rename_session", Toolset::Manage),
-    ("rename_window", Toolset::Manage),
-    ("resize_pane", Toolset::Manage),
-    ("resize_window", Toolset::Manage),
-    ("select_layout", Toolset::Manage),
-    ("select_pane", Toolset::Manage),
-    ("select_window", Toolset::Manage),
-    ("set_pane_title", Toolset::Manage),
-    ("signal_channel", Toolset::Manage),
-    ("swap_pane", Toolset::Manage),
-    ("wait_for_channel", Toolset::Manage),
-    ("create_session", Toolset::Execute),
-    ("create_window", Toolset::Execute),
-    ("paste_buffer", Toolset::Execute),
-    ("paste_text", Toolset::Execute),
-    ("pipe_pane", Toolset::Execute),
-    ("respawn_pane", Toolset::Execute),
-    ("run_command", Toolset::Execute),
-    ("send_keys", Toolset::Execute),
-    ("send_keys_batch", Toolset::Execute),
-    ("set_environment", Toolset::Execute),
-    ("set_option", Toolset::Execute),
-    ("split_window", Toolset::Execute),
-    ("clear_pane", Toolset::Teardown),
-    ("delete_buffer", Toolset::Teardown),
-    ("kill_pane", Toolset::Teardown),
-    ("kill_server", Toolset::Teardown),
-    ("kill_session", Toolset::Teardown),
-    ("kill_window", Toolset::Teardown),
-];
-
-/// Tools that bound their own waiting; batches refuse them.
-pub const SELF_BOUNDED: &[&str] = &["wait_for_text", "wait_for_channel", "run_command"];
-
-/// The toolset of a known tool.
-pub fn toolset_of(name: &str) -> Option<Toolset> {
-    REFERENCE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
 /// The toolsets offered when none are chosen.
@@ -178,12 +115,16 @@ impl Policy {
     }
 
     /// The policy the environment asks for (see the module docs); `get`
-    /// reads a variable.
+    /// reads a variable, `is_tool` says whether a tool name exists
+    /// (`mcp::tools::is_tool`).
     ///
     /// # Errors
     ///
     /// A message naming the variable and the unknown names.
-    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Policy, String> {
+    pub fn from_env(
+        get: impl Fn(&str) -> Option<String>,
+        is_tool: impl Fn(&str) -> bool,
+    ) -> Result<Policy, String> {
         let mut p = Policy::default();
         if let Some((var_name, list)) = var(&get, "TMUXWIRE_TOOLSETS", "LIBTMUX_TOOLSETS") {
             let mut sets = BTreeSet::new();
@@ -216,7 +157,7 @@ impl Policy {
             let Some((var_name, list)) = var(&get, ours, theirs) else {
                 continue;
             };
-            let unknown: Vec<&str> = items(&list).filter(|n| toolset_of(n).is_none()).collect();
+            let unknown: Vec<&str> = items(&list).filter(|n| !is_tool(n)).collect();
             if !unknown.is_empty() {
                 return Err(format!(
                     "{var_name} names unknown tools: {}",
@@ -238,13 +179,13 @@ impl Policy {
         self.exclude.contains(name)
     }
 
-    /// Whether `name` is offered: its toolset is chosen or it is enabled
-    /// by name, and it is not refused.
-    pub fn offers(&self, name: &str) -> bool {
+    /// Whether tool `name` of `toolset` is offered: its toolset is chosen
+    /// or it is enabled by name, and it is not refused.
+    pub fn offers(&self, name: &str, toolset: Toolset) -> bool {
         if self.is_excluded(name) {
             return false;
         }
-        self.include.contains(name) || toolset_of(name).is_some_and(|t| self.toolsets.contains(&t))
+        self.include.contains(name) || self.toolsets.contains(&toolset)
     }
 
     /// A sentence for the server instructions.
@@ -274,62 +215,61 @@ mod tests {
         move |k| v.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     }
 
-    #[test]
-    fn reference_inventory() {
-        assert_eq!(REFERENCE.len(), 54);
-        let count = |t| REFERENCE.iter().filter(|(_, s)| *s == t).count();
-        assert_eq!(
-            [
-                count(Toolset::Inspect),
-                count(Toolset::Manage),
-                count(Toolset::Execute),
-                count(Toolset::Teardown)
-            ],
-            [21, 15, 12, 6]
-        );
-        let mut names: Vec<&str> = REFERENCE.iter().map(|(n, _)| *n).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), 54);
+    /// A stand-in for the tool table (`mcp::tools`): a few tools.
+    fn toolset(name: &str) -> Option<Toolset> {
+        match name {
+            "list_panes" => Some(Toolset::Inspect),
+            "send_keys" | "paste_text" | "run_command" => Some(Toolset::Execute),
+            "kill_pane" => Some(Toolset::Teardown),
+            _ => None,
+        }
+    }
+
+    fn policy(vars: &[(&str, &str)]) -> Result<Policy, String> {
+        Policy::from_env(env(vars), |n| toolset(n).is_some())
+    }
+
+    fn offers(p: &Policy, name: &str) -> bool {
+        toolset(name).is_some_and(|t| p.offers(name, t))
     }
 
     #[test]
     fn choices() {
-        let p = Policy::from_env(env(&[])).unwrap();
-        assert!(p.offers("send_keys") && p.offers("list_panes"));
-        assert!(!p.offers("kill_pane"));
-        let p = Policy::from_env(env(&[("TMUXWIRE_TOOLSETS", " inspect , ")])).unwrap();
-        assert!(p.offers("list_panes") && !p.offers("send_keys"));
-        let p = Policy::from_env(env(&[("LIBTMUX_TOOLSETS", "")])).unwrap();
-        assert!(!p.offers("list_panes"));
+        let p = policy(&[]).unwrap();
+        assert!(offers(&p, "send_keys") && offers(&p, "list_panes"));
+        assert!(!offers(&p, "kill_pane"));
+        let p = policy(&[("TMUXWIRE_TOOLSETS", " inspect , ")]).unwrap();
+        assert!(offers(&p, "list_panes") && !offers(&p, "send_keys"));
+        let p = policy(&[("LIBTMUX_TOOLSETS", "")]).unwrap();
+        assert!(!offers(&p, "list_panes"));
         assert!(p.describe().contains("Toolsets: none"));
         // Ours beats libtmux-mcp's.
-        let p = Policy::from_env(env(&[
+        let p = policy(&[
             ("TMUXWIRE_TOOLSETS", "teardown"),
             ("LIBTMUX_TOOLSETS", "inspect"),
-        ]))
+        ])
         .unwrap();
-        assert!(p.offers("kill_pane") && !p.offers("list_panes"));
-        let p = Policy::from_env(env(&[
+        assert!(offers(&p, "kill_pane") && !offers(&p, "list_panes"));
+        let p = policy(&[
             ("TMUXWIRE_TOOLS", "kill_pane"),
             ("LIBTMUX_EXCLUDE_TOOLS", "send_keys,kill_pane"),
-        ]))
+        ])
         .unwrap();
-        assert!(!p.offers("kill_pane") && !p.offers("send_keys") && p.is_excluded("kill_pane"));
-        assert!(p.offers("paste_text"));
+        assert!(!offers(&p, "kill_pane") && !offers(&p, "send_keys") && p.is_excluded("kill_pane"));
+        assert!(offers(&p, "paste_text"));
     }
 
     #[test]
     fn unknown_names_fail() {
-        let e = Policy::from_env(env(&[("TMUXWIRE_TOOLSETS", "inspect,danger")])).unwrap_err();
+        let e = policy(&[("TMUXWIRE_TOOLSETS", "inspect,danger")]).unwrap_err();
         assert!(
             e.contains("TMUXWIRE_TOOLSETS") && e.contains("danger"),
             "{e}"
         );
-        let e = Policy::from_env(env(&[("LIBTMUX_TOOLS", "list_panes,nope")])).unwrap_err();
+        let e = policy(&[("LIBTMUX_TOOLS", "list_panes,nope")]).unwrap_err();
         assert!(e.contains("LIBTMUX_TOOLS names unknown tools: nope"), "{e}");
-        let e = Policy::from_env(env(&[("TMUXWIRE_EXCLUDE_TOOLS", "x")])).unwrap_err();
+        let e = policy(&[("TMUXWIRE_EXCLUDE_TOOLS", "x")]).unwrap_err();
         assert!(e.contains("TMUXWIRE_EXCLUDE_TOOLS"), "{e}");
-        assert!(Policy::from_env(env(&[("TMUXWIRE_TOOLS", "run_command")])).is_ok());
+        assert!(policy(&[("TMUXWIRE_TOOLS", "run_command")]).is_ok());
     }
 }

@@ -29,13 +29,26 @@
 //!
 //! # Layout
 //!
-//! * [`pane`]: a copy and its state.
+//! * [`pane`]: a copy and its state, and how readers see it (a view in
+//!   place for short reads, a snapshot for scans and captures).
 //! * [`watch`]: one session's connection and its event loop.
 //! * [`seed`]: the seed command line and building a copy from its answer.
 //! * [`probe`]: listing panes and checking copies.
+//! * [`scan`]: searching a copy (its history chunks, then its screen).
 //! * [`marks`]: finding `run_command`'s marks in a pane's output.
 //! * [`echo`]: telling the echo of typed input from output.
 //! * [`follow`]: new lines since an index, text between two places.
+//!
+//! # Who waits for whom
+//!
+//! Each copy sits behind a `std` read-write lock that its session's
+//! watch task takes to apply output. Readers hold it only for short
+//! reads ([`PaneMirror::view`]) or for as long as a snapshot takes to
+//! copy the screen and the newest history chunk
+//! ([`PaneMirror::snapshot`]); scans and captures run over the snapshot,
+//! so output is never held up behind them. Waiters are woken after the
+//! lock is released. The map of watches (a tokio mutex) is held to look
+//! up or insert a watch, never across a connect or a close.
 
 pub mod echo;
 pub mod follow;
@@ -54,7 +67,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-pub use pane::{PaneMeta, PaneMirror, PaneState, Status};
+pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status};
 
 use crate::control::buffer::buffer_encoding;
 use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
@@ -104,6 +117,15 @@ impl Default for MirrorOptions {
     }
 }
 
+/// Which panes [`Mirror::dead_in`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every pane of the server.
+    Server,
+    /// The panes a session showed.
+    Session(SessionId),
+}
+
 /// What every watch shares: the copies, and how to read tmux.
 #[derive(Debug)]
 pub(crate) struct MirrorShared {
@@ -123,8 +145,11 @@ pub(crate) struct MirrorShared {
     /// [`MirrorOptions::verify_after`].
     pub(crate) verify_after: Duration,
     bytes_fed: AtomicU64,
-    /// Sessions the watches saw in listings, for the manager to watch.
-    pub(crate) sessions_seen: mpsc::UnboundedSender<Vec<SessionId>>,
+    /// The sessions the last listing showed (every listing is of the
+    /// whole server), for the manager to watch. Only the newest matters,
+    /// so it is one value, replaced by each listing: a manager busy
+    /// connecting never has reports piling up behind it.
+    pub(crate) sessions_seen: tokio::sync::watch::Sender<Vec<SessionId>>,
     /// Seeds out at once over all watches ([`watch::SEEDS_AT_ONCE`]): a
     /// seed of a long history holds tens of megabytes of answer while its
     /// copy is built, and tmux renders one capture at a time anyway.
@@ -169,14 +194,17 @@ impl MirrorShared {
 /// memory under the cap, stop after the idle time.
 async fn manage(
     mirror: std::sync::Weak<Mirror>,
-    mut seen: mpsc::UnboundedReceiver<Vec<SessionId>>,
+    mut seen: tokio::sync::watch::Receiver<Vec<SessionId>>,
 ) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            sessions = seen.recv() => {
-                let Some(sessions) = sessions else { return };
+            changed = seen.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let sessions = seen.borrow_and_update().clone();
                 let Some(m) = mirror.upgrade() else { return };
                 for s in sessions {
                     if let Err(e) = m.watch(s).await {
@@ -199,8 +227,14 @@ async fn manage(
     }
 }
 
+/// Commands queued for one watch at most. Each is a request's sync
+/// (one per request and session), and the watch takes each at once (it
+/// only queues the lines the sync needs), so the queue is short; a
+/// request that finds it full waits for room ([`Mirror::sync_with`]).
+const WATCH_COMMANDS: usize = 64;
+
 struct WatchHandle {
-    cmds: mpsc::UnboundedSender<WatchCmd>,
+    cmds: mpsc::Sender<WatchCmd>,
     client: Client,
 }
 
@@ -236,7 +270,7 @@ impl Mirror {
     /// [`MirrorOptions::memory_cap`], and stops everything after
     /// [`MirrorOptions::idle_stop`]. The task ends with the mirror.
     pub fn new(path: PathBuf, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
-        let (sessions_seen, seen) = mpsc::unbounded_channel();
+        let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
         let m = Arc::new(Mirror {
             shared: Arc::new(MirrorShared {
                 panes: Mutex::new(HashMap::new()),
@@ -266,7 +300,7 @@ impl Mirror {
         self.shared
             .panes()
             .iter()
-            .map(|(_, p)| p.read().bytes())
+            .map(|(_, p)| p.view().bytes())
             .sum()
     }
 
@@ -280,7 +314,7 @@ impl Mirror {
             return;
         }
         let mut panes = self.shared.panes();
-        panes.sort_by_key(|(_, p)| std::cmp::Reverse(p.read().bytes()));
+        panes.sort_by_key(|(_, p)| std::cmp::Reverse(p.view().bytes()));
         for (_, p) in panes {
             if total <= cap {
                 break;
@@ -320,14 +354,48 @@ impl Mirror {
     }
 
     /// Opens (or reuses) the watch of `session`.
+    ///
+    /// The map of watches is locked only to look and to insert, never
+    /// across the connect (a handshake and two round trips, which take as
+    /// long as the server takes): a sync for another session, or a stop,
+    /// does not wait behind it. Two callers that open the same session at
+    /// once both connect; the second to insert closes its connection and
+    /// uses the first one's.
     async fn watch(&self, session: SessionId) -> Result<(), WatchError> {
+        if self.watching(session).await {
+            return Ok(());
+        }
+        let (client, events) = self.open_watch(session).await?;
         let mut watches = self.watches.lock().await;
         if let Some(w) = watches.get(&session)
             && !w.client.is_closed()
             && !w.cmds.is_closed()
         {
+            drop(watches);
+            client.close().await;
             return Ok(());
         }
+        let (tx, rx) = mpsc::channel(WATCH_COMMANDS);
+        let watch = Watch::new(session, client.clone(), self.shared.clone());
+        tokio::spawn(watch.run(events, rx));
+        watches.insert(session, WatchHandle { cmds: tx, client });
+        Ok(())
+    }
+
+    /// Whether `session` has a watch whose connection is open.
+    async fn watching(&self, session: SessionId) -> bool {
+        let watches = self.watches.lock().await;
+        watches
+            .get(&session)
+            .is_some_and(|w| !w.client.is_closed() && !w.cmds.is_closed())
+    }
+
+    /// Connects a control client attached to `session` with
+    /// `pause-after` set, and takes its event stream.
+    async fn open_watch(
+        &self,
+        session: SessionId,
+    ) -> Result<(Client, mpsc::Receiver<crate::control::client::StreamEvent>), WatchError> {
         let err = |why: String| WatchError { session, why };
         let opts = ControlOptions {
             no_output: false,
@@ -357,13 +425,12 @@ impl Mirror {
         match client.command(&pause).await {
             Ok(b) if b.ok => {}
             Ok(b) => tracing::debug!(error = %b.text(), "pause-after refused"),
-            Err(e) => return Err(err(e.to_string())),
+            Err(e) => {
+                client.close().await;
+                return Err(err(e.to_string()));
+            }
         }
-        let (tx, rx) = mpsc::unbounded_channel();
-        let watch = Watch::new(session, client.clone(), self.shared.clone());
-        tokio::spawn(watch.run(events, rx));
-        watches.insert(session, WatchHandle { cmds: tx, client });
-        Ok(())
+        Ok((client, events))
     }
 
     /// Brings the copies of `panes` (each with a session that shows it and
@@ -397,7 +464,7 @@ impl Mirror {
                 .shared
                 .pane(*pane)
                 .map(|p| {
-                    let st = p.read();
+                    let st = p.view();
                     (st.owner, st.status)
                 })
                 .unwrap_or((None, Status::Unseeded));
@@ -408,16 +475,26 @@ impl Mirror {
                 .push((*pane, meta.clone()));
         }
         let total = panes.len() as u64;
-        let (tx, mut outcomes) = mpsc::unbounded_channel();
+        let limit = if seeding {
+            self.opts.sync_timeout
+        } else {
+            CHECK_DEADLINE
+        };
+        // A watch tells each pane's outcome once, and never waits to do
+        // so (`try_send`): room for one per pane is all it takes.
+        let (tx, mut outcomes) = mpsc::channel(panes.len().max(1));
         let mut replies = Vec::new();
         for (session, list) in by_session {
             if let Err(e) = self.watch(session).await {
                 tracing::debug!(%e, "cannot watch");
                 continue;
             }
-            let watches = self.watches.lock().await;
-            let Some(w) = watches.get(&session) else {
-                continue;
+            let cmds = {
+                let watches = self.watches.lock().await;
+                let Some(w) = watches.get(&session) else {
+                    continue;
+                };
+                w.cmds.clone()
             };
             let (reply, rx) = oneshot::channel();
             let sync = WatchCmd::Sync {
@@ -425,7 +502,9 @@ impl Mirror {
                 reply,
                 outcomes: tx.clone(),
             };
-            if w.cmds.send(sync).is_ok() {
+            // Sent outside the map's lock: a full queue makes this request
+            // wait for its watch, no other.
+            if let Ok(Ok(())) = tokio::time::timeout(limit, cmds.send(sync)).await {
                 replies.push(rx);
             }
         }
@@ -447,11 +526,6 @@ impl Mirror {
                 }
             }
         };
-        let limit = if seeding {
-            self.opts.sync_timeout
-        } else {
-            CHECK_DEADLINE
-        };
         let all = async { futures::join!(futures::future::join_all(replies), collect) };
         if tokio::time::timeout(limit, all).await.is_err() {
             tracing::debug!("mirror sync timed out; unconfirmed panes are answered another way");
@@ -466,7 +540,7 @@ impl Mirror {
             .iter()
             .filter_map(|id| {
                 let p = self.shared.pane(*id)?;
-                let st = p.read();
+                let st = p.view();
                 let session = st.owner.or_else(|| st.meta.session_id.parse().ok())?;
                 Some((*id, session, st.meta.clone()))
             })
@@ -493,13 +567,27 @@ impl Mirror {
             if alive.contains(&id) {
                 continue;
             }
-            let mut st = p.write();
-            if st.term.is_some() && st.status != Status::Dead {
-                st.status = Status::Dead;
-                drop(st);
-                p.changed();
-            }
+            p.mark_dead();
         }
+    }
+
+    /// The dead copies in `scope`: panes gone from tmux whose copies hold
+    /// their last text (a pane is in a session's scope when that session
+    /// showed it in its last listing).
+    pub fn dead_in(&self, scope: Scope) -> Vec<Arc<PaneMirror>> {
+        self.shared
+            .panes()
+            .into_iter()
+            .filter(|(_, p)| {
+                let st = p.view();
+                let in_scope = match scope {
+                    Scope::Server => true,
+                    Scope::Session(s) => st.meta.session() == Some(s),
+                };
+                in_scope && st.status == Status::Dead && st.term.is_some()
+            })
+            .map(|(_, p)| p)
+            .collect()
     }
 
     /// Closes every watch and drops every copy (after an idle stop: the
@@ -512,8 +600,13 @@ impl Mirror {
     /// Closes every watch (the copies are kept until the mirror is
     /// dropped).
     pub async fn close(&self) {
-        let mut watches = self.watches.lock().await;
-        for (_, w) in watches.drain() {
+        // Taken out of the map first: closing waits for each connection
+        // to end, and the map is not held across that.
+        let closing: Vec<WatchHandle> = {
+            let mut watches = self.watches.lock().await;
+            watches.drain().map(|(_, w)| w).collect()
+        };
+        for w in closing {
             w.client.close().await;
         }
     }

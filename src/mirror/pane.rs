@@ -1,5 +1,15 @@
 //! One mirrored pane: its [`Term`], where it stands, and what tmux last
 //! said about it.
+//!
+//! The state sits behind a lock that the session's watch task takes to
+//! apply the pane's output. Readers outside the mirror never touch it
+//! directly: [`PaneMirror::view`] reads it in place (for short reads, the
+//! writer waits meanwhile) and [`PaneMirror::snapshot`] copies it (for
+//! scans and captures: the copy shares the history's sealed chunks, see
+//! [`crate::term::History`], so taking it costs a copy of the screen and
+//! the newest chunk, and the writer never waits behind a whole scan). The
+//! few changes a reader makes go through [`PaneMirror`] methods that wake
+//! the pane's waiters ([`PaneMirror::mark_dead`]).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -10,6 +20,7 @@ use tokio::sync::watch;
 use super::echo::Origin;
 use super::follow::Spot;
 use super::marks::MarkKind;
+use crate::control::format::Record;
 use crate::control::{PaneId, SessionId};
 use crate::term::Term;
 
@@ -28,61 +39,197 @@ pub enum Status {
     Dead,
 }
 
-/// Facts about a pane as of the last time tmux listed it, kept so a dead
-/// pane can still be reported.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PaneMeta {
-    /// `$N` of a session showing the pane.
-    pub session_id: String,
-    /// That session's name.
-    pub session_name: String,
-    /// `@N` of its window.
-    pub window_id: String,
-    /// The window's name.
-    pub window_name: String,
-    /// The window's index in that session.
-    pub window_index: String,
-    /// The pane's index in its window.
-    pub pane_index: String,
-    /// The foreground process.
-    pub pane_current_command: String,
-    /// Its working directory.
-    pub pane_current_path: String,
-    /// The pane's tty.
-    pub pane_tty: String,
+crate::record! {
+    /// Facts about a pane as of the last time tmux listed it, kept so a
+    /// dead pane can still be reported. Read from any pane listing that
+    /// asks for [`PaneMeta::FIELDS`] ([`PaneMeta::of`]).
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct PaneMeta {
+        /// `$N` of a session showing the pane.
+        pub session_id: String = "session_id",
+        /// That session's name.
+        pub session_name: String = "session_name",
+        /// `@N` of its window.
+        pub window_id: String = "window_id",
+        /// The window's name.
+        pub window_name: String = "window_name",
+        /// The window's index in that session.
+        pub window_index: String = "window_index",
+        /// The pane's index in its window.
+        pub pane_index: String = "pane_index",
+        /// The foreground process.
+        pub pane_current_command: String = "pane_current_command",
+        /// Its working directory.
+        pub pane_current_path: String = "pane_current_path",
+        /// The pane's tty.
+        pub pane_tty: String = "pane_tty",
+    }
 }
 
-/// The mutable state of a mirrored pane.
-#[derive(Debug)]
+impl PaneMeta {
+    /// The meta of `r`, a record of a query asking for `fields` (which
+    /// hold [`PaneMeta::FIELDS`] in any order, among others): each field
+    /// is found by its variable's name; one the query lacks reads empty.
+    pub fn of(r: &Record, fields: &[&str]) -> PaneMeta {
+        PaneMeta::from_record(&by_name(r, fields, PaneMeta::FIELDS))
+    }
+
+    /// The session of [`PaneMeta::session_id`], if it is one.
+    pub fn session(&self) -> Option<SessionId> {
+        self.session_id.parse().ok()
+    }
+}
+
+/// The values of `want` in `r`, a record of a query asking for `have`,
+/// in `want`'s order (a name `have` lacks gives an empty value): so a
+/// record type declared once reads its fields from any query holding
+/// them.
+pub(crate) fn by_name(r: &Record, have: &[&str], want: &[&str]) -> Record {
+    Record(
+        want.iter()
+            .map(|w| {
+                have.iter()
+                    .position(|h| h == w)
+                    .map_or_else(String::new, |i| r.string(i))
+            })
+            .collect(),
+    )
+}
+
+/// What a user sees of a pane besides its text: its mode (copy mode, …)
+/// and where copy mode is scrolled. Read with every check
+/// ([`super::probe::check_line`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PaneMode {
+    /// The pane is in a mode.
+    pub in_mode: bool,
+    /// The mode's name.
+    pub mode: Option<String>,
+    /// In copy mode: lines the view is scrolled up.
+    pub scroll_position: Option<i64>,
+}
+
+/// The state of a mirrored pane. Its fields are the mirror's own; a
+/// reader outside the mirror sees it through [`PaneMirror::view`] or
+/// [`PaneMirror::snapshot`] and reads it with the methods below.
+#[derive(Clone, Debug)]
 pub struct PaneState {
     /// The copy (absent until seeded).
-    pub term: Option<Term>,
+    pub(super) term: Option<Term>,
     /// Where it stands.
-    pub status: Status,
+    pub(super) status: Status,
     /// The session whose control connection feeds the copy (a pane shown
     /// in several sessions, through grouped sessions or linked windows,
     /// is fed by one of them only).
-    pub owner: Option<SessionId>,
+    pub(super) owner: Option<SessionId>,
     /// The last listing.
-    pub meta: PaneMeta,
+    pub(super) meta: PaneMeta,
     /// The exit status tmux reported (`#{pane_dead_status}`), for a dead
     /// pane.
-    pub exit_status: Option<i32>,
+    pub(super) exit_status: Option<i32>,
     /// When the copy was last seeded.
-    pub seeded_at: Option<Instant>,
+    pub(super) seeded_at: Option<Instant>,
     /// Bytes of `%output` applied since the seed.
-    pub bytes_applied: u64,
+    pub(super) bytes_applied: u64,
     /// The pane's mode and copy-mode scroll, from the last check.
-    pub view: super::probe::View,
+    pub(super) mode: PaneMode,
     /// History rows the copy dropped to stay within the mirror's memory
     /// cap (tmux may still have them).
-    pub capped_rows: u64,
+    pub(super) capped_rows: u64,
     /// Bumped each time a seed replaces the copy: line indices and spots
     /// of one copy mean nothing in another.
-    pub epoch: u64,
+    pub(super) epoch: u64,
     /// `run_command`'s marks seen in the pane's output, oldest first (at
     /// most [`MAX_MARKS`]).
-    pub marks: VecDeque<Mark>,
+    pub(super) marks: VecDeque<Mark>,
+}
+
+impl PaneState {
+    /// The copy (absent until seeded).
+    pub fn term(&self) -> Option<&Term> {
+        self.term.as_ref()
+    }
+
+    /// Where it stands.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// Whether the pane is gone and the copy holds its last text.
+    pub fn is_dead(&self) -> bool {
+        self.status == Status::Dead
+    }
+
+    /// The session whose control connection feeds the copy.
+    pub fn owner(&self) -> Option<SessionId> {
+        self.owner
+    }
+
+    /// What tmux said about the pane when it last listed it.
+    pub fn meta(&self) -> &PaneMeta {
+        &self.meta
+    }
+
+    /// The exit status tmux reported, for a dead pane.
+    pub fn exit_status(&self) -> Option<i32> {
+        self.exit_status
+    }
+
+    /// When the copy was last seeded.
+    pub fn seeded_at(&self) -> Option<Instant> {
+        self.seeded_at
+    }
+
+    /// Bytes of `%output` applied since the seed.
+    pub fn bytes_applied(&self) -> u64 {
+        self.bytes_applied
+    }
+
+    /// The pane's mode and copy-mode scroll, as of the last check.
+    pub fn mode(&self) -> &PaneMode {
+        &self.mode
+    }
+
+    /// History rows the copy dropped to stay within the mirror's memory
+    /// cap (tmux may still have them).
+    pub fn capped_rows(&self) -> u64 {
+        self.capped_rows
+    }
+
+    /// The copy's epoch: bumped each time a seed replaces the copy, so
+    /// line indices and spots of one copy are not used in another.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// `run_command`'s marks seen in the pane's output, oldest first (at
+    /// most [`MAX_MARKS`]).
+    pub fn marks(&self) -> impl DoubleEndedIterator<Item = &Mark> + '_ {
+        self.marks.iter()
+    }
+
+    /// Bytes the copy holds (history text and screen, roughly).
+    pub fn bytes(&self) -> usize {
+        self.term.as_ref().map_or(0, |t| {
+            let (w, h) = t.size();
+            t.history().bytes() + (w as usize) * (h as usize)
+        })
+    }
+}
+
+/// A read of a pane's state in place ([`PaneMirror::view`]). The pane's
+/// output waits while a view is held: keep it for short reads (a few
+/// lines, the status), and take a [`PaneMirror::snapshot`] for anything
+/// that walks the history.
+#[derive(Debug)]
+pub struct PaneView<'a>(RwLockReadGuard<'a, PaneState>);
+
+impl std::ops::Deref for PaneView<'_> {
+    type Target = PaneState;
+
+    fn deref(&self) -> &PaneState {
+        &self.0
+    }
 }
 
 /// Marks kept per pane.
@@ -151,7 +298,7 @@ impl PaneMirror {
                 exit_status: None,
                 seeded_at: None,
                 bytes_applied: 0,
-                view: super::probe::View::default(),
+                mode: PaneMode::default(),
                 capped_rows: 0,
                 epoch: 0,
                 marks: VecDeque::new(),
@@ -165,7 +312,7 @@ impl PaneMirror {
     /// Where the cursor is now, as the origin of text about to be typed
     /// ([`super::echo::Origin`]); `None` before the copy exists.
     pub fn cursor_origin(&self) -> Option<Origin> {
-        let st = self.read();
+        let st = self.view();
         let t = st.term.as_ref()?;
         Some(Origin {
             epoch: st.epoch,
@@ -178,7 +325,7 @@ impl PaneMirror {
     /// line on answers the input, even when it arrives before a wait
     /// for it begins. Returns that place (`None` before the copy exists).
     pub fn begin_typing(&self) -> Option<Origin> {
-        let st = self.read();
+        let st = self.view();
         let t = st.term.as_ref()?;
         let spot = super::follow::cursor_spot(t);
         let had_text = !super::follow::lines_since(t, spot.line, 0)
@@ -210,7 +357,8 @@ impl PaneMirror {
         self.run_lock.clone()
     }
 
-    /// A receiver that sees every later [`PaneMirror::changed`].
+    /// A receiver that sees every later change of the copy (output
+    /// applied, a seed, a status change).
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
     }
@@ -223,27 +371,41 @@ impl PaneMirror {
 
     /// Tells waiters the pane changed (call after releasing the write
     /// lock).
-    pub fn changed(&self) {
+    pub(super) fn changed(&self) {
         self.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Read access (searches and captures hold it while they scan).
-    pub fn read(&self) -> RwLockReadGuard<'_, PaneState> {
-        self.state.read().unwrap_or_else(|p| p.into_inner())
+    /// Reads the state in place (see [`PaneView`]: hold it briefly).
+    pub fn view(&self) -> PaneView<'_> {
+        PaneView(self.state.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Write access (the feeding connection).
-    pub fn write(&self) -> RwLockWriteGuard<'_, PaneState> {
+    /// A copy of the state as it is now, to read at leisure: scans and
+    /// captures run over it while the pane's output goes on being applied
+    /// to the original. Costs a copy of the screen and of the newest
+    /// history chunk (at most about 66 KiB) while the lock is held; the
+    /// sealed history chunks are shared ([`crate::term::History`]).
+    pub fn snapshot(&self) -> PaneState {
+        self.view().clone()
+    }
+
+    /// Marks the copy dead (tmux says the pane is gone) and wakes its
+    /// waiters. Returns whether it changed: a pane with no copy, or
+    /// already dead, is left as it is.
+    pub fn mark_dead(&self) -> bool {
+        let mut st = self.write();
+        if st.term.is_none() || st.status == Status::Dead {
+            return false;
+        }
+        st.status = Status::Dead;
+        drop(st);
+        self.changed();
+        true
+    }
+
+    /// Write access (the feeding connection; call [`PaneMirror::changed`]
+    /// after releasing it).
+    pub(super) fn write(&self) -> RwLockWriteGuard<'_, PaneState> {
         self.state.write().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl PaneState {
-    /// Bytes the copy holds (history text and screen, roughly).
-    pub fn bytes(&self) -> usize {
-        self.term.as_ref().map_or(0, |t| {
-            let (w, h) = t.size();
-            t.history().bytes() + (w as usize) * (h as usize)
-        })
     }
 }

@@ -1,50 +1,66 @@
 //! The cheap questions a watch asks tmux: which panes exist (to adopt new
 //! ones and notice gone ones), and does a copy still agree with its pane.
 
-use super::pane::PaneMeta;
+use super::pane::{PaneMeta, PaneMode, by_name};
 use crate::control::buffer::{capture_commands, captured};
 use crate::control::client::Reply;
 use crate::control::format::{Query, Record};
 use crate::control::{Command, Encoding, Line, PaneId, SessionId, Target, TargetKind};
 use crate::term::{LineNo, Term};
 
-/// The format variables of a pane listing, in record order.
-pub const LIST_FIELDS: &[&str] = &[
-    "pane_id",
-    "session_id",
-    "session_name",
-    "window_id",
-    "window_name",
-    "window_index",
-    "pane_index",
-    "pane_current_command",
-    "pane_current_path",
-    "pane_tty",
-    "pane_dead",
-    "pane_dead_status",
-    "pane_width",
-    "pane_height",
-];
+crate::record! {
+    /// What a pane listing says besides the pane's [`PaneMeta`].
+    struct ListRow {
+        pane_id: String = "pane_id",
+        session_id: String = "session_id",
+        dead: bool = "pane_dead",
+        dead_status: Option<i64> = "pane_dead_status",
+        width: u32 = "pane_width",
+        height: u32 = "pane_height",
+    }
+}
+
+/// The format variables of a pane listing: the pane, its session, its
+/// dead flag and status and its size, then
+/// [`PaneMeta::FIELDS`] (`session_id`, which both read, is asked once).
+pub fn list_fields() -> Vec<&'static str> {
+    let mut fields = ListRow::FIELDS.to_vec();
+    fields.extend(
+        PaneMeta::FIELDS
+            .iter()
+            .filter(|f| !ListRow::FIELDS.contains(f)),
+    );
+    fields
+}
+
+crate::record! {
+    /// A check's pane state (the visible rows follow in the same answer).
+    struct CheckRow {
+        // The pane the listing's filter chose (not read: the filter
+        // names it).
+        _pane_id: String = "pane_id",
+        width: Option<i64> = "pane_width",
+        height: Option<i64> = "pane_height",
+        history_size: Option<i64> = "history_size",
+        cursor_x: Option<i64> = "cursor_x",
+        cursor_y: Option<i64> = "cursor_y",
+        alternate_on: bool = "alternate_on",
+        in_mode: bool = "pane_in_mode",
+        mode: Option<String> = "pane_mode",
+        scroll_position: Option<i64> = "scroll_position",
+    }
+}
 
 /// The format variables of a check, in record order.
-pub const CHECK_FIELDS: &[&str] = &[
-    "pane_id",
-    "pane_width",
-    "pane_height",
-    "history_size",
-    "cursor_x",
-    "cursor_y",
-    "alternate_on",
-    "pane_in_mode",
-    "pane_mode",
-    "scroll_position",
-];
+pub const CHECK_FIELDS: &[&str] = CheckRow::FIELDS;
 
 /// The queries a mirror asks with (their nonces are the mirror's own).
 #[derive(Clone, Debug)]
 pub struct Queries {
-    /// [`LIST_FIELDS`].
+    /// [`list_fields`].
     pub list: Query,
+    /// Its fields, for reading its records by name.
+    list_fields: Vec<&'static str>,
     /// [`CHECK_FIELDS`].
     pub check: Query,
 }
@@ -52,8 +68,10 @@ pub struct Queries {
 impl Queries {
     /// Fresh queries.
     pub fn new() -> Queries {
+        let list_fields = list_fields();
         Queries {
-            list: Query::new(LIST_FIELDS),
+            list: Query::new(&list_fields),
+            list_fields,
             check: Query::new(CHECK_FIELDS),
         }
     }
@@ -65,7 +83,7 @@ impl Default for Queries {
     }
 }
 
-/// `list-panes -a` with [`LIST_FIELDS`].
+/// `list-panes -a` with [`list_fields`].
 pub fn list_line(q: &Queries) -> Line {
     Line::from(
         Command::new("list-panes")
@@ -97,30 +115,24 @@ pub struct Listed {
 /// server with no sessions says so).
 pub fn parse_list(reply: &Reply, q: &Queries) -> Option<Vec<Listed>> {
     let b = reply.blocks.first().filter(|b| b.ok)?;
-    Some(q.list.parse(&b.body).iter().filter_map(listed).collect())
+    Some(
+        q.list
+            .parse(&b.body)
+            .iter()
+            .filter_map(|r| listed(r, &q.list_fields))
+            .collect(),
+    )
 }
 
-fn listed(r: &Record) -> Option<Listed> {
+fn listed(r: &Record, fields: &[&str]) -> Option<Listed> {
+    let row = ListRow::from_record(&by_name(r, fields, ListRow::FIELDS));
     Some(Listed {
-        pane: r.str(0).parse().ok()?,
-        session: r.str(1).parse().ok()?,
-        meta: PaneMeta {
-            session_id: r.string(1),
-            session_name: r.string(2),
-            window_id: r.string(3),
-            window_name: r.string(4),
-            window_index: r.string(5),
-            pane_index: r.string(6),
-            pane_current_command: r.string(7),
-            pane_current_path: r.string(8),
-            pane_tty: r.string(9),
-        },
-        dead: r.flag(10),
-        exit_status: r.int(11).and_then(|v| i32::try_from(v).ok()),
-        size: (
-            r.int(12).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
-            r.int(13).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
-        ),
+        pane: row.pane_id.parse().ok()?,
+        session: row.session_id.parse().ok()?,
+        meta: PaneMeta::of(r, fields),
+        dead: row.dead,
+        exit_status: row.dead_status.and_then(|v| i32::try_from(v).ok()),
+        size: (row.width, row.height),
     })
 }
 
@@ -141,36 +153,27 @@ pub fn check_line(pane: PaneId, q: &Queries, encoding: Encoding) -> Line {
     Line::list(cmds)
 }
 
-/// What a user sees of a pane besides its text: its mode (copy mode, …)
-/// and where copy mode is scrolled. Read with every check.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct View {
-    /// The pane is in a mode.
-    pub in_mode: bool,
-    /// The mode's name.
-    pub mode: Option<String>,
-    /// In copy mode: lines the view is scrolled up.
-    pub scroll_position: Option<i64>,
-}
-
-/// The [`View`] in a [`check_line`] answer.
-pub fn view(reply: &Reply, q: &Queries) -> Option<View> {
+/// The pane state of a [`check_line`] answer.
+fn check_row(reply: &Reply, q: &Queries) -> Option<CheckRow> {
     let state = reply.blocks.first().filter(|b| b.ok)?;
     let r = q.check.parse(&state.body).into_iter().next()?;
-    Some(View {
-        in_mode: r.flag(7),
-        mode: Some(r.string(8)).filter(|s| !s.is_empty()),
-        scroll_position: r.int(9),
+    Some(CheckRow::from_record(&r))
+}
+
+/// The [`PaneMode`] in a [`check_line`] answer.
+pub fn mode(reply: &Reply, q: &Queries) -> Option<PaneMode> {
+    let r = check_row(reply, q)?;
+    Some(PaneMode {
+        in_mode: r.in_mode,
+        mode: r.mode,
+        scroll_position: r.scroll_position,
     })
 }
 
 /// Whether `term` agrees with a [`check_line`] answer: same size, history
 /// size, cursor and screen mode, and the same visible rows.
 pub fn agrees(term: &Term, reply: &Reply, q: &Queries) -> bool {
-    let Some(state) = reply.blocks.first().filter(|b| b.ok) else {
-        return false;
-    };
-    let Some(r) = q.check.parse(&state.body).into_iter().next() else {
+    let Some(r) = check_row(reply, q) else {
         return false;
     };
     let Ok(screen) = captured(reply.blocks[1..].to_vec()) else {
@@ -178,11 +181,11 @@ pub fn agrees(term: &Term, reply: &Reply, q: &Queries) -> bool {
     };
     let (w, h) = term.size();
     let cursor = term.cursor();
-    let same_state = r.int(1) == Some(i64::from(w))
-        && r.int(2) == Some(i64::from(h))
-        && r.int(3) == i64::try_from(term.history_size()).ok()
-        && r.int(4) == Some(i64::from(cursor.x.0))
-        && r.int(5) == Some(i64::from(cursor.y.0))
-        && r.flag(6) == term.alternate_on();
+    let same_state = r.width == Some(i64::from(w))
+        && r.height == Some(i64::from(h))
+        && r.history_size == i64::try_from(term.history_size()).ok()
+        && r.cursor_x == Some(i64::from(cursor.x.0))
+        && r.cursor_y == Some(i64::from(cursor.y.0))
+        && r.alternate_on == term.alternate_on();
     same_state && screen == term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1))
 }

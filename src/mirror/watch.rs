@@ -56,7 +56,7 @@ pub(crate) enum WatchCmd {
         reply: oneshot::Sender<()>,
         /// Told once per pane: whether tmux just confirmed its copy (seeded,
         /// or checked and found equal).
-        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+        outcomes: mpsc::Sender<(PaneId, bool)>,
     },
 }
 
@@ -148,7 +148,7 @@ const VERIFY_AT_LATEST: u32 = 20;
 struct Waiter {
     ids: HashSet<u64>,
     reply: oneshot::Sender<()>,
-    outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+    outcomes: mpsc::Sender<(PaneId, bool)>,
 }
 
 /// The task that owns one session's connection.
@@ -233,7 +233,7 @@ impl Watch {
     pub(crate) async fn run(
         mut self,
         mut events: mpsc::Receiver<StreamEvent>,
-        mut cmds: mpsc::UnboundedReceiver<WatchCmd>,
+        mut cmds: mpsc::Receiver<WatchCmd>,
     ) {
         // Adopt the session's panes at once, so output is followed from
         // the start (a pane that prints and exits before any call is still
@@ -402,7 +402,7 @@ impl Watch {
         &mut self,
         panes: Vec<(PaneId, PaneMeta)>,
         reply: oneshot::Sender<()>,
-        outcomes: mpsc::UnboundedSender<(PaneId, bool)>,
+        outcomes: mpsc::Sender<(PaneId, bool)>,
     ) {
         let mut ids = HashSet::new();
         for (id, meta) in panes {
@@ -487,7 +487,7 @@ impl Watch {
     fn owns(&self, pane: PaneId) -> bool {
         self.shared
             .pane(pane)
-            .is_some_and(|p| p.read().owner == Some(self.session))
+            .is_some_and(|p| p.view().owner == Some(self.session))
     }
 
     fn output(&mut self, pane: PaneId, data: &[u8]) {
@@ -522,27 +522,30 @@ impl Watch {
             return;
         }
         let found = self.scanners.entry(pane).or_default().scan(data);
-        let st = &mut *st;
-        if let Some(t) = st.term.as_mut() {
+        let state = &mut *st;
+        if let Some(t) = state.term.as_mut() {
             // Each mark is placed where the cursor is just after it.
             let mut at = 0;
             for f in found {
                 t.advance(&data[at..f.end]);
                 at = f.end;
-                if st.marks.len() == MAX_MARKS {
-                    st.marks.pop_front();
+                if state.marks.len() == MAX_MARKS {
+                    state.marks.pop_front();
                 }
-                st.marks.push_back(Mark {
+                state.marks.push_back(Mark {
                     nonce: f.nonce,
                     kind: f.kind,
                     at: follow::cursor_spot(t),
-                    epoch: st.epoch,
+                    epoch: state.epoch,
                 });
             }
             t.advance(&data[at..]);
             t.end_read();
         }
-        st.bytes_applied += data.len() as u64;
+        state.bytes_applied += data.len() as u64;
+        // Waiters are woken once the lock is released: a woken reader
+        // takes the read lock at once.
+        drop(st);
         p.changed();
         self.shared.note_bytes(data.len());
     }
@@ -630,7 +633,7 @@ impl Watch {
                 // The copy as it is at this point in the stream is what
                 // the captured rows must match.
                 let digests = self.shared.pane(pane).and_then(|p| {
-                    let st = p.read();
+                    let st = p.view();
                     (st.status == Status::Live && st.owner == Some(self.session))
                         .then(|| st.term.as_ref().map(crate::term::history_row_digests))
                         .flatten()
@@ -660,9 +663,9 @@ impl Watch {
             }
             Job::Check { pane, at } => {
                 if let (Some(Ok(r)), Some(p)) = (&reply, self.shared.pane(pane))
-                    && let Some(v) = probe::view(r, &self.shared.query)
+                    && let Some(v) = probe::mode(r, &self.shared.query)
                 {
-                    p.write().view = v;
+                    p.write().mode = v;
                 }
                 // Output of this pane and another during the check: the
                 // answer may predate output already applied, so it proves
@@ -672,7 +675,7 @@ impl Watch {
                     && !self.ambiguous(pane, at)
                 {
                     let agrees = self.shared.pane(pane).is_some_and(|p| {
-                        let st = p.read();
+                        let st = p.view();
                         st.term
                             .as_ref()
                             .is_some_and(|t| probe::agrees(t, &r, &self.shared.query))
@@ -705,7 +708,10 @@ impl Watch {
                         w.ids.insert(next);
                     }
                     (None, Some(o)) => {
-                        let _ = w.outcomes.send(o);
+                        // Never full (room for one per pane), and never
+                        // waited on: a request that gave up is no reason
+                        // to stall the watch.
+                        let _ = w.outcomes.try_send(o);
                     }
                     (None, None) => {}
                 }
@@ -808,7 +814,7 @@ impl Watch {
         self.verify_not_before = None;
         self.verify_queue.pop_front();
         let live = self.shared.pane(pane).is_some_and(|p| {
-            let st = p.read();
+            let st = p.view();
             st.status == Status::Live && st.owner == Some(self.session)
         });
         if !live {
@@ -933,7 +939,7 @@ impl Watch {
             return (false, false);
         };
         let first = p
-            .read()
+            .view()
             .term
             .as_ref()
             .map_or(crate::term::LineIndex(0), |t| t.history().first_index());
@@ -1008,7 +1014,7 @@ impl Watch {
             }
         }
         p.changed();
-        let ok = matches!(p.read().status, Status::Live | Status::Dead);
+        let ok = matches!(p.view().status, Status::Live | Status::Dead);
         (ok && !redo, redo)
     }
 
@@ -1022,10 +1028,9 @@ impl Watch {
         let mut to_seed = Vec::new();
         let all: HashSet<PaneId> = listing.iter().map(|e| e.pane).collect();
         let sessions: HashSet<SessionId> = listing.iter().map(|e| e.session).collect();
-        let _ = self
-            .shared
+        self.shared
             .sessions_seen
-            .send(sessions.into_iter().collect());
+            .send_replace(sessions.into_iter().collect());
         let ours: HashSet<PaneId> = listing
             .iter()
             .filter(|e| e.session == self.session)

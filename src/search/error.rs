@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::pattern::MAX_PATTERN_CHARS;
+use super::limits::MAX_PATTERN_CHARS;
 
 /// An error that occurred while compiling a [`Pattern`](super::Pattern).
 ///

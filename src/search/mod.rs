@@ -53,6 +53,7 @@
 mod error;
 mod fold;
 pub mod hit;
+mod limits;
 mod lines;
 mod pattern;
 mod strip;
@@ -60,7 +61,6 @@ mod strip;
 mod tests;
 
 pub use error::{PatternError, PatternErrorKind};
+pub use limits::{HYBRID_CACHE_CAPACITY, MAX_PATTERN_CHARS, NEST_LIMIT, NFA_SIZE_LIMIT};
 pub use lines::LineMatch;
-pub use pattern::{
-    HYBRID_CACHE_CAPACITY, MAX_PATTERN_CHARS, NEST_LIMIT, NFA_SIZE_LIMIT, Pattern, PatternOptions,
-};
+pub use pattern::{Pattern, PatternOptions};

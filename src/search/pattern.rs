@@ -14,23 +14,9 @@ use memchr::{memchr, memrchr};
 
 use super::error::PatternError;
 use super::fold::FoldedPair;
+use super::limits::{HYBRID_CACHE_CAPACITY, MAX_PATTERN_CHARS, NEST_LIMIT, NFA_SIZE_LIMIT};
 use super::lines::{LineMatch, scan};
 use super::strip::strip_line_terminator;
-
-/// The longest accepted pattern, in characters (Unicode scalar values).
-pub const MAX_PATTERN_CHARS: usize = 1000;
-
-/// The most heap a regex's compiled NFA may use, in bytes (1 MiB). A
-/// pattern over it fails with
-/// [`PatternErrorKind::TooComplex`](super::PatternErrorKind::TooComplex).
-pub const NFA_SIZE_LIMIT: usize = 1 << 20;
-
-/// The capacity of one lazy DFA transition cache, in bytes (4 MiB). A
-/// regex keeps one cache per thread searching with it at the same time.
-pub const HYBRID_CACHE_CAPACITY: usize = 4 << 20;
-
-/// The deepest nesting of groups, classes and repetitions a regex may have.
-pub const NEST_LIMIT: u32 = 64;
 
 /// How a pattern is interpreted.
 ///

@@ -29,9 +29,17 @@
 //!   one exists) and searched, a 512-byte [`PairSummary`] of the byte pairs
 //!   its text holds, which lets a search skip it
 //!   ([`SearchChunk::may_hold`]).
+//! * Sharing: a sealed chunk is kept behind an [`Arc`], so cloning a
+//!   history (a reader's snapshot of a pane's copy) copies only the
+//!   newest, unsealed chunk and counts references to the others. The
+//!   writer then changes a sealed chunk only at its front, when rows are
+//!   trimmed, and copies it first if a snapshot still holds it
+//!   ([`Arc::make_mut`]); a scan over a snapshot never holds up the
+//!   pane's output.
 
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::index::LineIndex;
 
@@ -232,7 +240,11 @@ impl RowBreaks<'_> {
 /// The history of one screen; see the module documentation.
 #[derive(Clone, Debug)]
 pub struct History {
-    chunks: VecDeque<Chunk>,
+    /// Chunks a newer one follows, oldest first: their text no longer
+    /// grows, and they are shared with clones (see the module docs).
+    sealed: VecDeque<Arc<Chunk>>,
+    /// The newest chunk, which rows are appended to.
+    tail: Option<Chunk>,
     limit: usize,
     rows: usize,
     bytes: usize,
@@ -252,7 +264,8 @@ impl History {
     /// An empty history whose first line will get index `first`.
     pub(crate) fn starting_at(limit: usize, first: u64) -> History {
         History {
-            chunks: VecDeque::new(),
+            sealed: VecDeque::new(),
+            tail: None,
             limit,
             rows: 0,
             bytes: 0,
@@ -260,6 +273,19 @@ impl History {
             open: false,
             dropped: Dropped::default(),
         }
+    }
+
+    /// Every chunk, oldest first (the sealed ones, then the tail).
+    fn all(&self) -> AllChunks<'_> {
+        AllChunks {
+            sealed: self.sealed.iter(),
+            tail: self.tail.as_ref(),
+        }
+    }
+
+    /// The number of chunks.
+    fn count(&self) -> usize {
+        self.sealed.len() + usize::from(self.tail.is_some())
     }
 
     /// The limit in rows.
@@ -279,14 +305,14 @@ impl History {
 
     /// The number of logical lines held (a partly trimmed line counts).
     pub fn lines(&self) -> usize {
-        self.chunks.iter().map(Chunk::live_lines).sum()
+        self.all().map(Chunk::live_lines).sum()
     }
 
     /// The index of the oldest line held (or of the next line, when
     /// empty).
     pub fn first_index(&self) -> LineIndex {
-        self.chunks
-            .front()
+        self.all()
+            .next()
             .map_or(LineIndex(self.end_index().0), |c| {
                 LineIndex(c.first + u64::from(c.live_line))
             })
@@ -349,22 +375,24 @@ impl History {
         let new_line = !self.open;
         if new_line {
             let start_new = self
-                .chunks
-                .back()
+                .tail
+                .as_ref()
                 .is_none_or(|c| c.text.len() >= CHUNK_BYTES);
             if start_new {
-                // The full chunk keeps only what it holds: a row that
-                // crossed the size made its vectors double.
-                if let Some(c) = self.chunks.back_mut() {
+                // The full chunk keeps only what it holds (a row that
+                // crossed the size made its vectors double), and is
+                // sealed.
+                if let Some(mut c) = self.tail.take() {
                     c.text.shrink_to_fit();
                     c.rows.shrink_to_fit();
                     c.lines.shrink_to_fit();
+                    self.sealed.push_back(Arc::new(c));
                 }
-                self.chunks.push_back(Chunk::new(self.next));
+                self.tail = Some(Chunk::new(self.next));
             }
             self.next += 1;
         }
-        let Some(chunk) = self.chunks.back_mut() else {
+        let Some(chunk) = self.tail.as_mut() else {
             return;
         };
         let at = chunk.text.len();
@@ -397,7 +425,7 @@ impl History {
     /// Ends the newest line: trims its trailing spaces, clamps its row
     /// starts, appends `\n`.
     fn close_last(&mut self) {
-        let Some(chunk) = self.chunks.back_mut() else {
+        let Some(chunk) = self.tail.as_mut() else {
             return;
         };
         let Some(&first_row) = chunk.lines.last() else {
@@ -419,7 +447,7 @@ impl History {
     /// Drops the oldest `n` rows (fewer if there are fewer).
     pub(crate) fn trim_rows(&mut self, mut n: usize) {
         while n > 0 {
-            let Some(chunk) = self.chunks.front_mut() else {
+            let Some(chunk) = front_mut(&mut self.sealed, &mut self.tail) else {
                 break;
             };
             let live_rows = chunk.rows.len() - chunk.live_row as usize;
@@ -458,19 +486,21 @@ impl History {
             self.dropped.lines += gone;
             n -= take;
             if chunk.live_row as usize == chunk.rows.len() {
-                self.chunks.pop_front();
-                if self.chunks.is_empty() && self.open {
+                if self.sealed.pop_front().is_none() {
+                    self.tail = None;
+                }
+                if self.tail.is_none() && self.open {
                     // The open line lost all its history rows; it keeps
                     // its index and continues on the screen.
                     self.dropped.lines -= 1;
                     self.open = false;
                     self.next -= 1;
                 }
-            } else if self.chunks.len() == 1 {
+            } else if self.sealed.is_empty() {
                 // A chunk that is not alone goes as a whole once its last
                 // row is trimmed; a lone one (one huge open line) is
                 // compacted instead.
-                if let Some(chunk) = self.chunks.front_mut() {
+                if let Some(chunk) = self.tail.as_mut() {
                     Self::compact(chunk);
                 }
             }
@@ -504,8 +534,11 @@ impl History {
     /// any, keeps its index for its part on the screen.
     pub(crate) fn clear(&mut self) {
         self.trim_rows(self.rows);
-        debug_assert!(self.chunks.is_empty() && self.rows == 0 && self.bytes == 0);
-        self.chunks.clear();
+        debug_assert!(
+            self.sealed.is_empty() && self.tail.is_none() && self.rows == 0 && self.bytes == 0
+        );
+        self.sealed.clear();
+        self.tail = None;
         self.rows = 0;
         self.bytes = 0;
         self.open = false;
@@ -514,8 +547,8 @@ impl History {
     /// Iterates the lines held, oldest first.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = HistoryLine<'_>> + '_ {
         let open = self.open;
-        let total = self.chunks.len();
-        self.chunks.iter().enumerate().flat_map(move |(ci, c)| {
+        let total = self.count();
+        self.all().enumerate().flat_map(move |(ci, c)| {
             let last_chunk = ci + 1 == total;
             (c.live_line as usize..c.lines.len()).map(move |l| {
                 let (text, _) = c.line_text(l);
@@ -552,8 +585,8 @@ impl History {
     /// index of its first line.
     pub fn chunks(&self) -> impl Iterator<Item = (LineIndex, &[u8])> + '_ {
         let open = self.open;
-        let total = self.chunks.len();
-        self.chunks.iter().enumerate().filter_map(move |(ci, c)| {
+        let total = self.count();
+        self.all().enumerate().filter_map(move |(ci, c)| {
             if c.live_line as usize >= c.lines.len() {
                 return None;
             }
@@ -577,8 +610,8 @@ impl History {
     /// `capture-pane -p` prints.
     pub fn rows_iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
         let open = self.open;
-        let total = self.chunks.len();
-        self.chunks.iter().enumerate().flat_map(move |(ci, c)| {
+        let total = self.count();
+        self.all().enumerate().flat_map(move |(ci, c)| {
             let last_chunk = ci + 1 == total;
             (c.live_line as usize..c.lines.len()).flat_map(move |l| {
                 let rows = c.line_rows(l);
@@ -611,8 +644,9 @@ impl History {
     pub(crate) fn check(&self) -> Result<(), String> {
         let (mut rows, mut bytes) = (0usize, 0usize);
         let mut next_index = None;
-        for (ci, c) in self.chunks.iter().enumerate() {
-            let last = ci + 1 == self.chunks.len();
+        let total = self.count();
+        for (ci, c) in self.all().enumerate() {
+            let last = ci + 1 == total;
             if c.rows.windows(2).any(|w| w[0] > w[1])
                 || c.rows.last().is_some_and(|&r| r as usize > c.text.len())
             {
@@ -663,7 +697,7 @@ impl History {
                 self.rows, self.bytes
             ));
         }
-        if self.chunks.is_empty() && self.open {
+        if self.tail.is_none() && self.open {
             return Err("open line without history".into());
         }
         if let Some(n) = next_index {
@@ -676,6 +710,53 @@ impl History {
             }
         }
         Ok(())
+    }
+}
+
+/// [`History::all`]: the sealed chunks, then the tail (a named iterator,
+/// so it is exact-sized and double-ended for `enumerate().rev()`).
+struct AllChunks<'a> {
+    sealed: std::collections::vec_deque::Iter<'a, Arc<Chunk>>,
+    tail: Option<&'a Chunk>,
+}
+
+impl<'a> Iterator for AllChunks<'a> {
+    type Item = &'a Chunk;
+
+    fn next(&mut self) -> Option<&'a Chunk> {
+        match self.sealed.next() {
+            Some(c) => Some(c),
+            None => self.tail.take(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.sealed.len() + usize::from(self.tail.is_some());
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for AllChunks<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self.tail.take() {
+            Some(c) => Some(c),
+            None => self.sealed.next_back().map(|c| &**c),
+        }
+    }
+}
+
+impl ExactSizeIterator for AllChunks<'_> {}
+
+/// The oldest chunk, for trimming: a sealed chunk is copied first if a
+/// clone of the history still shares it (a free function, so the caller
+/// keeps the history's counters borrowable).
+fn front_mut<'a>(
+    sealed: &'a mut VecDeque<Arc<Chunk>>,
+    tail: &'a mut Option<Chunk>,
+) -> Option<&'a mut Chunk> {
+    match sealed.front_mut() {
+        Some(c) => Some(Arc::make_mut(c)),
+        None => tail.as_mut(),
     }
 }
 
@@ -807,6 +888,31 @@ mod tests {
     }
 
     #[test]
+    fn clones_share_sealed_chunks_and_stay_apart() {
+        let mut h = History::new(10_000);
+        let row = vec![b'x'; 1000];
+        for i in 0..300 {
+            h.push_row(format!("{i:04}").as_bytes(), false);
+            h.push_row(&row, false);
+        }
+        assert!(h.sealed.len() >= 2, "{} sealed", h.sealed.len());
+        let snap = h.clone();
+        assert!(Arc::ptr_eq(&h.sealed[0], &snap.sealed[0]));
+        let before = lines(&snap);
+        // The writer trims the shared front chunk and appends: the clone
+        // keeps what it held, and the writer's copy is right too.
+        h.trim_rows(5);
+        h.push_row(b"new", false);
+        assert!(!Arc::ptr_eq(&h.sealed[0], &snap.sealed[0]));
+        assert!(Arc::ptr_eq(&h.sealed[1], &snap.sealed[1]));
+        assert_eq!(lines(&snap), before);
+        assert_eq!(snap.check(), Ok(()));
+        assert_eq!(h.check(), Ok(()));
+        assert_eq!(lines(&h).last().map(|l| l.1.clone()), Some("new".into()));
+        assert_eq!(h.rows(), snap.rows() - 5 + 1);
+    }
+
+    #[test]
     fn compaction_keeps_lines() {
         let mut h = History::new(100_000);
         let row = vec![b'x'; 100];
@@ -896,8 +1002,7 @@ impl History {
     /// history is summarised once, as it is built, rather than by the
     /// first search that reaches it: about 0.1 ms per 64 KiB chunk).
     pub fn summarize_sealed(&self) {
-        let sealed = self.chunks.len().saturating_sub(1);
-        for c in self.chunks.iter().take(sealed) {
+        for c in &self.sealed {
             c.pairs.get_or_init(|| Box::new(PairSummary::of(&c.text)));
         }
     }
@@ -907,9 +1012,9 @@ impl History {
     /// walking the lines before it.
     pub fn search_chunks(&self) -> impl Iterator<Item = SearchChunk<'_>> + '_ {
         let open = self.open;
-        let total = self.chunks.len();
+        let total = self.count();
         let mut rows_before = 0usize;
-        self.chunks.iter().enumerate().filter_map(move |(ci, c)| {
+        self.all().enumerate().filter_map(move |(ci, c)| {
             let live_rows = c.rows.len() - c.live_row as usize;
             let before = rows_before;
             rows_before += live_rows;

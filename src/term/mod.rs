@@ -114,7 +114,10 @@ mod tests;
 pub(crate) use cell::acs_char;
 pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_end_spaces};
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
-pub use read::{Cursor, LogicalLine, Modes, Place, Tail, fingerprint};
+pub use read::{
+    Cursor, LogicalLine, Modes, Place, Tail, bottom_line, fingerprint, keep_tail, split_lines,
+    top_line,
+};
 pub use screen::{DecGraphics, Options, Term};
 pub use seed::{
     Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_rows_match, plain_capture,

@@ -644,3 +644,87 @@ impl Term {
             .any(|l| l.cells.iter().any(|c| c.flags() & ACS != 0))
     }
 }
+
+/// Splits `capture-pane -p` text into its lines (rows, or logical lines
+/// with `-J`), without their `\n`; empty text has none.
+pub fn split_lines(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = body.strip_suffix(b"\n").unwrap_or(body);
+    let empty = body.is_empty();
+    body.split(|&b| b == b'\n').filter(move |_| !empty)
+}
+
+/// Keeps the last `max` of `lines` (all with `None`); returns how many
+/// were dropped from the front.
+pub fn keep_tail<T>(lines: &mut Vec<T>, max: Option<usize>) -> usize {
+    match max {
+        Some(m) if lines.len() > m => {
+            let drop = lines.len() - m;
+            lines.drain(..drop);
+            drop
+        }
+        _ => 0,
+    }
+}
+
+/// The tmux line number (0 = top of the screen) of the bottom row a
+/// capture of `start..=end` covers on a pane with `hsize` history lines
+/// and `height` rows, as `cmd-capture-pane.c` clamps and orders them
+/// (`None`: as far as the pane goes).
+pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> i64 {
+    let (top, bottom) = clamped_range(start, end, hsize, height);
+    top.max(bottom)
+}
+
+/// The tmux line number of the top row a capture of `start..=end` covers
+/// (see [`bottom_line`]).
+pub fn top_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> i64 {
+    let (top, bottom) = clamped_range(start, end, hsize, height);
+    top.min(bottom)
+}
+
+/// `start` and `end` clamped to `-hsize..=height - 1` as tmux does, in
+/// the order given.
+fn clamped_range(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> (i64, i64) {
+    let last = height.max(1) - 1;
+    let clamp = |n: i64| if n < -hsize { -hsize } else { n.min(last) };
+    (start.map_or(-hsize, clamp), end.map_or(last, clamp))
+}
+
+#[cfg(test)]
+mod capture_range_tests {
+    use super::*;
+
+    #[test]
+    fn bottom_lines() {
+        // Default range: whole history to the bottom of a 24-row screen.
+        assert_eq!(bottom_line(None, None, 100, 24), 23);
+        assert_eq!(bottom_line(Some(-5), Some(3), 100, 24), 3);
+        assert_eq!(bottom_line(Some(-5), Some(99), 100, 24), 23);
+        assert_eq!(
+            bottom_line(Some(5), Some(2), 100, 24),
+            5,
+            "swapped like tmux"
+        );
+        assert_eq!(bottom_line(None, Some(-500), 100, 24), -100);
+        assert_eq!(top_line(Some(5), Some(2), 100, 24), 2);
+        assert_eq!(top_line(None, None, 100, 24), -100);
+    }
+
+    #[test]
+    fn lines_and_tails() {
+        assert_eq!(split_lines(b"").count(), 0);
+        assert_eq!(split_lines(b"\n").count(), 0);
+        assert_eq!(
+            split_lines(b"a\n\n").collect::<Vec<_>>(),
+            [b"a" as &[u8], b""]
+        );
+        assert_eq!(
+            split_lines(b"a\nb\n").collect::<Vec<_>>(),
+            [b"a" as &[u8], b"b"]
+        );
+        let mut v = vec![1, 2, 3];
+        assert_eq!(keep_tail(&mut v, Some(2)), 1);
+        assert_eq!(v, [2, 3]);
+        assert_eq!(keep_tail(&mut v, None), 0);
+    }
+}

@@ -1,175 +1,247 @@
-//! Errors of the tmux layer, with what a caller (a model, a person) can do
-//! about them.
+//! Errors of the tmux layer: what went wrong ([`ErrorKind`]), about what
+//! ([`Subject`]) and which argument, with tmux's or tmuxwire's own words
+//! for the detail. What a reader can do about an error is said where the
+//! reader is: `mcp::errors` for a model (tool and argument names),
+//! `cli::errors` for a person at a shell (commands and flags).
 
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 use crate::{control, search, wire};
 
-/// Errors of the tmux layer.
-#[derive(Debug, thiserror::Error)]
+/// What went wrong, in the kinds a caller acts on differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// The target does not exist (tmux: `can't find pane: %9`, …).
-    #[error("{0}")]
-    NotFound(String),
+    NotFound,
     /// An argument is out of range or malformed; nothing was sent to tmux.
-    #[error("{message}")]
-    InvalidArgument {
-        /// The argument's name.
-        argument: &'static str,
-        /// What is wrong.
-        message: String,
-        /// What would be accepted.
-        expected: String,
-    },
-    /// tmux ran the command and reported an error.
-    #[error("tmux error: {0}")]
-    Tmux(String),
+    InvalidArgument,
+    /// tmux ran the command and reported an error no kind fits.
+    Tmux,
     /// No server listens on the socket.
-    #[error("no tmux server running on {}", .0.display())]
-    NoServer(PathBuf),
+    NoServer,
     /// The socket file tmuxwire connected through before is gone (removed
     /// or renamed); the server may still run.
-    #[error(
-        "the tmux socket file {} is gone (removed or renamed); the tmux server that used it may \
-         still run",
-        .0.display()
-    )]
-    SocketGone(PathBuf),
+    SocketGone,
     /// The server refused tmuxwire (tmux's access list).
-    #[error("{0}")]
-    AccessDenied(String),
-    /// The server is too old, or speaks another protocol.
-    #[error("{0}")]
-    Unsupported(String),
+    AccessDenied,
+    /// The server is too old, or speaks another protocol, or tmuxwire
+    /// cannot do this here.
+    Unsupported,
     /// The connection broke.
-    #[error("{0}")]
-    Connection(String),
+    Connection,
     /// tmux did not answer in time; the connection is still open.
-    #[error("{0}")]
-    Timeout(String),
+    Timeout,
     /// A search pattern that cannot be used.
-    #[error(transparent)]
-    Pattern(#[from] search::PatternError),
+    Pattern,
     /// A wait the caller asked for ended at its deadline (the server is
     /// fine; what was waited for did not happen).
-    #[error("{0}")]
-    WaitTimeout(String),
+    WaitTimeout,
     /// The tmux server went away while a call waited on it.
-    #[error("{0}")]
-    ServerGone(String),
-    /// A tool refused to act on the process running this MCP server.
-    #[error("{0}")]
-    SelfTarget(String),
+    ServerGone,
+    /// A tool refused to act on the process running tmuxwire.
+    SelfTarget,
     /// A paste buffer that does not exist.
-    #[error("{0}")]
-    NoBuffer(String),
+    NoBuffer,
+    /// A fault in tmuxwire itself (a scan that panicked): not the
+    /// request's doing, and not something tmux said.
+    Internal,
 }
 
-impl Error {
-    /// A short machine-readable name for the kind of error (MCP
-    /// `_meta.error_type`).
-    pub fn kind_name(&self) -> &'static str {
+impl ErrorKind {
+    /// A short machine-readable name (MCP `_meta.error_type`).
+    pub fn name(self) -> &'static str {
         match self {
-            Error::NotFound(_) => "NotFound",
-            Error::InvalidArgument { .. } => "InvalidArgument",
-            Error::Tmux(_) => "TmuxError",
-            Error::NoServer(_) => "NoServer",
-            Error::SocketGone(_) => "SocketGone",
-            Error::AccessDenied(_) => "AccessDenied",
-            Error::Unsupported(_) => "Unsupported",
-            Error::Connection(_) => "ConnectionError",
-            Error::Timeout(_) => "Timeout",
-            Error::Pattern(_) => "InvalidPattern",
-            Error::WaitTimeout(_) => "WaitTimeout",
-            Error::ServerGone(_) => "ServerGone",
-            Error::SelfTarget(_) => "SelfTarget",
-            Error::NoBuffer(_) => "NotFound",
+            ErrorKind::NotFound | ErrorKind::NoBuffer => "NotFound",
+            ErrorKind::InvalidArgument => "InvalidArgument",
+            ErrorKind::Tmux => "TmuxError",
+            ErrorKind::NoServer => "NoServer",
+            ErrorKind::SocketGone => "SocketGone",
+            ErrorKind::AccessDenied => "AccessDenied",
+            ErrorKind::Unsupported => "Unsupported",
+            ErrorKind::Connection => "ConnectionError",
+            ErrorKind::Timeout => "Timeout",
+            ErrorKind::Pattern => "InvalidPattern",
+            ErrorKind::WaitTimeout => "WaitTimeout",
+            ErrorKind::ServerGone => "ServerGone",
+            ErrorKind::SelfTarget => "SelfTarget",
+            ErrorKind::Internal => "InternalError",
         }
     }
 
-    /// True for errors that follow from the request or the server's state
-    /// (as opposed to a fault in tmuxwire or the connection).
-    pub fn expected(&self) -> bool {
-        !matches!(self, Error::Connection(_) | Error::Timeout(_))
+    /// True for kinds that follow from the request or the server's state,
+    /// false for a fault in tmuxwire or the connection.
+    pub fn is_expected(self) -> bool {
+        !matches!(
+            self,
+            ErrorKind::Connection | ErrorKind::Timeout | ErrorKind::Internal
+        )
     }
+}
 
-    /// What to do next, when there is a useful hint.
-    pub fn suggestion(&self) -> Option<String> {
-        match self {
-            Error::NotFound(_) => Some(
-                "Call list_sessions / list_windows / list_panes to discover valid ids, and target \
-                 by id ($N session, @N window, %N pane)."
-                    .into(),
-            ),
-            Error::InvalidArgument { expected, .. } => Some(format!("Expected {expected}.")),
-            Error::NoServer(p) => Some(format!(
-                "Start tmux on that socket, or point tmuxwire at the right one with socket_name, \
-                 -L/--socket-name, -S/--socket-path, or TMUXWIRE_SOCKET_NAME/TMUXWIRE_SOCKET_PATH \
-                 (tried {}).",
-                p.display()
-            )),
-            Error::SocketGone(_) => Some(
-                "tmux recreates its socket when its server process gets SIGUSR1 (`kill -USR1 \
-                 <server pid>`), or point tmuxwire at the socket's new path."
-                    .into(),
-            ),
-            Error::AccessDenied(_) => Some(
-                "Run tmuxwire as the user who started the tmux server, or have that user run \
-                 `tmux server-access -a <your user>`."
-                    .into(),
-            ),
-            Error::Unsupported(_) => Some("tmuxwire needs tmux 3.2 or newer.".into()),
-            Error::Connection(_) => {
-                Some("Retry the call; tmuxwire opens a new connection to tmux.".into())
+/// What an error is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Subject {
+    /// The server on this socket.
+    Server(PathBuf),
+    /// A session, by id or name.
+    Session(String),
+    /// A window, by id or target.
+    Window(String),
+    /// A pane, by id or target.
+    Pane(String),
+    /// A paste buffer, by name.
+    Buffer(String),
+    /// A `wait-for` channel, by name.
+    Channel(String),
+}
+
+/// An error of the tmux layer (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    subject: Option<Subject>,
+    argument: Option<&'static str>,
+    detail: String,
+    accepted: Option<String>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.kind, &self.subject) {
+            (ErrorKind::Tmux, _) => write!(f, "tmux error: {}", self.detail),
+            (ErrorKind::NoServer, Some(Subject::Server(p))) => {
+                write!(f, "no tmux server running on {}", p.display())
             }
-            Error::Timeout(_) => Some(
-                "The tmux server may be stopped, blocked or busy with a very large capture; retry \
-                 later or check the server."
-                    .into(),
+            (ErrorKind::SocketGone, Some(Subject::Server(p))) => write!(
+                f,
+                "the tmux socket file {} is gone (removed or renamed); the tmux server that used \
+                 it may still run",
+                p.display()
             ),
-            Error::Pattern(_) => Some(
-                "Pass regex=false to search for the text literally, or fix the pattern.".into(),
-            ),
-            Error::Tmux(_) => None,
-            Error::WaitTimeout(_) => Some(
-                "Call again to keep waiting, or check that something signals it (signal_channel, \
-                 or `tmux wait-for -S` in the command you ran)."
-                    .into(),
-            ),
-            Error::ServerGone(_) => Some(
-                "The tmux server exited; nothing was signalled. Start it again or choose another \
-                 server."
-                    .into(),
-            ),
-            Error::NoBuffer(_) => Some(
-                "The buffer may have been deleted (delete_buffer, or by tmux when it keeps no more \
-                 than buffer-limit buffers); make a new one with load_buffer."
-                    .into(),
-            ),
-            Error::SelfTarget(_) => Some(
-                "This MCP server runs inside that tmux object; use a manual tmux command if that \
-                 is really intended."
-                    .into(),
-            ),
+            _ => f.write_str(&self.detail),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Constructors, one per kind; the detail is a sentence about the domain
+/// (tmux's own message, or what tmuxwire found), never advice.
+impl Error {
+    /// An error of `kind` with `detail`.
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Error {
+        Error {
+            kind,
+            subject: None,
+            argument: None,
+            detail: detail.into(),
+            accepted: None,
         }
     }
 
-    /// An invalid-argument error.
+    /// [`ErrorKind::NotFound`].
+    pub fn not_found(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::NotFound, detail)
+    }
+
+    /// [`ErrorKind::Tmux`]: tmux's message, unclassified.
+    pub fn tmux(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Tmux, detail)
+    }
+
+    /// [`ErrorKind::NoServer`] for the socket at `path`.
+    pub fn no_server(path: impl Into<PathBuf>) -> Error {
+        let path = path.into();
+        Error::new(ErrorKind::NoServer, path.display().to_string()).about(Subject::Server(path))
+    }
+
+    /// [`ErrorKind::SocketGone`] for the socket at `path`.
+    pub fn socket_gone(path: impl Into<PathBuf>) -> Error {
+        let path = path.into();
+        Error::new(ErrorKind::SocketGone, path.display().to_string()).about(Subject::Server(path))
+    }
+
+    /// [`ErrorKind::AccessDenied`].
+    pub fn access_denied(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::AccessDenied, detail)
+    }
+
+    /// [`ErrorKind::Unsupported`].
+    pub fn unsupported(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Unsupported, detail)
+    }
+
+    /// [`ErrorKind::Connection`].
+    pub fn connection(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Connection, detail)
+    }
+
+    /// [`ErrorKind::Timeout`].
+    pub fn timeout(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Timeout, detail)
+    }
+
+    /// [`ErrorKind::WaitTimeout`].
+    pub fn wait_timeout(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::WaitTimeout, detail)
+    }
+
+    /// [`ErrorKind::ServerGone`].
+    pub fn server_gone(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::ServerGone, detail)
+    }
+
+    /// [`ErrorKind::SelfTarget`].
+    pub fn self_target(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::SelfTarget, detail)
+    }
+
+    /// [`ErrorKind::NoBuffer`].
+    pub fn no_buffer(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::NoBuffer, detail)
+    }
+
+    /// [`ErrorKind::Internal`]: a fault in tmuxwire, said as such.
+    pub fn internal(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Internal, detail)
+    }
+
+    /// [`ErrorKind::InvalidArgument`] for `argument`: `message` says what
+    /// is wrong, `accepted` what would be accepted.
     pub fn invalid(
         argument: &'static str,
         message: impl Into<String>,
-        expected: impl Into<String>,
+        accepted: impl Into<String>,
     ) -> Error {
-        Error::InvalidArgument {
-            argument,
-            message: message.into(),
-            expected: expected.into(),
+        Error {
+            argument: Some(argument),
+            accepted: Some(accepted.into()),
+            ..Error::new(ErrorKind::InvalidArgument, message)
         }
     }
 
+    /// The same error, about `subject`.
+    #[must_use]
+    pub fn about(mut self, subject: Subject) -> Error {
+        self.subject = Some(subject);
+        self
+    }
+
+    /// The same error, naming `argument` as its cause.
+    #[must_use]
+    pub fn for_argument(mut self, argument: &'static str) -> Error {
+        self.argument = Some(argument);
+        self
+    }
+
     /// Classifies a tmux error message (shortened to
-    /// [`MAX_MESSAGE_CHARS`]: tmux echoes arguments, which may be long).
+    /// [`MAX_MESSAGE_CHARS`]: tmux echoes arguments, which may be long):
+    /// tmux's "can't find …", "no such …" and "no current …" are
+    /// [`ErrorKind::NotFound`], the rest [`ErrorKind::Tmux`]. An operation
+    /// that knows what it asked gives a finer kind itself.
     pub fn from_tmux(message: &str) -> Error {
         let m = shorten(message.trim(), MAX_MESSAGE_CHARS);
         let lower = m.to_ascii_lowercase();
@@ -179,10 +251,59 @@ impl Error {
             || lower.starts_with("no current")
             || lower.starts_with("no sessions")
         {
-            Error::NotFound(m)
+            Error::not_found(m)
         } else {
-            Error::Tmux(m)
+            Error::tmux(m)
         }
+    }
+}
+
+/// What an error holds.
+impl Error {
+    /// Its kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// What it is about, when known.
+    pub fn subject(&self) -> Option<&Subject> {
+        self.subject.as_ref()
+    }
+
+    /// The argument that caused it, when one did.
+    pub fn argument(&self) -> Option<&'static str> {
+        self.argument
+    }
+
+    /// The detail: tmux's message or tmuxwire's finding (the socket path
+    /// for [`ErrorKind::NoServer`] and [`ErrorKind::SocketGone`]).
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// For [`ErrorKind::InvalidArgument`]: what would be accepted.
+    pub fn accepted(&self) -> Option<&str> {
+        self.accepted.as_deref()
+    }
+
+    /// The socket, for [`ErrorKind::NoServer`] and
+    /// [`ErrorKind::SocketGone`].
+    pub fn socket(&self) -> Option<&Path> {
+        match &self.subject {
+            Some(Subject::Server(p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Whether it is of `kind`.
+    pub fn is(&self, kind: ErrorKind) -> bool {
+        self.kind == kind
+    }
+}
+
+impl From<search::PatternError> for Error {
+    fn from(e: search::PatternError) -> Error {
+        Error::new(ErrorKind::Pattern, e.to_string()).for_argument("pattern")
     }
 }
 
@@ -204,16 +325,16 @@ pub fn shorten(s: &str, max: usize) -> String {
 impl From<wire::Error> for Error {
     fn from(e: wire::Error) -> Error {
         match e {
-            wire::Error::NoServer { path } => Error::NoServer(path),
-            wire::Error::Version(v) => Error::Unsupported(v.to_string()),
+            wire::Error::NoServer { path } => Error::no_server(path),
+            wire::Error::Version(v) => Error::unsupported(v.to_string()),
             wire::Error::TooOld | wire::Error::ProtocolVersion { .. } => {
-                Error::Unsupported(e.to_string())
+                Error::unsupported(e.to_string())
             }
-            wire::Error::Refused { .. } => Error::AccessDenied(e.to_string()),
+            wire::Error::Refused { .. } => Error::access_denied(e.to_string()),
             wire::Error::Socket(s) => {
                 Error::invalid("socket", s.to_string(), "a usable tmux socket")
             }
-            wire::Error::Timeout { .. } => Error::Timeout(e.to_string()),
+            wire::Error::Timeout { .. } => Error::timeout(e.to_string()),
             wire::Error::Encode(ref i) => match i {
                 wire::identify::IdentifyError::CommandTooLong(_)
                 | wire::identify::IdentifyError::Nul => Error::invalid(
@@ -221,9 +342,9 @@ impl From<wire::Error> for Error {
                     e.to_string(),
                     "shorter arguments without NUL bytes",
                 ),
-                wire::identify::IdentifyError::EmptyCommand => Error::Tmux(e.to_string()),
+                wire::identify::IdentifyError::EmptyCommand => Error::tmux(e.to_string()),
             },
-            other => Error::Connection(other.to_string()),
+            other => Error::connection(other.to_string()),
         }
     }
 }
@@ -238,9 +359,9 @@ impl From<control::Error> for Error {
             control::Error::Attach(m) => Error::from_tmux(&m),
             control::Error::Timeout { after, what } => {
                 tracing::debug!(%what, ?after, "tmux did not answer in time");
-                Error::Timeout(format!("tmux did not answer within {after:?}"))
+                Error::timeout(format!("tmux did not answer within {after:?}"))
             }
-            other => Error::Connection(other.to_string()),
+            other => Error::connection(other.to_string()),
         }
     }
 }

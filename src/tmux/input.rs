@@ -188,9 +188,8 @@ pub const BUFFER_PREFIX: &str = "tmuxwire_";
 /// A fresh buffer name in tmuxwire's namespace: `tmuxwire_<32 hex>_<logical>`.
 /// `logical` must pass [`is_logical_name`].
 pub fn new_buffer_name(logical: &str) -> String {
-    let a = crate::control::format::nonce();
-    let b = crate::control::format::nonce();
-    format!("{BUFFER_PREFIX}{a}{b}_{logical}")
+    let n = crate::nonce::u128();
+    format!("{BUFFER_PREFIX}{n:032x}_{logical}")
 }
 
 /// A logical buffer name: 1–64 of `[A-Za-z0-9_.-]`.
@@ -221,6 +220,7 @@ pub fn is_own_buffer(name: &str) -> bool {
 /// # Panics
 ///
 /// When a property fails.
+#[doc(hidden)]
 pub fn fuzz_segments(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let segs = segments(&text);

@@ -901,6 +901,7 @@ impl<'a> Json<'a> {
 /// # Panics
 ///
 /// When a property fails.
+#[doc(hidden)]
 pub fn fuzz_layout(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let Ok(layout) = Layout::parse(&text) else {

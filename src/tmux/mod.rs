@@ -2,39 +2,51 @@
 //! and the operations tools are built from, over one control connection
 //! per server.
 //!
-//! * [`handle`]: [`Tmux`], a lazily connected, self-healing handle on one
+//! * [`server`]: [`Tmux`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
-//!   sessions), and [`Servers`], the pool keyed by socket.
-//! * [`ops`]: listings, single objects, captures, format evaluation.
-//! * [`search`]: `search_panes` over scrollback and screen.
-//! * [`manage`]: rename, select, resize, move, swap, copy mode, create,
-//!   split, respawn, kill, clear, pipe: each one line (one round trip).
-//! * [`settings`]: options, environment, hooks.
+//!   sessions).
+//! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
+//! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
+//! * [`target`]: which object a call names ([`Selector`], [`PaneScope`])
+//!   and the one-object lookups every operation builds on.
+//! * [`op`]: the operations, one typed request each (listings, single
+//!   objects, captures, searches, waits, typing, management, settings,
+//!   channels), and where each answer is cut to the response limit.
+//! * [`follow`]: `wait_for_text`, `capture_since` and `run_command`,
+//!   answered from the pane's mirrored copy and woken by `%output`.
+//! * [`manage`]: what the operations that change objects share (one line
+//!   that acts, targets without a round trip); the operations are
+//!   [`op::manage`], [`op::create`] and [`op::kill`].
 //! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
 //!   from the commands [`input`] builds (pure, fuzzed).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
 //!   and written out for the running version (pure, fuzzed).
-//! * [`channel`]: `wait-for` channels (waits on a connection of their own).
 //! * [`discover`]: the live servers in the user's tmux directory.
-//! * [`model`]: result types with libtmux-mcp's field names.
-//! * [`error`]: [`Error`], with a kind, "expected" flag and suggestion.
+//! * [`model`]: result types with libtmux-mcp's field names, read by
+//!   field name ([`crate::record!`]).
+//! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
-pub mod channel;
+pub mod caller;
 pub mod discover;
 pub mod error;
 pub mod follow;
-pub mod handle;
 pub mod input;
 pub mod layout;
 pub mod manage;
 pub mod model;
-pub mod ops;
-pub mod search;
-pub mod settings;
+pub mod op;
+pub mod server;
+pub mod servers;
+pub mod target;
 pub mod typing;
 
-pub use error::Error;
-pub use handle::{Caller, Output, Retry, Servers, Tmux};
-pub use model::{Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, WindowInfo};
-pub use ops::{Capture, CaptureOptions, PaneScope, Selector};
-pub use search::{PaneContentMatch, SearchPanesResult, SearchRequest};
+pub use caller::Caller;
+pub use error::{Error, ErrorKind, Subject};
+pub use model::{
+    Geometry, HookEntry, PaneInfo, PaneSnapshot, ServerInfo, SessionInfo, Source, WindowInfo,
+};
+pub use op::capture::Capture;
+pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
+pub use server::{Output, Retry, Server, Tmux};
+pub use servers::Servers;
+pub use target::{PaneScope, Selector};

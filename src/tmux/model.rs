@@ -31,30 +31,35 @@ pub struct SessionInfo {
     pub active_pane_id: Option<String>,
 }
 
+crate::record! {
+    /// The tmux variables a [`SessionInfo`] is read from.
+    struct SessionRow {
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        windows: i64 = "session_windows",
+        attached: i64 = "session_attached",
+        created: String = "session_created",
+        active_pane: Option<String> = "pane_id",
+    }
+}
+
 impl SessionInfo {
     /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = &[
-        "session_id",
-        "session_name",
-        "session_windows",
-        "session_attached",
-        "session_created",
-        "pane_id",
-    ];
+    pub const FIELDS: &'static [&'static str] = SessionRow::FIELDS;
 
     /// Builds one from a record of [`SessionInfo::FIELDS`]. `ours` counts
     /// tmuxwire's control clients per session id, which are subtracted
     /// from `session_attached`.
     pub fn from_record(r: &Record, ours: &std::collections::HashMap<String, i64>) -> SessionInfo {
-        let mine = ours.get(r.str(0)).copied().unwrap_or(0);
-        let attached = (r.int(3).unwrap_or(0) - mine).max(0);
+        let row = SessionRow::from_record(r);
+        let mine = ours.get(&row.session_id).copied().unwrap_or(0);
         SessionInfo {
-            session_id: r.string(0),
-            session_name: r.string(1),
-            window_count: r.int(2).unwrap_or(0),
-            session_attached: attached.to_string(),
-            session_created: r.string(4),
-            active_pane_id: non_empty(r.str(5)),
+            session_attached: (row.attached - mine).max(0).to_string(),
+            session_id: row.session_id,
+            session_name: row.session_name,
+            window_count: row.windows,
+            session_created: row.created,
+            active_pane_id: row.active_pane,
         }
     }
 }
@@ -86,92 +91,72 @@ pub struct WindowInfo {
     pub active_pane_id: Option<String>,
 }
 
+crate::record! {
+    /// The tmux variables a [`WindowInfo`] is read from.
+    struct WindowRow {
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        window_index: String = "window_index",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        panes: i64 = "window_panes",
+        window_layout: String = "window_layout",
+        window_active: String = "window_active",
+        window_width: String = "window_width",
+        window_height: String = "window_height",
+        active_pane: Option<String> = "pane_id",
+    }
+}
+
 impl WindowInfo {
     /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = &[
-        "window_id",
-        "window_name",
-        "window_index",
-        "session_id",
-        "session_name",
-        "window_panes",
-        "window_layout",
-        "window_active",
-        "window_width",
-        "window_height",
-        "pane_id",
-    ];
+    pub const FIELDS: &'static [&'static str] = WindowRow::FIELDS;
 
     /// Builds one from a record of [`WindowInfo::FIELDS`].
     pub fn from_record(r: &Record) -> WindowInfo {
+        let row = WindowRow::from_record(r);
         WindowInfo {
-            window_id: r.string(0),
-            window_name: r.string(1),
-            window_index: r.string(2),
-            session_id: r.string(3),
-            session_name: r.string(4),
-            pane_count: r.int(5).unwrap_or(0),
-            window_layout: r.string(6),
-            window_active: r.string(7),
-            window_width: r.string(8),
-            window_height: r.string(9),
-            active_pane_id: non_empty(r.str(10)),
+            window_id: row.window_id,
+            window_name: row.window_name,
+            window_index: row.window_index,
+            session_id: row.session_id,
+            session_name: row.session_name,
+            pane_count: row.panes,
+            window_layout: row.window_layout,
+            window_active: row.window_active,
+            window_width: row.window_width,
+            window_height: row.window_height,
+            active_pane_id: row.active_pane,
         }
     }
 }
 
-/// Where a pane sits in its window: cells, window-relative, 0-based;
-/// right and bottom are inclusive.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Geometry {
-    /// Leftmost column.
-    pub pane_left: i64,
-    /// Top row.
-    pub pane_top: i64,
-    /// Rightmost column (inclusive).
-    pub pane_right: i64,
-    /// Bottom row (inclusive).
-    pub pane_bottom: i64,
-    /// Touches the window's left edge.
-    pub pane_at_left: bool,
-    /// Touches the window's right edge.
-    pub pane_at_right: bool,
-    /// Touches the window's top edge.
-    pub pane_at_top: bool,
-    /// Touches the window's bottom edge.
-    pub pane_at_bottom: bool,
-}
-
-impl Geometry {
-    /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = &[
-        "pane_left",
-        "pane_top",
-        "pane_right",
-        "pane_bottom",
-        "pane_at_left",
-        "pane_at_right",
-        "pane_at_top",
-        "pane_at_bottom",
-    ];
-
-    /// From a record whose fields `at..at+8` are [`Geometry::FIELDS`].
-    pub fn from_record(r: &Record, at: usize) -> Geometry {
-        Geometry {
-            pane_left: r.int(at).unwrap_or(0),
-            pane_top: r.int(at + 1).unwrap_or(0),
-            pane_right: r.int(at + 2).unwrap_or(0),
-            pane_bottom: r.int(at + 3).unwrap_or(0),
-            pane_at_left: r.flag(at + 4),
-            pane_at_right: r.flag(at + 5),
-            pane_at_top: r.flag(at + 6),
-            pane_at_bottom: r.flag(at + 7),
-        }
+crate::record! {
+    /// Where a pane sits in its window: cells, window-relative, 0-based;
+    /// right and bottom are inclusive.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct Geometry {
+        /// Leftmost column.
+        pub pane_left: i64 = "pane_left",
+        /// Top row.
+        pub pane_top: i64 = "pane_top",
+        /// Rightmost column (inclusive).
+        pub pane_right: i64 = "pane_right",
+        /// Bottom row (inclusive).
+        pub pane_bottom: i64 = "pane_bottom",
+        /// Touches the window's left edge.
+        pub pane_at_left: bool = "pane_at_left",
+        /// Touches the window's right edge.
+        pub pane_at_right: bool = "pane_at_right",
+        /// Touches the window's top edge.
+        pub pane_at_top: bool = "pane_at_top",
+        /// Touches the window's bottom edge.
+        pub pane_at_bottom: bool = "pane_at_bottom",
     }
 }
 
 /// A pane (libtmux-mcp `PaneInfo`), plus where it lives by name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PaneInfo {
     /// Pane id, `%N`.
     pub pane_id: String,
@@ -220,58 +205,59 @@ pub struct PaneInfo {
     pub history_limit: i64,
 }
 
-impl PaneInfo {
-    /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = &[
-        "pane_id",
-        "pane_index",
-        "pane_width",
-        "pane_height",
-        "pane_left",
-        "pane_top",
-        "pane_right",
-        "pane_bottom",
-        "pane_at_left",
-        "pane_at_right",
-        "pane_at_top",
-        "pane_at_bottom",
-        "pane_tty",
-        "pane_current_command",
-        "pane_pid",
-        "pane_title",
-        "pane_active",
-        "window_id",
-        "session_id",
-        "session_name",
-        "window_index",
-        "window_name",
-        "pane_current_path",
-        "history_size",
-        "history_limit",
-    ];
+crate::record! {
+    /// The tmux variables a [`PaneInfo`] is read from, besides its
+    /// [`Geometry`] (which follows them in the record).
+    struct PaneRow {
+        pane_id: String = "pane_id",
+        pane_index: String = "pane_index",
+        pane_width: String = "pane_width",
+        pane_height: String = "pane_height",
+        pane_tty: String = "pane_tty",
+        pane_current_command: String = "pane_current_command",
+        pane_pid: String = "pane_pid",
+        pane_title: String = "pane_title",
+        pane_active: String = "pane_active",
+        window_id: String = "window_id",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        window_index: String = "window_index",
+        window_name: String = "window_name",
+        pane_current_path: String = "pane_current_path",
+        history_size: i64 = "history_size",
+        history_limit: i64 = "history_limit",
+    }
+}
 
-    /// Builds one from a record of [`PaneInfo::FIELDS`].
-    pub fn from_record(r: &Record, is_caller: Option<bool>) -> PaneInfo {
+impl PaneInfo {
+    /// The format variables, in record order: [`PaneRow`]'s, then
+    /// [`Geometry::FIELDS`].
+    pub const FIELDS: &'static [&'static str] = &crate::concat_fields!(PaneRow, Geometry);
+
+    /// Builds one from a record of [`PaneInfo::FIELDS`]; `is_caller` says
+    /// whether a pane id is the caller's own pane.
+    pub fn from_record(r: &Record, is_caller: impl Fn(&str) -> Option<bool>) -> PaneInfo {
+        let row = PaneRow::from_record(r);
         PaneInfo {
-            pane_id: r.string(0),
-            pane_index: r.string(1),
-            pane_width: r.string(2),
-            pane_height: r.string(3),
-            geometry: Geometry::from_record(r, 4),
-            pane_tty: r.string(12),
-            pane_current_command: r.string(13),
-            pane_pid: r.string(14),
-            pane_title: r.string(15),
-            pane_active: r.string(16),
-            window_id: r.string(17),
-            session_id: r.string(18),
-            session_name: r.string(19),
-            window_index: r.string(20),
-            window_name: r.string(21),
-            pane_current_path: r.string(22),
-            is_caller,
-            history_size: r.int(23).unwrap_or(0),
-            history_limit: r.int(24).unwrap_or(0),
+            is_caller: is_caller(&row.pane_id),
+            pane_id: row.pane_id,
+            pane_index: row.pane_index,
+            pane_width: row.pane_width,
+            pane_height: row.pane_height,
+            geometry: Geometry::from_record_at(r, PaneRow::FIELDS.len()),
+            pane_tty: row.pane_tty,
+            pane_current_command: row.pane_current_command,
+            pane_pid: row.pane_pid,
+            pane_title: row.pane_title,
+            pane_active: row.pane_active,
+            window_id: row.window_id,
+            session_id: row.session_id,
+            session_name: row.session_name,
+            window_index: row.window_index,
+            window_name: row.window_name,
+            pane_current_path: row.pane_current_path,
+            history_size: row.history_size,
+            history_limit: row.history_limit,
         }
     }
 }
@@ -295,10 +281,6 @@ pub struct ServerInfo {
     pub imsg_framing: Option<String>,
 }
 
-fn non_empty(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
-}
-
 /// A pane's visible content and state (libtmux-mcp `PaneSnapshot`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PaneSnapshot {
@@ -314,10 +296,14 @@ pub struct PaneSnapshot {
     pub cursor_x: i64,
     /// Cursor row, 0-based from the top of the visible screen.
     pub cursor_y: i64,
-    /// Width in cells. (The `snapshot_pane` tool sends it as a string, as
-    /// every other tool sends `pane_width`.)
+    /// Width in cells, sent as a string, as every other tool sends
+    /// `pane_width`.
+    #[serde(serialize_with = "as_string")]
+    #[schemars(with = "String")]
     pub pane_width: i64,
-    /// Height in rows (a string in `snapshot_pane`, as `pane_width`).
+    /// Height in rows (a string, as `pane_width`).
+    #[serde(serialize_with = "as_string")]
+    #[schemars(with = "String")]
     pub pane_height: i64,
     /// Position in the window.
     #[serde(flatten)]
@@ -359,60 +345,65 @@ pub struct PaneSnapshot {
     pub content_view: String,
 }
 
+/// A number serialized as its decimal text.
+fn as_string<S: serde::Serializer>(n: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(n)
+}
+
+crate::record! {
+    /// The tmux variables a [`PaneSnapshot`] is read from, besides its
+    /// [`Geometry`] (which follows them in the record).
+    struct SnapshotRow {
+        pane_id: String = "pane_id",
+        cursor_x: i64 = "cursor_x",
+        cursor_y: i64 = "cursor_y",
+        pane_width: i64 = "pane_width",
+        pane_height: i64 = "pane_height",
+        pane_tty: String = "pane_tty",
+        pane_pid: String = "pane_pid",
+        pane_dead: Option<bool> = "pane_dead",
+        alternate_on: Option<bool> = "alternate_on",
+        pane_in_mode: bool = "pane_in_mode",
+        pane_mode: Option<String> = "pane_mode",
+        scroll_position: Option<i64> = "scroll_position",
+        history_size: i64 = "history_size",
+        history_limit: i64 = "history_limit",
+        title: String = "pane_title",
+        pane_current_command: String = "pane_current_command",
+        pane_current_path: String = "pane_current_path",
+    }
+}
+
 impl PaneSnapshot {
-    /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = &[
-        "pane_id",
-        "cursor_x",
-        "cursor_y",
-        "pane_width",
-        "pane_height",
-        "pane_left",
-        "pane_top",
-        "pane_right",
-        "pane_bottom",
-        "pane_at_left",
-        "pane_at_right",
-        "pane_at_top",
-        "pane_at_bottom",
-        "pane_tty",
-        "pane_pid",
-        "pane_dead",
-        "alternate_on",
-        "pane_in_mode",
-        "pane_mode",
-        "scroll_position",
-        "history_size",
-        "history_limit",
-        "pane_title",
-        "pane_current_command",
-        "pane_current_path",
-    ];
+    /// The format variables, in record order: [`SnapshotRow`]'s, then
+    /// [`Geometry::FIELDS`].
+    pub const FIELDS: &'static [&'static str] = &crate::concat_fields!(SnapshotRow, Geometry);
 
     /// Builds one from a record of [`PaneSnapshot::FIELDS`]; the content
     /// fields are filled by the caller.
-    pub fn from_record(r: &Record, is_caller: Option<bool>) -> PaneSnapshot {
+    pub fn from_record(r: &Record, is_caller: impl Fn(&str) -> Option<bool>) -> PaneSnapshot {
+        let row = SnapshotRow::from_record(r);
         PaneSnapshot {
-            pane_id: r.string(0),
+            is_caller: is_caller(&row.pane_id),
+            pane_id: row.pane_id,
             content: String::new(),
-            cursor_x: r.int(1).unwrap_or(0),
-            cursor_y: r.int(2).unwrap_or(0),
-            pane_width: r.int(3).unwrap_or(0),
-            pane_height: r.int(4).unwrap_or(0),
-            geometry: Geometry::from_record(r, 5),
-            pane_tty: r.string(13),
-            pane_pid: r.string(14),
-            pane_dead: r.opt_flag(15),
-            alternate_on: r.opt_flag(16),
-            pane_in_mode: r.flag(17),
-            pane_mode: non_empty(r.str(18)),
-            scroll_position: r.int(19),
-            history_size: r.int(20).unwrap_or(0),
-            history_limit: r.int(21).unwrap_or(0),
-            title: r.string(22),
-            pane_current_command: r.string(23),
-            pane_current_path: r.string(24),
-            is_caller,
+            cursor_x: row.cursor_x,
+            cursor_y: row.cursor_y,
+            pane_width: row.pane_width,
+            pane_height: row.pane_height,
+            geometry: Geometry::from_record_at(r, SnapshotRow::FIELDS.len()),
+            pane_tty: row.pane_tty,
+            pane_pid: row.pane_pid,
+            pane_dead: row.pane_dead,
+            alternate_on: row.alternate_on,
+            pane_in_mode: row.pane_in_mode,
+            pane_mode: row.pane_mode,
+            scroll_position: row.scroll_position,
+            history_size: row.history_size,
+            history_limit: row.history_limit,
+            title: row.title,
+            pane_current_command: row.pane_current_command,
+            pane_current_path: row.pane_current_path,
             content_truncated: false,
             content_truncated_lines: 0,
             content_view: "live".into(),
@@ -429,4 +420,16 @@ pub struct HookEntry {
     pub index: Option<i64>,
     /// The command, as tmux prints it.
     pub command: String,
+}
+
+/// Which source answered for a pane's text (`source` in `capture_pane`
+/// and `search_panes` results).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// tmuxwire's copy of the pane, fed by its output and checked with
+    /// tmux just before.
+    Mirror,
+    /// A capture from tmux (the pane is not mirrored).
+    Capture,
 }

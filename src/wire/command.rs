@@ -17,11 +17,12 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 
+use super::dial::connect_socket;
+use super::error::Error;
 use super::identify::{self, Chunk, Identity};
 use super::imsg::{self, Framing};
 use super::protocol::{CLIENT_UTF8, EBADF, MsgType};
 use super::stream::{FrameReader, check_peer_version};
-use super::{Error, connect_socket};
 
 /// What a one-shot command produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

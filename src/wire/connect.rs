@@ -29,6 +29,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 
 use super::command::run_command;
+use super::dial::connect_socket;
+use super::error::Error;
 use super::identify::{self, Chunk, Identity};
 use super::imsg::{self, Framing};
 use super::protocol::{
@@ -36,7 +38,6 @@ use super::protocol::{
 };
 use super::stream::{FrameReader, Message, check_peer_version, send_with_fd};
 use super::version::TmuxVersion;
-use super::{Error, connect_socket};
 
 /// How to open a control connection.
 #[derive(Clone, Debug)]
@@ -186,7 +187,7 @@ async fn handshake(
     if opts.no_output {
         flags |= CLIENT_CONTROL_NOOUTPUT;
     }
-    let id = Identity::for_this_process(flags, super::CLIENT_TERM);
+    let id = Identity::for_this_process(flags, super::identify::CLIENT_TERM);
     let mut argv = vec!["attach-session".to_string(), "-E".to_string()];
     // tmux 3.8 prints JSON layouts, but sends control clients the old
     // format unless they ask; ask, so `#{window_layout}` matches the CLI.

@@ -21,6 +21,11 @@ use std::os::unix::ffi::OsStrExt;
 use super::imsg::{self, EncodeError, Framing};
 use super::protocol::{CLIENT_CONTROL, MAX_PAYLOAD, MsgType};
 
+/// The terminal name tmuxwire's control clients identify with
+/// (`#{client_termname}`), so tmuxwire can tell its own clients from a
+/// person's (for example to leave them out of `session_attached`).
+pub const CLIENT_TERM: &str = "tmuxwire";
+
 /// What a client tells the server about itself.
 #[derive(Clone, Debug)]
 pub struct Identity {

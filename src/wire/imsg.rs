@@ -226,6 +226,7 @@ pub fn decode_all(
 /// Fuzz entry point: decoding arbitrary bytes in either layout never
 /// panics, and every frame decoded re-encodes to the same bytes (for the
 /// fields tmux defines: `pid` is normalised to `-1`).
+#[doc(hidden)]
 pub fn fuzz_decode(data: &[u8]) {
     for framing in [Framing::Old, Framing::New] {
         let mut buf = data;

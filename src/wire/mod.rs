@@ -12,12 +12,17 @@
 //!   servers without sessions.
 //! * [`connect`]: opening a control-mode connection: probe, socket pair,
 //!   identify, attaching `MSG_COMMAND`, then the imsg-side handler.
+//! * [`dial`]: connecting the Unix socket ("no server" told apart, a full
+//!   listen queue retried).
+//! * [`error`]: [`Error`], the wire layer's errors.
 //!
 //! Pure modules (`imsg`, `version`, `identify`, `socket` resolution) do no
 //! I/O and are unit-tested with exact bytes.
 
 pub mod command;
 pub mod connect;
+pub mod dial;
+pub mod error;
 pub mod identify;
 pub mod imsg;
 pub mod protocol;
@@ -25,179 +30,13 @@ pub mod socket;
 pub mod stream;
 pub mod version;
 
-use std::io;
-use std::path::PathBuf;
-use std::time::Duration;
-
 pub use command::{CommandOutput, run_command, run_command_list, stream_command_list};
 pub use connect::{
     ControlOptions, ControlTransport, EndReason, connect_control, open_control, probe_version,
 };
+pub use dial::connect_socket_probe;
+pub use error::Error;
+pub use identify::CLIENT_TERM;
 pub use imsg::Framing;
 pub use socket::SocketSpec;
 pub use version::TmuxVersion;
-
-/// The terminal name tmuxwire's control clients identify with
-/// (`#{client_termname}`), so tmuxwire can tell its own clients from a
-/// person's (for example to leave them out of `session_attached`).
-pub const CLIENT_TERM: &str = "tmuxwire";
-
-/// Errors of the wire layer.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// Nothing listens on the socket (`ENOENT`/`ECONNREFUSED`). The path
-    /// tried is included.
-    #[error("no tmux server running on {}", path.display())]
-    NoServer {
-        /// The socket path that was tried.
-        path: PathBuf,
-    },
-    /// The socket exists but could not be connected to for another reason.
-    #[error("cannot connect to the tmux server at {}: {source}", path.display())]
-    Connect {
-        /// The socket path that was tried.
-        path: PathBuf,
-        /// The `connect()` error.
-        source: io::Error,
-    },
-    /// The socket could not be resolved.
-    #[error(transparent)]
-    Socket(#[from] socket::SocketError),
-    /// The server is older than 3.2.
-    #[error(transparent)]
-    Version(#[from] version::VersionError),
-    /// The server rejected our messages as another protocol version
-    /// (`MSG_VERSION`, carrying the server's own version).
-    #[error("{}", protocol_version_message(*server))]
-    ProtocolVersion {
-        /// The server's protocol version.
-        server: u32,
-    },
-    /// The server refused this client (tmux ≥ 3.3 lets only its owner and
-    /// users added with `server-access -a` connect: server-acl.c). The
-    /// message is tmux's.
-    #[error(
-        "the tmux server at {} refused tmuxwire: {message} (tmux 3.3+ admits only the user \
-         who started it and users added with `tmux server-access -a USER`)",
-        path.display()
-    )]
-    Refused {
-        /// The socket path.
-        path: PathBuf,
-        /// tmux's message, e.g. `access not allowed`.
-        message: String,
-    },
-    /// The server is tmux ≤ 3.0 (it answered with `MSG_STDOUT`).
-    #[error("unsupported tmux version (≤ 3.0) (need ≥ 3.2)")]
-    TooOld,
-    /// A message could not be encoded.
-    #[error(transparent)]
-    Encode(#[from] identify::IdentifyError),
-    /// The server sent bytes that are not valid imsg frames.
-    #[error("tmux protocol error: {0}")]
-    Protocol(String),
-    /// The server ended the connection before the exchange finished. The
-    /// reason is what tmux said (`MSG_EXIT` message, shutdown, EOF).
-    #[error("the tmux server at {} ended the connection: {reason}", path.display())]
-    Closed {
-        /// The socket path.
-        path: PathBuf,
-        /// Why, as far as the server said.
-        reason: String,
-    },
-    /// The server did not answer in time.
-    #[error("the tmux server at {} did not answer within {timeout:?} ({what})", path.display())]
-    Timeout {
-        /// The socket path.
-        path: PathBuf,
-        /// The deadline that passed.
-        timeout: Duration,
-        /// What was being waited for.
-        what: &'static str,
-    },
-    /// Attaching the control client failed; tmux's message is included
-    /// (for example `no sessions`).
-    #[error("tmux refused to attach a control client: {0}")]
-    Attach(String),
-    /// Another I/O error on an established connection.
-    #[error("i/o error talking to tmux: {0}")]
-    Io(#[from] io::Error),
-}
-
-/// The text of [`Error::ProtocolVersion`].
-fn protocol_version_message(server: u32) -> String {
-    use protocol::PROTOCOL_VERSION;
-    if server == PROTOCOL_VERSION {
-        format!(
-            "the tmux server rejected tmuxwire's handshake although both speak protocol version \
-             {server}: the message framing did not match this tmux build"
-        )
-    } else {
-        format!(
-            "the tmux server speaks protocol version {server} and tmuxwire speaks \
-             {PROTOCOL_VERSION}: a tmux build tmuxwire cannot talk to"
-        )
-    }
-}
-
-impl Error {
-    /// True when no server is running on the socket (as opposed to a
-    /// server that misbehaved).
-    pub fn is_no_server(&self) -> bool {
-        matches!(self, Error::NoServer { .. })
-    }
-}
-
-/// Whether a server accepts connections on `path`: `Ok` when one does
-/// (the connection is closed at once), [`Error::NoServer`] when nothing
-/// listens.
-///
-/// # Errors
-///
-/// As [`connect_socket`].
-pub async fn connect_socket_probe(path: &std::path::Path) -> Result<(), Error> {
-    connect_socket(path).await.map(drop)
-}
-
-/// How long [`connect_socket`] keeps retrying a server whose listen queue
-/// is full (`EAGAIN` on Linux).
-const CONNECT_RETRY_FOR: Duration = Duration::from_secs(5);
-
-/// Connects a Unix stream socket to `path`, mapping "nobody listens" to
-/// [`Error::NoServer`]. A full listen queue (`EAGAIN`: many clients
-/// connecting at once) is retried with backoff for a few seconds.
-pub(crate) async fn connect_socket(
-    path: &std::path::Path,
-) -> Result<tokio::net::UnixStream, Error> {
-    let start = std::time::Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match tokio::net::UnixStream::connect(path).await {
-            Ok(s) => return Ok(s),
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOENT) | Some(libc::ECONNREFUSED) | Some(libc::ENOTDIR)
-                ) =>
-            {
-                return Err(Error::NoServer {
-                    path: path.to_path_buf(),
-                });
-            }
-            Err(e)
-                if e.raw_os_error() == Some(libc::EAGAIN)
-                    && start.elapsed() < CONNECT_RETRY_FOR =>
-            {
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(Duration::from_millis(100));
-            }
-            Err(e) => {
-                return Err(Error::Connect {
-                    path: path.to_path_buf(),
-                    source: e,
-                });
-            }
-        }
-    }
-}

@@ -8,7 +8,7 @@ use tokio::io::Interest;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
-use super::Error;
+use super::error::Error;
 use super::imsg::{self, Framing};
 use super::protocol::PROTOCOL_VERSION;
 

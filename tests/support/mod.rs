@@ -7,6 +7,10 @@
 //! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`],
 //!   [`wait_until_async`], [`within`]).
 //!
+//! Helpers live here and nowhere else: this module (servers, binaries, environments, waits,
+//! [`tmuxwire_command`]), [`tool`] (tool calls in process and pane helpers, rmcp's types) and
+//! [`tool_json`] (the same calls with results as JSON).
+//!
 //! Which tmux binaries are tested is decided by [`tmux_bins`]: the system `tmux` plus the extra
 //! versions that `bash .ci/fetch-tmux.sh target/tmux-versions` unpacks.
 //!
@@ -18,6 +22,9 @@
 //! * `TMUXWIRE_REQUIRE_SHELLS`: comma-separated shells (e.g. `bash,zsh,dash,fish`) that must be
 //!   installed; if one is missing, [`test_shell`] panics (else it skips, loudly).
 #![allow(dead_code)]
+
+pub mod tool;
+pub mod tool_json;
 
 use std::ffi::OsStr;
 use std::future::Future;
@@ -83,6 +90,37 @@ pub fn test_env(cmd: &mut Command) -> &mut Command {
         .env("LANG", "C.UTF-8")
         .env("PS1", "$ ")
         .env("TMUX_TMPDIR", private_tmux_tmpdir())
+}
+
+/// Variables a spawned tmuxwire reads that would let the developer's environment choose its
+/// server (a socket, "inside tmux"), its tools, its budget or its logging; [`tmuxwire_command`]
+/// removes them all, so only what a test sets counts.
+pub const TMUXWIRE_ENV: &[&str] = &[
+    "TMUX",
+    "TMUX_PANE",
+    "TMUXWIRE_SOCKET_PATH",
+    "TMUXWIRE_SOCKET_NAME",
+    "LIBTMUX_SOCKET_PATH",
+    "LIBTMUX_SOCKET",
+    "TMUXWIRE_RESPONSE_BUDGET",
+    "TMUXWIRE_LOG",
+    "TMUXWIRE_TOOLSETS",
+    "LIBTMUX_TOOLSETS",
+    "TMUXWIRE_TOOLS",
+    "LIBTMUX_TOOLS",
+    "TMUXWIRE_EXCLUDE_TOOLS",
+    "LIBTMUX_EXCLUDE_TOOLS",
+];
+
+/// The `tmuxwire` binary under test, with every [`TMUXWIRE_ENV`] variable removed and then
+/// [`test_env`] applied (a private `TMUX_TMPDIR`); the caller adds arguments and variables.
+pub fn tmuxwire_command() -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+    for k in TMUXWIRE_ENV {
+        cmd.env_remove(k);
+    }
+    test_env(cmd.as_std_mut());
+    cmd
 }
 
 /// The directory [`private_tmux_tmpdir`] made, once it exists.
@@ -667,6 +705,14 @@ impl TestServer {
             .args(args)
             .output()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.bin.path.display()))
+    }
+
+    /// The id (`%N`) of the pane of a new detached window: `new-window -d -P -F '#{pane_id}'`
+    /// followed by `rest` (a `-t`, a command, …); panics when tmux fails.
+    pub fn new_window_pane(&self, rest: &[&str]) -> String {
+        let mut args = vec!["new-window", "-d", "-P", "-F", "#{pane_id}"];
+        args.extend_from_slice(rest);
+        self.tmux_ok(&args).trim().to_string()
     }
 
     /// Like [`TestServer::tmux`], but panics (showing stderr) on failure; returns stdout.

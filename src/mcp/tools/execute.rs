@@ -3,22 +3,33 @@
 //! exactly; text reaches the pane byte for byte (see
 //! [`crate::tmux::input`]).
 
-use std::time::Duration;
-
 use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, pane_message,
-    parse, targeting, unknown_tool,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, parse, targeting,
+    tool_args,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{self, Rendered, TextShape};
-use crate::tmux::manage::{NewSession, NewWindow, Spawn, Split, start_directory};
+use crate::tmux::Error;
+use crate::tmux::op::create::{
+    CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
+    SplitDirection, SplitSize, SplitWindowRequest,
+};
+use crate::tmux::op::manage::{Name, cells};
+use crate::tmux::op::settings::{
+    self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
+    SetOptionRequest, VarName,
+};
+use crate::tmux::op::typing::{
+    BatchSent, BufferPasted, KeysSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest,
+    SendKeysRequest, TextPasted,
+};
+use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
-use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
 
 /// `create_session`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -42,16 +53,6 @@ struct CreateSessionArgs {
     suppress_persistent_history: bool,
 }
 
-/// Where `create_window` puts the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Place {
-    /// Just before the current window.
-    Before,
-    /// Just after the current window.
-    After,
-}
-
 /// `create_window`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -71,20 +72,6 @@ struct CreateWindowArgs {
     environment: Option<EnvArg>,
     #[serde(default)]
     suppress_persistent_history: bool,
-}
-
-/// `split_window`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum SplitDirection {
-    /// The new pane above.
-    Above,
-    /// Below (tmux's default).
-    Below,
-    /// Left.
-    Left,
-    /// Right.
-    Right,
 }
 
 /// A pane size: cells, or a percentage such as "30%".
@@ -285,18 +272,6 @@ struct SetOptionArgs {
     socket_path: Option<String>,
 }
 
-/// `set_option`'s result (libtmux-mcp `OptionSetResult`).
-#[derive(Serialize, JsonSchema)]
-struct OptionSet {
-    option: String,
-    value: String,
-    status: String,
-}
-
-impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
-}
-
 /// `set_environment`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -310,12 +285,26 @@ struct SetEnvironmentArgs {
     socket_path: Option<String>,
 }
 
-/// `set_environment`'s result (libtmux-mcp `EnvironmentSetResult`).
-#[derive(Serialize, JsonSchema)]
-struct EnvironmentSet {
-    name: String,
-    value: String,
-    status: String,
+tool_args!(SetOptionArgs => SetOptionRequest, |a| {
+    let place = settings::Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
+    Ok(SetOptionRequest {
+        option: OptionName::option(&a.option)?,
+        value: a.value,
+        place,
+    })
+});
+
+tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
+    let sel = targeting!(a).selector()?;
+    Ok(SetEnvironmentRequest {
+        name: VarName::new(&a.name)?,
+        value: a.value,
+        session: (sel != crate::tmux::Selector::default()).then_some(sel),
+    })
+});
+
+impl Rendered for OptionSet {
+    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
 }
 
 impl Rendered for EnvironmentSet {
@@ -325,67 +314,71 @@ impl Rendered for EnvironmentSet {
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(def::<CreateSessionArgs, SessionInfo>(
+        bare_output(super::row::<CreateSessionArgs>(
             "create_session",
             "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
         )),
-        bare_output(def::<CreateWindowArgs, WindowInfo>(
+        bare_output(super::row::<CreateWindowArgs>(
             "create_window",
             "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
         )),
-        bare_output(def::<SplitWindowArgs, PaneInfo>(
+        bare_output(super::row::<SplitWindowArgs>(
             "split_window",
             "Split tmux Window",
             ADDITIVE,
             "Split a pane; the new pane's state.",
         )),
-        bare_output(def::<SendKeysArgs, PaneMessage>(
+        bare_output(super::row_as::<SendKeysArgs, PaneMessage>(
             "send_keys",
             "Send Keys",
             OPEN,
             "Type text into a pane exactly as given (any bytes), then Enter unless enter=false. keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
         )),
-        def::<SendKeysBatchArgs, SendBatchResult>(
-            "send_keys_batch",
-            "Send Keys in a Batch",
-            OPEN,
-            "Several send_keys in order, one round trip; on_error stop or continue.",
-        ),
-        bare_output(def::<PasteTextArgs, PaneMessage>(
+        {
+            let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
+                "send_keys_batch",
+                "Send Keys in a Batch",
+                OPEN,
+                "Several send_keys in order, one round trip; on_error stop or continue.",
+            );
+            d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
+            d
+        },
+        bare_output(super::row_as::<PasteTextArgs, PaneMessage>(
             "paste_text",
             "Paste Text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked).",
         )),
-        bare_output(def::<PasteBufferArgs, PaneMessage>(
+        bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
             "Paste tmux Buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
         )),
-        bare_output(def::<RespawnPaneArgs, PaneInfo>(
+        bare_output(super::row::<RespawnPaneArgs>(
             "respawn_pane",
             "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
         )),
-        bare_output(def::<PipePaneArgs, PaneMessage>(
+        bare_output(super::row::<PipePaneArgs>(
             "pipe_pane",
             "Pipe tmux Pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
         )),
-        def::<SetOptionArgs, OptionSet>(
+        super::row::<SetOptionArgs>(
             "set_option",
             "Set tmux Option",
             IDEMPOTENT,
             "Set an option (scope, target, global_ as show_option).",
         ),
-        def::<SetEnvironmentArgs, EnvironmentSet>(
+        super::row::<SetEnvironmentArgs>(
             "set_environment",
             "Set tmux Environment",
             IDEMPOTENT,
@@ -405,302 +398,123 @@ fn spawn(
     suppress: bool,
     shell: Option<&str>,
 ) -> Result<Spawn, Error> {
-    if let Some(s) = shell
-        && (s.trim().is_empty() || s.contains('\0'))
-    {
-        return Err(Error::invalid(
-            "shell",
-            "shell must be a non-empty command without NUL bytes",
-            "a command such as \"htop\", or leave it out for the default shell",
-        ));
-    }
-    Ok(Spawn {
-        start_directory: dir.map(start_directory).transpose()?,
-        environment: args::environment(env, suppress)?,
-        shell: shell.map(str::to_string),
-    })
-}
-
-fn dimension(arg: &'static str, v: Option<i64>) -> Result<Option<u32>, Error> {
-    match v {
-        None => Ok(None),
-        Some(n) if (1..=10_000).contains(&n) => Ok(Some(n as u32)),
-        Some(n) => Err(Error::invalid(
-            arg,
-            format!("{arg} must be between 1 and 10000 (received {n})"),
-            "a number of cells",
-        )),
-    }
+    Ok(Spawn::new(dir, shell)?.with_environment(args::environment(env, suppress)?))
 }
 
 /// A split size: `N` cells or `N%`.
-fn size(v: Option<&SizeArg>) -> Result<Option<String>, Error> {
-    let text = match v {
-        None => return Ok(None),
-        Some(SizeArg::Cells(n)) => n.to_string(),
-        Some(SizeArg::Text(s)) => s.trim().to_string(),
-    };
-    let digits = text.strip_suffix('%').unwrap_or(&text);
-    let ok = !digits.is_empty()
-        && digits.len() <= 5
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && digits.parse::<u32>().is_ok_and(|n| n > 0);
-    if !ok {
-        return Err(Error::invalid(
-            "size",
-            format!(
-                "size must be a number of cells or a percentage (received {:?})",
-                crate::tmux::error::shorten(&text, 20)
-            ),
-            "a number of cells such as 20, or a percentage such as \"30%\"",
+fn size(v: Option<&SizeArg>) -> Result<Option<SplitSize>, Error> {
+    match v {
+        None => Ok(None),
+        Some(SizeArg::Cells(n)) => SplitSize::parse(&n.to_string()).map(Some),
+        Some(SizeArg::Text(s)) => SplitSize::parse(s).map(Some),
+    }
+}
+
+/// An optional name argument, checked.
+fn name(arg: &'static str, v: &Option<String>) -> Result<Option<Name>, Error> {
+    v.as_deref().map(|n| Name::new(arg, n)).transpose()
+}
+
+tool_args!(CreateSessionArgs => CreateSessionRequest, |a| {
+    let width = cells("x", a.x)?;
+    let height = cells("y", a.y)?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        None,
+    )?;
+    Ok(CreateSessionRequest {
+        session_name: name("session_name", &a.session_name)?,
+        window_name: name("window_name", &a.window_name)?,
+        width,
+        height,
+        spawn,
+    })
+});
+
+tool_args!(CreateWindowArgs => CreateWindowRequest, |a| {
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        None,
+    )?;
+    Ok(CreateWindowRequest {
+        session: targeting!(a).selector()?,
+        window_name: name("window_name", &a.window_name)?,
+        attach: a.attach,
+        place: a.direction,
+        spawn,
+    })
+});
+
+tool_args!(SplitWindowArgs => SplitWindowRequest, |a| {
+    let size = size(a.size.as_ref())?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        a.shell.as_deref(),
+    )?;
+    Ok(SplitWindowRequest {
+        pane: targeting!(a, pane_id, window_id, window_index).selector()?,
+        direction: a.direction,
+        size,
+        spawn,
+    })
+});
+
+tool_args!(RespawnPaneArgs => RespawnPaneRequest, |a| {
+    let pane = a
+        .pane_id
+        .parse()
+        .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?;
+    let spawn = spawn(
+        a.start_directory.as_deref(),
+        a.environment.as_ref(),
+        a.suppress_persistent_history,
+        a.shell.as_deref(),
+    )?;
+    Ok(RespawnPaneRequest {
+        pane,
+        kill: a.kill,
+        spawn,
+    })
+});
+
+tool_args!(PipePaneArgs => PipePaneRequest, |a| {
+    let output = PipePaneRequest::output_path(a.output_path.as_deref())?;
+    Ok(PipePaneRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        output,
+        append: a.append,
+    })
+});
+
+/// `send_keys_batch`'s call: the operations checked into a request, run
+/// as one operation ([`SendKeysBatchRequest`]), each outcome reported
+/// with its error in MCP words.
+async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    let a: SendKeysBatchArgs = parse(args)?;
+    let stop = a.on_error == OnError::Stop;
+    let mut ops = Vec::with_capacity(a.operations.len());
+    for op in &a.operations {
+        let sel = args::selector(
+            &op.pane_id,
+            &op.window_id,
+            None,
+            &op.session_id,
+            &op.session_name,
+        )?;
+        ops.push((
+            sel,
+            keys(op.keys.clone(), op.literal, op.enter, op.suppress_history),
         ));
     }
-    Ok(Some(text))
-}
-
-/// Runs one execute tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "run_command" => Box::pin(super::follow::run(ctx, name, args)).await,
-        "create_session" => {
-            let a: CreateSessionArgs = parse(args)?;
-            let new = NewSession {
-                session_name: a.session_name.clone(),
-                window_name: a.window_name.clone(),
-                width: dimension("x", a.x)?,
-                height: dimension("y", a.y)?,
-                spawn: spawn(
-                    a.start_directory.as_deref(),
-                    a.environment.as_ref(),
-                    a.suppress_persistent_history,
-                    None,
-                )?,
-            };
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            Ok(object(&t.create_session(&new).await?))
-        }
-        "create_window" => {
-            let a: CreateWindowArgs = parse(args)?;
-            let new = NewWindow {
-                window_name: a.window_name.clone(),
-                attach: a.attach,
-                before: a.direction.map(|d| d == Place::Before),
-                spawn: spawn(
-                    a.start_directory.as_deref(),
-                    a.environment.as_ref(),
-                    a.suppress_persistent_history,
-                    None,
-                )?,
-            };
-            let (t, s) = targeting!(a).session_target(servers).await?;
-            Ok(object(&t.create_window(&s, &new).await?))
-        }
-        "split_window" => {
-            let a: SplitWindowArgs = parse(args)?;
-            let direction = a.direction.map(|d| match d {
-                SplitDirection::Above => Split::Above,
-                SplitDirection::Below => Split::Below,
-                SplitDirection::Left => Split::Left,
-                SplitDirection::Right => Split::Right,
-            });
-            let size = size(a.size.as_ref())?;
-            let sp = spawn(
-                a.start_directory.as_deref(),
-                a.environment.as_ref(),
-                a.suppress_persistent_history,
-                a.shell.as_deref(),
-            )?;
-            let (t, p) = targeting!(a, pane_id, window_id, window_index)
-                .pane_target(servers)
-                .await?;
-            Ok(object(
-                &t.split_window(&p, direction, size.as_deref(), &sp).await?,
-            ))
-        }
-        "send_keys" => {
-            let a: SendKeysArgs = parse(args)?;
-            let keys = Keys {
-                keys: a.keys.clone(),
-                literal: a.literal,
-                enter: a.enter,
-                suppress_history: a.suppress_history,
-            };
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.send_keys(&p, &keys).await?;
-            Ok(pane_message(format!("Keys sent to pane {pane}"), pane))
-        }
-        "send_keys_batch" => {
-            let a: SendKeysBatchArgs = parse(args)?;
-            send_batch(ctx, a).await
-        }
-        "paste_text" => {
-            let a: PasteTextArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.paste_text(&p, &a.text, a.bracket).await?;
-            Ok(pane_message(format!("Text pasted to pane {pane}"), pane))
-        }
-        "paste_buffer" => {
-            let a: PasteBufferArgs = parse(args)?;
-            super::inspect::own_buffer(&a.buffer_name)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let pane = t.paste_buffer(&p, &a.buffer_name, a.bracket).await?;
-            Ok(pane_message(
-                format!("Buffer '{}' pasted to pane {pane}", a.buffer_name),
-                pane,
-            ))
-        }
-        "respawn_pane" => {
-            let a: RespawnPaneArgs = parse(args)?;
-            let pane = a.pane_id.parse().map_err(|e| {
-                Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3")
-            })?;
-            let sp = spawn(
-                a.start_directory.as_deref(),
-                a.environment.as_ref(),
-                a.suppress_persistent_history,
-                a.shell.as_deref(),
-            )?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            super::teardown::guard_pane(&t, pane, "respawn")?;
-            Ok(object(&t.respawn_pane(pane, a.kill, &sp).await?))
-        }
-        "pipe_pane" => {
-            let a: PipePaneArgs = parse(args)?;
-            let path = match a.output_path.as_deref() {
-                None => None,
-                Some(p) if p.trim().is_empty() || p.contains('\0') => {
-                    return Err(Error::invalid(
-                        "output_path",
-                        "output_path must be a file path (null stops piping)",
-                        "a file path, or null",
-                    ));
-                }
-                Some(p) => Some(absolute(p)),
-            };
-            let (t, pane) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let id = t.pipe_pane(&pane, path.as_deref(), a.append).await?;
-            let text = match &path {
-                Some(p) => format!("Piping pane {id} to {}", p.display()),
-                None => format!("Piping stopped for pane {id}"),
-            };
-            Ok(pane_message(text, id))
-        }
-        "set_option" => {
-            let a: SetOptionArgs = parse(args)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let place = super::inspect::place(&t, a.scope, a.target.as_deref(), a.global_).await?;
-            t.set_option(&a.option, &a.value, &place).await?;
-            Ok(object(&OptionSet {
-                option: a.option,
-                value: a.value,
-                status: "set".into(),
-            }))
-        }
-        "set_environment" => {
-            let a: SetEnvironmentArgs = parse(args)?;
-            let targeting = targeting!(a);
-            let sel = targeting.selector()?;
-            let t = targeting.server(servers)?;
-            let session = if sel == crate::tmux::Selector::default() {
-                None
-            } else {
-                Some(t.session_target(&sel).await?)
-            };
-            t.set_environment(&a.name, &a.value, session.as_ref())
-                .await?;
-            Ok(object(&EnvironmentSet {
-                name: a.name,
-                value: a.value,
-                status: "set".into(),
-            }))
-        }
-        other => Ok(unknown_tool(other)),
-    }
-}
-
-/// A path made absolute against tmuxwire's directory, `~/` expanded.
-fn absolute(p: &str) -> std::path::PathBuf {
-    let path = match p.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_default()
-            .join(rest),
-        None => std::path::PathBuf::from(p),
-    };
-    if path.is_absolute() {
-        path
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| "/".into())
-            .join(path)
-    }
-}
-
-/// `send_keys_batch`: targets resolved first, then every operation in one
-/// round trip (see [`crate::tmux::Tmux::send_keys_batch`]).
-async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResult, Error> {
-    if a.operations.is_empty() {
-        return Err(Error::invalid(
-            "operations",
-            "operations must be a non-empty list",
-            "a list of send_keys operations",
-        ));
-    }
-    let timeout = match a.timeout {
-        None => None,
-        Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s.min(3600.0))),
-        Some(s) => {
-            return Err(Error::invalid(
-                "timeout",
-                format!("timeout must be positive (received {s})"),
-                "seconds > 0, or null",
-            ));
-        }
-    };
+    let request = SendKeysBatchRequest::new(ops, stop, a.timeout)?;
     let t = super::server(ctx.servers, &a.socket_name, &a.socket_path)?;
-    let work = async {
-        let mut ops = Vec::with_capacity(a.operations.len());
-        for op in &a.operations {
-            let sel = args::selector(
-                &op.pane_id,
-                &op.window_id,
-                None,
-                &op.session_id,
-                &op.session_name,
-            )?;
-            let target = t.pane_target(&sel).await?;
-            let keys = Keys {
-                keys: op.keys.clone(),
-                literal: op.literal,
-                enter: op.enter,
-                suppress_history: op.suppress_history,
-            };
-            ops.push((target, keys));
-        }
-        t.send_keys_batch(&ops, a.on_error == OnError::Stop).await
-    };
-    let sent = match timeout {
-        None => work.await?,
-        Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
-            Error::Timeout(format!(
-                "batch execution exceeded timeout of {}s",
-                d.as_secs_f64()
-            ))
-        })??,
-    };
+    let BatchSent(sent) = op::run(&t, request, Limit::NONE).await?;
     let mut out = SendBatchResult {
         results: Vec::with_capacity(sent.len()),
         succeeded: 0,
@@ -708,13 +522,17 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
         stopped_at: None,
     };
     for (index, s) in sent.into_iter().enumerate() {
-        let error = s.result.as_ref().err().map(|e| match e.suggestion() {
-            Some(hint) => format!("{e}\n{hint}"),
-            None => e.to_string(),
-        });
+        let error = s
+            .result
+            .as_ref()
+            .err()
+            .map(|e| match crate::mcp::errors::suggestion(e) {
+                Some(hint) => format!("{e}\n{hint}"),
+                None => e.to_string(),
+            });
         if error.is_some() {
             out.failed += 1;
-            if a.on_error == OnError::Stop {
+            if stop {
                 out.stopped_at = Some(index);
             }
         } else {
@@ -729,4 +547,68 @@ async fn send_batch(ctx: &Ctx<'_>, a: SendKeysBatchArgs) -> Result<CallToolResul
         });
     }
     Ok(object(&out))
+}
+
+/// What one `send_keys` (or batch operation) sends.
+fn keys(keys: String, literal: bool, enter: bool, suppress_history: bool) -> Keys {
+    Keys {
+        keys,
+        literal,
+        enter,
+        suppress_history,
+    }
+}
+
+tool_args!(SendKeysArgs => SendKeysRequest, |a| Ok(SendKeysRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+    keys: keys(a.keys, a.literal, a.enter, a.suppress_history),
+}));
+
+tool_args!(PasteTextArgs => PasteTextRequest, |a| {
+    let pane = targeting!(a, pane_id, window_id).selector()?;
+    PasteTextRequest::new(pane, a.text, a.bracket)
+});
+
+tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
+    let pane = targeting!(a, pane_id, window_id).selector()?;
+    PasteBufferRequest::new(pane, a.buffer_name, a.bracket)
+});
+
+impl Rendered for KeysSent {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for BufferPasted {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for TextPasted {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl From<KeysSent> for PaneMessage {
+    fn from(k: KeysSent) -> PaneMessage {
+        PaneMessage {
+            result: format!("Keys sent to pane {}", k.pane_id),
+            pane_id: k.pane_id,
+        }
+    }
+}
+
+impl From<TextPasted> for PaneMessage {
+    fn from(k: TextPasted) -> PaneMessage {
+        PaneMessage {
+            result: format!("Text pasted to pane {}", k.pane_id),
+            pane_id: k.pane_id,
+        }
+    }
+}
+
+impl From<BufferPasted> for PaneMessage {
+    fn from(p: BufferPasted) -> PaneMessage {
+        PaneMessage {
+            result: format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+            pane_id: p.pane_id,
+        }
+    }
 }

@@ -5,19 +5,25 @@
 
 use std::time::Duration;
 
-use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Deserialize;
 
-use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, Message, OPEN, bare_output, def, message, object, parse,
-};
-use super::{targeting, unknown_tool};
+use super::{ADDITIVE, Def, IDEMPOTENT, OPEN, bare_output};
+use super::{targeting, tool_args, wait_ceiling};
 use crate::control::PaneId;
 use crate::mcp::text::{self, Rendered, TextShape};
-use crate::tmux::manage::{PaneMove, WindowMove, session_ref};
-use crate::tmux::{Error, PaneInfo, SessionInfo, WindowInfo};
+use crate::tmux::Error;
+use crate::tmux::manage::session_ref;
+use crate::tmux::op::channel::{
+    Channel, SignalChannelRequest, Signalled, WaitForChannelRequest, Waited,
+};
+use crate::tmux::op::manage::{
+    EnterCopyModeRequest, ExitCopyModeRequest, LayoutChoice, MoveWindowRequest, Name,
+    PaneDirection, RenameSessionRequest, RenameWindowRequest, ResizePaneRequest,
+    ResizeWindowRequest, SelectLayoutRequest, SelectPaneRequest, SelectWindowRequest,
+    SetPaneTitleRequest, Size, SwapPaneRequest, Title, WindowDirection,
+};
+use crate::tmux::op::typing::{BufferRef, LoadBufferRequest};
 
 /// `rename_session`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -45,18 +51,6 @@ struct RenameWindowArgs {
     socket_path: Option<String>,
 }
 
-/// `select_window`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum WindowDirection {
-    /// The next window.
-    Next,
-    /// The previous window.
-    Previous,
-    /// The window selected before.
-    Last,
-}
-
 /// `select_window`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -68,26 +62,6 @@ struct SelectWindowArgs {
     session_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
-}
-
-/// `select_pane`'s directions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum PaneDirection {
-    /// Above.
-    Up,
-    /// Below.
-    Down,
-    /// Left.
-    Left,
-    /// Right.
-    Right,
-    /// The pane active before.
-    Last,
-    /// The next by index.
-    Next,
-    /// The previous by index.
-    Previous,
 }
 
 /// `select_pane`.
@@ -233,16 +207,13 @@ struct LoadBufferArgs {
     socket_path: Option<String>,
 }
 
-/// `load_buffer`'s result (libtmux-mcp `BufferRef`).
-#[derive(Serialize, JsonSchema)]
-struct BufferRef {
-    buffer_name: String,
-    logical_name: String,
-}
-
 impl Rendered for BufferRef {
     const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
 }
+
+tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
+    LoadBufferRequest::new(a.content, a.logical_name)
+});
 
 /// `wait_for_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -261,19 +232,6 @@ fn default_wait() -> f64 {
     30.0
 }
 
-/// `wait_for_channel`'s result.
-#[derive(Serialize, JsonSchema)]
-struct Waited {
-    result: String,
-    channel: String,
-    elapsed_seconds: f64,
-    effective_timeout: f64,
-}
-
-impl Rendered for Waited {
-    const TEXT: TextShape = TextShape::String;
-}
-
 /// `signal_channel`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -284,94 +242,122 @@ struct SignalChannelArgs {
     socket_path: Option<String>,
 }
 
+tool_args!(WaitForChannelArgs => WaitForChannelRequest, |a| {
+    if a.timeout.is_nan() || a.timeout <= 0.0 || !a.timeout.is_finite() {
+        return Err(Error::invalid(
+            "timeout",
+            format!("timeout must be positive (received {})", a.timeout),
+            "seconds > 0",
+        ));
+    }
+    let effective = a.timeout.min(wait_ceiling());
+    Ok(WaitForChannelRequest {
+        channel: Channel::new(&a.channel)?,
+        timeout: Duration::from_secs_f64(effective),
+    })
+});
+
+tool_args!(SignalChannelArgs => SignalChannelRequest, |a| Ok(SignalChannelRequest {
+    channel: Channel::new(&a.channel)?,
+}));
+
+impl Rendered for Waited {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl Rendered for Signalled {
+    const TEXT: TextShape = TextShape::String;
+}
+
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(def::<RenameSessionArgs, SessionInfo>(
+        bare_output(super::row::<RenameSessionArgs>(
             "rename_session",
             "Rename tmux Session",
             IDEMPOTENT,
             "Rename a session; its new state.",
         )),
-        bare_output(def::<RenameWindowArgs, WindowInfo>(
+        bare_output(super::row::<RenameWindowArgs>(
             "rename_window",
             "Rename tmux Window",
             IDEMPOTENT,
             "Rename a window; its new state.",
         )),
-        bare_output(def::<SelectWindowArgs, WindowInfo>(
+        bare_output(super::row::<SelectWindowArgs>(
             "select_window",
             "Select tmux Window",
             IDEMPOTENT,
             "Make a window current (window_id, window_index, or direction in the session).",
         )),
-        bare_output(def::<SelectPaneArgs, PaneInfo>(
+        bare_output(super::row::<SelectPaneArgs>(
             "select_pane",
             "Select tmux Pane",
             IDEMPOTENT,
             "Make a pane active (pane_id, or direction in the window); the pane now active.",
         )),
-        bare_output(def::<SelectLayoutArgs, WindowInfo>(
+        bare_output(super::row::<SelectLayoutArgs>(
             "select_layout",
             "Select tmux Layout",
             IDEMPOTENT,
             "Arrange a window's panes; the window with its new window_layout.",
         )),
-        bare_output(def::<ResizeWindowArgs, WindowInfo>(
+        bare_output(super::row::<ResizeWindowArgs>(
             "resize_window",
             "Resize tmux Window",
             IDEMPOTENT,
             "Set a window's size in cells (window-size becomes manual).",
         )),
-        bare_output(def::<ResizePaneArgs, PaneInfo>(
+        bare_output(super::row::<ResizePaneArgs>(
             "resize_pane",
             "Resize tmux Pane",
             IDEMPOTENT,
             "Set a pane's size in cells, or zoom/unzoom it.",
         )),
-        bare_output(def::<MoveWindowArgs, WindowInfo>(
+        bare_output(super::row::<MoveWindowArgs>(
             "move_window",
             "Move tmux Window",
             IDEMPOTENT,
             "Move a window to another index or session; its state there.",
         )),
-        bare_output(def::<SwapPaneArgs, PaneInfo>(
+        bare_output(super::row::<SwapPaneArgs>(
             "swap_pane",
             "Swap tmux Panes",
             ADDITIVE,
             "Swap two panes' places; the source pane's new state.",
         )),
-        bare_output(def::<SetPaneTitleArgs, PaneInfo>(
+        bare_output(super::row::<SetPaneTitleArgs>(
             "set_pane_title",
             "Set tmux Pane Title",
             IDEMPOTENT,
             "Set a pane's title; its new state.",
         )),
-        bare_output(def::<EnterCopyModeArgs, PaneInfo>(
+        bare_output(super::row::<EnterCopyModeArgs>(
             "enter_copy_mode",
             "Enter Copy Mode",
             ADDITIVE,
             "Put a pane in copy mode, optionally scrolled up; its state.",
         )),
-        bare_output(def::<ExitCopyModeArgs, PaneInfo>(
+        bare_output(super::row::<ExitCopyModeArgs>(
             "exit_copy_mode",
             "Exit Copy Mode",
             IDEMPOTENT,
             "Leave copy mode (nothing to do when not in it); the pane's state.",
         )),
-        def::<LoadBufferArgs, BufferRef>(
+        super::row::<LoadBufferArgs>(
             "load_buffer",
             "Load tmux Buffer",
             OPEN,
             "Put text in a new tmuxwire paste buffer; use its buffer_name with paste_buffer, show_buffer, delete_buffer.",
         ),
-        def::<WaitForChannelArgs, Waited>(
+        super::row::<WaitForChannelArgs>(
             "wait_for_channel",
             "Wait for tmux Channel",
             IDEMPOTENT,
             "Wait until a channel is signalled (signal_channel, or tmux wait-for -S in a pane) or timeout; a server exiting is an error, not success.",
-        ),
-        bare_output(def::<SignalChannelArgs, Message>(
+        )
+        .mark_self_bounded(),
+        bare_output(super::row::<SignalChannelArgs>(
             "signal_channel",
             "Signal tmux Channel",
             IDEMPOTENT,
@@ -380,278 +366,156 @@ pub(super) fn defs() -> Vec<Def> {
     ]
 }
 
-/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
-/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
-/// 1–120 (a bad value is ignored).
-pub fn wait_ceiling() -> f64 {
-    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .map_or(30.0, |v| v.clamp(1.0, 120.0))
-}
+tool_args!(RenameSessionArgs => RenameSessionRequest, |a| Ok(RenameSessionRequest {
+    session: targeting!(a).selector()?,
+    new_name: Name::new("new_name", &a.new_name)?,
+}));
 
-/// A size argument: 1 … 10000 cells.
-fn cells(arg: &'static str, v: Option<i64>) -> Result<Option<u32>, Error> {
-    match v {
-        None => Ok(None),
-        Some(n) if (1..=10_000).contains(&n) => Ok(Some(n as u32)),
-        Some(n) => Err(Error::invalid(
-            arg,
-            format!("{arg} must be between 1 and 10000 (received {n})"),
-            "a number of cells",
+tool_args!(RenameWindowArgs => RenameWindowRequest, |a| Ok(RenameWindowRequest {
+    window: targeting!(a, window_id, window_index).selector()?,
+    new_name: Name::new("new_name", &a.new_name)?,
+}));
+
+tool_args!(SelectWindowArgs => SelectWindowRequest, |a| {
+    let window_named = a.window_id.is_some() || a.window_index.is_some();
+    let sel = || targeting!(a, window_id, window_index).selector();
+    match a.direction {
+        Some(_) if window_named => Err(Error::invalid(
+            "direction",
+            "give direction or a window (window_id, window_index), not both",
+            "one of window_id, window_index, direction",
         )),
+        Some(direction) => Ok(SelectWindowRequest::Step {
+            session: sel()?,
+            direction,
+        }),
+        None if !window_named => Err(Error::invalid(
+            "window_id",
+            "Provide window_id, window_index, or direction.",
+            "one of window_id, window_index, direction",
+        )),
+        None => Ok(SelectWindowRequest::Window(sel()?)),
     }
-}
+});
+
+tool_args!(SelectPaneArgs => SelectPaneRequest, |a| {
+    let expected = "pane_id, or direction with an optional window";
+    match (&a.pane_id, a.direction) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "direction",
+            "give pane_id or direction, not both",
+            expected,
+        )),
+        (None, None) => Err(Error::invalid(
+            "pane_id",
+            "Provide either pane_id or direction.",
+            expected,
+        )),
+        (Some(_), None) => Ok(SelectPaneRequest::Pane(
+            targeting!(a, pane_id).selector()?,
+        )),
+        (None, Some(direction)) => Ok(SelectPaneRequest::Step {
+            window: targeting!(a, window_id, window_index).selector()?,
+            direction,
+        }),
+    }
+});
+
+tool_args!(SelectLayoutArgs => SelectLayoutRequest, |a| {
+    let layout = LayoutChoice::parse(&a.layout)?;
+    Ok(SelectLayoutRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        layout,
+    })
+});
+
+tool_args!(ResizeWindowArgs => ResizeWindowRequest, |a| {
+    let size = Size::new(a.width, a.height)?.ok_or_else(|| {
+        Error::invalid(
+            "width",
+            "Provide width, height, or both.",
+            "width and/or height in cells",
+        )
+    })?;
+    Ok(ResizeWindowRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        size,
+    })
+});
+
+tool_args!(ResizePaneArgs => ResizePaneRequest, |a| {
+    let size = Size::new(a.width, a.height)?;
+    let pane = || targeting!(a, pane_id, window_id).selector();
+    match (a.zoom, size) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "zoom",
+            "Cannot combine zoom with height/width",
+            "zoom alone, or height/width",
+        )),
+        (Some(zoom), None) => Ok(ResizePaneRequest::Zoom {
+            pane: pane()?,
+            zoom,
+        }),
+        (None, None) => Err(Error::invalid(
+            "width",
+            "Provide width, height or zoom.",
+            "width and/or height in cells, or zoom",
+        )),
+        (None, Some(size)) => Ok(ResizePaneRequest::Size {
+            pane: pane()?,
+            size,
+        }),
+    }
+});
+
+tool_args!(MoveWindowArgs => MoveWindowRequest, |a| {
+    let index = match a.destination_index.trim() {
+        "" => None,
+        s => Some(s.parse::<u32>().map_err(|_| {
+            Error::invalid(
+                "destination_index",
+                format!(
+                    "destination_index must be a window index or \"\" (received {:?})",
+                    crate::tmux::error::shorten(s, 20)
+                ),
+                "a window index such as \"3\", or \"\" for the next free one",
+            )
+        })?),
+    };
+    Ok(MoveWindowRequest {
+        window: targeting!(a, window_id, window_index).selector()?,
+        destination: a
+            .destination_session
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(session_ref),
+        index,
+    })
+});
+
+tool_args!(SwapPaneArgs => SwapPaneRequest, |a| Ok(SwapPaneRequest {
+    source: pane_id("source_pane_id", &a.source_pane_id)?,
+    target: pane_id("target_pane_id", &a.target_pane_id)?,
+}));
+
+tool_args!(SetPaneTitleArgs => SetPaneTitleRequest, |a| Ok(SetPaneTitleRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+    title: Title::new(&a.title)?,
+}));
+
+tool_args!(EnterCopyModeArgs => EnterCopyModeRequest, |a| {
+    let scroll_up = EnterCopyModeRequest::scroll(a.scroll_up)?;
+    Ok(EnterCopyModeRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        scroll_up,
+    })
+});
+
+tool_args!(ExitCopyModeArgs => ExitCopyModeRequest, |a| Ok(ExitCopyModeRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));
 
 fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
     s.parse()
         .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), "a pane id like %3"))
-}
-
-/// Runs one manage tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "rename_session" => {
-            let a: RenameSessionArgs = parse(args)?;
-            let (t, s) = targeting!(a).session_target(servers).await?;
-            Ok(object(&t.rename_session(&s, &a.new_name).await?))
-        }
-        "rename_window" => {
-            let a: RenameWindowArgs = parse(args)?;
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.rename_window(&w, &a.new_name).await?))
-        }
-        "select_window" => {
-            let a: SelectWindowArgs = parse(args)?;
-            let targeting = targeting!(a, window_id, window_index);
-            if let Some(d) = a.direction {
-                if a.window_id.is_some() || a.window_index.is_some() {
-                    return Err(Error::invalid(
-                        "direction",
-                        "give direction or a window (window_id, window_index), not both",
-                        "one of window_id, window_index, direction",
-                    ));
-                }
-                let how = match d {
-                    WindowDirection::Next => WindowMove::Next,
-                    WindowDirection::Previous => WindowMove::Previous,
-                    WindowDirection::Last => WindowMove::Last,
-                };
-                let (t, s) = targeting.session_target(servers).await?;
-                return Ok(object(&t.step_window(&s, how).await?));
-            }
-            if a.window_id.is_none() && a.window_index.is_none() {
-                return Err(Error::invalid(
-                    "window_id",
-                    "Provide window_id, window_index, or direction.",
-                    "one of window_id, window_index, direction",
-                ));
-            }
-            let (t, w) = targeting.window_target(servers).await?;
-            Ok(object(&t.select_window(&w).await?))
-        }
-        "select_pane" => {
-            let a: SelectPaneArgs = parse(args)?;
-            match (&a.pane_id, a.direction) {
-                (Some(_), Some(_)) => Err(Error::invalid(
-                    "direction",
-                    "give pane_id or direction, not both",
-                    "pane_id, or direction with an optional window",
-                )),
-                (None, None) => Err(Error::invalid(
-                    "pane_id",
-                    "Provide either pane_id or direction.",
-                    "pane_id, or direction with an optional window",
-                )),
-                (Some(_), None) => {
-                    let (t, p) = targeting!(a, pane_id).pane_target(servers).await?;
-                    Ok(object(&t.select_pane(&p).await?))
-                }
-                (None, Some(d)) => {
-                    let how = match d {
-                        PaneDirection::Up => PaneMove::Up,
-                        PaneDirection::Down => PaneMove::Down,
-                        PaneDirection::Left => PaneMove::Left,
-                        PaneDirection::Right => PaneMove::Right,
-                        PaneDirection::Last => PaneMove::Last,
-                        PaneDirection::Next => PaneMove::Next,
-                        PaneDirection::Previous => PaneMove::Previous,
-                    };
-                    let (t, w) = targeting!(a, window_id, window_index)
-                        .window_target(servers)
-                        .await?;
-                    Ok(object(&t.step_pane(&w, how).await?))
-                }
-            }
-        }
-        "select_layout" => {
-            let a: SelectLayoutArgs = parse(args)?;
-            if a.layout.is_empty() {
-                return Err(Error::invalid(
-                    "layout",
-                    "layout must not be empty",
-                    "a layout name such as tiled, or a layout string",
-                ));
-            }
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.select_layout(&w, &a.layout).await?))
-        }
-        "resize_window" => {
-            let a: ResizeWindowArgs = parse(args)?;
-            let (width, height) = (cells("width", a.width)?, cells("height", a.height)?);
-            if width.is_none() && height.is_none() {
-                return Err(Error::invalid(
-                    "width",
-                    "Provide width, height, or both.",
-                    "width and/or height in cells",
-                ));
-            }
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            Ok(object(&t.resize_window(&w, width, height).await?))
-        }
-        "resize_pane" => {
-            let a: ResizePaneArgs = parse(args)?;
-            let (width, height) = (cells("width", a.width)?, cells("height", a.height)?);
-            match a.zoom {
-                Some(_) if width.is_some() || height.is_some() => Err(Error::invalid(
-                    "zoom",
-                    "Cannot combine zoom with height/width",
-                    "zoom alone, or height/width",
-                )),
-                Some(z) => {
-                    let (t, p) = targeting!(a, pane_id, window_id)
-                        .pane_target(servers)
-                        .await?;
-                    Ok(object(&t.zoom_pane(&p, z).await?))
-                }
-                None if width.is_none() && height.is_none() => Err(Error::invalid(
-                    "width",
-                    "Provide width, height or zoom.",
-                    "width and/or height in cells, or zoom",
-                )),
-                None => {
-                    let (t, p) = targeting!(a, pane_id, window_id)
-                        .pane_target(servers)
-                        .await?;
-                    Ok(object(&t.resize_pane(&p, width, height).await?))
-                }
-            }
-        }
-        "move_window" => {
-            let a: MoveWindowArgs = parse(args)?;
-            let index = match a.destination_index.trim() {
-                "" => None,
-                s => Some(s.parse::<u32>().map_err(|_| {
-                    Error::invalid(
-                        "destination_index",
-                        format!(
-                            "destination_index must be a window index or \"\" (received {:?})",
-                            crate::tmux::error::shorten(s, 20)
-                        ),
-                        "a window index such as \"3\", or \"\" for the next free one",
-                    )
-                })?),
-            };
-            let (t, w) = targeting!(a, window_id, window_index)
-                .window_target(servers)
-                .await?;
-            let dest = match a.destination_session.as_deref().filter(|s| !s.is_empty()) {
-                Some(s) => Some(t.session_target(&session_ref(s)).await?),
-                None => None,
-            };
-            Ok(object(&t.move_window(&w, dest.as_ref(), index).await?))
-        }
-        "swap_pane" => {
-            let a: SwapPaneArgs = parse(args)?;
-            let src = pane_id("source_pane_id", &a.source_pane_id)?;
-            let dst = pane_id("target_pane_id", &a.target_pane_id)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            Ok(object(&t.swap_pane(src, dst).await?))
-        }
-        "set_pane_title" => {
-            let a: SetPaneTitleArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.set_pane_title(&p, &a.title).await?))
-        }
-        "enter_copy_mode" => {
-            let a: EnterCopyModeArgs = parse(args)?;
-            let scroll = match a.scroll_up {
-                None => None,
-                Some(n) if (0..=1_000_000).contains(&n) => Some(n as u32),
-                Some(n) => {
-                    return Err(Error::invalid(
-                        "scroll_up",
-                        format!("scroll_up must be between 0 and 1000000 (received {n})"),
-                        "a number of lines",
-                    ));
-                }
-            };
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.enter_copy_mode(&p, scroll).await?))
-        }
-        "exit_copy_mode" => {
-            let a: ExitCopyModeArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            Ok(object(&t.exit_copy_mode(&p).await?))
-        }
-        "load_buffer" => {
-            let a: LoadBufferArgs = parse(args)?;
-            let logical = a.logical_name.unwrap_or_else(|| "buf".into());
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let buffer_name = t.load_buffer(&a.content, &logical).await?;
-            Ok(object(&BufferRef {
-                buffer_name,
-                logical_name: logical,
-            }))
-        }
-        "wait_for_channel" => {
-            let a: WaitForChannelArgs = parse(args)?;
-            if a.timeout.is_nan() || a.timeout <= 0.0 || !a.timeout.is_finite() {
-                return Err(Error::invalid(
-                    "timeout",
-                    format!("timeout must be positive (received {})", a.timeout),
-                    "seconds > 0",
-                ));
-            }
-            let effective = a.timeout.min(wait_ceiling());
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            let start = std::time::Instant::now();
-            t.wait_for_channel(&a.channel, Duration::from_secs_f64(effective))
-                .await?;
-            Ok(object(&Waited {
-                result: format!(
-                    "Channel '{}' was signalled (timeout {effective:.1}s)",
-                    a.channel
-                ),
-                channel: a.channel,
-                elapsed_seconds: start.elapsed().as_secs_f64(),
-                effective_timeout: effective,
-            }))
-        }
-        "signal_channel" => {
-            let a: SignalChannelArgs = parse(args)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            t.signal_channel(&a.channel).await?;
-            Ok(message(format!("Channel '{}' signalled", a.channel)))
-        }
-        other => Ok(unknown_tool(other)),
-    }
 }

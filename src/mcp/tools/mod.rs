@@ -7,7 +7,9 @@
 //!   channels);
 //! * [`execute`]: creating things and sending input (sessions, windows,
 //!   splits, keys, pastes, respawn, pipes, options, environment);
-//! * [`teardown`]: killing and clearing.
+//! * [`teardown`]: killing and clearing;
+//! * [`follow`]: the tools that follow a pane on the mirror
+//!   (`wait_for_text`, `capture_since`, `run_command`).
 //!
 //! Every successful answer is one JSON object, sent as `structuredContent`
 //! (lists are `{"result": [...]}`: MCP requires an object there; tools
@@ -25,6 +27,8 @@ pub mod inspect;
 pub mod manage;
 pub mod teardown;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
@@ -34,19 +38,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::args::{self, FiltersArg};
-use super::budget::{self, Budget, json_len};
-use super::filters::Filters;
+use super::args;
+use super::budget::Budget;
 use super::schema;
 use super::text::{self, Rendered, TextMode, TextShape};
-use super::toolsets::{Policy, Toolset, toolset_of};
-use crate::control::Target;
-use crate::tmux::{Error, Selector, Servers, Tmux};
+use super::toolsets::{Policy, Toolset};
+use crate::tmux::op::{self, Limit, Op};
+use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
 
-/// Largest text a capture returns to a caller without a response budget
-/// (the CLI), in bytes; beyond it the oldest lines are dropped and the
-/// text starts with `[... truncated N lines ...]`.
-pub const MAX_TEXT_BYTES: usize = 8 << 20;
+pub use crate::tmux::op::capture::MAX_TEXT_BYTES;
 
 /// Longest error message sent, in bytes (messages may quote input).
 const MAX_ERROR_BYTES: usize = 8 << 10;
@@ -61,33 +61,29 @@ pub(crate) struct Ctx<'a> {
     text: TextMode,
 }
 
-/// `{"result": [...]}`: how list results are sent.
-#[derive(Serialize, JsonSchema)]
-struct ListResult<T> {
-    result: Vec<T>,
-    /// Items left out to fit the response budget (the last ones).
-    #[serde(skip_serializing_if = "is_zero")]
-    omitted: usize,
+impl Ctx<'_> {
+    /// The response limit of the call (none without a budget).
+    fn limit(&self) -> Limit {
+        self.budget.map_or(Limit::NONE, Budget::limit)
+    }
 }
 
-impl Rendered for ListResult<crate::tmux::SessionInfo> {
+use crate::tmux::op::list::Listing;
+
+impl Rendered for Listing<crate::tmux::SessionInfo> {
     const TEXT: TextShape = TextShape::List(&text::SESSIONS);
 }
 
-impl Rendered for ListResult<crate::tmux::WindowInfo> {
+impl Rendered for Listing<crate::tmux::WindowInfo> {
     const TEXT: TextShape = TextShape::List(&text::WINDOWS);
 }
 
-impl Rendered for ListResult<crate::tmux::PaneInfo> {
+impl Rendered for Listing<crate::tmux::PaneInfo> {
     const TEXT: TextShape = TextShape::List(&text::PANES);
 }
 
-impl Rendered for ListResult<crate::tmux::ServerInfo> {
+impl Rendered for Listing<crate::tmux::ServerInfo> {
     const TEXT: TextShape = TextShape::List(&text::SERVERS);
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// What an action tool reports: libtmux-mcp's sentence.
@@ -178,6 +174,185 @@ struct Def {
     hints: Hints,
     /// How the text block of a result is made (the result type's shape).
     text: TextShape,
+    /// The toolset that offers it.
+    toolset: Toolset,
+    /// How a call runs: a typed row's request and operation
+    /// ([`typed`]), or a call that needs the call's context ([`Def::calls`]);
+    /// `None` for the tools still run by their toolset's `run`.
+    call: Option<CallFn>,
+    /// It bounds its own waiting (libtmux-mcp's `self-bounded` tag), so a
+    /// batch refuses it.
+    self_bounded: bool,
+    /// It is sent with `_meta["anthropic/alwaysLoad"]: true`, which asks a
+    /// client to load it up front (libtmux-mcp marks three tools so).
+    always_load: bool,
+}
+
+impl Def {
+    /// The row, run by `call` (for tools that need the call's context:
+    /// the pool of servers, the policy); the tmux work still goes through
+    /// [`op::run`].
+    fn calls(mut self, call: CallFn) -> Def {
+        self.call = Some(call);
+        self
+    }
+
+    /// The row, marked as bounding its own waiting.
+    fn mark_self_bounded(mut self) -> Def {
+        self.self_bounded = true;
+        self
+    }
+
+    /// The row, marked to be loaded up front.
+    fn mark_always_load(mut self) -> Def {
+        self.always_load = true;
+        self
+    }
+}
+
+/// A call's future: a boxed future per tool keeps one dispatch future
+/// from holding every tool's state inline.
+type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, Error>> + Send + 'a>>;
+
+/// How a typed row runs a call.
+type CallFn = for<'a> fn(&'a Ctx<'a>, Map<String, Value>) -> CallFuture<'a>;
+
+/// A tool's arguments as the table runs them: the server they name and
+/// the typed request they make. Checking happens here, so a bad call is
+/// refused before anything reaches tmux.
+pub(super) trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {
+    /// The operation's request.
+    type Request: Op<Response: Serialize + JsonSchema + Rendered + 'static>;
+
+    /// `(socket_name, socket_path)`: the server named (`-L`, `-S`).
+    fn socket(&self) -> (Option<&str>, Option<&str>);
+
+    /// The request, checked.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] naming the argument.
+    fn into_request(self) -> Result<Self::Request, Error>;
+}
+
+/// `impl ToolArgs` for argument structs with `socket_name` and
+/// `socket_path` fields: `tool_args!(ListPanesArgs => ListPanesRequest, |a| ...)`.
+macro_rules! tool_args {
+    ($args:ty => $req:ty, |$a:ident| $body:expr) => {
+        impl $crate::mcp::tools::ToolArgs for $args {
+            type Request = $req;
+
+            fn socket(&self) -> (Option<&str>, Option<&str>) {
+                (self.socket_name.as_deref(), self.socket_path.as_deref())
+            }
+
+            fn into_request(self) -> Result<$req, $crate::tmux::Error> {
+                let $a = self;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use tool_args;
+
+/// Runs a typed row: arguments parsed and checked into the request, the
+/// server they name, the operation ([`op::run`], which cuts the answer to
+/// the response budget), the response as structured content.
+async fn typed<A: ToolArgs>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error> {
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?;
+    Ok(object(&op::run(&server, request, ctx.limit()).await?))
+}
+
+/// A request that reports its progress to the MCP client.
+trait Reports: Op {
+    /// The request, reporting to `progress`.
+    fn reporting_to(self, progress: Option<crate::mirror::Progress>) -> Self;
+}
+
+/// Runs a row of a request that reports progress: as a typed row
+/// ([`super::row`]), with the call's progress sink.
+async fn call_reporting<A: ToolArgs>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error>
+where
+    A::Request: Reports,
+{
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?.reporting_to(ctx.progress.clone());
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&op::run(&server, request, limit).await?))
+}
+
+/// A typed row whose request reports progress ([`call_reporting`]).
+fn reporting<A: ToolArgs>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def
+where
+    A::Request: Reports,
+{
+    let mut d = row::<A>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(call_reporting::<A>(ctx, args)));
+    d
+}
+
+/// A typed row: the tool's name, title, hints and description, its
+/// argument type `A` (whose request and response give the schemas, the
+/// text shape and the call).
+fn row<A: ToolArgs>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def {
+    let mut d = def::<A, <A::Request as Op>::Response>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
+    d
+}
+
+/// A typed row whose answer is shown as `R`, made from the operation's
+/// response: an action's sentence (`{"result": "Keys sent to pane %3",
+/// "pane_id": "%3"}`) as libtmux-mcp reports it. `R` gives the schema and
+/// the text shape.
+fn row_as<A: ToolArgs, R>(
+    name: &'static str,
+    title: &'static str,
+    hints: Hints,
+    description: &'static str,
+) -> Def
+where
+    R: Serialize + JsonSchema + Rendered + From<<A::Request as Op>::Response> + 'static,
+{
+    let mut d = def::<A, R>(name, title, hints, description);
+    d.call = Some(|ctx, args| Box::pin(typed_as::<A, R>(ctx, args)));
+    d
+}
+
+/// Runs a [`row_as`] row: as [`typed`], the response shown as `R`.
+async fn typed_as<A: ToolArgs, R>(
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, Error>
+where
+    R: Serialize + From<<A::Request as Op>::Response>,
+{
+    let a: A = parse(args)?;
+    let (name, path) = a.socket();
+    let server = ctx.servers.get_socket(name, path)?;
+    let request = a.into_request()?;
+    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
+    Ok(object(&R::from(op::run(&server, request, limit).await?)))
 }
 
 fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
@@ -194,6 +369,10 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         output: Some(schema::output(&schema_for_output::<R>())),
         hints,
         text: R::TEXT,
+        toolset: Toolset::Inspect,
+        call: None,
+        self_bounded: false,
+        always_load: false,
     }
 }
 
@@ -233,11 +412,10 @@ fn list_of_read(mut d: Def) -> Def {
     d
 }
 
-fn tool(d: Def) -> Tool {
-    let always_load = matches!(d.name, "list_panes" | "list_windows" | "snapshot_pane");
-    let mut t = Tool::new(d.name, d.description, Arc::new(d.input));
+fn tool(d: &Def) -> Tool {
+    let mut t = Tool::new(d.name, d.description, Arc::new(d.input.clone()));
     t.title = Some(d.title.to_string());
-    t.output_schema = d.output.map(Arc::new);
+    t.output_schema = d.output.clone().map(Arc::new);
     // Hints that differ from MCP's defaults (readOnly false, destructive
     // true, idempotent false, openWorld true) are sent; the others are
     // implied. destructiveHint and idempotentHint mean something only for
@@ -251,7 +429,7 @@ fn tool(d: Def) -> Tool {
     }
     a.open_world_hint = (!d.hints.open_world).then_some(false);
     t.annotations = Some(a);
-    if always_load {
+    if d.always_load {
         let mut m = JsonObject::new();
         m.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
         t.meta = Some(MetaObject(m));
@@ -259,36 +437,60 @@ fn tool(d: Def) -> Tool {
     t
 }
 
-fn defs() -> Vec<Def> {
-    inspect::defs()
-        .into_iter()
-        .chain(manage::defs())
-        .chain(execute::defs())
-        .chain(teardown::defs())
-        .collect()
+/// The table: every tool's row, in listing order (inspect, manage,
+/// execute, teardown).
+fn defs() -> &'static [Def] {
+    static DEFS: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
+    DEFS.get_or_init(|| {
+        let set = |t: Toolset| {
+            move |mut d: Def| {
+                d.toolset = t;
+                d
+            }
+        };
+        inspect::defs()
+            .into_iter()
+            .map(set(Toolset::Inspect))
+            .chain(manage::defs().into_iter().map(set(Toolset::Manage)))
+            .chain(execute::defs().into_iter().map(set(Toolset::Execute)))
+            .chain(teardown::defs().into_iter().map(set(Toolset::Teardown)))
+            .collect()
+    })
+}
+
+/// Tool `name`'s row.
+fn def_of(name: &str) -> Option<&'static Def> {
+    defs().iter().find(|d| d.name == name)
 }
 
 /// Every tool tmuxwire serves, in listing order (inspect, manage,
 /// execute, teardown), whatever the toolset choice.
 pub fn catalog() -> Vec<Tool> {
-    defs().into_iter().map(tool).collect()
+    defs().iter().map(tool).collect()
+}
+
+/// The toolset of tool `name`, from its row; `None` for a name tmuxwire
+/// does not serve.
+pub fn toolset_of(name: &str) -> Option<Toolset> {
+    def_of(name).map(|d| d.toolset)
+}
+
+/// Whether tmuxwire serves a tool `name` (for [`Policy::from_env`]).
+pub fn is_tool(name: &str) -> bool {
+    def_of(name).is_some()
 }
 
 /// The text shape of tool `name`'s result, from its definition.
 pub fn shape_of(name: &str) -> Option<TextShape> {
-    static SHAPES: std::sync::OnceLock<Vec<(&'static str, TextShape)>> = std::sync::OnceLock::new();
-    SHAPES
-        .get_or_init(|| defs().into_iter().map(|d| (d.name, d.text)).collect())
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
+    def_of(name).map(|d| d.text)
 }
 
 /// The tools `policy` offers, in listing order.
 pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
-    catalog()
-        .into_iter()
-        .filter(|t| policy.offers(&t.name))
+    defs()
+        .iter()
+        .filter(|d| policy.offers(d.name, d.toolset))
+        .map(tool)
         .collect()
 }
 
@@ -344,7 +546,12 @@ fn error_result(
 }
 
 fn from_error(e: &Error) -> CallToolResult {
-    error_result(&e.to_string(), e.kind_name(), e.expected(), e.suggestion())
+    error_result(
+        &e.to_string(),
+        e.kind().name(),
+        e.kind().is_expected(),
+        super::errors::suggestion(e),
+    )
 }
 
 /// Parses arguments: read leniently against the tool's input schema
@@ -387,49 +594,11 @@ fn object<T: Serialize>(v: &T) -> CallToolResult {
     }
 }
 
-/// `{"result": text}`.
-fn message(text: String) -> CallToolResult {
-    object(&Message { result: text })
-}
-
-/// `{"result": text, "pane_id": pane}`.
-fn pane_message(text: String, pane_id: String) -> CallToolResult {
-    object(&PaneMessage {
-        result: text,
-        pane_id,
-    })
-}
-
-fn list<T: Serialize>(
-    items: &[T],
-    filters: Option<&FiltersArg>,
-    budget: Option<Budget>,
-) -> Result<CallToolResult, Error> {
-    let mut values: Vec<Value> = items
-        .iter()
-        .filter_map(|i| serde_json::to_value(i).ok())
-        .collect();
-    if let Some(f) = filters {
-        values = Filters::parse(f)?.apply(values)?;
-    }
-    let mut omitted = 0;
-    if let Some(b) = budget {
-        let fixed = json_len(&json!({"result": [], "omitted": 0}));
-        let keep = budget::keep_for_list(&values, fixed, b.bytes());
-        omitted = values.len() - keep;
-        values.truncate(keep);
-    }
-    Ok(object(&ListResult {
-        result: values,
-        omitted,
-    }))
-}
-
 /// Runs tool `name` for a caller that is not an MCP client (the CLI, the
 /// demo, tests): no response budget, every tool offered, the text block
 /// libtmux-mcp's ([`TextMode::Reference`]). A capture still holds at most
 /// [`MAX_TEXT_BYTES`] of text, a search at most
-/// [`crate::tmux::search::RESPONSE_BUDGET`] of matched lines. Every
+/// [`crate::tmux::op::search::RESPONSE_BUDGET`] of matched lines. Every
 /// failure becomes an error result.
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
     let policy = Policy::all();
@@ -487,11 +656,11 @@ async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallTool
     match run(ctx, name, args).await {
         Ok(r) => within(with_text(name, ctx.text, r), ctx.budget),
         // Say which call failed when the message comes from deeper down.
-        Err(e @ (Error::Timeout(_) | Error::Connection(_))) => error_result(
+        Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => error_result(
             &format!("{name}: {e}"),
-            e.kind_name(),
-            e.expected(),
-            e.suggestion(),
+            e.kind().name(),
+            e.kind().is_expected(),
+            super::errors::suggestion(&e),
         ),
         Err(e) => from_error(&e),
     }
@@ -502,12 +671,14 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
     // Each toolset's future is boxed: one future holding every tool's
     // state inline would be as large as the largest and nest deeper than
     // the compiler's layout limit allows.
-    match toolset_of(name) {
-        Some(Toolset::Inspect) => Box::pin(inspect::run(ctx, name, args)).await,
-        Some(Toolset::Manage) => Box::pin(manage::run(ctx, name, args)).await,
-        Some(Toolset::Execute) => Box::pin(execute::run(ctx, name, args)).await,
-        Some(Toolset::Teardown) => Box::pin(teardown::run(ctx, name, args)).await,
-        None => Ok(unknown_tool(name)),
+    let Some(def) = def_of(name) else {
+        return Ok(unknown_tool(name));
+    };
+    match def.call {
+        Some(call) => call(ctx, args).await,
+        None => Err(Error::internal(format!(
+            "tool {name} has no call in the table"
+        ))),
     }
 }
 
@@ -538,6 +709,18 @@ fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
     )
 }
 
+/// The wait ceiling in seconds: `TMUXWIRE_WAIT_MAX_SECONDS`, else
+/// libtmux-mcp's `LIBTMUX_MCP_WAIT_MAX_SECONDS`, else 30; clamped to
+/// 1–120 (a bad value is ignored). The MCP tools that wait clamp their
+/// timeout to it: a model's call should not hold the connection longer.
+pub fn wait_ceiling() -> f64 {
+    ["TMUXWIRE_WAIT_MAX_SECONDS", "LIBTMUX_MCP_WAIT_MAX_SECONDS"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .map_or(30.0, |v| v.clamp(1.0, 120.0))
+}
+
 /// The server a call names: `socket_path` (`-S`), else `socket_name`
 /// (`-L`), else the default.
 fn server(
@@ -550,8 +733,6 @@ fn server(
 
 /// The libtmux-mcp targeting arguments of one call.
 struct Targeting<'a> {
-    socket_name: &'a Option<String>,
-    socket_path: &'a Option<String>,
     pane_id: &'a Option<String>,
     window_id: &'a Option<String>,
     window_index: Option<i64>,
@@ -569,60 +750,6 @@ impl Targeting<'_> {
             self.session_name,
         )
     }
-
-    fn server(&self, servers: &Servers) -> Result<Arc<Tmux>, Error> {
-        server(servers, self.socket_name, self.socket_path)
-    }
-
-    /// The server and the pane the arguments name (or the default pane).
-    async fn pane(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_pane(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// The server and the window the arguments name.
-    async fn window(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_window(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// The server and the session the arguments name.
-    async fn session(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.resolve_session(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// As [`Targeting::pane`], for a command line: a session name tmux
-    /// can match exactly goes as `=name`, with no round trip of its own
-    /// ([`Tmux::pane_target`]).
-    async fn pane_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.pane_target(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// As [`Targeting::window`], for a command line.
-    async fn window_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.window_target(&sel).await?;
-        Ok((t, target))
-    }
-
-    /// As [`Targeting::session`], for a command line.
-    async fn session_target(&self, servers: &Servers) -> Result<(Arc<Tmux>, Target), Error> {
-        let sel = self.selector()?;
-        let t = self.server(servers)?;
-        let target = t.session_target(&sel).await?;
-        Ok((t, target))
-    }
 }
 
 /// Targeting from an args struct's fields; missing kinds are `None`.
@@ -630,8 +757,6 @@ macro_rules! targeting {
     ($a:expr $(, $field:ident)*) => {{
         #[allow(unused_mut)]
         let mut t = $crate::mcp::tools::Targeting {
-            socket_name: &$a.socket_name,
-            socket_path: &$a.socket_path,
             pane_id: &None,
             window_id: &None,
             window_index: None,
@@ -651,36 +776,103 @@ pub(crate) use targeting;
 mod tests {
     use super::*;
 
+    /// libtmux-mcp's tools, copied once from the reference catalog.
+    const REFERENCE: &str = include_str!("../../../tests/data/reference-tools.md");
+
+    /// Every tool of the reference's toolset table: its name, toolset and
+    /// whether it is marked self-bounded.
+    fn reference_tools() -> Vec<(&'static str, Toolset, bool)> {
+        let mut out = Vec::new();
+        for line in REFERENCE.lines() {
+            let Some((set, rest)) = line.strip_prefix("| `").and_then(|l| l.split_once('`')) else {
+                continue;
+            };
+            let toolset = Toolset::ALL
+                .into_iter()
+                .find(|t| t.name() == set)
+                .expect("a toolset");
+            let names = rest.split_once("| ").expect("a tool list").1;
+            for name in names.trim_end_matches(" |").split(", ") {
+                match name.strip_suffix(" (+self-bounded)") {
+                    Some(n) => out.push((n, toolset, true)),
+                    None => out.push((name, toolset, false)),
+                }
+            }
+        }
+        out
+    }
+
+    /// The tools the reference sends with `anthropic/alwaysLoad`.
+    fn reference_always_load() -> Vec<&'static str> {
+        let line = REFERENCE
+            .lines()
+            .find(|l| l.contains("anthropic/alwaysLoad"))
+            .expect("the alwaysLoad line");
+        let list = line.split_once("`: ").expect("a list").1;
+        let list = list.split_once(". ").expect("a sentence").0;
+        list.split(", ").map(|n| n.trim_matches('`')).collect()
+    }
+
+    /// The result shape of every tool whose reference entry says what it
+    /// returns: a list (`list[…]`), a string (a sentence in quotes, or "a
+    /// string"), else an object.
+    fn reference_results() -> Vec<(&'static str, &'static str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        let mut tool = None;
+        for line in REFERENCE.lines() {
+            let heading = line.strip_prefix("- ").unwrap_or(line);
+            if let Some(rest) = heading.strip_prefix("**`") {
+                tool = rest.split_once('`').map(|(n, _)| n);
+                continue;
+            }
+            let (Some(name), Some((_, what))) = (tool, line.split_once("Returns ")) else {
+                continue;
+            };
+            tool = None;
+            let shape = if what.starts_with("`list[") {
+                "list"
+            } else if ["`\"", "a string", "a **string**"]
+                .iter()
+                .any(|p| what.starts_with(p))
+            {
+                "string"
+            } else {
+                "object"
+            };
+            out.push((name, shape));
+        }
+        out
+    }
+
+    /// The table serves exactly the reference's tools, each once, in its
+    /// toolset and with its marks; listing order follows the toolsets;
+    /// schemas and hints are what clients expect.
     #[test]
     fn catalog_shape() {
+        let reference = reference_tools();
+        assert_eq!(reference.len(), 54);
         let tools = catalog();
+        assert_eq!(tools.len(), reference.len());
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(
-            &names[..11],
-            [
-                "list_sessions",
-                "list_windows",
-                "list_panes",
-                "get_server_info",
-                "get_session_info",
-                "get_window_info",
-                "get_pane_info",
-                "capture_pane",
-                "snapshot_pane",
-                "display_message",
-                "search_panes"
-            ]
-        );
         let mut sorted = names.clone();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), names.len(), "names are unique");
+        for (name, toolset, self_bounded) in &reference {
+            let d = def_of(name).unwrap_or_else(|| panic!("{name} is served"));
+            assert_eq!(d.toolset, *toolset, "{name}");
+            assert_eq!(d.self_bounded, *self_bounded, "{name}");
+        }
+        let order: Vec<Toolset> = defs().iter().map(|d| d.toolset).collect();
+        assert!(order.is_sorted(), "listed by toolset");
+        let always = reference_always_load();
+        assert_eq!(always.len(), 3);
         for t in &tools {
-            assert!(
-                toolset_of(&t.name).is_some(),
-                "{} is a reference tool",
-                t.name
-            );
+            let loads = t
+                .meta
+                .as_ref()
+                .is_some_and(|m| m.0.get("anthropic/alwaysLoad") == Some(&json!(true)));
+            assert_eq!(loads, always.contains(&t.name.as_ref()), "{}", t.name);
             assert_eq!(
                 t.input_schema.get("type"),
                 Some(&json!("object")),
@@ -695,6 +887,8 @@ mod tests {
             );
             let props = t.input_schema.get("properties").and_then(Value::as_object);
             let has = |k: &str| props.is_some_and(|p| p.contains_key(k));
+            // Every tool runs over one server, but the batch (its
+            // operations name theirs) and list_servers (it finds them).
             if !matches!(t.name.as_ref(), "list_servers" | "call_read_tools_batch") {
                 assert!(has("socket_name") && has("socket_path"), "{}", t.name);
             }
@@ -702,11 +896,7 @@ mod tests {
             let read = toolset_of(&t.name) == Some(Toolset::Inspect);
             assert_eq!(a.read_only_hint, read.then_some(true), "{}", t.name);
         }
-        // Every reference tool is served.
-        for (n, _) in super::super::toolsets::REFERENCE {
-            assert!(names.contains(n), "{n}");
-        }
-        assert_eq!(tools.len(), super::super::toolsets::REFERENCE.len());
+        assert!(is_tool("list_panes") && !is_tool("no_such_tool"));
     }
 
     /// Every tool's text shape is its reference result's: a string for the
@@ -714,38 +904,15 @@ mod tests {
     /// tools, an object for the rest.
     #[test]
     fn text_shapes_follow_the_reference() {
-        const STRINGS: &[&str] = &[
-            "capture_pane",
-            "display_message",
-            "send_keys",
-            "paste_text",
-            "paste_buffer",
-            "pipe_pane",
-            "wait_for_channel",
-            "signal_channel",
-            "kill_server",
-            "kill_session",
-            "kill_window",
-            "kill_pane",
-            "clear_pane",
-            "delete_buffer",
-        ];
-        const LISTS: &[&str] = &[
-            "list_sessions",
-            "list_windows",
-            "list_panes",
-            "list_servers",
-        ];
-        for t in catalog() {
-            let name = t.name.as_ref();
-            let shape = shape_of(name).expect("every tool has a shape");
-            match shape {
-                TextShape::String => assert!(STRINGS.contains(&name), "{name}"),
-                TextShape::List(_) => assert!(LISTS.contains(&name), "{name}"),
-                TextShape::Object(_) => {
-                    assert!(!STRINGS.contains(&name) && !LISTS.contains(&name), "{name}")
-                }
-            }
+        let results = reference_results();
+        assert!(results.len() >= 50, "{}", results.len());
+        for (name, want) in results {
+            let got = match shape_of(name).expect("every tool has a shape") {
+                TextShape::String => "string",
+                TextShape::List(_) => "list",
+                TextShape::Object(_) => "object",
+            };
+            assert_eq!(got, want, "{name}");
         }
         assert!(shape_of("no_such_tool").is_none());
     }
@@ -774,7 +941,9 @@ mod tests {
         let r = with_text(
             "kill_pane",
             TextMode::Reference,
-            message("Pane killed: %1".into()),
+            object(&Message {
+                result: "Pane killed: %1".into(),
+            }),
         );
         assert_eq!(text_of(&r), ["Pane killed: %1"]);
         let list = json!({"result": [{"session_name": "a", "session_id": "$0"}], "omitted": 0});

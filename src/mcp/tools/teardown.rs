@@ -6,17 +6,26 @@
 //! tmux's prefix (public case C15: `kill_session("build")` must not kill
 //! `build-x`).
 
-use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
-use super::{
-    Ctx, DESTRUCTIVE, Def, IDEMPOTENT, Message, PaneMessage, bare_output, def, message,
-    pane_message, parse, targeting, unknown_tool,
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, bare_output, targeting, tool_args};
+use crate::tmux::Error;
+use crate::tmux::op::kill::{
+    ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
 };
-use crate::control::{PaneId, Target};
-use crate::tmux::{Error, Tmux};
+
+/// An action's sentence is its text block, as libtmux-mcp's `str` result.
+impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
+    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+}
+
+/// As [`crate::tmux::op::manage::Done`]; the pane id is structured content
+/// only.
+impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
+    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+}
+use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 
 /// `kill_server`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -78,40 +87,56 @@ struct DeleteBufferArgs {
     socket_path: Option<String>,
 }
 
+tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
+    DeleteBufferRequest::new(a.buffer_name)
+});
+
+impl crate::mcp::text::Rendered for BufferDeleted {
+    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+}
+
+impl From<BufferDeleted> for Message {
+    fn from(d: BufferDeleted) -> Message {
+        Message {
+            result: format!("Buffer '{}' deleted", d.buffer_name),
+        }
+    }
+}
+
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(def::<KillServerArgs, Message>(
+        bare_output(super::row::<KillServerArgs>(
             "kill_server",
             "Kill tmux Server",
             DESTRUCTIVE,
             "Kill the tmux server (not the one running this MCP server).",
         )),
-        bare_output(def::<KillSessionArgs, Message>(
+        bare_output(super::row::<KillSessionArgs>(
             "kill_session",
             "Kill tmux Session",
             DESTRUCTIVE,
             "Kill a session by exact name or id (not this MCP server's own).",
         )),
-        bare_output(def::<KillWindowArgs, Message>(
+        bare_output(super::row::<KillWindowArgs>(
             "kill_window",
             "Kill tmux Window",
             DESTRUCTIVE,
             "Kill a window by id (not this MCP server's own).",
         )),
-        bare_output(def::<KillPaneArgs, Message>(
+        bare_output(super::row::<KillPaneArgs>(
             "kill_pane",
             "Kill tmux Pane",
             DESTRUCTIVE,
             "Kill a pane by id (not this MCP server's own).",
         )),
-        bare_output(def::<ClearPaneArgs, PaneMessage>(
+        bare_output(super::row::<ClearPaneArgs>(
             "clear_pane",
             "Clear tmux Pane",
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
         )),
-        bare_output(def::<DeleteBufferArgs, Message>(
+        bare_output(super::row_as::<DeleteBufferArgs, Message>(
             "delete_buffer",
             "Delete tmux Buffer",
             IDEMPOTENT,
@@ -120,106 +145,29 @@ pub(super) fn defs() -> Vec<Def> {
     ]
 }
 
-/// Refuses `what` on the caller's own pane.
-pub(super) fn guard_pane(t: &Tmux, pane: PaneId, what: &str) -> Result<(), Error> {
-    if t.caller().guarded_pane(t.canonical_socket()) == Some(pane) {
-        return Err(Error::SelfTarget(format!(
-            "Refusing to {what} the pane running this MCP server ({pane})."
-        )));
-    }
-    Ok(())
-}
+tool_args!(KillServerArgs => KillServerRequest, |_a| Ok(KillServerRequest));
 
-/// Refuses to kill the session or window (`scope`) that holds the
-/// caller's pane.
-async fn guard_scope(t: &Tmux, scope: &Target, what: &str) -> Result<(), Error> {
-    let Some(own) = t.caller().guarded_pane(t.canonical_socket()) else {
-        return Ok(());
-    };
-    if t.pane_ids_in(scope).await?.contains(&own) {
-        return Err(Error::SelfTarget(format!(
-            "Refusing to kill the {what} containing this MCP server's pane ({own})."
-        )));
-    }
-    Ok(())
-}
+tool_args!(KillSessionArgs => KillSessionRequest, |a| KillSessionRequest::new(
+    targeting!(a).selector()?
+));
 
-/// Runs one teardown tool.
-pub(super) async fn run(
-    ctx: &Ctx<'_>,
-    name: &str,
-    args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
-    let servers = ctx.servers;
-    match name {
-        "kill_server" => {
-            let a: KillServerArgs = parse(args)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            if t.caller().may_run_on(t.canonical_socket(), t.socket_name()) {
-                return Err(Error::SelfTarget(
-                    "Refusing to kill the tmux server while this MCP server is running inside it. \
-                     Use a manual tmux command if intended."
-                        .into(),
-                ));
-            }
-            t.kill_server().await?;
-            Ok(message("Server killed successfully".into()))
-        }
-        "kill_session" => {
-            let a: KillSessionArgs = parse(args)?;
-            if a.session_name.is_none() && a.session_id.is_none() {
-                return Err(Error::invalid(
-                    "session_name",
-                    "Refusing to kill without an explicit target. Provide session_name or \
-                     session_id.",
-                    "session_name (exact) or session_id",
-                ));
-            }
-            let (t, s) = targeting!(a).session_target(servers).await?;
-            guard_scope(&t, &s, "session").await?;
-            let k = t.kill_session(&s).await?;
-            let shown = k.name.unwrap_or(k.id);
-            Ok(message(format!("Session killed: {shown}")))
-        }
-        "kill_window" => {
-            let a: KillWindowArgs = parse(args)?;
-            let w = a.window_id.parse().map_err(|e| {
-                Error::invalid(
-                    "window_id",
-                    format!("window_id: {e}"),
-                    "a window id like @2",
-                )
-            })?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            guard_scope(&t, &Target::Window(w), "window").await?;
-            let k = t.kill_window(w).await?;
-            Ok(message(format!("Window killed: {}", k.id)))
-        }
-        "kill_pane" => {
-            let a: KillPaneArgs = parse(args)?;
-            let p = a.pane_id.parse().map_err(|e| {
-                Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3")
-            })?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            guard_pane(&t, p, "kill")?;
-            let k = t.kill_pane(p).await?;
-            Ok(message(format!("Pane killed: {}", k.id)))
-        }
-        "clear_pane" => {
-            let a: ClearPaneArgs = parse(args)?;
-            let (t, p) = targeting!(a, pane_id, window_id)
-                .pane_target(servers)
-                .await?;
-            let id = t.clear_pane(&p).await?;
-            Ok(pane_message(format!("Pane cleared: {id}"), id))
-        }
-        "delete_buffer" => {
-            let a: DeleteBufferArgs = parse(args)?;
-            super::inspect::own_buffer(&a.buffer_name)?;
-            let t = super::server(servers, &a.socket_name, &a.socket_path)?;
-            t.delete_buffer(&a.buffer_name).await?;
-            Ok(message(format!("Buffer '{}' deleted", a.buffer_name)))
-        }
-        other => Ok(unknown_tool(other)),
-    }
-}
+tool_args!(KillWindowArgs => KillWindowRequest, |a| Ok(KillWindowRequest {
+    window: a.window_id.parse().map_err(|e| {
+        Error::invalid(
+            "window_id",
+            format!("window_id: {e}"),
+            "a window id like @2",
+        )
+    })?,
+}));
+
+tool_args!(KillPaneArgs => KillPaneRequest, |a| Ok(KillPaneRequest {
+    pane: a
+        .pane_id
+        .parse()
+        .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?,
+}));
+
+tool_args!(ClearPaneArgs => ClearPaneRequest, |a| Ok(ClearPaneRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));

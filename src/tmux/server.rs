@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::Mutex;
+use tokio::sync::watch;
 
-use super::error::Error;
+use super::caller::Caller;
+use super::error::{Error, ErrorKind};
 use super::typing::TypedPanes;
 use crate::control::buffer::{buffer_encoding, capture_line, captured};
 use crate::control::client::Reply;
@@ -72,98 +73,32 @@ enum Link {
     },
 }
 
-/// Identifies the MCP client's own pane when tmuxwire runs inside tmux
-/// (from `$TMUX` and `$TMUX_PANE`).
-#[derive(Clone, Debug, Default)]
-pub struct Caller {
-    pane: Option<String>,
-    socket: Option<PathBuf>,
-    inside_tmux: bool,
-}
+/// The connection to one tmux server, under the name the typed operations
+/// (`tmux::op`) use; [`Tmux`] is the same type under its older name.
+pub type Server = Tmux;
 
-impl Caller {
-    /// Reads `$TMUX` (`socket,pid,session`) and `$TMUX_PANE` (`%N`).
-    pub fn from_env() -> Caller {
-        Caller::new(
-            std::env::var("TMUX").ok().as_deref(),
-            std::env::var("TMUX_PANE").ok().as_deref(),
-        )
-    }
-
-    /// The caller that values of `$TMUX` and `$TMUX_PANE` describe (empty
-    /// values count as unset); for tests and embedders.
-    pub fn new(tmux: Option<&str>, tmux_pane: Option<&str>) -> Caller {
-        let tmux = tmux.filter(|s| !s.is_empty());
-        let pane = tmux_pane.filter(|s| !s.is_empty()).map(str::to_string);
-        let socket = tmux
-            .and_then(|t| t.split(',').next())
-            .filter(|s| !s.is_empty())
-            .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)));
-        Caller {
-            inside_tmux: tmux.is_some() || pane.is_some(),
-            pane,
-            socket,
-        }
-    }
-
-    /// The caller's pane, if the caller runs inside a pane of the server
-    /// at `server_socket` (canonical).
-    pub fn pane_on(&self, server_socket: &Path) -> Option<PaneId> {
-        if self.socket.as_deref() != Some(server_socket) {
-            return None;
-        }
-        self.pane.as_deref()?.parse().ok()
-    }
-
-    /// The caller's pane for the self-kill guards: [`Caller::pane_on`],
-    /// and also the pane of `$TMUX_PANE` when `$TMUX` is unset (the
-    /// server cannot be told, so it is assumed to be this one).
-    pub fn guarded_pane(&self, server_socket: &Path) -> Option<PaneId> {
-        let pane = self.pane.as_deref()?.parse().ok()?;
-        match &self.socket {
-            Some(s) if s == server_socket => Some(pane),
-            Some(_) => None,
-            None => Some(pane),
-        }
-    }
-
-    /// Whether killing the server at `server_socket` (canonical), named
-    /// `socket_name` if it was chosen by name, could kill the caller's own
-    /// server. Conservative, as libtmux-mcp's guard: true when `$TMUX`
-    /// names that socket, when `$TMUX_PANE` is set without `$TMUX`, and
-    /// when the file name of `$TMUX`'s socket equals `socket_name`.
-    pub fn may_run_on(&self, server_socket: &Path, socket_name: Option<&str>) -> bool {
-        if !self.inside_tmux {
-            return false;
-        }
-        let Some(own) = &self.socket else {
-            return self.pane.is_some();
-        };
-        if own == server_socket {
-            return true;
-        }
-        let base = own.file_name().and_then(|n| n.to_str());
-        base.is_some() && base == socket_name
-    }
-
-    /// Whether `pane_id` on the server at `server_socket` (canonical) is
-    /// the caller's pane: `None` outside tmux; `true` only when the pane id
-    /// *and* the socket match.
-    pub fn is_caller(&self, pane_id: &str, server_socket: &Path) -> Option<bool> {
-        if !self.inside_tmux {
-            return None;
-        }
-        Some(self.pane.as_deref() == Some(pane_id) && self.socket.as_deref() == Some(server_socket))
-    }
+/// The state behind [`Tmux::link`].
+#[derive(Default)]
+struct LinkSlot {
+    /// The link in use, if one was opened.
+    link: Option<Link>,
+    /// Set while a caller opens a link: the others wait for its sender to
+    /// be dropped (when the attempt ends, however it ends), then look
+    /// again. Never sent on.
+    opening: Option<watch::Receiver<()>>,
 }
 
 /// A handle on one tmux server.
 pub struct Tmux {
-    path: PathBuf,
-    canonical: PathBuf,
+    pub(super) path: PathBuf,
+    pub(super) canonical: PathBuf,
     socket_name: Option<String>,
     caller: Caller,
-    link: Mutex<Option<Link>>,
+    /// The current link, and whether a caller is opening one. A std mutex,
+    /// held only to read or swap the state, never across a connect: the
+    /// caller that opens a link does so with the lock released
+    /// ([`Tmux::link`]).
+    link: std::sync::Mutex<LinkSlot>,
     timeout: Duration,
     /// When the handle was last used, for closing idle connections.
     activity: Arc<Activity>,
@@ -172,10 +107,12 @@ pub struct Tmux {
     /// was removed, not that no server was ever started.
     had_server: std::sync::atomic::AtomicBool,
     /// How the pane mirror behaves ([`Tmux::with_mirror`]).
-    mirror_opts: MirrorOptions,
+    pub(super) mirror_opts: MirrorOptions,
     /// The mirror, once a request needed it, with the pid of the server it
     /// mirrors (a new server on the same socket gets a new mirror).
-    mirror: Mutex<Option<(u32, Arc<Mirror>)>>,
+    /// A std mutex, held only to read or swap the slot (never across a
+    /// connect or a close).
+    mirror: std::sync::Mutex<Option<(u32, Arc<Mirror>)>>,
     /// The connection the mirror's server pid was last confirmed on
     /// ([`Client::connection_id`]; 0: none): while it stays open, the
     /// server is the same.
@@ -315,12 +252,24 @@ impl Tmux {
     /// was named with `-L`.
     pub fn new(path: PathBuf, socket_name: Option<String>, caller: Caller) -> Tmux {
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        Tmux::with_canonical(path, canonical, socket_name, caller)
+    }
+
+    /// [`Tmux::new`] with the socket path's canonical form already known
+    /// (as [`Servers`](super::Servers) has it), so no file system call is
+    /// made here.
+    pub(super) fn with_canonical(
+        path: PathBuf,
+        canonical: PathBuf,
+        socket_name: Option<String>,
+        caller: Caller,
+    ) -> Tmux {
         Tmux {
             path,
             canonical,
             socket_name,
             caller,
-            link: Mutex::new(None),
+            link: std::sync::Mutex::new(LinkSlot::default()),
             timeout: Duration::from_secs(20),
             activity: Arc::new(Activity {
                 base: Instant::now(),
@@ -332,7 +281,7 @@ impl Tmux {
                 enabled: false,
                 ..MirrorOptions::default()
             },
-            mirror: Mutex::new(None),
+            mirror: std::sync::Mutex::new(None),
             mirror_link: std::sync::atomic::AtomicU64::new(0),
             round_trips: std::sync::atomic::AtomicU64::new(0),
             typed: TypedPanes::default(),
@@ -358,35 +307,49 @@ impl Tmux {
         // server is the same: no need to ask for its pid again.
         let link = self.link().await.ok()?;
         if let Link::Control(c) = &link
-            && let Some((_, m)) = self.mirror.lock().await.as_ref()
             && self.mirror_link.load(std::sync::atomic::Ordering::Relaxed) == c.connection_id()
+            && let Some((_, m)) = self.mirror_slot().as_ref()
         {
             return Some(m.clone());
         }
         let pid = self.server_pid().await.ok()?;
-        let mut guard = self.mirror.lock().await;
-        if let Some((p, m)) = guard.as_ref()
-            && *p == pid
-        {
+        let version = match &link {
+            Link::Control(c) => c.version().clone(),
+            Link::OneShot { version, .. } => version.clone(),
+        };
+        let remember_link = || {
             if let Link::Control(c) = &link {
                 self.mirror_link
                     .store(c.connection_id(), std::sync::atomic::Ordering::Relaxed);
             }
-            return Some(m.clone());
-        }
-        if let Some((_, old)) = guard.take() {
-            old.close().await;
+        };
+        // The slot is swapped under the lock; the old mirror is closed
+        // after it is released, so no caller waits behind its connections.
+        let (m, old) = {
+            let mut slot = self.mirror_slot();
+            if let Some((p, m)) = slot.as_ref()
+                && *p == pid
+            {
+                let m = m.clone();
+                drop(slot);
+                remember_link();
+                return Some(m);
+            }
+            let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
+            let old = slot.replace((pid, m.clone()));
+            (m, old)
+        };
+        if let Some((_, old)) = old {
             // A new server: its pane ids name other panes.
             self.typed.clear();
+            old.close().await;
         }
-        let version = self.version().await.ok()?;
-        let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
-        *guard = Some((pid, m.clone()));
-        if let Link::Control(c) = &link {
-            self.mirror_link
-                .store(c.connection_id(), std::sync::atomic::Ordering::Relaxed);
-        }
+        remember_link();
         Some(m)
+    }
+
+    fn mirror_slot(&self) -> std::sync::MutexGuard<'_, Option<(u32, Arc<Mirror>)>> {
+        self.mirror.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Tells the mirror's copy of the pane `target` names (when it is a
@@ -428,19 +391,14 @@ impl Tmux {
     /// The mirror's copy of pane `id`, if the mirror is on and has one
     /// (no I/O).
     pub(super) async fn mirrored_pane(&self, id: PaneId) -> Option<Arc<crate::mirror::PaneMirror>> {
-        let mirror = self
-            .mirror
-            .lock()
-            .await
-            .as_ref()
-            .map(|(_, m)| Arc::clone(m));
+        let mirror = self.mirror_slot().as_ref().map(|(_, m)| Arc::clone(m));
         mirror.and_then(|m| m.pane(id))
     }
 
     /// The pid of the server the mirror follows (known once
     /// [`Tmux::mirror`] has answered).
     pub(crate) async fn mirrored_server_pid(&self) -> Option<u32> {
-        self.mirror.lock().await.as_ref().map(|(pid, _)| *pid)
+        self.mirror_slot().as_ref().map(|(pid, _)| *pid)
     }
 
     /// The server's pid (`#{pid}`).
@@ -451,7 +409,7 @@ impl Tmux {
         out.text()
             .trim()
             .parse()
-            .map_err(|_| Error::Connection("tmux did not report its pid".into()))
+            .map_err(|_| Error::connection("tmux did not report its pid"))
     }
 
     /// The same handle, closing its connection after `after` without use
@@ -508,6 +466,21 @@ impl Tmux {
         self.caller.is_caller(pane_id, &self.canonical)
     }
 
+    /// Closes the control connection and the mirror's connections, if
+    /// open. The handle stays usable: the next call opens a new
+    /// connection. [`Servers`](super::Servers) calls this for a handle it
+    /// evicts.
+    pub async fn close(&self) {
+        let link = self.link_slot().link.take();
+        let mirror = self.mirror_slot().take();
+        if let Some(Link::Control(c)) = link {
+            c.close().await;
+        }
+        if let Some((_, m)) = mirror {
+            m.close().await;
+        }
+    }
+
     /// Opens the connection now (it is otherwise opened on first use).
     ///
     /// # Errors
@@ -537,46 +510,79 @@ impl Tmux {
         }
     }
 
+    /// The link to use, opened when there is none (or the last one closed).
+    /// Callers that arrive while another opens one wait for that attempt
+    /// and then look again, so one connection is opened at a time; no
+    /// lock is held while connecting.
     async fn link(&self) -> Result<Link, Error> {
-        let mut guard = self.link.lock().await;
-        match guard.as_ref() {
-            Some(Link::Control(c)) if !c.is_closed() => return Ok(Link::Control(c.clone())),
-            Some(l @ Link::OneShot { since, .. }) if since.elapsed() < ONESHOT_RETRY => {
-                return Ok(l.clone());
-            }
-            _ => {}
-        }
+        let _opening = loop {
+            let mut wait = {
+                let mut slot = self.link_slot();
+                match slot.link.as_ref() {
+                    Some(Link::Control(c)) if !c.is_closed() => {
+                        return Ok(Link::Control(c.clone()));
+                    }
+                    Some(l @ Link::OneShot { since, .. }) if since.elapsed() < ONESHOT_RETRY => {
+                        return Ok(l.clone());
+                    }
+                    _ => {}
+                }
+                match &slot.opening {
+                    // `has_changed` fails once the opener dropped its
+                    // sender: that attempt is over.
+                    Some(rx) if rx.has_changed().is_ok() => rx.clone(),
+                    _ => {
+                        let (tx, rx) = watch::channel(());
+                        slot.opening = Some(rx);
+                        break tx;
+                    }
+                }
+            };
+            // Resolves (with an error) when the opener drops its sender.
+            let _ = wait.changed().await;
+        };
+        // `_opening` (the sender) is dropped on every way out of this
+        // function, cancellation included, which wakes the waiters.
         let link = match self.open().await {
             Ok(l) => l,
-            Err(e) => return Err(self.explain(e).await),
+            Err(e) => {
+                self.link_slot().opening = None;
+                return Err(self.explain(e).await);
+            }
         };
         self.had_server
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        *guard = Some(link.clone());
+        let mut slot = self.link_slot();
+        slot.link = Some(link.clone());
+        slot.opening = None;
         Ok(link)
+    }
+
+    fn link_slot(&self) -> std::sync::MutexGuard<'_, LinkSlot> {
+        self.link.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// One answer for a server that went away, whatever the connection
     /// last saw (a shutdown message, EOF, a failed write): "no tmux server
     /// running", or, when the socket file tmuxwire used before is gone,
-    /// [`Error::SocketGone`].
+    /// [`ErrorKind::SocketGone`](crate::tmux::ErrorKind::SocketGone).
     async fn explain(&self, e: Error) -> Error {
         let gone = || {
             if self.had_server.load(std::sync::atomic::Ordering::Relaxed)
                 && std::fs::symlink_metadata(&self.path).is_err()
             {
-                Error::SocketGone(self.path.clone())
+                Error::socket_gone(self.path.clone())
             } else {
-                Error::NoServer(self.path.clone())
+                Error::no_server(self.path.clone())
             }
         };
-        match e {
-            Error::NoServer(_) => gone(),
-            Error::Connection(_) => match wire::connect_socket_probe(&self.path).await {
+        match e.kind() {
+            ErrorKind::NoServer => gone(),
+            ErrorKind::Connection => match wire::connect_socket_probe(&self.path).await {
                 Err(wire::Error::NoServer { .. }) => gone(),
                 _ => e,
             },
-            e => e,
+            _ => e,
         }
     }
 
@@ -630,16 +636,16 @@ impl Tmux {
         }
         Err(last
             .map(Error::from)
-            .unwrap_or_else(|| Error::Connection("could not connect".into())))
+            .unwrap_or_else(|| Error::connection("could not connect")))
     }
 
     async fn forget(&self, failed: &Client) {
-        let mut guard = self.link.lock().await;
-        if let Some(Link::Control(c)) = guard.as_ref()
+        let mut slot = self.link_slot();
+        if let Some(Link::Control(c)) = slot.link.as_ref()
             && c.socket_path() == failed.socket_path()
             && c.is_closed()
         {
-            *guard = None;
+            slot.link = None;
         }
     }
 
@@ -661,7 +667,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// As [`Tmux::run_all`]; [`Error::Connection`] if the answers do not
+    /// As [`Tmux::run_all`]; [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) if the answers do not
     /// pair up with the commands (which would be a broken connection).
     pub async fn run_each<const N: usize>(
         &self,
@@ -670,7 +676,7 @@ impl Tmux {
         let out = self.run_all(cmds).await?;
         let got = out.len();
         out.try_into()
-            .map_err(|_| Error::Connection(format!("tmux gave {got} answers to {N} commands")))
+            .map_err(|_| Error::connection(format!("tmux gave {got} answers to {N} commands")))
     }
 
     /// Runs several commands in one write (one round trip), so tmux runs
@@ -753,7 +759,7 @@ impl Tmux {
     /// # Errors
     ///
     /// The first connection error; with [`Retry::Never`], a connection
-    /// that broke mid-flight is [`Error::Connection`] (the lines may or
+    /// that broke mid-flight is [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) (the lines may or
     /// may not have run).
     pub async fn run_lines(
         &self,
@@ -863,7 +869,7 @@ impl Tmux {
     async fn run_one_shot_group(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
         self.count_round_trip();
         // A token a pane cannot guess, so printed text cannot split output.
-        let token = format!("__tmuxwire_split_{}__", format::nonce());
+        let token = format!("__tmuxwire_split_{}__", crate::nonce::hex());
         let fence = Command::new("display-message").arg("-p").arg(token.clone());
         let mut argvs: Vec<&[String]> = Vec::with_capacity(cmds.len() * 2);
         for (i, c) in cmds.iter().enumerate() {
@@ -911,20 +917,35 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when the server has no sessions.
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when the server has no sessions.
     pub async fn default_session(&self) -> Result<SessionId, Error> {
-        let (clients, cq) = query_cmd(
-            "list-clients",
-            &["client_control_mode", "client_activity", "session_id"],
-        );
-        let (sessions, sq) = query_cmd("list-sessions", &["session_activity", "session_id"]);
+        crate::record! {
+            struct ClientRow {
+                control: bool = "client_control_mode",
+                activity: Option<i64> = "client_activity",
+                session_id: String = "session_id",
+            }
+        }
+        crate::record! {
+            struct SessionRow {
+                activity: Option<i64> = "session_activity",
+                session_id: String = "session_id",
+            }
+        }
+        crate::record! {
+            struct PaneSessionRow {
+                session_id: String = "session_id",
+            }
+        }
+        let (clients, cq) = query_cmd("list-clients", ClientRow::FIELDS);
+        let (sessions, sq) = query_cmd("list-sessions", SessionRow::FIELDS);
         let mut cmds = vec![clients, sessions];
         let caller = self.caller_pane();
         let mut pq = None;
         if let Some(p) = caller {
             // Inside tmux on this server: the caller's own session, as tmux
             // itself would choose for a command run from that pane.
-            let (c, q) = query_cmd("list-panes", &["session_id"]);
+            let (c, q) = query_cmd("list-panes", PaneSessionRow::FIELDS);
             cmds.push(
                 c.opt("-t", p.to_string())
                     .opt("-f", format!("#{{==:#{{pane_id}},{p}}}")),
@@ -934,29 +955,42 @@ impl Tmux {
         let out = self.run_all(&cmds).await?;
         if let (Some(q), Some(o)) = (pq, out.get(2))
             && o.ok
-            && let Some(id) = q.parse(&o.body).first().and_then(|r| r.str(0).parse().ok())
+            && let Some(id) = q
+                .parse(&o.body)
+                .first()
+                .and_then(|r| PaneSessionRow::from_record(r).session_id.parse().ok())
         {
             return Ok(id);
         }
-        let best = |q: &format::Query, o: &Output, skip_control: bool| -> Option<SessionId> {
-            if !o.ok {
-                return None;
-            }
-            q.parse(&o.body)
-                .iter()
-                .filter(|r| !(skip_control && r.str(0) == "1"))
-                .filter_map(|r| {
-                    let n = r.0.len();
-                    let act: i64 = r.str(n - 2).parse().ok()?;
-                    let id: SessionId = r.str(n - 1).parse().ok()?;
-                    Some((act, id))
-                })
+        // The most recently active (ties: the lowest id).
+        let newest = |rows: Vec<(Option<i64>, String)>| -> Option<SessionId> {
+            rows.into_iter()
+                .filter_map(|(act, id)| Some((act?, id.parse::<SessionId>().ok()?)))
                 .max_by_key(|(act, id)| (*act, std::cmp::Reverse(id.0)))
                 .map(|(_, id)| id)
         };
-        best(&cq, &out[0], true)
-            .or_else(|| best(&sq, &out[1], false))
-            .ok_or_else(|| Error::NotFound("no sessions: the tmux server has no sessions".into()))
+        let clients = match &out[0] {
+            o if o.ok => cq
+                .parse(&o.body)
+                .iter()
+                .map(ClientRow::from_record)
+                .filter(|c| !c.control)
+                .map(|c| (c.activity, c.session_id))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let sessions = match &out[1] {
+            o if o.ok => sq
+                .parse(&o.body)
+                .iter()
+                .map(SessionRow::from_record)
+                .map(|s| (s.activity, s.session_id))
+                .collect(),
+            _ => Vec::new(),
+        };
+        newest(clients)
+            .or_else(|| newest(sessions))
+            .ok_or_else(|| Error::not_found("no sessions: the tmux server has no sessions"))
     }
 
     /// The caller's pane, when tmuxwire runs inside a pane of this server.
@@ -976,121 +1010,6 @@ impl Tmux {
     ) -> Result<Vec<format::Record>, Error> {
         let body = self.run(cmd).await?.into_result()?;
         Ok(query.parse(&body))
-    }
-}
-
-/// Handles for every server a process talks to, keyed by socket path.
-#[derive(Debug)]
-pub struct Servers {
-    default: Arc<Tmux>,
-    caller: Caller,
-    others: std::sync::Mutex<Vec<Arc<Tmux>>>,
-    pinned: bool,
-    mirror: MirrorOptions,
-}
-
-impl Servers {
-    /// A pool whose default server is `default`.
-    pub fn new(default: Arc<Tmux>, caller: Caller) -> Servers {
-        let mirror = default.mirror_opts.clone();
-        Servers {
-            default,
-            caller,
-            others: std::sync::Mutex::new(Vec::new()),
-            pinned: false,
-            mirror,
-        }
-    }
-
-    /// The same pool, refusing (when `pinned`) any server but the default:
-    /// a tool call's `socket_name` may then only name the default server.
-    pub fn pinned(mut self, pinned: bool) -> Servers {
-        self.pinned = pinned;
-        self
-    }
-
-    /// The default server.
-    pub fn default_server(&self) -> &Arc<Tmux> {
-        &self.default
-    }
-
-    /// The server named `socket_name` (`-L` semantics), or the default.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] for a name that cannot be a socket name.
-    pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
-        self.get_socket(socket_name, None)
-    }
-
-    /// The server at `socket_path` (`-S` semantics) when given, else the
-    /// one named `socket_name` (`-L`), else the default; a path beats a
-    /// name, as `-S` beats `-L` in tmux.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] for a name that cannot be a socket name,
-    /// an empty path, or (pinned) another server than the default.
-    pub fn get_socket(
-        &self,
-        socket_name: Option<&str>,
-        socket_path: Option<&str>,
-    ) -> Result<Arc<Tmux>, Error> {
-        let (path, name, arg) = match (socket_path, socket_name) {
-            (Some(p), _) => {
-                if p.is_empty() || p.contains('\0') {
-                    return Err(Error::invalid(
-                        "socket_path",
-                        "socket_path must be a non-empty path without NUL bytes",
-                        "the path of a tmux socket, as tmux -S takes it",
-                    ));
-                }
-                (PathBuf::from(p), None, "socket_path")
-            }
-            (None, Some(name)) => {
-                let path = wire::SocketSpec::Name(name.to_string())
-                    .resolve()
-                    .map_err(|e| {
-                        Error::invalid(
-                            "socket_name",
-                            e.to_string(),
-                            "a tmux socket name such as \"default\" or \"work\"",
-                        )
-                    })?;
-                (path, Some(name.to_string()), "socket_name")
-            }
-            (None, None) => return Ok(self.default.clone()),
-        };
-        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if path == self.default.path || canonical == self.default.canonical {
-            return Ok(self.default.clone());
-        }
-        if self.pinned {
-            return Err(Error::invalid(
-                arg,
-                format!(
-                    "this tmuxwire serves only the tmux server at {} (started with --pin-socket)",
-                    self.default.path.display()
-                ),
-                format!(
-                    "no {arg}, or the {} of that server",
-                    if arg == "socket_path" { "path" } else { "name" }
-                ),
-            ));
-        }
-        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = others.iter().find(|t| t.path == path) {
-            return Ok(t.clone());
-        }
-        let t =
-            Arc::new(Tmux::new(path, name, self.caller.clone()).with_mirror(self.mirror.clone()));
-        others.push(t.clone());
-        Ok(t)
-    }
-
-    /// Whether the pool serves only its default server (`--pin-socket`).
-    pub fn is_pinned(&self) -> bool {
-        self.pinned
     }
 }
 

@@ -19,7 +19,10 @@
 //!   captured again joined and row by row in one write and its rows
 //!   counted by aligning the two ([`align_rows`]).
 //!
-//! Each pane's result says which source answered (`source`).
+//! Each pane's result says which source answered (`source`). The page is
+//! cut to the caller's limit by [`SearchPanesResult`]'s
+//! [`Fit`](super::Fit) impl (in [`super::fit`]), the one place its size
+//! rules live.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,30 +32,35 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::error::Error;
-use super::handle::Tmux;
-use super::ops::{PaneScope, keep_tail, split_lines, trim_end_spaces};
-use crate::control::format::Record;
+use super::capture::state_and_text;
+use super::fit::{self, Limit};
+use super::{Op, Server};
+use crate::control::format::Query;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
 use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};
-use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Status};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
 use crate::search::Pattern;
 use crate::search::hit::excerpt;
 use crate::term::width::{self, Rules};
-use crate::term::{ByteOffset, LineNo, LogicalLine};
+use crate::term::{
+    ByteOffset, LineNo, LogicalLine, bottom_line, keep_tail, split_lines, top_line, trim_end_spaces,
+};
+use crate::tmux::model::Source;
+use crate::tmux::target::pane_lookup;
+use crate::tmux::{Error, ErrorKind, PaneScope, Selector};
 
-/// A search over panes.
+/// `search_panes`: the lines matching a pattern in many panes.
 #[derive(Clone)]
-pub struct SearchRequest {
-    /// The compiled pattern.
+pub struct SearchPanesRequest {
+    /// The compiled pattern (compiled once, shared by every pane's scan).
     pub pattern: Arc<Pattern>,
-    /// The panes to search.
-    pub scope: PaneScope,
+    /// The session whose panes to search; `None`: every pane.
+    pub session: Option<Selector>,
     /// First line to search (tmux numbering); `None`: the oldest history
     /// line.
-    pub content_start: Option<i64>,
+    pub content_start: Option<LineNo>,
     /// Last line; `None`: the bottom of the screen.
-    pub content_end: Option<i64>,
+    pub content_end: Option<LineNo>,
     /// Matched lines kept per pane (the newest ones), at least 1.
     pub max_matched_lines_per_pane: usize,
     /// Panes per page (`None`: all).
@@ -61,20 +69,31 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Where to report progress (seeding the mirror, panes searched).
     pub progress: Option<Progress>,
-    /// Bytes of matched lines the answer may carry (with their JSON
-    /// overhead); [`RESPONSE_BUDGET`] unless the caller has its own.
-    pub response_budget: usize,
 }
 
-/// Which source answered for a pane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// tmuxwire's copy of the pane, fed by its output and checked with
-    /// tmux just before.
-    Mirror,
-    /// A capture from tmux (the pane is not mirrored).
-    Capture,
+impl SearchPanesRequest {
+    /// `content_start` and `content_end` as line numbers.
+    fn range(&self) -> (Option<i64>, Option<i64>) {
+        (
+            self.content_start.map(|l| l.0),
+            self.content_end.map(|l| l.0),
+        )
+    }
+}
+
+impl Op for SearchPanesRequest {
+    type Response = SearchPanesResult;
+
+    /// # Errors
+    ///
+    /// As [`search_panes`].
+    async fn run(self, server: &Server, limit: Limit) -> Result<SearchPanesResult, Error> {
+        let scope = match &self.session {
+            None => PaneScope::All,
+            Some(sel) => PaneScope::Session(server.resolve_session(sel).await?),
+        };
+        search_panes(server, &self, &scope, limit).await
+    }
 }
 
 /// The matches in one pane (libtmux-mcp `PaneContentMatch`, plus line
@@ -186,116 +205,61 @@ pub struct SearchPanesResult {
     pub note: Option<String>,
 }
 
-const FIELDS: &[&str] = &[
-    "pane_id",
-    "pane_left",
-    "pane_top",
-    "pane_right",
-    "pane_bottom",
-    "pane_at_left",
-    "pane_at_right",
-    "pane_at_top",
-    "pane_at_bottom",
-    "pane_tty",
-    "pane_current_command",
-    "window_id",
-    "window_name",
-    "session_id",
-    "session_name",
-    "pane_width",
-    "pane_height",
-    "history_size",
-    "window_index",
-    "pane_index",
-    "pane_current_path",
-    "history_limit",
-];
+crate::record! {
+    /// A pane in scope, as the search lists it: what its result names it
+    /// by (the mirror's [`PaneMeta`]) and its history's fill.
+    struct ListedPane {
+        pane_id: String = "pane_id",
+        pane_tty: String = "pane_tty",
+        pane_current_command: String = "pane_current_command",
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        history_size: Option<i64> = "history_size",
+        window_index: String = "window_index",
+        pane_index: String = "pane_index",
+        pane_current_path: String = "pane_current_path",
+        history_limit: Option<i64> = "history_limit",
+    }
+}
+
+impl ListedPane {
+    /// The mirror's view of the listing.
+    fn meta(&self) -> PaneMeta {
+        PaneMeta {
+            session_id: self.session_id.clone(),
+            session_name: self.session_name.clone(),
+            window_id: self.window_id.clone(),
+            window_name: self.window_name.clone(),
+            window_index: self.window_index.clone(),
+            pane_index: self.pane_index.clone(),
+            pane_current_command: self.pane_current_command.clone(),
+            pane_current_path: self.pane_current_path.clone(),
+            pane_tty: self.pane_tty.clone(),
+        }
+    }
+}
 
 /// Whether a history of `size` lines of at most `limit` has most likely
 /// been trimmed: tmux drops `max(limit / 10, 1)` lines each time it is
 /// full, so a trimmed history never falls below `limit - limit / 10`.
-fn history_at_limit(size: i64, limit: i64) -> bool {
+pub fn history_at_limit(size: i64, limit: i64) -> bool {
     limit > 0 && size > 0 && size >= limit - (limit / 10).max(1)
 }
 
 /// Captures requested from tmux at once during a search.
 const CAPTURES_IN_FLIGHT: usize = 2;
 
-/// Bytes of matched lines one answer carries at most by default (about
-/// 1 MiB of text; see [`SearchRequest::response_budget`]); older lines
-/// beyond it are left out and counted in
-/// [`SearchPanesResult::lines_omitted`].
+/// Bytes of matched lines one answer carries at most without a response
+/// limit (about 1 MiB of text; with one, the limit); older lines beyond
+/// it are left out and counted in [`SearchPanesResult::lines_omitted`]
+/// (see the [`fit::Fit`] impl of [`SearchPanesResult`]).
 pub const RESPONSE_BUDGET: usize = 1 << 20;
 
 /// The largest line number `capture-pane` accepts (`SHRT_MAX`); larger
 /// values are silently ignored by tmux, so they are clamped here.
 pub const MAX_LINE_ARG: i64 = i16::MAX as i64;
-
-/// The tmux line number (0 = top of screen) of the bottom row a capture
-/// of `start..=end` covers, as `cmd-capture-pane.c` computes it from the
-/// history size and screen height.
-pub fn bottom_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> i64 {
-    let last = height.max(1) - 1;
-    let clamp = |n: i64| if n < -hsize { -hsize } else { n.min(last) };
-    let top = start.map_or(-hsize, clamp);
-    let bottom = end.map_or(last, clamp);
-    top.max(bottom)
-}
-
-/// The bytes a hit adds to a search answer's JSON: its line (escaped),
-/// line number, row count and position, with separators.
-fn json_cost(h: &Hit) -> usize {
-    fn digits(v: i64) -> usize {
-        let mut n = usize::from(v < 0) + 1;
-        let mut v = v.unsigned_abs();
-        while v >= 10 {
-            v /= 10;
-            n += 1;
-        }
-        n
-    }
-    let escapes: usize = h
-        .text
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' => 1,
-            0..=0x1f => 5,
-            _ => 0,
-        })
-        .sum();
-    let a = h.at;
-    h.text.len()
-        + escapes
-        + 3
-        + digits(h.line)
-        + 1
-        + digits(i64::from(h.rows))
-        + 1
-        + digits(a.row)
-        + digits(i64::from(a.column))
-        + digits(a.char as i64)
-        + digits(a.byte as i64)
-        + 6
-}
-
-/// Keeps the newest hits of `scan` that fit in `budget` bytes, takes
-/// their size off `budget`, and returns how many older hits were dropped.
-fn fit(scan: &mut Scan, budget: &mut usize) -> usize {
-    let mut used = 0usize;
-    let mut keep = 0usize;
-    for h in scan.hits.iter().rev() {
-        let cost = json_cost(h);
-        if used + cost > *budget {
-            break;
-        }
-        used += cost;
-        keep += 1;
-    }
-    *budget -= used;
-    let drop = scan.hits.len() - keep;
-    scan.hits.drain(..drop);
-    drop
-}
 
 /// The rows each logical line of a `capture-pane -J` fills.
 enum RowCount<'a> {
@@ -444,18 +408,24 @@ struct PaneGeometry {
     rows: u64,
 }
 
-/// The pane state read with each capture, in the same write: [`STATE`]'s
-/// fields.
-const STATE: &[&str] = &["pane_id", "pane_width", "pane_height", "history_size"];
+crate::record! {
+    /// The pane state read with each capture, in the same write.
+    struct PaneState {
+        width: i64 = "pane_width",
+        height: i64 = "pane_height",
+        history_size: i64 = "history_size",
+    }
+}
 
 impl PaneGeometry {
-    /// From a record of [`STATE`].
-    fn of(rec: &Record, req: &SearchRequest) -> PaneGeometry {
-        let width = rec.int(1).unwrap_or(0).max(0) as usize;
-        let height = rec.int(2).unwrap_or(1).max(1);
-        let hsize = rec.int(3).unwrap_or(0).max(0);
-        let bottom = bottom_line(req.content_start, req.content_end, hsize, height);
-        let top = top_line(req.content_start, req.content_end, hsize, height);
+    /// From the state read with a capture.
+    fn of(state: &PaneState, req: &SearchPanesRequest) -> PaneGeometry {
+        let width = usize::try_from(state.width).unwrap_or(0);
+        let height = state.height.max(1);
+        let hsize = state.history_size.max(0);
+        let (start, end) = req.range();
+        let bottom = bottom_line(start, end, hsize, height);
+        let top = top_line(start, end, hsize, height);
         PaneGeometry {
             width,
             bottom,
@@ -464,25 +434,12 @@ impl PaneGeometry {
     }
 }
 
-/// The tmux line number of the top row a capture of `start..=end` covers
-/// (see [`bottom_line`]).
-pub fn top_line(start: Option<i64>, end: Option<i64>, hsize: i64, height: i64) -> i64 {
-    let last = height.max(1) - 1;
-    let clamp = |n: i64| if n < -hsize { -hsize } else { n.min(last) };
-    let top = start.map_or(-hsize, clamp);
-    let bottom = end.map_or(last, clamp);
-    top.min(bottom)
-}
-
 /// `capture-pane -p [-J] -S start -E end` for the searched range (the
 /// target is added by the caller).
-fn capture_cmd(req: &SearchRequest, join: bool) -> Command {
-    let start = req
-        .content_start
-        .map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
-    let end = req
-        .content_end
-        .map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
+fn capture_cmd(req: &SearchPanesRequest, join: bool) -> Command {
+    let (start, end) = req.range();
+    let start = start.map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
+    let end = end.map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
     let mut cmd = Command::new("capture-pane").arg("-p");
     if join {
         cmd = cmd.arg("-J");
@@ -499,26 +456,11 @@ struct Facts {
 }
 
 impl Facts {
-    fn of_record(r: &Record) -> Facts {
+    fn of_listing(p: &ListedPane) -> Facts {
         Facts {
-            pane_id: r.string(0),
-            meta: meta_of(r),
+            pane_id: p.pane_id.clone(),
+            meta: p.meta(),
         }
-    }
-}
-
-/// The mirror's view of a listing record.
-fn meta_of(r: &Record) -> PaneMeta {
-    PaneMeta {
-        session_id: r.string(13),
-        session_name: r.string(14),
-        window_id: r.string(11),
-        window_name: r.string(12),
-        window_index: r.string(18),
-        pane_index: r.string(19),
-        pane_current_command: r.string(10),
-        pane_current_path: r.string(20),
-        pane_tty: r.string(9),
     }
 }
 
@@ -549,333 +491,360 @@ enum Item {
     Gone(Arc<PaneMirror>),
 }
 
-impl Tmux {
-    /// Runs a search (see the module docs).
-    ///
-    /// Panes are searched in order, a few at a time; only the page's panes
-    /// keep their lines, and only within [`SearchRequest::response_budget`]
-    /// bytes, so memory and the answer stay bounded however many lines
-    /// match.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::NotFound`] for a missing session scope; connection errors.
-    /// A pane that disappears during the search is skipped.
-    pub async fn search_panes(&self, req: &SearchRequest) -> Result<SearchPanesResult, Error> {
-        let mut panes = self.pane_records(&req.scope, FIELDS).await?;
-        // Linked windows and grouped sessions list a pane more than once.
-        let mut seen = std::collections::HashSet::new();
-        panes.retain(|r| seen.insert(r.string(0)));
-        let panes_history_at_limit = panes
+/// Runs a search over the panes of `scope` (see the module docs).
+///
+/// Panes are searched in order, a few at a time; only the page's panes
+/// keep their lines, and only as many as fit the limit (or
+/// [`RESPONSE_BUDGET`] without one): the collector applies the first rule
+/// of [`SearchPanesResult`]'s [`Fit`](fit::Fit) as each pane arrives, so
+/// memory stays bounded however many lines match, and [`super::run`]'s
+/// cut then finds those lines already fitting.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing session scope; connection
+/// errors; [`ErrorKind::Internal`](crate::tmux::ErrorKind::Internal) when
+/// a pane's scan panicked. A pane that disappears during the search is
+/// skipped.
+pub async fn search_panes(
+    server: &Server,
+    req: &SearchPanesRequest,
+    scope: &PaneScope,
+    limit: Limit,
+) -> Result<SearchPanesResult, Error> {
+    let records = super::list::pane_records(server, scope, ListedPane::FIELDS).await?;
+    let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
+    // Linked windows and grouped sessions list a pane more than once.
+    let mut seen = std::collections::HashSet::new();
+    panes.retain(|p| seen.insert(p.pane_id.clone()));
+    let panes_history_at_limit = panes
+        .iter()
+        .filter(|p| matches!((p.history_size, p.history_limit), (Some(size), Some(limit)) if history_at_limit(size, limit)))
+        .map(|p| p.pane_id.clone())
+        .collect();
+    let version = server.version().await?;
+    let rules = Rules::for_version(&version);
+    let note = (!version.at_least(3, 6) && req.pattern.mentions_tab()).then(|| {
+        format!(
+            "tmux {} keeps no TABs: a TAB moves the cursor and leaves blank cells, which \
+             read as spaces (tmux 3.6 and later keep them). Match the spaces instead, \
+             e.g. the regex ` +` where the TAB was.",
+            version.as_str()
+        )
+    });
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+
+    let mirror = server.mirror().await;
+    let mut confirmed = std::collections::HashSet::new();
+    let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
+    if let Some(m) = &mirror {
+        let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
             .iter()
-            .filter(|r| matches!((r.int(17), r.int(21)), (Some(size), Some(limit)) if history_at_limit(size, limit)))
-            .map(|r| r.string(0))
-            .collect();
-        let version = self.version().await?;
-        let rules = Rules::for_version(&version);
-        let note = (!version.at_least(3, 6) && req.pattern.mentions_tab()).then(|| {
-            format!(
-                "tmux {} keeps no TABs: a TAB moves the cursor and leaves blank cells, which \
-                 read as spaces (tmux 3.6 and later keep them). Match the spaces instead, \
-                 e.g. the regex ` +` where the TAB was.",
-                version.as_str()
-            )
-        });
-        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
-
-        let mirror = self.mirror().await;
-        let mut confirmed = std::collections::HashSet::new();
-        let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
-        if let Some(m) = &mirror {
-            let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
-                .iter()
-                .filter_map(|r| Some((r.str(0).parse().ok()?, r.str(13).parse().ok()?, meta_of(r))))
-                .collect();
-            confirmed = m.sync_with(&list, req.progress.as_ref()).await;
-            let alive: std::collections::HashSet<PaneId> =
-                list.iter().map(|(p, _, _)| *p).collect();
-            if req.scope == PaneScope::All {
-                m.mark_gone(&alive);
-            }
-            let scope_session = match &req.scope {
-                PaneScope::Session(Target::Session(s)) => Some(s.to_string()),
-                _ => None,
-            };
-            for (id, p) in m.panes() {
-                if alive.contains(&id) {
-                    continue;
-                }
-                let st = p.read();
-                let in_scope = match (&req.scope, &scope_session) {
-                    (PaneScope::All, _) => true,
-                    (_, Some(s)) => st.meta.session_id == *s,
-                    _ => false,
-                };
-                if in_scope && st.status == Status::Dead && st.term.is_some() {
-                    drop(st);
-                    items.push(Item::Gone(p));
-                }
-            }
-        }
-        let panes_searched = items.len();
-        let parallel = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .max(CAPTURES_IN_FLIGHT);
-        let panes = &panes;
-        let mirror = &mirror;
-        let confirmed = &confirmed;
-        let flag = &cancel.0;
-        let scans = futures::stream::iter(items)
-            .map(|item| async move {
-                match item {
-                    Item::Listed(i) => {
-                        self.search_listed(&panes[i], mirror, confirmed, req, rules, flag)
-                            .await
-                    }
-                    Item::Gone(p) => Ok(Some(search_gone(p, req, flag.clone()).await)),
-                }
+            .filter_map(|p| {
+                Some((
+                    p.pane_id.parse().ok()?,
+                    p.session_id.parse().ok()?,
+                    p.meta(),
+                ))
             })
-            .buffered(parallel);
-        futures::pin_mut!(scans);
-
-        let page_start = req.offset;
-        let page_end = req
-            .limit
-            .map_or(usize::MAX, |l| req.offset.saturating_add(l));
-        let mut budget = req.response_budget;
-        let mut matched = 0usize;
-        let mut page: Vec<Searched> = Vec::new();
-        let mut truncated_panes = Vec::new();
-        let mut lines_omitted = 0usize;
-        let mut done = 0u64;
-        while let Some(searched) = scans.next().await {
-            done += 1;
-            if let Some(p) = &req.progress {
-                p(done, panes_searched as u64, "searching panes");
-            }
-            let Some(mut s) = searched? else {
-                continue;
-            };
-            if s.scan.count == 0 {
-                continue;
-            }
-            let k = matched;
-            matched += 1;
-            if k < page_start {
-                continue;
-            }
-            if k >= page_end {
-                truncated_panes.push(s.facts.pane_id.clone());
-                continue;
-            }
-            lines_omitted += fit(&mut s.scan, &mut budget);
-            page.push(s);
+            .collect();
+        confirmed = m.sync_with(&list, req.progress.as_ref()).await;
+        let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
+        if *scope == PaneScope::All {
+            m.mark_gone(&alive);
         }
-        let truncated = !truncated_panes.is_empty()
-            || lines_omitted > 0
-            || page.iter().any(|s| s.scan.count > s.scan.hits.len());
-        Ok(SearchPanesResult {
-            matches: page.into_iter().map(|s| self.pane_match(s)).collect(),
-            truncated,
-            truncated_panes,
-            total_panes_matched: matched,
-            offset: req.offset,
-            limit: req.limit,
-            panes_searched,
-            lines_omitted,
-            panes_history_at_limit,
-            note,
+        let dead_scope = match scope {
+            PaneScope::All => Some(DeadScope::Server),
+            PaneScope::Session(Target::Session(s)) => Some(DeadScope::Session(*s)),
+            _ => None,
+        };
+        for p in dead_scope.map(|s| m.dead_in(s)).unwrap_or_default() {
+            if !alive.contains(&p.id) {
+                items.push(Item::Gone(p));
+            }
+        }
+    }
+    let panes_searched = items.len();
+    let parallel = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(CAPTURES_IN_FLIGHT);
+    let panes = &panes;
+    let mirror = &mirror;
+    let confirmed = &confirmed;
+    let flag = &cancel.0;
+    let scans = futures::stream::iter(items)
+        .map(|item| async move {
+            match item {
+                Item::Listed(i) => {
+                    search_listed(server, &panes[i], mirror, confirmed, req, rules, flag).await
+                }
+                Item::Gone(p) => scan_copy(p, req, flag.clone()).await.map(Some),
+            }
         })
-    }
+        .buffered(parallel);
+    futures::pin_mut!(scans);
 
-    /// Searches a listed pane: from its copy when the mirror has a current
-    /// one, else from a capture. `None` when the pane went away.
-    async fn search_listed(
-        &self,
-        rec: &Record,
-        mirror: &Option<Arc<Mirror>>,
-        confirmed: &std::collections::HashSet<PaneId>,
-        req: &SearchRequest,
-        rules: Rules,
-        cancel: &Arc<AtomicBool>,
-    ) -> Result<Option<Searched>, Error> {
-        let facts = Facts::of_record(rec);
-        let Ok(id) = facts.pane_id.parse::<PaneId>() else {
-            return Ok(None);
-        };
-        if confirmed.contains(&id)
-            && let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
-            && p.read().status == Status::Live
-        {
-            let mut s = search_gone(p, req, cancel.clone()).await;
-            s.facts = facts;
-            s.dead = false;
-            return Ok(Some(s));
+    let page_start = req.offset;
+    let page_end = req
+        .limit
+        .map_or(usize::MAX, |l| req.offset.saturating_add(l));
+    let mut budget = limit.get().unwrap_or(RESPONSE_BUDGET);
+    let mut matched = 0usize;
+    let mut page: Vec<PaneContentMatch> = Vec::new();
+    let mut truncated_panes = Vec::new();
+    let mut lines_omitted = 0usize;
+    let mut capped = false;
+    let mut done = 0u64;
+    while let Some(searched) = scans.next().await {
+        done += 1;
+        if let Some(p) = &req.progress {
+            p(done, panes_searched as u64, "searching panes");
         }
-        let target = Target::Pane(id);
-        let cap = capture_cmd(req, true);
-        let (state, body) = match self.state_and_text(&target, STATE, cap).await {
-            Ok(x) => x,
-            // The pane went away meanwhile: skip it.
-            Err(Error::NotFound(_)) => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(s) = searched? else {
+            continue;
         };
-        let geo = PaneGeometry::of(&state, req);
-        let keep = req.max_matched_lines_per_pane;
-        let pattern = req.pattern.clone();
-        let task = tokio::task::spawn_blocking(move || {
-            scan_capture(
-                &body,
-                &pattern,
-                RowCount::Estimate,
-                geo.width,
-                rules,
-                geo.bottom,
-                keep,
-            )
-        });
-        let (mut scan, rows_total) = task
-            .await
-            .map_err(|e| Error::Connection(format!("search task failed: {e}")))?;
-        if scan.count > 0 && rows_total != geo.rows {
-            // The widths tmux used differ from the model somewhere in this
-            // pane: count its rows exactly.
-            tracing::debug!(pane = %id, "row estimate off; recounting rows");
-            if let Some(exact) = self.recount(id, req, rules).await? {
-                scan = exact;
-            }
+        if s.scan.count == 0 {
+            continue;
         }
-        Ok(Some(Searched {
-            facts,
-            scan,
-            source: Source::Capture,
-            dead: false,
-            exit_status: None,
-            alternate: false,
-            capped: 0,
-        }))
+        let k = matched;
+        matched += 1;
+        if k < page_start {
+            continue;
+        }
+        if k >= page_end {
+            truncated_panes.push(s.facts.pane_id.clone());
+            continue;
+        }
+        let mut m = pane_match(server, s);
+        capped |= m.matched_line_count > m.matched_lines.len();
+        // Stop holding lines the answer cannot carry (Fit's first rule).
+        lines_omitted += fit::keep_newest_lines(&mut m, &mut budget);
+        page.push(m);
     }
+    let truncated = !truncated_panes.is_empty() || lines_omitted > 0 || capped;
+    Ok(SearchPanesResult {
+        matches: page,
+        truncated,
+        truncated_panes,
+        total_panes_matched: matched,
+        offset: req.offset,
+        limit: req.limit,
+        panes_searched,
+        lines_omitted,
+        panes_history_at_limit,
+        note,
+    })
+}
 
-    /// Captures a pane joined and row by row in one write, aligns the two
-    /// and scans again with exact row counts. `None` when they do not align
-    /// (the estimates are kept then).
-    async fn recount(
-        &self,
-        id: PaneId,
-        req: &SearchRequest,
-        rules: Rules,
-    ) -> Result<Option<Scan>, Error> {
-        let target = Target::Pane(id);
-        let q = crate::control::format::Query::new(STATE);
-        let [state, joined, plain] = self
-            .run_each(&[
-                super::ops::pane_lookup(&target, &q),
-                capture_cmd(req, true).target(&target, TargetKind::Pane),
-                capture_cmd(req, false).target(&target, TargetKind::Pane),
-            ])
-            .await?;
-        if !state.ok || !joined.ok || !plain.ok {
-            return Ok(None);
-        }
-        let Some(state) = q.parse(&state.body).into_iter().next() else {
-            return Ok(None);
-        };
-        let jl: Vec<&[u8]> = split_lines(&joined.body).collect();
-        let pl: Vec<&[u8]> = split_lines(&plain.body).collect();
-        let Some(rows) = align_rows(&jl, &pl) else {
-            return Ok(None);
-        };
-        let geo = PaneGeometry::of(&state, req);
-        Ok(Some(
-            scan_capture(
-                &joined.body,
-                &req.pattern,
-                RowCount::Exact(&rows),
-                geo.width,
-                rules,
-                geo.bottom,
-                req.max_matched_lines_per_pane,
-            )
-            .0,
-        ))
+/// Searches a listed pane: from its copy when the mirror has a current
+/// one, else from a capture. `None` when the pane went away.
+async fn search_listed(
+    server: &Server,
+    listed: &ListedPane,
+    mirror: &Option<Arc<Mirror>>,
+    confirmed: &std::collections::HashSet<PaneId>,
+    req: &SearchPanesRequest,
+    rules: Rules,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Option<Searched>, Error> {
+    let facts = Facts::of_listing(listed);
+    let Ok(id) = facts.pane_id.parse::<PaneId>() else {
+        return Ok(None);
+    };
+    if confirmed.contains(&id)
+        && let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
+        && p.view().status() == Status::Live
+    {
+        let mut s = scan_copy(p, req, cancel.clone()).await?;
+        s.facts = facts;
+        s.dead = false;
+        return Ok(Some(s));
     }
-
-    fn pane_match(&self, s: Searched) -> PaneContentMatch {
-        let Searched {
-            facts,
-            scan,
-            source,
-            dead,
-            exit_status,
-            alternate,
-            capped,
-        } = s;
-        let m = facts.meta;
-        PaneContentMatch {
-            is_caller: self.is_caller(&facts.pane_id),
-            pane_id: facts.pane_id,
-            pane_current_command: m.pane_current_command,
-            window_id: m.window_id,
-            window_name: m.window_name,
-            session_id: m.session_id,
-            session_name: m.session_name,
-            window_index: m.window_index,
-            pane_index: m.pane_index,
-            pane_current_path: m.pane_current_path,
-            matched_line_numbers: scan.hits.iter().map(|h| h.line).collect(),
-            matched_line_rows: scan.hits.iter().map(|h| h.rows).collect(),
-            matched_at: scan
-                .hits
-                .iter()
-                .map(|h| {
-                    let a = h.at;
-                    [
-                        a.row,
-                        i64::from(a.column),
-                        i64::try_from(a.char).unwrap_or(i64::MAX),
-                        i64::try_from(a.byte).unwrap_or(i64::MAX),
-                    ]
-                })
-                .collect(),
-            matched_screens: alternate.then(|| scan.hits.iter().map(|h| h.screen).collect()),
-            matched_lines: scan.hits.into_iter().map(|h| h.text).collect(),
-            matched_line_count: scan.count,
-            source,
-            pane_dead: dead,
-            exit_status,
-            capped_history_rows: (capped > 0).then_some(capped),
+    let target = Target::Pane(id);
+    let cap = capture_cmd(req, true);
+    let (state, body) = match state_and_text(server, &target, PaneState::FIELDS, cap).await {
+        Ok(x) => x,
+        // The pane went away meanwhile: skip it.
+        Err(e) if e.is(ErrorKind::NotFound) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let geo = PaneGeometry::of(&PaneState::from_record(&state), req);
+    let keep = req.max_matched_lines_per_pane;
+    let pattern = req.pattern.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        scan_capture(
+            &body,
+            &pattern,
+            RowCount::Estimate,
+            geo.width,
+            rules,
+            geo.bottom,
+            keep,
+        )
+    });
+    let (mut scan, rows_total) = task.await.map_err(|e| scan_failed(id, &e))?;
+    if scan.count > 0 && rows_total != geo.rows {
+        // The widths tmux used differ from the model somewhere in this
+        // pane: count its rows exactly.
+        tracing::debug!(pane = %id, "row estimate off; recounting rows");
+        if let Some(exact) = recount(server, id, req, rules).await? {
+            scan = exact;
         }
+    }
+    Ok(Some(Searched {
+        facts,
+        scan,
+        source: Source::Capture,
+        dead: false,
+        exit_status: None,
+        alternate: false,
+        capped: 0,
+    }))
+}
+
+/// A scan task that did not finish: a bug (a panic in the scan), said as
+/// such, never "no matches" and never a connection to retry.
+fn scan_failed(id: PaneId, e: &tokio::task::JoinError) -> Error {
+    let what = if e.is_panic() {
+        "panicked"
+    } else {
+        "was cancelled"
+    };
+    Error::internal(format!("search: the scan of pane {id} {what}: {e}"))
+}
+
+/// Captures a pane joined and row by row in one write, aligns the two and
+/// scans again with exact row counts. `None` when they do not align (the
+/// estimates are kept then).
+async fn recount(
+    server: &Server,
+    id: PaneId,
+    req: &SearchPanesRequest,
+    rules: Rules,
+) -> Result<Option<Scan>, Error> {
+    let target = Target::Pane(id);
+    let q = Query::new(PaneState::FIELDS);
+    let [state, joined, plain] = server
+        .run_each(&[
+            pane_lookup(&target, &q),
+            capture_cmd(req, true).target(&target, TargetKind::Pane),
+            capture_cmd(req, false).target(&target, TargetKind::Pane),
+        ])
+        .await?;
+    if !state.ok || !joined.ok || !plain.ok {
+        return Ok(None);
+    }
+    let Some(state) = q.parse(&state.body).into_iter().next() else {
+        return Ok(None);
+    };
+    let jl: Vec<&[u8]> = split_lines(&joined.body).collect();
+    let pl: Vec<&[u8]> = split_lines(&plain.body).collect();
+    let Some(rows) = align_rows(&jl, &pl) else {
+        return Ok(None);
+    };
+    let geo = PaneGeometry::of(&PaneState::from_record(&state), req);
+    Ok(Some(
+        scan_capture(
+            &joined.body,
+            &req.pattern,
+            RowCount::Exact(&rows),
+            geo.width,
+            rules,
+            geo.bottom,
+            req.max_matched_lines_per_pane,
+        )
+        .0,
+    ))
+}
+
+fn pane_match(server: &Server, s: Searched) -> PaneContentMatch {
+    let Searched {
+        facts,
+        scan,
+        source,
+        dead,
+        exit_status,
+        alternate,
+        capped,
+    } = s;
+    let m = facts.meta;
+    PaneContentMatch {
+        is_caller: server.is_caller(&facts.pane_id),
+        pane_id: facts.pane_id,
+        pane_current_command: m.pane_current_command,
+        window_id: m.window_id,
+        window_name: m.window_name,
+        session_id: m.session_id,
+        session_name: m.session_name,
+        window_index: m.window_index,
+        pane_index: m.pane_index,
+        pane_current_path: m.pane_current_path,
+        matched_line_numbers: scan.hits.iter().map(|h| h.line).collect(),
+        matched_line_rows: scan.hits.iter().map(|h| h.rows).collect(),
+        matched_at: scan
+            .hits
+            .iter()
+            .map(|h| {
+                let a = h.at;
+                [
+                    a.row,
+                    i64::from(a.column),
+                    i64::try_from(a.char).unwrap_or(i64::MAX),
+                    i64::try_from(a.byte).unwrap_or(i64::MAX),
+                ]
+            })
+            .collect(),
+        matched_screens: alternate.then(|| scan.hits.iter().map(|h| h.screen).collect()),
+        matched_lines: scan.hits.into_iter().map(|h| h.text).collect(),
+        matched_line_count: scan.count,
+        source,
+        pane_dead: dead,
+        exit_status,
+        capped_history_rows: (capped > 0).then_some(capped),
     }
 }
 
-/// Searches a pane's copy on a blocking thread.
-async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<AtomicBool>) -> Searched {
+/// Scans tmuxwire's copy of a pane on a blocking thread: a live copy
+/// tmux has just confirmed, or the copy of a pane that is gone (then
+/// marked dead, with its program's exit status).
+///
+/// # Errors
+///
+/// [`ErrorKind::Internal`](crate::tmux::ErrorKind::Internal) when the scan
+/// panicked.
+async fn scan_copy(
+    p: Arc<PaneMirror>,
+    req: &SearchPanesRequest,
+    cancel: Arc<AtomicBool>,
+) -> Result<Searched, Error> {
     let pattern = req.pattern.clone();
     let keep = req.max_matched_lines_per_pane;
-    let range = match (req.content_start, req.content_end) {
+    let range = match req.range() {
         (None, None) => None,
         (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
     };
     let pane = p.clone();
     let done = tokio::task::spawn_blocking(move || {
-        let st = pane.read();
-        let (scan, alternate) = match &st.term {
+        // Scanned from a snapshot: the watch task applying the pane's
+        // output never waits behind the scan.
+        let st = pane.snapshot();
+        let (scan, alternate) = match st.term() {
             Some(t) => (scan(t, &pattern, range, keep, &cancel), t.alternate_on()),
             None => (Scan::default(), false),
         };
         (
             scan,
             alternate,
-            st.meta.clone(),
-            st.status == Status::Dead,
-            st.exit_status,
-            st.capped_rows,
+            st.meta().clone(),
+            st.status() == Status::Dead,
+            st.exit_status(),
+            st.capped_rows(),
         )
     })
     .await;
     let (scan, alternate, meta, dead, exit_status, capped) =
-        done.unwrap_or_else(|_| (Scan::default(), false, PaneMeta::default(), false, None, 0));
-    Searched {
+        done.map_err(|e| scan_failed(p.id, &e))?;
+    Ok(Searched {
         facts: Facts {
             pane_id: p.id.to_string(),
             meta,
@@ -886,7 +855,7 @@ async fn search_gone(p: Arc<PaneMirror>, req: &SearchRequest, cancel: Arc<Atomic
         exit_status,
         alternate,
         capped,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -945,20 +914,6 @@ mod tests {
         let hearts = "\u{2764}\u{fe0f}".repeat(60);
         let (r1, r2) = (hearts[..40 * 6].to_string(), hearts[40 * 6..].to_string());
         assert_eq!(a(&[&hearts], &[&r1, &r2]), Some(vec![2]));
-    }
-
-    #[test]
-    fn bottom_lines() {
-        // Default range: whole history to the bottom of a 24-row screen.
-        assert_eq!(bottom_line(None, None, 100, 24), 23);
-        assert_eq!(bottom_line(Some(-5), Some(3), 100, 24), 3);
-        assert_eq!(bottom_line(Some(-5), Some(99), 100, 24), 23);
-        assert_eq!(
-            bottom_line(Some(5), Some(2), 100, 24),
-            5,
-            "swapped like tmux"
-        );
-        assert_eq!(bottom_line(None, Some(-500), 100, 24), -100);
     }
 
     #[test]

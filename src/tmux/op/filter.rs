@@ -2,11 +2,25 @@
 //! `{"field__op": value}`, all conditions must hold. A key without `__op`
 //! means `exact`.
 
+use std::collections::BTreeMap;
+
 use regex_automata::meta::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::args::FiltersArg;
 use crate::tmux::Error;
+
+/// `filters` as a caller gives them: an object of `field__op` → value,
+/// or the same object as a JSON string (some MCP clients send that).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FiltersArg {
+    /// `{"session_name__startswith": "dev"}`.
+    Map(BTreeMap<String, serde_json::Value>),
+    /// The same, as a JSON string.
+    Json(String),
+}
 
 const OPS: &[&str] = &[
     "contains",
@@ -66,7 +80,7 @@ impl Filters {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for bad JSON, an unknown operator or a
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for bad JSON, an unknown operator or a
     /// bad regex.
     pub fn parse(arg: &FiltersArg) -> Result<Filters, Error> {
         let map = match arg {
@@ -148,7 +162,7 @@ impl Filters {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] when a filter names a field the items
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) when a filter names a field the items
     /// do not have (the message lists the fields).
     pub fn apply(&self, items: Vec<Value>) -> Result<Vec<Value>, Error> {
         if let Some(first) = items.first().and_then(Value::as_object) {
@@ -166,6 +180,28 @@ impl Filters {
         Ok(items
             .into_iter()
             .filter(|item| self.matches(item))
+            .collect())
+    }
+
+    /// Keeps the items that pass every test, each tested as it
+    /// serializes (the fields a caller sees).
+    ///
+    /// # Errors
+    ///
+    /// As [`Filters::apply`].
+    pub fn keep<T: Serialize>(&self, items: Vec<T>) -> Result<Vec<T>, Error> {
+        let values: Vec<Value> = items
+            .iter()
+            .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
+            .collect();
+        if let Some(first) = values.first() {
+            self.apply(vec![first.clone()])?;
+        }
+        Ok(items
+            .into_iter()
+            .zip(values)
+            .filter(|(_, v)| self.matches(v))
+            .map(|(i, _)| i)
             .collect())
     }
 

@@ -1,0 +1,34 @@
+//! [`Error`]: what can go wrong on a control-mode connection.
+
+use std::time::Duration;
+
+use super::command;
+
+/// Errors of the control layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The connection ended; the reason is what tmux or the OS said.
+    #[error("the tmux control connection ended: {reason}")]
+    Closed {
+        /// Why.
+        reason: String,
+    },
+    /// No answer before the deadline. The connection stays usable.
+    #[error("tmux did not answer {what} within {after:?}")]
+    Timeout {
+        /// The deadline.
+        after: Duration,
+        /// The command waited for.
+        what: String,
+    },
+    /// tmux refused to attach the control client (e.g. `no sessions`).
+    #[error("tmux refused to attach a control client: {0}")]
+    Attach(String),
+    /// A command that cannot be encoded.
+    #[error(transparent)]
+    Command(#[from] command::CommandError),
+    /// Opening the connection failed.
+    #[error(transparent)]
+    Wire(#[from] crate::wire::Error),
+}

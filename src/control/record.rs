@@ -1,0 +1,237 @@
+//! Records of tmux format queries, declared once by field name.
+//!
+//! A query asks tmux for many format variables of each object at once
+//! ([`crate::control::format::Query`]), and its answer is read back field
+//! by field. [`record!`](crate::record) declares the struct, the variables
+//! it is read from and the parser together, so a field is named in one
+//! place and never read by its position:
+//!
+//! ```
+//! tmuxwire::record! {
+//!     /// A pane, as `list-panes` prints it.
+//!     pub struct PaneRow {
+//!         /// `%N`.
+//!         pub pane_id: String = "pane_id",
+//!         /// Width in cells.
+//!         pub width: u32 = "pane_width",
+//!         /// Whether it is the window's active pane.
+//!         pub active: bool = "pane_active",
+//!     }
+//! }
+//! assert_eq!(PaneRow::FIELDS, ["pane_id", "pane_width", "pane_active"]);
+//! let r = tmuxwire::control::format::Record(vec!["%3".into(), "80".into(), "1".into()]);
+//! let p = PaneRow::from_record(&r);
+//! assert_eq!((p.pane_id.as_str(), p.width, p.active), ("%3", 80, true));
+//! ```
+//!
+//! Values are read as [`FromField`] says for each type: text as tmux
+//! printed it (unescaped), numbers that do not parse as 0 (or `None` for
+//! an `Option`), flags as tmux's `1`.
+
+/// How one field of a record is read from the text tmux printed for it.
+pub trait FromField: Sized {
+    /// The value of `text` (never fails: a value tmux did not print as
+    /// expected reads as the type's empty value).
+    fn from_field(text: &str) -> Self;
+}
+
+impl FromField for String {
+    fn from_field(text: &str) -> String {
+        text.to_string()
+    }
+}
+
+impl FromField for i64 {
+    fn from_field(text: &str) -> i64 {
+        text.trim().parse().unwrap_or(0)
+    }
+}
+
+impl FromField for u64 {
+    fn from_field(text: &str) -> u64 {
+        text.trim().parse().unwrap_or(0)
+    }
+}
+
+impl FromField for u32 {
+    fn from_field(text: &str) -> u32 {
+        text.trim().parse().unwrap_or(0)
+    }
+}
+
+impl FromField for usize {
+    fn from_field(text: &str) -> usize {
+        text.trim().parse().unwrap_or(0)
+    }
+}
+
+impl FromField for Option<i64> {
+    fn from_field(text: &str) -> Option<i64> {
+        text.trim().parse().ok()
+    }
+}
+
+impl FromField for Option<u32> {
+    fn from_field(text: &str) -> Option<u32> {
+        text.trim().parse().ok()
+    }
+}
+
+/// A flag: tmux prints `1` for true.
+impl FromField for bool {
+    fn from_field(text: &str) -> bool {
+        text == "1"
+    }
+}
+
+/// A flag this tmux may not know: empty is `None`.
+impl FromField for Option<bool> {
+    fn from_field(text: &str) -> Option<bool> {
+        match text {
+            "" => None,
+            s => Some(s == "1"),
+        }
+    }
+}
+
+/// Text that may be absent: empty is `None`.
+impl FromField for Option<String> {
+    fn from_field(text: &str) -> Option<String> {
+        (!text.is_empty()).then(|| text.to_string())
+    }
+}
+
+/// Declares a record type of a tmux format query, by field name: the
+/// struct, `FIELDS` (the format variables in record order, for
+/// [`crate::control::format::Query::new`]) and `from_record` (each field
+/// read by [`FromField`]). See the [module docs](crate::control::record).
+#[macro_export]
+macro_rules! record {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $fvis:vis $field:ident : $ty:ty = $var:literal
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $( $(#[$fmeta])* $fvis $field: $ty, )*
+        }
+
+        impl $name {
+            /// The format variables this record is read from, in order.
+            pub const FIELDS: &'static [&'static str] = &[$($var),*];
+
+            /// Reads one from a record of [`Self::FIELDS`].
+            #[allow(dead_code)]
+            pub fn from_record(r: &$crate::control::format::Record) -> Self {
+                Self::from_record_at(r, 0)
+            }
+
+            /// Reads one from a record whose fields `at..` are
+            /// [`Self::FIELDS`] (a record of several record types' fields
+            /// in a row, as [`concat_fields!`](crate::concat_fields) lists
+            /// them).
+            #[allow(unused_assignments, unused_mut, unused_variables, dead_code)]
+            pub fn from_record_at(r: &$crate::control::format::Record, at: usize) -> Self {
+                let mut i = at;
+                $name {
+                    $(
+                        $field: {
+                            let v = <$ty as $crate::control::record::FromField>::from_field(r.str(i));
+                            i += 1;
+                            v
+                        },
+                    )*
+                }
+            }
+        }
+    };
+}
+
+/// The `FIELDS` of several record types in a row, as a constant array:
+/// `&concat_fields!(PaneRow, Geometry)` is a query whose record the first
+/// type reads with `from_record` and the next with `from_record_at(r,
+/// PaneRow::FIELDS.len())`.
+#[macro_export]
+macro_rules! concat_fields {
+    ($($t:ty),+ $(,)?) => {{
+        const N: usize = 0 $(+ <$t>::FIELDS.len())+;
+        const OUT: [&str; N] = {
+            let mut out = [""; N];
+            let mut at = 0;
+            $(
+                let f = <$t>::FIELDS;
+                let mut i = 0;
+                while i < f.len() {
+                    out[at] = f[i];
+                    at += 1;
+                    i += 1;
+                }
+            )+
+            let _ = at;
+            out
+        };
+        OUT
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::control::format::Record;
+
+    crate::record! {
+        #[derive(Debug, PartialEq)]
+        struct Row {
+            id: String = "pane_id",
+            width: u32 = "pane_width",
+            pid: Option<i64> = "pane_pid",
+            dead: bool = "pane_dead",
+            marked: Option<bool> = "pane_marked",
+            title: Option<String> = "pane_title",
+        }
+    }
+
+    #[test]
+    fn fields_by_name() {
+        assert_eq!(
+            Row::FIELDS,
+            [
+                "pane_id",
+                "pane_width",
+                "pane_pid",
+                "pane_dead",
+                "pane_marked",
+                "pane_title"
+            ]
+        );
+        let r = Row::from_record(&Record(
+            ["%1", "80", "123", "1", "", "t"].map(String::from).to_vec(),
+        ));
+        assert_eq!(
+            r,
+            Row {
+                id: "%1".into(),
+                width: 80,
+                pid: Some(123),
+                dead: true,
+                marked: None,
+                title: Some("t".into()),
+            }
+        );
+        assert_eq!(crate::concat_fields!(Row, Row).len(), 12);
+        assert_eq!(
+            Row::from_record_at(&Record(["x", "%1", "80"].map(String::from).to_vec()), 1).width,
+            80
+        );
+        // Missing and malformed fields read as empty values.
+        let r = Row::from_record(&Record(vec!["%2".into(), "x".into()]));
+        assert_eq!(
+            (r.width, r.pid, r.dead, r.marked, r.title),
+            (0, None, false, None, None)
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! tmux-layer errors as a model reads them: the message, `_meta`'s
+//! `error_type` and `expected`, and a suggestion in the tools' own words
+//! (tool and argument names), which the domain errors never carry.
+
+use crate::tmux::{Error, ErrorKind};
+
+/// What to do next, in MCP terms, when there is a useful hint.
+pub fn suggestion(e: &Error) -> Option<String> {
+    let hint = match e.kind() {
+        ErrorKind::NotFound => {
+            "Call list_sessions / list_windows / list_panes to discover valid ids, and target by \
+             id ($N session, @N window, %N pane)."
+        }
+        ErrorKind::InvalidArgument => {
+            return e.accepted().map(|a| format!("Expected {a}."));
+        }
+        ErrorKind::NoServer => {
+            return Some(format!(
+                "Start tmux on that socket, or point tmuxwire at the right one with socket_name, \
+                 -L/--socket-name, -S/--socket-path, or TMUXWIRE_SOCKET_NAME/TMUXWIRE_SOCKET_PATH \
+                 (tried {}).",
+                e.socket()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            ));
+        }
+        ErrorKind::SocketGone => {
+            "tmux recreates its socket when its server process gets SIGUSR1 (`kill -USR1 <server \
+             pid>`), or point tmuxwire at the socket's new path."
+        }
+        ErrorKind::AccessDenied => {
+            "Run tmuxwire as the user who started the tmux server, or have that user run `tmux \
+             server-access -a <your user>`."
+        }
+        ErrorKind::Unsupported => "tmuxwire needs tmux 3.2 or newer.",
+        ErrorKind::Connection => "Retry the call; tmuxwire opens a new connection to tmux.",
+        ErrorKind::Timeout => {
+            "The tmux server may be stopped, blocked or busy with a very large capture; retry \
+             later or check the server."
+        }
+        ErrorKind::Pattern => {
+            "Pass regex=false to search for the text literally, or fix the pattern."
+        }
+        ErrorKind::Tmux => return None,
+        ErrorKind::WaitTimeout => {
+            "Call again to keep waiting, or check that something signals it (signal_channel, or \
+             `tmux wait-for -S` in the command you ran)."
+        }
+        ErrorKind::ServerGone => {
+            "The tmux server exited; nothing was signalled. Start it again or choose another \
+             server."
+        }
+        ErrorKind::NoBuffer => {
+            "The buffer may have been deleted (delete_buffer, or by tmux when it keeps no more \
+             than buffer-limit buffers); make a new one with load_buffer."
+        }
+        ErrorKind::SelfTarget => {
+            "This MCP server runs inside that tmux object; use a manual tmux command if that is \
+             really intended."
+        }
+        ErrorKind::Internal => {
+            "This is a fault in tmuxwire, not in the request; retry, and report it if it \
+             persists."
+        }
+    };
+    Some(hint.to_string())
+}

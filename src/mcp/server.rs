@@ -1,0 +1,370 @@
+//! [`TmuxwireServer`]: the MCP server handler (rmcp's [`ServerHandler`]),
+//! its instructions, and [`serve_stdio`].
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use super::budget::Budget;
+use super::text::TextMode;
+use super::toolsets::Policy;
+use super::{jsonrpc, prompts, resources, stdio, tools};
+use crate::tmux::Servers;
+
+/// Instructions sent at `initialize` (before the toolset and caller
+/// lines [`instructions`] adds).
+pub const INSTRUCTIONS: &str = "\
+tmuxwire drives a tmux server directly over its socket (control mode; no tmux process per call).\n\
+\n\
+HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N).\n\
+\n\
+TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: unique and stable; \
+names are not, so prefer ids); session_name is matched exactly; window_index is a window's index \
+in that session. Without a target, pane tools use the active pane (of the window or session given, \
+else of the session a person used last). socket_name (tmux -L name) or socket_path (-S) selects \
+another server. is_caller=true marks the pane running this client; session_attached does not count \
+tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
+\n\
+RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]} in \
+structuredContent, a bare list in the text); tools that change one return it read after the change. \
+Text blocks are libtmux-mcp's: capture_pane the pane text, actions a sentence.\n\
+\n\
+METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
+capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
+whole scrollback as logical lines (soft wraps joined), literal unless regex=true, with tmux line \
+numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end: per \
+matched line, matched_line_numbers (its first row), matched_line_rows (rows it spans) and \
+matched_at [row, column, char, byte] where its first match starts (the tmux line number of that \
+row, its 0-based cell column, its offset in the line in characters and in bytes).\n\
+\n\
+INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
+name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
+stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client.\n\
+\n\
+FOLLOWING: wait_for_text, capture_since and run_command wake on the pane's output (no polling). \
+Waits are clamped to the wait ceiling (30 s unless TMUXWIRE_WAIT_MAX_SECONDS or \
+LIBTMUX_MCP_WAIT_MAX_SECONDS says otherwise) and report effective_timeout. run_command's \
+suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and export do not \
+persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
+\n\
+LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
+a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
+and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
+(snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
+
+/// The instructions for a server offering `policy`'s tools to `caller`,
+/// which may run inside a tmux pane.
+pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
+    let mut s = String::from(INSTRUCTIONS);
+    s.push_str("\n\n");
+    s.push_str(&policy.describe());
+    if let Some(pane) = caller.pane() {
+        s.push_str(&format!(
+            "\n\nAgent context: this MCP server runs inside tmux pane {}; results mark it \
+             is_caller=true.",
+            pane.chars().take(12).collect::<String>()
+        ));
+    }
+    s
+}
+
+/// The MCP server handler.
+#[derive(Clone)]
+pub struct TmuxwireServer {
+    servers: Arc<Servers>,
+    /// The tools the policy offers, built on first use (building 54 input
+    /// and output schemas takes a few milliseconds, which `initialize`
+    /// should not wait for: [`serve_stdio`] builds them meanwhile).
+    tools: Arc<std::sync::OnceLock<Vec<Tool>>>,
+    budget: Budget,
+    policy: Arc<Policy>,
+    text: TextMode,
+}
+
+impl TmuxwireServer {
+    /// A server answering for `servers`, with the default response budget
+    /// and the default toolsets ([`super::toolsets::DEFAULT`]).
+    pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
+        TmuxwireServer {
+            servers,
+            tools: Arc::default(),
+            budget: Budget::default(),
+            policy: Arc::new(Policy::default()),
+            text: TextMode::default(),
+        }
+    }
+
+    /// The tools offered, in listing order.
+    fn tools(&self) -> &[Tool] {
+        self.tools.get_or_init(|| tools::catalog_for(&self.policy))
+    }
+
+    /// The same server writing text blocks as `text` says.
+    pub fn with_text(self, text: TextMode) -> TmuxwireServer {
+        TmuxwireServer { text, ..self }
+    }
+
+    /// The same server with response budget `budget`.
+    pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
+        TmuxwireServer { budget, ..self }
+    }
+
+    /// The same server offering the tools `policy` chooses.
+    pub fn with_policy(self, policy: Policy) -> TmuxwireServer {
+        TmuxwireServer {
+            tools: Arc::default(),
+            policy: Arc::new(policy),
+            ..self
+        }
+    }
+
+    /// Runs one tool by name: the `tools/call` body, within the response
+    /// budget. (The CLI runs tools through [`tools::call`], without one.)
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> rmcp::model::CallToolResult {
+        if !self.tools().iter().any(|t| t.name == name) {
+            return tools::unknown_tool(name);
+        }
+        tools::call_within(
+            &self.servers,
+            self.budget,
+            name,
+            arguments,
+            None,
+            &self.policy,
+            self.text,
+        )
+        .await
+    }
+}
+
+impl ServerHandler for TmuxwireServer {
+    fn get_info(&self) -> ServerConfig {
+        let caps = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions(
+                &self.policy,
+                self.servers.default_server().caller(),
+            ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        // Only templates: every resource names a live object.
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(&self.servers, &request.uri)
+            .await
+            .map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args: std::collections::BTreeMap<String, String> = request
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, v)
+            })
+            .collect();
+        match prompts::render(&request.name, &args) {
+            Ok(r) => Ok(r.into()),
+            Err(prompts::PromptError::Unknown(m) | prompts::PromptError::Argument(m)) => {
+                Err(McpError::invalid_params(m, None))
+            }
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let context = |k: &str| {
+            request
+                .context
+                .as_ref()
+                .and_then(|c| c.get_argument(k))
+                .map(String::as_str)
+        };
+        let known = match &request.r#ref {
+            Reference::Resource(r) => resources::TEMPLATES.iter().any(|t| t.0 == r.uri),
+            Reference::Prompt(p) => prompts::PROMPTS.iter().any(|t| t.0 == p.name),
+            _ => false,
+        };
+        let values = if known {
+            resources::complete(
+                &self.servers,
+                &request.argument.name,
+                &request.argument.value,
+                context("session_name"),
+                context("socket_name"),
+            )
+            .await
+        } else {
+            Vec::new()
+        };
+        let info = CompletionInfo::with_all_values(values).unwrap_or_default();
+        Ok(CompleteResult::new(info))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if !self.tools().iter().any(|t| t.name == request.name) {
+            return Ok(tools::unknown_tool(&request.name).into());
+        }
+        let args = request.arguments.unwrap_or_default();
+        // `notifications/cancelled` cancels the token (rmcp); dropping the
+        // call stops its work: no further captures are sent and partial
+        // results are discarded.
+        let (progress, reports) = match progress_sink(&context) {
+            Some((p, task)) => (Some(p), Some(task)),
+            None => (None, None),
+        };
+        let answer = tokio::select! {
+            r = tools::call_within(
+                &self.servers, self.budget, &request.name, args, progress, &self.policy,
+                self.text,
+            ) => {
+                Ok(r.into())
+            }
+            _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
+        };
+        // The call's reports go out before its answer (the sink is gone
+        // with the call, so the task ends once it has sent them).
+        if let Some(task) = reports {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
+        }
+        answer
+    }
+}
+
+/// Progress reports of one call queued for the client at most.
+const PROGRESS_QUEUE: usize = 64;
+
+/// Where a call reports progress: MCP `notifications/progress` for the
+/// request's progress token, when the client gave one (sent in order by
+/// one task, which ends when the sink is dropped; a report never waits for
+/// the client).
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> Option<(crate::mirror::Progress, tokio::task::JoinHandle<()>)> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    // Bounded, and a report never waits: a call makes a few per second at
+    // most (one per pane seeded, one per second of a wait), so the queue
+    // fills only when the client stops reading; the reports that do not
+    // fit are dropped (each says how far the call got, so a later one
+    // replaces an earlier one).
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<(u64, u64, String)>(PROGRESS_QUEUE);
+    let task = tokio::spawn(async move {
+        while let Some((done, total, what)) = rx.recv().await {
+            let p = rmcp::model::ProgressNotificationParam::new(token.clone(), done as f64)
+                .with_total(total as f64)
+                .with_message(what);
+            if peer.notify_progress(p).await.is_err() {
+                return;
+            }
+        }
+    });
+    let sink: crate::mirror::Progress = std::sync::Arc::new(move |done, total, what: &str| {
+        let _ = tx.try_send((done, total, what.to_string()));
+    });
+    Some((sink, task))
+}
+
+/// Serves MCP on stdin/stdout until the client disconnects.
+///
+/// Every line read is checked by [`jsonrpc`] first: malformed lines are
+/// answered with JSON-RPC errors (lines of at most
+/// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
+/// and rmcp's answers and those share one stdout writer ([`stdio`]).
+/// Every tool answer fits `budget`; `text` says what text blocks hold.
+///
+/// # Errors
+///
+/// Transport failures during initialization or service.
+pub async fn serve_stdio(
+    servers: Arc<Servers>,
+    budget: Budget,
+    policy: Policy,
+    text: TextMode,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
+    // servers), so a pending read never holds up shutdown.
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    let server = TmuxwireServer::new(servers)
+        .with_budget(budget)
+        .with_policy(policy)
+        .with_text(text);
+    // The tool list is built while the client initializes.
+    let warm = server.clone();
+    tokio::task::spawn_blocking(move || {
+        warm.tools();
+    });
+    stdio::serve(server, read, write, jsonrpc::MAX_LINE_BYTES).await
+}

@@ -1,0 +1,862 @@
+//! Captures: `capture_pane`, `snapshot_pane`, `display_message`.
+//!
+//! A capture of a pane the mirror follows is answered from its copy once
+//! tmux has confirmed the copy (one round trip), and of a pane that is
+//! gone from its copy as it was last; any other pane is captured by tmux
+//! (`capture-pane -p`) in one write with its mode state. A snapshot is
+//! the visible screen and the pane's state in one write; a format is
+//! expanded by a `list-panes` filtered to the pane (see
+//! [`pane_lookup`](crate::tmux::target::pane_lookup) for why not
+//! `display-message -t`).
+//!
+//! Each response cuts itself to the caller's [`Limit`] ([`Fit`]): a
+//! capture and a snapshot keep their newest lines and say how to get the
+//! older ones (`next`), a format's text keeps its head.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::fit::{Fit, Limit, SLACK, drop_for_tail, head_within, json_len, tail_within};
+use super::{Op, Server};
+use crate::control::format::{Part, Query};
+use crate::control::{Command, Target, TargetKind};
+use crate::mirror::{PaneMirror, Status};
+use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
+use crate::tmux::model::{PaneSnapshot, Source};
+use crate::tmux::target::{one_record, pane_lookup};
+use crate::tmux::{Error, ErrorKind, Selector};
+
+/// Largest text a capture returns to a caller without a response limit
+/// (the CLI), in bytes; beyond it the oldest lines are dropped and the
+/// text starts with `[... truncated N lines ...]`.
+pub const MAX_TEXT_BYTES: usize = 8 << 20;
+
+/// `capture_pane`: a pane's lines from `start` to `end`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CapturePaneRequest {
+    /// The pane (default: the active one).
+    pub pane: Selector,
+    /// First line: 0 is the top of the visible screen, negative numbers
+    /// are history lines (`-1` the newest); `None` is the top of the
+    /// screen. Values beyond the history are clamped, as tmux does.
+    pub start: Option<LineNo>,
+    /// Last line, same numbering; `None` is the bottom of the screen.
+    pub end: Option<LineNo>,
+    /// Join soft-wrapped rows into logical lines (`-J`), trailing blanks
+    /// trimmed.
+    pub join: bool,
+    /// Keep only the last this many lines (`None`: all).
+    pub max_lines: Option<usize>,
+}
+
+impl Op for CapturePaneRequest {
+    type Response = CaptureResult;
+
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+    async fn run(self, server: &Server, limit: Limit) -> Result<CaptureResult, Error> {
+        let target = server.resolve_pane(&self.pane).await?;
+        // Rendering stops once the limit is reached: the copy renders only
+        // the newest lines that reach it.
+        let cap = capture(server, &target, &self, limit.get()).await?;
+        Ok(CaptureResult::new(cap, &self))
+    }
+}
+
+/// A capture: lines of text and how it was cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Capture {
+    /// The pane captured.
+    pub pane_id: String,
+    /// The lines kept (trailing empty lines dropped), oldest first.
+    pub lines: Vec<String>,
+    /// Lines dropped from the front by `max_lines` (and by the byte hint
+    /// of [`capture`]).
+    pub truncated_lines: usize,
+    /// Whether the pane is in a mode (copy mode, …).
+    pub pane_in_mode: bool,
+    /// The mode, if any.
+    pub pane_mode: Option<String>,
+    /// In copy mode, the view's offset from the live bottom.
+    pub scroll_position: Option<i64>,
+    /// True when the alternate screen is shown.
+    pub alternate_on: bool,
+    /// Which source answered.
+    pub source: Source,
+    /// The pane is gone; the text is tmuxwire's copy of its last screen.
+    pub pane_dead: bool,
+    /// Bytes (each line's bytes and its `\n`) of the lines cut for the
+    /// byte hint of [`capture`], counted in `truncated_lines` too.
+    pub cut_bytes: usize,
+    /// The tmux line number of the range's first row after tmux's
+    /// clamping (0 without a range), read at the moment of the capture;
+    /// `None` when tmux can no longer tell (a range over a pane that is
+    /// gone).
+    pub top_row: Option<i64>,
+}
+
+crate::record! {
+    /// A pane's mode state and size, read with its capture in the same
+    /// write.
+    struct CaptureMeta {
+        pane_id: String = "pane_id",
+        pane_in_mode: bool = "pane_in_mode",
+        pane_mode: Option<String> = "pane_mode",
+        scroll_position: Option<i64> = "scroll_position",
+        alternate_on: bool = "alternate_on",
+        history_size: i64 = "history_size",
+        pane_height: i64 = "pane_height",
+    }
+}
+
+/// Extra rows captured beyond `max_lines` when narrowing a capture to its
+/// tail, for trailing empty rows (which are dropped).
+const TAIL_MARGIN: i64 = 512;
+
+/// Captured text as lines, trailing blanks trimmed when `trim`, trailing
+/// empty lines dropped (libtmux-mcp does the same).
+fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
+    let mut lines: Vec<String> = split_lines(body)
+        .map(|l| String::from_utf8_lossy(if trim { trim_end_spaces(l) } else { l }).into_owned())
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The tmux line number of the first row a row capture of `req` starts
+/// at on a pane with `hsize` history lines and `height` rows, after
+/// tmux's clamping.
+fn first_row(req: &CapturePaneRequest, hsize: i64, height: i64) -> i64 {
+    if req.start.is_none() && req.end.is_none() {
+        return 0;
+    }
+    let clamp = |n: i64| n.max(-hsize).min(height - 1);
+    let top = clamp(req.start.map_or(0, |s| s.0));
+    let bottom = clamp(req.end.map_or(height - 1, |e| e.0));
+    top.min(bottom)
+}
+
+/// A capture from a pane's copy, as tmux would give it (rows, or logical
+/// lines with `join`); `None` when the copy is empty.
+fn capture_copy(
+    p: &PaneMirror,
+    req: &CapturePaneRequest,
+    max_bytes: Option<usize>,
+) -> Option<Capture> {
+    // Rendered from a snapshot: the pane's output is not held up.
+    let st = p.snapshot();
+    let t = st.term()?;
+    // History the copy dropped for the memory cap is still in tmux (for a
+    // live pane): a range reaching into it is tmux's to answer.
+    let reaches_dropped =
+        st.capped_rows() > 0 && req.start.is_some_and(|s| s.0 < -(t.history_size() as i64));
+    let dead = st.status() == Status::Dead;
+    if reaches_dropped && !dead {
+        return None;
+    }
+    // Only the newest lines are rendered: `max_lines` of them, and no more
+    // than fit the caller's limit (the rest are counted, not rendered).
+    let (_, height) = t.size();
+    let tail = t.capture_tail(
+        req.start.unwrap_or(LineNo(0)),
+        req.end.unwrap_or(LineNo(i64::from(height) - 1)),
+        req.join,
+        req.max_lines,
+        max_bytes.unwrap_or(usize::MAX),
+    );
+    let lines = text_lines(&tail.text, req.join);
+    let hsize = i64::try_from(t.history_size()).unwrap_or(i64::MAX);
+    // tmux no longer knows a pane that is gone: only the screen (no
+    // range) has a first row then.
+    let ranged = req.start.is_some() || req.end.is_some();
+    let top_row = (!dead || !ranged).then(|| first_row(req, hsize, i64::from(height)));
+    Some(Capture {
+        pane_id: p.id.to_string(),
+        lines,
+        truncated_lines: tail.lines_above,
+        pane_in_mode: st.mode().in_mode,
+        pane_mode: st.mode().mode.clone(),
+        scroll_position: st.mode().scroll_position,
+        alternate_on: t.alternate_on(),
+        source: Source::Mirror,
+        pane_dead: dead,
+        cut_bytes: tail.bytes_above,
+        top_row,
+    })
+}
+
+/// Captures a pane (`capture-pane -p`), in one round trip with the pane's
+/// mode state; from the mirror's copy when it has a confirmed one.
+/// `max_bytes` is a hint: bytes of text the caller will keep at most
+/// (each line's bytes and a `\n`); a copy renders only the newest lines
+/// that reach it and counts the rest in [`Capture::truncated_lines`] and
+/// [`Capture::cut_bytes`].
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+pub async fn capture(
+    server: &Server,
+    target: &Target,
+    req: &CapturePaneRequest,
+    max_bytes: Option<usize>,
+) -> Result<Capture, Error> {
+    // A pane the mirror follows is answered from its copy, once tmux has
+    // confirmed the copy (one round trip); a pane that is gone is answered
+    // from its copy as it was last.
+    let copy = match (target, server.mirror().await) {
+        (Target::Pane(id), Some(m)) => m.pane(*id).map(|p| (m, p, *id)),
+        _ => None,
+    };
+    if let Some((m, p, id)) = &copy {
+        let status = p.view().status();
+        let usable =
+            status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await);
+        if usable && let Some(cap) = capture_copy(p, req, max_bytes) {
+            return Ok(cap);
+        }
+    }
+    match capture_from_tmux(server, target, req).await {
+        Err(e) if e.is(ErrorKind::NotFound) => {
+            // Gone since the copy was last checked.
+            if let Some((_, p, _)) = &copy
+                && p.view().term().is_some()
+            {
+                // Waits on the pane learn it is gone too.
+                p.mark_dead();
+                if let Some(cap) = capture_copy(p, req, max_bytes) {
+                    return Ok(cap);
+                }
+            }
+            Err(e)
+        }
+        other => other,
+    }
+}
+
+async fn capture_from_tmux(
+    server: &Server,
+    target: &Target,
+    req: &CapturePaneRequest,
+) -> Result<Capture, Error> {
+    // When only the newest `max_lines` rows of a deep range are wanted,
+    // ask tmux for just those (plus a margin for trailing empty rows):
+    // tmux's cost is proportional to the rows it renders.
+    let narrowed = match (req.max_lines, req.join, req.start) {
+        (Some(m), false, Some(LineNo(s))) => {
+            let span = (m as i64).saturating_add(TAIL_MARGIN);
+            let from = match req.end {
+                Some(LineNo(e)) => e.saturating_sub(span - 1),
+                None => -span,
+            };
+            (s < from).then_some(from)
+        }
+        _ => None,
+    };
+    let (cap, skipped) = capture_once(server, target, req, narrowed).await?;
+    if skipped > 0 && cap.lines.len() < req.max_lines.unwrap_or(0) {
+        // More trailing empty rows than the margin: capture it all.
+        return Ok(capture_once(server, target, req, None).await?.0);
+    }
+    Ok(cap)
+}
+
+async fn capture_once(
+    server: &Server,
+    target: &Target,
+    req: &CapturePaneRequest,
+    narrowed_start: Option<i64>,
+) -> Result<(Capture, usize), Error> {
+    // -e, so DEC line-drawing cells can be told from letters (C21);
+    // the codes are removed again below.
+    let mut cap = Command::new("capture-pane").arg("-p").arg("-e");
+    if req.join {
+        cap = cap.arg("-J");
+    }
+    let start = narrowed_start.or(req.start.map(|s| s.0));
+    let cap = cap
+        .opt_if("-S", start.map(|s| s.to_string()))
+        .opt_if("-E", req.end.map(|e| e.0.to_string()));
+    let (meta, body) = state_and_text(server, target, CaptureMeta::FIELDS, cap).await?;
+    let meta = CaptureMeta::from_record(&meta);
+    let mut lines = text_lines(&crate::term::plain_capture(&body), req.join);
+    let hsize = meta.history_size;
+    let height = meta.pane_height.max(1);
+    // Rows of the requested range that the narrowed capture skipped.
+    let skipped = match (narrowed_start, req.start) {
+        (Some(from), Some(LineNo(start))) => {
+            let clamp = |n: i64| n.max(-hsize).min(height - 1);
+            usize::try_from(clamp(from) - clamp(start)).unwrap_or(0)
+        }
+        _ => 0,
+    };
+    let truncated_lines = keep_tail(&mut lines, req.max_lines) + skipped;
+    let cap = Capture {
+        pane_id: meta.pane_id,
+        lines,
+        truncated_lines,
+        pane_in_mode: meta.pane_in_mode,
+        pane_mode: meta.pane_mode,
+        scroll_position: meta.scroll_position,
+        alternate_on: meta.alternate_on,
+        source: Source::Capture,
+        pane_dead: false,
+        cut_bytes: 0,
+        top_row: Some(first_row(req, hsize, height)),
+    };
+    Ok((cap, skipped))
+}
+
+/// Runs a pane lookup of `fields` and `capture` (targeted here) in one
+/// write, so the state and the text describe the same moment.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+pub(crate) async fn state_and_text(
+    server: &Server,
+    target: &Target,
+    fields: &[&str],
+    capture: Command,
+) -> Result<(crate::control::format::Record, Vec<u8>), Error> {
+    let q = Query::new(fields);
+    let lookup = pane_lookup(target, &q);
+    let capture = capture.target(target, TargetKind::Pane);
+    let [meta, body] = server.run_each(&[lookup, capture]).await?;
+    let (meta, body) = (meta.into_result()?, body.into_result()?);
+    Ok((one_record(&q, &meta, target)?, body))
+}
+
+/// How to get the lines a capture or snapshot cut (the older ones).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Next {
+    /// The pane.
+    pub pane_id: String,
+    /// First line to ask for (tmux numbering).
+    pub start: i64,
+    /// Last line to ask for.
+    pub end: i64,
+    /// `max_lines` to ask with.
+    pub max_lines: Option<usize>,
+}
+
+/// `capture_pane`'s result.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CaptureResult {
+    /// The captured text.
+    pub result: String,
+    /// The pane captured.
+    pub pane_id: String,
+    /// Lines returned.
+    pub lines: usize,
+    /// Lines cut before the first line returned, by `max_lines` or the
+    /// response budget.
+    pub truncated_lines: usize,
+    /// Bytes of text cut to fit the response budget.
+    pub truncated_bytes: usize,
+    /// How to get the lines cut; `None` when nothing was cut or, for
+    /// `join_wrapped` captures, when logical lines have no line number.
+    pub next: Option<Next>,
+    /// Which screen was captured: always `live`, the pane's current screen; a pane in copy mode
+    /// may show the user older lines (see `scroll_position`).
+    pub view: String,
+    /// The pane is in a mode (copy mode, …).
+    pub pane_in_mode: bool,
+    /// The mode's name, if any.
+    pub pane_mode: Option<String>,
+    /// In copy mode: lines the user's view is scrolled up from the live bottom.
+    pub scroll_position: Option<i64>,
+    /// The alternate screen (a full-screen program) is shown.
+    pub alternate_on: bool,
+    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux just before) or
+    /// `capture` (tmux itself).
+    pub source: Source,
+    /// The pane is gone; the text is tmuxwire's copy of its last screen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pane_dead: bool,
+    /// The lines `result` holds (after its header), kept to cut them.
+    #[serde(skip)]
+    #[schemars(skip)]
+    text: Vec<String>,
+    /// [`Capture::top_row`].
+    #[serde(skip)]
+    #[schemars(skip)]
+    top_row: Option<i64>,
+    /// The request's `join` and `max_lines`, for `next`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    join: bool,
+    #[serde(skip)]
+    #[schemars(skip)]
+    max_lines: Option<usize>,
+}
+
+impl CaptureResult {
+    /// The uncut result of capture `cap` made for `req`.
+    pub fn new(cap: Capture, req: &CapturePaneRequest) -> CaptureResult {
+        let mut r = CaptureResult {
+            result: String::new(),
+            pane_id: cap.pane_id,
+            lines: 0,
+            truncated_lines: cap.truncated_lines,
+            truncated_bytes: cap.cut_bytes,
+            next: None,
+            view: "live".into(),
+            pane_in_mode: cap.pane_in_mode,
+            pane_mode: cap.pane_mode,
+            scroll_position: cap.scroll_position,
+            alternate_on: cap.alternate_on,
+            source: cap.source,
+            pane_dead: cap.pane_dead,
+            text: cap.lines,
+            top_row: cap.top_row,
+            join: req.join,
+            max_lines: req.max_lines,
+        };
+        r.finish();
+        r
+    }
+
+    /// The lines returned, oldest first (`result` without its header).
+    pub fn text_lines(&self) -> &[String] {
+        &self.text
+    }
+
+    /// Writes `result`, `lines` and `next` from the lines kept.
+    fn finish(&mut self) {
+        self.next = None;
+        if self.truncated_lines > 0
+            && !self.join
+            && let Some(top) = self.top_row
+        {
+            // Rows: the first line returned is `top + truncated_lines`.
+            let cut = i64::try_from(self.truncated_lines).unwrap_or(i64::MAX);
+            self.next = Some(Next {
+                pane_id: self.pane_id.clone(),
+                start: top,
+                end: top.saturating_add(cut) - 1,
+                max_lines: self.max_lines,
+            });
+        }
+        self.lines = self.text.len();
+        self.result = joined(&self.text, self.truncated_lines);
+    }
+}
+
+/// Keeps the newest lines that fit: within the limit with room for the
+/// fixed fields, the header and `next`; without a limit, within
+/// [`MAX_TEXT_BYTES`] of text.
+impl Fit for CaptureResult {
+    fn fit(&mut self, limit: Limit) {
+        let (cut, bytes) = match limit.get() {
+            None => fit_bytes(&mut self.text, MAX_TEXT_BYTES),
+            Some(b) => {
+                let mut bare = self.clone();
+                bare.result.clear();
+                bare.lines = 0;
+                bare.truncated_bytes = 0;
+                bare.next = None;
+                let fixed = json_len(&bare) + HEADER_ROOM + NEXT_ROOM + SLACK;
+                fit_room(&mut self.text, b.saturating_sub(fixed))
+            }
+        };
+        self.truncated_lines += cut;
+        self.truncated_bytes += bytes;
+        self.finish();
+    }
+}
+
+/// `snapshot_pane`: the visible screen and the pane's state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotPaneRequest {
+    /// The pane (default: the active one).
+    pub pane: Selector,
+    /// Keep only the last this many rows (`None`: all).
+    pub max_lines: Option<usize>,
+}
+
+impl Op for SnapshotPaneRequest {
+    type Response = SnapshotResult;
+
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+    async fn run(self, server: &Server, _: Limit) -> Result<SnapshotResult, Error> {
+        let target = server.resolve_pane(&self.pane).await?;
+        let snapshot = snapshot(server, &target, self.max_lines).await?;
+        Ok(SnapshotResult::new(snapshot))
+    }
+}
+
+/// `snapshot_pane`'s result: the snapshot (sizes as strings), its content
+/// cut to the newest rows that fit, and how to get the rows cut.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SnapshotResult {
+    /// The snapshot; `content_truncated` and `content_truncated_lines`
+    /// count the rows cut by `max_lines` and by the response budget.
+    #[serde(flatten)]
+    pub snapshot: PaneSnapshot,
+    /// Bytes of `content` cut to fit the response budget.
+    pub content_truncated_bytes: usize,
+    /// How to get the rows cut (the content's first rows), when any were.
+    pub next: Option<Next>,
+    /// The rows `content` holds, kept to cut them.
+    #[serde(skip)]
+    #[schemars(skip)]
+    rows: Vec<String>,
+}
+
+impl SnapshotResult {
+    /// The uncut result for `snapshot`.
+    pub fn new(snapshot: PaneSnapshot) -> SnapshotResult {
+        let rows = if snapshot.content.is_empty() {
+            Vec::new()
+        } else {
+            snapshot.content.split('\n').map(str::to_string).collect()
+        };
+        let mut r = SnapshotResult {
+            snapshot,
+            content_truncated_bytes: 0,
+            next: None,
+            rows,
+        };
+        r.finish();
+        r
+    }
+
+    /// Writes `content`, the truncation fields and `next` from the rows
+    /// kept.
+    fn finish(&mut self) {
+        let s = &mut self.snapshot;
+        let cut = s.content_truncated_lines;
+        s.content = self.rows.join("\n");
+        s.content_truncated = cut > 0;
+        // The content starts at row 0; the rows cut are its first ones.
+        self.next = (cut > 0).then(|| Next {
+            pane_id: s.pane_id.clone(),
+            start: 0,
+            end: cut - 1,
+            max_lines: Some(usize::try_from(cut).unwrap_or(usize::MAX)),
+        });
+    }
+}
+
+/// Keeps the newest rows that fit the limit with room for the other
+/// fields and `next`; without a limit, all of them.
+impl Fit for SnapshotResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        let mut bare = self.clone();
+        bare.snapshot.content.clear();
+        bare.content_truncated_bytes = 0;
+        bare.next = None;
+        let fixed = json_len(&bare) + NEXT_ROOM + SLACK;
+        let (drop, bytes) = fit_room(&mut self.rows, b.saturating_sub(fixed));
+        self.snapshot.content_truncated_lines += i64::try_from(drop).unwrap_or(i64::MAX);
+        self.content_truncated_bytes = bytes;
+        self.finish();
+    }
+}
+
+/// The visible screen and the pane's state, in one round trip.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+pub async fn snapshot(
+    server: &Server,
+    target: &Target,
+    max_lines: Option<usize>,
+) -> Result<PaneSnapshot, Error> {
+    let cap = Command::new("capture-pane").arg("-p").arg("-e");
+    let (rec, body) = state_and_text(server, target, PaneSnapshot::FIELDS, cap).await?;
+    let body = crate::term::plain_capture(&body);
+    let mut snap = PaneSnapshot::from_record(&rec, |id| server.is_caller(id));
+    let mut lines = text_lines(&body, false);
+    // Rows down to the cursor belong to the screen the program left
+    // (C29: blank lines printed above a prompt).
+    let rows = split_lines(&body).count();
+    let down_to_cursor = usize::try_from(snap.cursor_y.saturating_add(1))
+        .unwrap_or(0)
+        .min(rows);
+    if lines.len() < down_to_cursor {
+        lines.resize(down_to_cursor, String::new());
+    }
+    let cut = keep_tail(&mut lines, max_lines);
+    snap.content = lines.join("\n");
+    snap.content_truncated = cut > 0;
+    snap.content_truncated_lines = cut as i64;
+    Ok(snap)
+}
+
+/// One piece of a `display_message` format, owned: literal text, or a
+/// `#{name}` reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatPiece {
+    /// Text printed as is.
+    Literal(String),
+    /// `#{name}`.
+    Var(String),
+}
+
+/// `display_message`: literal text and `#{variable}` references expanded
+/// for a pane.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DisplayMessageRequest {
+    /// The pane (default: the active one).
+    pub pane: Selector,
+    /// The format, checked (plain references only; see
+    /// `mcp::args::tmux_format`).
+    pub format: Vec<FormatPiece>,
+}
+
+impl DisplayMessageRequest {
+    /// A request for `parts` (as `mcp::args::tmux_format` checks them).
+    pub fn new(pane: Selector, parts: &[Part<'_>]) -> DisplayMessageRequest {
+        let format = parts
+            .iter()
+            .map(|p| match p {
+                Part::Literal(t) => FormatPiece::Literal((*t).to_string()),
+                Part::Var(v) => FormatPiece::Var((*v).to_string()),
+            })
+            .collect();
+        DisplayMessageRequest { pane, format }
+    }
+}
+
+impl Op for DisplayMessageRequest {
+    type Response = TextResult;
+
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+    async fn run(self, server: &Server, _: Limit) -> Result<TextResult, Error> {
+        let target = server.resolve_pane(&self.pane).await?;
+        let parts: Vec<Part<'_>> = self
+            .format
+            .iter()
+            .map(|p| match p {
+                FormatPiece::Literal(t) => Part::Literal(t),
+                FormatPiece::Var(v) => Part::Var(v),
+            })
+            .collect();
+        Ok(TextResult {
+            result: display(server, &target, &parts).await?,
+            truncated_bytes: 0,
+        })
+    }
+}
+
+/// `display_message`'s result.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct TextResult {
+    /// The expanded text.
+    pub result: String,
+    /// Bytes cut from its end to fit the response budget.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated_bytes: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A format is read from its start: the head that fits is kept.
+impl Fit for TextResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        if json_len(self) <= b {
+            return;
+        }
+        let fixed = json_len(&TextResult {
+            result: String::new(),
+            truncated_bytes: usize::MAX,
+        });
+        let head = head_within(&self.result, b.saturating_sub(fixed)).len();
+        self.truncated_bytes = self.result.len() - head;
+        self.result.truncate(head);
+    }
+}
+
+/// Expands literal text and `#{variable}` references for a pane, as
+/// `display-message -p` would but without its `strftime()` pass (so `%`
+/// stays literal), with every literal character printed as given (`#`
+/// included), and with an error for a missing pane (it uses
+/// `list-panes -t`, not `display-message -t`, which passes silently).
+/// Values arrive in one record (see [`crate::control::format`]), so they
+/// come back exactly and cannot cut the answer.
+///
+/// `#{session_attached}` and `#{session_many_attached}` leave out
+/// tmuxwire's own control clients, as `list_sessions` does, so every tool
+/// gives one answer.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+pub async fn display(
+    server: &Server,
+    target: &Target,
+    parts: &[Part<'_>],
+) -> Result<String, Error> {
+    if parts
+        .iter()
+        .any(|p| matches!(p, Part::Var(v) if CLIENT_COUNTS.contains(v)))
+    {
+        return display_counted(server, target, parts).await;
+    }
+    let q = Query::from_parts(&[parts.to_vec()]);
+    let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
+    // The query has one field: the whole expansion.
+    let r = one_record(&q, &body, target)?;
+    Ok(r.0.into_iter().next().unwrap_or_default())
+}
+
+/// [`display`] for a format that counts a session's clients.
+///
+/// The format is split into fields: the pane's `#{session_id}` first,
+/// then runs of other parts, and each count on its own as the raw
+/// `#{session_attached}`. One round trip also lists the clients, and the
+/// counts are put back with tmuxwire's clients of that session
+/// subtracted.
+async fn display_counted(
+    server: &Server,
+    target: &Target,
+    parts: &[Part<'_>],
+) -> Result<String, Error> {
+    // Field kinds after the session id: `None` text, `Some(var)` a count.
+    let mut fields: Vec<Vec<Part<'_>>> = vec![vec![Part::Var("session_id")]];
+    let mut kinds: Vec<Option<&str>> = Vec::new();
+    for p in parts {
+        match p {
+            Part::Var(v) if CLIENT_COUNTS.contains(v) => {
+                fields.push(vec![Part::Var("session_attached")]);
+                kinds.push(Some(v));
+            }
+            other => match (kinds.last(), fields.last_mut()) {
+                (Some(None), Some(f)) => f.push(other.clone()),
+                _ => {
+                    fields.push(vec![other.clone()]);
+                    kinds.push(None);
+                }
+            },
+        }
+    }
+    let q = Query::from_parts(&fields);
+    let (body, ours) = super::list::with_own_clients(server, pane_lookup(target, &q)).await?;
+    // The fields in the order built above: the session, then one value
+    // per kind.
+    let mut values = one_record(&q, &body, target)?.0.into_iter();
+    let session = values.next().unwrap_or_default();
+    let mine = ours.get(&session).copied().unwrap_or(0);
+    let mut out = String::new();
+    for (kind, value) in kinds.iter().zip(values) {
+        match (kind, value.trim().parse::<i64>()) {
+            (Some("session_many_attached"), Ok(n)) => {
+                out.push_str(if n - mine > 1 { "1" } else { "0" });
+            }
+            (Some(_), Ok(n)) => out.push_str(&(n - mine).max(0).to_string()),
+            _ => out.push_str(&value),
+        }
+    }
+    Ok(out)
+}
+
+/// Format variables that count a session's clients, and so would count
+/// tmuxwire's own control clients.
+const CLIENT_COUNTS: &[&str] = &["session_attached", "session_many_attached"];
+
+/// Drops whole lines from the front of `lines` until they fit in `max`
+/// bytes joined; returns how many lines and bytes were dropped.
+fn fit_bytes(lines: &mut Vec<String>, max: usize) -> (usize, usize) {
+    let mut total: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut drop = 0;
+    let mut bytes = 0;
+    while total > max && drop < lines.len() {
+        total -= lines[drop].len() + 1;
+        bytes += lines[drop].len() + 1;
+        drop += 1;
+    }
+    lines.drain(..drop);
+    (drop, bytes)
+}
+
+/// Keeps the newest `lines` that take at most `room` bytes as JSON text
+/// (joined with `\n`). When not even the newest line fits, the end of it
+/// that fits is kept. Returns how many whole lines were dropped and how
+/// many bytes of text (their newlines included) were cut.
+pub fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
+    let drop = drop_for_tail(lines, room);
+    if drop == 0 {
+        return (0, 0);
+    }
+    if drop == lines.len() {
+        let Some(last) = lines.pop() else {
+            return (0, 0);
+        };
+        let whole = lines.len();
+        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let tail = tail_within(&last, room).to_string();
+        bytes += last.len() - tail.len();
+        *lines = vec![tail];
+        return (whole, bytes);
+    }
+    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
+    lines.drain(..drop);
+    (drop, bytes)
+}
+
+/// Text `lines` joined, with libtmux-mcp's truncation header when
+/// `truncated > 0`.
+fn joined(lines: &[String], truncated: usize) -> String {
+    let body = lines.join("\n");
+    if truncated == 0 {
+        return body;
+    }
+    format!("[... truncated {truncated} lines ...]\n{body}")
+}
+
+/// Room the header `joined` adds at most, in JSON bytes.
+const HEADER_ROOM: usize = "[... truncated 18446744073709551615 lines ...]\\n".len();
+
+/// Room a [`Next`] takes at most, in JSON bytes, beyond `null`.
+const NEXT_ROOM: usize = 128;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_header() {
+        let lines: Vec<String> = (0..3).map(|i| i.to_string()).collect();
+        assert_eq!(joined(&lines, 0), "0\n1\n2");
+        assert_eq!(joined(&lines, 7), "[... truncated 7 lines ...]\n0\n1\n2");
+        let mut big: Vec<String> = (0..3).map(|_| "x".repeat(MAX_TEXT_BYTES / 2)).collect();
+        assert_eq!(fit_bytes(&mut big, MAX_TEXT_BYTES), (2, MAX_TEXT_BYTES + 2));
+        assert_eq!(big.len(), 1);
+        let mut l: Vec<String> = ["aa", "bbb", "cc"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(fit_room(&mut l, 100), (0, 0));
+        assert_eq!(fit_room(&mut l, 6), (2, 7));
+        let mut l: Vec<String> = ["aa", "bbb", "cc"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(fit_room(&mut l, 7), (1, 3));
+        assert_eq!(l, ["bbb", "cc"]);
+        // Not even the newest line fits: its end is kept.
+        assert_eq!(fit_room(&mut l, 1), (1, 5));
+        assert_eq!(l, ["c"]);
+    }
+
+    #[test]
+    fn first_rows() {
+        let req = |start: Option<i64>, end: Option<i64>| CapturePaneRequest {
+            start: start.map(LineNo),
+            end: end.map(LineNo),
+            ..CapturePaneRequest::default()
+        };
+        assert_eq!(first_row(&req(None, None), 100, 24), 0);
+        assert_eq!(first_row(&req(Some(-500), None), 100, 24), -100);
+        assert_eq!(first_row(&req(Some(5), Some(2)), 100, 24), 2);
+        assert_eq!(first_row(&req(None, Some(-3)), 100, 24), -3);
+    }
+}

@@ -1,0 +1,1053 @@
+//! Waits on output: `wait_for_text`, `capture_since`, `run_command`.
+//!
+//! Each follows one pane on its mirrored copy ([`crate::mirror`]) and
+//! wakes on the pane's `%output`, never by polling. The pane is seeded on
+//! first use (one command line) and checked with tmux before the answer
+//! ([`follow`]). The requests are checked when they are built: patterns
+//! compiled once, a cursor decoded, a command checked
+//! ([`check_command`]); the wait ceiling of the MCP tools is the caller's
+//! business (the CLI waits as long as it is told).
+//!
+//! The answers and the pure parts (cursors, masks of typed input, the
+//! caps of a wait's lines) are [`crate::tmux::follow`]'s.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::fit::{Fit, Limit, json_len};
+use super::{Op, Server};
+use crate::control::{Command, PaneId, Target, TargetKind};
+use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
+use crate::mirror::follow::{Since, Spot, cursor_spot, lines_since, text_between};
+use crate::mirror::marks::{self, MarkKind};
+use crate::mirror::pane::{Mark, TypedFrom};
+use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
+use crate::search::Pattern;
+use crate::term::{LineIndex, Term, fingerprint};
+use crate::tmux::follow::{
+    CaptureSinceResult, Entry, Outcome, RunCommandResult, SinceCursor, Typing, WaitForTextResult,
+    cap_lines, check_command, cursor_among, drop_typeahead, find_line, first_match, line_text,
+    lossy, matches_outside, merge_ranges, wake_at,
+};
+use crate::tmux::{Error, PaneScope, Selector};
+
+crate::record! {
+    /// A followed pane, as `list-panes` prints it: what the mirror keeps
+    /// about it ([`PaneMeta`]) and its program's pid.
+    struct FollowedRow {
+        pane_id: String = "pane_id",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        window_index: String = "window_index",
+        pane_index: String = "pane_index",
+        pane_current_command: String = "pane_current_command",
+        pane_tty: String = "pane_tty",
+        pane_pid: Option<i64> = "pane_pid",
+        pane_current_path: String = "pane_current_path",
+    }
+}
+
+/// A pane the mirror follows, as tmux listed it just now.
+struct Followed {
+    pane: Arc<PaneMirror>,
+    pid: u32,
+}
+
+/// `wait_for_text`: wait until new output of a pane matches (see
+/// [`wait_for_text`]).
+#[derive(Clone)]
+pub struct WaitForTextRequest {
+    /// The pane (a window or session: its active pane).
+    pub pane: Selector,
+    /// Patterns to wait for; `None`: any new output.
+    pub patterns: Option<Vec<Arc<Pattern>>>,
+    /// Patterns that end the wait early (checked before `patterns`).
+    pub stop: Vec<Arc<Pattern>>,
+    /// How long to wait.
+    pub timeout: Duration,
+    /// Where to report progress (seconds waited of the timeout).
+    pub progress: Option<Progress>,
+}
+
+crate::fits_whole!(WaitForTextResult);
+
+impl Op for WaitForTextRequest {
+    type Response = WaitForTextResult;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<WaitForTextResult, Error> {
+        let pane = pane_id(server, &self.pane).await?;
+        wait_for_text(server, pane, &self).await
+    }
+}
+
+/// `capture_since`: the lines of a pane that are new since a cursor (see
+/// [`capture_since`]).
+#[derive(Clone, Debug)]
+pub struct CaptureSinceRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// Where the previous answer stopped; `None`: the visible screen.
+    pub cursor: Option<SinceCursor>,
+    /// Lines kept (the newest).
+    pub max_lines: usize,
+    /// Bytes kept (whole lines, the newest).
+    pub max_bytes: usize,
+}
+
+impl CaptureSinceRequest {
+    /// A request for `pane` after `cursor` (decoded from the text a
+    /// previous answer gave, [`SinceCursor::decode`]). Without a pane,
+    /// session or window named, the cursor's pane.
+    pub fn new(
+        mut pane: Selector,
+        cursor: Option<SinceCursor>,
+        max_lines: usize,
+        max_bytes: usize,
+    ) -> CaptureSinceRequest {
+        if let Some(c) = &cursor
+            && pane == Selector::default()
+        {
+            pane.pane_id = Some(c.pane);
+        }
+        CaptureSinceRequest {
+            pane,
+            cursor,
+            max_lines,
+            max_bytes,
+        }
+    }
+}
+
+impl Op for CaptureSinceRequest {
+    type Response = CaptureSinceResult;
+
+    async fn run(self, server: &Server, limit: Limit) -> Result<CaptureSinceResult, Error> {
+        let pane = pane_id(server, &self.pane).await?;
+        // The byte limit also keeps the answer within the response limit
+        // (escaping can make a line's JSON longer than its text; the fit
+        // makes sure).
+        let cap = limit
+            .get()
+            .map_or(usize::MAX, |b| b.saturating_sub(4096) / 2);
+        capture_since(
+            server,
+            pane,
+            self.cursor.as_ref(),
+            self.max_lines,
+            self.max_bytes.min(cap),
+        )
+        .await
+    }
+}
+
+impl Fit for CaptureSinceResult {
+    /// Leaves out the oldest lines (an eighth at a time) until the answer
+    /// fits, counting them in `truncated_lines` and `truncated_bytes`.
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        while json_len(self) > b && !self.lines.is_empty() {
+            let n = self.lines.len().div_ceil(8);
+            for l in self.lines.drain(..n) {
+                self.truncated_bytes += l.len();
+                self.truncated_lines += 1;
+            }
+            self.truncated = true;
+        }
+    }
+}
+
+/// `run_command`: type a command at a pane's shell prompt and wait for it
+/// (see [`run_command`]).
+#[derive(Clone)]
+pub struct RunCommandRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// The shell command (may span lines).
+    pub command: String,
+    /// How long to wait for it.
+    pub timeout: Duration,
+    /// Lines of output kept (the newest); `None`: all, within the
+    /// response limit.
+    pub max_lines: Option<usize>,
+    /// Type a leading space, so shells with `ignorespace` keep the
+    /// command out of their history.
+    pub suppress_history: bool,
+    /// Send C-c when the time runs out.
+    pub interrupt_on_timeout: bool,
+    /// Where to report progress.
+    pub progress: Option<Progress>,
+}
+
+impl RunCommandRequest {
+    /// A run of `command` in `pane` for at most `timeout`; the other
+    /// fields at their defaults (all output, in history, no C-c).
+    ///
+    /// # Errors
+    ///
+    /// As [`check_command`] (with `suppress_history` false).
+    pub fn new(pane: Selector, command: String, timeout: Duration) -> Result<Self, Error> {
+        check_command(&command, false)?;
+        Ok(RunCommandRequest {
+            pane,
+            command,
+            timeout,
+            max_lines: None,
+            suppress_history: false,
+            interrupt_on_timeout: false,
+            progress: None,
+        })
+    }
+}
+
+impl Op for RunCommandRequest {
+    type Response = RunCommandResult;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
+        check_command(&self.command, self.suppress_history)?;
+        let pane = pane_id(server, &self.pane).await?;
+        run_command(server, pane, &self).await
+    }
+}
+
+impl Fit for RunCommandResult {
+    /// Leaves out the oldest output lines (an eighth at a time) until the
+    /// answer fits, counting them in `output_truncated_lines`.
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        while json_len(self) > b && !self.output.is_empty() {
+            let n = self.output.len().div_ceil(8);
+            self.output.drain(..n);
+            self.output_truncated_lines += n;
+            self.output_truncated = true;
+        }
+    }
+}
+
+/// The id of the pane `sel` names (a window or session: its active pane;
+/// one round trip then).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); connection
+/// errors.
+pub async fn pane_id(server: &Server, sel: &Selector) -> Result<PaneId, Error> {
+    let target = server.resolve_pane(sel).await?;
+    if let Target::Pane(p) = target {
+        return Ok(p);
+    }
+    let info = super::info::pane_info(server, &target).await?;
+    info.pane_id
+        .parse()
+        .map_err(|_| Error::not_found(format!("can't find pane: {target}")))
+}
+
+/// Makes sure the mirror follows `pane` and tmux has just confirmed
+/// its copy.
+async fn follow(
+    server: &Server,
+    pane: PaneId,
+    progress: Option<&Progress>,
+) -> Result<Followed, Error> {
+    let Some(m) = server.mirror().await else {
+        // Distinguish a server that is gone from a mirror turned off.
+        server.connect().await?;
+        return Err(Error::unsupported(
+            "this tool follows the pane's output and needs the pane mirror, which is off",
+        ));
+    };
+    let target = Target::Pane(pane);
+    let recs = super::list::pane_records(
+        server,
+        &PaneScope::Window(target.clone()),
+        FollowedRow::FIELDS,
+    )
+    .await?;
+    let pane_str = pane.to_string();
+    let row = recs
+        .iter()
+        .map(FollowedRow::from_record)
+        .find(|r| r.pane_id == pane_str)
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+    let session = row
+        .session_id
+        .parse()
+        .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
+    let pid = row
+        .pane_pid
+        .and_then(|p| u32::try_from(p).ok())
+        .unwrap_or(0);
+    let meta = PaneMeta {
+        session_id: row.session_id,
+        session_name: row.session_name,
+        window_id: row.window_id,
+        window_name: row.window_name,
+        window_index: row.window_index,
+        pane_index: row.pane_index,
+        pane_current_command: row.pane_current_command,
+        pane_tty: row.pane_tty,
+        pane_current_path: row.pane_current_path,
+    };
+    let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
+    let p = m
+        .pane(pane)
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+    let usable = confirmed.contains(&pane) || p.view().status() == Status::Dead;
+    if !usable || p.view().term().is_none() {
+        return Err(Error::timeout(format!(
+            "tmuxwire could not follow pane {pane}: its copy was not confirmed by tmux in time \
+             (the pane may be printing faster than tmux sends its output)"
+        )));
+    }
+    Ok(Followed { pane: p, pid })
+}
+
+/// Waits until new output of `pane` matches (see the module docs and
+/// [`WaitForTextResult`]).
+///
+/// Lines count as new when they come after the line the cursor was on
+/// when the wait began. That line itself counts only if it was empty
+/// then: a line holding a prompt is where a command typed just before
+/// echoes, and the echo is not output (public case C13). Every echo
+/// of text tmuxwire typed into the pane (typeahead the tty echoed
+/// while the program was busy, a line editor's later redraws, at any
+/// column, over several rows, or still being drawn) is masked out of
+/// the lines looked at ([`crate::mirror::echo`]), and patterns match
+/// only in what is left, each part on its own. Each change of the copy
+/// wakes the wait; only the lines that changed (and the line before
+/// the cursor's, which an echo may carry over into it) are matched
+/// again.
+///
+/// # Errors
+///
+/// A missing pane; the mirror being off; connection errors.
+pub async fn wait_for_text(
+    server: &Server,
+    pane: PaneId,
+    req: &WaitForTextRequest,
+) -> Result<WaitForTextResult, Error> {
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    let f = follow(server, pane, None).await?;
+    let mut typing = Typing::new(pane);
+    typing.refresh(&server.typed);
+
+    // The state at entry.
+    let typed = f.pane.typed_from();
+    let (entry_line, entry, matched_at_entry) = {
+        let st = f.pane.view();
+        let Some(t) = st.term() else {
+            return Err(Error::not_found(format!("can't find pane: {pane}")));
+        };
+        entry_state(
+            t,
+            st.epoch(),
+            &typing.echoes,
+            req.patterns.as_deref(),
+            typed,
+        )
+    };
+    // Subscribed after the entry state was read: a change in between
+    // is seen by the first look below; later ones wake the wait.
+    let mut rx = f.pane.subscribe();
+    let mut w = Wait::new(req, entry_line, entry);
+    let mut dead;
+    loop {
+        typing.refresh(&server.typed);
+        {
+            let st = f.pane.view();
+            dead = st.status() == Status::Dead;
+            if let Some(t) = st.term()
+                && matches!(st.status(), Status::Live | Status::Dead)
+            {
+                w.look(t, st.epoch(), &typing.echoes);
+            }
+        }
+        if w.outcome.is_some() || dead {
+            break;
+        }
+        if let Some(p) = &req.progress {
+            let waited = started.elapsed().as_secs();
+            p(waited, req.timeout.as_secs().max(1), "waiting for output");
+        }
+        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
+        {
+            Ok(Ok(())) => {}
+            // The copy is gone (mirror stopped).
+            Ok(Err(_)) => break,
+            // The time is up, or a progress tick is due.
+            Err(_) if tokio::time::Instant::now() >= deadline => break,
+            Err(_) => {}
+        }
+    }
+    let mut r = w.finish(pane, matched_at_entry, dead);
+    r.elapsed_seconds = started.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+/// Where a wait begins on `t` (the copy at `epoch`): the entry line, how
+/// it is treated, and whether one of `patterns` already matches the
+/// visible screen. `typed`: where tmuxwire last began typing into the
+/// pane.
+fn entry_state(
+    t: &Term,
+    epoch: u64,
+    echoes: &Echoes,
+    patterns: Option<&[Arc<Pattern>]>,
+    typed: Option<TypedFrom>,
+) -> (LineIndex, Entry, bool) {
+    let spot = cursor_spot(t);
+    let since = lines_since(t, spot.line, 0);
+    let screen: Vec<_> = t.screen_logical_lines().collect();
+    let window: Vec<Line<'_>> = screen
+        .iter()
+        .map(|l| Line {
+            index: l.index,
+            text: &l.text,
+        })
+        .collect();
+    let masks = echoes.mask(
+        &window,
+        cursor_among(t, &window, spot, echoes),
+        (!t.alternate_on()).then_some(epoch),
+    );
+    let at_entry = patterns.is_some_and(|ps| {
+        window
+            .iter()
+            .zip(&masks)
+            .any(|(l, m)| ps.iter().any(|p| matches_outside(p, l.text, m)))
+    });
+    // Input tmuxwire typed in the last seconds: what the pane printed
+    // from that line on answers it, even if it came before this wait (a
+    // fast command typed by send_keys just before).
+    match typed {
+        Some(from) if from.epoch == epoch && from.line < spot.line => {
+            let entry = if from.had_text {
+                Entry::Echo
+            } else {
+                Entry::Whole
+            };
+            (from.line, entry, at_entry)
+        }
+        _ if since.partial.is_empty() => (spot.line, Entry::Whole, at_entry),
+        _ => (spot.line, Entry::After(since.partial), at_entry),
+    }
+}
+
+/// Lines to match, each with its masked ranges.
+type Candidates = Vec<(Vec<u8>, Vec<Range<usize>>)>;
+
+/// A wait in progress: what it has looked at and found.
+struct Wait<'r> {
+    req: &'r WaitForTextRequest,
+    entry_line: LineIndex,
+    entry: Entry,
+    /// Lines before `checked` (other than the entry line and the
+    /// cursor's) have been looked at already; the last of them is looked
+    /// at again while the cursor's line follows it, as an echo carried
+    /// over a line break is told by the line after it.
+    checked: LineIndex,
+    entry_done: bool,
+    /// The last complete line looked at, and whether it was output.
+    last_seen: Option<(LineIndex, bool)>,
+    tail: VecDeque<String>,
+    partial_now: String,
+    matched: VecDeque<String>,
+    saw_new_output: bool,
+    outcome: Option<Outcome>,
+    matched_index: Option<usize>,
+    alternate: bool,
+}
+
+impl<'r> Wait<'r> {
+    fn new(req: &'r WaitForTextRequest, entry_line: LineIndex, entry: Entry) -> Wait<'r> {
+        Wait {
+            req,
+            entry_line,
+            entry,
+            checked: entry_line + 1,
+            entry_done: false,
+            last_seen: None,
+            tail: VecDeque::new(),
+            partial_now: String::new(),
+            matched: VecDeque::new(),
+            saw_new_output: false,
+            outcome: None,
+            matched_index: None,
+            alternate: false,
+        }
+    }
+
+    /// Looks at the copy `t` (at `epoch`) once: the lines new since the
+    /// last look, matched outside the echoes of typed input.
+    fn look(&mut self, t: &Term, epoch: u64, echoes: &Echoes) {
+        self.alternate = t.alternate_on();
+        let candidates = if self.alternate {
+            self.partial_now.clear();
+            screen_candidates(t, echoes)
+        } else {
+            self.new_lines(t, epoch, echoes)
+        };
+        self.match_candidates(&candidates);
+        if self.alternate {
+            self.tail = candidates.iter().map(|(c, _)| lossy(c)).collect();
+            while self.tail.back().is_some_and(String::is_empty) {
+                self.tail.pop_back();
+            }
+            cap_lines(&mut self.tail);
+        }
+    }
+
+    /// The lines of the main screen not looked at yet (and the cursor's),
+    /// noted in `tail` and `partial_now`: the output among them, masked.
+    fn new_lines(&mut self, t: &Term, epoch: u64, echoes: &Echoes) -> Candidates {
+        let spot = cursor_spot(t);
+        let mut candidates = Candidates::new();
+        let from = if self.entry_done {
+            LineIndex(self.checked.0.saturating_sub(1)).max(self.entry_line)
+        } else {
+            self.entry_line
+        };
+        let since = lines_since(t, from, usize::MAX);
+        let mut all: Vec<(LineIndex, Vec<u8>, bool)> = since
+            .lines
+            .into_iter()
+            .enumerate()
+            .map(|(k, l)| (since.first + k as u64, l, true))
+            .collect();
+        all.push((since.cursor_line, since.partial, false));
+        let masks = {
+            let window: Vec<Line<'_>> = all
+                .iter()
+                .map(|(i, text, _)| Line { index: *i, text })
+                .collect();
+            let cursor = cursor_among(t, &window, spot, echoes);
+            echoes.mask(&window, cursor, Some(epoch))
+        };
+        let mut seen = None;
+        for ((i, text, complete), mut mask) in all.into_iter().zip(masks) {
+            // The entry line is new output the first time it is
+            // complete; other complete lines, the first time they are
+            // past `checked`.
+            let mut again = complete && i < self.checked;
+            if i == self.entry_line {
+                again = complete && self.entry_done;
+                self.entry_done |= complete;
+                match &self.entry {
+                    // The prompt line where tmuxwire typed: its echo, not
+                    // output.
+                    Entry::Echo => continue,
+                    // A line that held text when the wait began (a
+                    // prompt, or output still being written): only what
+                    // was added since.
+                    Entry::After(before) => {
+                        if text.len() <= before.len() || !text.starts_with(before) {
+                            continue;
+                        }
+                        mask.insert(0, 0..before.len());
+                        merge_ranges(&mut mask);
+                    }
+                    Entry::Whole => {}
+                }
+            }
+            let output = has_unmasked_text(&text, &mask);
+            if complete {
+                seen = Some((i, output));
+                // Looked at before: new output only if it was all echo
+                // then (its next line has shown it is not).
+                let fresh = !again || self.last_seen.is_some_and(|(l, was)| l == i && !was);
+                if output && fresh {
+                    self.saw_new_output = true;
+                    self.tail.push_back(lossy(&text));
+                }
+            } else if output {
+                self.saw_new_output = true;
+                self.partial_now = lossy(&text);
+            } else {
+                self.partial_now.clear();
+            }
+            if output {
+                candidates.push((text, mask));
+            }
+        }
+        if seen.is_some() {
+            self.last_seen = seen;
+        }
+        self.checked = self.checked.max(since.cursor_line);
+        cap_lines(&mut self.tail);
+        candidates
+    }
+
+    /// Matches `candidates`: stop patterns first, then the patterns (or
+    /// any output), setting the outcome when one is reached.
+    fn match_candidates(&mut self, candidates: &Candidates) {
+        let req = self.req;
+        if let Some((i, line)) = first_match(&req.stop, candidates) {
+            self.outcome = Some(Outcome::Stopped);
+            self.matched_index = Some(i);
+            self.matched.push_back(lossy(line));
+        } else if let Some(ps) = &req.patterns {
+            for (c, m) in candidates {
+                if let Some(i) = ps.iter().position(|p| matches_outside(p, c, m)) {
+                    self.matched_index.get_or_insert(i);
+                    self.matched.push_back(lossy(c));
+                }
+            }
+            if !self.matched.is_empty() {
+                self.outcome = Some(Outcome::Matched);
+            }
+        } else if self.saw_new_output && !self.alternate {
+            self.outcome = Some(Outcome::AnyOutput);
+        }
+    }
+
+    /// The answer once the wait ends (`elapsed_seconds` left at 0 for the
+    /// caller).
+    fn finish(mut self, pane: PaneId, matched_at_entry: bool, dead: bool) -> WaitForTextResult {
+        if !self.partial_now.is_empty() {
+            self.tail.push_back(std::mem::take(&mut self.partial_now));
+            cap_lines(&mut self.tail);
+        }
+        cap_lines(&mut self.matched);
+        let outcome = self.outcome.unwrap_or(if self.alternate {
+            Outcome::AlternateScreen
+        } else {
+            Outcome::Timeout
+        });
+        WaitForTextResult {
+            found: matches!(outcome, Outcome::Matched | Outcome::AnyOutput),
+            outcome,
+            matched_index: self.matched_index,
+            matched_lines: self.matched.into(),
+            tail: self.tail.into(),
+            saw_new_output: self.saw_new_output,
+            matched_at_entry,
+            alternate_screen: self.alternate,
+            pane_id: pane.to_string(),
+            elapsed_seconds: 0.0,
+            effective_timeout: self.req.timeout.as_secs_f64(),
+            pane_dead: dead,
+        }
+    }
+}
+
+/// The alternate screen's lines, masked: redrawn, not appended to, so
+/// looked at afresh each time.
+fn screen_candidates(t: &Term, echoes: &Echoes) -> Candidates {
+    let spot = cursor_spot(t);
+    let screen: Vec<_> = t.screen_logical_lines().collect();
+    let window: Vec<Line<'_>> = screen
+        .iter()
+        .map(|l| Line {
+            index: l.index,
+            text: &l.text,
+        })
+        .collect();
+    let masks = echoes.mask(&window, cursor_among(t, &window, spot, echoes), None);
+    window
+        .iter()
+        .zip(masks)
+        .map(|(l, m)| (l.text.to_vec(), m))
+        .collect()
+}
+
+/// The lines of `pane` that are new since `cursor` (see
+/// [`CaptureSinceResult`]); without a cursor, the visible screen's
+/// complete lines.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a cursor of another pane or server,
+/// or of a pane that was respawned; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a pane
+/// that is gone and whose lines have all been returned.
+pub async fn capture_since(
+    server: &Server,
+    pane: PaneId,
+    cursor: Option<&SinceCursor>,
+    max_lines: usize,
+    max_bytes: usize,
+) -> Result<CaptureSinceResult, Error> {
+    let started = Instant::now();
+    let f = follow(server, pane, None).await?;
+    let server_pid = server.mirrored_server_pid().await.unwrap_or(0);
+    if let Some(c) = cursor {
+        check_cursor(c, server_pid, pane, f.pid)?;
+    }
+    // A snapshot: finding the cursor's line may walk the history.
+    let st = f.pane.snapshot();
+    let dead = st.status() == Status::Dead;
+    let Some(t) = st.term() else {
+        return Err(Error::not_found(format!("can't find pane: {pane}")));
+    };
+    let alternate = t.alternate_on();
+    let (from, mut missed) = resume_from(t, cursor, alternate);
+    let Since {
+        first,
+        lines,
+        cursor_line,
+        partial,
+    } = if alternate && cursor.is_some() {
+        Since {
+            first: from,
+            lines: Vec::new(),
+            cursor_line: from,
+            partial: Vec::new(),
+        }
+    } else {
+        lines_since(t, from, max_lines)
+    };
+    if first > from {
+        let trimmed = from < t.history().first_index();
+        missed |= trimmed;
+    }
+    if dead && lines.is_empty() && cursor.is_some() {
+        return Err(Error::not_found(format!(
+            "pane {pane} is dead and all of its output has been returned"
+        )));
+    }
+    let mut truncated_lines =
+        (cursor_line.0.saturating_sub(from.0) as usize).saturating_sub(lines.len());
+    let (out, dropped, truncated_bytes) = keep_bytes(&lines, max_bytes);
+    truncated_lines += dropped;
+    let next = if alternate && cursor.is_some() {
+        from
+    } else {
+        cursor_line
+    };
+    let hash = if next.0 == 0 {
+        0
+    } else {
+        line_text(t, LineIndex(next.0 - 1)).map_or(0, |l| fingerprint(&l))
+    };
+    let new_cursor = SinceCursor {
+        server_pid,
+        pane,
+        pane_pid: f.pid,
+        next,
+        hash,
+    };
+    Ok(CaptureSinceResult {
+        pane_id: pane.to_string(),
+        cursor: new_cursor.encode(),
+        lines: out.into(),
+        partial_line: lossy(&partial),
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        lines_missed: missed,
+        truncated: truncated_lines > 0,
+        truncated_lines,
+        truncated_bytes,
+        alternate_screen: alternate,
+        pane_dead: dead,
+    })
+}
+
+/// Checks that cursor `c` continues this copy: the same server, the pane
+/// asked for, the same program (`pane_pid`; 0 when unknown).
+fn check_cursor(
+    c: &SinceCursor,
+    server_pid: u32,
+    pane: PaneId,
+    pane_pid: u32,
+) -> Result<(), Error> {
+    if c.server_pid != server_pid {
+        return Err(Error::invalid(
+            "cursor",
+            "the cursor is from another tmux server (or the server was restarted)",
+            "a cursor returned by capture_since on this server, or null to start over",
+        ));
+    }
+    if c.pane != pane {
+        return Err(Error::invalid(
+            "cursor",
+            format!(
+                "cursor pane {} does not match requested pane {pane}",
+                c.pane
+            ),
+            "the pane the cursor came from, or no target (the cursor's pane is used)",
+        ));
+    }
+    if pane_pid != 0 && c.pane_pid != pane_pid {
+        return Err(Error::invalid(
+            "cursor",
+            format!(
+                "pane {pane} was respawned (pid {} -> {}); its earlier output is gone",
+                c.pane_pid, pane_pid
+            ),
+            "null, to start over from the visible screen",
+        ));
+    }
+    Ok(())
+}
+
+/// The first line of `t` a `capture_since` after `cursor` returns, and
+/// whether lines between the cursor and it are gone (trimmed or cleared
+/// history, or a copy the cursor's line is no longer found in).
+fn resume_from(t: &Term, cursor: Option<&SinceCursor>, alternate: bool) -> (LineIndex, bool) {
+    let mut missed = false;
+    let from = match cursor {
+        None => t.history().end_index(),
+        Some(_) if alternate => cursor_spot(t).line,
+        Some(c) => {
+            let agrees = c.next.0 == 0
+                || line_text(t, LineIndex(c.next.0 - 1)).map(|l| fingerprint(&l)) == Some(c.hash);
+            if agrees || c.next < t.history().first_index() {
+                missed = c.next < t.history().first_index();
+                c.next
+            } else {
+                match find_line(t, c.hash, c.next) {
+                    Some(i) => i + 1,
+                    None => {
+                        missed = true;
+                        t.history().end_index()
+                    }
+                }
+            }
+        }
+    };
+    (from, missed)
+}
+
+/// `lines` as text, without as many of the oldest (whole lines) as it
+/// takes to hold at most `max_bytes` (line breaks not counted): the lines
+/// kept, and the lines and bytes left out.
+fn keep_bytes(lines: &[Vec<u8>], max_bytes: usize) -> (VecDeque<String>, usize, usize) {
+    let mut out: VecDeque<String> = lines.iter().map(|l| lossy(l)).collect();
+    let (mut dropped, mut bytes) = (0, 0);
+    let mut total: usize = out.iter().map(String::len).sum();
+    while total > max_bytes
+        && let Some(l) = out.pop_front()
+    {
+        total -= l.len();
+        bytes += l.len();
+        dropped += 1;
+    }
+    (out, dropped, bytes)
+}
+
+/// Types `req.command` into the shell in `pane`, waits for it to end,
+/// and returns its exit status and its own output (see
+/// [`RunCommandResult`]).
+///
+/// The shell is given
+/// `printf <start mark>; (⏎<command>⏎); printf <end mark> "$?"` and
+/// Enter ([`crate::mirror::marks`]): the output is exactly the text
+/// between the two marks, so neither the echo of what was typed nor
+/// the prompt is part of it. The command runs in a subshell: `cd` and
+/// `export` do not outlast it. Commands for one pane run one at a
+/// time, in the order they were asked for. The shell must be a POSIX
+/// shell at its prompt.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for an empty command, or a multi-line
+/// one with `suppress_history`; a missing pane; connection errors.
+pub async fn run_command(
+    server: &Server,
+    pane: PaneId,
+    req: &RunCommandRequest,
+) -> Result<RunCommandResult, Error> {
+    let started = Instant::now();
+    check_command(&req.command, req.suppress_history)?;
+    let f = follow(server, pane, req.progress.as_ref()).await?;
+    if f.pane.view().status() == Status::Dead {
+        return Err(Error::not_found(format!(
+            "pane {pane} is dead: there is no shell to run the command in"
+        )));
+    }
+    let lock = f.pane.run_lock();
+    let _turn = lock.lock().await;
+    let nonce = crate::nonce::u128();
+    let mut rx = f.pane.subscribe();
+    let typed = typed_line(req, nonce);
+    let target = Target::Pane(pane);
+    // Noted before it is sent: what is typed into the pane from now on
+    // (numbered after `typed_upto`) can only be typeahead echoed while
+    // the command runs.
+    let typed_upto = server.note_typed(
+        &pane.to_string(),
+        typed.as_bytes(),
+        true,
+        f.pane.cursor_origin(),
+    );
+    let cmds = [
+        Command::new("send-keys")
+            .target(&target, TargetKind::Pane)
+            .arg("-l")
+            .arg("--")
+            .arg(&typed),
+        Command::new("send-keys")
+            .target(&target, TargetKind::Pane)
+            .arg("Enter"),
+    ];
+    for out in server.run_all(&cmds).await? {
+        out.into_result()?;
+    }
+    let timed_out = wait_for_end(&f, &mut rx, nonce, req, started).await;
+    let limit = req.max_lines.unwrap_or(usize::MAX);
+    let (end, output, omitted, complete, began) = {
+        // A snapshot: the command's output may be long.
+        let st = f.pane.snapshot();
+        read_output(&st, nonce, limit)
+    };
+    // What it printed so far is read before C-c, whose echo is not output.
+    let mut interrupted = false;
+    if timed_out && req.interrupt_on_timeout {
+        let c_c = Command::new("send-keys")
+            .target(&target, TargetKind::Pane)
+            .arg("C-c");
+        server.run(&c_c).await?.into_result()?;
+        interrupted = true;
+    }
+    let exit_status = match end.map(|e| e.kind) {
+        Some(MarkKind::End(s)) => Some(s),
+        _ => None,
+    };
+    let output = drop_typeahead(&server.typed.since(pane, typed_upto), output, end.is_none());
+    let mut output: Vec<String> = output.iter().map(|l| lossy(l)).collect();
+    if timed_out {
+        while output.last().is_some_and(String::is_empty) {
+            output.pop();
+        }
+    }
+    Ok(RunCommandResult {
+        pane_id: pane.to_string(),
+        exit_status,
+        timed_out: exit_status.is_none() && timed_out,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        output,
+        output_truncated: omitted > 0,
+        output_truncated_lines: omitted,
+        effective_timeout: req.timeout.as_secs_f64(),
+        interrupted,
+        output_complete: complete && (exit_status.is_some() || timed_out),
+        note: note(timed_out, began, interrupted),
+    })
+}
+
+/// Waits until the run `nonce` in `f` shows its end mark or the pane
+/// dies (false), or the time runs out (true); woken by `rx`.
+async fn wait_for_end(
+    f: &Followed,
+    rx: &mut tokio::sync::watch::Receiver<u64>,
+    nonce: u128,
+    req: &RunCommandRequest,
+    started: Instant,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    loop {
+        {
+            let st = f.pane.view();
+            if find_mark(&st, nonce, is_end).is_some() || st.status() == Status::Dead {
+                return false;
+            }
+        }
+        if let Some(p) = &req.progress {
+            p(
+                started.elapsed().as_secs(),
+                req.timeout.as_secs().max(1),
+                "waiting for the command",
+            );
+        }
+        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
+        {
+            Ok(Ok(())) => {}
+            Err(_) if tokio::time::Instant::now() < deadline => {}
+            Ok(Err(_)) | Err(_) => {
+                return true;
+            }
+        }
+    }
+}
+
+/// What the shell is given for `req.command` (see [`run_command`]).
+fn typed_line(req: &RunCommandRequest, nonce: u128) -> String {
+    format!(
+        "{}printf '{}'; (\n{}\n); printf '{}' \"$?\"",
+        if req.suppress_history { " " } else { "" },
+        marks::start_printf(nonce),
+        req.command,
+        marks::end_printf(nonce),
+    )
+}
+
+fn is_start(k: MarkKind) -> bool {
+    k == MarkKind::Start
+}
+
+fn is_end(k: MarkKind) -> bool {
+    matches!(k, MarkKind::End(_))
+}
+
+/// The newest mark of the run `nonce` of a kind `kind` accepts.
+fn find_mark(st: &PaneState, nonce: u128, kind: fn(MarkKind) -> bool) -> Option<Mark> {
+    st.marks()
+        .rev()
+        .find(|m| m.nonce == nonce && kind(m.kind))
+        .copied()
+}
+
+/// What the run `nonce` printed so far, as the copy `st` holds it: its
+/// end mark, its newest `limit` lines, the lines left out, whether all of
+/// it could be read, and whether it began at all.
+fn read_output(
+    st: &PaneState,
+    nonce: u128,
+    limit: usize,
+) -> (Option<Mark>, Vec<Vec<u8>>, usize, bool, bool) {
+    let start = find_mark(st, nonce, is_start);
+    let end = find_mark(st, nonce, is_end);
+    let began = start.is_some();
+    let (output, omitted, complete) = match (st.term(), start) {
+        (Some(t), Some(s)) if s.epoch == st.epoch() => {
+            let to = match end {
+                Some(e) if e.epoch == st.epoch() => e.at,
+                _ => cursor_spot(t),
+            };
+            let complete = end.is_none_or(|e| e.epoch == st.epoch());
+            let first = t.history().first_index();
+            if s.at.line < first {
+                // The command printed more than the pane's history
+                // holds: its newest lines, the lost ones counted.
+                let lost = usize::try_from(first.0 - s.at.line.0).unwrap_or(usize::MAX);
+                let from = Spot {
+                    line: first,
+                    row: 0,
+                    column: 0,
+                };
+                match text_between(t, from, to, limit) {
+                    Some((lines, omitted)) => (lines, omitted.saturating_add(lost), false),
+                    None => (Vec::new(), lost, false),
+                }
+            } else {
+                match text_between(t, s.at, to, limit) {
+                    Some((lines, omitted)) => (lines, omitted, complete),
+                    None => (Vec::new(), 0, false),
+                }
+            }
+        }
+        _ => (Vec::new(), 0, false),
+    };
+    (end, output, omitted, complete, began)
+}
+
+/// What to do next when the command did not finish (see
+/// [`RunCommandResult::note`]).
+fn note(timed_out: bool, began: bool, interrupted: bool) -> Option<String> {
+    match (timed_out, began, interrupted) {
+        (true, false, _) => Some(
+            "the shell never started the command: it is still running an earlier one, or \
+             waits for more input (an unclosed quote?); send_keys with keys C-c brings \
+             the prompt back"
+                .into(),
+        ),
+        (true, true, false) => Some(
+            "the command is still running; a later run_command in this pane types behind \
+             it: interrupt it with send_keys keys C-c, or pass interrupt_on_timeout"
+                .into(),
+        ),
+        _ => None,
+    }
+}

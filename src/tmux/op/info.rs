@@ -1,0 +1,243 @@
+//! One object: `get_server_info`, `get_session_info`,
+//! `get_window_info`, `get_pane_info`.
+//!
+//! Each is one round trip when its target is given by id: a `list-*`
+//! command filtered to exactly that object (see
+//! [`pane_lookup`](crate::tmux::target::pane_lookup) for why not
+//! `display-message -t`).
+
+use super::fit::Limit;
+use super::list::with_own_clients;
+use super::{Op, Server};
+use crate::control::format::Query;
+use crate::control::{Command, Target, TargetKind};
+use crate::term::split_lines;
+use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
+use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, ServerInfo, SessionInfo, WindowInfo};
+
+crate::fits_whole!(ServerInfo, SessionInfo, WindowInfo, PaneInfo);
+
+/// `get_server_info`: whether a server runs on the socket, and its facts.
+#[derive(Default)]
+pub struct ServerInfoRequest;
+
+impl Op for ServerInfoRequest {
+    type Response = ServerInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<ServerInfo, Error> {
+        server_info(server).await
+    }
+}
+
+/// `get_session_info`: one session (by id or exact name; the default
+/// session when none is named).
+#[derive(Default)]
+pub struct SessionInfoRequest {
+    /// The session.
+    pub session: Selector,
+}
+
+impl Op for SessionInfoRequest {
+    type Response = SessionInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<SessionInfo, Error> {
+        let target = server.resolve_session(&self.session).await?;
+        session_info(server, &target).await
+    }
+}
+
+/// `get_window_info`: one window (by id, or by index in the selected
+/// session; the session's current window when none is named).
+#[derive(Default)]
+pub struct WindowInfoRequest {
+    /// The window.
+    pub window: Selector,
+}
+
+impl Op for WindowInfoRequest {
+    type Response = WindowInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
+        let target = server.resolve_window(&self.window).await?;
+        window_info(server, &target).await
+    }
+}
+
+/// `get_pane_info`: one pane (by id; else the active pane of the window
+/// or session named; else the caller's own pane or the default one).
+#[derive(Default)]
+pub struct PaneInfoRequest {
+    /// The pane.
+    pub pane: Selector,
+}
+
+impl Op for PaneInfoRequest {
+    type Response = PaneInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
+        let target = server.resolve_pane(&self.pane).await?;
+        pane_info(server, &target).await
+    }
+}
+
+/// One session.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] when it does not exist.
+pub async fn session_info(server: &Server, target: &Target) -> Result<SessionInfo, Error> {
+    // The session's fields, read through its current window.
+    let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+    let cmd = cmd
+        .target(target, TargetKind::Session)
+        .opt("-f", "#{window_active}");
+    let (body, ours) = with_own_clients(server, cmd).await?;
+    Ok(SessionInfo::from_record(
+        &one_record(&q, &body, target)?,
+        &ours,
+    ))
+}
+
+/// One window (for a session target: its current window).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] when it does not exist.
+pub async fn window_info(server: &Server, target: &Target) -> Result<WindowInfo, Error> {
+    let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
+    let body = server.run(&cmd).await?.into_result()?;
+    Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
+}
+
+/// One pane (for a session or window target: the active pane).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] when it does not exist.
+pub async fn pane_info(server: &Server, target: &Target) -> Result<PaneInfo, Error> {
+    let q = Query::new(PaneInfo::FIELDS);
+    let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
+    let r = one_record(&q, &body, target)?;
+    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
+}
+
+/// Server facts. A socket with no server behind it is reported as
+/// `is_alive: false`, not as an error, and no server is started.
+///
+/// # Errors
+///
+/// Other connection errors.
+pub async fn server_info(server: &Server) -> Result<ServerInfo, Error> {
+    let path = Some(server.socket_path().display().to_string());
+    let name = server.socket_name().map(str::to_string);
+    let dead = || ServerInfo {
+        is_alive: false,
+        socket_name: name.clone(),
+        socket_path: path.clone(),
+        session_count: 0,
+        version: None,
+        pid: None,
+        imsg_framing: None,
+    };
+    let cmds = [
+        Command::new("list-sessions").opt("-F", "#{session_id}"),
+        Command::new("display-message").arg("-p").arg("#{pid}"),
+    ];
+    let [sessions, pid] = match server.run_each(&cmds).await {
+        Ok(o) => o,
+        Err(e) if e.is(ErrorKind::NoServer) => return Ok(dead()),
+        Err(e) => return Err(e),
+    };
+    let sessions = sessions.into_result()?;
+    let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
+    let pid = pid.text().trim().parse().ok();
+    let version = server.version().await?;
+    let framing = server.framing().await.map(|f| match f {
+        crate::wire::Framing::Old => "old".to_string(),
+        crate::wire::Framing::New => "new".to_string(),
+    });
+    Ok(ServerInfo {
+        is_alive: true,
+        socket_name: name,
+        socket_path: path,
+        session_count: count,
+        version: Some(version.to_string()),
+        pid,
+        imsg_framing: framing,
+    })
+}
+
+/// A window corner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Corner {
+    /// Top left.
+    TopLeft,
+    /// Top right.
+    TopRight,
+    /// Bottom left.
+    BottomLeft,
+    /// Bottom right.
+    BottomRight,
+}
+
+impl Corner {
+    /// The corner's name as tools take it (`top-left`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Corner::TopLeft => "top-left",
+            Corner::TopRight => "top-right",
+            Corner::BottomLeft => "bottom-left",
+            Corner::BottomRight => "bottom-right",
+        }
+    }
+
+    /// Whether a pane of `g` touches both of the corner's edges.
+    fn touches(self, g: &crate::tmux::Geometry) -> bool {
+        match self {
+            Corner::TopLeft => g.pane_at_top && g.pane_at_left,
+            Corner::TopRight => g.pane_at_top && g.pane_at_right,
+            Corner::BottomLeft => g.pane_at_bottom && g.pane_at_left,
+            Corner::BottomRight => g.pane_at_bottom && g.pane_at_right,
+        }
+    }
+}
+
+/// `find_pane_by_position`: the pane at a corner of a window (by id, or
+/// by index in the selected session; the session's current window when
+/// none is named).
+pub struct FindPaneRequest {
+    /// The window.
+    pub window: Selector,
+    /// The corner.
+    pub corner: Corner,
+}
+
+impl Op for FindPaneRequest {
+    type Response = PaneInfo;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
+        let window = server.window_target(&self.window).await?;
+        let scope = crate::tmux::PaneScope::Window(window.clone());
+        let panes = super::list::panes(server, &scope).await?;
+        let w = panes
+            .first()
+            .map_or_else(|| window.to_string(), |p| p.window_id.clone());
+        corner_pane(panes, self.corner).ok_or_else(|| {
+            Error::not_found(format!(
+                "No pane found at corner '{}' in window {w}.",
+                self.corner.name()
+            ))
+        })
+    }
+}
+
+/// The pane at `corner`: of those touching both edges, the one with the
+/// largest `pane_left + pane_top` (libtmux-mcp's tie rule; the last of
+/// equals, as `max_by_key` picks).
+fn corner_pane(panes: Vec<PaneInfo>, corner: Corner) -> Option<PaneInfo> {
+    panes
+        .into_iter()
+        .filter(|p| corner.touches(&p.geometry))
+        .max_by_key(|p| p.geometry.pane_left + p.geometry.pane_top)
+}

@@ -1,0 +1,86 @@
+//! Operations: one typed request per tool, run over one tmux server.
+//!
+//! Each tool of the MCP server and each CLI command is a request type
+//! (`XRequest`: typed ids, line numbers and selectors, checked when it is
+//! built) that implements [`Op`]. [`run`] runs it over a [`Server`] and
+//! cuts the response to the caller's [`Limit`] once, as its shape's
+//! [`Fit`] says; the MCP layer (`mcp::tools`) and the CLI (`cli`) call
+//! the same `run` and only turn arguments into requests and responses into
+//! JSON or text.
+//!
+//! The families, one file each:
+//!
+//! * [`list`]: sessions, windows and panes, with `filters` ([`filter`]);
+//! * [`info`]: one server, session, window or pane;
+//! * [`capture`]: a pane's text and state (`capture_pane`,
+//!   `snapshot_pane`, `display_message`);
+//! * [`search`]: `search_panes` over scrollback and screen;
+//! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
+//!   `run_command`);
+//! * [`typing`]: keys, pastes and tmuxwire's paste buffers;
+//! * [`manage`]: creating, changing and killing sessions, windows and
+//!   panes;
+//! * [`settings`]: options, environment, hooks;
+//! * [`channel`]: `wait-for` channels;
+//! * [`fit`]: the response limit and how each shape is cut to it.
+//!
+//! An operation is usually one round trip to tmux (a command line whose
+//! commands tmux runs together), or a read of the mirror after one.
+
+pub mod capture;
+pub mod channel;
+pub mod filter;
+pub mod fit;
+pub mod follow;
+pub mod info;
+pub mod list;
+pub mod manage;
+pub mod search;
+pub mod settings;
+pub mod typing;
+
+// The manage family's creating and killing halves (see `manage`).
+pub mod create;
+pub mod kill;
+
+use std::future::Future;
+
+pub use filter::{Filters, FiltersArg};
+pub use fit::{Fit, Limit};
+
+use super::{Error, Tmux};
+
+/// The connection to one tmux server that operations run over.
+pub type Server = Tmux;
+
+/// A typed request for one operation.
+pub trait Op: Sized + Send {
+    /// What the operation answers.
+    type Response: Fit + Send;
+
+    /// Runs the request over `server`. `limit` is the caller's response
+    /// limit, for operations that can stop early once it is reached (a
+    /// capture renders only the newest lines that fit); cutting the
+    /// response is [`Fit`]'s job, done by [`run`].
+    ///
+    /// # Errors
+    ///
+    /// As each operation documents: [`Error`]s with a kind, the subject
+    /// and the argument they concern.
+    fn run(
+        self,
+        server: &Server,
+        limit: Limit,
+    ) -> impl Future<Output = Result<Self::Response, Error>> + Send;
+}
+
+/// Runs `request` over `server` and cuts its response to `limit`.
+///
+/// # Errors
+///
+/// The operation's ([`Op::run`]).
+pub async fn run<R: Op>(server: &Server, request: R, limit: Limit) -> Result<R::Response, Error> {
+    let mut response = request.run(server, limit).await?;
+    response.fit(limit);
+    Ok(response)
+}

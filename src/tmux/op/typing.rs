@@ -1,0 +1,873 @@
+//! Input and buffers: `send_keys`, `send_keys_batch`, `paste_text`,
+//! `paste_buffer`, `load_buffer`, `show_buffer`, `delete_buffer`.
+//!
+//! The commands come from [`crate::tmux::input`] (pure); what one call
+//! types goes out as one control-mode line where it fits
+//! ([`LINE_COMMANDS`]), so tmux runs it back to back (no other client's
+//! keys in between) and stops at the first failure; the line starts with
+//! a lookup of the pane, so a missing pane types nothing. What is typed is
+//! noted per pane ([`crate::tmux::typing::TypedPanes`]) so that waits can
+//! tell its echo from output.
+//!
+//! Buffer names are checked when a request is built: only buffers of
+//! tmuxwire's namespace ([`own_buffer`]) may be read, pasted or deleted.
+//! tmux's complaint about a missing buffer is classified here, by the
+//! operation that named it ([`buffer_error`]).
+
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::fit::{Fit, Limit, drop_for_tail, json_len, tail_within};
+use super::{Op, Server};
+use crate::control::buffer::buffer_encoding;
+use crate::control::correlate::FrameSpec;
+use crate::control::{Command, Target, TargetKind};
+use crate::mirror::echo::Origin;
+use crate::term::keep_tail;
+use crate::tmux::input::{self, fill_buffer};
+use crate::tmux::target::{one_record, template_cmd};
+use crate::tmux::typing::{Keys, LINE_COMMANDS, Sent, check_text};
+use crate::tmux::{Error, ErrorKind, Retry, Selector};
+
+crate::record! {
+    /// The pane a lookup ([`pane_id_lookup`]) found.
+    struct PaneIdRow {
+        /// `%N`.
+        pane_id: String = "pane_id",
+    }
+}
+
+/// `send_keys`: text typed exactly, or one key pressed by name, then
+/// Enter unless `keys.enter` is false.
+#[derive(Clone, Debug)]
+pub struct SendKeysRequest {
+    /// The pane (a window or session: its active pane).
+    pub pane: Selector,
+    /// What to send.
+    pub keys: Keys,
+}
+
+/// What `send_keys` did: the pane typed into.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct KeysSent {
+    /// The pane, `%N`.
+    pub pane_id: String,
+}
+
+impl Op for SendKeysRequest {
+    type Response = KeysSent;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<KeysSent, Error> {
+        let target = server.pane_target(&self.pane).await?;
+        let pane_id = send_keys(server, &target, &self.keys).await?;
+        Ok(KeysSent { pane_id })
+    }
+}
+
+/// `send_keys_batch`: several `send_keys` in order, in one round trip
+/// where they fit (see [`send_keys_batch`]).
+#[derive(Clone, Debug)]
+pub struct SendKeysBatchRequest {
+    /// Each operation's pane and keys, in order (at least one).
+    pub ops: Vec<(Selector, Keys)>,
+    /// Stop at the first failure (else every operation runs).
+    pub stop_on_error: bool,
+    /// How long the whole batch may take, targets resolved included.
+    pub timeout: Option<Duration>,
+}
+
+/// The longest `send_keys_batch` timeout, in seconds: an hour.
+pub const MAX_BATCH_SECONDS: f64 = 3600.0;
+
+impl SendKeysBatchRequest {
+    /// A batch of `ops`; `timeout` in seconds (at most
+    /// [`MAX_BATCH_SECONDS`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for no operations, or a timeout that
+    /// is not a positive number of seconds.
+    pub fn new(
+        ops: Vec<(Selector, Keys)>,
+        stop_on_error: bool,
+        timeout: Option<f64>,
+    ) -> Result<SendKeysBatchRequest, Error> {
+        if ops.is_empty() {
+            return Err(Error::invalid(
+                "operations",
+                "operations must be a non-empty list",
+                "a list of send_keys operations",
+            ));
+        }
+        let timeout = match timeout {
+            None => None,
+            Some(s) if s > 0.0 && s.is_finite() => {
+                Some(Duration::from_secs_f64(s.min(MAX_BATCH_SECONDS)))
+            }
+            Some(s) => {
+                return Err(Error::invalid(
+                    "timeout",
+                    format!("timeout must be positive (received {s})"),
+                    "seconds > 0, or null",
+                ));
+            }
+        };
+        Ok(SendKeysBatchRequest {
+            ops,
+            stop_on_error,
+            timeout,
+        })
+    }
+}
+
+/// What `send_keys_batch` did: each operation's outcome, in order (with
+/// `stop_on_error`, none after the first failure).
+#[derive(Debug)]
+pub struct BatchSent(pub Vec<Sent>);
+
+crate::fits_whole!(
+    KeysSent,
+    TextPasted,
+    BatchSent,
+    BufferPasted,
+    BufferRef,
+    BufferDeleted
+);
+
+impl Op for SendKeysBatchRequest {
+    type Response = BatchSent;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<BatchSent, Error> {
+        let work = async {
+            let mut ops = Vec::with_capacity(self.ops.len());
+            for (sel, keys) in self.ops {
+                ops.push((server.pane_target(&sel).await?, keys));
+            }
+            send_keys_batch(server, &ops, self.stop_on_error).await
+        };
+        let sent = match self.timeout {
+            None => work.await?,
+            Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
+                Error::timeout(format!(
+                    "batch execution exceeded timeout of {}s",
+                    d.as_secs_f64()
+                ))
+            })??,
+        };
+        Ok(BatchSent(sent))
+    }
+}
+
+/// `paste_text`: text pasted as a terminal paste does, through a private
+/// buffer.
+#[derive(Clone, Debug)]
+pub struct PasteTextRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// The text (not empty, no NUL).
+    pub text: String,
+    /// Bracketed paste when the pane's program asked for it.
+    pub bracket: bool,
+}
+
+impl PasteTextRequest {
+    /// A paste of `text` into `pane`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for empty text or text with a NUL.
+    pub fn new(pane: Selector, text: String, bracket: bool) -> Result<PasteTextRequest, Error> {
+        check_text("text", &text)?;
+        Ok(PasteTextRequest {
+            pane,
+            text,
+            bracket,
+        })
+    }
+}
+
+/// What `paste_text` did: the pane pasted into.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TextPasted {
+    /// The pane, `%N`.
+    pub pane_id: String,
+}
+
+impl Op for PasteTextRequest {
+    type Response = TextPasted;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<TextPasted, Error> {
+        let target = server.pane_target(&self.pane).await?;
+        let pane_id = paste_text(server, &target, &self.text, self.bracket).await?;
+        Ok(TextPasted { pane_id })
+    }
+}
+
+/// `paste_buffer`: a buffer `load_buffer` made, pasted into a pane (the
+/// buffer stays).
+#[derive(Clone, Debug)]
+pub struct PasteBufferRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// The buffer (tmuxwire's namespace, [`own_buffer`]).
+    pub buffer_name: String,
+    /// Bracketed paste when the pane's program asked for it.
+    pub bracket: bool,
+}
+
+impl PasteBufferRequest {
+    /// A paste of buffer `buffer_name` into `pane`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for a buffer outside tmuxwire's
+    /// namespace ([`own_buffer`]).
+    pub fn new(
+        pane: Selector,
+        buffer_name: String,
+        bracket: bool,
+    ) -> Result<PasteBufferRequest, Error> {
+        own_buffer(&buffer_name)?;
+        Ok(PasteBufferRequest {
+            pane,
+            buffer_name,
+            bracket,
+        })
+    }
+}
+
+/// What `paste_buffer` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BufferPasted {
+    /// The buffer pasted.
+    pub buffer_name: String,
+    /// The pane, `%N`.
+    pub pane_id: String,
+}
+
+impl Op for PasteBufferRequest {
+    type Response = BufferPasted;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<BufferPasted, Error> {
+        own_buffer(&self.buffer_name)?;
+        let target = server.pane_target(&self.pane).await?;
+        let pane_id = paste_buffer(server, &target, &self.buffer_name, self.bracket).await?;
+        Ok(BufferPasted {
+            buffer_name: self.buffer_name,
+            pane_id,
+        })
+    }
+}
+
+/// `load_buffer`: text put in a new buffer of tmuxwire's namespace.
+#[derive(Clone, Debug)]
+pub struct LoadBufferRequest {
+    /// The text (not empty, no NUL), stored exactly.
+    pub content: String,
+    /// The name's readable part (1-64 of `A-Z a-z 0-9 _ . -`).
+    pub logical_name: String,
+}
+
+impl LoadBufferRequest {
+    /// A buffer of `content` named after `logical_name` (default `buf`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for empty content, a NUL byte, or a
+    /// bad logical name.
+    pub fn new(content: String, logical_name: Option<String>) -> Result<LoadBufferRequest, Error> {
+        let logical_name = logical_name.unwrap_or_else(|| "buf".into());
+        check_buffer(&content, &logical_name)?;
+        Ok(LoadBufferRequest {
+            content,
+            logical_name,
+        })
+    }
+}
+
+/// What `load_buffer` made (libtmux-mcp `BufferRef`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BufferRef {
+    /// The buffer's full name, for `paste_buffer`, `show_buffer` and
+    /// `delete_buffer`.
+    pub buffer_name: String,
+    /// The readable part of it.
+    pub logical_name: String,
+}
+
+impl Op for LoadBufferRequest {
+    type Response = BufferRef;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<BufferRef, Error> {
+        let buffer_name = load_buffer(server, &self.content, &self.logical_name).await?;
+        Ok(BufferRef {
+            buffer_name,
+            logical_name: self.logical_name,
+        })
+    }
+}
+
+/// `show_buffer`: a buffer's exact text, or its newest lines.
+#[derive(Clone, Debug)]
+pub struct ShowBufferRequest {
+    /// The buffer (tmuxwire's namespace, [`own_buffer`]).
+    pub buffer_name: String,
+    /// Keep the newest this many lines; `None`: all.
+    pub max_lines: Option<usize>,
+}
+
+impl ShowBufferRequest {
+    /// A read of buffer `buffer_name`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for a buffer outside tmuxwire's
+    /// namespace.
+    pub fn new(buffer_name: String, max_lines: Option<usize>) -> Result<ShowBufferRequest, Error> {
+        own_buffer(&buffer_name)?;
+        Ok(ShowBufferRequest {
+            buffer_name,
+            max_lines,
+        })
+    }
+}
+
+/// `show_buffer`'s answer (libtmux-mcp `BufferContent`): the exact text
+/// when whole; else the newest lines kept (joined by `\n`), and what was
+/// left out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BufferContent {
+    /// The buffer.
+    pub buffer_name: String,
+    /// Its text (invalid UTF-8 replaced).
+    pub content: String,
+    /// Whether lines or bytes were left out.
+    pub content_truncated: bool,
+    /// Lines left out (the oldest), for `max_lines` or the response
+    /// limit.
+    pub content_truncated_lines: usize,
+    /// Bytes left out of the oldest line kept, for the response limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub content_truncated_bytes: usize,
+    /// The lines `content` holds when it was cut (for [`Fit`]).
+    #[serde(skip)]
+    lines: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Op for ShowBufferRequest {
+    type Response = BufferContent;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<BufferContent, Error> {
+        own_buffer(&self.buffer_name)?;
+        let bytes = show_buffer(server, &self.buffer_name).await?;
+        Ok(buffer_content(self.buffer_name, &bytes, self.max_lines))
+    }
+}
+
+/// A buffer's bytes as `show_buffer` returns them before any response
+/// limit: exact when whole; else the newest `max_lines` lines.
+fn buffer_content(buffer_name: String, bytes: &[u8], max_lines: Option<usize>) -> BufferContent {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let cut = keep_tail(&mut lines, max_lines);
+    BufferContent {
+        buffer_name,
+        content: if cut == 0 { text } else { lines.join("\n") },
+        content_truncated: cut > 0,
+        content_truncated_lines: cut,
+        content_truncated_bytes: 0,
+        lines,
+    }
+}
+
+impl Fit for BufferContent {
+    /// Keeps the newest lines that fit; when not even the newest line
+    /// fits, the end of it (`content_truncated_bytes` says how much of
+    /// the text was left out).
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        let bare = BufferContent {
+            buffer_name: self.buffer_name.clone(),
+            content: String::new(),
+            content_truncated: false,
+            content_truncated_lines: 0,
+            content_truncated_bytes: 0,
+            lines: Vec::new(),
+        };
+        let room = b.saturating_sub(json_len(&bare) + 64);
+        let total: usize = self.lines.iter().map(|l| json_len(l) + 1).sum();
+        if total <= room {
+            return;
+        }
+        let (drop, bytes) = fit_room(&mut self.lines, room);
+        if drop == 0 && bytes == 0 {
+            return;
+        }
+        self.content = self.lines.join("\n");
+        self.content_truncated = true;
+        self.content_truncated_lines += drop;
+        self.content_truncated_bytes = bytes;
+    }
+}
+
+/// Cuts `lines` to their newest that fit `room` bytes in a JSON string:
+/// `(lines dropped, bytes dropped)`, line breaks counted; when not even
+/// the newest fits, its end is kept. (The same cut as a capture's.)
+fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
+    let drop = drop_for_tail(lines, room);
+    if drop == 0 {
+        return (0, 0);
+    }
+    if drop == lines.len() {
+        let Some(last) = lines.pop() else {
+            return (0, 0);
+        };
+        let whole = lines.len();
+        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let tail = tail_within(&last, room).to_string();
+        bytes += last.len() - tail.len();
+        *lines = vec![tail];
+        return (whole, bytes);
+    }
+    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
+    lines.drain(..drop);
+    (drop, bytes)
+}
+
+/// `delete_buffer`.
+#[derive(Clone, Debug)]
+pub struct DeleteBufferRequest {
+    /// The buffer (tmuxwire's namespace, [`own_buffer`]).
+    pub buffer_name: String,
+}
+
+impl DeleteBufferRequest {
+    /// A deletion of buffer `buffer_name`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`] for a buffer outside tmuxwire's
+    /// namespace.
+    pub fn new(buffer_name: String) -> Result<DeleteBufferRequest, Error> {
+        own_buffer(&buffer_name)?;
+        Ok(DeleteBufferRequest { buffer_name })
+    }
+}
+
+/// What `delete_buffer` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BufferDeleted {
+    /// The buffer deleted.
+    pub buffer_name: String,
+}
+
+impl Op for DeleteBufferRequest {
+    type Response = BufferDeleted;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<BufferDeleted, Error> {
+        own_buffer(&self.buffer_name)?;
+        delete_buffer(server, &self.buffer_name).await?;
+        Ok(BufferDeleted {
+            buffer_name: self.buffer_name,
+        })
+    }
+}
+
+/// Only buffers of tmuxwire's namespace may be read, pasted or deleted:
+/// the user's own buffers (clipboard history) stay out of reach.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`] for any other name.
+pub fn own_buffer(name: &str) -> Result<(), Error> {
+    if input::is_own_buffer(name) {
+        return Ok(());
+    }
+    let shown = crate::tmux::error::shorten(name, 80);
+    Err(Error::invalid(
+        "buffer_name",
+        format!("Invalid buffer name: '{shown}'"),
+        "a name load_buffer returned (tmuxwire_<32 hex>_<name>)",
+    ))
+}
+
+/// Checks what `load_buffer` is given: text for a paste buffer
+/// ([`check_text`]) and a logical name of 1-64 of `A-Z a-z 0-9 _ . -`.
+fn check_buffer(content: &str, logical: &str) -> Result<(), Error> {
+    check_text("content", content)?;
+    if !input::is_logical_name(logical) {
+        return Err(Error::invalid(
+            "logical_name",
+            "logical_name must be 1-64 of A-Z a-z 0-9 _ . -",
+            "a short name such as notes or cmd.1",
+        ));
+    }
+    Ok(())
+}
+
+/// The `list-panes` command that prints the pane id `target` resolves to
+/// (failing when there is none), and the query that reads it.
+fn pane_id_lookup(target: &Target) -> (Command, crate::control::format::Query) {
+    let (cmd, q) = template_cmd("list-panes", PaneIdRow::FIELDS);
+    let filter = match target {
+        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+        _ => "#{pane_active}".into(),
+    };
+    (cmd.target(target, TargetKind::Window).opt("-f", filter), q)
+}
+
+/// `target` as its pane's id when the mirror follows this server and
+/// `target` names a session or window (one round trip): typing into a
+/// pane is recorded by id (([`Server::begin_typing`])), so output of what
+/// was typed counts for a wait whichever way the pane was named. The
+/// pane is the one active when the call is made. Unchanged otherwise,
+/// and when the lookup fails (the typing then fails with tmux's own
+/// error).
+async fn typing_target(server: &Server, target: &Target) -> Target {
+    if matches!(target, Target::Pane(_)) || server.mirrored_server_pid().await.is_none() {
+        return target.clone();
+    }
+    pane_of(server, target)
+        .await
+        .map_or_else(|_| target.clone(), Target::Pane)
+}
+
+/// The id of the pane `target` names (its active pane for a session or
+/// window), in one round trip.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when there is no such pane; connection errors.
+async fn pane_of(server: &Server, target: &Target) -> Result<crate::control::PaneId, Error> {
+    let (lookup, q) = pane_id_lookup(target);
+    let out = server.act(vec![lookup]).await?;
+    PaneIdRow::from_record(&one_record(
+        &q,
+        out.first().map_or(&[][..], |b| &b[..]),
+        target,
+    )?)
+    .pane_id
+    .parse()
+    .map_err(|_| Error::not_found(format!("can't find {target}")))
+}
+
+/// Notes what `keys` typed into `pane_id` (the cursor then at
+/// `origin`), or the key they pressed.
+fn note_keys(server: &Server, pane_id: &str, keys: &Keys, origin: Option<Origin>) {
+    match keys.typed_text() {
+        Some(text) => {
+            server.note_typed(pane_id, text.as_bytes(), keys.enter, origin);
+        }
+        None => server.note_key(pane_id),
+    }
+}
+
+/// Sends `keys` to a pane; the pane's id. One round trip: the lookup
+/// of the pane and the keys go out in one write, as one line when they
+/// fit [`LINE_COMMANDS`], else as several lines of that size (long
+/// text); then, for a target other than a pane id, the pane is looked
+/// up first (one more round trip), so every line types into the same
+/// pane even if the active pane changes meanwhile.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) (nothing is typed).
+pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<String, Error> {
+    // Long input goes as several lines: they must all reach the pane the
+    // first one did.
+    let target = if keys.commands("%0").len() + 1 > LINE_COMMANDS {
+        match target {
+            Target::Pane(_) => target.clone(),
+            _ => Target::Pane(pane_of(server, target).await?),
+        }
+    } else {
+        typing_target(server, target).await
+    };
+    let origin = server.begin_typing(&target).await;
+    let (lookup, q) = pane_id_lookup(&target);
+    let mut all = vec![lookup];
+    all.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
+    let lines: Vec<Vec<Command>> = all.chunks(LINE_COMMANDS).map(<[Command]>::to_vec).collect();
+    let answers = server.run_lines(&lines, Retry::Never).await?;
+    let mut first = None;
+    for (line, out) in lines.iter().zip(answers) {
+        if let Some(bad) = out.iter().find(|o| !o.ok) {
+            return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
+        }
+        if out.len() < line.len() {
+            return Err(Error::connection("tmux did not answer every command"));
+        }
+        if first.is_none() {
+            first = out.into_iter().next().map(|o| o.body);
+        }
+    }
+    let pane_id =
+        PaneIdRow::from_record(&one_record(&q, &first.unwrap_or_default(), &target)?).pane_id;
+    note_keys(server, &pane_id, keys, origin);
+    Ok(pane_id)
+}
+
+/// Sends several `(target, keys)` in order. When everything fits one
+/// line ([`LINE_COMMANDS`]), one round trip: with `stop_on_error` one
+/// line, which tmux stops at the first failure so nothing after it
+/// runs; else one line per operation, each on its own. Longer batches
+/// send one operation after the other ([`send_keys`] each).
+///
+/// # Errors
+///
+/// Connection errors only; each operation's failure is in its [`Sent`].
+pub async fn send_keys_batch(
+    server: &Server,
+    ops: &[(Target, Keys)],
+    stop_on_error: bool,
+) -> Result<Vec<Sent>, Error> {
+    let start = Instant::now();
+    let mut resolved = Vec::with_capacity(ops.len());
+    for (target, keys) in ops {
+        resolved.push((typing_target(server, target).await, keys.clone()));
+    }
+    let ops = &resolved[..];
+    let mut parts = Vec::with_capacity(ops.len());
+    for (target, keys) in ops {
+        let (lookup, q) = pane_id_lookup(target);
+        let mut cmds = vec![lookup];
+        cmds.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
+        parts.push((cmds, q));
+    }
+    let total: usize = parts.iter().map(|(c, _)| c.len()).sum();
+    let one_line_each = parts.iter().all(|(c, _)| c.len() <= LINE_COMMANDS);
+    if (stop_on_error && total > LINE_COMMANDS) || !one_line_each {
+        let mut sent = Vec::with_capacity(ops.len());
+        for (target, keys) in ops {
+            let result = send_keys(server, target, keys).await;
+            if let Err(e) = &result
+                && matches!(e.kind(), ErrorKind::Connection | ErrorKind::Timeout)
+            {
+                tracing::debug!(%e, "send_keys_batch stopped by the connection");
+            }
+            let failed = result.is_err();
+            let (pane_id, result) = match result {
+                Ok(p) => (Some(p), Ok(())),
+                Err(e) => (None, Err(e)),
+            };
+            sent.push(Sent {
+                pane_id,
+                result,
+                elapsed_seconds: start.elapsed().as_secs_f64(),
+            });
+            if failed && stop_on_error {
+                break;
+            }
+        }
+        return Ok(sent);
+    }
+    let mut origins = Vec::with_capacity(ops.len());
+    for (target, _) in ops {
+        origins.push(server.begin_typing(target).await);
+    }
+    let lines: Vec<Vec<Command>> = if stop_on_error {
+        vec![parts.iter().flat_map(|(c, _)| c.clone()).collect()]
+    } else {
+        parts.iter().map(|(c, _)| c.clone()).collect()
+    };
+    let answers = server.run_lines(&lines, Retry::Never).await?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut outputs: Vec<Vec<crate::tmux::Output>> = if stop_on_error {
+        // Split the one line's answers back into operations.
+        let mut flat = answers.into_iter().next().unwrap_or_default().into_iter();
+        parts
+            .iter()
+            .map(|(c, _)| flat.by_ref().take(c.len()).collect())
+            .collect()
+    } else {
+        answers
+    };
+    let mut sent = Vec::with_capacity(ops.len());
+    for (i, ((target, keys), (cmds, q))) in ops.iter().zip(&parts).enumerate() {
+        let out = std::mem::take(&mut outputs[i]);
+        if out.is_empty() && stop_on_error {
+            // Not run: an earlier operation failed.
+            break;
+        }
+        let pane_id = out.first().filter(|o| o.ok).and_then(|o| {
+            q.parse(&o.body)
+                .first()
+                .map(|r| PaneIdRow::from_record(r).pane_id)
+        });
+        let result = match out.iter().find(|o| !o.ok) {
+            Some(bad) => Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body))),
+            None if out.len() < cmds.len() => {
+                Err(Error::connection("tmux did not answer every command"))
+            }
+            None if pane_id.is_none() => Err(Error::not_found(format!("can't find {target}"))),
+            None => Ok(()),
+        };
+        if let (Ok(()), Some(p)) = (&result, &pane_id) {
+            note_keys(server, p, keys, origins.get(i).copied().flatten());
+        }
+        let failed = result.is_err();
+        sent.push(Sent {
+            pane_id,
+            result,
+            elapsed_seconds: elapsed,
+        });
+        if failed && stop_on_error {
+            break;
+        }
+    }
+    Ok(sent)
+}
+
+/// Pastes `text` into a pane through a paste buffer of tmuxwire's own
+/// (created, pasted and deleted on one line; the name is random, so no
+/// buffer of the user's is touched). With `bracket`, tmux wraps the
+/// text in bracketed-paste markers when the pane's program asked for
+/// them (`paste-buffer -p`). Line breaks are sent as carriage returns,
+/// as a terminal paste does. Returns the pane id.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty text or
+/// text with a NUL byte.
+pub async fn paste_text(
+    server: &Server,
+    target: &Target,
+    text: &str,
+    bracket: bool,
+) -> Result<String, Error> {
+    check_text("text", text)?;
+    let target = &typing_target(server, target).await;
+    let origin = server.begin_typing(target).await;
+    let name = input::new_buffer_name("paste");
+    let (lookup, q) = pane_id_lookup(target);
+    let mut line = vec![lookup];
+    line.extend(fill_buffer(&name, text));
+    let mut paste = Command::new("paste-buffer")
+        .target(target, TargetKind::Pane)
+        .arg("-d");
+    if bracket {
+        paste = paste.arg("-p");
+    }
+    line.push(paste.opt("-b", name.clone()));
+    let n = line.len();
+    // The buffer is deleted by the paste (-d); if anything failed
+    // before that, the second line deletes it (an error when it is
+    // already gone, which is fine).
+    let cleanup = vec![Command::new("delete-buffer").opt("-b", name)];
+    let mut answers = server.run_lines(&[line, cleanup], Retry::Never).await?;
+    answers.truncate(1);
+    let out = answers.pop().unwrap_or_default();
+    if let Some(bad) = out.iter().find(|o| !o.ok) {
+        return Err(Error::from_tmux(&String::from_utf8_lossy(&bad.body)));
+    }
+    if out.len() < n {
+        return Err(Error::connection("tmux did not answer every command"));
+    }
+    let pane_id = PaneIdRow::from_record(&one_record(&q, &out[0].body, target)?).pane_id;
+    server.note_typed(&pane_id, text.as_bytes(), false, origin);
+    Ok(pane_id)
+}
+
+/// Puts `content` in a new paste buffer of tmuxwire's namespace
+/// (`tmuxwire_<32 hex>_<logical>`); its name.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty content, a NUL byte, or a bad
+/// logical name.
+pub async fn load_buffer(server: &Server, content: &str, logical: &str) -> Result<String, Error> {
+    check_buffer(content, logical)?;
+    let name = input::new_buffer_name(logical);
+    server.act(fill_buffer(&name, content)).await?;
+    Ok(name)
+}
+
+/// A buffer's exact bytes (read by length: no line of it can end the
+/// answer).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a buffer that does not exist.
+pub async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> {
+    let encoding = buffer_encoding(&server.version().await?);
+    let size = Command::new("list-buffers")
+        .opt("-F", "#{buffer_size}")
+        .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
+    let show = Command::new("show-buffer")
+        .opt("-b", name)
+        .frame(FrameSpec::LengthOfPrevious(encoding));
+    let out = server.act(vec![size, show]).await.map_err(buffer_error)?;
+    let size: Option<usize> = String::from_utf8_lossy(&out[0]).trim().parse().ok();
+    let mut body = out.into_iter().nth(1).unwrap_or_default();
+    // A one-shot client (a server without sessions) prints the bytes
+    // with a final line break of its own.
+    if let Some(n) = size
+        && body.len() == n + 1
+        && body.last() == Some(&b'\n')
+    {
+        body.pop();
+    }
+    Ok(body)
+}
+
+/// Pastes a buffer into a pane (the buffer stays); the pane id.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer or pane.
+pub async fn paste_buffer(
+    server: &Server,
+    target: &Target,
+    name: &str,
+    bracket: bool,
+) -> Result<String, Error> {
+    let (lookup, q) = pane_id_lookup(target);
+    let mut paste = Command::new("paste-buffer").target(target, TargetKind::Pane);
+    if bracket {
+        paste = paste.arg("-p");
+    }
+    let paste = paste.opt("-b", name);
+    let out = server
+        .act(vec![lookup, paste])
+        .await
+        .map_err(buffer_error)?;
+    Ok(PaneIdRow::from_record(&one_record(&q, &out[0], target)?).pane_id)
+}
+
+/// Deletes a buffer.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer.
+pub async fn delete_buffer(server: &Server, name: &str) -> Result<(), Error> {
+    match server
+        .act(vec![Command::new("delete-buffer").opt("-b", name)])
+        .await
+        .map_err(buffer_error)
+    {
+        Err(e) if e.is(ErrorKind::NoBuffer) => Err(Error::not_found(format!(
+            "delete-buffer failed for '{name}': {}",
+            e.detail()
+        ))),
+        other => other.map(drop),
+    }
+}
+
+/// tmux's answer to a command naming a paste buffer that does not exist
+/// (`unknown buffer: NAME` from `show-buffer`/`delete-buffer`, `no buffer
+/// NAME` from `paste-buffer`) as [`ErrorKind::NoBuffer`]; other errors as
+/// they are.
+fn buffer_error(e: Error) -> Error {
+    let d = e.detail();
+    if e.is(ErrorKind::Tmux) && (d.contains("unknown buffer") || d.contains("no buffer")) {
+        Error::no_buffer(d.to_string())
+    } else {
+        e
+    }
+}

@@ -1,0 +1,187 @@
+//! Target resolution: which tmux object a call names ([`Selector`],
+//! [`PaneScope`]) and the lookups every family builds on (`list-*`
+//! filtered to one object, `-F` templates, the one record an answer must
+//! hold).
+
+use super::error::{Error, ErrorKind};
+use super::server::Tmux;
+use crate::control::format::{Query, Record};
+use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
+
+/// Which object a tool call names: the union of libtmux-mcp's targeting
+/// arguments. The most specific one given wins (pane, then window, then
+/// session); with none, the active pane of the active window of the
+/// default session (see [`Tmux::default_session`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selector {
+    /// `%N`.
+    pub pane_id: Option<PaneId>,
+    /// `@N`.
+    pub window_id: Option<WindowId>,
+    /// A window index within the selected session.
+    pub window_index: Option<u32>,
+    /// `$N`.
+    pub session_id: Option<SessionId>,
+    /// An exact session name.
+    pub session_name: Option<String>,
+}
+
+/// Which panes a listing covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaneScope {
+    /// Every pane of every session.
+    All,
+    /// The panes of one session.
+    Session(Target),
+    /// The panes of one window.
+    Window(Target),
+}
+
+/// `name -F <template>` for `fields`, and the query that parses its answer.
+pub(crate) fn template_cmd(name: &str, fields: &[&str]) -> (Command, Query) {
+    let q = Query::new(fields);
+    (
+        Command::new(name).opt("-F", q.template()).frame(q.frame()),
+        q,
+    )
+}
+
+/// The `list-panes` command that prints `format` for exactly one pane:
+/// the pane itself for a pane id, else the active pane of the window (or
+/// of the session's current window).
+///
+/// Not `display-message -t`: that command lets a missing target pass
+/// silently (`CMD_FIND_CANFAIL`) and prints an empty expansion; it also
+/// runs its template through `strftime()`. `list-panes -t` fails with
+/// "can't find pane" and prints `%` literally.
+pub(crate) fn pane_lookup(target: &Target, q: &Query) -> Command {
+    let filter = match target {
+        // Ids are validated digits: safe inside a format.
+        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+        _ => "#{pane_active}".to_string(),
+    };
+    Command::new("list-panes")
+        .target(target, TargetKind::Window)
+        .opt("-f", filter)
+        .opt("-F", q.template())
+        .frame(q.frame())
+}
+
+/// The `list-windows` command that prints `fields` for exactly one window:
+/// a window by id or index, else the session's current window.
+pub(crate) fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query) {
+    let (session, filter) = match target {
+        Target::Window(w) => (target.clone(), format!("#{{==:#{{window_id}},{w}}}")),
+        Target::WindowIndex { session, index } => (
+            session.as_ref().clone(),
+            format!("#{{==:#{{window_index}},{index}}}"),
+        ),
+        _ => (target.clone(), "#{window_active}".to_string()),
+    };
+    let (cmd, q) = template_cmd("list-windows", fields);
+    (
+        cmd.target(&session, TargetKind::Session).opt("-f", filter),
+        q,
+    )
+}
+
+/// The one record `body` must hold, or [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
+pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
+    q.parse(body)
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::not_found(format!("can't find {target}")))
+}
+
+/// Errors that mean "there is nothing to list" on a server without
+/// sessions (`list-panes -a` there says "no current target").
+pub(crate) fn is_empty_server(e: &Error) -> bool {
+    e.is(ErrorKind::NotFound)
+        && (e.detail().contains("no current") || e.detail().contains("no sessions"))
+}
+
+impl Tmux {
+    /// The target a pane-level command should use for `sel`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
+    /// sessions.
+    pub async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(p) = sel.pane_id {
+            return Ok(Target::Pane(p));
+        }
+        if *sel == Selector::default()
+            && let Some(p) = self.caller_pane()
+        {
+            // Run from inside tmux: the caller's own pane, as tmux does.
+            return Ok(Target::Pane(p));
+        }
+        self.resolve_window(sel).await
+    }
+
+    /// The target a window-level command should use for `sel`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::resolve_pane`].
+    pub async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(w) = sel.window_id {
+            return Ok(Target::Window(w));
+        }
+        let session = self.resolve_session(sel).await?;
+        Ok(match sel.window_index {
+            Some(index) => Target::WindowIndex {
+                session: Box::new(session),
+                index,
+            },
+            None => session,
+        })
+    }
+
+    /// The session `sel` names, or the default session.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tmux::resolve_pane`].
+    pub async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
+        if let Some(s) = sel.session_id {
+            return Ok(Target::Session(s));
+        }
+        if let Some(n) = &sel.session_name {
+            return Ok(Target::Session(self.session_id_by_name(n).await?));
+        }
+        Ok(Target::Session(self.default_session().await?))
+    }
+
+    /// The id of the session named exactly `name`.
+    ///
+    /// Matched here rather than with tmux's `-t =name`, because a name can
+    /// contain what tmux's target syntax gives meaning to (`:`, `.`, a
+    /// leading `$`, `@` or `%`) on versions that allow it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when no session has that name.
+    pub async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
+        crate::record! {
+            struct SessionName {
+                id: String = "session_id",
+                name: String = "session_name",
+            }
+        }
+        let (cmd, q) = template_cmd("list-sessions", SessionName::FIELDS);
+        let recs = match self.records(&cmd, &q).await {
+            Err(e) if is_empty_server(&e) => Vec::new(),
+            other => other?,
+        };
+        recs.iter()
+            .map(SessionName::from_record)
+            .filter(|s| s.name == name)
+            .find_map(|s| s.id.parse().ok())
+            .ok_or_else(|| {
+                let name = super::error::shorten(name, super::error::MAX_MESSAGE_CHARS);
+                Error::not_found(format!("can't find session: {name}"))
+            })
+    }
+}
