@@ -187,8 +187,10 @@ mod tests {
     use super::*;
 
     fn pool(dir: &std::path::Path) -> Servers {
-        let default = Tmux::new(dir.join("default"), None, Caller::default());
-        Servers::new(Arc::new(default), Caller::default())
+        // The pool's own server: a socket of the test's temp dir, never
+        // tmux's default socket.
+        let main = Tmux::new(dir.join("pool-main.sock"), None, Caller::default());
+        Servers::new(Arc::new(main), Caller::default())
     }
 
     #[test]
@@ -226,11 +228,11 @@ mod tests {
             .unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(s.others_len(), 1);
-        // The default server under another spelling is the default.
-        std::fs::write(dir.path().join("default"), b"").unwrap();
+        // The pool's own server under another spelling is that server.
+        std::fs::write(dir.path().join("pool-main.sock"), b"").unwrap();
         let s = pool(dir.path());
         let d = s
-            .get_socket(None, dir.path().join("link/../default").to_str())
+            .get_socket(None, dir.path().join("link/../pool-main.sock").to_str())
             .unwrap();
         assert!(Arc::ptr_eq(&d, s.default_server()));
     }
