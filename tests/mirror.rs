@@ -477,111 +477,109 @@ fn last_tick(p: &tmuxwire::mirror::PaneMirror) -> u64 {
 /// snapshot; before, it held the pane's lock, and the session's watch task waited for it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_scan_does_not_stall_output() {
-    // One version: what is tested is tmuxwire's locking, not tmux.
-    let Some(bin) = tmux_bins().into_iter().next() else {
-        return;
-    };
-    let ctx = format!("tmux {}", bin.label);
-    let server = TestServer::builder(&bin)
-        .size(200, 50)
-        .history_limit(1_000_000)
-        .start();
-    let pane = first_pane(&server);
-    let id: tmuxwire::control::PaneId = pane.parse().unwrap();
-    let s = mirrored_servers(&server);
-    // A regex with no literal to skip by: every byte of the history goes through it.
-    let slow = json!({"pattern": "[A-Z]{3}[0-9]{4}[a-z]{2}", "regex": true});
-    // History until one scan takes well over a second (on this machine, in this build).
-    let mut lines = 0u64;
-    let mut took = std::time::Duration::ZERO;
-    for round in 0..6 {
-        if took >= std::time::Duration::from_millis(1500) {
-            break;
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(200, 50)
+            .history_limit(1_000_000)
+            .start();
+        let pane = first_pane(&server);
+        let id: tmuxwire::control::PaneId = pane.parse().unwrap();
+        let s = mirrored_servers(&server);
+        // A regex with no literal to skip by: every byte of the history goes through it.
+        let slow = json!({"pattern": "[A-Z]{3}[0-9]{4}[a-z]{2}", "regex": true});
+        // History until one scan takes well over a second (on this machine, in this build).
+        let mut lines = 0u64;
+        let mut took = std::time::Duration::ZERO;
+        for round in 0..6 {
+            if took >= std::time::Duration::from_millis(1500) {
+                break;
+            }
+            let n = 100_000u64 << round.min(2);
+            run(
+                &server,
+                &pane,
+                &format!(
+                    "seq -f 'history line %09g: the quick brown fox jumps over the lazy dog 0123456789' {} {}",
+                    lines + 1,
+                    lines + n
+                ),
+            );
+            lines += n;
+            let t0 = std::time::Instant::now();
+            let v = ok(&s, "search_panes", slow.clone()).await;
+            took = t0.elapsed();
+            assert_eq!(v["panes_searched"], json!(1), "{ctx}: {v}");
+            eprintln!("{ctx}: {lines} lines of history: a search took {took:?}");
         }
-        let n = 100_000u64 << round.min(2);
-        run(
+        assert!(
+            took >= std::time::Duration::from_secs(1),
+            "{ctx}: could not make a scan last a second ({took:?} over {lines} lines)"
+        );
+        // The pane now prints a tick every 50 ms (the program's pace, not the test's).
+        type_line(
             &server,
             &pane,
-            &format!(
-                "seq -f 'history line %09g: the quick brown fox jumps over the lazy dog 0123456789' {} {}",
-                lines + 1,
-                lines + n
-            ),
+            "i=0; while :; do i=$((i+1)); echo TICK-$i; sleep 0.05; done",
         );
-        lines += n;
-        let t0 = std::time::Instant::now();
-        let v = ok(&s, "search_panes", slow.clone()).await;
-        took = t0.elapsed();
-        assert_eq!(v["panes_searched"], json!(1), "{ctx}: {v}");
-        eprintln!("{ctx}: {lines} lines of history: a search took {took:?}");
-    }
-    assert!(
-        took >= std::time::Duration::from_secs(1),
-        "{ctx}: could not make a scan last a second ({took:?} over {lines} lines)"
-    );
-    // The pane now prints a tick every 50 ms (the program's pace, not the test's).
-    type_line(
-        &server,
-        &pane,
-        "i=0; while :; do i=$((i+1)); echo TICK-$i; sleep 0.05; done",
-    );
-    server.wait_for_text(&pane, "TICK-3", DEADLINE);
-    let m = s.default_server().mirror().await.expect("mirror on");
-    let p = m.pane(id).expect("the pane's copy");
-    crate::support::wait_until_async("the copy follows the ticks", || {
-        let p = p.clone();
-        async move { (last_tick(&p) >= 3).then_some(()) }
-    })
-    .await;
-
-    let started = std::time::Instant::now();
-    let search = {
-        let s = s.clone();
-        let slow = slow.clone();
-        tokio::spawn(async move {
-            let v = ok(&s, "search_panes", slow).await;
-            (v, std::time::Instant::now())
+        server.wait_for_text(&pane, "TICK-3", DEADLINE);
+        let m = s.default_server().mirror().await.expect("mirror on");
+        let p = m.pane(id).expect("the pane's copy");
+        crate::support::wait_until_async("the copy follows the ticks", || {
+            let p = p.clone();
+            async move { (last_tick(&p) >= 3).then_some(()) }
         })
-    };
-    // Each tick the copy shows, and when it showed it, until the search ends.
-    let mut seen: Vec<(std::time::Instant, u64)> = Vec::new();
-    let mut rx = p.subscribe();
-    while !search.is_finished() {
-        // Woken by the copy's changes; the bound only lets the loop notice the search's end.
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(100), rx.changed()).await;
-        let p = p.clone();
-        // Read off the runtime's workers: a reader blocked behind a stalled writer must not
-        // stall the runtime too.
-        let tick = tokio::task::spawn_blocking(move || last_tick(&p))
-            .await
-            .expect("reading the copy");
-        seen.push((std::time::Instant::now(), tick));
-    }
-    let (v, ended) = search.await.expect("the search task");
-    let took = ended - started;
-    assert_eq!(v["matches"].as_array().map(Vec::len), Some(0), "{ctx}: {v}");
-    assert!(
-        took >= std::time::Duration::from_millis(900),
-        "{ctx}: the scan was too short to tell ({took:?})"
-    );
-    // Ticks that reached the copy in the middle half of the search: a stalled copy shows none
-    // (the scan is all but the whole search), a copy fed while the scan runs shows about one
-    // per 50 ms.
-    let (from, to) = (started + took / 4, ended - took / 4);
-    let mid: Vec<u64> = seen
-        .iter()
-        .filter(|(at, _)| *at >= from && *at <= to)
-        .map(|(_, t)| *t)
-        .collect();
-    let advances = mid.windows(2).filter(|w| w[1] > w[0]).count();
-    assert!(
-        advances >= 2,
-        "{ctx}: the copy stalled during a {took:?} search: ticks seen {seen:?} (from {from:?} to {to:?})",
-        seen = seen
+        .await;
+
+        let started = std::time::Instant::now();
+        let search = {
+            let s = s.clone();
+            let slow = slow.clone();
+            tokio::spawn(async move {
+                let v = ok(&s, "search_panes", slow).await;
+                (v, std::time::Instant::now())
+            })
+        };
+        // Each tick the copy shows, and when it showed it, until the search ends.
+        let mut seen: Vec<(std::time::Instant, u64)> = Vec::new();
+        let mut rx = p.subscribe();
+        while !search.is_finished() {
+            // Woken by the copy's changes; the bound only lets the loop notice the search's end.
+            let _ = tokio::time::timeout(std::time::Duration::from_millis(100), rx.changed()).await;
+            let p = p.clone();
+            // Read off the runtime's workers: a reader blocked behind a stalled writer must not
+            // stall the runtime too.
+            let tick = tokio::task::spawn_blocking(move || last_tick(&p))
+                .await
+                .expect("reading the copy");
+            seen.push((std::time::Instant::now(), tick));
+        }
+        let (v, ended) = search.await.expect("the search task");
+        let took = ended - started;
+        assert_eq!(v["matches"].as_array().map(Vec::len), Some(0), "{ctx}: {v}");
+        assert!(
+            took >= std::time::Duration::from_millis(900),
+            "{ctx}: the scan was too short to tell ({took:?})"
+        );
+        // Ticks that reached the copy in the middle half of the search: a stalled copy shows none
+        // (the scan is all but the whole search), a copy fed while the scan runs shows about one
+        // per 50 ms.
+        let (from, to) = (started + took / 4, ended - took / 4);
+        let mid: Vec<u64> = seen
             .iter()
-            .map(|(at, t)| (at.duration_since(started), *t))
-            .collect::<Vec<_>>(),
-        from = from - started,
-        to = to - started,
-    );
+            .filter(|(at, _)| *at >= from && *at <= to)
+            .map(|(_, t)| *t)
+            .collect();
+        let advances = mid.windows(2).filter(|w| w[1] > w[0]).count();
+        assert!(
+            advances >= 2,
+            "{ctx}: the copy stalled during a {took:?} search: ticks seen {seen:?} (from {from:?} to {to:?})",
+            seen = seen
+                .iter()
+                .map(|(at, t)| (at.duration_since(started), *t))
+                .collect::<Vec<_>>(),
+            from = from - started,
+            to = to - started,
+        );
+    }
 }

@@ -16,7 +16,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, SLACK, drop_for_tail, head_within, json_len, tail_within};
+use super::fit::{Fit, Limit, SLACK, fit_room, head_within, json_len};
 use super::{Op, Server};
 use crate::control::format::{Part, Query};
 use crate::control::{Command, Target, TargetKind};
@@ -779,31 +779,6 @@ fn fit_bytes(lines: &mut Vec<String>, max: usize) -> (usize, usize) {
         bytes += lines[drop].len() + 1;
         drop += 1;
     }
-    lines.drain(..drop);
-    (drop, bytes)
-}
-
-/// Keeps the newest `lines` that take at most `room` bytes as JSON text
-/// (joined with `\n`). When not even the newest line fits, the end of it
-/// that fits is kept. Returns how many whole lines were dropped and how
-/// many bytes of text (their newlines included) were cut.
-pub fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
-    let drop = drop_for_tail(lines, room);
-    if drop == 0 {
-        return (0, 0);
-    }
-    if drop == lines.len() {
-        let Some(last) = lines.pop() else {
-            return (0, 0);
-        };
-        let whole = lines.len();
-        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-        let tail = tail_within(&last, room).to_string();
-        bytes += last.len() - tail.len();
-        *lines = vec![tail];
-        return (whole, bytes);
-    }
-    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
     lines.drain(..drop);
     (drop, bytes)
 }

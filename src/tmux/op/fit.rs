@@ -140,6 +140,31 @@ pub fn head_within(s: &str, room: usize) -> &str {
     &s[..end]
 }
 
+/// Keeps the newest `lines` that take at most `room` bytes as JSON text
+/// (joined with `\n`). When not even the newest line fits, the end of it
+/// that fits is kept. Returns how many whole lines were dropped and how
+/// many bytes of text (their newlines included) were cut.
+pub fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
+    let drop = drop_for_tail(lines, room);
+    if drop == 0 {
+        return (0, 0);
+    }
+    if drop == lines.len() {
+        let Some(last) = lines.pop() else {
+            return (0, 0);
+        };
+        let whole = lines.len();
+        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let tail = tail_within(&last, room).to_string();
+        bytes += last.len() - tail.len();
+        *lines = vec![tail];
+        return (whole, bytes);
+    }
+    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
+    lines.drain(..drop);
+    (drop, bytes)
+}
+
 /// Room for digits that grow when counters change after measuring (a
 /// count going from `0` to a 20-digit number, a flag from `false` to
 /// `true`, and so on).

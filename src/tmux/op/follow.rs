@@ -34,22 +34,16 @@ use crate::tmux::follow::{
 use crate::tmux::{Error, PaneScope, Selector};
 
 crate::record! {
-    /// A followed pane, as `list-panes` prints it: what the mirror keeps
-    /// about it ([`PaneMeta`]) and its program's pid.
+    /// What following a pane lists of it besides its [`PaneMeta`], which
+    /// comes first in the record ([`FOLLOWED_FIELDS`]).
     struct FollowedRow {
         pane_id: String = "pane_id",
-        session_id: String = "session_id",
-        session_name: String = "session_name",
-        window_id: String = "window_id",
-        window_name: String = "window_name",
-        window_index: String = "window_index",
-        pane_index: String = "pane_index",
-        pane_current_command: String = "pane_current_command",
-        pane_tty: String = "pane_tty",
         pane_pid: Option<i64> = "pane_pid",
-        pane_current_path: String = "pane_current_path",
     }
 }
+
+/// The variables a followed pane is listed with.
+const FOLLOWED_FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, FollowedRow);
 
 /// A pane the mirror follows, as tmux listed it just now.
 struct Followed {
@@ -260,19 +254,19 @@ async fn follow(
         ));
     };
     let target = Target::Pane(pane);
-    let recs = super::list::pane_records(
-        server,
-        &PaneScope::Window(target.clone()),
-        FollowedRow::FIELDS,
-    )
-    .await?;
+    let recs =
+        super::list::pane_records(server, &PaneScope::Window(target.clone()), FOLLOWED_FIELDS)
+            .await?;
     let pane_str = pane.to_string();
-    let row = recs
+    let (row, meta) = recs
         .iter()
-        .map(FollowedRow::from_record)
-        .find(|r| r.pane_id == pane_str)
+        .map(|r| {
+            let row = FollowedRow::from_record_at(r, PaneMeta::FIELDS.len());
+            (row, PaneMeta::from_record(r))
+        })
+        .find(|(row, _)| row.pane_id == pane_str)
         .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-    let session = row
+    let session = meta
         .session_id
         .parse()
         .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
@@ -280,17 +274,6 @@ async fn follow(
         .pane_pid
         .and_then(|p| u32::try_from(p).ok())
         .unwrap_or(0);
-    let meta = PaneMeta {
-        session_id: row.session_id,
-        session_name: row.session_name,
-        window_id: row.window_id,
-        window_name: row.window_name,
-        window_index: row.window_index,
-        pane_index: row.pane_index,
-        pane_current_command: row.pane_current_command,
-        pane_tty: row.pane_tty,
-        pane_current_path: row.pane_current_path,
-    };
     let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
     let p = m
         .pane(pane)

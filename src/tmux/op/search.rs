@@ -206,37 +206,36 @@ pub struct SearchPanesResult {
 }
 
 crate::record! {
-    /// A pane in scope, as the search lists it: what its result names it
-    /// by (the mirror's [`PaneMeta`]) and its history's fill.
-    struct ListedPane {
+    /// What the search lists of a pane besides its [`PaneMeta`], which
+    /// comes first in the record ([`LISTED_FIELDS`]).
+    struct ListedRow {
         pane_id: String = "pane_id",
-        pane_tty: String = "pane_tty",
-        pane_current_command: String = "pane_current_command",
-        window_id: String = "window_id",
-        window_name: String = "window_name",
-        session_id: String = "session_id",
-        session_name: String = "session_name",
         history_size: Option<i64> = "history_size",
-        window_index: String = "window_index",
-        pane_index: String = "pane_index",
-        pane_current_path: String = "pane_current_path",
         history_limit: Option<i64> = "history_limit",
     }
 }
 
+/// The variables the search lists each pane with.
+const LISTED_FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, ListedRow);
+
+/// A pane in scope, as the search lists it: what its result names it by
+/// (the mirror's [`PaneMeta`]) and its history's fill.
+struct ListedPane {
+    pane_id: String,
+    history_size: Option<i64>,
+    history_limit: Option<i64>,
+    meta: PaneMeta,
+}
+
 impl ListedPane {
-    /// The mirror's view of the listing.
-    fn meta(&self) -> PaneMeta {
-        PaneMeta {
-            session_id: self.session_id.clone(),
-            session_name: self.session_name.clone(),
-            window_id: self.window_id.clone(),
-            window_name: self.window_name.clone(),
-            window_index: self.window_index.clone(),
-            pane_index: self.pane_index.clone(),
-            pane_current_command: self.pane_current_command.clone(),
-            pane_current_path: self.pane_current_path.clone(),
-            pane_tty: self.pane_tty.clone(),
+    /// From a record of [`LISTED_FIELDS`].
+    fn from_record(r: &crate::control::format::Record) -> ListedPane {
+        let row = ListedRow::from_record_at(r, PaneMeta::FIELDS.len());
+        ListedPane {
+            pane_id: row.pane_id,
+            history_size: row.history_size,
+            history_limit: row.history_limit,
+            meta: PaneMeta::from_record(r),
         }
     }
 }
@@ -459,7 +458,7 @@ impl Facts {
     fn of_listing(p: &ListedPane) -> Facts {
         Facts {
             pane_id: p.pane_id.clone(),
-            meta: p.meta(),
+            meta: p.meta.clone(),
         }
     }
 }
@@ -512,7 +511,7 @@ pub async fn search_panes(
     scope: &PaneScope,
     limit: Limit,
 ) -> Result<SearchPanesResult, Error> {
-    let records = super::list::pane_records(server, scope, ListedPane::FIELDS).await?;
+    let records = super::list::pane_records(server, scope, LISTED_FIELDS).await?;
     let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
     // Linked windows and grouped sessions list a pane more than once.
     let mut seen = std::collections::HashSet::new();
@@ -543,8 +542,8 @@ pub async fn search_panes(
             .filter_map(|p| {
                 Some((
                     p.pane_id.parse().ok()?,
-                    p.session_id.parse().ok()?,
-                    p.meta(),
+                    p.meta.session_id.parse().ok()?,
+                    p.meta.clone(),
                 ))
             })
             .collect();

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, drop_for_tail, json_len, tail_within};
+use super::fit::{Fit, Limit, fit_room, json_len};
 use super::{Op, Server};
 use crate::control::buffer::buffer_encoding;
 use crate::control::correlate::FrameSpec;
@@ -414,30 +414,6 @@ impl Fit for BufferContent {
         self.content_truncated_lines += drop;
         self.content_truncated_bytes = bytes;
     }
-}
-
-/// Cuts `lines` to their newest that fit `room` bytes in a JSON string:
-/// `(lines dropped, bytes dropped)`, line breaks counted; when not even
-/// the newest fits, its end is kept. (The same cut as a capture's.)
-fn fit_room(lines: &mut Vec<String>, room: usize) -> (usize, usize) {
-    let drop = drop_for_tail(lines, room);
-    if drop == 0 {
-        return (0, 0);
-    }
-    if drop == lines.len() {
-        let Some(last) = lines.pop() else {
-            return (0, 0);
-        };
-        let whole = lines.len();
-        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-        let tail = tail_within(&last, room).to_string();
-        bytes += last.len() - tail.len();
-        *lines = vec![tail];
-        return (whole, bytes);
-    }
-    let bytes = lines[..drop].iter().map(|l| l.len() + 1).sum();
-    lines.drain(..drop);
-    (drop, bytes)
 }
 
 /// `delete_buffer`.
