@@ -286,60 +286,68 @@ pub fn tmux_version(data: &[u8]) {
     }
 }
 
-/// `align_rows` (rows per logical line from a joined and a row-by-row
-/// capture) and `term::width::rows`: no panic; an alignment accounts for
-/// every line and every row; and rows cut from space-free lines at a fixed
-/// width align back to exactly the counts cut, which `width::rows` also
-/// computes for ASCII text.
+/// The CLI's reading of a copy (`cli::source::lines_of`, chunk by chunk)
+/// gives the lines, tmux line numbers, rows and screens of the copy's
+/// one-at-a-time lines (`Term::lines`, the hidden normal screen between
+/// history and screen), whole and over a range; and `term::width::rows`
+/// is at least 1 for any text.
 ///
-/// Input: byte 0 = width − 1 (mod 40); then joined lines and rows, split
-/// by the first NUL, lines split on `\n`.
-pub fn capture_align(data: &[u8]) {
+/// Input: byte 0 = width − 1 (mod 40); byte 1 = height − 1 (mod 8); then
+/// the pane output.
+pub fn copy_lines(data: &[u8]) {
+    use tmuxwire::cli::source::{PaneInfo, Range, lines_of};
+    use tmuxwire::mirror::scan::Screen;
     use tmuxwire::term::width::{Rules, rows};
-    use tmuxwire::tmux::op::search::align_rows;
-    let Some((&w, rest)) = data.split_first() else {
+    use tmuxwire::term::{Options, Term, trim_end_spaces};
+    let Some((head, body)) = data.split_first_chunk::<2>() else {
         return;
     };
-    let width = usize::from(w % 40) + 1;
-    let (joined, plain) = match rest.iter().position(|&b| b == 0) {
-        Some(i) => (&rest[..i], &rest[i + 1..]),
-        None => (rest, &b""[..]),
-    };
-    let split = |b: &[u8]| -> Vec<Vec<u8>> {
-        if b.is_empty() { Vec::new() } else { b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect() }
-    };
-    let jl = split(joined);
-    let pl = split(plain);
-    let jr: Vec<&[u8]> = jl.iter().map(Vec::as_slice).collect();
-    let pr: Vec<&[u8]> = pl.iter().map(Vec::as_slice).collect();
-    if let Some(counts) = align_rows(&jr, &pr) {
-        assert_eq!(counts.len(), jr.len());
-        assert_eq!(counts.iter().map(|&c| c as usize).sum::<usize>(), pr.len());
-        assert!(counts.iter().all(|&c| c >= 1));
-    }
-    for text in String::from_utf8_lossy(rest).split('\n') {
+    for text in String::from_utf8_lossy(body).split('\n').take(64) {
         for r in [Rules::V33, Rules::V34, Rules::V36] {
-            assert!(rows(text, width, r) >= 1);
+            assert!(rows(text, usize::from(head[0] % 40) + 1, r) >= 1);
         }
     }
-
-    // Round trip: ASCII lines without spaces or NULs, cut into rows.
-    let lines: Vec<Vec<u8>> = jl
+    let width = u32::from(head[0] % 40) + 1;
+    let height = u32::from(head[1] % 8) + 1;
+    let opts = Options {
+        history_limit: 50,
+        ..Options::default()
+    };
+    let mut t = Term::new(width, height, Rules::V36, opts);
+    t.advance(body);
+    let alternate = t.alternate_on();
+    let screen = if alternate { Screen::Alternate } else { Screen::Main };
+    let mut want: Vec<(Vec<u8>, i64, u32, Screen)> = Vec::new();
+    let all: Vec<_> = t.lines().collect();
+    let screen_first = t.screen_logical_lines().next().map(|l| l.index);
+    let (hist, scr): (Vec<_>, Vec<_>) = all
         .iter()
-        .map(|l| l.iter().map(|&b| if b.is_ascii_graphic() { b } else { b'_' }).collect())
-        .collect();
-    let mut cut: Vec<Vec<u8>> = Vec::new();
-    let mut want = Vec::new();
-    for l in &lines {
-        let chunks: Vec<Vec<u8>> = if l.is_empty() { vec![Vec::new()] } else { l.chunks(width).map(<[u8]>::to_vec).collect() };
-        want.push(chunks.len() as u32);
-        let text = String::from_utf8_lossy(l);
-        assert_eq!(rows(&text, width, Rules::V36) as usize, chunks.len(), "{text:?} at {width}");
-        cut.extend(chunks);
+        .partition(|l| screen_first.is_none_or(|f| l.index < f));
+    for l in hist {
+        want.push((trim_end_spaces(&l.text).to_vec(), l.first_row.0, l.rows(), Screen::Main));
     }
-    let lr: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
-    let cr: Vec<&[u8]> = cut.iter().map(Vec::as_slice).collect();
-    assert_eq!(align_rows(&lr, &cr), Some(want));
+    if alternate {
+        for l in t.hidden_main_lines() {
+            want.push((trim_end_spaces(&l.text).to_vec(), l.first_row.0, l.rows(), Screen::HiddenMain));
+        }
+    }
+    for l in scr {
+        want.push((trim_end_spaces(&l.text).to_vec(), l.first_row.0, l.rows(), screen));
+    }
+    let read = |range: Range| {
+        let p = lines_of(&t, PaneInfo::default(), range);
+        (0..p.lines.len())
+            .map(|i| (p.line(i).to_vec(), p.lines[i].number, p.lines[i].rows, p.lines[i].screen))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(read(Range::default()), want);
+    let (lo, hi) = (-3, 1);
+    let ranged: Vec<_> = want
+        .iter()
+        .filter(|w| w.1 + i64::from(w.2) > lo && w.1 <= hi)
+        .cloned()
+        .collect();
+    assert_eq!(read(Range { start: Some(lo), end: Some(hi) }), ranged);
 }
 
 /// `term::Term` (the pane mirror's grid) on any bytes: no panic, and

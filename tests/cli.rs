@@ -2008,8 +2008,10 @@ fn cli_captures_do_not_grow_the_tmux_server() {
 }
 
 /// `search` finds what `search_panes` finds in a pane that shows a full-screen program: the
-/// history, the normal screen the program hides (numbered from its top row) and the program's
-/// own screen, each line once, with the same line numbers.
+/// history (a soft-wrapped line of wide characters among it), the normal screen the program
+/// hides (numbered from its top row) and the program's own screen, each line once, in the same
+/// order, with the same line numbers: one engine (a copy of the pane, scanned the same way),
+/// whether `search_panes` reads the mirror's copy or, without the mirror, one made at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_search_sees_behind_a_full_screen_program() {
     for bin in tmux_bins() {
@@ -2023,7 +2025,8 @@ async fn cli_search_sees_behind_a_full_screen_program() {
         run(
             &server,
             &pane,
-            "seq -f 'BEHIND old %g' 1 8; echo 'BEHIND hidden line'",
+            "seq -f 'BEHIND old %g' 1 8; printf 'BEHIND wide %.0s漢字' $(seq 12); echo; \
+             echo 'BEHIND hidden line'",
         );
         // A full-screen program: the alternate screen with a line of its own.
         type_line(
@@ -2052,11 +2055,25 @@ async fn cli_search_sees_behind_a_full_screen_program() {
             .zip(m["matched_line_numbers"].as_array().unwrap())
             .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
             .collect();
-        let mut a = cli.clone();
-        let mut b = tool.clone();
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "tmux {label}: cli {cli:?} tool {tool:?}");
+        assert_eq!(cli, tool, "tmux {label}: cli {cli:?} tool {tool:?}");
+        // Without the mirror, search_panes makes a copy at once: the same lines.
+        let s = crate::support::capture_servers(&server);
+        let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
+        let m = &v["matches"][0];
+        assert_eq!(m["source"], "capture", "tmux {label}: {m}");
+        let captured: Vec<(i64, String)> = m["matched_lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(m["matched_line_numbers"].as_array().unwrap())
+            .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(cli, captured, "tmux {label}: without the mirror");
+        assert!(
+            cli.iter()
+                .any(|(_, t)| t.starts_with("BEHIND wide") && t.ends_with("漢字")),
+            "tmux {label}: {cli:?}"
+        );
         assert!(
             cli.iter().any(|(_, t)| t == "BEHIND hidden line"),
             "tmux {label}: {cli:?}"

@@ -122,8 +122,8 @@ fn tmux_version_corpus() {
 }
 
 #[test]
-fn capture_align_corpus() {
-    replay("capture_align", props::capture_align);
+fn copy_lines_corpus() {
+    replay("copy_lines", props::copy_lines);
 }
 
 #[test]
@@ -170,10 +170,10 @@ fn send_keys_plan_corpus() {
 #[test]
 fn every_target_is_replayed() {
     let replayed = [
-        "capture_align",
         "command_quote",
         "control_parse",
         "control_roundtrip",
+        "copy_lines",
         "correlate",
         "echo_mask",
         "format_records",

@@ -17,14 +17,14 @@
 //!   `session:window.pane`), parsed and resolved (pure) against
 //!   `list_panes`;
 //! * `search`: grep's flags; `source`: where it gets each pane's logical
-//!   lines with their tmux line numbers (tmux captures today, behind
-//!   [`source::LineSource`]); `grep`: selecting and printing lines over a
+//!   lines with their tmux line numbers (a copy of each pane, the MCP
+//!   server's kind, behind [`source::LineSource`]); `grep`: selecting and printing lines over a
 //!   pane's buffer (pure);
 //! * `capture`: `panes` and `capture` (a one-shot client's
 //!   `capture-pane -p`, streamed to stdout); `send`: text and keys into a
 //!   pane; `wait`: until a pane prints a pattern;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
-//! * `tool`: tool calls, and their errors in CLI words;
+//! * `errors`: the typed errors of the operations, in CLI words;
 //! * `demo`: what tmuxwire does, shown and checked on a private server.
 
 mod args;
@@ -35,7 +35,7 @@ mod grep;
 mod output;
 mod search;
 mod send;
-mod source;
+pub mod source;
 mod target;
 mod wait;
 

@@ -1,7 +1,9 @@
 //! `tmuxwire search`: grep for panes.
 //!
 //! Two layers: a [`LineSource`] yields each pane's logical lines with
-//! their tmux line numbers (`super::source`; today tmux captures), and
+//! their tmux line numbers (`super::source`: a copy of each pane made as
+//! the MCP server's mirror makes its copies, so `search_panes` finds the
+//! same lines), and
 //! `super::grep` selects and prints lines over each pane's buffer with
 //! GNU grep's flags. This module turns the flags into both and runs them.
 //!
@@ -21,10 +23,9 @@ use std::process::ExitCode;
 use super::errors::CliError;
 use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
-use super::source::{Captures, LineSource, PaneInfo, Range};
+use super::source::{Copies, LineSource, PaneInfo, Range};
 use super::target::{self, World};
 use super::{LineArg, SearchArgs};
-use crate::term::width::Rules;
 use crate::tmux::Servers;
 
 /// The patterns `a` gives: every `-e`, every line of every `-f` file, or
@@ -172,12 +173,7 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
         start: line(a.start),
         end: line(a.end),
     };
-    let mut source = Captures::new(
-        tmux.socket_path().to_path_buf(),
-        Rules::for_version(&version),
-        panes,
-        range,
-    );
+    let mut source = Copies::new(tmux.clone(), panes, range);
     let painter = Painter::new(a.color.enabled_here());
     let stdout = BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
     let mut grep = Grep::new(&matcher, opts, painter, stdout);

@@ -7,6 +7,8 @@
 //!   sessions).
 //! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
 //! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
+//! * [`copy`]: a pane's copy made once from tmux's captures, for readers
+//!   that keep none (a pane the mirror does not hold, the one-shot CLI).
 //! * [`target`]: which object a call names ([`Selector`], [`PaneScope`])
 //!   and the one-object lookups every operation builds on.
 //! * [`op`]: the operations, one typed request each (listings, single
@@ -27,6 +29,7 @@
 //! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
 pub mod caller;
+pub mod copy;
 pub mod discover;
 pub mod error;
 pub mod follow;

@@ -741,6 +741,52 @@ impl Tmux {
         }
     }
 
+    /// Runs prepared control-mode lines in one write (one round trip) and
+    /// gives each line's answer as tmux sent it, every block kept apart:
+    /// for callers that read a line's blocks themselves (a pane's copy made
+    /// once, [`super::copy`]). The lines must only read (they are sent again
+    /// on a fresh connection when the first one broke).
+    ///
+    /// # Errors
+    ///
+    /// The first connection error; [`ErrorKind::NoServer`] style errors as
+    /// [`Tmux::run_all`] explains them; a server without sessions (no
+    /// control client can attach) is [`ErrorKind::NotFound`]: it has no
+    /// panes.
+    pub(crate) async fn run_replies(&self, lines: &[Line]) -> Result<Vec<Reply>, Error> {
+        self.activity.touch();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let c = match self.link().await? {
+                Link::Control(c) => c,
+                Link::OneShot { .. } => {
+                    return Err(Error::not_found("the server has no sessions, so no panes"));
+                }
+            };
+            self.count_round_trip();
+            let answers = c.lines(lines).await;
+            let closed = answers
+                .iter()
+                .any(|a| matches!(a, Err(control::Error::Closed { .. })));
+            if closed {
+                self.forget(&c).await;
+                if attempt == 1 && !c.is_poisoned() {
+                    tracing::debug!("control connection lost; reconnecting");
+                    continue;
+                }
+            }
+            let mut out = Vec::with_capacity(lines.len());
+            for a in answers {
+                match a {
+                    Ok(r) => out.push(r),
+                    Err(e) => return Err(self.explain(Error::from(e)).await),
+                }
+            }
+            return Ok(out);
+        }
+    }
+
     /// Runs command lines in one write (one round trip): each inner list
     /// is one control-mode line (`a ; b ; c`), which tmux runs back to back
     /// with nothing of anyone else's in between, skipping the rest of the

@@ -12,12 +12,10 @@
 //!   grid. Copies of panes that have since vanished (their program exited)
 //!   are searched too, marked `pane_dead`.
 //! * **a capture** otherwise (a pane the mirror could not seed, or the
-//!   mirror is off): `capture-pane -J` through a paste buffer, pipelined
-//!   [`CAPTURES_IN_FLIGHT`] at a time and scanned as it arrives. Row counts
-//!   come from the width model ([`crate::term::width`]) and are checked
-//!   against the captured range's row count; a pane that disagrees is
-//!   captured again joined and row by row in one write and its rows
-//!   counted by aligning the two ([`align_rows`]).
+//!   mirror is off): a copy made once from tmux's captures
+//!   ([`crate::tmux::copy`], the mirror's own seed), [`CAPTURES_IN_FLIGHT`]
+//!   panes at a time, and scanned the same way. Both sources give the same
+//!   lines, line numbers and positions for the same pane.
 //!
 //! Each pane's result says which source answered (`source`). The page is
 //! cut to the caller's limit by [`SearchPanesResult`]'s
@@ -32,22 +30,16 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::capture::state_and_text;
 use super::fit::{self, Limit};
 use super::{Op, Server};
-use crate::control::format::Query;
-use crate::control::{Command, PaneId, SessionId, Target, TargetKind};
-use crate::mirror::scan::{Hit, Position, Scan, Screen, scan};
+use crate::control::{PaneId, SessionId, Target};
+use crate::mirror::scan::{Scan, Screen, scan};
 use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
 use crate::search::Pattern;
-use crate::search::hit::excerpt;
-use crate::term::width::{self, Rules};
-use crate::term::{
-    ByteOffset, LineNo, LogicalLine, bottom_line, keep_tail, split_lines, top_line, trim_end_spaces,
-};
+use crate::term::LineNo;
+use crate::tmux::copy;
 use crate::tmux::model::Source;
-use crate::tmux::target::pane_lookup;
-use crate::tmux::{Error, ErrorKind, PaneScope, Selector};
+use crate::tmux::{Error, PaneScope, Selector};
 
 /// `search_panes`: the lines matching a pattern in many panes.
 #[derive(Clone)]
@@ -260,192 +252,6 @@ pub const RESPONSE_BUDGET: usize = 1 << 20;
 /// values are silently ignored by tmux, so they are clamped here.
 pub const MAX_LINE_ARG: i64 = i16::MAX as i64;
 
-/// The rows each logical line of a `capture-pane -J` fills.
-enum RowCount<'a> {
-    /// Worked out from widths.
-    Estimate,
-    /// Known (from [`align_rows`]), one entry per line.
-    Exact(&'a [u32]),
-}
-
-/// Byte offsets in `text` where tmux would start a new row when writing it
-/// from column 0 of a `width`-cell row, by the width model.
-fn layout_breaks(text: &[u8], width: usize, rules: Rules) -> Vec<usize> {
-    let mut layout = crate::term::width::Layout::new(width.max(1), rules);
-    let mut breaks = Vec::new();
-    let s = String::from_utf8_lossy(text);
-    let mut byte = 0;
-    for c in s.chars() {
-        let before = layout.rows;
-        layout.push(c as u32);
-        if layout.rows > before {
-            breaks.push(byte.min(text.len()));
-        }
-        byte += c.len_utf8();
-    }
-    breaks
-}
-
-/// Scans one pane's `capture-pane -p -J` output. Returns the hits and the
-/// rows all captured lines fill as counted (equal to the rows of the
-/// captured range when every count was right).
-fn scan_capture(
-    body: &[u8],
-    pattern: &Pattern,
-    rows_of: RowCount<'_>,
-    width: usize,
-    rules: Rules,
-    bottom: i64,
-    keep: usize,
-) -> (Scan, u64) {
-    let mut hay = Vec::with_capacity(body.len());
-    let mut rows: Vec<u32> = Vec::new();
-    for (k, line) in split_lines(body).enumerate() {
-        rows.push(match rows_of {
-            RowCount::Estimate => width::rows(&String::from_utf8_lossy(line), width, rules),
-            RowCount::Exact(r) => r.get(k).copied().unwrap_or(1),
-        });
-        hay.extend_from_slice(trim_end_spaces(line));
-        hay.push(b'\n');
-    }
-    let total: u64 = rows.iter().map(|&r| u64::from(r)).sum();
-    let mut found = pattern.find_lines(&hay);
-    let count = found.len();
-    keep_tail(&mut found, Some(keep));
-    let mut scan = Scan {
-        count,
-        ..Scan::default()
-    };
-    if found.is_empty() {
-        return (scan, total);
-    }
-    // Rows before each line, summed from the top.
-    let mut before = vec![0u64; rows.len() + 1];
-    for (i, r) in rows.iter().enumerate() {
-        before[i + 1] = before[i] + u64::from(*r);
-    }
-    for m in found {
-        let i = m.line;
-        let end = memchr::memchr(b'\n', &hay[m.offset..]).map_or(hay.len(), |e| m.offset + e);
-        let text = &hay[m.offset..end];
-        let after = total - before[i + 1];
-        let r = rows[i];
-        let first = bottom - after as i64 - i64::from(r) + 1;
-        let line = LogicalLine {
-            index: crate::term::LineIndex(i as u64),
-            first_row: LineNo(first),
-            text: std::borrow::Cow::Borrowed(text),
-            breaks: std::borrow::Cow::Owned(layout_breaks(text, width, rules)),
-            place: crate::term::Place::Screen,
-        };
-        let p = line.point(ByteOffset(m.start), width as u32, rules);
-        scan.hits.push(Hit {
-            text: excerpt(text, m.start, m.end),
-            line: first,
-            rows: r,
-            at: Position {
-                row: p.line.0,
-                column: p.column.0,
-                char: line.char_offset(ByteOffset(m.start)).0,
-                byte: m.start,
-            },
-            screen: Screen::Main,
-        });
-    }
-    (scan, total)
-}
-
-/// Rows per logical line, by aligning a `capture-pane -p -J` of a range
-/// (`joined`: logical lines) with a plain `capture-pane -p` of the same
-/// range taken at the same moment (`rows`: one line per row, trailing
-/// blanks trimmed by tmux). Each row's text must continue the logical line
-/// where the previous row stopped (after any blanks the trimming removed).
-///
-/// Returns `None` when the two do not align (a row of only blanks inside a
-/// wrapped line is ambiguous; so is a capture that is not of one moment).
-pub fn align_rows(joined: &[&[u8]], rows: &[&[u8]]) -> Option<Vec<u32>> {
-    let mut out = Vec::with_capacity(joined.len());
-    let mut ri = 0;
-    for line in joined {
-        let mut pos = 0;
-        let mut count = 0u32;
-        loop {
-            let row = trim_end_spaces(rows.get(ri)?);
-            // Skip blanks the previous row's trimming removed.
-            let mut at = pos;
-            loop {
-                if line[at..].starts_with(row) {
-                    break;
-                }
-                if line.get(at) != Some(&b' ') {
-                    return None;
-                }
-                at += 1;
-            }
-            pos = at + row.len();
-            count += 1;
-            ri += 1;
-            if line[pos..].iter().all(|&b| b == b' ') {
-                break;
-            }
-            if row.is_empty() {
-                // A blank row cannot have started text that goes on.
-                return None;
-            }
-        }
-        out.push(count);
-    }
-    (ri == rows.len()).then_some(out)
-}
-
-/// A pane's width and the bottom row of the searched range.
-#[derive(Clone, Copy, Debug)]
-struct PaneGeometry {
-    width: usize,
-    bottom: i64,
-    /// Rows in the searched range.
-    rows: u64,
-}
-
-crate::record! {
-    /// The pane state read with each capture, in the same write.
-    struct PaneState {
-        width: i64 = "pane_width",
-        height: i64 = "pane_height",
-        history_size: i64 = "history_size",
-    }
-}
-
-impl PaneGeometry {
-    /// From the state read with a capture.
-    fn of(state: &PaneState, req: &SearchPanesRequest) -> PaneGeometry {
-        let width = usize::try_from(state.width).unwrap_or(0);
-        let height = state.height.max(1);
-        let hsize = state.history_size.max(0);
-        let (start, end) = req.range();
-        let bottom = bottom_line(start, end, hsize, height);
-        let top = top_line(start, end, hsize, height);
-        PaneGeometry {
-            width,
-            bottom,
-            rows: u64::try_from(bottom - top + 1).unwrap_or(0),
-        }
-    }
-}
-
-/// `capture-pane -p [-J] -S start -E end` for the searched range (the
-/// target is added by the caller).
-fn capture_cmd(req: &SearchPanesRequest, join: bool) -> Command {
-    let (start, end) = req.range();
-    let start = start.map_or("-".to_string(), |s| s.min(MAX_LINE_ARG).to_string());
-    let end = end.map_or("-".to_string(), |e| e.min(MAX_LINE_ARG).to_string());
-    let mut cmd = Command::new("capture-pane").arg("-p");
-    if join {
-        cmd = cmd.arg("-J");
-    }
-    cmd.opt("-S", start).opt("-E", end)
-}
-
 /// What tmux said about a pane, from its listing or (for a pane that is
 /// gone) from the mirror's last one.
 #[derive(Clone, Debug)]
@@ -501,7 +307,7 @@ enum Item {
 ///
 /// # Errors
 ///
-/// [`ErrorKind::NotFound`] for a missing session scope; connection
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session scope; connection
 /// errors; [`ErrorKind::Internal`](crate::tmux::ErrorKind::Internal) when
 /// a pane's scan panicked. A pane that disappears during the search is
 /// skipped.
@@ -522,7 +328,6 @@ pub async fn search_panes(
         .map(|p| p.pane_id.clone())
         .collect();
     let version = server.version().await?;
-    let rules = Rules::for_version(&version);
     let note = (!version.at_least(3, 6) && req.pattern.mentions_tab()).then(|| {
         format!(
             "tmux {} keeps no TABs: a TAB moves the cursor and leaves blank cells, which \
@@ -575,7 +380,7 @@ pub async fn search_panes(
         .map(|item| async move {
             match item {
                 Item::Listed(i) => {
-                    search_listed(server, &panes[i], mirror, confirmed, req, rules, flag).await
+                    search_listed(server, &panes[i], mirror, confirmed, req, flag).await
                 }
                 Item::Gone(p) => scan_copy(p, req, flag.clone()).await.map(Some),
             }
@@ -643,7 +448,6 @@ async fn search_listed(
     mirror: &Option<Arc<Mirror>>,
     confirmed: &std::collections::HashSet<PaneId>,
     req: &SearchPanesRequest,
-    rules: Rules,
     cancel: &Arc<AtomicBool>,
 ) -> Result<Option<Searched>, Error> {
     let facts = Facts::of_listing(listed);
@@ -659,46 +463,37 @@ async fn search_listed(
         s.dead = false;
         return Ok(Some(s));
     }
-    let target = Target::Pane(id);
-    let cap = capture_cmd(req, true);
-    let (state, body) = match state_and_text(server, &target, PaneState::FIELDS, cap).await {
-        Ok(x) => x,
-        // The pane went away meanwhile: skip it.
-        Err(e) if e.is(ErrorKind::NotFound) => return Ok(None),
-        Err(e) => return Err(e),
+    // A pane the mirror does not hold: a copy made once, scanned the same
+    // way.
+    let Some(built) = copy::copy_pane(server, id).await? else {
+        return Ok(None);
     };
-    let geo = PaneGeometry::of(&PaneState::from_record(&state), req);
-    let keep = req.max_matched_lines_per_pane;
     let pattern = req.pattern.clone();
+    let (keep, range) = (req.max_matched_lines_per_pane, scan_range(req));
+    let cancel = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
-        scan_capture(
-            &body,
-            &pattern,
-            RowCount::Estimate,
-            geo.width,
-            rules,
-            geo.bottom,
-            keep,
-        )
+        let t = &built.term;
+        (scan(t, &pattern, range, keep, &cancel), t.alternate_on())
     });
-    let (mut scan, rows_total) = task.await.map_err(|e| scan_failed(id, &e))?;
-    if scan.count > 0 && rows_total != geo.rows {
-        // The widths tmux used differ from the model somewhere in this
-        // pane: count its rows exactly.
-        tracing::debug!(pane = %id, "row estimate off; recounting rows");
-        if let Some(exact) = recount(server, id, req, rules).await? {
-            scan = exact;
-        }
-    }
+    let (scan, alternate) = task.await.map_err(|e| scan_failed(id, &e))?;
     Ok(Some(Searched {
         facts,
         scan,
         source: Source::Capture,
         dead: false,
         exit_status: None,
-        alternate: false,
+        alternate,
         capped: 0,
     }))
+}
+
+/// The searched range as [`scan`] takes it (inclusive tmux line numbers;
+/// `None`: everything).
+fn scan_range(req: &SearchPanesRequest) -> Option<(i64, i64)> {
+    match req.range() {
+        (None, None) => None,
+        (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
+    }
 }
 
 /// A scan task that did not finish: a bug (a panic in the scan), said as
@@ -710,50 +505,6 @@ fn scan_failed(id: PaneId, e: &tokio::task::JoinError) -> Error {
         "was cancelled"
     };
     Error::internal(format!("search: the scan of pane {id} {what}: {e}"))
-}
-
-/// Captures a pane joined and row by row in one write, aligns the two and
-/// scans again with exact row counts. `None` when they do not align (the
-/// estimates are kept then).
-async fn recount(
-    server: &Server,
-    id: PaneId,
-    req: &SearchPanesRequest,
-    rules: Rules,
-) -> Result<Option<Scan>, Error> {
-    let target = Target::Pane(id);
-    let q = Query::new(PaneState::FIELDS);
-    let [state, joined, plain] = server
-        .run_each(&[
-            pane_lookup(&target, &q),
-            capture_cmd(req, true).target(&target, TargetKind::Pane),
-            capture_cmd(req, false).target(&target, TargetKind::Pane),
-        ])
-        .await?;
-    if !state.ok || !joined.ok || !plain.ok {
-        return Ok(None);
-    }
-    let Some(state) = q.parse(&state.body).into_iter().next() else {
-        return Ok(None);
-    };
-    let jl: Vec<&[u8]> = split_lines(&joined.body).collect();
-    let pl: Vec<&[u8]> = split_lines(&plain.body).collect();
-    let Some(rows) = align_rows(&jl, &pl) else {
-        return Ok(None);
-    };
-    let geo = PaneGeometry::of(&PaneState::from_record(&state), req);
-    Ok(Some(
-        scan_capture(
-            &joined.body,
-            &req.pattern,
-            RowCount::Exact(&rows),
-            geo.width,
-            rules,
-            geo.bottom,
-            req.max_matched_lines_per_pane,
-        )
-        .0,
-    ))
 }
 
 fn pane_match(server: &Server, s: Searched) -> PaneContentMatch {
@@ -818,10 +569,7 @@ async fn scan_copy(
 ) -> Result<Searched, Error> {
     let pattern = req.pattern.clone();
     let keep = req.max_matched_lines_per_pane;
-    let range = match req.range() {
-        (None, None) => None,
-        (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
-    };
+    let range = scan_range(req);
     let pane = p.clone();
     let done = tokio::task::spawn_blocking(move || {
         // Scanned from a snapshot: the watch task applying the pane's
@@ -855,91 +603,4 @@ async fn scan_copy(
         alternate,
         capped,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::search::PatternOptions;
-
-    /// `scan_capture` with estimated rows, by 3.3's rules.
-    fn scan_est(body: &[u8], pat: &Pattern, width: usize, bottom: i64, keep: usize) -> Scan {
-        scan_capture(
-            body,
-            pat,
-            RowCount::Estimate,
-            width,
-            Rules::V33,
-            bottom,
-            keep,
-        )
-        .0
-    }
-
-    fn texts(s: &Scan) -> Vec<&str> {
-        s.hits.iter().map(|h| h.text.as_str()).collect()
-    }
-
-    fn numbers(s: &Scan) -> Vec<i64> {
-        s.hits.iter().map(|h| h.line).collect()
-    }
-
-    #[test]
-    fn align() {
-        let a = |j: &[&str], r: &[&str]| {
-            let j: Vec<&[u8]> = j.iter().map(|s| s.as_bytes()).collect();
-            let r: Vec<&[u8]> = r.iter().map(|s| s.as_bytes()).collect();
-            align_rows(&j, &r)
-        };
-        assert_eq!(
-            a(
-                &["old", "0123456789abcdefNEEDLEXYZ-tail", ""],
-                &["old", "0123456789abcdefNEED", "LEXYZ-tail", ""]
-            ),
-            Some(vec![1, 2, 1])
-        );
-        // Blanks at the end of a wrapped row are trimmed from the plain capture.
-        assert_eq!(a(&["abc   def"], &["abc", "def"]), Some(vec![2]));
-        assert_eq!(a(&["abc  def"], &["abc", "  def"]), Some(vec![2]));
-        // Trailing blanks of the last row.
-        assert_eq!(a(&["done      "], &["done"]), Some(vec![1]));
-        // Rows left over, or text that does not continue: no alignment.
-        assert_eq!(a(&["a"], &["a", "b"]), None);
-        assert_eq!(a(&["abc"], &["abd"]), None);
-        assert_eq!(a(&["ab", "c"], &["ab"]), None);
-        // A blank row inside a wrapped line is ambiguous.
-        assert_eq!(a(&["x          y"], &["x", "", "y"]), None);
-        // Emoji that tmux made two cells wide: whatever the widths, rows align.
-        let hearts = "\u{2764}\u{fe0f}".repeat(60);
-        let (r1, r2) = (hearts[..40 * 6].to_string(), hearts[40 * 6..].to_string());
-        assert_eq!(a(&[&hearts], &[&r1, &r2]), Some(vec![2]));
-    }
-
-    #[test]
-    fn scan_numbers_from_the_bottom() {
-        let pat = Pattern::new("NEEDLE", PatternOptions::literal()).unwrap();
-        // 20-wide pane, 3 history rows + 2 screen rows; the needle line
-        // wraps over rows -1 and 0.
-        let body = b"old\n0123456789abcdefNEEDLEXYZ-tail\nprompt   \n\n";
-        // rows: old=1, needle=2, prompt=1, empty=1 -> 5 rows, bottom = 1.
-        let hits = scan_est(body, &pat, 20, 1, 50);
-        assert_eq!(texts(&hits), vec!["0123456789abcdefNEEDLEXYZ-tail"]);
-        assert_eq!(numbers(&hits), vec![-2]);
-        assert_eq!(hits.hits[0].rows, 2);
-        // The match starts on the first row, cell 16.
-        assert_eq!((hits.hits[0].at.row, hits.hits[0].at.column), (-2, 16));
-        let pat = Pattern::new("prompt$", PatternOptions::regex()).unwrap();
-        let hits = scan_est(body, &pat, 20, 1, 50);
-        assert_eq!(texts(&hits), vec!["prompt"], "trailing blanks are trimmed");
-        assert_eq!(numbers(&hits), vec![0]);
-    }
-
-    #[test]
-    fn scan_keeps_newest() {
-        let pat = Pattern::new("x", PatternOptions::literal()).unwrap();
-        let hits = scan_est(b"x1\nx2\nx3\n", &pat, 80, 2, 2);
-        assert_eq!(texts(&hits), vec!["x2", "x3"]);
-        assert_eq!(hits.count, 3);
-        assert_eq!(numbers(&hits), vec![1, 2]);
-    }
 }

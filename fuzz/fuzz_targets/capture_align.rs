@@ -1,6 +1,0 @@
-//! `cargo fuzz run -s none capture_align`: see `fuzz/README.md`.
-#![no_main]
-
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| tmuxwire_fuzz::capture_align(data));
