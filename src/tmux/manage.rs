@@ -66,7 +66,7 @@ impl Tmux {
     ///
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
     /// sessions at all.
-    pub async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(s) = sel.session_id {
             return Ok(Target::Session(s));
         }
@@ -85,7 +85,7 @@ impl Tmux {
     /// # Errors
     ///
     /// As [`Tmux::session_target`].
-    pub async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(w) = sel.window_id {
             return Ok(Target::Window(w));
         }
@@ -107,7 +107,7 @@ impl Tmux {
     /// # Errors
     ///
     /// As [`Tmux::session_target`].
-    pub async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(p) = sel.pane_id {
             return Ok(Target::Pane(p));
         }

@@ -446,23 +446,23 @@ impl Tmux {
     }
 
     /// The `-L` name, if the socket was chosen by name.
-    pub fn socket_name(&self) -> Option<&str> {
+    pub(crate) fn socket_name(&self) -> Option<&str> {
         self.socket_name.as_deref()
     }
 
     /// Who called: the MCP client's own pane, when it runs inside tmux.
-    pub fn caller(&self) -> &Caller {
+    pub(crate) fn caller(&self) -> &Caller {
         &self.caller
     }
 
     /// The socket path with symbolic links resolved (as the caller's
     /// `$TMUX` is compared).
-    pub fn canonical_socket(&self) -> &Path {
+    pub(crate) fn canonical_socket(&self) -> &Path {
         &self.canonical
     }
 
     /// See [`Caller::is_caller`].
-    pub fn is_caller(&self, pane_id: &str) -> Option<bool> {
+    pub(crate) fn is_caller(&self, pane_id: &str) -> Option<bool> {
         self.caller.is_caller(pane_id, &self.canonical)
     }
 
@@ -669,7 +669,7 @@ impl Tmux {
     ///
     /// As [`Tmux::run_all`]; [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) if the answers do not
     /// pair up with the commands (which would be a broken connection).
-    pub async fn run_each<const N: usize>(
+    pub(crate) async fn run_each<const N: usize>(
         &self,
         cmds: &[Command; N],
     ) -> Result<[Output; N], Error> {
@@ -692,7 +692,7 @@ impl Tmux {
     /// # Errors
     ///
     /// The first connection error.
-    pub async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
+    pub(crate) async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
         self.activity.touch();
         let mut attempt = 0;
         loop {
@@ -807,7 +807,7 @@ impl Tmux {
     /// The first connection error; with [`Retry::Never`], a connection
     /// that broke mid-flight is [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) (the lines may or
     /// may not have run).
-    pub async fn run_lines(
+    pub(crate) async fn run_lines(
         &self,
         lines: &[Vec<Command>],
         retry: Retry,
@@ -964,7 +964,7 @@ impl Tmux {
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when the server has no sessions.
-    pub async fn default_session(&self) -> Result<SessionId, Error> {
+    pub(crate) async fn default_session(&self) -> Result<SessionId, Error> {
         crate::record! {
             struct ClientRow {
                 control: bool = "client_control_mode",
@@ -1040,7 +1040,7 @@ impl Tmux {
     }
 
     /// The caller's pane, when tmuxwire runs inside a pane of this server.
-    pub fn caller_pane(&self) -> Option<PaneId> {
+    pub(crate) fn caller_pane(&self) -> Option<PaneId> {
         self.caller.pane_on(&self.canonical)
     }
 
@@ -1049,7 +1049,7 @@ impl Tmux {
     /// # Errors
     ///
     /// Connection errors and tmux errors (classified).
-    pub async fn records(
+    pub(crate) async fn records(
         &self,
         cmd: &Command,
         query: &format::Query,

@@ -107,7 +107,7 @@ impl Tmux {
     ///
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
     /// sessions.
-    pub async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(p) = sel.pane_id {
             return Ok(Target::Pane(p));
         }
@@ -125,7 +125,7 @@ impl Tmux {
     /// # Errors
     ///
     /// As [`Tmux::resolve_pane`].
-    pub async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(w) = sel.window_id {
             return Ok(Target::Window(w));
         }
@@ -144,7 +144,7 @@ impl Tmux {
     /// # Errors
     ///
     /// As [`Tmux::resolve_pane`].
-    pub async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
+    pub(crate) async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(s) = sel.session_id {
             return Ok(Target::Session(s));
         }
@@ -163,7 +163,7 @@ impl Tmux {
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when no session has that name.
-    pub async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
+    pub(crate) async fn session_id_by_name(&self, name: &str) -> Result<SessionId, Error> {
         crate::record! {
             struct SessionName {
                 id: String = "session_id",
