@@ -1683,6 +1683,28 @@ async fn resources_and_prompts() {
     assert!(text.contains("RESOURCE-MARK"), "{text}");
     let e = read("tmux://sessions/nope".into()).await.unwrap_err();
     assert!(e.to_string().contains("Session not found: nope"), "{e}");
+    // What is missing comes from the error's kind and subject, not its text.
+    for (uri, want) in [
+        ("tmux://sessions/nope/windows", "Session not found: nope"),
+        ("tmux://sessions/nope/windows/0", "Session not found: nope"),
+        (
+            "tmux://sessions/a_1/windows/77",
+            "Window not found: index 77",
+        ),
+        ("tmux://panes/%25999/content", "Pane not found: %999"),
+        ("tmux://panes/%25999", "Pane not found: %999"),
+    ] {
+        let e = read(uri.into()).await.unwrap_err();
+        assert!(e.to_string().contains(want), "{uri}: {e}");
+    }
+    // A server that is not there is not a missing session.
+    let e = read("tmux://sessions/a_1?socket_name=tmuxwire-test-none-here".into())
+        .await
+        .unwrap_err();
+    assert!(
+        !e.to_string().contains("not found") && e.to_string().contains("no tmux server"),
+        "{e}"
+    );
     let e = read("tmux://nothing".into()).await.unwrap_err();
     assert!(
         e.to_string().contains("-32002") || e.to_string().contains("Unknown resource"),

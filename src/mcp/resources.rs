@@ -26,7 +26,7 @@ use rmcp::model::{ReadResourceResult, ResourceContents, ResourceTemplate};
 use serde_json::{Map, Value, json};
 
 use super::tools;
-use crate::tmux::Servers;
+use crate::tmux::{Error, ErrorKind, Servers, Subject};
 
 /// The templates, in listing order: (URI template, name, title, MIME type).
 pub const TEMPLATES: &[(&str, &str, &str, &str)] = &[
@@ -190,30 +190,11 @@ pub fn parse(uri: &str) -> Result<Parsed, AddressError> {
     })
 }
 
-/// Calls a tool (no budget, every tool) and returns its structured result,
-/// or its error text.
-async fn call(servers: &Servers, tool: &str, args: Value) -> Result<Value, String> {
-    let Value::Object(map) = args else {
-        return Err("bad arguments".into());
-    };
-    let r = tools::call(servers, tool, map).await;
-    if r.is_error == Some(true) {
-        let text = r
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Err(text.lines().next().unwrap_or("").to_string());
-    }
-    Ok(r.structured_content.unwrap_or(Value::Null))
-}
-
-fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Value {
+fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Map<String, Value> {
     if let Some(s) = socket {
         args.insert("socket_name".into(), json!(s));
     }
-    Value::Object(args)
+    args
 }
 
 /// Reads an address.
@@ -229,6 +210,15 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
     })?;
     let sock = &p.socket_name;
     let internal = |what: String| McpError::internal_error(format!("Internal error: {what}"), None);
+    // A missing object is told by the error's kind and subject (what tmux
+    // could not find), never by its text; any other failure says its own.
+    let missing = |e: Error, what: &dyn Fn(&Subject) -> Option<String>| match e.subject() {
+        Some(s) if e.is(ErrorKind::NotFound) => match what(s) {
+            Some(m) => internal(m),
+            None => internal(e.to_string()),
+        },
+        _ => internal(e.to_string()),
+    };
     let args = |pairs: &[(&str, Value)]| {
         let m: Map<String, Value> = pairs
             .iter()
@@ -236,76 +226,76 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
             .collect();
         with_socket(m, sock)
     };
+    let call = |tool: &'static str, a: Map<String, Value>| tools::call_typed(servers, tool, a);
     let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let (text, mime) = match &p.address {
         Address::Sessions => {
-            let v = call(servers, "list_sessions", args(&[]))
+            let v = call("list_sessions", args(&[]))
                 .await
-                .map_err(internal)?;
+                .map_err(|e| internal(e.to_string()))?;
             (json_body(&v["result"]), "application/json")
         }
         Address::Session(name) => {
-            let mut s = call(
-                servers,
-                "get_session_info",
-                args(&[("session_name", json!(name))]),
-            )
-            .await
-            .map_err(|_| internal(format!("Session not found: {name}")))?;
-            let w = call(
-                servers,
-                "list_windows",
-                args(&[("session_name", json!(name))]),
-            )
-            .await
-            .map_err(internal)?;
+            let session = |s: &Subject| {
+                matches!(s, Subject::Session(_)).then(|| format!("Session not found: {name}"))
+            };
+            let sel = args(&[("session_name", json!(name))]);
+            let mut s = call("get_session_info", sel.clone())
+                .await
+                .map_err(|e| missing(e, &session))?;
+            let w = call("list_windows", sel)
+                .await
+                .map_err(|e| missing(e, &session))?;
             s["windows"] = w["result"].clone();
             (json_body(&s), "application/json")
         }
         Address::Windows(name) => {
-            let w = call(
-                servers,
-                "list_windows",
-                args(&[("session_name", json!(name))]),
-            )
-            .await
-            .map_err(|_| internal(format!("Session not found: {name}")))?;
+            let session = |s: &Subject| {
+                matches!(s, Subject::Session(_)).then(|| format!("Session not found: {name}"))
+            };
+            let w = call("list_windows", args(&[("session_name", json!(name))]))
+                .await
+                .map_err(|e| missing(e, &session))?;
             (json_body(&w["result"]), "application/json")
         }
         Address::Window(name, index) => {
-            let sel = [
+            let either = |s: &Subject| match s {
+                Subject::Session(_) => Some(format!("Session not found: {name}")),
+                Subject::Window(_) => Some(format!("Window not found: index {index}")),
+                _ => None,
+            };
+            let sel = args(&[
                 ("session_name", json!(name)),
                 ("window_index", json!(index)),
-            ];
-            let mut w = call(servers, "get_window_info", args(&sel))
+            ]);
+            let mut w = call("get_window_info", sel.clone())
                 .await
-                .map_err(|e| {
-                    if e.contains("session") {
-                        internal(format!("Session not found: {name}"))
-                    } else {
-                        internal(format!("Window not found: index {index}"))
-                    }
-                })?;
-            let panes = call(servers, "list_panes", args(&sel))
+                .map_err(|e| missing(e, &either))?;
+            let panes = call("list_panes", sel)
                 .await
-                .map_err(internal)?;
+                .map_err(|e| missing(e, &either))?;
             w["panes"] = panes["result"].clone();
             (json_body(&w), "application/json")
         }
         Address::Pane(id) => {
-            let v = call(servers, "get_pane_info", args(&[("pane_id", json!(id))]))
+            let pane = |s: &Subject| {
+                matches!(s, Subject::Pane(_)).then(|| format!("Pane not found: {id}"))
+            };
+            let v = call("get_pane_info", args(&[("pane_id", json!(id))]))
                 .await
-                .map_err(|_| internal(format!("Pane not found: {id}")))?;
+                .map_err(|e| missing(e, &pane))?;
             (json_body(&v), "application/json")
         }
         Address::Content(id) => {
+            let pane = |s: &Subject| {
+                matches!(s, Subject::Pane(_)).then(|| format!("Pane not found: {id}"))
+            };
             let v = call(
-                servers,
                 "capture_pane",
                 args(&[("pane_id", json!(id)), ("max_lines", Value::Null)]),
             )
             .await
-            .map_err(|_| internal(format!("Pane not found: {id}")))?;
+            .map_err(|e| missing(e, &pane))?;
             (v["result"].as_str().unwrap_or("").to_string(), "text/plain")
         }
     };
@@ -341,7 +331,7 @@ pub async fn complete(
         }
         _ => return Vec::new(),
     };
-    let Ok(v) = call(servers, tool, args).await else {
+    let Ok(v) = tools::call_typed(servers, tool, args).await else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();

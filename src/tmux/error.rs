@@ -251,9 +251,40 @@ impl Error {
             || lower.starts_with("no current")
             || lower.starts_with("no sessions")
         {
-            Error::not_found(m)
+            let subject = missing_subject(&m);
+            let e = Error::not_found(m);
+            match subject {
+                Some(s) => e.about(s),
+                None => e,
+            }
         } else {
             Error::tmux(m)
+        }
+    }
+}
+
+/// What tmux's `can't find session: X` / `window: X` / `pane: X` names
+/// (cmd-find.c's messages), as a [`Subject`].
+fn missing_subject(message: &str) -> Option<Subject> {
+    let rest = message.strip_prefix("can't find ")?;
+    let (what, name) = rest.split_once(": ")?;
+    let name = name.trim().to_string();
+    match what {
+        "session" => Some(Subject::Session(name)),
+        "window" => Some(Subject::Window(name)),
+        "pane" => Some(Subject::Pane(name)),
+        _ => None,
+    }
+}
+
+impl Subject {
+    /// The object `target` names (a window by index is the window).
+    pub fn of_target(target: &crate::control::Target) -> Subject {
+        use crate::control::Target;
+        match target {
+            Target::Session(_) | Target::SessionName(_) => Subject::Session(target.to_string()),
+            Target::Window(_) | Target::WindowIndex { .. } => Subject::Window(target.to_string()),
+            Target::Pane(_) => Subject::Pane(target.to_string()),
         }
     }
 }

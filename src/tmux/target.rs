@@ -3,7 +3,7 @@
 //! filtered to one object, `-F` templates, the one record an answer must
 //! hold).
 
-use super::error::{Error, ErrorKind};
+use super::error::{Error, ErrorKind, Subject};
 use super::server::Tmux;
 use crate::control::format::{Query, Record};
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
@@ -87,10 +87,9 @@ pub(crate) fn window_lookup(target: &Target, fields: &[&str]) -> (Command, Query
 
 /// The one record `body` must hold, or [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound).
 pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Record, Error> {
-    q.parse(body)
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::not_found(format!("can't find {target}")))
+    q.parse(body).into_iter().next().ok_or_else(|| {
+        Error::not_found(format!("can't find {target}")).about(Subject::of_target(target))
+    })
 }
 
 /// Errors that mean "there is nothing to list" on a server without
@@ -182,6 +181,7 @@ impl Tmux {
             .ok_or_else(|| {
                 let name = super::error::shorten(name, super::error::MAX_MESSAGE_CHARS);
                 Error::not_found(format!("can't find session: {name}"))
+                    .about(Subject::Session(name.to_string()))
             })
     }
 }

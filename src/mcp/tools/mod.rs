@@ -612,6 +612,41 @@ pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> Ca
     answer(&ctx, name, args).await
 }
 
+/// Runs tool `name` for tmuxwire's own readers (the MCP resources): the
+/// tool's structured content, or its typed error, so the caller decides
+/// what a failure means by its kind and subject, never by its text. No
+/// response budget, every tool offered.
+///
+/// # Errors
+///
+/// The operation's [`Error`]; [`ErrorKind::Internal`] for a tool that
+/// answered with an error result of its own (an unknown name, a result
+/// that could not be encoded).
+pub async fn call_typed(
+    servers: &Servers,
+    name: &str,
+    args: Map<String, Value>,
+) -> Result<Value, Error> {
+    let policy = Policy::all();
+    let ctx = Ctx {
+        servers,
+        budget: None,
+        progress: None,
+        policy: &policy,
+        text: TextMode::Reference,
+    };
+    let r = run(&ctx, name, args).await?;
+    if r.is_error == Some(true) {
+        let text: Vec<String> = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        return Err(Error::internal(format!("{name}: {}", text.join(" "))));
+    }
+    Ok(r.structured_content.unwrap_or(Value::Null))
+}
+
 /// Runs tool `name` for an MCP client: the answer's text is at most
 /// `budget` bytes, and says what was cut to fit; long calls (a search
 /// that seeds the mirror) report to `progress`; `policy` says which tools
