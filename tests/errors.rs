@@ -88,6 +88,16 @@ async fn socket_file_removed_while_connected() {
         );
         std::fs::rename(&moved, &server.socket).unwrap();
         ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        // The search's copy, made while the socket was away, left no paste buffer behind.
+        let out = bin
+            .command()
+            .arg("-S")
+            .arg(&server.socket)
+            .args(["list-buffers", "-F", "#{buffer_name}"])
+            .output()
+            .unwrap();
+        let left = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(!left.contains("tmuxwire"), "{ctx}: buffers left: {left}");
     }
 }
 

@@ -16,12 +16,16 @@
 //! write, right after (one moment, [`seed::verify_line`]), and compared
 //! ([`crate::term::history_rows_match`]). A pane whose rows differ is
 //! captured again with the [exact](seed::Recipe::exact) recipe, which
-//! prints its rows as tmux holds them.
+//! prints its rows as tmux holds them. The same recipe is the way out
+//! when the history, left in a paste buffer, cannot be read by a one-shot
+//! client (the socket file was renamed while the control connection
+//! stays open): it reads everything over the control connection.
 
 use super::error::Error;
+use super::server::Retry;
 use super::server::Server;
-use crate::control::PaneId;
 use crate::control::buffer::buffer_encoding;
+use crate::control::{Command, PaneId};
 use crate::mirror::seed::{self, Built, Recipe, SeedFailure, SeedOptions};
 use crate::term::{LineIndex, Rules};
 
@@ -44,12 +48,12 @@ pub async fn copy_pane(server: &Server, pane: PaneId) -> Result<Option<Built>, E
     match attempt(server, pane, recipe, &opts).await? {
         Attempt::Built(b) => Ok(Some(*b)),
         Attempt::Gone => Ok(None),
-        Attempt::LaidOutWrong(why) => {
-            tracing::debug!(%pane, %why, "history did not lay out as tmux's rows; copying exactly");
+        Attempt::Exactly(why) => {
+            tracing::debug!(%pane, %why, "copying exactly");
             match attempt(server, pane, recipe.exact(), &opts).await? {
                 Attempt::Built(b) => Ok(Some(*b)),
                 Attempt::Gone => Ok(None),
-                Attempt::LaidOutWrong(why) => Err(Error::internal(format!(
+                Attempt::Exactly(why) => Err(Error::internal(format!(
                     "the copy of pane {pane} could not be made: {why}"
                 ))),
             }
@@ -61,8 +65,12 @@ pub async fn copy_pane(server: &Server, pane: PaneId) -> Result<Option<Built>, E
 enum Attempt {
     Built(Box<Built>),
     Gone,
-    /// The history's rows, laid out again, are not tmux's: try exactly.
-    LaidOutWrong(String),
+    /// Try again with the exact recipe, which reads everything over the
+    /// control connection: the history's rows, laid out again, are not
+    /// tmux's, or a buffer the line left could not be read (a one-shot
+    /// client cannot connect: the socket file was renamed or removed while
+    /// the control connection stays open).
+    Exactly(String),
 }
 
 async fn attempt(
@@ -91,22 +99,41 @@ async fn attempt(
     };
     // Every buffer the lines left is read and deleted, whatever the answer.
     let timeout = std::time::Duration::from_secs(30);
-    let history = match &history_buffer {
-        Some(name) => seed::fetch_history(server.socket_path(), name, timeout)
-            .await
-            .ok(),
-        None => None,
+    let mut unread = Vec::new();
+    let mut fetch = async |name: &Option<String>| {
+        let name = name.as_ref()?;
+        match seed::fetch_history(server.socket_path(), name, timeout).await {
+            Ok(b) => Some(b),
+            Err(e) => {
+                unread.push((name.clone(), e));
+                None
+            }
+        }
     };
-    let rows = match &check {
-        Some(name) => seed::fetch_history(server.socket_path(), name, timeout)
-            .await
-            .ok(),
-        None => None,
-    };
+    let history = fetch(&history_buffer).await;
+    let rows = fetch(&check).await;
+    if !unread.is_empty() {
+        // Deleted over the control connection, which still reaches tmux.
+        let deletes: Vec<Vec<Command>> = unread
+            .iter()
+            .map(|(name, _)| vec![Command::new("delete-buffer").opt("-b", name.clone())])
+            .collect();
+        let _ = server.run_lines(&deletes, Retry::Safe).await;
+        if !recipe.exact {
+            let why = unread
+                .iter()
+                .map(|(n, e)| format!("{n}: {e}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            return Ok(Attempt::Exactly(format!(
+                "a kept buffer could not be read ({why})"
+            )));
+        }
+    }
     let built = match seed::build(reply, &recipe, false, opts, history) {
         Ok(b) => b,
         Err(SeedFailure::Gone) => return Ok(Attempt::Gone),
-        Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::LaidOutWrong(why)),
+        Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::Exactly(why)),
         Err(SeedFailure::Layout(why) | SeedFailure::Unusable(why)) => {
             return Err(Error::internal(format!(
                 "the copy of pane {pane} could not be made from tmux's captures: {why}"
@@ -126,12 +153,12 @@ async fn attempt(
         match rows {
             Some(r) if crate::term::history_rows_match(&digests, &r) => {}
             Some(_) => {
-                return Ok(Attempt::LaidOutWrong(
+                return Ok(Attempt::Exactly(
                     "the history's rows differ from tmux's".into(),
                 ));
             }
             None => {
-                return Ok(Attempt::LaidOutWrong(
+                return Ok(Attempt::Exactly(
                     "tmux's history rows could not be read".into(),
                 ));
             }
