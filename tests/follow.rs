@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 use tmuxwire::control::PaneId;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::follow::{
-    CaptureSinceResult, Outcome, RunCommandResult, SinceCursor, WaitForTextResult,
+    CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
 };
 use tmuxwire::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Error, Selector, Tmux};
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
+use crate::support::{DEADLINE, SH, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
 
 fn tmux_of(server: &TestServer) -> Arc<Tmux> {
     servers(server).default_server().clone()
@@ -815,4 +815,259 @@ async fn run_command_says_why_a_command_never_started() {
     .await;
     assert_eq!(r["output"], json!(["fine"]), "{r}");
     assert!(r.get("note").is_none(), "{r}");
+}
+
+/// Issue 14 item 1: a spinner's frame on the line the cursor is on when the wait begins,
+/// overwritten by the final status (after `\r`, or `\r` + `CSI K`), is new text on that line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spinner_overwritten_on_the_entry_line_is_new_text() {
+    for bin in tmux_bins() {
+        for (k, erase) in ["", "\\033[K"].iter().enumerate() {
+            let ctx = format!("tmux {}, erase {erase:?}", bin.label);
+            let server = TestServer::builder(&bin).size(80, 10).start();
+            let (pane_s, pane) = pane_of(&server);
+            let t = tmux_of(&server);
+            capture_since(&t, pane, None, 500, 128_000)
+                .await
+                .expect("seed");
+            // The final status is shorter than the frame with `CSI K`, longer without.
+            let status = if k == 0 { "BUILD-OK finished" } else { "OK" };
+            let (a, b) = status.split_at(1);
+            type_line(
+                &server,
+                &pane_s,
+                &format!("printf 'spin%s |' ning; read x; printf '\\r{erase}{a}''{b}\\n'"),
+            );
+            server.wait_for_text(&pane_s, "spinning |", DEADLINE);
+            let t2 = t.clone();
+            let want = status.to_string();
+            let waiting = tokio::spawn(async move {
+                wait_for_text(&t2, pane, &wait_req(Some(&[want.as_str()]), &[], DEADLINE)).await
+            });
+            waits_begun(&t, pane, 1).await;
+            server.tmux_ok(&["send-keys", "-t", &pane_s, "Enter"]);
+            let r = waiting.await.expect("task").expect("wait");
+            assert_eq!(r.outcome, Outcome::Matched, "{ctx}: {r:?}");
+            assert_eq!(r.matched_lines, [status], "{ctx}: {r:?}");
+        }
+    }
+}
+
+/// How long after `since` a result came: within about a second of the event, with room
+/// for a loaded machine.
+fn prompt(since: Instant, ctx: &str) {
+    let took = since.elapsed();
+    assert!(took < Duration::from_millis(2500), "{ctx}: took {took:?}");
+}
+
+/// A second pane in the first window, running `cmd`; its id.
+fn split(server: &TestServer, cmd: &str) -> (String, PaneId) {
+    let p = server.tmux_ok(&["split-window", "-d", "-P", "-F", "#{pane_id}", cmd]);
+    let p = p.trim().to_string();
+    let id = p.parse().expect("pane id");
+    (p, id)
+}
+
+/// Issue 14 item 1: a pane whose program exits (kept dead by `remain-on-exit`, or
+/// destroyed) and a pane that is killed end a wait and a `run_command` at once, saying so:
+/// `exited` with the status, or `pane_gone`; never `timeout`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_end_when_the_pane_ends() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(80, 20).start();
+        let t = tmux_of(&server);
+        let never = || wait_req(Some(&["never-printed"]), &[], DEADLINE);
+
+        // remain-on-exit: the program exits with 3, tmux keeps the pane dead.
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
+        let (p, id) = split(&server, "sh -c 'read x; exit 3'");
+        let t2 = t.clone();
+        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
+        waits_begun(&t, id, 1).await;
+        server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
+        let at = Instant::now();
+        let r = waiting.await.expect("task").expect("wait");
+        prompt(at, &ctx);
+        assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
+        assert_eq!(r.pane_exit_status, Some(3), "{ctx}: {r:?}");
+        assert!(r.pane_dead && !r.found, "{ctx}: {r:?}");
+        server.tmux_ok(&["kill-pane", "-t", &p]);
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "off"]);
+
+        // The program exits and tmux destroys the pane.
+        let (p, id) = split(&server, "sh -c 'read x'");
+        let t2 = t.clone();
+        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
+        waits_begun(&t, id, 1).await;
+        server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
+        let at = Instant::now();
+        let r = waiting.await.expect("task").expect("wait");
+        prompt(at, &ctx);
+        assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
+
+        // kill-pane during a wait.
+        let (p, id) = split(&server, SH);
+        server.wait_for_text(&p, "$", DEADLINE);
+        let t2 = t.clone();
+        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
+        waits_begun(&t, id, 1).await;
+        server.tmux_ok(&["kill-pane", "-t", &p]);
+        let at = Instant::now();
+        let r = waiting.await.expect("task").expect("wait");
+        prompt(at, &ctx);
+        assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
+        assert!(r.pane_dead, "{ctx}: {r:?}");
+
+        // kill-pane during run_command.
+        let (p, id) = split(&server, SH);
+        server.wait_for_text(&p, "$", DEADLINE);
+        let t2 = t.clone();
+        let running = tokio::spawn(async move {
+            run_command(&t2, id, &run_req("echo started-''run; sleep 30", DEADLINE)).await
+        });
+        server.wait_for_text(&p, "started-run", DEADLINE);
+        server.tmux_ok(&["kill-pane", "-t", &p]);
+        let at = Instant::now();
+        let r = running.await.expect("task").expect("run");
+        prompt(at, &ctx);
+        assert_eq!(r.outcome, RunOutcome::PaneGone, "{ctx}: {r:?}");
+        assert!(
+            !r.timed_out && r.exit_status.is_none() && r.pane_dead,
+            "{ctx}: {r:?}"
+        );
+        assert_eq!(r.output, ["started-run"], "{ctx}: {r:?}");
+        assert!(r.note.is_some(), "{ctx}: {r:?}");
+
+        // The shell itself exits inside run_command, its pane kept dead.
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
+        let (p, id) = split(&server, SH);
+        server.wait_for_text(&p, "$", DEADLINE);
+        let at = Instant::now();
+        let r = run_command(&t, id, &run_req("kill -9 $$", DEADLINE))
+            .await
+            .expect("run");
+        prompt(at, &ctx);
+        assert_eq!(r.outcome, RunOutcome::Exited, "{ctx}: {r:?}");
+        assert!(r.pane_dead && !r.timed_out, "{ctx}: {r:?}");
+        server.tmux_ok(&["kill-pane", "-t", &p]);
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "off"]);
+    }
+}
+
+/// Issue 14 item 1: a server that exits during a wait or a `run_command` ends it at once
+/// with ServerGone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_end_when_the_server_exits() {
+    for bin in tmux_bins() {
+        for during_run in [false, true] {
+            let ctx = format!("tmux {}, during run_command {during_run}", bin.label);
+            let server = TestServer::builder(&bin).size(80, 10).start();
+            let (pane_s, pane) = pane_of(&server);
+            let t = tmux_of(&server);
+            capture_since(&t, pane, None, 500, 128_000)
+                .await
+                .expect("seed");
+            let t2 = t.clone();
+            let waiting = tokio::spawn(async move {
+                if during_run {
+                    run_command(&t2, pane, &run_req("echo in-''run; sleep 30", DEADLINE))
+                        .await
+                        .map(|r| format!("{r:?}"))
+                } else {
+                    wait_for_text(&t2, pane, &wait_req(Some(&["never"]), &[], DEADLINE))
+                        .await
+                        .map(|r| format!("{r:?}"))
+                }
+            });
+            if during_run {
+                server.wait_for_text(&pane_s, "in-run", DEADLINE);
+            } else {
+                waits_begun(&t, pane, 1).await;
+            }
+            let _ = server.tmux(&["kill-server"]);
+            let at = Instant::now();
+            let r = waiting.await.expect("task");
+            prompt(at, &ctx);
+            let e = r.expect_err(&ctx);
+            assert_eq!(
+                e.kind(),
+                tmuxwire::tmux::ErrorKind::ServerGone,
+                "{ctx}: {e}"
+            );
+        }
+    }
+}
+
+/// C36: `run_command` in fish runs the command and reports `$status`; a shell neither
+/// wrapper parses is refused at once, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c36_run_command_in_fish_and_other_shells() {
+    if let Some(sh) = crate::support::test_shell("fish") {
+        for bin in tmux_bins() {
+            let ctx = format!("fish on tmux {}", bin.label);
+            let server = TestServer::builder(&bin)
+                .size(80, 20)
+                .command(&sh.command)
+                .start();
+            let (pane_s, pane) = pane_of(&server);
+            run(&server, &pane_s, "true"); // the shell is up
+            let t = tmux_of(&server);
+            let at = Instant::now();
+            let r = run_command(
+                &t,
+                pane,
+                &run_req("echo hello; false", Duration::from_secs(8)),
+            )
+            .await
+            .expect("run");
+            assert_eq!(r.exit_status, Some(1), "{ctx}: {r:?}");
+            assert_eq!(r.output, ["hello"], "{ctx}: {r:?}");
+            assert_eq!(r.outcome, RunOutcome::Completed, "{ctx}: {r:?}");
+            assert!(at.elapsed() < Duration::from_secs(5), "{ctx}: {r:?}");
+            let r = run_command(&t, pane, &run_req("printf 'a\\nb\\n'\ntrue", DEADLINE))
+                .await
+                .expect("multi-line run");
+            assert_eq!(
+                (r.exit_status, r.output.clone()),
+                (Some(0), vec!["a".into(), "b".into()]),
+                "{ctx}: {r:?}"
+            );
+        }
+    }
+    // A pane whose program is named `nu` (a link to sh: the kernel names the process after
+    // the file it ran, as tmux's #{pane_current_command} shows).
+    let dir = tempfile::tempdir().expect("dir");
+    let nu = dir.path().join("nu");
+    std::os::unix::fs::symlink("/bin/sh", &nu).expect("link");
+    let server = TestServer::builder(&system_tmux())
+        .size(80, 10)
+        .command(&format!("env PS1='$ ' {}", nu.display()))
+        .start();
+    let (pane_s, pane) = pane_of(&server);
+    wait_until_true("nu to run", DEADLINE, || {
+        server
+            .tmux_ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                &pane_s,
+                "#{pane_current_command}",
+            ])
+            .trim()
+            == "nu"
+    });
+    let t = tmux_of(&server);
+    let at = Instant::now();
+    let e = run_command(&t, pane, &run_req("echo hi", DEADLINE))
+        .await
+        .expect_err("refused");
+    assert!(at.elapsed() < Duration::from_secs(3), "{e}");
+    assert_eq!(e.kind(), tmuxwire::tmux::ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("\"nu\""), "{e}");
+    assert!(
+        !server
+            .tmux_ok(&["capture-pane", "-p", "-t", &pane_s])
+            .contains("echo hi")
+    );
 }

@@ -450,8 +450,9 @@ send) is not output. PATTERN is literal text unless -e; case-sensitive unless -i
 PATTERN, any new output ends the wait. --stop PATTERN (repeatable) ends it early, as a failure. \
 Prints the matching lines (the last lines printed with --tail). With --send TEXT, types TEXT \
 first and counts its output even if it came before the wait could begin. Exit status: 0 \
-matched, 1 timed out (or the pane's program exited, or a full-screen program kept the screen), 3 \
-stopped by --stop, 2 on an error.";
+matched, 1 timed out (or a full-screen program kept the screen), 3 stopped by --stop, 4 the \
+pane's program exited or the pane is gone (within about a second), 2 on an error (the server \
+exited: ServerGone).";
 
 const WAIT_EXAMPLES: &str = "\
 Examples:

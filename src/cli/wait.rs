@@ -27,6 +27,10 @@ use crate::tmux::{Selector, Servers};
 /// Exit status when a `--stop` pattern ended the wait.
 const STOPPED: u8 = 3;
 
+/// Exit status when the pane's program exited or the pane went away
+/// before anything matched (outcome `exited` or `pane_gone`).
+const PANE_ENDED: u8 = 4;
+
 /// The longest `--timeout`, in seconds: a year (365 days).
 pub const MAX_TIMEOUT: f64 = 31_536_000.0;
 
@@ -129,6 +133,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
     Ok(match r.outcome {
         Outcome::Matched | Outcome::AnyOutput => ExitCode::SUCCESS,
         Outcome::Stopped => ExitCode::from(STOPPED),
+        Outcome::Exited | Outcome::PaneGone => ExitCode::from(PANE_ENDED),
         Outcome::AlternateScreen | Outcome::Timeout => ExitCode::from(1),
     })
 }
@@ -155,8 +160,15 @@ fn report(r: &WaitForTextResult, a: &WaitArgs) {
     };
     // `{:?}` writes seconds as the JSON answer does (`2.5`, `30.0`).
     let secs = r.effective_timeout;
-    if r.pane_dead && !found {
-        eprintln!("tmuxwire: {what} in {pane}: its program exited");
+    if r.outcome == Outcome::Exited {
+        match r.pane_exit_status {
+            Some(s) => eprintln!("tmuxwire: {what} in {pane}: its program exited with status {s}"),
+            None => eprintln!("tmuxwire: {what} in {pane}: its program exited"),
+        }
+    } else if r.outcome == Outcome::PaneGone {
+        eprintln!(
+            "tmuxwire: {what} in {pane}: the pane is gone (its program exited, or it was killed)"
+        );
     } else if r.outcome == Outcome::AlternateScreen {
         eprintln!(
             "tmuxwire: {what} in {pane} within {secs:?} s: it shows a full-screen program, \

@@ -44,10 +44,22 @@ pub enum Outcome {
     AlternateScreen,
     /// The time ran out.
     Timeout,
+    /// The pane's program exited and tmux keeps the pane, dead
+    /// (`remain-on-exit`): nothing more will be printed. Its status is in
+    /// `pane_exit_status` (tmux's `#{pane_dead_status}`) when tmux has one.
+    /// The pane's last output was still matched first.
+    Exited,
+    /// The pane is gone: its program exited and tmux destroyed the pane,
+    /// or the pane, its window or its session was killed. The pane's
+    /// last output was still matched first.
+    PaneGone,
 }
 
 /// The answer of `wait_for_text` (libtmux-mcp `WaitForTextResult`, plus
-/// `pane_dead` and `exit_status`).
+/// `pane_dead` and `pane_exit_status`, and the outcomes `exited` and
+/// `pane_gone`). A server that exits during the wait is an error
+/// ([`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone)), never an
+/// outcome.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForTextResult {
     /// True when the outcome is `matched` or `any_output`.
@@ -77,10 +89,16 @@ pub struct WaitForTextResult {
     pub elapsed_seconds: f64,
     /// The timeout applied, in seconds (after clamping to the ceiling).
     pub effective_timeout: f64,
-    /// The pane's program exited during the wait (its last output was
-    /// still matched).
+    /// The pane's program exited or the pane is gone (its last output was
+    /// still matched): the outcome is `exited` or `pane_gone` unless that
+    /// output matched.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
+    /// The exit status of the pane's program, when it exited and tmux
+    /// kept the pane (`remain-on-exit`, `#{pane_dead_status}`); absent
+    /// otherwise (unknown, never 0 by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_status: Option<i32>,
 }
 
 /// The answer of `capture_since` (libtmux-mcp `CaptureSinceResult`, plus
@@ -120,12 +138,34 @@ pub struct CaptureSinceResult {
     pub pane_dead: bool,
 }
 
-/// The answer of `run_command` (libtmux-mcp `RunCommandResult`).
+/// How a `run_command` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// The command ended: `exit_status` is its `$?` (`$status` in fish).
+    Completed,
+    /// The time ran out first (`timed_out`).
+    Timeout,
+    /// The pane's program (the shell) exited before the command ended,
+    /// and tmux keeps the pane, dead (`remain-on-exit`); its status is in
+    /// `pane_exit_status` when tmux has one.
+    Exited,
+    /// The pane is gone before the command ended: its shell exited and
+    /// tmux destroyed the pane, or the pane was killed.
+    PaneGone,
+}
+
+/// The answer of `run_command` (libtmux-mcp `RunCommandResult`, plus
+/// `outcome`, `pane_dead`, `pane_exit_status`, `interrupted`,
+/// `output_complete` and `note`). A server that exits while the command
+/// runs is an error
+/// ([`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone)).
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct RunCommandResult {
     /// The pane, `%N`.
     pub pane_id: String,
-    /// The command's exit status (`$?`); null when it timed out.
+    /// The command's exit status (`$?`); null when it did not end (timed
+    /// out, or the pane's shell exited or the pane is gone first).
     pub exit_status: Option<i32>,
     /// Whether the time ran out first (the command may still run; see
     /// `interrupted`).
@@ -154,6 +194,17 @@ pub struct RunCommandResult {
     /// quote).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How it ended: `completed`, `timeout`, `exited` (the shell exited
+    /// and tmux keeps the dead pane) or `pane_gone`.
+    pub outcome: RunOutcome,
+    /// The pane's shell exited or the pane is gone before the command
+    /// ended (`outcome` is `exited` or `pane_gone`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pane_dead: bool,
+    /// The exit status of the pane's program, for `exited`, when tmux has
+    /// one (`#{pane_dead_status}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_status: Option<i32>,
 }
 
 /// A `capture_since` cursor: where the previous answer stopped.
@@ -222,8 +273,10 @@ pub(crate) enum Entry {
     Whole,
     /// The prompt line where tmuxwire typed input just before: its echo.
     Echo,
-    /// It held this text then: only what follows it is new (public case
-    /// C13: a prompt with a command typed by someone else is not output).
+    /// It held this text then: only what was written since is new, added
+    /// after it or over it, from the first byte that differs (public case
+    /// C13: a prompt with a command typed by someone else is not output;
+    /// a spinner's frame overwritten by the final status is).
     After(Vec<u8>),
 }
 

@@ -193,7 +193,7 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "wait_for_text",
             "Wait for Text",
             READ,
-            "Wait for a new line matching patterns (never the echo of typed input), or any output; woken by output. outcome: matched, any_output, stopped, alternate_screen, timeout.",
+            "Wait for a new line matching patterns (never the echo of typed input) or any output. outcome: matched, any_output, stopped, alternate_screen, timeout, exited, pane_gone",
         ))
         .mark_self_bounded(),
         bare_output(super::row::<CaptureSinceArgs>(
@@ -212,8 +212,8 @@ pub(super) fn execute_defs() -> Vec<Def> {
             "run_command",
             "Run Command",
             OPEN,
-            "Run a command at a pane's shell prompt, in a subshell, and wait: exit_status and \
-         only its own output lines.",
+            "Run a command at a pane's shell prompt in a subshell (fish: begin/end) and wait: \
+         exit_status and only its own output lines.",
         ))
         .mark_self_bounded(),
     ]

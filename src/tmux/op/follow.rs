@@ -27,9 +27,9 @@ use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 use crate::tmux::follow::{
-    CaptureSinceResult, Entry, Outcome, RunCommandResult, SinceCursor, Typing, WaitForTextResult,
-    cap_lines, check_command, cursor_among, drop_typeahead, find_line, first_match, line_text,
-    lossy, matches_outside, merge_ranges, wake_at,
+    CaptureSinceResult, Entry, Outcome, RunCommandResult, RunOutcome, SinceCursor, Typing,
+    WaitForTextResult, cap_lines, check_command, cursor_among, drop_typeahead, find_line,
+    first_match, line_text, lossy, matches_outside, merge_ranges, wake_at,
 };
 use crate::tmux::{Error, PaneScope, Selector};
 
@@ -49,6 +49,8 @@ const FOLLOWED_FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, FollowedRow);
 struct Followed {
     pane: Arc<PaneMirror>,
     pid: u32,
+    /// Its foreground process (`#{pane_current_command}`).
+    command: String,
 }
 
 /// `wait_for_text`: wait until new output of a pane matches (see
@@ -274,6 +276,7 @@ async fn follow(
         .pane_pid
         .and_then(|p| u32::try_from(p).ok())
         .unwrap_or(0);
+    let command = meta.pane_current_command.clone();
     let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
     let p = m
         .pane(pane)
@@ -285,16 +288,239 @@ async fn follow(
              (the pane may be printing faster than tmux sends its output)"
         )));
     }
-    Ok(Followed { pane: p, pid })
+    Ok(Followed {
+        pane: p,
+        pid,
+        command,
+    })
+}
+
+/// How often a wait asks tmux whether its pane still runs. tmux tells
+/// control clients when a pane is destroyed (`%layout-change`,
+/// `%window-close`, `%sessions-changed`: the watch lists the panes again
+/// and marks the copy dead) and a watch's connection ends when the server
+/// exits, and both wake a wait at once; but a `remain-on-exit` pane whose
+/// program exits changes nothing tmux notifies (server.c
+/// `server_destroy_pane()` writes its "Pane is dead" line to the pane's
+/// screen, not as `%output`). tmux's own answer for that would be a
+/// `refresh-client -B` subscription, which tmux before 3.7 can crash on
+/// when the client's session goes away (tmux issue 4916), so a wait asks
+/// instead: one `display-message` per this interval while it waits.
+const LIVENESS_EVERY: Duration = Duration::from_millis(500);
+
+/// What tmux says of a followed pane when asked directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Liveness {
+    /// Its program runs.
+    Alive,
+    /// Its program exited and tmux keeps the pane (`remain-on-exit`),
+    /// with `#{pane_dead_status}` when tmux has it.
+    Exited(Option<i32>),
+    /// tmux has no such pane.
+    Gone,
+}
+
+/// Asks tmux whether `pane` still runs (one round trip:
+/// `display-message -p '#{pid} #{pane_id} #{pane_dead} #{pane_dead_status}'`,
+/// which a program in the pane cannot forge). `display-message` finds its
+/// target with `CMD_FIND_CANFAIL` (cmd-display-message.c): for a pane
+/// that is gone it answers for another one, so the answer names the
+/// pane it is about. `server_pid`: the server the wait
+/// began on (another pid on the socket is another server). An answer
+/// that says nothing certain is [`Liveness::Alive`]: the wait goes on.
+///
+/// # Errors
+///
+/// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when no
+/// server answers on the socket any more (or another one does).
+async fn liveness(
+    server: &Server,
+    pane: PaneId,
+    server_pid: Option<u32>,
+) -> Result<Liveness, Error> {
+    use crate::tmux::ErrorKind;
+    let gone = |why: &str| {
+        Error::server_gone(format!(
+            "the tmux server exited while tmuxwire waited on pane {pane} ({why})"
+        ))
+    };
+    let cmd = Command::new("display-message")
+        .target(&Target::Pane(pane), TargetKind::Pane)
+        .arg("-p")
+        .arg("#{pid} #{pane_id} #{pane_dead} #{pane_dead_status}");
+    let out = match server.run(&cmd).await {
+        Ok(o) => o,
+        Err(e) => {
+            return match e.kind() {
+                ErrorKind::NoServer
+                | ErrorKind::SocketGone
+                | ErrorKind::Connection
+                | ErrorKind::ServerGone => Err(gone(&e.to_string())),
+                _ => {
+                    tracing::debug!(%pane, %e, "liveness: no answer");
+                    Ok(Liveness::Alive)
+                }
+            };
+        }
+    };
+    let text = match out.into_result() {
+        Ok(body) => String::from_utf8_lossy(&body).into_owned(),
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Liveness::Gone),
+        Err(e) => {
+            tracing::debug!(%pane, %e, "liveness: tmux refused");
+            return Ok(Liveness::Alive);
+        }
+    };
+    Ok(match parse_liveness(&text, server_pid, pane) {
+        Some(l) => l,
+        None => return Err(gone("another server answers on its socket")),
+    })
+}
+
+/// Reads the answer of [`liveness`]'s command about `pane`: `None` when
+/// the server's pid is not `server_pid` (when known); [`Liveness::Gone`]
+/// when it is about another pane.
+fn parse_liveness(text: &str, server_pid: Option<u32>, pane: PaneId) -> Option<Liveness> {
+    let mut words = text.split_whitespace();
+    let pid = words.next().and_then(|w| w.parse::<u32>().ok());
+    if let (Some(want), Some(got)) = (server_pid, pid)
+        && want != got
+    {
+        return None;
+    }
+    if words.next() != Some(pane.to_string().as_str()) {
+        return Some(Liveness::Gone);
+    }
+    Some(match words.next() {
+        Some("1") => Liveness::Exited(words.next().and_then(|w| w.parse().ok())),
+        _ => Liveness::Alive,
+    })
+}
+
+/// How a followed pane ended during a wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    /// Its program exited; tmux keeps the pane, with this status.
+    Exited(Option<i32>),
+    /// The pane is gone.
+    Gone,
+}
+
+/// Watches, during a wait, whether the pane and its server are still
+/// there: on every wake the wait asks [`Vigil::check`], which asks tmux
+/// when the copy says the pane died or lost its feed, and every
+/// [`LIVENESS_EVERY`] otherwise.
+struct Vigil {
+    pane: PaneId,
+    server_pid: Option<u32>,
+    next: tokio::time::Instant,
+    /// The copy was found dead or unfed and tmux asked: not asked again
+    /// for that before the next interval.
+    asked_early: bool,
+    /// When tmux first said the pane's program exited without a status
+    /// yet: tmux reads the pty's end before it reaps the process
+    /// (`#{pane_dead_status}` is empty until then, seen on 3.3a), so it is
+    /// asked again for up to [`STATUS_GRACE`].
+    exited_at: Option<tokio::time::Instant>,
+}
+
+/// How long a wait asks again for the exit status of a pane tmux already
+/// says is dead (see [`Vigil::exited_at`]).
+const STATUS_GRACE: Duration = Duration::from_millis(1000);
+
+/// How soon it asks again meanwhile.
+const STATUS_AGAIN: Duration = Duration::from_millis(100);
+
+impl Vigil {
+    async fn new(server: &Server, pane: PaneId) -> Vigil {
+        Vigil {
+            pane,
+            server_pid: server.mirrored_server_pid().await,
+            next: tokio::time::Instant::now() + LIVENESS_EVERY,
+            asked_early: false,
+            exited_at: None,
+        }
+    }
+
+    /// When the wait must wake to ask tmux next.
+    fn wake_at(&self) -> tokio::time::Instant {
+        self.next
+    }
+
+    /// Whether the pane ended (`Some`), after looking at its copy `f` and,
+    /// when that says the pane died or no connection feeds it, or the
+    /// interval is up, asking tmux. A copy that lost its feed while the
+    /// pane runs (its session's connection closed) is followed again.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone).
+    async fn check(&mut self, server: &Server, f: &Followed) -> Result<Option<Ended>, Error> {
+        let (dead, unfed) = {
+            let st = f.pane.view();
+            (
+                st.status() == Status::Dead,
+                st.status() != Status::Live && st.owner().is_none(),
+            )
+        };
+        let now = tokio::time::Instant::now();
+        let due = now >= self.next;
+        if !due && (!(dead || unfed) || self.asked_early) {
+            return Ok(None);
+        }
+        self.asked_early = !due;
+        if due {
+            self.next = now + LIVENESS_EVERY;
+        }
+        match liveness(server, self.pane, self.server_pid).await? {
+            Liveness::Gone => Ok(Some(Ended::Gone)),
+            // The copy is left as it is: the watch seeds a dead pane
+            // as dead, and a respawned one anew.
+            Liveness::Exited(None) if self.exited_at.is_none_or(|at| now < at + STATUS_GRACE) => {
+                self.exited_at.get_or_insert(now);
+                self.next = now + STATUS_AGAIN;
+                Ok(None)
+            }
+            Liveness::Exited(status) => Ok(Some(Ended::Exited(status))),
+            Liveness::Alive if dead => {
+                // The copy says dead but tmux says it runs (respawned):
+                // nothing more comes to this copy.
+                Ok(Some(Ended::Exited(f.pane.view().exit_status())))
+            }
+            Liveness::Alive => {
+                if unfed {
+                    // Followed again, on a connection of its own; a copy
+                    // that cannot be is asked about again next interval.
+                    match follow(server, self.pane, None).await {
+                        Ok(again) if Arc::ptr_eq(&again.pane, &f.pane) => {}
+                        Ok(_) => {
+                            return Err(Error::server_gone(format!(
+                                "the tmux server was restarted while tmuxwire waited on pane {}",
+                                self.pane
+                            )));
+                        }
+                        Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => {
+                            return Ok(Some(Ended::Gone));
+                        }
+                        Err(e) => tracing::debug!(pane = %self.pane, %e, "could not follow again"),
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
 }
 
 /// Waits until new output of `pane` matches (see the module docs and
 /// [`WaitForTextResult`]).
 ///
 /// Lines count as new when they come after the line the cursor was on
-/// when the wait began. That line itself counts only if it was empty
-/// then: a line holding a prompt is where a command typed just before
-/// echoes, and the echo is not output (public case C13). Every echo
+/// when the wait began. Of that line itself, only what was written after
+/// the wait began counts, appended or written over what it held (from
+/// the first byte that differs: a spinner's frame replaced by the final
+/// status after `\r`, or `\r` + `CSI K`, is new text): a line holding a
+/// prompt is where a command typed just before echoes, and the echo is
+/// not output (public case C13). Every echo
 /// of text tmuxwire typed into the pane (typeahead the tty echoed
 /// while the program was busy, a line editor's later redraws, at any
 /// column, over several rows, or still being drawn) is masked out of
@@ -304,9 +530,16 @@ async fn follow(
 /// the cursor's, which an echo may carry over into it) are matched
 /// again.
 ///
+/// The wait also ends when the pane's program exits and tmux keeps the
+/// pane (`exited`, with `pane_exit_status`) or the pane is gone
+/// (`pane_gone`), within about [`LIVENESS_EVERY`] (at once when tmux
+/// notifies it), after the pane's last output was matched.
+///
 /// # Errors
 ///
-/// A missing pane; the mirror being off; connection errors.
+/// A missing pane; the mirror being off;
+/// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
+/// server exits during the wait; connection errors.
 pub async fn wait_for_text(
     server: &Server,
     pane: PaneId,
@@ -337,36 +570,38 @@ pub async fn wait_for_text(
     // is seen by the first look below; later ones wake the wait.
     let mut rx = f.pane.subscribe();
     let mut w = Wait::new(req, entry_line, entry);
-    let mut dead;
+    let mut vigil = Vigil::new(server, pane).await;
+    let mut ended = None;
     loop {
         typing.refresh(&server.typed);
-        {
-            let st = f.pane.view();
-            dead = st.status() == Status::Dead;
-            if let Some(t) = st.term()
-                && matches!(st.status(), Status::Live | Status::Dead)
-            {
-                w.look(t, st.epoch(), &typing.echoes);
-            }
+        w.look_at(&f.pane, &typing.echoes);
+        if w.outcome.is_some() {
+            break;
         }
-        if w.outcome.is_some() || dead {
+        ended = vigil.check(server, &f).await?;
+        if ended.is_some() {
+            // What the pane printed meanwhile is still matched.
+            typing.refresh(&server.typed);
+            w.look_at(&f.pane, &typing.echoes);
             break;
         }
         if let Some(p) = &req.progress {
             let waited = started.elapsed().as_secs();
             p(waited, req.timeout.as_secs().max(1), "waiting for output");
         }
-        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
-        {
+        let wake = wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             // The copy is gone (mirror stopped).
             Ok(Err(_)) => break,
-            // The time is up, or a progress tick is due.
+            // The time is up, or a progress tick or a liveness check is
+            // due.
             Err(_) if tokio::time::Instant::now() >= deadline => break,
             Err(_) => {}
         }
     }
-    let mut r = w.finish(pane, matched_at_entry, dead);
+    let dead = ended.is_some() || f.pane.view().status() == Status::Dead;
+    let mut r = w.finish(pane, matched_at_entry, dead, ended);
     r.elapsed_seconds = started.elapsed().as_secs_f64();
     Ok(r)
 }
@@ -464,6 +699,17 @@ impl<'r> Wait<'r> {
         }
     }
 
+    /// Looks at `pane`'s copy once, when it is live or dead (a copy being
+    /// seeded again is looked at once it is).
+    fn look_at(&mut self, pane: &PaneMirror, echoes: &Echoes) {
+        let st = pane.view();
+        if let Some(t) = st.term()
+            && matches!(st.status(), Status::Live | Status::Dead)
+        {
+            self.look(t, st.epoch(), echoes);
+        }
+    }
+
     /// Looks at the copy `t` (at `epoch`) once: the lines new since the
     /// last look, matched outside the echoes of typed input.
     fn look(&mut self, t: &Term, epoch: u64, echoes: &Echoes) {
@@ -525,12 +771,15 @@ impl<'r> Wait<'r> {
                     Entry::Echo => continue,
                     // A line that held text when the wait began (a
                     // prompt, or output still being written): only what
-                    // was added since.
+                    // was written since, appended or over it (a spinner's
+                    // frame replaced by the final status, after `\r` or
+                    // `\r` + `CSI K`), from the first byte that differs.
                     Entry::After(before) => {
-                        if text.len() <= before.len() || !text.starts_with(before) {
+                        let kept = common_prefix(before, &text);
+                        if kept == text.len() {
                             continue;
                         }
-                        mask.insert(0, 0..before.len());
+                        mask.insert(0, 0..kept);
                         merge_ranges(&mut mask);
                     }
                     Entry::Whole => {}
@@ -589,16 +838,23 @@ impl<'r> Wait<'r> {
 
     /// The answer once the wait ends (`elapsed_seconds` left at 0 for the
     /// caller).
-    fn finish(mut self, pane: PaneId, matched_at_entry: bool, dead: bool) -> WaitForTextResult {
+    fn finish(
+        mut self,
+        pane: PaneId,
+        matched_at_entry: bool,
+        dead: bool,
+        ended: Option<Ended>,
+    ) -> WaitForTextResult {
         if !self.partial_now.is_empty() {
             self.tail.push_back(std::mem::take(&mut self.partial_now));
             cap_lines(&mut self.tail);
         }
         cap_lines(&mut self.matched);
-        let outcome = self.outcome.unwrap_or(if self.alternate {
-            Outcome::AlternateScreen
-        } else {
-            Outcome::Timeout
+        let outcome = self.outcome.unwrap_or(match ended {
+            Some(Ended::Exited(_)) => Outcome::Exited,
+            Some(Ended::Gone) => Outcome::PaneGone,
+            None if self.alternate => Outcome::AlternateScreen,
+            None => Outcome::Timeout,
         });
         WaitForTextResult {
             found: matches!(outcome, Outcome::Matched | Outcome::AnyOutput),
@@ -613,8 +869,25 @@ impl<'r> Wait<'r> {
             elapsed_seconds: 0.0,
             effective_timeout: self.req.timeout.as_secs_f64(),
             pane_dead: dead,
+            pane_exit_status: match ended {
+                Some(Ended::Exited(status)) => status,
+                _ => None,
+            },
         }
     }
+}
+
+/// How many leading bytes `now` shares with `before`, backed off to the
+/// start of a UTF-8 character of `now` (a character written over another
+/// that shares its first bytes is new as a whole).
+fn common_prefix(before: &[u8], now: &[u8]) -> usize {
+    let mut k = before.iter().zip(now).take_while(|(a, b)| a == b).count();
+    if k < now.len() {
+        while k > 0 && now[k] & 0xc0 == 0x80 {
+            k -= 1;
+        }
+    }
+    k
 }
 
 /// The alternate screen's lines, masked: redrawn, not appended to, so
@@ -814,19 +1087,33 @@ fn keep_bytes(lines: &[Vec<u8>], max_bytes: usize) -> (VecDeque<String>, usize, 
 /// and returns its exit status and its own output (see
 /// [`RunCommandResult`]).
 ///
-/// The shell is given
+/// A POSIX shell is given
 /// `printf <start mark>; (⏎<command>⏎); printf <end mark> "$?"` and
 /// Enter ([`crate::mirror::marks`]): the output is exactly the text
 /// between the two marks, so neither the echo of what was typed nor
 /// the prompt is part of it. The command runs in a subshell: `cd` and
-/// `export` do not outlast it. Commands for one pane run one at a
-/// time, in the order they were asked for. The shell must be a POSIX
-/// shell at its prompt.
+/// `export` do not outlast it. fish (which has no subshell, and whose
+/// `( … )` is a command substitution and `$?` an error, public case C36)
+/// is given `printf <start mark>; begin⏎<command>⏎end; printf <end mark>
+/// "$status"`: the command runs in the shell itself, so `cd` and `set -g`
+/// do outlast it. A shell that is neither ([`Shell::of`]: nushell,
+/// xonsh, elvish, PowerShell, csh, …) is refused before anything is
+/// typed. Commands for one pane run one at a time, in the order they
+/// were asked for.
+///
+/// The wait ends when the end mark arrives, when the time runs out, when
+/// the pane's program exits or the pane is gone (`outcome` `exited` or
+/// `pane_gone`, within about [`LIVENESS_EVERY`] when tmux does not notify
+/// it), or when the server exits (an error).
 ///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for an empty command, or a multi-line
-/// one with `suppress_history`; a missing pane; connection errors.
+/// one with `suppress_history`;
+/// [`ErrorKind::Unsupported`](crate::tmux::ErrorKind::Unsupported) for a
+/// pane whose foreground program is a shell tmuxwire cannot wrap;
+/// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
+/// server exits meanwhile; a missing pane; connection errors.
 pub async fn run_command(
     server: &Server,
     pane: PaneId,
@@ -842,9 +1129,15 @@ pub async fn run_command(
     }
     let lock = f.pane.run_lock();
     let _turn = lock.lock().await;
+    // The foreground program as tmux listed it just now (a command queued
+    // behind another one is typed into whatever runs once its turn comes).
+    let shell = match Shell::of(&f.command) {
+        Shell::Other(name) => return Err(unsupported_shell(pane, &name)),
+        s => s,
+    };
     let nonce = crate::nonce::u128();
     let mut rx = f.pane.subscribe();
-    let typed = typed_line(req, nonce);
+    let typed = typed_line(req, nonce, &shell);
     let target = Target::Pane(pane);
     // Noted before it is sent: what is typed into the pane from now on
     // (numbered after `typed_upto`) can only be typeahead echoed while
@@ -868,7 +1161,8 @@ pub async fn run_command(
     for out in server.run_all(&cmds).await? {
         out.into_result()?;
     }
-    let timed_out = wait_for_end(&f, &mut rx, nonce, req, started).await;
+    let end_of = wait_for_end(server, &f, &mut rx, nonce, req, started).await?;
+    let timed_out = end_of == RunEnd::Timeout;
     let limit = req.max_lines.unwrap_or(usize::MAX);
     let (end, output, omitted, complete, began) = {
         // A snapshot: the command's output may be long.
@@ -890,42 +1184,82 @@ pub async fn run_command(
     };
     let output = drop_typeahead(&server.typed.since(pane, typed_upto), output, end.is_none());
     let mut output: Vec<String> = output.iter().map(|l| lossy(l)).collect();
-    if timed_out {
+    if exit_status.is_none() {
         while output.last().is_some_and(String::is_empty) {
             output.pop();
         }
     }
+    let ended = match end_of {
+        RunEnd::Pane(e) if exit_status.is_none() => Some(e),
+        _ => None,
+    };
+    let outcome = match (exit_status, ended) {
+        (Some(_), _) => RunOutcome::Completed,
+        (None, Some(Ended::Exited(_))) => RunOutcome::Exited,
+        (None, Some(Ended::Gone)) => RunOutcome::PaneGone,
+        (None, None) => RunOutcome::Timeout,
+    };
     Ok(RunCommandResult {
         pane_id: pane.to_string(),
         exit_status,
-        timed_out: exit_status.is_none() && timed_out,
+        timed_out: outcome == RunOutcome::Timeout,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         output,
         output_truncated: omitted > 0,
         output_truncated_lines: omitted,
         effective_timeout: req.timeout.as_secs_f64(),
         interrupted,
-        output_complete: complete && (exit_status.is_some() || timed_out),
-        note: note(timed_out, began, interrupted),
+        output_complete: complete && (exit_status.is_some() || timed_out || ended.is_some()),
+        note: note(outcome, began, interrupted),
+        outcome,
+        pane_dead: ended.is_some(),
+        pane_exit_status: match ended {
+            Some(Ended::Exited(status)) => status,
+            _ => None,
+        },
     })
 }
 
-/// Waits until the run `nonce` in `f` shows its end mark or the pane
-/// dies (false), or the time runs out (true); woken by `rx`.
+/// How the wait for a run's end mark ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunEnd {
+    /// The end mark arrived.
+    Mark,
+    /// The time ran out.
+    Timeout,
+    /// The pane ended first.
+    Pane(Ended),
+}
+
+/// Waits until the run `nonce` in `f` shows its end mark, the pane ends
+/// (its program exits or it is gone), or the time runs out; woken by `rx`
+/// and every [`LIVENESS_EVERY`] to ask tmux about the pane.
+///
+/// # Errors
+///
+/// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone).
 async fn wait_for_end(
+    server: &Server,
     f: &Followed,
     rx: &mut tokio::sync::watch::Receiver<u64>,
     nonce: u128,
     req: &RunCommandRequest,
     started: Instant,
-) -> bool {
+) -> Result<RunEnd, Error> {
     let deadline = tokio::time::Instant::now() + req.timeout;
+    let mut vigil = Vigil::new(server, f.pane.id).await;
+    let has_end = || find_mark(&f.pane.view(), nonce, is_end).is_some();
     loop {
-        {
-            let st = f.pane.view();
-            if find_mark(&st, nonce, is_end).is_some() || st.status() == Status::Dead {
-                return false;
-            }
+        if has_end() {
+            return Ok(RunEnd::Mark);
+        }
+        if let Some(e) = vigil.check(server, f).await? {
+            // The end mark may have come just before the pane went.
+            return Ok(if has_end() {
+                RunEnd::Mark
+            } else {
+                RunEnd::Pane(e)
+            });
         }
         if let Some(p) = &req.progress {
             p(
@@ -934,26 +1268,67 @@ async fn wait_for_end(
                 "waiting for the command",
             );
         }
-        match tokio::time::timeout_at(wake_at(deadline, req.progress.as_ref()), rx.changed()).await
-        {
+        let wake = wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             Err(_) if tokio::time::Instant::now() < deadline => {}
-            Ok(Err(_)) | Err(_) => {
-                return true;
-            }
+            Ok(Err(_)) | Err(_) => return Ok(RunEnd::Timeout),
         }
     }
 }
 
+/// The shell a pane runs, as `run_command` wraps commands for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Shell {
+    /// A POSIX shell (sh, bash, dash, zsh, ksh, …), or a program tmuxwire
+    /// does not know as a shell (`ssh`, a wrapper, …): the POSIX wrapper.
+    Posix,
+    /// fish.
+    Fish,
+    /// A shell whose syntax neither wrapper parses (its name as tmux
+    /// reports it).
+    Other(String),
+}
+
+impl Shell {
+    /// The shell of a pane whose foreground process tmux names `command`
+    /// (`#{pane_current_command}`: the process's name, which the kernel
+    /// cuts to 15 bytes; a login shell's leading `-` is dropped here).
+    pub(crate) fn of(command: &str) -> Shell {
+        let name = command.trim().trim_start_matches('-');
+        let name = name.rsplit('/').next().unwrap_or(name);
+        match name {
+            "fish" => Shell::Fish,
+            "nu" | "nushell" | "xonsh" | "elvish" | "pwsh" | "powershell" | "pwsh-preview"
+            | "csh" | "tcsh" | "rc" | "es" | "ion" | "murex" | "ngs" | "oh" | "cmd" | "cmd.exe"
+            | "powershell.exe" | "pwsh.exe" => Shell::Other(name.to_string()),
+            _ if name.starts_with("xonsh") => Shell::Other(name.to_string()),
+            _ => Shell::Posix,
+        }
+    }
+}
+
+/// The error for a pane whose shell `run_command` cannot wrap.
+fn unsupported_shell(pane: PaneId, name: &str) -> Error {
+    Error::unsupported(format!(
+        "run_command needs a POSIX shell or fish at the prompt of pane {pane}, but it runs          {name:?} (pane_current_command), whose syntax the wrapper that marks the command's          start, end and exit status is not written in; nothing was typed. Use send_keys and          wait_for_text there instead"
+    ))
+}
+
 /// What the shell is given for `req.command` (see [`run_command`]).
-fn typed_line(req: &RunCommandRequest, nonce: u128) -> String {
-    format!(
-        "{}printf '{}'; (\n{}\n); printf '{}' \"$?\"",
-        if req.suppress_history { " " } else { "" },
-        marks::start_printf(nonce),
-        req.command,
-        marks::end_printf(nonce),
-    )
+fn typed_line(req: &RunCommandRequest, nonce: u128, shell: &Shell) -> String {
+    let space = if req.suppress_history { " " } else { "" };
+    let (start, end) = (marks::start_printf(nonce), marks::end_printf(nonce));
+    match shell {
+        Shell::Fish => format!(
+            "{space}printf '{start}'; begin\n{}\nend; printf '{end}' \"$status\"",
+            req.command,
+        ),
+        Shell::Posix | Shell::Other(_) => format!(
+            "{space}printf '{start}'; (\n{}\n); printf '{end}' \"$?\"",
+            req.command,
+        ),
+    }
 }
 
 fn is_start(k: MarkKind) -> bool {
@@ -1018,19 +1393,105 @@ fn read_output(
 
 /// What to do next when the command did not finish (see
 /// [`RunCommandResult::note`]).
-fn note(timed_out: bool, began: bool, interrupted: bool) -> Option<String> {
-    match (timed_out, began, interrupted) {
-        (true, false, _) => Some(
+fn note(outcome: RunOutcome, began: bool, interrupted: bool) -> Option<String> {
+    match (outcome, began, interrupted) {
+        (RunOutcome::Timeout, false, _) => Some(
             "the shell never started the command: it is still running an earlier one, or \
              waits for more input (an unclosed quote?); send_keys with keys C-c brings \
              the prompt back"
                 .into(),
         ),
-        (true, true, false) => Some(
+        (RunOutcome::Timeout, true, false) => Some(
             "the command is still running; a later run_command in this pane types behind \
              it: interrupt it with send_keys keys C-c, or pass interrupt_on_timeout"
                 .into(),
         ),
+        (RunOutcome::Exited, _, _) => Some(
+            "the pane's program exited before the command ended; tmux keeps the dead pane \
+             (remain-on-exit): respawn_pane starts it again"
+                .into(),
+        ),
+        (RunOutcome::PaneGone, _, _) => Some(
+            "the pane is gone: its shell exited or the pane was killed before the command ended"
+                .into(),
+        ),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_prefix_stops_at_characters() {
+        assert_eq!(common_prefix(b"working |", b"working /"), 8);
+        assert_eq!(common_prefix(b"working |", b"DONE"), 0);
+        assert_eq!(common_prefix(b"$ ", b"$ make"), 2);
+        assert_eq!(common_prefix(b"$ make", b"$ ma"), 4);
+        // Braille spinner frames share their first two bytes.
+        let (a, b) = ("\u{280b} x".as_bytes(), "\u{2819} x".as_bytes());
+        assert_eq!(common_prefix(a, b), 0);
+    }
+
+    #[test]
+    fn liveness_answers() {
+        let p = PaneId(4);
+        assert_eq!(
+            parse_liveness("42 %4 0 ", Some(42), p),
+            Some(Liveness::Alive)
+        );
+        assert_eq!(
+            parse_liveness("42 %4 1 3", Some(42), p),
+            Some(Liveness::Exited(Some(3)))
+        );
+        assert_eq!(
+            parse_liveness("42 %4 1 ", None, p),
+            Some(Liveness::Exited(None))
+        );
+        assert_eq!(parse_liveness("43 %4 0 ", Some(42), p), None);
+        // display-message answered for another pane: this one is gone.
+        assert_eq!(
+            parse_liveness("42 %0 0 ", Some(42), p),
+            Some(Liveness::Gone)
+        );
+        assert_eq!(parse_liveness("", Some(42), p), Some(Liveness::Gone));
+    }
+
+    #[test]
+    fn shells_by_name() {
+        for posix in [
+            "bash", "-bash", "sh", "dash", "zsh", "ksh", "ssh", "sleep", "",
+        ] {
+            assert_eq!(Shell::of(posix), Shell::Posix, "{posix}");
+        }
+        assert_eq!(Shell::of("fish"), Shell::Fish);
+        assert_eq!(Shell::of("-fish"), Shell::Fish);
+        for other in ["nu", "nushell", "xonsh", "elvish", "pwsh", "tcsh", "csh"] {
+            assert_eq!(Shell::of(other), Shell::Other(other.to_string()), "{other}");
+        }
+    }
+
+    #[test]
+    fn wrappers_per_shell() {
+        let req = RunCommandRequest::new(
+            Selector::default(),
+            "echo hello; false".into(),
+            Duration::from_secs(1),
+        )
+        .expect("request");
+        let posix = typed_line(&req, 1, &Shell::Posix);
+        assert!(
+            posix.contains("; (\necho hello; false\n); printf"),
+            "{posix}"
+        );
+        assert!(posix.ends_with("\"$?\""), "{posix}");
+        let fish = typed_line(&req, 1, &Shell::Fish);
+        assert!(
+            fish.contains("; begin\necho hello; false\nend; printf"),
+            "{fish}"
+        );
+        assert!(fish.ends_with("\"$status\""), "{fish}");
+        assert!(!fish.contains("$?") && !fish.contains("; ("), "{fish}");
     }
 }
