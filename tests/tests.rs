@@ -19,7 +19,6 @@ mod input;
 mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
-mod pane_state;
 mod surface;
 mod tools;
 mod wire;

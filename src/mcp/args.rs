@@ -147,24 +147,6 @@ pub struct PaneArgs {
     pub socket_path: Option<String>,
 }
 
-/// `get_pane_state`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PaneStateArgs {
-    /// Pane id (%N). Default: the active pane (of the window or session given).
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
-}
-
 /// `capture_pane`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

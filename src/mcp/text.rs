@@ -316,20 +316,6 @@ pub static RUN: Order = Order(&[
     f("effective_timeout"),
 ]);
 
-/// tmuxwire's `get_pane_state` (no reference result): the state first.
-pub static PANE_STATE: Order = Order(&[
-    f("pane_id"),
-    f("input"),
-    f("foreground"),
-    f("shell_in_foreground"),
-    f("termios"),
-    f("wchan"),
-    f("alternate_on"),
-    f("cursor_visible"),
-    f("bracketed_paste"),
-    f("evidence"),
-]);
-
 /// libtmux-mcp `SendKeysOperationResult`.
 pub static SEND_ONE: Order = Order(&[
     f("index"),

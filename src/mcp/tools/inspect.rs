@@ -32,7 +32,6 @@ use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
-use crate::tmux::op::state::{PaneState, PaneStateRequest};
 use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{Error, Selector, ServerInfo};
@@ -96,14 +95,6 @@ pub(super) fn defs() -> Vec<Def> {
             "Get tmux Pane Info",
             READ,
             "One pane (default: the active one).",
-        ),
-        super::row::<PaneStateArgs>(
-            "get_pane_state",
-            "Get Pane Input State",
-            READ,
-            "What a pane's program does with input, from its terminal's settings and /proc: input \
-             line-editor|line-read|password|raw|busy|unknown, foreground process, termios, \
-             evidence.",
         ),
         super::bare_output(super::row::<CapturePaneArgs>(
             "capture_pane",
@@ -215,14 +206,6 @@ tool_args!(WindowArgs => WindowInfoRequest, |a| Ok(WindowInfoRequest {
 tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
-
-tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
-    pane: targeting!(a, pane_id, window_id).selector()?,
-}));
-
-impl Rendered for PaneState {
-    const TEXT: TextShape = TextShape::Object(&text::PANE_STATE);
-}
 
 tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
     let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;

@@ -14,7 +14,6 @@
 //! * [`info`]: one server, session, window or pane;
 //! * [`capture`]: a pane's text and state (`capture_pane`,
 //!   `snapshot_pane`, `display_message`);
-//! * [`state`]: `get_pane_state` (input state from the pane's terminal);
 //! * [`search`]: `search_panes` over scrollback and screen;
 //! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
 //!   `run_command`);
@@ -38,7 +37,6 @@ pub mod list;
 pub mod manage;
 pub mod search;
 pub mod settings;
-pub mod state;
 pub mod typing;
 
 // The manage family's creating and killing halves (see `manage`).
