@@ -1698,7 +1698,9 @@ async fn resources_and_prompts() {
         assert!(e.to_string().contains(want), "{uri}: {e}");
     }
     // A server that is not there is not a missing session.
-    let e = read("tmux://sessions/a_1?socket_name=tmuxwire-test-none-here".into())
+    // A socket name of its own that no server listens on (in the test's TMUX_TMPDIR).
+    let absent = crate::support::unique_name("tmuxwire-test-absent");
+    let e = read(format!("tmux://sessions/a_1?socket_name={absent}"))
         .await
         .unwrap_err();
     assert!(
