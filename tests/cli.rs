@@ -2045,29 +2045,26 @@ async fn cli_search_sees_behind_a_full_screen_program() {
                 Some((n.parse().ok()?, text.to_string()))
             })
             .collect();
+        // The first pane's (line number, line) pairs in a search_panes answer.
+        let numbered = |m: &serde_json::Value| -> Vec<(i64, String)> {
+            m["matched_lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(m["matched_line_numbers"].as_array().unwrap())
+                .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
+                .collect()
+        };
         let s = crate::support::mirrored_servers(&server);
         let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
-        let m = &v["matches"][0];
-        let tool: Vec<(i64, String)> = m["matched_lines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(m["matched_line_numbers"].as_array().unwrap())
-            .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
-            .collect();
+        let tool = numbered(&v["matches"][0]);
         assert_eq!(cli, tool, "tmux {label}: cli {cli:?} tool {tool:?}");
         // Without the mirror, search_panes makes a copy at once: the same lines.
         let s = crate::support::capture_servers(&server);
         let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
         let m = &v["matches"][0];
         assert_eq!(m["source"], "capture", "tmux {label}: {m}");
-        let captured: Vec<(i64, String)> = m["matched_lines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(m["matched_line_numbers"].as_array().unwrap())
-            .map(|(t, n)| (n.as_i64().unwrap(), t.as_str().unwrap().to_string()))
-            .collect();
+        let captured = numbered(m);
         assert_eq!(cli, captured, "tmux {label}: without the mirror");
         assert!(
             cli.iter()

@@ -868,6 +868,25 @@ fn split(server: &TestServer, cmd: &str) -> (String, PaneId) {
     (p, id)
 }
 
+/// Waits on pane `id` for text that never comes, runs `end` once the wait has begun, and
+/// gives the wait's answer, checked to come within about a second of `end` ([`prompt`]).
+async fn wait_ended_by(
+    t: &Arc<Tmux>,
+    id: PaneId,
+    ctx: &str,
+    end: impl FnOnce(),
+) -> WaitForTextResult {
+    let t2 = t.clone();
+    let never = wait_req(Some(&["never-printed"]), &[], DEADLINE);
+    let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never).await });
+    waits_begun(t, id, 1).await;
+    end();
+    let at = Instant::now();
+    let r = waiting.await.expect("task").expect("wait");
+    prompt(at, ctx);
+    r
+}
+
 /// Issue 14 item 1: a pane whose program exits (kept dead by `remain-on-exit`, or
 /// destroyed) and a pane that is killed end a wait and a `run_command` at once, saying so:
 /// `exited` with the status, or `pane_gone`; never `timeout`.
@@ -877,18 +896,14 @@ async fn waits_end_when_the_pane_ends() {
         let ctx = format!("tmux {}", bin.label);
         let server = TestServer::builder(&bin).size(80, 20).start();
         let t = tmux_of(&server);
-        let never = || wait_req(Some(&["never-printed"]), &[], DEADLINE);
 
         // remain-on-exit: the program exits with 3, tmux keeps the pane dead.
         server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
         let (p, id) = split(&server, "sh -c 'read x; exit 3'");
-        let t2 = t.clone();
-        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
-        waits_begun(&t, id, 1).await;
-        server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
-        let at = Instant::now();
-        let r = waiting.await.expect("task").expect("wait");
-        prompt(at, &ctx);
+        let r = wait_ended_by(&t, id, &ctx, || {
+            server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
+        })
+        .await;
         assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
         assert_eq!(r.pane_exit_status, Some(3), "{ctx}: {r:?}");
         assert!(r.pane_dead && !r.found, "{ctx}: {r:?}");
@@ -897,25 +912,19 @@ async fn waits_end_when_the_pane_ends() {
 
         // The program exits and tmux destroys the pane.
         let (p, id) = split(&server, "sh -c 'read x'");
-        let t2 = t.clone();
-        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
-        waits_begun(&t, id, 1).await;
-        server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
-        let at = Instant::now();
-        let r = waiting.await.expect("task").expect("wait");
-        prompt(at, &ctx);
+        let r = wait_ended_by(&t, id, &ctx, || {
+            server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
+        })
+        .await;
         assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
 
         // kill-pane during a wait.
         let (p, id) = split(&server, SH);
         server.wait_for_text(&p, "$", DEADLINE);
-        let t2 = t.clone();
-        let waiting = tokio::spawn(async move { wait_for_text(&t2, id, &never()).await });
-        waits_begun(&t, id, 1).await;
-        server.tmux_ok(&["kill-pane", "-t", &p]);
-        let at = Instant::now();
-        let r = waiting.await.expect("task").expect("wait");
-        prompt(at, &ctx);
+        let r = wait_ended_by(&t, id, &ctx, || {
+            server.tmux_ok(&["kill-pane", "-t", &p]);
+        })
+        .await;
         assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
         assert!(r.pane_dead, "{ctx}: {r:?}");
 

@@ -156,6 +156,38 @@ async fn forged_guards_in_pane_text_cut_nothing() {
             &["capture", "-t", &pane, "--start", "-100000"],
         );
         assert_eq!(lines_of(&cli), want, "{ctx}: tmuxwire capture");
+
+        // Copies made once (`tmuxwire search`, search_panes without the mirror) read the same
+        // lines: each forged guard is one line of text, and the line after them is found.
+        let plain = crate::support::capture_servers(&server);
+        let found = ok(
+            &plain,
+            "search_panes",
+            json!({"pattern": "AFTER-FORGED-MARK"}),
+        )
+        .await;
+        assert_eq!(found["total_panes_matched"], json!(1), "{ctx}: {found}");
+        assert_eq!(found["matches"][0]["source"], json!("capture"), "{ctx}");
+        let forged_lines = want.iter().filter(|l| l.contains("%end")).count();
+        assert!(
+            forged_lines >= 3000,
+            "{ctx}: {forged_lines} forged %end lines"
+        );
+        let counted = tw(&server.socket, &["search", "-c", "-h", "-t", &pane, "%end"]);
+        assert_eq!(
+            counted.trim(),
+            forged_lines.to_string(),
+            "{ctx}: tmuxwire search -c"
+        );
+        let after = tw(
+            &server.socket,
+            &["search", "-h", "-N", "-t", &pane, "AFTER-FORGED-MARK"],
+        );
+        assert_eq!(
+            lines_of(&after),
+            ["AFTER-FORGED-MARK"],
+            "{ctx}: tmuxwire search"
+        );
         assert!(server.is_alive());
     }
 }

@@ -236,22 +236,7 @@ pub fn lines_of(term: &Term, pane: PaneInfo, range: Range) -> PaneLines {
             k += 1;
         }
     }
-    let alternate = term.alternate_on();
-    let screen = if alternate {
-        Screen::Alternate
-    } else {
-        Screen::Main
-    };
-    let hidden = if alternate {
-        term.hidden_main_lines()
-    } else {
-        Vec::new()
-    };
-    for (line, on) in hidden
-        .into_iter()
-        .map(|l| (l, Screen::HiddenMain))
-        .chain(term.screen_logical_lines().map(|l| (l, screen)))
-    {
+    for (line, on) in crate::mirror::scan::screen_lines(term) {
         if in_range(line.first_row.0, line.rows()) {
             push(&line.text, line.first_row.0, line.rows(), on);
         }

@@ -197,6 +197,31 @@ fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Map<Str
     args
 }
 
+/// What a failed read of `address` says (`-32603`): the session, window or
+/// pane it names when tmux could not find that object (told by the
+/// error's kind and subject, never its text), otherwise the error itself.
+fn read_error(e: &Error, address: &Address) -> McpError {
+    let missing = if e.is(ErrorKind::NotFound) {
+        match (e.subject(), address) {
+            (
+                Some(Subject::Session(_)),
+                Address::Session(n) | Address::Windows(n) | Address::Window(n, _),
+            ) => Some(format!("Session not found: {n}")),
+            (Some(Subject::Window(_)), Address::Window(_, i)) => {
+                Some(format!("Window not found: index {i}"))
+            }
+            (Some(Subject::Pane(_)), Address::Pane(id) | Address::Content(id)) => {
+                Some(format!("Pane not found: {id}"))
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let what = missing.unwrap_or_else(|| e.to_string());
+    McpError::internal_error(format!("Internal error: {what}"), None)
+}
+
 /// Reads an address.
 ///
 /// # Errors
@@ -209,16 +234,7 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
         AddressError::Invalid(m) => McpError::invalid_params(m, None),
     })?;
     let sock = &p.socket_name;
-    let internal = |what: String| McpError::internal_error(format!("Internal error: {what}"), None);
-    // A missing object is told by the error's kind and subject (what tmux
-    // could not find), never by its text; any other failure says its own.
-    let missing = |e: Error, what: &dyn Fn(&Subject) -> Option<String>| match e.subject() {
-        Some(s) if e.is(ErrorKind::NotFound) => match what(s) {
-            Some(m) => internal(m),
-            None => internal(e.to_string()),
-        },
-        _ => internal(e.to_string()),
-    };
+    let failed = |e: Error| read_error(&e, &p.address);
     let args = |pairs: &[(&str, Value)]| {
         let m: Map<String, Value> = pairs
             .iter()
@@ -230,72 +246,47 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
     let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let (text, mime) = match &p.address {
         Address::Sessions => {
-            let v = call("list_sessions", args(&[]))
-                .await
-                .map_err(|e| internal(e.to_string()))?;
+            let v = call("list_sessions", args(&[])).await.map_err(failed)?;
             (json_body(&v["result"]), "application/json")
         }
         Address::Session(name) => {
-            let session = |s: &Subject| {
-                matches!(s, Subject::Session(_)).then(|| format!("Session not found: {name}"))
-            };
             let sel = args(&[("session_name", json!(name))]);
             let mut s = call("get_session_info", sel.clone())
                 .await
-                .map_err(|e| missing(e, &session))?;
-            let w = call("list_windows", sel)
-                .await
-                .map_err(|e| missing(e, &session))?;
+                .map_err(failed)?;
+            let w = call("list_windows", sel).await.map_err(failed)?;
             s["windows"] = w["result"].clone();
             (json_body(&s), "application/json")
         }
         Address::Windows(name) => {
-            let session = |s: &Subject| {
-                matches!(s, Subject::Session(_)).then(|| format!("Session not found: {name}"))
-            };
             let w = call("list_windows", args(&[("session_name", json!(name))]))
                 .await
-                .map_err(|e| missing(e, &session))?;
+                .map_err(failed)?;
             (json_body(&w["result"]), "application/json")
         }
         Address::Window(name, index) => {
-            let either = |s: &Subject| match s {
-                Subject::Session(_) => Some(format!("Session not found: {name}")),
-                Subject::Window(_) => Some(format!("Window not found: index {index}")),
-                _ => None,
-            };
             let sel = args(&[
                 ("session_name", json!(name)),
                 ("window_index", json!(index)),
             ]);
-            let mut w = call("get_window_info", sel.clone())
-                .await
-                .map_err(|e| missing(e, &either))?;
-            let panes = call("list_panes", sel)
-                .await
-                .map_err(|e| missing(e, &either))?;
+            let mut w = call("get_window_info", sel.clone()).await.map_err(failed)?;
+            let panes = call("list_panes", sel).await.map_err(failed)?;
             w["panes"] = panes["result"].clone();
             (json_body(&w), "application/json")
         }
         Address::Pane(id) => {
-            let pane = |s: &Subject| {
-                matches!(s, Subject::Pane(_)).then(|| format!("Pane not found: {id}"))
-            };
             let v = call("get_pane_info", args(&[("pane_id", json!(id))]))
                 .await
-                .map_err(|e| missing(e, &pane))?;
+                .map_err(failed)?;
             (json_body(&v), "application/json")
         }
         Address::Content(id) => {
-            let pane = |s: &Subject| {
-                matches!(s, Subject::Pane(_)).then(|| format!("Pane not found: {id}"))
-            };
             let v = call(
                 "capture_pane",
                 args(&[("pane_id", json!(id)), ("max_lines", Value::Null)]),
             )
             .await
-            .map_err(|e| missing(e, &pane))?;
+            .map_err(failed)?;
             (v["result"].as_str().unwrap_or("").to_string(), "text/plain")
         }
     };

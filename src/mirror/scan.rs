@@ -82,6 +82,29 @@ enum Found<'a> {
     },
 }
 
+/// The logical lines after the complete history, in the order a scan
+/// reads them, each with its screen: with the alternate screen on, the
+/// normal screen it hides (numbered from its top row, 0) and then the
+/// alternate screen; otherwise the screen (with the history line it
+/// continues, if any).
+pub fn screen_lines(term: &Term) -> impl Iterator<Item = (LogicalLine<'_>, Screen)> + '_ {
+    let alternate = term.alternate_on();
+    let on_screen = if alternate {
+        Screen::Alternate
+    } else {
+        Screen::Main
+    };
+    let hidden = if alternate {
+        term.hidden_main_lines()
+    } else {
+        Vec::new()
+    };
+    hidden
+        .into_iter()
+        .map(|l| (l, Screen::HiddenMain))
+        .chain(term.screen_logical_lines().map(move |l| (l, on_screen)))
+}
+
 /// Searches `term` for `pattern` in the lines whose first row is within
 /// `range` (tmux line numbers, inclusive; `None`: everything), keeping the
 /// newest `keep` matched lines. `cancel` is checked between history
@@ -103,7 +126,6 @@ pub fn scan(
     let chunks: Vec<_> = term.history().search_chunks().collect();
     let mut found: Vec<Found<'_>> = Vec::new();
     let mut count = 0usize;
-    let alternate = term.alternate_on();
     let pairs = pattern.required_pairs();
     for (ci, chunk) in chunks.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
@@ -134,21 +156,7 @@ pub fn scan(
             true
         });
     }
-    let main_screen = if alternate {
-        Screen::Alternate
-    } else {
-        Screen::Main
-    };
-    let hidden = if alternate {
-        term.hidden_main_lines()
-    } else {
-        Vec::new()
-    };
-    for (line, screen) in hidden
-        .into_iter()
-        .map(|l| (l, Screen::HiddenMain))
-        .chain(term.screen_logical_lines().map(|l| (l, main_screen)))
-    {
+    for (line, screen) in screen_lines(term) {
         if !in_range(line.first_row.0, line.rows()) {
             continue;
         }

@@ -98,20 +98,26 @@ async fn attempt(
         ));
     };
     // Every buffer the lines left is read and deleted, whatever the answer.
-    let timeout = std::time::Duration::from_secs(30);
+    let timeout = server.timeout();
+    // Both buffers at once, each by a one-shot client.
+    let fetch = async |name: &Option<String>| match name {
+        Some(n) => Some(
+            seed::fetch_history(server.socket_path(), n, timeout)
+                .await
+                .map_err(|e| (n.clone(), e)),
+        ),
+        None => None,
+    };
+    let (history, rows) = futures::join!(fetch(&history_buffer), fetch(&check));
     let mut unread = Vec::new();
-    let mut fetch = async |name: &Option<String>| {
-        let name = name.as_ref()?;
-        match seed::fetch_history(server.socket_path(), name, timeout).await {
-            Ok(b) => Some(b),
-            Err(e) => {
-                unread.push((name.clone(), e));
-                None
-            }
+    let mut keep = |got: Option<Result<Vec<u8>, (String, String)>>| match got? {
+        Ok(b) => Some(b),
+        Err(failed) => {
+            unread.push(failed);
+            None
         }
     };
-    let history = fetch(&history_buffer).await;
-    let rows = fetch(&check).await;
+    let (history, rows) = (keep(history), keep(rows));
     if !unread.is_empty() {
         // Deleted over the control connection, which still reaches tmux.
         let deletes: Vec<Vec<Command>> = unread

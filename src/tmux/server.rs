@@ -425,6 +425,11 @@ impl Tmux {
         self
     }
 
+    /// How long each answer may take (20 s unless [`Tmux::with_timeout`]).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// How many round trips this handle has made to its server: one per
     /// write of commands whose answers it then waits for (one
     /// [`Tmux::run_all`] or [`Tmux::run_lines`], whatever the number of
@@ -693,18 +698,9 @@ impl Tmux {
     ///
     /// The first connection error.
     pub(crate) async fn run_all(&self, cmds: &[Command]) -> Result<Vec<Output>, Error> {
-        self.activity.touch();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let c = match self.link().await? {
-                Link::Control(c) => c,
-                Link::OneShot { .. } => return self.run_one_shot(cmds).await,
-            };
-            self.count_round_trip();
+        let lines = |c: &Client| {
             let encoding = buffer_encoding(c.version());
-            let lines: Vec<Line> = cmds
-                .iter()
+            cmds.iter()
                 .map(|cmd| {
                     if is_print_capture(cmd) {
                         capture_line(cmd, encoding)
@@ -712,33 +708,22 @@ impl Tmux {
                         Line::from(cmd.clone())
                     }
                 })
-                .collect();
-            let answers = c.lines(&lines).await;
-            let closed = answers
-                .iter()
-                .any(|a| matches!(a, Err(control::Error::Closed { .. })));
-            if closed && attempt == 1 && !c.is_poisoned() {
-                tracing::debug!("control connection lost; reconnecting");
-                self.forget(&c).await;
-                continue;
-            }
-            if closed {
-                self.forget(&c).await;
-            }
-            let mut out = Vec::with_capacity(cmds.len());
-            for (a, cmd) in answers.into_iter().zip(cmds) {
-                let reply = match a {
-                    Ok(r) => r,
-                    Err(e) => return Err(self.explain(Error::from(e)).await),
-                };
-                out.push(if is_print_capture(cmd) {
+                .collect::<Vec<Line>>()
+        };
+        let Some(replies) = self.replies(lines, Retry::Safe).await? else {
+            return self.run_one_shot(cmds).await;
+        };
+        Ok(replies
+            .into_iter()
+            .zip(cmds)
+            .map(|(reply, cmd)| {
+                if is_print_capture(cmd) {
                     capture_output(reply)
                 } else {
                     merged_output(reply)
-                });
-            }
-            return Ok(out);
-        }
+                }
+            })
+            .collect())
     }
 
     /// Runs prepared control-mode lines in one write (one round trip) and
@@ -749,41 +734,58 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// The first connection error; [`ErrorKind::NoServer`] style errors as
-    /// [`Tmux::run_all`] explains them; a server without sessions (no
-    /// control client can attach) is [`ErrorKind::NotFound`]: it has no
-    /// panes.
+    /// As [`Tmux::run_all`]; a server without sessions (no control client
+    /// can attach) is [`ErrorKind::NotFound`]: it has no panes.
     pub(crate) async fn run_replies(&self, lines: &[Line]) -> Result<Vec<Reply>, Error> {
+        self.replies(|_| lines.to_vec(), Retry::Safe)
+            .await?
+            .ok_or_else(|| Error::not_found("the server has no sessions, so no panes"))
+    }
+
+    /// Sends the lines `make` builds for the control connection in one write
+    /// and gives each line's reply, in order; `None` while the server has
+    /// no sessions (no control client can attach: the caller runs one-shot
+    /// clients). A connection that broke before every reply came back is
+    /// forgotten, and with [`Retry::Safe`] the lines go once more on a new
+    /// one.
+    ///
+    /// # Errors
+    ///
+    /// The first connection error, explained ([`Tmux::explain`]: no server,
+    /// or its socket file gone).
+    async fn replies(
+        &self,
+        make: impl Fn(&Client) -> Vec<Line>,
+        retry: Retry,
+    ) -> Result<Option<Vec<Reply>>, Error> {
         self.activity.touch();
         let mut attempt = 0;
         loop {
             attempt += 1;
             let c = match self.link().await? {
                 Link::Control(c) => c,
-                Link::OneShot { .. } => {
-                    return Err(Error::not_found("the server has no sessions, so no panes"));
-                }
+                Link::OneShot { .. } => return Ok(None),
             };
             self.count_round_trip();
-            let answers = c.lines(lines).await;
+            let answers = c.lines(&make(&c)).await;
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
             if closed {
                 self.forget(&c).await;
-                if attempt == 1 && !c.is_poisoned() {
+                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
                     tracing::debug!("control connection lost; reconnecting");
                     continue;
                 }
             }
-            let mut out = Vec::with_capacity(lines.len());
+            let mut out = Vec::with_capacity(answers.len());
             for a in answers {
                 match a {
                     Ok(r) => out.push(r),
                     Err(e) => return Err(self.explain(Error::from(e)).await),
                 }
             }
-            return Ok(out);
+            return Ok(Some(out));
         }
     }
 
@@ -812,50 +814,27 @@ impl Tmux {
         lines: &[Vec<Command>],
         retry: Retry,
     ) -> Result<Vec<Vec<Output>>, Error> {
-        self.activity.touch();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let c = match self.link().await? {
-                Link::Control(c) => c,
-                Link::OneShot { .. } => return self.run_lines_one_shot(lines).await,
-            };
-            self.count_round_trip();
-            let ls: Vec<Line> = lines.iter().map(|l| Line::list(l.clone())).collect();
-            let answers = c.lines(&ls).await;
-            let closed = answers
-                .iter()
-                .any(|a| matches!(a, Err(control::Error::Closed { .. })));
-            if closed {
-                self.forget(&c).await;
-                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
-                    tracing::debug!("control connection lost; reconnecting");
-                    continue;
-                }
-            }
-            let mut out = Vec::with_capacity(lines.len());
-            for (a, line) in answers.into_iter().zip(lines) {
-                let reply = match a {
-                    Ok(r) => r,
-                    Err(e) => return Err(self.explain(Error::from(e)).await),
-                };
+        let make = |_: &Client| lines.iter().map(|l| Line::list(l.clone())).collect();
+        let Some(replies) = self.replies(make, retry).await? else {
+            return self.run_lines_one_shot(lines).await;
+        };
+        Ok(replies
+            .into_iter()
+            .zip(lines)
+            .map(|(reply, line)| {
                 if line.len() == 1 && line[0].blocks() == control::command::Blocks::Variable {
-                    out.push(vec![merged_output(reply)]);
-                    continue;
+                    return vec![merged_output(reply)];
                 }
-                out.push(
-                    reply
-                        .blocks
-                        .into_iter()
-                        .map(|b| Output {
-                            ok: b.ok,
-                            body: b.body,
-                        })
-                        .collect(),
-                );
-            }
-            return Ok(out);
-        }
+                reply
+                    .blocks
+                    .into_iter()
+                    .map(|b| Output {
+                        ok: b.ok,
+                        body: b.body,
+                    })
+                    .collect()
+            })
+            .collect())
     }
 
     /// [`Tmux::run_lines`] as one-shot clients (a server without sessions):

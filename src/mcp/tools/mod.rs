@@ -602,14 +602,21 @@ fn object<T: Serialize>(v: &T) -> CallToolResult {
 /// failure becomes an error result.
 pub async fn call(servers: &Servers, name: &str, args: Map<String, Value>) -> CallToolResult {
     let policy = Policy::all();
-    let ctx = Ctx {
-        servers,
-        budget: None,
-        progress: None,
-        policy: &policy,
-        text: TextMode::Reference,
-    };
-    answer(&ctx, name, args).await
+    answer(&Ctx::direct(servers, &policy), name, args).await
+}
+
+impl<'a> Ctx<'a> {
+    /// The context of a caller that is not an MCP client ([`call`],
+    /// [`call_typed`]): no budget, no progress, libtmux-mcp's text blocks.
+    fn direct(servers: &'a Servers, policy: &'a Policy) -> Ctx<'a> {
+        Ctx {
+            servers,
+            budget: None,
+            progress: None,
+            policy,
+            text: TextMode::Reference,
+        }
+    }
 }
 
 /// Runs tool `name` for tmuxwire's own readers (the MCP resources): the
@@ -628,14 +635,7 @@ pub async fn call_typed(
     args: Map<String, Value>,
 ) -> Result<Value, Error> {
     let policy = Policy::all();
-    let ctx = Ctx {
-        servers,
-        budget: None,
-        progress: None,
-        policy: &policy,
-        text: TextMode::Reference,
-    };
-    let r = run(&ctx, name, args).await?;
+    let r = run(&Ctx::direct(servers, &policy), name, args).await?;
     if r.is_error == Some(true) {
         let text: Vec<String> = r
             .content
