@@ -166,6 +166,11 @@ fn send_keys_plan_corpus() {
     replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
 }
 
+#[test]
+fn term_marks_corpus() {
+    replay("term_marks", tmuxwire::term::marks::fuzz_parse);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -186,6 +191,7 @@ fn every_target_is_replayed() {
         "notification",
         "search_pattern",
         "send_keys_plan",
+        "term_marks",
         "tmux_version",
     ];
     let mut targets: Vec<String> = fs::read_dir(fuzz_dir().join("fuzz_targets"))

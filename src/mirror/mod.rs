@@ -69,6 +69,24 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status};
 
+/// The mirror's clock: µs since its first use in this process
+/// (monotonic). Each copy is told it before output is applied
+/// ([`crate::term::Term::set_now`]), so command records, output and
+/// screen-change times ([`crate::term::ScreenState`]) are on it;
+/// [`instant_of`] turns one back into an [`std::time::Instant`].
+pub fn clock_us() -> u64 {
+    let origin = *CLOCK_ORIGIN.get_or_init(std::time::Instant::now);
+    u64::try_from(origin.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The [`std::time::Instant`] of a [`clock_us`] reading.
+pub fn instant_of(us: u64) -> std::time::Instant {
+    let origin = *CLOCK_ORIGIN.get_or_init(std::time::Instant::now);
+    origin + std::time::Duration::from_micros(us)
+}
+
+static CLOCK_ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 use crate::control::buffer::buffer_encoding;
 use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
 use crate::term::Rules;

@@ -208,6 +208,26 @@ impl PaneState {
         self.marks.iter()
     }
 
+    /// The copy's command table (shell-integration marks; see
+    /// [`crate::term::Commands`]), absent until seeded. Marks are
+    /// advisory: any program can print them.
+    pub fn commands(&self) -> Option<&crate::term::Commands> {
+        self.term.as_ref().map(Term::commands)
+    }
+
+    /// The private modes the copy tracks (each unknown until seen or
+    /// seeded), absent until seeded.
+    pub fn private_modes(&self) -> Option<crate::term::PrivateModes> {
+        self.term.as_ref().map(Term::private_modes)
+    }
+
+    /// Output and screen-change times ([`super::clock_us`]) and the
+    /// screen hash as of the copy's last settle; `dirty` says output came
+    /// since ([`PaneMirror::settle_screen`] brings it up to date).
+    pub fn screen_state(&self) -> Option<crate::term::ScreenState> {
+        self.term.as_ref().map(Term::screen_state)
+    }
+
     /// Bytes the copy holds (history text and screen, roughly).
     pub fn bytes(&self) -> usize {
         self.term.as_ref().map_or(0, |t| {
@@ -387,6 +407,17 @@ impl PaneMirror {
     /// sealed history chunks are shared ([`crate::term::History`]).
     pub fn snapshot(&self) -> PaneState {
         self.view().clone()
+    }
+
+    /// Brings the copy's screen hash and change time up to date
+    /// ([`crate::term::Term::settle_screen`]; one pass over the visible
+    /// rows when output came since the last one) and returns them;
+    /// `None` before the copy exists. Takes the write lock briefly.
+    pub fn settle_screen(&self) -> Option<crate::term::ScreenState> {
+        let mut st = self.write();
+        let t = st.term.as_mut()?;
+        t.set_now(super::clock_us());
+        Some(t.settle_screen())
     }
 
     /// Marks the copy dead (tmux says the pane is gone) and wakes its

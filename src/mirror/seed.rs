@@ -52,6 +52,19 @@ const OPTIONS_FORMAT: &str = "#{scroll-on-clear},#{alternate-screen},\
 #{variation-selector-always-wide},#{pane_right},#{window_width},#{pane_dead},\
 #{pane_dead_status}";
 
+/// [`OPTIONS_FORMAT`] and then the private modes' flags the version has
+/// ([`crate::term::modes_format`]); a field a fake or older server leaves
+/// out reads as unknown.
+fn options_format(recipe: &Recipe) -> String {
+    format!(
+        "{OPTIONS_FORMAT},{}",
+        crate::term::modes_format(recipe.paste_and_sync_flags, recipe.private_modes)
+    )
+}
+
+/// The fields of [`OPTIONS_FORMAT`] before the modes.
+const OPTIONS_FIELDS: usize = 7;
+
 /// What building a copy needs besides the answer.
 #[derive(Clone, Debug)]
 pub struct SeedOptions {
@@ -71,6 +84,11 @@ pub struct Recipe {
     pub trim_flag: bool,
     /// `capture-pane -F` prints row flags (3.7+): no joined captures then.
     pub row_flags: bool,
+    /// `#{bracket_paste_flag}` and `#{synchronized_output_flag}` exist
+    /// (3.7+).
+    pub paste_and_sync_flags: bool,
+    /// `#{pane_private_modes}` exists (3.8+).
+    pub private_modes: bool,
     /// Print everything on the line, history rows and joined text
     /// included (< 3.7: rows exactly as tmux has them, for a pane whose
     /// history does not lay out again as its rows). Otherwise the history
@@ -85,6 +103,8 @@ impl Recipe {
             encoding,
             trim_flag: version.at_least(3, 4),
             row_flags: version.at_least(3, 7),
+            paste_and_sync_flags: version.at_least(3, 7),
+            private_modes: version.at_least(3, 8),
             exact: false,
         }
     }
@@ -254,7 +274,7 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> SeedLine {
         cmds.push(Command::new("refresh-client").opt("-A", format!("{pane}:continue")));
     }
     cmds.push(record(Seed::FORMAT));
-    cmds.push(record(OPTIONS_FORMAT));
+    cmds.push(record(&options_format(recipe)));
     let history_buffer = recipe
         .history_apart()
         .then(|| format!("tmuxwire-{}", format::nonce()));
@@ -468,13 +488,18 @@ pub fn build(
         saved_joined,
         pending,
     };
-    let term = Seed::from_captures(&c, opts.rules, term_opts, opts.first).map_err(|e| {
+    let mut term = Seed::from_captures(&c, opts.rules, term_opts, opts.first).map_err(|e| {
         if e.is_layout() {
             SeedFailure::Layout(e.to_string())
         } else {
             SeedFailure::Unusable(e.to_string())
         }
     })?;
+    term.seed_private_modes(crate::term::parse_modes(
+        o.get(OPTIONS_FIELDS..).unwrap_or_default(),
+        recipe.paste_and_sync_flags,
+        recipe.private_modes,
+    ));
     Ok(Built {
         term,
         dead: on(5, false),

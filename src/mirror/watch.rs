@@ -523,7 +523,9 @@ impl Watch {
         }
         let found = self.scanners.entry(pane).or_default().scan(data);
         let state = &mut *st;
+        let waited_on = p.subscribers() > 0;
         if let Some(t) = state.term.as_mut() {
+            t.set_now(super::clock_us());
             // Each mark is placed where the cursor is just after it.
             let mut at = 0;
             for f in found {
@@ -541,6 +543,12 @@ impl Watch {
             }
             t.advance(&data[at..]);
             t.end_read();
+            // The screen hash costs a pass over the screen: taken when a
+            // wait is watching, else when asked
+            // ([`PaneMirror::settle_screen`]).
+            if waited_on {
+                t.settle_screen();
+            }
         }
         state.bytes_applied += data.len() as u64;
         // Waiters are woken once the lock is released: a woken reader
@@ -970,7 +978,15 @@ impl Watch {
                     return (false, false);
                 }
                 tracing::debug!(%pane, dead = built.dead, "seeded");
-                st.term = Some(built.term);
+                let mut term = built.term;
+                term.set_now(super::clock_us());
+                // The numbering continues (`opts.first`): the command
+                // table, cwd and title carry over, and the modes the seed
+                // could not read.
+                if let Some(old) = st.term.as_ref() {
+                    term.adopt_state(old);
+                }
+                st.term = Some(term);
                 st.epoch += 1;
                 self.scanners.remove(&pane);
                 st.status = if built.dead {

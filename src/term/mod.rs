@@ -92,6 +92,9 @@
 //! * `history`: scrollback as chunks of logical lines ([`History`]).
 //! * `read`: logical lines, captures, cursor, offsets.
 //! * `seed`: building a [`Term`] from `capture-pane` output ([`Seed`]).
+//! * [`marks`]: reading OSC 133/633/1337/7/0/2/9;4 payloads (pure).
+//! * `state`: private modes, the command table, screen-change times
+//!   ([`Commands`], [`PrivateModes`], [`ScreenState`]).
 
 mod cap;
 mod cell;
@@ -99,10 +102,12 @@ mod grid;
 mod history;
 mod index;
 mod invariants;
+pub mod marks;
 mod parser;
 mod read;
 mod screen;
 mod seed;
+mod state;
 pub mod width;
 mod width_table;
 
@@ -120,6 +125,11 @@ pub use read::{
 };
 pub use screen::{DecGraphics, Options, Term};
 pub use seed::{
-    Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_rows_match, plain_capture,
+    Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_rows_match, modes_format,
+    parse_modes, plain_capture,
+};
+pub use state::{
+    CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS, MarkPos,
+    PrivateModes, SYNC_TIMEOUT_US, ScreenState, SetMark,
 };
 pub use width::Rules;

@@ -157,6 +157,8 @@ pub struct Term {
     reseed: bool,
     pub(crate) alt_size_unknown: bool,
     pub(crate) seed_guesses: usize,
+    /// Modes, marks, times ([`super::state`]).
+    pub(crate) state: super::state::TermState,
 }
 
 fn default_tabs(sx: u32) -> Vec<bool> {
@@ -205,6 +207,7 @@ impl Term {
             reseed: false,
             alt_size_unknown: false,
             seed_guesses: 0,
+            state: Default::default(),
         }
     }
 
@@ -215,6 +218,7 @@ impl Term {
         let mut parser = std::mem::take(&mut self.parser);
         parser.advance(self, bytes);
         self.parser = parser;
+        self.state_after_advance(!bytes.is_empty());
     }
 
     /// Marks the end of one read tmux made from the pane. tmux ≤ 3.3
@@ -1275,6 +1279,7 @@ impl Term {
         self.mode = MODE_WRAP;
         self.clear_screen(Bg::DEFAULT);
         self.set_cursor(Some(0), Some(0));
+        self.state_reset();
     }
 
     /// `screen_alternate_on()`.
@@ -1614,7 +1619,11 @@ impl Term {
 
     fn set_private_modes(&mut self, p: &Params, on: bool) {
         for i in 0..p.len() {
-            match p.get(i, 0, u32::MAX) {
+            let n = p.get(i, 0, u32::MAX);
+            if let Some(n @ (25 | 1000..=1006 | 2004 | 2026)) = n {
+                self.state_private_mode(n, on);
+            }
+            match n {
                 Some(3) => {
                     self.cursor_move(Some(0), Some(0), true);
                     let bg = self.pen_bg();
@@ -1743,9 +1752,19 @@ impl Term {
         }
     }
 
-    /// `input_exit_osc()`: only OSC 8 (hyperlinks, ≥ 3.4) changes the pen.
+    /// `input_exit_osc()`: only OSC 8 (hyperlinks, ≥ 3.4) changes the pen;
+    /// marks, the working directory, the title and progress go to the
+    /// state kept beside the grid ([`super::state`]), whatever the
+    /// version (tmux passes them through in `%output`).
     fn osc(&mut self, data: &[u8], discard: bool) {
-        if discard || self.rules == Rules::V33 {
+        if discard {
+            return;
+        }
+        if data.first() != Some(&b'8') {
+            self.state_osc(data);
+            return;
+        }
+        if self.rules == Rules::V33 {
             return;
         }
         let Some(rest) = data.strip_prefix(b"8") else {

@@ -66,6 +66,72 @@ pub const FORMAT: &str = "#{pane_width},#{pane_height},#{cursor_x},#{cursor_y},\
 #{alternate_saved_y},#{scroll_region_upper},#{scroll_region_lower},\
 #{wrap_flag},#{insert_flag},#{origin_flag};#{pane_tabs}";
 
+/// The format fields that report a pane's private modes
+/// ([`super::PrivateModes`]) on a tmux version, comma-separated, for
+/// [`parse_modes`]. From format.c: `cursor_flag` and the
+/// `mouse_{standard,button,utf8}_flag`s since 1.8, `mouse_all_flag` 2.4,
+/// `mouse_sgr_flag` 3.1 (all in every supported version);
+/// `bracket_paste_flag` and `synchronized_output_flag` since 3.7
+/// (`paste_and_sync`); `pane_private_modes` (every DEC mode set, which
+/// alone tells `?1004`) since 3.8 (`private_modes`). `pane_in_mode`
+/// comes too: `bracket_paste_flag` reads the pane's current screen, which
+/// in copy mode is the mode's, not the program's.
+pub fn modes_format(paste_and_sync: bool, private_modes: bool) -> String {
+    let mut f = String::from(
+        "#{cursor_flag},#{mouse_standard_flag},#{mouse_button_flag},#{mouse_all_flag},\
+#{mouse_utf8_flag},#{mouse_sgr_flag},#{pane_in_mode}",
+    );
+    if paste_and_sync {
+        f.push_str(",#{bracket_paste_flag},#{synchronized_output_flag}");
+    }
+    if private_modes {
+        // Last: its value holds commas.
+        f.push_str(",#{pane_private_modes}");
+    }
+    f
+}
+
+/// Reads the fields [`modes_format`] asked for (`fields`: the record's
+/// comma-separated values from the first one on, the format's flags
+/// given again). A field that is not `0` or `1` is unknown; a short
+/// record leaves the rest unknown.
+pub fn parse_modes(fields: &[&str], paste_and_sync: bool, private_modes: bool) -> super::PrivateModes {
+    let flag = |i: usize| match fields.get(i).map(|s| s.trim()) {
+        Some("1") => Some(true),
+        Some("0") => Some(false),
+        _ => None,
+    };
+    let mut m = super::PrivateModes {
+        cursor_visible: flag(0),
+        mouse_standard: flag(1),
+        mouse_button: flag(2),
+        mouse_all: flag(3),
+        mouse_utf8: flag(4),
+        mouse_sgr: flag(5),
+        ..Default::default()
+    };
+    let in_mode = flag(6) != Some(false);
+    let mut next = 7;
+    if paste_and_sync {
+        if !in_mode {
+            m.bracketed_paste = flag(next);
+        }
+        m.synchronized_output = flag(next + 1);
+        next += 2;
+    }
+    if private_modes && fields.len() > next {
+        let list = fields[next..].join(",");
+        let listed = super::PrivateModes::from_private_modes_list(&list);
+        // The flags read above agree with it; only what it alone says is
+        // taken (it is the base screen's, copy mode or not).
+        m.focus_events = listed.focus_events;
+        if listed.bracketed_paste.is_some() {
+            m.bracketed_paste = listed.bracketed_paste;
+        }
+    }
+    m
+}
+
 /// The raw outputs of the seed commands (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Captures<'a> {

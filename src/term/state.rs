@@ -1,0 +1,1233 @@
+//! What a [`Term`] knows about the terminal's state besides its text: the
+//! private modes that matter to whoever types into the pane, the commands
+//! that shell-integration marks delimit ([`Commands`]), the working
+//! directory, title and progress the program announced, and when output
+//! last came and the visible screen last changed ([`ScreenState`]). Pure:
+//! times are the caller's ([`Term::set_now`]).
+//!
+//! Everything here is what the program in the pane *said*: any program
+//! can print `ESC ] 133 ; D ; 0`, so marks are advisory. Strings are
+//! capped and cleaned ([`super::marks::clean`]); the command table holds
+//! at most [`MAX_COMMANDS`] records and the nesting stack [`MAX_DEPTH`]
+//! levels, so no output grows memory without bound.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::index::{Column, LineIndex};
+use super::marks::{self, Mark, MarkKind, MarkSource, Osc, Progress};
+use super::screen::Term;
+use super::width::{Layout, first_code_point};
+
+/// Command records kept per pane (the oldest go first).
+pub const MAX_COMMANDS: usize = 1000;
+
+/// iTerm2 `SetMark` places kept per pane.
+pub const MAX_SET_MARKS: usize = 256;
+
+/// Nesting levels (shells started from shells) followed; deeper ones
+/// share the innermost level.
+pub const MAX_DEPTH: usize = 16;
+
+/// tmux ends a synchronized-output frame that stays open this long
+/// (screen-write.c, `?2026h` timer: 1 s), in µs.
+pub const SYNC_TIMEOUT_US: u64 = 1_000_000;
+
+/// The DEC private modes tracked, each `None` until a sequence sets or
+/// resets it or a seed reports it (tmux's `MODE_*` flags, set and cleared
+/// as input.c `input_csi_dispatch_sm_private()` /
+/// `input_csi_dispatch_rm_private()` do: `?1000h`/`?1002h`/`?1003h`
+/// clear the other two, any of `?1000l`–`?1003l` clears all three; RIS
+/// resets everything to tmux's defaults, cursor on, the rest off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrivateModes {
+    /// `?2004` bracketed paste (`MODE_BRACKETPASTE`, `#{bracket_paste_flag}` ≥ 3.7).
+    pub bracketed_paste: Option<bool>,
+    /// `?25` cursor visible (`MODE_CURSOR`, `#{cursor_flag}`).
+    pub cursor_visible: Option<bool>,
+    /// `?1004` focus events (`MODE_FOCUSON`; reported by tmux ≥ 3.8's
+    /// `#{pane_private_modes}` only).
+    pub focus_events: Option<bool>,
+    /// `?1000` mouse: press and release (`#{mouse_standard_flag}`).
+    pub mouse_standard: Option<bool>,
+    /// `?1002` mouse: button motion (`#{mouse_button_flag}`).
+    pub mouse_button: Option<bool>,
+    /// `?1003` mouse: all motion (`#{mouse_all_flag}`).
+    pub mouse_all: Option<bool>,
+    /// `?1005` UTF-8 mouse encoding (`#{mouse_utf8_flag}`).
+    pub mouse_utf8: Option<bool>,
+    /// `?1006` SGR mouse encoding (`#{mouse_sgr_flag}`).
+    pub mouse_sgr: Option<bool>,
+    /// `?2026` synchronized output: a frame is open
+    /// (`#{synchronized_output_flag}` ≥ 3.7).
+    pub synchronized_output: Option<bool>,
+}
+
+impl PrivateModes {
+    /// tmux's modes after RIS (`screen_write_reset()`: cursor and wrap
+    /// only) as far as they are tracked here.
+    pub const RESET: PrivateModes = PrivateModes {
+        bracketed_paste: Some(false),
+        cursor_visible: Some(true),
+        focus_events: Some(false),
+        mouse_standard: Some(false),
+        mouse_button: Some(false),
+        mouse_all: Some(false),
+        mouse_utf8: Some(false),
+        mouse_sgr: Some(false),
+        synchronized_output: Some(false),
+    };
+
+    /// Each mode of `other` that is known replaces this one's.
+    pub fn merge(&mut self, other: PrivateModes) {
+        let pick = |a: &mut Option<bool>, b: Option<bool>| {
+            if b.is_some() {
+                *a = b;
+            }
+        };
+        pick(&mut self.bracketed_paste, other.bracketed_paste);
+        pick(&mut self.cursor_visible, other.cursor_visible);
+        pick(&mut self.focus_events, other.focus_events);
+        pick(&mut self.mouse_standard, other.mouse_standard);
+        pick(&mut self.mouse_button, other.mouse_button);
+        pick(&mut self.mouse_all, other.mouse_all);
+        pick(&mut self.mouse_utf8, other.mouse_utf8);
+        pick(&mut self.mouse_sgr, other.mouse_sgr);
+        pick(&mut self.synchronized_output, other.synchronized_output);
+    }
+
+    /// The modes a `#{pane_private_modes}` value (tmux ≥ 3.8: the set
+    /// modes' numbers, comma-separated) gives. An empty value says
+    /// nothing (it is also what a tmux without the format prints).
+    pub fn from_private_modes_list(list: &str) -> PrivateModes {
+        let list = list.trim();
+        if list.is_empty() {
+            return PrivateModes::default();
+        }
+        let set: Vec<u32> = list
+            .split(',')
+            .filter_map(|n| n.trim().parse().ok())
+            .collect();
+        let has = |n: u32| Some(set.contains(&n));
+        PrivateModes {
+            bracketed_paste: has(2004),
+            cursor_visible: has(25),
+            focus_events: has(1004),
+            mouse_standard: has(1000),
+            mouse_button: has(1002),
+            mouse_all: has(1003),
+            mouse_utf8: has(1005),
+            mouse_sgr: has(1006),
+            synchronized_output: has(2026),
+        }
+    }
+}
+
+/// Where a mark arrived: the cursor when its first byte after the OSC's
+/// terminator would be written (tmux's `s->cx`, `s->cy + hsize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MarkPos {
+    /// The logical line ([`LineIndex`] numbering: survives trimming).
+    /// A line still on the screen keeps its index unless the program
+    /// later inserts or deletes lines above it.
+    pub line: LineIndex,
+    /// The row within that logical line, 0-based (a wrapped line fills
+    /// several).
+    pub row: u32,
+    /// The cell column on that row, 0-based (equal to the width when a
+    /// wrap is pending).
+    pub column: Column,
+}
+
+/// How a command record ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandEnd {
+    /// `D` came (its status, if any, is [`CommandRecord::exit_status`]).
+    Finished,
+    /// A new prompt came before any `D`: how it ended is unknown.
+    Abandoned,
+}
+
+/// Where a record's command text came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandText {
+    /// `633;E`, with a nonce ([`CommandRecord::command_nonce`]) or not.
+    Osc633,
+    /// fish's `133;C;cmdline_url=`.
+    CmdlineUrl,
+    /// The grid's text between the `B` and `C` marks.
+    Grid,
+}
+
+/// One command, delimited by shell-integration marks. Times are the
+/// caller's clock ([`Term::set_now`], µs) when the mark's bytes were fed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandRecord {
+    /// Its number in this pane, from 0, never reused (survives trimming).
+    pub index: u64,
+    /// The family of the mark that opened it.
+    pub source: MarkSource,
+    /// The shell's `aid=`, if it sent one.
+    pub aid: Option<String>,
+    /// Its nesting depth: 0 for the outermost shell, 1 for a shell
+    /// started from one of its commands, …
+    pub depth: u32,
+    /// Where the prompt began (`A`), if seen.
+    pub prompt: Option<MarkPos>,
+    /// Where the input began (`B`/`I`).
+    pub command_start: Option<MarkPos>,
+    /// Where the output began (`C`).
+    pub output_start: Option<MarkPos>,
+    /// Where the output ended (`D`).
+    pub output_end: Option<MarkPos>,
+    /// The exit status from `D`: `None` when `D` carried none, or has not
+    /// come (see [`CommandRecord::ended`]). Never made up.
+    pub exit_status: Option<u8>,
+    /// How it ended; `None` while at its prompt or running.
+    pub ended: Option<CommandEnd>,
+    /// The command line (cleaned, at most [`marks::MAX_TEXT`] bytes).
+    pub command: Option<String>,
+    /// Where [`CommandRecord::command`] came from.
+    pub command_from: Option<CommandText>,
+    /// The nonce a `633;E` carried.
+    pub command_nonce: Option<String>,
+    /// The working directory when it started (OSC 7, `633;P;Cwd=`,
+    /// `1337;CurrentDir=`).
+    pub cwd: Option<String>,
+    /// When its prompt mark came.
+    pub prompt_at: Option<u64>,
+    /// When `C` came.
+    pub started_at: Option<u64>,
+    /// When `D` came (or the prompt that abandoned it).
+    pub ended_at: Option<u64>,
+    /// Some of its lines were trimmed from history or cleared (`CSI 3 J`,
+    /// `clear`): its positions may name lines no longer held.
+    pub trimmed: bool,
+}
+
+impl CommandRecord {
+    /// Whether its output started and it has not ended.
+    pub fn running(&self) -> bool {
+        self.output_start.is_some() && self.ended.is_none()
+    }
+
+    /// The last position it has.
+    fn last_pos(&self) -> Option<MarkPos> {
+        [
+            self.output_end,
+            self.output_start,
+            self.command_start,
+            self.prompt,
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+
+    /// The first position it has.
+    fn first_pos(&self) -> Option<MarkPos> {
+        [
+            self.prompt,
+            self.command_start,
+            self.output_start,
+            self.output_end,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Its duration in µs, when it started and finished.
+    pub fn duration_us(&self) -> Option<u64> {
+        match (self.started_at, self.ended_at, self.ended) {
+            (Some(s), Some(e), Some(CommandEnd::Finished)) => Some(e.saturating_sub(s)),
+            _ => None,
+        }
+    }
+}
+
+/// An iTerm2 `SetMark`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetMark {
+    /// Where.
+    pub at: MarkPos,
+    /// When (caller's clock, µs).
+    pub time: u64,
+}
+
+/// One shell on the nesting stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Level {
+    aid: Option<String>,
+    /// Its newest record.
+    record: Option<u64>,
+}
+
+/// The per-pane command table: records opened and closed by marks, in
+/// order, at most [`MAX_COMMANDS`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Commands {
+    records: VecDeque<Arc<CommandRecord>>,
+    next: u64,
+    levels: Vec<Level>,
+    /// A `633;E` that came with no record to take it.
+    pending: Option<(String, Option<String>)>,
+    set_marks: VecDeque<SetMark>,
+    /// Marks seen (any kind).
+    marks_seen: u64,
+    dropped: u64,
+}
+
+impl Commands {
+    /// The records, oldest first.
+    pub fn records(&self) -> impl DoubleEndedIterator<Item = &CommandRecord> + ExactSizeIterator {
+        self.records.iter().map(|r| &**r)
+    }
+
+    /// The record numbered `index`, if still held.
+    pub fn get(&self, index: u64) -> Option<&CommandRecord> {
+        let front = self.records.front()?.index;
+        let at = usize::try_from(index.checked_sub(front)?).ok()?;
+        self.records.get(at).map(|r| &**r)
+    }
+
+    /// The newest record.
+    pub fn last(&self) -> Option<&CommandRecord> {
+        self.records.back().map(|r| &**r)
+    }
+
+    /// How many shell-integration marks were seen (0: the pane's shell
+    /// sends none, so "no commands" says nothing about its output).
+    pub fn marks_seen(&self) -> u64 {
+        self.marks_seen
+    }
+
+    /// Records dropped (trimmed with history, or past [`MAX_COMMANDS`]).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// iTerm2 `SetMark` places, oldest first.
+    pub fn set_marks(&self) -> impl DoubleEndedIterator<Item = &SetMark> {
+        self.set_marks.iter()
+    }
+
+    /// The current nesting depth (0: the outermost shell, or none yet).
+    pub fn depth(&self) -> usize {
+        self.levels.len().saturating_sub(1)
+    }
+
+    fn get_mut(&mut self, index: u64) -> Option<&mut CommandRecord> {
+        let front = self.records.front()?.index;
+        let at = usize::try_from(index.checked_sub(front)?).ok()?;
+        self.records.get_mut(at).map(Arc::make_mut)
+    }
+
+    /// The open (not ended) record of level `l`.
+    fn open_at(&self, l: usize) -> Option<u64> {
+        let idx = self.levels.get(l)?.record?;
+        self.get(idx).filter(|r| r.ended.is_none()).map(|r| r.index)
+    }
+
+    fn close(&mut self, index: u64, how: CommandEnd, now: u64) {
+        if let Some(r) = self.get_mut(index)
+            && r.ended.is_none()
+        {
+            r.ended = Some(how);
+            r.ended_at = Some(now);
+        }
+    }
+
+    /// Opens a record at level `l`.
+    fn open(&mut self, l: usize, source: MarkSource, cwd: Option<&str>) -> u64 {
+        let index = self.next;
+        self.next += 1;
+        let (command, command_from, command_nonce) = match self.pending.take() {
+            Some((text, nonce)) => (Some(text), Some(CommandText::Osc633), nonce),
+            None => (None, None, None),
+        };
+        let aid = self.levels.get(l).and_then(|v| v.aid.clone());
+        if self.records.len() == MAX_COMMANDS {
+            self.records.pop_front();
+            self.dropped += 1;
+        }
+        self.records.push_back(Arc::new(CommandRecord {
+            index,
+            source,
+            aid,
+            depth: l as u32,
+            prompt: None,
+            command_start: None,
+            output_start: None,
+            output_end: None,
+            exit_status: None,
+            ended: None,
+            command,
+            command_from,
+            command_nonce,
+            cwd: cwd.map(str::to_string),
+            prompt_at: None,
+            started_at: None,
+            ended_at: None,
+            trimmed: false,
+        }));
+        if let Some(level) = self.levels.get_mut(l) {
+            level.record = Some(index);
+        }
+        index
+    }
+
+    /// Closes and pops the levels above `l`.
+    fn pop_above(&mut self, l: usize, now: u64) {
+        while self.levels.len() > l + 1 {
+            if let Some(level) = self.levels.pop()
+                && let Some(i) = level.record
+            {
+                self.close(i, CommandEnd::Abandoned, now);
+            }
+        }
+    }
+
+    /// The level a prompt with `aid` belongs to. Nesting follows aids
+    /// only (without them a nested shell cannot be told from the same
+    /// shell's next prompt, so records stay flat): a known aid is its level
+    /// (inner levels are gone); a new aid while the innermost level runs a
+    /// command is a shell that command started (pushed), else the
+    /// innermost shell was replaced (`exec`); no aid is the innermost
+    /// level.
+    fn prompt_level(&mut self, aid: Option<&str>, now: u64) -> usize {
+        if self.levels.is_empty() {
+            self.levels.push(Level {
+                aid: aid.map(str::to_string),
+                record: None,
+            });
+            return 0;
+        }
+        let top = self.levels.len() - 1;
+        let Some(a) = aid else { return top };
+        if let Some(l) = self
+            .levels
+            .iter()
+            .rposition(|v| v.aid.as_deref() == Some(a))
+        {
+            self.pop_above(l, now);
+            return l;
+        }
+        let running = self
+            .open_at(top)
+            .and_then(|i| self.get(i))
+            .is_some_and(CommandRecord::running);
+        if running && self.levels.len() < MAX_DEPTH {
+            self.levels.push(Level {
+                aid: Some(a.to_string()),
+                record: None,
+            });
+            return top + 1;
+        }
+        self.levels[top].aid = Some(a.to_string());
+        top
+    }
+
+    /// The level a non-prompt mark with `aid` goes to: its aid's level
+    /// when known (a `D` there ends the shells nested inside: their
+    /// open records are abandoned), else the innermost.
+    fn mark_level(&mut self, kind: MarkKind, aid: Option<&str>, now: u64) -> usize {
+        if self.levels.is_empty() {
+            self.levels.push(Level {
+                aid: aid.map(str::to_string),
+                record: None,
+            });
+            return 0;
+        }
+        if let Some(a) = aid
+            && let Some(l) = self
+                .levels
+                .iter()
+                .rposition(|v| v.aid.as_deref() == Some(a))
+        {
+            if kind == MarkKind::CommandEnd {
+                self.pop_above(l, now);
+            }
+            return l;
+        }
+        self.levels.len() - 1
+    }
+
+    /// Applies a mark at `pos`. Returns the record that needs its command
+    /// text read from the grid between its `B` position and `pos` (at
+    /// `C`, when no other source gave it).
+    pub(crate) fn mark(
+        &mut self,
+        m: &Mark,
+        pos: MarkPos,
+        now: u64,
+        cwd: Option<&str>,
+    ) -> Option<(u64, MarkPos)> {
+        self.marks_seen += 1;
+        let aid = m.aid.as_deref();
+        match m.kind {
+            MarkKind::Mark => {
+                if self.set_marks.len() == MAX_SET_MARKS {
+                    self.set_marks.pop_front();
+                }
+                self.set_marks.push_back(SetMark { at: pos, time: now });
+                None
+            }
+            MarkKind::Prompt => {
+                let l = self.prompt_level(aid, now);
+                if let Some(i) = self.open_at(l) {
+                    // A prompt again before D: the record at a bare prompt
+                    // (no B yet, no C) is the same prompt redrawn.
+                    let redraw = self
+                        .get(i)
+                        .is_some_and(|r| r.output_start.is_none() && r.command_start.is_none());
+                    if redraw {
+                        if let Some(r) = self.get_mut(i) {
+                            r.prompt = Some(pos);
+                            r.prompt_at = Some(now);
+                        }
+                        return None;
+                    }
+                    self.close(i, CommandEnd::Abandoned, now);
+                }
+                let i = self.open(l, m.source, cwd);
+                if let Some(r) = self.get_mut(i) {
+                    r.prompt = Some(pos);
+                    r.prompt_at = Some(now);
+                }
+                None
+            }
+            MarkKind::SecondaryPrompt => None,
+            MarkKind::CommandStart => {
+                let l = self.mark_level(m.kind, aid, now);
+                let i = match self.open_at(l) {
+                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => i,
+                    Some(i) => {
+                        self.close(i, CommandEnd::Abandoned, now);
+                        self.open(l, m.source, cwd)
+                    }
+                    None => self.open(l, m.source, cwd),
+                };
+                if let Some(r) = self.get_mut(i) {
+                    r.command_start = Some(pos);
+                }
+                None
+            }
+            MarkKind::OutputStart => {
+                let l = self.mark_level(m.kind, aid, now);
+                let i = match self.open_at(l) {
+                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => i,
+                    Some(i) => {
+                        self.close(i, CommandEnd::Abandoned, now);
+                        self.open(l, m.source, cwd)
+                    }
+                    None => self.open(l, m.source, cwd),
+                };
+                let pending = self.pending.take();
+                let r = self.get_mut(i)?;
+                r.output_start = Some(pos);
+                r.started_at = Some(now);
+                if let Some(c) = cwd {
+                    r.cwd = Some(c.to_string());
+                }
+                if let Some((text, nonce)) = pending {
+                    r.command = Some(text);
+                    r.command_from = Some(CommandText::Osc633);
+                    r.command_nonce = nonce;
+                } else if r.command.is_none()
+                    && let Some(text) = &m.command
+                {
+                    r.command = Some(text.clone());
+                    r.command_from = Some(CommandText::CmdlineUrl);
+                }
+                match (r.command.is_none(), r.command_start) {
+                    (true, Some(from)) => Some((i, from)),
+                    _ => None,
+                }
+            }
+            MarkKind::CommandEnd => {
+                let l = self.mark_level(m.kind, aid, now);
+                let i = match self.open_at(l) {
+                    Some(i) => i,
+                    None => self.open(l, m.source, cwd),
+                };
+                if let Some(r) = self.get_mut(i) {
+                    r.output_end = Some(pos);
+                    r.exit_status = m.exit_status;
+                }
+                self.close(i, CommandEnd::Finished, now);
+                None
+            }
+        }
+    }
+
+    /// `633;E`: the command line of the innermost open record that has
+    /// not started, or of the next record.
+    pub(crate) fn command_line(&mut self, text: String, nonce: Option<String>) {
+        self.marks_seen += 1;
+        let top = self.levels.len().checked_sub(1);
+        let target = top
+            .and_then(|l| self.open_at(l))
+            .filter(|&i| self.get(i).is_some_and(|r| r.output_start.is_none()));
+        match target.and_then(|i| self.get_mut(i)) {
+            Some(r) => {
+                r.command = Some(text);
+                r.command_from = Some(CommandText::Osc633);
+                r.command_nonce = nonce;
+            }
+            None => self.pending = Some((text, nonce)),
+        }
+    }
+
+    /// Sets the grid text of record `index` (see [`Commands::mark`]).
+    pub(crate) fn grid_text(&mut self, index: u64, text: String) {
+        if let Some(r) = self.get_mut(index)
+            && r.command.is_none()
+            && !text.is_empty()
+        {
+            r.command = Some(text);
+            r.command_from = Some(CommandText::Grid);
+        }
+    }
+
+    /// Follows history trimming: `first` is the oldest line still held.
+    /// Ended records whose last line is gone are dropped; others that
+    /// lost lines are marked [`CommandRecord::trimmed`].
+    pub(crate) fn trim(&mut self, first: LineIndex) {
+        while let Some(r) = self.records.front() {
+            let gone = r.last_pos().is_none_or(|p| p.line < first);
+            if gone && r.ended.is_some() {
+                self.records.pop_front();
+                self.dropped += 1;
+            } else {
+                break;
+            }
+        }
+        for r in self.records.iter_mut() {
+            if r.trimmed {
+                continue;
+            }
+            match r.first_pos() {
+                Some(p) if p.line < first => Arc::make_mut(r).trimmed = true,
+                // Records are in line order: the rest are newer.
+                _ => break,
+            }
+        }
+        self.set_marks.retain(|m| m.at.line >= first);
+    }
+}
+
+/// When the pane last printed and its visible screen last changed, and a
+/// hash of that screen ([`Term::screen_state`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScreenState {
+    /// When bytes last came (caller's clock, µs), if ever.
+    pub last_output_at: Option<u64>,
+    /// When the visible screen's text last changed, as of the last
+    /// [`Term::settle_screen`]: the time of the output that made the
+    /// change (the latest output between the two hashes that differ, so
+    /// never earlier than the change).
+    pub last_change_at: Option<u64>,
+    /// A hash of the visible rows' text (each row's trailing blanks
+    /// trimmed; no attributes, no cursor), taken outside synchronized
+    /// output frames; `None` before the first [`Term::settle_screen`].
+    pub hash: Option<u64>,
+    /// Output came since that hash (it may be stale: call
+    /// [`Term::settle_screen`]).
+    pub dirty: bool,
+    /// A synchronized-output frame (`?2026h`) is open.
+    pub sync_open: bool,
+}
+
+/// The state kept beside the grid ([`Term`]'s `state` field).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TermState {
+    pub now: u64,
+    pub modes: PrivateModes,
+    pub commands: Commands,
+    pub cwd: Option<String>,
+    pub cwd_host: Option<String>,
+    pub title: Option<String>,
+    pub progress: Option<Progress>,
+    pub last_output_at: Option<u64>,
+    pub last_change_at: Option<u64>,
+    pub hash: Option<u64>,
+    /// Output since the last hash, the newest at this time.
+    pub dirty_at: Option<u64>,
+    /// An open `?2026h` frame, since.
+    pub sync_since: Option<u64>,
+    /// The oldest history line when the table was last trimmed.
+    pub first_line: LineIndex,
+}
+
+impl Term {
+    /// Sets the time stamped on what comes next (records, output and
+    /// change times): the caller's clock in µs, e.g. monotonic time since
+    /// the mirror started. Pure: a `Term` never reads a clock.
+    pub fn set_now(&mut self, now_us: u64) {
+        self.state.now = now_us;
+    }
+
+    /// The tracked private modes.
+    pub fn private_modes(&self) -> PrivateModes {
+        self.state.modes
+    }
+
+    /// Sets the modes a seed reported (unknown ones are left as they
+    /// are).
+    pub fn seed_private_modes(&mut self, modes: PrivateModes) {
+        self.state.modes.merge(modes);
+    }
+
+    /// The command table.
+    pub fn commands(&self) -> &Commands {
+        &self.state.commands
+    }
+
+    /// The working directory the program last announced (cleaned,
+    /// capped), and the host of its `file://` URL.
+    pub fn cwd(&self) -> (Option<&str>, Option<&str>) {
+        (self.state.cwd.as_deref(), self.state.cwd_host.as_deref())
+    }
+
+    /// The title the program last set (OSC 0/2; cleaned, capped). tmux
+    /// may ignore it (`allow-set-title`); this is what was asked.
+    pub fn title(&self) -> Option<&str> {
+        self.state.title.as_deref()
+    }
+
+    /// The last `OSC 9;4` progress.
+    pub fn progress(&self) -> Option<Progress> {
+        self.state.progress
+    }
+
+    /// Output and screen-change times and the screen hash as of the last
+    /// [`Term::settle_screen`].
+    pub fn screen_state(&self) -> ScreenState {
+        ScreenState {
+            last_output_at: self.state.last_output_at,
+            last_change_at: self.state.last_change_at,
+            hash: self.state.hash,
+            dirty: self.state.dirty_at.is_some(),
+            sync_open: self.state.sync_since.is_some(),
+        }
+    }
+
+    /// Hashes the visible screen if output came since the last hash and
+    /// no synchronized-output frame is open (or it has been open for
+    /// [`SYNC_TIMEOUT_US`], when tmux shows it anyway); when the hash
+    /// differs, the change is dated to the newest output since. Returns
+    /// the state. Costs one pass over the visible rows' text when dirty,
+    /// nothing otherwise.
+    pub fn settle_screen(&mut self) -> ScreenState {
+        let sync_ok = self
+            .state
+            .sync_since
+            .is_none_or(|s| self.state.now.saturating_sub(s) >= SYNC_TIMEOUT_US);
+        if let (Some(at), true) = (self.state.dirty_at, sync_ok) {
+            let h = self.visible_hash();
+            if self.state.hash != Some(h) {
+                self.state.hash = Some(h);
+                self.state.last_change_at = Some(at);
+            }
+            self.state.dirty_at = None;
+        }
+        self.screen_state()
+    }
+
+    /// The hash of the visible rows' text, trailing blanks trimmed
+    /// (FNV-1a over the rows, each followed by `\n`).
+    pub fn visible_hash(&self) -> u64 {
+        let acs = self.opts.dec_graphics == super::DecGraphics::Unicode;
+        let mut buf = Vec::with_capacity(self.sx() as usize * 4);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for line in &self.grid.lines {
+            buf.clear();
+            line.push_text(&self.combined, acs, &mut buf);
+            for &b in super::trim_end_spaces(&buf) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            h ^= u64::from(b'\n');
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+
+    /// Where the cursor is, as a [`MarkPos`].
+    pub(crate) fn cursor_mark_pos(&self) -> MarkPos {
+        let mut index = self.history.end_index().0;
+        let mut row = if self.history.is_open() {
+            self.history.iter().next_back().map_or(0, |l| l.rows())
+        } else {
+            0
+        };
+        let cy = (self.cy as usize).min(self.grid.lines.len().saturating_sub(1));
+        for line in self.grid.lines.range(..cy) {
+            if line.wrapped {
+                row += 1;
+            } else {
+                index += 1;
+                row = 0;
+            }
+        }
+        MarkPos {
+            line: LineIndex(index),
+            row,
+            column: Column(self.cx),
+        }
+    }
+
+    /// The text of logical line `from.line` from `from` on: to `to` when
+    /// on the same line, else to its end (cleaned, capped).
+    fn text_between(&self, from: MarkPos, to: MarkPos) -> String {
+        let width = self.sx() as usize;
+        let line = self
+            .screen_logical_lines()
+            .find(|l| l.index == from.line)
+            .map(|l| l.text.into_owned())
+            .or_else(|| self.history.get(from.line).map(|l| l.text.to_vec()));
+        let Some(text) = line else {
+            return String::new();
+        };
+        let at = |p: MarkPos| offset_at(&text, p.row, p.column.0 as usize, width, self.rules);
+        let start = at(from);
+        let end = if to.line == from.line {
+            at(to).max(start)
+        } else {
+            text.len()
+        };
+        marks::clean(super::trim_end_spaces(&text[start..end]), marks::MAX_TEXT)
+            .trim()
+            .to_string()
+    }
+
+    /// Handles an OSC payload for the state kept here.
+    pub(crate) fn state_osc(&mut self, data: &[u8]) {
+        let Some(osc) = marks::parse(data) else {
+            return;
+        };
+        let now = self.state.now;
+        match osc {
+            Osc::Mark(m) => {
+                // Marks on the alternate screen name no line of history.
+                if self.saved_grid.is_some() {
+                    return;
+                }
+                let pos = self.cursor_mark_pos();
+                let cwd = self.state.cwd.clone();
+                let need = self.state.commands.mark(&m, pos, now, cwd.as_deref());
+                if let Some((i, from)) = need {
+                    let text = self.text_between(from, pos);
+                    self.state.commands.grid_text(i, text);
+                }
+            }
+            Osc::CommandLine { text, nonce } => {
+                if self.saved_grid.is_none() {
+                    self.state.commands.command_line(text, nonce);
+                }
+            }
+            Osc::Cwd { host, path } => {
+                self.state.cwd = Some(path);
+                self.state.cwd_host = host;
+            }
+            Osc::Title(t) => self.state.title = Some(t),
+            Osc::Progress(p) => self.state.progress = Some(p),
+        }
+    }
+
+    /// A private mode set (`on`) or reset, as tmux tracks it.
+    pub(crate) fn state_private_mode(&mut self, mode: u32, on: bool) {
+        let m = &mut self.state.modes;
+        match mode {
+            25 => m.cursor_visible = Some(on),
+            1000..=1003 => {
+                m.mouse_standard = Some(on && mode == 1000);
+                m.mouse_button = Some(on && mode == 1002);
+                m.mouse_all = Some(on && mode == 1003);
+                if on && mode == 1001 {
+                    // tmux ignores ?1001h (highlight tracking).
+                    m.mouse_standard = None;
+                    m.mouse_button = None;
+                    m.mouse_all = None;
+                }
+            }
+            1004 => m.focus_events = Some(on),
+            1005 => m.mouse_utf8 = Some(on),
+            1006 => m.mouse_sgr = Some(on),
+            2004 => m.bracketed_paste = Some(on),
+            2026 => {
+                m.synchronized_output = Some(on);
+                if on {
+                    if self.state.sync_since.is_none() {
+                        // The screen as the last frame left it.
+                        self.settle_screen();
+                        self.state.sync_since = Some(self.state.now);
+                    }
+                } else if self.state.sync_since.take().is_some() {
+                    self.state.dirty_at = Some(self.state.now);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// RIS: the modes tmux resets.
+    pub(crate) fn state_reset(&mut self) {
+        self.state.modes = PrivateModes::RESET;
+        if self.state.sync_since.take().is_some() {
+            self.state.dirty_at = Some(self.state.now);
+        }
+    }
+
+    /// After each [`Term::advance`]: output times, the dirty mark, and
+    /// trimming of the command table with history.
+    pub(crate) fn state_after_advance(&mut self, fed: bool) {
+        if fed {
+            self.state.last_output_at = Some(self.state.now);
+            // Inside a frame too: [`Term::settle_screen`] waits for its
+            // end (or tmux's timeout).
+            self.state.dirty_at = Some(self.state.now);
+        }
+        let first = self.history.first_index();
+        if first != self.state.first_line {
+            self.state.first_line = first;
+            self.state.commands.trim(first);
+        }
+    }
+
+    /// Takes over the command table, working directory, title and
+    /// progress of `old`, the copy this one replaces (a re-seed continues
+    /// its line numbering, so positions stay meaningful), and the private
+    /// modes the seed did not report.
+    pub fn adopt_state(&mut self, old: &Term) {
+        let seeded = self.state.modes;
+        let mut modes = old.state.modes;
+        modes.merge(seeded);
+        let now = self.state.now.max(old.state.now);
+        self.state = TermState {
+            modes,
+            now,
+            hash: None,
+            dirty_at: Some(now),
+            sync_since: None,
+            ..old.state.clone()
+        };
+        let first = self.history.first_index();
+        self.state.first_line = first;
+        self.state.commands.trim(first);
+    }
+}
+
+/// The byte offset in `text` (a logical line) of the cell at `row`,
+/// `col`, laying its characters out again with tmux's rules (exact for
+/// text written left to right): the first character at or after that
+/// cell.
+fn offset_at(text: &[u8], row: u32, col: usize, width: usize, rules: super::Rules) -> usize {
+    let mut layout = Layout::new(width, rules);
+    let mut i = 0;
+    while i < text.len() {
+        let len = match text[i] {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => 1,
+        };
+        let cp = if len == 1 {
+            u32::from(text[i])
+        } else {
+            text.get(i..i + len)
+                .and_then(first_code_point)
+                .unwrap_or(u32::from(text[i]))
+        };
+        let placed = layout.push(cp);
+        if placed.width > 0 && (placed.row > row || (placed.row == row && placed.col >= col)) {
+            return i;
+        }
+        i += len.min(text.len() - i);
+    }
+    text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::{Options, Rules};
+
+    fn term() -> Term {
+        Term::new(40, 10, Rules::V36, Options::default())
+    }
+
+    fn opts(limit: usize) -> Options {
+        Options {
+            history_limit: limit,
+            ..Options::default()
+        }
+    }
+
+    /// A bash-like session: prompt `$ `, the command typed, Enter, its
+    /// output, the status; `st` ends the marks with ST instead of BEL.
+    fn session(t: &mut Term, cmd: &str, out: &str, status: Option<u8>, st: bool) {
+        let end = if st { "\x1b\\" } else { "\x07" };
+        t.advance(format!("\x1b]133;A{end}$ \x1b]133;B{end}{cmd}\r\n\x1b]133;C{end}").as_bytes());
+        t.advance(out.as_bytes());
+        match status {
+            Some(s) => t.advance(format!("\x1b]133;D;{s}{end}").as_bytes()),
+            None => t.advance(format!("\x1b]133;D{end}").as_bytes()),
+        }
+    }
+
+    #[test]
+    fn commands_from_133_bel_and_st() {
+        for st in [false, true] {
+            let mut t = term();
+            t.set_now(10);
+            session(&mut t, "echo hi", "hi\r\n", Some(0), st);
+            t.set_now(20);
+            session(&mut t, "false", "", Some(1), st);
+            session(&mut t, "  ls   -l  ", "x\r\n", None, st);
+            let c: Vec<_> = t.commands().records().collect();
+            assert_eq!(c.len(), 3, "st={st}");
+            assert_eq!(c[0].command.as_deref(), Some("echo hi"));
+            assert_eq!(c[0].command_from, Some(CommandText::Grid));
+            assert_eq!(c[0].exit_status, Some(0));
+            assert_eq!(c[0].ended, Some(CommandEnd::Finished));
+            assert_eq!(c[0].prompt_at, Some(10));
+            assert_eq!(c[0].started_at, Some(10));
+            assert_eq!(c[0].source, MarkSource::Osc133);
+            assert_eq!(c[0].prompt.map(|p| (p.line, p.column)), Some((LineIndex(0), Column(0))));
+            assert_eq!(c[0].command_start.map(|p| p.column), Some(Column(2)));
+            assert_eq!(c[0].output_start.map(|p| p.line), Some(LineIndex(1)));
+            assert_eq!(c[0].output_end.map(|p| p.line), Some(LineIndex(2)));
+            assert_eq!(c[1].command.as_deref(), Some("false"));
+            assert_eq!(c[1].exit_status, Some(1));
+            assert_eq!(c[1].ended_at, Some(20));
+            assert_eq!(c[2].command.as_deref(), Some("ls   -l"));
+            // An absent status is unknown, never 0.
+            assert_eq!(c[2].exit_status, None);
+            assert_eq!(c[2].ended, Some(CommandEnd::Finished));
+            assert_eq!(t.commands().marks_seen(), 12);
+            // The marks leave the text alone.
+            let lines: Vec<_> = t.lines().map(|l| l.text.into_owned()).collect();
+            assert_eq!(lines[0], b"$ echo hi");
+            assert_eq!(lines[1], b"hi");
+        }
+    }
+
+    #[test]
+    fn dangling_prompt_and_d_without_a() {
+        let mut t = term();
+        // D with no record: a record with only its end.
+        t.advance(b"\x1b]133;D;3\x07");
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07sleep 9\r\n\x1b]133;C\x07");
+        // A new prompt before D (Ctrl-C in a shell that sends no D).
+        t.advance(b"^C\r\n\x1b]133;A\x07$ ");
+        let c: Vec<_> = t.commands().records().collect();
+        assert_eq!(c.len(), 3);
+        assert_eq!((c[0].exit_status, c[0].prompt), (Some(3), None));
+        assert_eq!(c[1].command.as_deref(), Some("sleep 9"));
+        assert_eq!(c[1].ended, Some(CommandEnd::Abandoned));
+        assert_eq!(c[1].exit_status, None);
+        assert_eq!(c[2].ended, None);
+        assert!(!c[2].running());
+        // The same prompt drawn again (a redraw) is not a new record.
+        t.advance(b"\r\x1b]133;A\x07$ ");
+        assert_eq!(t.commands().records().len(), 3);
+    }
+
+    #[test]
+    fn vscode_and_fish_command_text() {
+        let mut t = term();
+        t.advance(b"\x1b]633;A\x07$ \x1b]633;B\x07echo a;b\r\n");
+        t.advance(b"\x1b]633;E;echo a\\x3bb;abc123\x07\x1b]633;C\x07a\r\n\x1b]633;D;0\x07");
+        t.advance(b"\x1b]133;A;click_events=1\x1b\\> \x1b]133;B\x1b\\ls\r\n");
+        t.advance(b"\x1b]133;C;cmdline_url=ls%20%2Dla\x1b\\\x1b]133;D;2\x1b\\");
+        let c: Vec<_> = t.commands().records().collect();
+        assert_eq!(c[0].command.as_deref(), Some("echo a;b"));
+        assert_eq!(c[0].command_from, Some(CommandText::Osc633));
+        assert_eq!(c[0].command_nonce.as_deref(), Some("abc123"));
+        assert_eq!(c[0].source, MarkSource::Osc633);
+        assert_eq!(c[1].command.as_deref(), Some("ls -la"));
+        assert_eq!(c[1].command_from, Some(CommandText::CmdlineUrl));
+        assert_eq!(c[1].exit_status, Some(2));
+    }
+
+    #[test]
+    fn cwd_title_progress() {
+        let mut t = term();
+        t.advance(b"\x1b]7;file://box/home/u/a%20b\x07\x1b]133;A\x07$ ");
+        assert_eq!(t.cwd(), (Some("/home/u/a b"), Some("box")));
+        t.advance(b"\x1b]133;B\x07pwd\r\n\x1b]133;C\x07");
+        assert_eq!(t.commands().last().and_then(|r| r.cwd.as_deref()), Some("/home/u/a b"));
+        t.advance(b"\x1b]633;P;Cwd=/srv\x07");
+        assert_eq!(t.cwd(), (Some("/srv"), None));
+        t.advance(b"\x1b]2;hello\x1b[31m\x07\x1b]0;t\x1b\\");
+        assert_eq!(t.title(), Some("t"));
+        t.advance(b"\x1b]9;4;3\x07");
+        assert_eq!(t.progress(), Some(Progress::Indeterminate));
+        t.advance(b"\x1b]9;4;0\x1b\\");
+        assert_eq!(t.progress(), Some(Progress::Clear));
+        t.advance(b"\x1b]1337;SetMark\x07");
+        assert_eq!(t.commands().set_marks().count(), 1);
+    }
+
+    #[test]
+    fn hostile_marks() {
+        let mut t = term();
+        // Controls and a huge command in 633;E: escaped and capped.
+        let mut e = b"\x1b]633;E;rm\\x1b]0\\x3bx\\x07\\x0d".to_vec();
+        e.extend(std::iter::repeat_n(b'y', 100_000));
+        e.extend(b"\x07\x1b]633;C\x07\x1b]633;D;0\x07");
+        t.advance(&e);
+        let r = t.commands().last().expect("a record");
+        let cmd = r.command.as_deref().unwrap_or("");
+        assert!(cmd.starts_with("rm\\x1b]0;x\\x07\\x0d"), "{cmd:.40}");
+        assert!(cmd.len() <= marks::MAX_TEXT);
+        assert!(!cmd.chars().any(char::is_control));
+        // A flood of marks keeps the table bounded.
+        let mut flood = Vec::new();
+        for i in 0..(MAX_COMMANDS + 500) {
+            flood.extend(format!("\x1b]133;A;aid={}\x07\x1b]133;D;{}\x07", i % 3, i % 300).as_bytes());
+        }
+        t.advance(&flood);
+        assert!(t.commands().records().len() <= MAX_COMMANDS);
+        assert!(t.commands().dropped() > 0);
+        assert!(t.commands().depth() < MAX_DEPTH);
+        // Grid text: controls drawn by the program never get in (they are
+        // not cells), and a long typed line is capped.
+        let mut t = term();
+        let long = "z".repeat(10_000);
+        t.advance(format!("\x1b]133;A\x07$ \x1b]133;B\x07{long}\r\n\x1b]133;C\x07").as_bytes());
+        let r = t.commands().last().expect("a record");
+        assert!(r.command.as_ref().is_some_and(|c| c.len() <= marks::MAX_TEXT && c.len() > 1000));
+    }
+
+    #[test]
+    fn alternate_screen_marks_are_ignored() {
+        let mut t = term();
+        t.advance(b"\x1b[?1049h\x1b]133;A\x07\x1b]133;D;0\x07\x1b]633;E;x\x07\x1b[?1049l");
+        assert_eq!(t.commands().records().len(), 0);
+        // The title and cwd still count.
+        t.advance(b"\x1b[?1049h\x1b]2;vim\x07\x1b[?1049l");
+        assert_eq!(t.title(), Some("vim"));
+    }
+
+    #[test]
+    fn nesting_by_aid() {
+        let mut t = term();
+        t.advance(b"\x1b]133;A;aid=1\x07$ \x1b]133;B\x07bash\r\n\x1b]133;C\x07");
+        t.advance(b"\x1b]133;A;aid=2\x07$ \x1b]133;B\x07true\r\n\x1b]133;C\x07\x1b]133;D;0;aid=2\x07");
+        t.advance(b"\x1b]133;A;aid=2\x07$ \x1b]133;B\x07exit\r\n\x1b]133;C\x07");
+        assert_eq!(t.commands().depth(), 1);
+        // The outer shell's D ends the inner shell too.
+        t.advance(b"\x1b]133;D;5;aid=1\x07\x1b]133;A;aid=1\x07$ ");
+        assert_eq!(t.commands().depth(), 0);
+        let c: Vec<_> = t.commands().records().collect();
+        assert_eq!(c.len(), 4);
+        assert_eq!((c[0].command.as_deref(), c[0].depth, c[0].exit_status), (Some("bash"), 0, Some(5)));
+        assert_eq!((c[1].command.as_deref(), c[1].depth, c[1].exit_status), (Some("true"), 1, Some(0)));
+        assert_eq!((c[2].command.as_deref(), c[2].ended), (Some("exit"), Some(CommandEnd::Abandoned)));
+        assert_eq!((c[3].depth, c[3].ended), (0, None));
+        assert_eq!(c[1].aid.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn trimmed_with_history_and_clear() {
+        let mut t = Term::new(20, 3, Rules::V36, opts(10));
+        session(&mut t, "one", "1\r\n", Some(0), false);
+        for _ in 0..30 {
+            t.advance(b"filler\r\n");
+        }
+        // The record's lines are gone: it is dropped.
+        assert_eq!(t.commands().records().len(), 0);
+        assert_eq!(t.commands().dropped(), 1);
+        // `clear` (bash's: home, erase, erase history) while running.
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07clear\r\n\x1b]133;C\x07");
+        t.advance(b"\x1b[H\x1b[2J\x1b[3J");
+        let r = t.commands().last().expect("the running record stays");
+        assert!(r.trimmed && r.running());
+        t.advance(b"\x1b]133;D;0\x07");
+        assert_eq!(t.commands().last().map(|r| r.exit_status), Some(Some(0)));
+    }
+
+    #[test]
+    fn private_modes() {
+        let mut t = term();
+        assert_eq!(t.private_modes(), PrivateModes::default());
+        t.advance(b"\x1b[?2004h\x1b[?25l\x1b[?1004h\x1b[?1002h\x1b[?1006h");
+        let m = t.private_modes();
+        assert_eq!(m.bracketed_paste, Some(true));
+        assert_eq!(m.cursor_visible, Some(false));
+        assert_eq!(m.focus_events, Some(true));
+        assert_eq!((m.mouse_standard, m.mouse_button, m.mouse_all), (Some(false), Some(true), Some(false)));
+        assert_eq!(m.mouse_sgr, Some(true));
+        assert_eq!(m.mouse_utf8, None);
+        t.advance(b"\x1b[?1003h");
+        assert_eq!(t.private_modes().mouse_button, Some(false));
+        assert_eq!(t.private_modes().mouse_all, Some(true));
+        t.advance(b"\x1b[?1000l\x1b[?2004l\x1b[?25;1005h");
+        let m = t.private_modes();
+        assert_eq!((m.mouse_all, m.bracketed_paste, m.cursor_visible, m.mouse_utf8), (Some(false), Some(false), Some(true), Some(true)));
+        t.advance(b"\x1b[?2004h\x1bc");
+        assert_eq!(t.private_modes(), PrivateModes::RESET);
+        let mut s = PrivateModes::from_private_modes_list("25,2004,2026");
+        assert_eq!(s.bracketed_paste, Some(true));
+        assert_eq!(s.focus_events, Some(false));
+        s.merge(PrivateModes::from_private_modes_list(""));
+        assert_eq!(s.cursor_visible, Some(true));
+    }
+
+    #[test]
+    fn screen_hash_and_sync_frames() {
+        let mut t = term();
+        t.set_now(1);
+        t.advance(b"hello");
+        let s = t.settle_screen();
+        assert_eq!((s.last_output_at, s.last_change_at), (Some(1), Some(1)));
+        let h = s.hash;
+        // A cursor move and a same-text repaint are no change.
+        t.set_now(2);
+        t.advance(b"\r\x1b[Khello\x1b[5;5H");
+        let s = t.settle_screen();
+        assert_eq!((s.last_output_at, s.last_change_at, s.hash), (Some(2), Some(1), h));
+        // Attributes are not text.
+        t.advance(b"\x1b[H\x1b[31mhello\x1b[m");
+        assert_eq!(t.settle_screen().hash, h);
+        // Inside a frame nothing is hashed; at its end, once.
+        t.set_now(3);
+        t.advance(b"\x1b[?2026h\x1b[2J\x1b[Hhalf");
+        let s = t.settle_screen();
+        assert!(s.sync_open);
+        assert_eq!((s.hash, s.last_change_at), (h, Some(1)));
+        t.set_now(4);
+        t.advance(b" done\x1b[?2026l");
+        let s = t.settle_screen();
+        assert!(!s.sync_open);
+        assert_ne!(s.hash, h);
+        assert_eq!(s.last_change_at, Some(4));
+        // A frame left open past tmux's timeout is hashed anyway.
+        t.advance(b"\x1b[?2026hX");
+        t.set_now(4 + SYNC_TIMEOUT_US);
+        assert_eq!(t.settle_screen().last_change_at, Some(4));
+        t.advance(b"");
+        assert!(t.screen_state().sync_open);
+        t.advance(b"Y");
+        let s = t.settle_screen();
+        assert_eq!(s.last_change_at, Some(4 + SYNC_TIMEOUT_US));
+    }
+
+    #[test]
+    fn wrapped_command_line_text() {
+        let mut t = Term::new(10, 5, Rules::V36, Options::default());
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07echo 0123456789abc\r\n\x1b]133;C\x07");
+        let r = t.commands().last().expect("a record");
+        assert_eq!(r.command.as_deref(), Some("echo 0123456789abc"));
+        assert_eq!(r.output_start.map(|p| (p.line, p.row)), Some((LineIndex(1), 0)));
+        // B in the middle of a wrapped prompt line.
+        let mut t = Term::new(10, 5, Rules::V36, Options::default());
+        t.advance(b"\x1b]133;A\x070123456789$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07");
+        let r = t.commands().last().expect("a record");
+        assert_eq!(r.command_start.map(|p| (p.row, p.column)), Some((1, Column(2))));
+        assert_eq!(r.command.as_deref(), Some("ls"));
+    }
+}
