@@ -590,3 +590,97 @@ async fn a_long_scan_does_not_stall_output() {
         );
     }
 }
+
+/// OSC 133 marks from real bash (the minimal snippet of tmux issue 5417) reach the mirror's
+/// copy through `%output`: each command becomes a record with its text and exit status, an
+/// empty Enter none with a made-up status, and the modes bash sets (bracketed paste) are
+/// tracked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_osc_133_commands_reach_the_copy() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let home = tempfile::tempdir().expect("temp home");
+        let cmd = format!(
+            "env -i HOME={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
+            home.path().display()
+        );
+        let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
+        let pane = first_pane(&server);
+        let s = mirrored_servers(&server);
+        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        let m = mirror_of(&s).await;
+        let id: tmuxwire::control::PaneId = pane.parse().unwrap();
+        let snippet = r#"PS1='\[\e]133;A\a\]'"$PS1"'\[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        for keys in ["true", "echo out-$((6*7))", "(exit 7)", "", "false"] {
+            if !keys.is_empty() {
+                server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
+            }
+            server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        }
+        let records = crate::support::wait_until_async("the copy has the commands", || {
+            let m = m.clone();
+            async move {
+                let p = m.pane(id)?;
+                let st = p.view();
+                let c = st.commands()?;
+                let done: Vec<(Option<String>, Option<u8>)> = c
+                    .records()
+                    .filter(|r| r.ended.is_some())
+                    .map(|r| (r.command.clone(), r.exit_status))
+                    .collect();
+                done.iter()
+                    .any(|(c, _)| c.as_deref() == Some("false"))
+                    .then_some(done)
+            }
+        })
+        .await;
+        let ran: Vec<_> = records
+            .iter()
+            .filter(|(c, _)| c.is_some())
+            .cloned()
+            .collect();
+        assert_eq!(
+            ran,
+            vec![
+                (Some("true".to_string()), Some(0)),
+                (Some("echo out-$((6*7))".to_string()), Some(0)),
+                (Some("(exit 7)".to_string()), Some(7)),
+                (Some("false".to_string()), Some(1)),
+            ],
+            "{ctx}: {records:?}"
+        );
+        let p = m.pane(id).expect("pane");
+        let st = p.view();
+        let c = st.commands().expect("copy");
+        let last = c
+            .records()
+            .rev()
+            .find(|r| r.command.as_deref() == Some("false"));
+        let last = last.expect("false's record");
+        assert!(
+            last.started_at.is_some() && last.ended_at >= last.started_at,
+            "{ctx}"
+        );
+        assert!(
+            last.output_start.is_some() && last.output_end.is_some(),
+            "{ctx}"
+        );
+        // bash's readline turns bracketed paste on at each prompt.
+        assert_eq!(
+            st.private_modes().and_then(|m| m.bracketed_paste),
+            Some(true),
+            "{ctx}"
+        );
+        drop(st);
+        let screen = p.settle_screen().expect("copy");
+        assert!(
+            screen.hash.is_some() && screen.last_change_at.is_some(),
+            "{ctx}"
+        );
+        // The copy's text is still tmux's.
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
+    }
+}

@@ -191,9 +191,8 @@ impl Term {
         if c.records().len() > super::MAX_COMMANDS || c.depth() >= super::MAX_DEPTH {
             return Err("command table over its bounds".into());
         }
-        let clean = |s: &str| {
-            s.len() <= super::marks::MAX_TEXT && !s.chars().any(|ch| ch.is_control())
-        };
+        let clean =
+            |s: &str| s.len() <= super::marks::MAX_TEXT && !s.chars().any(|ch| ch.is_control());
         let mut last = None;
         for r in c.records() {
             if last.is_some_and(|l| r.index <= l) {
@@ -202,7 +201,10 @@ impl Term {
             last = Some(r.index);
             let texts = [&r.command, &r.cwd, &r.aid, &r.command_nonce];
             if !texts.iter().all(|t| t.as_deref().is_none_or(clean)) {
-                return Err(format!("command record {} holds an unclean string", r.index));
+                return Err(format!(
+                    "command record {} holds an unclean string",
+                    r.index
+                ));
             }
             if r.ended.is_none() && r.ended_at.is_some() {
                 return Err("an open record has an end time".into());

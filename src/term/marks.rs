@@ -179,10 +179,11 @@ pub fn parse(data: &[u8]) -> Option<Osc> {
 /// The `;`-separated fields after the kind letter, as `key=value` pairs
 /// (a field without `=` has an empty key).
 fn fields(rest: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    rest.split(|&b| b == b';').map(|f| match f.iter().position(|&b| b == b'=') {
-        Some(i) => (&f[..i], &f[i + 1..]),
-        None => (&b""[..], f),
-    })
+    rest.split(|&b| b == b';')
+        .map(|f| match f.iter().position(|&b| b == b'=') {
+            Some(i) => (&f[..i], &f[i + 1..]),
+            None => (&b""[..], f),
+        })
 }
 
 /// `133;<kind>…` or `633;<A-D>…`.
@@ -255,7 +256,7 @@ fn vscode(rest: &[u8]) -> Option<Osc> {
         b'E' => {
             let after = rest.get(1..)?;
             let after = after.strip_prefix(b";").unwrap_or(after);
-            if !rest.get(1).is_none_or(|&b| b == b';') {
+            if rest.get(1).is_some_and(|&b| b != b';') {
                 return None;
             }
             let mut parts = after.splitn(3, |&b| b == b';');
@@ -469,11 +470,8 @@ pub fn fuzz_parse(data: &[u8]) {
             }
         }
         Some(Osc::Title(t)) => safe(&t, MAX_TEXT),
-        Some(Osc::Progress(p)) => {
-            if let Progress::Value(v) = p {
-                assert!(v <= 100);
-            }
-        }
+        Some(Osc::Progress(Progress::Value(v))) => assert!(v <= 100),
+        Some(Osc::Progress(_)) => {}
     }
     // Cleaning is idempotent on its own output's characters' safety, and
     // the decoders never grow their input.
@@ -639,10 +637,19 @@ mod tests {
         assert_eq!(parse(b"9;4;0"), Some(Osc::Progress(Progress::Clear)));
         assert_eq!(parse(b"9;4"), Some(Osc::Progress(Progress::Clear)));
         assert_eq!(parse(b"9;4;1;42"), Some(Osc::Progress(Progress::Value(42))));
-        assert_eq!(parse(b"9;4;1;420"), Some(Osc::Progress(Progress::Value(100))));
+        assert_eq!(
+            parse(b"9;4;1;420"),
+            Some(Osc::Progress(Progress::Value(100)))
+        );
         assert_eq!(parse(b"9;4;2"), Some(Osc::Progress(Progress::Error(None))));
-        assert_eq!(parse(b"9;4;3"), Some(Osc::Progress(Progress::Indeterminate)));
-        assert_eq!(parse(b"9;4;4;5"), Some(Osc::Progress(Progress::Paused(Some(5)))));
+        assert_eq!(
+            parse(b"9;4;3"),
+            Some(Osc::Progress(Progress::Indeterminate))
+        );
+        assert_eq!(
+            parse(b"9;4;4;5"),
+            Some(Osc::Progress(Progress::Paused(Some(5))))
+        );
         assert_eq!(parse(b"9;4;9"), None);
         assert_eq!(parse(b"9;hello"), None);
         assert_eq!(parse(b"8;;http://x"), None);

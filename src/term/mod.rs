@@ -129,7 +129,7 @@ pub use seed::{
     parse_modes, plain_capture,
 };
 pub use state::{
-    CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS, MarkPos,
-    PrivateModes, SYNC_TIMEOUT_US, ScreenState, SetMark,
+    CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS,
+    MarkPos, PrivateModes, SYNC_TIMEOUT_US, ScreenState, SetMark,
 };
 pub use width::Rules;

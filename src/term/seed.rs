@@ -95,7 +95,11 @@ pub fn modes_format(paste_and_sync: bool, private_modes: bool) -> String {
 /// comma-separated values from the first one on, the format's flags
 /// given again). A field that is not `0` or `1` is unknown; a short
 /// record leaves the rest unknown.
-pub fn parse_modes(fields: &[&str], paste_and_sync: bool, private_modes: bool) -> super::PrivateModes {
+pub fn parse_modes(
+    fields: &[&str],
+    paste_and_sync: bool,
+    private_modes: bool,
+) -> super::PrivateModes {
     let flag = |i: usize| match fields.get(i).map(|s| s.trim()) {
         Some("1") => Some(true),
         Some("0") => Some(false),

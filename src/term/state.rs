@@ -995,7 +995,10 @@ mod tests {
             assert_eq!(c[0].prompt_at, Some(10));
             assert_eq!(c[0].started_at, Some(10));
             assert_eq!(c[0].source, MarkSource::Osc133);
-            assert_eq!(c[0].prompt.map(|p| (p.line, p.column)), Some((LineIndex(0), Column(0))));
+            assert_eq!(
+                c[0].prompt.map(|p| (p.line, p.column)),
+                Some((LineIndex(0), Column(0)))
+            );
             assert_eq!(c[0].command_start.map(|p| p.column), Some(Column(2)));
             assert_eq!(c[0].output_start.map(|p| p.line), Some(LineIndex(1)));
             assert_eq!(c[0].output_end.map(|p| p.line), Some(LineIndex(2)));
@@ -1058,7 +1061,10 @@ mod tests {
         t.advance(b"\x1b]7;file://box/home/u/a%20b\x07\x1b]133;A\x07$ ");
         assert_eq!(t.cwd(), (Some("/home/u/a b"), Some("box")));
         t.advance(b"\x1b]133;B\x07pwd\r\n\x1b]133;C\x07");
-        assert_eq!(t.commands().last().and_then(|r| r.cwd.as_deref()), Some("/home/u/a b"));
+        assert_eq!(
+            t.commands().last().and_then(|r| r.cwd.as_deref()),
+            Some("/home/u/a b")
+        );
         t.advance(b"\x1b]633;P;Cwd=/srv\x07");
         assert_eq!(t.cwd(), (Some("/srv"), None));
         t.advance(b"\x1b]2;hello\x1b[31m\x07\x1b]0;t\x1b\\");
@@ -1087,7 +1093,9 @@ mod tests {
         // A flood of marks keeps the table bounded.
         let mut flood = Vec::new();
         for i in 0..(MAX_COMMANDS + 500) {
-            flood.extend(format!("\x1b]133;A;aid={}\x07\x1b]133;D;{}\x07", i % 3, i % 300).as_bytes());
+            flood.extend(
+                format!("\x1b]133;A;aid={}\x07\x1b]133;D;{}\x07", i % 3, i % 300).as_bytes(),
+            );
         }
         t.advance(&flood);
         assert!(t.commands().records().len() <= MAX_COMMANDS);
@@ -1099,7 +1107,11 @@ mod tests {
         let long = "z".repeat(10_000);
         t.advance(format!("\x1b]133;A\x07$ \x1b]133;B\x07{long}\r\n\x1b]133;C\x07").as_bytes());
         let r = t.commands().last().expect("a record");
-        assert!(r.command.as_ref().is_some_and(|c| c.len() <= marks::MAX_TEXT && c.len() > 1000));
+        assert!(
+            r.command
+                .as_ref()
+                .is_some_and(|c| c.len() <= marks::MAX_TEXT && c.len() > 1000)
+        );
     }
 
     #[test]
@@ -1116,7 +1128,9 @@ mod tests {
     fn nesting_by_aid() {
         let mut t = term();
         t.advance(b"\x1b]133;A;aid=1\x07$ \x1b]133;B\x07bash\r\n\x1b]133;C\x07");
-        t.advance(b"\x1b]133;A;aid=2\x07$ \x1b]133;B\x07true\r\n\x1b]133;C\x07\x1b]133;D;0;aid=2\x07");
+        t.advance(
+            b"\x1b]133;A;aid=2\x07$ \x1b]133;B\x07true\r\n\x1b]133;C\x07\x1b]133;D;0;aid=2\x07",
+        );
         t.advance(b"\x1b]133;A;aid=2\x07$ \x1b]133;B\x07exit\r\n\x1b]133;C\x07");
         assert_eq!(t.commands().depth(), 1);
         // The outer shell's D ends the inner shell too.
@@ -1124,9 +1138,18 @@ mod tests {
         assert_eq!(t.commands().depth(), 0);
         let c: Vec<_> = t.commands().records().collect();
         assert_eq!(c.len(), 4);
-        assert_eq!((c[0].command.as_deref(), c[0].depth, c[0].exit_status), (Some("bash"), 0, Some(5)));
-        assert_eq!((c[1].command.as_deref(), c[1].depth, c[1].exit_status), (Some("true"), 1, Some(0)));
-        assert_eq!((c[2].command.as_deref(), c[2].ended), (Some("exit"), Some(CommandEnd::Abandoned)));
+        assert_eq!(
+            (c[0].command.as_deref(), c[0].depth, c[0].exit_status),
+            (Some("bash"), 0, Some(5))
+        );
+        assert_eq!(
+            (c[1].command.as_deref(), c[1].depth, c[1].exit_status),
+            (Some("true"), 1, Some(0))
+        );
+        assert_eq!(
+            (c[2].command.as_deref(), c[2].ended),
+            (Some("exit"), Some(CommandEnd::Abandoned))
+        );
         assert_eq!((c[3].depth, c[3].ended), (0, None));
         assert_eq!(c[1].aid.as_deref(), Some("2"));
     }
@@ -1159,7 +1182,10 @@ mod tests {
         assert_eq!(m.bracketed_paste, Some(true));
         assert_eq!(m.cursor_visible, Some(false));
         assert_eq!(m.focus_events, Some(true));
-        assert_eq!((m.mouse_standard, m.mouse_button, m.mouse_all), (Some(false), Some(true), Some(false)));
+        assert_eq!(
+            (m.mouse_standard, m.mouse_button, m.mouse_all),
+            (Some(false), Some(true), Some(false))
+        );
         assert_eq!(m.mouse_sgr, Some(true));
         assert_eq!(m.mouse_utf8, None);
         t.advance(b"\x1b[?1003h");
@@ -1167,7 +1193,15 @@ mod tests {
         assert_eq!(t.private_modes().mouse_all, Some(true));
         t.advance(b"\x1b[?1000l\x1b[?2004l\x1b[?25;1005h");
         let m = t.private_modes();
-        assert_eq!((m.mouse_all, m.bracketed_paste, m.cursor_visible, m.mouse_utf8), (Some(false), Some(false), Some(true), Some(true)));
+        assert_eq!(
+            (
+                m.mouse_all,
+                m.bracketed_paste,
+                m.cursor_visible,
+                m.mouse_utf8
+            ),
+            (Some(false), Some(false), Some(true), Some(true))
+        );
         t.advance(b"\x1b[?2004h\x1bc");
         assert_eq!(t.private_modes(), PrivateModes::RESET);
         let mut s = PrivateModes::from_private_modes_list("25,2004,2026");
@@ -1189,7 +1223,10 @@ mod tests {
         t.set_now(2);
         t.advance(b"\r\x1b[Khello\x1b[5;5H");
         let s = t.settle_screen();
-        assert_eq!((s.last_output_at, s.last_change_at, s.hash), (Some(2), Some(1), h));
+        assert_eq!(
+            (s.last_output_at, s.last_change_at, s.hash),
+            (Some(2), Some(1), h)
+        );
         // Attributes are not text.
         t.advance(b"\x1b[H\x1b[31mhello\x1b[m");
         assert_eq!(t.settle_screen().hash, h);
@@ -1222,12 +1259,18 @@ mod tests {
         t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07echo 0123456789abc\r\n\x1b]133;C\x07");
         let r = t.commands().last().expect("a record");
         assert_eq!(r.command.as_deref(), Some("echo 0123456789abc"));
-        assert_eq!(r.output_start.map(|p| (p.line, p.row)), Some((LineIndex(1), 0)));
+        assert_eq!(
+            r.output_start.map(|p| (p.line, p.row)),
+            Some((LineIndex(1), 0))
+        );
         // B in the middle of a wrapped prompt line.
         let mut t = Term::new(10, 5, Rules::V36, Options::default());
         t.advance(b"\x1b]133;A\x070123456789$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07");
         let r = t.commands().last().expect("a record");
-        assert_eq!(r.command_start.map(|p| (p.row, p.column)), Some((1, Column(2))));
+        assert_eq!(
+            r.command_start.map(|p| (p.row, p.column)),
+            Some((1, Column(2)))
+        );
         assert_eq!(r.command.as_deref(), Some("ls"));
     }
 }
