@@ -24,6 +24,9 @@
 //!   captures as tmux prints them (pure).
 //! * [`control`]: the control-mode text protocol: a byte-level parser, a
 //!   command builder that quotes every argument, and an async client.
+//! * [`sys`]: what the local kernel says about a pane's terminal (its
+//!   termios, its foreground process in `/proc`), and the pure
+//!   classification of those facts into an input state.
 //! * [`wire`]: socket resolution, imsg framing, the crash-safe identify
 //!   handshake, the version probe and the one-shot command client.
 //!
@@ -49,6 +52,8 @@ pub mod mirror;
 #[forbid(unsafe_code)]
 pub mod nonce;
 pub mod search;
+#[forbid(unsafe_code)]
+pub mod sys;
 #[forbid(unsafe_code)]
 pub mod term;
 #[forbid(unsafe_code)]

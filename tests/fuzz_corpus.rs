@@ -162,6 +162,11 @@ fn layout_corpus() {
 }
 
 #[test]
+fn proc_stat_corpus() {
+    replay("proc_stat", tmuxwire::sys::stat::fuzz_stat);
+}
+
+#[test]
 fn send_keys_plan_corpus() {
     replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
 }
@@ -189,6 +194,7 @@ fn every_target_is_replayed() {
         "mirror_marks",
         "mirror_scan",
         "notification",
+        "proc_stat",
         "search_pattern",
         "send_keys_plan",
         "term_marks",

@@ -630,8 +630,11 @@ async fn bash_osc_133_commands_reach_the_copy() {
                     .filter(|r| r.ended.is_some())
                     .map(|r| (r.command.clone(), r.exit_status))
                     .collect();
-                done.iter()
-                    .any(|(c, _)| c.as_deref() == Some("false"))
+                // bash's readline turns bracketed paste on at each prompt, after
+                // PROMPT_COMMAND has printed the `D` mark: the two can reach the copy in
+                // separate `%output` blocks, so wait for both.
+                let paste = st.private_modes().and_then(|m| m.bracketed_paste);
+                (paste == Some(true) && done.iter().any(|(c, _)| c.as_deref() == Some("false")))
                     .then_some(done)
             }
         })
@@ -667,7 +670,7 @@ async fn bash_osc_133_commands_reach_the_copy() {
             last.output_start.is_some() && last.output_end.is_some(),
             "{ctx}"
         );
-        // bash's readline turns bracketed paste on at each prompt.
+        // Still on: nothing turned it off since.
         assert_eq!(
             st.private_modes().and_then(|m| m.bracketed_paste),
             Some(true),

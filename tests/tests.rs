@@ -6,6 +6,7 @@ mod support;
 
 mod cases;
 mod cli;
+mod commands;
 mod conformance;
 mod echo;
 mod errors;
@@ -19,6 +20,7 @@ mod input;
 mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
+mod pane_state;
 mod surface;
 mod tools;
 mod wire;

@@ -147,6 +147,76 @@ pub struct PaneArgs {
     pub socket_path: Option<String>,
 }
 
+/// `get_pane_state`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaneStateArgs {
+    /// Pane id (%N). Default: the active pane (of the window or session given).
+    pub pane_id: Option<String>,
+    /// Session name (exact).
+    pub session_name: Option<String>,
+    /// Session id ($N).
+    pub session_id: Option<String>,
+    /// Window id (@N).
+    pub window_id: Option<String>,
+    /// tmux socket name (-L).
+    pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
+}
+
+/// `list_commands`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListCommandsArgs {
+    /// Pane id (%N). Default: the active pane (of the window or session given).
+    pub pane_id: Option<String>,
+    /// Session name (exact).
+    pub session_name: Option<String>,
+    /// Session id ($N).
+    pub session_id: Option<String>,
+    /// Window id (@N).
+    pub window_id: Option<String>,
+    /// The newest N commands (N ≥ 1). Default: 20.
+    pub limit: Option<i64>,
+    /// Only commands with an index below this (paging back).
+    pub before: Option<u64>,
+    /// tmux socket name (-L).
+    pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
+}
+
+/// `get_command_output`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandOutputArgs {
+    /// Pane id (%N). Default: the active pane (of the window or session given).
+    pub pane_id: Option<String>,
+    /// Session name (exact).
+    pub session_name: Option<String>,
+    /// Session id ($N).
+    pub session_id: Option<String>,
+    /// Window id (@N).
+    pub window_id: Option<String>,
+    /// Command index (list_commands); negative counts back from the last that ran (-1, default).
+    pub index: Option<i64>,
+    /// Keep the first N lines (with tail: both ends).
+    pub head: Option<i64>,
+    /// Keep the last N lines.
+    pub tail: Option<i64>,
+    /// Keep only lines containing this text (case-sensitive).
+    pub grep: Option<String>,
+    /// Lines kept around each grep match (0-100). Default: 0.
+    pub context: Option<i64>,
+    /// At most N bytes of line text, first lines kept.
+    pub max_bytes: Option<i64>,
+    /// tmux socket name (-L).
+    pub socket_name: Option<String>,
+    /// tmux socket path (-S).
+    pub socket_path: Option<String>,
+}
+
 /// `capture_pane`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -7,6 +7,11 @@ use crate::tmux::{Error, ErrorKind};
 /// What to do next, in MCP terms, when there is a useful hint.
 pub fn suggestion(e: &Error) -> Option<String> {
     let hint = match e.kind() {
+        ErrorKind::NotFound if e.argument() == Some("index") => {
+            "Call list_commands for the pane's command indexes. A shell without shell \
+             integration (OSC 133/633 marks) has none: use run_command, or set up the shell's \
+             integration."
+        }
         ErrorKind::NotFound => {
             "Call list_sessions / list_windows / list_panes to discover valid ids, and target by \
              id ($N session, @N window, %N pane)."

@@ -56,6 +56,13 @@ LIBTMUX_MCP_WAIT_MAX_SECONDS says otherwise) and report effective_timeout. run_c
 suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and export do not \
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
+STATE: get_pane_state says what the pane's program does with input now (input: line-editor, \
+line-read, password, raw, busy, unknown). list_commands and get_command_output read the commands a \
+shell marks with OSC 133/633 (shell integration) since tmuxwire began watching the pane: state \
+running|finished|abandoned|prompt; exit_status null means unknown, never 0; line numbers as \
+capture_pane's; any program can print marks, so trusted is false and run_command is the checked \
+path.\n\
+\n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
 a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
 and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \

@@ -316,6 +316,59 @@ pub static RUN: Order = Order(&[
     f("effective_timeout"),
 ]);
 
+/// tmuxwire's `get_pane_state` (no reference result): the state first.
+pub static PANE_STATE: Order = Order(&[
+    f("pane_id"),
+    f("input"),
+    f("foreground"),
+    f("shell_in_foreground"),
+    f("termios"),
+    f("wchan"),
+    f("alternate_on"),
+    f("cursor_visible"),
+    f("bracketed_paste"),
+    f("evidence"),
+]);
+
+/// One command of tmuxwire's `list_commands` / `get_command_output`.
+pub static COMMAND: Order = Order(&[
+    f("index"),
+    f("command"),
+    f("state"),
+    f("exit_status"),
+    f("started_at"),
+    f("duration_ms"),
+    f("output_lines"),
+    f("output_start_line"),
+    f("output_end_line"),
+    f("cwd"),
+    f("source"),
+    f("trusted"),
+    f("depth"),
+    f("trimmed"),
+]);
+
+/// tmuxwire's `list_commands` (no reference result).
+pub static COMMAND_LIST: Order = Order(&[
+    f("pane_id"),
+    f("marks"),
+    nested("commands", &COMMAND),
+    f("total"),
+    f("omitted"),
+]);
+
+/// One line of tmuxwire's `get_command_output`.
+pub static OUTPUT_LINE: Order = Order(&[f("line"), f("text")]);
+
+/// tmuxwire's `get_command_output` (no reference result).
+pub static COMMAND_OUTPUT: Order = Order(&[
+    f("pane_id"),
+    nested("command", &COMMAND),
+    nested("lines", &OUTPUT_LINE),
+    f("lines_omitted"),
+    f("lines_missing"),
+]);
+
 /// libtmux-mcp `SendKeysOperationResult`.
 pub static SEND_ONE: Order = Order(&[
     f("index"),

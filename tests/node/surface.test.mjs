@@ -42,7 +42,8 @@ const README = resolve(here, "../../README.md");
 const TOOLSETS = "inspect";
 const TOOLS = [
   "list_sessions", "list_windows", "list_panes", "get_server_info", "get_session_info",
-  "get_window_info", "get_pane_info", "capture_pane", "snapshot_pane", "display_message",
+  "get_window_info", "get_pane_info", "get_pane_state", "list_commands", "get_command_output",
+  "capture_pane", "snapshot_pane", "display_message",
   "search_panes", "list_servers", "show_option", "show_environment", "show_buffer",
   "show_hooks", "show_hook", "find_pane_by_position", "call_read_tools_batch",
   "wait_for_text", "capture_since",
@@ -206,6 +207,20 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
       session_name: p.session_name,
     });
     assert.equal(pi.pane_width, p.pane_width);
+    const st = await ok(client, "get_pane_state", { pane_id: p.pane_id });
+    assert.equal(st.pane_id, p.pane_id);
+    assert.equal(typeof st.input, "string", JSON.stringify(st));
+    const cmds = await ok(client, "list_commands", { pane_id: p.pane_id, limit: "5" });
+    assert.equal(cmds.pane_id, p.pane_id);
+    assert.ok(Array.isArray(cmds.commands), JSON.stringify(cmds));
+    // No shell integration in this pane: a NotFound that says why, arguments as strings.
+    const out = await client.callTool({
+      name: "get_command_output",
+      arguments: { pane_id: p.pane_id, index: "-1", tail: "3" },
+    });
+    assert.equal(out.isError, true, JSON.stringify(out));
+    assert.equal(out._meta?.error_type, "NotFound", JSON.stringify(out));
+    assert.match(out.content[0].text, /no command marks/, JSON.stringify(out));
     const server = await ok(client, "get_server_info", {});
     assert.equal(server.is_alive, true);
     await ok(client, "get_session_info", { session_name: s.session_name });
@@ -257,14 +272,21 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
 const run = promisify(execFile);
 
 /** `mcp-inspector --cli ... -- tmuxwire mcp`: its JSON answer. */
-async function inspector(args) {
-  const { stdout, stderr } = await run(
-    INSPECTOR,
-    ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, "-e",
-      `TMUXWIRE_TOOLSETS=${TOOLSETS}`, "-e", `TMUX_TMPDIR=${dir}`, ...args, "--", BIN, "mcp"],
-    { encoding: "utf8", maxBuffer: 64 << 20, env: childEnv() },
-  );
-  return { answer: JSON.parse(stdout), stderr };
+async function inspector(args, { toolError = false } = {}) {
+  let out;
+  try {
+    out = await run(
+      INSPECTOR,
+      ["--cli", "--format", "json", "-e", `TMUXWIRE_SOCKET_PATH=${sock}`, "-e",
+        `TMUXWIRE_TOOLSETS=${TOOLSETS}`, "-e", `TMUX_TMPDIR=${dir}`, ...args, "--", BIN, "mcp"],
+      { encoding: "utf8", maxBuffer: 64 << 20, env: childEnv() },
+    );
+  } catch (e) {
+    // A tool error makes the Inspector exit non-zero, with its JSON on stdout.
+    if (!toolError || typeof e.stdout !== "string") throw e;
+    out = e;
+  }
+  return { answer: JSON.parse(out.stdout), stderr: out.stderr };
 }
 
 test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg pairs", async () => {
@@ -282,6 +304,10 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["get_session_info", ["session_name=2024"]],
     ["get_window_info", [`session_id=${session}`, "window_index=0"]],
     ["get_pane_info", [`pane_id=${pane}`]],
+    ["get_pane_state", [`pane_id=${pane}`]],
+    ["list_commands", [`pane_id=${pane}`, "limit=5"]],
+    // The pane's shell has no integration: a clear NotFound, arguments taken as strings.
+    ["get_command_output", [`pane_id=${pane}`, "index=-1", "tail=3", "grep=x", "context=1"]],
     ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true"]],
     ["snapshot_pane", [`pane_id=${pane}`, "max_lines=null"]],
     ["display_message", [`pane_id=${pane}`, "format_string=#{session_attached}"]],
@@ -306,16 +332,24 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     results.push(...await Promise.all(calls.slice(i, i + 4).map(async ([name, pairs]) => {
       const args = ["--method", "tools/call", "--tool-name", name];
       for (const kv of pairs) args.push("--tool-arg", kv);
-      return [name, (await inspector(args)).answer];
+      const toolError = name === "get_command_output";
+      return [name, (await inspector(args, { toolError })).answer];
     })));
   }
   for (const [name, answer] of results) {
+    if (name === "get_command_output") {
+      assert.equal(answer.result?.isError, true, `${name}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.result._meta.error_type, "NotFound", JSON.stringify(answer));
+      assert.match(answer.result._meta.suggestion, /list_commands/, JSON.stringify(answer));
+      continue;
+    }
     const r = answer.result;
     assert.ok(r, `${name}: ${JSON.stringify(answer)}`);
     assert.equal(r.isError, false, `${name}: ${JSON.stringify(r)}`);
     checkText(name, r);
   }
-  const by = Object.fromEntries(results.map(([n, a]) => [n, a.result.structuredContent]));
+  const by = Object.fromEntries(results.map(([n, a]) => [n, a.result?.structuredContent]));
+  assert.equal(by.list_commands.marks, "absent");
   assert.equal(by.get_session_info.session_name, "2024");
   assert.equal(by.capture_pane.lines, 3);
   assert.equal(by.display_message.result, "0");

@@ -20,6 +20,9 @@ use crate::tmux::op::capture::{
     CapturePaneRequest, CaptureResult, DisplayMessageRequest, SnapshotPaneRequest, SnapshotResult,
     TextResult,
 };
+use crate::tmux::op::commands::{
+    CommandList, CommandOutput, CommandOutputRequest, ListCommandsRequest,
+};
 use crate::tmux::op::info::{
     Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
     WindowInfoRequest,
@@ -32,6 +35,7 @@ use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
+use crate::tmux::op::state::{PaneState, PaneStateRequest};
 use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{Error, Selector, ServerInfo};
@@ -95,6 +99,29 @@ pub(super) fn defs() -> Vec<Def> {
             "Get tmux Pane Info",
             READ,
             "One pane (default: the active one).",
+        ),
+        super::row::<PaneStateArgs>(
+            "get_pane_state",
+            "Get Pane Input State",
+            READ,
+            "What a pane's program does with input, from its terminal's settings and /proc: input \
+             line-editor|line-read|password|raw|busy|unknown, foreground process, termios, \
+             evidence.",
+        ),
+        super::row::<ListCommandsArgs>(
+            "list_commands",
+            "List Commands",
+            READ,
+            "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
+             watched it, oldest first: command, state, exit_status, times, output lines. \
+             Advisory (trusted false).",
+        ),
+        super::row::<CommandOutputArgs>(
+            "get_command_output",
+            "Get Command Output",
+            READ,
+            "One marked command's output lines (default: the last command), with \
+             head/tail/grep/context/max_bytes.",
         ),
         super::bare_output(super::row::<CapturePaneArgs>(
             "capture_pane",
@@ -206,6 +233,60 @@ tool_args!(WindowArgs => WindowInfoRequest, |a| Ok(WindowInfoRequest {
 tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
+
+tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));
+
+impl Rendered for PaneState {
+    const TEXT: TextShape = TextShape::Object(&text::PANE_STATE);
+}
+
+tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
+    limit: args::positive("limit", a.limit)?.unwrap_or(20),
+    before: a.before,
+    pane: targeting!(a, pane_id, window_id).selector()?,
+}));
+
+impl Rendered for CommandList {
+    const TEXT: TextShape = TextShape::Object(&text::COMMAND_LIST);
+}
+
+tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
+    let index = a.index.unwrap_or(-1);
+    let context = match a.context {
+        None => 0,
+        Some(n @ 0..=100) => usize::try_from(n).unwrap_or(0),
+        Some(n) => {
+            return Err(Error::invalid(
+                "context",
+                format!("context must be between 0 and 100 (received {n})"),
+                "context 0-100",
+            ));
+        }
+    };
+    let none_below = |arg: &'static str, v: Option<i64>| match v {
+        Some(n) if n < 0 => Err(Error::invalid(
+            arg,
+            format!("{arg} must not be negative (received {n})"),
+            format!("{arg} ≥ 0"),
+        )),
+        v => Ok(v.map(|n| usize::try_from(n).unwrap_or(usize::MAX))),
+    };
+    Ok(CommandOutputRequest {
+        index,
+        head: none_below("head", a.head)?,
+        tail: none_below("tail", a.tail)?,
+        grep: a.grep.clone(),
+        context,
+        max_bytes: args::positive("max_bytes", a.max_bytes)?,
+        pane: targeting!(a, pane_id, window_id).selector()?,
+    })
+});
+
+impl Rendered for CommandOutput {
+    const TEXT: TextShape = TextShape::Object(&text::COMMAND_OUTPUT);
+}
 
 tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
     let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;

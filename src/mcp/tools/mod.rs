@@ -837,6 +837,13 @@ mod tests {
         out
     }
 
+    /// tmuxwire's tools beyond the reference's, with their toolsets.
+    const OWN_TOOLS: &[(&str, Toolset)] = &[
+        ("get_pane_state", Toolset::Inspect),
+        ("list_commands", Toolset::Inspect),
+        ("get_command_output", Toolset::Inspect),
+    ];
+
     /// The tools the reference sends with `anthropic/alwaysLoad`.
     fn reference_always_load() -> Vec<&'static str> {
         let line = REFERENCE
@@ -887,7 +894,13 @@ mod tests {
         let reference = reference_tools();
         assert_eq!(reference.len(), 54);
         let tools = catalog();
-        assert_eq!(tools.len(), reference.len());
+        assert_eq!(tools.len(), reference.len() + OWN_TOOLS.len());
+        for (name, toolset) in OWN_TOOLS {
+            assert!(reference.iter().all(|(n, ..)| n != name), "{name}");
+            let d = def_of(name).unwrap_or_else(|| panic!("{name} is served"));
+            assert_eq!(d.toolset, *toolset, "{name}");
+            assert!(!d.self_bounded, "{name}");
+        }
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         let mut sorted = names.clone();
         sorted.sort_unstable();

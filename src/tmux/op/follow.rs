@@ -46,8 +46,8 @@ crate::record! {
 const FOLLOWED_FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, FollowedRow);
 
 /// A pane the mirror follows, as tmux listed it just now.
-struct Followed {
-    pane: Arc<PaneMirror>,
+pub(super) struct Followed {
+    pub(super) pane: Arc<PaneMirror>,
     pid: u32,
     /// Its foreground process (`#{pane_current_command}`).
     command: String,
@@ -241,9 +241,20 @@ pub async fn pane_id(server: &Server, sel: &Selector) -> Result<PaneId, Error> {
         .map_err(|_| Error::not_found(format!("can't find pane: {target}")))
 }
 
+/// The mirror's copy of `pane`, followed and just confirmed by tmux (see
+/// [`follow`]).
+///
+/// # Errors
+///
+/// As [`follow`]: `NotFound`, `Unsupported` (mirror off), connection
+/// errors.
+pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
+    Ok(follow(server, pane, None).await?.pane)
+}
+
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
 /// its copy.
-async fn follow(
+pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
     progress: Option<&Progress>,
@@ -399,7 +410,7 @@ fn parse_liveness(text: &str, server_pid: Option<u32>, pane: PaneId) -> Option<L
 
 /// How a followed pane ended during a wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ended {
+pub(super) enum Ended {
     /// Its program exited; tmux keeps the pane, with this status.
     Exited(Option<i32>),
     /// The pane is gone.
@@ -410,7 +421,7 @@ enum Ended {
 /// there: on every wake the wait asks [`Vigil::check`], which asks tmux
 /// when the copy says the pane died or lost its feed, and every
 /// [`LIVENESS_EVERY`] otherwise.
-struct Vigil {
+pub(super) struct Vigil {
     pane: PaneId,
     server_pid: Option<u32>,
     next: tokio::time::Instant,
@@ -432,7 +443,7 @@ const STATUS_GRACE: Duration = Duration::from_millis(1000);
 const STATUS_AGAIN: Duration = Duration::from_millis(100);
 
 impl Vigil {
-    async fn new(server: &Server, pane: PaneId) -> Vigil {
+    pub(super) async fn new(server: &Server, pane: PaneId) -> Vigil {
         Vigil {
             pane,
             server_pid: server.mirrored_server_pid().await,
@@ -443,7 +454,7 @@ impl Vigil {
     }
 
     /// When the wait must wake to ask tmux next.
-    fn wake_at(&self) -> tokio::time::Instant {
+    pub(super) fn wake_at(&self) -> tokio::time::Instant {
         self.next
     }
 
@@ -455,7 +466,11 @@ impl Vigil {
     /// # Errors
     ///
     /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone).
-    async fn check(&mut self, server: &Server, f: &Followed) -> Result<Option<Ended>, Error> {
+    pub(super) async fn check(
+        &mut self,
+        server: &Server,
+        f: &Followed,
+    ) -> Result<Option<Ended>, Error> {
         let (dead, unfed) = {
             let st = f.pane.view();
             (

@@ -14,6 +14,7 @@
 //! * [`info`]: one server, session, window or pane;
 //! * [`capture`]: a pane's text and state (`capture_pane`,
 //!   `snapshot_pane`, `display_message`);
+//! * [`state`]: `get_pane_state` (input state from the pane's terminal);
 //! * [`search`]: `search_panes` over scrollback and screen;
 //! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
 //!   `run_command`);
@@ -29,6 +30,7 @@
 
 pub mod capture;
 pub mod channel;
+pub mod commands;
 pub mod filter;
 pub mod fit;
 pub mod follow;
@@ -37,6 +39,7 @@ pub mod list;
 pub mod manage;
 pub mod search;
 pub mod settings;
+pub mod state;
 pub mod typing;
 
 // The manage family's creating and killing halves (see `manage`).

@@ -1,0 +1,151 @@
+//! `get_pane_state`: what a pane's program is doing with its input, from
+//! the pane terminal's settings and `/proc` ([`crate::sys`]), with the
+//! screen modes tmux reports.
+//!
+//! One round trip (`list-panes` filtered to the pane), then local reads
+//! of the pane's tty and `/proc`. tmuxwire reaches tmux over a Unix
+//! socket, so the server is on this machine, but it may run as another
+//! user or in another pid namespace: then the facts are `unknown`, said
+//! in `evidence`, never guessed.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::fit::Limit;
+use super::{Op, Server};
+use crate::control::format::Query;
+use crate::sys::input::{self, Input, Termios};
+use crate::sys::probe::{self, PaneProcess};
+use crate::tmux::target::{one_record, pane_lookup};
+use crate::tmux::{Error, Selector};
+
+crate::fits_whole!(PaneState);
+
+crate::record! {
+    /// The tmux variables a [`PaneState`] is read from.
+    struct StateRow {
+        pane_id: String = "pane_id",
+        pane_pid: u32 = "pane_pid",
+        pane_tty: String = "pane_tty",
+        pane_dead: bool = "pane_dead",
+        server_pid: Option<u32> = "pid",
+        alternate_on: Option<bool> = "alternate_on",
+        // Empty (unknown) where the version lacks the variable:
+        // `bracket_paste_flag` is new in tmux 3.7.
+        cursor_flag: Option<bool> = "cursor_flag",
+        bracket_paste_flag: Option<bool> = "bracket_paste_flag",
+        pane_current_command: String = "pane_current_command",
+    }
+}
+
+/// `get_pane_state`: one pane (by id; else the active pane of the window
+/// or session named; else the caller's own pane or the default one).
+#[derive(Default)]
+pub struct PaneStateRequest {
+    /// The pane.
+    pub pane: Selector,
+}
+
+/// The foreground process of a pane's terminal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Foreground {
+    /// Its pid (tmuxwire's pid namespace).
+    pub pid: u32,
+    /// Its name (`comm`, at most 15 bytes as the program chose it), with
+    /// control characters as C-style escapes (`\n`, `\x1b`) and `\` as
+    /// `\\`.
+    pub name: String,
+}
+
+/// `get_pane_state`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PaneState {
+    /// Pane id, `%N`.
+    pub pane_id: String,
+    /// line-editor: the shell edits a command line; line-read: a program
+    /// reads an echoed line; password: it reads a line without echo;
+    /// raw: a program (TUI) reads keys itself; busy: not reading;
+    /// unknown: the facts could not be read or do not decide.
+    pub input: Input,
+    /// The foreground process; null when it could not be read.
+    pub foreground: Option<Foreground>,
+    /// Whether the foreground process is pane_pid (the pane's shell);
+    /// null when unknown.
+    pub shell_in_foreground: Option<bool>,
+    /// The terminal's ECHO and ICANON; null when unreadable.
+    pub termios: Option<Termios>,
+    /// The foreground process's kernel wait channel
+    /// (`poll_schedule_timeout`, `wait_woken`, `hrtimer_nanosleep`);
+    /// absent when unreadable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wchan: Option<String>,
+    /// Whether the alternate screen is shown.
+    pub alternate_on: Option<bool>,
+    /// Whether the cursor is shown (`?25`); null when unknown.
+    pub cursor_visible: Option<bool>,
+    /// Whether the program asked for bracketed paste (`?2004`); null
+    /// before tmux 3.7 (unknown).
+    pub bracketed_paste: Option<bool>,
+    /// Each fact used, and each that could not be read, in words.
+    pub evidence: Vec<String>,
+}
+
+impl Op for PaneStateRequest {
+    type Response = PaneState;
+
+    /// # Errors
+    ///
+    /// [`crate::tmux::ErrorKind::NotFound`] for a missing pane; connection
+    /// errors. Facts that cannot be read are not errors: `input` is then
+    /// `unknown`.
+    async fn run(self, server: &Server, _: Limit) -> Result<PaneState, Error> {
+        let target = server.resolve_pane(&self.pane).await?;
+        let q = Query::new(StateRow::FIELDS);
+        let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
+        let row = StateRow::from_record(&one_record(&q, &body, &target)?);
+        Ok(state_of(&row))
+    }
+}
+
+/// The state of the pane `row` describes (reads its tty and `/proc`).
+fn state_of(row: &StateRow) -> PaneState {
+    let facts = if row.pane_dead {
+        crate::sys::input::Facts {
+            notes: vec!["the pane is dead (its process exited; remain-on-exit)".into()],
+            ..Default::default()
+        }
+    } else {
+        probe::probe(&PaneProcess {
+            tty: &row.pane_tty,
+            pane_pid: row.pane_pid,
+            server_pid: row.server_pid,
+        })
+    };
+    let (input, mut evidence) = input::classify(&facts);
+    if facts.foreground.is_none() && !row.pane_current_command.is_empty() {
+        evidence.push(format!(
+            "tmux reports pane_current_command '{}'",
+            crate::sys::stat::display_name(row.pane_current_command.as_bytes())
+        ));
+    }
+    let fg = facts.foreground.as_ref();
+    PaneState {
+        pane_id: row.pane_id.clone(),
+        input,
+        foreground: fg.map(|p| Foreground {
+            pid: p.pid,
+            name: crate::sys::stat::display_name(&p.comm),
+        }),
+        shell_in_foreground: fg.map(|_| facts.shell_in_foreground),
+        termios: facts.termios,
+        wchan: fg
+            .and_then(|p| p.wchan.as_deref())
+            .map(input::wchan_name)
+            .filter(|w| !w.is_empty() && *w != "0")
+            .map(|w| crate::sys::stat::display_name(w.as_bytes())),
+        alternate_on: row.alternate_on,
+        cursor_visible: row.cursor_flag,
+        bracketed_paste: row.bracket_paste_flag,
+        evidence,
+    }
+}

@@ -1,0 +1,278 @@
+//! `list_commands` and `get_command_output` on real bash with OSC 133
+//! shell integration (the snippet of tmux issue 5417), a shell without
+//! it, and a program that forges marks.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tmuxwire::tmux::Servers;
+
+use crate::support::tool::*;
+use crate::support::{TestServer, mirrored_servers, tmux_bins};
+
+/// Bash with OSC 133 prompts (`A`/`B` around PS1, `C` from PS0, `D;$?`
+/// from PROMPT_COMMAND), in a clean environment.
+///
+/// The mirror sees marks from when it starts following a pane, so the
+/// returned servers have followed it (a `list_commands` call) before the
+/// snippet is typed.
+async fn bash_with_marks(
+    bin: &crate::support::TmuxBin,
+) -> (TestServer, Arc<Servers>, tempfile::TempDir, String) {
+    let home = tempfile::tempdir().expect("temp home");
+    let cmd = format!(
+        "env -i HOME={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
+        home.path().display()
+    );
+    let server = TestServer::builder(bin).size(80, 20).command(&cmd).start();
+    let pane = first_pane(&server);
+    let s = mirrored_servers(&server);
+    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    assert_eq!(v["marks"], json!("absent"), "{v}");
+    let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    (server, s, home, pane)
+}
+
+/// Waits until `list_commands` shows a finished command `command`;
+/// returns the listing.
+async fn listed_until(servers: &Servers, pane: &str, command: &str) -> Value {
+    let deadline = std::time::Instant::now() + crate::support::DEADLINE;
+    let mut pause = std::time::Duration::from_millis(2);
+    loop {
+        let v = ok(servers, "list_commands", json!({"pane_id": pane})).await;
+        let done = v["commands"].as_array().is_some_and(|a| {
+            a.iter()
+                .any(|c| c["command"] == json!(command) && c["state"] == json!("finished"))
+        });
+        if done {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{command} was never listed as finished; last: {v}"
+        );
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(std::time::Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marked_commands_are_listed_with_their_output() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let (server, s, _home, pane) = bash_with_marks(&bin).await;
+        for keys in [
+            "seq 1 5",
+            "(exit 7)",
+            "printf 'a\\nneedle one\\nb\\nc\\nneedle two\\n'",
+            "true",
+        ] {
+            // One at a time: keys typed while a command runs are echoed by the
+            // terminal into its output, as a person would see them.
+            server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
+            server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+            listed_until(&s, &pane, keys).await;
+        }
+        let v = listed_until(&s, &pane, "true").await;
+        assert_eq!(v["pane_id"], json!(pane), "{ctx}: {v}");
+        assert_eq!(v["marks"], json!("present"), "{ctx}: {v}");
+        let done: Vec<(Value, Value)> = v["commands"]
+            .as_array()
+            .expect("commands")
+            .iter()
+            .filter(|c| c["state"] == json!("finished") && !c["command"].is_null())
+            .map(|c| (c["command"].clone(), c["exit_status"].clone()))
+            .collect();
+        let tail = &done[done.len().saturating_sub(4)..];
+        assert_eq!(
+            tail,
+            [
+                (json!("seq 1 5"), json!(0)),
+                (json!("(exit 7)"), json!(7)),
+                (
+                    json!("printf 'a\\nneedle one\\nb\\nc\\nneedle two\\n'"),
+                    json!(0)
+                ),
+                (json!("true"), json!(0)),
+            ],
+            "{ctx}: {v}"
+        );
+        for c in v["commands"].as_array().expect("commands") {
+            assert_eq!(c["trusted"], json!(false), "{ctx}: {c}");
+            assert_eq!(c["source"], json!("osc133"), "{ctx}: {c}");
+        }
+        let index_of = |cmd: &str| {
+            v["commands"]
+                .as_array()
+                .and_then(|a| a.iter().find(|c| c["command"] == json!(cmd)))
+                .map(|c| c["index"].clone())
+                .unwrap_or_else(|| panic!("{ctx}: {cmd} in {v}"))
+        };
+
+        // seq's output, line by line, with tmux line numbers capture_pane reads back.
+        let out = ok(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": index_of("seq 1 5")}),
+        )
+        .await;
+        let texts: Vec<&str> = out["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .filter_map(|l| l["text"].as_str())
+            .collect();
+        assert_eq!(texts, ["1", "2", "3", "4", "5"], "{ctx}: {out}");
+        assert_eq!(out["command"]["output_lines"], json!(5), "{ctx}: {out}");
+        let first = out["lines"][0]["line"].as_i64().expect("line");
+        let cap = ok(
+            &s,
+            "capture_pane",
+            json!({"pane_id": pane, "start": first, "end": first + 4}),
+        )
+        .await;
+        assert_eq!(
+            cap["result"]
+                .as_str()
+                .map(|t| t.lines().collect::<Vec<_>>()),
+            Some(vec!["1", "2", "3", "4", "5"]),
+            "{ctx}: {cap}"
+        );
+        // The text block is the object.
+        let r = call(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": index_of("seq 1 5"), "tail": 2}),
+        )
+        .await;
+        let text: Value = serde_json::from_str(&text_of(&r)).expect("JSON text");
+        assert_eq!(text["lines"][0]["text"], json!("4"), "{ctx}: {text}");
+        assert_eq!(text["lines_omitted"], json!(3), "{ctx}: {text}");
+
+        // grep with context; head/tail at once.
+        let printf = index_of("printf 'a\\nneedle one\\nb\\nc\\nneedle two\\n'");
+        let g = ok(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": printf, "grep": "needle", "context": 1}),
+        )
+        .await;
+        let texts: Vec<&str> = g["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .filter_map(|l| l["text"].as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            ["a", "needle one", "b", "c", "needle two"],
+            "{ctx}: {g}"
+        );
+        let g = ok(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": printf, "grep": "needle"}),
+        )
+        .await;
+        assert_eq!(g["lines"].as_array().map(Vec::len), Some(2), "{ctx}: {g}");
+        assert_eq!(g["lines_omitted"], json!(3), "{ctx}: {g}");
+        // `-1` is the newest: `true`, with no output.
+        let newest = ok(&s, "get_command_output", json!({"pane_id": pane})).await;
+        assert_eq!(
+            newest["command"]["command"],
+            json!("true"),
+            "{ctx}: {newest}"
+        );
+        assert_eq!(newest["lines"], json!([]), "{ctx}: {newest}");
+
+        // Paging back with before.
+        let page = ok(
+            &s,
+            "list_commands",
+            json!({"pane_id": pane, "limit": 1, "before": index_of("true")}),
+        )
+        .await;
+        assert_eq!(
+            page["commands"][0]["index"],
+            index_of("printf 'a\\nneedle one\\nb\\nc\\nneedle two\\n'"),
+            "{ctx}: {page}"
+        );
+        assert!(page["omitted"].as_u64() >= Some(2), "{ctx}: {page}");
+
+        // Bad arguments: clear errors, nothing run.
+        let e = err(&s, "list_commands", json!({"pane_id": pane, "limit": 0})).await;
+        assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
+        let e = err(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "context": 1000}),
+        )
+        .await;
+        assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
+        let e = err(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": 1_000_000}),
+        )
+        .await;
+        assert_eq!(e.kind, "NotFound", "{ctx}: {e:?}");
+        let e = err(&s, "list_commands", json!({"pane_id": "%999"})).await;
+        assert_eq!(e.kind, "NotFound", "{ctx}: {e:?}");
+    }
+}
+
+/// A shell with no integration: `marks: "absent"`, no commands, and a
+/// request for output says why there is none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_without_marks_says_so() {
+    let bin = crate::support::system_tmux();
+    let server = TestServer::start(&bin);
+    let pane = first_pane(&server);
+    let s = mirrored_servers(&server);
+    let _ = run(&server, &pane, "echo plain");
+    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    assert_eq!(v["marks"], json!("absent"), "{v}");
+    assert_eq!(v["commands"], json!([]), "{v}");
+    let e = err(&s, "get_command_output", json!({"pane_id": pane})).await;
+    assert_eq!(e.kind, "NotFound", "{e:?}");
+    assert!(e.text.contains("no command marks"), "{e:?}");
+    // The hint is about commands, not about finding the pane.
+    let hint = e.meta["suggestion"].as_str().unwrap_or("");
+    assert!(hint.contains("list_commands"), "{e:?}");
+}
+
+/// A program that prints marks of its own (a forged command with a made-up
+/// success) shows up only as an untrusted record: it cannot make itself
+/// trusted, and the shell's own record of the command that ran it keeps
+/// that command's real status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_marks_stay_untrusted() {
+    let bin = crate::support::system_tmux();
+    let (server, s, _home, pane) = bash_with_marks(&bin).await;
+    let forge = r"printf '\033]133;A\a$ \033]133;B\a\033]133;C\aforged\n\033]133;D;0\a'; exit_three() { return 3; }; exit_three";
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", forge]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", "true"]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    let v = listed_until(&s, &pane, "true").await;
+    for c in v["commands"].as_array().expect("commands") {
+        assert_eq!(c["trusted"], json!(false), "{c}");
+    }
+    // The last status before `true` is the shell's: 3, whatever the forged D said.
+    let cmds = v["commands"].as_array().expect("commands");
+    let t = cmds
+        .iter()
+        .rposition(|c| c["command"] == json!("true"))
+        .expect("true");
+    let before: Vec<&Value> = cmds[..t]
+        .iter()
+        .filter(|c| c["state"] == json!("finished"))
+        .collect();
+    assert_eq!(
+        before.last().map(|c| c["exit_status"].clone()),
+        Some(json!(3)),
+        "{v}"
+    );
+}
