@@ -276,3 +276,142 @@ async fn forged_marks_stay_untrusted() {
         "{v}"
     );
 }
+
+/// `wait_for_command` returns the next command that finishes, typed by a
+/// person (here `tmux send-keys`), with its status and output tail; one
+/// already running when the wait began counts; a timeout names the
+/// command still running; a killed pane ends the wait as `pane_gone`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_command_sees_the_next_command_end() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let (server, s, _home, pane) = bash_with_marks(&bin).await;
+        prompt_ready(&s, &pane).await;
+        // Begun before the command is typed.
+        let wait = waiting(&s, &pane, 10).await;
+        server.tmux_ok(&[
+            "send-keys",
+            "-t",
+            &pane,
+            "-l",
+            "printf 'w1\\nw2\\n'; (exit 4)",
+        ]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let v = crate::support::within("wait_for_command", wait)
+            .await
+            .expect("the wait task");
+        assert_eq!(v["outcome"], json!("finished"), "{ctx}: {v}");
+        assert_eq!(v["found"], json!(true), "{ctx}: {v}");
+        assert_eq!(
+            v["command"]["command"],
+            json!("printf 'w1\\nw2\\n'; (exit 4)"),
+            "{ctx}: {v}"
+        );
+        assert_eq!(v["command"]["exit_status"], json!(4), "{ctx}: {v}");
+        assert_eq!(v["tail"], json!(["w1", "w2"]), "{ctx}: {v}");
+        assert_eq!(v["marks"], json!("present"), "{ctx}: {v}");
+
+        // Begun while the command runs: it is the next to finish.
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "sleep 0.5; echo slept"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let v = ok(
+            &s,
+            "wait_for_command",
+            json!({"pane_id": pane, "timeout": 10}),
+        )
+        .await;
+        assert_eq!(
+            v["command"]["command"],
+            json!("sleep 0.5; echo slept"),
+            "{ctx}: {v}"
+        );
+        assert_eq!(v["command"]["exit_status"], json!(0), "{ctx}: {v}");
+        assert_eq!(v["tail"], json!(["slept"]), "{ctx}: {v}");
+
+        // A timeout says what still runs.
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "sleep 30"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let v = crate::support::wait_until_async("sleep 30 runs", || {
+            let s = s.clone();
+            let pane = pane.clone();
+            async move {
+                let v = ok(
+                    &s,
+                    "wait_for_command",
+                    json!({"pane_id": pane, "timeout": 0.2}),
+                )
+                .await;
+                (v["running"]["command"] == json!("sleep 30")).then_some(v)
+            }
+        })
+        .await;
+        assert_eq!(v["outcome"], json!("timeout"), "{ctx}: {v}");
+        assert_eq!(v["command"], Value::Null, "{ctx}: {v}");
+        assert_eq!(v["running"]["state"], json!("running"), "{ctx}: {v}");
+
+        // The pane killed during the wait: pane_gone, soon, never timeout.
+        let wait = waiting(&s, &pane, 20).await;
+        // A second window keeps the server alive.
+        server.tmux_ok(&["new-window", "-d"]);
+        server.tmux_ok(&["kill-pane", "-t", &pane]);
+        let v = crate::support::within("wait_for_command on a killed pane", wait)
+            .await
+            .expect("the wait task");
+        assert_eq!(v["outcome"], json!("pane_gone"), "{ctx}: {v}");
+        assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{ctx}: {v}");
+    }
+}
+
+/// Starts `wait_for_command` on `pane` and returns once it has subscribed
+/// to the copy (so output typed next comes after the wait's entry).
+async fn waiting(s: &Arc<Servers>, pane: &str, timeout: u64) -> tokio::task::JoinHandle<Value> {
+    let wait = {
+        let (s, pane) = (s.clone(), pane.to_string());
+        tokio::spawn(async move {
+            let args = json!({"pane_id": pane, "timeout": timeout});
+            ok(&s, "wait_for_command", args).await
+        })
+    };
+    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
+    crate::support::wait_until_async("the wait subscribed", || async {
+        let m = s.default_server().mirror().await?;
+        (m.pane(id)?.subscribers() > 0).then_some(())
+    })
+    .await;
+    wait
+}
+
+/// Waits until the pane's shell shows a marked prompt.
+async fn prompt_ready(s: &Servers, pane: &str) {
+    crate::support::wait_until_async("a marked prompt", || async {
+        let v = ok(s, "list_commands", json!({"pane_id": pane})).await;
+        let last = v["commands"].as_array()?.last()?.clone();
+        (last["state"] == json!("prompt")).then_some(())
+    })
+    .await;
+}
+
+/// A pane without shell integration: the wait ends at its timeout with
+/// `marks: "absent"`, so an agent knows why nothing finished.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_command_without_marks_says_so() {
+    let server = TestServer::start(&crate::support::system_tmux());
+    let pane = first_pane(&server);
+    let s = mirrored_servers(&server);
+    let v = ok(
+        &s,
+        "wait_for_command",
+        json!({"pane_id": pane, "timeout": 0.2}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+    assert_eq!(v["marks"], json!("absent"), "{v}");
+    assert_eq!(v["effective_timeout"], json!(0.2), "{v}");
+    let e = err(
+        &s,
+        "wait_for_command",
+        json!({"pane_id": pane, "timeout": -1}),
+    )
+    .await;
+    assert_eq!(e.kind, "InvalidArgument", "{e:?}");
+}

@@ -57,7 +57,7 @@ suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and ex
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
 STATE: get_pane_state says what the pane's program does with input now (input: line-editor, \
-line-read, password, raw, busy, unknown). list_commands and get_command_output read the commands a \
+line-read, password, raw, busy, unknown). list_commands, get_command_output and wait_for_command (the next one to finish) read the commands a \
 shell marks with OSC 133/633 (shell integration) since tmuxwire began watching the pane: state \
 running|finished|abandoned|prompt; exit_status null means unknown, never 0; line numbers as \
 capture_pane's; any program can print marks, so trusted is false and run_command is the checked \

@@ -369,6 +369,20 @@ pub static COMMAND_OUTPUT: Order = Order(&[
     f("lines_missing"),
 ]);
 
+/// tmuxwire's `wait_for_command` (no reference result).
+pub static WAIT_COMMAND: Order = Order(&[
+    f("found"),
+    f("outcome"),
+    nested("command", &COMMAND),
+    f("tail"),
+    nested("running", &COMMAND),
+    f("marks"),
+    f("pane_id"),
+    f("elapsed_seconds"),
+    f("effective_timeout"),
+    f("pane_exit_status"),
+]);
+
 /// libtmux-mcp `SendKeysOperationResult`.
 pub static SEND_ONE: Order = Order(&[
     f("index"),
@@ -436,6 +450,10 @@ impl Rendered for crate::tmux::PaneSnapshot {
 
 impl Rendered for crate::tmux::SearchPanesResult {
     const TEXT: TextShape = TextShape::Object(&SEARCH);
+}
+
+impl Rendered for crate::tmux::op::commands::WaitForCommandResult {
+    const TEXT: TextShape = TextShape::Object(&WAIT_COMMAND);
 }
 
 impl Rendered for crate::tmux::follow::WaitForTextResult {

@@ -19,6 +19,7 @@ use crate::mirror::Progress;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
+use crate::tmux::op::commands::WaitForCommandRequest;
 use crate::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -48,6 +49,21 @@ struct WaitForTextArgs {
 
 fn default_wait_timeout() -> f64 {
     8.0
+}
+
+/// `wait_for_command`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WaitForCommandArgs {
+    /// Seconds, at most the wait ceiling.
+    #[serde(default = "default_run_timeout")]
+    timeout: f64,
+    pane_id: Option<String>,
+    session_name: Option<String>,
+    session_id: Option<String>,
+    window_id: Option<String>,
+    socket_name: Option<String>,
+    socket_path: Option<String>,
 }
 
 /// `capture_since`.
@@ -150,6 +166,20 @@ tool_args!(WaitForTextArgs => WaitForTextRequest, |a| {
     })
 });
 
+tool_args!(WaitForCommandArgs => WaitForCommandRequest, |a| {
+    Ok(WaitForCommandRequest {
+        timeout: timeout_arg(a.timeout)?,
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        progress: None,
+    })
+});
+
+impl super::Reports for WaitForCommandRequest {
+    fn reporting_to(self, progress: Option<Progress>) -> Self {
+        WaitForCommandRequest { progress, ..self }
+    }
+}
+
 tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?.unwrap_or(usize::MAX);
     let max_bytes = args::positive("max_bytes", a.max_bytes)?.unwrap_or(usize::MAX);
@@ -194,6 +224,15 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "Wait for Text",
             READ,
             "Wait for a new line matching patterns (never the echo of typed input) or any output. outcome: matched, any_output, stopped, alternate_screen, timeout, exited, pane_gone",
+        ))
+        .mark_self_bounded(),
+        bare_output(super::reporting::<WaitForCommandArgs>(
+            "wait_for_command",
+            "Wait for Command",
+            READ,
+            "Wait for the pane's next marked command to finish (OSC 133/633 shell integration; \
+             typed by anyone): command with exit_status, tail. outcome: finished, exited, \
+             pane_gone, timeout.",
         ))
         .mark_self_bounded(),
         bare_output(super::row::<CaptureSinceArgs>(

@@ -837,11 +837,13 @@ mod tests {
         out
     }
 
-    /// tmuxwire's tools beyond the reference's, with their toolsets.
-    const OWN_TOOLS: &[(&str, Toolset)] = &[
-        ("get_pane_state", Toolset::Inspect),
-        ("list_commands", Toolset::Inspect),
-        ("get_command_output", Toolset::Inspect),
+    /// tmuxwire's tools beyond the reference's: toolset, and whether it
+    /// bounds its own waiting.
+    const OWN_TOOLS: &[(&str, Toolset, bool)] = &[
+        ("get_pane_state", Toolset::Inspect, false),
+        ("list_commands", Toolset::Inspect, false),
+        ("get_command_output", Toolset::Inspect, false),
+        ("wait_for_command", Toolset::Inspect, true),
     ];
 
     /// The tools the reference sends with `anthropic/alwaysLoad`.
@@ -895,11 +897,11 @@ mod tests {
         assert_eq!(reference.len(), 54);
         let tools = catalog();
         assert_eq!(tools.len(), reference.len() + OWN_TOOLS.len());
-        for (name, toolset) in OWN_TOOLS {
+        for (name, toolset, self_bounded) in OWN_TOOLS {
             assert!(reference.iter().all(|(n, ..)| n != name), "{name}");
             let d = def_of(name).unwrap_or_else(|| panic!("{name} is served"));
             assert_eq!(d.toolset, *toolset, "{name}");
-            assert!(!d.self_bounded, "{name}");
+            assert_eq!(d.self_bounded, *self_bounded, "{name}");
         }
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         let mut sorted = names.clone();

@@ -400,3 +400,222 @@ fn info(r: &CommandRecord, t: &Term, lines: &LineNumbers) -> CommandInfo {
         trimmed: r.trimmed,
     }
 }
+
+/// `wait_for_command`: wait until the pane's next command finishes (one
+/// tmuxwire typed or one a person typed), read from the command table.
+#[derive(Clone)]
+pub struct WaitForCommandRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// How long to wait.
+    pub timeout: Duration,
+    /// Where to report progress (seconds waited of the timeout).
+    pub progress: Option<crate::mirror::Progress>,
+}
+
+/// Most lines and bytes of the finished command's output in
+/// [`WaitForCommandResult::tail`] (the newest kept).
+const TAIL_LINES: usize = 20;
+const TAIL_BYTES: usize = 2000;
+
+/// `wait_for_command`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct WaitForCommandResult {
+    /// True when a command finished (`outcome` is `finished`).
+    pub found: bool,
+    /// finished (a command's end mark came, or a new prompt abandoned
+    /// it) | exited (the pane's program exited) | pane_gone | timeout.
+    pub outcome: &'static str,
+    /// The command that finished; null otherwise.
+    pub command: Option<CommandInfo>,
+    /// Its last output lines (at most 20 lines and 2000 bytes).
+    pub tail: Vec<String>,
+    /// The command still running when the wait ended without one
+    /// finishing; null when none was.
+    pub running: Option<CommandInfo>,
+    /// present | absent: whether the pane's shell sent any marks since
+    /// tmuxwire watched it (absent: no command can be seen to finish).
+    pub marks: &'static str,
+    /// The pane, `%N`.
+    pub pane_id: String,
+    /// Seconds waited.
+    pub elapsed_seconds: f64,
+    /// The timeout applied, in seconds (after clamping to the ceiling).
+    pub effective_timeout: f64,
+    /// The exit status of the pane's program when it exited and tmux
+    /// kept the pane; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_status: Option<i32>,
+}
+
+crate::fits_whole!(WaitForCommandResult);
+
+impl Op for WaitForCommandRequest {
+    type Response = WaitForCommandResult;
+
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
+        let pane = super::follow::pane_id(server, &self.pane).await?;
+        wait_for_command(server, pane, &self).await
+    }
+}
+
+/// The commands that were already in the table when a wait began: those
+/// that end later are still "next".
+struct Entry {
+    /// The first index a record opened after the entry gets.
+    next: u64,
+    /// Records open (at their prompt or running) at the entry.
+    open: Vec<u64>,
+}
+
+impl Entry {
+    fn of(t: &Term) -> Entry {
+        let c = t.commands();
+        Entry {
+            next: c.last().map_or(0, |r| r.index + 1),
+            open: c
+                .records()
+                .filter(|r| r.ended.is_none())
+                .map(|r| r.index)
+                .collect(),
+        }
+    }
+
+    /// The oldest record that ran and ended after the entry.
+    fn finished<'t>(&self, t: &'t Term) -> Option<&'t CommandRecord> {
+        t.commands().records().find(|r| {
+            r.ended.is_some()
+                && r.output_start.is_some()
+                && (r.index >= self.next || self.open.contains(&r.index))
+        })
+    }
+}
+
+/// Waits until a command of `pane` that was not finished when the wait
+/// began finishes: woken by each change of the copy, and every
+/// [`super::follow`] liveness interval to ask tmux whether the pane and
+/// its server are still there (a pane whose program exits or that is
+/// killed ends the wait within about 1 s, as `exited` or `pane_gone`).
+/// A command at its prompt or running when the wait began counts, so a
+/// wait begun just after typing a command sees it end.
+///
+/// # Errors
+///
+/// As [`WaitForCommandRequest::run`].
+pub async fn wait_for_command(
+    server: &Server,
+    pane: PaneId,
+    req: &WaitForCommandRequest,
+) -> Result<WaitForCommandResult, Error> {
+    let started = std::time::Instant::now();
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    let f = super::follow::follow(server, pane, None).await?;
+    let entry = {
+        let st = f.pane.view();
+        let t = st
+            .term()
+            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        Entry::of(t)
+    };
+    // Subscribed after the entry was read: a change in between is seen by
+    // the first look below.
+    let mut rx = f.pane.subscribe();
+    let mut vigil = super::follow::Vigil::new(server, pane).await;
+    // A look under the copy's lock on each wake; the record's lines are
+    // read once, from a snapshot, when it is there.
+    let finished = |f: &super::follow::Followed| {
+        entry.finished(f.pane.view().term()?)?;
+        let st = f.pane.snapshot();
+        let t = st.term()?;
+        let r = entry.finished(t)?;
+        let lines = LineNumbers::of(t, std::slice::from_ref(&r));
+        let (out, _) = output_of(r, t);
+        Some((info(r, t, &lines), tail_of(out)))
+    };
+    let mut ended = None;
+    let mut done;
+    loop {
+        done = finished(&f);
+        if done.is_some() {
+            break;
+        }
+        ended = vigil.check(server, &f).await?;
+        if ended.is_some() {
+            // Its end mark may have come just before the pane went.
+            done = finished(&f);
+            break;
+        }
+        if let Some(p) = &req.progress {
+            p(
+                started.elapsed().as_secs(),
+                req.timeout.as_secs().max(1),
+                "waiting for a command to finish",
+            );
+        }
+        let wake =
+            crate::tmux::follow::wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        match tokio::time::timeout_at(wake, rx.changed()).await {
+            Ok(Ok(())) => {}
+            // The copy is gone (mirror stopped).
+            Ok(Err(_)) => break,
+            Err(_) if tokio::time::Instant::now() >= deadline => break,
+            Err(_) => {}
+        }
+    }
+    let st = f.pane.snapshot();
+    let (marks, running) = st.term().map_or(("absent", None), |t| {
+        let c = t.commands();
+        let running = c.records().rev().find(|r| r.running()).map(|r| {
+            let lines = LineNumbers::of(t, std::slice::from_ref(&r));
+            info(r, t, &lines)
+        });
+        let marks = if c.marks_seen() > 0 {
+            "present"
+        } else {
+            "absent"
+        };
+        (marks, running)
+    });
+    use super::follow::Ended;
+    let (outcome, pane_exit_status) = match (&done, ended) {
+        (Some(_), _) => ("finished", None),
+        (None, Some(Ended::Exited(status))) => ("exited", status),
+        (None, Some(Ended::Gone)) => ("pane_gone", None),
+        (None, None) => ("timeout", None),
+    };
+    let (command, tail) = done.map_or((None, Vec::new()), |(c, t)| (Some(c), t));
+    Ok(WaitForCommandResult {
+        found: command.is_some(),
+        outcome,
+        running: if command.is_some() { None } else { running },
+        command,
+        tail,
+        marks,
+        pane_id: pane.to_string(),
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        effective_timeout: req.timeout.as_secs_f64(),
+        pane_exit_status,
+    })
+}
+
+/// The newest of `lines` within [`TAIL_LINES`] and [`TAIL_BYTES`].
+fn tail_of(lines: Vec<OutputLine>) -> Vec<String> {
+    let mut used = 0;
+    let mut keep: Vec<String> = lines
+        .into_iter()
+        .rev()
+        .take(TAIL_LINES)
+        .take_while(|l| {
+            used += l.text.len() + 1;
+            used <= TAIL_BYTES
+        })
+        .map(|l| l.text)
+        .collect();
+    keep.reverse();
+    keep
+}
