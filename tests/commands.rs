@@ -178,6 +178,49 @@ async fn marked_commands_are_listed_with_their_output() {
         .await;
         assert_eq!(g["lines"].as_array().map(Vec::len), Some(2), "{ctx}: {g}");
         assert_eq!(g["lines_omitted"], json!(3), "{ctx}: {g}");
+        // search_panes scoped to that command: its output lines, never the command line
+        // that holds the same text.
+        let all = ok(&s, "search_panes", json!({"pattern": "needle"})).await;
+        let scoped = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "needle", "command": printf}),
+        )
+        .await;
+        assert_eq!(
+            scoped["matches"][0]["matched_lines"],
+            json!(["needle one", "needle two"]),
+            "{ctx}: {scoped}"
+        );
+        assert!(
+            all["matches"][0]["matched_line_count"].as_u64() > Some(2),
+            "{ctx}: the unscoped search also finds the command line: {all}"
+        );
+        // As a string too; "last" is `true`, which printed nothing.
+        let as_text = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "needle", "command": printf.to_string()}),
+        )
+        .await;
+        assert_eq!(
+            as_text["matches"][0]["matched_lines"], scoped["matches"][0]["matched_lines"],
+            "{ctx}: {as_text}"
+        );
+        let last = ok(
+            &s,
+            "search_panes",
+            json!({"pattern": "needle", "command": "last"}),
+        )
+        .await;
+        assert_eq!(last["matches"], json!([]), "{ctx}: {last}");
+        let e = err(
+            &s,
+            "search_panes",
+            json!({"pattern": "needle", "command": "first"}),
+        )
+        .await;
+        assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
         // `-1` is the newest: `true`, with no output.
         let newest = ok(&s, "get_command_output", json!({"pane_id": pane})).await;
         assert_eq!(
@@ -414,4 +457,38 @@ async fn wait_for_command_without_marks_says_so() {
     )
     .await;
     assert_eq!(e.kind, "InvalidArgument", "{e:?}");
+}
+
+/// A command that stops to read a line (`read`) or a password (`read -s`)
+/// ends `wait_for_command` early, as `awaiting_input` or
+/// `password_prompt` with its evidence, instead of at the timeout; once
+/// answered, the command finishes and the next wait sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_command_ends_on_a_program_reading_input() {
+    let bin = crate::support::system_tmux();
+    let (server, s, _home, pane) = bash_with_marks(&bin).await;
+    prompt_ready(&s, &pane).await;
+    for (keys, outcome) in [
+        ("read -r x; echo got-$x", "awaiting_input"),
+        ("read -rs y; echo got-$y", "password_prompt"),
+    ] {
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let v = ok(
+            &s,
+            "wait_for_command",
+            json!({"pane_id": pane, "timeout": 20}),
+        )
+        .await;
+        assert_eq!(v["outcome"], json!(outcome), "{v}");
+        assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{v}");
+        assert!(
+            v["evidence"].as_array().is_some_and(|e| !e.is_empty()),
+            "{v}"
+        );
+        assert_eq!(v["running"]["command"], json!(keys), "{v}");
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "abc"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        listed_until(&s, &pane, keys).await;
+    }
 }

@@ -441,7 +441,16 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
                 .trim()
                 == "od"
         });
-        ok(&s, "paste_text", json!({"pane_id": pane, "text": "AB"})).await;
+        // od reads with echo off (`stty -echo`), which is what a password read looks like:
+        // text goes only with allow_password_input; keys (C-d) always.
+        let e = err(&s, "paste_text", json!({"pane_id": pane, "text": "AB"})).await;
+        assert_eq!(e.kind, "PasswordPrompt", "tmux {}: {e:?}", bin.label);
+        ok(
+            &s,
+            "paste_text",
+            json!({"pane_id": pane, "text": "AB", "allow_password_input": true}),
+        )
+        .await;
         ok(
             &s,
             "send_keys",

@@ -175,3 +175,55 @@ async fn screen_modes_by_version() {
         }
     }
 }
+
+/// `send_keys` and `paste_text` refuse to type into a pane whose program
+/// reads a password (`read -s`) unless `allow_password_input` is true;
+/// nothing reaches the program before that, and then the secret does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
+    let server = TestServer::start(&system_tmux());
+    let servers = capture_servers(&server);
+    let pane =
+        server.new_window_pane(&["bash --norc --noprofile -c 'read -s x; echo got-$x; sleep 100'"]);
+    state_until(&servers, &pane, "password").await;
+    let e = err(
+        &servers,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "oops"}),
+    )
+    .await;
+    assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
+    assert!(e.text.contains("password"), "{e:?}");
+    let hint = e.meta["suggestion"].as_str().unwrap_or("");
+    assert!(hint.contains("allow_password_input"), "{e:?}");
+    let e = err(
+        &servers,
+        "paste_text",
+        json!({"pane_id": pane, "text": "oops"}),
+    )
+    .await;
+    assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
+    // Still reading, nothing typed.
+    state_until(&servers, &pane, "password").await;
+    // A key is pressed whatever the program reads (how a prompt is left): here a
+    // Backspace, which changes nothing.
+    ok(
+        &servers,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "BSpace", "enter": false}),
+    )
+    .await;
+    ok(
+        &servers,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "s3cret", "allow_password_input": true}),
+    )
+    .await;
+    crate::support::wait_until_async("the secret reached the program", || async {
+        let v = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let text = v["result"].as_str().unwrap_or("").to_string();
+        assert!(!text.contains("oops"), "{text}");
+        text.contains("got-s3cret").then_some(())
+    })
+    .await;
+}

@@ -115,11 +115,11 @@ fn text_len(r: &Value) -> usize {
 }
 
 /// Most bytes `tools/list` may take for the default toolsets (inspect, manage, execute: 52
-/// tools; measured 43,315) and for all four (the reference's 54 tools, `get_pane_state`,
-/// `list_commands`, `get_command_output` and `wait_for_command`; measured 45,722;
+/// tools; measured 43,748) and for all four (the reference's 54 tools, `get_pane_state`,
+/// `list_commands`, `get_command_output` and `wait_for_command`; measured 46,155;
 /// libtmux-mcp: 148 KB for 48). The ceiling is 48 KB.
-const TOOLS_LIST_DEFAULT: usize = 43_340;
-const TOOLS_LIST_ALL: usize = 45_750;
+const TOOLS_LIST_DEFAULT: usize = 43_770;
+const TOOLS_LIST_ALL: usize = 46_180;
 
 /// `tools/list` is one line within [`TOOLS_LIST_DEFAULT`] / [`TOOLS_LIST_ALL`] bytes, with plain
 /// JSON Schema: no `$defs`, `$ref`, `$schema`, Rust type names as titles, non-standard formats

@@ -116,6 +116,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
         let send = SendKeysRequest {
             pane: pane.clone(),
             keys,
+            allow_password_input: false,
         };
         op::run(server, send, Limit::NONE).await?;
     }

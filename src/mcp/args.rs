@@ -288,6 +288,41 @@ pub struct DisplayMessageArgs {
     pub socket_path: Option<String>,
 }
 
+/// A command named in `search_panes`: `"last"`, or an index (`list_commands`; negative
+/// counts back from the last), as a number or a string of digits.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CommandArg {
+    /// An index.
+    Index(i64),
+    /// `"last"`, or an index as a string.
+    Name(String),
+}
+
+impl CommandArg {
+    /// The command it names.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for any
+    /// other string.
+    pub fn pick(&self) -> Result<crate::tmux::op::commands::CommandPick, Error> {
+        use crate::tmux::op::commands::CommandPick;
+        let index = match self {
+            CommandArg::Index(i) => *i,
+            CommandArg::Name(s) if s.trim() == "last" => -1,
+            CommandArg::Name(s) => s.trim().parse().map_err(|_| {
+                Error::invalid(
+                    "command",
+                    format!("command must be \"last\" or a command index (received {s:?})"),
+                    "\"last\", or an index from list_commands",
+                )
+            })?,
+        };
+        Ok(CommandPick::from_index(index))
+    }
+}
+
 /// `search_panes`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -308,6 +343,8 @@ pub struct SearchPanesArgs {
     pub content_start: Option<i64>,
     /// Last line. Default: the bottom of the screen.
     pub content_end: Option<i64>,
+    /// Only each pane's command output: "last" or a list_commands index (shell integration).
+    pub command: Option<CommandArg>,
     /// Matching lines returned per pane: the newest (≥ 1).
     #[serde(default = "default_per_pane")]
     pub max_matched_lines_per_pane: i64,

@@ -59,6 +59,11 @@ pub fn suggestion(e: &Error) -> Option<String> {
             "The buffer may have been deleted (delete_buffer, or by tmux when it keeps no more \
              than buffer-limit buffers); make a new one with load_buffer."
         }
+        ErrorKind::PasswordInput => {
+            "The pane's program is reading a password (its terminal does not echo). Nothing was \
+             typed. Send it only a secret the user gave for this prompt, with \
+             allow_password_input=true; get_pane_state shows the pane's input state."
+        }
         ErrorKind::SelfTarget => {
             "This MCP server runs inside that tmux object; use a manual tmux command if that is \
              really intended."

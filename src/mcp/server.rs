@@ -48,7 +48,9 @@ row, its 0-based cell column, its offset in the line in characters and in bytes)
 \n\
 INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
 name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
-stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client.\n\
+stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client. \
+send_keys and paste_text refuse to type text into a pane whose program reads a password (error \
+PasswordPrompt) unless allow_password_input=true; key names (C-c) always go.\n\
 \n\
 FOLLOWING: wait_for_text, capture_since and run_command wake on the pane's output (no polling). \
 Waits are clamped to the wait ceiling (30 s unless TMUXWIRE_WAIT_MAX_SECONDS or \

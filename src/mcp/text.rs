@@ -381,6 +381,7 @@ pub static WAIT_COMMAND: Order = Order(&[
     f("elapsed_seconds"),
     f("effective_timeout"),
     f("pane_exit_status"),
+    f("evidence"),
 ]);
 
 /// libtmux-mcp `SendKeysOperationResult`.

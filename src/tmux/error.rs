@@ -44,6 +44,10 @@ pub enum ErrorKind {
     SelfTarget,
     /// A paste buffer that does not exist.
     NoBuffer,
+    /// Keys refused because the pane's program reads a password (its
+    /// terminal has ECHO off and ICANON on) and the caller did not allow
+    /// typing into one.
+    PasswordInput,
     /// A fault in tmuxwire itself (a scan that panicked): not the
     /// request's doing, and not something tmux said.
     Internal,
@@ -66,6 +70,7 @@ impl ErrorKind {
             ErrorKind::WaitTimeout => "WaitTimeout",
             ErrorKind::ServerGone => "ServerGone",
             ErrorKind::SelfTarget => "SelfTarget",
+            ErrorKind::PasswordInput => "PasswordPrompt",
             ErrorKind::Internal => "InternalError",
         }
     }
@@ -192,6 +197,11 @@ impl Error {
     /// [`ErrorKind::ServerGone`].
     pub fn server_gone(detail: impl Into<String>) -> Error {
         Error::new(ErrorKind::ServerGone, detail)
+    }
+
+    /// [`ErrorKind::PasswordInput`].
+    pub fn password_input(detail: impl Into<String>) -> Error {
+        Error::new(ErrorKind::PasswordInput, detail)
     }
 
     /// [`ErrorKind::SelfTarget`].

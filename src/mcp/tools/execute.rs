@@ -129,6 +129,9 @@ struct SendKeysArgs {
     /// Prefix a space (shells with ignorespace skip history).
     #[serde(default)]
     suppress_history: bool,
+    /// Type into a password prompt (else refused).
+    #[serde(default)]
+    allow_password_input: bool,
     socket_name: Option<String>,
     socket_path: Option<String>,
 }
@@ -197,6 +200,9 @@ struct PasteTextArgs {
     /// Bracketed paste when the program asked for it.
     #[serde(default = "yes")]
     bracket: bool,
+    /// Paste into a password prompt (else refused).
+    #[serde(default)]
+    allow_password_input: bool,
     session_name: Option<String>,
     session_id: Option<String>,
     window_id: Option<String>,
@@ -562,11 +568,16 @@ fn keys(keys: String, literal: bool, enter: bool, suppress_history: bool) -> Key
 tool_args!(SendKeysArgs => SendKeysRequest, |a| Ok(SendKeysRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
     keys: keys(a.keys, a.literal, a.enter, a.suppress_history),
+    allow_password_input: a.allow_password_input,
 }));
 
 tool_args!(PasteTextArgs => PasteTextRequest, |a| {
     let pane = targeting!(a, pane_id, window_id).selector()?;
-    PasteTextRequest::new(pane, a.text, a.bracket)
+    let paste = PasteTextRequest::new(pane, a.text, a.bracket)?;
+    Ok(PasteTextRequest {
+        allow_password_input: a.allow_password_input,
+        ..paste
+    })
 });
 
 tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {

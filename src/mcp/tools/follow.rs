@@ -231,8 +231,8 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "Wait for Command",
             READ,
             "Wait for the pane's next marked command to finish (OSC 133/633 shell integration; \
-             typed by anyone): command with exit_status, tail. outcome: finished, exited, \
-             pane_gone, timeout.",
+             typed by anyone): command with exit_status, tail. outcome: finished, \
+             password_prompt, awaiting_input, exited, pane_gone, timeout.",
         ))
         .mark_self_bounded(),
         bare_output(super::row::<CaptureSinceArgs>(

@@ -402,6 +402,7 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         session: (sel != Selector::default()).then_some(sel),
         content_start: content_start.map(LineNo),
         content_end: content_end.map(LineNo),
+        command: a.command.as_ref().map(CommandArg::pick).transpose()?,
         max_matched_lines_per_pane: per_pane,
         limit,
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),

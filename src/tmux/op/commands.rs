@@ -22,7 +22,8 @@ use super::fit::{Limit, json_str_len};
 use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
-use crate::term::{CommandEnd, CommandRecord, LineIndex, LineNo, Term};
+use crate::sys::input::Input;
+use crate::term::{CommandEnd, CommandRecord, Commands, LineIndex, LineNo, Term};
 use crate::tmux::{Error, Selector, Subject};
 
 /// `list_commands`: the newest `limit` commands of a pane, before command
@@ -208,18 +209,7 @@ impl Op for CommandOutputRequest {
             .term()
             .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
         let c = t.commands();
-        let rec = if self.index < 0 {
-            let back = usize::try_from(self.index.unsigned_abs()).unwrap_or(usize::MAX);
-            // From the newest command that ran: the prompt being edited
-            // now has no output yet.
-            c.records()
-                .rev()
-                .filter(|r| r.output_start.is_some() || r.ended.is_some())
-                .nth(back - 1)
-        } else {
-            c.get(self.index.unsigned_abs())
-        };
-        let Some(rec) = rec else {
+        let Some(rec) = CommandPick::from_index(self.index).of(c) else {
             let detail = if c.marks_seen() == 0 {
                 format!("pane {pane} has no command marks: its shell sends no OSC 133/633/1337")
             } else {
@@ -281,6 +271,64 @@ async fn copy_of(server: &Server, sel: &Selector) -> Result<(PaneId, PaneState),
     let pane = super::follow::pane_id(server, sel).await?;
     let copy = super::follow::followed_copy(server, pane).await?;
     Ok((pane, copy.snapshot()))
+}
+
+/// One command of a pane's table, as a caller names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandPick {
+    /// Its index ([`CommandRecord::index`]).
+    Index(u64),
+    /// The `n`th newest command that ran (1: the last), a prompt still
+    /// being edited not counted.
+    Back(u64),
+}
+
+impl CommandPick {
+    /// An index as the tools take it: counted back from the newest that
+    /// ran when negative (-1: the last).
+    pub fn from_index(index: i64) -> CommandPick {
+        if index < 0 {
+            CommandPick::Back(index.unsigned_abs())
+        } else {
+            CommandPick::Index(index.unsigned_abs())
+        }
+    }
+
+    /// The record it names in `c`.
+    pub fn of(self, c: &Commands) -> Option<&CommandRecord> {
+        match self {
+            CommandPick::Index(i) => c.get(i),
+            CommandPick::Back(n) => {
+                let n = usize::try_from(n).ok()?.checked_sub(1)?;
+                c.records()
+                    .rev()
+                    .filter(|r| r.output_start.is_some() || r.ended.is_some())
+                    .nth(n)
+            }
+        }
+    }
+}
+
+/// The rows of the output of the command `pick` names in `t`, as
+/// inclusive tmux line numbers (the first row of its first output line
+/// to the last row of its last): what `search_panes` scans for a search
+/// scoped to it. `None` when the table has no such command, it has no
+/// output, or its lines are no longer held.
+pub fn output_rows(t: &Term, pick: CommandPick) -> Option<(i64, i64)> {
+    let r = pick.of(t.commands())?;
+    let (from, to) = output_range(r, t)?;
+    let mut first = None;
+    let mut last = None;
+    for l in t.lines() {
+        if l.index > to {
+            break;
+        }
+        if l.index >= from {
+            first.get_or_insert(l.first_row.0);
+            last = Some(l.first_row.0 + i64::from(l.rows()) - 1);
+        }
+    }
+    Some((first?, last?))
 }
 
 /// The logical lines a record's output covers: from the line of its
@@ -424,7 +472,10 @@ pub struct WaitForCommandResult {
     /// True when a command finished (`outcome` is `finished`).
     pub found: bool,
     /// finished (a command's end mark came, or a new prompt abandoned
-    /// it) | exited (the pane's program exited) | pane_gone | timeout.
+    /// it) | password_prompt (the program has read a line with echo off
+    /// for 300 ms) | awaiting_input (it has read an echoed line for 300
+    /// ms: `read`, `input()`, a y/n question) | exited (the pane's program
+    /// exited) | pane_gone | timeout.
     pub outcome: &'static str,
     /// The command that finished; null otherwise.
     pub command: Option<CommandInfo>,
@@ -446,6 +497,11 @@ pub struct WaitForCommandResult {
     /// kept the pane; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// For `password_prompt` and `awaiting_input`: the facts that tell
+    /// (the terminal's settings, the foreground process, its wait
+    /// channel); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 crate::fits_whole!(WaitForCommandResult);
@@ -539,9 +595,15 @@ pub async fn wait_for_command(
     };
     let mut ended = None;
     let mut done;
+    let mut input = InputWatch::new(pane);
+    let mut reading = None;
     loop {
         done = finished(&f);
         if done.is_some() {
+            break;
+        }
+        reading = input.check(server).await?;
+        if reading.is_some() {
             break;
         }
         ended = vigil.check(server, &f).await?;
@@ -557,8 +619,9 @@ pub async fn wait_for_command(
                 "waiting for a command to finish",
             );
         }
-        let wake =
-            crate::tmux::follow::wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        let wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref())
+            .min(vigil.wake_at())
+            .min(input.next);
         match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             // The copy is gone (mirror stopped).
@@ -582,8 +645,16 @@ pub async fn wait_for_command(
         (marks, running)
     });
     use super::follow::Ended;
+    let evidence = reading.as_ref().map_or_else(Vec::new, |(_, e)| e.clone());
     let (outcome, pane_exit_status) = match (&done, ended) {
         (Some(_), _) => ("finished", None),
+        (None, _) if reading.is_some() => (
+            match reading.as_ref().map(|(i, _)| *i) {
+                Some(Input::Password) => "password_prompt",
+                _ => "awaiting_input",
+            },
+            None,
+        ),
         (None, Some(Ended::Exited(status))) => ("exited", status),
         (None, Some(Ended::Gone)) => ("pane_gone", None),
         (None, None) => ("timeout", None),
@@ -600,7 +671,75 @@ pub async fn wait_for_command(
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
         pane_exit_status,
+        evidence,
     })
+}
+
+/// How often a wait asks whether the pane's program reads input.
+const INPUT_EVERY: Duration = Duration::from_millis(100);
+
+/// How long a program must have been reading (a password, or an echoed
+/// line) before a wait ends on it: a program passes through such reads
+/// on its way (a shell resets the terminal before it runs a command).
+const INPUT_LASTS: Duration = Duration::from_millis(300);
+
+/// Watches, during a wait, whether the pane's program reads a password
+/// or an echoed line ([`Input::Password`], [`Input::LineRead`], from
+/// `get_pane_state`'s facts): once that has lasted [`INPUT_LASTS`], the
+/// wait ends, as nothing will finish until someone types.
+struct InputWatch {
+    pane: Selector,
+    /// The reading state seen, and since when.
+    since: Option<(Input, tokio::time::Instant)>,
+    next: tokio::time::Instant,
+}
+
+impl InputWatch {
+    fn new(pane: PaneId) -> InputWatch {
+        InputWatch {
+            pane: Selector {
+                pane_id: Some(pane),
+                ..Selector::default()
+            },
+            since: None,
+            next: tokio::time::Instant::now(),
+        }
+    }
+
+    /// The state and its evidence once the program has been reading for
+    /// [`INPUT_LASTS`]; asks at most every [`INPUT_EVERY`].
+    ///
+    /// # Errors
+    ///
+    /// Connection errors; a pane that is gone is left to the vigil.
+    async fn check(&mut self, server: &Server) -> Result<Option<(Input, Vec<String>)>, Error> {
+        let now = tokio::time::Instant::now();
+        if now < self.next {
+            return Ok(None);
+        }
+        self.next = now + INPUT_EVERY;
+        let req = super::state::PaneStateRequest {
+            pane: self.pane.clone(),
+        };
+        let st = match req.run(server, Limit::NONE).await {
+            Ok(st) => st,
+            Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if !matches!(st.input, Input::Password | Input::LineRead) {
+            self.since = None;
+            return Ok(None);
+        }
+        match self.since {
+            Some((i, at)) if i == st.input => {
+                Ok((now >= at + INPUT_LASTS).then_some((st.input, st.evidence)))
+            }
+            _ => {
+                self.since = Some((st.input, now));
+                Ok(None)
+            }
+        }
+    }
 }
 
 /// The newest of `lines` within [`TAIL_LINES`] and [`TAIL_BYTES`].

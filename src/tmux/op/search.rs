@@ -30,13 +30,14 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::commands::CommandPick;
 use super::fit::{self, Limit};
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId, Target};
 use crate::mirror::scan::{Scan, Screen, scan};
 use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
 use crate::search::Pattern;
-use crate::term::LineNo;
+use crate::term::{LineNo, Term};
 use crate::tmux::copy;
 use crate::tmux::model::Source;
 use crate::tmux::{Error, PaneScope, Selector};
@@ -53,6 +54,10 @@ pub struct SearchPanesRequest {
     pub content_start: Option<LineNo>,
     /// Last line; `None`: the bottom of the screen.
     pub content_end: Option<LineNo>,
+    /// Only the output of this command of each pane (its shell's
+    /// marks; [`super::commands::output_rows`]), within the range above;
+    /// a pane without it has no matches.
+    pub command: Option<CommandPick>,
     /// Matched lines kept per pane (the newest ones), at least 1.
     pub max_matched_lines_per_pane: usize,
     /// Panes per page (`None`: all).
@@ -469,11 +474,12 @@ async fn search_listed(
         return Ok(None);
     };
     let pattern = req.pattern.clone();
-    let (keep, range) = (req.max_matched_lines_per_pane, scan_range(req));
+    let (keep, range, command) = (req.max_matched_lines_per_pane, scan_range(req), req.command);
     let cancel = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let t = &built.term;
-        (scan(t, &pattern, range, keep, &cancel), t.alternate_on())
+        let found = scan_scoped(t, &pattern, range, command, keep, &cancel);
+        (found, t.alternate_on())
     });
     let (scan, alternate) = task.await.map_err(|e| scan_failed(id, &e))?;
     Ok(Some(Searched {
@@ -494,6 +500,33 @@ fn scan_range(req: &SearchPanesRequest) -> Option<(i64, i64)> {
         (None, None) => None,
         (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
     }
+}
+
+/// Scans `t` over `range`, narrowed to the output of `command` when the
+/// search is scoped to one: no matches when `t`'s table has no such
+/// command or the two do not overlap.
+fn scan_scoped(
+    t: &Term,
+    pattern: &Pattern,
+    range: Option<(i64, i64)>,
+    command: Option<CommandPick>,
+    keep: usize,
+    cancel: &AtomicBool,
+) -> Scan {
+    let Some(pick) = command else {
+        return scan(t, pattern, range, keep, cancel);
+    };
+    let Some((lo, hi)) = super::commands::output_rows(t, pick) else {
+        return Scan::default();
+    };
+    let (lo, hi) = match range {
+        None => (lo, hi),
+        Some((a, b)) => (lo.max(a), hi.min(b)),
+    };
+    if lo > hi {
+        return Scan::default();
+    }
+    scan(t, pattern, Some((lo, hi)), keep, cancel)
 }
 
 /// A scan task that did not finish: a bug (a panic in the scan), said as
@@ -570,13 +603,17 @@ async fn scan_copy(
     let pattern = req.pattern.clone();
     let keep = req.max_matched_lines_per_pane;
     let range = scan_range(req);
+    let command = req.command;
     let pane = p.clone();
     let done = tokio::task::spawn_blocking(move || {
         // Scanned from a snapshot: the watch task applying the pane's
         // output never waits behind the scan.
         let st = pane.snapshot();
         let (scan, alternate) = match st.term() {
-            Some(t) => (scan(t, &pattern, range, keep, &cancel), t.alternate_on()),
+            Some(t) => (
+                scan_scoped(t, &pattern, range, command, keep, &cancel),
+                t.alternate_on(),
+            ),
             None => (Scan::default(), false),
         };
         (

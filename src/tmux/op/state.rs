@@ -17,7 +17,7 @@ use crate::control::format::Query;
 use crate::sys::input::{self, Input, Termios};
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::target::{one_record, pane_lookup};
-use crate::tmux::{Error, Selector};
+use crate::tmux::{Error, Selector, Subject};
 
 crate::fits_whole!(PaneState);
 
@@ -105,6 +105,34 @@ impl Op for PaneStateRequest {
         let row = StateRow::from_record(&one_record(&q, &body, &target)?);
         Ok(state_of(&row))
     }
+}
+
+/// Refuses to type into the pane `sel` names while its program reads a
+/// password ([`Input::Password`]: ECHO off, ICANON on). A pane whose facts
+/// cannot be read (`unknown`) is not refused: nothing says it reads a
+/// secret.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::PasswordInput`] for that pane;
+/// `NotFound` for a missing pane; connection errors.
+pub(super) async fn refuse_password_input(server: &Server, sel: &Selector) -> Result<(), Error> {
+    let st = PaneStateRequest { pane: sel.clone() }
+        .run(server, Limit::NONE)
+        .await?;
+    if st.input != Input::Password {
+        return Ok(());
+    }
+    let program = st
+        .foreground
+        .as_ref()
+        .map_or_else(String::new, |f| format!(" ({})", f.name));
+    Err(Error::password_input(format!(
+        "pane {} is reading a password: its program{program} turned echo off for a line read",
+        st.pane_id
+    ))
+    .about(Subject::Pane(st.pane_id.clone()))
+    .for_argument("allow_password_input"))
 }
 
 /// The state of the pane `row` describes (reads its tty and `/proc`).

@@ -47,6 +47,10 @@ pub struct SendKeysRequest {
     pub pane: Selector,
     /// What to send.
     pub keys: Keys,
+    /// Type text even while the pane's program reads a password (else
+    /// refused: [`crate::tmux::ErrorKind::PasswordInput`]; a key name
+    /// such as `C-c` is always pressed).
+    pub allow_password_input: bool,
 }
 
 /// What `send_keys` did: the pane typed into.
@@ -60,6 +64,11 @@ impl Op for SendKeysRequest {
     type Response = KeysSent;
 
     async fn run(self, server: &Server, _: Limit) -> Result<KeysSent, Error> {
+        // A key (C-c, Escape, Enter) may always be pressed: it is how a
+        // prompt is left.
+        if !self.allow_password_input && !self.keys.is_key() {
+            super::state::refuse_password_input(server, &self.pane).await?;
+        }
         let target = server.pane_target(&self.pane).await?;
         let pane_id = send_keys(server, &target, &self.keys).await?;
         Ok(KeysSent { pane_id })
@@ -170,6 +179,9 @@ pub struct PasteTextRequest {
     pub text: String,
     /// Bracketed paste when the pane's program asked for it.
     pub bracket: bool,
+    /// Paste even while the pane's program reads a password (else
+    /// refused: [`crate::tmux::ErrorKind::PasswordInput`]).
+    pub allow_password_input: bool,
 }
 
 impl PasteTextRequest {
@@ -184,6 +196,7 @@ impl PasteTextRequest {
             pane,
             text,
             bracket,
+            allow_password_input: false,
         })
     }
 }
@@ -199,6 +212,9 @@ impl Op for PasteTextRequest {
     type Response = TextPasted;
 
     async fn run(self, server: &Server, _: Limit) -> Result<TextPasted, Error> {
+        if !self.allow_password_input {
+            super::state::refuse_password_input(server, &self.pane).await?;
+        }
         let target = server.pane_target(&self.pane).await?;
         let pane_id = paste_text(server, &target, &self.text, self.bracket).await?;
         Ok(TextPasted { pane_id })
