@@ -614,9 +614,11 @@ async fn spawned(mut info: PaneInfo) -> PaneInfo {
     };
     let deadline = tokio::time::Instant::now() + SPAWN_SETTLE;
     // tmux read the pane while the child was still the server's copy
-    // (the exec may have come since).
+    // (the exec may have come since), or it still is one now (tmux may
+    // have read another process: its pane's foreground).
     let forking = program_name(server).is_some_and(|n| n == info.pane_current_command)
-        || info.pane_current_path.is_empty();
+        || info.pane_current_path.is_empty()
+        || exe(pid).is_some_and(|e| exe(server).as_ref() == Some(&e));
     if let Some(tmux_exe) = exe(server).filter(|_| forking) {
         let mut pause = Duration::from_millis(1);
         // Until the child has exec'd and its new command line can be
