@@ -601,8 +601,9 @@ async fn bash_osc_133_commands_reach_the_copy() {
         let ctx = format!("tmux {}", bin.label);
         let home = tempfile::tempdir().expect("temp home");
         let cmd = format!(
-            "env -i HOME={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
-            home.path().display()
+            "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
+            home.path().display(),
+            crate::support::private_tmux_tmpdir().display()
         );
         let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
         let pane = first_pane(&server);
