@@ -9,6 +9,16 @@
 //! * `wait/round-trip`: one `display-message` on the same connection, the
 //!   floor the send-to-wake figure includes.
 //!
+//! * `wait/stable-wake`: `wait_for_stable` with `stable_ms` 20 and
+//!   `require_change` on the `cat` pane; each iteration types a word and
+//!   ends when the wait answers `stable`; the figure is the time after
+//!   the 20 ms of stillness (the 20 ms are taken off), so it is how late
+//!   the timer and the wake are on top of the round trip and the echo.
+//! * `wait/command-wake`: `wait_for_command` on a bash pane that marks
+//!   its commands (OSC 133); each iteration types `true` and ends when
+//!   the wait has the finished command: round trip, bash, the `D` mark,
+//!   the wake.
+//!
 //! After the timed groups it prints the CPU time tmuxwire used during a
 //! 5-second wait on a quiet pane (`getrusage`), with the mirror watching:
 //! a wait that polls would show here.
@@ -28,9 +38,14 @@ use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::follow::Outcome;
+use tmuxwire::tmux::op::commands::{ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::follow::WaitForTextRequest;
+use tmuxwire::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
+
+/// The stillness `wait/stable-wake` waits for.
+const STILL: Duration = Duration::from_millis(20);
 
 /// A private tmux server, killed on drop.
 struct Server {
@@ -59,6 +74,27 @@ impl Server {
             .status()
             .expect("run tmux");
         assert!(ok.success(), "tmux new-session failed");
+        // Window 1: a quiet pane for the idle wait (`cat` reads a line,
+        // which ends a wait as awaiting_input); window 2: bash with
+        // OSC 133 marks.
+        let home = s.dir.path().display().to_string();
+        let bash = format!("env -i HOME={home} TERM=screen PATH=/usr/bin:/bin bash --norc -i");
+        for cmd in ["sleep 100000", bash.as_str()] {
+            let ok = s
+                .cmd()
+                .args(["new-window", "-d", cmd])
+                .status()
+                .expect("run tmux");
+            assert!(ok.success(), "tmux new-window failed");
+        }
+        let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
+        let ok = s
+            .cmd()
+            .args(["send-keys", "-t", "%2", "-l", snippet])
+            .status()
+            .and_then(|_| s.cmd().args(["send-keys", "-t", "%2", "Enter"]).status())
+            .expect("run tmux");
+        assert!(ok.success(), "tmux send-keys failed");
         s
     }
 
@@ -151,6 +187,107 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    let stable = WaitForStableRequest {
+        pane: Selector {
+            pane_id: Some(pane),
+            ..Selector::default()
+        },
+        stable: STILL,
+        timeout: Duration::from_secs(10),
+        mask: ScreenMask::default(),
+        require_change: true,
+        until: None,
+        absent: None,
+        progress: None,
+    };
+    group.bench_function("stable-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let w = format!("S{}", word.fetch_add(1, Ordering::Relaxed));
+                    let m = t.mirror().await.expect("mirror");
+                    let p = m.pane(pane).expect("pane copy");
+                    let (tt, req) = (t.clone(), stable.clone());
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    while p.subscribers() == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    let began = Instant::now();
+                    let send = TmuxCommand::new("send-keys")
+                        .target(&target, TargetKind::Pane)
+                        .arg("-l")
+                        .arg(format!("{w}\r"));
+                    t.run(&send).await.expect("send-keys");
+                    let r = waiting.await.expect("task").expect("wait");
+                    total += began.elapsed().saturating_sub(STILL);
+                    assert_eq!(r.outcome, "stable", "{r:?}");
+                }
+                total
+            })
+        })
+    });
+    let shell = PaneId(2);
+    let marked = WaitForCommandRequest {
+        pane: Selector {
+            pane_id: Some(shell),
+            ..Selector::default()
+        },
+        timeout: Duration::from_secs(10),
+        progress: None,
+    };
+    // The shell's prompt is marked before the first iteration.
+    rt.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let r = op::run(
+                &t,
+                ListCommandsRequest {
+                    pane: marked.pane.clone(),
+                    limit: 5,
+                    before: None,
+                },
+                Limit::NONE,
+            )
+            .await
+            .expect("list_commands");
+            if r.marks == "present" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the bench shell never marked a prompt"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    let shell_target = Target::Pane(shell);
+    group.bench_function("command-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let m = t.mirror().await.expect("mirror");
+                    let p = m.pane(shell).expect("shell copy");
+                    let (tt, req) = (t.clone(), marked.clone());
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    while p.subscribers() == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    let began = Instant::now();
+                    let send = TmuxCommand::new("send-keys")
+                        .target(&shell_target, TargetKind::Pane)
+                        .arg("-l")
+                        .arg("true\r");
+                    t.run(&send).await.expect("send-keys");
+                    let r = waiting.await.expect("task").expect("wait");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, "finished", "{r:?}");
+                }
+                total
+            })
+        })
+    });
     group.bench_function("round-trip", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -170,6 +307,10 @@ fn bench(c: &mut Criterion) {
     let began = Instant::now();
     let idle = WaitForTextRequest {
         timeout: Duration::from_secs(5),
+        pane: Selector {
+            pane_id: Some(PaneId(1)),
+            ..Selector::default()
+        },
         ..wait_for("never-printed")
     };
     let r = rt

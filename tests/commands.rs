@@ -493,3 +493,170 @@ async fn wait_for_command_ends_on_a_program_reading_input() {
         listed_until(&s, &pane, keys).await;
     }
 }
+
+/// `wait_for_stable` never takes silence for idle while a marked command
+/// runs (OSC 133 `C` without `D`): a quiet `sleep` times out with the
+/// command named in `evidence`; once it ends, the screen is stable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_stable_is_never_idle_while_a_command_runs() {
+    let bin = crate::support::system_tmux();
+    let (server, s, _home, pane) = bash_with_marks(&bin).await;
+    prompt_ready(&s, &pane).await;
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", "sleep 3"]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    crate::support::wait_until_async("sleep running", || async {
+        let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        let last = v["commands"].as_array()?.last()?.clone();
+        (last["state"] == json!("running")).then_some(())
+    })
+    .await;
+    let v = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 200, "timeout": 1.0}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+    assert!(
+        v["evidence"].to_string().contains("'sleep 3' is running"),
+        "{v}"
+    );
+    let v = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 200, "timeout": 15}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("stable"), "{v}");
+    assert!(v["elapsed_seconds"].as_f64() > Some(0.5), "{v}");
+}
+
+/// `run_command(mode: "marks")` types the command as it is, so `cd` and
+/// `export` persist, and reads its status and output from the shell's
+/// marks (the note says they are advisory); a pane without marks is
+/// refused at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_command_in_marks_mode_keeps_the_shell_state() {
+    let bin = crate::support::system_tmux();
+    let (_server, s, _home, pane) = bash_with_marks(&bin).await;
+    prompt_ready(&s, &pane).await;
+    let v = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "mode": "marks", "timeout": 15,
+               "command": "cd /tmp && export FOO=bar; echo foo-$FOO; (exit 3)"}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("completed"), "{v}");
+    assert_eq!(v["exit_status"], json!(3), "{v}");
+    assert_eq!(v["output"], json!(["foo-bar"]), "{v}");
+    assert!(v["note"].to_string().contains("trusted false"), "{v}");
+    let v = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": pane, "mode": "marks", "timeout": 15, "command": "echo $PWD $FOO"}),
+    )
+    .await;
+    assert_eq!(v["exit_status"], json!(0), "{v}");
+    assert_eq!(v["output"], json!(["/tmp bar"]), "{v}");
+    // No marks: refused at once.
+    let plain = TestServer::start(&bin);
+    let ps = mirrored_servers(&plain);
+    let p = first_pane(&plain);
+    let e = err(
+        &ps,
+        "run_command",
+        json!({"pane_id": p, "mode": "marks", "command": "true"}),
+    )
+    .await;
+    assert!(e.text.contains("no command marks"), "{e:?}");
+    let e = err(
+        &ps,
+        "run_command",
+        json!({"pane_id": p, "mode": "bogus", "command": "true"}),
+    )
+    .await;
+    assert!(e.text.contains("mode"), "{e:?}");
+}
+
+/// On tmux 3.7+, commands marked before tmuxwire watched the pane are
+/// recovered when its copy is seeded, from tmux's own prompt and output
+/// flags (`capture-pane -F`): source `tmux-flags`, finished with an
+/// unknown status, their output readable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeding_recovers_commands_from_tmux_flags() {
+    let Some(bin) = crate::support::tmux_bin("3.8") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("temp home");
+    let cmd = format!(
+        "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
+        home.path().display(),
+        crate::support::private_tmux_tmpdir().display()
+    );
+    let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
+    let pane = first_pane(&server);
+    let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
+    // Typed and run before tmuxwire watches the pane.
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    server.wait_for_text(&pane, "$ ", crate::support::DEADLINE);
+    server.tmux_ok(&[
+        "send-keys",
+        "-t",
+        &pane,
+        "-l",
+        "echo one-$((1+1)); echo two",
+    ]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    crate::support::wait_until_true("the second prompt", crate::support::DEADLINE, || {
+        server.capture(&pane, &[]).matches("$ ").count() >= 2
+    });
+    let s = mirrored_servers(&server);
+    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    assert_eq!(v["marks"], json!("present"), "{v}");
+    let cmds = v["commands"].as_array().expect("commands");
+    let first = &cmds[0];
+    assert_eq!(first["source"], json!("tmux-flags"), "{v}");
+    assert_eq!(first["state"], json!("finished"), "{v}");
+    assert_eq!(first["exit_status"], Value::Null, "{v}");
+    assert_eq!(first["started_at"], Value::Null, "{v}");
+    assert_eq!(first["output_lines"], json!(2), "{v}");
+    let out = ok(
+        &s,
+        "get_command_output",
+        json!({"pane_id": pane, "index": first["index"]}),
+    )
+    .await;
+    let texts: Vec<&str> = out["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter_map(|l| l["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["one-2", "two"], "{out}");
+    // The lines are tmux's: capture_pane reads the same one back.
+    let line = out["lines"][0]["line"].as_i64().expect("line");
+    let cap = ok(
+        &s,
+        "capture_pane",
+        json!({"pane_id": pane, "start": line, "end": line}),
+    )
+    .await;
+    assert!(cap["result"].to_string().contains("one-2"), "{cap}");
+    // Marks that come later complete the table as usual (the command line of a
+    // prompt drawn before the copy is unknown: its `B` mark came before).
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", "(exit 5)"]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    crate::support::wait_until_async("exit status 5 listed", || async {
+        let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        let c = v["commands"].as_array()?.clone();
+        c.iter()
+            .any(|c| c["exit_status"] == json!(5) && c["state"] == json!("finished"))
+            .then_some(())
+    })
+    .await;
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", "echo three"]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    listed_until(&s, &pane, "echo three").await;
+}

@@ -152,10 +152,13 @@ async fn one_round_trip_per_tool() {
             let before = t.round_trips();
             ok(&s, tool, args.clone()).await;
             // Typing first reads the pane's terminal facts, to refuse a password prompt; with
-            // allow_password_input it does not.
+            // allow_password_input it does not, except for text with Enter, whose submit delay
+            // the facts choose (0 for a shell's line editor); a batch reads them once per pane
+            // it types text into
             // (two when a session_name names the pane: it is found first).
-            let guarded = matches!(tool, "send_keys" | "paste_text")
-                && args.get("allow_password_input").is_none();
+            let guarded = (tool == "send_keys" && args.get("enter").is_none())
+                || (matches!(tool, "send_keys" | "paste_text" | "send_keys_batch")
+                    && args.get("allow_password_input").is_none());
             let extra = match (guarded, args.get("session_name").is_some()) {
                 (false, _) => 0,
                 (true, false) => 1,

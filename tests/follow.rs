@@ -96,6 +96,7 @@ fn run_req(command: &str, timeout: Duration) -> RunCommandRequest {
         max_lines: None,
         suppress_history: false,
         interrupt_on_timeout: false,
+        marks: false,
         progress: None,
     }
 }

@@ -203,6 +203,15 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
     )
     .await;
     assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
+    // A batch typing text into it is refused whole (nothing typed).
+    let e = err(
+        &servers,
+        "send_keys_batch",
+        json!({"operations": [{"keys": "BSpace", "pane_id": pane, "enter": false},
+                              {"keys": "oops", "pane_id": pane}]}),
+    )
+    .await;
+    assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
     // Still reading, nothing typed.
     state_until(&servers, &pane, "password").await;
     // A key is pressed whatever the program reads (how a prompt is left): here a

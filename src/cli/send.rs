@@ -91,7 +91,12 @@ pub async fn run(servers: &Servers, a: SendArgs) -> Result<ExitCode, CliError> {
         .into_iter()
         .map(|k| (pane.clone(), k))
         .collect();
-    let req = SendKeysBatchRequest::new(ops, true, None)?;
+    // A person at the CLI names the pane and the text: typed as told, as
+    // `tmux send-keys` does (the password guard is the MCP tools').
+    let req = SendKeysBatchRequest {
+        allow_password_input: true,
+        ..SendKeysBatchRequest::new(ops, true, None)?
+    };
     let BatchSent(sent) = op::run(servers.default_server(), req, Limit::NONE).await?;
     match sent.into_iter().find_map(|s| s.result.err()) {
         Some(e) => Err(CliError::from(e)),

@@ -31,6 +31,11 @@ const STOPPED: u8 = 3;
 /// before anything matched (outcome `exited` or `pane_gone`).
 const PANE_ENDED: u8 = 4;
 
+/// Exit status when the pane's program reads input (a password, or an
+/// echoed line) before anything matched (outcome `password_prompt` or
+/// `awaiting_input`).
+const INPUT_WANTED: u8 = 5;
+
 /// The longest `--timeout`, in seconds: a year (365 days).
 pub const MAX_TIMEOUT: f64 = 31_536_000.0;
 
@@ -117,6 +122,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
             pane: pane.clone(),
             keys,
             allow_password_input: false,
+            submit: Default::default(),
         };
         op::run(server, send, Limit::NONE).await?;
     }
@@ -135,6 +141,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
         Outcome::Matched | Outcome::AnyOutput => ExitCode::SUCCESS,
         Outcome::Stopped => ExitCode::from(STOPPED),
         Outcome::Exited | Outcome::PaneGone => ExitCode::from(PANE_ENDED),
+        Outcome::PasswordPrompt | Outcome::AwaitingInput => ExitCode::from(INPUT_WANTED),
         Outcome::AlternateScreen | Outcome::Timeout => ExitCode::from(1),
     })
 }
@@ -175,6 +182,10 @@ fn report(r: &WaitForTextResult, a: &WaitArgs) {
             "tmuxwire: {what} in {pane} within {secs:?} s: it shows a full-screen program, \
              which adds no lines (see tmuxwire capture -t {pane})"
         );
+    } else if r.outcome == Outcome::PasswordPrompt {
+        eprintln!("tmuxwire: {what} in {pane}: its program waits for a password (echo is off)");
+    } else if r.outcome == Outcome::AwaitingInput {
+        eprintln!("tmuxwire: {what} in {pane}: its program waits for a line of input");
     } else if r.outcome == Outcome::Timeout {
         eprintln!("tmuxwire: {what} in {pane} within {secs:?} s");
     }

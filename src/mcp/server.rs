@@ -63,7 +63,8 @@ line-read, password, raw, busy, unknown). list_commands, get_command_output and 
 shell marks with OSC 133/633 (shell integration) since tmuxwire began watching the pane: state \
 running|finished|abandoned|prompt; exit_status null means unknown, never 0; line numbers as \
 capture_pane's; any program can print marks, so trusted is false and run_command is the checked \
-path.\n\
+path. wait_for_stable waits until a TUI's screen stops changing (mask spinners and timers). Every \
+wait ends early as password_prompt or awaiting_input when the program reads a line for 300 ms.\n\
 \n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
 a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \

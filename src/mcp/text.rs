@@ -384,6 +384,23 @@ pub static WAIT_COMMAND: Order = Order(&[
     f("evidence"),
 ]);
 
+/// tmuxwire's `wait_for_stable` (no reference result).
+pub static WAIT_STABLE: Order = Order(&[
+    f("found"),
+    f("outcome"),
+    f("pane_id"),
+    f("stable_for_ms"),
+    f("last_change_at"),
+    f("last_output_at"),
+    f("screen_hash"),
+    f("changes"),
+    f("screen"),
+    f("elapsed_seconds"),
+    f("effective_timeout"),
+    f("pane_exit_status"),
+    f("evidence"),
+]);
+
 /// libtmux-mcp `SendKeysOperationResult`.
 pub static SEND_ONE: Order = Order(&[
     f("index"),
@@ -455,6 +472,10 @@ impl Rendered for crate::tmux::SearchPanesResult {
 
 impl Rendered for crate::tmux::op::commands::WaitForCommandResult {
     const TEXT: TextShape = TextShape::Object(&WAIT_COMMAND);
+}
+
+impl Rendered for crate::tmux::op::stable::WaitForStableResult {
+    const TEXT: TextShape = TextShape::Object(&WAIT_STABLE);
 }
 
 impl Rendered for crate::tmux::follow::WaitForTextResult {

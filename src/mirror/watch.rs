@@ -979,7 +979,7 @@ impl Watch {
                 }
                 tracing::debug!(%pane, dead = built.dead, "seeded");
                 let mut term = built.term;
-                term.set_now(super::clock_us());
+                term.seeded_now(super::clock_us());
                 // The numbering continues (`opts.first`): the command
                 // table, cwd and title carry over, and the modes the seed
                 // could not read.

@@ -44,6 +44,20 @@ pub enum Input {
     Unknown,
 }
 
+impl Input {
+    /// Its name as answers spell it (`line-editor`, `password`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Input::LineEditor => "line-editor",
+            Input::LineRead => "line-read",
+            Input::Password => "password",
+            Input::Raw => "raw",
+            Input::Busy => "busy",
+            Input::Unknown => "unknown",
+        }
+    }
+}
+
 /// The terminal settings that matter (termios `c_lflag`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Termios {
@@ -149,6 +163,13 @@ pub fn is_shell_name(comm: &[u8]) -> bool {
     SHELLS.contains(&comm)
 }
 
+/// Shells that read their command line in canonical mode (no line
+/// editor of their own): `dash`, `sh` (dash or a POSIX `sh` on Debian
+/// and most systems), `ash`, `posh`.
+fn is_editorless_shell(comm: &[u8]) -> bool {
+    matches!(comm, b"dash" | b"sh" | b"ash" | b"posh")
+}
+
 fn on_off(b: bool) -> &'static str {
     if b { "on" } else { "off" }
 }
@@ -228,6 +249,16 @@ pub fn classify(f: &Facts) -> (Input, Vec<String>) {
             Input::Raw
         }
         (true, true) => match w {
+            // dash and the like have no line editor: at their prompt the
+            // kernel edits the line, as for any canonical read (`read`
+            // at such a prompt looks the same, and is called so too).
+            Wait::Read if is_editorless_shell(&p.comm) => {
+                ev.push(format!(
+                    "echo and icanon on, blocked in a read by '{name}', a shell without a line \
+                     editor: its command line"
+                ));
+                Input::LineEditor
+            }
             Wait::Read => {
                 ev.push("echo and icanon on, blocked in a read: a line read".into());
                 Input::LineRead
@@ -296,6 +327,12 @@ mod tests {
             ),
             (facts(true, true, "bash", true, b'S', read), Input::LineRead),
             (facts(true, true, "cat", false, b'S', read), Input::LineRead),
+            // dash at its prompt: the kernel edits the line.
+            (
+                facts(true, true, "dash", true, b'S', read),
+                Input::LineEditor,
+            ),
+            (facts(true, true, "bash", true, b'S', read), Input::LineRead),
             (
                 facts(true, true, "sleep", false, b'S', Some("hrtimer_nanosleep")),
                 Input::Busy,

@@ -53,15 +53,21 @@ pub enum MarkSource {
     Osc633,
     /// `OSC 1337` (iTerm2).
     Osc1337,
+    /// tmux's own record of `OSC 133` `A` and `C` (the prompt and output
+    /// flags `capture-pane -F` prints, tmux 3.7+), read when a copy is
+    /// seeded: the prompt and output starts of history printed before
+    /// tmuxwire watched the pane (no exit status, no times).
+    TmuxFlags,
 }
 
 impl MarkSource {
-    /// `"osc133"`, `"osc633"` or `"osc1337"`.
+    /// `"osc133"`, `"osc633"`, `"osc1337"` or `"tmux-flags"`.
     pub fn as_str(self) -> &'static str {
         match self {
             MarkSource::Osc133 => "osc133",
             MarkSource::Osc633 => "osc633",
             MarkSource::Osc1337 => "osc1337",
+            MarkSource::TmuxFlags => "tmux-flags",
         }
     }
 }

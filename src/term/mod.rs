@@ -130,6 +130,6 @@ pub use seed::{
 };
 pub use state::{
     CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS,
-    MarkPos, PrivateModes, SYNC_TIMEOUT_US, ScreenState, SetMark,
+    MarkPos, PrivateModes, RowHash, SYNC_TIMEOUT_US, ScreenState, SetMark,
 };
 pub use width::Rules;

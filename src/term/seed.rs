@@ -425,6 +425,19 @@ impl Seed {
             line.wrapped = wrapped[hsize + y];
             t.grid.lines[y] = line;
         }
+        // tmux's prompt and output flags (3.7+): the commands of history
+        // printed before the copy. The alternate screen's rows name no
+        // line of history.
+        if c.rows_have_flags && !self.alternate_on && c.history_joined.is_none() {
+            let has = |r: &Row<'_>, f: u8| r.flags.is_some_and(|x| x.contains(&f));
+            if rows.iter().any(|r| has(r, b'P') || has(r, b'O')) {
+                t.recover_marks(
+                    rows.iter()
+                        .zip(&wrapped)
+                        .map(|(r, &w)| (has(r, b'P'), has(r, b'O'), w)),
+                );
+            }
+        }
         if self.alternate_on {
             // The hidden main screen keeps the size it had when the
             // alternate screen came on (tmux resizes it only when leaving,

@@ -639,6 +639,37 @@ pub struct ScreenState {
     pub sync_open: bool,
 }
 
+/// The hash of a screen's rows, as [`Term::visible_hash`] takes it:
+/// FNV-1a over each row's text followed by `\n`.
+#[derive(Clone, Copy, Debug)]
+pub struct RowHash(u64);
+
+impl RowHash {
+    /// An empty hash.
+    pub fn new() -> RowHash {
+        RowHash(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// Adds one row's text.
+    pub fn row(&mut self, text: &[u8]) {
+        for &b in text.iter().chain(b"\n") {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// The hash of the rows added.
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for RowHash {
+    fn default() -> RowHash {
+        RowHash::new()
+    }
+}
+
 /// The state kept beside the grid ([`Term`]'s `state` field).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TermState {
@@ -666,6 +697,82 @@ impl Term {
     /// the mirror started. Pure: a `Term` never reads a clock.
     pub fn set_now(&mut self, now_us: u64) {
         self.state.now = now_us;
+    }
+
+    /// Sets the clock as [`Term::set_now`] and dates what a seed fed to
+    /// this copy (its output and screen change) to now: a seed's bytes
+    /// were applied before the copy knew the time, and when the pane
+    /// printed them is unknown (now is never earlier than that).
+    pub fn seeded_now(&mut self, now_us: u64) {
+        self.state.now = now_us;
+        let st = &mut self.state;
+        for t in [
+            &mut st.last_output_at,
+            &mut st.last_change_at,
+            &mut st.dirty_at,
+        ] {
+            if t.is_some() {
+                *t = Some(now_us);
+            }
+        }
+        if st.sync_since.is_some() {
+            st.sync_since = Some(now_us);
+        }
+    }
+
+    /// Recovers the command table of history printed before the copy
+    /// existed from tmux's row flags (`capture-pane -F`, tmux 3.7+: `P`
+    /// a prompt starts on the row, `O` a command's output starts), given
+    /// each row from the oldest history row to the screen's last as
+    /// `(prompt, output, wrapped)`. A prompt after an output start ends
+    /// that command (finished, its status unknown); the records have no
+    /// times. Used by the seed, before anything else is marked.
+    pub(crate) fn recover_marks(&mut self, rows: impl Iterator<Item = (bool, bool, bool)>) {
+        let mut index = self.history.first_index().0;
+        let mut row = 0;
+        let mark = |kind| Mark {
+            source: MarkSource::TmuxFlags,
+            kind,
+            aid: None,
+            exit_status: None,
+            command: None,
+        };
+        for (prompt, output, wrapped) in rows {
+            let pos = MarkPos {
+                line: LineIndex(index),
+                row,
+                column: Column(0),
+            };
+            let c = &mut self.state.commands;
+            if prompt {
+                if let Some(i) = c.open_at(0)
+                    && c.get(i).is_some_and(|r| r.output_start.is_some())
+                {
+                    // Its output ends where the prompt begins, where a
+                    // `D` mark would have come.
+                    if let Some(r) = c.get_mut(i) {
+                        r.output_end = Some(pos);
+                    }
+                    c.close(i, CommandEnd::Finished, 0);
+                }
+                c.mark(&mark(MarkKind::Prompt), pos, 0, None);
+            }
+            if output {
+                c.mark(&mark(MarkKind::OutputStart), pos, 0, None);
+            }
+            if wrapped {
+                row += 1;
+            } else {
+                index += 1;
+                row = 0;
+            }
+        }
+        for r in self.state.commands.records.iter_mut() {
+            let r = Arc::make_mut(r);
+            r.started_at = None;
+            r.prompt_at = None;
+            r.ended_at = None;
+        }
     }
 
     /// The tracked private modes.
@@ -738,20 +845,22 @@ impl Term {
     /// The hash of the visible rows' text, trailing blanks trimmed
     /// (FNV-1a over the rows, each followed by `\n`).
     pub fn visible_hash(&self) -> u64 {
+        let mut h = RowHash::new();
+        self.visible_rows(|_, row| h.row(row));
+        h.finish()
+    }
+
+    /// Calls `f` with each visible row (0 = the top row) and its text,
+    /// trailing blanks trimmed (a soft-wrapped line is one row per screen
+    /// row here, as the screen shows it).
+    pub fn visible_rows(&self, mut f: impl FnMut(usize, &[u8])) {
         let acs = self.opts.dec_graphics == super::DecGraphics::Unicode;
         let mut buf = Vec::with_capacity(self.sx() as usize * 4);
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for line in &self.grid.lines {
+        for (i, line) in self.grid.lines.iter().enumerate() {
             buf.clear();
             line.push_text(&self.combined, acs, &mut buf);
-            for &b in super::trim_end_spaces(&buf) {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-            h ^= u64::from(b'\n');
-            h = h.wrapping_mul(0x0100_0000_01b3);
+            f(i, super::trim_end_spaces(&buf));
         }
-        h
     }
 
     /// Where the cursor is, as a [`MarkPos`].
@@ -1209,6 +1318,33 @@ mod tests {
         assert_eq!(s.focus_events, Some(false));
         s.merge(PrivateModes::from_private_modes_list(""));
         assert_eq!(s.cursor_visible, Some(true));
+    }
+
+    #[test]
+    fn tmux_flags_recover_commands() {
+        let mut t = term();
+        t.set_now(7);
+        // Rows: prompt (wrapped onto a second row), output, output, prompt.
+        let rows = [
+            (true, false, true),
+            (false, false, false),
+            (false, true, false),
+            (false, false, false),
+            (true, false, false),
+        ];
+        t.recover_marks(rows.into_iter());
+        let c: Vec<_> = t.commands().records().collect();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].source, MarkSource::TmuxFlags);
+        assert_eq!(c[0].ended, Some(CommandEnd::Finished));
+        assert_eq!(c[0].exit_status, None);
+        assert_eq!(c[0].started_at, None);
+        let line = |p: Option<MarkPos>| p.map(|p| (p.line.0, p.row));
+        assert_eq!(line(c[0].prompt), Some((0, 0)));
+        assert_eq!(line(c[0].output_start), Some((1, 0)));
+        assert_eq!(line(c[0].output_end), Some((3, 0)));
+        assert_eq!(c[1].ended, None);
+        assert_eq!(line(c[1].prompt), Some((3, 0)));
     }
 
     #[test]

@@ -53,6 +53,25 @@ pub enum Outcome {
     /// or the pane, its window or its session was killed. The pane's
     /// last output was still matched first.
     PaneGone,
+    /// The pane's program has been reading a line with echo off (a
+    /// password) for 300 ms with nothing printed: nothing more comes
+    /// until someone types (`evidence` says how this was read).
+    PasswordPrompt,
+    /// The pane's program has been reading an echoed line (`read`,
+    /// `input()`, a y/n question, `cat`) for 300 ms with nothing printed.
+    AwaitingInput,
+}
+
+impl Outcome {
+    /// The outcome for a program found reading `input`
+    /// ([`crate::sys::input::Input::Password`] or a line read).
+    pub fn of_reading(input: crate::sys::input::Input) -> Outcome {
+        if input == crate::sys::input::Input::Password {
+            Outcome::PasswordPrompt
+        } else {
+            Outcome::AwaitingInput
+        }
+    }
 }
 
 /// The answer of `wait_for_text` (libtmux-mcp `WaitForTextResult`, plus
@@ -99,6 +118,11 @@ pub struct WaitForTextResult {
     /// otherwise (unknown, never 0 by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// For `password_prompt` and `awaiting_input`: the facts that tell
+    /// (the terminal's settings, the foreground process, its wait
+    /// channel); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 /// The answer of `capture_since` (libtmux-mcp `CaptureSinceResult`, plus
@@ -153,6 +177,12 @@ pub enum RunOutcome {
     /// The pane is gone before the command ended: its shell exited and
     /// tmux destroyed the pane, or the pane was killed.
     PaneGone,
+    /// The command has been reading a line with echo off (a password)
+    /// for 300 ms: it waits for someone to type (`evidence`).
+    PasswordPrompt,
+    /// The command has been reading an echoed line for 300 ms (`read`,
+    /// `input()`, a y/n question): it waits for someone to type.
+    AwaitingInput,
 }
 
 /// The answer of `run_command` (libtmux-mcp `RunCommandResult`, plus
@@ -205,6 +235,10 @@ pub struct RunCommandResult {
     /// one (`#{pane_dead_status}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// For `password_prompt` and `awaiting_input`: the facts that tell;
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 /// A `capture_since` cursor: where the previous answer stopped.

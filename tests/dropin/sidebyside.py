@@ -578,7 +578,13 @@ def allowed(case: str, problem: str) -> Allowed | None:
 
 
 # Tools tmuxwire offers beyond libtmux-mcp's (the MCP table's OWN_TOOLS).
-OWN_TOOLS = ("get_pane_state", "list_commands", "get_command_output", "wait_for_command")
+OWN_TOOLS = (
+    "get_pane_state",
+    "list_commands",
+    "get_command_output",
+    "wait_for_command",
+    "wait_for_stable",
+)
 
 
 async def start(side: Side, stack: contextlib.AsyncExitStack, log: Any) -> None:

@@ -46,7 +46,7 @@ const TOOLS = [
   "capture_pane", "snapshot_pane", "display_message",
   "search_panes", "list_servers", "show_option", "show_environment", "show_buffer",
   "show_hooks", "show_hook", "find_pane_by_position", "call_read_tools_batch",
-  "wait_for_text", "wait_for_command", "capture_since",
+  "wait_for_text", "wait_for_command", "wait_for_stable", "capture_since",
 ];
 // A buffer in tmuxwire's namespace (show_buffer reads no other).
 const BUFFER = `tmuxwire_${"0123456789abcdef".repeat(2)}_node`;
@@ -324,6 +324,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["wait_for_text", [`pane_id=${pane}`, 'patterns=["never-printed"]', "timeout=0.2",
       "interval=0.5", "regex=false"]],
     ["wait_for_command", [`pane_id=${pane}`, "timeout=0.2"]],
+    ["wait_for_stable", [`pane_id=${pane}`, "stable_ms=100", "timeout=10", "mask_rows=[-1]"]],
     ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
@@ -353,6 +354,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.list_commands.marks, "absent");
   assert.equal(by.wait_for_command.outcome, "timeout");
   assert.equal(by.wait_for_command.marks, "absent");
+  assert.equal(by.wait_for_stable.outcome, "stable");
   assert.equal(by.get_session_info.session_name, "2024");
   assert.equal(by.capture_pane.lines, 3);
   assert.equal(by.display_message.result, "0");

@@ -409,6 +409,14 @@ pub fn test_shell(name: &'static str) -> Option<TestShell> {
     })
 }
 
+/// Whether `python3` runs here (the fake TUIs of the tests are Python).
+pub fn has_python() -> bool {
+    Command::new("python3")
+        .args(["-c", "pass"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// A unique name: `prefix` + pid + per-process counter + nanoseconds. Only `[A-Za-z0-9_-]`
 /// are added, so it is safe for `-L` socket names and session names if `prefix` is.
 pub fn unique_name(prefix: &str) -> String {

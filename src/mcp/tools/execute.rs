@@ -3,6 +3,8 @@
 //! exactly; text reaches the pane byte for byte (see
 //! [`crate::tmux::input`]).
 
+use std::time::Duration;
+
 use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -19,6 +21,7 @@ use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
     SplitDirection, SplitSize, SplitWindowRequest,
 };
+use crate::tmux::op::deliver::{Delivery, MAX_SUBMIT_DELAY, Submit};
 use crate::tmux::op::manage::{Name, cells};
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
@@ -132,6 +135,11 @@ struct SendKeysArgs {
     /// Type into a password prompt (else refused).
     #[serde(default)]
     allow_password_input: bool,
+    /// ms between text and Enter; null: 0 for a shell, else 150.
+    submit_delay_ms: Option<f64>,
+    /// First wait ≤10 s until the program reads.
+    #[serde(default)]
+    wait_ready: bool,
     socket_name: Option<String>,
     socket_path: Option<String>,
 }
@@ -163,6 +171,9 @@ struct SendKeysBatchArgs {
     on_error: OnError,
     /// Seconds for the whole batch.
     timeout: Option<f64>,
+    /// Type into password prompts (else refused).
+    #[serde(default)]
+    allow_password_input: bool,
     socket_name: Option<String>,
     socket_path: Option<String>,
 }
@@ -203,6 +214,14 @@ struct PasteTextArgs {
     /// Paste into a password prompt (else refused).
     #[serde(default)]
     allow_password_input: bool,
+    /// Then press Enter (confirmed: delivery).
+    #[serde(default)]
+    enter: bool,
+    /// As send_keys.
+    submit_delay_ms: Option<f64>,
+    /// As send_keys.
+    #[serde(default)]
+    wait_ready: bool,
     session_name: Option<String>,
     session_id: Option<String>,
     window_id: Option<String>,
@@ -338,11 +357,11 @@ pub(super) fn defs() -> Vec<Def> {
             ADDITIVE,
             "Split a pane; the new pane's state.",
         )),
-        bare_output(super::row_as::<SendKeysArgs, PaneMessage>(
+        bare_output(super::row_as::<SendKeysArgs, TypedMessage>(
             "send_keys",
             "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false. keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
         )),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
@@ -354,7 +373,7 @@ pub(super) fn defs() -> Vec<Def> {
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
             d
         },
-        bare_output(super::row_as::<PasteTextArgs, PaneMessage>(
+        bare_output(super::row_as::<PasteTextArgs, TypedMessage>(
             "paste_text",
             "Paste Text",
             OPEN,
@@ -518,7 +537,10 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
             keys(op.keys.clone(), op.literal, op.enter, op.suppress_history),
         ));
     }
-    let request = SendKeysBatchRequest::new(ops, stop, a.timeout)?;
+    let request = SendKeysBatchRequest {
+        allow_password_input: a.allow_password_input,
+        ..SendKeysBatchRequest::new(ops, stop, a.timeout)?
+    };
     let t = super::server(ctx.servers, &a.socket_name, &a.socket_path)?;
     let BatchSent(sent) = op::run(&t, request, Limit::NONE).await?;
     let mut out = SendBatchResult {
@@ -565,10 +587,30 @@ fn keys(keys: String, literal: bool, enter: bool, suppress_history: bool) -> Key
     }
 }
 
+/// `submit_delay_ms` and `wait_ready` as a [`Submit`].
+fn submit(delay_ms: Option<f64>, wait_ready: bool) -> Result<Submit, Error> {
+    let most = MAX_SUBMIT_DELAY.as_millis() as f64;
+    let delay = match delay_ms {
+        None => None,
+        Some(ms) if ms.is_finite() && (0.0..=most).contains(&ms) => {
+            Some(Duration::from_secs_f64(ms / 1000.0))
+        }
+        Some(ms) => {
+            return Err(Error::invalid(
+                "submit_delay_ms",
+                format!("submit_delay_ms must be 0 to {most} ms (received {ms})"),
+                "milliseconds, or null for the default",
+            ));
+        }
+    };
+    Ok(Submit { wait_ready, delay })
+}
+
 tool_args!(SendKeysArgs => SendKeysRequest, |a| Ok(SendKeysRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
     keys: keys(a.keys, a.literal, a.enter, a.suppress_history),
     allow_password_input: a.allow_password_input,
+    submit: submit(a.submit_delay_ms, a.wait_ready)?,
 }));
 
 tool_args!(PasteTextArgs => PasteTextRequest, |a| {
@@ -576,6 +618,8 @@ tool_args!(PasteTextArgs => PasteTextRequest, |a| {
     let paste = PasteTextRequest::new(pane, a.text, a.bracket)?;
     Ok(PasteTextRequest {
         allow_password_input: a.allow_password_input,
+        enter: a.enter,
+        submit: submit(a.submit_delay_ms, a.wait_ready)?,
         ..paste
     })
 });
@@ -597,20 +641,36 @@ impl Rendered for TextPasted {
     const TEXT: TextShape = TextShape::String;
 }
 
-impl From<KeysSent> for PaneMessage {
-    fn from(k: KeysSent) -> PaneMessage {
-        PaneMessage {
+/// What typing into a pane reports: the reference's sentence and pane,
+/// and for text with Enter, whether it arrived and was submitted.
+#[derive(Serialize, JsonSchema)]
+struct TypedMessage {
+    result: String,
+    pane_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delivery: Option<Delivery>,
+}
+
+impl Rendered for TypedMessage {
+    const TEXT: TextShape = TextShape::String;
+}
+
+impl From<KeysSent> for TypedMessage {
+    fn from(k: KeysSent) -> TypedMessage {
+        TypedMessage {
             result: format!("Keys sent to pane {}", k.pane_id),
             pane_id: k.pane_id,
+            delivery: k.delivery,
         }
     }
 }
 
-impl From<TextPasted> for PaneMessage {
-    fn from(k: TextPasted) -> PaneMessage {
-        PaneMessage {
+impl From<TextPasted> for TypedMessage {
+    fn from(k: TextPasted) -> TypedMessage {
+        TypedMessage {
             result: format!("Text pasted to pane {}", k.pane_id),
             pane_id: k.pane_id,
+            delivery: k.delivery,
         }
     }
 }

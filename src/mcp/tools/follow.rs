@@ -21,6 +21,7 @@ use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
 use crate::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
+use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +65,39 @@ struct WaitForCommandArgs {
     window_id: Option<String>,
     socket_name: Option<String>,
     socket_path: Option<String>,
+}
+
+/// `wait_for_stable`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WaitForStableArgs {
+    /// Screen unchanged this long, ms.
+    #[serde(default = "default_stable_ms")]
+    stable_ms: f64,
+    /// Seconds, at most the wait ceiling.
+    #[serde(default = "default_run_timeout")]
+    timeout: f64,
+    /// Screen rows left out: 0 top, -1 bottom.
+    mask_rows: Option<Vec<i64>>,
+    /// Regexes cut out of rows (spinner, timer).
+    mask_patterns: Option<Vec<String>>,
+    /// Only a change after the call counts.
+    #[serde(default)]
+    require_change: bool,
+    /// Regex: end matched once shown.
+    until_pattern: Option<String>,
+    /// Regex: end matched once gone.
+    absent_pattern: Option<String>,
+    pane_id: Option<String>,
+    session_name: Option<String>,
+    session_id: Option<String>,
+    window_id: Option<String>,
+    socket_name: Option<String>,
+    socket_path: Option<String>,
+}
+
+fn default_stable_ms() -> f64 {
+    1500.0
 }
 
 /// `capture_since`.
@@ -112,6 +146,8 @@ struct RunCommandArgs {
     /// Press C-c on timeout.
     #[serde(default)]
     interrupt_on_timeout: bool,
+    /// wrapped; marks: typed as is, shell's OSC 133 marks.
+    mode: Option<String>,
     pane_id: Option<String>,
     session_name: Option<String>,
     session_id: Option<String>,
@@ -180,6 +216,55 @@ impl super::Reports for WaitForCommandRequest {
     }
 }
 
+tool_args!(WaitForStableArgs => WaitForStableRequest, |a| {
+    let timeout = timeout_arg(a.timeout)?;
+    if !a.stable_ms.is_finite() || !(10.0..=3_600_000.0).contains(&a.stable_ms) {
+        return Err(Error::invalid(
+            "stable_ms",
+            format!("stable_ms must be 10 to 3600000 ms (received {})", a.stable_ms),
+            "milliseconds, e.g. 1500",
+        ));
+    }
+    let regex = PatternOptions::regex();
+    // Regexes always (no `regex` flag here): an error names the argument.
+    let compile_one = |arg: &'static str, p: &str| -> Result<Pattern, Error> {
+        if p.is_empty() {
+            return Err(Error::invalid(arg, format!("{arg}: a pattern must be a non-empty regex"), "a regex"));
+        }
+        Pattern::new(p, regex).map_err(|e| {
+            Error::invalid(arg, format!("{arg}: {e}"), "a regex (Rust regex syntax)")
+        })
+    };
+    let one = |arg: &'static str, p: &Option<String>| -> Result<Option<Pattern>, Error> {
+        p.as_deref().map(|p| compile_one(arg, p)).transpose()
+    };
+    let patterns = a
+        .mask_patterns
+        .iter()
+        .flatten()
+        .map(|p| compile_one("mask_patterns", p))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(WaitForStableRequest {
+        pane: targeting!(a, pane_id, window_id).selector()?,
+        stable: Duration::from_secs_f64(a.stable_ms / 1000.0),
+        timeout,
+        mask: ScreenMask {
+            rows: a.mask_rows.clone().unwrap_or_default(),
+            patterns,
+        },
+        require_change: a.require_change,
+        until: one("until_pattern", &a.until_pattern)?,
+        absent: one("absent_pattern", &a.absent_pattern)?,
+        progress: None,
+    })
+});
+
+impl super::Reports for WaitForStableRequest {
+    fn reporting_to(self, progress: Option<Progress>) -> Self {
+        WaitForStableRequest { progress, ..self }
+    }
+}
+
 tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?.unwrap_or(usize::MAX);
     let max_bytes = args::positive("max_bytes", a.max_bytes)?.unwrap_or(usize::MAX);
@@ -200,6 +285,17 @@ tool_args!(RunCommandArgs => RunCommandRequest, |a| {
         max_lines,
         suppress_history,
         interrupt_on_timeout: a.interrupt_on_timeout,
+        marks: match a.mode.as_deref() {
+            None | Some("wrapped") => false,
+            Some("marks") => true,
+            Some(m) => {
+                return Err(Error::invalid(
+                    "mode",
+                    format!("mode must be \"wrapped\" or \"marks\" (received {m:?})"),
+                    "\"wrapped\" (default) or \"marks\"",
+                ));
+            }
+        },
         progress: None,
     })
 });
@@ -223,7 +319,7 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "wait_for_text",
             "Wait for Text",
             READ,
-            "Wait for a new line matching patterns (never the echo of typed input) or any output. outcome: matched, any_output, stopped, alternate_screen, timeout, exited, pane_gone",
+            "Wait for a new line matching patterns (never the echo of typed input) or any output. outcome: matched, any_output, stopped, alternate_screen, timeout, exited, pane_gone, password_prompt, awaiting_input",
         ))
         .mark_self_bounded(),
         bare_output(super::reporting::<WaitForCommandArgs>(
@@ -233,6 +329,15 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "Wait for the pane's next marked command to finish (OSC 133/633 shell integration; \
              typed by anyone): command with exit_status, tail. outcome: finished, \
              password_prompt, awaiting_input, exited, pane_gone, timeout.",
+        ))
+        .mark_self_bounded(),
+        bare_output(super::reporting::<WaitForStableArgs>(
+            "wait_for_stable",
+            "Wait for Stable",
+            READ,
+            "Wait until a pane's screen (a TUI) is unchanged for stable_ms, never while a marked \
+             command or OSC 9;4 progress runs; masks for spinners, timers. outcome: stable, \
+             matched, password_prompt, awaiting_input, exited, pane_gone, timeout.",
         ))
         .mark_self_bounded(),
         bare_output(super::row::<CaptureSinceArgs>(

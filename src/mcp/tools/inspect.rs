@@ -116,13 +116,14 @@ pub(super) fn defs() -> Vec<Def> {
              watched it, oldest first: command, state, exit_status, times, output lines. \
              Advisory (trusted false).",
         ),
-        super::row::<CommandOutputArgs>(
+        // Its `command` is a list_commands item: that schema says it.
+        super::bare_output(super::row::<CommandOutputArgs>(
             "get_command_output",
             "Get Command Output",
             READ,
-            "One marked command's output lines (default: the last command), with \
-             head/tail/grep/context/max_bytes.",
-        ),
+            "One marked command (a list_commands item) and its output lines (default: the last \
+             command), with head/tail/grep/context/max_bytes.",
+        )),
         super::bare_output(super::row::<CapturePaneArgs>(
             "capture_pane",
             "Capture Pane",

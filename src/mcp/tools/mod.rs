@@ -844,6 +844,7 @@ mod tests {
         ("list_commands", Toolset::Inspect, false),
         ("get_command_output", Toolset::Inspect, false),
         ("wait_for_command", Toolset::Inspect, true),
+        ("wait_for_stable", Toolset::Inspect, true),
     ];
 
     /// The tools the reference sends with `anthropic/alwaysLoad`.

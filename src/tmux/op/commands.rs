@@ -415,7 +415,7 @@ impl LineNumbers {
 }
 
 /// A mirror clock reading ([`crate::mirror::clock_us`]) as Unix seconds.
-fn unix_seconds(us: u64) -> Option<f64> {
+pub(super) fn unix_seconds(us: u64) -> Option<f64> {
     let ago = crate::mirror::clock_us().saturating_sub(us);
     let at = SystemTime::now().checked_sub(Duration::from_micros(ago))?;
     at.duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64())
@@ -522,6 +522,7 @@ impl Op for WaitForCommandRequest {
 
 /// The commands that were already in the table when a wait began: those
 /// that end later are still "next".
+#[derive(Clone, Debug)]
 struct Entry {
     /// The first index a record opened after the entry gets.
     next: u64,
@@ -568,15 +569,30 @@ pub async fn wait_for_command(
     pane: PaneId,
     req: &WaitForCommandRequest,
 ) -> Result<WaitForCommandResult, Error> {
+    wait_from(server, pane, req, None).await
+}
+
+/// [`wait_for_command`] from `entry` (read when the wait begins when
+/// `None`): a command typed just before is still waited for even if it
+/// ended before the wait began.
+async fn wait_from(
+    server: &Server,
+    pane: PaneId,
+    req: &WaitForCommandRequest,
+    entry: Option<Entry>,
+) -> Result<WaitForCommandResult, Error> {
     let started = std::time::Instant::now();
     let deadline = tokio::time::Instant::now() + req.timeout;
     let f = super::follow::follow(server, pane, None).await?;
-    let entry = {
-        let st = f.pane.view();
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-        Entry::of(t)
+    let entry = match entry {
+        Some(e) => e,
+        None => {
+            let st = f.pane.view();
+            let t = st
+                .term()
+                .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+            Entry::of(t)
+        }
     };
     // Subscribed after the entry was read: a change in between is seen by
     // the first look below.
@@ -595,14 +611,14 @@ pub async fn wait_for_command(
     };
     let mut ended = None;
     let mut done;
-    let mut input = InputWatch::new(pane);
+    let mut input = super::reading::InputWatch::new(pane);
     let mut reading = None;
     loop {
         done = finished(&f);
         if done.is_some() {
             break;
         }
-        reading = input.check(server).await?;
+        reading = input.check(server, &f).await?;
         if reading.is_some() {
             break;
         }
@@ -621,7 +637,7 @@ pub async fn wait_for_command(
         }
         let wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref())
             .min(vigil.wake_at())
-            .min(input.next);
+            .min(input.wake_at());
         match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             // The copy is gone (mirror stopped).
@@ -675,73 +691,6 @@ pub async fn wait_for_command(
     })
 }
 
-/// How often a wait asks whether the pane's program reads input.
-const INPUT_EVERY: Duration = Duration::from_millis(100);
-
-/// How long a program must have been reading (a password, or an echoed
-/// line) before a wait ends on it: a program passes through such reads
-/// on its way (a shell resets the terminal before it runs a command).
-const INPUT_LASTS: Duration = Duration::from_millis(300);
-
-/// Watches, during a wait, whether the pane's program reads a password
-/// or an echoed line ([`Input::Password`], [`Input::LineRead`], from
-/// `get_pane_state`'s facts): once that has lasted [`INPUT_LASTS`], the
-/// wait ends, as nothing will finish until someone types.
-struct InputWatch {
-    pane: Selector,
-    /// The reading state seen, and since when.
-    since: Option<(Input, tokio::time::Instant)>,
-    next: tokio::time::Instant,
-}
-
-impl InputWatch {
-    fn new(pane: PaneId) -> InputWatch {
-        InputWatch {
-            pane: Selector {
-                pane_id: Some(pane),
-                ..Selector::default()
-            },
-            since: None,
-            next: tokio::time::Instant::now(),
-        }
-    }
-
-    /// The state and its evidence once the program has been reading for
-    /// [`INPUT_LASTS`]; asks at most every [`INPUT_EVERY`].
-    ///
-    /// # Errors
-    ///
-    /// Connection errors; a pane that is gone is left to the vigil.
-    async fn check(&mut self, server: &Server) -> Result<Option<(Input, Vec<String>)>, Error> {
-        let now = tokio::time::Instant::now();
-        if now < self.next {
-            return Ok(None);
-        }
-        self.next = now + INPUT_EVERY;
-        let req = super::state::PaneStateRequest {
-            pane: self.pane.clone(),
-        };
-        let st = match req.run(server, Limit::NONE).await {
-            Ok(st) => st,
-            Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        if !matches!(st.input, Input::Password | Input::LineRead) {
-            self.since = None;
-            return Ok(None);
-        }
-        match self.since {
-            Some((i, at)) if i == st.input => {
-                Ok((now >= at + INPUT_LASTS).then_some((st.input, st.evidence)))
-            }
-            _ => {
-                self.since = Some((st.input, now));
-                Ok(None)
-            }
-        }
-    }
-}
-
 /// The newest of `lines` within [`TAIL_LINES`] and [`TAIL_BYTES`].
 fn tail_of(lines: Vec<OutputLine>) -> Vec<String> {
     let mut used = 0;
@@ -757,4 +706,151 @@ fn tail_of(lines: Vec<OutputLine>) -> Vec<String> {
         .collect();
     keep.reverse();
     keep
+}
+
+/// `run_command` with `mode: "marks"`: types `req.command` as it is at
+/// the shell's prompt (so `cd` and `export` persist) and reads its end,
+/// exit status and output from the shell's own command marks (OSC
+/// 133/633), which any program in the pane can print: the answer's note
+/// says so. Refused at once in a pane whose shell has sent no marks, or
+/// while a marked command runs.
+///
+/// # Errors
+///
+/// `Unsupported` without marks; `InvalidArgument` while a command runs;
+/// as [`super::follow::run_command`] otherwise.
+pub(super) async fn run_marked(
+    server: &Server,
+    pane: PaneId,
+    req: &super::follow::RunCommandRequest,
+) -> Result<crate::tmux::follow::RunCommandResult, Error> {
+    use crate::control::{Command, Target, TargetKind};
+    use crate::tmux::follow::{RunCommandResult, RunOutcome};
+    let started = std::time::Instant::now();
+    let f = super::follow::follow(server, pane, req.progress.as_ref()).await?;
+    if f.pane.view().status() == crate::mirror::Status::Dead {
+        return Err(Error::not_found(format!(
+            "pane {pane} is dead: there is no shell to run the command in"
+        )));
+    }
+    let lock = f.pane.run_lock();
+    let _turn = lock.lock().await;
+    let entry = {
+        let st = f.pane.view();
+        let t = st
+            .term()
+            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        let c = t.commands();
+        if c.marks_seen() == 0 {
+            return Err(Error::unsupported(format!(
+                "pane {pane}'s shell has sent no command marks (OSC 133/633) since tmuxwire \
+                 watched it: mode \"marks\" needs shell integration (the default mode wraps the \
+                 command itself)"
+            ))
+            .for_argument("mode"));
+        }
+        if let Some(r) = c.last().filter(|r| r.running()) {
+            return Err(Error::invalid(
+                "mode",
+                format!(
+                    "pane {pane} is running command {} (its marks say): mode \"marks\" types at \
+                     a prompt; wait_for_command waits for it",
+                    r.index
+                ),
+                "a pane at its prompt",
+            ));
+        }
+        Entry::of(t)
+    };
+    let typed = if req.suppress_history {
+        format!(" {}", req.command)
+    } else {
+        req.command.clone()
+    };
+    server.note_typed(
+        &pane.to_string(),
+        typed.as_bytes(),
+        true,
+        f.pane.cursor_origin(),
+    );
+    let target = Target::Pane(pane);
+    super::follow::type_and_enter(server, &target, &typed).await?;
+    let wait = WaitForCommandRequest {
+        pane: Selector {
+            pane_id: Some(pane),
+            ..Selector::default()
+        },
+        timeout: req.timeout,
+        progress: req.progress.clone(),
+    };
+    let w = wait_from(server, pane, &wait, Some(entry)).await?;
+    let outcome = match w.outcome {
+        "finished" => RunOutcome::Completed,
+        "password_prompt" => RunOutcome::PasswordPrompt,
+        "awaiting_input" => RunOutcome::AwaitingInput,
+        "exited" => RunOutcome::Exited,
+        "pane_gone" => RunOutcome::PaneGone,
+        _ => RunOutcome::Timeout,
+    };
+    let mut interrupted = false;
+    if outcome == RunOutcome::Timeout && req.interrupt_on_timeout {
+        let c_c = Command::new("send-keys")
+            .target(&target, TargetKind::Pane)
+            .arg("C-c");
+        server.run(&c_c).await?.into_result()?;
+        interrupted = true;
+    }
+    let record = w.command.as_ref().or(w.running.as_ref());
+    let (output, omitted) = match record {
+        Some(c) if outcome != RunOutcome::PaneGone => {
+            let out = CommandOutputRequest {
+                pane: wait.pane.clone(),
+                index: i64::try_from(c.index).unwrap_or(i64::MAX),
+                tail: req.max_lines,
+                ..CommandOutputRequest::default()
+            }
+            .run(server, Limit::NONE)
+            .await;
+            match out {
+                Ok(o) => (
+                    o.lines.into_iter().map(|l| l.text).collect(),
+                    o.lines_omitted,
+                ),
+                Err(_) => (w.tail.clone(), 0),
+            }
+        }
+        _ => (w.tail.clone(), 0),
+    };
+    let exit_status = w
+        .command
+        .as_ref()
+        .and_then(|c| c.exit_status)
+        .map(i32::from);
+    let mut note = String::from(
+        "mode marks: the end, exit status and output come from the shell's own marks, which \
+         any program in the pane can print (trusted false)",
+    );
+    if outcome == RunOutcome::Completed && exit_status.is_none() {
+        note.push_str("; its end mark carried no status");
+    }
+    if outcome == RunOutcome::Timeout {
+        note.push_str("; the command is still running");
+    }
+    Ok(RunCommandResult {
+        pane_id: pane.to_string(),
+        exit_status,
+        timed_out: outcome == RunOutcome::Timeout,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        output,
+        output_truncated: omitted > 0,
+        output_truncated_lines: omitted,
+        effective_timeout: req.timeout.as_secs_f64(),
+        interrupted,
+        output_complete: outcome == RunOutcome::Completed,
+        note: Some(note),
+        outcome,
+        pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
+        pane_exit_status: w.pane_exit_status,
+        evidence: w.evidence,
+    })
 }

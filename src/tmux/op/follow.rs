@@ -174,6 +174,9 @@ pub struct RunCommandRequest {
     pub suppress_history: bool,
     /// Send C-c when the time runs out.
     pub interrupt_on_timeout: bool,
+    /// Type the command as it is and read its end from the shell's own
+    /// marks ([`super::commands::run_marked`]) instead of wrapping it.
+    pub marks: bool,
     /// Where to report progress.
     pub progress: Option<Progress>,
 }
@@ -194,6 +197,7 @@ impl RunCommandRequest {
             max_lines: None,
             suppress_history: false,
             interrupt_on_timeout: false,
+            marks: false,
             progress: None,
         })
     }
@@ -205,6 +209,9 @@ impl Op for RunCommandRequest {
     async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
         check_command(&self.command, self.suppress_history)?;
         let pane = pane_id(server, &self.pane).await?;
+        if self.marks {
+            return super::commands::run_marked(server, pane, &self).await;
+        }
         run_command(server, pane, &self).await
     }
 }
@@ -586,11 +593,17 @@ pub async fn wait_for_text(
     let mut rx = f.pane.subscribe();
     let mut w = Wait::new(req, entry_line, entry);
     let mut vigil = Vigil::new(server, pane).await;
+    let mut input = super::reading::InputWatch::new(pane);
     let mut ended = None;
+    let mut reading = None;
     loop {
         typing.refresh(&server.typed);
         w.look_at(&f.pane, &typing.echoes);
         if w.outcome.is_some() {
+            break;
+        }
+        reading = input.check(server, &f).await?;
+        if reading.is_some() {
             break;
         }
         ended = vigil.check(server, &f).await?;
@@ -604,18 +617,24 @@ pub async fn wait_for_text(
             let waited = started.elapsed().as_secs();
             p(waited, req.timeout.as_secs().max(1), "waiting for output");
         }
-        let wake = wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        let wake = wake_at(deadline, req.progress.as_ref())
+            .min(vigil.wake_at())
+            .min(input.wake_at());
         match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             // The copy is gone (mirror stopped).
             Ok(Err(_)) => break,
-            // The time is up, or a progress tick or a liveness check is
-            // due.
+            // The time is up, or a progress tick, a liveness check or a
+            // look at the terminal's settings is due.
             Err(_) if tokio::time::Instant::now() >= deadline => break,
             Err(_) => {}
         }
     }
     let dead = ended.is_some() || f.pane.view().status() == Status::Dead;
+    if let Some((i, evidence)) = reading {
+        w.outcome = Some(Outcome::of_reading(i));
+        w.evidence = evidence;
+    }
     let mut r = w.finish(pane, matched_at_entry, dead, ended);
     r.elapsed_seconds = started.elapsed().as_secs_f64();
     Ok(r)
@@ -693,6 +712,8 @@ struct Wait<'r> {
     outcome: Option<Outcome>,
     matched_index: Option<usize>,
     alternate: bool,
+    /// Why the pane's program is found reading (see [`Outcome::of_reading`]).
+    evidence: Vec<String>,
 }
 
 impl<'r> Wait<'r> {
@@ -711,6 +732,7 @@ impl<'r> Wait<'r> {
             outcome: None,
             matched_index: None,
             alternate: false,
+            evidence: Vec::new(),
         }
     }
 
@@ -888,6 +910,7 @@ impl<'r> Wait<'r> {
                 Some(Ended::Exited(status)) => status,
                 _ => None,
             },
+            evidence: self.evidence,
         }
     }
 }
@@ -1163,19 +1186,7 @@ pub async fn run_command(
         true,
         f.pane.cursor_origin(),
     );
-    let cmds = [
-        Command::new("send-keys")
-            .target(&target, TargetKind::Pane)
-            .arg("-l")
-            .arg("--")
-            .arg(&typed),
-        Command::new("send-keys")
-            .target(&target, TargetKind::Pane)
-            .arg("Enter"),
-    ];
-    for out in server.run_all(&cmds).await? {
-        out.into_result()?;
-    }
+    type_and_enter(server, &target, &typed).await?;
     let end_of = wait_for_end(server, &f, &mut rx, nonce, req, started).await?;
     let timed_out = end_of == RunEnd::Timeout;
     let limit = req.max_lines.unwrap_or(usize::MAX);
@@ -1208,11 +1219,17 @@ pub async fn run_command(
         RunEnd::Pane(e) if exit_status.is_none() => Some(e),
         _ => None,
     };
-    let outcome = match (exit_status, ended) {
-        (Some(_), _) => RunOutcome::Completed,
-        (None, Some(Ended::Exited(_))) => RunOutcome::Exited,
-        (None, Some(Ended::Gone)) => RunOutcome::PaneGone,
-        (None, None) => RunOutcome::Timeout,
+    let (reading, evidence) = match end_of {
+        RunEnd::Reading(i, evidence) if exit_status.is_none() => (Some(i), evidence),
+        _ => (None, Vec::new()),
+    };
+    let outcome = match (exit_status, ended, reading) {
+        (Some(_), _, _) => RunOutcome::Completed,
+        (None, Some(Ended::Exited(_)), _) => RunOutcome::Exited,
+        (None, Some(Ended::Gone), _) => RunOutcome::PaneGone,
+        (None, None, Some(crate::sys::input::Input::Password)) => RunOutcome::PasswordPrompt,
+        (None, None, Some(_)) => RunOutcome::AwaitingInput,
+        (None, None, None) => RunOutcome::Timeout,
     };
     Ok(RunCommandResult {
         pane_id: pane.to_string(),
@@ -1232,11 +1249,39 @@ pub async fn run_command(
             Some(Ended::Exited(status)) => status,
             _ => None,
         },
+        evidence,
     })
 }
 
+/// Types `line` into `target` exactly (`send-keys -l`) and presses Enter,
+/// in one round trip: what `run_command` types.
+///
+/// # Errors
+///
+/// tmux's error for either command; connection errors.
+pub(super) async fn type_and_enter(
+    server: &Server,
+    target: &Target,
+    line: &str,
+) -> Result<(), Error> {
+    let cmds = [
+        Command::new("send-keys")
+            .target(target, TargetKind::Pane)
+            .arg("-l")
+            .arg("--")
+            .arg(line),
+        Command::new("send-keys")
+            .target(target, TargetKind::Pane)
+            .arg("Enter"),
+    ];
+    for out in server.run_all(&cmds).await? {
+        out.into_result()?;
+    }
+    Ok(())
+}
+
 /// How the wait for a run's end mark ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum RunEnd {
     /// The end mark arrived.
     Mark,
@@ -1244,6 +1289,9 @@ enum RunEnd {
     Timeout,
     /// The pane ended first.
     Pane(Ended),
+    /// The command reads input (a password, or an echoed line), with the
+    /// evidence.
+    Reading(crate::sys::input::Input, Vec<String>),
 }
 
 /// Waits until the run `nonce` in `f` shows its end mark, the pane ends
@@ -1263,10 +1311,14 @@ async fn wait_for_end(
 ) -> Result<RunEnd, Error> {
     let deadline = tokio::time::Instant::now() + req.timeout;
     let mut vigil = Vigil::new(server, f.pane.id).await;
+    let mut input = super::reading::InputWatch::new(f.pane.id);
     let has_end = || find_mark(&f.pane.view(), nonce, is_end).is_some();
     loop {
         if has_end() {
             return Ok(RunEnd::Mark);
+        }
+        if let Some((i, evidence)) = input.check(server, f).await? {
+            return Ok(RunEnd::Reading(i, evidence));
         }
         if let Some(e) = vigil.check(server, f).await? {
             // The end mark may have come just before the pane went.
@@ -1283,7 +1335,9 @@ async fn wait_for_end(
                 "waiting for the command",
             );
         }
-        let wake = wake_at(deadline, req.progress.as_ref()).min(vigil.wake_at());
+        let wake = wake_at(deadline, req.progress.as_ref())
+            .min(vigil.wake_at())
+            .min(input.wake_at());
         match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) => {}
             Err(_) if tokio::time::Instant::now() < deadline => {}
@@ -1424,6 +1478,16 @@ fn note(outcome: RunOutcome, began: bool, interrupted: bool) -> Option<String> {
         (RunOutcome::Exited, _, _) => Some(
             "the pane's program exited before the command ended; tmux keeps the dead pane \
              (remain-on-exit): respawn_pane starts it again"
+                .into(),
+        ),
+        (RunOutcome::PasswordPrompt, _, _) => Some(
+            "the command is reading a password (echo off) and waits: type it with \
+             send_keys (allow_password_input), or interrupt it with keys C-c"
+                .into(),
+        ),
+        (RunOutcome::AwaitingInput, _, _) => Some(
+            "the command is reading a line of input and waits: answer it with send_keys, or \
+             interrupt it with keys C-c"
                 .into(),
         ),
         (RunOutcome::PaneGone, _, _) => Some(

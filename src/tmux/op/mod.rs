@@ -31,14 +31,17 @@
 pub mod capture;
 pub mod channel;
 pub mod commands;
+pub mod deliver;
 pub mod filter;
 pub mod fit;
 pub mod follow;
 pub mod info;
 pub mod list;
 pub mod manage;
+mod reading;
 pub mod search;
 pub mod settings;
+pub mod stable;
 pub mod state;
 pub mod typing;
 

@@ -107,6 +107,31 @@ impl Op for PaneStateRequest {
     }
 }
 
+/// Where the input facts of `pane` are read ([`super::reading`]): its
+/// tty and pid as tmux lists them; `None` for a dead pane.
+///
+/// # Errors
+///
+/// `NotFound` for a missing pane; connection errors.
+pub(super) async fn process_of(
+    server: &Server,
+    pane: crate::control::PaneId,
+) -> Result<Option<super::reading::ProcessRef>, Error> {
+    let sel = Selector {
+        pane_id: Some(pane),
+        ..Selector::default()
+    };
+    let target = server.resolve_pane(&sel).await?;
+    let q = Query::new(StateRow::FIELDS);
+    let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
+    let row = StateRow::from_record(&one_record(&q, &body, &target)?);
+    Ok((!row.pane_dead).then_some(super::reading::ProcessRef {
+        tty: row.pane_tty,
+        pane_pid: row.pane_pid,
+        server_pid: row.server_pid,
+    }))
+}
+
 /// Refuses to type into the pane `sel` names while its program reads a
 /// password ([`Input::Password`]: ECHO off, ICANON on). A pane whose facts
 /// cannot be read (`unknown`) is not refused: nothing says it reads a
@@ -120,6 +145,41 @@ pub(super) async fn refuse_password_input(server: &Server, sel: &Selector) -> Re
     let st = PaneStateRequest { pane: sel.clone() }
         .run(server, Limit::NONE)
         .await?;
+    refuse_password_state(&st)
+}
+
+/// [`refuse_password_input`] for several panes at once, by id: one
+/// round trip (`list-panes -a`), whatever their number. A pane that is
+/// not there is left to the typing, which fails for it.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::PasswordInput`] for the first pane that
+/// reads a password; connection errors.
+pub(super) async fn refuse_password_panes(
+    server: &Server,
+    panes: &[crate::control::PaneId],
+) -> Result<(), Error> {
+    if panes.is_empty() {
+        return Ok(());
+    }
+    let (cmd, q) = crate::tmux::target::template_cmd("list-panes", StateRow::FIELDS);
+    let body = server.run(&cmd.arg("-a")).await?.into_result()?;
+    for r in q.parse(&body) {
+        let row = StateRow::from_record(&r);
+        if panes.iter().any(|p| p.to_string() == row.pane_id) {
+            refuse_password_state(&state_of(&row))?;
+        }
+    }
+    Ok(())
+}
+
+/// [`refuse_password_input`] on a state already read.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::PasswordInput`] when `st` reads a password.
+pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
     if st.input != Input::Password {
         return Ok(());
     }

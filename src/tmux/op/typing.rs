@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::deliver::{Delivery, Presser, Submit};
 use super::fit::{Fit, Limit, fit_room, json_len};
 use super::{Op, Server};
 use crate::control::buffer::buffer_encoding;
@@ -51,6 +52,8 @@ pub struct SendKeysRequest {
     /// refused: [`crate::tmux::ErrorKind::PasswordInput`]; a key name
     /// such as `C-c` is always pressed).
     pub allow_password_input: bool,
+    /// How text with Enter is submitted ([`super::deliver`]).
+    pub submit: Submit,
 }
 
 /// What `send_keys` did: the pane typed into.
@@ -58,21 +61,170 @@ pub struct SendKeysRequest {
 pub struct KeysSent {
     /// The pane, `%N`.
     pub pane_id: String,
+    /// For text with Enter: whether it arrived and was submitted, read
+    /// from the pane's copy; `None` for keys, text without Enter, or with
+    /// the mirror off.
+    pub delivery: Option<Delivery>,
 }
 
 impl Op for SendKeysRequest {
     type Response = KeysSent;
 
+    /// # Errors
+    ///
+    /// `PasswordInput` for text into a password prompt (unless
+    /// allowed); `NotFound`; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<KeysSent, Error> {
         // A key (C-c, Escape, Enter) may always be pressed: it is how a
         // prompt is left.
-        if !self.allow_password_input && !self.keys.is_key() {
-            super::state::refuse_password_input(server, &self.pane).await?;
-        }
-        let target = server.pane_target(&self.pane).await?;
-        let pane_id = send_keys(server, &target, &self.keys).await?;
-        Ok(KeysSent { pane_id })
+        let Some(body) = self.keys.typed_text().filter(|_| self.keys.enter) else {
+            if !self.allow_password_input && !self.keys.is_key() {
+                super::state::refuse_password_input(server, &self.pane).await?;
+            }
+            let target = server.pane_target(&self.pane).await?;
+            let pane_id = send_keys(server, &target, &self.keys).await?;
+            return Ok(KeysSent {
+                pane_id,
+                delivery: None,
+            });
+        };
+        let submitted = submit_typed(
+            server,
+            &self.pane,
+            self.allow_password_input,
+            self.submit,
+            &body,
+            &Body::Keys(self.keys.clone()),
+        )
+        .await?;
+        Ok(KeysSent {
+            pane_id: submitted.0,
+            delivery: submitted.1,
+        })
     }
+}
+
+/// Presses Enter in one pane.
+struct EnterKey<'a> {
+    server: &'a Server,
+    target: Target,
+}
+
+impl super::deliver::Presser for EnterKey<'_> {
+    async fn enter(&self) -> Result<(), Error> {
+        let enter = Keys {
+            keys: "Enter".into(),
+            literal: false,
+            enter: false,
+            suppress_history: false,
+        };
+        send_keys(self.server, &self.target, &enter).await.map(drop)
+    }
+}
+
+/// What is typed before Enter.
+enum Body {
+    /// Keys (text), as `send_keys` types them.
+    Keys(Keys),
+    /// A paste, as `paste_text` does it.
+    Paste { text: String, bracket: bool },
+}
+
+impl Body {
+    /// Types it into `target`, with Enter right after when `enter_too`;
+    /// the pane's id.
+    async fn send(
+        &self,
+        server: &Server,
+        target: &Target,
+        enter_too: bool,
+    ) -> Result<String, Error> {
+        match self {
+            Body::Keys(k) => {
+                let k = Keys {
+                    enter: enter_too,
+                    ..k.clone()
+                };
+                send_keys(server, target, &k).await
+            }
+            Body::Paste { text, bracket } => {
+                let pane_id = paste_text(server, target, text, *bracket).await?;
+                if enter_too {
+                    let enter = EnterKey {
+                        server,
+                        target: target.clone(),
+                    };
+                    enter.enter().await?;
+                }
+                Ok(pane_id)
+            }
+        }
+    }
+}
+
+/// Types `body` with Enter as [`super::deliver`] says: the password
+/// guard, the readiness gate, the body (with Enter when the delay is 0),
+/// the delay, Enter, the confirmation. `text` is what the body types.
+/// With the mirror off, the body and Enter go together, unconfirmed
+/// (`None`).
+async fn submit_typed(
+    server: &Server,
+    sel: &Selector,
+    allow_password_input: bool,
+    submit: Submit,
+    text: &str,
+    body: &Body,
+) -> Result<(String, Option<Delivery>), Error> {
+    let state = super::state::PaneStateRequest { pane: sel.clone() }
+        .run(server, Limit::NONE)
+        .await?;
+    if !allow_password_input {
+        super::state::refuse_password_state(&state)?;
+    }
+    let pane: crate::control::PaneId = state
+        .pane_id
+        .parse()
+        .map_err(|_| Error::not_found(format!("can't find pane: {}", state.pane_id)))?;
+    let target = Target::Pane(pane);
+    if server.mirror().await.is_none() {
+        let pane_id = body.send(server, &target, true).await?;
+        return Ok((pane_id, None));
+    }
+    let copy = super::deliver::copy_of(server, pane).await?;
+    let mut evidence = Vec::new();
+    let ready = if submit.wait_ready {
+        Some(super::deliver::wait_ready(server, pane, &copy, &mut evidence).await?)
+    } else {
+        None
+    };
+    let Some(before) = super::deliver::Before::of(&copy) else {
+        let pane_id = body.send(server, &target, true).await?;
+        return Ok((pane_id, None));
+    };
+    let delay = super::deliver::delay_for(&submit, state.input);
+    evidence.push(format!(
+        "input {} before typing: Enter {}",
+        state.input.as_str(),
+        if delay.is_zero() {
+            "sent with the text".to_string()
+        } else {
+            format!("pressed {} ms after it", delay.as_millis())
+        }
+    ));
+    let pane_id = body.send(server, &target, delay.is_zero()).await?;
+    let presser = EnterKey { server, target };
+    let enter_sent = delay.is_zero();
+    let d = super::deliver::confirm(
+        &copy,
+        &before,
+        text,
+        delay,
+        enter_sent,
+        &presser,
+        Delivery::new(ready, evidence),
+    )
+    .await?;
+    Ok((pane_id, Some(d)))
 }
 
 /// `send_keys_batch`: several `send_keys` in order, in one round trip
@@ -85,6 +237,9 @@ pub struct SendKeysBatchRequest {
     pub stop_on_error: bool,
     /// How long the whole batch may take, targets resolved included.
     pub timeout: Option<Duration>,
+    /// Type text even into a pane whose program reads a password (else
+    /// the whole batch is refused, nothing typed).
+    pub allow_password_input: bool,
 }
 
 /// The longest `send_keys_batch` timeout, in seconds: an hour.
@@ -127,6 +282,7 @@ impl SendKeysBatchRequest {
             ops,
             stop_on_error,
             timeout,
+            allow_password_input: false,
         })
     }
 }
@@ -150,6 +306,29 @@ impl Op for SendKeysBatchRequest {
 
     async fn run(self, server: &Server, _: Limit) -> Result<BatchSent, Error> {
         let work = async {
+            if !self.allow_password_input {
+                // The panes text goes to (keys always go): those named by
+                // id in one round trip, others one at a time.
+                let mut ids = Vec::new();
+                let mut named: Vec<&Selector> = Vec::new();
+                for (sel, keys) in &self.ops {
+                    match sel.pane_id {
+                        _ if keys.is_key() => {}
+                        Some(p) if !ids.contains(&p) => ids.push(p),
+                        Some(_) => {}
+                        None if !named.contains(&sel) => named.push(sel),
+                        None => {}
+                    }
+                }
+                super::state::refuse_password_panes(server, &ids).await?;
+                for sel in named {
+                    match super::state::refuse_password_input(server, sel).await {
+                        // A missing pane is that operation's failure.
+                        Err(e) if e.kind() == ErrorKind::NotFound => {}
+                        r => r?,
+                    }
+                }
+            }
             let mut ops = Vec::with_capacity(self.ops.len());
             for (sel, keys) in self.ops {
                 ops.push((server.pane_target(&sel).await?, keys));
@@ -182,6 +361,11 @@ pub struct PasteTextRequest {
     /// Paste even while the pane's program reads a password (else
     /// refused: [`crate::tmux::ErrorKind::PasswordInput`]).
     pub allow_password_input: bool,
+    /// Press Enter after the paste (as a key of its own, after the
+    /// submit delay), and confirm it ([`super::deliver`]).
+    pub enter: bool,
+    /// How Enter is pressed.
+    pub submit: Submit,
 }
 
 impl PasteTextRequest {
@@ -197,6 +381,8 @@ impl PasteTextRequest {
             text,
             bracket,
             allow_password_input: false,
+            enter: false,
+            submit: Submit::default(),
         })
     }
 }
@@ -206,18 +392,40 @@ impl PasteTextRequest {
 pub struct TextPasted {
     /// The pane, `%N`.
     pub pane_id: String,
+    /// With `enter`: whether the paste arrived and was submitted (see
+    /// [`KeysSent::delivery`]).
+    pub delivery: Option<Delivery>,
 }
 
 impl Op for PasteTextRequest {
     type Response = TextPasted;
 
     async fn run(self, server: &Server, _: Limit) -> Result<TextPasted, Error> {
-        if !self.allow_password_input {
-            super::state::refuse_password_input(server, &self.pane).await?;
+        if !self.enter {
+            if !self.allow_password_input {
+                super::state::refuse_password_input(server, &self.pane).await?;
+            }
+            let target = server.pane_target(&self.pane).await?;
+            let pane_id = paste_text(server, &target, &self.text, self.bracket).await?;
+            return Ok(TextPasted {
+                pane_id,
+                delivery: None,
+            });
         }
-        let target = server.pane_target(&self.pane).await?;
-        let pane_id = paste_text(server, &target, &self.text, self.bracket).await?;
-        Ok(TextPasted { pane_id })
+        let body = Body::Paste {
+            text: self.text.clone(),
+            bracket: self.bracket,
+        };
+        let (pane_id, delivery) = submit_typed(
+            server,
+            &self.pane,
+            self.allow_password_input,
+            self.submit,
+            &self.text,
+            &body,
+        )
+        .await?;
+        Ok(TextPasted { pane_id, delivery })
     }
 }
 

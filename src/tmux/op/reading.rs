@@ -1,0 +1,172 @@
+//! Whether a pane's program has been reading input for a while, watched
+//! during a wait: every wait (`wait_for_text`, `wait_for_command`,
+//! `wait_for_stable`, `run_command`) ends early as `password_prompt` or
+//! `awaiting_input` once the pane's program has read a line (without or
+//! with echo) for [`INPUT_LASTS`] while the pane printed nothing, since
+//! nothing more will come until someone types.
+//!
+//! The facts are `get_pane_state`'s ([`crate::sys::input::classify`]):
+//! the pane terminal's settings and `/proc`. tmux is asked once for the
+//! pane's tty and pid; later looks are local reads (a `tcgetattr` and a
+//! few `/proc` files). Looks are made only while the pane is quiet (a
+//! program reading a line prints nothing meanwhile): the first
+//! [`QUIET`] after its last output, then at growing intervals (at most
+//! [`EVERY_AT_MOST`]), so a wait on a busy or silent pane is woken by
+//! its output and the vigil, not by a poll.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::Server;
+use super::follow::Followed;
+use crate::control::PaneId;
+use crate::sys::input::Input;
+use crate::sys::probe::{self, PaneProcess};
+use crate::tmux::Error;
+
+/// How long a program must have been reading (a password, or an echoed
+/// line) with no output before a wait ends on it: a program passes
+/// through such reads on its way (a shell resets the terminal before it
+/// runs a command).
+pub(super) const INPUT_LASTS: Duration = Duration::from_millis(300);
+
+/// How long after the pane's last output the first look is made.
+const QUIET: Duration = Duration::from_millis(100);
+
+/// The longest interval between looks while the pane stays quiet and
+/// its program does not read.
+const EVERY_AT_MOST: Duration = Duration::from_millis(1000);
+
+/// What tmux said about the pane, once: where its facts are read.
+#[derive(Clone, Debug)]
+pub(super) struct ProcessRef {
+    /// `#{pane_tty}`.
+    pub tty: String,
+    /// `#{pane_pid}`.
+    pub pane_pid: u32,
+    /// `#{pid}`.
+    pub server_pid: Option<u32>,
+}
+
+impl ProcessRef {
+    /// The input state and its evidence, read now.
+    pub(super) fn read(&self) -> (Input, Vec<String>) {
+        let facts = probe::probe(&PaneProcess {
+            tty: &self.tty,
+            pane_pid: self.pane_pid,
+            server_pid: self.server_pid,
+        });
+        crate::sys::input::classify(&facts)
+    }
+}
+
+/// A wait's watch on whether the pane's program reads input.
+pub(super) struct InputWatch {
+    pane: PaneId,
+    /// `None` before tmux was asked; `Some(None)` when it could not say
+    /// (the pane is gone: left to the vigil).
+    process: Option<Option<ProcessRef>>,
+    /// The reading state seen, and since when.
+    seen: Option<(Input, Instant)>,
+    /// The pane's last output (the mirror's clock) at the last look.
+    last_output: Option<u64>,
+    /// No look before this.
+    next: Instant,
+    /// The interval after a look that found no read.
+    backoff: Duration,
+    /// When the wait must wake for the next look.
+    due: Instant,
+}
+
+impl InputWatch {
+    pub(super) fn new(pane: PaneId) -> InputWatch {
+        let now = Instant::now();
+        InputWatch {
+            pane,
+            process: None,
+            seen: None,
+            last_output: None,
+            next: now,
+            backoff: QUIET,
+            due: now + QUIET,
+        }
+    }
+
+    /// When the wait must wake for this watch's next look (as of the last
+    /// [`InputWatch::check`]).
+    pub(super) fn wake_at(&self) -> Instant {
+        self.due
+    }
+
+    /// The state and its evidence once the program has been reading, with
+    /// the pane quiet, for [`INPUT_LASTS`]; looks only when due (see the
+    /// module docs).
+    ///
+    /// # Errors
+    ///
+    /// Connection errors; a pane that is gone is left to the vigil.
+    pub(super) async fn check(
+        &mut self,
+        server: &Server,
+        f: &Followed,
+    ) -> Result<Option<(Input, Vec<String>)>, Error> {
+        let now = Instant::now();
+        let last = f.pane.view().screen_state().and_then(|s| s.last_output_at);
+        if last != self.last_output {
+            // Output came: whatever was read before is not a read that
+            // lasted.
+            self.last_output = last;
+            self.seen = None;
+            self.backoff = QUIET;
+            self.next = now;
+        }
+        let quiet_from = last.map_or(now, |us| {
+            Instant::from_std(crate::mirror::instant_of(us)) + QUIET
+        });
+        self.due = self.next.max(quiet_from);
+        if now < self.due {
+            return Ok(None);
+        }
+        let Some(process) = self.process(server).await? else {
+            self.due = now + EVERY_AT_MOST;
+            return Ok(None);
+        };
+        let (input, evidence) = process.read();
+        if !matches!(input, Input::Password | Input::LineRead) {
+            self.seen = None;
+            self.next = now + self.backoff;
+            self.backoff = (self.backoff * 2).min(EVERY_AT_MOST);
+            self.due = self.next;
+            return Ok(None);
+        }
+        match self.seen {
+            Some((i, at)) if i == input && now >= at + INPUT_LASTS => Ok(Some((input, evidence))),
+            Some((i, at)) if i == input => {
+                self.next = at + INPUT_LASTS;
+                self.due = self.next;
+                Ok(None)
+            }
+            _ => {
+                self.seen = Some((input, now));
+                self.next = now + INPUT_LASTS;
+                self.due = self.next;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The pane's tty and pid, asked of tmux the first time.
+    async fn process(&mut self, server: &Server) -> Result<Option<ProcessRef>, Error> {
+        if let Some(p) = &self.process {
+            return Ok(p.clone());
+        }
+        let p = match super::state::process_of(server, self.pane).await {
+            Ok(p) => p,
+            Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        self.process = Some(p.clone());
+        Ok(p)
+    }
+}

@@ -1,0 +1,463 @@
+//! `wait_for_stable`: wait until a pane's visible screen has stopped
+//! changing, for a TUI (an agent's, a REPL, a pager) that prints no
+//! lines and no marks to wait for.
+//!
+//! The screen is the visible rows' text (trailing blanks trimmed; no
+//! attributes, no cursor), looked at only between synchronized-output
+//! frames (`?2026h` … `?2026l`, or once tmux would show an unfinished
+//! one anyway, [`crate::term::SYNC_TIMEOUT_US`]), so a repaint in
+//! progress is never taken for the screen. A mask leaves rows (a status
+//! bar, a clock) and regex matches (a spinner glyph, a timer, a token
+//! counter) out of the comparison. The wait is woken by the pane's
+//! output and by one timer (the moment the screen will have been still
+//! for `stable_ms`); it never polls the screen.
+//!
+//! Silence alone is never taken for idle while the program is known to
+//! run: a marked command that began (OSC 133 `C`) and has not ended
+//! (`D`), or a progress report that says busy (`OSC 9;4;1` or `;3`),
+//! keeps the wait going (the answer's `evidence` says which).
+
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::fit::Limit;
+use super::follow::{Ended, Vigil};
+use super::{Op, Server};
+use crate::control::PaneId;
+use crate::search::Pattern;
+use crate::sys::input::Input;
+use crate::term::marks::Progress;
+use crate::term::{RowHash, Term};
+use crate::tmux::{Error, Selector};
+
+/// `wait_for_stable`: wait until `pane`'s screen has not changed for
+/// `stable`.
+#[derive(Clone)]
+pub struct WaitForStableRequest {
+    /// The pane.
+    pub pane: Selector,
+    /// How long the screen must stay unchanged.
+    pub stable: Duration,
+    /// How long to wait.
+    pub timeout: Duration,
+    /// What is left out of the comparison.
+    pub mask: ScreenMask,
+    /// Only a screen that changed after the wait began counts as stable
+    /// (a program that has not yet started to draw is not done).
+    pub require_change: bool,
+    /// End as `matched` once the (masked) screen shows this.
+    pub until: Option<Pattern>,
+    /// End as `matched` once the (masked) screen no longer shows this,
+    /// after it showed it during the wait (a "working…" footer gone; one
+    /// never shown ends nothing, so a program that has not yet begun is
+    /// not taken for done).
+    pub absent: Option<Pattern>,
+    /// Where to report progress (seconds waited of the timeout).
+    pub progress: Option<crate::mirror::Progress>,
+}
+
+/// Rows and text left out when the screen is compared.
+#[derive(Clone, Debug, Default)]
+pub struct ScreenMask {
+    /// Screen rows: 0 = the top row, -1 = the bottom row (rows beyond the
+    /// screen are ignored).
+    pub rows: Vec<i64>,
+    /// Text matching any of these is removed from each row first.
+    pub patterns: Vec<Pattern>,
+}
+
+impl ScreenMask {
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty() && self.patterns.is_empty()
+    }
+
+    /// Whether screen row `row` of `height` rows is masked.
+    fn masks_row(&self, row: usize, height: usize) -> bool {
+        self.rows.iter().any(|&r| {
+            let at = if r < 0 { height as i64 + r } else { r };
+            at == row as i64
+        })
+    }
+
+    /// `text` with every match of the patterns removed.
+    fn apply<'a>(&self, text: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
+        if self.patterns.is_empty() {
+            return text;
+        }
+        let mut cut: Vec<std::ops::Range<usize>> = self
+            .patterns
+            .iter()
+            .flat_map(|p| p.find_all_in_line(text))
+            .filter(|r| !r.is_empty())
+            .collect();
+        if cut.is_empty() {
+            return text;
+        }
+        cut.sort_by_key(|r| r.start);
+        buf.clear();
+        let mut at = 0;
+        for r in cut {
+            if r.start > at {
+                buf.extend_from_slice(&text[at..r.start]);
+            }
+            at = at.max(r.end);
+        }
+        buf.extend_from_slice(&text[at.min(text.len())..]);
+        buf
+    }
+}
+
+/// Most lines and bytes of [`WaitForStableResult::screen`].
+const SCREEN_LINES: usize = 40;
+const SCREEN_BYTES: usize = 4000;
+
+/// `wait_for_stable`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct WaitForStableResult {
+    /// True for `stable` and `matched`.
+    pub found: bool,
+    /// stable (unchanged for stable_ms, nothing known to run) | matched
+    /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
+    /// awaiting_input (the program has read a line, without / with echo,
+    /// for 300 ms) | exited | pane_gone | timeout.
+    pub outcome: &'static str,
+    /// The pane, `%N`.
+    pub pane_id: String,
+    /// How long the (masked) screen had been unchanged at the end, ms.
+    pub stable_for_ms: f64,
+    /// When the (masked) screen last changed, Unix seconds: no earlier
+    /// than the change (the newest output before it); null when unknown.
+    pub last_change_at: Option<f64>,
+    /// When the pane last printed anything, Unix seconds.
+    pub last_output_at: Option<f64>,
+    /// The masked screen's hash (16 hex digits): equal hashes, equal
+    /// screens under the same mask.
+    pub screen_hash: Option<String>,
+    /// Changes of the (masked) screen seen during the wait.
+    pub changes: u64,
+    /// The visible screen at the end (unmasked; trailing blank rows left
+    /// out; at most 40 rows and 4000 bytes, the top kept).
+    pub screen: Vec<String>,
+    /// Seconds waited.
+    pub elapsed_seconds: f64,
+    /// The timeout applied, in seconds (after clamping to the ceiling).
+    pub effective_timeout: f64,
+    /// The exit status of the pane's program when it exited and tmux kept
+    /// the pane; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_status: Option<i32>,
+    /// Why it ended so, or why it did not end `stable` (a command
+    /// running, a progress report, the terminal's settings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+}
+
+crate::fits_whole!(WaitForStableResult);
+
+impl Op for WaitForStableRequest {
+    type Response = WaitForStableResult;
+
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    async fn run(self, server: &Server, _: Limit) -> Result<WaitForStableResult, Error> {
+        let pane = super::follow::pane_id(server, &self.pane).await?;
+        wait_for_stable(server, pane, &self).await
+    }
+}
+
+/// One look at the screen.
+struct Look {
+    /// The masked screen's hash; `None` inside an open frame.
+    hash: Option<u64>,
+    /// When it last changed, as the copy dates it (mirror clock, µs).
+    changed_at: Option<u64>,
+    last_output_at: Option<u64>,
+    /// Why the program is known to run, if it is.
+    busy: Option<String>,
+    /// `until` is shown.
+    matched: Option<String>,
+    /// Whether `absent` is shown (`None`: not asked, or inside a frame).
+    absent_shown: Option<bool>,
+}
+
+/// Looks at `t` under `req`'s mask.
+fn look(t: &Term, req: &WaitForStableRequest) -> Look {
+    let ss = t.screen_state();
+    let open = ss.sync_open && ss.dirty;
+    let mut matched = None;
+    let mut shown = None;
+    let hash = if open {
+        None
+    } else if req.mask.is_empty() && req.until.is_none() && req.absent.is_none() {
+        ss.hash
+    } else {
+        let height = t.size().1 as usize;
+        let mut h = RowHash::new();
+        let mut buf = Vec::new();
+        let mut absent_seen = false;
+        t.visible_rows(|row, text| {
+            if req.mask.masks_row(row, height) {
+                h.row(b"");
+                return;
+            }
+            let kept = req.mask.apply(text, &mut buf);
+            h.row(kept);
+            if matched.is_none()
+                && let Some(p) = &req.until
+                && p.is_match_line(kept)
+            {
+                matched = Some(format!("until_pattern shown in row {row}"));
+            }
+            if let Some(p) = &req.absent {
+                absent_seen |= p.is_match_line(kept);
+            }
+        });
+        if req.absent.is_some() {
+            shown = Some(absent_seen);
+        }
+        Some(h.finish())
+    };
+    Look {
+        hash,
+        // The whole screen's last change bounds the masked one's.
+        changed_at: ss.last_change_at.or(ss.last_output_at),
+        last_output_at: ss.last_output_at,
+        busy: busy(t),
+        matched,
+        absent_shown: shown,
+    }
+}
+
+/// Why the pane's program is known to be running: the newest marked
+/// command began and has not ended, or it reports busy progress.
+fn busy(t: &Term) -> Option<String> {
+    if let Some(r) = t.commands().last()
+        && r.running()
+    {
+        let what = r
+            .command
+            .as_ref()
+            .map_or_else(String::new, |c| format!(" '{c}'"));
+        return Some(format!(
+            "command {}{what} is running (OSC 133 C without D; marks are advisory)",
+            r.index
+        ));
+    }
+    match t.progress() {
+        Some(Progress::Indeterminate) => Some("progress busy (OSC 9;4;3)".into()),
+        Some(Progress::Value(n)) => Some(format!("progress at {n}% (OSC 9;4;1)")),
+        _ => None,
+    }
+}
+
+/// Waits until `pane`'s masked screen has not changed for `req.stable`
+/// while nothing is known to run, or another outcome ends the wait
+/// ([`WaitForStableResult::outcome`]).
+///
+/// # Errors
+///
+/// As [`WaitForStableRequest::run`].
+pub async fn wait_for_stable(
+    server: &Server,
+    pane: PaneId,
+    req: &WaitForStableRequest,
+) -> Result<WaitForStableResult, Error> {
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    let f = super::follow::follow(server, pane, None).await?;
+    // Subscribed before the first look: the watch hashes the screen of a
+    // copy that is waited on, so every look below sees it settled.
+    let mut rx = f.pane.subscribe();
+    f.pane.settle_screen();
+    let mut vigil = Vigil::new(server, pane).await;
+    let mut input = super::reading::InputWatch::new(pane);
+    let mut hash: Option<u64> = None;
+    let mut changed_at: Option<u64> = None;
+    let mut changes = 0u64;
+    let mut first = true;
+    let mut absent_was_shown = false;
+    let mut last_output_at;
+    let (outcome, mut evidence, exit) = loop {
+        let l = {
+            let st = f.pane.view();
+            let t = st
+                .term()
+                .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+            look(t, req)
+        };
+        if l.hash.is_some() && l.hash != hash {
+            if !first {
+                changes += 1;
+            }
+            hash = l.hash;
+            // A masked screen's change is dated by the newest output
+            // (never earlier than the change); the whole screen's, by the
+            // copy.
+            changed_at = if first || req.mask.is_empty() {
+                l.changed_at
+            } else {
+                l.last_output_at
+            };
+        }
+        first = false;
+        last_output_at = l.last_output_at;
+        let now_us = crate::mirror::clock_us();
+        let still = Duration::from_micros(now_us.saturating_sub(changed_at.unwrap_or(0)));
+        match l.absent_shown {
+            Some(true) => absent_was_shown = true,
+            Some(false) if absent_was_shown && l.matched.is_none() => {
+                break (
+                    "matched",
+                    vec!["absent_pattern no longer shown".into()],
+                    None,
+                );
+            }
+            _ => {}
+        }
+        if let Some(m) = &l.matched {
+            let m = m.clone();
+            break ("matched", vec![m], None);
+        }
+        if let Some((i, ev)) = input.check(server, &f).await? {
+            break (reading_outcome(i), ev, None);
+        }
+        let settled = l.hash.is_some() && (!req.require_change || changes > 0);
+        if settled && l.busy.is_none() && still >= req.stable {
+            let ev = vec![format!(
+                "screen unchanged for {} ms (stable_ms {})",
+                still.as_millis(),
+                req.stable.as_millis()
+            )];
+            break ("stable", ev, None);
+        }
+        if let Some(e) = vigil.check(server, &f).await? {
+            break match e {
+                Ended::Exited(s) => ("exited", Vec::new(), s),
+                Ended::Gone => ("pane_gone", Vec::new(), None),
+            };
+        }
+        if let Some(p) = &req.progress {
+            p(
+                started.elapsed().as_secs(),
+                req.timeout.as_secs().max(1),
+                "waiting for the screen to settle",
+            );
+        }
+        let mut wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref())
+            .min(vigil.wake_at())
+            .min(input.wake_at());
+        if settled && l.busy.is_none() {
+            wake = wake.min(tokio::time::Instant::now() + req.stable.saturating_sub(still));
+        }
+        let timeout_ev = || {
+            let mut ev = Vec::new();
+            if let Some(b) = &l.busy {
+                ev.push(b.clone());
+            } else if req.require_change && changes == 0 {
+                ev.push("the screen did not change (require_change)".into());
+            } else {
+                ev.push(format!("the screen changed {} ms ago", still.as_millis()));
+            }
+            ev
+        };
+        match tokio::time::timeout_at(wake, rx.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                let ev = timeout_ev();
+                break ("timeout", ev, None);
+            }
+            Err(_) if tokio::time::Instant::now() >= deadline => {
+                let ev = timeout_ev();
+                break ("timeout", ev, None);
+            }
+            Err(_) => {}
+        }
+    };
+    let st = f.pane.view();
+    let screen = st.term().map_or_else(Vec::new, screen_of);
+    drop(st);
+    let now_us = crate::mirror::clock_us();
+    if outcome == "timeout" && changed_at.is_none() && last_output_at.is_none() {
+        evidence.push("the pane printed nothing since tmuxwire watched it".into());
+    }
+    Ok(WaitForStableResult {
+        found: matches!(outcome, "stable" | "matched"),
+        outcome,
+        pane_id: pane.to_string(),
+        stable_for_ms: changed_at.map_or(0.0, |c| now_us.saturating_sub(c) as f64 / 1000.0),
+        last_change_at: changed_at.and_then(super::commands::unix_seconds),
+        last_output_at: last_output_at.and_then(super::commands::unix_seconds),
+        screen_hash: hash.map(|h| format!("{h:016x}")),
+        changes,
+        screen,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        effective_timeout: req.timeout.as_secs_f64(),
+        pane_exit_status: exit,
+        evidence,
+    })
+}
+
+fn reading_outcome(i: Input) -> &'static str {
+    if i == Input::Password {
+        "password_prompt"
+    } else {
+        "awaiting_input"
+    }
+}
+
+/// The visible rows of `t`, trailing blank rows left out, within
+/// [`SCREEN_LINES`] and [`SCREEN_BYTES`] (the top kept).
+fn screen_of(t: &Term) -> Vec<String> {
+    let mut rows = Vec::new();
+    t.visible_rows(|_, text| rows.push(String::from_utf8_lossy(text).into_owned()));
+    while rows.last().is_some_and(String::is_empty) {
+        rows.pop();
+    }
+    let mut used = 0;
+    rows.into_iter()
+        .take(SCREEN_LINES)
+        .take_while(|r| {
+            used += r.len() + 1;
+            used <= SCREEN_BYTES
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::PatternOptions;
+
+    #[test]
+    fn masks_rows_from_either_end() {
+        let m = ScreenMask {
+            rows: vec![0, -1, 99],
+            patterns: Vec::new(),
+        };
+        assert!(m.masks_row(0, 24));
+        assert!(m.masks_row(23, 24));
+        assert!(!m.masks_row(1, 24));
+        assert!(!m.masks_row(22, 24));
+    }
+
+    #[test]
+    fn patterns_are_cut_out_of_rows() {
+        let p = |s| Pattern::new(s, PatternOptions::regex()).expect("pattern");
+        let m = ScreenMask {
+            rows: Vec::new(),
+            patterns: vec![p(r"\([0-9]+s[^)]*\)"), p("[⠋⠙⠹⠸]")],
+        };
+        let mut buf = Vec::new();
+        assert_eq!(
+            m.apply("⠙ Working (12s · 3k tokens) esc".as_bytes(), &mut buf),
+            " Working  esc".as_bytes()
+        );
+        let mut buf2 = Vec::new();
+        assert_eq!(m.apply(b"plain", &mut buf2), b"plain");
+    }
+}

@@ -1,0 +1,188 @@
+//! Confirmed input (`send_keys` / `paste_text` with Enter) against fake
+//! TUIs: one that takes an Enter within 120 ms of fast typing as a
+//! newline (Codex's paste-burst rule), one that collapses a multi-line
+//! bracketed paste into `[Pasted text #1]` and submits only on an Enter
+//! outside the bracket, and a program that flushes its input a moment
+//! after it starts (as zsh and sudo do), for the readiness gate.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::has_python;
+use crate::support::tool::*;
+use crate::support::{DEADLINE, TestServer, mirrored_servers, system_tmux};
+
+/// A Python program in raw mode that prints `ready` and runs `body`.
+fn raw_program(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let script = dir.join(format!("{name}.py"));
+    let text = format!(
+        "import os, sys, time, tty\nfd = 0\ntty.setraw(fd)\n\
+         def w(s):\n    os.write(1, s.encode())\n{body}\n"
+    );
+    std::fs::write(&script, text).expect("write script");
+    format!("python3 {}", script.display())
+}
+
+/// Codex's rule, simplified: an Enter within 120 ms of the last typed
+/// character is a newline in the composer (shown as `⏎` on the same
+/// row); a later one submits.
+const BURST: &str = "buf = ''\nlast = 0.0\nw('burst ready\\r\\n> ')\nwhile True:\n    \
+    data = os.read(fd, 1024).decode('utf-8', 'replace')\n    now = time.time()\n    \
+    for ch in data:\n        if ch == '\\r':\n            if now - last < 0.12:\n                \
+    buf += '\u{23ce}'; w('\u{23ce}')\n            else:\n                \
+    w('\\r\\nSUBMITTED: ' + buf + '\\r\\n> '); buf = ''\n        else:\n            \
+    buf += ch; w(ch); last = now";
+
+/// Bracketed paste: a multi-line paste shows as `[Pasted text #1]`; an
+/// Enter outside the bracket submits.
+const PASTE: &str = "w('\\x1b[?2004hpaste ready\\r\\n> ')\nbuf = b''\nlines = 0\n\
+    while True:\n    buf += os.read(fd, 4096)\n    while True:\n        \
+    if buf.startswith(b'\\x1b[200~'):\n            end = buf.find(b'\\x1b[201~')\n            \
+    if end < 0:\n                break\n            pasted = buf[6:end]\n            \
+    buf = buf[end + 6:]\n            n = pasted.count(b'\\r') + 1\n            \
+    lines += n\n            w('[Pasted text #1]' if n > 1 else pasted.decode())\n        \
+    elif buf.startswith(b'\\r'):\n            buf = buf[1:]\n            \
+    w('\\r\\nSUBMITTED: %d lines\\r\\n> ' % lines); lines = 0\n        \
+    elif buf:\n            w(buf[:1].decode('latin-1')); buf = buf[1:]\n        else:\n            break";
+
+fn delivery(v: &Value) -> &Value {
+    &v["delivery"]
+}
+
+/// The default submit delay gets a word past the paste-burst rule; with
+/// no delay the Enter becomes a newline, the text stays on the input
+/// row, and Enter is pressed again (once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_reaches_a_tui_that_takes_fast_enter_as_a_newline() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = server.new_window_pane(&[&raw_program(dir.path(), "burst", BURST)]);
+    server.wait_for_text(&pane, "burst ready", DEADLINE);
+    let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "hello"})).await;
+    assert_eq!(
+        v["result"],
+        json!(format!("Keys sent to pane {pane}")),
+        "{v}"
+    );
+    let d = delivery(&v);
+    assert_eq!(d["submitted"], json!("confirmed"), "{v}");
+    assert_eq!(d["typed"], json!("confirmed"), "{v}");
+    assert_eq!(d["submit_delay_ms"], json!(150), "{v}");
+    assert_eq!(d["enter_retries"], json!(0), "{v}");
+    server.wait_for_text(&pane, "SUBMITTED: hello", DEADLINE);
+    // Enter with the text: a newline there; pressed again, it submits.
+    let v = ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "again", "submit_delay_ms": 0}),
+    )
+    .await;
+    let d = delivery(&v);
+    assert_eq!(d["submitted"], json!("confirmed"), "{v}");
+    assert_eq!(d["enter_retries"], json!(1), "{v}");
+    server.wait_for_text(&pane, "SUBMITTED: again\u{23ce}", DEADLINE);
+    let e = err(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "x", "submit_delay_ms": -1}),
+    )
+    .await;
+    assert!(e.text.contains("submit_delay_ms"), "{e:?}");
+}
+
+/// A multi-line paste collapses into a placeholder (typed is confirmed
+/// by it), and the Enter pressed apart from the paste submits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collapsed_paste_is_typed_and_submitted() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = server.new_window_pane(&[&raw_program(dir.path(), "paste", PASTE)]);
+    server.wait_for_text(&pane, "paste ready", DEADLINE);
+    let v = ok(
+        &s,
+        "paste_text",
+        json!({"pane_id": pane, "text": "line one\nline two", "enter": true}),
+    )
+    .await;
+    assert_eq!(
+        v["result"],
+        json!(format!("Text pasted to pane {pane}")),
+        "{v}"
+    );
+    let d = delivery(&v);
+    assert_eq!(d["typed"], json!("confirmed"), "{v}");
+    assert!(d["evidence"].to_string().contains("Pasted text"), "{v}");
+    assert_eq!(d["submitted"], json!("confirmed"), "{v}");
+    server.wait_for_text(&pane, "SUBMITTED: 2 lines", DEADLINE);
+    // Without enter, paste_text answers as the reference does.
+    let v = ok(&s, "paste_text", json!({"pane_id": pane, "text": "x"})).await;
+    assert!(v.get("delivery").is_none(), "{v}");
+}
+
+/// A shell: the text and Enter go together (delay 0), and the command
+/// line leaving the input line confirms the submission.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_line_is_submitted_at_once() {
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = first_pane(&server);
+    server.wait_for_text(&pane, "$", DEADLINE);
+    let started = std::time::Instant::now();
+    let v = ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "echo delivered-$((6*7))"}),
+    )
+    .await;
+    let d = delivery(&v);
+    assert_eq!(d["submit_delay_ms"], json!(0), "{v}");
+    assert_eq!(d["typed"], json!("confirmed"), "{v}");
+    assert_eq!(d["submitted"], json!("confirmed"), "{v}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{v}");
+    server.wait_for_text(&pane, "delivered-42", DEADLINE);
+    // Keys and text without Enter carry no delivery.
+    let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-l"})).await;
+    assert!(v.get("delivery").is_none(), "{v}");
+}
+
+/// A program that flushes its input 600 ms after it starts: with
+/// `wait_ready` the text waits until it reads, and arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_ready_outlasts_a_start_up_flush() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("flush.py");
+    std::fs::write(
+        &script,
+        "import sys, termios, time\ntime.sleep(0.6)\ntermios.tcflush(0, termios.TCIFLUSH)\n\
+         x = input('name: ')\nprint('GOT ' + x)\ntime.sleep(600)\n",
+    )
+    .expect("write script");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = server.new_window_pane(&[&format!("python3 {}", script.display())]);
+    let v = ok(
+        &s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "bob", "wait_ready": true}),
+    )
+    .await;
+    let d = delivery(&v);
+    assert_eq!(d["ready"], json!(true), "{v}");
+    assert!(d["evidence"].to_string().contains("line-read"), "{v}");
+    server.wait_for_text(&pane, "GOT bob", DEADLINE);
+}

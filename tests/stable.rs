@@ -1,0 +1,310 @@
+//! `wait_for_stable` on fake TUIs (a spinner with a timer, masked and
+//! unmasked; a program drawing inside `?2026` frames; one that ends with
+//! a status line), and the early `password_prompt` / `awaiting_input`
+//! outcomes of every wait (`wait_for_stable`, `wait_for_text`,
+//! `run_command`) on programs reading a line.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tmuxwire::tmux::Servers;
+
+use crate::support::has_python;
+use crate::support::tool::*;
+use crate::support::{TestServer, mirrored_servers, system_tmux};
+
+/// A program that prints `ready`, then waits for `go` to exist before it
+/// runs `body` (Python): the test starts the wait first, so nothing the
+/// program draws comes before the wait looks.
+fn gated(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let go = dir.join(format!("{name}.go"));
+    let script = dir.join(format!("{name}.py"));
+    let text = format!(
+        "import os, sys, time\nw = sys.stdout.write\nw('ready\\n'); sys.stdout.flush()\n\
+         while not os.path.exists({go:?}):\n    time.sleep(0.01)\n{body}\ntime.sleep(600)\n"
+    );
+    std::fs::write(&script, text).expect("write script");
+    format!("python3 {}", script.display())
+}
+
+/// Starts `wait_for_stable` with `args` on `pane` in a task, once the
+/// pane shows `ready`; returns when the wait follows the pane.
+async fn stable_wait(
+    server: &TestServer,
+    s: &Arc<Servers>,
+    pane: &str,
+    args: Value,
+) -> tokio::task::JoinHandle<Value> {
+    server.wait_for_text(pane, "ready", crate::support::DEADLINE);
+    let mut args = args;
+    args["pane_id"] = json!(pane);
+    let wait = {
+        let s = s.clone();
+        tokio::spawn(async move { ok(&s, "wait_for_stable", args).await })
+    };
+    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
+    crate::support::wait_until_async("the wait subscribed", || async {
+        let m = s.default_server().mirror().await?;
+        (m.pane(id)?.subscribers() > 0).then_some(())
+    })
+    .await;
+    wait
+}
+
+fn go(dir: &std::path::Path, name: &str) {
+    std::fs::write(dir.join(format!("{name}.go")), b"").expect("go");
+}
+
+const SPIN: &str = "glyphs = '\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}'\n\
+    w('Task: build\\n')\nt0 = time.time()\ni = 0\nwhile True:\n    \
+    w('\\r%s Working (%ds)  ' % (glyphs[i % 6], int(time.time() - t0))); sys.stdout.flush()\n    \
+    i += 1; time.sleep(0.05)";
+
+/// A spinner and a timer keep an unmasked screen changing (the wait
+/// times out, with the changes counted); masked by patterns or by its
+/// row, the screen is stable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spinner_is_stable_only_when_masked() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = server.new_window_pane(&[&gated(dir.path(), "spin", SPIN)]);
+    let wait = stable_wait(
+        &server,
+        &s,
+        &pane,
+        json!({"stable_ms": 400, "timeout": 1.5}),
+    )
+    .await;
+    go(dir.path(), "spin");
+    let v = wait.await.expect("wait");
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+    assert_eq!(v["found"], json!(false), "{v}");
+    assert!(v["changes"].as_u64().is_some_and(|c| c >= 5), "{v}");
+    assert!(
+        v["screen"].to_string().contains("Working"),
+        "the screen at the end: {v}"
+    );
+    // Masked: the glyph and the timer cut out of the rows.
+    let masked = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 400, "timeout": 5,
+               "mask_patterns": ["[\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}]", "\\(\\d+s\\)"]}),
+    )
+    .await;
+    assert_eq!(masked["outcome"], json!("stable"), "{masked}");
+    assert!(
+        masked["stable_for_ms"]
+            .as_f64()
+            .is_some_and(|ms| ms >= 400.0)
+    );
+    assert!(
+        masked["screen_hash"]
+            .as_str()
+            .is_some_and(|h| h.len() == 16)
+    );
+    // Masked by its row (row 2: `ready` and `Task: build` above it).
+    let by_row = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 400, "timeout": 5, "mask_rows": [2, -30]}),
+    )
+    .await;
+    assert_eq!(by_row["outcome"], json!("stable"), "{by_row}");
+    // The same masked screen, the same hash.
+    let again = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 100, "timeout": 5, "mask_rows": [2]}),
+    )
+    .await;
+    assert_eq!(again["screen_hash"], by_row["screen_hash"], "{again}");
+}
+
+/// A repaint inside a synchronized-output frame is never the screen: a
+/// frame that shows `partial` for 700 ms (longer than stable_ms) and
+/// then `frame done` is stable only after its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_in_progress_is_not_stable() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let body = "w('\\x1b[?2026h\\x1b[2J\\x1b[Hpartial'); sys.stdout.flush()\n\
+                time.sleep(0.7)\n\
+                w('\\r\\x1b[Kframe done\\x1b[?2026l'); sys.stdout.flush()";
+    let pane = server.new_window_pane(&[&gated(dir.path(), "sync", body)]);
+    let wait = stable_wait(
+        &server,
+        &s,
+        &pane,
+        json!({"stable_ms": 400, "timeout": 10, "require_change": true}),
+    )
+    .await;
+    go(dir.path(), "sync");
+    let v = wait.await.expect("wait");
+    assert_eq!(v["outcome"], json!("stable"), "{v}");
+    let screen = v["screen"].to_string();
+    assert!(screen.contains("frame done"), "{v}");
+    assert!(!screen.contains("partial"), "{v}");
+    assert!(
+        v["elapsed_seconds"].as_f64().is_some_and(|e| e >= 1.0),
+        "{v}"
+    );
+}
+
+/// `until_pattern` ends the wait as `matched` when the status appears;
+/// `absent_pattern` once the spinner's "Working" is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn until_and_absent_patterns_match() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let body = "for i in range(12):\n    w('\\r%d Working' % i); sys.stdout.flush(); time.sleep(0.05)\n\
+                w('\\r\\x1b[KDone: 3 files'); sys.stdout.flush()";
+    for (name, args) in [
+        (
+            "until",
+            json!({"until_pattern": "Done: \\d+ files", "stable_ms": 60000}),
+        ),
+        (
+            "absent",
+            json!({"absent_pattern": "Working", "stable_ms": 60000}),
+        ),
+    ] {
+        let pane = server.new_window_pane(&[&gated(dir.path(), name, body)]);
+        let mut args = args;
+        args["timeout"] = json!(10);
+        let wait = stable_wait(&server, &s, &pane, args).await;
+        go(dir.path(), name);
+        let v = wait.await.expect("wait");
+        assert_eq!(v["outcome"], json!("matched"), "{name}: {v}");
+        assert_eq!(v["found"], json!(true), "{v}");
+        assert!(v["screen"].to_string().contains("Done: 3 files"), "{v}");
+        assert!(
+            v["elapsed_seconds"].as_f64().is_some_and(|e| e < 8.0),
+            "{v}"
+        );
+    }
+}
+
+/// An idle shell is stable at once (its screen has not changed for
+/// longer than stable_ms); with `require_change` it is not, and the
+/// timeout says why. Bad arguments are clear errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_require_change_and_bad_arguments() {
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let pane = first_pane(&server);
+    server.wait_for_text(&pane, "$", crate::support::DEADLINE);
+    let v = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 200, "timeout": 10}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("stable"), "{v}");
+    let v = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 100, "timeout": 0.6, "require_change": true}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+    assert!(v["evidence"].to_string().contains("require_change"), "{v}");
+    assert_eq!(v["changes"], json!(0), "{v}");
+    for (args, arg) in [
+        (json!({"stable_ms": 0}), "stable_ms"),
+        (json!({"stable_ms": -5}), "stable_ms"),
+        (json!({"mask_patterns": ["("]}), "mask_patterns"),
+        (json!({"until_pattern": ""}), "until_pattern"),
+        (json!({"timeout": 0}), "timeout"),
+    ] {
+        let mut args = args;
+        args["pane_id"] = json!(pane);
+        let e = err(&s, "wait_for_stable", args.clone()).await;
+        assert!(
+            e.text.contains(arg) || e.meta.to_string().contains(arg),
+            "{args}: {e:?}"
+        );
+    }
+}
+
+/// A program reading a password or a line ends every wait early, with
+/// evidence, instead of waiting out the timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_end_when_the_program_reads_input() {
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let password =
+        server.new_window_pane(&["bash --norc --noprofile -c 'read -s -p Password: x; sleep 600'"]);
+    let line = server.new_window_pane(&["cat"]);
+    server.wait_for_text(&password, "Password:", crate::support::DEADLINE);
+    for (pane, want) in [(&password, "password_prompt"), (&line, "awaiting_input")] {
+        let v = ok(
+            &s,
+            "wait_for_stable",
+            json!({"pane_id": pane, "stable_ms": 60000, "timeout": 20}),
+        )
+        .await;
+        assert_eq!(v["outcome"], json!(want), "{v}");
+        assert!(
+            v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
+            "{v}"
+        );
+        assert!(v["evidence"].to_string().contains("termios"), "{v}");
+        let v = ok(
+            &s,
+            "wait_for_text",
+            json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 20}),
+        )
+        .await;
+        assert_eq!(v["outcome"], json!(want), "{v}");
+        assert_eq!(v["found"], json!(false), "{v}");
+        assert!(
+            v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
+            "{v}"
+        );
+        assert!(v["evidence"].to_string().contains("icanon"), "{v}");
+    }
+    // run_command of a command that asks a question.
+    let shell = first_pane(&server);
+    let v = ok(
+        &s,
+        "run_command",
+        json!({"pane_id": shell, "command": "read -r -p 'Name? ' who; echo hi $who", "timeout": 20}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("awaiting_input"), "{v}");
+    assert_eq!(v["timed_out"], json!(false), "{v}");
+    assert_eq!(v["exit_status"], Value::Null, "{v}");
+    assert!(v["note"].to_string().contains("send_keys"), "{v}");
+    assert!(
+        v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
+        "{v}"
+    );
+    // Answered, the shell comes back to its prompt: a later wait is not
+    // taken for a read (bash's readline is a line editor).
+    server.tmux_ok(&["send-keys", "-t", &shell, "-l", "bob"]);
+    server.tmux_ok(&["send-keys", "-t", &shell, "Enter"]);
+    server.wait_for_text(&shell, "hi bob", crate::support::DEADLINE);
+    let v = ok(
+        &s,
+        "wait_for_text",
+        json!({"pane_id": shell, "patterns": ["never printed"], "timeout": 1}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+}
