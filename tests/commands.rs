@@ -660,3 +660,77 @@ async fn seeding_recovers_commands_from_tmux_flags() {
     server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
     listed_until(&s, &pane, "echo three").await;
 }
+
+/// Real programs around the marks: a nested bash that marks its own
+/// commands (depth 1 inside the outer `bash` command), `clear`, and a
+/// full-screen program on the alternate screen (no marks there; the
+/// outer command still ends with its status).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_shell_clear_and_alternate_screen() {
+    let bin = crate::support::system_tmux();
+    let (server, s, home, pane) = bash_with_marks(&bin).await;
+    prompt_ready(&s, &pane).await;
+    // Nesting follows `aid=` (without it a nested shell cannot be told from the same
+    // shell's next prompt): each shell names itself. The inner one marks from its first
+    // prompt and sends `D` only after a command, as shell integrations do.
+    let typed = |keys: &str| {
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    };
+    typed(
+        r#"PS1='\[\e]133;A;aid=outer\a\]$ \[\e]133;B\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d;aid=outer\a" $?')"#,
+    );
+    server.wait_for_text(&pane, "aid=outer", crate::support::DEADLINE);
+    let rc = r#"PS1='\[\e]133;A;aid=inner\a\]in$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'
+PROMPT_COMMAND=('s=$?; [ -n "$m" ] && printf "\033]133;D;%d;aid=inner\a" $s; m=1')
+"#;
+    std::fs::write(home.path().join("inner.rc"), rc).expect("write rc");
+    typed("bash --rcfile ~/inner.rc -i");
+    server.wait_for_text(&pane, "in$ ", crate::support::DEADLINE);
+    typed("echo inner-$((2+3))");
+    let v = listed_until(&s, &pane, "echo inner-$((2+3))").await;
+    let inner = v["commands"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|c| c["command"] == json!("echo inner-$((2+3))"))
+        })
+        .cloned()
+        .expect("inner command");
+    assert_eq!(inner["depth"], json!(1), "{v}");
+    assert_eq!(inner["exit_status"], json!(0), "{v}");
+    typed("clear");
+    listed_until(&s, &pane, "clear").await;
+    if crate::support::test_shell("bash").is_some()
+        && std::process::Command::new("sh")
+            .args(["-c", "command -v vi >/dev/null"])
+            .status()
+            .is_ok_and(|st| st.success())
+    {
+        typed("vi -u NONE");
+        crate::support::wait_until_async("vi on the alternate screen", || async {
+            let v = ok(&s, "get_pane_state", json!({"pane_id": pane})).await;
+            (v["alternate_on"] == json!(true)).then_some(())
+        })
+        .await;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", ":q!"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        listed_until(&s, &pane, "vi -u NONE").await;
+    }
+    typed("exit 4");
+    // The outer `bash` command ends with the inner shell's status.
+    let v = listed_until(&s, &pane, "bash --rcfile ~/inner.rc -i").await;
+    let outer = v["commands"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|c| c["command"] == json!("bash --rcfile ~/inner.rc -i"))
+        })
+        .cloned()
+        .expect("outer command");
+    assert_eq!(outer["depth"], json!(0), "{v}");
+    assert_eq!(outer["exit_status"], json!(4), "{v}");
+    for c in v["commands"].as_array().expect("commands") {
+        assert_eq!(c["trusted"], json!(false), "{c}");
+    }
+}
