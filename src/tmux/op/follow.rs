@@ -443,8 +443,10 @@ pub(super) struct Vigil {
 }
 
 /// How long a wait asks again for the exit status of a pane tmux already
-/// says is dead (see [`Vigil::exited_at`]).
-const STATUS_GRACE: Duration = Duration::from_millis(1000);
+/// says is dead (see [`Vigil::exited_at`]): tmux reaps on its next
+/// `SIGCHLD`, which a loaded 2-core machine was seen to take over 1 s to
+/// handle (CI, tmux 3.3a).
+const STATUS_GRACE: Duration = Duration::from_millis(1500);
 
 /// How soon it asks again meanwhile.
 const STATUS_AGAIN: Duration = Duration::from_millis(100);
