@@ -22,7 +22,6 @@ use super::fit::{Limit, json_str_len};
 use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
-use crate::sys::input::Input;
 use crate::term::{CommandEnd, CommandRecord, Commands, LineIndex, LineNo, Term};
 use crate::tmux::{Error, Selector, Subject};
 
@@ -664,13 +663,7 @@ async fn wait_from(
     let evidence = reading.as_ref().map_or_else(Vec::new, |(_, e)| e.clone());
     let (outcome, pane_exit_status) = match (&done, ended) {
         (Some(_), _) => ("finished", None),
-        (None, _) if reading.is_some() => (
-            match reading.as_ref().map(|(i, _)| *i) {
-                Some(Input::Password) => "password_prompt",
-                _ => "awaiting_input",
-            },
-            None,
-        ),
+        (None, _) if let Some((i, _)) = &reading => (super::reading::outcome_of(*i), None),
         (None, Some(Ended::Exited(status))) => ("exited", status),
         (None, Some(Ended::Gone)) => ("pane_gone", None),
         (None, None) => ("timeout", None),
@@ -724,7 +717,7 @@ pub(super) async fn run_marked(
     pane: PaneId,
     req: &super::follow::RunCommandRequest,
 ) -> Result<crate::tmux::follow::RunCommandResult, Error> {
-    use crate::control::{Command, Target, TargetKind};
+    use crate::control::Target;
     use crate::tmux::follow::{RunCommandResult, RunOutcome};
     let started = std::time::Instant::now();
     let f = super::follow::follow(server, pane, req.progress.as_ref()).await?;
@@ -792,14 +785,12 @@ pub(super) async fn run_marked(
         "pane_gone" => RunOutcome::PaneGone,
         _ => RunOutcome::Timeout,
     };
-    let mut interrupted = false;
-    if outcome == RunOutcome::Timeout && req.interrupt_on_timeout {
-        let c_c = Command::new("send-keys")
-            .target(&target, TargetKind::Pane)
-            .arg("C-c");
-        server.run(&c_c).await?.into_result()?;
-        interrupted = true;
-    }
+    let interrupted = super::follow::interrupt_if(
+        server,
+        &target,
+        outcome == RunOutcome::Timeout && req.interrupt_on_timeout,
+    )
+    .await?;
     let record = w.command.as_ref().or(w.running.as_ref());
     let (output, omitted) = match record {
         Some(c) if outcome != RunOutcome::PaneGone => {

@@ -243,20 +243,16 @@ pub(super) fn delay_for(submit: &Submit, input: Input) -> Duration {
     })
 }
 
-/// The readiness gate: waits until the program of `pane` reads (see the
-/// module docs); whether it did, with the evidence.
-///
-/// # Errors
-///
-/// Connection errors.
+/// The readiness gate: waits until the program whose terminal `process`
+/// names reads (see the module docs), looking at its copy `copy`; whether
+/// it did, with the evidence. No tmux round trip: `process` comes from
+/// the state read before typing.
 pub(super) async fn wait_ready(
-    server: &Server,
-    pane: PaneId,
+    process: Option<&super::reading::ProcessRef>,
     copy: &PaneMirror,
     evidence: &mut Vec<String>,
-) -> Result<bool, Error> {
+) -> bool {
     let deadline = Instant::now() + READY_AT_MOST;
-    let process = super::state::process_of(server, pane).await?;
     let mut rx = copy.subscribe();
     loop {
         let (prompt, still) = {
@@ -276,9 +272,9 @@ pub(super) async fn wait_ready(
         };
         if prompt {
             evidence.push("ready: a marked prompt (OSC 133 A/B) is shown".into());
-            return Ok(true);
+            return true;
         }
-        if let Some(p) = &process {
+        if let Some(p) = process {
             let (input, _) = p.read();
             let reads = matches!(
                 input,
@@ -289,13 +285,13 @@ pub(super) async fn wait_ready(
                     "ready: the program reads ({}) and the screen has been still for 300 ms",
                     input.as_str()
                 ));
-                return Ok(true);
+                return true;
             }
         }
         let now = Instant::now();
         if now >= deadline {
             evidence.push("not ready within 10 s: typed anyway".into());
-            return Ok(false);
+            return false;
         }
         let wake = (now + READY_EVERY).min(deadline);
         let _ = tokio::time::timeout_at(wake, rx.changed()).await;

@@ -1198,14 +1198,7 @@ pub async fn run_command(
         read_output(&st, nonce, limit)
     };
     // What it printed so far is read before C-c, whose echo is not output.
-    let mut interrupted = false;
-    if timed_out && req.interrupt_on_timeout {
-        let c_c = Command::new("send-keys")
-            .target(&target, TargetKind::Pane)
-            .arg("C-c");
-        server.run(&c_c).await?.into_result()?;
-        interrupted = true;
-    }
+    let interrupted = interrupt_if(server, &target, timed_out && req.interrupt_on_timeout).await?;
     let exit_status = match end.map(|e| e.kind) {
         Some(MarkKind::End(s)) => Some(s),
         _ => None,
@@ -1280,6 +1273,26 @@ pub(super) async fn type_and_enter(
         out.into_result()?;
     }
     Ok(())
+}
+
+/// Presses C-c in `target` when `yes` (`interrupt_on_timeout` after a
+/// run's time ran out); whether it did.
+///
+/// # Errors
+///
+/// tmux's error; connection errors.
+pub(super) async fn interrupt_if(
+    server: &Server,
+    target: &Target,
+    yes: bool,
+) -> Result<bool, Error> {
+    if yes {
+        let c_c = Command::new("send-keys")
+            .target(target, TargetKind::Pane)
+            .arg("C-c");
+        server.run(&c_c).await?.into_result()?;
+    }
+    Ok(yes)
 }
 
 /// How the wait for a run's end mark ended.

@@ -38,8 +38,18 @@ const QUIET: Duration = Duration::from_millis(100);
 /// its program does not read.
 const EVERY_AT_MOST: Duration = Duration::from_millis(1000);
 
+/// The outcome a wait answers for a program found reading `input`:
+/// `password_prompt` for [`Input::Password`], else `awaiting_input`.
+pub(super) fn outcome_of(input: Input) -> &'static str {
+    if input == Input::Password {
+        "password_prompt"
+    } else {
+        "awaiting_input"
+    }
+}
+
 /// What tmux said about the pane, once: where its facts are read.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct ProcessRef {
     /// `#{pane_tty}`.
     pub tty: String,

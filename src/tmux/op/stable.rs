@@ -27,7 +27,6 @@ use super::follow::{Ended, Vigil};
 use super::{Op, Server};
 use crate::control::PaneId;
 use crate::search::Pattern;
-use crate::sys::input::Input;
 use crate::term::marks::Progress;
 use crate::term::{RowHash, Term};
 use crate::tmux::{Error, Selector};
@@ -324,7 +323,7 @@ pub async fn wait_for_stable(
             break ("matched", vec![m], None);
         }
         if let Some((i, ev)) = input.check(server, &f).await? {
-            break (reading_outcome(i), ev, None);
+            break (super::reading::outcome_of(i), ev, None);
         }
         let settled = l.hash.is_some() && (!req.require_change || changes > 0);
         if settled && l.busy.is_none() && still >= req.stable {
@@ -400,14 +399,6 @@ pub async fn wait_for_stable(
         pane_exit_status: exit,
         evidence,
     })
-}
-
-fn reading_outcome(i: Input) -> &'static str {
-    if i == Input::Password {
-        "password_prompt"
-    } else {
-        "awaiting_input"
-    }
 }
 
 /// The visible rows of `t`, trailing blank rows left out, within

@@ -88,6 +88,11 @@ pub struct PaneState {
     pub bracketed_paste: Option<bool>,
     /// Each fact used, and each that could not be read, in words.
     pub evidence: Vec<String>,
+    /// Where the facts were read (the pane's tty and pids), for a later
+    /// look without asking tmux again; `None` for a dead pane.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(super) process: Option<super::reading::ProcessRef>,
 }
 
 impl Op for PaneStateRequest {
@@ -108,7 +113,7 @@ impl Op for PaneStateRequest {
 }
 
 /// Where the input facts of `pane` are read ([`super::reading`]): its
-/// tty and pid as tmux lists them; `None` for a dead pane.
+/// tty and pids as tmux lists them; `None` for a dead pane.
 ///
 /// # Errors
 ///
@@ -121,15 +126,10 @@ pub(super) async fn process_of(
         pane_id: Some(pane),
         ..Selector::default()
     };
-    let target = server.resolve_pane(&sel).await?;
-    let q = Query::new(StateRow::FIELDS);
-    let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
-    let row = StateRow::from_record(&one_record(&q, &body, &target)?);
-    Ok((!row.pane_dead).then_some(super::reading::ProcessRef {
-        tty: row.pane_tty,
-        pane_pid: row.pane_pid,
-        server_pid: row.server_pid,
-    }))
+    let st = PaneStateRequest { pane: sel }
+        .run(server, Limit::NONE)
+        .await?;
+    Ok(st.process)
 }
 
 /// Refuses to type into the pane `sel` names while its program reads a
@@ -235,5 +235,10 @@ fn state_of(row: &StateRow) -> PaneState {
         cursor_visible: row.cursor_flag,
         bracketed_paste: row.bracket_paste_flag,
         evidence,
+        process: (!row.pane_dead).then(|| super::reading::ProcessRef {
+            tty: row.pane_tty.clone(),
+            pane_pid: row.pane_pid,
+            server_pid: row.server_pid,
+        }),
     }
 }

@@ -193,7 +193,7 @@ async fn submit_typed(
     let copy = super::deliver::copy_of(server, pane).await?;
     let mut evidence = Vec::new();
     let ready = if submit.wait_ready {
-        Some(super::deliver::wait_ready(server, pane, &copy, &mut evidence).await?)
+        Some(super::deliver::wait_ready(state.process.as_ref(), &copy, &mut evidence).await)
     } else {
         None
     };
