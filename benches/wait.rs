@@ -77,8 +77,12 @@ impl Server {
         // Window 1: a quiet pane for the idle wait (`cat` reads a line,
         // which ends a wait as awaiting_input); window 2: bash, given its
         // OSC 133 marks once the mirror follows it.
+        // `TMUX_TMPDIR` stays the bench's own directory: a tmux run in
+        // that shell cannot reach the default socket.
         let home = s.dir.path().display().to_string();
-        let bash = format!("env -i HOME={home} TERM=screen PATH=/usr/bin:/bin bash --norc -i");
+        let bash = format!(
+            "env -i HOME={home} TMUX_TMPDIR={home} TERM=screen PATH=/usr/bin:/bin bash --norc -i"
+        );
         for cmd in ["sleep 100000", bash.as_str()] {
             let ok = s
                 .cmd()

@@ -134,26 +134,28 @@ async fn a_collapsed_paste_is_typed_and_submitted() {
 /// line leaving the input line confirms the submission.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_line_is_submitted_at_once() {
-    let server = TestServer::start(&system_tmux());
-    let s = mirrored_servers(&server);
-    let pane = first_pane(&server);
-    server.wait_for_text(&pane, "$", DEADLINE);
-    let started = std::time::Instant::now();
-    let v = ok(
-        &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "echo delivered-$((6*7))"}),
-    )
-    .await;
-    let d = delivery(&v);
-    assert_eq!(d["submit_delay_ms"], json!(0), "{v}");
-    assert_eq!(d["typed"], json!("confirmed"), "{v}");
-    assert_eq!(d["submitted"], json!("confirmed"), "{v}");
-    assert!(started.elapsed() < Duration::from_secs(5), "{v}");
-    server.wait_for_text(&pane, "delivered-42", DEADLINE);
-    // Keys and text without Enter carry no delivery.
-    let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-l"})).await;
-    assert!(v.get("delivery").is_none(), "{v}");
+    for bin in crate::support::tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let pane = first_pane(&server);
+        server.wait_for_text(&pane, "$", DEADLINE);
+        let started = std::time::Instant::now();
+        let v = ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo delivered-$((6*7))"}),
+        )
+        .await;
+        let d = delivery(&v);
+        assert_eq!(d["submit_delay_ms"], json!(0), "{v}");
+        assert_eq!(d["typed"], json!("confirmed"), "{v}");
+        assert_eq!(d["submitted"], json!("confirmed"), "{v}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{v}");
+        server.wait_for_text(&pane, "delivered-42", DEADLINE);
+        // Keys and text without Enter carry no delivery.
+        let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-l"})).await;
+        assert!(v.get("delivery").is_none(), "{v}");
+    }
 }
 
 /// A program that flushes its input 600 ms after it starts: with

@@ -246,65 +246,113 @@ async fn idle_require_change_and_bad_arguments() {
 /// evidence, instead of waiting out the timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waits_end_when_the_program_reads_input() {
-    let server = TestServer::start(&system_tmux());
-    let s = mirrored_servers(&server);
-    let password =
-        server.new_window_pane(&["bash --norc --noprofile -c 'read -s -p Password: x; sleep 600'"]);
-    let line = server.new_window_pane(&["cat"]);
-    server.wait_for_text(&password, "Password:", crate::support::DEADLINE);
-    for (pane, want) in [(&password, "password_prompt"), (&line, "awaiting_input")] {
+    for bin in crate::support::tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let password = server
+            .new_window_pane(&["bash --norc --noprofile -c 'read -s -p Password: x; sleep 600'"]);
+        let line = server.new_window_pane(&["cat"]);
+        server.wait_for_text(&password, "Password:", crate::support::DEADLINE);
+        for (pane, want) in [(&password, "password_prompt"), (&line, "awaiting_input")] {
+            let v = ok(
+                &s,
+                "wait_for_stable",
+                json!({"pane_id": pane, "stable_ms": 60000, "timeout": 20}),
+            )
+            .await;
+            assert_eq!(v["outcome"], json!(want), "{v}");
+            assert!(
+                v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
+                "{v}"
+            );
+            assert!(v["evidence"].to_string().contains("termios"), "{v}");
+            let v = ok(
+                &s,
+                "wait_for_text",
+                json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 20}),
+            )
+            .await;
+            assert_eq!(v["outcome"], json!(want), "{v}");
+            assert_eq!(v["found"], json!(false), "{v}");
+            assert!(
+                v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
+                "{v}"
+            );
+            assert!(v["evidence"].to_string().contains("icanon"), "{v}");
+        }
+        // run_command of a command that asks a question.
+        let shell = first_pane(&server);
         let v = ok(
             &s,
-            "wait_for_stable",
-            json!({"pane_id": pane, "stable_ms": 60000, "timeout": 20}),
+            "run_command",
+            json!({"pane_id": shell, "command": "read -r -p 'Name? ' who; echo hi $who", "timeout": 20}),
         )
         .await;
-        assert_eq!(v["outcome"], json!(want), "{v}");
+        assert_eq!(v["outcome"], json!("awaiting_input"), "{v}");
+        assert_eq!(v["timed_out"], json!(false), "{v}");
+        assert_eq!(v["exit_status"], Value::Null, "{v}");
+        assert!(v["note"].to_string().contains("send_keys"), "{v}");
         assert!(
             v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
             "{v}"
         );
-        assert!(v["evidence"].to_string().contains("termios"), "{v}");
+        // Answered, the shell comes back to its prompt: a later wait is not
+        // taken for a read (bash's readline is a line editor).
+        server.tmux_ok(&["send-keys", "-t", &shell, "-l", "bob"]);
+        server.tmux_ok(&["send-keys", "-t", &shell, "Enter"]);
+        server.wait_for_text(&shell, "hi bob", crate::support::DEADLINE);
         let v = ok(
             &s,
             "wait_for_text",
-            json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 20}),
+            json!({"pane_id": shell, "patterns": ["never printed"], "timeout": 1}),
         )
         .await;
-        assert_eq!(v["outcome"], json!(want), "{v}");
-        assert_eq!(v["found"], json!(false), "{v}");
-        assert!(
-            v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
-            "{v}"
-        );
-        assert!(v["evidence"].to_string().contains("icanon"), "{v}");
+        assert_eq!(v["outcome"], json!("timeout"), "{v}");
     }
-    // run_command of a command that asks a question.
-    let shell = first_pane(&server);
-    let v = ok(
-        &s,
-        "run_command",
-        json!({"pane_id": shell, "command": "read -r -p 'Name? ' who; echo hi $who", "timeout": 20}),
-    )
-    .await;
-    assert_eq!(v["outcome"], json!("awaiting_input"), "{v}");
-    assert_eq!(v["timed_out"], json!(false), "{v}");
-    assert_eq!(v["exit_status"], Value::Null, "{v}");
-    assert!(v["note"].to_string().contains("send_keys"), "{v}");
-    assert!(
-        v["elapsed_seconds"].as_f64().is_some_and(|e| e < 10.0),
-        "{v}"
-    );
-    // Answered, the shell comes back to its prompt: a later wait is not
-    // taken for a read (bash's readline is a line editor).
-    server.tmux_ok(&["send-keys", "-t", &shell, "-l", "bob"]);
-    server.tmux_ok(&["send-keys", "-t", &shell, "Enter"]);
-    server.wait_for_text(&shell, "hi bob", crate::support::DEADLINE);
-    let v = ok(
-        &s,
-        "wait_for_text",
-        json!({"pane_id": shell, "patterns": ["never printed"], "timeout": 1}),
-    )
-    .await;
-    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+}
+
+/// A hostile program: it marks a "command" that never ends, whose command
+/// line (OSC 633 `E`) carries escapes, a line break and 5000 bytes, and
+/// prints a forged paste placeholder. `wait_for_stable` does not call the
+/// screen idle (it says why, with the command line cleaned and capped, as
+/// advisory); the program cannot end the wait early or break the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_cannot_forge_idle_or_break_the_answer() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bin in crate::support::tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let body = "w('\\x1b]133;A\\x07$ \\x1b]133;B\\x07')\n\
+                    w('\\x1b]633;E;evil\\x1b[2J\\nline two' + 'x' * 5000 + '\\x07')\n\
+                    w('\\x1b]133;C\\x07[Pasted text #1] done\\n'); sys.stdout.flush()";
+        let pane =
+            server.new_window_pane(&[&gated(dir.path(), &format!("evil{}", bin.label), body)]);
+        let wait = stable_wait(
+            &server,
+            &s,
+            &pane,
+            json!({"stable_ms": 200, "timeout": 1.5, "until_pattern": "never shown"}),
+        )
+        .await;
+        go(dir.path(), &format!("evil{}", bin.label));
+        let v = wait.await.expect("wait");
+        assert_eq!(v["outcome"], json!("timeout"), "{ctx}: {v}");
+        let ev = v["evidence"].to_string();
+        assert!(
+            ev.contains("is running") && ev.contains("advisory"),
+            "{ctx}: {v}"
+        );
+        // Decoded, no item holds an escape or a line break, and the command line is capped.
+        for e in v["evidence"].as_array().expect("evidence") {
+            let e = e.as_str().expect("text");
+            assert!(!e.contains(['\u{1b}', '\n', '\x07']), "{ctx}: {e:?}");
+            assert!(e.len() < 4096 + 200, "{ctx}: {} bytes", e.len());
+        }
+        assert!(v["screen"].to_string().contains("done"), "{ctx}: {v}");
+    }
 }
