@@ -734,3 +734,94 @@ PROMPT_COMMAND=('s=$?; [ -n "$m" ] && printf "\033]133;D;%d;aid=inner\a" $s; m=1
         assert_eq!(c["trusted"], json!(false), "{c}");
     }
 }
+
+/// What fish ≥ 4.0 prints by default, written as fish 3.6 event handlers
+/// (Debian 12 ships fish 3.6.0, which emits no marks): `133;A;click_events=1`
+/// before the prompt, `133;B` after it (fish ≥ 4.3), `133;C;cmdline_url=`
+/// with the command line percent-encoded (≥ 4.0.1) and `133;D;$status`, all
+/// terminated by ST as fish writes them (fish's `src/terminal.rs`).
+const FISH4_MARKS: &str = r#"function fish_prompt; printf '> \e]133;B\e\\'; end
+function fish_greeting; end
+function __tw_a --on-event fish_prompt; printf '\e]133;A;click_events=1\e\\'; end
+function __tw_c --on-event fish_preexec; printf '\e]133;C;cmdline_url=%s\e\\' (string escape --style=url -- $argv[1]); end
+function __tw_d --on-event fish_postexec; printf '\e]133;D;%d\e\\' $status; end
+"#;
+
+/// fish with fish 4's marks: commands are listed with the command line
+/// from `cmdline_url`, their status and output, and `run_command` in marks
+/// mode keeps fish's own state (`cd`, `set -gx`) across calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fish_marks_are_read_and_marks_mode_runs_in_fish() {
+    let Some(sh) = crate::support::test_shell("fish") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("temp home");
+    let script = home.path().join("marks.fish");
+    std::fs::write(&script, FISH4_MARKS).expect("marks.fish");
+    for bin in tmux_bins() {
+        let ctx = format!("fish on tmux {}", bin.label);
+        let cmd = format!(
+            "{} -C 'source {}'",
+            sh.command.replacen(
+                "env ",
+                &format!(
+                    "env TMUX_TMPDIR={} ",
+                    crate::support::private_tmux_tmpdir().display()
+                ),
+                1
+            ),
+            script.display()
+        );
+        let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
+        let pane = first_pane(&server);
+        let s = mirrored_servers(&server);
+        // The mirror follows from its first call; a fresh prompt after it.
+        ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "true"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        listed_until(&s, &pane, "true").await;
+        let line = "echo hi; echo 'a%b c'; false";
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", line]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let v = listed_until(&s, &pane, line).await;
+        let c = v["commands"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["command"] == json!(line)))
+            .unwrap_or_else(|| panic!("{ctx}: {v}"))
+            .clone();
+        assert_eq!(c["exit_status"], json!(1), "{ctx}: {c}");
+        assert_eq!(c["source"], json!("osc133"), "{ctx}: {c}");
+        assert_eq!(c["trusted"], json!(false), "{ctx}: {c}");
+        let out = ok(
+            &s,
+            "get_command_output",
+            json!({"pane_id": pane, "index": c["index"]}),
+        )
+        .await;
+        let text: Vec<&Value> = out["lines"]
+            .as_array()
+            .map(|a| a.iter().map(|l| &l["text"]).collect())
+            .unwrap_or_default();
+        assert_eq!(text, [&json!("hi"), &json!("a%b c")], "{ctx}: {out}");
+
+        prompt_ready(&s, &pane).await;
+        let v = ok(
+            &s,
+            "run_command",
+            json!({"pane_id": pane, "mode": "marks", "timeout": 15,
+                   "command": "cd /tmp; set -gx FOO bar; echo foo-$FOO; false"}),
+        )
+        .await;
+        assert_eq!(v["outcome"], json!("completed"), "{ctx}: {v}");
+        assert_eq!(v["exit_status"], json!(1), "{ctx}: {v}");
+        assert_eq!(v["output"], json!(["foo-bar"]), "{ctx}: {v}");
+        let v = ok(
+            &s,
+            "run_command",
+            json!({"pane_id": pane, "mode": "marks", "timeout": 15, "command": "echo $PWD $FOO"}),
+        )
+        .await;
+        assert_eq!(v["exit_status"], json!(0), "{ctx}: {v}");
+        assert_eq!(v["output"], json!(["/tmp bar"]), "{ctx}: {v}");
+    }
+}
