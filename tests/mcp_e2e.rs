@@ -31,10 +31,10 @@ fn is_read_tool(name: &str) -> bool {
     tmuxwire::mcp::tools::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
 }
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// `tmuxwire [-S socket] mcp` with a clean environment plus `env`.
-fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::Command {
+pub(crate) fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = tmuxwire_command();
     if let Some(s) = socket {
         cmd.arg("-S").arg(s);
@@ -64,7 +64,7 @@ async fn stop(client: Client) {
 
 /// Calls a tool over MCP and returns the result as JSON. A JSON-RPC error fails the test:
 /// tool failures must be results with `isError: true`.
-async fn call(client: &Client, tool: &str, args: Value) -> Value {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Value {
     let map: Map<String, Value> = match args {
         Value::Object(m) => m,
         other => panic!("arguments must be an object: {other}"),

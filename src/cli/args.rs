@@ -221,6 +221,11 @@ impl FromStr for LineArg {
     }
 }
 
+/// A size in bytes, with K/KiB and M/MiB suffixes (any size).
+fn parse_bytes(s: &str) -> Result<usize, String> {
+    crate::mcp::budget::Budget::parse_size(s)
+}
+
 /// A count flag's value: a whole number, at least 1.
 fn positive(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
@@ -545,6 +550,22 @@ pub enum Cmd {
         /// still start; cannot be combined with --json-text).
         #[arg(long, env = "TMUXWIRE_PLAIN_TEXT", value_parser = clap::builder::BoolishValueParser::new())]
         plain_text: bool,
+        /// Seconds the copy of a pane that is gone is kept (it still answers capture_since,
+        /// capture_pane and search_panes meanwhile); default 600.
+        #[arg(long, env = "TMUXWIRE_DEAD_PANE_TTL", value_name = "SECONDS")]
+        dead_pane_ttl: Option<u64>,
+        /// Copies of gone panes kept at most, the most recently gone (default 64); with
+        /// --dead-pane-memory (default 64 MiB, K/M suffixes accepted) for their text.
+        #[arg(long, env = "TMUXWIRE_DEAD_PANES", value_name = "N")]
+        dead_panes: Option<usize>,
+        /// Bytes of text the copies of gone panes may hold together (default 64 MiB).
+        #[arg(
+            long,
+            env = "TMUXWIRE_DEAD_PANE_MEMORY",
+            value_name = "BYTES",
+            value_parser = parse_bytes
+        )]
+        dead_pane_memory: Option<usize>,
         /// The socket flags given after the command.
         #[command(flatten)]
         socket: SocketArgs,

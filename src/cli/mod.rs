@@ -89,8 +89,13 @@ fn init_logging() {
 pub fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
+    // Scans run on the blocking pool (one thread each while they run): it
+    // is bounded, and its idle threads end after 2 s (tokio keeps them 10 s)
+    // so a long-lived server's thread count comes back after a busy spell.
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .max_blocking_threads(64)
+        .thread_keep_alive(std::time::Duration::from_secs(2))
         .enable_all()
         .build()
     {
@@ -133,10 +138,23 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
     let caller = Caller::from_env();
     // The MCP server outlives single calls: it keeps a mirror of the panes.
     // `wait` follows one pane's output, which only the mirror sees.
-    let mirror = crate::mirror::MirrorOptions {
+    let mut mirror = crate::mirror::MirrorOptions {
         enabled: matches!(cli.command, Cmd::Mcp { .. } | Cmd::Wait(_)),
         ..crate::mirror::MirrorOptions::default()
     };
+    if let Cmd::Mcp {
+        dead_pane_ttl,
+        dead_panes,
+        dead_pane_memory,
+        ..
+    } = &cli.command
+    {
+        if let Some(secs) = dead_pane_ttl {
+            mirror.dead_ttl = std::time::Duration::from_secs(*secs);
+        }
+        mirror.dead_keep = dead_panes.unwrap_or(mirror.dead_keep);
+        mirror.dead_bytes = dead_pane_memory.unwrap_or(mirror.dead_bytes);
+    }
     let default = Arc::new(Tmux::new(path, name, caller.clone()).with_mirror(mirror));
     Ok(Servers::new(default, caller))
 }

@@ -81,13 +81,26 @@ pub fn byte_at(line: &LogicalLine<'_>, row: u32, column: u32, term: &Term) -> us
     end
 }
 
+/// Which lines a bounded answer keeps when more are new than it may hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Keep {
+    /// The oldest: the rest stay after the answer's end, for the next
+    /// call (a follower loses nothing).
+    #[default]
+    Oldest,
+    /// The newest (libtmux-mcp's tail): the older ones are skipped.
+    Newest,
+}
+
 /// New text of a pane since a line index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Since {
     /// The index of the first line in `lines` (later than asked when tmux
-    /// trimmed or cleared the lines in between).
+    /// trimmed or cleared the lines in between, or when [`Keep::Newest`]
+    /// skipped older ones).
     pub first: LineIndex,
-    /// Complete lines from `first` up to the cursor's line, oldest first.
+    /// Complete lines from `first`, oldest first: up to the cursor's line,
+    /// or fewer when the limit held them back ([`Since::next`]).
     pub lines: Vec<Vec<u8>>,
     /// The line the cursor is on: `cursor_line` is its index, `partial`
     /// its text so far (it is returned as a complete line once the cursor
@@ -97,11 +110,25 @@ pub struct Since {
     pub partial: Vec<u8>,
 }
 
+impl Since {
+    /// The first line not in `lines`: where the next answer starts
+    /// (`cursor_line` once every complete line is in).
+    pub fn next(&self) -> LineIndex {
+        self.first + self.lines.len() as u64
+    }
+
+    /// Complete lines after `lines` (held back by the limit, still held by
+    /// the copy).
+    pub fn remaining(&self) -> u64 {
+        self.cursor_line.0.saturating_sub(self.next().0)
+    }
+}
+
 /// The complete lines of `term` with index `from` or later, and the
-/// cursor's line. `limit` bounds how many lines are kept: the newest
-/// `limit` when there are more (the others are counted in
-/// `first`, which moves past them).
-pub fn lines_since(term: &Term, from: LineIndex, limit: usize) -> Since {
+/// cursor's line. `limit` bounds how many lines are kept; `keep` says
+/// which when there are more: the oldest (the others follow
+/// [`Since::next`]) or the newest (`first` moves past the others).
+pub fn lines_since(term: &Term, from: LineIndex, limit: usize, keep: Keep) -> Since {
     let cursor = cursor_spot(term);
     let mut out = Since {
         first: from,
@@ -113,20 +140,29 @@ pub fn lines_since(term: &Term, from: LineIndex, limit: usize) -> Since {
     if out.first < first_held {
         out.first = first_held;
     }
-    // Lines before the cursor's line, counted first so only the newest
-    // `limit` are copied.
-    let upto = cursor.line;
+    // Lines `start..upto` are copied: the cursor's line and what is after
+    // it are not complete yet.
+    let mut upto = cursor.line;
     if upto > out.first {
         let wanted = upto.0 - out.first.0;
         if wanted > limit as u64 {
-            out.first = LineIndex(upto.0 - limit as u64);
+            match keep {
+                Keep::Newest => out.first = LineIndex(upto.0 - limit as u64),
+                Keep::Oldest => upto = out.first + limit as u64,
+            }
         }
     }
     let start = out.first;
-    for chunk in term.history().search_chunks() {
+    let mut chunks = term.history().search_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
         let mut index = chunk.first;
         if index >= upto {
             break;
+        }
+        // A chunk whose successor starts at or before `start` holds
+        // nothing wanted: skipped without reading its text.
+        if chunks.peek().is_some_and(|n| n.first <= start) {
+            continue;
         }
         // Lines in this chunk: one per `\n`.
         let count = memchr::memchr_iter(b'\n', chunk.text).count() as u64;
@@ -140,14 +176,16 @@ pub fn lines_since(term: &Term, from: LineIndex, limit: usize) -> Since {
             index = index + 1;
         }
     }
+    // The screen (a few dozen lines): its complete lines in range, and
+    // the cursor's line as it is so far.
     for line in term.screen_logical_lines() {
-        if line.index >= upto {
-            if line.index == upto {
+        if line.index >= cursor.line {
+            if line.index == cursor.line {
                 out.partial = line.text.into_owned();
             }
             break;
         }
-        if line.index >= start {
+        if line.index >= start && line.index < upto {
             out.lines.push(line.text.into_owned());
         }
     }
@@ -267,17 +305,27 @@ mod tests {
     fn lines_since_returns_complete_lines_once() {
         let mut t = term(20, 4, 100);
         t.advance(b"a\r\nb\r\nc\r\nd\r\ne\r\n$ ");
-        let all = lines_since(&t, LineIndex(0), 100);
+        let all = lines_since(&t, LineIndex(0), 100, Keep::Oldest);
         assert_eq!(s(&all.lines), ["a", "b", "c", "d", "e"]);
         assert_eq!(all.first, LineIndex(0));
         assert_eq!(all.partial, b"$");
         assert_eq!(all.cursor_line, LineIndex(5));
         t.advance(b"ls\r\nf\r\n");
-        let more = lines_since(&t, all.cursor_line, 100);
+        let more = lines_since(&t, all.cursor_line, 100, Keep::Oldest);
         assert_eq!(s(&more.lines), ["$ ls", "f"]);
-        let tail = lines_since(&t, LineIndex(0), 2);
+        let tail = lines_since(&t, LineIndex(0), 2, Keep::Newest);
         assert_eq!(s(&tail.lines), ["$ ls", "f"]);
         assert_eq!(tail.first, LineIndex(5));
+        assert_eq!(tail.remaining(), 0);
+        // The oldest, and where the rest start.
+        let head = lines_since(&t, LineIndex(1), 2, Keep::Oldest);
+        assert_eq!(s(&head.lines), ["b", "c"]);
+        assert_eq!((head.first, head.next()), (LineIndex(1), LineIndex(3)));
+        assert_eq!(head.remaining(), 4);
+        assert_eq!(head.partial, b"");
+        let rest = lines_since(&t, head.next(), 100, Keep::Oldest);
+        assert_eq!(s(&rest.lines), ["d", "e", "$ ls", "f"]);
+        assert_eq!(rest.remaining(), 0);
     }
 
     #[test]
@@ -286,7 +334,7 @@ mod tests {
         for i in 0..40 {
             t.advance(format!("{i}\r\n").as_bytes());
         }
-        let since = lines_since(&t, LineIndex(0), 100);
+        let since = lines_since(&t, LineIndex(0), 100, Keep::Oldest);
         assert!(since.first > LineIndex(0));
         assert_eq!(s(&since.lines).last().map(String::as_str), Some("39"));
         assert_eq!(

@@ -120,6 +120,15 @@ pub struct MirrorOptions {
     /// out from its lines (tmux < 3.7) is checked against tmux's rows; a
     /// copy waits at most 20 times this while requests keep coming.
     pub verify_after: Duration,
+    /// How long the copy of a pane that is gone is kept (it still answers
+    /// `capture_since`, `capture_pane` and `search_panes` meanwhile).
+    pub dead_ttl: Duration,
+    /// Copies of gone panes kept at most: beyond it, the longest dead go
+    /// first.
+    pub dead_keep: usize,
+    /// Bytes the copies of gone panes may hold together: beyond it, the
+    /// longest dead go first.
+    pub dead_bytes: usize,
 }
 
 impl Default for MirrorOptions {
@@ -131,8 +140,56 @@ impl Default for MirrorOptions {
             pause_after: 5,
             sync_timeout: Duration::from_secs(20),
             verify_after: Duration::from_millis(500),
+            dead_ttl: Duration::from_secs(600),
+            dead_keep: 64,
+            dead_bytes: 64 << 20,
         }
     }
+}
+
+/// Copies of gone panes dropped, remembered so an answer about one can
+/// say why it has no copy (the newest [`DROPPED_KEPT`]).
+const DROPPED_KEPT: usize = 4096;
+
+/// Why a gone pane's copy was dropped ([`Mirror::dropped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// It was dead for [`MirrorOptions::dead_ttl`].
+    Aged(Duration),
+    /// Newer dead copies filled [`MirrorOptions::dead_keep`].
+    Count(usize),
+    /// Newer dead copies filled [`MirrorOptions::dead_bytes`].
+    Bytes(usize),
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dropped::Aged(d) => write!(
+                f,
+                "tmuxwire dropped its last copy {} s after the pane went (dead-pane TTL)",
+                d.as_secs()
+            ),
+            Dropped::Count(n) => write!(
+                f,
+                "tmuxwire dropped its last copy to keep {n} copies of gone panes at most"
+            ),
+            Dropped::Bytes(b) => write!(
+                f,
+                "tmuxwire dropped its last copy to keep copies of gone panes within {} MiB",
+                b >> 20
+            ),
+        }
+    }
+}
+
+/// The mirror's record of copies of gone panes: since when each is dead
+/// (as first seen by the housekeeping), and which were dropped.
+#[derive(Debug, Default)]
+struct DeadCopies {
+    since: HashMap<PaneId, Instant>,
+    dropped: std::collections::VecDeque<(PaneId, Dropped)>,
+    dropped_total: u64,
 }
 
 /// Which panes [`Mirror::dead_in`] looks at.
@@ -172,6 +229,7 @@ pub(crate) struct MirrorShared {
     /// seed of a long history holds tens of megabytes of answer while its
     /// copy is built, and tmux renders one capture at a time anyway.
     pub(crate) seed_slots: Arc<tokio::sync::Semaphore>,
+    dead: Mutex<DeadCopies>,
 }
 
 impl MirrorShared {
@@ -240,6 +298,8 @@ async fn manage(
                     continue;
                 }
                 m.enforce_cap();
+                m.enforce_dead();
+                m.forget_closed_watches().await;
             }
         }
     }
@@ -303,6 +363,7 @@ impl Mirror {
                 bytes_fed: AtomicU64::new(0),
                 sessions_seen,
                 seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
+                dead: Mutex::new(DeadCopies::default()),
             }),
             path,
             version,
@@ -347,6 +408,89 @@ impl Mirror {
             st.capped_rows += n as u64;
             total -= before.saturating_sub(st.bytes());
         }
+    }
+
+    /// Drops copies of gone panes beyond [`MirrorOptions::dead_ttl`],
+    /// [`MirrorOptions::dead_keep`] and [`MirrorOptions::dead_bytes`],
+    /// the longest dead first, and remembers why ([`Mirror::dropped`]).
+    /// A dead pane's time starts when this first sees it dead (each
+    /// second).
+    fn enforce_dead(&self) {
+        let now = Instant::now();
+        let panes = self.shared.panes();
+        let mut dead = self.shared.dead.lock().unwrap_or_else(|p| p.into_inner());
+        let mut copies: Vec<(Instant, PaneId, usize)> = Vec::new();
+        let mut seen = HashSet::new();
+        for (id, p) in &panes {
+            let st = p.view();
+            if st.status() == Status::Dead && st.term().is_some() {
+                let since = *dead.since.entry(*id).or_insert(now);
+                copies.push((since, *id, st.bytes()));
+                seen.insert(*id);
+            }
+        }
+        dead.since.retain(|id, _| seen.contains(id));
+        // Newest dead first: they are the ones kept (of those first seen
+        // dead at once, the newest panes: tmux numbers them in order).
+        copies.sort_by_key(|c| std::cmp::Reverse((c.0, c.1.0)));
+        let (opts, mut kept_bytes) = (&self.opts, 0usize);
+        let mut gone = Vec::new();
+        for (i, &(since, id, bytes)) in copies.iter().enumerate() {
+            let why = if now.duration_since(since) >= opts.dead_ttl {
+                Some(Dropped::Aged(opts.dead_ttl))
+            } else if i >= opts.dead_keep {
+                Some(Dropped::Count(opts.dead_keep))
+            } else if kept_bytes + bytes > opts.dead_bytes {
+                Some(Dropped::Bytes(opts.dead_bytes))
+            } else {
+                kept_bytes += bytes;
+                None
+            };
+            if let Some(why) = why {
+                gone.push((id, why));
+            }
+        }
+        if gone.is_empty() {
+            return;
+        }
+        for &(id, why) in &gone {
+            self.shared.forget(id);
+            dead.since.remove(&id);
+            if dead.dropped.len() == DROPPED_KEPT {
+                dead.dropped.pop_front();
+            }
+            dead.dropped.push_back((id, why));
+            dead.dropped_total += 1;
+        }
+        tracing::info!(
+            dropped = gone.len(),
+            total = dead.dropped_total,
+            "dropped copies of gone panes"
+        );
+    }
+
+    /// Why the copy of gone pane `pane` was dropped, if it was (and is
+    /// among the newest 4,096 dropped).
+    pub fn dropped(&self, pane: PaneId) -> Option<Dropped> {
+        let dead = self.shared.dead.lock().unwrap_or_else(|p| p.into_inner());
+        dead.dropped
+            .iter()
+            .rev()
+            .find(|(id, _)| *id == pane)
+            .map(|(_, why)| *why)
+    }
+
+    /// How many copies of gone panes were dropped since the mirror began.
+    pub fn dropped_total(&self) -> u64 {
+        let dead = self.shared.dead.lock().unwrap_or_else(|p| p.into_inner());
+        dead.dropped_total
+    }
+
+    /// Forgets the watches whose connection ended (their session is
+    /// gone): a long-lived server with short-lived sessions keeps none.
+    async fn forget_closed_watches(&self) {
+        let mut watches = self.watches.lock().await;
+        watches.retain(|_, w| !w.client.is_closed() && !w.cmds.is_closed());
     }
 
     /// Whether nothing asked the mirror anything for
@@ -472,6 +616,18 @@ impl Mirror {
         panes: &[(PaneId, SessionId, PaneMeta)],
         progress: Option<&Progress>,
     ) -> HashSet<PaneId> {
+        self.sync_within(panes, progress, None).await
+    }
+
+    /// [`Mirror::sync_with`] that gives up after `within` at the latest
+    /// (a wait with a short timeout): panes not confirmed by then are left
+    /// out of the answer, as after [`MirrorOptions::sync_timeout`].
+    pub async fn sync_within(
+        &self,
+        panes: &[(PaneId, SessionId, PaneMeta)],
+        progress: Option<&Progress>,
+        within: Option<Duration>,
+    ) -> HashSet<PaneId> {
         self.touch();
         // Group by the session whose connection feeds (or will feed) each
         // pane: its current owner, else the session it was listed in.
@@ -498,6 +654,7 @@ impl Mirror {
         } else {
             CHECK_DEADLINE
         };
+        let limit = within.map_or(limit, |w| w.min(limit));
         // A watch tells each pane's outcome once, and never waits to do
         // so (`try_send`): room for one per pane is all it takes.
         let (tx, mut outcomes) = mpsc::channel(panes.len().max(1));

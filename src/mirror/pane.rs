@@ -348,7 +348,7 @@ impl PaneMirror {
         let st = self.view();
         let t = st.term.as_ref()?;
         let spot = super::follow::cursor_spot(t);
-        let had_text = !super::follow::lines_since(t, spot.line, 0)
+        let had_text = !super::follow::lines_since(t, spot.line, 0, super::follow::Keep::Newest)
             .partial
             .is_empty();
         let from = TypedFrom {

@@ -85,6 +85,9 @@ enum Job {
     Check {
         pane: PaneId,
         at: Window,
+        /// 1 for the first; an ambiguous answer is asked again up to
+        /// [`MAX_ATTEMPTS`].
+        attempt: u8,
     },
     /// A check of a copy's history rows against tmux's
     /// ([`seed::verify_line`]), sent when requests pause.
@@ -392,10 +395,10 @@ impl Watch {
         }
     }
 
-    fn check(&mut self, pane: PaneId) -> Option<u64> {
+    fn check(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
         let line = probe::check_line(pane, &self.shared.query, self.shared.encoding);
         let at = self.window(pane);
-        self.send(line, Job::Check { pane, at })
+        self.send(line, Job::Check { pane, at, attempt })
     }
 
     fn sync(
@@ -421,7 +424,7 @@ impl Watch {
             let sent = match status {
                 // Wait for the seed already queued or on its way.
                 _ if self.seeding.contains_key(&id) => self.seeding.get(&id).copied(),
-                Status::Live => self.check(id),
+                Status::Live => self.check(id, 1),
                 Status::Unseeded | Status::Stale => self.seed(id, 1),
                 Status::Dead => None,
             };
@@ -669,7 +672,7 @@ impl Watch {
                 }
                 return;
             }
-            Job::Check { pane, at } => {
+            Job::Check { pane, at, attempt } => {
                 if let (Some(Ok(r)), Some(p)) = (&reply, self.shared.pane(pane))
                     && let Some(v) = probe::mode(r, &self.shared.query)
                 {
@@ -679,8 +682,12 @@ impl Watch {
                 // answer may predate output already applied, so it proves
                 // nothing either way (the copy stays as it is).
                 outcome = Some((pane, false));
-                if let Some(Ok(r)) = reply
-                    && !self.ambiguous(pane, at)
+                let ambiguous = self.ambiguous(pane, at);
+                if matches!(reply, Some(Ok(_))) && ambiguous && attempt < MAX_ATTEMPTS {
+                    // Asked again: a quiet moment of either pane confirms.
+                    follow_up = self.check(pane, attempt + 1);
+                } else if let Some(Ok(r)) = reply
+                    && !ambiguous
                 {
                     let agrees = self.shared.pane(pane).is_some_and(|p| {
                         let st = p.view();

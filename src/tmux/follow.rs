@@ -20,7 +20,7 @@ use super::typing::TypedPanes;
 use crate::control::PaneId;
 use crate::mirror::Progress;
 use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, segments};
-use crate::mirror::follow::{Spot, byte_at, lines_since};
+use crate::mirror::follow::{Keep, Spot, byte_at, lines_since};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 
@@ -154,12 +154,38 @@ pub struct CaptureSinceResult {
     pub truncated_lines: usize,
     /// Bytes left out (line breaks not counted).
     pub truncated_bytes: usize,
+    /// Complete lines after `lines` that this answer left for the next
+    /// call (`keep: "oldest"`, the default): the cursor stops just after
+    /// `lines`, so none is lost; 0 once the answer reaches the pane's
+    /// cursor. Always 0 with `keep: "newest"` (older lines are skipped).
+    pub lines_remaining: u64,
     /// Whether the pane shows the alternate screen: a full-screen program
     /// draws there and adds no lines; `lines` is empty meanwhile.
     pub alternate_screen: bool,
-    /// The pane's program has exited; these are its last lines.
+    /// The pane is dead or gone; these are its last lines (with
+    /// `lines_remaining` 0, its output has all been returned).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
+    /// Where `lines` start, to move the cursor back when the response
+    /// budget leaves the newest of them out.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) resume: Resume,
+}
+
+/// Where a [`CaptureSinceResult`]'s lines start: what it takes to leave
+/// some of them out and still hand back a cursor that loses none.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Resume {
+    /// The cursor before `lines[0]` (`next` is its index, `hash` the
+    /// previous line's).
+    pub(crate) cursor: SinceCursor,
+    /// Each line's [`fingerprint`].
+    pub(crate) hashes: Vec<u64>,
+    /// Which lines a cut keeps.
+    pub(crate) keep: Keep,
+    /// False when the cursor stays where it was (the alternate screen).
+    pub(crate) moves: bool,
 }
 
 /// How a `run_command` ended.
@@ -397,7 +423,9 @@ pub(crate) fn lossy(b: &[u8]) -> String {
 
 /// The text of line `index` in `term`, if held.
 pub(crate) fn line_text(term: &Term, index: LineIndex) -> Option<Vec<u8>> {
-    let since = lines_since(term, index, usize::MAX);
+    // One line: the copy of everything after it would cost a follower
+    // the whole backlog on every call.
+    let since = lines_since(term, index, 1, Keep::Oldest);
     if since.first != index {
         return None;
     }
@@ -472,7 +500,7 @@ pub(crate) fn merge_ranges(m: &mut Vec<Range<usize>>) {
 
 /// The newest held line before `before` whose hash is `hash`.
 pub(crate) fn find_line(term: &Term, hash: u64, before: LineIndex) -> Option<LineIndex> {
-    let since = lines_since(term, term.history().first_index(), usize::MAX);
+    let since = lines_since(term, term.history().first_index(), usize::MAX, Keep::Newest);
     let mut found = None;
     for (k, l) in since.lines.iter().enumerate() {
         let i = since.first + k as u64;

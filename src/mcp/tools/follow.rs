@@ -16,6 +16,7 @@ use serde::Deserialize;
 use super::{Def, OPEN, READ, bare_output, targeting, tool_args, wait_ceiling};
 use crate::mcp::args;
 use crate::mirror::Progress;
+use crate::mirror::follow::Keep;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
@@ -106,12 +107,14 @@ fn default_stable_ms() -> f64 {
 struct CaptureSinceArgs {
     /// From the last call; null: start.
     cursor: Option<String>,
-    /// The newest kept; null: no limit.
+    /// null: no limit.
     #[serde(default = "default_since_lines")]
     max_lines: Option<i64>,
-    /// The newest kept; null: no limit.
+    /// null: no limit.
     #[serde(default = "default_since_bytes")]
     max_bytes: Option<i64>,
+    /// Over a limit: oldest (rest next call) or newest.
+    keep: Option<String>,
     pane_id: Option<String>,
     session_name: Option<String>,
     session_id: Option<String>,
@@ -270,7 +273,19 @@ tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
     let max_bytes = args::positive("max_bytes", a.max_bytes)?.unwrap_or(usize::MAX);
     let cursor = a.cursor.as_deref().map(SinceCursor::decode).transpose()?;
     let pane = targeting!(a, pane_id, window_id).selector()?;
-    Ok(CaptureSinceRequest::new(pane, cursor, max_lines, max_bytes))
+    let mut req = CaptureSinceRequest::new(pane, cursor, max_lines, max_bytes);
+    req.keep = match a.keep.as_deref() {
+        None | Some("oldest") => Keep::Oldest,
+        Some("newest") => Keep::Newest,
+        Some(k) => {
+            return Err(Error::invalid(
+                "keep",
+                format!("keep must be \"oldest\" or \"newest\" (received {k:?})"),
+                "\"oldest\" (default) or \"newest\"",
+            ));
+        }
+    };
+    Ok(req)
 });
 
 tool_args!(RunCommandArgs => RunCommandRequest, |a| {

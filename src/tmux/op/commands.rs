@@ -514,8 +514,11 @@ impl Op for WaitForCommandRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
-        let pane = super::follow::pane_id(server, &self.pane).await?;
-        wait_for_command(server, pane, &self).await
+        super::follow::within(self.timeout, async {
+            let pane = super::follow::pane_id(server, &self.pane).await?;
+            wait_for_command(server, pane, &self).await
+        })
+        .await
     }
 }
 
@@ -582,7 +585,7 @@ async fn wait_from(
 ) -> Result<WaitForCommandResult, Error> {
     let started = std::time::Instant::now();
     let deadline = tokio::time::Instant::now() + req.timeout;
-    let f = super::follow::follow(server, pane, None).await?;
+    let f = super::follow::follow(server, pane, None, Some(req.timeout / 2)).await?;
     let entry = match entry {
         Some(e) => e,
         None => {
@@ -720,7 +723,8 @@ pub(super) async fn run_marked(
     use crate::control::Target;
     use crate::tmux::follow::{RunCommandResult, RunOutcome};
     let started = std::time::Instant::now();
-    let f = super::follow::follow(server, pane, req.progress.as_ref()).await?;
+    let f =
+        super::follow::follow(server, pane, req.progress.as_ref(), Some(req.timeout / 2)).await?;
     if f.pane.view().status() == crate::mirror::Status::Dead {
         return Err(Error::not_found(format!(
             "pane {pane} is dead: there is no shell to run the command in"

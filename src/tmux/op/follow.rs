@@ -20,7 +20,7 @@ use super::fit::{Fit, Limit, json_len};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
-use crate::mirror::follow::{Since, Spot, cursor_spot, lines_since, text_between};
+use crate::mirror::follow::{Keep, Since, Spot, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::{Mark, TypedFrom};
 use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
@@ -75,8 +75,39 @@ impl Op for WaitForTextRequest {
     type Response = WaitForTextResult;
 
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForTextResult, Error> {
-        let pane = pane_id(server, &self.pane).await?;
-        wait_for_text(server, pane, &self).await
+        within(self.timeout, async {
+            let pane = pane_id(server, &self.pane).await?;
+            wait_for_text(server, pane, &self).await
+        })
+        .await
+    }
+}
+
+/// How long after its timeout a wait whose tmux stopped answering ends
+/// anyway: the wait's own loop ends at the timeout, so this only runs out
+/// while a question to tmux is still open.
+pub const STOPPED_GRACE: Duration = Duration::from_millis(750);
+
+/// Runs `wait`, a call with a timeout, bounded by it: when tmux stops
+/// answering (stopped with SIGSTOP, or too busy), the call ends
+/// [`STOPPED_GRACE`] after `timeout` with a
+/// [`Timeout`](crate::tmux::ErrorKind::Timeout) error that says so,
+/// instead of waiting out the connection's own timeout.
+///
+/// # Errors
+///
+/// `wait`'s, and the timeout above.
+pub(super) async fn within<T>(
+    timeout: Duration,
+    wait: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    match tokio::time::timeout(timeout + STOPPED_GRACE, wait).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::timeout(format!(
+            "tmux stopped answering: a question to it was still open at the wait's timeout \
+             ({:.1} s)",
+            timeout.as_secs_f64()
+        ))),
     }
 }
 
@@ -88,10 +119,15 @@ pub struct CaptureSinceRequest {
     pub pane: Selector,
     /// Where the previous answer stopped; `None`: the visible screen.
     pub cursor: Option<SinceCursor>,
-    /// Lines kept (the newest).
+    /// Lines an answer holds at most.
     pub max_lines: usize,
-    /// Bytes kept (whole lines, the newest).
+    /// Bytes of text an answer holds at most (whole lines; a single longer
+    /// line is cut).
     pub max_bytes: usize,
+    /// Which lines an answer keeps when more are new: the oldest (the
+    /// default: the cursor stops after them, nothing is lost) or the
+    /// newest (libtmux-mcp: older ones are skipped).
+    pub keep: Keep,
 }
 
 impl CaptureSinceRequest {
@@ -114,6 +150,7 @@ impl CaptureSinceRequest {
             cursor,
             max_lines,
             max_bytes,
+            keep: Keep::Oldest,
         }
     }
 }
@@ -135,23 +172,53 @@ impl Op for CaptureSinceRequest {
             self.cursor.as_ref(),
             self.max_lines,
             self.max_bytes.min(cap),
+            self.keep,
         )
         .await
     }
 }
 
 impl Fit for CaptureSinceResult {
-    /// Leaves out the oldest lines (an eighth at a time) until the answer
-    /// fits, counting them in `truncated_lines` and `truncated_bytes`.
+    /// Leaves out lines (an eighth at a time) until the answer fits: the
+    /// newest with `keep: "oldest"` (the cursor moves back before them, so
+    /// the next call returns them: `lines_remaining`), the oldest with
+    /// `keep: "newest"` (counted in `truncated_lines` and
+    /// `truncated_bytes`). A single line left is cut in half until it fits.
     fn fit(&mut self, limit: Limit) {
         let Some(b) = limit.get() else { return };
         while json_len(self) > b && !self.lines.is_empty() {
-            let n = self.lines.len().div_ceil(8);
-            for l in self.lines.drain(..n) {
-                self.truncated_bytes += l.len();
-                self.truncated_lines += 1;
-            }
             self.truncated = true;
+            if self.lines.len() == 1 {
+                let l = &mut self.lines[0];
+                let mut at = l.len() / 2;
+                while !l.is_char_boundary(at) {
+                    at -= 1;
+                }
+                self.truncated_bytes += l.len() - at;
+                l.truncate(at);
+                if at == 0 {
+                    break;
+                }
+                continue;
+            }
+            let n = self.lines.len().div_ceil(8).min(self.lines.len() - 1);
+            if self.resume.keep == Keep::Oldest && self.resume.moves {
+                let keep = self.lines.len() - n;
+                self.lines.truncate(keep);
+                self.resume.hashes.truncate(keep);
+                self.lines_remaining += n as u64;
+                self.truncated_lines += n;
+                let mut c = self.resume.cursor;
+                c.next = c.next + keep as u64;
+                c.hash = self.resume.hashes.last().copied().unwrap_or(c.hash);
+                self.cursor = c.encode();
+            } else {
+                for l in self.lines.drain(..n) {
+                    self.truncated_bytes += l.len();
+                    self.truncated_lines += 1;
+                }
+                self.resume.hashes.drain(..n);
+            }
         }
     }
 }
@@ -208,11 +275,14 @@ impl Op for RunCommandRequest {
 
     async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
         check_command(&self.command, self.suppress_history)?;
-        let pane = pane_id(server, &self.pane).await?;
-        if self.marks {
-            return super::commands::run_marked(server, pane, &self).await;
-        }
-        run_command(server, pane, &self).await
+        within(self.timeout, async {
+            let pane = pane_id(server, &self.pane).await?;
+            if self.marks {
+                return super::commands::run_marked(server, pane, &self).await;
+            }
+            run_command(server, pane, &self).await
+        })
+        .await
     }
 }
 
@@ -256,7 +326,7 @@ pub async fn pane_id(server: &Server, sel: &Selector) -> Result<PaneId, Error> {
 /// As [`follow`]: `NotFound`, `Unsupported` (mirror off), connection
 /// errors.
 pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
-    Ok(follow(server, pane, None).await?.pane)
+    Ok(follow(server, pane, None, None).await?.pane)
 }
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
@@ -265,6 +335,7 @@ pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
     progress: Option<&Progress>,
+    within: Option<Duration>,
 ) -> Result<Followed, Error> {
     let Some(m) = server.mirror().await else {
         // Distinguish a server that is gone from a mirror turned off.
@@ -295,15 +366,31 @@ pub(super) async fn follow(
         .and_then(|p| u32::try_from(p).ok())
         .unwrap_or(0);
     let command = meta.pane_current_command.clone();
-    let confirmed = m.sync_with(&[(pane, session, meta)], progress).await;
+    let confirmed = m
+        .sync_within(&[(pane, session, meta)], progress, within)
+        .await;
     let p = m
         .pane(pane)
         .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-    let usable = confirmed.contains(&pane) || p.view().status() == Status::Dead;
+    // A live copy that tmux did not confirm is still fed in the order tmux
+    // sent its output: its check was taken while this pane and another
+    // printed, which proves nothing either way (the copy is checked again
+    // at the next call). One not live after the sync was still being
+    // seeded when the time ran out.
+    let usable =
+        confirmed.contains(&pane) || matches!(p.view().status(), Status::Dead | Status::Live);
     if !usable || p.view().term().is_none() {
+        // A server that went away meanwhile (its watch ended) says so.
+        server
+            .run(&Command::new("display-message").arg("-p").arg(""))
+            .await?;
         return Err(Error::timeout(format!(
-            "tmuxwire could not follow pane {pane}: its copy was not confirmed by tmux in time \
-             (the pane may be printing faster than tmux sends its output)"
+            "tmuxwire could not follow pane {pane}: tmux did not finish sending its copy \
+             (capture-pane) within {:.0} s",
+            within
+                .map_or(m.options().sync_timeout, |w| w
+                    .min(m.options().sync_timeout))
+                .as_secs_f64()
         )));
     }
     Ok(Followed {
@@ -515,7 +602,7 @@ impl Vigil {
                 if unfed {
                     // Followed again, on a connection of its own; a copy
                     // that cannot be is asked about again next interval.
-                    match follow(server, self.pane, None).await {
+                    match follow(server, self.pane, None, None).await {
                         Ok(again) if Arc::ptr_eq(&again.pane, &f.pane) => {}
                         Ok(_) => {
                             return Err(Error::server_gone(format!(
@@ -571,7 +658,7 @@ pub async fn wait_for_text(
 ) -> Result<WaitForTextResult, Error> {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + req.timeout;
-    let f = follow(server, pane, None).await?;
+    let f = follow(server, pane, None, Some(req.timeout / 2)).await?;
     let mut typing = Typing::new(pane);
     typing.refresh(&server.typed);
 
@@ -654,7 +741,7 @@ fn entry_state(
     typed: Option<TypedFrom>,
 ) -> (LineIndex, Entry, bool) {
     let spot = cursor_spot(t);
-    let since = lines_since(t, spot.line, 0);
+    let since = lines_since(t, spot.line, 0, Keep::Newest);
     let screen: Vec<_> = t.screen_logical_lines().collect();
     let window: Vec<Line<'_>> = screen
         .iter()
@@ -779,7 +866,7 @@ impl<'r> Wait<'r> {
         } else {
             self.entry_line
         };
-        let since = lines_since(t, from, usize::MAX);
+        let since = lines_since(t, from, usize::MAX, Keep::Newest);
         let mut all: Vec<(LineIndex, Vec<u8>, bool)> = since
             .lines
             .into_iter()
@@ -954,20 +1041,33 @@ fn screen_candidates(t: &Term, echoes: &Echoes) -> Candidates {
 /// [`CaptureSinceResult`]); without a cursor, the visible screen's
 /// complete lines.
 ///
+/// At most `max_lines` lines and `max_bytes` bytes of text are returned;
+/// `keep` says which when more are new: [`Keep::Oldest`] returns the
+/// oldest and a cursor just after them (`lines_remaining` counts the
+/// rest, which the next call returns), [`Keep::Newest`] skips the older
+/// ones (libtmux-mcp). A single line longer than `max_bytes` is cut to
+/// its first `max_bytes` bytes (the rest is counted in
+/// `truncated_bytes`), so a follower always moves on.
+///
+/// A pane that is gone answers from its last copy until every line was
+/// returned (`pane_dead`, `lines_remaining` 0 on the last answer).
+///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a cursor of another pane or server,
 /// or of a pane that was respawned; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a pane
-/// that is gone and whose lines have all been returned.
+/// that is gone and whose lines have all been returned (or whose copy
+/// was dropped).
 pub async fn capture_since(
     server: &Server,
     pane: PaneId,
     cursor: Option<&SinceCursor>,
     max_lines: usize,
     max_bytes: usize,
+    keep: Keep,
 ) -> Result<CaptureSinceResult, Error> {
     let started = Instant::now();
-    let f = follow(server, pane, None).await?;
+    let f = follow_or_last(server, pane).await?;
     let server_pid = server.mirrored_server_pid().await.unwrap_or(0);
     if let Some(c) = cursor {
         check_cursor(c, server_pid, pane, f.pid)?;
@@ -980,12 +1080,7 @@ pub async fn capture_since(
     };
     let alternate = t.alternate_on();
     let (from, mut missed) = resume_from(t, cursor, alternate);
-    let Since {
-        first,
-        lines,
-        cursor_line,
-        partial,
-    } = if alternate && cursor.is_some() {
+    let since = if alternate && cursor.is_some() {
         Since {
             first: from,
             lines: Vec::new(),
@@ -993,30 +1088,45 @@ pub async fn capture_since(
             partial: Vec::new(),
         }
     } else {
-        lines_since(t, from, max_lines)
+        lines_since(t, from, max_lines, keep)
     };
-    if first > from {
+    if since.first > from {
         let trimmed = from < t.history().first_index();
         missed |= trimmed;
     }
-    if dead && lines.is_empty() && cursor.is_some() {
+    if dead && since.lines.is_empty() && cursor.is_some() {
         return Err(Error::not_found(format!(
             "pane {pane} is dead and all of its output has been returned"
         )));
     }
-    let mut truncated_lines =
-        (cursor_line.0.saturating_sub(from.0) as usize).saturating_sub(lines.len());
-    let (out, dropped, truncated_bytes) = keep_bytes(&lines, max_bytes);
-    truncated_lines += dropped;
+    // Lines between the cursor and the first line returned, trimmed by
+    // tmux or skipped for the newest (libtmux-mcp counts both).
+    let skipped = (since.cursor_line.0.saturating_sub(from.0) as usize)
+        .saturating_sub(since.lines.len() + since.remaining() as usize);
+    let cut = keep_bytes(since.lines, max_bytes, keep);
+    let first = since.first + cut.dropped_front as u64;
     let next = if alternate && cursor.is_some() {
         from
+    } else if keep == Keep::Newest {
+        since.cursor_line
     } else {
-        cursor_line
+        first + cut.lines.len() as u64
     };
-    let hash = if next.0 == 0 {
+    let lines_remaining = since.cursor_line.0.saturating_sub(next.0);
+    let truncated_lines = if keep == Keep::Newest {
+        skipped + cut.dropped_front
+    } else {
+        lines_remaining as usize
+    };
+    let hash_before = if first.0 == 0 {
         0
     } else {
-        line_text(t, LineIndex(next.0 - 1)).map_or(0, |l| fingerprint(&l))
+        line_text(t, LineIndex(first.0 - 1)).map_or(0, |l| fingerprint(&l))
+    };
+    let hash = if next == first {
+        hash_before
+    } else {
+        cut.hashes.last().copied().unwrap_or(0)
     };
     let new_cursor = SinceCursor {
         server_pid,
@@ -1028,15 +1138,56 @@ pub async fn capture_since(
     Ok(CaptureSinceResult {
         pane_id: pane.to_string(),
         cursor: new_cursor.encode(),
-        lines: out.into(),
-        partial_line: lossy(&partial),
+        lines: cut.lines,
+        partial_line: lossy(&since.partial),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         lines_missed: missed,
-        truncated: truncated_lines > 0,
+        truncated: truncated_lines > 0 || cut.bytes > 0,
         truncated_lines,
-        truncated_bytes,
+        truncated_bytes: cut.bytes,
+        lines_remaining,
         alternate_screen: alternate,
         pane_dead: dead,
+        resume: crate::tmux::follow::Resume {
+            cursor: SinceCursor {
+                next: first,
+                hash: hash_before,
+                ..new_cursor
+            },
+            hashes: cut.hashes,
+            keep,
+            moves: !(alternate && cursor.is_some()),
+        },
+    })
+}
+
+/// [`follow`], or for a pane tmux no longer has, its last copy (marked
+/// dead) once the watch that fed it has answered a question asked after
+/// the pane went: tmux sends a pane's output before any later answer on
+/// the same connection, so the copy then holds every byte the pane
+/// printed. The pid of a gone pane is not known (0: not checked).
+async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error> {
+    let gone = match follow(server, pane, None, None).await {
+        Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => e,
+        r => return r,
+    };
+    let Some(m) = server.mirror().await else {
+        return Err(gone);
+    };
+    let Some(p) = m.pane(pane).filter(|p| p.view().term().is_some()) else {
+        return Err(match m.dropped(pane) {
+            Some(why) => Error::not_found(format!("pane {pane} is gone: {why}")),
+            None => gone,
+        });
+    };
+    if p.view().status() != Status::Dead {
+        m.refresh(&[pane]).await;
+        p.mark_dead();
+    }
+    Ok(Followed {
+        pane: p,
+        pid: 0,
+        command: String::new(),
     })
 }
 
@@ -1106,21 +1257,73 @@ fn resume_from(t: &Term, cursor: Option<&SinceCursor>, alternate: bool) -> (Line
     (from, missed)
 }
 
-/// `lines` as text, without as many of the oldest (whole lines) as it
-/// takes to hold at most `max_bytes` (line breaks not counted): the lines
-/// kept, and the lines and bytes left out.
-fn keep_bytes(lines: &[Vec<u8>], max_bytes: usize) -> (VecDeque<String>, usize, usize) {
-    let mut out: VecDeque<String> = lines.iter().map(|l| lossy(l)).collect();
-    let (mut dropped, mut bytes) = (0, 0);
-    let mut total: usize = out.iter().map(String::len).sum();
-    while total > max_bytes
-        && let Some(l) = out.pop_front()
-    {
-        total -= l.len();
-        bytes += l.len();
-        dropped += 1;
+/// What [`keep_bytes`] kept of some lines.
+struct Kept {
+    /// The lines, as text.
+    lines: Vec<String>,
+    /// Each line's [`fingerprint`] (of its bytes, before any cut).
+    hashes: Vec<u64>,
+    /// Lines left out before the first kept one ([`Keep::Newest`]).
+    dropped_front: usize,
+    /// Bytes left out (line breaks not counted), of left-out lines and of
+    /// a line cut to fit.
+    bytes: usize,
+}
+
+/// `lines`, at most `max_bytes` of text (line breaks not counted): whole
+/// lines, the oldest ([`Keep::Oldest`], the rest left for the next
+/// answer, not counted in `bytes`) or the newest ([`Keep::Newest`], the
+/// older counted as left out). When not even one line fits, its first
+/// `max_bytes` bytes (on a character boundary) are kept, so an answer
+/// always moves on.
+fn keep_bytes(lines: Vec<Vec<u8>>, max_bytes: usize, keep: Keep) -> Kept {
+    let total: usize = lines.iter().map(Vec::len).sum();
+    let mut out = Kept {
+        lines: Vec::new(),
+        hashes: Vec::new(),
+        dropped_front: 0,
+        bytes: 0,
+    };
+    let n = lines.len();
+    let (mut take, mut size) = (0usize, 0usize);
+    match keep {
+        Keep::Oldest => {
+            while take < n && size + lines[take].len() <= max_bytes {
+                size += lines[take].len();
+                take += 1;
+            }
+            let mut lines = lines;
+            lines.truncate(take.max(1).min(n));
+            for l in lines {
+                out.hashes.push(fingerprint(&l));
+                let mut text = lossy(&l);
+                if take == 0 && text.len() > max_bytes {
+                    let mut at = max_bytes;
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    out.bytes += text.len() - at;
+                    text.truncate(at);
+                }
+                out.lines.push(text);
+            }
+        }
+        Keep::Newest => {
+            let mut rest = total;
+            let mut from = 0;
+            while rest > max_bytes && from < n {
+                rest -= lines[from].len();
+                out.bytes += lines[from].len();
+                from += 1;
+            }
+            out.dropped_front = from;
+            for l in lines.into_iter().skip(from) {
+                out.hashes.push(fingerprint(&l));
+                out.lines.push(lossy(&l));
+            }
+        }
     }
-    (out, dropped, bytes)
+    out
 }
 
 /// Types `req.command` into the shell in `pane`, waits for it to end,
@@ -1161,7 +1364,7 @@ pub async fn run_command(
 ) -> Result<RunCommandResult, Error> {
     let started = Instant::now();
     check_command(&req.command, req.suppress_history)?;
-    let f = follow(server, pane, req.progress.as_ref()).await?;
+    let f = follow(server, pane, req.progress.as_ref(), Some(req.timeout / 2)).await?;
     if f.pane.view().status() == Status::Dead {
         return Err(Error::not_found(format!(
             "pane {pane} is dead: there is no shell to run the command in"

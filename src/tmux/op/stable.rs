@@ -164,8 +164,11 @@ impl Op for WaitForStableRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForStableResult, Error> {
-        let pane = super::follow::pane_id(server, &self.pane).await?;
-        wait_for_stable(server, pane, &self).await
+        super::follow::within(self.timeout, async {
+            let pane = super::follow::pane_id(server, &self.pane).await?;
+            wait_for_stable(server, pane, &self).await
+        })
+        .await
     }
 }
 
@@ -268,7 +271,7 @@ pub async fn wait_for_stable(
 ) -> Result<WaitForStableResult, Error> {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + req.timeout;
-    let f = super::follow::follow(server, pane, None).await?;
+    let f = super::follow::follow(server, pane, None, Some(req.timeout / 2)).await?;
     // Subscribed before the first look: the watch hashes the screen of a
     // copy that is waited on, so every look below sees it settled.
     let mut rx = f.pane.subscribe();
