@@ -791,8 +791,8 @@ fn held(pid: u32) -> Held {
     }
 }
 
-/// `n` sessions of one short-lived pane each, created, read once through `client` (so the
-/// MCP server watches the session and copies the pane) and killed.
+/// `n` sessions of one short-lived pane each, created, followed once through `client` (so
+/// the MCP server watches the session and copies the pane) and killed.
 async fn churn(server: &TestServer, client: &crate::mcp_e2e::Client, from: usize, n: usize) {
     for i in from..from + n {
         let name = format!("churn{i}");
@@ -800,7 +800,8 @@ async fn churn(server: &TestServer, client: &crate::mcp_e2e::Client, from: usize
             .tmux_ok(&["new-session", "-d", "-s", &name, "-P", "-F", "#{pane_id}"])
             .trim()
             .to_string();
-        let r = crate::mcp_e2e::call(client, "capture_pane", json!({"pane_id": p})).await;
+        // capture_since follows the pane: its session is watched, the pane copied.
+        let r = crate::mcp_e2e::call(client, "capture_since", json!({"pane_id": p})).await;
         assert_ne!(r["isError"], json!(true), "{r}");
         server.tmux_ok(&["kill-session", "-t", &name]);
     }
@@ -860,4 +861,57 @@ async fn session_churn_leaves_nothing_behind() {
         after.rss_kib
     );
     let _ = crate::support::within("shutting down", client.cancel()).await;
+}
+
+/// A flood nobody waits on is paused and its copy seeded again once it settles
+/// (`mirror::flood`): after it, the copy equals tmux's; a wait begun during a flood sees
+/// its end (a pane waited on is followed, not paused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_is_exact_after_it_settles() {
+    let mb = 30 * scale();
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(100, 30)
+            .history_limit(20_000)
+            .start();
+        let pane = first_pane(&server);
+        let s = mirrored_servers(&server);
+        ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        // The second flood is followed byte by byte (a wait watches it): 4 MiB, which a debug
+        // build ingests in a few seconds.
+        let flood = |n: usize| {
+            let bytes = if n == 1 { mb << 20 } else { 4 << 20 };
+            format!(
+                "yes 'flood line {n} 0123456789' | head -c {bytes}; echo flood-$((6*7))-end-{n}"
+            )
+        };
+        // Nobody waits: paused, then seeded.
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", &flood(1)]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        server.wait_for_text(&pane, "flood-42-end-1\n", DEADLINE * 4);
+        let want = server.capture(&pane, &["-J", "-S", "-200"]);
+        let v = ok(
+            &s,
+            "capture_pane",
+            json!({"pane_id": pane, "start": -200, "join_wrapped": true, "max_lines": null}),
+        )
+        .await;
+        assert_eq!(
+            v["result"].as_str().unwrap_or("").trim_end(),
+            want.trim_end(),
+            "{ctx}: the copy after the flood"
+        );
+        // A wait begun during the next flood sees its end.
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", &flood(2)]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        server.wait_for_text(&pane, "flood line 2", DEADLINE);
+        let v = ok(
+            &s,
+            "wait_for_text",
+            json!({"pane_id": pane, "patterns": ["flood-42-end-2"], "timeout": 30}),
+        )
+        .await;
+        assert_eq!(v["outcome"], json!("matched"), "{ctx}: {v}");
+    }
 }

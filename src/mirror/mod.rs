@@ -34,6 +34,8 @@
 //! * [`watch`]: one session's connection and its event loop.
 //! * [`seed`]: the seed command line and building a copy from its answer.
 //! * [`probe`]: listing panes and checking copies.
+//! * [`flood`]: pausing a flooding pane nobody waits on, and seeding it
+//!   again once it settles.
 //! * [`scan`]: searching a copy (its history chunks, then its screen).
 //! * [`marks`]: finding `run_command`'s marks in a pane's output.
 //! * [`echo`]: telling the echo of typed input from output.
@@ -51,6 +53,7 @@
 //! up or insert a watch, never across a connect or a close.
 
 pub mod echo;
+pub mod flood;
 pub mod follow;
 pub mod marks;
 pub mod pane;

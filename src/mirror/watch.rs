@@ -28,13 +28,14 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::flood::{Action, Floods};
 use super::follow;
 use super::marks::MarkScanner;
 use super::pane::{MAX_MARKS, Mark, PaneMeta, Status};
 use super::seed;
 use super::{MirrorShared, probe};
 use crate::control::client::{StreamEvent, Ticket};
-use crate::control::{Client, Line, Notification, PaneId, SessionId};
+use crate::control::{Client, Command, Line, Notification, PaneId, SessionId};
 
 /// Times a seed is taken before an ambiguous one is accepted.
 pub const MAX_ATTEMPTS: u8 = 4;
@@ -98,6 +99,14 @@ enum Job {
         permit: tokio::sync::OwnedSemaphorePermit,
     },
     List,
+    /// A pause (`pause`) or a probe's resume of a flooding pane
+    /// ([`super::flood`]). tmux writes the `%pause` of a pause inside the
+    /// command's own answer, so the answer is what says the pane's output
+    /// stops from there on.
+    Flow {
+        pane: PaneId,
+        pause: bool,
+    },
 }
 
 /// A seed whose line was answered and whose history a one-shot client is
@@ -199,6 +208,8 @@ pub(crate) struct Watch {
     verifying: bool,
     /// No check starts before this (a seed slot was busy).
     verify_not_before: Option<tokio::time::Instant>,
+    /// Panes paused for a flood, and the meters of the others.
+    floods: Floods,
 }
 
 impl Watch {
@@ -228,6 +239,7 @@ impl Watch {
             verify_queue: std::collections::VecDeque::new(),
             verifying: false,
             verify_not_before: None,
+            floods: Floods::default(),
         }
     }
 
@@ -249,7 +261,10 @@ impl Watch {
             let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
             let slots = self.shared.seed_slots.clone();
             let verify_at = self.verify_due();
+            let flood_at = self.floods.next_tick().map(tokio::time::Instant::from_std);
             tokio::select! {
+                _ = tokio::time::sleep_until(flood_at.unwrap_or_else(tokio::time::Instant::now)),
+                    if flood_at.is_some() => self.flood_tick(),
                 Some((pane, what, bytes)) = fetched.recv() => match what {
                     FetchFor::Seed(key) => self.fetched(pane, key, bytes),
                     FetchFor::Verify { digests, size, permit } => {
@@ -395,6 +410,49 @@ impl Watch {
         }
     }
 
+    /// `refresh-client -A '%N:<state>'` (`pause` or `continue`) for a
+    /// flooding pane.
+    fn flow(&mut self, pane: PaneId, state: &str) {
+        let cmd = Command::new("refresh-client").opt("-A", format!("{pane}:{state}"));
+        let pause = state == "pause";
+        self.send(Line::list(vec![cmd]), Job::Flow { pane, pause });
+    }
+
+    /// tmux stopped sending `pane`'s output (paused): its copy is stale
+    /// until seeded again.
+    fn stopped(&mut self, pane: PaneId) {
+        if let Some(p) = self.shared.pane(pane) {
+            let mut st = p.write();
+            if st.owner == Some(self.session) && st.status == Status::Live {
+                st.status = Status::Stale;
+            }
+            drop(st);
+            p.changed();
+        }
+        self.scanners.remove(&pane);
+    }
+
+    /// Probes paused floods and seeds the ones that settled.
+    fn flood_tick(&mut self) {
+        for (pane, action) in self.floods.tick(std::time::Instant::now()) {
+            match action {
+                Action::Continue => self.flow(pane, "continue"),
+                Action::Seed | Action::Pause => {
+                    tracing::debug!(%pane, "flood settled: seeding");
+                    if self.owns(pane) && !self.seeding.contains_key(&pane) {
+                        self.seed(pane, 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pane paused for a flood is asked for: it stops being held (the
+    /// seed the request brings resumes it).
+    fn flood_resumed(&mut self, pane: PaneId) {
+        self.floods.forget(pane);
+    }
+
     fn check(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
         let line = probe::check_line(pane, &self.shared.query, self.shared.encoding);
         let at = self.window(pane);
@@ -408,7 +466,14 @@ impl Watch {
         outcomes: mpsc::Sender<(PaneId, bool)>,
     ) {
         let mut ids = HashSet::new();
+        let now = std::time::Instant::now();
         for (id, meta) in panes {
+            // A copy asked for is not paused for a while (and a seed of
+            // it resumes it).
+            if self.floods.holds(id) {
+                self.flood_resumed(id);
+            }
+            self.floods.asked(id, now);
             let p = self.shared.pane_or_new(id);
             let status = {
                 let mut st = p.write();
@@ -458,17 +523,11 @@ impl Watch {
                 if self.seeding.contains_key(&pane) {
                     self.paused.insert(pane);
                 }
-                if let Some(p) = self.shared.pane(pane) {
-                    let mut st = p.write();
-                    if st.owner == Some(self.session) && st.status == Status::Live {
-                        st.status = Status::Stale;
-                    }
-                    drop(st);
-                    p.changed();
-                }
-                self.scanners.remove(&pane);
-                // Output is dropped until we continue: seed again now.
-                if !self.seeding.contains_key(&pane) && self.owns(pane) {
+                self.stopped(pane);
+                // Output is dropped until we continue: seed again now
+                // (a pane paused for a flood waits until it settles).
+                if !self.seeding.contains_key(&pane) && self.owns(pane) && !self.floods.holds(pane)
+                {
                     self.seed(pane, 1);
                 }
             }
@@ -496,6 +555,20 @@ impl Watch {
     fn output(&mut self, pane: PaneId, data: &[u8]) {
         self.outputs_all += 1;
         *self.outputs.entry(pane).or_insert(0) += 1;
+        let may_pause = !self.seeding.contains_key(&pane)
+            && !self.fetching.contains_key(&pane)
+            && self
+                .shared
+                .pane(pane)
+                .is_some_and(|p| p.subscribers() == 0 && p.view().owner == Some(self.session));
+        if self
+            .floods
+            .output(pane, data.len(), std::time::Instant::now(), may_pause)
+            == Some(Action::Pause)
+        {
+            tracing::debug!(%pane, "flooding: paused until it settles");
+            self.flow(pane, "pause");
+        }
         if let Some(f) = self.fetching.get_mut(&pane) {
             if !f.overflowed {
                 f.held_bytes += data.len();
@@ -571,6 +644,12 @@ impl Watch {
         let mut key = id;
         let mut outcome = None;
         match job {
+            Job::Flow { pane, pause } => {
+                if pause && matches!(reply, Some(Ok(_))) {
+                    self.stopped(pane);
+                }
+                return;
+            }
             Job::List => {
                 self.listing = false;
                 if let Some(Ok(r)) = reply {
