@@ -498,7 +498,7 @@ EXTRA_KEYS: dict[str, set[str]] = {
     "search_panes": SEARCH_EXTRA,
     "show_buffer": {"content_truncated_bytes"},
     "wait_for_text": {"pane_dead", "exit_status", "outcome", "pane_exit_status"},
-    "capture_since": {"alternate_screen", "partial_line", "pane_dead"},
+    "capture_since": {"alternate_screen", "partial_line", "pane_dead", "lines_remaining"},
     "run_command": {"output_complete", "interrupted", "pane_dead", "outcome", "pane_exit_status"},
     "call_read_tools_batch": PANE_EXTRA | CAPTURE_EXTRA,
 }
