@@ -17,6 +17,9 @@ MB = int(os.environ.get('FLOOD_MB', '200'))
 TMUX = os.environ.get('FLOOD_TMUX', 'tmux')
 tmp = tempfile.mkdtemp()
 sock = os.path.join(tmp, 's')
+os.environ['TMUX_TMPDIR'] = tmp
+os.environ.pop('TMUX', None)
+SHELL = f"env -i PATH=/usr/bin:/bin TMUX_TMPDIR={tmp} HOME={tmp} sh"
 def t(*a, **k): return subprocess.run([TMUX, '-S', sock, *a], capture_output=True, text=True, **k)
 def cpu(pid):
     f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
@@ -24,7 +27,10 @@ def cpu(pid):
 def run(mode):
     global sock
     sock = os.path.join(tmp, 's-' + mode)
-    t('-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50')
+    # A clean shell (no start-up files) in every pane, and TMUX_TMPDIR at the private
+    # directory: nothing started here can reach the default socket.
+    t('-f', '/dev/null', 'start-server', ';', 'set', '-g', 'default-command', SHELL, ';',
+      'new-session', '-d', '-x', '200', '-y', '50', SHELL)
     t('set', '-g', 'history-limit', '50000')
     spid = int(t('display', '-p', '#{pid}').stdout)
     pane = t('new-window', '-d', '-P', '-F', '#{pane_id}').stdout.strip()

@@ -541,7 +541,19 @@ async fn the_server_killed_mid_seed_and_mid_wait_then_restarted() {
         // A new server on the same socket.
         let out = server
             .command()
-            .args(["new-session", "-d", "-s", "again", "-x", "80", "-y", "24"])
+            // Its own shell, as TestServer's: no start-up files, nothing that could run tmux
+            // elsewhere.
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                "again",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                crate::support::SH,
+            ])
             .output()
             .expect("tmux");
         assert!(out.status.success(), "{ctx}: {out:?}");

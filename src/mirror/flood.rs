@@ -73,14 +73,16 @@ pub struct Floods {
 }
 
 impl Floods {
-    /// `bytes` of output of `pane` arrived at `now`; `may_pause`: nobody
-    /// waits on it and no seed of it is under way.
+    /// `bytes` of output of `pane` arrived at `now`; `may_pause` says
+    /// whether nobody waits on it and no seed of it is under way (asked
+    /// only when the pane is over the rate: this runs for every
+    /// `%output`).
     pub fn output(
         &mut self,
         pane: PaneId,
         bytes: usize,
         now: Instant,
-        may_pause: bool,
+        may_pause: impl FnOnce() -> bool,
     ) -> Option<Action> {
         let st = self.panes.entry(pane).or_insert(State::Metering {
             since: now,
@@ -107,7 +109,7 @@ impl Floods {
                     };
                     total
                 };
-                (total > FLOOD_BYTES && may_pause).then(|| {
+                (total > FLOOD_BYTES && may_pause()).then(|| {
                     *st = State::Paused { at: now };
                     Action::Pause
                 })
@@ -134,11 +136,6 @@ impl Floods {
     /// not paused for [`GRACE`].
     pub fn asked(&mut self, pane: PaneId, now: Instant) {
         self.panes.insert(pane, State::Grace { until: now + GRACE });
-    }
-
-    /// The pane is gone or no longer this watch's.
-    pub fn forget(&mut self, pane: PaneId) {
-        self.panes.remove(&pane);
     }
 
     /// What is due at `now`: probes of paused panes, seeds of settled ones.
@@ -184,13 +181,13 @@ mod tests {
         let t0 = Instant::now();
         let mut f = Floods::default();
         // Below the rate: followed.
-        assert_eq!(f.output(P, FLOOD_BYTES / 2, t0, true), None);
-        assert_eq!(f.output(P, FLOOD_BYTES / 4, t0 + WINDOW * 2, true), None);
+        assert_eq!(f.output(P, FLOOD_BYTES / 2, t0, || true), None);
+        assert_eq!(f.output(P, FLOOD_BYTES / 4, t0 + WINDOW * 2, || true), None);
         // Over it within one window: paused.
         let t1 = t0 + WINDOW * 3;
-        assert_eq!(f.output(P, FLOOD_BYTES / 2, t1, true), None);
+        assert_eq!(f.output(P, FLOOD_BYTES / 2, t1, || true), None);
         assert_eq!(
-            f.output(P, FLOOD_BYTES / 2 + 1, t1, true),
+            f.output(P, FLOOD_BYTES / 2 + 1, t1, || true),
             Some(Action::Pause)
         );
         assert!(f.holds(P));
@@ -199,13 +196,13 @@ mod tests {
         // Probed; output comes: paused again.
         let t2 = t1 + PROBE_EVERY;
         assert_eq!(f.tick(t2), [(P, Action::Continue)]);
-        assert_eq!(f.output(P, 10, t2, true), Some(Action::Pause));
+        assert_eq!(f.output(P, 10, t2, || true), Some(Action::Pause));
         // Probed; silence: seeded, then not paused for a while.
         let t3 = t2 + PROBE_EVERY;
         assert_eq!(f.tick(t3), [(P, Action::Continue)]);
         assert_eq!(f.tick(t3 + QUIET), [(P, Action::Seed)]);
         assert!(!f.holds(P));
-        assert_eq!(f.output(P, FLOOD_BYTES * 2, t3 + QUIET, true), None);
+        assert_eq!(f.output(P, FLOOD_BYTES * 2, t3 + QUIET, || true), None);
         assert_eq!(f.next_tick(), None);
     }
 
@@ -213,17 +210,15 @@ mod tests {
     fn a_pane_waited_on_or_asked_for_is_not_paused() {
         let t0 = Instant::now();
         let mut f = Floods::default();
-        assert_eq!(f.output(P, FLOOD_BYTES * 2, t0, false), None);
+        assert_eq!(f.output(P, FLOOD_BYTES * 2, t0, || false), None);
         assert!(!f.holds(P));
         f.asked(P, t0);
-        assert_eq!(f.output(P, FLOOD_BYTES * 2, t0 + GRACE / 2, true), None);
+        assert_eq!(f.output(P, FLOOD_BYTES * 2, t0 + GRACE / 2, || true), None);
         // After the grace, metering starts again.
-        assert_eq!(f.output(P, 1, t0 + GRACE, true), None);
+        assert_eq!(f.output(P, 1, t0 + GRACE, || true), None);
         assert_eq!(
-            f.output(P, FLOOD_BYTES, t0 + GRACE, true),
+            f.output(P, FLOOD_BYTES, t0 + GRACE, || true),
             Some(Action::Pause)
         );
-        f.forget(P);
-        assert!(!f.holds(P));
     }
 }

@@ -437,6 +437,7 @@ impl Watch {
         for (pane, action) in self.floods.tick(std::time::Instant::now()) {
             match action {
                 Action::Continue => self.flow(pane, "continue"),
+                // `tick` asks for no pause; a settled pane is seeded.
                 Action::Seed | Action::Pause => {
                     tracing::debug!(%pane, "flood settled: seeding");
                     if self.owns(pane) && !self.seeding.contains_key(&pane) {
@@ -445,12 +446,6 @@ impl Watch {
                 }
             }
         }
-    }
-
-    /// A pane paused for a flood is asked for: it stops being held (the
-    /// seed the request brings resumes it).
-    fn flood_resumed(&mut self, pane: PaneId) {
-        self.floods.forget(pane);
     }
 
     fn check(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
@@ -468,11 +463,8 @@ impl Watch {
         let mut ids = HashSet::new();
         let now = std::time::Instant::now();
         for (id, meta) in panes {
-            // A copy asked for is not paused for a while (and a seed of
-            // it resumes it).
-            if self.floods.holds(id) {
-                self.flood_resumed(id);
-            }
+            // A copy asked for is not paused for a while (a seed of a
+            // paused one resumes it).
             self.floods.asked(id, now);
             let p = self.shared.pane_or_new(id);
             let status = {
@@ -555,12 +547,15 @@ impl Watch {
     fn output(&mut self, pane: PaneId, data: &[u8]) {
         self.outputs_all += 1;
         *self.outputs.entry(pane).or_insert(0) += 1;
-        let may_pause = !self.seeding.contains_key(&pane)
-            && !self.fetching.contains_key(&pane)
-            && self
-                .shared
-                .pane(pane)
-                .is_some_and(|p| p.subscribers() == 0 && p.view().owner == Some(self.session));
+        // Asked only of a pane over the rate: not a lookup per `%output`.
+        let busy = self.seeding.contains_key(&pane) || self.fetching.contains_key(&pane);
+        let (shared, session) = (&self.shared, self.session);
+        let may_pause = || {
+            !busy
+                && shared
+                    .pane(pane)
+                    .is_some_and(|p| p.subscribers() == 0 && p.view().owner == Some(session))
+        };
         if self
             .floods
             .output(pane, data.len(), std::time::Instant::now(), may_pause)
