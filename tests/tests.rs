@@ -23,6 +23,8 @@ mod mcp_e2e;
 mod mirror;
 mod pane_state;
 mod reliability;
+mod remote;
+mod sshd_harness;
 mod stable;
 mod surface;
 mod tools;

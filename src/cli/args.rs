@@ -168,6 +168,39 @@ pub struct Cli {
         display_order = 901
     )]
     pub socket_path: Option<PathBuf>,
+    /// A remote host, through ssh. For `mcp`: NAME=DEST, repeatable (DEST is anything ssh
+    /// takes, usually a Host alias of ~/.ssh/config; also $TMUXWIRE_HOSTS="name=dest,…").
+    /// For panes, capture, search, send and wait: the NAME of one of those, or a DEST.
+    #[arg(long = "host", value_name = "HOST", global = true, display_order = 902)]
+    pub hosts: Vec<String>,
+    /// ssh configuration file for the hosts (ssh -F).
+    #[arg(
+        long,
+        env = "TMUXWIRE_SSH_CONFIG",
+        value_name = "FILE",
+        global = true,
+        display_order = 903
+    )]
+    pub ssh_config: Option<PathBuf>,
+    /// The tmux binary on a host: NAME=PATH, repeatable (also $TMUXWIRE_HOST_TMUX="name=path,…");
+    /// default: tmux on the host's PATH.
+    #[arg(
+        long = "host-tmux",
+        value_name = "NAME=PATH",
+        global = true,
+        display_order = 904
+    )]
+    pub host_tmux: Vec<String>,
+    /// Seconds between ssh keepalives on each host's connection (ServerAliveInterval; a dead
+    /// link is noticed after 3 unanswered); default 15.
+    #[arg(
+        long,
+        env = "TMUXWIRE_SSH_KEEPALIVE",
+        value_name = "SECS",
+        global = true,
+        display_order = 905
+    )]
+    pub ssh_keepalive: Option<u32>,
     /// What to do.
     #[command(subcommand)]
     pub command: Cmd,
@@ -531,6 +564,10 @@ pub enum Cmd {
         /// Serve only the chosen tmux server: refuse tool calls whose socket_name names another.
         #[arg(long, env = "TMUXWIRE_PIN_SOCKET", value_parser = clap::builder::BoolishValueParser::new())]
         pin_socket: bool,
+        /// Serve only the configured hosts (--host): refuse tool calls for this machine. With one
+        /// host, calls without host go to it.
+        #[arg(long, env = "TMUXWIRE_PIN_HOST", value_parser = clap::builder::BoolishValueParser::new())]
+        pin_host: bool,
         /// Most text one tool answer carries, in bytes (K/KiB and M/MiB suffixes accepted):
         /// 16 KiB to 3 MiB, default 1 MiB. Answers over it are cut and say how to get the rest.
         #[arg(

@@ -680,6 +680,31 @@ fn tmux_error(out: &crate::wire::CommandOutput, target: Option<&str>) -> CliErro
     CliError::new(format!("capture: {first}"))
 }
 
+/// Runs `cmds` as one one-shot client of the server, handing what it
+/// prints to `feed` (false: stop reading): streamed as tmux sends it
+/// locally; on a remote host the answer comes whole (one one-shot over
+/// ssh), then goes to `feed`.
+async fn stream(
+    endpoint: &crate::wire::Endpoint,
+    cmds: &[&[String]],
+    mut feed: impl FnMut(&[u8]) -> bool,
+) -> Result<crate::wire::CommandOutput, crate::wire::Error> {
+    match endpoint {
+        crate::wire::Endpoint::Local(path) => {
+            crate::wire::stream_command_list(path, cmds, IDLE, feed).await
+        }
+        crate::wire::Endpoint::Remote(r) => {
+            let wait = IDLE.max(std::time::Duration::from_secs(60));
+            let mut out = r.run_command_list(cmds, wait, false).await?;
+            let data = std::mem::take(&mut out.stdout);
+            if !feed(&data) {
+                out.stopped = true;
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// Runs `capture` (see the module docs).
 ///
 /// # Errors
@@ -687,7 +712,7 @@ fn tmux_error(out: &crate::wire::CommandOutput, target: Option<&str>) -> CliErro
 /// A missing target, tmux's error, a server that cannot be reached.
 pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliError> {
     let target = capture_target(servers, a.target.as_deref()).await?;
-    let path = servers.default_server().socket_path().to_path_buf();
+    let endpoint = servers.default_server().endpoint().clone();
     let plan = Plan::new(&a, target);
     let max_lines = a
         .max_lines
@@ -701,7 +726,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
     let mut stripped = Stripped::new(plan.trims);
     let mut split = RowSplitter::default();
     let mode = plan.mode;
-    let out = crate::wire::stream_command_list(&path, &refs, IDLE, |data| {
+    let feed = |data: &[u8]| {
         match mode {
             // tmux's bytes, unchanged (trailing empty rows too).
             Mode::Raw if max_lines.is_none() => sink.raw(data),
@@ -711,9 +736,8 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
             Mode::Strip => stripped.feed(data, &mut sink),
         }
         !sink.is_broken()
-    })
-    .await
-    .map_err(cli_err)?;
+    };
+    let out = stream(&endpoint, &refs, feed).await.map_err(cli_err)?;
     if out.stopped {
         // Whoever read stdout went away (`capture | head`): that is all.
         return Ok(ExitCode::SUCCESS);
@@ -725,12 +749,13 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         Mode::Probed if probed.again => {
             let again = plan.capture(&a, true);
             let mut stripped = Stripped::new(plan.trims);
-            let out = crate::wire::stream_command_list(&path, &[again.as_slice()], IDLE, |data| {
+            let feed = |data: &[u8]| {
                 stripped.feed(data, &mut sink);
                 !sink.is_broken()
-            })
-            .await
-            .map_err(cli_err)?;
+            };
+            let out = stream(&endpoint, &[again.as_slice()], feed)
+                .await
+                .map_err(cli_err)?;
             if out.stopped {
                 return Ok(ExitCode::SUCCESS);
             }

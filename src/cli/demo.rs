@@ -581,7 +581,7 @@ pub async fn run(opts: Options) -> ExitCode {
 
 /// Returns when SIGINT, SIGTERM or SIGHUP arrives; never, if none can be
 /// watched.
-async fn interrupted() {
+pub(super) async fn interrupted() {
     use tokio::signal::unix::{Signal, SignalKind, signal};
     async fn next(s: Option<&mut Signal>) {
         match s {

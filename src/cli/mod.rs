@@ -32,6 +32,7 @@ mod capture;
 mod demo;
 mod errors;
 mod grep;
+mod hosts;
 mod output;
 mod search;
 mod send;
@@ -108,7 +109,8 @@ pub fn main() -> ExitCode {
     rt.block_on(run(cli))
 }
 
-fn servers(cli: &Cli) -> Result<Servers, String> {
+/// The pool (with its hosts' pools) and the host a CLI command chose.
+fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
     // tmux refuses an empty -L/-S too; taking it as "unset" would reach the
     // user's main server from a script whose variable is empty.
     let (socket_name, socket_path) = cli.socket();
@@ -156,18 +158,55 @@ fn servers(cli: &Cli) -> Result<Servers, String> {
         mirror.dead_bytes = dead_pane_memory.unwrap_or(mirror.dead_bytes);
     }
     let default = Arc::new(Tmux::new(path, name, caller.clone()).with_mirror(mirror));
-    Ok(Servers::new(default, caller))
+    let env_hosts = std::env::var("TMUXWIRE_HOSTS").ok();
+    let env_tmux = std::env::var("TMUXWIRE_HOST_TMUX").ok();
+    let choice = hosts::choose(&hosts::HostFlags {
+        host: &cli.hosts,
+        configure: matches!(cli.command, Cmd::Mcp { .. }),
+        env_hosts: env_hosts.as_deref(),
+        host_tmux: &cli.host_tmux,
+        env_host_tmux: env_tmux.as_deref(),
+        ssh_config: cli.ssh_config.clone(),
+        keepalive: cli.ssh_keepalive,
+    })?;
+    let pin_host = matches!(cli.command, Cmd::Mcp { pin_host: true, .. });
+    if pin_host && choice.hosts.is_empty() {
+        return Err(
+            "--pin-host serves only the configured hosts, and none is (--host NAME=DEST)".into(),
+        );
+    }
+    let pin_socket = matches!(
+        cli.command,
+        Cmd::Mcp {
+            pin_socket: true,
+            ..
+        }
+    );
+    // On a host, -L/-S (and their variables) name a server there too; $TMUX
+    // never does (it is this machine's).
+    let remote_socket = match &spec {
+        SocketSpec::Path(p) => {
+            crate::wire::ssh::RemoteSocket::Path(p.to_string_lossy().into_owned())
+        }
+        SocketSpec::Name(n) => crate::wire::ssh::RemoteSocket::Name(n.clone()),
+        _ => crate::wire::ssh::RemoteSocket::Default,
+    };
+    let servers = Servers::new(default, caller)
+        .pinned(pin_socket)
+        .with_hosts(choice.hosts, pin_host, remote_socket)
+        .map_err(|e| format!("cannot make a private directory for ssh's control sockets: {e}"))?;
+    Ok((servers, choice.selected))
 }
 
 async fn run(cli: Cli) -> ExitCode {
-    let servers = match servers(&cli) {
+    let (servers, selected) = match servers(&cli) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("tmuxwire: {e}");
             return ExitCode::from(2);
         }
     };
-    let done = match cli.command {
+    match cli.command {
         Cmd::Mcp {
             pin_socket,
             response_budget,
@@ -209,8 +248,21 @@ async fn run(cli: Cli) -> ExitCode {
                     budget.bytes()
                 );
             }
+            let remote = !servers.hosts().is_empty();
             let servers = Arc::new(servers.pinned(pin_socket));
-            return match mcp::serve_stdio(servers, budget, policy, text).await {
+            let serve = mcp::serve_stdio(servers, budget, policy, text);
+            let served = if remote {
+                // The ssh processes are tmuxwire's children: a signal must end
+                // them too (dropping the runtime kills them), as it ends
+                // tmuxwire's local connections.
+                tokio::select! {
+                    r = serve => r,
+                    () = demo::interrupted() => Ok(()),
+                }
+            } else {
+                serve.await
+            };
+            return match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tmuxwire: MCP server stopped: {e}");
@@ -226,11 +278,44 @@ async fn run(cli: Cli) -> ExitCode {
             };
             return demo::run(opts).await;
         }
-        Cmd::Panes { target, .. } => capture::panes(&servers, target.as_deref()).await,
-        Cmd::Capture(a) => capture::capture(&servers, a).await,
-        Cmd::Search(a) => search::run(&servers, a).await,
-        Cmd::Send(a) => send::run(&servers, a).await,
-        Cmd::Wait(a) => wait::run(&servers, a).await,
+        _ => {}
+    }
+    // On a host, -L/-S name a server there.
+    let (socket_name, socket_path) = cli.socket();
+    let narrowed = match servers.for_host(selected.as_deref()) {
+        Ok(p) if p.host().is_some() => p.narrowed(
+            socket_name.as_deref(),
+            socket_path.as_deref().and_then(|p| p.to_str()),
+        ),
+        Ok(_) => Ok(servers),
+        Err(e) => Err(e),
+    };
+    let pool = match narrowed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tmuxwire: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let pool = &pool;
+    let command = async {
+        match cli.command {
+            Cmd::Panes { target, .. } => capture::panes(pool, target.as_deref()).await,
+            Cmd::Capture(a) => capture::capture(pool, a).await,
+            Cmd::Search(a) => search::run(pool, a).await,
+            Cmd::Send(a) => send::run(pool, a).await,
+            Cmd::Wait(a) => wait::run(pool, a).await,
+            Cmd::Mcp { .. } | Cmd::Demo { .. } => Ok(ExitCode::SUCCESS),
+        }
+    };
+    let done = if pool.host().is_some() {
+        // On a host, a signal ends the ssh processes too (see `mcp`).
+        tokio::select! {
+            r = command => r,
+            () = demo::interrupted() => return ExitCode::from(130),
+        }
+    } else {
+        command.await
     };
     done.unwrap_or_else(|e| {
         e.print();

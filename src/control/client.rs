@@ -190,8 +190,9 @@ impl Client {
             path,
             version,
             framing,
-            control,
-            imsg,
+            read,
+            write,
+            end,
         } = transport;
         let (events_tx, events_rx) = match opts.events {
             Some(cap) => {
@@ -220,7 +221,7 @@ impl Client {
             attach_tx: Some(attach_tx),
             events: events_tx,
         };
-        tokio::spawn(conn.run(control, imsg, rx));
+        tokio::spawn(conn.run(read, write, end, rx));
 
         let info = Arc::new(Info {
             path,
@@ -540,13 +541,12 @@ struct Connection {
 impl Connection {
     async fn run(
         mut self,
-        control: tokio::net::UnixStream,
-        imsg: crate::wire::connect::ImsgSide,
+        mut read: Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+        mut write: Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+        imsg: std::pin::Pin<Box<dyn std::future::Future<Output = EndReason> + Send>>,
         mut rx: mpsc::UnboundedReceiver<Request>,
     ) {
-        let (mut read, mut write) = control.into_split();
-        let imsg = imsg.run();
-        tokio::pin!(imsg);
+        let mut imsg = imsg;
         let mut imsg_end: Option<EndReason> = None;
         let mut buf = vec![0u8; 256 * 1024];
         let mut out: Vec<u8> = Vec::new();

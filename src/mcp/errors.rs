@@ -72,6 +72,19 @@ pub fn suggestion(e: &Error) -> Option<String> {
             "This is a fault in tmuxwire, not in the request; retry, and report it if it \
              persists."
         }
+        ErrorKind::AuthRequired | ErrorKind::HostKey => {
+            "Ask the user to run the ssh command above once in a terminal; tmuxwire never \
+             prompts. Then call again. list_hosts shows each host's state."
+        }
+        ErrorKind::HostUnreachable => {
+            "The host or its link is down; tmuxwire reconnects on the next call (list_hosts shows \
+             each host's state). tmux on the host keeps its panes and their output meanwhile."
+        }
+        ErrorKind::TmuxNotFound => "Install tmux on that host, or pass host: \"local\".",
+        ErrorKind::HostSessionLimit => {
+            "Work with fewer sessions of that host at once, or raise MaxSessions in the host's \
+             sshd_config."
+        }
     };
     Some(hint.to_string())
 }

@@ -115,7 +115,19 @@ impl TmuxwireServer {
 
     /// The tools offered, in listing order.
     fn tools(&self) -> &[Tool] {
-        self.tools.get_or_init(|| tools::catalog_for(&self.policy))
+        self.tools.get_or_init(|| {
+            let mut names: Vec<String> = self
+                .servers
+                .hosts()
+                .iter()
+                .filter_map(|h| h.host_name().map(str::to_string))
+                .collect();
+            if !names.is_empty() && !self.servers.is_host_pinned() {
+                names.insert(0, crate::tmux::LOCAL_HOST.to_string());
+            }
+            // No hosts: libtmux-mcp's surface, unchanged.
+            tools::catalog_for_hosts(&self.policy, (!names.is_empty()).then_some(&names[..]))
+        })
     }
 
     /// The same server writing text blocks as `text` says.
@@ -170,10 +182,30 @@ impl ServerHandler for TmuxwireServer {
             .build();
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(
-                &self.policy,
-                self.servers.default_server().caller(),
-            ))
+            .with_instructions({
+                let mut s = instructions(&self.policy, self.servers.default_server().caller());
+                let names: Vec<&str> = self
+                    .servers
+                    .hosts()
+                    .iter()
+                    .filter_map(|h| h.host_name())
+                    .collect();
+                if !names.is_empty() {
+                    s.push_str(&format!(
+                        "\n\nRemote hosts: {}. Every tool takes host (default: {}); ids \
+                         ($N, @N, %N) are per host, results of a remote host carry host, and \
+                         socket_name/socket_path name servers on that host. list_hosts shows \
+                         their state.",
+                        names.join(", "),
+                        if self.servers.is_host_pinned() && names.len() == 1 {
+                            names[0]
+                        } else {
+                            "local"
+                        }
+                    ));
+                }
+                s
+            })
     }
 
     async fn list_resources(

@@ -112,6 +112,21 @@ const fn nested(name: &'static str, order: &'static Order) -> Field {
     }
 }
 
+/// tmuxwire's `list_hosts` item.
+pub static HOST: Order = Order(&[
+    f("name"),
+    f("destination"),
+    f("state"),
+    f("reason"),
+    f("error_type"),
+    f("tmux_version"),
+    f("sessions_watched"),
+    f("channels"),
+]);
+
+/// `list_hosts`.
+pub static HOSTS: Order = Order(&[nested("result", &HOST)]);
+
 /// libtmux-mcp `SessionInfo`.
 pub static SESSION: Order = Order(&[
     f("session_id"),

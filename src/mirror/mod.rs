@@ -204,6 +204,26 @@ pub enum Scope {
     Session(SessionId),
 }
 
+tokio::task_local! {
+    /// Set (true) for a call that asked for tmuxwire's copies as they are
+    /// (`fenced: false`): no round trip proves them current, so they may
+    /// lag the pane by what is still on its way (a remote host's link).
+    static FENCE: bool;
+}
+
+/// True inside [`Mirror::unfenced`].
+fn unfenced() -> bool {
+    FENCE.try_with(|f| !*f).unwrap_or(false)
+}
+
+impl Mirror {
+    /// Runs `fut` with copies taken as they are when `fenced` is false
+    /// (see [`FENCE`]); as usual otherwise.
+    pub async fn unfenced<F: std::future::Future>(fenced: bool, fut: F) -> F::Output {
+        FENCE.scope(fenced, fut).await
+    }
+}
+
 /// What every watch shares: the copies, and how to read tmux.
 #[derive(Debug)]
 pub(crate) struct MirrorShared {
@@ -212,9 +232,9 @@ pub(crate) struct MirrorShared {
     pub(crate) rules: Rules,
     pub(crate) recipe: seed::Recipe,
     pub(crate) query: probe::Queries,
-    /// The server's socket, for the one-shot clients that read seeds'
-    /// history buffers ([`seed::fetch_history`]).
-    pub(crate) path: PathBuf,
+    /// The server, for the one-shot clients that read seeds' history
+    /// buffers ([`seed::fetch_history`]).
+    pub(crate) endpoint: wire::Endpoint,
     /// How long reading one history buffer may take.
     pub(crate) fetch_timeout: Duration,
     /// When a request last used the mirror: work that can wait (checking
@@ -322,6 +342,7 @@ struct WatchHandle {
 /// The mirror of one tmux server.
 pub struct Mirror {
     path: PathBuf,
+    endpoint: wire::Endpoint,
     version: TmuxVersion,
     opts: MirrorOptions,
     shared: Arc<MirrorShared>,
@@ -350,7 +371,8 @@ impl Mirror {
     /// listings (so a new session is followed from its start), enforces
     /// [`MirrorOptions::memory_cap`], and stops everything after
     /// [`MirrorOptions::idle_stop`]. The task ends with the mirror.
-    pub fn new(path: PathBuf, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
+    pub fn new(endpoint: wire::Endpoint, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
+        let path = endpoint.path();
         let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
         let m = Arc::new(Mirror {
             shared: Arc::new(MirrorShared {
@@ -359,7 +381,7 @@ impl Mirror {
                 rules: Rules::for_version(&version),
                 recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
                 query: probe::Queries::new(),
-                path: path.clone(),
+                endpoint: endpoint.clone(),
                 fetch_timeout: opts.sync_timeout,
                 last_use: Mutex::new(Instant::now()),
                 verify_after: opts.verify_after,
@@ -369,6 +391,7 @@ impl Mirror {
                 dead: Mutex::new(DeadCopies::default()),
             }),
             path,
+            endpoint,
             version,
             opts,
             watches: tokio::sync::Mutex::new(HashMap::new()),
@@ -547,6 +570,15 @@ impl Mirror {
         Ok(())
     }
 
+    /// How many sessions are watched now (each one control client).
+    pub async fn watched_sessions(&self) -> usize {
+        let watches = self.watches.lock().await;
+        watches
+            .values()
+            .filter(|w| !w.client.is_closed() && !w.cmds.is_closed())
+            .count()
+    }
+
     /// Whether `session` has a watch whose connection is open.
     async fn watching(&self, session: SessionId) -> bool {
         let watches = self.watches.lock().await;
@@ -567,7 +599,9 @@ impl Mirror {
             attach_target: Some(session.to_string()),
             ..ControlOptions::default()
         };
-        let transport = wire::open_control(&self.path, self.version.clone(), &opts)
+        let transport = self
+            .endpoint
+            .open_control(self.version.clone(), &opts)
             .await
             .map_err(|e| err(e.to_string()))?;
         let client = Client::start(
@@ -632,6 +666,31 @@ impl Mirror {
         within: Option<Duration>,
     ) -> HashSet<PaneId> {
         self.touch();
+        if !unfenced() {
+            return self.sync_some(panes, progress, within).await;
+        }
+        // The caller takes the copies as they are: those a live watch feeds
+        // answer without a round trip; the rest are synced.
+        let (fed, rest): (Vec<_>, Vec<_>) = panes.iter().cloned().partition(|(pane, _, _)| {
+            self.shared.pane(*pane).is_some_and(|p| {
+                let st = p.view();
+                st.status == Status::Live && st.owner.is_some()
+            })
+        });
+        let mut confirmed: HashSet<PaneId> = fed.iter().map(|(p, _, _)| *p).collect();
+        if !rest.is_empty() {
+            confirmed.extend(self.sync_some(&rest, progress, within).await);
+        }
+        confirmed
+    }
+
+    /// [`Mirror::sync_within`], every pane checked or seeded.
+    async fn sync_some(
+        &self,
+        panes: &[(PaneId, SessionId, PaneMeta)],
+        progress: Option<&Progress>,
+        within: Option<Duration>,
+    ) -> HashSet<PaneId> {
         // Group by the session whose connection feeds (or will feed) each
         // pane: its current owner, else the session it was listed in.
         let mut by_session: HashMap<SessionId, Vec<(PaneId, PaneMeta)>> = HashMap::new();

@@ -339,13 +339,14 @@ pub fn needs_verify(recipe: &Recipe) -> bool {
 /// A connection failure, or tmux's error text when it could not write the
 /// buffer (it does not exist: the line failed before making it).
 pub async fn fetch_history(
-    path: &std::path::Path,
+    endpoint: &crate::wire::Endpoint,
     name: &str,
     timeout: std::time::Duration,
 ) -> Result<Vec<u8>, String> {
     let save: [&str; 4] = ["save-buffer", "-b", name, "-"];
     let delete: [&str; 3] = ["delete-buffer", "-b", name];
-    let out = crate::wire::run_command_list(path, &[&save[..], &delete[..]], timeout)
+    let out = endpoint
+        .run_command_list(&[&save[..], &delete[..]], timeout)
         .await
         .map_err(|e| e.to_string())?;
     if !out.success() {

@@ -727,10 +727,10 @@ impl Watch {
                     (Some(size), Some(digests)) => {
                         self.verifying = true;
                         let tx = self.fetched_tx.clone();
-                        let path = self.shared.path.clone();
+                        let endpoint = self.shared.endpoint.clone();
                         let timeout = self.shared.fetch_timeout;
                         tokio::spawn(async move {
-                            let bytes = seed::fetch_history(&path, &name, timeout).await;
+                            let bytes = seed::fetch_history(&endpoint, &name, timeout).await;
                             let what = FetchFor::Verify {
                                 digests,
                                 size,
@@ -858,10 +858,10 @@ impl Watch {
             },
         );
         let tx = self.fetched_tx.clone();
-        let path = self.shared.path.clone();
+        let endpoint = self.shared.endpoint.clone();
         let timeout = self.shared.fetch_timeout;
         tokio::spawn(async move {
-            let bytes = seed::fetch_history(&path, &name, timeout).await;
+            let bytes = seed::fetch_history(&endpoint, &name, timeout).await;
             let _ = tx.send((pane, FetchFor::Seed(key), bytes)).await;
         });
     }
@@ -966,11 +966,11 @@ impl Watch {
 
     /// Deletes a history buffer no copy will be built from.
     fn drop_buffer(&self, name: String) {
-        let path = self.shared.path.clone();
+        let endpoint = self.shared.endpoint.clone();
         let timeout = self.shared.fetch_timeout;
         tokio::spawn(async move {
             let delete: [&str; 3] = ["delete-buffer", "-b", &name];
-            let _ = crate::wire::run_command(&path, &delete, timeout).await;
+            let _ = endpoint.run_command(&delete, timeout).await;
         });
     }
 

@@ -102,7 +102,7 @@ async fn attempt(
     // Both buffers at once, each by a one-shot client.
     let fetch = async |name: &Option<String>| match name {
         Some(n) => Some(
-            seed::fetch_history(server.socket_path(), n, timeout)
+            seed::fetch_history(server.endpoint(), n, timeout)
                 .await
                 .map_err(|e| (n.clone(), e)),
         ),

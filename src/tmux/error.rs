@@ -51,6 +51,17 @@ pub enum ErrorKind {
     /// A fault in tmuxwire itself (a scan that panicked): not the
     /// request's doing, and not something tmux said.
     Internal,
+    /// ssh could not log in to a remote host without asking (`BatchMode`):
+    /// the user must run `ssh` once by hand.
+    AuthRequired,
+    /// A remote host's key is not known, or changed.
+    HostKey,
+    /// A remote host could not be reached (or its link died).
+    HostUnreachable,
+    /// tmux is not installed on a remote host (or not on its `PATH`).
+    TmuxNotFound,
+    /// sshd's `MaxSessions` refused one more session on the connection.
+    HostSessionLimit,
 }
 
 impl ErrorKind {
@@ -72,6 +83,11 @@ impl ErrorKind {
             ErrorKind::SelfTarget => "SelfTarget",
             ErrorKind::PasswordInput => "PasswordPrompt",
             ErrorKind::Internal => "InternalError",
+            ErrorKind::AuthRequired => "AuthRequired",
+            ErrorKind::HostKey => "HostKey",
+            ErrorKind::HostUnreachable => "HostUnreachable",
+            ErrorKind::TmuxNotFound => "TmuxNotFound",
+            ErrorKind::HostSessionLimit => "HostSessionLimit",
         }
     }
 
@@ -372,6 +388,20 @@ impl From<wire::Error> for Error {
                 Error::unsupported(e.to_string())
             }
             wire::Error::Refused { .. } => Error::access_denied(e.to_string()),
+            wire::Error::Ssh {
+                failure, message, ..
+            } => {
+                use wire::ssh::Failure;
+                let kind = match failure {
+                    Failure::AuthRequired => ErrorKind::AuthRequired,
+                    Failure::HostKeyUnknown | Failure::HostKeyChanged => ErrorKind::HostKey,
+                    Failure::Unreachable => ErrorKind::HostUnreachable,
+                    Failure::SessionLimit => ErrorKind::HostSessionLimit,
+                    Failure::TmuxNotFound => ErrorKind::TmuxNotFound,
+                    Failure::Other => ErrorKind::Connection,
+                };
+                Error::new(kind, message)
+            }
             wire::Error::Socket(s) => {
                 Error::invalid("socket", s.to_string(), "a usable tmux socket")
             }

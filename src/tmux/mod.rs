@@ -51,5 +51,5 @@ pub use model::{
 pub use op::capture::Capture;
 pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
 pub use server::{Output, Retry, Server, Tmux};
-pub use servers::Servers;
+pub use servers::{LOCAL_HOST, Servers};
 pub use target::{PaneScope, Selector};

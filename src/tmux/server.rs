@@ -90,6 +90,10 @@ struct LinkSlot {
 
 /// A handle on one tmux server.
 pub struct Tmux {
+    /// Where the server is: a local socket or a remote host's.
+    endpoint: wire::Endpoint,
+    /// The socket path (remote: the label `HOST:PATH`, see
+    /// [`wire::ssh::Remote::label`]).
     pub(super) path: PathBuf,
     pub(super) canonical: PathBuf,
     socket_name: Option<String>,
@@ -242,6 +246,34 @@ fn split_on_line(out: &[u8], line: &[u8]) -> Vec<Vec<u8>> {
     parts
 }
 
+/// Detaches the clients this process left on a remote server over an
+/// earlier ssh master ([`wire::ssh::Remote::is_stale_term`]): after a
+/// partition, the server keeps them until sshd notices the dead link.
+/// Only those: never another process's clients, nor a person's.
+async fn detach_stale(c: Client, remote: wire::ssh::Remote) {
+    let list = Command::new("list-clients").opt("-F", "#{client_name}\t#{client_termname}");
+    let Ok(b) = c.command(&list).await else {
+        return;
+    };
+    if !b.ok {
+        return;
+    }
+    let body = String::from_utf8_lossy(&b.body).into_owned();
+    let stale: Vec<Command> = body
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(_, term)| remote.is_stale_term(term))
+        .map(|(name, _)| Command::new("detach-client").opt("-t", name.to_string()))
+        .collect();
+    if !stale.is_empty() {
+        tracing::debug!(
+            n = stale.len(),
+            "detaching tmuxwire's clients left by an earlier ssh link"
+        );
+        let _ = c.batch(&stale).await;
+    }
+}
+
 /// How long a handle in one-shot mode waits before trying to attach a
 /// control client again.
 const ONESHOT_RETRY: Duration = Duration::from_millis(500);
@@ -265,6 +297,7 @@ impl Tmux {
         caller: Caller,
     ) -> Tmux {
         Tmux {
+            endpoint: wire::Endpoint::Local(path.clone()),
             path,
             canonical,
             socket_name,
@@ -286,6 +319,26 @@ impl Tmux {
             round_trips: std::sync::atomic::AtomicU64::new(0),
             typed: TypedPanes::default(),
         }
+    }
+
+    /// A handle for a server on another host (no connection is made yet).
+    /// Its socket path is the label `HOST:PATH`, which never equals a
+    /// local path, so the caller's own pane is never taken to be on it.
+    pub fn remote(remote: wire::ssh::Remote, socket_name: Option<String>, caller: Caller) -> Tmux {
+        let label = remote.label();
+        let mut t = Tmux::with_canonical(label.clone(), label, socket_name, caller);
+        t.endpoint = wire::Endpoint::Remote(remote);
+        t
+    }
+
+    /// Where the server is.
+    pub fn endpoint(&self) -> &wire::Endpoint {
+        &self.endpoint
+    }
+
+    /// The configured host's name, for a remote server.
+    pub fn host_name(&self) -> Option<&str> {
+        self.endpoint.host_name()
     }
 
     /// The same handle, mirroring panes as `opts` says (off by default:
@@ -335,7 +388,7 @@ impl Tmux {
                 remember_link();
                 return Some(m);
             }
-            let m = Mirror::new(self.path.clone(), version, self.mirror_opts.clone());
+            let m = Mirror::new(self.endpoint.clone(), version, self.mirror_opts.clone());
             let old = slot.replace((pid, m.clone()));
             (m, old)
         };
@@ -346,6 +399,11 @@ impl Tmux {
         }
         remember_link();
         Some(m)
+    }
+
+    /// The mirror if it runs now (never starts one; no I/O).
+    pub fn running_mirror(&self) -> Option<Arc<Mirror>> {
+        self.mirror_slot().as_ref().map(|(_, m)| m.clone())
     }
 
     fn mirror_slot(&self) -> std::sync::MutexGuard<'_, Option<(u32, Arc<Mirror>)>> {
@@ -574,7 +632,10 @@ impl Tmux {
     async fn explain(&self, e: Error) -> Error {
         let gone = || {
             if self.had_server.load(std::sync::atomic::Ordering::Relaxed)
-                && std::fs::symlink_metadata(&self.path).is_err()
+                && self
+                    .endpoint
+                    .local_path()
+                    .is_some_and(|p| std::fs::symlink_metadata(p).is_err())
             {
                 Error::socket_gone(self.path.clone())
             } else {
@@ -583,7 +644,7 @@ impl Tmux {
         };
         match e.kind() {
             ErrorKind::NoServer => gone(),
-            ErrorKind::Connection => match wire::connect_socket_probe(&self.path).await {
+            ErrorKind::Connection => match self.endpoint.connect_probe().await {
                 Err(wire::Error::NoServer { .. }) => gone(),
                 _ => e,
             },
@@ -593,18 +654,20 @@ impl Tmux {
 
     async fn open(&self) -> Result<Link, Error> {
         let opts = ControlOptions::default();
-        let version = match wire::probe_version(&self.path, opts.timeout).await {
+        let version = match self.endpoint.probe_version(opts.timeout).await {
             Ok(v) => v,
             // A server that is shutting down accepts and then resets the
             // connection; a moment later its socket refuses, which says
             // what happened (no server) instead of a bare reset.
             Err(wire::Error::Io(_) | wire::Error::Closed { .. } | wire::Error::Protocol(_)) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                wire::probe_version(&self.path, opts.timeout).await?
+                self.endpoint.probe_version(opts.timeout).await?
             }
             Err(e) => return Err(e.into()),
         };
         let framings: &[Framing] = match version.framing() {
+            // A remote binary does the handshake: one attempt.
+            _ if self.endpoint.remote().is_some() => &[Framing::New],
             Some(Framing::Old) => &[Framing::Old],
             Some(Framing::New) => &[Framing::New],
             // Unknown: old first; the other order can hang an old server's client.
@@ -616,13 +679,16 @@ impl Tmux {
                 framing: Some(framing),
                 ..opts.clone()
             };
-            let transport = wire::open_control(&self.path, version.clone(), &opts).await?;
+            let transport = self.endpoint.open_control(version.clone(), &opts).await?;
             let client_opts = ClientOptions {
                 request_timeout: self.timeout,
                 ..ClientOptions::default()
             };
             match Client::start(transport, client_opts).await {
                 Ok(c) => {
+                    if let Some(r) = self.endpoint.remote() {
+                        tokio::spawn(detach_stale(c.clone(), r.clone()));
+                    }
                     tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");
                     self.activity.touch();
                     close_when_idle(c.clone(), self.activity.clone(), self.idle_close);
@@ -903,7 +969,7 @@ impl Tmux {
                 argvs.push(fence.argv());
             }
         }
-        let out = wire::run_command_list(&self.path, &argvs, self.timeout).await?;
+        let out = self.endpoint.run_command_list(&argvs, self.timeout).await?;
         let mut line = token.into_bytes();
         line.push(b'\n');
         let mut parts = split_on_line(&out.stdout, &line);

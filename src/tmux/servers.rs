@@ -28,7 +28,28 @@ pub struct Servers {
     others: std::sync::Mutex<Vec<Arc<Tmux>>>,
     pinned: bool,
     mirror: MirrorOptions,
+    /// The host of a remote pool (`None`: this machine's).
+    host: Option<Arc<wire::ssh::Host>>,
+    /// The configured hosts' pools (on this machine's pool only).
+    hosts: Vec<Arc<Servers>>,
+    /// Calls may name only the configured hosts (`--pin-host`).
+    pin_host: bool,
+    /// The masters' control sockets' directory, removed with the pool.
+    control_dir: Option<ControlDir>,
 }
+
+/// A private directory removed when dropped.
+#[derive(Debug)]
+struct ControlDir(PathBuf);
+
+impl Drop for ControlDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The name that means this machine in a tool's `host` argument.
+pub const LOCAL_HOST: &str = "local";
 
 impl Servers {
     /// A pool whose default server is `default`.
@@ -40,7 +61,133 @@ impl Servers {
             others: std::sync::Mutex::new(Vec::new()),
             pinned: false,
             mirror,
+            host: None,
+            hosts: Vec::new(),
+            pin_host: false,
+            control_dir: None,
         }
+    }
+
+    /// The same pool with a pool per configured host (`--host NAME=DEST`),
+    /// each with `socket` on that host as its default server (the socket
+    /// `-L`/`-S` or their variables chose, if any) and the same mirror
+    /// options;
+    /// with `pin`, a call may name only those hosts (`--pin-host`; with one
+    /// host, a call without `host` goes to it).
+    ///
+    /// # Errors
+    ///
+    /// When the private directory for the ssh masters' sockets cannot be
+    /// made.
+    pub fn with_hosts(
+        mut self,
+        hosts: Vec<wire::ssh::HostConfig>,
+        pin: bool,
+        socket: wire::ssh::RemoteSocket,
+    ) -> std::io::Result<Servers> {
+        self.pin_host = pin && !hosts.is_empty();
+        if hosts.is_empty() {
+            return Ok(self);
+        }
+        let dir = wire::ssh::control_dir()?;
+        for config in hosts {
+            let host = wire::ssh::Host::new(config, &dir);
+            let remote = wire::ssh::Remote::new(host.clone(), socket.clone());
+            let default = Arc::new(
+                Tmux::remote(remote, None, Caller::default()).with_mirror(self.mirror.clone()),
+            );
+            let mut pool = Servers::new(default, Caller::default()).pinned(self.pinned);
+            pool.host = Some(host);
+            self.hosts.push(Arc::new(pool));
+        }
+        self.control_dir = Some(ControlDir(dir));
+        Ok(self)
+    }
+
+    /// The pool for a call's `host`: this machine's for `None` or
+    /// [`LOCAL_HOST`], else the configured host's.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
+    /// for a name no host has, or `local` under `--pin-host`.
+    pub fn for_host(&self, name: Option<&str>) -> Result<&Servers, Error> {
+        let names = || {
+            let mut v: Vec<&str> = self.hosts.iter().filter_map(|h| h.host_name()).collect();
+            if !self.pin_host {
+                v.insert(0, LOCAL_HOST);
+            }
+            v.iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match name {
+            None | Some(LOCAL_HOST) if !self.pin_host => Ok(self),
+            None if self.hosts.len() == 1 => Ok(&self.hosts[0]),
+            Some(n) if n != LOCAL_HOST => self
+                .hosts
+                .iter()
+                .find(|h| h.host_name() == Some(n))
+                .map(|h| &**h)
+                .ok_or_else(|| {
+                    Error::invalid(
+                        "host",
+                        format!("no host is configured with the name {n:?}"),
+                        format!("one of {}", names()),
+                    )
+                }),
+            _ => Err(Error::invalid(
+                "host",
+                "this tmuxwire serves only its configured hosts (started with --pin-host)",
+                format!("one of {}", names()),
+            )),
+        }
+    }
+
+    /// A pool of this pool's host whose default server is the one
+    /// `socket_name`/`socket_path` name there (the CLI's `--host` with
+    /// `-L`/`-S`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Servers::get_socket`].
+    pub fn narrowed(
+        &self,
+        socket_name: Option<&str>,
+        socket_path: Option<&str>,
+    ) -> Result<Servers, Error> {
+        let default = self.get_socket(socket_name, socket_path)?;
+        let mut pool = Servers::new(default, self.caller.clone()).pinned(self.pinned);
+        pool.host = self.host.clone();
+        Ok(pool)
+    }
+
+    /// The configured hosts' pools, in configuration order.
+    pub fn hosts(&self) -> &[Arc<Servers>] {
+        &self.hosts
+    }
+
+    /// The host of a remote pool.
+    pub fn host(&self) -> Option<&Arc<wire::ssh::Host>> {
+        self.host.as_ref()
+    }
+
+    /// The host's name, for a remote pool.
+    pub fn host_name(&self) -> Option<&str> {
+        self.host.as_deref().map(wire::ssh::Host::name)
+    }
+
+    /// Whether calls may name only the configured hosts.
+    pub fn is_host_pinned(&self) -> bool {
+        self.pin_host
+    }
+
+    /// Every server handle of this pool (the default first).
+    pub fn handles(&self) -> Vec<Arc<Tmux>> {
+        let mut v = vec![self.default.clone()];
+        v.extend(self.others().iter().cloned());
+        v
     }
 
     /// The same pool, refusing (when `pinned`) any server but the default:
@@ -77,6 +224,9 @@ impl Servers {
         socket_name: Option<&str>,
         socket_path: Option<&str>,
     ) -> Result<Arc<Tmux>, Error> {
+        if let Some(host) = &self.host {
+            return self.get_remote(host, socket_name, socket_path);
+        }
         let (path, name, arg) = match (socket_path, socket_name) {
             (Some(p), _) => {
                 if p.is_empty() || p.contains('\0') {
@@ -139,21 +289,60 @@ impl Servers {
                 .with_mirror(self.mirror.clone()),
         );
         others.push(t.clone());
-        if others.len() > MAX_OTHER_SERVERS {
-            // The least recently used handle no call holds; if every one
-            // is in use, the least recently used all the same (its calls
-            // then see a closed connection, as when a server goes away).
-            let i = others
-                .iter()
-                .position(|t| Arc::strong_count(t) == 1)
-                .unwrap_or(0);
-            let evicted = others.remove(i);
-            drop(others);
-            tracing::debug!(path = %evicted.path.display(), "closing the least recently used tmux server handle");
-            if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                rt.spawn(async move { evicted.close().await });
-            }
+        evict(others);
+        Ok(t)
+    }
+
+    /// [`Servers::get_socket`] on a host: the names and paths are the
+    /// host's, resolved there by its tmux.
+    fn get_remote(
+        &self,
+        host: &Arc<wire::ssh::Host>,
+        socket_name: Option<&str>,
+        socket_path: Option<&str>,
+    ) -> Result<Arc<Tmux>, Error> {
+        use wire::ssh::RemoteSocket;
+        let (socket, arg) = match (socket_path, socket_name) {
+            (Some(p), _) => (RemoteSocket::Path(p.to_string()), "socket_path"),
+            (None, Some(n)) => (RemoteSocket::Name(n.to_string()), "socket_name"),
+            (None, None) => return Ok(self.default.clone()),
+        };
+        let value = socket_path.or(socket_name).unwrap_or_default();
+        if value.is_empty() || value.contains('\0') {
+            return Err(Error::invalid(
+                arg,
+                format!("{arg} must be non-empty and without NUL bytes"),
+                "a tmux socket name or path on the host",
+            ));
         }
+        let remote = wire::ssh::Remote::new(host.clone(), socket);
+        let label = remote.label();
+        if label == self.default.path {
+            return Ok(self.default.clone());
+        }
+        if self.pinned {
+            return Err(Error::invalid(
+                arg,
+                format!(
+                    "this tmuxwire serves only the default tmux server of host {} (started with \
+                     --pin-socket)",
+                    host.name()
+                ),
+                format!("no {arg}"),
+            ));
+        }
+        if let Some(t) = self.find(|t| t.path == label) {
+            return Ok(t);
+        }
+        let name = socket_name
+            .filter(|_| socket_path.is_none())
+            .map(str::to_string);
+        let t = Arc::new(
+            Tmux::remote(remote, name, Caller::default()).with_mirror(self.mirror.clone()),
+        );
+        let mut others = self.others();
+        others.push(t.clone());
+        evict(others);
         Ok(t)
     }
 
@@ -179,6 +368,26 @@ impl Servers {
     /// Whether the pool serves only its default server (`--pin-socket`).
     pub fn is_pinned(&self) -> bool {
         self.pinned
+    }
+}
+
+/// Closes one handle when `others` holds more than [`MAX_OTHER_SERVERS`]:
+/// the least recently used handle no call holds; if every one is in use,
+/// the least recently used all the same (its calls then see a closed
+/// connection, as when a server goes away).
+fn evict(mut others: std::sync::MutexGuard<'_, Vec<Arc<Tmux>>>) {
+    if others.len() <= MAX_OTHER_SERVERS {
+        return;
+    }
+    let i = others
+        .iter()
+        .position(|t| Arc::strong_count(t) == 1)
+        .unwrap_or(0);
+    let evicted = others.remove(i);
+    drop(others);
+    tracing::debug!(path = %evicted.path.display(), "closing the least recently used tmux server handle");
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(async move { evicted.close().await });
     }
 }
 

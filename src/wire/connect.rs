@@ -20,12 +20,14 @@
 //!    (that crashes the server), and `MSG_EXIT`/`MSG_SHUTDOWN`/EOF end it.
 
 use std::fmt;
+use std::future::Future;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::time::Duration;
 
 use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::UnixStream;
 
 use super::command::run_command;
@@ -65,21 +67,24 @@ impl Default for ControlOptions {
     }
 }
 
-/// An identified, attaching control-mode connection, before any control
-/// text was read.
+/// An attaching control-mode connection, before any control text was
+/// read: a local socket pair with the server's imsg socket beside it, or a
+/// remote `tmux -C` client's pipes ([`super::ssh`]).
 pub struct ControlTransport {
-    /// The server's socket path.
+    /// The server's socket path (for a remote server, `HOST:PATH`).
     pub path: PathBuf,
     /// The server's version, from the probe.
     pub version: TmuxVersion,
-    /// The imsg layout in use.
+    /// The imsg layout in use (locally; meaningless for a remote server).
     pub framing: Framing,
-    /// Our end of the socket pair: write `\n`-terminated command lines,
-    /// read control-mode output. The first block on it (flags 0) is the
-    /// attach command's answer.
-    pub control: UnixStream,
-    /// The server socket; run it with [`ImsgSide::run`].
-    pub imsg: ImsgSide,
+    /// Control-mode output. The first block on it (flags 0) is the attach
+    /// command's answer.
+    pub read: Box<dyn AsyncRead + Send + Unpin>,
+    /// Where `\n`-terminated command lines go.
+    pub write: Box<dyn AsyncWrite + Send + Unpin>,
+    /// Resolves when the client has ended, saying why: the imsg side
+    /// ([`ImsgSide::run`]) locally, the `ssh` process remotely.
+    pub end: Pin<Box<dyn Future<Output = EndReason> + Send>>,
 }
 
 impl fmt::Debug for ControlTransport {
@@ -212,16 +217,19 @@ async fn handshake(
     let std_stream = std::os::unix::net::UnixStream::from(ours);
     std_stream.set_nonblocking(true)?;
     let control = UnixStream::from_std(std_stream)?;
+    let (read, write) = control.into_split();
+    let imsg = ImsgSide {
+        stream: server,
+        reader: FrameReader::new(framing),
+        framing,
+    };
     Ok(ControlTransport {
         path: path.to_path_buf(),
         version,
         framing,
-        control,
-        imsg: ImsgSide {
-            stream: server,
-            reader: FrameReader::new(framing),
-            framing,
-        },
+        read: Box::new(read),
+        write: Box::new(write),
+        end: Box::pin(imsg.run()),
     })
 }
 
@@ -245,6 +253,9 @@ pub enum EndReason {
     Eof,
     /// The server sent something unusable.
     Error(String),
+    /// A remote client ended (its `ssh` process exited): why, as a
+    /// sentence naming the host.
+    Remote(String),
 }
 
 impl fmt::Display for EndReason {
@@ -268,6 +279,7 @@ impl fmt::Display for EndReason {
                 f.write_str("the tmux server closed the connection (killed or crashed?)")
             }
             EndReason::Error(e) => write!(f, "tmux protocol error: {e}"),
+            EndReason::Remote(why) => f.write_str(why),
         }
     }
 }

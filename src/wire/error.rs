@@ -84,6 +84,17 @@ pub enum Error {
     /// (for example `no sessions`).
     #[error("tmux refused to attach a control client: {0}")]
     Attach(String),
+    /// Reaching a remote host through `ssh` failed; `message` says what the
+    /// user can do (run one `ssh` by hand, accept a host key, …).
+    #[error("{message}")]
+    Ssh {
+        /// The configured host name.
+        host: String,
+        /// What kind of failure.
+        failure: super::ssh::Failure,
+        /// A sentence for the user.
+        message: String,
+    },
     /// Another I/O error on an established connection.
     #[error("i/o error talking to tmux: {0}")]
     Io(#[from] io::Error),

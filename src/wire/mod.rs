@@ -14,6 +14,10 @@
 //!   identify, attaching `MSG_COMMAND`, then the imsg-side handler.
 //! * [`dial`]: connecting the Unix socket ("no server" told apart, a full
 //!   listen queue retried).
+//! * [`ssh`]: remote servers through OpenSSH (a master per host, a channel
+//!   per control client), behind the same [`ControlTransport`].
+//! * [`endpoint`]: [`Endpoint`], a local socket or a remote server, with
+//!   the operations both offer.
 //! * [`error`]: [`Error`], the wire layer's errors.
 //!
 //! Pure modules (`imsg`, `version`, `identify`, `socket` resolution) do no
@@ -22,11 +26,13 @@
 pub mod command;
 pub mod connect;
 pub mod dial;
+pub mod endpoint;
 pub mod error;
 pub mod identify;
 pub mod imsg;
 pub mod protocol;
 pub mod socket;
+pub mod ssh;
 pub mod stream;
 pub mod version;
 
@@ -35,6 +41,7 @@ pub use connect::{
     ControlOptions, ControlTransport, EndReason, connect_control, open_control, probe_version,
 };
 pub use dial::connect_socket_probe;
+pub use endpoint::Endpoint;
 pub use error::Error;
 pub use identify::CLIENT_TERM;
 pub use imsg::Framing;

@@ -8,8 +8,9 @@
 //!   [`wait_until_async`], [`within`]).
 //!
 //! Helpers live here and nowhere else: this module (servers, binaries, environments, waits,
-//! [`tmuxwire_command`]), [`tool`] (tool calls in process and pane helpers, rmcp's types) and
-//! [`tool_json`] (the same calls with results as JSON).
+//! [`tmuxwire_command`]), [`tool`] (tool calls in process and pane helpers, rmcp's types),
+//! [`tool_json`] (the same calls with results as JSON) and [`sshd`] (a throwaway sshd on
+//! 127.0.0.1 for the ssh tests).
 //!
 //! Which tmux binaries are tested is decided by [`tmux_bins`]: the system `tmux` plus the extra
 //! versions that `bash .ci/fetch-tmux.sh target/tmux-versions` unpacks.
@@ -21,8 +22,11 @@
 //!   available; if one is missing, [`tmux_bins`] panics.
 //! * `TMUXWIRE_REQUIRE_SHELLS`: comma-separated shells (e.g. `bash,zsh,dash,fish`) that must be
 //!   installed; if one is missing, [`test_shell`] panics (else it skips, loudly).
+//! * `TMUXWIRE_TEST_SSH_USER`, `TMUXWIRE_REQUIRE_SSHD`: who the throwaway sshd of [`sshd`]
+//!   logs in as when the tests run as root, and whether an unavailable sshd is a failure.
 #![allow(dead_code)]
 
+pub mod sshd;
 pub mod tool;
 pub mod tool_json;
 
@@ -107,6 +111,11 @@ pub const TMUXWIRE_ENV: &[&str] = &[
     "TMUXWIRE_DEAD_PANE_TTL",
     "TMUXWIRE_DEAD_PANES",
     "TMUXWIRE_DEAD_PANE_MEMORY",
+    "TMUXWIRE_HOSTS",
+    "TMUXWIRE_HOST_TMUX",
+    "TMUXWIRE_SSH_CONFIG",
+    "TMUXWIRE_SSH_KEEPALIVE",
+    "TMUXWIRE_PIN_HOST",
     "TMUXWIRE_TOOLSETS",
     "LIBTMUX_TOOLSETS",
     "TMUXWIRE_TOOLS",
@@ -546,6 +555,7 @@ pub struct TestServerBuilder {
     height: u32,
     command: Option<String>,
     history_limit: Option<u32>,
+    owner: Option<String>,
 }
 
 impl TestServerBuilder {
@@ -576,6 +586,18 @@ impl TestServerBuilder {
         self
     }
 
+    /// Runs the server as `user` (`None`, or the current user: as this process), e.g.
+    /// `.owner(sshd.owner_for_servers())` so that the ssh login user reaches it. The server
+    /// is then started through `setpriv` with that user's uid, gid and groups (and `HOME`,
+    /// `USER`, `LOGNAME`), the test environment otherwise, and `TMUX_TMPDIR` set to the
+    /// socket's directory, which is chowned to the user (mode 0700). The test process keeps
+    /// talking to it directly ([`TestServer::tmux`], `kill`, …): tmux lets root in. Starting
+    /// panics when the user does not exist or when not running as root.
+    pub fn owner(mut self, user: Option<&str>) -> Self {
+        self.owner = user.map(str::to_string);
+        self
+    }
+
     /// Starts the server (in one tmux invocation):
     /// `bin -S <tmpdir>/tmux.sock -f /dev/null start-server ; set -g default-command SH
     /// [; set -g history-limit N] ; new-session -d -s <session> -x <w> -y <h> [command]`.
@@ -585,6 +607,10 @@ impl TestServerBuilder {
     pub fn start(self) -> TestServer {
         let dir = tempdir();
         let socket = dir.path().join("tmux.sock");
+        let owner = self.owner.as_deref().and_then(ServerOwner::other_than_me);
+        if let Some(owner) = &owner {
+            owner.give(dir.path());
+        }
         let mut server = TestServer {
             bin: self.bin.clone(),
             socket,
@@ -613,7 +639,14 @@ impl TestServerBuilder {
             &h,
         ]);
         args.push(self.command.as_deref().unwrap_or(SH));
-        let out = server.tmux(&args);
+        let out = match &owner {
+            None => server.tmux(&args),
+            Some(owner) => owner
+                .command(&server, server._dir.path())
+                .args(&args)
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run setpriv: {e}")),
+        };
         if !out.status.success() {
             panic!(
                 "tmux {} failed to start a server ({}): {}",
@@ -650,6 +683,68 @@ impl TestServerBuilder {
             server.wait_for_text(&target, "$", DEFAULT_TIMEOUT);
         }
         server
+    }
+}
+
+/// Another user a [`TestServer`] runs as; see [`TestServerBuilder::owner`].
+#[derive(Debug)]
+struct ServerOwner {
+    name: String,
+    uid: u32,
+    gid: u32,
+    home: PathBuf,
+}
+
+impl ServerOwner {
+    /// `name`'s account, or `None` when that is the user running the tests. Panics when there
+    /// is no such user, or when switching to it needs root and this is not root.
+    fn other_than_me(name: &str) -> Option<ServerOwner> {
+        let user = nix::unistd::User::from_name(name)
+            .unwrap_or_else(|e| panic!("cannot look up user {name}: {e}"))
+            .unwrap_or_else(|| panic!("TestServer owner {name}: no such user"));
+        let me = nix::unistd::geteuid();
+        if user.uid == me {
+            return None;
+        }
+        assert!(
+            me.is_root(),
+            "TestServer owner {name}: starting a server as another user needs root"
+        );
+        Some(ServerOwner {
+            name: user.name,
+            uid: user.uid.as_raw(),
+            gid: user.gid.as_raw(),
+            home: user.dir,
+        })
+    }
+
+    /// Hands the socket's directory to the owner (chown, mode 0700).
+    fn give(&self, dir: &Path) {
+        std::os::unix::fs::chown(dir, Some(self.uid), Some(self.gid))
+            .unwrap_or_else(|e| panic!("cannot chown {} to {}: {e}", dir.display(), self.name));
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .unwrap_or_else(|e| panic!("cannot chmod 700 {}: {e}", dir.display()));
+    }
+
+    /// `setpriv … -- bin -S socket -f /dev/null` as this user, with the test environment and
+    /// `TMUX_TMPDIR=tmpdir`; add the tmux arguments.
+    fn command(&self, server: &TestServer, tmpdir: &Path) -> Command {
+        let mut cmd = Command::new("setpriv");
+        test_env(&mut cmd)
+            .env("TMUX_TMPDIR", tmpdir)
+            .env("HOME", &self.home)
+            .env("USER", &self.name)
+            .env("LOGNAME", &self.name)
+            .arg(format!("--reuid={}", self.uid))
+            .arg(format!("--regid={}", self.gid))
+            .arg("--init-groups")
+            .arg("--")
+            .arg(&server.bin.path)
+            .arg("-S")
+            .arg(&server.socket)
+            .arg("-f")
+            .arg("/dev/null");
+        cmd
     }
 }
 
@@ -691,7 +786,8 @@ impl TestServer {
         Self::builder(bin).start()
     }
 
-    /// A builder: `.session(name).size(w, h).command(cmd).history_limit(n).start()`.
+    /// A builder: `.session(name).size(w, h).command(cmd).history_limit(n).owner(user)
+    /// .start()`.
     pub fn builder(bin: &TmuxBin) -> TestServerBuilder {
         TestServerBuilder {
             bin: bin.clone(),
@@ -700,6 +796,7 @@ impl TestServer {
             height: 24,
             command: None,
             history_limit: None,
+            owner: None,
         }
     }
 

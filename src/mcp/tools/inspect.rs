@@ -334,7 +334,8 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
             .into_iter()
             .map(std::path::PathBuf::from)
             .collect(),
-        pinned: ctx.servers.is_pinned(),
+        // A host's pool knows only the servers it was asked for.
+        pinned: ctx.servers.is_pinned() || ctx.servers.host().is_some(),
     };
     let server = ctx.servers.default_server();
     Ok(object(&op::run(server, request, ctx.limit()).await?))

@@ -23,6 +23,7 @@
 
 pub mod execute;
 pub mod follow;
+pub mod hosts;
 pub mod inspect;
 pub mod manage;
 pub mod teardown;
@@ -450,6 +451,7 @@ fn defs() -> &'static [Def] {
         };
         inspect::defs()
             .into_iter()
+            .chain(hosts::defs())
             .map(set(Toolset::Inspect))
             .chain(manage::defs().into_iter().map(set(Toolset::Manage)))
             .chain(execute::defs().into_iter().map(set(Toolset::Execute)))
@@ -466,7 +468,11 @@ fn def_of(name: &str) -> Option<&'static Def> {
 /// Every tool tmuxwire serves, in listing order (inspect, manage,
 /// execute, teardown), whatever the toolset choice.
 pub fn catalog() -> Vec<Tool> {
-    defs().iter().map(tool).collect()
+    defs()
+        .iter()
+        .filter(|d| d.name != "list_hosts")
+        .map(tool)
+        .collect()
 }
 
 /// The toolset of tool `name`, from its row; `None` for a name tmuxwire
@@ -489,8 +495,28 @@ pub fn shape_of(name: &str) -> Option<TextShape> {
 pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
     defs()
         .iter()
-        .filter(|d| policy.offers(d.name, d.toolset))
+        .filter(|d| d.name != "list_hosts" && policy.offers(d.name, d.toolset))
         .map(tool)
+        .collect()
+}
+
+/// [`catalog_for`] for a server with remote hosts: `list_hosts` too, and
+/// every other tool's `host` argument, one of `names` (`None`: no hosts,
+/// the plain catalog).
+pub fn catalog_for_hosts(policy: &Policy, names: Option<&[String]>) -> Vec<Tool> {
+    let Some(names) = names else {
+        return catalog_for(policy);
+    };
+    defs()
+        .iter()
+        .filter(|d| policy.offers(d.name, d.toolset))
+        .map(|d| {
+            let mut t = tool(d);
+            if d.name != "list_hosts" {
+                hosts::add_host_arg(d.name, Arc::make_mut(&mut t.input_schema), names);
+            }
+            t
+        })
         .collect()
 }
 
@@ -709,12 +735,35 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
     let Some(def) = def_of(name) else {
         return Ok(unknown_tool(name));
     };
-    match def.call {
-        Some(call) => call(ctx, args).await,
-        None => Err(Error::internal(format!(
+    let Some(call) = def.call else {
+        return Err(Error::internal(format!(
             "tool {name} has no call in the table"
-        ))),
+        )));
+    };
+    let mut args = args;
+    let host = hosts::take_host(&mut args)?;
+    if name == "list_hosts" {
+        // Every host's state, whichever host the call named.
+        return call(ctx, args).await;
     }
+    let fenced = hosts::take_fenced(name, &mut args)?;
+    let pool = ctx.servers.for_host(host.as_deref())?;
+    let Some(remote) = pool.host_name() else {
+        let mut r = crate::mirror::Mirror::unfenced(fenced, call(ctx, args)).await?;
+        hosts::mark_unfenced(&mut r, fenced);
+        return Ok(r);
+    };
+    let sub = Ctx {
+        servers: pool,
+        budget: ctx.budget,
+        progress: ctx.progress.clone(),
+        policy: ctx.policy,
+        text: ctx.text,
+    };
+    let mut r = crate::mirror::Mirror::unfenced(fenced, call(&sub, args)).await?;
+    hosts::mark_unfenced(&mut r, fenced);
+    hosts::mark_host(&mut r, remote);
+    Ok(r)
 }
 
 /// `r`, or an error when its text is over `budget` after all (every tool
@@ -940,7 +989,10 @@ mod tests {
             let has = |k: &str| props.is_some_and(|p| p.contains_key(k));
             // Every tool runs over one server, but the batch (its
             // operations name theirs) and list_servers (it finds them).
-            if !matches!(t.name.as_ref(), "list_servers" | "call_read_tools_batch") {
+            if !matches!(
+                t.name.as_ref(),
+                "list_servers" | "call_read_tools_batch" | "list_hosts"
+            ) {
                 assert!(has("socket_name") && has("socket_path"), "{}", t.name);
             }
             let a = t.annotations.as_ref().expect("annotations");
@@ -1003,6 +1055,28 @@ mod tests {
         let e = error_result("no such pane", "NotFound", true, None);
         let r = with_text("capture_pane", TextMode::Reference, e.clone());
         assert_eq!(r, e);
+    }
+
+    #[test]
+    fn hosts_add_list_hosts_and_a_host_argument() {
+        let names = vec!["local".to_string(), "dev".to_string()];
+        let plain = catalog_for(&Policy::default());
+        let with = catalog_for_hosts(&Policy::default(), Some(&names));
+        assert_eq!(with.len(), plain.len() + 1);
+        assert!(plain.iter().all(|t| t.name != "list_hosts"));
+        for t in &with {
+            let host = t.input_schema.get("properties").and_then(|p| p.get("host"));
+            if t.name == "list_hosts" {
+                assert!(host.is_none());
+            } else {
+                assert_eq!(
+                    host.map(|h| &h["enum"]),
+                    Some(&json!(["local", "dev"])),
+                    "{}",
+                    t.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -137,13 +137,10 @@ impl Op for SignalChannelRequest {
 }
 
 /// The server's pid through a one-shot client, or why there is none.
-async fn pid_now(path: &std::path::Path) -> Result<u32, Error> {
-    let out = wire::run_command(
-        path,
-        &["display-message", "-p", "#{pid}"],
-        Duration::from_secs(5),
-    )
-    .await?;
+async fn pid_now(endpoint: &wire::Endpoint) -> Result<u32, Error> {
+    let out = endpoint
+        .run_command(&["display-message", "-p", "#{pid}"], Duration::from_secs(5))
+        .await?;
     String::from_utf8_lossy(&out.stdout)
         .trim()
         .parse()
@@ -164,7 +161,7 @@ pub async fn wait_for_channel(
     timeout: Duration,
 ) -> Result<(), Error> {
     let name = channel.as_str();
-    let path = server.socket_path().to_path_buf();
+    let endpoint = server.endpoint().clone();
     let about = || Subject::Channel(name.to_string());
     let gone = |why: &str| {
         Error::server_gone(format!(
@@ -178,7 +175,7 @@ pub async fn wait_for_channel(
     // connection until it ends, and holds nothing up on the shared one).
     let pid: &[&str] = &["display-message", "-p", "#{pid}"];
     let wait: &[&str] = &["wait-for", "--", name];
-    let out = match wire::run_command_list(&path, &[pid, wait], timeout).await {
+    let out = match endpoint.run_command_list(&[pid, wait], timeout).await {
         Ok(o) => o,
         Err(wire::Error::Timeout { .. }) => {
             return Err(Error::wait_timeout(format!(
@@ -203,7 +200,7 @@ pub async fn wait_for_channel(
         .parse()
         .map_err(|_| Error::connection("tmux did not report its pid"))?;
     // Exiting servers wake their waiters with success: check it runs.
-    match pid_now(&path).await {
+    match pid_now(&endpoint).await {
         Ok(pid) if pid == before => Ok(()),
         Ok(_) => Err(gone("another server runs on its socket now")),
         Err(_) => Err(gone("it does not answer")),

@@ -193,6 +193,17 @@ impl Op for CreateSessionRequest {
 /// reads the user's configuration as tmux does. Returns what the command
 /// printed.
 async fn start_server(server: &Server, new_session: &Command) -> Result<Vec<u8>, Error> {
+    if let Some(remote) = server.endpoint().remote() {
+        // The host's own tmux starts the server there (the only call that
+        // may: every other one-shot runs with -N).
+        let out = remote
+            .run_command_list(&[new_session.argv()], Duration::from_secs(20), true)
+            .await?;
+        if !out.success() {
+            return Err(Error::from_tmux(&out.error_text()));
+        }
+        return Ok(out.stdout);
+    }
     let bin = std::env::var("TMUXWIRE_TMUX")
         .ok()
         .filter(|b| !b.is_empty())

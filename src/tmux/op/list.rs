@@ -218,7 +218,7 @@ pub(crate) async fn with_own_clients(
     let mut ours = HashMap::new();
     if let Ok(c) = clients.into_result() {
         for c in cq.parse(&c).iter().map(ClientRow::from_record) {
-            if c.termname == crate::wire::CLIENT_TERM {
+            if crate::wire::ssh::is_own_term(&c.termname) {
                 *ours.entry(c.session_id).or_insert(0) += 1;
             }
         }

@@ -274,7 +274,7 @@ impl Op for RenameSessionRequest {
         let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
         let mut ours = HashMap::new();
         for c in cq.parse(&out[3]).iter().map(ClientRow::from_record) {
-            if c.termname == crate::wire::CLIENT_TERM {
+            if crate::wire::ssh::is_own_term(&c.termname) {
                 *ours.entry(c.session_id).or_insert(0) += 1;
             }
         }

@@ -1,0 +1,656 @@
+//! Remote tmux over ssh (`--host`), against a throwaway sshd on 127.0.0.1
+//! ([`crate::support::sshd`]): the tmux server is started as the ssh login
+//! user, tools reach it through tmuxwire's own ssh master and channels, and
+//! every answer is checked against tmux itself (asked directly, on this
+//! machine). Without sshd these tests skip loudly, and fail under
+//! `TMUXWIRE_REQUIRE_SSHD=1` (CI).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tmuxwire::mirror::MirrorOptions;
+use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::wire::ssh::{HostConfig, RemoteSocket};
+
+use crate::support::sshd::Sshd;
+use crate::support::tool::*;
+use crate::support::{DEADLINE, TestServer, TmuxBin, tmux_bin, tmux_bins, wait_until_async};
+
+/// The host name the tests configure.
+const HOST: &str = "loop";
+
+/// A tmux server the ssh user owns, on `bin`.
+fn remote_server(sshd: &Sshd, bin: &TmuxBin) -> TestServer {
+    TestServer::builder(bin)
+        .owner(sshd.owner_for_servers())
+        .start()
+}
+
+/// How the tests' hosts are set up: the loopback alias, `tmux` = the test's
+/// binary, keepalive `alive` s × 2.
+fn host_config(sshd: &Sshd, dest: &str, tmux: &str, alive: u32) -> HostConfig {
+    HostConfig {
+        ssh_config: Some(sshd.ssh_config().to_path_buf()),
+        tmux: Some(tmux.to_string()),
+        alive_interval: alive,
+        alive_count: 2,
+        ..HostConfig::new(HOST, dest)
+    }
+}
+
+/// A pool as `tmuxwire mcp --host loop=… -S <server's socket>` holds it: the
+/// local default server is a socket nobody serves (in the server's private
+/// directory), the host's default server is `server`.
+fn pool(server: &TestServer, config: HostConfig) -> Arc<Servers> {
+    crate::support::test_logging();
+    let mirror = MirrorOptions {
+        enabled: true,
+        ..MirrorOptions::default()
+    };
+    let nobody = server.socket.with_file_name("nobody.sock");
+    let local = Arc::new(Tmux::new(nobody, None, Caller::default()).with_mirror(mirror));
+    let socket = RemoteSocket::Path(server.socket.to_string_lossy().into_owned());
+    Arc::new(
+        Servers::new(local, Caller::default())
+            .with_hosts(vec![config], false, socket)
+            .expect("control dir"),
+    )
+}
+
+/// `capture_pane` on the host equals tmux's own capture of `pane`, and
+/// names the host.
+async fn capture_is_tmuxs(s: &Servers, server: &TestServer, pane: &str, ctx: &str) {
+    let cap = ok(s, "capture_pane", on_host(json!({"pane_id": pane}))).await;
+    assert_eq!(cap["host"], HOST, "{ctx}");
+    assert_eq!(
+        lines_of(cap["result"].as_str().unwrap_or("")),
+        tmux_lines(server, pane, &[]),
+        "{ctx}: capture_pane over ssh equals tmux's capture"
+    );
+}
+
+/// A `wait_for_text` on the host for `pattern` in `pane`, running.
+fn spawn_wait(
+    s: &Arc<Servers>,
+    pane: &str,
+    pattern: &str,
+    timeout: u64,
+) -> tokio::task::JoinHandle<rmcp::model::CallToolResult> {
+    let (s, args) = (
+        s.clone(),
+        on_host(json!({"pane_id": pane, "patterns": [pattern], "timeout": timeout})),
+    );
+    tokio::spawn(async move { call(&s, "wait_for_text", args).await })
+}
+
+/// `args` with `host` set.
+fn on_host(mut args: Value) -> Value {
+    args["host"] = json!(HOST);
+    args
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
+    let Some(sshd) = Sshd::start() else { return };
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = remote_server(&sshd, &bin);
+        let pane = first_pane(&server);
+        let s = pool(
+            &server,
+            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
+        );
+        // Read tools: the host's server, named in the result.
+        let sessions = ok(&s, "list_sessions", on_host(json!({}))).await;
+        assert_eq!(sessions["host"], HOST, "{ctx}: {sessions}");
+        assert_eq!(
+            sessions["result"][0]["session_name"], server.session,
+            "{ctx}"
+        );
+        let info = ok(&s, "get_server_info", on_host(json!({}))).await;
+        assert_eq!(info["version"], bin.label.as_str(), "{ctx}: {info}");
+        // Output typed by someone else, then read, searched and followed.
+        type_line(
+            &server,
+            &pane,
+            "printf 'r%s\\n' 1 2 3; echo 'wrapped-é-'$(printf 'x%.0s' $(seq 1 150))",
+        );
+        server.wait_for_text(&pane, "r3\n", DEADLINE);
+        capture_is_tmuxs(&s, &server, &pane, &ctx).await;
+        let found = ok(
+            &s,
+            "search_panes",
+            on_host(json!({"pattern": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})),
+        )
+        .await;
+        assert_eq!(found["matches"][0]["pane_id"], pane, "{ctx}: {found}");
+        assert_eq!(found["matches"][0]["source"], "mirror", "{ctx}: {found}");
+        // Unfenced: the copy as it is, said so.
+        let quick = ok(
+            &s,
+            "search_panes",
+            on_host(json!({"pattern": "r3", "fenced": false})),
+        )
+        .await;
+        assert_eq!(quick["fenced"], false, "{ctx}: {quick}");
+        assert_eq!(quick["matches"][0]["source"], "mirror", "{ctx}: {quick}");
+        // The cursor names its host: the next call needs no host.
+        let first = ok(&s, "capture_since", on_host(json!({"pane_id": pane}))).await;
+        let cursor = first["cursor"].as_str().expect("cursor").to_string();
+        assert!(cursor.starts_with("loop/"), "{ctx}: {cursor}");
+        type_line(&server, &pane, "echo after-$((40+2))");
+        server.wait_for_text(&pane, "after-42\n", DEADLINE);
+        let next = ok(
+            &s,
+            "capture_since",
+            json!({"pane_id": pane, "cursor": cursor}),
+        )
+        .await;
+        let lines: Vec<String> = serde_json::from_value(next["lines"].clone()).unwrap_or_default();
+        assert!(lines.iter().any(|l| l == "after-42"), "{ctx}: {next}");
+        let wrong = err(
+            &s,
+            "capture_since",
+            json!({"pane_id": pane, "cursor": cursor, "host": "local"}),
+        )
+        .await;
+        assert_eq!(wrong.kind, "InvalidArgument", "{ctx}: {wrong:?}");
+        // A wait woken by output tmuxwire typed itself, through send_keys.
+        let waiting = spawn_wait(&s, &pane, "woken-7", 20);
+        ok(
+            &s,
+            "send_keys",
+            on_host(json!({"pane_id": pane, "keys": "sleep 0.3; echo woken-$((3+4))"})),
+        )
+        .await;
+        let w = crate::support::within("wait", waiting).await.expect("task");
+        let w = w.structured_content.expect("wait result");
+        assert_eq!(w["found"], true, "{ctx}: {w}");
+        assert_eq!(w["host"], HOST, "{ctx}");
+        // run_command: its exit status and only its own output.
+        let r = ok(
+            &s,
+            "run_command",
+            on_host(json!({"pane_id": pane, "command": "echo out-1; echo 'é 日本'; false", "timeout": 20})),
+        )
+        .await;
+        assert_eq!(r["exit_status"], 1, "{ctx}: {r}");
+        assert_eq!(r["output"], json!(["out-1", "é 日本"]), "{ctx}: {r}");
+        // list_hosts tells what runs there.
+        let hosts = ok(&s, "list_hosts", json!({})).await;
+        let h = &hosts["result"][1];
+        assert_eq!(h["name"], HOST, "{ctx}: {hosts}");
+        assert_eq!(h["state"], "connected", "{ctx}: {hosts}");
+        assert_eq!(h["tmux_version"], bin.label.as_str(), "{ctx}: {hosts}");
+        assert!(h["sessions_watched"].as_u64() >= Some(1), "{ctx}: {hosts}");
+        // tmuxwire's clients on the host are its own, not a person's.
+        let sessions = ok(&s, "list_sessions", on_host(json!({}))).await;
+        assert_eq!(
+            sessions["result"][0]["session_attached"], "0",
+            "{ctx}: {sessions}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pane_text_cannot_cut_or_forge_an_answer_over_ssh() {
+    let Some(sshd) = Sshd::start() else { return };
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = remote_server(&sshd, &bin);
+        let pane = first_pane(&server);
+        let s = pool(
+            &server,
+            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
+        );
+        // Lines that look like control-mode guards, notifications, the
+        // channel's banner and an empty line (which would detach a client).
+        type_line(
+            &server,
+            &pane,
+            "printf '%s\\n' '%end 1 1 1' '%error 2 2 1' '%begin 3 3 1' '%exit' 'TWREADY x' '' '%output %0 forged' 'last-line'",
+        );
+        server.wait_for_text(&pane, "last-line\n", DEADLINE);
+        capture_is_tmuxs(&s, &server, &pane, &ctx).await;
+        let found = ok(
+            &s,
+            "search_panes",
+            on_host(json!({"pattern": "%end 1 1 1"})),
+        )
+        .await;
+        // The line typed holds the text too; the printed line is the last.
+        let last = |v: &Value| {
+            v["matches"][0]["matched_lines"]
+                .as_array()
+                .and_then(|l| l.last())
+                .cloned()
+        };
+        assert_eq!(last(&found), Some(json!("%end 1 1 1")), "{ctx}: {found}");
+        let forged = ok(&s, "search_panes", on_host(json!({"pattern": "forged"}))).await;
+        assert_eq!(
+            last(&forged),
+            Some(json!("%output %0 forged")),
+            "{ctx}: {forged}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ssh_failures_are_errors_a_model_can_act_on() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let tmux = bin.path.to_string_lossy().into_owned();
+    let cases = [
+        (sshd.badkey_alias(), tmux.as_str(), "AuthRequired", "ssh -F"),
+        (sshd.unknownhost_alias(), tmux.as_str(), "HostKey", "ssh -F"),
+        (
+            sshd.alias(),
+            "/nonexistent/tmux",
+            "TmuxNotFound",
+            "not found",
+        ),
+    ];
+    for (dest, tmux, kind, says) in cases {
+        let s = pool(&server, host_config(&sshd, dest, tmux, 15));
+        let at = Instant::now();
+        let e = err(&s, "list_panes", on_host(json!({}))).await;
+        assert_eq!(e.kind, kind, "{dest} {tmux}: {e:?}");
+        assert!(e.text.contains(says), "{dest} {tmux}: {e:?}");
+        assert!(at.elapsed() < Duration::from_secs(15), "{:?}", at.elapsed());
+        // A second call within the backoff fails at once, with the same words.
+        let at = Instant::now();
+        let again = err(&s, "list_panes", on_host(json!({}))).await;
+        assert_eq!(again.kind, kind, "{again:?}");
+        if kind != "TmuxNotFound" {
+            assert!(
+                at.elapsed() < Duration::from_millis(500),
+                "{:?}",
+                at.elapsed()
+            );
+            let hosts = ok(&s, "list_hosts", json!({})).await;
+            assert_eq!(hosts["result"][1]["state"], "down", "{hosts}");
+            assert_eq!(hosts["result"][1]["error_type"], kind, "{hosts}");
+        }
+    }
+    // No server on the socket: said so, and none is started there.
+    let s = pool(&server, host_config(&sshd, sshd.alias(), &tmux, 15));
+    let missing = server.socket.with_file_name("missing.sock");
+    let e = err(
+        &s,
+        "list_sessions",
+        on_host(json!({"socket_path": missing.to_string_lossy()})),
+    )
+    .await;
+    assert_eq!(e.kind, "NoServer", "{e:?}");
+    assert!(e.text.contains("loop:"), "{e:?}");
+    assert!(
+        !missing.exists(),
+        "a tmux server was started on {missing:?}"
+    );
+    // An unknown host name.
+    let e = err(&s, "list_sessions", json!({"host": "nope"})).await;
+    assert_eq!(e.kind, "InvalidArgument", "{e:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
+    let Some(sshd) = Sshd::start() else { return };
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = remote_server(&sshd, &bin);
+        let pane = first_pane(&server);
+        let s = pool(
+            &server,
+            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
+        );
+        type_line(&server, &pane, "echo before-1");
+        server.wait_for_text(&pane, "before-1\n", DEADLINE);
+        ok(&s, "search_panes", on_host(json!({"pattern": "before-1"}))).await;
+        // A wait in progress when every connection drops goes on over a new
+        // link (attach only), and sees what the pane printed meanwhile.
+        let waiting = spawn_wait(&s, &pane, "during-42", 30);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let at = Instant::now();
+        sshd.kill_sessions();
+        type_line(&server, &pane, "echo during-$((2*21))");
+        server.wait_for_text(&pane, "during-42\n", DEADLINE);
+        let w = crate::support::within("wait", waiting).await.expect("task");
+        assert!(
+            at.elapsed() < Duration::from_secs(10),
+            "{ctx}: {:?}",
+            at.elapsed()
+        );
+        let w = w.structured_content.expect("wait result");
+        assert_eq!(w["found"], true, "{ctx}: {w}");
+        // Searches find it too, from the copy seeded again.
+        let found = ok(&s, "search_panes", on_host(json!({"pattern": "during-42"}))).await;
+        assert!(
+            found["matches"][0]["matched_lines"]
+                .as_array()
+                .is_some_and(|l| l.contains(&json!("during-42"))),
+            "{ctx}: {found}"
+        );
+        let hosts = ok(&s, "list_hosts", json!({})).await;
+        assert_eq!(hosts["result"][1]["state"], "connected", "{ctx}: {hosts}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_master_is_started_again() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
+    );
+    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    let host = s.hosts()[0].host().expect("a host").clone();
+    let pid = host.master_pid().expect("the master runs");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    type_line(&server, &pane, "echo while-down");
+    server.wait_for_text(&pane, "while-down\n", DEADLINE);
+    let found = wait_until_async("a new master", || {
+        let s = s.clone();
+        async move {
+            let r = call(
+                &s,
+                "search_panes",
+                on_host(json!({"pattern": "while-down"})),
+            )
+            .await;
+            (r.is_error != Some(true)).then_some(r.structured_content?)
+        }
+    })
+    .await;
+    assert!(
+        found["matches"][0]["matched_lines"]
+            .as_array()
+            .is_some_and(|l| l.contains(&json!("while-down"))),
+        "{found}"
+    );
+    assert_ne!(host.master_pid(), Some(pid));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_detached() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
+    );
+    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    let terms = |server: &TestServer| -> Vec<String> {
+        server
+            .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let before = terms(&server);
+    assert!(
+        !before.is_empty() && before.iter().all(|t| t.starts_with("tmuxwire-")),
+        "{before:?}"
+    );
+    let waiting = spawn_wait(&s, &pane, "after-stall", 30);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Silence: only the keepalive (1 s × 2) can tell. The pane prints
+    // meanwhile; the wait sees it over the new link.
+    let stall = sshd.stall();
+    let at = Instant::now();
+    type_line(&server, &pane, "echo after-stall");
+    let w = crate::support::within("wait", waiting).await.expect("task");
+    assert!(at.elapsed() < Duration::from_secs(10), "{:?}", at.elapsed());
+    let w = w.structured_content.expect("wait result");
+    assert_eq!(w["found"], true, "{w}");
+    // The old clients are still attached on the server (the stopped sshd
+    // holds their pipes); the new link detached them, and only them.
+    crate::support::wait_until_true("stale clients detached", DEADLINE, || {
+        let now = terms(&server);
+        !now.is_empty() && now.iter().all(|t| !before.contains(t))
+    });
+    drop(stall);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_during_a_partition_fail_fast_and_work_after_it() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
+    );
+    ok(&s, "list_panes", on_host(json!({}))).await;
+    let stall = sshd.partition();
+    // The first call notices (keepalive, then the login timeout) ...
+    let at = Instant::now();
+    let r = crate::support::within("a call in the partition", async {
+        loop {
+            let r = call(&s, "list_panes", on_host(json!({}))).await;
+            if r.is_error == Some(true) {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert!(at.elapsed() < Duration::from_secs(15), "{:?}", at.elapsed());
+    let e = text_of(&r);
+    assert!(e.contains("loop"), "{e}");
+    // ... the next ones fail at once while the backoff runs.
+    let at = Instant::now();
+    let again = err(&s, "list_panes", on_host(json!({}))).await;
+    assert!(
+        at.elapsed() < Duration::from_secs(1),
+        "{:?} {again:?}",
+        at.elapsed()
+    );
+    drop(stall);
+    wait_until_async("the host answers again", || {
+        let s = s.clone();
+        async move {
+            let r = call(&s, "list_panes", on_host(json!({}))).await;
+            (r.is_error != Some(true)).then_some(())
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let mut server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    let other = server.tmux_ok(&[
+        "new-session",
+        "-d",
+        "-P",
+        "-F",
+        "#{session_id}",
+        "-s",
+        "other",
+        crate::support::SH,
+    ]);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
+    );
+    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    // The watched session is killed while the link is down: afterwards it
+    // is gone (never made again), and the rest is answered.
+    sshd.kill_sessions();
+    server.tmux_ok(&["kill-session", "-t", other.trim()]);
+    let sessions = wait_until_async("reconnected", || {
+        let s = s.clone();
+        async move {
+            let r = call(&s, "list_sessions", on_host(json!({}))).await;
+            (r.is_error != Some(true)).then_some(r.structured_content?)
+        }
+    })
+    .await;
+    assert_eq!(
+        sessions["result"].as_array().map(Vec::len),
+        Some(1),
+        "{sessions}"
+    );
+    let e = err(
+        &s,
+        "get_session_info",
+        on_host(json!({"session_name": "other"})),
+    )
+    .await;
+    assert_eq!(e.kind, "NotFound", "{e:?}");
+    // The server killed during a wait: the wait ends, saying so.
+    let waiting = spawn_wait(&s, &pane, "never", 30);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let at = Instant::now();
+    server.kill();
+    let w = crate::support::within("wait", waiting).await.expect("task");
+    assert_eq!(w.is_error, Some(true), "{w:?}");
+    assert!(at.elapsed() < Duration::from_secs(5), "{:?}", at.elapsed());
+    let e = err(&s, "list_sessions", on_host(json!({}))).await;
+    assert_eq!(e.kind, "NoServer", "{e:?}");
+    assert!(!server.socket_accepts(), "a server was started again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sessions_of_one_connection_are_capped_by_max_sessions() {
+    let Some(sshd) = Sshd::builder().max_sessions(1).start() else {
+        return;
+    };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    type_line(&server, &pane, "echo limited-1");
+    server.wait_for_text(&pane, "limited-1\n", DEADLINE);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
+    );
+    // The command channel takes the only session; the mirror's watch is
+    // refused, and the answer still comes right (from tmux).
+    let found = ok(&s, "search_panes", on_host(json!({"pattern": "limited-1"}))).await;
+    assert!(
+        found["matches"][0]["matched_lines"]
+            .as_array()
+            .is_some_and(|l| l.contains(&json!("limited-1"))),
+        "{found}"
+    );
+    // A second server on the host needs a second channel: refused, and said
+    // so (never as a session or server gone).
+    let second = remote_server(&sshd, &bin);
+    let e = err(
+        &s,
+        "list_sessions",
+        on_host(json!({"socket_path": second.socket.to_string_lossy()})),
+    )
+    .await;
+    assert_eq!(e.kind, "HostSessionLimit", "{e:?}");
+    assert!(e.text.contains("MaxSessions"), "{e:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_newer_than_its_running_server_still_attaches() {
+    let Some(sshd) = Sshd::start() else { return };
+    let (Some(old), Some(new)) = (tmux_bin("3.5a"), tmux_bin("3.8")) else {
+        eprintln!(
+            "SKIPPED: version skew needs tmux 3.5a and 3.8 ({})",
+            crate::support::FETCH_HINT
+        );
+        return;
+    };
+    // The server runs 3.5a; `tmux` on the host is 3.8 (as after an upgrade).
+    let server = remote_server(&sshd, &old);
+    let pane = first_pane(&server);
+    type_line(&server, &pane, "echo skew-ok");
+    server.wait_for_text(&pane, "skew-ok\n", DEADLINE);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &new.path.to_string_lossy(), 15),
+    );
+    let info =
+        crate::support::within("server info", ok(&s, "get_server_info", on_host(json!({})))).await;
+    assert_eq!(info["version"], "3.5a", "{info}");
+    let found = crate::support::within(
+        "search",
+        ok(&s, "search_panes", on_host(json!({"pattern": "skew-ok"}))),
+    )
+    .await;
+    assert_eq!(found["matches"][0]["source"], "mirror", "{found}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_reads_and_types_on_a_host() {
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    type_line(&server, &pane, "echo cli-remote-1");
+    server.wait_for_text(&pane, "cli-remote-1\n", DEADLINE);
+    let run = |args: &[&str]| {
+        let mut c = crate::support::tmuxwire_command();
+        c.arg("--host")
+            .arg(sshd.alias())
+            .arg("--ssh-config")
+            .arg(sshd.ssh_config())
+            .arg("--host-tmux")
+            .arg(format!("{}={}", sshd.alias(), bin.path.display()))
+            .arg("--socket-path")
+            .arg(&server.socket)
+            .args(args);
+        c
+    };
+    let out = run(&["search", "cli-remote-1"])
+        .output()
+        .await
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(":cli-remote-1"), "{text}");
+    let out = run(&["panes"]).output().await.expect("run");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with(&pane),
+        "{out:?}"
+    );
+    let out = run(&[
+        "wait",
+        "-t",
+        &pane,
+        "--send",
+        "echo cli-$((5*5))",
+        "--timeout",
+        "20",
+        "cli-25",
+    ])
+    .output()
+    .await
+    .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let out = run(&["capture", "-t", &pane]).output().await.expect("run");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("cli-25"),
+        "{out:?}"
+    );
+    // The same through the environment and a configured name.
+    let mut c = crate::support::tmuxwire_command();
+    c.env("TMUXWIRE_HOSTS", format!("box={}", sshd.alias()))
+        .env("TMUXWIRE_SSH_CONFIG", sshd.ssh_config())
+        .env("TMUXWIRE_HOST_TMUX", format!("box={}", bin.path.display()))
+        .args(["--host", "box", "--socket-path"])
+        .arg(&server.socket)
+        .args(["search", "-c", "cli-remote-1"]);
+    let out = c.output().await.expect("run");
+    assert!(out.status.success(), "{out:?}");
+}
