@@ -515,11 +515,17 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
     // The server killed during a wait: the wait ends, saying so.
     let waiting = spawn_wait(&s, &pane, "never", 30);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let at = Instant::now();
     server.kill();
+    let at = Instant::now();
     let w = crate::support::within("wait", waiting).await.expect("task");
     assert_eq!(w.is_error, Some(true), "{w:?}");
-    assert!(at.elapsed() < Duration::from_secs(5), "{:?}", at.elapsed());
+    // The channel's end, then one probe over the link (a busy CI machine
+    // has taken 4 s for both).
+    assert!(at.elapsed() < Duration::from_secs(10), "{:?}", at.elapsed());
+    eprintln!(
+        "the wait ended {:?} after the server was gone",
+        at.elapsed()
+    );
     let e = err(&s, "list_sessions", on_host(json!({}))).await;
     assert_eq!(e.kind, "NoServer", "{e:?}");
     assert!(!server.socket_accepts(), "a server was started again");
@@ -548,6 +554,14 @@ async fn the_sessions_of_one_connection_are_capped_by_max_sessions() {
             .is_some_and(|l| l.contains(&json!("limited-1"))),
         "{found}"
     );
+    // A wait needs the mirror's watch: refused, and said so.
+    let e = err(
+        &s,
+        "wait_for_text",
+        on_host(json!({"pane_id": pane, "patterns": ["never"], "timeout": 5})),
+    )
+    .await;
+    assert_eq!(e.kind, "HostSessionLimit", "{e:?}");
     // A second server on the host needs a second channel: refused, and said
     // so (never as a session or server gone).
     let second = remote_server(&sshd, &bin);

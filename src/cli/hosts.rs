@@ -36,11 +36,12 @@ pub struct HostFlags<'a> {
     pub keepalive: Option<u32>,
 }
 
-/// Splits `NAME=VALUE`, checking the name.
-fn pair<'s>(s: &'s str, what: &str) -> Result<(&'s str, &'s str), String> {
+/// Splits `NAME=VALUE` (`shape` says what VALUE is, e.g. `NAME=DEST`),
+/// checking the name.
+fn pair<'s>(s: &'s str, what: &str, shape: &str) -> Result<(&'s str, &'s str), String> {
     let (name, value) = s
         .split_once('=')
-        .ok_or_else(|| format!("{what} {s:?} must be NAME=VALUE"))?;
+        .ok_or_else(|| format!("{what} {s:?} must be {shape}"))?;
     check_name(name)?;
     Ok((name.trim(), value.trim()))
 }
@@ -62,13 +63,20 @@ pub fn choose(f: &HostFlags<'_>) -> Result<HostChoice, String> {
         if item.is_empty() {
             continue;
         }
-        let (name, dest) = pair(item, "TMUXWIRE_HOSTS entry")?;
+        let (name, dest) = pair(item, "TMUXWIRE_HOSTS entry", "NAME=DEST")?;
         add(&mut hosts, name, dest)?;
     }
     let mut selected = None;
     if f.configure {
+        // A flag replaces an entry of TMUXWIRE_HOSTS with its name; two
+        // flags with one name are a mistake.
+        let mut given: Vec<&str> = Vec::new();
         for h in f.host {
-            let (name, dest) = pair(h, "--host")?;
+            let (name, dest) = pair(h, "--host", "NAME=DEST")?;
+            if given.contains(&name) {
+                return Err(format!("--host {name}=… is given twice"));
+            }
+            given.push(name);
             add(&mut hosts, name, dest)?;
         }
     } else {
@@ -76,6 +84,9 @@ pub fn choose(f: &HostFlags<'_>) -> Result<HostChoice, String> {
             [] => {}
             [one] if one == crate::tmux::LOCAL_HOST => {}
             [one] => {
+                if one.starts_with('-') {
+                    check_dest(one)?;
+                }
                 if one.contains('=') {
                     return Err(format!(
                         "--host {one:?}: NAME=DEST configures a host for `tmuxwire mcp`; here give \
@@ -117,14 +128,20 @@ pub fn choose(f: &HostFlags<'_>) -> Result<HostChoice, String> {
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect();
-    for item in tmux_env.iter().chain(f.host_tmux) {
-        let (name, path) = pair(item, "--host-tmux")?;
+    let from_env = tmux_env.len();
+    for (i, item) in tmux_env.iter().chain(f.host_tmux).enumerate() {
+        let what = if i < from_env {
+            "TMUXWIRE_HOST_TMUX entry"
+        } else {
+            "--host-tmux"
+        };
+        let (name, path) = pair(item, what, "NAME=PATH")?;
         if path.is_empty() || path.contains('\0') {
-            return Err(format!("--host-tmux {item:?}: the path is empty"));
+            return Err(format!("{what} {item:?}: the path is empty"));
         }
         match hosts.iter_mut().find(|h| h.name == name) {
             Some(h) => h.tmux = Some(path.to_string()),
-            None => return Err(format!("--host-tmux {item:?}: no host is named {name:?}")),
+            None => return Err(format!("{what} {item:?}: no host is named {name:?}")),
         }
     }
     for h in &mut hosts {
@@ -201,5 +218,7 @@ mod tests {
         assert!(bad("", &["a=-x"], &[]));
         assert!(bad("", &["a=x"], &["b=/t"]));
         assert!(!bad("", &["a=x"], &["a=/t"]));
+        assert!(bad("", &["a=x", "a=y"], &[]));
+        assert!(!bad("a=x", &["a=y"], &[]));
     }
 }

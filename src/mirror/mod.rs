@@ -343,6 +343,9 @@ struct WatchHandle {
 pub struct Mirror {
     path: PathBuf,
     endpoint: wire::Endpoint,
+    /// When a watch was last refused by the ssh connection's session limit
+    /// (`MaxSessions`), and ssh's words ([`Mirror::session_limit`]).
+    refused: Mutex<Option<(Instant, String)>>,
     version: TmuxVersion,
     opts: MirrorOptions,
     shared: Arc<MirrorShared>,
@@ -392,6 +395,7 @@ impl Mirror {
             }),
             path,
             endpoint,
+            refused: Mutex::new(None),
             version,
             opts,
             watches: tokio::sync::Mutex::new(HashMap::new()),
@@ -570,6 +574,17 @@ impl Mirror {
         Ok(())
     }
 
+    /// Why a watch could not be opened in the last 10 s, when the ssh
+    /// connection to a remote host refused another session (sshd's
+    /// `MaxSessions`): a copy that could not be made for that reason says
+    /// so, not that tmux was slow.
+    pub fn session_limit(&self) -> Option<String> {
+        let r = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        r.as_ref()
+            .filter(|(at, _)| at.elapsed() < Duration::from_secs(10))
+            .map(|(_, m)| m.clone())
+    }
+
     /// How many sessions are watched now (each one control client).
     pub async fn watched_sessions(&self) -> usize {
         let watches = self.watches.lock().await;
@@ -599,11 +614,25 @@ impl Mirror {
             attach_target: Some(session.to_string()),
             ..ControlOptions::default()
         };
-        let transport = self
+        let transport = match self
             .endpoint
             .open_control(self.version.clone(), &opts)
             .await
-            .map_err(|e| err(e.to_string()))?;
+        {
+            Ok(t) => t,
+            Err(e) => {
+                if let wire::Error::Ssh {
+                    failure: wire::ssh::Failure::SessionLimit,
+                    message,
+                    ..
+                } = &e
+                {
+                    *self.refused.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((Instant::now(), message.clone()));
+                }
+                return Err(err(e.to_string()));
+            }
+        };
         let client = Client::start(
             transport,
             ClientOptions {

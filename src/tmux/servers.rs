@@ -112,6 +112,12 @@ impl Servers {
     /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
     /// for a name no host has, or `local` under `--pin-host`.
     pub fn for_host(&self, name: Option<&str>) -> Result<&Servers, Error> {
+        // A host's own pool (an operation of a batch on that host).
+        if let Some(own) = self.host_name()
+            && name.is_none_or(|n| n == own)
+        {
+            return Ok(self);
+        }
         let names = || {
             let mut v: Vec<&str> = self.hosts.iter().filter_map(|h| h.host_name()).collect();
             if !self.pin_host {

@@ -246,7 +246,7 @@ pub fn add_host_arg(tool: &str, schema: &mut rmcp::model::JsonObject, names: &[S
     };
     props.insert(
         HOST_ARG.into(),
-        json!({"type": "string", "enum": names, "description": "Host (list_hosts); default local."}),
+        json!({"type": "string", "enum": names, "description": "Host (list_hosts)."}),
     );
     if FENCED_TOOLS.contains(&tool) {
         props.insert(

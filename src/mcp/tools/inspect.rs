@@ -334,9 +334,25 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
             .into_iter()
             .map(std::path::PathBuf::from)
             .collect(),
-        // A host's pool knows only the servers it was asked for.
-        pinned: ctx.servers.is_pinned() || ctx.servers.host().is_some(),
+        pinned: ctx.servers.is_pinned(),
     };
+    if ctx.servers.host().is_some() {
+        // A host's servers cannot be listed from here (their socket
+        // directory is the host's): its default server and the paths asked
+        // for, each asked over the link.
+        let mut found = Vec::new();
+        let mut handles = vec![ctx.servers.default_server().clone()];
+        for p in &request.extra {
+            handles.push(ctx.servers.get_socket(None, p.to_str())?);
+        }
+        for h in handles {
+            let i = crate::tmux::op::info::server_info(&h).await?;
+            if i.is_alive {
+                found.push(i);
+            }
+        }
+        return Ok(object(&Listing::new(found)));
+    }
     let server = ctx.servers.default_server();
     Ok(object(&op::run(server, request, ctx.limit()).await?))
 }

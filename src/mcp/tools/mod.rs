@@ -747,6 +747,16 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         return call(ctx, args).await;
     }
     let fenced = hosts::take_fenced(name, &mut args)?;
+    if let (Some(on), Some(asked)) = (ctx.servers.host_name(), host.as_deref())
+        && on != asked
+    {
+        // An operation of a batch that runs on a host.
+        return Err(Error::invalid(
+            hosts::HOST_ARG,
+            format!("this batch runs on host {on}; an operation in it cannot name host {asked}"),
+            format!("no host in the operations, or \"{on}\""),
+        ));
+    }
     let pool = ctx.servers.for_host(host.as_deref())?;
     let Some(remote) = pool.host_name() else {
         let mut r = crate::mirror::Mirror::unfenced(fenced, call(ctx, args)).await?;

@@ -369,9 +369,15 @@ pub(super) async fn follow(
     let confirmed = m
         .sync_within(&[(pane, session, meta)], progress, within)
         .await;
-    let p = m
-        .pane(pane)
-        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+    let limited = || {
+        m.session_limit()
+            .map(|why| Error::new(crate::tmux::ErrorKind::HostSessionLimit, why))
+    };
+    let Some(p) = m.pane(pane) else {
+        return Err(
+            limited().unwrap_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
+        );
+    };
     // A live copy that tmux did not confirm is still fed in the order tmux
     // sent its output: its check was taken while this pane and another
     // printed, which proves nothing either way (the copy is checked again
@@ -384,6 +390,9 @@ pub(super) async fn follow(
         server
             .run(&Command::new("display-message").arg("-p").arg(""))
             .await?;
+        if let Some(e) = limited() {
+            return Err(e);
+        }
         return Err(Error::timeout(format!(
             "tmuxwire could not follow pane {pane}: tmux did not finish sending its copy \
              (capture-pane) within {:.0} s",

@@ -128,7 +128,13 @@ pub async fn pane_info(server: &Server, target: &Target) -> Result<PaneInfo, Err
 ///
 /// Other connection errors.
 pub async fn server_info(server: &Server) -> Result<ServerInfo, Error> {
-    let path = Some(server.socket_path().display().to_string());
+    // A remote server's path is the host's (what socket_path takes on that
+    // host); the result names the host apart.
+    let path = match server.endpoint().remote().map(|r| r.socket()) {
+        Some(crate::wire::ssh::RemoteSocket::Path(p)) => Some(p.clone()),
+        Some(_) => None,
+        None => Some(server.socket_path().display().to_string()),
+    };
     let name = server.socket_name().map(str::to_string);
     let dead = || ServerInfo {
         is_alive: false,
@@ -152,7 +158,12 @@ pub async fn server_info(server: &Server) -> Result<ServerInfo, Error> {
     let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
     let pid = pid.text().trim().parse().ok();
     let version = server.version().await?;
-    let framing = server.framing().await.map(|f| match f {
+    // A remote tmux binary does the handshake: no framing of tmuxwire's.
+    let framing = match server.endpoint().remote() {
+        Some(_) => None,
+        None => server.framing().await,
+    };
+    let framing = framing.map(|f| match f {
         crate::wire::Framing::Old => "old".to_string(),
         crate::wire::Framing::New => "new".to_string(),
     });

@@ -358,8 +358,8 @@ impl Host {
                  the host or work with fewer sessions"
             ),
             Failure::TmuxNotFound => format!(
-                "tmux was not found on host {name} ({detail}): install it there, or give its path \
-                 with --host-tmux {name}=PATH"
+                "tmux could not be run on host {name} ({detail}): install it there, or give its \
+                 path with --host-tmux {name}=PATH"
             ),
             Failure::Other => format!(
                 "ssh to host {name} ({dest}) failed{}: {}",
@@ -799,12 +799,25 @@ impl Remote {
         let probe = script::parse_probe(&text).map_err(Error::Protocol)?;
         let binary = match probe.binary {
             Ok(v) => v,
-            Err(why) => return Err(self.host.failure(Some(127), &format!("{why}\nnot found"))),
+            Err(why) => {
+                let why = if why.is_empty() {
+                    format!("{bin} printed no version")
+                } else {
+                    why
+                };
+                return Err(self.host.failure(Some(127), &format!("{bin}: {why}")));
+            }
         };
         let (version, pid) = match probe.server {
             Ok(s) => s,
             Err(why) if is_no_server(&why) => {
                 return Err(Error::NoServer { path: self.label() });
+            }
+            Err(why) if why.contains("Permission denied") || why.contains("access not allowed") => {
+                return Err(Error::Refused {
+                    path: self.label(),
+                    message: why,
+                });
             }
             Err(why) => {
                 return Err(Error::Protocol(format!(

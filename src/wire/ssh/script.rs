@@ -79,9 +79,19 @@ impl std::fmt::Display for RemoteSocket {
 /// non-login shell's `PATH` is short), then the banner.
 fn preamble(nonce: &str) -> String {
     format!(
-        "nl=$(printf '\\nx'); nl=${{nl%x}}; PATH=\"$PATH:/usr/local/bin:/opt/homebrew/bin:/snap/bin\"; \
-         export PATH; printf '{BANNER} %s\\n' {}; ",
+        "nl=$(printf '\\nx'); nl=${{nl%x}}; printf '{BANNER} %s\\n' {}; ",
         quote(nonce)
+    )
+}
+
+/// Sets `T` to `tmux`, looked up on `PATH` and the usual places of a tmux
+/// the system did not install (a non-login shell's `PATH` is short); the
+/// longer `PATH` is not exported, so a server `create_session` starts keeps
+/// the user's own.
+fn find_tmux(tmux: &str) -> String {
+    format!(
+        "T=$(PATH=\"$PATH:/usr/local/bin:/opt/homebrew/bin:/snap/bin\" command -v {q} || echo {q}); ",
+        q = quote(tmux)
     )
 }
 
@@ -93,12 +103,14 @@ const PROBE_TERM: &str = "tmuxwire-probe";
 /// start a server) unless `start`.
 fn exec_tmux(nonce: &str, term: &str, tmux: &str, socket: &RemoteSocket, start: bool) -> String {
     let mut l = preamble(nonce);
-    l.push_str("exec env TERM=");
-    l.push_str(&quote(term));
-    l.push(' ');
-    l.push_str(&quote(tmux));
-    if !start {
-        l.push_str(" -N");
+    l.push_str(&find_tmux(tmux));
+    if start {
+        // A server started here keeps the user's TERM in its environment.
+        l.push_str("exec \"$T\"");
+    } else {
+        l.push_str("exec env TERM=");
+        l.push_str(&quote(term));
+        l.push_str(" \"$T\" -N");
     }
     l.push_str(" -u");
     for a in socket.args() {
@@ -173,12 +185,12 @@ pub fn probe_line(nonce: &str, tmux: &str, socket: &RemoteSocket) -> String {
         sock.push_str(&quote(a));
     }
     let mut l = preamble(nonce);
+    l.push_str(&find_tmux(tmux));
     let _ = writeln!(
         l,
-        "T={}; b=$(\"$T\" -V 2>&1); br=$?; s=$(env TERM={PROBE_TERM} \"$T\" -N -u{sock} \
+        "b=$(\"$T\" -V 2>&1); br=$?; s=$(env TERM={PROBE_TERM} \"$T\" -N -u{sock} \
          display-message -p '#{{version}} #{{pid}}' 2>&1); sr=$?; \
-         printf 'os %s\\nbin %s %s\\nsrv %s %s\\n' \"$(uname -s)\" \"$br\" \"$b\" \"$sr\" \"$s\"",
-        quote(tmux)
+         printf 'os %s\\nbin %s %s\\nsrv %s %s\\n' \"$(uname -s)\" \"$br\" \"$b\" \"$sr\" \"$s\""
     );
     l
 }
@@ -284,6 +296,11 @@ pub enum Failure {
 /// Classifies a failed `ssh` run ([`Failure`]).
 pub fn classify(status: Option<i32>, stderr: &str) -> Failure {
     let has = |s: &str| stderr.contains(s);
+    // 126/127: the shell could not run a command (not ssh's own failure,
+    // which is 255), whatever the words ("Permission denied" too).
+    if matches!(status, Some(126 | 127)) {
+        return Failure::TmuxNotFound;
+    }
     if has("Session open refused by peer") || has("administratively prohibited") {
         return Failure::SessionLimit;
     }
@@ -310,9 +327,6 @@ pub fn classify(status: Option<i32>, stderr: &str) -> Failure {
         || has("Operation timed out")
     {
         return Failure::Unreachable;
-    }
-    if matches!(status, Some(126 | 127)) && (has("not found") || has("No such file")) {
-        return Failure::TmuxNotFound;
     }
     Failure::Other
 }
@@ -417,7 +431,7 @@ mod tests {
         );
         assert!(
             l.ends_with(
-                "exec env TERM='tmuxwire' 'tmux' -N -u '-L' 'w' 'display-message' '-p' 'a\\;' ';' \
+                "exec env TERM='tmuxwire' \"$T\" -N -u '-L' 'w' 'display-message' '-p' 'a\\;' ';' \
                  'list-sessions'\n"
             ),
             "{l}"
@@ -430,7 +444,7 @@ mod tests {
             &[&["new-session"]],
             true,
         );
-        assert!(l.ends_with("'tmux' -u 'new-session'\n"), "{l}");
+        assert!(l.ends_with("exec \"$T\" -u 'new-session'\n"), "{l}");
     }
 
     #[test]
@@ -512,6 +526,10 @@ mod tests {
             Failure::TmuxNotFound
         );
         assert_eq!(classify(Some(1), "whatever\n"), Failure::Other);
+        assert_eq!(
+            classify(Some(126), "sh: 1: /tmp: Permission denied\n"),
+            Failure::TmuxNotFound
+        );
         assert_eq!(last_line("a\n\nb \n\n"), "b");
     }
 }
