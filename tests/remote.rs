@@ -380,6 +380,49 @@ async fn a_killed_master_is_started_again() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_command_whose_link_drops_keeps_its_output() {
+    let Some(sshd) = Sshd::start() else { return };
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = remote_server(&sshd, &bin);
+        let pane = first_pane(&server);
+        let s = pool(
+            &server,
+            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
+        );
+        ok(&s, "list_panes", on_host(json!({}))).await;
+        let running = {
+            let (s, pane) = (s.clone(), pane.clone());
+            tokio::spawn(async move {
+                call(
+                    &s,
+                    "run_command",
+                    on_host(json!({
+                        "pane_id": pane,
+                        "command": "echo before-drop; sleep 1.5; echo after-drop; (exit 7)",
+                        "timeout": 30
+                    })),
+                )
+                .await
+            })
+        };
+        server.wait_for_text(&pane, "before-drop\n", DEADLINE);
+        sshd.kill_sessions();
+        let r = crate::support::within("run_command", running)
+            .await
+            .expect("task");
+        let r = r.structured_content.expect("a result");
+        assert_eq!(r["exit_status"], 7, "{ctx}: {r}");
+        assert_eq!(
+            r["output"],
+            json!(["before-drop", "after-drop"]),
+            "{ctx}: {r}"
+        );
+        assert_eq!(r["output_complete"], true, "{ctx}: {r}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_detached() {
     let Some(sshd) = Sshd::start() else { return };
     let bin = crate::support::system_tmux();

@@ -1682,9 +1682,47 @@ fn read_output(
                 }
             }
         }
+        (Some(t), Some(s)) if s.epoch != st.epoch() => match end {
+            Some(e) if e.epoch == st.epoch() => output_after_echo(t, e, nonce, limit),
+            _ => (Vec::new(), 0, false),
+        },
         _ => (Vec::new(), 0, false),
     };
     (end, output, omitted, complete, began)
+}
+
+/// The output of the run `nonce` when the copy was seeded again while it
+/// ran (a remote host's link dropped, a `%pause`): the start mark's place
+/// is gone with the old copy, but the shell echoed the typed line that
+/// prints the end mark, and its text holds the nonce, which no output can
+/// know. The output is what comes after that echo, up to the end mark
+/// `end` (the newest `limit` lines; the rest counted). Incomplete (and
+/// empty) when the echo is not in the copy any more.
+fn output_after_echo(
+    t: &Term,
+    end: Mark,
+    nonce: u128,
+    limit: usize,
+) -> (Vec<Vec<u8>>, usize, bool) {
+    let from = Spot {
+        line: t.history().first_index(),
+        row: 0,
+        column: 0,
+    };
+    let Some((lines, _)) = text_between(t, from, end.at, usize::MAX) else {
+        return (Vec::new(), 0, false);
+    };
+    let needle = format!(";{nonce:032x};E;");
+    let Some(echo) = lines
+        .iter()
+        .rposition(|l| memchr::memmem::find(l, needle.as_bytes()).is_some())
+    else {
+        return (Vec::new(), 0, false);
+    };
+    let mut out = lines[echo + 1..].to_vec();
+    let omitted = out.len().saturating_sub(limit);
+    out.drain(..omitted);
+    (out, omitted, true)
 }
 
 /// What to do next when the command did not finish (see
