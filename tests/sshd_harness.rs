@@ -124,6 +124,14 @@ fn ssh_runs_a_command_as_the_login_user() {
     assert!(out.stderr.is_empty(), "ssh stderr: {}", shown(&out));
     // The remote status comes back as ssh's.
     assert_eq!(sshd.ssh("exit 7").status.code(), Some(7));
+    // A tmux run there without -S/-L finds a private directory, not the default socket's.
+    let out = sshd.ssh("printf %s \"$TMUX_TMPDIR\"");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        sshd.remote_tmpdir().display().to_string(),
+        "{}",
+        shown(&out)
+    );
 }
 
 #[test]

@@ -140,6 +140,21 @@ impl SshdBuilder {
         let client_pub = read(&pub_of(&files.identity))?;
         write(&files.authorized_keys, &client_pub, 0o644)?;
         write(&files.known_hosts_empty, "", 0o644)?;
+        // Every session's `TMUX_TMPDIR` (`SetEnv`): a `tmux` the login user runs without `-S`
+        // finds a private directory, never that user's default socket.
+        std::fs::create_dir(&files.remote_tmpdir)
+            .map_err(|e| format!("cannot make {}: {e}", files.remote_tmpdir.display()))?;
+        let owner = nix::unistd::User::from_name(&login.name)
+            .ok()
+            .flatten()
+            .ok_or_else(|| format!("user {} has no passwd entry", login.name))?;
+        std::os::unix::fs::chown(
+            &files.remote_tmpdir,
+            Some(owner.uid.as_raw()),
+            Some(owner.gid.as_raw()),
+        )
+        .map_err(|e| format!("cannot chown {}: {e}", files.remote_tmpdir.display()))?;
+        set_mode(&files.remote_tmpdir, 0o700)?;
         let host_pub = read(&pub_of(&files.host_key))?;
 
         // `PerSourcePenalties no` (OpenSSH 9.8+: else the bad-key tests would get 127.0.0.1
@@ -300,6 +315,12 @@ impl Sshd {
     /// The private key [`Sshd::alias`] logs in with (its `.pub` is the authorized key).
     pub fn identity(&self) -> &Path {
         &self.files.identity
+    }
+
+    /// The `TMUX_TMPDIR` of every ssh session (a directory of the login user's own): a
+    /// remote `tmux` run without `-S`/`-L` uses it, never the login user's default socket.
+    pub fn remote_tmpdir(&self) -> &Path {
+        &self.files.remote_tmpdir
     }
 
     /// sshd's own log so far (`-e`: its stderr), for failure messages.
@@ -609,6 +630,8 @@ struct Files {
     sshd_config: PathBuf,
     ssh_config: PathBuf,
     log: PathBuf,
+    /// The sessions' `TMUX_TMPDIR`, owned by the login user.
+    remote_tmpdir: PathBuf,
 }
 
 impl Files {
@@ -624,6 +647,7 @@ impl Files {
             sshd_config: dir.join("sshd_config"),
             ssh_config: dir.join("ssh_config"),
             log: dir.join("sshd.log"),
+            remote_tmpdir: dir.join("remote-tmux-tmpdir"),
         }
     }
 }
@@ -666,7 +690,7 @@ impl SshdConfig<'_> {
              PermitUserEnvironment no\n\
              PrintMotd no\n\
              PrintLastLog no\n\
-             SetEnv {MARKER_ENV}={token}\n",
+             SetEnv {MARKER_ENV}={token} TMUX_TMPDIR={tmpdir}\n",
             port = self.port,
             host_key = f.host_key.display(),
             pid = f.dir.join("sshd.pid").display(),
@@ -675,6 +699,7 @@ impl SshdConfig<'_> {
             max_sessions = self.max_sessions,
             alive = self.client_alive_interval,
             token = self.token,
+            tmpdir = f.remote_tmpdir.display(),
         );
         if self.penalties {
             s.push_str("PerSourcePenalties no\n");

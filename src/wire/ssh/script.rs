@@ -440,11 +440,14 @@ mod tests {
             "n",
             "t",
             "tmux",
-            &RemoteSocket::Default,
+            &RemoteSocket::Path("/tmp/x/tmux.sock".into()),
             &[&["new-session"]],
             true,
         );
-        assert!(l.ends_with("exec \"$T\" -u 'new-session'\n"), "{l}");
+        assert!(
+            l.ends_with("exec \"$T\" -u '-S' '/tmp/x/tmux.sock' 'new-session'\n"),
+            "{l}"
+        );
     }
 
     #[test]
