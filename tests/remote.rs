@@ -84,6 +84,21 @@ fn spawn_wait(
     tokio::spawn(async move { call(&s, "wait_for_text", args).await })
 }
 
+/// Waits until a wait follows `pane` on the host (it has read where the
+/// pane stood), so what a test does next happens during it.
+async fn wait_begun(s: &Servers, pane: &str) {
+    let server = s.hosts()[0].default_server().clone();
+    let id = pane.parse().expect("a pane id");
+    wait_until_async("the wait to begin", || {
+        let server = server.clone();
+        async move {
+            let m = server.running_mirror()?;
+            (m.pane(id)?.subscribers() > 0).then_some(())
+        }
+    })
+    .await;
+}
+
 /// `args` with `host` set.
 fn on_host(mut args: Value) -> Value {
     args["host"] = json!(HOST);
@@ -311,7 +326,7 @@ async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
         // A wait in progress when every connection drops goes on over a new
         // link (attach only), and sees what the pane printed meanwhile.
         let waiting = spawn_wait(&s, &pane, "during-42", 30);
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        wait_begun(&s, &pane).await;
         let at = Instant::now();
         sshd.kill_sessions();
         type_line(&server, &pane, "echo during-$((2*21))");
@@ -446,7 +461,7 @@ async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_de
         "{before:?}"
     );
     let waiting = spawn_wait(&s, &pane, "after-stall", 30);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_begun(&s, &pane).await;
     // Silence: only the keepalive (1 s × 2) can tell. The pane prints
     // meanwhile; the wait sees it over the new link.
     let stall = sshd.stall();
@@ -478,13 +493,11 @@ async fn calls_during_a_partition_fail_fast_and_work_after_it() {
     let stall = sshd.partition();
     // The first call notices (keepalive, then the login timeout) ...
     let at = Instant::now();
-    let r = crate::support::within("a call in the partition", async {
-        loop {
+    let r = wait_until_async("a call in the partition to fail", || {
+        let s = s.clone();
+        async move {
             let r = call(&s, "list_panes", on_host(json!({}))).await;
-            if r.is_error == Some(true) {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            (r.is_error == Some(true)).then_some(r)
         }
     })
     .await;
@@ -557,7 +570,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
     assert_eq!(e.kind, "NotFound", "{e:?}");
     // The server killed during a wait: the wait ends, saying so.
     let waiting = spawn_wait(&s, &pane, "never", 30);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_begun(&s, &pane).await;
     server.kill();
     let at = Instant::now();
     let w = crate::support::within("wait", waiting).await.expect("task");

@@ -280,24 +280,14 @@ async fn run(cli: Cli) -> ExitCode {
         }
         _ => {}
     }
-    // On a host, -L/-S name a server there.
-    let (socket_name, socket_path) = cli.socket();
-    let narrowed = match servers.for_host(selected.as_deref()) {
-        Ok(p) if p.host().is_some() => p.narrowed(
-            socket_name.as_deref(),
-            socket_path.as_deref().and_then(|p| p.to_str()),
-        ),
-        Ok(_) => Ok(servers),
-        Err(e) => Err(e),
-    };
-    let pool = match narrowed {
+    // A host's pool has the server -L/-S name there as its default.
+    let pool = match servers.for_host(selected.as_deref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tmuxwire: {e}");
             return ExitCode::from(2);
         }
     };
-    let pool = &pool;
     let command = async {
         match cli.command {
             Cmd::Panes { target, .. } => capture::panes(pool, target.as_deref()).await,

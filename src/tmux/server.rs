@@ -686,7 +686,9 @@ impl Tmux {
             };
             match Client::start(transport, client_opts).await {
                 Ok(c) => {
-                    if let Some(r) = self.endpoint.remote() {
+                    if let Some(r) = self.endpoint.remote()
+                        && r.had_earlier_link()
+                    {
                         tokio::spawn(detach_stale(c.clone(), r.clone()));
                     }
                     tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");

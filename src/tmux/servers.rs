@@ -151,24 +151,6 @@ impl Servers {
         }
     }
 
-    /// A pool of this pool's host whose default server is the one
-    /// `socket_name`/`socket_path` name there (the CLI's `--host` with
-    /// `-L`/`-S`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Servers::get_socket`].
-    pub fn narrowed(
-        &self,
-        socket_name: Option<&str>,
-        socket_path: Option<&str>,
-    ) -> Result<Servers, Error> {
-        let default = self.get_socket(socket_name, socket_path)?;
-        let mut pool = Servers::new(default, self.caller.clone()).pinned(self.pinned);
-        pool.host = self.host.clone();
-        Ok(pool)
-    }
-
     /// The configured hosts' pools, in configuration order.
     pub fn hosts(&self) -> &[Arc<Servers>] {
         &self.hosts

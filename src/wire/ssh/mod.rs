@@ -271,10 +271,7 @@ impl Host {
             Master::Up { since, .. } => LinkState::Connected {
                 for_secs: since.elapsed().as_secs(),
             },
-            Master::Down { error, .. } if self.opening.try_lock().is_err() => {
-                let _ = error;
-                LinkState::Connecting
-            }
+            Master::Down { .. } if self.opening.try_lock().is_err() => LinkState::Connecting,
             Master::Down { error, .. } => LinkState::Down {
                 reason: error.to_string(),
                 failure: match &**error {
@@ -378,6 +375,28 @@ impl Host {
         }
     }
 
+    /// The error for an `ssh` that could not be started at all.
+    fn cannot_run(&self, e: &std::io::Error) -> Error {
+        Error::Ssh {
+            host: self.config.name.clone(),
+            failure: Failure::Other,
+            message: format!("could not run ssh for host {}: {e}", self.config.name),
+        }
+    }
+
+    /// The error for a host that `did` nothing within `timeout`.
+    fn no_answer(&self, did: &str, timeout: Duration) -> Error {
+        Error::Ssh {
+            host: self.config.name.clone(),
+            failure: Failure::Unreachable,
+            message: format!(
+                "host {} {did} within {}s",
+                self.config.name,
+                timeout.as_secs_f64()
+            ),
+        }
+    }
+
     /// Makes sure the master runs: returns at once when it does; within
     /// the backoff after a failure, that failure again (calls during an
     /// outage fail fast); otherwise opens one (one attempt at a time).
@@ -470,11 +489,7 @@ impl Host {
         ])
         .arg(&self.config.dest);
         tracing::debug!(host = %self.config.name, "starting the ssh master");
-        let mut child = c.spawn().map_err(|e| Error::Ssh {
-            host: self.config.name.clone(),
-            failure: Failure::Other,
-            message: format!("could not run ssh for host {}: {e}", self.config.name),
-        })?;
+        let mut child = c.spawn().map_err(|e| self.cannot_run(&e))?;
         let stderr = child.stderr.take();
         let stderr = tokio::spawn(async move {
             match stderr {
@@ -560,11 +575,10 @@ impl Host {
     ) -> Result<Exec, Error> {
         self.ensure_master().await?;
         let work = async {
-            let mut child = self.channel_cmd().spawn().map_err(|e| Error::Ssh {
-                host: self.config.name.clone(),
-                failure: Failure::Other,
-                message: format!("could not run ssh for host {}: {e}", self.config.name),
-            })?;
+            let mut child = self
+                .channel_cmd()
+                .spawn()
+                .map_err(|e| self.cannot_run(&e))?;
             if let Some(mut stdin) = child.stdin.take() {
                 let _ = stdin.write_all(line.as_bytes()).await;
             }
@@ -581,15 +595,7 @@ impl Host {
         };
         match tokio::time::timeout(timeout, work).await {
             Ok(r) => r,
-            Err(_) => Err(Error::Ssh {
-                host: self.config.name.clone(),
-                failure: Failure::Unreachable,
-                message: format!(
-                    "host {} did not answer within {}s",
-                    self.config.name,
-                    timeout.as_secs_f64()
-                ),
-            }),
+            Err(_) => Err(self.no_answer("did not answer", timeout)),
         }
     }
 
@@ -603,11 +609,10 @@ impl Host {
         timeout: Duration,
     ) -> Result<Channel, Error> {
         self.ensure_master().await?;
-        let mut child = self.channel_cmd().spawn().map_err(|e| Error::Ssh {
-            host: self.config.name.clone(),
-            failure: Failure::Other,
-            message: format!("could not run ssh for host {}: {e}", self.config.name),
-        })?;
+        let mut child = self
+            .channel_cmd()
+            .spawn()
+            .map_err(|e| self.cannot_run(&e))?;
         let (Some(mut stdin), Some(mut stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -644,15 +649,7 @@ impl Host {
                 let text = stderr.await.unwrap_or_default();
                 Err(self.failure(status, &text))
             }
-            Err(_) => Err(Error::Ssh {
-                host: self.config.name.clone(),
-                failure: Failure::Unreachable,
-                message: format!(
-                    "host {} did not start a channel within {}s",
-                    self.config.name,
-                    timeout.as_secs_f64()
-                ),
-            }),
+            Err(_) => Err(self.no_answer("did not start a channel", timeout)),
         }
     }
 
@@ -744,6 +741,15 @@ impl Remote {
                 .generation
                 .load(std::sync::atomic::Ordering::Relaxed)
         )
+    }
+
+    /// True once the host had a master before the current one: only then
+    /// can clients of this process be left on a server ([`Remote::is_stale_term`]).
+    pub fn had_earlier_link(&self) -> bool {
+        self.host
+            .generation
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > 1
     }
 
     /// True for the `TERM` of a client this process opened over an
