@@ -58,6 +58,34 @@ fn pool(server: &TestServer, config: HostConfig) -> Arc<Servers> {
     )
 }
 
+/// A host on the system tmux, as most fault tests need it.
+struct Setup {
+    sshd: Sshd,
+    server: TestServer,
+    /// The server's first pane.
+    pane: String,
+    s: Arc<Servers>,
+}
+
+/// [`Setup`] with keepalive `alive` s × 2; `None` when no sshd can run
+/// (the test is skipped, or fails under `TMUXWIRE_REQUIRE_SSHD`).
+fn on_system_tmux(alive: u32) -> Option<Setup> {
+    let sshd = Sshd::start()?;
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    let s = pool(
+        &server,
+        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), alive),
+    );
+    Some(Setup {
+        sshd,
+        server,
+        pane,
+        s,
+    })
+}
+
 /// `capture_pane` on the host equals tmux's own capture of `pane`, and
 /// names the host.
 async fn capture_is_tmuxs(s: &Servers, server: &TestServer, pane: &str, ctx: &str) {
@@ -354,14 +382,15 @@ async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_master_is_started_again() {
-    let Some(sshd) = Sshd::start() else { return };
-    let bin = crate::support::system_tmux();
-    let server = remote_server(&sshd, &bin);
-    let pane = first_pane(&server);
-    let s = pool(
-        &server,
-        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-    );
+    let Some(Setup {
+        sshd: _sshd,
+        server,
+        pane,
+        s,
+    }) = on_system_tmux(15)
+    else {
+        return;
+    };
     ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
     let host = s.hosts()[0].host().expect("a host").clone();
     let pid = host.master_pid().expect("the master runs");
@@ -439,14 +468,15 @@ async fn a_run_command_whose_link_drops_keeps_its_output() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_detached() {
-    let Some(sshd) = Sshd::start() else { return };
-    let bin = crate::support::system_tmux();
-    let server = remote_server(&sshd, &bin);
-    let pane = first_pane(&server);
-    let s = pool(
-        &server,
-        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
-    );
+    let Some(Setup {
+        sshd,
+        server,
+        pane,
+        s,
+    }) = on_system_tmux(1)
+    else {
+        return;
+    };
     ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
     let terms = |server: &TestServer| -> Vec<String> {
         server
@@ -478,6 +508,63 @@ async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_de
         !now.is_empty() && now.iter().all(|t| !before.contains(t))
     });
     drop(stall);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_gone_silent_is_noticed_by_the_watchdog() {
+    let Some(Setup {
+        sshd: _sshd,
+        server,
+        pane,
+        s,
+    }) = on_system_tmux(1)
+    else {
+        return;
+    };
+    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    let (mark, print) = marker();
+    let waiting = spawn_wait(&s, &pane, &mark, 60);
+    wait_begun(&s, &pane).await;
+    // The remote tmux server stops answering while the link and its
+    // keepalives are fine (tmux's control clients hand their pipes to the
+    // server, so the server is what goes quiet): only the channels'
+    // watchdog (1 s of silence, then 3 s for an answer) can tell. A call
+    // fails then, not after the 20 s request deadline.
+    let pid: u32 = server
+        .tmux_ok(&["display-message", "-p", "#{pid}"])
+        .trim()
+        .parse()
+        .expect("server pid");
+    let stopped = crate::support::sshd::Stall::stop(vec![pid]);
+    let at = Instant::now();
+    let e = err(&s, "list_panes", on_host(json!({}))).await;
+    assert!(
+        at.elapsed() < Duration::from_secs(8),
+        "{:?} {e:?}",
+        at.elapsed()
+    );
+    assert!(e.text.contains("sent nothing"), "{e:?}");
+    // The wait that began before ends too, saying why, long before its
+    // timeout.
+    let w = crate::support::within("wait", waiting).await.expect("task");
+    assert_eq!(w.is_error, Some(true), "{w:?}");
+    assert!(at.elapsed() < Duration::from_secs(8), "{:?}", at.elapsed());
+    let text = format!("{:?}", w.content);
+    assert!(text.contains("sent nothing"), "{text}");
+    // Running again, the server is followed again.
+    drop(stopped);
+    let waiting = spawn_wait(&s, &pane, &mark, 30);
+    wait_begun(&s, &pane).await;
+    type_line(&server, &pane, &print);
+    let w = crate::support::within("wait", waiting).await.expect("task");
+    let w = w
+        .structured_content
+        .clone()
+        .unwrap_or_else(|| panic!("wait result: {w:?}"));
+    assert_eq!(w["found"], true, "{w}");
+    ok(&s, "list_panes", on_host(json!({}))).await;
+    let h = ok(&s, "list_hosts", json!({})).await;
+    assert_eq!(h["result"][1]["state"], "connected", "{h}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

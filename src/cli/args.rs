@@ -192,7 +192,8 @@ pub struct Cli {
     )]
     pub host_tmux: Vec<String>,
     /// Seconds between ssh keepalives on each host's connection (ServerAliveInterval; a dead
-    /// link is noticed after 3 unanswered); default 15.
+    /// link is noticed after 3 unanswered), and the quiet time after which a control channel
+    /// asks tmux for an answer (tmux silent as long after is noticed too); default 15.
     #[arg(
         long,
         env = "TMUXWIRE_SSH_KEEPALIVE",

@@ -18,6 +18,13 @@
 //! request that times out keeps its place in the queue so later answers
 //! stay aligned.
 //!
+//! A transport with a [`Watchdog`] (a remote `tmux -C` over ssh) is
+//! checked while it is quiet: after its interval with nothing read the
+//! task sends `display-message -p`, and when nothing at all comes back in
+//! the watchdog's patience the connection ends as if the stream had closed
+//! (every open request fails), so a far end that went silent without
+//! closing is noticed instead of each call waiting out its deadline.
+//!
 //! With [`ClientOptions::events`], the task also sends every notification
 //! and the completion of every request into one bounded channel, in the
 //! order tmux wrote them ([`StreamEvent`]). The task waits for room in that
@@ -29,6 +36,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 
@@ -38,7 +47,7 @@ use super::error::Error;
 use super::id::SessionId;
 use super::notify::Notification;
 use super::parse::Block;
-use crate::wire::{ControlTransport, EndReason, Framing, TmuxVersion};
+use crate::wire::{ControlTransport, EndReason, Framing, TmuxVersion, Watchdog};
 
 pub use super::correlate::Reply;
 
@@ -99,6 +108,8 @@ struct State {
     ended: Option<String>,
     /// The stream broke a framing rule (see [`Output::Violation`]).
     poisoned: bool,
+    /// The watchdog ended the connection: the far end went quiet.
+    silent: bool,
     /// Our session, from `%session-changed`.
     session: Option<(SessionId, String)>,
 }
@@ -193,6 +204,7 @@ impl Client {
             read,
             write,
             end,
+            watchdog,
         } = transport;
         let (events_tx, events_rx) = match opts.events {
             Some(cap) => {
@@ -220,8 +232,9 @@ impl Client {
             correlator: Correlator::new(),
             attach_tx: Some(attach_tx),
             events: events_tx,
+            label: path.clone(),
         };
-        tokio::spawn(conn.run(read, write, end, rx));
+        tokio::spawn(conn.run(read, write, end, rx, watchdog));
 
         let info = Arc::new(Info {
             path,
@@ -286,6 +299,14 @@ impl Client {
     /// again would meet the same text.
     pub fn is_poisoned(&self) -> bool {
         self.shared.lock_state().poisoned
+    }
+
+    /// True when the connection was closed by its [`Watchdog`]: nothing
+    /// came back, not even the answer to a liveness check, so tmux (or the
+    /// link to it) is not answering; sending the same request again on a
+    /// new connection would most likely wait as long.
+    pub fn went_silent(&self) -> bool {
+        self.shared.lock_state().silent
     }
 
     /// True once the connection has ended.
@@ -536,6 +557,8 @@ struct Connection {
     correlator: Correlator<Waiter>,
     attach_tx: Option<oneshot::Sender<Result<(), String>>>,
     events: Option<mpsc::Sender<StreamEvent>>,
+    /// The server's path (or `HOST:PATH`), for the watchdog's message.
+    label: PathBuf,
 }
 
 impl Connection {
@@ -545,7 +568,14 @@ impl Connection {
         mut write: Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
         imsg: std::pin::Pin<Box<dyn std::future::Future<Output = EndReason> + Send>>,
         mut rx: mpsc::UnboundedReceiver<Request>,
+        watchdog: Option<Watchdog>,
     ) {
+        let mut live = watchdog.map(|dog| Liveness::new(dog, Instant::now()));
+        // Lazy: reads do not move it; when it fires early, it is set again
+        // to the deadline the reads since then make.
+        let check =
+            tokio::time::sleep_until(live.as_ref().map_or_else(Instant::now, |l| l.next(false)));
+        tokio::pin!(check);
         let mut imsg = imsg;
         let mut imsg_end: Option<EndReason> = None;
         let mut buf = vec![0u8; 256 * 1024];
@@ -559,8 +589,20 @@ impl Connection {
                 r = read.read(&mut buf) => match r {
                     Ok(0) => break None,
                     Ok(n) => {
+                        let attaching = self.attach_tx.is_some();
+                        if let Some(l) = &mut live {
+                            l.read(Instant::now());
+                        }
                         if let Err(why) = self.handle(&buf[..n]).await {
                             break Some(why);
+                        }
+                        // Attached: the timer was set for a client that
+                        // cannot ask yet; now it can, an interval from now.
+                        if let Some(l) = &live
+                            && attaching
+                            && self.attach_tx.is_none()
+                        {
+                            check.as_mut().reset(l.next(true));
                         }
                     }
                     Err(e) => break Some(format!("reading from tmux failed: {e}")),
@@ -583,6 +625,39 @@ impl Connection {
                         }
                     };
                     break why;
+                }
+                () = &mut check, if live.is_some() => {
+                    let Some(l) = &mut live else { continue };
+                    // Only an attached client that is not leaving asks:
+                    // before the attach's answer, or after the detaching
+                    // line, tmux would not answer in order (or at all).
+                    let can_ask = self.attach_tx.is_none() && requests_open && !detaching;
+                    match l.tick(Instant::now(), can_ask) {
+                        Tick::Wait => {}
+                        Tick::Ask => {
+                            // An answer nobody waits for: no ticket, no event.
+                            let _ = self.correlator.push(
+                                Shape::one(),
+                                Waiter { id: u64::MAX, tx: None },
+                            );
+                            out.extend_from_slice(b"display-message -p ''\n");
+                        }
+                        Tick::Dead(silent) => {
+                            self.shared.lock_state().silent = true;
+                            tracing::warn!(
+                                path = %self.label.display(),
+                                silent_ms = silent.as_millis() as u64,
+                                "control stream silent; closing"
+                            );
+                            break Some(format!(
+                                "tmux at {} sent nothing for {} s, not even the answer to a \
+                                 liveness check; the connection was closed",
+                                self.label.display(),
+                                silent.as_secs()
+                            ));
+                        }
+                    }
+                    check.as_mut().reset(l.next(can_ask));
                 }
                 w = write.write(&out[written..]), if written < out.len() => match w {
                     Ok(n) => {
@@ -649,10 +724,12 @@ impl Connection {
             match o {
                 Output::Reply { token, reply } => {
                     let Waiter { id, tx } = token;
+                    // No sender: the watchdog's check, which no caller
+                    // knows of.
                     if let Some(tx) = tx {
                         let _ = tx.send(Ok(reply));
+                        self.emit(StreamEvent::Answered(id)).await;
                     }
-                    self.emit(StreamEvent::Answered(id)).await;
                 }
                 // Answered after the whole chunk, so the `%session-changed`
                 // that follows the attach is recorded first.
@@ -717,5 +794,115 @@ impl Connection {
             }
         }
         self.shared.done.notify_waiters();
+    }
+}
+
+/// What the watchdog does when its timer fires ([`Liveness::tick`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tick {
+    /// Nothing yet.
+    Wait,
+    /// Send a check.
+    Ask,
+    /// The far end is gone: nothing was read for this long.
+    Dead(Duration),
+}
+
+/// The watchdog's state, pure so it can be tested without a clock: when
+/// the stream was last read, and when the check now unanswered was sent.
+#[derive(Clone, Copy, Debug)]
+struct Liveness {
+    dog: Watchdog,
+    last_read: Instant,
+    asked: Option<Instant>,
+}
+
+impl Liveness {
+    fn new(dog: Watchdog, now: Instant) -> Liveness {
+        Liveness {
+            dog,
+            last_read: now,
+            asked: None,
+        }
+    }
+
+    /// Bytes were read at `now`: the far end is there, and any check sent
+    /// before is as good as answered.
+    fn read(&mut self, now: Instant) {
+        self.last_read = now;
+        self.asked = None;
+    }
+
+    /// When [`Liveness::tick`] next has something to do. A client that
+    /// cannot ask waits the interval and the patience from the last read.
+    fn next(&self, can_ask: bool) -> Instant {
+        match self.asked {
+            Some(at) => at + self.dog.patience(),
+            None if can_ask => self.last_read + self.dog.interval,
+            None => self.last_read + self.dog.interval + self.dog.patience(),
+        }
+    }
+
+    fn tick(&mut self, now: Instant, can_ask: bool) -> Tick {
+        if now < self.next(can_ask) {
+            return Tick::Wait;
+        }
+        if self.asked.is_none() && can_ask {
+            self.asked = Some(now);
+            return Tick::Ask;
+        }
+        Tick::Dead(now.saturating_duration_since(self.last_read))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dog() -> Watchdog {
+        Watchdog {
+            interval: Duration::from_secs(15),
+            count: 3,
+        }
+    }
+
+    #[test]
+    fn a_quiet_stream_is_asked_after_the_interval_and_dead_after_the_patience() {
+        let t0 = Instant::now();
+        let mut l = Liveness::new(dog(), t0);
+        let s = Duration::from_secs;
+        assert_eq!(l.tick(t0 + s(14), true), Tick::Wait);
+        assert_eq!(l.next(true), t0 + s(15));
+        assert_eq!(l.tick(t0 + s(15), true), Tick::Ask);
+        assert_eq!(l.next(true), t0 + s(60));
+        assert_eq!(l.tick(t0 + s(59), true), Tick::Wait);
+        assert_eq!(l.tick(t0 + s(60), true), Tick::Dead(s(60)));
+    }
+
+    #[test]
+    fn any_bytes_read_answer_the_check() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut l = Liveness::new(dog(), t0);
+        assert_eq!(l.tick(t0 + s(15), true), Tick::Ask);
+        l.read(t0 + s(16));
+        // The timer set for the patience fires: the read answered that
+        // check, and the stream has been quiet for an interval since, so
+        // it asks again.
+        assert_eq!(l.tick(t0 + s(60), true), Tick::Ask);
+        assert_eq!(l.next(true), t0 + s(105));
+        l.read(t0 + s(61));
+        assert_eq!(l.tick(t0 + s(70), true), Tick::Wait);
+        assert_eq!(l.next(true), t0 + s(76));
+    }
+
+    #[test]
+    fn a_client_that_cannot_ask_is_dead_after_interval_and_patience() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut l = Liveness::new(dog(), t0);
+        assert_eq!(l.tick(t0 + s(15), false), Tick::Wait);
+        assert_eq!(l.next(false), t0 + s(60));
+        assert_eq!(l.tick(t0 + s(60), false), Tick::Dead(s(60)));
     }
 }

@@ -292,9 +292,10 @@ impl Watch {
                 },
             }
         }
+        let why = self.client.end_reason();
         self.client.close().await;
         self.release();
-        tracing::debug!(session = %self.session, "session watch ended");
+        tracing::debug!(session = %self.session, why = why.as_deref().unwrap_or("closed here"), "session watch ended");
     }
 
     fn window(&self, pane: PaneId) -> Window {

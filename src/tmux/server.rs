@@ -841,7 +841,9 @@ impl Tmux {
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
             if closed {
                 self.forget(&c).await;
-                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
+                // Not after the watchdog found tmux silent: a new connection
+                // would wait as long.
+                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() && !c.went_silent() {
                     tracing::debug!("control connection lost; reconnecting");
                     continue;
                 }

@@ -85,6 +85,35 @@ pub struct ControlTransport {
     /// Resolves when the client has ended, saying why: the imsg side
     /// ([`ImsgSide::run`]) locally, the `ssh` process remotely.
     pub end: Pin<Box<dyn Future<Output = EndReason> + Send>>,
+    /// How the client checks that a quiet stream's far end is still there
+    /// (`None`: it need not, as locally, where the imsg socket says when
+    /// the server goes).
+    pub watchdog: Option<Watchdog>,
+}
+
+/// Liveness checks on a control stream whose far end can go silent without
+/// closing it (a remote `tmux -C` client stopped, or a multiplexed ssh
+/// channel stuck while its master still answers keepalives).
+///
+/// After `interval` with nothing read, the client sends a command that
+/// always answers (`display-message -p ''`); when nothing at all is read
+/// in the `interval × count` after it, the connection is declared dead and
+/// every open request fails, so the link is noticed in about
+/// `interval × (count + 1)`, as ssh's `ServerAliveInterval` and
+/// `ServerAliveCountMax` notice a dead connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watchdog {
+    /// Silence before a check is sent.
+    pub interval: Duration,
+    /// Intervals a check may go unanswered, with nothing else read.
+    pub count: u32,
+}
+
+impl Watchdog {
+    /// How long a check may go unanswered.
+    pub fn patience(&self) -> Duration {
+        self.interval.saturating_mul(self.count.max(1))
+    }
 }
 
 impl fmt::Debug for ControlTransport {
@@ -230,6 +259,7 @@ async fn handshake(
         read: Box::new(read),
         write: Box::new(write),
         end: Box::pin(imsg.run()),
+        watchdog: None,
     })
 }
 

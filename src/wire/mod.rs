@@ -38,7 +38,8 @@ pub mod version;
 
 pub use command::{CommandOutput, run_command, run_command_list, stream_command_list};
 pub use connect::{
-    ControlOptions, ControlTransport, EndReason, connect_control, open_control, probe_version,
+    ControlOptions, ControlTransport, EndReason, Watchdog, connect_control, open_control,
+    probe_version,
 };
 pub use dial::connect_socket_probe;
 pub use endpoint::Endpoint;

@@ -470,7 +470,7 @@ impl Stall {
     /// SIGSTOPs `pids`, records them, and waits (up to [`super::DEFAULT_TIMEOUT`]) until
     /// each one is stopped or gone: a signal is delivered when the process next runs, so a
     /// process just signalled may still be running. Panics on timeout.
-    fn stop(pids: Vec<u32>) -> Stall {
+    pub fn stop(pids: Vec<u32>) -> Stall {
         let stall = Stall {
             procs: pids
                 .into_iter()

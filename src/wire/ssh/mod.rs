@@ -33,7 +33,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 pub use script::{Failure, RemoteSocket};
 
 use super::command::CommandOutput;
-use super::connect::{ControlOptions, ControlTransport, EndReason};
+use super::connect::{ControlOptions, ControlTransport, EndReason, Watchdog};
 use super::error::Error;
 use super::imsg::Framing;
 use super::version::TmuxVersion;
@@ -294,6 +294,19 @@ impl Host {
     /// connection).
     pub fn channels(&self) -> usize {
         self.channels.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The liveness checks of this host's control channels: the master's
+    /// keepalive (`ServerAliveInterval`), with one interval more of
+    /// patience than its `ServerAliveCountMax`, so a dead link is the
+    /// master's to notice (and the host is then down, calls failing at
+    /// once) and a channel is found silent only when the link is up and
+    /// tmux there does not answer.
+    pub fn watchdog(&self) -> Watchdog {
+        Watchdog {
+            interval: Duration::from_secs(u64::from(self.config.alive_interval.max(1))),
+            count: self.config.alive_count.max(1) + 1,
+        }
     }
 
     /// The tmux version last probed on the host.
@@ -566,36 +579,63 @@ impl Host {
     }
 
     /// Runs `line` (from [`script`]) on the host as a one-shot and waits
-    /// for it to end, at most `timeout`.
+    /// for it to end, at most `timeout`. A timeout after the line's banner
+    /// came is tmux's ([`Error::Timeout`] naming `server`, the label
+    /// `HOST:PATH`, and `what` was asked); before it, the host's
+    /// ([`Failure::Unreachable`]).
     async fn exec(
         self: &Arc<Self>,
         nonce: &str,
         line: &str,
         timeout: Duration,
+        (server, what): (&Path, &'static str),
     ) -> Result<Exec, Error> {
         self.ensure_master().await?;
-        let work = async {
-            let mut child = self
-                .channel_cmd()
-                .spawn()
-                .map_err(|e| self.cannot_run(&e))?;
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(line.as_bytes()).await;
-            }
-            let out = child.wait_with_output().await?;
-            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            match script::after_banner(&out.stdout, nonce) {
-                Some(rest) => Ok(Exec {
-                    status: out.status.code(),
-                    stdout: rest.to_vec(),
-                    stderr,
-                }),
-                None => Err(self.failure(out.status.code(), &stderr)),
-            }
+        let mut child = self
+            .channel_cmd()
+            .spawn()
+            .map_err(|e| self.cannot_run(&e))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(line.as_bytes()).await;
+        }
+        let (Some(mut stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(Error::Protocol("ssh's pipes were not made".into()));
         };
-        match tokio::time::timeout(timeout, work).await {
-            Ok(r) => r,
-            Err(_) => Err(self.no_answer("did not answer", timeout)),
+        let stderr = tokio::spawn(read_tail(stderr));
+        // Read here, not in the timed future, so a timeout can tell a host
+        // that never ran the line from a tmux that did not answer.
+        let mut got = Vec::new();
+        let work = async {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match stdout.read(&mut buf).await {
+                    Ok(0) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                    Err(e) => return Err(Error::Io(e)),
+                }
+            }
+            Ok(child.wait().await?.code())
+        };
+        let status = match tokio::time::timeout(timeout, work).await {
+            Ok(r) => r?,
+            Err(_) if script::after_banner(&got, nonce).is_some() => {
+                // The host ran the line: tmux is what did not answer.
+                return Err(Error::Timeout {
+                    path: server.to_path_buf(),
+                    timeout,
+                    what,
+                });
+            }
+            Err(_) => return Err(self.no_answer("did not answer", timeout)),
+        };
+        let stderr = stderr.await.unwrap_or_default();
+        match script::after_banner(&got, nonce) {
+            Some(rest) => Ok(Exec {
+                status,
+                stdout: rest.to_vec(),
+                stderr,
+            }),
+            None => Err(self.failure(status, &stderr)),
         }
     }
 
@@ -799,7 +839,12 @@ impl Remote {
         let line = script::probe_line(&nonce, &bin, &self.socket);
         let out = self
             .host
-            .exec(&nonce, &line, timeout.max(Duration::from_secs(10)))
+            .exec(
+                &nonce,
+                &line,
+                timeout.max(Duration::from_secs(10)),
+                (&self.label(), "the version probe"),
+            )
             .await?;
         let text = String::from_utf8_lossy(&out.stdout);
         let probe = script::parse_probe(&text).map_err(Error::Protocol)?;
@@ -930,6 +975,9 @@ impl Remote {
             read,
             write: Box::new(stdin),
             end,
+            // The master's keepalive notices a dead link, not a channel
+            // whose far end went quiet with the link up.
+            watchdog: Some(self.host.watchdog()),
         })
     }
 
@@ -954,7 +1002,15 @@ impl Remote {
             cmds,
             start,
         );
-        let out = self.host.exec(&nonce, &line, timeout).await?;
+        let out = self
+            .host
+            .exec(
+                &nonce,
+                &line,
+                timeout,
+                (&self.label(), "a one-shot command"),
+            )
+            .await?;
         if out.status == Some(127)
             && script::classify(out.status, &out.stderr) == Failure::TmuxNotFound
         {
