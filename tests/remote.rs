@@ -86,6 +86,27 @@ fn on_system_tmux(alive: u32) -> Option<Setup> {
     })
 }
 
+/// The CLI with `args`, on `server` of the loopback host: `--host`, `--ssh-config`,
+/// `--host-tmux` (`bin`) and `--socket-path` as a user would give them.
+fn cli_on_host(
+    sshd: &Sshd,
+    bin: &TmuxBin,
+    server: &TestServer,
+    args: &[&str],
+) -> tokio::process::Command {
+    let mut c = crate::support::tmuxwire_command();
+    c.arg("--host")
+        .arg(sshd.alias())
+        .arg("--ssh-config")
+        .arg(sshd.ssh_config())
+        .arg("--host-tmux")
+        .arg(format!("{}={}", sshd.alias(), bin.path.display()))
+        .arg("--socket-path")
+        .arg(&server.socket)
+        .args(args);
+    c
+}
+
 /// `capture_pane` on the host equals tmux's own capture of `pane`, and
 /// names the host.
 async fn capture_is_tmuxs(s: &Servers, server: &TestServer, pane: &str, ctx: &str) {
@@ -749,6 +770,53 @@ async fn a_binary_newer_than_its_running_server_still_attaches() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_and_no_client() {
+    use crate::support::sshd::{descendant_pids, is_running};
+    let Some(sshd) = Sshd::start() else { return };
+    let bin = crate::support::system_tmux();
+    let server = remote_server(&sshd, &bin);
+    let pane = first_pane(&server);
+    // A CLI wait that follows the pane over its own master.
+    let mut c = cli_on_host(
+        &sshd,
+        &bin,
+        &server,
+        &["wait", "-t", &pane, "--timeout", "120"],
+    );
+    c.arg("never-printed-here")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = c.spawn().expect("spawn tmuxwire");
+    let pid = child.id().expect("pid");
+    let ours = |server: &TestServer| {
+        server
+            .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
+            .lines()
+            .filter(|t| t.starts_with("tmuxwire-"))
+            .count()
+    };
+    crate::support::wait_until_true("the wait follows the pane", DEADLINE, || ours(&server) > 0);
+    let procs = descendant_pids(pid);
+    let is_master = |&(p, _): &(u32, Option<u64>)| {
+        std::fs::read(format!("/proc/{p}/cmdline"))
+            .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == b"-M"))
+    };
+    assert!(procs.iter().any(is_master), "no ssh master under {pid}");
+    // SIGKILL: tmuxwire runs no code of its own after it.
+    child.start_kill().expect("SIGKILL tmuxwire");
+    child.wait().await.expect("reap tmuxwire");
+    // Its master ends (the kernel's parent-death signal), so do its channels, and the remote
+    // tmux clients they ran leave the server.
+    crate::support::wait_until_true("every ssh process of tmuxwire ends", DEADLINE, || {
+        !procs.iter().any(is_running)
+    });
+    crate::support::wait_until_true("tmuxwire's clients leave the server", DEADLINE, || {
+        ours(&server) == 0
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_reads_and_types_on_a_host() {
     let Some(sshd) = Sshd::start() else { return };
     let bin = crate::support::system_tmux();
@@ -756,19 +824,7 @@ async fn the_cli_reads_and_types_on_a_host() {
     let pane = first_pane(&server);
     type_line(&server, &pane, "echo cli-remote-1");
     server.wait_for_text(&pane, "cli-remote-1\n", DEADLINE);
-    let run = |args: &[&str]| {
-        let mut c = crate::support::tmuxwire_command();
-        c.arg("--host")
-            .arg(sshd.alias())
-            .arg("--ssh-config")
-            .arg(sshd.ssh_config())
-            .arg("--host-tmux")
-            .arg(format!("{}={}", sshd.alias(), bin.path.display()))
-            .arg("--socket-path")
-            .arg(&server.socket)
-            .args(args);
-        c
-    };
+    let run = |args: &[&str]| cli_on_host(&sshd, &bin, &server, args);
     let out = run(&["search", "cli-remote-1"])
         .output()
         .await

@@ -893,6 +893,23 @@ struct Proc {
     start_time: Option<u64>,
 }
 
+/// The processes under `root` (children, grandchildren, …) as `(pid, start time)`, the start
+/// time telling a process from a later one given the same pid ([`is_running`]).
+pub fn descendant_pids(root: u32) -> Vec<(u32, Option<u64>)> {
+    descendants(root)
+        .into_iter()
+        .map(|p| (p.pid, p.start_time))
+        .collect()
+}
+
+/// Whether the process `(pid, start time)` from [`descendant_pids`] still runs (a zombie
+/// does not).
+pub fn is_running(&(pid, start): &(u32, Option<u64>)) -> bool {
+    start.is_some()
+        && super::proc_start_time(pid) == start
+        && !matches!(proc_state(pid), Some('Z') | None)
+}
+
 /// Every process under `root` (children, grandchildren, …), in pid order; not `root` itself.
 fn descendants(root: u32) -> Vec<Proc> {
     let mut children: HashMap<u32, Vec<Proc>> = HashMap::new();

@@ -20,6 +20,9 @@
 //! channels never open a connection of their own (`ProxyCommand=false`), so
 //! a dead master never turns into a burst of new logins.
 
+// `pre_exec` is unsafe: the module's one block says why it is sound.
+#[allow(unsafe_code)]
+mod owned;
 pub mod script;
 
 use std::path::{Path, PathBuf};
@@ -501,6 +504,8 @@ impl Host {
             "--",
         ])
         .arg(&self.config.dest);
+        // A tmuxwire killed with SIGKILL takes its master with it.
+        owned::end_with_this_process(&mut c);
         tracing::debug!(host = %self.config.name, "starting the ssh master");
         let mut child = c.spawn().map_err(|e| self.cannot_run(&e))?;
         let stderr = child.stderr.take();
