@@ -1001,3 +1001,55 @@ async fn idle_connections_close_and_reopen() {
         assert!(server.is_alive());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watchdog_keeps_an_answering_client_and_closes_a_silent_one() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let mut t = within(
+            "connect_control",
+            wire::connect_control(&server.socket, &ControlOptions::default()),
+        )
+        .await
+        .expect("connect");
+        t.watchdog = Some(wire::Watchdog {
+            interval: Duration::from_millis(200),
+            count: 2,
+        });
+        let c = within("Client::start", Client::start(t, ClientOptions::default()))
+            .await
+            .expect("start");
+        // Quiet for many intervals: tmux answers each check (on every version, so the
+        // check's block is read in step) and the connection stays.
+        crate::support::wait_until_true("checks answered", DEADLINE, || c.checks_answered() >= 3);
+        assert!(!c.is_closed(), "tmux {}", bin.label);
+        let b = cmd(
+            &c,
+            Command::new("display-message").arg("-p").arg("still-here"),
+        )
+        .await;
+        assert_eq!(b.text(), "still-here", "tmux {}", bin.label);
+        // tmux stops answering: the connection ends within an interval and the patience.
+        let pid: u32 = server
+            .tmux_ok(&["display-message", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .expect("pid");
+        let stall = crate::support::sshd::Stall::stop(vec![pid]);
+        let at = Instant::now();
+        within("the watchdog closes", c.closed()).await;
+        assert!(at.elapsed() < Duration::from_secs(3), "{:?}", at.elapsed());
+        assert!(c.went_silent(), "tmux {}", bin.label);
+        let e = c
+            .command(&Command::new("display-message").arg("-p").arg("x"))
+            .await
+            .expect_err("closed");
+        assert!(
+            e.to_string().contains("sent nothing"),
+            "tmux {}: {e}",
+            bin.label
+        );
+        drop(stall);
+        assert_alive(&server, "after the watchdog closed its client");
+    }
+}

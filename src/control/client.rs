@@ -118,6 +118,8 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when the connection task ends.
     done: Notify,
+    /// Liveness checks answered so far ([`Watchdog`]).
+    checks: AtomicU64,
     events: Mutex<Option<mpsc::Receiver<StreamEvent>>>,
 }
 
@@ -216,6 +218,7 @@ impl Client {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             done: Notify::new(),
+            checks: AtomicU64::new(0),
             events: Mutex::new(events_rx),
         });
         // Unbounded, because `submit` is synchronous and never waits. What
@@ -307,6 +310,12 @@ impl Client {
     /// new connection would most likely wait as long.
     pub fn went_silent(&self) -> bool {
         self.shared.lock_state().silent
+    }
+
+    /// How many of the [`Watchdog`]'s liveness checks tmux has answered
+    /// (0 without one).
+    pub fn checks_answered(&self) -> u64 {
+        self.shared.checks.load(Ordering::Relaxed)
     }
 
     /// True once the connection has ended.
@@ -650,10 +659,10 @@ impl Connection {
                                 "control stream silent; closing"
                             );
                             break Some(format!(
-                                "tmux at {} sent nothing for {} s, not even the answer to a \
+                                "tmux at {} sent nothing for {:.1} s, not even the answer to a \
                                  liveness check; the connection was closed",
                                 self.label.display(),
-                                silent.as_secs()
+                                silent.as_secs_f64()
                             ));
                         }
                     }
@@ -726,9 +735,14 @@ impl Connection {
                     let Waiter { id, tx } = token;
                     // No sender: the watchdog's check, which no caller
                     // knows of.
-                    if let Some(tx) = tx {
-                        let _ = tx.send(Ok(reply));
-                        self.emit(StreamEvent::Answered(id)).await;
+                    match tx {
+                        Some(tx) => {
+                            let _ = tx.send(Ok(reply));
+                            self.emit(StreamEvent::Answered(id)).await;
+                        }
+                        None => {
+                            self.shared.checks.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
                 }
                 // Answered after the whole chunk, so the `%session-changed`
