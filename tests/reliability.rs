@@ -923,16 +923,34 @@ async fn a_flood_is_exact_after_it_settles() {
             want.trim_end(),
             "{ctx}: the copy after the flood"
         );
-        // A wait begun during the next flood sees its end.
-        server.tmux_ok(&["send-keys", "-t", &pane, "-l", &flood(2)]);
+        // A wait that follows the whole next flood sees its end: the flood starts once the
+        // wait has begun (the shell waits on a tmux channel first), so a loaded machine
+        // cannot finish it before the wait looks.
+        let gated = format!("{} wait-for flood-gate-2; {}", bin.path.display(), flood(2));
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", &gated]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
-        server.wait_for_text(&pane, "flood line 2", DEADLINE);
-        let v = ok(
-            &s,
-            "wait_for_text",
-            json!({"pane_id": pane, "patterns": ["flood-42-end-2"], "timeout": 30}),
-        )
+        server.wait_for_text(&pane, "flood-gate-2;", DEADLINE);
+        let waiting = {
+            let (s, pane) = (s.clone(), pane.clone());
+            tokio::spawn(async move {
+                ok(
+                    &s,
+                    "wait_for_text",
+                    json!({"pane_id": pane, "patterns": ["flood-42-end-2"], "timeout": 30}),
+                )
+                .await
+            })
+        };
+        wait_until_async("the wait to begin", || async {
+            let m = s.default_server().mirror().await?;
+            let p = m.pane(pane.parse().ok()?)?;
+            (p.subscribers() > 0).then_some(())
+        })
         .await;
+        server.tmux_ok(&["wait-for", "-S", "flood-gate-2"]);
+        let v = crate::support::within("the wait for the flood's end", waiting)
+            .await
+            .expect("task");
         assert_eq!(v["outcome"], json!("matched"), "{ctx}: {v}");
     }
 }

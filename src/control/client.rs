@@ -306,8 +306,8 @@ impl Client {
 
     /// True when the connection was closed by its [`Watchdog`]: nothing
     /// came back, not even the answer to a liveness check, so tmux (or the
-    /// link to it) is not answering; sending the same request again on a
-    /// new connection would most likely wait as long.
+    /// link to it) is not answering; requests then fail with
+    /// [`Error::Silent`].
     pub fn went_silent(&self) -> bool {
         self.shared.lock_state().silent
     }
@@ -346,11 +346,15 @@ impl Client {
     }
 
     fn closed_error(&self) -> Error {
-        Error::Closed {
-            reason: self
-                .shared
-                .ended()
-                .unwrap_or_else(|| "the client was closed".into()),
+        let st = self.shared.lock_state();
+        let reason = st
+            .ended
+            .clone()
+            .unwrap_or_else(|| "the client was closed".into());
+        if st.silent {
+            Error::Silent { reason }
+        } else {
+            Error::Closed { reason }
         }
     }
 
@@ -423,6 +427,9 @@ impl Client {
                     .iter()
                     .map(|_| match &e {
                         Error::Command(c) => Err(Error::Command(c.clone())),
+                        Error::Silent { reason } => Err(Error::Silent {
+                            reason: reason.clone(),
+                        }),
                         _ => Err(Error::Closed {
                             reason: reason.clone(),
                         }),
@@ -789,10 +796,10 @@ impl Connection {
     /// those tmux did not answer and those still queued (a request sent
     /// while the connection was ending must not wait for its deadline).
     fn end(mut self, reason: String, mut rx: mpsc::UnboundedReceiver<Request>) {
-        let reason = {
+        let (reason, silent) = {
             let mut st = self.shared.lock_state();
             st.poisoned |= self.correlator.is_poisoned();
-            st.ended.get_or_insert(reason).clone()
+            (st.ended.get_or_insert(reason).clone(), st.silent)
         };
         rx.close();
         if let Some(tx) = self.attach_tx.take() {
@@ -802,8 +809,11 @@ impl Connection {
             .flat_map(|r| r.expect.into_iter().map(|(_, w)| w));
         for w in self.correlator.finish().into_iter().chain(queued) {
             if let Some(tx) = w.tx {
-                let _ = tx.send(Err(Error::Closed {
-                    reason: reason.clone(),
+                let reason = reason.clone();
+                let _ = tx.send(Err(if silent {
+                    Error::Silent { reason }
+                } else {
+                    Error::Closed { reason }
                 }));
             }
         }

@@ -22,6 +22,16 @@ pub enum Error {
         /// The command waited for.
         what: String,
     },
+    /// The connection's [`Watchdog`](crate::wire::Watchdog) ended it: tmux
+    /// (or the link to it) sent nothing, not even the answer to a liveness
+    /// check, for longer than its patience. Like [`Error::Timeout`], tmux did
+    /// not answer; unlike it, the connection is gone (a new one would most
+    /// likely wait as long).
+    #[error("{reason}")]
+    Silent {
+        /// What the watchdog saw, with the server's path.
+        reason: String,
+    },
     /// tmux refused to attach the control client (e.g. `no sessions`).
     #[error("tmux refused to attach a control client: {0}")]
     Attach(String),

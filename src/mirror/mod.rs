@@ -233,7 +233,7 @@ pub(crate) struct MirrorShared {
     pub(crate) recipe: seed::Recipe,
     pub(crate) query: probe::Queries,
     /// The server, for the one-shot clients that read seeds' history
-    /// buffers ([`seed::fetch_history`]).
+    /// buffers locally ([`MirrorShared::fetch_history`]).
     pub(crate) endpoint: wire::Endpoint,
     /// How long reading one history buffer may take.
     pub(crate) fetch_timeout: Duration,
@@ -258,6 +258,24 @@ pub(crate) struct MirrorShared {
 impl MirrorShared {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PaneId, Arc<PaneMirror>>> {
         self.panes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads and deletes a seed's history buffer: with a one-shot client
+    /// locally, over the watch's own connection `client` for a server on
+    /// another host ([`seed::fetch_history_for`]).
+    pub(crate) async fn fetch_history(
+        &self,
+        client: &Client,
+        name: &str,
+    ) -> Result<Vec<u8>, String> {
+        seed::fetch_history_for(
+            &self.endpoint,
+            client,
+            self.encoding,
+            name,
+            self.fetch_timeout,
+        )
+        .await
     }
 
     pub(crate) fn pane(&self, id: PaneId) -> Option<Arc<PaneMirror>> {

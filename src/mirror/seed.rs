@@ -41,6 +41,7 @@
 
 use crate::control::buffer::{EMPTY, GROUP, capture_commands, captured};
 use crate::control::client::Reply;
+use crate::control::correlate::FrameSpec;
 use crate::control::format;
 use crate::control::parse::Block;
 use crate::control::{Command, Encoding, Line, PaneId, Target, TargetKind};
@@ -353,6 +354,69 @@ pub async fn fetch_history(
         return Err(out.error_text());
     }
     Ok(out.stdout)
+}
+
+/// The line that reads and deletes the buffer a seed line left the
+/// history in over a control connection, for a server on another host
+/// (where each one-shot client of [`fetch_history`] is an ssh process):
+/// `list-buffers -F '#{buffer_size}' -f <NAME only> ; show-buffer -b NAME
+/// ; delete-buffer -b NAME`. The text is read by the size printed before
+/// it ([`FrameSpec::LengthOfPrevious`]), so no line of it can end the
+/// answer early; `encoding` is how `show-buffer` writes to a control
+/// client on the server's version ([`crate::control::buffer::buffer_encoding`]:
+/// vis(3)-escaped before 3.4, decoded here). [`fetched`] reads the answer.
+pub fn fetch_line(name: &str, encoding: Encoding) -> Line {
+    Line::list(vec![
+        Command::new("list-buffers")
+            .opt("-F", "#{buffer_size}")
+            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
+        Command::new("show-buffer")
+            .opt("-b", name.to_string())
+            .frame(FrameSpec::LengthOfPrevious(encoding)),
+        Command::new("delete-buffer").opt("-b", name.to_string()),
+    ])
+}
+
+/// The buffer's bytes from a [`fetch_line`]'s answer, as
+/// [`fetch_history`] gives them.
+///
+/// # Errors
+///
+/// tmux's error text when the buffer could not be shown (it does not
+/// exist: the seed line failed before making it).
+pub fn fetched(reply: Reply) -> Result<Vec<u8>, String> {
+    let mut blocks = reply.blocks.into_iter();
+    let (Some(_size), Some(show)) = (blocks.next(), blocks.next()) else {
+        return Err("tmux gave no answer to show-buffer".into());
+    };
+    if !show.ok {
+        return Err(show.text());
+    }
+    Ok(show.body)
+}
+
+/// [`fetch_history`] over `client` ([`fetch_line`]) when the server is on
+/// another host, else with a one-shot client.
+///
+/// # Errors
+///
+/// As [`fetch_history`].
+pub async fn fetch_history_for(
+    endpoint: &crate::wire::Endpoint,
+    client: &crate::control::Client,
+    encoding: Encoding,
+    name: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, String> {
+    if endpoint.remote().is_none() {
+        return fetch_history(endpoint, name, timeout).await;
+    }
+    let mut answers = client.lines(&[fetch_line(name, encoding)]).await;
+    match answers.pop() {
+        Some(Ok(reply)) => fetched(reply),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("tmux gave no answer to show-buffer".into()),
+    }
 }
 
 /// Builds the copy from a [`line`]'s answer.

@@ -728,10 +728,9 @@ impl Watch {
                     (Some(size), Some(digests)) => {
                         self.verifying = true;
                         let tx = self.fetched_tx.clone();
-                        let endpoint = self.shared.endpoint.clone();
-                        let timeout = self.shared.fetch_timeout;
+                        let (shared, client) = (self.shared.clone(), self.client.clone());
                         tokio::spawn(async move {
-                            let bytes = seed::fetch_history(&endpoint, &name, timeout).await;
+                            let bytes = shared.fetch_history(&client, &name).await;
                             let what = FetchFor::Verify {
                                 digests,
                                 size,
@@ -859,10 +858,9 @@ impl Watch {
             },
         );
         let tx = self.fetched_tx.clone();
-        let endpoint = self.shared.endpoint.clone();
-        let timeout = self.shared.fetch_timeout;
+        let (shared, client) = (self.shared.clone(), self.client.clone());
         tokio::spawn(async move {
-            let bytes = seed::fetch_history(&endpoint, &name, timeout).await;
+            let bytes = shared.fetch_history(&client, &name).await;
             let _ = tx.send((pane, FetchFor::Seed(key), bytes)).await;
         });
     }

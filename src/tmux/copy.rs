@@ -61,6 +61,30 @@ pub async fn copy_pane(server: &Server, pane: PaneId) -> Result<Option<Built>, E
     }
 }
 
+/// Reads and deletes a seed's history buffer: with a one-shot client
+/// locally ([`seed::fetch_history`]), over the control connection for a
+/// server on another host, where a one-shot client is an ssh process
+/// ([`seed::fetch_line`]).
+async fn fetch_history(
+    server: &Server,
+    name: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, String> {
+    if server.endpoint().remote().is_none() {
+        return seed::fetch_history(server.endpoint(), name, timeout).await;
+    }
+    let version = server.version().await.map_err(|e| e.to_string())?;
+    let line = seed::fetch_line(name, crate::control::buffer::buffer_encoding(&version));
+    let mut replies = server
+        .run_replies(std::slice::from_ref(&line))
+        .await
+        .map_err(|e| e.to_string())?;
+    match replies.pop() {
+        Some(reply) => seed::fetched(reply),
+        None => Err("tmux gave no answer to show-buffer".into()),
+    }
+}
+
 /// What one batch of captures gave.
 enum Attempt {
     Built(Box<Built>),
@@ -99,10 +123,10 @@ async fn attempt(
     };
     // Every buffer the lines left is read and deleted, whatever the answer.
     let timeout = server.timeout();
-    // Both buffers at once, each by a one-shot client.
+    // Both buffers at once, each by a one-shot client (locally).
     let fetch = async |name: &Option<String>| match name {
         Some(n) => Some(
-            seed::fetch_history(server.endpoint(), n, timeout)
+            fetch_history(server, n, timeout)
                 .await
                 .map_err(|e| (n.clone(), e)),
         ),

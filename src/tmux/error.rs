@@ -432,6 +432,8 @@ impl From<control::Error> for Error {
                 tracing::debug!(%what, ?after, "tmux did not answer in time");
                 Error::timeout(format!("tmux did not answer within {after:?}"))
             }
+            // tmux did not answer; the connection that found it is gone.
+            control::Error::Silent { reason } => Error::timeout(reason),
             other => Error::connection(other.to_string()),
         }
     }

@@ -839,11 +839,17 @@ impl Tmux {
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
+            // Found silent by its watchdog: gone too, but tmux is not
+            // answering, so the lines are not sent again.
+            let silent = answers
+                .iter()
+                .any(|a| matches!(a, Err(control::Error::Silent { .. })));
+            if silent {
+                self.forget(&c).await;
+            }
             if closed {
                 self.forget(&c).await;
-                // Not after the watchdog found tmux silent: a new connection
-                // would wait as long.
-                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() && !c.went_silent() {
+                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
                     tracing::debug!("control connection lost; reconnecting");
                     continue;
                 }

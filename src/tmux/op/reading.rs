@@ -115,7 +115,8 @@ impl InputWatch {
     ///
     /// # Errors
     ///
-    /// Connection errors; a pane that is gone is left to the vigil.
+    /// None so far: a look that fails (the connection broke) is tried
+    /// again later, and a pane that is gone is left to the vigil.
     pub(super) async fn check(
         &mut self,
         server: &Server,
@@ -138,7 +139,20 @@ impl InputWatch {
         if now < self.due {
             return Ok(None);
         }
-        let Some(process) = self.process(server).await? else {
+        let process = match self.process(server).await {
+            Ok(p) => p,
+            Err(e) => {
+                // The connection broke meanwhile (a remote host's link
+                // dropped): the facts are read again later; the wait goes
+                // on, and its vigil says when the server is gone.
+                tracing::debug!(pane = %self.pane, %e, "the pane's terminal facts were not read");
+                self.next = now + self.backoff;
+                self.backoff = (self.backoff * 2).min(EVERY_AT_MOST);
+                self.due = self.next;
+                return Ok(None);
+            }
+        };
+        let Some(process) = process else {
             self.due = now + EVERY_AT_MOST;
             return Ok(None);
         };

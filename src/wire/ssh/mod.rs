@@ -173,6 +173,8 @@ pub struct Host {
     opening: tokio::sync::Mutex<()>,
     /// Channels open now (each a session on the master's connection).
     channels: std::sync::atomic::AtomicUsize,
+    /// One-shot commands run so far ([`Host::one_shots`]).
+    one_shots: std::sync::atomic::AtomicU64,
     /// The remote server version last seen (for `list_hosts`).
     version: Mutex<Option<String>>,
     /// Masters started so far: the current one's number is in the `TERM`
@@ -247,6 +249,7 @@ impl Host {
             master: Mutex::new(Master::Idle),
             opening: tokio::sync::Mutex::new(()),
             channels: std::sync::atomic::AtomicUsize::new(0),
+            one_shots: std::sync::atomic::AtomicU64::new(0),
             version: Mutex::new(None),
             generation: std::sync::atomic::AtomicU64::new(0),
         })
@@ -297,6 +300,13 @@ impl Host {
     /// connection).
     pub fn channels(&self) -> usize {
         self.channels.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// One-shot commands run on the host so far (each an `ssh` process on
+    /// the master: version probes, `create_session`, `wait_for_channel`);
+    /// a seed reads its history over the watch's channel instead.
+    pub fn one_shots(&self) -> u64 {
+        self.one_shots.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The liveness checks of this host's control channels: the master's
@@ -596,6 +606,8 @@ impl Host {
         (server, what): (&Path, &'static str),
     ) -> Result<Exec, Error> {
         self.ensure_master().await?;
+        self.one_shots
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut child = self
             .channel_cmd()
             .spawn()
