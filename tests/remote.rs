@@ -878,7 +878,7 @@ async fn a_binary_newer_than_its_running_server_still_attaches() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_and_no_login() {
+async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_login_or_client() {
     use crate::support::sshd::{descendant_pids, is_running};
     let Some(sshd) = Sshd::start() else { return };
     let bin = crate::support::system_tmux();
@@ -914,16 +914,18 @@ async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_and_no_login() {
     // SIGKILL: tmuxwire runs no code of its own after it.
     child.start_kill().expect("SIGKILL tmuxwire");
     child.wait().await.expect("reap tmuxwire");
-    // Its master ends (the kernel's parent-death signal), and so do its channels. (The
-    // remote tmux clients they ran usually leave the server at once; one that tmux still had
-    // an answer for was seen to stay attached to its closed pipe, which only the server's
-    // end or a detach-client clears.)
+    // Its master ends (the kernel's parent-death signal), and so do its channels.
     crate::support::wait_until_true("every ssh process of tmuxwire ends", DEADLINE, || {
         !procs.iter().any(is_running)
     });
     // Its login on the host ends with them (no sshd connection process is left).
     crate::support::wait_until_true("the host's sshd drops the connection", DEADLINE, || {
         sshd.session_pids().is_empty()
+    });
+    // The remote tmux clients they ran leave the server, also one tmux still had an answer
+    // queued for (it keeps such a client until its process ends: the channel's relay ends it).
+    crate::support::wait_until_true("tmuxwire's clients leave the server", DEADLINE, || {
+        ours(&server) == 0
     });
 }
 

@@ -104,11 +104,19 @@ const PROBE_TERM: &str = "tmuxwire-probe";
 fn exec_tmux(nonce: &str, term: &str, tmux: &str, socket: &RemoteSocket, start: bool) -> String {
     let mut l = preamble(nonce);
     l.push_str(&find_tmux(tmux));
+    l.push_str("exec ");
+    l.push_str(&tmux_command(term, socket, start));
+    l
+}
+
+/// `env TERM=… "$T" -N -u [-L|-S …]` (`"$T" -u …` when `start`: a server
+/// started here keeps the user's TERM in its environment).
+fn tmux_command(term: &str, socket: &RemoteSocket, start: bool) -> String {
+    let mut l = String::new();
     if start {
-        // A server started here keeps the user's TERM in its environment.
-        l.push_str("exec \"$T\"");
+        l.push_str("\"$T\"");
     } else {
-        l.push_str("exec env TERM=");
+        l.push_str("env TERM=");
         l.push_str(&quote(term));
         l.push_str(" \"$T\" -N");
     }
@@ -134,14 +142,34 @@ pub fn control_line(
     session: Option<&str>,
     flags: &str,
 ) -> String {
-    let mut l = exec_tmux(nonce, term, tmux, socket, false);
-    l.push_str(" -C attach-session -E -f ");
-    l.push_str(&quote(flags));
+    let mut cmd = tmux_command(term, socket, false);
+    cmd.push_str(" -C attach-session -E -f ");
+    cmd.push_str(&quote(flags));
     if let Some(s) = session {
-        l.push_str(" -t ");
-        l.push_str(&quote(s));
+        cmd.push_str(" -t ");
+        cmd.push_str(&quote(s));
     }
-    l.push('\n');
+    let mut l = preamble(nonce);
+    l.push_str(&find_tmux(tmux));
+    // tmux's control client hands its stdin and stdout to the server, and
+    // the server keeps a client whose output it cannot write (the channel
+    // closed while an answer was queued) until the client's process ends
+    // (control.c: the exit waits for `control_all_done`). So the channel's
+    // stdin reaches tmux through a relay (a fifo, removed once open) that
+    // sends the client SIGHUP when the channel's input ends: the client
+    // leaves the server whenever its channel closes. `$$` is the client's
+    // pid, as the shell execs it. The relay keeps no stdout or stderr of
+    // the channel open, so the channel still ends with tmux. Without
+    // mktemp or mkfifo, tmux is run on the channel directly.
+    l.push_str(
+        "exec 3<&0; if d=$(mktemp -d 2>/dev/null) && mkfifo -m 600 \"$d/in\"; then \
+         (exec 4>\"$d/in\"; rm -rf \"$d\"; cat <&3 >&4; exec 4>&-; kill -HUP $$) \
+         >/dev/null 2>&1 & exec ",
+    );
+    l.push_str(&cmd);
+    l.push_str(" <\"$d/in\" 3<&-; else exec ");
+    l.push_str(&cmd);
+    l.push_str(" 3<&-; fi\n");
     l
 }
 
