@@ -603,12 +603,7 @@ async fn a_pane_respawned_during_a_wait() {
                 .await
             })
         };
-        wait_until_async("the wait to begin", || async {
-            let m = s.default_server().mirror().await?;
-            let p = m.pane(pane.parse().ok()?)?;
-            (p.subscribers() > 0).then_some(())
-        })
-        .await;
+        crate::support::wait_subscribed(s.default_server(), &pane).await;
         server.tmux_ok(&[
             "respawn-pane",
             "-k",
@@ -926,7 +921,12 @@ async fn a_flood_is_exact_after_it_settles() {
         // A wait that follows the whole next flood sees its end: the flood starts once the
         // wait has begun (the shell waits on a tmux channel first), so a loaded machine
         // cannot finish it before the wait looks.
-        let gated = format!("{} wait-for flood-gate-2; {}", bin.path.display(), flood(2));
+        let gated = format!(
+            "'{}' -S '{}' wait-for flood-gate-2; {}",
+            bin.path.display(),
+            server.socket.display(),
+            flood(2)
+        );
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", &gated]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
         server.wait_for_text(&pane, "flood-gate-2;", DEADLINE);
@@ -941,12 +941,7 @@ async fn a_flood_is_exact_after_it_settles() {
                 .await
             })
         };
-        wait_until_async("the wait to begin", || async {
-            let m = s.default_server().mirror().await?;
-            let p = m.pane(pane.parse().ok()?)?;
-            (p.subscribers() > 0).then_some(())
-        })
-        .await;
+        crate::support::wait_subscribed(s.default_server(), &pane).await;
         server.tmux_ok(&["wait-for", "-S", "flood-gate-2"]);
         let v = crate::support::within("the wait for the flood's end", waiting)
             .await

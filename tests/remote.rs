@@ -39,6 +39,15 @@ fn host_config(sshd: &Sshd, dest: &str, tmux: &str, alive: u32) -> HostConfig {
     }
 }
 
+/// [`pool`] for `server` on the loopback host, with the test's binary and keepalive `alive`
+/// s × 2.
+fn loop_pool(sshd: &Sshd, bin: &TmuxBin, server: &TestServer, alive: u32) -> Arc<Servers> {
+    pool(
+        server,
+        host_config(sshd, sshd.alias(), &bin.path.to_string_lossy(), alive),
+    )
+}
+
 /// A pool as `tmuxwire mcp --host loop=… -S <server's socket>` holds it: the
 /// local default server is a socket nobody serves (in the server's private
 /// directory), the host's default server is `server`.
@@ -147,19 +156,9 @@ fn spawn_wait(
     tokio::spawn(async move { call(&s, "wait_for_text", args).await })
 }
 
-/// Waits until a wait follows `pane` on the host (it has read where the
-/// pane stood), so what a test does next happens during it.
+/// Waits until a wait follows `pane` on the host.
 async fn wait_begun(s: &Servers, pane: &str) {
-    let server = s.hosts()[0].default_server().clone();
-    let id = pane.parse().expect("a pane id");
-    wait_until_async("the wait to begin", || {
-        let server = server.clone();
-        async move {
-            let m = server.running_mirror()?;
-            (m.pane(id)?.subscribers() > 0).then_some(())
-        }
-    })
-    .await;
+    crate::support::wait_subscribed(s.hosts()[0].default_server(), pane).await;
 }
 
 /// `args` with `host` set.
@@ -175,10 +174,7 @@ async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
         let ctx = format!("tmux {}", bin.label);
         let server = remote_server(&sshd, &bin);
         let pane = first_pane(&server);
-        let s = pool(
-            &server,
-            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-        );
+        let s = loop_pool(&sshd, &bin, &server, 15);
         // Read tools: the host's server, named in the result.
         let sessions = ok(&s, "list_sessions", on_host(json!({}))).await;
         assert_eq!(sessions["host"], HOST, "{ctx}: {sessions}");
@@ -281,8 +277,10 @@ async fn seeds_read_history_over_the_channel_not_an_ssh_process_per_pane() {
         let ctx = format!("tmux {}", bin.label);
         let server = remote_server(&sshd, &bin);
         let first = first_pane(&server);
-        // Three panes with history (more lines than the screen), one of them with bytes a
-        // vis(3)-escaped show-buffer (before 3.4) must give back as they are.
+        // Three panes with history (more lines than the screen) holding bytes a vis(3)-escaped
+        // show-buffer (before 3.4) must give back as they are, and lines a program prints to
+        // look like the control stream's guards (`%end`, `%begin`, `%exit`): the history is
+        // read by its length, so they are text like any other.
         let mut panes = vec![first.clone()];
         for _ in 0..2 {
             let p = server.tmux_ok(&["split-window", "-d", "-P", "-F", "#{pane_id}"]);
@@ -292,16 +290,16 @@ async fn seeds_read_history_over_the_channel_not_an_ssh_process_per_pane() {
             type_line(
                 &server,
                 p,
-                &format!("seq -f 'h{i}-%g' 1 300; printf 'tab\\there\\\\é %s\\n' end-{i}"),
+                &format!(
+                    "seq -f 'h{i}-%g' 1 150; printf '%%end 1 2 1\\n%%begin 1 3 1\\n%%exit\\n'; \
+                     seq -f 'h{i}-%g' 151 300; printf 'tab\\there\\\\é %s\\n' end-{i}"
+                ),
             );
         }
         for (i, p) in panes.iter().enumerate() {
             server.wait_for_text(p, &format!("end-{i}\n"), DEADLINE);
         }
-        let s = pool(
-            &server,
-            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-        );
+        let s = loop_pool(&sshd, &bin, &server, 15);
         ok(&s, "list_panes", on_host(json!({}))).await;
         let host = s.hosts()[0].host().expect("a host").clone();
         let before = host.one_shots();
@@ -350,10 +348,7 @@ async fn pane_text_cannot_cut_or_forge_an_answer_over_ssh() {
         let ctx = format!("tmux {}", bin.label);
         let server = remote_server(&sshd, &bin);
         let pane = first_pane(&server);
-        let s = pool(
-            &server,
-            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-        );
+        let s = loop_pool(&sshd, &bin, &server, 15);
         // Lines that look like control-mode guards, notifications, the
         // channel's banner and an empty line (which would detach a client).
         type_line(
@@ -451,10 +446,7 @@ async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
         let ctx = format!("tmux {}", bin.label);
         let server = remote_server(&sshd, &bin);
         let pane = first_pane(&server);
-        let s = pool(
-            &server,
-            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
-        );
+        let s = loop_pool(&sshd, &bin, &server, 1);
         type_line(&server, &pane, "echo before-1");
         server.wait_for_text(&pane, "before-1\n", DEADLINE);
         ok(&s, "search_panes", on_host(json!({"pattern": "before-1"}))).await;
@@ -540,10 +532,7 @@ async fn a_run_command_whose_link_drops_keeps_its_output() {
         let ctx = format!("tmux {}", bin.label);
         let server = remote_server(&sshd, &bin);
         let pane = first_pane(&server);
-        let s = pool(
-            &server,
-            host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-        );
+        let s = loop_pool(&sshd, &bin, &server, 15);
         ok(&s, "list_panes", on_host(json!({}))).await;
         let running = {
             let (s, pane) = (s.clone(), pane.clone());
@@ -644,12 +633,7 @@ async fn a_remote_server_gone_silent_is_noticed_by_the_watchdog() {
     // server, so the server is what goes quiet): only the channels'
     // watchdog (1 s of silence, then 3 s for an answer) can tell. A call
     // fails then, not after the 20 s request deadline.
-    let pid: u32 = server
-        .tmux_ok(&["display-message", "-p", "#{pid}"])
-        .trim()
-        .parse()
-        .expect("server pid");
-    let stopped = crate::support::sshd::Stall::stop(vec![pid]);
+    let stopped = crate::support::sshd::Stall::stop(vec![server.server_pid()]);
     let at = Instant::now();
     let e = err(&s, "list_panes", on_host(json!({}))).await;
     assert!(
@@ -701,10 +685,7 @@ async fn calls_during_a_partition_fail_fast_and_work_after_it() {
     let Some(sshd) = Sshd::start() else { return };
     let bin = crate::support::system_tmux();
     let server = remote_server(&sshd, &bin);
-    let s = pool(
-        &server,
-        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
-    );
+    let s = loop_pool(&sshd, &bin, &server, 1);
     ok(&s, "list_panes", on_host(json!({}))).await;
     let stall = sshd.partition();
     // The first call notices (keepalive, then the login timeout) ...
@@ -755,10 +736,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
         "other",
         crate::support::SH,
     ]);
-    let s = pool(
-        &server,
-        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 1),
-    );
+    let s = loop_pool(&sshd, &bin, &server, 1);
     ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
     // The watched session is killed while the link is down: afterwards it
     // is gone (never made again), and the rest is answered.
@@ -813,10 +791,7 @@ async fn the_sessions_of_one_connection_are_capped_by_max_sessions() {
     let pane = first_pane(&server);
     type_line(&server, &pane, "echo limited-1");
     server.wait_for_text(&pane, "limited-1\n", DEADLINE);
-    let s = pool(
-        &server,
-        host_config(&sshd, sshd.alias(), &bin.path.to_string_lossy(), 15),
-    );
+    let s = loop_pool(&sshd, &bin, &server, 15);
     // The command channel takes the only session; the mirror's watch is
     // refused, and the answer still comes right (from tmux).
     let found = ok(&s, "search_panes", on_host(json!({"pattern": "limited-1"}))).await;
@@ -881,52 +856,55 @@ async fn a_binary_newer_than_its_running_server_still_attaches() {
 async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_login_or_client() {
     use crate::support::sshd::{descendant_pids, is_running};
     let Some(sshd) = Sshd::start() else { return };
-    let bin = crate::support::system_tmux();
-    let server = remote_server(&sshd, &bin);
-    let pane = first_pane(&server);
-    // A CLI wait that follows the pane over its own master.
-    let mut c = cli_on_host(
-        &sshd,
-        &bin,
-        &server,
-        &["wait", "-t", &pane, "--timeout", "120"],
-    );
-    c.arg("never-printed-here")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let mut child = c.spawn().expect("spawn tmuxwire");
-    let pid = child.id().expect("pid");
-    let ours = |server: &TestServer| {
-        server
-            .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
-            .lines()
-            .filter(|t| t.starts_with("tmuxwire-"))
-            .count()
-    };
-    crate::support::wait_until_true("the wait follows the pane", DEADLINE, || ours(&server) > 0);
-    let procs = descendant_pids(pid);
-    let is_master = |&(p, _): &(u32, Option<u64>)| {
-        std::fs::read(format!("/proc/{p}/cmdline"))
-            .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == b"-M"))
-    };
-    assert!(procs.iter().any(is_master), "no ssh master under {pid}");
-    // SIGKILL: tmuxwire runs no code of its own after it.
-    child.start_kill().expect("SIGKILL tmuxwire");
-    child.wait().await.expect("reap tmuxwire");
-    // Its master ends (the kernel's parent-death signal), and so do its channels.
-    crate::support::wait_until_true("every ssh process of tmuxwire ends", DEADLINE, || {
-        !procs.iter().any(is_running)
-    });
-    // Its login on the host ends with them (no sshd connection process is left).
-    crate::support::wait_until_true("the host's sshd drops the connection", DEADLINE, || {
-        sshd.session_pids().is_empty()
-    });
-    // The remote tmux clients they ran leave the server, also one tmux still had an answer
-    // queued for (it keeps such a client until its process ends: the channel's relay ends it).
-    crate::support::wait_until_true("tmuxwire's clients leave the server", DEADLINE, || {
-        ours(&server) == 0
-    });
+    for bin in tmux_bins() {
+        let server = remote_server(&sshd, &bin);
+        let pane = first_pane(&server);
+        // A CLI wait that follows the pane over its own master.
+        let mut c = cli_on_host(
+            &sshd,
+            &bin,
+            &server,
+            &["wait", "-t", &pane, "--timeout", "120"],
+        );
+        c.arg("never-printed-here")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        let mut child = c.spawn().expect("spawn tmuxwire");
+        let pid = child.id().expect("pid");
+        let ours = |server: &TestServer| {
+            server
+                .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
+                .lines()
+                .filter(|t| t.starts_with("tmuxwire-"))
+                .count()
+        };
+        crate::support::wait_until_true("the wait follows the pane", DEADLINE, || {
+            ours(&server) > 0
+        });
+        let procs = descendant_pids(pid);
+        let is_master = |&(p, _): &(u32, Option<u64>)| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == b"-M"))
+        };
+        assert!(procs.iter().any(is_master), "no ssh master under {pid}");
+        // SIGKILL: tmuxwire runs no code of its own after it.
+        child.start_kill().expect("SIGKILL tmuxwire");
+        child.wait().await.expect("reap tmuxwire");
+        // Its master ends (the kernel's parent-death signal), and so do its channels.
+        crate::support::wait_until_true("every ssh process of tmuxwire ends", DEADLINE, || {
+            !procs.iter().any(is_running)
+        });
+        // Its login on the host ends with them (no sshd connection process is left).
+        crate::support::wait_until_true("the host's sshd drops the connection", DEADLINE, || {
+            sshd.session_pids().is_empty()
+        });
+        // The remote tmux clients they ran leave the server, also one tmux still had an answer
+        // queued for (it keeps such a client until its process ends: the channel's relay ends it).
+        crate::support::wait_until_true("tmuxwire's clients leave the server", DEADLINE, || {
+            ours(&server) == 0
+        });
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

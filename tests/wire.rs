@@ -1030,12 +1030,7 @@ async fn a_watchdog_keeps_an_answering_client_and_closes_a_silent_one() {
         .await;
         assert_eq!(b.text(), "still-here", "tmux {}", bin.label);
         // tmux stops answering: the connection ends within an interval and the patience.
-        let pid: u32 = server
-            .tmux_ok(&["display-message", "-p", "#{pid}"])
-            .trim()
-            .parse()
-            .expect("pid");
-        let stall = crate::support::sshd::Stall::stop(vec![pid]);
+        let stall = crate::support::sshd::Stall::stop(vec![server.server_pid()]);
         let at = Instant::now();
         within("the watchdog closes", c.closed()).await;
         assert!(at.elapsed() < Duration::from_secs(3), "{:?}", at.elapsed());

@@ -36,10 +36,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::time::Instant;
-
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::time::Instant;
 
 use super::command::{Command, Line};
 use super::correlate::{Correlator, Output, Shape};
@@ -351,11 +350,7 @@ impl Client {
             .ended
             .clone()
             .unwrap_or_else(|| "the client was closed".into());
-        if st.silent {
-            Error::Silent { reason }
-        } else {
-            Error::Closed { reason }
-        }
+        Error::ended(reason, st.silent)
     }
 
     /// Queues `lines`; returns a ticket per line, in order.
@@ -422,17 +417,13 @@ impl Client {
         let tickets = match self.submit(lines) {
             Ok(t) => t,
             Err(e) => {
-                let reason = e.to_string();
+                // `submit` fails with an encoding error or the connection's
+                // end (`closed_error`: Closed, or Silent after the watchdog).
                 return lines
                     .iter()
                     .map(|_| match &e {
                         Error::Command(c) => Err(Error::Command(c.clone())),
-                        Error::Silent { reason } => Err(Error::Silent {
-                            reason: reason.clone(),
-                        }),
-                        _ => Err(Error::Closed {
-                            reason: reason.clone(),
-                        }),
+                        _ => Err(self.closed_error()),
                     })
                     .collect();
             }
@@ -809,12 +800,7 @@ impl Connection {
             .flat_map(|r| r.expect.into_iter().map(|(_, w)| w));
         for w in self.correlator.finish().into_iter().chain(queued) {
             if let Some(tx) = w.tx {
-                let reason = reason.clone();
-                let _ = tx.send(Err(if silent {
-                    Error::Silent { reason }
-                } else {
-                    Error::Closed { reason }
-                }));
+                let _ = tx.send(Err(Error::ended(reason.clone(), silent)));
             }
         }
         self.shared.done.notify_waiters();

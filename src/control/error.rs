@@ -42,3 +42,15 @@ pub enum Error {
     #[error(transparent)]
     Wire(#[from] crate::wire::Error),
 }
+
+impl Error {
+    /// The error of a request on a connection that ended for `reason`:
+    /// [`Error::Silent`] when its watchdog ended it, else [`Error::Closed`].
+    pub fn ended(reason: String, silent: bool) -> Error {
+        if silent {
+            Error::Silent { reason }
+        } else {
+            Error::Closed { reason }
+        }
+    }
+}

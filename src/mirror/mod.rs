@@ -268,13 +268,13 @@ impl MirrorShared {
         client: &Client,
         name: &str,
     ) -> Result<Vec<u8>, String> {
-        seed::fetch_history_for(
-            &self.endpoint,
-            client,
-            self.encoding,
-            name,
-            self.fetch_timeout,
-        )
+        seed::fetch_history_for(&self.endpoint, name, self.fetch_timeout, async || {
+            let line = seed::fetch_line(name, self.encoding);
+            match client.lines(std::slice::from_ref(&line)).await.pop() {
+                Some(answer) => answer.map_err(|e| e.to_string()),
+                None => Err("tmux gave no answer to show-buffer".into()),
+            }
+        })
         .await
     }
 

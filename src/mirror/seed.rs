@@ -395,28 +395,28 @@ pub fn fetched(reply: Reply) -> Result<Vec<u8>, String> {
     Ok(show.body)
 }
 
-/// [`fetch_history`] over `client` ([`fetch_line`]) when the server is on
-/// another host, else with a one-shot client.
+/// Reads and deletes a seed's history buffer `name`: with a one-shot
+/// client ([`fetch_history`]) when the server is on this machine; for one
+/// on another host, where a one-shot client is an ssh process, `over` runs
+/// [`fetch_line`] on a control connection the caller has and gives its
+/// answer, read by [`fetched`].
 ///
 /// # Errors
 ///
-/// As [`fetch_history`].
-pub async fn fetch_history_for(
+/// As [`fetch_history`] and [`fetched`], or `over`'s.
+pub async fn fetch_history_for<Fut>(
     endpoint: &crate::wire::Endpoint,
-    client: &crate::control::Client,
-    encoding: Encoding,
     name: &str,
     timeout: std::time::Duration,
-) -> Result<Vec<u8>, String> {
+    over: impl FnOnce() -> Fut,
+) -> Result<Vec<u8>, String>
+where
+    Fut: std::future::Future<Output = Result<Reply, String>>,
+{
     if endpoint.remote().is_none() {
         return fetch_history(endpoint, name, timeout).await;
     }
-    let mut answers = client.lines(&[fetch_line(name, encoding)]).await;
-    match answers.pop() {
-        Some(Ok(reply)) => fetched(reply),
-        Some(Err(e)) => Err(e.to_string()),
-        None => Err("tmux gave no answer to show-buffer".into()),
-    }
+    fetched(over().await?)
 }
 
 /// Builds the copy from a [`line`]'s answer.

@@ -61,28 +61,25 @@ pub async fn copy_pane(server: &Server, pane: PaneId) -> Result<Option<Built>, E
     }
 }
 
-/// Reads and deletes a seed's history buffer: with a one-shot client
-/// locally ([`seed::fetch_history`]), over the control connection for a
-/// server on another host, where a one-shot client is an ssh process
-/// ([`seed::fetch_line`]).
+/// Reads and deletes a seed's history buffer ([`seed::fetch_history_for`]),
+/// over the control connection for a server on another host.
 async fn fetch_history(
     server: &Server,
     name: &str,
     timeout: std::time::Duration,
 ) -> Result<Vec<u8>, String> {
-    if server.endpoint().remote().is_none() {
-        return seed::fetch_history(server.endpoint(), name, timeout).await;
-    }
-    let version = server.version().await.map_err(|e| e.to_string())?;
-    let line = seed::fetch_line(name, crate::control::buffer::buffer_encoding(&version));
-    let mut replies = server
-        .run_replies(std::slice::from_ref(&line))
-        .await
-        .map_err(|e| e.to_string())?;
-    match replies.pop() {
-        Some(reply) => seed::fetched(reply),
-        None => Err("tmux gave no answer to show-buffer".into()),
-    }
+    seed::fetch_history_for(server.endpoint(), name, timeout, async || {
+        let version = server.version().await.map_err(|e| e.to_string())?;
+        let line = seed::fetch_line(name, crate::control::buffer::buffer_encoding(&version));
+        let mut replies = server
+            .run_replies(std::slice::from_ref(&line))
+            .await
+            .map_err(|e| e.to_string())?;
+        replies
+            .pop()
+            .ok_or_else(|| "tmux gave no answer to show-buffer".to_string())
+    })
+    .await
 }
 
 /// What one batch of captures gave.

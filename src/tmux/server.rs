@@ -839,20 +839,17 @@ impl Tmux {
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
-            // Found silent by its watchdog: gone too, but tmux is not
-            // answering, so the lines are not sent again.
+            // Found silent by its watchdog, the connection is gone too, but
+            // tmux is not answering: the lines are not sent again.
             let silent = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Silent { .. })));
-            if silent {
+            if closed || silent {
                 self.forget(&c).await;
             }
-            if closed {
-                self.forget(&c).await;
-                if attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
-                    tracing::debug!("control connection lost; reconnecting");
-                    continue;
-                }
+            if closed && attempt == 1 && retry == Retry::Safe && !c.is_poisoned() {
+                tracing::debug!("control connection lost; reconnecting");
+                continue;
             }
             let mut out = Vec::with_capacity(answers.len());
             for a in answers {

@@ -530,6 +530,17 @@ pub fn test_logging() {
     });
 }
 
+/// Waits until a wait (or anything else) follows `pane` on `server`'s mirror: its copy has a
+/// subscriber, so what a test does next happens during the wait.
+pub async fn wait_subscribed(server: &tmuxwire::tmux::Tmux, pane: &str) {
+    let id: tmuxwire::control::PaneId = pane.parse().expect("a pane id");
+    wait_until_async("the wait to begin", || async {
+        let m = server.running_mirror()?;
+        (m.pane(id)?.subscribers() > 0).then_some(())
+    })
+    .await;
+}
+
 /// Like [`servers`], with the pane mirror on (as `tmuxwire mcp` runs).
 pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
     test_logging();
