@@ -176,15 +176,75 @@ async fn wait_ready_outlasts_a_start_up_flush() {
     .expect("write script");
     let server = TestServer::start(&system_tmux());
     let s = mirrored_servers(&server);
-    let pane = server.new_window_pane(&[&format!("python3 {}", script.display())]);
-    let v = ok(
-        &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "bob", "wait_ready": true}),
-    )
-    .await;
+    // Asked for, and by default: the pane was created moments ago and
+    // its first program is still its terminal's foreground.
+    for (name, wait_ready) in [("bob", json!(true)), ("eve", Value::Null)] {
+        let pane = server.new_window_pane(&[&format!("python3 {}", script.display())]);
+        let v = ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": name, "wait_ready": wait_ready}),
+        )
+        .await;
+        let d = delivery(&v);
+        assert_eq!(d["ready"], json!(true), "{v}");
+        let evidence = d["evidence"].to_string();
+        assert!(evidence.contains("line-read"), "{v}");
+        assert_eq!(
+            evidence.contains("the pane started"),
+            wait_ready.is_null(),
+            "{v}"
+        );
+        server.wait_for_text(&pane, &format!("GOT {name}"), DEADLINE);
+    }
+}
+
+/// The default gate gives up after 3 s on a new pane whose program does
+/// not read (typed anyway: `ready` false, said in the evidence); a pane
+/// whose shell runs a command it launched is never held by default; a
+/// final line break before Enter is not typed too (it would submit the
+/// line twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_gate_gives_up_and_one_line_is_submitted_once() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let sleeper = server.new_window_pane(&["python3 -c 'import time; time.sleep(600)'"]);
+    let at = std::time::Instant::now();
+    let v = ok(&s, "send_keys", json!({"pane_id": sleeper, "keys": "x"})).await;
+    let took = at.elapsed();
     let d = delivery(&v);
-    assert_eq!(d["ready"], json!(true), "{v}");
-    assert!(d["evidence"].to_string().contains("line-read"), "{v}");
-    server.wait_for_text(&pane, "GOT bob", DEADLINE);
+    assert_eq!(d["ready"], json!(false), "{v}");
+    assert!(
+        d["evidence"]
+            .to_string()
+            .contains("not ready within 3000 ms"),
+        "{v}"
+    );
+    assert!(
+        (Duration::from_millis(2900)..Duration::from_secs(10)).contains(&took),
+        "{took:?} {v}"
+    );
+    // A program that numbers each line it reads: "a\n" with Enter must
+    // be line 1 only, so the next line is 2.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("count.py");
+    std::fs::write(
+        &script,
+        "import sys\nfor i, l in enumerate(sys.stdin, 1):\n    \
+         print('LINE%d=%s.' % (i, l.strip()), flush=True)\n",
+    )
+    .expect("write script");
+    let counter = server.new_window_pane(&[&format!("python3 {}", script.display())]);
+    for (keys, n) in [("a\n", 1), ("b", 2)] {
+        let v = ok(&s, "send_keys", json!({"pane_id": counter, "keys": keys})).await;
+        assert_eq!(delivery(&v)["submitted"], json!("confirmed"), "{v}");
+        server.wait_for_text(&counter, &format!("LINE{n}={}.", keys.trim_end()), DEADLINE);
+    }
+    let lines = server.tmux_ok(&["capture-pane", "-p", "-t", &counter]);
+    assert!(!lines.contains("LINE3"), "{lines}");
+    assert!(!lines.contains("LINE2=."), "{lines}");
 }

@@ -236,3 +236,52 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
     })
     .await;
 }
+
+/// With the mirror on, get_pane_state adds what tmuxwire's copy saw: the
+/// newest shell-integration mark (`command_state`), the last output and
+/// screen-change times, and bracketed paste where tmux does not report
+/// it (before 3.7); with the mirror off those are null.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_copy_adds_marks_times_and_modes() {
+    if !crate::support::has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("prompt.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import os, sys, time\nprint('waiting', flush=True)\n\
+             while not os.path.exists({:?}):\n    time.sleep(0.01)\n\
+             sys.stdout.write('\\x1b[?2004h\\x1b]133;A\\x07$ \\x1b]133;B\\x07')\n\
+             sys.stdout.flush()\ntime.sleep(600)\n",
+            dir.path().join("go")
+        ),
+    )
+    .expect("write script");
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let _ = std::fs::remove_file(dir.path().join("go"));
+        let server = TestServer::start(&bin);
+        let pane = server.new_window_pane(&[&format!("python3 {}", script.display())]);
+        server.wait_for_text(&pane, "waiting", DEADLINE);
+        let mirrored = crate::support::mirrored_servers(&server);
+        // The first call makes the copy: no marks seen yet.
+        let v = ok(&mirrored, "get_pane_state", json!({"pane_id": pane})).await;
+        assert_eq!(v["command_state"], json!("none"), "{ctx}: {v}");
+        std::fs::write(dir.path().join("go"), b"").expect("go");
+        let v = crate::support::wait_until_async("the prompt mark", || async {
+            let v = ok(&mirrored, "get_pane_state", json!({"pane_id": pane})).await;
+            (v["command_state"] == json!("prompt")).then_some(v)
+        })
+        .await;
+        assert_eq!(v["bracketed_paste"], json!(true), "{ctx}: {v}");
+        assert!(v["last_output_at"].is_number(), "{ctx}: {v}");
+        assert!(v["last_change_at"].is_number(), "{ctx}: {v}");
+        let plain = capture_servers(&server);
+        let v = ok(&plain, "get_pane_state", json!({"pane_id": pane})).await;
+        assert_eq!(v["command_state"], Value::Null, "{ctx}: {v}");
+        assert_eq!(v["last_output_at"], Value::Null, "{ctx}: {v}");
+    }
+}

@@ -356,3 +356,107 @@ async fn a_program_cannot_forge_idle_or_break_the_answer() {
         assert!(v["screen"].to_string().contains("done"), "{ctx}: {v}");
     }
 }
+
+/// Waits until `n` waits follow `pane` (its copy's subscribers).
+async fn waits_follow(s: &Arc<Servers>, pane: &str, n: usize) {
+    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
+    crate::support::wait_until_async("the waits subscribed", || async {
+        let m = s.default_server().mirror().await?;
+        (m.pane(id)?.subscribers() >= n).then_some(())
+    })
+    .await;
+}
+
+/// `wait_for_stable` ends with `exited` and the exit status when the
+/// pane's program exits (remain-on-exit on), and `wait_for_stable` and
+/// `wait_for_command` both end with `ServerGone` when the server exits:
+/// within seconds, never at their 30 s timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screen_and_mark_waits_end_with_the_pane_and_the_server() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bin in crate::support::tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::start(&bin);
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
+        let s = mirrored_servers(&server);
+        let name = format!("exit-{}", bin.label);
+        let pane = server.new_window_pane(&[&gated(dir.path(), &name, "sys.exit(3)")]);
+        let wait = stable_wait(
+            &server,
+            &s,
+            &pane,
+            json!({"require_change": true, "timeout": 30}),
+        )
+        .await;
+        let at = std::time::Instant::now();
+        go(dir.path(), &name);
+        let v = wait.await.expect("task");
+        assert_eq!(v["outcome"], json!("exited"), "{ctx}: {v}");
+        assert_eq!(v["pane_exit_status"], json!(3), "{ctx}: {v}");
+        assert!(
+            at.elapsed() < std::time::Duration::from_secs(8),
+            "{ctx}: {v}"
+        );
+
+        let sleeper = server.new_window_pane(&["sleep 600"]);
+        let stable = {
+            let s = s.clone();
+            let args = json!({"pane_id": sleeper, "require_change": true, "timeout": 30});
+            tokio::spawn(async move { err(&s, "wait_for_stable", args).await })
+        };
+        let command = {
+            let s = s.clone();
+            let args = json!({"pane_id": sleeper, "timeout": 30});
+            tokio::spawn(async move { err(&s, "wait_for_command", args).await })
+        };
+        waits_follow(&s, &sleeper, 2).await;
+        let at = std::time::Instant::now();
+        let _ = server.tmux(&["kill-server"]);
+        for (tool, e) in [
+            ("wait_for_stable", stable.await.expect("task")),
+            ("wait_for_command", command.await.expect("task")),
+        ] {
+            assert_eq!(e.kind, "ServerGone", "{ctx}: {tool}: {e:?}");
+        }
+        assert!(at.elapsed() < std::time::Duration::from_secs(10), "{ctx}");
+    }
+}
+
+/// A program reporting busy progress (OSC 9;4;3) is never called stable
+/// while it does, however still its screen; once it clears the progress
+/// (9;4;0) the same screen is stable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_progress_is_never_stable() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&system_tmux());
+    let s = mirrored_servers(&server);
+    let done = dir.path().join("done");
+    let body = format!(
+        "w('\\x1b]9;4;3\\x07working\\n'); sys.stdout.flush()\n\
+         while not os.path.exists({done:?}):\n    time.sleep(0.01)\n\
+         w('\\x1b]9;4;0\\x07'); sys.stdout.flush()"
+    );
+    let pane = server.new_window_pane(&[&gated(dir.path(), "progress", &body)]);
+    let wait = stable_wait(&server, &s, &pane, json!({"stable_ms": 300, "timeout": 2})).await;
+    go(dir.path(), "progress");
+    let v = wait.await.expect("task");
+    assert_eq!(v["outcome"], json!("timeout"), "{v}");
+    assert!(v["evidence"].to_string().contains("progress busy"), "{v}");
+    std::fs::write(&done, b"").expect("done");
+    let v = ok(
+        &s,
+        "wait_for_stable",
+        json!({"pane_id": pane, "stable_ms": 300, "timeout": 10}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("stable"), "{v}");
+    assert!(v["screen"].to_string().contains("working"), "{v}");
+}

@@ -342,6 +342,9 @@ pub static PANE_STATE: Order = Order(&[
     f("alternate_on"),
     f("cursor_visible"),
     f("bracketed_paste"),
+    f("command_state"),
+    f("last_output_at"),
+    f("last_change_at"),
     f("evidence"),
 ]);
 

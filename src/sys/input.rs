@@ -91,6 +91,9 @@ pub struct Facts {
     /// Whether the foreground process is the pane's own first process
     /// (`pane_pid`, its shell).
     pub shell_in_foreground: bool,
+    /// How long ago the pane's first process (`pane_pid`) started; `None`
+    /// when it could not be read or is not this pane's.
+    pub pane_age: Option<std::time::Duration>,
     /// How the facts were read and which could not be: evidence, in
     /// order (`pane_tty /dev/pts/3: permission denied`).
     pub notes: Vec<String>,
@@ -298,6 +301,7 @@ mod tests {
                 wchan: wchan.map(str::to_string),
             }),
             shell_in_foreground: shell,
+            pane_age: None,
             notes: Vec::new(),
         }
     }

@@ -79,6 +79,10 @@ pub fn probe_in(proc: &Path, pane: &PaneProcess<'_>) -> Facts {
         "pane_pid {}: a child of the tmux server on pane_tty",
         pane.pane_pid
     ));
+    f.pane_age = std::fs::read(proc.join("uptime"))
+        .ok()
+        .and_then(|b| stat::parse_uptime(&b))
+        .and_then(|up| stat::age(shell.starttime, up, ticks_per_second()));
     if shell.tpgid <= 0 {
         f.notes.push(format!(
             "tpgid of pid {} is {}: no foreground process group visible",
@@ -98,6 +102,19 @@ pub fn probe_in(proc: &Path, pane: &PaneProcess<'_>) -> Facts {
         wchan: wchan.map(|w| w.trim().to_string()),
     });
     f
+}
+
+/// The kernel's clock ticks per second for `/proc` times (`USER_HZ`,
+/// `sysconf(_SC_CLK_TCK)`); 0 when it cannot say.
+fn ticks_per_second() -> u64 {
+    static TICKS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+            .ok()
+            .flatten()
+            .and_then(|t| u64::try_from(t).ok())
+            .unwrap_or(0)
+    })
 }
 
 /// The terminal's settings and `(major, minor)`, or `None` with a note.

@@ -99,6 +99,27 @@ pub fn tty_device(tty_nr: i64) -> (u64, u64) {
     ((n >> 8) & 0xfff, (n & 0xff) | ((n >> 12) & 0xfff00))
 }
 
+/// The seconds since boot that `/proc/uptime` gives first (its bytes as
+/// read), or `None` when it is not a non-negative number.
+pub fn parse_uptime(bytes: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let secs: f64 = text.split_ascii_whitespace().next()?.parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then_some(secs)
+}
+
+/// How long ago a process started: `uptime` seconds since boot now, its
+/// `starttime` in clock ticks after boot (field 22; 0 reads as unknown),
+/// `ticks_per_second` the kernel's `USER_HZ` (`sysconf(_SC_CLK_TCK)`).
+/// `None` when unknown or when the start lies ahead (clocks disagree).
+pub fn age(starttime: u64, uptime: f64, ticks_per_second: u64) -> Option<std::time::Duration> {
+    if starttime == 0 || ticks_per_second == 0 {
+        return None;
+    }
+    let started = starttime as f64 / ticks_per_second as f64;
+    let ago = uptime - started;
+    std::time::Duration::try_from_secs_f64(ago).ok()
+}
+
 /// A process name as answers show it: invalid UTF-8 as U+FFFD, control
 /// characters (C0, DEL, C1) and U+2028/U+2029 as C-style escapes (`\n`,
 /// `\t`, `\x1b`, `\u009b`) and `\` as `\\`, so a name can neither drive a
@@ -126,8 +147,9 @@ pub fn display_name(comm: &[u8]) -> String {
     out
 }
 
-/// Fuzz entry: [`parse`] never panics; what it accepts has a name that
-/// [`display_name`] shows without control characters.
+/// Fuzz entry: [`parse`] and [`parse_uptime`] never panic; what `parse`
+/// accepts has a name that [`display_name`] shows without control
+/// characters, and an uptime read is never negative.
 ///
 /// # Panics
 ///
@@ -138,6 +160,12 @@ pub fn fuzz_stat(data: &[u8]) {
         let shown = display_name(&s.comm);
         assert!(!shown.chars().any(char::is_control), "{shown:?}");
         assert!(data.len() >= s.comm.len() + 2);
+        if let Some(up) = parse_uptime(data) {
+            let _ = age(s.starttime, up, 100);
+        }
+    }
+    if let Some(up) = parse_uptime(data) {
+        assert!(up >= 0.0);
     }
     let _ = tty_device(i64::from_le_bytes(
         data.get(..8)
@@ -149,6 +177,24 @@ pub fn fuzz_stat(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uptime_and_age() {
+        assert_eq!(parse_uptime(b"12345.67 2345.00\n"), Some(12345.67));
+        assert_eq!(parse_uptime(b""), None);
+        assert_eq!(parse_uptime(b"-1 0"), None);
+        assert_eq!(parse_uptime(b"NaN 0"), None);
+        assert_eq!(parse_uptime(b"\xff"), None);
+        // Started at 100 s after boot, now 102.5 s: 2.5 s ago.
+        assert_eq!(
+            age(10_000, 102.5, 100),
+            Some(std::time::Duration::from_millis(2500))
+        );
+        assert_eq!(age(0, 102.5, 100), None);
+        assert_eq!(age(20_000, 102.5, 100), None);
+        assert_eq!(age(10_000, 102.5, 0), None);
+        assert_eq!(age(1, 1e300, 100), None);
+    }
 
     const BASH: &[u8] = b"19699 (bash) S 19698 19699 19699 34820 19699 4194560 1 0 0 0 0 0 0 0 20 0 1 0 123456 8912896 1016 18446744073709551615 1 1 0 0 0 0 65536 3670020 1266777851 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
 

@@ -30,15 +30,27 @@ impl Keys {
         !self.literal && is_key_name(&self.keys)
     }
 
+    /// The text typed before Enter: `keys` without its final line break
+    /// (`\n` or `\r\n`) when Enter follows, since Enter submits the
+    /// line and the break typed too would submit it twice (a shell would
+    /// run the command, then an empty line).
+    fn body(&self) -> &str {
+        if !self.enter {
+            return &self.keys;
+        }
+        without_final_newline(&self.keys)
+    }
+
     /// The text these keys type (`None`: a key is pressed instead), the
-    /// space before it for `suppress_history` included.
+    /// space before it for `suppress_history` included, the final line
+    /// break left out when Enter follows.
     pub fn typed_text(&self) -> Option<String> {
         if self.is_key() {
             None
-        } else if self.suppress_history && !self.keys.is_empty() {
-            Some(format!(" {}", self.keys))
+        } else if self.suppress_history && !self.body().is_empty() {
+            Some(format!(" {}", self.body()))
         } else {
-            Some(self.keys.clone())
+            Some(self.body().to_string())
         }
     }
 
@@ -47,16 +59,23 @@ impl Keys {
     pub fn commands(&self, target: &str) -> Vec<Command> {
         let mut out = if self.is_key() {
             vec![press_key(target, &self.keys)]
-        } else if self.suppress_history && !self.keys.is_empty() {
-            type_text(target, &format!(" {}", self.keys))
+        } else if self.suppress_history && !self.body().is_empty() {
+            type_text(target, &format!(" {}", self.body()))
         } else {
-            type_text(target, &self.keys)
+            type_text(target, self.body())
         };
         if self.enter {
             out.push(press_key(target, "Enter"));
         }
         out
     }
+}
+
+/// `text` without one final line break (`\n` or `\r\n`).
+pub fn without_final_newline(text: &str) -> &str {
+    text.strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix('\n'))
+        .unwrap_or(text)
 }
 
 /// Panes whose typed input is remembered per server (the ones typed into
@@ -218,6 +237,24 @@ mod tests {
             [text("echo Up"), key("Enter")]
         );
         assert_eq!(lines(&k("ls", false, false, true)), [text(" ls")]);
+        // With Enter, a final line break is not typed too (it would
+        // submit twice); one break only, and not without Enter.
+        assert_eq!(
+            lines(&k("make\n", false, true, false)),
+            [text("make"), key("Enter")]
+        );
+        assert_eq!(
+            lines(&k("make\r\n", false, true, true)),
+            [text(" make"), key("Enter")]
+        );
+        assert_eq!(
+            k("a\n\n", false, true, false).typed_text().as_deref(),
+            Some("a\n")
+        );
+        assert_eq!(
+            k("a\n", false, false, false).typed_text().as_deref(),
+            Some("a\n")
+        );
         // History suppression never turns a key into text.
         assert_eq!(lines(&k("Enter", false, false, true)), [key("Enter")]);
         assert_eq!(lines(&k("", false, true, false)), [key("Enter")]);

@@ -137,9 +137,8 @@ struct SendKeysArgs {
     allow_password_input: bool,
     /// ms between text and Enter; null: 0 for a shell, else 150.
     submit_delay_ms: Option<f64>,
-    /// First wait ≤10 s until the program reads.
-    #[serde(default)]
-    wait_ready: bool,
+    /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
+    wait_ready: Option<bool>,
     socket_name: Option<String>,
     socket_path: Option<String>,
 }
@@ -220,8 +219,7 @@ struct PasteTextArgs {
     /// As send_keys.
     submit_delay_ms: Option<f64>,
     /// As send_keys.
-    #[serde(default)]
-    wait_ready: bool,
+    wait_ready: Option<bool>,
     session_name: Option<String>,
     session_id: Option<String>,
     window_id: Option<String>,
@@ -588,7 +586,7 @@ fn keys(keys: String, literal: bool, enter: bool, suppress_history: bool) -> Key
 }
 
 /// `submit_delay_ms` and `wait_ready` as a [`Submit`].
-fn submit(delay_ms: Option<f64>, wait_ready: bool) -> Result<Submit, Error> {
+fn submit(delay_ms: Option<f64>, wait_ready: Option<bool>) -> Result<Submit, Error> {
     let most = MAX_SUBMIT_DELAY.as_millis() as f64;
     let delay = match delay_ms {
         None => None,

@@ -237,6 +237,7 @@ tool_args!(PaneArgs => PaneInfoRequest, |a| Ok(PaneInfoRequest {
 
 tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
+    follow: true,
 }));
 
 impl Rendered for PaneState {

@@ -20,7 +20,10 @@
 //! settings show a reader (a line editor, a line read, a TUI reading
 //! keys) and the screen has been still for [`READY_STILL`]. Keys typed
 //! into a pane whose program has not begun to read are often discarded
-//! (zsh and sudo flush typeahead when they start).
+//! (zsh and sudo flush typeahead when they start). Unless the caller
+//! says, the gate runs for a pane started moments ago ([`FRESH`]) whose
+//! own first process is still its terminal's foreground (nothing was
+//! launched in it yet), for at most [`READY_WHEN_FRESH`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +57,13 @@ pub const MAX_RETRIES: u32 = 2;
 /// The longest readiness gate.
 pub const READY_AT_MOST: Duration = Duration::from_secs(10);
 
+/// A pane whose first process started less than this long ago is gated
+/// by default ([`gate`]).
+pub const FRESH: Duration = Duration::from_secs(10);
+
+/// The longest default readiness gate (the caller did not ask for one).
+pub const READY_WHEN_FRESH: Duration = Duration::from_secs(3);
+
 /// How long the screen must be still for a reader to count as ready.
 const READY_STILL: Duration = Duration::from_millis(300);
 
@@ -67,8 +77,8 @@ const TAIL_CHARS: usize = 32;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Submit {
     /// Wait (at most [`READY_AT_MOST`]) until the program reads before
-    /// typing.
-    pub wait_ready: bool,
+    /// typing; `None`: only in a pane started moments ago ([`gate`]).
+    pub wait_ready: Option<bool>,
     /// The delay between the body and Enter; `None`: 0 for a shell's line
     /// editor, else [`SUBMIT_DELAY`].
     pub delay: Option<Duration>,
@@ -78,15 +88,16 @@ pub struct Submit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Delivery {
     /// The readiness gate: true when the program was seen reading before
-    /// the keys went, false when it was not within 10 s (typed anyway);
-    /// null when not asked (wait_ready false).
+    /// the keys went, false when it was not in time (typed anyway); null
+    /// when the gate did not run (see `wait_ready`).
     pub ready: Option<bool>,
     /// confirmed (the body's end showed on the screen, or a paste
     /// placeholder) | unconfirmed (echo off, or a program that does not
     /// show it).
     pub typed: &'static str,
-    /// confirmed (a command mark, the cursor left the input line, or the
-    /// input row was cleared, after Enter) | unconfirmed.
+    /// confirmed (a command mark, the cursor left the input line, the
+    /// input row was cleared, or the program that read turned busy, after
+    /// Enter) | unconfirmed.
     pub submitted: &'static str,
     /// Times Enter was pressed again (at most 2), each only while the body
     /// was still on the input row 800 ms after the last.
@@ -243,16 +254,46 @@ pub(super) fn delay_for(submit: &Submit, input: Input) -> Duration {
     })
 }
 
-/// The readiness gate: waits until the program whose terminal `process`
-/// names reads (see the module docs), looking at its copy `copy`; whether
-/// it did, with the evidence. No tmux round trip: `process` comes from
-/// the state read before typing.
+/// Whether the readiness gate runs and for how long at most: as
+/// `wait_ready` says, else ([`None`]) for [`READY_WHEN_FRESH`] when the
+/// pane's first process started under [`FRESH`] ago (`pane_age`) and is
+/// still the terminal's foreground (`shell_in_foreground`); the reason
+/// goes to `evidence`. A pane whose facts cannot be read is not gated.
+pub(super) fn gate(
+    wait_ready: Option<bool>,
+    pane_age: Option<Duration>,
+    shell_in_foreground: Option<bool>,
+    evidence: &mut Vec<String>,
+) -> Option<Duration> {
+    match wait_ready {
+        Some(true) => Some(READY_AT_MOST),
+        Some(false) => None,
+        None => {
+            let age = pane_age.filter(|a| *a < FRESH)?;
+            if shell_in_foreground != Some(true) {
+                return None;
+            }
+            evidence.push(format!(
+                "the pane started {} ms ago and runs its first program: waited for it to read \
+                 (wait_ready: false skips this)",
+                age.as_millis()
+            ));
+            Some(READY_WHEN_FRESH)
+        }
+    }
+}
+
+/// The readiness gate: waits, at most `at_most`, until the program whose
+/// terminal `process` names reads (see the module docs), looking at its
+/// copy `copy`; whether it did, with the evidence. No tmux round trip:
+/// `process` comes from the state read before typing.
 pub(super) async fn wait_ready(
     process: Option<&super::reading::ProcessRef>,
     copy: &PaneMirror,
+    at_most: Duration,
     evidence: &mut Vec<String>,
 ) -> bool {
-    let deadline = Instant::now() + READY_AT_MOST;
+    let deadline = Instant::now() + at_most;
     let mut rx = copy.subscribe();
     loop {
         let (prompt, still) = {
@@ -290,7 +331,10 @@ pub(super) async fn wait_ready(
         }
         let now = Instant::now();
         if now >= deadline {
-            evidence.push("not ready within 10 s: typed anyway".into());
+            evidence.push(format!(
+                "not ready within {} ms: typed anyway",
+                at_most.as_millis()
+            ));
             return false;
         }
         let wake = (now + READY_EVERY).min(deadline);
@@ -312,6 +356,7 @@ pub(super) trait Presser {
 /// # Errors
 ///
 /// Errors pressing Enter.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn confirm(
     copy: &PaneMirror,
     before: &Before,
@@ -319,6 +364,7 @@ pub(super) async fn confirm(
     delay: Duration,
     enter_sent: bool,
     presser: &impl Presser,
+    reader: Option<(&super::reading::ProcessRef, Input)>,
     mut d: Delivery,
 ) -> Result<Delivery, Error> {
     let tail = tail_of(body);
@@ -364,6 +410,26 @@ pub(super) async fn confirm(
             d.evidence.push(e);
             return Ok(d);
         }
+        // A program that read input before Enter and is busy now took the
+        // line (the shell started the command): never press Enter again
+        // into what runs.
+        if let Some((p, was)) = reader
+            && matches!(was, Input::LineEditor | Input::LineRead | Input::Raw)
+        {
+            let (now, facts) = p.read();
+            if now == Input::Busy {
+                d.submitted = "confirmed";
+                d.evidence.push(format!(
+                    "the program turned busy after Enter (input {} before, busy now{})",
+                    was.as_str(),
+                    facts
+                        .iter()
+                        .find(|e| e.starts_with("foreground"))
+                        .map_or_else(String::new, |e| format!(": {e}"))
+                ));
+                return Ok(d);
+            }
+        }
         let on_row = copy
             .view()
             .term()
@@ -405,6 +471,26 @@ impl Delivery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gate_runs_by_default_only_for_a_fresh_pane() {
+        let mut ev = Vec::new();
+        let s = Duration::from_secs;
+        assert_eq!(gate(Some(true), None, None, &mut ev), Some(READY_AT_MOST));
+        assert_eq!(gate(Some(false), Some(s(1)), Some(true), &mut ev), None);
+        assert!(ev.is_empty());
+        assert_eq!(
+            gate(None, Some(s(1)), Some(true), &mut ev),
+            Some(READY_WHEN_FRESH)
+        );
+        assert_eq!(ev.len(), 1);
+        // Old, launched something, or unknown: not gated.
+        assert_eq!(gate(None, Some(s(11)), Some(true), &mut ev), None);
+        assert_eq!(gate(None, Some(s(1)), Some(false), &mut ev), None);
+        assert_eq!(gate(None, Some(s(1)), None, &mut ev), None);
+        assert_eq!(gate(None, None, Some(true), &mut ev), None);
+        assert_eq!(ev.len(), 1);
+    }
 
     #[test]
     fn the_tail_is_the_end_of_the_last_line() {

@@ -44,6 +44,10 @@ crate::record! {
 pub struct PaneStateRequest {
     /// The pane.
     pub pane: Selector,
+    /// Follow the pane in the mirror (seeding its copy) to read its
+    /// command marks, output times and modes; else those come only from
+    /// a copy that already exists.
+    pub follow: bool,
 }
 
 /// The foreground process of a pane's terminal.
@@ -58,7 +62,7 @@ pub struct Foreground {
 }
 
 /// `get_pane_state`'s answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PaneState {
     /// Pane id, `%N`.
     pub pane_id: String,
@@ -83,9 +87,20 @@ pub struct PaneState {
     pub alternate_on: Option<bool>,
     /// Whether the cursor is shown (`?25`); null when unknown.
     pub cursor_visible: Option<bool>,
-    /// Whether the program asked for bracketed paste (`?2004`); null
-    /// before tmux 3.7 (unknown).
+    /// Whether the program asked for bracketed paste (`?2004`): tmux's
+    /// flag (3.7+), else what tmuxwire's copy saw; null when unknown.
     pub bracketed_paste: Option<bool>,
+    /// The newest shell-integration mark (OSC 133/633, advisory: any
+    /// program can print them): prompt (a command line is being edited)
+    /// | running (C without D) | finished | none (no marks seen); null
+    /// without a copy (mirror off).
+    pub command_state: Option<&'static str>,
+    /// When the pane last printed (Unix seconds), as tmuxwire's copy saw;
+    /// null when not since it followed the pane, or without a copy.
+    pub last_output_at: Option<f64>,
+    /// When its visible screen's text last changed (Unix seconds, taken
+    /// outside synchronized-output frames); null as last_output_at.
+    pub last_change_at: Option<f64>,
     /// Each fact used, and each that could not be read, in words.
     pub evidence: Vec<String>,
     /// Where the facts were read (the pane's tty and pids), for a later
@@ -93,6 +108,10 @@ pub struct PaneState {
     #[serde(skip)]
     #[schemars(skip)]
     pub(super) process: Option<super::reading::ProcessRef>,
+    /// How long ago the pane's first process started, where read.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(super) pane_age: Option<std::time::Duration>,
 }
 
 impl Op for PaneStateRequest {
@@ -108,7 +127,57 @@ impl Op for PaneStateRequest {
         let q = Query::new(StateRow::FIELDS);
         let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
         let row = StateRow::from_record(&one_record(&q, &body, &target)?);
-        Ok(state_of(&row))
+        let mut st = state_of(&row);
+        if let Ok(pane) = st.pane_id.parse::<crate::control::PaneId>() {
+            let copy = match server.mirror().await {
+                None => None,
+                Some(_) if self.follow && !row.pane_dead => {
+                    match super::deliver::copy_of(server, pane).await {
+                        Ok(c) => Some(c),
+                        Err(e) => {
+                            st.evidence.push(format!("no copy of the pane: {e}"));
+                            None
+                        }
+                    }
+                }
+                Some(m) => m.pane(pane),
+            };
+            if let Some(c) = copy {
+                from_copy(&mut st, &c);
+            }
+        }
+        Ok(st)
+    }
+}
+
+/// Fills what tmuxwire's copy of the pane knows into `st`: the newest
+/// command mark, output and screen-change times, and the modes tmux did
+/// not report.
+fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror) {
+    let view = copy.view();
+    let Some(t) = view.term() else {
+        return;
+    };
+    let modes = t.private_modes();
+    let ss = t.screen_state();
+    st.command_state = Some(match t.commands().last() {
+        None => "none",
+        Some(r) if r.ended.is_some() => "finished",
+        Some(r) if r.output_start.is_some() => "running",
+        Some(_) => "prompt",
+    });
+    st.last_output_at = ss.last_output_at.and_then(super::commands::unix_seconds);
+    st.last_change_at = ss
+        .last_change_at
+        .or(ss.last_output_at)
+        .and_then(super::commands::unix_seconds);
+    if st.bracketed_paste.is_none() && modes.bracketed_paste.is_some() {
+        st.bracketed_paste = modes.bracketed_paste;
+        st.evidence
+            .push("bracketed_paste as tmuxwire's copy saw ?2004 (tmux < 3.7 does not say)".into());
+    }
+    if st.cursor_visible.is_none() && modes.cursor_visible.is_some() {
+        st.cursor_visible = modes.cursor_visible;
     }
 }
 
@@ -126,9 +195,12 @@ pub(super) async fn process_of(
         pane_id: Some(pane),
         ..Selector::default()
     };
-    let st = PaneStateRequest { pane: sel }
-        .run(server, Limit::NONE)
-        .await?;
+    let st = PaneStateRequest {
+        pane: sel,
+        follow: false,
+    }
+    .run(server, Limit::NONE)
+    .await?;
     Ok(st.process)
 }
 
@@ -142,9 +214,12 @@ pub(super) async fn process_of(
 /// [`crate::tmux::ErrorKind::PasswordInput`] for that pane;
 /// `NotFound` for a missing pane; connection errors.
 pub(super) async fn refuse_password_input(server: &Server, sel: &Selector) -> Result<(), Error> {
-    let st = PaneStateRequest { pane: sel.clone() }
-        .run(server, Limit::NONE)
-        .await?;
+    let st = PaneStateRequest {
+        pane: sel.clone(),
+        follow: false,
+    }
+    .run(server, Limit::NONE)
+    .await?;
     refuse_password_state(&st)
 }
 
@@ -234,11 +309,15 @@ fn state_of(row: &StateRow) -> PaneState {
         alternate_on: row.alternate_on,
         cursor_visible: row.cursor_flag,
         bracketed_paste: row.bracket_paste_flag,
+        command_state: None,
+        last_output_at: None,
+        last_change_at: None,
         evidence,
         process: (!row.pane_dead).then(|| super::reading::ProcessRef {
             tty: row.pane_tty.clone(),
             pane_pid: row.pane_pid,
             server_pid: row.server_pid,
         }),
+        pane_age: facts.pane_age,
     }
 }

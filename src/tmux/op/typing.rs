@@ -141,7 +141,10 @@ impl Body {
     ) -> Result<String, Error> {
         match self {
             Body::Keys(k) => {
+                // Enter follows (now or after the delay): the final line
+                // break is not typed ([`Keys::typed_text`]).
                 let k = Keys {
+                    keys: crate::tmux::typing::without_final_newline(&k.keys).to_string(),
                     enter: enter_too,
                     ..k.clone()
                 };
@@ -175,9 +178,12 @@ async fn submit_typed(
     text: &str,
     body: &Body,
 ) -> Result<(String, Option<Delivery>), Error> {
-    let state = super::state::PaneStateRequest { pane: sel.clone() }
-        .run(server, Limit::NONE)
-        .await?;
+    let state = super::state::PaneStateRequest {
+        pane: sel.clone(),
+        follow: false,
+    }
+    .run(server, Limit::NONE)
+    .await?;
     if !allow_password_input {
         super::state::refuse_password_state(&state)?;
     }
@@ -192,10 +198,17 @@ async fn submit_typed(
     }
     let copy = super::deliver::copy_of(server, pane).await?;
     let mut evidence = Vec::new();
-    let ready = if submit.wait_ready {
-        Some(super::deliver::wait_ready(state.process.as_ref(), &copy, &mut evidence).await)
-    } else {
-        None
+    let gate = super::deliver::gate(
+        submit.wait_ready,
+        state.pane_age,
+        state.shell_in_foreground,
+        &mut evidence,
+    );
+    let ready = match gate {
+        Some(at_most) => Some(
+            super::deliver::wait_ready(state.process.as_ref(), &copy, at_most, &mut evidence).await,
+        ),
+        None => None,
     };
     let Some(before) = super::deliver::Before::of(&copy) else {
         let pane_id = body.send(server, &target, true).await?;
@@ -221,6 +234,7 @@ async fn submit_typed(
         delay,
         enter_sent,
         &presser,
+        state.process.as_ref().map(|p| (p, state.input)),
         Delivery::new(ready, evidence),
     )
     .await?;
@@ -412,8 +426,10 @@ impl Op for PasteTextRequest {
                 delivery: None,
             });
         }
+        // Enter submits: a final line break pasted too would submit twice.
+        let text = crate::tmux::typing::without_final_newline(&self.text);
         let body = Body::Paste {
-            text: self.text.clone(),
+            text: text.to_string(),
             bracket: self.bracket,
         };
         let (pane_id, delivery) = submit_typed(
@@ -421,7 +437,7 @@ impl Op for PasteTextRequest {
             &self.pane,
             self.allow_password_input,
             self.submit,
-            &self.text,
+            text,
             &body,
         )
         .await?;
