@@ -360,7 +360,8 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "Capture Since",
             READ,
             "New logical lines of a pane since cursor, each once; pass the returned cursor back. lines_missed: history trimmed or cleared.",
-        )),
+        ))
+        .mark_fenced(),
     ]
 }
 

@@ -177,24 +177,21 @@ pub(super) fn take_host(args: &mut Map<String, Value>) -> Result<Option<String>,
     Ok(Some(of))
 }
 
-/// The tools that take `fenced` (answers from the pane mirror).
-pub const FENCED_TOOLS: &[&str] = &["search_panes", "capture_pane", "capture_since"];
-
 /// The argument that lets a call take the mirror's copies as they are.
 pub const FENCED_ARG: &str = "fenced";
 
 /// Whether the call wants its answer fenced (the default): `fenced:
 /// false` takes the mirror's copies as they are, without the round trip
 /// that proves them current (on a remote host, one network round trip).
-/// Taken out of the arguments of [`FENCED_TOOLS`] only; elsewhere it is an
-/// unknown argument as before.
+/// Taken out of the arguments of the tools whose rows are marked fenced
+/// (`takes`) only; elsewhere it is an unknown argument as before.
 ///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
 /// for a value that is not a boolean.
-pub(super) fn take_fenced(name: &str, args: &mut Map<String, Value>) -> Result<bool, Error> {
-    if !FENCED_TOOLS.contains(&name) {
+pub(super) fn take_fenced(takes: bool, args: &mut Map<String, Value>) -> Result<bool, Error> {
+    if !takes {
         return Ok(true);
     }
     match args.remove(FENCED_ARG) {
@@ -236,8 +233,9 @@ pub(super) fn mark_unfenced(r: &mut CallToolResult, fenced: bool) {
 }
 
 /// Adds the `host` argument to a tool's input schema (only when hosts are
-/// configured, so the default `tools/list` stays libtmux-mcp's).
-pub fn add_host_arg(tool: &str, schema: &mut rmcp::model::JsonObject, names: &[String]) {
+/// configured, so the default `tools/list` stays libtmux-mcp's), and
+/// `fenced` to a tool that answers from the pane mirror (`fenced`).
+pub fn add_host_arg(fenced: bool, schema: &mut rmcp::model::JsonObject, names: &[String]) {
     let props = schema
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -248,7 +246,7 @@ pub fn add_host_arg(tool: &str, schema: &mut rmcp::model::JsonObject, names: &[S
         HOST_ARG.into(),
         json!({"type": "string", "enum": names, "description": "Host (list_hosts)."}),
     );
-    if FENCED_TOOLS.contains(&tool) {
+    if fenced {
         props.insert(
             FENCED_ARG.into(),
             json!({"type": "boolean", "description": "false: tmuxwire's copy as it is, without the round trip that proves it current (default true)."}),

@@ -129,7 +129,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Capture Pane",
             READ,
             "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
-        )),
+        ))
+        .mark_fenced(),
         super::bare_output(super::row::<SnapshotPaneArgs>(
             "snapshot_pane",
             "Snapshot Pane",
@@ -149,7 +150,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Search tmux Panes",
             READ,
             "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
-        )),
+        ))
+        .mark_fenced(),
         super::list_of_read(def::<ListServersArgs, Listing<ServerInfo>>(
             "list_servers",
             "List tmux Servers",

@@ -187,6 +187,9 @@ struct Def {
     /// It is sent with `_meta["anthropic/alwaysLoad"]: true`, which asks a
     /// client to load it up front (libtmux-mcp marks three tools so).
     always_load: bool,
+    /// It answers from the pane mirror and takes `fenced`
+    /// ([`hosts::take_fenced`]).
+    fenced: bool,
 }
 
 impl Def {
@@ -207,6 +210,13 @@ impl Def {
     /// The row, marked to be loaded up front.
     fn mark_always_load(mut self) -> Def {
         self.always_load = true;
+        self
+    }
+
+    /// The row, marked as answering from the pane mirror (it takes
+    /// `fenced`).
+    fn mark_fenced(mut self) -> Def {
+        self.fenced = true;
         self
     }
 }
@@ -374,6 +384,7 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         call: None,
         self_bounded: false,
         always_load: false,
+        fenced: false,
     }
 }
 
@@ -513,7 +524,7 @@ pub fn catalog_for_hosts(policy: &Policy, names: Option<&[String]>) -> Vec<Tool>
         .map(|d| {
             let mut t = tool(d);
             if d.name != "list_hosts" {
-                hosts::add_host_arg(d.name, Arc::make_mut(&mut t.input_schema), names);
+                hosts::add_host_arg(d.fenced, Arc::make_mut(&mut t.input_schema), names);
             }
             t
         })
@@ -746,7 +757,7 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         // Every host's state, whichever host the call named.
         return call(ctx, args).await;
     }
-    let fenced = hosts::take_fenced(name, &mut args)?;
+    let fenced = hosts::take_fenced(def.fenced, &mut args)?;
     if let (Some(on), Some(asked)) = (ctx.servers.host_name(), host.as_deref())
         && on != asked
     {
@@ -1076,6 +1087,16 @@ mod tests {
         assert!(plain.iter().all(|t| t.name != "list_hosts"));
         for t in &with {
             let host = t.input_schema.get("properties").and_then(|p| p.get("host"));
+            let fenced = t
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get("fenced"));
+            assert_eq!(
+                fenced.is_some(),
+                ["search_panes", "capture_pane", "capture_since"].contains(&&*t.name),
+                "{}",
+                t.name
+            );
             if t.name == "list_hosts" {
                 assert!(host.is_none());
             } else {
