@@ -165,6 +165,39 @@ pub enum Dropped {
     Bytes(usize),
 }
 
+/// The copies of gone panes to drop, and why: `copies` are `(first seen
+/// dead, pane, bytes of text)`, newest dead first. The newest are kept:
+/// a copy is dropped once it has been dead for `dead_ttl`, when
+/// `dead_keep` newer ones are kept, or when it does not fit in
+/// `dead_bytes` with the newer ones kept, and then every older one is
+/// dropped too (a smaller older copy is never kept over a newer one).
+fn choose_dropped(
+    copies: &[(Instant, PaneId, usize)],
+    opts: &MirrorOptions,
+    now: Instant,
+) -> Vec<(PaneId, Dropped)> {
+    let (mut kept, mut kept_bytes, mut over_bytes) = (0usize, 0usize, false);
+    let mut gone = Vec::new();
+    for &(since, id, bytes) in copies {
+        let why = if now.duration_since(since) >= opts.dead_ttl {
+            Some(Dropped::Aged(opts.dead_ttl))
+        } else if kept >= opts.dead_keep {
+            Some(Dropped::Count(opts.dead_keep))
+        } else if over_bytes || kept_bytes + bytes > opts.dead_bytes {
+            over_bytes = true;
+            Some(Dropped::Bytes(opts.dead_bytes))
+        } else {
+            kept += 1;
+            kept_bytes += bytes;
+            None
+        };
+        if let Some(why) = why {
+            gone.push((id, why));
+        }
+    }
+    gone
+}
+
 impl std::fmt::Display for Dropped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -481,23 +514,7 @@ impl Mirror {
         // Newest dead first: they are the ones kept (of those first seen
         // dead at once, the newest panes: tmux numbers them in order).
         copies.sort_by_key(|c| std::cmp::Reverse((c.0, c.1.0)));
-        let (opts, mut kept_bytes) = (&self.opts, 0usize);
-        let mut gone = Vec::new();
-        for (i, &(since, id, bytes)) in copies.iter().enumerate() {
-            let why = if now.duration_since(since) >= opts.dead_ttl {
-                Some(Dropped::Aged(opts.dead_ttl))
-            } else if i >= opts.dead_keep {
-                Some(Dropped::Count(opts.dead_keep))
-            } else if kept_bytes + bytes > opts.dead_bytes {
-                Some(Dropped::Bytes(opts.dead_bytes))
-            } else {
-                kept_bytes += bytes;
-                None
-            };
-            if let Some(why) = why {
-                gone.push((id, why));
-            }
-        }
+        let gone = choose_dropped(&copies, &self.opts, now);
         if gone.is_empty() {
             return;
         }
@@ -510,8 +527,12 @@ impl Mirror {
             dead.dropped.push_back((id, why));
             dead.dropped_total += 1;
         }
+        let by = |f: fn(&Dropped) -> bool| gone.iter().filter(|(_, w)| f(w)).count();
         tracing::info!(
             dropped = gone.len(),
+            aged = by(|w| matches!(w, Dropped::Aged(_))),
+            over_count = by(|w| matches!(w, Dropped::Count(_))),
+            over_memory = by(|w| matches!(w, Dropped::Bytes(_))),
             total = dead.dropped_total,
             "dropped copies of gone panes"
         );
@@ -893,5 +914,54 @@ impl Mirror {
         for w in closing {
             w.client.close().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_copies_are_dropped_oldest_first() {
+        let now = Instant::now();
+        let opts = MirrorOptions {
+            dead_ttl: Duration::from_secs(60),
+            dead_keep: 3,
+            dead_bytes: 100,
+            ..MirrorOptions::default()
+        };
+        let ago = |s| now.checked_sub(Duration::from_secs(s)).unwrap_or(now);
+        // Newest dead first.
+        let copies = [
+            (ago(1), PaneId(9), 40),
+            (ago(2), PaneId(8), 70), // does not fit with %9: it and every older one go
+            (ago(3), PaneId(7), 10),
+            (ago(4), PaneId(6), 10),
+        ];
+        let gone = choose_dropped(&copies, &opts, now);
+        assert_eq!(
+            gone,
+            [
+                (PaneId(8), Dropped::Bytes(100)),
+                (PaneId(7), Dropped::Bytes(100)),
+                (PaneId(6), Dropped::Bytes(100)),
+            ]
+        );
+        // By count: the three newest stay; by age: the one dead too long goes.
+        let copies = [
+            (ago(1), PaneId(4), 1),
+            (ago(2), PaneId(3), 1),
+            (ago(3), PaneId(2), 1),
+            (ago(4), PaneId(1), 1),
+            (ago(61), PaneId(0), 1),
+        ];
+        let gone = choose_dropped(&copies, &opts, now);
+        assert_eq!(
+            gone,
+            [
+                (PaneId(1), Dropped::Count(3)),
+                (PaneId(0), Dropped::Aged(Duration::from_secs(60))),
+            ]
+        );
     }
 }

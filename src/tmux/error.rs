@@ -430,7 +430,9 @@ impl From<control::Error> for Error {
             control::Error::Attach(m) => Error::from_tmux(&m),
             control::Error::Timeout { after, what } => {
                 tracing::debug!(%what, ?after, "tmux did not answer in time");
-                Error::timeout(format!("tmux did not answer within {after:?}"))
+                Error::timeout(format!(
+                    "tmux did not answer within {after:?}: it stopped answering (stopped, or too busy)"
+                ))
             }
             // tmux did not answer; the connection that found it is gone.
             control::Error::Silent { reason } => Error::timeout(reason),
