@@ -511,12 +511,16 @@ async fn a_long_scan_does_not_stall_output() {
             server.wait_for_text(&pane, &mark, DEADLINE * (n / 50_000) as u32);
             lines += n;
             // Timed once the copy holds the lines: the first search also seeds the copy, and a
-            // seed can take longer than the scan it is there for.
+            // seed can take longer than the scan it is there for. The shorter of two timed
+            // scans counts: one slowed by a busy machine must not stop the history short.
             ok(&s, "search_panes", slow.clone()).await;
-            let t0 = std::time::Instant::now();
-            let v = ok(&s, "search_panes", slow.clone()).await;
-            took = t0.elapsed();
-            assert_eq!(v["panes_searched"], json!(1), "{ctx}: {v}");
+            took = std::time::Duration::MAX;
+            for _ in 0..2 {
+                let t0 = std::time::Instant::now();
+                let v = ok(&s, "search_panes", slow.clone()).await;
+                took = took.min(t0.elapsed());
+                assert_eq!(v["panes_searched"], json!(1), "{ctx}: {v}");
+            }
             eprintln!("{ctx}: {lines} lines of history: a search took {took:?}");
         }
         assert!(
