@@ -129,21 +129,23 @@ impl Op for PaneStateRequest {
         let row = StateRow::from_record(&one_record(&q, &body, &target)?);
         let mut st = state_of(&row);
         if let Ok(pane) = st.pane_id.parse::<crate::control::PaneId>() {
-            let copy = match server.mirror().await {
-                None => None,
+            // A copy followed here is confirmed by tmux after the row above
+            // was read: its modes are the newer of the two.
+            let (copy, confirmed) = match server.mirror().await {
+                None => (None, false),
                 Some(_) if self.follow && !row.pane_dead => {
                     match super::deliver::copy_of(server, pane).await {
-                        Ok(c) => Some(c),
+                        Ok(c) => (Some(c), true),
                         Err(e) => {
                             st.evidence.push(format!("no copy of the pane: {e}"));
-                            None
+                            (None, false)
                         }
                     }
                 }
-                Some(m) => m.pane(pane),
+                Some(m) => (m.pane(pane), false),
             };
             if let Some(c) = copy {
-                from_copy(&mut st, &c);
+                from_copy(&mut st, &c, confirmed);
             }
         }
         Ok(st)
@@ -152,8 +154,11 @@ impl Op for PaneStateRequest {
 
 /// Fills what tmuxwire's copy of the pane knows into `st`: the newest
 /// command mark, output and screen-change times, and the modes tmux did
-/// not report.
-fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror) {
+/// not report. A `confirmed` copy (checked against tmux after `st` was
+/// listed) also replaces the modes tmux reported: output tmux parsed
+/// between the listing and the check (a prompt turning `?2004` on) is in
+/// the copy, not in the listing.
+fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror, confirmed: bool) {
     let view = copy.view();
     let Some(t) = view.term() else {
         return;
@@ -171,12 +176,15 @@ fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror) {
         .last_change_at
         .or(ss.last_output_at)
         .and_then(super::commands::unix_seconds);
-    if st.bracketed_paste.is_none() && modes.bracketed_paste.is_some() {
+    if modes.bracketed_paste.is_some() && (confirmed || st.bracketed_paste.is_none()) {
+        if st.bracketed_paste.is_none() {
+            st.evidence.push(
+                "bracketed_paste as tmuxwire's copy saw ?2004 (tmux < 3.7 does not say)".into(),
+            );
+        }
         st.bracketed_paste = modes.bracketed_paste;
-        st.evidence
-            .push("bracketed_paste as tmuxwire's copy saw ?2004 (tmux < 3.7 does not say)".into());
     }
-    if st.cursor_visible.is_none() && modes.cursor_visible.is_some() {
+    if modes.cursor_visible.is_some() && (confirmed || st.cursor_visible.is_none()) {
         st.cursor_visible = modes.cursor_visible;
     }
 }
