@@ -273,7 +273,24 @@ async fn a_gone_pane_answers_until_every_line_was_returned() {
 /// of the numbered panes receives consecutive numbers, none skipped or repeated.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_neighbour_never_fails_a_call() {
-    let rounds = 100 * scale();
+    busy_neighbours(None, 100 * scale()).await;
+}
+
+/// As [`a_busy_neighbour_never_fails_a_call`], with a third pane of the session printing as
+/// fast as it can (`yes`): the calls on the followed panes, on the quiet one and on the
+/// flooding one itself still never fail, and the followers' numbers stay consecutive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_neighbour_never_fails_a_call() {
+    busy_neighbours(
+        Some("yes flood-flood-flood-flood-flood-flood"),
+        24 * scale(),
+    )
+    .await;
+}
+
+/// Two panes of one session print a numbered line every ~1 ms, a third is quiet and, with
+/// `flood`, a fourth runs that command; `rounds` rounds of four calls go round the panes.
+async fn busy_neighbours(flood: Option<&str>, rounds: usize) {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
         let server = TestServer::builder(&bin).history_limit(5000).start();
@@ -286,6 +303,21 @@ async fn a_busy_neighbour_never_fails_a_call() {
             .tmux_ok(&["split-window", "-d", "-t", &a, "-P", "-F", "#{pane_id}"])
             .trim()
             .to_string();
+        let flooding = flood.map(|cmd| {
+            server
+                .tmux_ok(&[
+                    "split-window",
+                    "-d",
+                    "-t",
+                    &a,
+                    "-P",
+                    "-F",
+                    "#{pane_id}",
+                    cmd,
+                ])
+                .trim()
+                .to_string()
+        });
         let s = mirrored_servers(&server);
         ok(&s, "capture_pane", json!({"pane_id": a})).await;
         for p in [&a, &b] {
@@ -302,8 +334,13 @@ async fn a_busy_neighbour_never_fails_a_call() {
         let mut last_seen: std::collections::HashMap<String, u64> = Default::default();
         let mut numbered = 0usize;
         let mut failures = Vec::new();
+        let mut panes = vec![a.clone(), b.clone(), quiet.clone()];
+        panes.extend(flooding.clone());
+        let mut slowest = (std::time::Duration::ZERO, String::new());
+        let mut spent: std::collections::BTreeMap<&str, std::time::Duration> = Default::default();
+        let began = std::time::Instant::now();
         for round in 0..rounds {
-            let p = [&a, &b, &quiet][round % 3].clone();
+            let p = panes[round % panes.len()].clone();
             let cursor = cursors.get(&p).cloned();
             let calls = [
                 ("capture_since", json!({"pane_id": p, "cursor": cursor})),
@@ -318,7 +355,12 @@ async fn a_busy_neighbour_never_fails_a_call() {
                 ("capture_pane", json!({"pane_id": p})),
             ];
             for (name, a) in calls {
+                let t0 = std::time::Instant::now();
                 let r = call(&s, name, a).await;
+                *spent.entry(name).or_default() += t0.elapsed();
+                if t0.elapsed() > slowest.0 {
+                    slowest = (t0.elapsed(), format!("{name} on {p}"));
+                }
                 if r.is_error == Some(true) {
                     failures.push(format!("{name} on {p}: {}", text_of(&r)));
                     continue;
@@ -357,6 +399,12 @@ async fn a_busy_neighbour_never_fails_a_call() {
         for p in [&a, &b] {
             server.tmux_ok(&["send-keys", "-t", p, "C-c"]);
         }
+        eprintln!(
+            "{ctx}: {rounds} rounds in {:?}, per tool {spent:?}; the slowest call took {:?} ({})",
+            began.elapsed(),
+            slowest.0,
+            slowest.1
+        );
         assert!(
             numbered >= 2 * (rounds / 3).min(10),
             "{ctx}: {numbered} numbered lines followed"

@@ -19,9 +19,15 @@
 //! lines wait in between). Output of a pane can then reach us before the
 //! answer of a command that ran before it. That needs output of at least
 //! two panes in flight, so a seed (or check) during which both the pane
-//! and another pane produced output is *ambiguous*: it is taken again
-//! (up to [`MAX_ATTEMPTS`] times), and a check that is ambiguous is not
-//! trusted.
+//! and another pane produced output is *ambiguous*. A check that is
+//! ambiguous is asked again (up to [`MAX_ATTEMPTS`] times) and otherwise
+//! not trusted. An ambiguous seed is taken again *hushed*: the pane is
+//! first paused (`refresh-client -A '%N:pause'`, which drops the output
+//! tmux queued for it: control.c `control_pause_pane()`), and once that
+//! answer is in, no output of the pane is in flight, so every byte of it
+//! that arrives after is output the seed (which resumes the pane in the
+//! same line as its capture) does not contain: it is held and applied on
+//! top of the copy. A hushed seed is exact however many panes print.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -37,7 +43,7 @@ use super::{MirrorShared, probe};
 use crate::control::client::{StreamEvent, Ticket};
 use crate::control::{Client, Command, Line, Notification, PaneId, SessionId};
 
-/// Times a seed is taken before an ambiguous one is accepted.
+/// Times a check is asked before an ambiguous one is left unconfirmed.
 pub const MAX_ATTEMPTS: u8 = 4;
 
 /// Seed lines one watch has out at once.
@@ -99,6 +105,13 @@ enum Job {
         permit: tokio::sync::OwnedSemaphorePermit,
     },
     List,
+    /// The pause before a hushed seed (see the module docs): once it is
+    /// answered, the seed with this key is queued.
+    Hush {
+        pane: PaneId,
+        key: u64,
+        attempt: u8,
+    },
     /// A pause (`pause`) or a probe's resume of a flooding pane
     /// ([`super::flood`]). tmux writes the `%pause` of a pause inside the
     /// command's own answer, so the answer is what says the pane's output
@@ -119,11 +132,33 @@ struct Fetching {
     continued: bool,
     attempt: u8,
     exact: bool,
-    /// The pane's output since the answer, in order.
-    held: Vec<Vec<u8>>,
-    held_bytes: usize,
-    /// More was held than [`MAX_HELD`]: the copy is seeded again instead.
+    /// The pane's output since the answer (and, for a hushed seed, since
+    /// the pause was answered), in order.
+    held: Held,
+}
+
+/// A pane's output kept aside until its copy is built, in order.
+#[derive(Debug, Default)]
+struct Held {
+    chunks: Vec<Vec<u8>>,
+    bytes: usize,
+    /// More came than [`MAX_HELD`]: the copy is seeded again instead.
     overflowed: bool,
+}
+
+impl Held {
+    fn push(&mut self, data: &[u8]) {
+        if self.overflowed {
+            return;
+        }
+        self.bytes += data.len();
+        if self.bytes > MAX_HELD {
+            self.overflowed = true;
+            self.chunks = Vec::new();
+        } else {
+            self.chunks.push(data.to_vec());
+        }
+    }
 }
 
 /// Output held for one pane while its history is read, in bytes; past it
@@ -186,6 +221,15 @@ pub(crate) struct Watch {
     /// Panes tmux paused (`%pause`) while a seed was on its way: seeded
     /// again when it lands, to resume them.
     paused: HashSet<PaneId>,
+    /// Panes paused for a hushed seed, from the pause's answer until the
+    /// seed's, with their output since (all of it after the seed's
+    /// capture).
+    hushed: HashMap<PaneId, Held>,
+    /// Panes whose `%pause` is our own hush's: tmux may write that
+    /// notification after the pause's answer (it defers notifications
+    /// while a command's block is open), where it must not count as a
+    /// pause of the seed.
+    hush_notices: HashSet<PaneId>,
     listing: bool,
     relist: bool,
     waiters: Vec<Waiter>,
@@ -228,6 +272,8 @@ impl Watch {
             seed_permit: None,
             next_key: 1 << 63,
             paused: HashSet::new(),
+            hushed: HashMap::new(),
+            hush_notices: HashSet::new(),
             listing: false,
             relist: false,
             waiters: Vec::new(),
@@ -406,6 +452,8 @@ impl Watch {
                 self.seeds_out += 1;
             } else {
                 self.seeding.remove(&pane);
+                self.hushed.remove(&pane);
+                self.hush_notices.remove(&pane);
                 self.finish(key, None, Some((pane, false)));
             }
         }
@@ -437,6 +485,9 @@ impl Watch {
     fn flood_tick(&mut self) {
         for (pane, action) in self.floods.tick(std::time::Instant::now()) {
             match action {
+                // A pane being seeded is resumed by its seed (a probe's
+                // resume would break a hushed seed's pause).
+                Action::Continue if self.seeding.contains_key(&pane) => {}
                 Action::Continue => self.flow(pane, "continue"),
                 // `tick` asks for no pause; a settled pane is seeded.
                 Action::Seed | Action::Pause => {
@@ -447,6 +498,21 @@ impl Watch {
                 }
             }
         }
+    }
+
+    /// Pauses `pane` for a hushed seed (see the module docs); returns the
+    /// key waiters know the seed by.
+    fn hush(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
+        if let Some(&key) = self.seeding.get(&pane) {
+            return Some(key);
+        }
+        let key = self.next_key;
+        self.next_key += 1;
+        let cmd = Command::new("refresh-client").opt("-A", format!("{pane}:pause"));
+        let job = Job::Hush { pane, key, attempt };
+        self.send(Line::list(vec![cmd]), job)?;
+        self.seeding.insert(pane, key);
+        Some(key)
     }
 
     fn check(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
@@ -513,6 +579,10 @@ impl Watch {
             Notification::Output { pane, data }
             | Notification::ExtendedOutput { pane, data, .. } => self.output(pane, &data),
             Notification::Pause(pane) => {
+                if self.hush_notices.remove(&pane) {
+                    // Our own hush's (already taken into account).
+                    return;
+                }
                 if self.seeding.contains_key(&pane) {
                     self.paused.insert(pane);
                 }
@@ -521,6 +591,9 @@ impl Watch {
                 // (a pane paused for a flood waits until it settles).
                 if !self.seeding.contains_key(&pane) && self.owns(pane) && !self.floods.holds(pane)
                 {
+                    // None of its output is in flight after `%pause`: the
+                    // seed is hushed already.
+                    self.hushed.insert(pane, Held::default());
                     self.seed(pane, 1);
                 }
             }
@@ -565,16 +638,12 @@ impl Watch {
             tracing::debug!(%pane, "flooding: paused until it settles");
             self.flow(pane, "pause");
         }
+        if let Some(h) = self.hushed.get_mut(&pane) {
+            h.push(data);
+            return;
+        }
         if let Some(f) = self.fetching.get_mut(&pane) {
-            if !f.overflowed {
-                f.held_bytes += data.len();
-                if f.held_bytes > MAX_HELD {
-                    f.overflowed = true;
-                    f.held = Vec::new();
-                } else {
-                    f.held.push(data.to_vec());
-                }
-            }
+            f.held.push(data);
             return;
         }
         self.apply_output(pane, data);
@@ -646,6 +715,27 @@ impl Watch {
                 }
                 return;
             }
+            Job::Hush {
+                pane,
+                key: seed_key,
+                attempt,
+            } => {
+                if matches!(reply, Some(Ok(_))) && self.seeding.get(&pane) == Some(&seed_key) {
+                    // From here on tmux sends none of the pane's output
+                    // until the seed resumes it.
+                    self.stopped(pane);
+                    self.hushed.insert(pane, Held::default());
+                    self.hush_notices.insert(pane);
+                    self.seed_queue.push_back((seed_key, pane, attempt));
+                    self.pump();
+                    return;
+                }
+                if self.seeding.get(&pane) == Some(&seed_key) {
+                    self.seeding.remove(&pane);
+                }
+                key = seed_key;
+                outcome = Some((pane, false));
+            }
             Job::List => {
                 self.listing = false;
                 if let Some(Ok(r)) = reply {
@@ -665,10 +755,16 @@ impl Watch {
                 exact,
             } => {
                 key = seed_key;
-                let ambiguous = self.ambiguous(pane, at);
+                // Its own `%pause`, if tmux wrote one after the pause's
+                // answer, came before this answer.
+                self.hush_notices.remove(&pane);
+                let hushed = self.hushed.remove(&pane);
+                let ambiguous = hushed.is_none() && self.ambiguous(pane, at);
                 let usable = matches!(reply, Some(Ok(_)))
                     && !self.paused.contains(&pane)
-                    && (!ambiguous || attempt >= MAX_ATTEMPTS);
+                    && !ambiguous
+                    && hushed.as_ref().is_none_or(|h| !h.overflowed);
+                let held = hushed.unwrap_or_default();
                 let reply = match (history_buffer, reply) {
                     (Some(name), Some(Ok(r))) if usable => {
                         // The copy is built once the history is read; the
@@ -677,7 +773,15 @@ impl Watch {
                         // tmux captures the next pane while this one's
                         // history is read and built.
                         self.free_slot();
-                        self.fetch(pane, name, seed_key, r, continued, attempt, exact);
+                        let f = Fetching {
+                            key: seed_key,
+                            reply: r,
+                            continued,
+                            attempt,
+                            exact,
+                            held,
+                        };
+                        self.fetch(pane, name, f);
                         self.pump();
                         return;
                     }
@@ -696,11 +800,21 @@ impl Watch {
                     }
                     Some(Ok(r)) if usable => {
                         let (ok, redo) = self.apply_seed(pane, r, continued, exact, None);
-                        follow_up = redo.then(|| self.seed(pane, 1)).flatten();
+                        if redo {
+                            follow_up = self.seed(pane, 1);
+                        } else {
+                            for data in &held.chunks {
+                                self.apply_output(pane, data);
+                            }
+                        }
                         outcome = Some((pane, ok));
                     }
+                    Some(Ok(_)) if ambiguous => {
+                        tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again, hushed");
+                        follow_up = self.hush(pane, attempt + 1);
+                    }
                     Some(Ok(_)) => {
-                        tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again");
+                        // Too much output came while a hushed seed was out.
                         follow_up = self.seed(pane, attempt + 1);
                     }
                     Some(Err(e)) => {
@@ -833,30 +947,9 @@ impl Watch {
     }
 
     /// Starts reading the history a seed line left in buffer `name`.
-    #[allow(clippy::too_many_arguments)]
-    fn fetch(
-        &mut self,
-        pane: PaneId,
-        name: String,
-        key: u64,
-        reply: crate::control::client::Reply,
-        continued: bool,
-        attempt: u8,
-        exact: bool,
-    ) {
-        self.fetching.insert(
-            pane,
-            Fetching {
-                key,
-                reply,
-                continued,
-                attempt,
-                exact,
-                held: Vec::new(),
-                held_bytes: 0,
-                overflowed: false,
-            },
-        );
+    fn fetch(&mut self, pane: PaneId, name: String, f: Fetching) {
+        let key = f.key;
+        self.fetching.insert(pane, f);
         let tx = self.fetched_tx.clone();
         let (shared, client) = (self.shared.clone(), self.client.clone());
         tokio::spawn(async move {
@@ -985,7 +1078,7 @@ impl Watch {
         self.seeding.remove(&pane);
         let mut follow_up = None;
         let mut outcome = None;
-        if self.paused.remove(&pane) || f.overflowed {
+        if self.paused.remove(&pane) || f.held.overflowed {
             // tmux dropped output (or too much came meanwhile): seed (and
             // resume) again.
             follow_up = self.seed(pane, f.attempt);
@@ -1001,7 +1094,7 @@ impl Watch {
             if redo {
                 follow_up = self.seed(pane, 1);
             } else {
-                for data in &f.held {
+                for data in &f.held.chunks {
                     self.apply_output(pane, data);
                 }
                 outcome = Some((pane, ok));
