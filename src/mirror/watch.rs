@@ -100,6 +100,7 @@ enum Job {
     /// ([`seed::verify_line`]), sent when requests pause.
     Verify {
         pane: PaneId,
+        at: Window,
         name: String,
         /// A share of [`MirrorShared::seed_slots`]: seeds wait behind it.
         permit: tokio::sync::OwnedSemaphorePermit,
@@ -824,8 +825,22 @@ impl Watch {
                     None => outcome = Some((pane, false)),
                 }
             }
-            Job::Verify { pane, name, permit } => {
+            Job::Verify {
+                pane,
+                at,
+                name,
+                permit,
+            } => {
                 self.verifying = false;
+                if self.ambiguous(pane, at) {
+                    // The rows may predate output already applied (as for
+                    // a check): asked again later.
+                    self.drop_buffer(name);
+                    drop(permit);
+                    self.verify_queue
+                        .push_back((pane, std::time::Instant::now()));
+                    return;
+                }
                 let size = reply
                     .as_ref()
                     .and_then(|r| r.as_ref().ok())
@@ -1004,7 +1019,15 @@ impl Watch {
         let name = format!("tmuxwire-{}", crate::control::format::nonce());
         let line = seed::verify_line(pane, &name);
         if self
-            .send(line, Job::Verify { pane, name, permit })
+            .send(
+                line,
+                Job::Verify {
+                    pane,
+                    at: self.window(pane),
+                    name,
+                    permit,
+                },
+            )
             .is_some()
         {
             self.verifying = true;
