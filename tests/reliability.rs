@@ -369,7 +369,7 @@ async fn busy_neighbours(flood: Option<&str>, rounds: usize) {
                     let text = text_of(&r);
                     // Beside a flood on a loaded 2-core machine, tmux itself can take longer
                     // than a call's time to send a copy; the answer must then say so.
-                    if flood.is_some() && text.contains("tmux did not finish sending its copy") {
+                    if flood.is_some() && text.contains("tmux did not send the copy of pane") {
                         late.push(format!("{name} on {p}"));
                     } else {
                         failures.push(format!("{name} on {p}: {text}"));

@@ -393,13 +393,18 @@ pub(super) async fn follow(
         if let Some(e) = limited() {
             return Err(e);
         }
+        let waited = within.map_or(m.options().sync_timeout, |w| {
+            w.min(m.options().sync_timeout)
+        });
+        let waited = if waited < Duration::from_secs(1) {
+            format!("{} ms", waited.as_millis())
+        } else {
+            format!("{:.0} s", waited.as_secs_f64())
+        };
         return Err(Error::timeout(format!(
-            "tmuxwire could not follow pane {pane}: tmux did not finish sending its copy \
-             (capture-pane) within {:.0} s",
-            within
-                .map_or(m.options().sync_timeout, |w| w
-                    .min(m.options().sync_timeout))
-                .as_secs_f64()
+            "tmux did not send the copy of pane {pane} (its capture-pane) within {waited}: \
+             tmux answers only after the output it has not sent yet, which a pane printing \
+             as fast as it can (or a stopped server) holds up"
         )));
     }
     Ok(Followed {
@@ -540,11 +545,11 @@ pub(super) struct Vigil {
 
 /// How long a wait asks again for the exit status of a pane tmux already
 /// says is dead (see [`Vigil::exited_at`]): tmux reaps on its next
-/// `SIGCHLD`, which a loaded 2-core machine was seen to take over 1 s, and
-/// once over 1.5 s, to handle (CI, tmux 3.3a, while another test flooded a
-/// pane). A wait ends as soon as the status is there; only a pane whose
-/// status never comes waits all of it.
-const STATUS_GRACE: Duration = Duration::from_secs(3);
+/// `SIGCHLD`, which a loaded 2-core machine was seen to take over 1 s to
+/// handle (CI, tmux 3.3a; once over 1.5 s while another test flooded a
+/// pane: that wait then said `exited` without the status). Longer would
+/// break "a wait ends within about a second of its pane".
+const STATUS_GRACE: Duration = Duration::from_millis(1500);
 
 /// How soon it asks again meanwhile.
 const STATUS_AGAIN: Duration = Duration::from_millis(100);
