@@ -101,6 +101,8 @@ enum Job {
     Verify {
         pane: PaneId,
         at: Window,
+        /// Ambiguous checks of this copy before this one.
+        tries: u8,
         name: String,
         /// A share of [`MirrorShared::seed_slots`]: seeds wait behind it.
         permit: tokio::sync::OwnedSemaphorePermit,
@@ -248,7 +250,8 @@ pub(crate) struct Watch {
     exact: HashSet<PaneId>,
     /// Copies whose history was seeded as lines, to check against tmux's
     /// rows, and since when they wait.
-    verify_queue: std::collections::VecDeque<(PaneId, std::time::Instant)>,
+    /// The third field counts the checks already taken that were ambiguous.
+    verify_queue: std::collections::VecDeque<(PaneId, std::time::Instant, u8)>,
     /// A check is out (one at a time).
     verifying: bool,
     /// No check starts before this (a seed slot was busy).
@@ -650,6 +653,14 @@ impl Watch {
         self.apply_output(pane, data);
     }
 
+    /// Feeds output held while the pane was seeded to its new copy, in
+    /// order.
+    fn apply_held(&mut self, pane: PaneId, held: &Held) {
+        for data in &held.chunks {
+            self.apply_output(pane, data);
+        }
+    }
+
     /// Feeds `data`, the pane's output, to its copy (when it is live and
     /// this watch's).
     fn apply_output(&mut self, pane: PaneId, data: &[u8]) {
@@ -804,9 +815,7 @@ impl Watch {
                         if redo {
                             follow_up = self.seed(pane, 1);
                         } else {
-                            for data in &held.chunks {
-                                self.apply_output(pane, data);
-                            }
+                            self.apply_held(pane, &held);
                         }
                         outcome = Some((pane, ok));
                     }
@@ -828,17 +837,24 @@ impl Watch {
             Job::Verify {
                 pane,
                 at,
+                tries,
                 name,
                 permit,
             } => {
                 self.verifying = false;
                 if self.ambiguous(pane, at) {
                     // The rows may predate output already applied (as for
-                    // a check): asked again later.
+                    // a check): asked again later, up to MAX_ATTEMPTS in
+                    // all, then left unchecked (each one captures the
+                    // whole history).
                     self.drop_buffer(name);
                     drop(permit);
-                    self.verify_queue
-                        .push_back((pane, std::time::Instant::now()));
+                    if tries + 1 < MAX_ATTEMPTS {
+                        self.verify_queue
+                            .push_back((pane, std::time::Instant::now(), tries + 1));
+                    } else {
+                        tracing::debug!(%pane, "history rows left unchecked: every check was ambiguous");
+                    }
                     return;
                 }
                 let size = reply
@@ -976,7 +992,7 @@ impl Watch {
     /// When the next check of a copy's rows may start, if one waits and
     /// nothing else is out.
     fn verify_due(&self) -> Option<tokio::time::Instant> {
-        let &(_, queued) = self.verify_queue.front()?;
+        let &(_, queued, _) = self.verify_queue.front()?;
         if self.verifying
             || self.seeds_out > 0
             || !self.fetching.is_empty()
@@ -993,7 +1009,7 @@ impl Watch {
     /// Sends the check of the next copy whose history was laid out, when
     /// requests have paused (or it waited long enough) and no seed is out.
     fn start_verify(&mut self) {
-        let Some(&(pane, queued)) = self.verify_queue.front() else {
+        let Some(&(pane, queued, tries)) = self.verify_queue.front() else {
             return;
         };
         let after = self.shared.verify_after;
@@ -1024,6 +1040,7 @@ impl Watch {
                 Job::Verify {
                     pane,
                     at: self.window(pane),
+                    tries,
                     name,
                     permit,
                 },
@@ -1117,9 +1134,7 @@ impl Watch {
             if redo {
                 follow_up = self.seed(pane, 1);
             } else {
-                for data in &f.held.chunks {
-                    self.apply_output(pane, data);
-                }
+                self.apply_held(pane, &f.held);
                 outcome = Some((pane, ok));
             }
         }
@@ -1196,9 +1211,9 @@ impl Watch {
                 let laid_out = !exact
                     && seed::needs_verify(&recipe)
                     && st.term.as_ref().is_some_and(|t| t.history_size() > 0);
-                if laid_out && !self.verify_queue.iter().any(|(q, _)| *q == pane) {
+                if laid_out && !self.verify_queue.iter().any(|(q, ..)| *q == pane) {
                     self.verify_queue
-                        .push_back((pane, std::time::Instant::now()));
+                        .push_back((pane, std::time::Instant::now(), 0));
                 }
             }
             Err(seed::SeedFailure::Gone) => {
