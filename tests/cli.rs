@@ -818,7 +818,7 @@ fn cli_search_colour() {
         }
         // On a terminal (script(1) gives one).
         if Command::new("script").arg("--version").output().is_err() {
-            eprintln!("script(1) not found: colour on a terminal not tested");
+            crate::support::skipped("script(1) not found: colour on a terminal not tested");
             continue;
         }
         let cmd = format!(
@@ -1940,7 +1940,7 @@ fn cli_panes_header_on_a_terminal() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].ends_with("\tmy win"), "{lines:?}");
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("script(1) not found: the header on a terminal not tested");
+        crate::support::skipped("script(1) not found: the header on a terminal not tested");
         return;
     }
     let cmd = format!(

@@ -56,7 +56,6 @@ fn delivery(v: &Value) -> &Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn enter_reaches_a_tui_that_takes_fast_enter_as_a_newline() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -101,7 +100,6 @@ async fn enter_reaches_a_tui_that_takes_fast_enter_as_a_newline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_collapsed_paste_is_typed_and_submitted() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -163,7 +161,6 @@ async fn a_shell_line_is_submitted_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_ready_outlasts_a_start_up_flush() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -207,7 +204,6 @@ async fn wait_ready_outlasts_a_start_up_flush() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_gate_gives_up_and_one_line_is_submitted_once() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let server = TestServer::start(&system_tmux());

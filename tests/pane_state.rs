@@ -27,11 +27,16 @@ async fn state_until(servers: &tmuxwire::tmux::Servers, pane: &str, want: &str) 
     }
 }
 
+/// Whether `name` is on `PATH`; when it is not, the skip of its rows is recorded.
 fn has_program(name: &str) -> bool {
-    std::process::Command::new("sh")
+    let found = std::process::Command::new("sh")
         .args(["-c", &format!("command -v {name} >/dev/null")])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if !found {
+        crate::support::skipped(&format!("{name} is not installed: its rows are not tested"));
+    }
+    found
 }
 
 /// The measured table, one pane per row.
@@ -56,7 +61,7 @@ async fn input_states_of_real_programs() {
             true,
         ),
     ];
-    if has_program("python3") {
+    if crate::support::has_python() {
         rows.push((
             server.new_window_pane(&["python3 -c 'import getpass; getpass.getpass()'"]),
             "password",
@@ -133,7 +138,7 @@ async fn hostile_process_names() {
     for e in v["evidence"].as_array().unwrap() {
         assert!(!e.as_str().unwrap().chars().any(char::is_control), "{e}");
     }
-    if has_program("python3") {
+    if crate::support::has_python() {
         let code = "open('/proc/self/comm','w').write(') R 1 (\\x1b]0;t\\x07'); import sys; sys.stdin.readline()";
         let pane = server.new_window_pane(&[&format!("python3 -c \"{code}\"")]);
         let v = state_until(&servers, &pane, "line-read").await;
@@ -244,7 +249,6 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_copy_adds_marks_times_and_modes() {
     if !crate::support::has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -22,13 +22,20 @@
 //!   available; if one is missing, [`tmux_bins`] panics.
 //! * `TMUXWIRE_REQUIRE_SHELLS`: comma-separated shells (e.g. `bash,zsh,dash,fish`) that must be
 //!   installed; if one is missing, [`test_shell`] panics (else it skips, loudly).
+//! * `TMUXWIRE_REQUIRE_PYTHON`: `1` makes a missing `python3` a failure ([`has_python`]).
 //! * `TMUXWIRE_TEST_SSH_USER`, `TMUXWIRE_REQUIRE_SSHD`: who the throwaway sshd of [`sshd`]
 //!   logs in as when the tests run as root, and whether an unavailable sshd is a failure.
+//!
+//! A skip is never silent: each is printed when it happens and counted, with the tests'
+//! names, after libtest's summary ([`skip`]).
 #![allow(dead_code)]
 
+pub mod skip;
 pub mod sshd;
 pub mod tool;
 pub mod tool_json;
+
+pub use skip::skipped;
 
 use std::ffi::OsStr;
 use std::future::Future;
@@ -294,8 +301,7 @@ pub fn required_versions() -> Vec<String> {
 ///
 /// When there is none: a panic if `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names it (as `.ci/run`
 /// does for every version it fetched), so CI cannot pass by skipping it; otherwise `None`,
-/// after a warning written to the stderr handle itself (not `eprintln!`, which libtest's
-/// capture hides when the test passes), so the skip is seen.
+/// and the skip is recorded ([`skipped`]: printed at once and counted at the end of the run).
 pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
     if let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) {
         return Some(bin);
@@ -307,11 +313,10 @@ pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
             tmux_dir().display()
         );
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "WARNING: tmux {label} is not available: this test did NOT run on it \
-         (set {REQUIRE_VERSIONS_ENV} to make it fatal; fetch it with `{FETCH_HINT}`)"
-    );
+    skipped(&format!(
+        "tmux {label} is not available (fetch it with `{FETCH_HINT}`; \
+         {REQUIRE_VERSIONS_ENV}={label} makes this a failure)"
+    ));
     None
 }
 
@@ -364,8 +369,9 @@ pub struct TestShell {
 
 /// The shell `name` (`bash --norc --noprofile`, `zsh -f`, `dash -i`, or `fish --no-config`
 /// with `HOME` and the XDG directories in a scratch directory), or `None` when it is not
-/// installed: then a loud warning goes to stderr, unless `$TMUXWIRE_REQUIRE_SHELLS` names it
-/// (as CI does), which makes it a failure.
+/// installed: then the skip is recorded ([`skipped`]: printed at once and counted at the end
+/// of the run), unless `$TMUXWIRE_REQUIRE_SHELLS` names it (as CI does), which makes it a
+/// failure.
 pub fn test_shell(name: &'static str) -> Option<TestShell> {
     let required = std::env::var(REQUIRE_SHELLS_ENV)
         .unwrap_or_default()
@@ -378,13 +384,10 @@ pub fn test_shell(name: &'static str) -> Option<TestShell> {
                  apt-get install -y {name}"
             );
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n{bar}\nWARNING: shell {name} is not installed: its tests are SKIPPED.\n\
-             Install it (apt-get install -y {name}); set {REQUIRE_SHELLS_ENV}={name} to make \
-             this fatal.\n{bar}\n",
-            bar = "#".repeat(79),
-        );
+        skipped(&format!(
+            "shell {name} is not installed (apt-get install -y {name}; \
+             {REQUIRE_SHELLS_ENV}={name} makes this a failure)"
+        ));
         return None;
     }
     let env = "env LANG=C.UTF-8";
@@ -421,12 +424,31 @@ pub fn test_shell(name: &'static str) -> Option<TestShell> {
     })
 }
 
-/// Whether `python3` runs here (the fake TUIs of the tests are Python).
+/// Env var: `1` makes a missing `python3` a test failure instead of a skip.
+pub const REQUIRE_PYTHON_ENV: &str = "TMUXWIRE_REQUIRE_PYTHON";
+
+/// Whether `python3` runs here (the fake TUIs of the tests are Python). When it does not,
+/// the caller returns at once (or leaves out its Python part): that is recorded as a skip
+/// ([`skipped`], counted at the end of the run), or a panic when `$TMUXWIRE_REQUIRE_PYTHON`
+/// is `1` (as `.ci/run` sets it), so CI cannot pass by skipping.
 pub fn has_python() -> bool {
-    Command::new("python3")
+    let runs = Command::new("python3")
         .args(["-c", "pass"])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if !runs {
+        if std::env::var(REQUIRE_PYTHON_ENV).is_ok_and(|v| v.trim() == "1") {
+            panic!(
+                "python3 is required (${REQUIRE_PYTHON_ENV}=1) but does not run here: \
+                 apt-get install -y python3"
+            );
+        }
+        skipped(&format!(
+            "python3 does not run here (apt-get install -y python3; \
+             {REQUIRE_PYTHON_ENV}=1 makes this a failure)"
+        ));
+    }
+    runs
 }
 
 /// A unique name: `prefix` + pid + per-process counter + nanoseconds. Only `[A-Za-z0-9_-]`

@@ -13,8 +13,9 @@
 //! * running as root without `$TMUXWIRE_TEST_SSH_USER`: no sshd.
 //!
 //! When sshd cannot run (not installed, root without a login user, a broken config…), the
-//! test is skipped with a loud `SKIPPED:` on stderr, unless `$TMUXWIRE_REQUIRE_SSHD=1` (as CI
-//! sets it), which turns that into a panic naming the reason and sshd's own log.
+//! test is skipped, printed at once and counted at the end of the run ([`super::skipped`]),
+//! unless `$TMUXWIRE_REQUIRE_SSHD=1` (as CI sets it), which turns that into a panic naming
+//! the reason and sshd's own log.
 //!
 //! The remote side is this machine: the tmux binaries of [`super::tmux_bins`] have the same
 //! paths there. A [`super::TestServer`] that the ssh user must reach is started as
@@ -32,7 +33,6 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -81,9 +81,9 @@ impl SshdBuilder {
     /// Starts sshd and waits (up to [`START_TIMEOUT`]) until `ssh -F <config> <alias> true`
     /// succeeds.
     ///
-    /// Returns `None` when sshd is unavailable (after printing `SKIPPED: <reason>` to the
-    /// stderr handle, which libtest does not capture); panics instead, with the reason and
-    /// sshd's log, when `$TMUXWIRE_REQUIRE_SSHD=1`.
+    /// Returns `None` when sshd is unavailable (the skip is recorded with the reason,
+    /// [`super::skipped`]: printed at once and counted at the end of the run); panics instead,
+    /// with the reason and sshd's log, when `$TMUXWIRE_REQUIRE_SSHD=1`.
     pub fn start(self) -> Option<Sshd> {
         match self.try_start() {
             Ok(sshd) => Some(sshd),
@@ -91,12 +91,10 @@ impl SshdBuilder {
                 panic!("sshd is required (${REQUIRE_SSHD_ENV}=1) but unavailable: {reason}")
             }
             Err(reason) => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\n{bar}\nSKIPPED: this ssh test did NOT run: {reason}\n\
-                     (set {REQUIRE_SSHD_ENV}=1 to make this fatal)\n{bar}\n",
-                    bar = "#".repeat(79),
-                );
+                super::skipped(&format!(
+                    "no sshd for the ssh tests ({REQUIRE_SSHD_ENV}=1 makes this a failure): \
+                     {reason}"
+                ));
                 None
             }
         }
