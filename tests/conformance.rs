@@ -1306,7 +1306,7 @@ async fn list_servers_probes_without_attaching() {
     // A second live server in the scanned directory, started by tmux itself.
     let scanned = dir.join("alive");
     let start = |args: &[&str]| {
-        std::process::Command::new(&bin.path)
+        bin.command()
             .arg("-S")
             .arg(&scanned)
             .args(["-f", "/dev/null"])
@@ -1875,7 +1875,8 @@ async fn sessionless_and_absent_servers() {
         }
     };
     let kill = || {
-        let _ = std::process::Command::new(&bin.path)
+        let _ = bin
+            .command()
             .arg("-S")
             .arg(&sock)
             .arg("kill-server")
@@ -1886,7 +1887,8 @@ async fn sessionless_and_absent_servers() {
         panic!("create_session without a server: {answer}");
     }
     let r = &answer["result"]["structuredContent"];
-    let check = std::process::Command::new(&bin.path)
+    let check = bin
+        .command()
         .arg("-S")
         .arg(&sock)
         .args([

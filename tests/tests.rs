@@ -16,6 +16,7 @@ mod follow;
 mod forgery;
 mod fuzz_corpus;
 mod grid_diff;
+mod home;
 mod hostile;
 mod input;
 mod jsonrpc;

@@ -4,11 +4,14 @@
 //! * the server runs on `-S <private temp dir>/tmux.sock` with `-f /dev/null`; the default
 //!   socket is never used, and [`TestServer::kill`] only ever kills *this* server;
 //! * `TMUX`/`TMUX_PANE` are removed from the environment, `LANG=C.UTF-8`, `PS1='$ '`;
+//! * every shell, program and tmux server gets a home of this run's own, never the user's
+//!   ([`home`]: this process's own `HOME` is replaced before `main`, and [`test_env`] sets it
+//!   again on each command);
 //! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`],
 //!   [`wait_until_async`], [`within`]).
 //!
 //! Helpers live here and nowhere else: this module (servers, binaries, environments, waits,
-//! [`tmuxwire_command`]), [`tool`] (tool calls in process and pane helpers, rmcp's types),
+//! [`tmuxwire_command`]), [`home`] (the private home and `TMUX_TMPDIR`), [`tool`] (tool calls in process and pane helpers, rmcp's types),
 //! [`tool_json`] (the same calls with results as JSON) and [`sshd`] (a throwaway sshd on
 //! 127.0.0.1 for the ssh tests).
 //!
@@ -30,11 +33,13 @@
 //! names, after libtest's summary ([`skip`]).
 #![allow(dead_code)]
 
+pub mod home;
 pub mod skip;
 pub mod sshd;
 pub mod tool;
 pub mod tool_json;
 
+pub use home::{private_home, private_tmux_tmpdir};
 pub use skip::skipped;
 
 use std::ffi::OsStr;
@@ -89,10 +94,14 @@ impl TmuxBin {
 /// Applies the test environment to a command: removes `TMUX`, `TMUX_PANE`, `LC_ALL` and
 /// `LC_CTYPE` (so that `LANG` decides), sets `LANG=C.UTF-8`, `PS1='$ '` and `TMUX_TMPDIR` to
 /// [`private_tmux_tmpdir`], so a tmux or tmuxwire run without `-S` (or a `list_servers` scan)
-/// can never reach the user's own servers (`/tmp/tmux-UID/default`). `TMUXWIRE_JSON_TEXT` and
-/// `TMUXWIRE_PLAIN_TEXT` are removed too: a test asks for its text blocks itself.
+/// can never reach the user's own servers (`/tmp/tmux-UID/default`), and gives it this run's
+/// [`private_home`] ([`home::isolate`]: `HOME`, the XDG directories, no `HISTFILE`), so no
+/// shell or program it starts (a tmux server's panes included) writes the user's files.
+/// `TMUXWIRE_JSON_TEXT` and `TMUXWIRE_PLAIN_TEXT` are removed too: a test asks for its text
+/// blocks itself.
 pub fn test_env(cmd: &mut Command) -> &mut Command {
-    cmd.env_remove("TMUX")
+    home::isolate(cmd, &private_home())
+        .env_remove("TMUX")
         .env_remove("TMUX_PANE")
         .env_remove("TMUXWIRE_JSON_TEXT")
         .env_remove("TMUXWIRE_PLAIN_TEXT")
@@ -140,38 +149,6 @@ pub fn tmuxwire_command() -> tokio::process::Command {
     }
     test_env(cmd.as_std_mut());
     cmd
-}
-
-/// The directory [`private_tmux_tmpdir`] made, once it exists.
-static PRIVATE_TMPDIR: OnceLock<PathBuf> = OnceLock::new();
-
-/// An empty directory of this test run's own, for `TMUX_TMPDIR` (made once, under the system
-/// temp directory). It is removed, with whatever tmux made in it, when the test process exits
-/// (libtest ends with `exit()` whether tests passed or failed, and `exit()` runs the handler
-/// registered here); a process killed by a signal leaves it behind.
-pub fn private_tmux_tmpdir() -> &'static Path {
-    PRIVATE_TMPDIR.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("tmuxwire-test-tmpdir-")
-            .tempdir()
-            .expect("a temp dir for TMUX_TMPDIR")
-            .keep();
-        // SAFETY: `atexit` only records a function pointer; the handler takes no arguments,
-        // touches only a `OnceLock` that is set by then, and never unwinds (see below).
-        let registered = unsafe { libc::atexit(remove_private_tmux_tmpdir) } == 0;
-        assert!(registered, "atexit refused the TMUX_TMPDIR clean-up");
-        dir
-    })
-}
-
-/// Removes [`PRIVATE_TMPDIR`] at process exit. A panic must not cross into C, so it is caught
-/// (there is none to expect: errors are ignored, the directory may be gone already).
-extern "C" fn remove_private_tmux_tmpdir() {
-    let _ = std::panic::catch_unwind(|| {
-        if let Some(dir) = PRIVATE_TMPDIR.get() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    });
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
@@ -621,9 +598,10 @@ impl TestServerBuilder {
 
     /// Runs the server as `user` (`None`, or the current user: as this process), e.g.
     /// `.owner(sshd.owner_for_servers())` so that the ssh login user reaches it. The server
-    /// is then started through `setpriv` with that user's uid, gid and groups (and `HOME`,
-    /// `USER`, `LOGNAME`), the test environment otherwise, and `TMUX_TMPDIR` set to the
-    /// socket's directory, which is chowned to the user (mode 0700). The test process keeps
+    /// is then started through `setpriv` with that user's uid, gid and groups (and `USER`,
+    /// `LOGNAME`), the test environment otherwise, `TMUX_TMPDIR` set to the socket's
+    /// directory, which is chowned to the user (mode 0700), and `HOME` a private one of the
+    /// user's in it (not the user's own home: its panes' shells keep history there). The test process keeps
     /// talking to it directly ([`TestServer::tmux`], `kill`, …): tmux lets root in. Starting
     /// panics when the user does not exist or when not running as root.
     pub fn owner(mut self, user: Option<&str>) -> Self {
@@ -725,7 +703,6 @@ struct ServerOwner {
     name: String,
     uid: u32,
     gid: u32,
-    home: PathBuf,
 }
 
 impl ServerOwner {
@@ -747,7 +724,6 @@ impl ServerOwner {
             name: user.name,
             uid: user.uid.as_raw(),
             gid: user.gid.as_raw(),
-            home: user.dir,
         })
     }
 
@@ -759,13 +735,16 @@ impl ServerOwner {
             .unwrap_or_else(|e| panic!("cannot chmod 700 {}: {e}", dir.display()));
     }
 
-    /// `setpriv … -- bin -S socket -f /dev/null` as this user, with the test environment and
-    /// `TMUX_TMPDIR=tmpdir`; add the tmux arguments.
+    /// `setpriv … -- bin -S socket -f /dev/null` as this user, with the test environment,
+    /// `TMUX_TMPDIR=tmpdir` and a private home of the user's own in `tmpdir`
+    /// ([`home::home_for_owner`]; never the user's own home, where its shells would keep
+    /// their history); add the tmux arguments.
     fn command(&self, server: &TestServer, tmpdir: &Path) -> Command {
+        let home = home::home_for_owner(tmpdir, self.uid, self.gid);
         let mut cmd = Command::new("setpriv");
-        test_env(&mut cmd)
+        test_env(&mut cmd);
+        home::isolate(&mut cmd, &home)
             .env("TMUX_TMPDIR", tmpdir)
-            .env("HOME", &self.home)
             .env("USER", &self.name)
             .env("LOGNAME", &self.name)
             .arg(format!("--reuid={}", self.uid))
