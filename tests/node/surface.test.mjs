@@ -18,7 +18,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,12 +57,21 @@ let dir;
 let sock;
 
 /** The environment of every process this test starts: no `TMUX`, and a `TMUX_TMPDIR` of the
- * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers. */
+ * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers;
+ * and a home of the test's own (`HOME` and the XDG directories in `dir`, no `HISTFILE` or
+ * other `…HIST…` variable), so no pane's shell (`sh`, bash where `sh` is bash) or other
+ * program keeps history in the user's files. */
 function childEnv() {
-  const env = { ...process.env, TMUX_TMPDIR: dir };
+  const home = join(dir, "home");
+  const env = {
+    ...process.env, TMUX_TMPDIR: dir, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local/share"), XDG_STATE_HOME: join(home, ".local/state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+  };
   for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_SOCKET_PATH",
     "LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "TMUXWIRE_RESPONSE_BUDGET", "TMUXWIRE_JSON_TEXT",
-    "TMUXWIRE_PLAIN_TEXT", "TMUXWIRE_TOOLSETS"]) {
+    "TMUXWIRE_PLAIN_TEXT", "TMUXWIRE_TOOLSETS", "ENV", "BASH_ENV", "PROMPT_COMMAND",
+    ...Object.keys(env).filter((k) => k.includes("HIST"))]) {
     delete env[k];
   }
   return env;
@@ -85,6 +96,7 @@ async function waitFor(what, cond, ms = 15000) {
 before(async () => {
   assert.ok(existsSync(BIN), `${BIN} missing: run cargo build (or cargo test) first`);
   dir = mkdtempSync(join(tmpdir(), "tmuxwire-node-"));
+  mkdirSync(join(dir, "home"), { mode: 0o700 });
   sock = join(dir, "tmux.sock");
   tmux("new-session", "-d", "-s", "nodetest", "-x", "100", "-y", "30", "sh");
   tmux("new-window", "-d", "-t", "=nodetest:1", "sh");
