@@ -389,6 +389,34 @@ fn cli_help_has_examples() {
     }
 }
 
+/// `--version` names the version, the commit and the tmux versions tested, and those include
+/// every tmux this suite runs against.
+#[test]
+fn cli_version_names_commit_and_tested_tmux() {
+    let o = tmuxwire().arg("--version").output().unwrap();
+    expect_code(&o, 0, "--version");
+    let out = stdout(&o);
+    let rest = out
+        .trim_end()
+        .strip_prefix(concat!("tmuxwire ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (commit, tested) = rest.split_once("; tested with tmux ").expect(&out);
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{out}"
+    );
+    let tested: Vec<&str> = tested.strip_suffix(')').expect(&out).split(", ").collect();
+    for bin in tmux_bins() {
+        assert!(
+            tested.contains(&bin.label.as_str()),
+            "tmux {} not in {out}",
+            bin.label
+        );
+    }
+    assert_eq!(tmuxwire().arg("-V").output().unwrap().stdout, o.stdout);
+}
+
 /// `tmuxwire demo` (small: `--lines 2000`) checks out all five steps with every tmux, prints
 /// them without colour codes into a pipe, and leaves no server and no temp directory behind.
 #[test]

@@ -148,9 +148,35 @@ pub struct CaptureSocketArgs {
     pub socket_path: Option<PathBuf>,
 }
 
+/// The tmux versions the test suite runs against (the system tmux of CI's
+/// Debian 12 and the two `.ci/fetch-tmux.sh` fetches), as `--version`
+/// names them; a literal so that `concat!` can use it.
+macro_rules! tested_tmux {
+    () => {
+        "3.3a, 3.5a, 3.8"
+    };
+}
+
+/// What `tmuxwire --version` prints after the program's name: the
+/// package version, the commit it was built from (`build.rs`: git, else a
+/// packaged crate's `.cargo_vcs_info.json`, else `unknown`) and the tmux
+/// versions it was tested with, on one line.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TMUXWIRE_COMMIT"),
+    "; tested with tmux ",
+    tested_tmux!(),
+    ")"
+);
+
+/// The tmux versions the test suite runs against, comma-separated
+/// (`3.3a, 3.5a, 3.8`).
+pub const TESTED_TMUX: &str = tested_tmux!();
+
 /// Command-line arguments.
 #[derive(Debug, Parser)]
-#[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(name = "tmuxwire", version = VERSION, about = ABOUT, after_help = AFTER_HELP)]
 pub struct Cli {
     /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
     #[arg(
