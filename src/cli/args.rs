@@ -246,7 +246,7 @@ impl Cli {
                 socket_name: a.socket.socket_name.clone(),
                 socket_path: a.socket.socket_path.clone(),
             }),
-            Cmd::Demo { .. } => None,
+            Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => None,
         }
         .unwrap_or_default();
         // A path beats a name, as in tmux, wherever each was given.
@@ -679,6 +679,28 @@ pub enum Cmd {
         #[arg(long, hide = true, default_value_t = 100_000,
               value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
         lines: u32,
+    },
+    /// Print a shell completion script for tmuxwire (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Generated from the same flag definitions tmuxwire parses (clap_complete). Install:
+    /// bash: tmuxwire completions bash > ~/.local/share/bash-completion/completions/tmuxwire;
+    /// zsh: tmuxwire completions zsh > DIR/_tmuxwire, DIR on $fpath; fish: tmuxwire
+    /// completions fish > ~/.config/fish/completions/tmuxwire.fish. Release archives carry
+    /// the three files. Needs no tmux server.
+    Completions {
+        /// The shell.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print tmuxwire's manual page (roff), or write a page per command into a directory.
+    ///
+    /// Generated from the same definitions as --help (clap_mangen). `tmuxwire man | man -l -`
+    /// reads it; with --dir DIR, writes tmuxwire.1 and tmuxwire-COMMAND.1 for each command
+    /// into DIR (which must exist) and prints their paths. Needs no tmux server.
+    Man {
+        /// Write tmuxwire.1 and one page per command into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
