@@ -11,9 +11,12 @@
 //!    has no `.git` but has this file;
 //! 4. `unknown`.
 //!
-//! The script reruns when `HEAD` or the branch it points at moves, not on
-//! every edit: the commit names what was checked out, not uncommitted
-//! changes.
+//! In release builds (what `cargo install`, the wheels and the release
+//! archives are), the script reruns when `HEAD` or the branch it points at
+//! moves, not on every edit: the commit names what was checked out, not
+//! uncommitted changes. Other profiles do not watch `HEAD`: a commit would
+//! rebuild the whole crate on the next `cargo test`, so a debug build names
+//! the commit of its first build until `build.rs` changes or `cargo clean`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,6 +67,9 @@ fn from_git(dir: &Path) -> Option<String> {
     // Rerun when HEAD moves: HEAD itself (a checkout), the branch's ref file
     // (a commit) and packed-refs (a `git pack-refs`). Worktrees keep HEAD
     // in their own git directory, which `--git-path` finds.
+    if std::env::var("PROFILE").as_deref() != Ok("release") {
+        return Some(commit);
+    }
     // A path that does not exist is left out: cargo would rerun the script
     // (and rebuild the crate) on every build.
     let branch = git(dir, &["symbolic-ref", "-q", "HEAD"]);
