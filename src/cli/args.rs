@@ -148,9 +148,35 @@ pub struct CaptureSocketArgs {
     pub socket_path: Option<PathBuf>,
 }
 
+/// The tmux versions the test suite runs against (the system tmux of CI's
+/// Debian 12 and the two `.ci/fetch-tmux.sh` fetches), as `--version`
+/// names them; a literal so that `concat!` can use it.
+macro_rules! tested_tmux {
+    () => {
+        "3.3a, 3.5a, 3.8"
+    };
+}
+
+/// What `tmuxwire --version` prints after the program's name: the
+/// package version, the commit it was built from (`build.rs`: git, else a
+/// packaged crate's `.cargo_vcs_info.json`, else `unknown`) and the tmux
+/// versions it was tested with, on one line.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TMUXWIRE_COMMIT"),
+    "; tested with tmux ",
+    tested_tmux!(),
+    ")"
+);
+
+/// The tmux versions the test suite runs against, comma-separated
+/// (`3.3a, 3.5a, 3.8`).
+pub const TESTED_TMUX: &str = tested_tmux!();
+
 /// Command-line arguments.
 #[derive(Debug, Parser)]
-#[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(name = "tmuxwire", version = VERSION, about = ABOUT, after_help = AFTER_HELP)]
 pub struct Cli {
     /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
     #[arg(
@@ -220,7 +246,7 @@ impl Cli {
                 socket_name: a.socket.socket_name.clone(),
                 socket_path: a.socket.socket_path.clone(),
             }),
-            Cmd::Demo { .. } => None,
+            Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => None,
         }
         .unwrap_or_default();
         // A path beats a name, as in tmux, wherever each was given.
@@ -653,6 +679,28 @@ pub enum Cmd {
         #[arg(long, hide = true, default_value_t = 100_000,
               value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
         lines: u32,
+    },
+    /// Print a shell completion script for tmuxwire (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Generated from the same flag definitions tmuxwire parses (clap_complete). Install:
+    /// bash: tmuxwire completions bash > ~/.local/share/bash-completion/completions/tmuxwire;
+    /// zsh: tmuxwire completions zsh > DIR/_tmuxwire, DIR on $fpath; fish: tmuxwire
+    /// completions fish > ~/.config/fish/completions/tmuxwire.fish. Release archives carry
+    /// the three files. Needs no tmux server.
+    Completions {
+        /// The shell.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print tmuxwire's manual page (roff), or write a page per command into a directory.
+    ///
+    /// Generated from the same definitions as --help (clap_mangen). `tmuxwire man | man -l -`
+    /// reads it; with --dir DIR, writes tmuxwire.1 and tmuxwire-COMMAND.1 for each command
+    /// into DIR (which must exist) and prints their paths. Needs no tmux server.
+    Man {
+        /// Write tmuxwire.1 and one page per command into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 

@@ -25,7 +25,8 @@
 //!   pane; `wait`: until a pane prints a pattern;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `errors`: the typed errors of the operations, in CLI words;
-//! * `demo`: what tmuxwire does, shown and checked on a private server.
+//! * `demo`: what tmuxwire does, shown and checked on a private server;
+//! * `manual`: `completions` and `man`, generated from `args`.
 
 mod args;
 mod capture;
@@ -33,6 +34,7 @@ mod demo;
 mod errors;
 mod grep;
 mod hosts;
+pub mod manual;
 mod output;
 mod search;
 mod send;
@@ -61,7 +63,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs, WaitArgs,
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs,
+    TESTED_TMUX, VERSION, WaitArgs,
 };
 pub use output::ColorChoice;
 
@@ -90,6 +93,12 @@ fn init_logging() {
 pub fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
+    // Generated from the flag definitions alone: no tmux server, no runtime.
+    match &cli.command {
+        Cmd::Completions { shell } => return manual::completions(*shell),
+        Cmd::Man { dir } => return manual::man(dir.as_deref()),
+        _ => {}
+    }
     // Scans run on the blocking pool (one thread each while they run): it
     // is bounded, and its idle threads end after 2 s (tokio keeps them 10 s)
     // so a long-lived server's thread count comes back after a busy spell.
@@ -295,7 +304,9 @@ async fn run(cli: Cli) -> ExitCode {
             Cmd::Search(a) => search::run(pool, a).await,
             Cmd::Send(a) => send::run(pool, a).await,
             Cmd::Wait(a) => wait::run(pool, a).await,
-            Cmd::Mcp { .. } | Cmd::Demo { .. } => Ok(ExitCode::SUCCESS),
+            Cmd::Mcp { .. } | Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => {
+                Ok(ExitCode::SUCCESS)
+            }
         }
     };
     let done = if pool.host().is_some() {
