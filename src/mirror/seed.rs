@@ -437,6 +437,9 @@ pub fn build(
     opts: &SeedOptions,
     history: Option<Vec<u8>>,
 ) -> Result<Built, SeedFailure> {
+    if let Some(failure) = gone(&reply, continue_first) {
+        return Err(failure);
+    }
     let mut blocks = reply.blocks.into_iter();
     if continue_first {
         blocks.next();
@@ -444,18 +447,6 @@ pub fn build(
     let (Some(formats), Some(options)) = (blocks.next(), blocks.next()) else {
         return Err(SeedFailure::Unusable("tmux gave a short answer".into()));
     };
-    if !formats.ok {
-        let text = formats.text();
-        return Err(if text.contains("can't find") {
-            SeedFailure::Gone
-        } else {
-            SeedFailure::Unusable(text)
-        });
-    }
-    if formats.body.is_empty() {
-        // The filter matched nothing: the pane is gone.
-        return Err(SeedFailure::Gone);
-    }
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
@@ -570,6 +561,50 @@ pub fn build(
         dead: on(5, false),
         exit_status: num(6).and_then(|v| i32::try_from(v).ok()),
     })
+}
+
+/// [`SeedFailure::Gone`] when a [`line`]'s answer says the pane no longer
+/// exists; another failure of its first record (or of the resume before
+/// it) as [`SeedFailure::Unusable`]; `None` when the record is there.
+///
+/// The pane goes between two requests, never within the line (tmux runs
+/// a line's commands with no event in between), and tmux skips the rest
+/// of a line after a command fails (cmd-queue.c `cmdq_remove_group()`),
+/// so the answer of a pane that is gone is the one `%error` block of
+/// `list-panes` (`can't find pane: %N`, or `can't find window` on some
+/// versions): it must read as gone, not as an answer cut short. A record
+/// that matched nothing says the same. A caller with a line whose history
+/// buffer was never made (the line stopped before `set-buffer`) asks this
+/// before it treats an unreadable buffer as a fault.
+pub fn gone(reply: &Reply, continue_first: bool) -> Option<SeedFailure> {
+    let mut blocks = reply.blocks.iter();
+    if continue_first {
+        // `refresh-client -A` ignores a pane that does not exist
+        // (cmd-refresh-client.c), so it fails only for another reason.
+        match blocks.next() {
+            Some(b) if !b.ok => return Some(not_found_or_unusable(b)),
+            _ => {}
+        }
+    }
+    let Some(formats) = blocks.next() else {
+        return Some(SeedFailure::Unusable("tmux gave a short answer".into()));
+    };
+    if !formats.ok {
+        return Some(not_found_or_unusable(formats));
+    }
+    // The filter matched nothing: the pane is gone.
+    formats.body.is_empty().then_some(SeedFailure::Gone)
+}
+
+/// A failed block: [`SeedFailure::Gone`] for tmux's "can't find" (the
+/// pane, its window or its session: cmd-find.c), else its text.
+fn not_found_or_unusable(b: &Block) -> SeedFailure {
+    let text = b.text();
+    if text.contains("can't find") {
+        SeedFailure::Gone
+    } else {
+        SeedFailure::Unusable(text)
+    }
 }
 
 fn unusable(b: Option<&Block>) -> SeedFailure {
