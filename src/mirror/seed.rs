@@ -613,3 +613,61 @@ fn unusable(b: Option<&Block>) -> SeedFailure {
             .unwrap_or_else(|| "tmux gave a short answer".into()),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(ok: bool, body: &str) -> Block {
+        Block {
+            time: 0,
+            number: 0,
+            flags: 1,
+            ok,
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    fn reply(blocks: Vec<Block>) -> Reply {
+        Reply {
+            blocks,
+            stray: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_pane_gone_before_the_line_reads_as_gone() {
+        // tmux stops the line at the failed list-panes: one block.
+        let vanished = reply(vec![block(false, "can't find pane: %9\n")]);
+        assert_eq!(gone(&vanished, false), Some(SeedFailure::Gone));
+        let window = reply(vec![block(false, "can't find window: %9\n")]);
+        assert_eq!(gone(&window, false), Some(SeedFailure::Gone));
+        // After the resume, which ignores a pane that does not exist.
+        let resumed = reply(vec![block(true, ""), block(false, "can't find pane: %9\n")]);
+        assert_eq!(gone(&resumed, true), Some(SeedFailure::Gone));
+        // A record that matched nothing.
+        let none = reply(vec![block(true, ""), block(true, "")]);
+        assert_eq!(gone(&none, false), Some(SeedFailure::Gone));
+        // Another failure is said as it is; an empty answer is short.
+        let other = reply(vec![block(false, "server exited\n")]);
+        assert_eq!(
+            gone(&other, false),
+            Some(SeedFailure::Unusable("server exited".into()))
+        );
+        assert_eq!(
+            gone(&reply(Vec::new()), false),
+            Some(SeedFailure::Unusable("tmux gave a short answer".into()))
+        );
+        // The record is there: not gone.
+        let there = reply(vec![block(true, "80 24\n"), block(true, "on,on\n")]);
+        assert_eq!(gone(&there, false), None);
+        // build says the same as gone.
+        let opts = SeedOptions {
+            rules: Rules::for_version(&TmuxVersion::parse("3.3a")),
+            first: LineIndex(0),
+        };
+        let recipe = Recipe::for_version(&TmuxVersion::parse("3.3a"), Encoding::Vis);
+        let built = build(vanished, &recipe, false, &opts, None);
+        assert_eq!(built.err(), Some(SeedFailure::Gone));
+    }
+}
