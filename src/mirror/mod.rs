@@ -866,13 +866,16 @@ impl Mirror {
     }
 
     /// Marks copies of panes that tmux no longer has as dead (a pane that
-    /// vanished between two requests, before its watch noticed).
-    pub fn mark_gone(&self, alive: &std::collections::HashSet<PaneId>) {
+    /// vanished between two requests, before its watch noticed): `alive`
+    /// is every pane of a listing of the whole server asked at `listed`.
+    /// A copy seeded after `listed` is left as it is: its pane may be newer
+    /// than the listing ([`PaneMirror::mark_dead_if_seeded_before`]).
+    pub fn mark_gone(&self, alive: &std::collections::HashSet<PaneId>, listed: Instant) {
         for (id, p) in self.shared.panes() {
             if alive.contains(&id) {
                 continue;
             }
-            p.mark_dead();
+            p.mark_dead_if_seeded_before(Some(listed));
         }
     }
 
