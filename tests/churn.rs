@@ -58,6 +58,12 @@ impl OneShot {
         Some(out.lines().map(str::to_string).collect())
     }
 
+    /// Whether tmux has no session named `name` now.
+    fn has_no_session(&self, name: &str) -> bool {
+        self.run(&["list-sessions", "-F", "#{session_name}"])
+            .is_some_and(|out| !out.lines().any(|l| l == name))
+    }
+
     /// Whether tmux has no object `id` (`%N` or `$N`) now. Asked of the listings
     /// (`display-message -t %N` answers nothing, with success, for a pane that is gone).
     fn is_gone(&self, id: &str) -> bool {
@@ -75,10 +81,11 @@ impl OneShot {
     }
 }
 
-/// A churned session: its id and its first pane.
+/// A churned session: its id, its first name and its first pane.
 #[derive(Clone, Debug)]
 struct Churned {
     session: String,
+    name: String,
     pane: String,
 }
 
@@ -121,6 +128,7 @@ fn churn(tmux: &OneShot, n: usize, log: &Mutex<ChurnLog>, stable_window: &str) {
         if let Some((session, pane)) = created.as_deref().and_then(|s| s.trim().split_once(' ')) {
             let c = Churned {
                 session: session.to_string(),
+                name: name.clone(),
                 pane: pane.to_string(),
             };
             if i % 3 == 1 {
@@ -452,6 +460,8 @@ async fn read_resources(
     .map(|u| (u, false))
     .collect();
     if let Some(c) = churned {
+        uris.push((format!("tmux://sessions/{}", c.name), true));
+        uris.push((format!("tmux://sessions/{}/windows", c.name), true));
         uris.push((format!("tmux://panes/%25{}", &c.pane[1..]), true));
         uris.push((format!("tmux://panes/%25{}/content", &c.pane[1..]), true));
     }
@@ -459,8 +469,10 @@ async fn read_resources(
     for (uri, may_be_gone) in &uris {
         if let Err(e) = tmuxwire::mcp::resources::read(s, uri).await {
             let gone = *may_be_gone
-                && e.message.contains("Pane not found")
-                && churned.is_some_and(|c| tmux.is_gone(&c.pane));
+                && churned.is_some_and(|c| {
+                    (e.message.contains("Pane not found") && tmux.is_gone(&c.pane))
+                        || (e.message.contains("Session not found") && tmux.has_no_session(&c.name))
+                });
             if !gone {
                 failures.push(format!("{uri}: {}", e.message));
             }
