@@ -945,6 +945,21 @@ pub(crate) use targeting;
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_call_names_an_object_by_any_targeting_argument() {
+        let args = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        assert!(names_no_object(&args(json!({}))));
+        assert!(names_no_object(&args(
+            json!({"socket_name": "w", "pane_id": null})
+        )));
+        for k in NAMING {
+            assert!(!names_no_object(&args(json!({*k: "x"}))), "{k}");
+        }
+    }
+
     /// libtmux-mcp's tools, copied once from the reference catalog.
     const REFERENCE: &str = include_str!("../../../tests/data/reference-tools.md");
 
