@@ -5,6 +5,7 @@
 mod support;
 
 mod cases;
+mod churn;
 mod cli;
 mod commands;
 mod conformance;

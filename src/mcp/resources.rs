@@ -197,6 +197,20 @@ fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Map<Str
     args
 }
 
+/// `sel` naming the object `read` is by its id (`field`, `session_id` or
+/// `window_id`) instead, when `read` has one; the socket is kept.
+fn by_id(sel: Map<String, Value>, read: &Value, field: &str) -> Map<String, Value> {
+    let Some(id) = read[field].as_str() else {
+        return sel;
+    };
+    let mut m: Map<String, Value> = sel
+        .into_iter()
+        .filter(|(k, _)| k == "socket_name")
+        .collect();
+    m.insert(field.to_string(), json!(id));
+    m
+}
+
 /// What a failed read of `address` says (`-32603`): the session, window or
 /// pane it names when tmux could not find that object (told by the
 /// error's kind and subject, never its text), otherwise the error itself.
@@ -254,7 +268,11 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
             let mut s = call("get_session_info", sel.clone())
                 .await
                 .map_err(failed)?;
-            let w = call("list_windows", sel).await.map_err(failed)?;
+            // The windows of the session just read, by its id: one renamed
+            // meanwhile is still the one read.
+            let w = call("list_windows", by_id(sel, &s, "session_id"))
+                .await
+                .map_err(failed)?;
             s["windows"] = w["result"].clone();
             (json_body(&s), "application/json")
         }
@@ -270,7 +288,11 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
                 ("window_index", json!(index)),
             ]);
             let mut w = call("get_window_info", sel.clone()).await.map_err(failed)?;
-            let panes = call("list_panes", sel).await.map_err(failed)?;
+            // The panes of the window just read, by its id: one moved or
+            // renumbered meanwhile is still the one read.
+            let panes = call("list_panes", by_id(sel, &w, "window_id"))
+                .await
+                .map_err(failed)?;
             w["panes"] = panes["result"].clone();
             (json_body(&w), "application/json")
         }

@@ -107,22 +107,17 @@ enum Job {
         /// A share of [`MirrorShared::seed_slots`]: seeds wait behind it.
         permit: tokio::sync::OwnedSemaphorePermit,
     },
-    List,
+    /// The server's panes, asked at `sent` (a copy seeded after may be of
+    /// a pane newer than the answer: it is not taken for gone).
+    List { sent: std::time::Instant },
     /// The pause before a hushed seed (see the module docs): once it is
     /// answered, the seed with this key is queued.
-    Hush {
-        pane: PaneId,
-        key: u64,
-        attempt: u8,
-    },
+    Hush { pane: PaneId, key: u64, attempt: u8 },
     /// A pause (`pause`) or a probe's resume of a flooding pane
     /// ([`super::flood`]). tmux writes the `%pause` of a pause inside the
     /// command's own answer, so the answer is what says the pane's output
     /// stops from there on.
-    Flow {
-        pane: PaneId,
-        pause: bool,
-    },
+    Flow { pane: PaneId, pause: bool },
 }
 
 /// A seed whose line was answered and whose history a one-shot client is
@@ -389,7 +384,8 @@ impl Watch {
             return;
         }
         let line = probe::list_line(&self.shared.query);
-        if self.send(line, Job::List).is_some() {
+        let sent = std::time::Instant::now();
+        if self.send(line, Job::List { sent }).is_some() {
             self.listing = true;
         }
     }
@@ -748,10 +744,10 @@ impl Watch {
                 key = seed_key;
                 outcome = Some((pane, false));
             }
-            Job::List => {
+            Job::List { sent } => {
                 self.listing = false;
                 if let Some(Ok(r)) = reply {
-                    self.adopt(&r);
+                    self.adopt(&r, sent);
                 }
                 if std::mem::take(&mut self.relist) {
                     self.list();
@@ -1245,10 +1241,11 @@ impl Watch {
         (ok && !redo, redo)
     }
 
-    /// Takes the server's pane list: adopts and seeds new panes of this
-    /// session, releases panes no longer shown here, and marks panes that
-    /// no longer exist anywhere as dead.
-    fn adopt(&mut self, reply: &crate::control::client::Reply) {
+    /// Takes the server's pane list, asked at `sent`: adopts and seeds new
+    /// panes of this session, releases panes no longer shown here, and
+    /// marks panes that no longer exist anywhere as dead (only copies
+    /// seeded before `sent`: [`super::PaneMirror::mark_dead_if_seeded_before`]).
+    fn adopt(&mut self, reply: &crate::control::client::Reply, sent: std::time::Instant) {
         let Some(listing) = probe::parse_list(reply, &self.shared.query) else {
             return;
         };
@@ -1280,6 +1277,13 @@ impl Watch {
                 if resized && st.status == Status::Live {
                     st.status = Status::Stale;
                 }
+                // Listed with its program running, so not gone (ids are never
+                // reused): a copy taken for dead (its program since
+                // respawned, or marked by a listing older than the pane) is
+                // seeded again.
+                if !e.dead && st.status == Status::Dead {
+                    st.status = Status::Stale;
+                }
                 if matches!(st.status, Status::Unseeded | Status::Stale)
                     && !self.seeding.contains_key(&e.pane)
                 {
@@ -1290,17 +1294,13 @@ impl Watch {
             p.changed();
         }
         for (id, p) in self.shared.panes() {
-            let mut st = p.write();
             if !all.contains(&id) {
                 // Gone from the server: keep the copy as the pane's last
                 // words.
-                if st.term.is_some() && st.status != Status::Dead {
-                    st.status = Status::Dead;
-                    drop(st);
-                    p.changed();
-                }
+                p.mark_dead_if_seeded_before(Some(sent));
                 continue;
             }
+            let mut st = p.write();
             if st.owner == Some(self.session) && !ours.contains(&id) {
                 // Shown elsewhere only: another watch takes it over.
                 st.owner = None;

@@ -172,6 +172,39 @@ fn close_when_idle(client: Client, activity: Arc<Activity>, after: Duration) {
     });
 }
 
+/// The oldest session of a `list-sessions -F '#{session_created}
+/// #{session_id}'` answer (ties: the lowest id); `None` when it lists none.
+fn oldest_session(listing: &str) -> Option<SessionId> {
+    listing
+        .lines()
+        .filter_map(|l| {
+            let (created, id) = l.trim().split_once(' ')?;
+            Some((created.parse::<u64>().ok()?, id.parse::<SessionId>().ok()?))
+        })
+        .min_by_key(|&(created, id)| (created, id.0))
+        .map(|(_, id)| id)
+}
+
+/// Asks tmux 3.6 and later to move the command connection to another
+/// session when its own is destroyed, instead of exiting it
+/// (`refresh-client -f no-detach-on-destroy`: server-client.c
+/// `server_client_set_flags()`, server-fn.c `server_destroy_session()`),
+/// so a session killed by someone else never ends the connection calls
+/// are in flight on. Older versions have no such flag (the connection
+/// then attaches to the oldest session: [`Tmux::steady_session`]). A
+/// refusal is only logged.
+async fn stay_on_destroy(client: &Client, version: &TmuxVersion) {
+    if !version.at_least(3, 6) {
+        return;
+    }
+    let flag = Command::new("refresh-client").opt("-f", "no-detach-on-destroy");
+    match client.command(&flag).await {
+        Ok(b) if b.ok => {}
+        Ok(b) => tracing::debug!(error = %b.text(), "no-detach-on-destroy refused"),
+        Err(e) => tracing::debug!(%e, "no-detach-on-destroy not set"),
+    }
+}
+
 impl std::fmt::Debug for Tmux {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tmux")
@@ -674,23 +707,36 @@ impl Tmux {
             None => &[Framing::Old, Framing::New],
         };
         let mut last = None;
+        let steady = self.steady_session(opts.timeout).await;
         for &framing in framings {
-            let opts = ControlOptions {
+            let mut opts = ControlOptions {
                 framing: Some(framing),
+                attach_target: steady.clone(),
                 ..opts.clone()
             };
-            let transport = self.endpoint.open_control(version.clone(), &opts).await?;
-            let client_opts = ClientOptions {
-                request_timeout: self.timeout,
-                ..ClientOptions::default()
+            let started = loop {
+                let transport = self.endpoint.open_control(version.clone(), &opts).await?;
+                let client_opts = ClientOptions {
+                    request_timeout: self.timeout,
+                    ..ClientOptions::default()
+                };
+                match Client::start(transport, client_opts).await {
+                    // The session chosen went meanwhile: tmux's choice.
+                    Err(control::Error::Attach(msg)) if opts.attach_target.is_some() => {
+                        tracing::debug!(%msg, "could not attach to the oldest session");
+                        opts.attach_target = None;
+                    }
+                    other => break other,
+                }
             };
-            match Client::start(transport, client_opts).await {
+            match started {
                 Ok(c) => {
                     if let Some(r) = self.endpoint.remote()
                         && r.had_earlier_link()
                     {
                         tokio::spawn(detach_stale(c.clone(), r.clone()));
                     }
+                    stay_on_destroy(&c, &version).await;
                     tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");
                     self.activity.touch();
                     close_when_idle(c.clone(), self.activity.clone(), self.idle_close);
@@ -712,6 +758,31 @@ impl Tmux {
             .unwrap_or_else(|| Error::connection("could not connect")))
     }
 
+    /// The session the command connection attaches to: the oldest one
+    /// (`#{session_created}`, then the lowest id), for a local server;
+    /// `None` (tmux's choice) for a remote one, where asking first would
+    /// cost an ssh session, or when the server does not answer.
+    ///
+    /// A control client's session is not a choice without consequence:
+    /// when it is destroyed, tmux exits the client (server-fn.c
+    /// `server_destroy_session()`, with `detach-on-destroy` on, the
+    /// default), and every call in flight on it fails, about a session it
+    /// never named. tmux's own choice is the most recently used unattached
+    /// session (cmd-find.c `cmd_find_best_session()`), which is the one an
+    /// orchestrator has just made and is most likely to kill; the oldest is
+    /// the one most likely to stay. tmux 3.6 and later also move the client
+    /// to another session instead ([`stay_on_destroy`]).
+    async fn steady_session(&self, timeout: Duration) -> Option<String> {
+        if self.endpoint.remote().is_some() {
+            return None;
+        }
+        let list = ["list-sessions", "-F", "#{session_created} #{session_id}"];
+        let out = self.endpoint.run_command(&list, timeout).await.ok()?;
+        if !out.success() {
+            return None;
+        }
+        oldest_session(&String::from_utf8_lossy(&out.stdout)).map(|id| id.to_string())
+    }
     async fn forget(&self, failed: &Client) {
         let mut slot = self.link_slot();
         if let Some(Link::Control(c)) = slot.link.as_ref()
@@ -1114,6 +1185,14 @@ impl Tmux {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oldest_session_first_created_then_lowest_id() {
+        let listing = "1700000300 $7\n1700000100 $9\n1700000100 $4\nnot a line\n";
+        assert_eq!(oldest_session(listing), Some(SessionId(4)));
+        assert_eq!(oldest_session(""), None);
+        assert_eq!(oldest_session("x $1\n"), None);
+    }
 
     #[test]
     fn split_output_on_fence_lines() {

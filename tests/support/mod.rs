@@ -556,6 +556,34 @@ pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
     ))
 }
 
+/// What the kernel says a process holds: open fds, threads, resident memory (KiB).
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    pub fds: usize,
+    pub threads: usize,
+    pub rss_kib: u64,
+}
+
+/// What the kernel says process `pid` holds now (`/proc/PID/fd`, `/proc/PID/status`); zeros
+/// for what cannot be read.
+pub fn held(pid: u32) -> Held {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    Held {
+        fds,
+        threads: field("Threads:") as usize,
+        rss_kib: field("VmRSS:"),
+    }
+}
+
 /// Builder for a [`TestServer`]; see [`TestServer::builder`].
 #[derive(Clone, Debug)]
 pub struct TestServerBuilder {

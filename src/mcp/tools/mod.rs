@@ -738,6 +738,67 @@ async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallTool
     }
 }
 
+/// The arguments that name a session, window or pane (or, for the option
+/// tools, a `target`).
+const NAMING: &[&str] = &[
+    "pane_id",
+    "window_id",
+    "window_index",
+    "session_id",
+    "session_name",
+    "target",
+];
+
+/// Whether `args` name no session, window or pane: the call acts on
+/// tmux's default choice ([`Selector`]'s default).
+fn names_no_object(args: &Map<String, Value>) -> bool {
+    NAMING
+        .iter()
+        .all(|k| args.get(*k).is_none_or(Value::is_null))
+}
+
+/// Times a read that names no object runs at most, when the object chosen
+/// for it went away before it was read.
+const DEFAULT_TARGET_TRIES: u32 = 3;
+
+/// Runs `call`; with `again` (a read that names no object), runs it again
+/// when it says its object is not found and the server still has
+/// sessions: the session, window or pane chosen for it went away between
+/// the choice and the read (another client killed it), which is no
+/// answer about the caller's request. Only a failure within the first
+/// [`DEFAULT_TARGET_AGAIN_WITHIN`] is run again, so a wait that ran its
+/// time is never run twice.
+async fn call_again(
+    call: CallFn,
+    ctx: &Ctx<'_>,
+    args: Map<String, Value>,
+    again: bool,
+) -> Result<CallToolResult, Error> {
+    if !again {
+        return call(ctx, args).await;
+    }
+    let began = std::time::Instant::now();
+    let mut tries = 1;
+    loop {
+        match call(ctx, args.clone()).await {
+            Err(e)
+                if tries < DEFAULT_TARGET_TRIES
+                    && e.is(ErrorKind::NotFound)
+                    && !crate::tmux::target::is_empty_server(&e)
+                    && began.elapsed() < DEFAULT_TARGET_AGAIN_WITHIN =>
+            {
+                tracing::debug!(%e, "the default target went away; choosing again");
+                tries += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// How soon a read that names no object must fail for it to run again
+/// ([`call_again`]).
+const DEFAULT_TARGET_AGAIN_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs one tool by name.
 async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<CallToolResult, Error> {
     // Each toolset's future is boxed: one future holding every tool's
@@ -769,8 +830,10 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         ));
     }
     let pool = ctx.servers.for_host(host.as_deref())?;
+    let again = def.hints.read_only && names_no_object(&args);
     let Some(remote) = pool.host_name() else {
-        let mut r = crate::mirror::Mirror::unfenced(fenced, call(ctx, args)).await?;
+        let mut r =
+            crate::mirror::Mirror::unfenced(fenced, call_again(call, ctx, args, again)).await?;
         hosts::mark_unfenced(&mut r, fenced);
         return Ok(r);
     };
@@ -781,7 +844,8 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         policy: ctx.policy,
         text: ctx.text,
     };
-    let mut r = crate::mirror::Mirror::unfenced(fenced, call(&sub, args)).await?;
+    let mut r =
+        crate::mirror::Mirror::unfenced(fenced, call_again(call, &sub, args, again)).await?;
     hosts::mark_unfenced(&mut r, fenced);
     hosts::mark_host(&mut r, remote);
     Ok(r)
@@ -880,6 +944,21 @@ pub(crate) use targeting;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_names_an_object_by_any_targeting_argument() {
+        let args = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        assert!(names_no_object(&args(json!({}))));
+        assert!(names_no_object(&args(
+            json!({"socket_name": "w", "pane_id": null})
+        )));
+        for k in NAMING {
+            assert!(!names_no_object(&args(json!({*k: "x"}))), "{k}");
+        }
+    }
 
     /// libtmux-mcp's tools, copied once from the reference catalog.
     const REFERENCE: &str = include_str!("../../../tests/data/reference-tools.md");

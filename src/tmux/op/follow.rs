@@ -331,6 +331,14 @@ pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<P
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
 /// its copy.
+///
+/// Something else may change the pane meanwhile: its session killed (the
+/// watch of the session it was listed in cannot open, or ends with the
+/// seed out), its window moved to another session, the pane respawned or
+/// resized. A sync that gave up before its time is then asked again from
+/// a fresh listing ([`SYNC_TRIES`] times in all), and a pane that is gone
+/// by then is `NotFound`, as a pane that was never there: never a timeout
+/// the caller is told to retry.
 pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
@@ -344,58 +352,64 @@ pub(super) async fn follow(
             "this tool follows the pane's output and needs the pane mirror, which is off",
         ));
     };
-    let target = Target::Pane(pane);
-    let recs =
-        super::list::pane_records(server, &PaneScope::Window(target.clone()), FOLLOWED_FIELDS)
-            .await?;
-    let pane_str = pane.to_string();
-    let (row, meta) = recs
-        .iter()
-        .map(|r| {
-            let row = FollowedRow::from_record_at(r, PaneMeta::FIELDS.len());
-            (row, PaneMeta::from_record(r))
-        })
-        .find(|(row, _)| row.pane_id == pane_str)
-        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-    let session = meta
-        .session_id
-        .parse()
-        .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
-    let pid = row
-        .pane_pid
-        .and_then(|p| u32::try_from(p).ok())
-        .unwrap_or(0);
-    let command = meta.pane_current_command.clone();
-    let confirmed = m
-        .sync_within(&[(pane, session, meta)], progress, within)
-        .await;
+    let limit = within.map_or(m.options().sync_timeout, |w| {
+        w.min(m.options().sync_timeout)
+    });
+    let began = std::time::Instant::now();
     let limited = || {
         m.session_limit()
             .map(|why| Error::new(crate::tmux::ErrorKind::HostSessionLimit, why))
     };
-    let Some(p) = m.pane(pane) else {
-        return Err(
-            limited().unwrap_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
-        );
-    };
-    // A live copy that tmux did not confirm is still fed in the order tmux
-    // sent its output: its check was taken while this pane and another
-    // printed, which proves nothing either way (the copy is checked again
-    // at the next call). One not live after the sync was still being
-    // seeded when the time ran out.
-    let usable =
-        confirmed.contains(&pane) || matches!(p.view().status(), Status::Dead | Status::Live);
-    if !usable || p.view().term().is_none() {
-        // A server that went away meanwhile (its watch ended) says so.
-        server
-            .run(&Command::new("display-message").arg("-p").arg(""))
-            .await?;
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        // Fails NotFound for a pane that is gone (and says so for a
+        // server that went away).
+        let (row, meta) = followed_row(server, pane).await?;
+        let session = meta
+            .session_id
+            .parse()
+            .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
+        let pid = row
+            .pane_pid
+            .and_then(|p| u32::try_from(p).ok())
+            .unwrap_or(0);
+        let command = meta.pane_current_command.clone();
+        let left = limit.saturating_sub(began.elapsed());
+        let synced = std::time::Instant::now();
+        let confirmed = m
+            .sync_within(&[(pane, session, meta)], progress, Some(left))
+            .await;
+        let copy = m.pane(pane);
+        // A live copy that tmux did not confirm is still fed in the order
+        // tmux sent its output: its check was taken while this pane and
+        // another printed, which proves nothing either way (the copy is
+        // checked again at the next call). One not live after the sync was
+        // still being seeded when the time ran out, or its session went.
+        if let Some(p) = copy.filter(|p| {
+            let st = p.view();
+            (confirmed.contains(&pane) || matches!(st.status(), Status::Dead | Status::Live))
+                && st.term().is_some()
+        }) {
+            return Ok(Followed {
+                pane: p,
+                pid,
+                command,
+            });
+        }
         if let Some(e) = limited() {
             return Err(e);
         }
-        let waited = within.map_or(m.options().sync_timeout, |w| {
-            w.min(m.options().sync_timeout)
-        });
+        // The sync gave up before its time: the session it was asked of
+        // went (or the pane left it). Asked again from a fresh listing,
+        // which also tells a pane that is gone.
+        let early = synced.elapsed() + SYNC_EARLY < left;
+        if early && tries < SYNC_TRIES {
+            continue;
+        }
+        // Gone by now (or the server went away): said so.
+        followed_row(server, pane).await?;
+        let waited = began.elapsed();
         let waited = if waited < Duration::from_secs(1) {
             format!("{} ms", waited.as_millis())
         } else {
@@ -407,11 +421,34 @@ pub(super) async fn follow(
              as fast as it can (or a stopped server) holds up"
         )));
     }
-    Ok(Followed {
-        pane: p,
-        pid,
-        command,
-    })
+}
+
+/// Times [`follow`] syncs a pane whose sync gave up early (its session
+/// went while it was asked).
+const SYNC_TRIES: u32 = 3;
+
+/// A sync that ends more than this before its time gave up: it did not
+/// run out of time.
+const SYNC_EARLY: Duration = Duration::from_millis(100);
+
+/// `pane`'s listing, as [`follow`] reads it.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when tmux
+/// no longer has the pane; connection errors.
+async fn followed_row(server: &Server, pane: PaneId) -> Result<(FollowedRow, PaneMeta), Error> {
+    let target = Target::Pane(pane);
+    let recs =
+        super::list::pane_records(server, &PaneScope::Window(target), FOLLOWED_FIELDS).await?;
+    let pane_str = pane.to_string();
+    recs.iter()
+        .map(|r| {
+            let row = FollowedRow::from_record_at(r, PaneMeta::FIELDS.len());
+            (row, PaneMeta::from_record(r))
+        })
+        .find(|(row, _)| row.pane_id == pane_str)
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
 }
 
 /// How often a wait asks tmux whether its pane still runs. tmux tells

@@ -322,6 +322,9 @@ pub async fn search_panes(
     scope: &PaneScope,
     limit: Limit,
 ) -> Result<SearchPanesResult, Error> {
+    // Copies seeded after this may be of panes newer than the listing
+    // (`Mirror::mark_gone`).
+    let listed_at = std::time::Instant::now();
     let records = super::list::pane_records(server, scope, LISTED_FIELDS).await?;
     let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
     // Linked windows and grouped sessions list a pane more than once.
@@ -360,7 +363,7 @@ pub async fn search_panes(
         confirmed = m.sync_with(&list, req.progress.as_ref()).await;
         let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
         if *scope == PaneScope::All {
-            m.mark_gone(&alive);
+            m.mark_gone(&alive, listed_at);
         }
         let dead_scope = match scope {
             PaneScope::All => Some(DeadScope::Server),
