@@ -540,3 +540,132 @@ async fn cli_send() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to send"));
 }
+
+/// The pane's mode (`copy-mode`, …; empty in none), as tmux says.
+fn pane_mode(server: &TestServer, pane: &str) -> String {
+    server
+        .tmux_ok(&["display-message", "-p", "-t", pane, "#{pane_mode}"])
+        .trim()
+        .to_string()
+}
+
+/// Puts `pane` in copy mode, scrolled back 5 lines, as a person does with prefix-[.
+fn scroll_back(server: &TestServer, pane: &str) {
+    server.tmux_ok(&["copy-mode", "-t", pane]);
+    server.tmux_ok(&["send-keys", "-t", pane, "-X", "-N", "5", "scroll-up"]);
+    assert_eq!(pane_mode(server, pane), "copy-mode");
+}
+
+/// Another call answers at once: the control connection typing used is not stuck (C39 saw
+/// every later call fail after 20 s).
+async fn answers_at_once(s: &tmuxwire::tmux::Servers, what: &str) {
+    let start = std::time::Instant::now();
+    ok(s, "list_sessions", json!({})).await;
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{what}: the next call took {:?}",
+        start.elapsed()
+    );
+}
+
+/// C39: typing into a pane a person scrolled back (copy mode, both key tables) or left in
+/// another mode leaves the mode first, so the text reaches the program and runs: `send_keys`
+/// of text that starts with each key that opens a copy-mode prompt (`t`, `f`, `/`, `?`, `:`,
+/// a digit), `paste_text` with Enter, text without Enter and a key after it, a pane in clock
+/// mode (which eats the first key); the answer says which mode was left, the pane is in none
+/// after, and the next call answers at once (the prompt used to open on tmuxwire's own
+/// control client, which then answered nothing).
+///
+/// See: https://github.com/awslabs/cli-agent-orchestrator/issues/654
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c39_typing_leaves_copy_mode_first() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(80, 10).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "seq 1 30");
+        let mut n = 0;
+        for keys in ["emacs", "vi"] {
+            server.tmux_ok(&["set-option", "-g", "mode-keys", keys]);
+            for first in ["t", "f", "/", "?", ":", "5"] {
+                n += 1;
+                let what = format!("tmux {} {keys} '{first}'", bin.label);
+                scroll_back(&server, &pane);
+                let r = call(
+                    &s,
+                    "send_keys",
+                    json!({"pane_id": pane, "keys": format!("{first} ; echo C39-\"\"{n}")}),
+                )
+                .await;
+                assert_ne!(r.is_error, Some(true), "{what}: {}", text_of(&r));
+                assert!(
+                    text_of(&r).contains("(left copy-mode first)"),
+                    "{what}: {}",
+                    text_of(&r)
+                );
+                server.wait_for_text(&pane, &format!("\nC39-{n}\n"), DEADLINE);
+                assert_eq!(pane_mode(&server, &pane), "", "{what}");
+                answers_at_once(&s, &what).await;
+            }
+        }
+        let what = format!("tmux {}", bin.label);
+        // A paste with Enter: the Enter goes to the shell too.
+        scroll_back(&server, &pane);
+        let v = ok(
+            &s,
+            "paste_text",
+            json!({"pane_id": pane, "text": "echo C39-\"\"pasted", "enter": true}),
+        )
+        .await;
+        assert!(
+            v["result"].as_str().unwrap().contains("left copy-mode"),
+            "{what}: {v}"
+        );
+        server.wait_for_text(&pane, "\nC39-pasted\n", DEADLINE);
+        answers_at_once(&s, &what).await;
+        // Text without Enter, then the key, each into a pane scrolled back.
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo C39-\"\"typed-text", "enter": false}),
+        )
+        .await;
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "Enter", "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nC39-typed-text\n", DEADLINE);
+        // Clock mode takes any key as its end: the whole text still arrives.
+        server.tmux_ok(&["clock-mode", "-t", &pane]);
+        assert_eq!(pane_mode(&server, &pane), "clock-mode");
+        let v = ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo C39-\"\"clock"}),
+        )
+        .await;
+        assert!(
+            v["result"]
+                .as_str()
+                .unwrap()
+                .contains("(left clock-mode first)"),
+            "{what}: {v}"
+        );
+        server.wait_for_text(&pane, "\nC39-clock\n", DEADLINE);
+        // A batch leaves modes too.
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys_batch",
+            json!({"operations": [{"pane_id": pane, "keys": "echo C39-\"\"batch"}]}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nC39-batch\n", DEADLINE);
+        assert_eq!(pane_mode(&server, &pane), "", "{what}");
+        answers_at_once(&s, &what).await;
+    }
+}

@@ -150,6 +150,46 @@ pub fn type_text(target: &str, text: &str) -> Vec<Command> {
         .collect()
 }
 
+/// The command that takes the pane `target` out of every mode (copy
+/// mode, view mode, a chooser, the clock): `copy-mode -q`
+/// (cmd-copy-mode.c: `window_pane_reset_mode_all()`; tmux 3.2+), a no-op
+/// for a pane in no mode.
+///
+/// Every line that types into a pane starts with it. Keys sent to a pane
+/// in a mode go to the mode's key table, not to the program
+/// (cmd-send-keys.c: `cmd_send_keys_inject_key()` dispatches the mode's
+/// binding with the sending client as its client): text is lost, and keys
+/// such as `t`, `f`, `/`, `?`, `:` or a digit run `command-prompt` on
+/// tmuxwire's own control client, which waits for the prompt to be
+/// answered (cmd-command-prompt.c returns `CMD_RETURN_WAIT` without
+/// `-b`), so that client's queue never moves again (public case C39).
+/// A paste (`paste-buffer`) reaches the program in a mode, but the pane
+/// would stay scrolled back over it, so pastes leave modes too.
+pub fn leave_modes(target: &str) -> Command {
+    Command::new("copy-mode").arg("-q").opt("-t", target)
+}
+
+/// `cmds` (typing into the pane `target`) as control-mode lines of at most
+/// `line_commands` commands, each starting with [`leave_modes`] (a person
+/// may enter copy mode between two lines); `first` (a lookup whose answer
+/// says which pane and mode) opens the first line, before anything else.
+pub fn typing_lines(
+    first: Command,
+    target: &str,
+    cmds: Vec<Command>,
+    line_commands: usize,
+) -> Vec<Vec<Command>> {
+    let most = line_commands.max(2);
+    let mut lines = vec![vec![first, leave_modes(target)]];
+    for c in cmds {
+        match lines.last_mut() {
+            Some(last) if last.len() < most => last.push(c),
+            _ => lines.push(vec![leave_modes(target), c]),
+        }
+    }
+    lines
+}
+
 /// The command that presses key `key` (a name [`is_key_name`] accepts)
 /// in the pane `target`.
 pub fn press_key(target: &str, key: &str) -> Command {
@@ -349,6 +389,41 @@ mod tests {
         assert_eq!(fill.len(), 2);
         assert_eq!(fill[1].argv()[..4], ["set-buffer", "-a", "-b", "b"]);
         assert!(fill_buffer("b", "").is_empty());
+    }
+
+    /// Every line starts by leaving modes (the first after the lookup),
+    /// and none is longer than asked.
+    #[test]
+    fn typing_lines_leave_modes_first() {
+        let names = |lines: &[Vec<Command>]| -> Vec<Vec<String>> {
+            lines
+                .iter()
+                .map(|l| l.iter().map(|c| c.name().to_string()).collect())
+                .collect()
+        };
+        let lookup = Command::new("list-panes");
+        let keys = type_text("%1", "ab\ncd");
+        assert_eq!(
+            names(&typing_lines(lookup.clone(), "%1", keys, 32)),
+            [[
+                "list-panes",
+                "copy-mode",
+                "send-keys",
+                "send-keys",
+                "send-keys"
+            ]]
+        );
+        let many: Vec<Command> = (0..7).map(|_| press_key("%1", "Up")).collect();
+        let lines = typing_lines(lookup, "%1", many, 4);
+        assert_eq!(lines.iter().map(Vec::len).collect::<Vec<_>>(), [4, 4, 3]);
+        for (i, l) in lines.iter().enumerate() {
+            let leave = l.iter().position(|c| c.name() == "copy-mode");
+            assert_eq!(leave, Some(usize::from(i == 0)), "{:?}", names(&lines));
+            assert_eq!(
+                l[usize::from(i == 0)].argv(),
+                ["copy-mode", "-q", "-t", "%1"]
+            );
+        }
     }
 
     #[test]
