@@ -669,3 +669,110 @@ async fn c39_typing_leaves_copy_mode_first() {
         answers_at_once(&s, &what).await;
     }
 }
+
+/// The pid of a process whose command line is exactly `argv`, and its parent's.
+fn process_running(argv: &[&str]) -> Option<(u32, u32)> {
+    let want: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        if std::fs::read(e.path().join("cmdline")).ok()? != want {
+            return None;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let ppid: u32 = stat
+            .rsplit(')')
+            .next()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        Some((pid, ppid))
+    })
+}
+
+/// A control connection tmux stops serving while it serves other clients is found within the
+/// call and replaced. A user's hook that runs a shell command synchronously (`run-shell`
+/// without `-b` waits, on the client whose command fired the hook: here tmuxwire's
+/// `copy-mode -q` before typing) holds the connection's queue: the typing call fails within a
+/// few seconds saying so (its keys may or may not have gone), a call queued behind it answers
+/// on a new connection, and so does every call after (C39 saw each wait out its 20 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_control_connection_tmux_stops_serving_is_replaced() {
+    for (i, bin) in tmux_bins().into_iter().enumerate() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        ok(&s, "list_sessions", json!({})).await;
+        // A command line no other process has.
+        let secs = format!("60.{}{i}", std::process::id());
+        let hook = ["sleep", secs.as_str()];
+        server.tmux_ok(&[
+            "set-hook",
+            "-g",
+            "after-copy-mode",
+            &format!("run-shell '{}'", hook.join(" ")),
+        ]);
+        let start = std::time::Instant::now();
+        let (stuck, behind) = tokio::join!(
+            call(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": "echo x", "enter": false}),
+            ),
+            async {
+                // Queued once the hook holds the connection.
+                let sleep = wait_until_async("the hook's shell command", || async {
+                    process_running(&hook)
+                })
+                .await;
+                let r = call(&s, "list_panes", json!({})).await;
+                (sleep, r, start.elapsed())
+            }
+        );
+        let took = start.elapsed();
+        let (sleep, behind, behind_took) = behind;
+        assert_eq!(stuck.is_error, Some(true), "{what}: {}", text_of(&stuck));
+        assert!(
+            text_of(&stuck).contains("sent nothing on tmuxwire's control connection"),
+            "{what}: {}",
+            text_of(&stuck)
+        );
+        assert!(
+            took < Duration::from_secs(8),
+            "{what}: the stuck call took {took:?}"
+        );
+        assert_ne!(behind.is_error, Some(true), "{what}: {}", text_of(&behind));
+        assert!(
+            behind_took < Duration::from_secs(8),
+            "{what}: the call behind took {behind_took:?}"
+        );
+        eprintln!(
+            "{what}: the stuck call failed after {took:?}, the one behind answered after {behind_took:?}"
+        );
+        server.tmux_ok(&["set-hook", "-gu", "after-copy-mode"]);
+        // The hook's shell and its sleep are this test's: ended by their pids.
+        let _ = std::process::Command::new("kill")
+            .args([sleep.0.to_string(), sleep.1.to_string()])
+            .status();
+        for _ in 0..3 {
+            answers_at_once(&s, &what).await;
+        }
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo AFTER-\"\"STUCK"}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nAFTER-STUCK\n", DEADLINE);
+    }
+}
