@@ -776,3 +776,150 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
         server.wait_for_text(&pane, "\nAFTER-STUCK\n", DEADLINE);
     }
 }
+
+/// What a raw reader got from `paste_text` of `text` (the program did not ask for bracketed
+/// paste, so no markers): `n` bytes.
+async fn pasted(
+    server: &TestServer,
+    s: &tmuxwire::tmux::Servers,
+    text: &str,
+    n: usize,
+    dir: &Path,
+    name: &str,
+) -> Vec<u8> {
+    let out = dir.join(name);
+    let (pane, marker) = raw_reader(server, n, &out);
+    ok(s, "paste_text", json!({"pane_id": pane, "text": text})).await;
+    server.wait_for_text(&pane, &marker, DEADLINE);
+    let bytes = std::fs::read(&out).expect("the reader's file");
+    server.tmux_ok(&["kill-pane", "-t", &pane]);
+    bytes
+}
+
+/// C40: `paste_text` gives the program what tmux 3.7+ pastes, on every version: control
+/// characters other than tab, line breaks, backspace and bell arrive as `^X` (so ESC is the
+/// two characters `^[`), UTF-8 as it is, line feeds as carriage returns; tmux 3.8's own
+/// `paste-buffer` of the same text gives the same bytes (the oracle). The bracketed-paste
+/// markers are inert wherever they fall: at a 64 KiB `set-buffer` piece's edge too.
+/// `send_keys` is typing, not a paste: its bytes arrive as they are.
+///
+/// See: https://github.com/tmux/tmux/issues/2256
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c40_paste_text_sends_what_tmux_3_7_pastes() {
+    let text = "a\tb\x1b[201~\x15echo X\x1b[200~\x7f\x03\x08\x07 日本 e\u{301} \u{9b}\nc";
+    let want = tmuxwire::tmux::input::paste_safe(text.as_bytes()).replace('\n', "\r");
+    assert!(!want.contains('\x1b'));
+    // ESC as the last byte of the first 64 KiB piece, `[201~` the first of the next.
+    let edge = format!("{}\x1b[201~tail", "x".repeat(64 * 1024 - 1));
+    let edge_want = tmuxwire::tmux::input::paste_safe(edge.as_bytes());
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        let got = pasted(&server, &s, text, want.len(), dir.path(), "controls").await;
+        assert_eq!(String::from_utf8_lossy(&got), want, "{what}");
+        let got = pasted(&server, &s, &edge, edge_want.len(), dir.path(), "edge").await;
+        assert!(got == edge_want.as_bytes(), "{what}: the piece edge");
+        if bin.label == "3.8" {
+            // The oracle: tmux's own paste of the raw text.
+            let out = dir.path().join("oracle");
+            let (pane, marker) = raw_reader(&server, want.len(), &out);
+            server.tmux_ok(&["set-buffer", "-b", "oracle", "--", text]);
+            server.tmux_ok(&["paste-buffer", "-d", "-b", "oracle", "-t", &pane]);
+            server.wait_for_text(&pane, &marker, DEADLINE);
+            assert_eq!(
+                String::from_utf8_lossy(&std::fs::read(&out).unwrap()),
+                want,
+                "{what}: tmux's own paste"
+            );
+        }
+        // Typing is not a paste: the markers arrive as typed.
+        let typed = "x\x1b[200~y\x1b[201~z";
+        let got = delivered(&server, typed, dir.path(), "typed").await;
+        assert_eq!(got, typed.as_bytes(), "{what}");
+    }
+}
+
+/// C40: a paste into bash (which asks for bracketed paste at its prompt) of text holding the
+/// end marker, a C-u and a carriage return never runs what follows it, on any version: in one
+/// paste, with the start marker too, split over two pastes (ESC at the end of the first), and
+/// through `load_buffer` and `paste_buffer`. The text stays on the input line.
+///
+/// See: https://github.com/tmux/tmux/issues/686
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
+    let injected = "INJECTED-42";
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        run(&server, &pane, "clear");
+        let pastes: &[&[&str]] = &[
+            &["just text \x1b[201~\x15echo INJECTED-$((6*7))\r"],
+            &["\x1b[200~\x1b[201~\x15echo INJECTED-$((6*7))\r"],
+            &["split \x1b", "[201~\x15echo INJECTED-$((6*7))\r"],
+        ];
+        for (i, parts) in pastes.iter().enumerate() {
+            for p in *parts {
+                ok(
+                    &s,
+                    "paste_text",
+                    json!({"pane_id": pane, "text": p, "enter": false}),
+                )
+                .await;
+            }
+            // The text shows on the input line, unrun.
+            server.wait_for_text(&pane, "^Uecho INJECTED-$((6*7))", DEADLINE);
+            ok(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+            )
+            .await;
+            run(&server, &pane, &format!("clear; echo PASTE-{i}-DONE"));
+            let screen = server.capture(&pane, &["-S", "-"]);
+            assert!(
+                !screen.lines().any(|l| l.trim() == injected),
+                "{what}: paste {i} ran: {screen}"
+            );
+        }
+        let buf = ok(
+            &s,
+            "load_buffer",
+            json!({"content": "buffered \x1b[201~\x15echo INJECTED-$((6*7))\r"}),
+        )
+        .await;
+        ok(
+            &s,
+            "paste_buffer",
+            json!({"pane_id": pane, "buffer_name": buf["buffer_name"]}),
+        )
+        .await;
+        server.wait_for_text(&pane, "buffered ^[[201~^Uecho INJECTED-$((6*7))", DEADLINE);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        )
+        .await;
+        run(&server, &pane, "echo BUFFER-DONE");
+        let screen = server.capture(&pane, &["-S", "-"]);
+        assert!(
+            !screen.lines().any(|l| l.trim() == injected),
+            "{what}: paste_buffer ran: {screen}"
+        );
+        // The buffer itself is as it was loaded.
+        let shown = ok(
+            &s,
+            "show_buffer",
+            json!({"buffer_name": buf["buffer_name"]}),
+        )
+        .await;
+        assert!(
+            shown["content"].as_str().unwrap().contains('\x1b'),
+            "{what}: {shown}"
+        );
+    }
+}

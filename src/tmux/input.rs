@@ -221,6 +221,65 @@ pub fn fill_buffer(name: &str, text: &str) -> Vec<Command> {
     out
 }
 
+/// Whether a pasted byte reaches the program as it is: printable ASCII,
+/// space, tab, line feed, carriage return, backspace and bell (vis(3)'s
+/// `VIS_SAFE` set, compat/vis.c `isvisible()`).
+fn paste_keeps(b: u8) -> bool {
+    (0x20..=0x7e).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r' | 0x08 | 0x07)
+}
+
+/// Appends how vis(3) shows the byte `b` with `VIS_SAFE|VIS_NOSLASH`
+/// (compat/vis.c `vis()`): `b` itself when [`paste_keeps`] it, else `^X`
+/// for a control character (`^[` for ESC, `^?` for DEL), with `M` before
+/// it for a byte with the high bit set (`M^[`, `M-i`).
+fn vis_byte(b: u8, out: &mut Vec<u8>) {
+    if paste_keeps(b) {
+        out.push(b);
+        return;
+    }
+    let mut c = b;
+    if c & 0x80 != 0 {
+        c &= 0x7f;
+        out.push(b'M');
+    }
+    if c < 0x20 || c == 0x7f {
+        out.push(b'^');
+        out.push(if c == 0x7f { b'?' } else { c + b'@' });
+    } else {
+        out.push(b'-');
+        out.push(c);
+    }
+}
+
+/// `bytes` as tmux 3.7 and later paste them (cmd-paste-buffer.c:
+/// `cmd_paste_buffer_paste()` passes each line through
+/// `utf8_stravisx(VIS_SAFE|VIS_NOSLASH)`, utf8.c `utf8_strvis()`): a valid
+/// UTF-8 character of two or more bytes as it is; every other byte as
+/// [`vis_byte`] shows it. So ESC becomes the two characters `^[`, and no
+/// pasted text can end a bracketed paste early (`ESC [ 2 0 1 ~`) or type
+/// a control key (C-u, C-c) into the program: tmux before 3.7 writes a
+/// buffer's bytes as they are (public case C40). Pasting the result on
+/// 3.7+ changes nothing more: every byte of it is one [`paste_keeps`].
+/// Line feeds stay; tmux turns them into the paste's separator.
+pub fn paste_safe(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            if ch.is_ascii() {
+                vis_byte(ch as u8, &mut out);
+            } else {
+                let mut buf = [0; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+        for &b in chunk.invalid() {
+            vis_byte(b, &mut out);
+        }
+    }
+    // Only whole characters and ASCII were written.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// Prefix of every paste buffer tmuxwire creates for callers
 /// (`load_buffer`, `paste_text`); buffer tools accept no other names.
 pub const BUFFER_PREFIX: &str = "tmuxwire_";
@@ -252,16 +311,22 @@ pub fn is_own_buffer(name: &str) -> bool {
         && logical.strip_prefix('_').is_some_and(is_logical_name)
 }
 
-/// The fuzz property of [`segments`] and [`type_text`] (target
-/// `send_keys_plan`): for any text, the segments join to the text, each
-/// is non-empty, within its limit and of one kind, and the commands carry
-/// the same bytes without a raw line break in any command line.
+/// The fuzz property of [`segments`], [`type_text`] and [`paste_safe`]
+/// (target `send_keys_plan`): for any text, the segments join to the
+/// text, each is non-empty, within its limit and of one kind, and the
+/// commands carry the same bytes without a raw line break in any command
+/// line; a paste of any bytes holds no byte a paste would not keep (no
+/// ESC, so no bracketed-paste marker), and pasting it again changes
+/// nothing.
 ///
 /// # Panics
 ///
 /// When a property fails.
 #[doc(hidden)]
 pub fn fuzz_segments(data: &[u8]) {
+    let safe = paste_safe(data);
+    assert!(safe.bytes().all(|b| b >= 0x80 || paste_keeps(b)));
+    assert_eq!(paste_safe(safe.as_bytes()), safe);
     let text = String::from_utf8_lossy(data);
     let segs = segments(&text);
     let mut joined = Vec::new();
@@ -423,6 +488,34 @@ mod tests {
                 l[usize::from(i == 0)].argv(),
                 ["copy-mode", "-q", "-t", "%1"]
             );
+        }
+    }
+
+    /// Pastes as tmux 3.7+ writes them: controls shown as `^X`, the
+    /// bracketed-paste markers inert, UTF-8 kept, invalid bytes as vis(3)
+    /// shows them; a second pass changes nothing.
+    #[test]
+    fn pastes_as_tmux_3_7_writes_them() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"plain text; $X #{y}", "plain text; $X #{y}"),
+            (b"a\tb\r\nc\x08\x07", "a\tb\r\nc\x08\x07"),
+            (
+                b"just text \x1b[201~\x15echo INJECTED-$((6*7))\r",
+                "just text ^[[201~^Uecho INJECTED-$((6*7))\r",
+            ),
+            (b"\x1b[200~x\x1b[201~", "^[[200~x^[[201~"),
+            (b"\x03\x04\x7f\x00\x1f", "^C^D^?^@^_"),
+            (
+                "日本語 e\u{301} 👍🏽 \u{9b}".as_bytes(),
+                "日本語 e\u{301} 👍🏽 \u{9b}",
+            ),
+            (b"caf\xe9 \xff\x9b!", "cafM-i M^?M^[!"),
+        ];
+        for (raw, want) in cases {
+            let got = paste_safe(raw);
+            assert_eq!(got, *want, "{raw:?}");
+            assert_eq!(paste_safe(got.as_bytes()), got, "{raw:?}: twice");
+            assert!(!got.contains('\x1b'), "{raw:?}");
         }
     }
 

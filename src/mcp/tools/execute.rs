@@ -375,7 +375,7 @@ pub(super) fn defs() -> Vec<Def> {
             "paste_text",
             "Paste Text",
             OPEN,
-            "Paste text into a pane through a private buffer (bracketed when the program asked).",
+            "Paste text into a pane through a private buffer (bracketed when the program asked); controls arrive as ^X, as tmux 3.7+ pastes.",
         )),
         bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",

@@ -467,7 +467,8 @@ impl Op for PasteTextRequest {
             });
         }
         // Enter submits: a final line break pasted too would submit twice.
-        let text = crate::tmux::typing::without_final_newline(&self.text);
+        let text =
+            &input::paste_safe(crate::tmux::typing::without_final_newline(&self.text).as_bytes());
         let body = Body::Paste {
             text: text.to_string(),
             bracket: self.bracket,
@@ -997,7 +998,10 @@ pub async fn send_keys_batch(
 /// buffer of the user's is touched). With `bracket`, tmux wraps the
 /// text in bracketed-paste markers when the pane's program asked for
 /// them (`paste-buffer -p`). Line breaks are sent as carriage returns,
-/// as a terminal paste does. The pane leaves its modes first
+/// as a terminal paste does. The text goes as tmux 3.7+ pastes it, on
+/// every version ([`input::paste_safe`]: control characters other than
+/// tab, line breaks, backspace and bell as `^X`), so no text ends a
+/// bracketed paste early. The pane leaves its modes first
 /// ([`input::leave_modes`]). Returns the pane id and the mode it left.
 ///
 /// # Errors
@@ -1011,6 +1015,7 @@ pub async fn paste_text(
     bracket: bool,
 ) -> Result<Landed, Error> {
     check_text("text", text)?;
+    let text = &input::paste_safe(text.as_bytes());
     let target = &typing_target(server, target).await;
     let origin = server.begin_typing(target).await;
     let name = input::new_buffer_name("paste");
@@ -1087,7 +1092,11 @@ pub async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> 
 }
 
 /// Pastes a buffer into a pane (the buffer stays), the pane's modes left
-/// first ([`input::leave_modes`]); the pane id and the mode it left.
+/// first ([`input::leave_modes`]); the pane id and the mode it left. The
+/// program receives what tmux 3.7+ pastes: before 3.7 (whose paste writes
+/// a buffer's bytes as they are) the buffer is read first and, when it
+/// holds a byte a 3.7 paste would show as `^X`, its text goes as
+/// [`paste_text`] pastes it (one more round trip).
 ///
 /// # Errors
 ///
@@ -1098,6 +1107,18 @@ pub async fn paste_buffer(
     name: &str,
     bracket: bool,
 ) -> Result<Landed, Error> {
+    let sanitizes = server
+        .version()
+        .await?
+        .release()
+        .is_some_and(|r| r >= (3, 7));
+    if !sanitizes {
+        let bytes = show_buffer(server, name).await?;
+        let safe = input::paste_safe(&bytes);
+        if safe.as_bytes() != bytes.as_slice() {
+            return paste_text(server, target, &safe, bracket).await;
+        }
+    }
     let (lookup, q) = pane_id_lookup(target);
     let mut paste = Command::new("paste-buffer").target(target, TargetKind::Pane);
     if bracket {
