@@ -491,6 +491,41 @@ pub fn classify(f: &Facts) -> (Input, Vec<String>) {
     (input, ev)
 }
 
+/// Fuzz entry (target `password_prompt`): the readers of a screen row a
+/// pane's program wrote never panic; [`left_of`] gives a prefix of the row
+/// ending at a character boundary, at most `column` cells wide, and
+/// stops only where the next character would pass it; a prompt
+/// [`password_prompt`] finds ends with a colon, is at most
+/// [`PROMPT_CHARS`] characters and the colon, and is found again in
+/// itself (input: byte 0 = the cursor's column, then the row, read as
+/// UTF-8 with U+FFFD).
+///
+/// # Panics
+///
+/// When a property fails.
+#[doc(hidden)]
+pub fn fuzz_prompt(data: &[u8]) {
+    use unicode_width::UnicodeWidthChar;
+    let Some((&column, rest)) = data.split_first() else {
+        return;
+    };
+    let row = String::from_utf8_lossy(rest);
+    let left = left_of(&row, u32::from(column));
+    assert!(row.starts_with(left) && row.is_char_boundary(left.len()));
+    let cells: usize = left.chars().map(|c| c.width().unwrap_or(0)).sum();
+    assert!(cells <= usize::from(column), "{left:?}");
+    if let Some(next) = row[left.len()..].chars().next() {
+        assert!(cells + next.width().unwrap_or(0) > usize::from(column));
+    }
+    for text in [left, &*row] {
+        if let Some(p) = password_prompt(text) {
+            assert!(p.ends_with(':'), "{p:?}");
+            assert!(p.chars().count() <= PROMPT_CHARS + 1, "{p:?}");
+            assert_eq!(password_prompt(&p).as_deref(), Some(p.as_str()), "{text:?}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,6 +681,25 @@ mod tests {
         // Only the last 80 characters before the colon count.
         let far = format!("password {}:", "x".repeat(100));
         assert_eq!(password_prompt(&far), None);
+    }
+
+    proptest::proptest! {
+        /// Rows built from prompt pieces, wide and combining characters,
+        /// feedback and controls keep [`fuzz_prompt`]'s properties.
+        #[test]
+        fn prompt_rows_keep_the_fuzz_properties(
+            column in 0u8..=255,
+            pieces in proptest::collection::vec(0usize..12, 0..24),
+        ) {
+            const PIECES: [&str; 12] = [
+                "Password", ": ", "PIN", "*", "日本", "e\u{301}", " ", "passphrase",
+                "：", "\u{1b}[", "x", "İ",
+            ];
+            let row: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            let mut data = vec![column];
+            data.extend_from_slice(row.as_bytes());
+            fuzz_prompt(&data);
+        }
     }
 
     #[test]

@@ -541,6 +541,17 @@ mod tests {
         assert!(!is_logical_name("a/b"));
     }
 
+    proptest::proptest! {
+        /// Any bytes keep [`fuzz_segments`]'s properties, the paste's
+        /// included.
+        #[test]
+        fn any_bytes_keep_the_fuzz_property(
+            data in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+        ) {
+            fuzz_segments(&data);
+        }
+    }
+
     #[test]
     fn fuzz_property_holds() {
         for s in [
