@@ -882,12 +882,18 @@ impl Tmux {
     /// new connection, [`Retry::Safe`]), and later calls open a new one.
     /// A tmux that answers nobody (stopped, or busy with a long command of
     /// this connection's) does not answer the question either, and the
-    /// lines wait for their deadline as before.
+    /// lines wait for their deadline as before. Local servers only: a
+    /// remote one's connection has its watchdog
+    /// ([`crate::wire::Watchdog`]), and a question there would be one more
+    /// ssh process on a link that may be the thing stalled.
     async fn lines_unstuck(
         &self,
         c: &Client,
         lines: &[Line],
     ) -> Vec<Result<Reply, control::Error>> {
+        if self.endpoint.remote().is_some() {
+            return c.lines(lines).await;
+        }
         let start = tokio::time::Instant::now();
         let answers = c.lines(lines);
         tokio::pin!(answers);
