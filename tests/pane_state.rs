@@ -461,8 +461,10 @@ async fn c41_password_reads_whatever_the_termios_flags() {
         } else {
             eprintln!("pinentry-curses case skipped: not installed");
         }
-        // Not password reads: readline in python3 (cbreak), less (cbreak), vi (raw).
-        let repl = server.new_window_pane(&["python3 -q"]);
+        // Not password reads: readline in python3 (cbreak), less (cbreak), vi (raw), each with
+        // a HOME of the test's, so no history file of the user's is written.
+        let home = format!("env HOME='{}' LESSHISTFILE=-", dir.path().display());
+        let repl = server.new_window_pane(&[&format!("{home} python3 -q")]);
         server.wait_for_text(&repl, ">>>", DEADLINE);
         state_until(&s, &repl, "raw").await;
         ok(
@@ -473,11 +475,12 @@ async fn c41_password_reads_whatever_the_termios_flags() {
         .await;
         server.wait_for_text(&repl, "\nRAN\n", DEADLINE);
         if has_program("less") {
-            let pane = server.new_window_pane(&["printf 'Password:\\n' | less"]);
+            let pane = server.new_window_pane(&[&format!("printf 'Password:\\n' | {home} less")]);
             state_until(&s, &pane, "raw").await;
         }
         if has_program("vi") {
-            let pane = server.new_window_pane(&["vi -u NONE"]);
+            // No swap file (`-n`): the text typed makes the buffer modified.
+            let pane = server.new_window_pane(&[&format!("{home} vi -u NONE -n")]);
             state_until(&s, &pane, "raw").await;
             ok(
                 &s,
