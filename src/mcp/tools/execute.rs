@@ -359,7 +359,7 @@ pub(super) fn defs() -> Vec<Def> {
             "send_keys",
             "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true. Leaves copy mode first.",
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true. Leaves copy mode.",
         )),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
@@ -375,7 +375,7 @@ pub(super) fn defs() -> Vec<Def> {
             "paste_text",
             "Paste Text",
             OPEN,
-            "Paste text into a pane through a private buffer (bracketed when the program asked); controls arrive as ^X, as tmux 3.7+ pastes.",
+            "Paste text into a pane through a private buffer (bracketed when the program asked), out of copy mode; controls arrive as ^X (as tmux 3.7+).",
         )),
         bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
