@@ -897,16 +897,17 @@ impl Tmux {
         let start = tokio::time::Instant::now();
         let answers = c.lines(lines);
         tokio::pin!(answers);
+        // No question before this (one at a time, [`STALL`] apart).
+        let mut not_before = start;
         loop {
             let quiet_from = c.last_read().max(start);
             tokio::select! {
                 a = &mut answers => return a,
-                () = tokio::time::sleep_until(quiet_from + STALL) => {}
+                () = tokio::time::sleep_until((quiet_from + STALL).max(not_before)) => {}
             }
             if c.last_read() > quiet_from {
                 continue;
             }
-            let asked = tokio::time::Instant::now();
             let check = self
                 .endpoint
                 .run_command_list(&[&["display-message", "-p", ""]], self.timeout);
@@ -915,6 +916,7 @@ impl Tmux {
                 // Any answer, an error included, shows tmux serving others.
                 out = check => out.is_ok_and(|o| !o.server_exited),
             };
+            not_before = tokio::time::Instant::now() + STALL;
             if !answered {
                 // tmux answers nobody: nothing to replace; the lines wait
                 // for their deadline.
@@ -927,17 +929,18 @@ impl Tmux {
             if c.last_read() > quiet_from {
                 continue;
             }
-            let quiet = asked.duration_since(quiet_from) + STALL_GRACE;
+            let quiet = tokio::time::Instant::now().duration_since(quiet_from);
             tracing::warn!(
                 path = %self.path.display(),
                 quiet_ms = quiet.as_millis() as u64,
                 "tmux answers other clients but not this control connection; replacing it"
             );
             c.abort(format!(
-                "tmux answered another client at once, but sent nothing on tmuxwire's control \
+                "tmux answered another client, but sent nothing on tmuxwire's control \
                  connection for {:.1} s while it waited for an answer (a command on that \
                  connection waits, such as a prompt opened on its client); tmuxwire closed \
-                 that connection, and the next call opens a new one",
+                 that connection, and the next call opens a new one (what this call sent may \
+                 or may not have run)",
                 quiet.as_secs_f64()
             ));
             return answers.await;
