@@ -167,6 +167,11 @@ fn proc_stat_corpus() {
 }
 
 #[test]
+fn password_prompt_corpus() {
+    replay("password_prompt", tmuxwire::sys::input::fuzz_prompt);
+}
+
+#[test]
 fn send_keys_plan_corpus() {
     replay("send_keys_plan", tmuxwire::tmux::input::fuzz_segments);
 }
@@ -194,6 +199,7 @@ fn every_target_is_replayed() {
         "mirror_marks",
         "mirror_scan",
         "notification",
+        "password_prompt",
         "proc_stat",
         "search_pattern",
         "send_keys_plan",

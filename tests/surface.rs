@@ -115,9 +115,9 @@ fn text_len(r: &Value) -> usize {
 }
 
 /// Most bytes `tools/list` may take for the default toolsets (inspect, manage, execute: 53
-/// tools; measured 45,207) and for all four (the reference's 54 tools, `get_pane_state`,
+/// tools; measured 45,281) and for all four (the reference's 54 tools, `get_pane_state`,
 /// `list_commands`, `get_command_output`, `wait_for_command` and `wait_for_stable`; measured
-/// 47,614; libtmux-mcp: 148 KB for 48). The ceiling is 48 KB (49,152 bytes). With `--host`
+/// 47,688; libtmux-mcp: 148 KB for 48). The ceiling is 48 KB (49,152 bytes). With `--host`
 /// every tool gains a `host` argument and `list_hosts` is listed (53,775 bytes for all four
 /// toolsets and one host): that surface is not held to the ceiling.
 const TOOLS_LIST_DEFAULT: usize = 45_300;

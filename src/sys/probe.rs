@@ -175,6 +175,8 @@ fn read_tty(path: &str, notes: &mut Vec<String>) -> Option<(Termios, (u64, u64))
             let termios = Termios {
                 echo: t.local_flags.contains(LocalFlags::ECHO),
                 icanon: t.local_flags.contains(LocalFlags::ICANON),
+                echonl: t.local_flags.contains(LocalFlags::ECHONL),
+                isig: t.local_flags.contains(LocalFlags::ISIG),
             };
             notes.push(format!("termios read from pane_tty {shown}"));
             Some((termios, dev))

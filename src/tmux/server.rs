@@ -154,6 +154,15 @@ impl Activity {
 /// user's sessions.
 pub const IDLE_CLOSE: Duration = Duration::from_secs(60);
 
+/// How long a request may go without a byte from tmux on its control
+/// connection before tmux is asked, on a connection of its own, whether it
+/// answers other clients ([`Tmux::lines_unstuck`]).
+pub const STALL: Duration = Duration::from_millis(1500);
+
+/// After tmux answered that question, how long the stalled connection's
+/// bytes may still take to come (tmux wrote them before it answered).
+const STALL_GRACE: Duration = Duration::from_millis(300);
+
 /// Closes `client` once the handle has been idle for `after`.
 fn close_when_idle(client: Client, activity: Arc<Activity>, after: Duration) {
     tokio::spawn(async move {
@@ -906,7 +915,7 @@ impl Tmux {
                 Link::OneShot { .. } => return Ok(None),
             };
             self.count_round_trip();
-            let answers = c.lines(&make(&c)).await;
+            let answers = self.lines_unstuck(&c, &make(&c)).await;
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
@@ -930,6 +939,82 @@ impl Tmux {
                 }
             }
             return Ok(Some(out));
+        }
+    }
+
+    /// [`Client::lines`], watched: when nothing at all comes from tmux on
+    /// `c` for [`STALL`] while the lines wait, tmux is asked on a connection
+    /// of its own (a one-shot `display-message -p`); if it answers that
+    /// while `c` still gets nothing for [`STALL_GRACE`] more, tmux serves
+    /// other clients but not this one (a command on it waits, such as a
+    /// prompt opened on this client: public case C39), so `c` is ended
+    /// ([`Client::abort`]): these lines and every other request on it fail
+    /// with [`control::Error::Closed`] (read-only lines are sent again on a
+    /// new connection, [`Retry::Safe`]), and later calls open a new one.
+    /// A tmux that answers nobody (stopped, or busy with a long command of
+    /// this connection's) does not answer the question either, and the
+    /// lines wait for their deadline as before. Local servers only: a
+    /// remote one's connection has its watchdog
+    /// ([`crate::wire::Watchdog`]), and a question there would be one more
+    /// ssh process on a link that may be the thing stalled.
+    async fn lines_unstuck(
+        &self,
+        c: &Client,
+        lines: &[Line],
+    ) -> Vec<Result<Reply, control::Error>> {
+        if self.endpoint.remote().is_some() {
+            return c.lines(lines).await;
+        }
+        let start = tokio::time::Instant::now();
+        let answers = c.lines(lines);
+        tokio::pin!(answers);
+        // No question before this (one at a time, [`STALL`] apart).
+        let mut not_before = start;
+        loop {
+            let quiet_from = c.last_read().max(start);
+            tokio::select! {
+                a = &mut answers => return a,
+                () = tokio::time::sleep_until((quiet_from + STALL).max(not_before)) => {}
+            }
+            if c.last_read() > quiet_from {
+                continue;
+            }
+            let check = self
+                .endpoint
+                .run_command_list(&[&["display-message", "-p", ""]], self.timeout);
+            let answered = tokio::select! {
+                a = &mut answers => return a,
+                // Any answer, an error included, shows tmux serving others.
+                out = check => out.is_ok_and(|o| !o.server_exited),
+            };
+            not_before = tokio::time::Instant::now() + STALL;
+            if !answered {
+                // tmux answers nobody: nothing to replace; the lines wait
+                // for their deadline.
+                continue;
+            }
+            tokio::select! {
+                a = &mut answers => return a,
+                () = tokio::time::sleep(STALL_GRACE) => {}
+            }
+            if c.last_read() > quiet_from {
+                continue;
+            }
+            let quiet = tokio::time::Instant::now().duration_since(quiet_from);
+            tracing::warn!(
+                path = %self.path.display(),
+                quiet_ms = quiet.as_millis() as u64,
+                "tmux answers other clients but not this control connection; replacing it"
+            );
+            c.abort(format!(
+                "tmux answered another client, but sent nothing on tmuxwire's control \
+                 connection for {:.1} s while it waited for an answer (a command on that \
+                 connection waits, such as a prompt opened on its client); tmuxwire closed \
+                 that connection, and the next call opens a new one (what this call sent may \
+                 or may not have run)",
+                quiet.as_secs_f64()
+            ));
+            return answers.await;
         }
     }
 

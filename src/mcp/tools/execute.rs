@@ -359,7 +359,7 @@ pub(super) fn defs() -> Vec<Def> {
             "send_keys",
             "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true. Leaves copy mode.",
         )),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
@@ -375,7 +375,7 @@ pub(super) fn defs() -> Vec<Def> {
             "paste_text",
             "Paste Text",
             OPEN,
-            "Paste text into a pane through a private buffer (bracketed when the program asked).",
+            "Paste text into a pane through a private buffer (bracketed when the program asked), out of copy mode; controls arrive as ^X (as tmux 3.7+).",
         )),
         bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
@@ -653,10 +653,22 @@ impl Rendered for TypedMessage {
     const TEXT: TextShape = TextShape::String;
 }
 
+/// The reference's sentence, and the mode the pane was taken out of
+/// first when it was in one (` (left copy-mode first)`).
+fn sentence(reference: String, left_mode: Option<&str>) -> String {
+    match left_mode {
+        Some(m) => format!("{reference} (left {m} first)"),
+        None => reference,
+    }
+}
+
 impl From<KeysSent> for TypedMessage {
     fn from(k: KeysSent) -> TypedMessage {
         TypedMessage {
-            result: format!("Keys sent to pane {}", k.pane_id),
+            result: sentence(
+                format!("Keys sent to pane {}", k.pane_id),
+                k.left_mode.as_deref(),
+            ),
             pane_id: k.pane_id,
             delivery: k.delivery,
         }
@@ -666,7 +678,10 @@ impl From<KeysSent> for TypedMessage {
 impl From<TextPasted> for TypedMessage {
     fn from(k: TextPasted) -> TypedMessage {
         TypedMessage {
-            result: format!("Text pasted to pane {}", k.pane_id),
+            result: sentence(
+                format!("Text pasted to pane {}", k.pane_id),
+                k.left_mode.as_deref(),
+            ),
             pane_id: k.pane_id,
             delivery: k.delivery,
         }
@@ -676,7 +691,10 @@ impl From<TextPasted> for TypedMessage {
 impl From<BufferPasted> for PaneMessage {
     fn from(p: BufferPasted) -> PaneMessage {
         PaneMessage {
-            result: format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+            result: sentence(
+                format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+                p.left_mode.as_deref(),
+            ),
             pane_id: p.pane_id,
         }
     }

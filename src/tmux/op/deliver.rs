@@ -316,7 +316,7 @@ pub(super) async fn wait_ready(
             return true;
         }
         if let Some(p) = process {
-            let (input, _) = p.read();
+            let (input, _) = p.read(copy);
             let reads = matches!(
                 input,
                 Input::LineEditor | Input::LineRead | Input::Raw | Input::Password
@@ -416,7 +416,7 @@ pub(super) async fn confirm(
         if let Some((p, was)) = reader
             && matches!(was, Input::LineEditor | Input::LineRead | Input::Raw)
         {
-            let (now, facts) = p.read();
+            let (now, facts) = p.read(copy);
             if now == Input::Busy {
                 d.submitted = "confirmed";
                 d.evidence.push(format!(

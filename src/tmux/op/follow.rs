@@ -1505,7 +1505,8 @@ pub async fn run_command(
 }
 
 /// Types `line` into `target` exactly (`send-keys -l`) and presses Enter,
-/// in one round trip: what `run_command` types.
+/// in one round trip, the pane's modes left first
+/// ([`crate::tmux::input::leave_modes`]): what `run_command` types.
 ///
 /// # Errors
 ///
@@ -1516,6 +1517,7 @@ pub(super) async fn type_and_enter(
     line: &str,
 ) -> Result<(), Error> {
     let cmds = [
+        crate::tmux::input::leave_modes(&target.to_arg(TargetKind::Pane)),
         Command::new("send-keys")
             .target(target, TargetKind::Pane)
             .arg("-l")
@@ -1532,7 +1534,7 @@ pub(super) async fn type_and_enter(
 }
 
 /// Presses C-c in `target` when `yes` (`interrupt_on_timeout` after a
-/// run's time ran out); whether it did.
+/// run's time ran out), its modes left first; whether it did.
 ///
 /// # Errors
 ///
@@ -1543,10 +1545,13 @@ pub(super) async fn interrupt_if(
     yes: bool,
 ) -> Result<bool, Error> {
     if yes {
+        let leave = crate::tmux::input::leave_modes(&target.to_arg(TargetKind::Pane));
         let c_c = Command::new("send-keys")
             .target(target, TargetKind::Pane)
             .arg("C-c");
-        server.run(&c_c).await?.into_result()?;
+        for out in server.run_all(&[leave, c_c]).await? {
+            out.into_result()?;
+        }
     }
     Ok(yes)
 }

@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use super::Server;
 use super::follow::Followed;
 use crate::control::PaneId;
+use crate::mirror::PaneMirror;
 use crate::sys::input::Input;
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::Error;
@@ -60,15 +61,33 @@ pub(super) struct ProcessRef {
 }
 
 impl ProcessRef {
-    /// The input state and its evidence, read now.
-    pub(super) fn read(&self) -> (Input, Vec<String>) {
-        let facts = probe::probe(&PaneProcess {
+    /// The input state and its evidence, read now; the text left of the
+    /// cursor, where the decision needs it
+    /// ([`crate::sys::input::needs_prompt_row`]), from `copy`, the pane's
+    /// copy.
+    pub(super) fn read(&self, copy: &PaneMirror) -> (Input, Vec<String>) {
+        let mut facts = probe::probe(&PaneProcess {
             tty: &self.tty,
             pane_pid: self.pane_pid,
             server_pid: self.server_pid,
         });
+        if crate::sys::input::needs_prompt_row(&facts) {
+            facts.prompt_row = prompt_row_of(copy);
+        }
         crate::sys::input::classify(&facts)
     }
+}
+
+/// The text left of the cursor on its row in `copy` (the screen shown,
+/// the alternate one included); `None` without a screen.
+pub(super) fn prompt_row_of(copy: &PaneMirror) -> Option<String> {
+    let view = copy.view();
+    let t = view.term()?;
+    let cursor = t.cursor();
+    let rows = t.screen_rows();
+    let (row, _) = rows.get(cursor.y.0 as usize)?;
+    let row = String::from_utf8_lossy(row);
+    Some(crate::sys::input::left_of(&row, cursor.x.0).to_string())
 }
 
 /// A wait's watch on whether the pane's program reads input.
@@ -156,7 +175,7 @@ impl InputWatch {
             self.due = now + EVERY_AT_MOST;
             return Ok(None);
         };
-        let (input, evidence) = process.read();
+        let (input, evidence) = process.read(&f.pane);
         if !matches!(input, Input::Password | Input::LineRead) {
             self.seen = None;
             self.next = now + self.backoff;
