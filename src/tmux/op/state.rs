@@ -92,8 +92,9 @@ pub struct PaneState {
     pub bracketed_paste: Option<bool>,
     /// The newest shell-integration mark (OSC 133/633, advisory: any
     /// program can print them): prompt (a command line is being edited)
-    /// | running (C without D) | finished | none (no marks seen); null
-    /// without a copy (mirror off).
+    /// | running (C without D, also under a prompt the command drew, as
+    /// fish's `read` does) | finished | none (no marks seen); null without
+    /// a copy (mirror off).
     pub command_state: Option<&'static str>,
     /// When the pane last printed (Unix seconds), as tmuxwire's copy saw;
     /// null when not since it followed the pane, or without a copy.
@@ -165,8 +166,12 @@ fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror, confirmed: bo
     };
     let modes = t.private_modes();
     let ss = t.screen_state();
-    st.command_state = Some(match t.commands().last() {
+    let c = t.commands();
+    st.command_state = Some(match c.last() {
         None => "none",
+        // A prompt drawn while a command runs (fish's `read`) is that
+        // command's.
+        Some(_) if c.running().is_some() => "running",
         Some(r) if r.ended.is_some() => "finished",
         Some(r) if r.output_start.is_some() => "running",
         Some(_) => "prompt",
