@@ -477,11 +477,12 @@ const TAIL_BYTES: usize = 2000;
 pub struct WaitForCommandResult {
     /// True when a command finished (`outcome` is `finished`).
     pub found: bool,
-    /// finished (a command's end mark came, or a new prompt abandoned
-    /// it) | password_prompt (the program has read a line with echo off
-    /// for 300 ms) | awaiting_input (it has read an echoed line for 300
-    /// ms: `read`, `input()`, a y/n question) | exited (the pane's program
-    /// exited) | pane_gone | timeout.
+    /// finished (a command's end mark came, or the next command started
+    /// without one: abandoned) | password_prompt (the program has read a
+    /// line with echo off for 300 ms) | awaiting_input (it has read an
+    /// echoed line, or waited for a single key, for 300 ms: `read`,
+    /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
+    /// program exited) | pane_gone | timeout.
     pub outcome: &'static str,
     /// The command that finished; null otherwise.
     pub command: Option<CommandInfo>,

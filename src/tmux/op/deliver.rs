@@ -316,10 +316,10 @@ pub(super) async fn wait_ready(
             return true;
         }
         if let Some(p) = process {
-            let (input, _) = p.read();
+            let (input, _) = p.read(Some(copy));
             let reads = matches!(
                 input,
-                Input::LineEditor | Input::LineRead | Input::Raw | Input::Password
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw | Input::Password
             );
             if reads && still {
                 evidence.push(format!(
@@ -414,9 +414,12 @@ pub(super) async fn confirm(
         // line (the shell started the command): never press Enter again
         // into what runs.
         if let Some((p, was)) = reader
-            && matches!(was, Input::LineEditor | Input::LineRead | Input::Raw)
+            && matches!(
+                was,
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw
+            )
         {
-            let (now, facts) = p.read();
+            let (now, facts) = p.read(Some(copy));
             if now == Input::Busy {
                 d.submitted = "confirmed";
                 d.evidence.push(format!(

@@ -68,6 +68,8 @@ pub struct PaneState {
     pub pane_id: String,
     /// line-editor: the shell edits a command line; line-read: a program
     /// reads an echoed line; password: it reads a line without echo;
+    /// key-read: it waits for a single key (`read -n 1`, a y/n question;
+    /// the pane's shell reading keys while its marks say a command runs);
     /// raw: a program (TUI) reads keys itself; busy: not reading;
     /// unknown: the facts could not be read or do not decide.
     pub input: Input,
@@ -128,26 +130,28 @@ impl Op for PaneStateRequest {
         let q = Query::new(StateRow::FIELDS);
         let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
         let row = StateRow::from_record(&one_record(&q, &body, &target)?);
-        let mut st = state_of(&row);
-        if let Ok(pane) = st.pane_id.parse::<crate::control::PaneId>() {
-            // A copy followed here is confirmed by tmux after the row above
-            // was read: its modes are the newer of the two.
-            let (copy, confirmed) = match server.mirror().await {
-                None => (None, false),
-                Some(_) if self.follow && !row.pane_dead => {
-                    match super::deliver::copy_of(server, pane).await {
-                        Ok(c) => (Some(c), true),
-                        Err(e) => {
-                            st.evidence.push(format!("no copy of the pane: {e}"));
-                            (None, false)
-                        }
+        let pane = row.pane_id.parse::<crate::control::PaneId>().ok();
+        // A copy followed here is confirmed by tmux after the row above was
+        // read: its modes are the newer of the two.
+        let mut no_copy = None;
+        let (copy, confirmed) = match (pane, server.mirror().await) {
+            (None, _) | (_, None) => (None, false),
+            (Some(pane), Some(_)) if self.follow && !row.pane_dead => {
+                match super::deliver::copy_of(server, pane).await {
+                    Ok(c) => (Some(c), true),
+                    Err(e) => {
+                        no_copy = Some(format!("no copy of the pane: {e}"));
+                        (None, false)
                     }
                 }
-                Some(m) => (m.pane(pane), false),
-            };
-            if let Some(c) = copy {
-                from_copy(&mut st, &c, confirmed);
             }
+            (Some(pane), Some(m)) => (m.pane(pane), false),
+        };
+        let running = copy.as_deref().and_then(super::reading::marks_running);
+        let mut st = state_of(&row, running);
+        st.evidence.extend(no_copy);
+        if let Some(c) = copy {
+            from_copy(&mut st, &c, confirmed);
         }
         Ok(st)
     }
@@ -256,7 +260,7 @@ pub(super) async fn refuse_password_panes(
     for r in q.parse(&body) {
         let row = StateRow::from_record(&r);
         if panes.iter().any(|p| p.to_string() == row.pane_id) {
-            refuse_password_state(&state_of(&row))?;
+            refuse_password_state(&state_of(&row, None))?;
         }
     }
     Ok(())
@@ -283,9 +287,10 @@ pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
     .for_argument("allow_password_input"))
 }
 
-/// The state of the pane `row` describes (reads its tty and `/proc`).
-fn state_of(row: &StateRow) -> PaneState {
-    let facts = if row.pane_dead {
+/// The state of the pane `row` describes (reads its tty and `/proc`);
+/// `running` is whether the marks of its copy say a command runs.
+fn state_of(row: &StateRow, running: Option<bool>) -> PaneState {
+    let mut facts = if row.pane_dead {
         crate::sys::input::Facts {
             notes: vec!["the pane is dead (its process exited; remain-on-exit)".into()],
             ..Default::default()
@@ -297,6 +302,7 @@ fn state_of(row: &StateRow) -> PaneState {
             server_pid: row.server_pid,
         })
     };
+    facts.command_running = running;
     let (input, mut evidence) = input::classify(&facts);
     if facts.foreground.is_none() && !row.pane_current_command.is_empty() {
         evidence.push(format!(
