@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::cell;
 use super::index::{Column, LineIndex};
 use super::marks::{self, Mark, MarkKind, MarkSource, Osc, Progress};
 use super::screen::Term;
@@ -939,6 +940,15 @@ pub(crate) struct PromptRow {
     pub gone: bool,
 }
 
+/// A row as [`Term::input_text`] reads it ([`Term::row_view`]).
+struct RowView {
+    /// Whether each cell is blank.
+    blank: Vec<bool>,
+    /// The text left of the column asked for (cleaned, trailing blanks
+    /// trimmed).
+    before: String,
+}
+
 /// How far from the right edge a right prompt may end (zsh leaves
 /// `ZLE_RPROMPT_INDENT`, 1 by default).
 pub const RIGHT_PROMPT_SLACK: u32 = 3;
@@ -1224,59 +1234,103 @@ impl Term {
         None
     }
 
-    /// Screen row `y`'s cells as text, one entry per column (a wide
-    /// character's padding is empty; a blank is `None`).
-    fn row_cells(&self, y: usize) -> Vec<Option<String>> {
+    /// Screen row `y`: whether each cell is blank (when `blanks`), and
+    /// the text left of column `col` (cleaned, trailing blanks trimmed).
+    fn screen_row_view(&self, y: usize, col: usize, blanks: bool) -> RowView {
         let sx = self.sx() as usize;
-        let mut out = Vec::with_capacity(sx);
-        let mut buf = Vec::new();
-        for x in 0..sx {
+        let mut blank = Vec::with_capacity(if blanks { sx } else { 0 });
+        let mut before = Vec::new();
+        let space = u32::from(b' ');
+        for x in 0..if blanks { sx } else { col.min(sx) } {
             let c = self.grid.get(x as u32, y as u32);
-            if c.is_padding() {
-                out.push(Some(String::new()));
-                continue;
+            // A space, cleared or written; a TAB cell is blank too.
+            let is_blank = c.code() == space && c.flags() & !(cell::CLEARED | cell::TAB) == 0;
+            if blanks {
+                blank.push(is_blank);
             }
-            buf.clear();
-            c.push_data(&self.combined, &mut buf);
-            if buf.iter().all(|&b| b == b' ') || buf.is_empty() {
-                out.push(None);
-            } else {
-                out.push(Some(marks::clean(&buf, 64)));
+            if x < col && !c.is_padding() {
+                if is_blank {
+                    before.push(b' ');
+                } else {
+                    c.push_data(&self.combined, &mut before);
+                }
             }
         }
-        out
+        RowView {
+            blank,
+            before: marks::clean(super::trim_end_spaces(&before), marks::MAX_TEXT),
+        }
     }
 
-    /// The text of `cells[from..to]`, blanks as spaces.
-    fn cells_text(cells: &[Option<String>], from: usize, to: usize) -> String {
-        let to = to.min(cells.len());
-        let from = from.min(to);
-        cells[from..to]
-            .iter()
-            .map(|c| c.as_deref().unwrap_or(" "))
-            .collect()
+    /// [`Term::screen_row_view`] of row `row` of logical line `line`: on
+    /// the screen, or laid out again from its text in history.
+    fn row_view(&self, line: LineIndex, row: u32, col: usize) -> Option<RowView> {
+        if let Some(y) = self.screen_row_of(line, row) {
+            return Some(self.screen_row_view(y, col, true));
+        }
+        let text = self.history.get(line)?.text.to_vec();
+        let sx = self.sx() as usize;
+        let mut blank = vec![true; sx];
+        let mut before = vec![b' '; col.min(sx) * 4];
+        let mut at = vec![0usize; col.min(sx)];
+        let mut layout = Layout::new(sx, self.rules);
+        let mut one = [0u8; 4];
+        // A wide character's second column (`at`).
+        const PADDING: usize = 5;
+        for c in String::from_utf8_lossy(&text).chars() {
+            let placed = layout.push(u32::from(c));
+            if placed.row != row || placed.width == 0 || c == ' ' {
+                continue;
+            }
+            for x in placed.col..(placed.col + placed.width).min(sx) {
+                blank[x] = false;
+                if x > placed.col && x < at.len() {
+                    at[x] = PADDING;
+                }
+            }
+            if placed.col < at.len() {
+                // Up to four bytes per cell left of the mark; joined
+                // characters beyond that are dropped.
+                let bytes = c.encode_utf8(&mut one).as_bytes();
+                let cell = placed.col * 4;
+                let n = at[placed.col];
+                for (i, &b) in bytes.iter().enumerate().take(4 - n.min(4)) {
+                    before[cell + n + i] = b;
+                }
+                at[placed.col] = (n + bytes.len()).min(4);
+            }
+        }
+        let mut text = Vec::with_capacity(before.len());
+        for (x, &n) in at.iter().enumerate() {
+            let cell = &before[x * 4..x * 4 + 4];
+            match n {
+                PADDING => {}
+                0 => text.push(b' '),
+                n => text.extend_from_slice(&cell[..n]),
+            }
+        }
+        Some(RowView {
+            blank,
+            before: marks::clean(super::trim_end_spaces(&text), marks::MAX_TEXT),
+        })
     }
 
-    /// A right prompt on a row: the text after the last gap of two or more
-    /// blanks right of column `after`, ending near the right edge.
-    fn right_prompt_in(cells: &[Option<String>], after: usize) -> Option<(u32, String)> {
-        let last = cells.iter().rposition(Option::is_some)?;
-        if last + (RIGHT_PROMPT_SLACK as usize) < cells.len() || last < after {
+    /// A right prompt on a row: the first column of the text after the
+    /// last gap of two or more blanks right of column `after`, when it
+    /// ends within [`RIGHT_PROMPT_SLACK`] cells of the right edge.
+    fn right_prompt_in(blank: &[bool], after: usize) -> Option<u32> {
+        let last = blank.iter().rposition(|b| !b)?;
+        if last + (RIGHT_PROMPT_SLACK as usize) < blank.len() || last < after {
             return None;
         }
         let mut start = last;
         loop {
-            while start > after && cells[start - 1].is_some() {
+            while start > after && !blank[start - 1] {
                 start -= 1;
             }
-            let gap = cells[after..start]
-                .iter()
-                .rev()
-                .take_while(|c| c.is_none())
-                .count();
+            let gap = blank[after..start].iter().rev().take_while(|b| **b).count();
             if gap >= 2 {
-                let x = u32::try_from(start).ok()?;
-                return Some((x, Self::cells_text(cells, start, last + 1)));
+                return u32::try_from(start).ok();
             }
             if gap == 0 || start - gap <= after {
                 return None;
@@ -1284,35 +1338,6 @@ impl Term {
             // Past a single blank (a space inside the right prompt).
             start -= gap + 1;
         }
-    }
-
-    /// Screen row `y`'s cells, or the cells row `row` of history line
-    /// `line` would take laid out again (see [`Term::row_cells`]).
-    fn cells_of(&self, line: LineIndex, row: u32) -> Option<Vec<Option<String>>> {
-        if let Some(y) = self.screen_row_of(line, row) {
-            return Some(self.row_cells(y));
-        }
-        let text = self.history.get(line)?.text.to_vec();
-        let sx = self.sx() as usize;
-        let mut cells: Vec<Option<String>> = vec![None; sx];
-        let mut layout = Layout::new(sx, self.rules);
-        for c in String::from_utf8_lossy(&text).chars() {
-            let placed = layout.push(u32::from(c));
-            if placed.row != row || placed.width == 0 || c == ' ' {
-                continue;
-            }
-            let mut one = [0u8; 4];
-            if let Some(cell) = cells.get_mut(placed.col) {
-                let s = cell.get_or_insert_with(String::new);
-                s.push_str(&marks::clean(c.encode_utf8(&mut one).as_bytes(), 16));
-            }
-            for x in placed.col + 1..placed.col + placed.width {
-                if let Some(cell) = cells.get_mut(x) {
-                    *cell = Some(String::new());
-                }
-            }
-        }
-        Some(cells)
     }
 
     /// Follows the cursor on the prompt's row (see [`PromptRow`]) at the
@@ -1347,10 +1372,10 @@ impl Term {
     fn input_text(&self, req: &InputText, end: MarkPos) -> String {
         let start = req.start;
         let row = self.state.prompt_row.as_ref().filter(|p| p.at == start);
-        let cells = self.cells_of(start.line, start.row);
         let col = start.column.0 as usize;
-        if let (Some(p), Some(cells)) = (row, &cells)
-            && Self::cells_text(cells, 0, col).trim_end() != p.before
+        let view = self.row_view(start.line, start.row, col);
+        if let (Some(p), Some(view)) = (row, &view)
+            && view.before != p.before
         {
             return self.rewritten_input(&p.before, end);
         }
@@ -1361,7 +1386,7 @@ impl Term {
                 // Text right of a gap, out to the edge, right of where the
                 // cursor was last seen while the line was typed.
                 let cursor = row.map_or(start.column.0, |p| p.cursor_last);
-                let (x, _) = Self::right_prompt_in(cells.as_ref()?, col)?;
+                let x = Self::right_prompt_in(&view.as_ref()?.blank, col)?;
                 (x >= cursor.saturating_add(2)).then_some(MarkPos {
                     column: Column(x),
                     ..start
@@ -1473,11 +1498,11 @@ impl Term {
                     MarkEffect::InputStart(at) => {
                         // The prompt is drawn left of its `B`, on the
                         // cursor's row.
-                        let cells = self.row_cells(self.cy as usize);
-                        let before = Self::cells_text(&cells, 0, at.column.0 as usize);
+                        let col = at.column.0 as usize;
+                        let view = self.screen_row_view(self.cy as usize, col, false);
                         self.state.prompt_row = Some(PromptRow {
                             at,
-                            before: before.trim_end().to_string(),
+                            before: view.before,
                             cursor_last: at.column.0,
                             gone: false,
                         });
