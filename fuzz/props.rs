@@ -414,6 +414,17 @@ pub fn grid(data: &[u8]) {
     assert_eq!(whole.cursor(), pieces.cursor());
     assert_eq!(whole.history().dropped(), pieces.history().dropped());
     assert_eq!(whole.hidden_main_screen(), pieces.hidden_main_screen());
+    // The command table, however the output was cut: bounded, and its
+    // command lines capped and free of controls but line feeds.
+    for t in [&whole, &pieces] {
+        let c = t.commands();
+        assert!(c.records().len() <= tmuxwire::term::MAX_COMMANDS);
+        for r in c.records() {
+            let text = r.command.as_deref().unwrap_or("");
+            assert!(text.len() <= tmuxwire::term::marks::MAX_TEXT);
+            assert!(!text.chars().any(|ch| ch.is_control() && ch != '\n'), "{text:?}");
+        }
+    }
 
     // A history-limit change mid-stream (tmux ≥ 3.7).
     let mut changed = Term::new(width, height, rules, opts);

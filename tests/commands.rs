@@ -38,7 +38,7 @@ async fn bash_with_marks(
 
 /// Waits until `list_commands` shows a finished command `command`;
 /// returns the listing.
-async fn listed_until(servers: &Servers, pane: &str, command: &str) -> Value {
+pub(crate) async fn listed_until(servers: &Servers, pane: &str, command: &str) -> Value {
     let deadline = std::time::Instant::now() + crate::support::DEADLINE;
     let mut pause = std::time::Duration::from_millis(2);
     loop {
@@ -408,7 +408,11 @@ async fn wait_for_command_sees_the_next_command_end() {
 
 /// Starts `wait_for_command` on `pane` and returns once it has subscribed
 /// to the copy (so output typed next comes after the wait's entry).
-async fn waiting(s: &Arc<Servers>, pane: &str, timeout: u64) -> tokio::task::JoinHandle<Value> {
+pub(crate) async fn waiting(
+    s: &Arc<Servers>,
+    pane: &str,
+    timeout: u64,
+) -> tokio::task::JoinHandle<Value> {
     let wait = {
         let (s, pane) = (s.clone(), pane.to_string());
         tokio::spawn(async move {
@@ -426,7 +430,7 @@ async fn waiting(s: &Arc<Servers>, pane: &str, timeout: u64) -> tokio::task::Joi
 }
 
 /// Waits until the pane's shell shows a marked prompt.
-async fn prompt_ready(s: &Servers, pane: &str) {
+pub(crate) async fn prompt_ready(s: &Servers, pane: &str) {
     crate::support::wait_until_async("a marked prompt", || async {
         let v = ok(s, "list_commands", json!({"pane_id": pane})).await;
         let last = v["commands"].as_array()?.last()?.clone();

@@ -24,6 +24,7 @@ mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
 mod pane_state;
+mod prompts;
 mod reliability;
 mod remote;
 mod sshd_harness;

@@ -59,12 +59,13 @@ suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and ex
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
 STATE: get_pane_state says what the pane's program does with input now (input: line-editor, \
-line-read, password, raw, busy, unknown). list_commands, get_command_output and wait_for_command (the next one to finish) read the commands a \
+line-read, password, key-read, raw, busy, unknown). list_commands, get_command_output and wait_for_command (the next one to finish) read the commands a \
 shell marks with OSC 133/633 (shell integration) since tmuxwire began watching the pane: state \
-running|finished|abandoned|prompt; exit_status null means unknown, never 0; line numbers as \
-capture_pane's; any program can print marks, so trusted is false and run_command is the checked \
+running|finished|abandoned|prompt, one record per command line that ran (prompts redrawn, empty \
+lines and Ctrl-C at the prompt add none; a multi-line command's lines are joined by \\n); \
+exit_status null means unknown, never 0; line numbers as capture_pane's; any program can print marks, so trusted is false and run_command is the checked \
 path. wait_for_stable waits until a TUI's screen stops changing (mask spinners and timers). Every \
-wait ends early as password_prompt or awaiting_input when the program reads a line for 300 ms.\n\
+wait ends early as password_prompt or awaiting_input when the program reads a line or a key for 300 ms.\n\
 \n\
 LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
 a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \

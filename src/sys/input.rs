@@ -10,13 +10,22 @@
 //! | `read -s`, `getpass()` | off | **on** | `wait_woken` |
 //! | `read`, `cat` | on | on | `wait_woken` |
 //! | `sleep`, a busy program | on | on | `hrtimer_nanosleep` |
+//! | bash `read -n 1`, zsh `read -k` / `read -q` (a y/n question) | **on** | off | `wait_woken` |
+//! | zsh at its prompt (ZLE) | off | off | `wait_woken` |
+//! | bash `read -s -n 1`, fish's `read` | off | off | `wait_woken` / `poll_schedule_timeout` |
 //!
-//! ECHO off with ICANON on is a password read; ICANON off is a line
+//! ECHO off with ICANON on is a password read. ICANON off with ECHO on is
+//! a program reading single keys (a line editor or a TUI turns echo off
+//! and draws what is typed itself). ICANON off with ECHO off is a line
 //! editor when a shell (by its name: bash, zsh, fish, …) is in the
-//! foreground and a raw program (TUI) otherwise; in canonical mode only the wait channel tells a line read
-//! from a busy program, so without it the answer is `unknown`. An
-//! event-loop TUI waits in `epoll_wait` whether it works or idles: the
-//! kernel cannot tell those apart, and `raw` says no more.
+//! foreground and a raw program (TUI) otherwise — except that the pane's
+//! own shell editing a line while its marks say a command runs
+//! ([`Facts::command_running`]) is that command's `read` (bash
+//! `read -s -n 1`, fish's `read`, which reads with the line editor). In
+//! canonical mode only the wait channel tells a line read from a busy
+//! program, so without it the answer is `unknown`. An event-loop TUI waits
+//! in `epoll_wait` whether it works or idles: the kernel cannot tell those
+//! apart, and `raw` says no more.
 //!
 //! # Password reads with canonical mode off
 //!
@@ -62,6 +71,11 @@ pub enum Input {
     /// does not echo (ECHO off, ICANON on), or keys one by one with a
     /// `*` each (ICANON off too; see the module docs).
     Password,
+    /// A program waits for single keys, not a line: ICANON off with ECHO
+    /// on, reading (bash `read -n 1`, zsh `read -k` and `read -q`, a y/n
+    /// question), or the pane's shell reading keys while its marks say a
+    /// command runs (bash `read -s -n 1`, fish's `read`).
+    KeyRead,
     /// A program reads keys itself (ICANON off, not the shell): a TUI.
     Raw,
     /// The program is not reading: running, sleeping, waiting on a child
@@ -79,6 +93,7 @@ impl Input {
             Input::LineEditor => "line-editor",
             Input::LineRead => "line-read",
             Input::Password => "password",
+            Input::KeyRead => "key-read",
             Input::Raw => "raw",
             Input::Busy => "busy",
             Input::Unknown => "unknown",
@@ -132,6 +147,10 @@ pub struct Facts {
     /// How long ago the pane's first process (`pane_pid`) started; `None`
     /// when it could not be read or is not this pane's.
     pub pane_age: Option<std::time::Duration>,
+    /// Whether the shell-integration marks of the pane's copy say a
+    /// command runs (OSC 133 `C` without `D`; advisory); `None` without a
+    /// copy.
+    pub command_running: Option<bool>,
     /// How the facts were read and which could not be: evidence, in
     /// order (`pane_tty /dev/pts/3: permission denied`).
     pub notes: Vec<String>,
@@ -424,7 +443,29 @@ pub fn classify(f: &Facts) -> (Input, Vec<String>) {
             }
         },
         (_, false) if w == Wait::Stopped => Input::Busy,
-        (_, false) if shell => {
+        (true, false) => match w {
+            Wait::Read | Wait::Poll => {
+                ev.push(
+                    "icanon off with echo on: a program reads single keys (a line editor or a \
+                     TUI turns echo off)"
+                        .into(),
+                );
+                Input::KeyRead
+            }
+            Wait::Unknown => {
+                ev.push("unknown: icanon off with echo on, but no wait channel to tell a key read from work".into());
+                Input::Unknown
+            }
+            _ => Input::Busy,
+        },
+        (false, false) if shell && f.shell_in_foreground && f.command_running == Some(true) => {
+            ev.push(format!(
+                "icanon off in '{name}', the pane's shell, while its marks say a command runs: \
+                 the shell reads keys for that command (`read`)"
+            ));
+            Input::KeyRead
+        }
+        (false, false) if shell => {
             ev.push(format!(
                 "icanon off, '{name}' is a shell's name: a line editor"
             ));
@@ -455,7 +496,7 @@ pub fn classify(f: &Facts) -> (Input, Vec<String>) {
             ));
             Input::Password
         }
-        (_, false) => {
+        (false, false) => {
             if f.prompt_row.is_some() {
                 ev.push("the text left of the cursor is not a password prompt".into());
             }
@@ -554,6 +595,7 @@ mod tests {
             }),
             shell_in_foreground: shell,
             pane_age: None,
+            command_running: None,
             notes: Vec::new(),
             prompt_row: None,
         }
@@ -761,6 +803,52 @@ mod tests {
                 "{ev:?}"
             );
         }
+    }
+
+    /// Single-key reads: echo on with icanon off (measured: bash
+    /// `read -n 1`, zsh `read -k`, `read -q`); the pane's shell editing a
+    /// line while its marks say a command runs (bash `read -s -n 1`, fish's
+    /// `read`).
+    #[test]
+    fn key_reads() {
+        let read = Some("wait_woken");
+        let poll = Some("poll_schedule_timeout.constprop.0");
+        for comm in ["bash", "zsh", "python3"] {
+            let (i, ev) = classify(&facts(true, false, comm, true, b'S', read));
+            assert_eq!(i, Input::KeyRead, "{comm}: {ev:?}");
+        }
+        assert_eq!(
+            classify(&facts(
+                true,
+                false,
+                "x",
+                false,
+                b'S',
+                Some("hrtimer_nanosleep")
+            ))
+            .0,
+            Input::Busy
+        );
+        assert_eq!(
+            classify(&facts(true, false, "x", false, b'S', None)).0,
+            Input::Unknown
+        );
+        // Echo off: the marks decide, and only for the pane's own shell.
+        let mut f = facts(false, false, "fish", true, b'S', poll);
+        assert_eq!(classify(&f).0, Input::LineEditor);
+        f.command_running = Some(false);
+        assert_eq!(classify(&f).0, Input::LineEditor);
+        f.command_running = Some(true);
+        let (i, ev) = classify(&f);
+        assert_eq!(i, Input::KeyRead, "{ev:?}");
+        assert!(ev.iter().any(|e| e.contains("marks say")), "{ev:?}");
+        // A shell the command started, at its prompt: its line editor.
+        f.shell_in_foreground = false;
+        assert_eq!(classify(&f).0, Input::LineEditor);
+        // A TUI is raw whatever the marks say.
+        let mut f = facts(false, false, "vi", false, b'S', poll);
+        f.command_running = Some(true);
+        assert_eq!(classify(&f).0, Input::Raw);
     }
 
     #[test]

@@ -58,7 +58,8 @@ pub enum Outcome {
     /// until someone types (`evidence` says how this was read).
     PasswordPrompt,
     /// The pane's program has been reading an echoed line (`read`,
-    /// `input()`, a y/n question, `cat`) for 300 ms with nothing printed.
+    /// `input()`, `cat`), or waiting for a single key (`read -n 1`, a y/n
+    /// question), for 300 ms with nothing printed.
     AwaitingInput,
 }
 
@@ -206,8 +207,9 @@ pub enum RunOutcome {
     /// The command has been reading a line with echo off (a password)
     /// for 300 ms: it waits for someone to type (`evidence`).
     PasswordPrompt,
-    /// The command has been reading an echoed line for 300 ms (`read`,
-    /// `input()`, a y/n question): it waits for someone to type.
+    /// The command has been reading an echoed line (`read`, `input()`),
+    /// or waiting for a single key (`read -n 1`, a y/n question), for 300
+    /// ms: it waits for someone to type.
     AwaitingInput,
 }
 

@@ -113,8 +113,8 @@ pub(super) fn defs() -> Vec<Def> {
             "List Commands",
             READ,
             "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
-             watched it, oldest first: command, state, exit_status, times, output lines. \
-             Advisory (trusted false).",
+             watched it, oldest first, one per command line run: command, state, exit_status, \
+             times, output lines. Advisory (trusted false).",
         ),
         // Its `command` is a list_commands item: that schema says it.
         super::bare_output(super::row::<CommandOutputArgs>(

@@ -9,6 +9,12 @@
 //! unforgeable path). A pane whose shell sends no marks answers
 //! `marks: "absent"` with no commands, which never reads as "no output".
 //!
+//! A record is one command line that ran, however often its prompt was
+//! drawn: prompts drawn again (a resize, a vi-mode switch, a transient
+//! prompt), Enter on an empty line and Ctrl-C at the prompt add none, and
+//! a prompt a running command draws (fish's `read`) does not end it
+//! ([`crate::term::Commands`] says how).
+//!
 //! Line numbers are tmux's (`capture-pane -S`/`-E`: 0 = the top row of
 //! the visible screen, negative in history), of the first row of a
 //! logical line, so they can be passed to `capture_pane` as they are.
@@ -42,11 +48,12 @@ pub struct ListCommandsRequest {
 pub struct CommandInfo {
     /// Its number in the pane, from 0 (never reused).
     pub index: u64,
-    /// The command line as the marks or the screen gave it; null when
-    /// unknown.
+    /// The command line as the marks or the screen gave it (a multi-line
+    /// command's lines joined by `\n`, prompts and a right prompt left
+    /// out); null when unknown.
     pub command: Option<String>,
-    /// running | finished | abandoned (a new prompt came before its end
-    /// mark) | prompt (typed, not yet run).
+    /// running | finished | abandoned (the next command started before its
+    /// end mark) | prompt (typed, not yet run).
     pub state: &'static str,
     /// The status its end mark carried; null when none came or it carried
     /// none (never made up as 0).
@@ -470,11 +477,12 @@ const TAIL_BYTES: usize = 2000;
 pub struct WaitForCommandResult {
     /// True when a command finished (`outcome` is `finished`).
     pub found: bool,
-    /// finished (a command's end mark came, or a new prompt abandoned
-    /// it) | password_prompt (the program has read a line with echo off
-    /// for 300 ms) | awaiting_input (it has read an echoed line for 300
-    /// ms: `read`, `input()`, a y/n question) | exited (the pane's program
-    /// exited) | pane_gone | timeout.
+    /// finished (a command's end mark came, or the next command started
+    /// without one: abandoned) | password_prompt (the program has read a
+    /// line with echo off for 300 ms) | awaiting_input (it has read an
+    /// echoed line, or waited for a single key, for 300 ms: `read`,
+    /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
+    /// program exited) | pane_gone | timeout.
     pub outcome: &'static str,
     /// The command that finished; null otherwise.
     pub command: Option<CommandInfo>,

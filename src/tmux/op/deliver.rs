@@ -319,7 +319,7 @@ pub(super) async fn wait_ready(
             let (input, _) = p.read(copy);
             let reads = matches!(
                 input,
-                Input::LineEditor | Input::LineRead | Input::Raw | Input::Password
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw | Input::Password
             );
             if reads && still {
                 evidence.push(format!(
@@ -414,7 +414,10 @@ pub(super) async fn confirm(
         // line (the shell started the command): never press Enter again
         // into what runs.
         if let Some((p, was)) = reader
-            && matches!(was, Input::LineEditor | Input::LineRead | Input::Raw)
+            && matches!(
+                was,
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw
+            )
         {
             let (now, facts) = p.read(copy);
             if now == Input::Busy {

@@ -1800,8 +1800,8 @@ fn note(outcome: RunOutcome, began: bool, interrupted: bool) -> Option<String> {
                 .into(),
         ),
         (RunOutcome::AwaitingInput, _, _) => Some(
-            "the command is reading a line of input and waits: answer it with send_keys, or \
-             interrupt it with keys C-c"
+            "the command is reading a line of input or a key and waits: answer it with \
+             send_keys, or interrupt it with keys C-c"
                 .into(),
         ),
         (RunOutcome::PaneGone, _, _) => Some(

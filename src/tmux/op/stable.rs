@@ -120,7 +120,7 @@ pub struct WaitForStableResult {
     /// stable (unchanged for stable_ms, nothing known to run) | matched
     /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
     /// awaiting_input (the program has read a line, without / with echo,
-    /// for 300 ms) | exited | pane_gone | timeout.
+    /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
     pub outcome: &'static str,
     /// The pane, `%N`.
     pub pane_id: String,

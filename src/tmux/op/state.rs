@@ -74,6 +74,8 @@ pub struct PaneState {
     pub pane_id: String,
     /// line-editor: the shell edits a command line; line-read: a program
     /// reads an echoed line; password: it reads a line without echo;
+    /// key-read: it waits for a single key (`read -n 1`, a y/n question;
+    /// the pane's shell reading keys while its marks say a command runs);
     /// raw: a program (TUI) reads keys itself; busy: not reading;
     /// unknown: the facts could not be read or do not decide.
     pub input: Input,
@@ -98,8 +100,9 @@ pub struct PaneState {
     pub bracketed_paste: Option<bool>,
     /// The newest shell-integration mark (OSC 133/633, advisory: any
     /// program can print them): prompt (a command line is being edited)
-    /// | running (C without D) | finished | none (no marks seen); null
-    /// without a copy (mirror off).
+    /// | running (C without D, also under a prompt the command drew, as
+    /// fish's `read` does) | finished | none (no marks seen); null without
+    /// a copy (mirror off).
     pub command_state: Option<&'static str>,
     /// When the pane last printed (Unix seconds), as tmuxwire's copy saw;
     /// null when not since it followed the pane, or without a copy.
@@ -174,8 +177,12 @@ fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror, confirmed: bo
     };
     let modes = t.private_modes();
     let ss = t.screen_state();
-    st.command_state = Some(match t.commands().last() {
+    let c = t.commands();
+    st.command_state = Some(match c.last() {
         None => "none",
+        // A prompt drawn while a command runs (fish's `read`) is that
+        // command's.
+        Some(_) if c.running().is_some() => "running",
         Some(r) if r.ended.is_some() => "finished",
         Some(r) if r.output_start.is_some() => "running",
         Some(_) => "prompt",
@@ -298,6 +305,7 @@ pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
 /// from tmux (one `capture-pane` of the cursor's row).
 async fn read_state(server: &Server, row: &StateRow, copy: Option<&PaneMirror>) -> PaneState {
     let mut facts = facts_of(row);
+    facts.command_running = copy.and_then(super::reading::marks_running);
     if input::needs_prompt_row(&facts) {
         facts.prompt_row = match copy.filter(|c| c.view().status() == crate::mirror::Status::Live) {
             Some(c) => super::reading::prompt_row_of(c),
