@@ -9,7 +9,7 @@
 //! rest keep theirs). A line is *complete* once the cursor is on a later
 //! line; the line the cursor is on can still change.
 
-use crate::term::{ByteOffset, LineIndex, LogicalLine, Term};
+use crate::term::{ByteOffset, LineIndex, LogicalLine, Term, fingerprint};
 
 /// A place in a pane's text: a logical line, a row in it (0-based), and a
 /// cell column on that row (0-based).
@@ -271,6 +271,126 @@ pub fn text_between(
     Some((lines.into_iter().collect(), omitted))
 }
 
+/// The [`fingerprint`]s of `t`'s complete lines from the oldest held up
+/// to the cursor's line (the screen's left out on the alternate screen,
+/// which is not the pane's text), the index of the first, and how many
+/// are history lines.
+fn line_hashes(t: &Term) -> (LineIndex, Vec<u64>, usize) {
+    let first = t.history().first_index();
+    let mut out = Vec::with_capacity(t.history().lines() + t.size().1 as usize);
+    for chunk in t.history().search_chunks() {
+        let count = memchr::memchr_iter(b'\n', chunk.text).count();
+        out.extend(
+            chunk
+                .text
+                .split(|&b| b == b'\n')
+                .take(count)
+                .map(fingerprint),
+        );
+    }
+    let history = out.len();
+    if !t.alternate_on() {
+        let cursor = cursor_spot(t).line;
+        out.extend(
+            t.screen_logical_lines()
+                .take_while(|l| l.index < cursor)
+                .map(|l| fingerprint(&l.text)),
+        );
+    }
+    (first, out, history)
+}
+
+/// The prefix function of `a`, a separator, then `b`, over `b` only: for
+/// each item of `b`, the length of the longest prefix of `a` that ends
+/// there (Knuth–Morris–Pratt). Linear in `a.len() + b.len()`.
+fn prefix_ends(a: &[u64], b: &[u64]) -> Vec<usize> {
+    // Over `a` itself first.
+    let mut pi = vec![0usize; a.len()];
+    for i in 1..a.len() {
+        let mut k = pi[i - 1];
+        while k > 0 && a[i] != a[k] {
+            k = pi[k - 1];
+        }
+        if a[i] == a[k] {
+            k += 1;
+        }
+        pi[i] = k;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut k = 0usize;
+    for &x in b {
+        if k == a.len() {
+            k = if k == 0 { 0 } else { pi[k - 1] };
+        }
+        while k > 0 && x != a[k] {
+            k = pi[k - 1];
+        }
+        if k < a.len() && x == a[k] {
+            k += 1;
+        }
+        out.push(k);
+    }
+    out
+}
+
+/// The index a copy seeded again (`new`) gives its oldest held line, so
+/// that the lines it shares with the copy it replaces (`old`) keep their
+/// indexes, and a `capture_since` cursor or a command's place in `old`
+/// still points at the same line (see [`Term::renumber_lines`]).
+///
+/// tmux changes a pane's text only at its ends meanwhile: it drops the
+/// oldest history rows (trims, `clear-history`), adds output at the
+/// bottom, and rewrites screen lines; a resize lays the same logical lines
+/// out again. So `new`'s lines are matched with `old`'s by their
+/// [`fingerprint`]s, in two ways, and the one that shares more lines
+/// wins:
+///
+/// * `new` begins with the end of `old`: its first lines are `old`'s last
+///   ones, ending at `old`'s last history line or one of its screen lines
+///   (the screen lines after it were written over);
+/// * `new` holds all of `old`'s history and older lines before it (tmux
+///   held history the copy had dropped, past the mirror's memory cap).
+///
+/// When they share nothing (tmux dropped every line `old` held, a pane
+/// paused for a flood), `new`'s lines all come after `old`'s: its first
+/// line gets the index of `old`'s cursor line, and a follower that had
+/// not read up to there is told it missed lines. Lines whose text repeats
+/// (a `yes` flood) can match in several places: the longest match, then
+/// the one nearest `old`'s end, is taken.
+pub fn continued_first(old: &Term, new: &Term) -> LineIndex {
+    let (o_first, o, o_history) = line_hashes(old);
+    let (_, n, _) = line_hashes(new);
+    let after = cursor_spot(old).line.max(old.history().end_index());
+    // `new` begins with the end of `old`: the match may end at `old`'s
+    // last history line or later.
+    let ends = prefix_ends(&n, &o);
+    let from = o_history.saturating_sub(1);
+    let tail = ends
+        .iter()
+        .enumerate()
+        .skip(from)
+        .filter(|&(_, &len)| len > 0)
+        .max_by_key(|&(e, &len)| (len, e))
+        .map(|(e, &len)| (len, o_first.0 + e as u64 + 1 - len as u64));
+    // `new` holds `old`'s history whole, after lines of its own.
+    let whole = (o_history > 0)
+        .then(|| {
+            let history = &o[..o_history];
+            prefix_ends(history, &n)
+                .iter()
+                .position(|&len| len == history.len())
+                .map(|end| end + 1 - history.len())
+        })
+        .flatten()
+        .and_then(|at| o_first.0.checked_sub(at as u64))
+        .map(|first| (o_history, first));
+    match (tail, whole) {
+        (Some(t), Some(w)) => LineIndex(if w.0 > t.0 { w.1 } else { t.1 }),
+        (Some((_, first)), None) | (None, Some((_, first))) => LineIndex(first),
+        (None, None) => after,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +409,62 @@ mod tests {
             .iter()
             .map(|l| String::from_utf8_lossy(l).into_owned())
             .collect()
+    }
+
+    /// A copy 40 wide, `height` high, that printed `lines` (each ended by
+    /// CR LF) and a prompt.
+    fn printed(height: u32, lines: impl IntoIterator<Item = String>) -> Term {
+        let mut t = term(40, height, 10_000);
+        for l in lines {
+            t.advance(format!("{l}\r\n").as_bytes());
+        }
+        t.advance(b"$ ");
+        t
+    }
+
+    fn seq(tag: &str, from: u32, to: u32) -> Vec<String> {
+        (from..=to).map(|i| format!("{tag}{i}")).collect()
+    }
+
+    #[test]
+    fn seeded_again_keeps_the_numbering() {
+        let old = printed(5, seq("l", 0, 49));
+        // The same text (a resize): the same numbers.
+        let same = printed(5, seq("l", 0, 49));
+        assert_eq!(continued_first(&old, &same), LineIndex(0));
+        // tmux dropped l0..l19 and more came.
+        let on = printed(5, seq("l", 20, 59));
+        assert_eq!(continued_first(&old, &on), LineIndex(20));
+        // Only screen lines are shared (all of old's history dropped).
+        let mut lines = seq("l", 47, 49);
+        lines.extend(seq("m", 0, 9));
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(47));
+        // Nothing shared: after old's cursor line (50, the prompt).
+        let other = printed(5, seq("x", 0, 30));
+        assert_eq!(continued_first(&old, &other), LineIndex(50));
+        // The old copy had dropped its oldest history (memory cap): tmux's
+        // older lines come before.
+        let mut capped = printed(5, seq("l", 0, 49));
+        capped.drop_oldest_history(10);
+        assert_eq!(capped.history().first_index(), LineIndex(10));
+        assert_eq!(continued_first(&capped, &same), LineIndex(0));
+        // The old screen's last line was written over: matched up to the
+        // line before it.
+        let mut lines = seq("l", 10, 48);
+        lines.push("rewritten".into());
+        lines.extend(seq("n", 0, 3));
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(10));
+    }
+
+    #[test]
+    fn renumbered_copies_answer_followers() {
+        let old = printed(5, seq("l", 0, 49));
+        let mut new = printed(5, seq("l", 20, 59));
+        new.renumber_lines(continued_first(&old, &new));
+        let since = lines_since(&new, LineIndex(45), 100, Keep::Oldest);
+        assert_eq!(since.first, LineIndex(45));
+        assert_eq!(s(&since.lines), seq("l", 45, 59));
+        assert_eq!(new.history().check(), Ok(()));
     }
 
     #[test]

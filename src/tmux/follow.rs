@@ -144,9 +144,9 @@ pub struct CaptureSinceResult {
     pub partial_line: String,
     /// Seconds the call took.
     pub elapsed_seconds: f64,
-    /// True when lines between the cursor and `lines` are gone: tmux
-    /// trimmed or cleared its history, or the copy could not be matched
-    /// to the cursor (then `lines` starts at the visible screen).
+    /// True when lines after the cursor are gone unread: tmux trimmed or
+    /// cleared them (`lines` starts at the oldest line it holds), or the
+    /// copy was renumbered past the cursor.
     pub lines_missed: bool,
     /// True when older lines were left out for `max_lines`/`max_bytes`.
     pub truncated: bool,

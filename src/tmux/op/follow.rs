@@ -1246,31 +1246,41 @@ fn check_cursor(
 }
 
 /// The first line of `t` a `capture_since` after `cursor` returns, and
-/// whether lines between the cursor and it are gone (trimmed or cleared
-/// history, or a copy the cursor's line is no longer found in).
+/// whether lines the follower had not read are gone.
+///
+/// Line indexes survive what tmux drops (trims, `clear-history`) and a
+/// copy seeded again ([`crate::mirror::follow::continued_first`]), so the
+/// cursor's `next` is trusted: lines before the oldest one held that the
+/// follower had not read were dropped (`lines_missed`). The hash of the
+/// last line returned confirms the numbering while that line is held; a
+/// line held with another text is looked for by its hash (the newest one
+/// before the cursor), and when none has it (it was written over in
+/// place), the numbering stands. A cursor past the cursor's line (a copy
+/// numbered anew) starts at the cursor's line, saying lines may be lost.
 fn resume_from(t: &Term, cursor: Option<&SinceCursor>, alternate: bool) -> (LineIndex, bool) {
-    let mut missed = false;
-    let from = match cursor {
-        None => t.history().end_index(),
-        Some(_) if alternate => cursor_spot(t).line,
-        Some(c) => {
-            let agrees = c.next.0 == 0
-                || line_text(t, LineIndex(c.next.0 - 1)).map(|l| fingerprint(&l)) == Some(c.hash);
-            if agrees || c.next < t.history().first_index() {
-                missed = c.next < t.history().first_index();
-                c.next
-            } else {
-                match find_line(t, c.hash, c.next) {
-                    Some(i) => i + 1,
-                    None => {
-                        missed = true;
-                        t.history().end_index()
-                    }
-                }
-            }
-        }
+    let Some(c) = cursor else {
+        return (t.history().end_index(), false);
     };
-    (from, missed)
+    if alternate {
+        return (cursor_spot(t).line, false);
+    }
+    let first = t.history().first_index();
+    if c.next.0 == 0 || LineIndex(c.next.0 - 1) < first {
+        // The last line returned is no longer held.
+        return (c.next, c.next < first);
+    }
+    let last = LineIndex(c.next.0 - 1);
+    if line_text(t, last).map(|l| fingerprint(&l)) == Some(c.hash) {
+        return (c.next, false);
+    }
+    if let Some(i) = find_line(t, c.hash, c.next) {
+        return (i + 1, false);
+    }
+    let at = cursor_spot(t).line;
+    if c.next > at {
+        return (at, true);
+    }
+    (c.next, false)
 }
 
 /// What [`keep_bytes`] kept of some lines.
