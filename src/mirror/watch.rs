@@ -911,18 +911,24 @@ impl Watch {
                     // At this point in the stream the copy holds exactly
                     // the output tmux had parsed when it answered.
                     let agrees = self.shared.pane(pane).is_some_and(|p| {
-                        let mut st = p.write();
-                        let Some(t) = st.term.as_mut() else {
-                            return false;
-                        };
-                        match probe::verdict(t, &r, &self.shared.query) {
-                            probe::Verdict::Agrees => true,
-                            probe::Verdict::Trimmed { rows, limit } => {
-                                tracing::debug!(%pane, held = t.history_size(), rows, limit, "tmux dropped history rows; trimming the copy to match");
-                                t.match_history(limit, rows);
+                        let verdict = p
+                            .view()
+                            .term
+                            .as_ref()
+                            .map(|t| probe::verdict(t, &r, &self.shared.query));
+                        match verdict {
+                            Some(probe::Verdict::Agrees) => true,
+                            Some(probe::Verdict::Trimmed { rows, limit }) => {
+                                // Only this task feeds the copy: it is as
+                                // it was judged.
+                                let mut st = p.write();
+                                if let Some(t) = st.term.as_mut() {
+                                    tracing::debug!(%pane, held = t.history_size(), rows, limit, "tmux dropped history rows; trimming the copy to match");
+                                    t.match_history(limit, rows);
+                                }
                                 true
                             }
-                            probe::Verdict::Differs => false,
+                            Some(probe::Verdict::Differs) | None => false,
                         }
                     });
                     if agrees {
