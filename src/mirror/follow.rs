@@ -9,7 +9,7 @@
 //! rest keep theirs). A line is *complete* once the cursor is on a later
 //! line; the line the cursor is on can still change.
 
-use crate::term::{ByteOffset, LineIndex, LogicalLine, Term, fingerprint};
+use crate::term::{ByteOffset, LineIndex, LogicalLine, Term};
 
 /// A place in a pane's text: a logical line, a row in it (0-based), and a
 /// cell column on that row (0-based).
@@ -271,67 +271,141 @@ pub fn text_between(
     Some((lines.into_iter().collect(), omitted))
 }
 
-/// The [`fingerprint`]s of `t`'s complete lines from the oldest held up
-/// to the cursor's line (the screen's left out on the alternate screen,
-/// which is not the pane's text), the index of the first, and how many
-/// are history lines.
-fn line_hashes(t: &Term) -> (LineIndex, Vec<u64>, usize) {
-    let first = t.history().first_index();
-    let mut out = Vec::with_capacity(t.history().lines() + t.size().1 as usize);
-    for chunk in t.history().search_chunks() {
-        let count = memchr::memchr_iter(b'\n', chunk.text).count();
-        out.extend(
-            chunk
-                .text
-                .split(|&b| b == b'\n')
-                .take(count)
-                .map(fingerprint),
-        );
-    }
-    let history = out.len();
-    if !t.alternate_on() {
-        let cursor = cursor_spot(t).line;
-        out.extend(
-            t.screen_logical_lines()
-                .take_while(|l| l.index < cursor)
-                .map(|l| fingerprint(&l.text)),
-        );
-    }
-    (first, out, history)
+/// A copy's complete lines from the oldest held up to the cursor's line,
+/// each ended by `\n`, as pieces of one text: the history's chunks as
+/// they are, then the screen's lines (left out on the alternate screen,
+/// which is not the pane's text). See [`continued_first`].
+struct Text<'a> {
+    /// Each piece: the index of its first line, and its text (whole lines).
+    pieces: Vec<(u64, std::borrow::Cow<'a, [u8]>)>,
+    /// Where each piece starts in the whole text.
+    starts: Vec<usize>,
+    /// The length of the history's part.
+    history: usize,
+    /// The length of the whole text.
+    len: usize,
 }
 
-/// The prefix function of `a`, a separator, then `b`, over `b` only: for
-/// each item of `b`, the length of the longest prefix of `a` that ends
-/// there (Knuth–Morris–Pratt). Linear in `a.len() + b.len()`.
-fn prefix_ends(a: &[u64], b: &[u64]) -> Vec<usize> {
-    // Over `a` itself first.
-    let mut pi = vec![0usize; a.len()];
-    for i in 1..a.len() {
-        let mut k = pi[i - 1];
-        while k > 0 && a[i] != a[k] {
-            k = pi[k - 1];
+impl<'a> Text<'a> {
+    fn of(t: &'a Term) -> Text<'a> {
+        let mut pieces: Vec<(u64, std::borrow::Cow<'a, [u8]>)> = t
+            .history()
+            .search_chunks()
+            .map(|c| (c.first.0, std::borrow::Cow::Borrowed(c.text)))
+            .collect();
+        let history = pieces.iter().map(|(_, p)| p.len()).sum();
+        if !t.alternate_on() {
+            let cursor = cursor_spot(t).line;
+            let mut screen = Vec::new();
+            let mut first = None;
+            for l in t.screen_logical_lines().take_while(|l| l.index < cursor) {
+                first.get_or_insert(l.index.0);
+                screen.extend_from_slice(&l.text);
+                screen.push(b'\n');
+            }
+            if let Some(first) = first {
+                pieces.push((first, std::borrow::Cow::Owned(screen)));
+            }
         }
-        if a[i] == a[k] {
-            k += 1;
+        let mut starts = Vec::with_capacity(pieces.len());
+        let mut len = 0;
+        for (_, p) in &pieces {
+            starts.push(len);
+            len += p.len();
         }
-        pi[i] = k;
+        Text {
+            pieces,
+            starts,
+            history,
+            len,
+        }
     }
-    let mut out = Vec::with_capacity(b.len());
-    let mut k = 0usize;
-    for &x in b {
-        if k == a.len() {
-            k = if k == 0 { 0 } else { pi[k - 1] };
-        }
-        while k > 0 && x != a[k] {
-            k = pi[k - 1];
-        }
-        if k < a.len() && x == a[k] {
-            k += 1;
-        }
-        out.push(k);
+
+    /// The piece holding byte `at` and the offset in it.
+    fn piece(&self, at: usize) -> Option<(usize, usize)> {
+        let i = self.starts.partition_point(|&s| s <= at).checked_sub(1)?;
+        let off = at - self.starts[i];
+        (off < self.pieces[i].1.len()).then_some((i, off))
     }
-    out
+
+    /// The index of the line that starts at byte `at` (or the line after
+    /// the last, at the end).
+    fn line_at(&self, at: usize) -> u64 {
+        match self.piece(at) {
+            Some((i, off)) => {
+                let (first, text) = &self.pieces[i];
+                first + memchr::memchr_iter(b'\n', &text[..off]).count() as u64
+            }
+            None => self.pieces.last().map_or(0, |(first, text)| {
+                first + memchr::memchr_iter(b'\n', text).count() as u64
+            }),
+        }
+    }
+
+    /// The first line, with its `\n`.
+    fn first_line(&self) -> Option<&[u8]> {
+        let (_, text) = self.pieces.first()?;
+        let end = memchr::memchr(b'\n', text)?;
+        Some(&text[..=end])
+    }
+
+    /// Where lines reading `line` (with its `\n`) start, in order.
+    fn starts_of<'s>(&'s self, line: &'s [u8]) -> impl Iterator<Item = usize> + 's {
+        self.pieces
+            .iter()
+            .zip(&self.starts)
+            .flat_map(move |((_, text), &base)| {
+                memchr::memmem::find_iter(text, line)
+                    .filter(move |&p| p == 0 || text[p - 1] == b'\n')
+                    .map(move |p| base + p)
+            })
+    }
+
+    /// How many bytes from `at` equal `other`'s from its start, cut to the
+    /// last whole line (both texts end every line with `\n`).
+    fn common(&self, at: usize, other: &Text<'_>) -> usize {
+        let (mut a, mut b) = (at, 0usize);
+        let mut last_line = 0;
+        while let (Some((i, ai)), Some((j, bj))) = (self.piece(a), other.piece(b)) {
+            let x = &self.pieces[i].1[ai..];
+            let y = &other.pieces[j].1[bj..];
+            let n = x.len().min(y.len());
+            let same = if x[..n] == y[..n] {
+                n
+            } else {
+                x.iter().zip(y).take_while(|(p, q)| p == q).count()
+            };
+            if let Some(nl) = memchr::memrchr(b'\n', &y[..same]) {
+                last_line = b + nl + 1;
+            }
+            a += same;
+            b += same;
+            if same < n {
+                break;
+            }
+        }
+        last_line
+    }
 }
+
+/// Of the places in `hay` where `needle`'s text begins (its first line
+/// read there; at most [`ALIGN_TRIES`] tried, oldest first), the first
+/// where `accept(at, bytes in common)` holds.
+fn first_place(
+    hay: &Text<'_>,
+    needle: &Text<'_>,
+    accept: impl Fn(usize, usize) -> bool,
+) -> Option<(usize, usize)> {
+    let line = needle.first_line()?;
+    hay.starts_of(line)
+        .take(ALIGN_TRIES)
+        .map(|at| (at, hay.common(at, needle)))
+        .find(|&(at, same)| accept(at, same))
+}
+
+/// Places [`continued_first`] tries at most in each way (text that
+/// repeats, such as a `yes` flood, matches at its first try).
+const ALIGN_TRIES: usize = 256;
 
 /// The index a copy seeded again (`new`) gives its oldest held line, so
 /// that the lines it shares with the copy it replaces (`old`) keep their
@@ -341,49 +415,50 @@ fn prefix_ends(a: &[u64], b: &[u64]) -> Vec<usize> {
 /// tmux changes a pane's text only at its ends meanwhile: it drops the
 /// oldest history rows (trims, `clear-history`), adds output at the
 /// bottom, and rewrites screen lines; a resize lays the same logical lines
-/// out again. So `new`'s lines are matched with `old`'s by their
-/// [`fingerprint`]s, in two ways, and the one that shares more lines
-/// wins:
+/// out again. So the text of `new`'s lines is found in `old`'s, in two
+/// ways, and the one that shares more lines wins:
 ///
 /// * `new` begins with the end of `old`: its first lines are `old`'s last
-///   ones, ending at `old`'s last history line or one of its screen lines
-///   (the screen lines after it were written over);
+///   ones, through `old`'s last history line at least, or, when `new`
+///   begins on `old`'s screen, through a line of it (the screen lines
+///   after it were written over);
 /// * `new` holds all of `old`'s history and older lines before it (tmux
 ///   held history the copy had dropped, past the mirror's memory cap).
 ///
-/// When they share nothing (tmux dropped every line `old` held, a pane
-/// paused for a flood), `new`'s lines all come after `old`'s: its first
-/// line gets the index of `old`'s cursor line, and a follower that had
-/// not read up to there is told it missed lines. Lines whose text repeats
-/// (a `yes` flood) can match in several places: the longest match, then
-/// the one nearest `old`'s end, is taken.
+/// Of several places (text that repeats), the oldest is taken (it shares
+/// the most lines). When they share nothing (tmux dropped every line `old`
+/// held, a pane paused for a flood), `new`'s lines all come after
+/// `old`'s: its first line gets the index of `old`'s cursor line, and a
+/// follower that had not read up to there is told it missed lines. The
+/// texts are compared as bytes, chunk by chunk (100,000 rows: see
+/// `benches/grid.rs`, `seed/100k-rows-renumbered`).
 pub fn continued_first(old: &Term, new: &Term) -> LineIndex {
-    let (o_first, o, o_history) = line_hashes(old);
-    let (_, n, _) = line_hashes(new);
+    let (o, n) = (Text::of(old), Text::of(new));
     let after = cursor_spot(old).line.max(old.history().end_index());
-    // `new` begins with the end of `old`: the match may end at `old`'s
-    // last history line or later.
-    let ends = prefix_ends(&n, &o);
-    let from = o_history.saturating_sub(1);
-    let tail = ends
-        .iter()
-        .enumerate()
-        .skip(from)
-        .filter(|&(_, &len)| len > 0)
-        .max_by_key(|&(e, &len)| (len, e))
-        .map(|(e, &len)| (len, o_first.0 + e as u64 + 1 - len as u64));
+    // `new` begins with the end of `old`.
+    let tail = first_place(&o, &n, |at, same| {
+        same > 0 && (same == (o.len - at).min(n.len) || at + same >= o.history)
+    })
+    .map(|(at, same)| {
+        let first = o.line_at(at);
+        (o.line_at(at + same) - first, first)
+    });
     // `new` holds `old`'s history whole, after lines of its own.
-    let whole = (o_history > 0)
-        .then(|| {
-            let history = &o[..o_history];
-            prefix_ends(history, &n)
-                .iter()
-                .position(|&len| len == history.len())
-                .map(|end| end + 1 - history.len())
-        })
+    let kept = o.pieces.len() - usize::from(o.len > o.history);
+    let history = Text {
+        pieces: o.pieces[..kept].to_vec(),
+        starts: o.starts[..kept].to_vec(),
+        history: o.history,
+        len: o.history,
+    };
+    let whole = (history.len > 0)
+        .then(|| first_place(&n, &history, |_, same| same == history.len))
         .flatten()
-        .and_then(|at| o_first.0.checked_sub(at as u64))
-        .map(|first| (o_history, first));
+        .and_then(|(at, _)| {
+            let shared = history.line_at(history.len) - history.line_at(0);
+            let before = n.line_at(at) - n.line_at(0);
+            history.line_at(0).checked_sub(before).map(|f| (shared, f))
+        });
     match (tail, whole) {
         (Some(t), Some(w)) => LineIndex(if w.0 > t.0 { w.1 } else { t.1 }),
         (Some((_, first)), None) | (None, Some((_, first))) => LineIndex(first),
@@ -454,6 +529,17 @@ mod tests {
         lines.push("rewritten".into());
         lines.extend(seq("n", 0, 3));
         assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(10));
+        // new begins on old's screen, whose last line was written over.
+        let lines = ["l47", "l48", "x"].map(String::from);
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(47));
+        // Text that repeats: the oldest place.
+        let ys = printed(5, (0..50).map(|_| "y".to_string()));
+        let more = printed(5, (0..80).map(|_| "y".to_string()));
+        assert_eq!(continued_first(&ys, &more), LineIndex(0));
+        // Empty copies share nothing.
+        let empty = term(40, 5, 100);
+        assert_eq!(continued_first(&empty, &old), LineIndex(0));
+        assert_eq!(continued_first(&old, &empty), LineIndex(50));
     }
 
     #[test]
