@@ -403,6 +403,26 @@ async fn wait_for_command_sees_the_next_command_end() {
             .expect("the wait task");
         assert_eq!(v["outcome"], json!("pane_gone"), "{ctx}: {v}");
         assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{ctx}: {v}");
+        assert!(v["pane_exit_unknown"].is_string(), "{ctx}: {v}");
+
+        // The pane's program exits, its pane kept (remain-on-exit): exited, with the status
+        // (issue 28: never without it when tmux can tell).
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let go = dir.path().join("go");
+        let gated = format!(
+            "sh -c 'while [ ! -e {} ]; do sleep 0.05; done; exit 5'",
+            go.display()
+        );
+        let exiting = server.new_window_pane(&[&gated]);
+        let wait = waiting(&s, &exiting, 20).await;
+        std::fs::write(&go, b"").expect("go");
+        let v = crate::support::within("wait_for_command on an exiting pane", wait)
+            .await
+            .expect("the wait task");
+        assert_eq!(v["outcome"], json!("exited"), "{ctx}: {v}");
+        assert_eq!(v["pane_exit_status"], json!(5), "{ctx}: {v}");
+        assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{ctx}: {v}");
     }
 }
 

@@ -399,6 +399,8 @@ pub static WAIT_COMMAND: Order = Order(&[
     f("elapsed_seconds"),
     f("effective_timeout"),
     f("pane_exit_status"),
+    f("pane_exit_signal"),
+    f("pane_exit_unknown"),
     f("evidence"),
 ]);
 
@@ -416,6 +418,8 @@ pub static WAIT_STABLE: Order = Order(&[
     f("elapsed_seconds"),
     f("effective_timeout"),
     f("pane_exit_status"),
+    f("pane_exit_signal"),
+    f("pane_exit_unknown"),
     f("evidence"),
 ]);
 

@@ -904,11 +904,28 @@ impl Watch {
                 } else if let Some(Ok(r)) = reply
                     && !ambiguous
                 {
+                    // At this point in the stream the copy holds exactly
+                    // the output tmux had parsed when it answered.
                     let agrees = self.shared.pane(pane).is_some_and(|p| {
-                        let st = p.view();
-                        st.term
+                        let verdict = p
+                            .view()
+                            .term
                             .as_ref()
-                            .is_some_and(|t| probe::agrees(t, &r, &self.shared.query))
+                            .map(|t| probe::verdict(t, &r, &self.shared.query));
+                        match verdict {
+                            Some(probe::Verdict::Agrees) => true,
+                            Some(probe::Verdict::Trimmed { rows, limit }) => {
+                                // Only this task feeds the copy: it is as
+                                // it was judged.
+                                let mut st = p.write();
+                                if let Some(t) = st.term.as_mut() {
+                                    tracing::debug!(%pane, held = t.history_size(), rows, limit, "tmux dropped history rows; trimming the copy to match");
+                                    t.match_history(limit, rows);
+                                }
+                                true
+                            }
+                            Some(probe::Verdict::Differs) | None => false,
+                        }
                     });
                     if agrees {
                         outcome = Some((pane, true));
@@ -1178,6 +1195,16 @@ impl Watch {
         }
         tracing::debug!(%pane, bytes, took = ?started.elapsed(), "seed answer built");
         let mut redo = false;
+        let mut built = built;
+        if let Ok(b) = built.as_mut() {
+            // The lines the new copy shares with the old one keep their
+            // indexes.
+            let old = p.view();
+            if let Some(old) = old.term.as_ref() {
+                let first = follow::continued_first(old, &b.term);
+                b.term.renumber_lines(first);
+            }
+        }
         match built {
             Ok(built) => {
                 let mut st = p.write();

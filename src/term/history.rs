@@ -363,6 +363,40 @@ impl History {
         self.trim_rows(n);
     }
 
+    /// Renumbers the lines so that the oldest one held (or the next one,
+    /// when none is) gets `first`; their order and text stay. For a copy
+    /// seeded again, whose numbering continues its predecessor's
+    /// ([`crate::mirror::follow::continued_first`]).
+    pub(crate) fn renumber(&mut self, first: LineIndex) {
+        let now = self.first_index().0;
+        if first.0 == now {
+            return;
+        }
+        // Every index moves by the same amount; a chunk's `first` may be
+        // below the oldest held line by its trimmed lines.
+        let shift = |v: u64| {
+            if first.0 >= now {
+                v + (first.0 - now)
+            } else {
+                v.saturating_sub(now - first.0)
+            }
+        };
+        for c in self.sealed.iter_mut() {
+            let c = Arc::make_mut(c);
+            c.first = shift(c.first);
+        }
+        if let Some(c) = self.tail.as_mut() {
+            c.first = shift(c.first);
+        }
+        self.next = shift(self.next);
+    }
+
+    /// Sets the limit without trimming anything (the caller trims to what
+    /// tmux holds: [`Term::match_history`](super::Term::match_history)).
+    pub(crate) fn keep_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
     /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
     /// flag.
     pub(crate) fn push_row(&mut self, text: &[u8], wrapped: bool) {

@@ -46,7 +46,9 @@ pub enum Outcome {
     Timeout,
     /// The pane's program exited and tmux keeps the pane, dead
     /// (`remain-on-exit`): nothing more will be printed. Its status is in
-    /// `pane_exit_status` (tmux's `#{pane_dead_status}`) when tmux has one.
+    /// `pane_exit_status` (tmux's `#{pane_dead_status}`), or the signal
+    /// that ended it in `pane_exit_signal`; `pane_exit_unknown` says why
+    /// when neither is known.
     /// The pane's last output was still matched first.
     Exited,
     /// The pane is gone: its program exited and tmux destroyed the pane,
@@ -119,6 +121,16 @@ pub struct WaitForTextResult {
     /// otherwise (unknown, never 0 by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell
     /// (the terminal's settings, the foreground process, its wait
     /// channel); absent otherwise.
@@ -145,9 +157,9 @@ pub struct CaptureSinceResult {
     pub partial_line: String,
     /// Seconds the call took.
     pub elapsed_seconds: f64,
-    /// True when lines between the cursor and `lines` are gone: tmux
-    /// trimmed or cleared its history, or the copy could not be matched
-    /// to the cursor (then `lines` starts at the visible screen).
+    /// True when lines after the cursor are gone unread: tmux trimmed or
+    /// cleared them (`lines` starts at the oldest line it holds), or the
+    /// copy was renumbered past the cursor.
     pub lines_missed: bool,
     /// True when older lines were left out for `max_lines`/`max_bytes`.
     pub truncated: bool,
@@ -199,7 +211,8 @@ pub enum RunOutcome {
     Timeout,
     /// The pane's program (the shell) exited before the command ended,
     /// and tmux keeps the pane, dead (`remain-on-exit`); its status is in
-    /// `pane_exit_status` when tmux has one.
+    /// `pane_exit_status` (or `pane_exit_signal`, or why neither is known
+    /// in `pane_exit_unknown`).
     Exited,
     /// The pane is gone before the command ended: its shell exited and
     /// tmux destroyed the pane, or the pane was killed.
@@ -263,6 +276,16 @@ pub struct RunCommandResult {
     /// one (`#{pane_dead_status}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell;
     /// absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]

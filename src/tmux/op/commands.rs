@@ -504,6 +504,16 @@ pub struct WaitForCommandResult {
     /// kept the pane; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell
     /// (the terminal's settings, the foreground process, its wait
     /// channel); absent otherwise.
@@ -672,13 +682,14 @@ async fn wait_from(
     });
     use super::follow::Ended;
     let evidence = reading.as_ref().map_or_else(Vec::new, |(_, e)| e.clone());
-    let (outcome, pane_exit_status) = match (&done, ended) {
+    let (outcome, exit) = match (&done, ended) {
         (Some(_), _) => ("finished", None),
         (None, _) if let Some((i, _)) = &reading => (super::reading::outcome_of(*i), None),
-        (None, Some(Ended::Exited(status))) => ("exited", status),
-        (None, Some(Ended::Gone)) => ("pane_gone", None),
+        (None, Some(e @ Ended::Exited(_))) => ("exited", Some(e)),
+        (None, Some(e @ Ended::Gone)) => ("pane_gone", Some(e)),
         (None, None) => ("timeout", None),
     };
+    let exit = super::follow::exit_of(exit.as_ref());
     let (command, tail) = done.map_or((None, Vec::new()), |(c, t)| (Some(c), t));
     Ok(WaitForCommandResult {
         found: command.is_some(),
@@ -690,7 +701,9 @@ async fn wait_from(
         pane_id: pane.to_string(),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
-        pane_exit_status,
+        pane_exit_status: exit.status,
+        pane_exit_signal: exit.signal,
+        pane_exit_unknown: exit.unknown,
         evidence,
     })
 }
@@ -854,6 +867,8 @@ pub(super) async fn run_marked(
         outcome,
         pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
         pane_exit_status: w.pane_exit_status,
+        pane_exit_signal: w.pane_exit_signal,
+        pane_exit_unknown: w.pane_exit_unknown,
         evidence: w.evidence,
     })
 }
