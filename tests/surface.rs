@@ -424,7 +424,12 @@ async fn text_blocks_by_mode() {
             "{r}"
         );
         assert!(text.contains("\nPLAIN-TEXT-LINE\n"), "{text}");
-        assert!(r["structuredContent"]["truncated_lines"].is_number());
+        // Nothing cut: no truncated_lines (0 is left out), one text block.
+        assert!(
+            r["structuredContent"].get("truncated_lines").is_none(),
+            "{r}"
+        );
+        assert_eq!(r["content"].as_array().map(Vec::len), Some(1), "{r}");
         // Cut by max_lines: libtmux-mcp's header first.
         let (_, r) = raw
             .request(
@@ -440,6 +445,11 @@ async fn text_blocks_by_mode() {
             "{text}"
         );
         assert_eq!(text.lines().count(), 2, "{text}");
+        // The cut, and the arguments that return the rest, in the second block.
+        let note: Value =
+            serde_json::from_str(r["content"][1]["text"].as_str().expect("a note")).expect("JSON");
+        assert_eq!(note["truncated_lines"], json!(cut), "{note}");
+        assert_eq!(note["next"]["pane_id"], json!(pane), "{note}");
         let (_, r) = raw.request("tools/call", info.clone()).await;
         let text = r["content"][0]["text"].as_str().expect("text");
         assert!(
@@ -464,7 +474,7 @@ async fn text_blocks_by_mode() {
         assert_eq!(
             text,
             r["structuredContent"].to_string(),
-            "{req}: in name order"
+            "{req}: in the result type's order"
         );
     }
     raw.stop().await;

@@ -185,17 +185,19 @@ pub struct PaneInfo {
     pub window_id: String,
     /// The session this listing saw the pane in.
     pub session_id: String,
+    /// True when this pane runs the MCP client that called (from `TMUX`
+    /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
+    /// inside tmux.
+    pub is_caller: Option<bool>,
     /// That session's name.
     pub session_name: String,
     /// The window's index in that session.
     pub window_index: String,
     /// The window's name.
     pub window_name: String,
-    /// True when this pane runs the MCP client that called (from `TMUX`
-    /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
-    /// inside tmux.
-    pub is_caller: Option<bool>,
-    /// Lines of scrollback (history) above the visible screen.
+    /// Lines of scrollback (history) above the visible screen; left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub history_size: i64,
     /// The most history lines tmux keeps for this pane; older lines are
     /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
@@ -325,8 +327,6 @@ pub struct PaneSnapshot {
     pub scroll_position: Option<i64>,
     /// Lines of scrollback (history) above the visible screen.
     pub history_size: i64,
-    /// The pane's history limit in lines (fixed when the pane was made).
-    pub history_limit: i64,
     /// Pane title.
     pub title: String,
     /// Name of the foreground process.
@@ -340,9 +340,16 @@ pub struct PaneSnapshot {
     /// How many lines were cut.
     pub content_truncated_lines: i64,
     /// Which screen `content` shows: always `live` (the pane's current
-    /// screen). In copy mode the user may be looking at older lines; see
-    /// `scroll_position`.
+    /// screen), left out. In copy mode the user may be looking at older
+    /// lines; see `scroll_position`.
+    #[serde(skip_serializing_if = "crate::tmux::op::capture::is_live")]
     pub content_view: String,
+    /// The pane's history limit in lines (fixed when the pane was made).
+    pub history_limit: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// A number serialized as its decimal text.

@@ -15,7 +15,7 @@ use super::{
     tool_args,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
@@ -197,7 +197,7 @@ struct SendBatchResult {
 }
 
 impl Rendered for SendBatchResult {
-    const TEXT: TextShape = TextShape::Object(&text::SEND_BATCH);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// `paste_text`.
@@ -327,11 +327,11 @@ tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
 });
 
 impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for EnvironmentSet {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT_SET);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// The execute tools, in listing order.
@@ -629,14 +629,17 @@ tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
 
 impl Rendered for KeysSent {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 impl Rendered for BufferPasted {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 impl Rendered for TextPasted {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 /// What typing into a pane reports: the reference's sentence and pane,
@@ -651,6 +654,7 @@ struct TypedMessage {
 
 impl Rendered for TypedMessage {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 impl From<KeysSent> for TypedMessage {

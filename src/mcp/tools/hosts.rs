@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Ctx, Def, READ, def, object, parse};
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::{Error, Servers};
 use crate::wire::ssh::LinkState;
 
@@ -56,7 +56,7 @@ pub struct HostList {
 }
 
 impl Rendered for HostList {
-    const TEXT: TextShape = TextShape::List(&text::HOSTS);
+    const TEXT: TextShape = TextShape::List;
 }
 
 /// The rows of this module.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::{Ctx, Def, READ, def, object, parse, targeting, tool_args};
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::json_len;
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
 use crate::tmux::op::capture::{
@@ -42,6 +42,9 @@ use crate::tmux::{Error, Selector, ServerInfo};
 
 impl Rendered for CaptureResult {
     const TEXT: TextShape = TextShape::String;
+    /// The pane named, the count of the text's lines, and which copy
+    /// answered (tmuxwire's mirror or tmux) are not repeated.
+    const QUIET: &'static [&'static str] = &["pane_id", "lines", "source"];
 }
 
 impl Rendered for TextResult {
@@ -49,7 +52,8 @@ impl Rendered for TextResult {
 }
 
 impl Rendered for SnapshotResult {
-    const TEXT: TextShape = TextShape::Object(&text::SNAPSHOT);
+    const TEXT: TextShape = TextShape::Object;
+    const NUMBERS: &'static [&'static str] = &["pane_width", "pane_height"];
 }
 
 /// The inspect tools, in listing order.
@@ -243,7 +247,7 @@ tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
 }));
 
 impl Rendered for PaneState {
-    const TEXT: TextShape = TextShape::Object(&text::PANE_STATE);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
@@ -253,7 +257,7 @@ tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
 }));
 
 impl Rendered for CommandList {
-    const TEXT: TextShape = TextShape::Object(&text::COMMAND_LIST);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
@@ -289,7 +293,7 @@ tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
 });
 
 impl Rendered for CommandOutput {
-    const TEXT: TextShape = TextShape::Object(&text::COMMAND_OUTPUT);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
@@ -361,15 +365,15 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
 }
 
 impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
@@ -483,7 +487,7 @@ fn default_buffer_lines() -> Option<i64> {
 }
 
 impl Rendered for BufferContent {
-    const TEXT: TextShape = TextShape::Object(&text::BUFFER);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
@@ -584,7 +588,7 @@ struct BatchResult {
 }
 
 impl Rendered for BatchResult {
-    const TEXT: TextShape = TextShape::Object(&text::TOOL_BATCH);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// Over the limit, the nested answers go, from the last one back: each

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::{ADDITIVE, Def, IDEMPOTENT, OPEN, bare_output};
 use super::{targeting, tool_args, wait_ceiling};
 use crate::control::PaneId;
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::manage::session_ref;
 use crate::tmux::op::channel::{
@@ -208,7 +208,7 @@ struct LoadBufferArgs {
 }
 
 impl Rendered for BufferRef {
-    const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {

@@ -42,7 +42,7 @@ use serde_json::{Map, Value, json};
 use super::args;
 use super::budget::Budget;
 use super::schema;
-use super::text::{self, Rendered, TextMode, TextShape};
+use super::text::{self, Rendered, Text, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset};
 use crate::tmux::op::{self, Limit, Op};
 use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
@@ -72,19 +72,19 @@ impl Ctx<'_> {
 use crate::tmux::op::list::Listing;
 
 impl Rendered for Listing<crate::tmux::SessionInfo> {
-    const TEXT: TextShape = TextShape::List(&text::SESSIONS);
+    const TEXT: TextShape = TextShape::List;
 }
 
 impl Rendered for Listing<crate::tmux::WindowInfo> {
-    const TEXT: TextShape = TextShape::List(&text::WINDOWS);
+    const TEXT: TextShape = TextShape::List;
 }
 
 impl Rendered for Listing<crate::tmux::PaneInfo> {
-    const TEXT: TextShape = TextShape::List(&text::PANES);
+    const TEXT: TextShape = TextShape::List;
 }
 
 impl Rendered for Listing<crate::tmux::ServerInfo> {
-    const TEXT: TextShape = TextShape::List(&text::SERVERS);
+    const TEXT: TextShape = TextShape::List;
 }
 
 /// What an action tool reports: libtmux-mcp's sentence.
@@ -106,6 +106,7 @@ struct PaneMessage {
 
 impl Rendered for PaneMessage {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 /// Arguments every tool shares, explained once in the instructions
@@ -173,8 +174,9 @@ struct Def {
     input: JsonObject,
     output: Option<JsonObject>,
     hints: Hints,
-    /// How the text block of a result is made (the result type's shape).
-    text: TextShape,
+    /// How the text blocks of a result are made (the result type's
+    /// [`Rendered`] constants).
+    text: Text,
     /// The toolset that offers it.
     toolset: Toolset,
     /// How a call runs: a typed row's request and operation
@@ -379,7 +381,7 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         input: schema::input(&schema_for_type::<A>(), TARGETING),
         output: Some(schema::output(&schema_for_output::<R>())),
         hints,
-        text: R::TEXT,
+        text: Text::of::<R>(),
         toolset: Toolset::Inspect,
         call: None,
         self_bounded: false,
@@ -499,6 +501,11 @@ pub fn is_tool(name: &str) -> bool {
 
 /// The text shape of tool `name`'s result, from its definition.
 pub fn shape_of(name: &str) -> Option<TextShape> {
+    def_of(name).map(|d| d.text.shape)
+}
+
+/// How tool `name`'s text blocks are made, from its definition.
+pub fn text_of(name: &str) -> Option<Text> {
     def_of(name).map(|d| d.text)
 }
 
@@ -718,9 +725,15 @@ fn with_text(name: &str, mode: TextMode, mut r: CallToolResult) -> CallToolResul
     let Some(value) = r.structured_content.as_ref() else {
         return r;
     };
-    let shape = shape_of(name).unwrap_or(TextShape::String);
-    let body = text::render(mode, shape, value, &shape_of);
-    r.content = vec![ContentBlock::text(body)];
+    let t = text_of(name).unwrap_or(Text {
+        shape: TextShape::String,
+        quiet: &[],
+        numbers: &[],
+    });
+    r.content = text::render(mode, &t, value)
+        .into_iter()
+        .map(ContentBlock::text)
+        .collect();
     r
 }
 
@@ -1033,8 +1046,8 @@ mod tests {
         for (name, want) in results {
             let got = match shape_of(name).expect("every tool has a shape") {
                 TextShape::String => "string",
-                TextShape::List(_) => "list",
-                TextShape::Object(_) => "object",
+                TextShape::List => "list",
+                TextShape::Object => "object",
             };
             assert_eq!(got, want, "{name}");
         }
@@ -1058,7 +1071,13 @@ mod tests {
             TextMode::Reference,
             structured(pane.clone()),
         );
-        assert_eq!(text_of(&r), ["[... truncated 2 lines ...]\nb\n$"]);
+        assert_eq!(
+            text_of(&r),
+            [
+                "[... truncated 2 lines ...]\nb\n$",
+                r#"{"truncated_lines":2}"#
+            ]
+        );
         assert_eq!(r.structured_content.as_ref(), Some(&pane));
         let r = with_text("capture_pane", TextMode::Json, structured(pane.clone()));
         assert_eq!(text_of(&r), [pane.to_string()]);
@@ -1070,7 +1089,7 @@ mod tests {
             }),
         );
         assert_eq!(text_of(&r), ["Pane killed: %1"]);
-        let list = json!({"result": [{"session_name": "a", "session_id": "$0"}], "omitted": 0});
+        let list = json!({"result": [{"session_id": "$0", "session_name": "a"}]});
         let r = with_text("list_sessions", TextMode::Reference, structured(list));
         assert_eq!(text_of(&r), [r#"[{"session_id":"$0","session_name":"a"}]"#]);
         let e = error_result("no such pane", "NotFound", true, None);

@@ -24,6 +24,7 @@ impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
 /// only.
 impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
     const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 

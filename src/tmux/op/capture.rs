@@ -353,26 +353,36 @@ pub struct CaptureResult {
     /// Lines returned.
     pub lines: usize,
     /// Lines cut before the first line returned, by `max_lines` or the
-    /// response budget.
+    /// response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncated_lines: usize,
-    /// Bytes of text cut to fit the response budget.
+    /// Bytes of text cut to fit the response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncated_bytes: usize,
-    /// How to get the lines cut; `None` when nothing was cut or, for
+    /// How to get the lines cut; left out when nothing was cut or, for
     /// `join_wrapped` captures, when logical lines have no line number.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
-    /// Which screen was captured: always `live`, the pane's current screen; a pane in copy mode
-    /// may show the user older lines (see `scroll_position`).
+    /// Which screen was captured: always `live`, the pane's current screen
+    /// (left out); a pane in copy mode may show the user older lines (see
+    /// `scroll_position`).
+    #[serde(skip_serializing_if = "is_live")]
     pub view: String,
-    /// The pane is in a mode (copy mode, …).
+    /// The pane is in a mode (copy mode, …); left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_in_mode: bool,
     /// The mode's name, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_mode: Option<String>,
     /// In copy mode: lines the user's view is scrolled up from the live bottom.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scroll_position: Option<i64>,
-    /// The alternate screen (a full-screen program) is shown.
+    /// The alternate screen (a full-screen program) is shown; left out
+    /// when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alternate_on: bool,
-    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux just before) or
-    /// `capture` (tmux itself).
+    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux
+    /// just before) or `capture` (tmux itself).
     pub source: Source,
     /// The pane is gone; the text is tmuxwire's copy of its last screen.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -457,7 +467,9 @@ impl Fit for CaptureResult {
                 let mut bare = self.clone();
                 bare.result.clear();
                 bare.lines = 0;
-                bare.truncated_bytes = 0;
+                // The most digits, so the fields a cut adds are counted.
+                bare.truncated_lines = usize::MAX;
+                bare.truncated_bytes = usize::MAX;
                 bare.next = None;
                 let fixed = json_len(&bare) + HEADER_ROOM + NEXT_ROOM + SLACK;
                 fit_room(&mut self.text, b.saturating_sub(fixed))
@@ -499,9 +511,11 @@ pub struct SnapshotResult {
     /// count the rows cut by `max_lines` and by the response budget.
     #[serde(flatten)]
     pub snapshot: PaneSnapshot,
-    /// Bytes of `content` cut to fit the response budget.
+    /// Bytes of the rows cut to fit the response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub content_truncated_bytes: usize,
-    /// How to get the rows cut (the content's first rows), when any were.
+    /// How to get the rows cut (left out when none were).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
     /// The rows `content` holds, kept to cut them.
     #[serde(skip)]
@@ -551,7 +565,7 @@ impl Fit for SnapshotResult {
         let Some(b) = limit.get() else { return };
         let mut bare = self.clone();
         bare.snapshot.content.clear();
-        bare.content_truncated_bytes = 0;
+        bare.content_truncated_bytes = usize::MAX;
         bare.next = None;
         let fixed = json_len(&bare) + NEXT_ROOM + SLACK;
         let (drop, bytes) = fit_room(&mut self.rows, b.saturating_sub(fixed));
@@ -662,6 +676,11 @@ pub struct TextResult {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// Whether a view is `live`, the only one there is (a field left out).
+pub(crate) fn is_live(v: &str) -> bool {
+    v == "live"
 }
 
 /// A format is read from its start: the head that fits is kept.

@@ -113,21 +113,24 @@ pub struct PaneContentMatch {
     pub session_id: String,
     /// The session's name.
     pub session_name: String,
-    /// The window's index in that session.
-    pub window_index: String,
-    /// The pane's index in its window.
-    pub pane_index: String,
     /// The matching logical lines (soft wraps joined, trailing blanks
     /// trimmed), oldest first; the newest `max_matched_lines_per_pane` when
     /// there were more. A line over 4096 bytes is cut to 4096 bytes around
     /// its first match, `…` marking the cuts.
     pub matched_lines: Vec<String>,
+    /// Whether this is the caller's own pane (null outside tmux).
+    pub is_caller: Option<bool>,
+    /// The window's index in that session.
+    pub window_index: String,
+    /// The pane's index in its window.
+    pub pane_index: String,
     /// For each matched line, the tmux line number of its first row: 0 is
     /// the top row of the visible screen, negative numbers are history
     /// (`capture-pane -S/-E` numbering).
     pub matched_line_numbers: Vec<i64>,
     /// For each matched line, how many screen rows it spans (more than 1
-    /// when it was soft-wrapped).
+    /// when it was soft-wrapped); left out when every line spans one row.
+    #[serde(skip_serializing_if = "all_one_row")]
     pub matched_line_rows: Vec<u32>,
     /// For each matched line, where its first match starts, as
     /// `[row, column, char, byte]`: the tmux line number of the row holding
@@ -155,8 +158,15 @@ pub struct PaneContentMatch {
     /// them: `capture_pane` with a range reaches them). Absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_history_rows: Option<u64>,
-    /// Whether this is the caller's own pane (null outside tmux).
-    pub is_caller: Option<bool>,
+}
+
+/// Whether every matched line spans one screen row.
+fn all_one_row(rows: &[u32]) -> bool {
+    rows.iter().all(|&r| r == 1)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A page of search results (libtmux-mcp `SearchPanesResult`).
@@ -183,7 +193,9 @@ pub struct SearchPanesResult {
     /// `max_matched_lines_per_pane` left out; each pane's
     /// `matched_line_count` still counts them.
     /// Narrow the search (`content_start`/`content_end`, a session, a
-    /// tighter pattern, `limit`) to see them.
+    /// tighter pattern, `limit`) or ask for more (`max_bytes`) to see them.
+    /// Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
     /// Ids of the searched panes whose history is at its limit: each time
     /// a pane's `history_size` reaches `history_limit`, tmux drops the
