@@ -26,7 +26,7 @@ use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WaitForTextArgs {
+pub(super) struct WaitForTextArgs {
     /// Any one matches; null: any new output.
     patterns: Option<Vec<String>>,
     /// End the wait (outcome stopped).

@@ -605,17 +605,50 @@ fn parse<T: DeserializeOwned + JsonSchema + 'static>(
     mut args: Map<String, Value>,
 ) -> Result<T, Error> {
     args::coerce(&schema_for_type::<T>(), &mut args)?;
-    serde_json::from_value(Value::Object(args)).map_err(|e| {
-        let msg = e.to_string();
-        let mut expected = "arguments as listed in this tool's input schema".to_string();
-        if msg.contains("wait_for_previous") {
+    serde_json::from_value(Value::Object(args)).map_err(|e| explain(&e.to_string()))
+}
+
+/// serde's complaint about a tool's arguments, in one line naming the
+/// argument: a missing one, an unknown one (with the ones the tool
+/// takes), else serde's words.
+fn explain(msg: &str) -> Error {
+    /// The first `` `name` `` of `s`, and what follows it.
+    fn quoted(s: &str) -> Option<(&str, &str)> {
+        let (_, rest) = s.split_once('`')?;
+        rest.split_once('`')
+    }
+    if let Some(rest) = msg.strip_prefix("missing field ")
+        && let Some((name, _)) = quoted(rest)
+    {
+        return Error::invalid(
+            "arguments",
+            format!("{name} is required (received no {name})"),
+            format!("a value for {name}, as this tool's input schema lists it"),
+        );
+    }
+    if let Some(rest) = msg.strip_prefix("unknown field ")
+        && let Some((name, tail)) = quoted(rest)
+    {
+        let takes: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+        let mut expected = format!("only the arguments this tool takes: {}", takes.join(", "));
+        if name == "wait_for_previous" {
             expected.push_str(
                 " (wait_for_previous is a scheduling flag some clients leak into tool calls; retry \
                  without it)",
             );
         }
-        Error::invalid("arguments", format!("invalid arguments: {msg}"), expected)
-    })
+        return Error::invalid(
+            "arguments",
+            format!("unknown argument {name} (received {name}; not one this tool takes)"),
+            expected,
+        );
+    }
+    let one_line = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    Error::invalid(
+        "arguments",
+        format!("invalid arguments: {one_line}"),
+        "arguments as listed in this tool's input schema",
+    )
 }
 
 /// A successful result with structured content `value`; its text block is
@@ -1095,6 +1128,114 @@ mod tests {
         let e = error_result("no such pane", "NotFound", true, None);
         let r = with_text("capture_pane", TextMode::Reference, e.clone());
         assert_eq!(r, e);
+    }
+
+    /// Wrong values a model is likely to send for an argument of each
+    /// declared type: a word for a number or a flag, a fraction for an
+    /// integer, an object for a string or a list of strings, a name not
+    /// in an enum.
+    fn wrong_values(prop: &Value) -> Vec<Value> {
+        let types: Vec<&str> = match (prop.get("type"), prop.get("anyOf")) {
+            (Some(Value::String(t)), _) => vec![t.as_str()],
+            (_, Some(Value::Array(b))) => b
+                .iter()
+                .filter_map(|b| b.get("type").and_then(Value::as_str))
+                .filter(|t| *t != "null")
+                .collect(),
+            _ => Vec::new(),
+        };
+        if prop.get("enum").is_some() {
+            return vec![json!("no-such-choice"), json!({"a": 1})];
+        }
+        match types.as_slice() {
+            ["integer"] => vec![json!("abc"), json!(1.5), json!({"a": 1}), json!([1, 2])],
+            ["number"] => vec![json!("fast"), json!({"a": 1})],
+            ["boolean"] => vec![json!("maybe"), json!(2), json!([true])],
+            ["string"] => vec![json!({"a": 1}), json!([1, 2])],
+            ["array"] => {
+                let objects = prop["items"]["type"] == json!("object");
+                if objects {
+                    vec![json!(5), json!("not a list")]
+                } else {
+                    vec![json!({"a": 1})]
+                }
+            }
+            ["object"] => vec![json!(5), json!("not json")],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every argument of every tool, sent with each wrong value a model is
+    /// likely to send, is refused before anything reaches tmux with one
+    /// line that names the argument, what was given and the form expected;
+    /// never a panic or a hang.
+    #[tokio::test]
+    async fn every_argument_refuses_wrong_types_naming_itself() {
+        let socket = std::env::temp_dir().join(format!("tmuxwire-none-{}/s", std::process::id()));
+        let tmux = Arc::new(Tmux::new(socket, None, crate::tmux::Caller::default()));
+        let servers = Servers::new(tmux, crate::tmux::Caller::default());
+        let mut checked = 0;
+        for d in defs() {
+            let Some(Value::Object(props)) = d.input.get("properties") else {
+                continue;
+            };
+            for (arg, prop) in props {
+                for wrong in wrong_values(prop) {
+                    let mut args = Map::new();
+                    args.insert(arg.clone(), wrong.clone());
+                    let r = tokio::time::timeout(
+                        std::time::Duration::from_secs(10),
+                        call(&servers, d.name, args),
+                    )
+                    .await
+                    .unwrap_or_else(|_| panic!("{} {arg}={wrong}: hung", d.name));
+                    let text = r
+                        .content
+                        .first()
+                        .and_then(|c| c.as_text())
+                        .map(|t| t.text.clone())
+                        .unwrap_or_default();
+                    let kind = r.meta.as_ref().and_then(|m| m.0.get("error_type").cloned());
+                    let line = text.lines().next().unwrap_or("");
+                    assert!(
+                        r.is_error == Some(true)
+                            && kind == Some(json!("InvalidArgument"))
+                            && line.contains(arg.as_str())
+                            && line.contains("received"),
+                        "{} {arg}={wrong}: {text:?} ({kind:?})",
+                        d.name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
+    /// The forms models send are read as meant: one string for a list of
+    /// strings, numbers and flags as strings, a JSON list or object in a
+    /// string, an enum name in another case.
+    #[test]
+    fn arguments_as_models_send_them() {
+        let schema = schema_for_type::<follow::WaitForTextArgs>();
+        let mut a = Map::new();
+        a.insert("patterns".into(), json!("ready"));
+        a.insert("timeout".into(), json!("2.5"));
+        a.insert("regex".into(), json!("false"));
+        args::coerce(&schema, &mut a).expect("read");
+        assert_eq!(a["patterns"], json!(["ready"]));
+        assert_eq!(a["timeout"], json!(2.5));
+        assert_eq!(a["regex"], json!(false));
+        let mut a = Map::new();
+        a.insert("patterns".into(), json!("[\"a\", \"b\"]"));
+        args::coerce(&schema, &mut a).expect("read");
+        assert_eq!(a["patterns"], json!(["a", "b"]));
+        let e = args::coerce(
+            &schema,
+            &mut Map::from_iter([("patterns".into(), json!({"a": 1}))]),
+        )
+        .expect_err("an object is no pattern");
+        assert!(e.to_string().contains("patterns must be a list"), "{e}");
     }
 
     #[test]
