@@ -66,10 +66,12 @@ capture_pane's; any program can print marks, so trusted is false and run_command
 path. wait_for_stable waits until a TUI's screen stops changing (mask spinners and timers). Every \
 wait ends early as password_prompt or awaiting_input when the program reads a line for 300 ms.\n\
 \n\
-LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
-a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
-and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
-(snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
+LIMITS: every answer fits a budget sized for a model (40,000 bytes by default; max_bytes asks \
+one call for up to 1 MiB) and says what it cut: a [... truncated K lines ...] first line and \
+truncated_lines, truncated_bytes and next (the arguments that return the lines cut) for \
+capture_pane; content_truncated_lines (snapshot_pane), lines_omitted (search_panes), omitted \
+(lists). A string or list result's fields beyond its text (a cut's next, a list's omitted) come \
+in a second text block, only when there are any.";
 
 /// The instructions for a server offering `policy`'s tools to `caller`,
 /// which may run inside a tmux pane.
@@ -126,7 +128,10 @@ impl TmuxwireServer {
                 names.insert(0, crate::tmux::LOCAL_HOST.to_string());
             }
             // No hosts: libtmux-mcp's surface, unchanged.
-            tools::catalog_for_hosts(&self.policy, (!names.is_empty()).then_some(&names[..]))
+            let mut list =
+                tools::catalog_for_hosts(&self.policy, (!names.is_empty()).then_some(&names[..]));
+            tools::declare_result_sizes(&mut list, self.budget);
+            list
         })
     }
 
@@ -137,7 +142,12 @@ impl TmuxwireServer {
 
     /// The same server with response budget `budget`.
     pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
-        TmuxwireServer { budget, ..self }
+        // The tool list declares result sizes from the budget.
+        TmuxwireServer {
+            budget,
+            tools: Arc::default(),
+            ..self
+        }
     }
 
     /// The same server offering the tools `policy` chooses.

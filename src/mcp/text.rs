@@ -109,9 +109,10 @@ pub trait Rendered {
 
 /// The text blocks of a successful result whose structured content is
 /// `value`, for a tool whose text is `text`: the first block, and the
-/// [`note`] when there is one. A value that lacks what its shape needs
-/// (no `result` string or list) is written as JSON.
-pub fn render(mode: TextMode, text: &Text, value: &Value) -> Vec<String> {
+/// [`note`] when there is one (`also_quiet`: fields this answer's note
+/// leaves out too, such as a confirmed delivery). A value that lacks what
+/// its shape needs (no `result` string or list) is written as JSON.
+pub fn render(mode: TextMode, text: &Text, value: &Value, also_quiet: &[&str]) -> Vec<String> {
     if mode == TextMode::Json {
         return vec![value.to_string()];
     }
@@ -134,8 +135,11 @@ pub fn render(mode: TextMode, text: &Text, value: &Value) -> Vec<String> {
         _ => return vec![value.to_string()],
     };
     let mut blocks = vec![first];
-    if let Some(n) = note(text, value) {
-        blocks.push(n.to_string());
+    if let Some(Value::Object(mut n)) = note(text, value) {
+        n.retain(|k, _| !also_quiet.contains(&k.as_str()));
+        if !n.is_empty() {
+            blocks.push(Value::Object(n).to_string());
+        }
     }
     blocks
 }
@@ -223,7 +227,7 @@ mod tests {
     };
 
     fn reference(text: &Text, v: &Value) -> Vec<String> {
-        render(TextMode::Reference, text, v)
+        render(TextMode::Reference, text, v, &[])
     }
 
     #[test]
@@ -281,7 +285,7 @@ mod tests {
     fn json_mode_is_the_structured_result() {
         let v = json!({"result": "x", "pane_id": "%0"});
         assert_eq!(
-            render(TextMode::Json, &STRING, &v),
+            render(TextMode::Json, &STRING, &v, &[]),
             [r#"{"result":"x","pane_id":"%0"}"#]
         );
     }

@@ -191,9 +191,12 @@ pub struct PaneInfo {
     pub is_caller: Option<bool>,
     /// That session's name.
     pub session_name: String,
-    /// The window's index in that session.
+    /// The window's index in that session (not sent: `list_windows` and
+    /// `get_window_info` tell it, by `window_id`).
+    #[serde(skip)]
     pub window_index: String,
-    /// The window's name.
+    /// The window's name (not sent, as `window_index`).
+    #[serde(skip)]
     pub window_name: String,
     /// Lines of scrollback (history) above the visible screen; left out
     /// when 0.
@@ -203,8 +206,18 @@ pub struct PaneInfo {
     /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
     /// setting `history-limit` later changes only new panes (tmux issue
     /// 4705); 3.7 and later apply a new limit to existing panes too
-    /// (`session_update_history()`).
+    /// (`session_update_history()`). Left out when it is tmux's default,
+    /// 2000 lines (`history-limit` in options-table.c).
+    #[serde(skip_serializing_if = "is_default_history_limit")]
     pub history_limit: i64,
+}
+
+/// tmux's default `history-limit` (options-table.c), which a pane's
+/// listing leaves out.
+pub const DEFAULT_HISTORY_LIMIT: i64 = 2000;
+
+fn is_default_history_limit(n: &i64) -> bool {
+    *n == DEFAULT_HISTORY_LIMIT
 }
 
 crate::record! {
@@ -344,7 +357,9 @@ pub struct PaneSnapshot {
     /// lines; see `scroll_position`.
     #[serde(skip_serializing_if = "crate::tmux::op::capture::is_live")]
     pub content_view: String,
-    /// The pane's history limit in lines (fixed when the pane was made).
+    /// The pane's history limit in lines (fixed when the pane was made);
+    /// left out when it is tmux's default (2000).
+    #[serde(skip_serializing_if = "is_default_history_limit")]
     pub history_limit: i64,
 }
 

@@ -360,7 +360,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Send Keys",
             OPEN,
             "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
-        )),
+        ))
+        .mark_verbose(),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
                 "send_keys_batch",
@@ -376,7 +377,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Paste Text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked).",
-        )),
+        ))
+        .mark_verbose(),
         bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
             "Paste tmux Buffer",

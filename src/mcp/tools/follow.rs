@@ -361,6 +361,7 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             READ,
             "New logical lines of a pane since cursor, each once; pass the returned cursor back. lines_missed: history trimmed or cleared.",
         ))
+        .mark_sized()
         .mark_fenced(),
     ]
 }
@@ -375,6 +376,7 @@ pub(super) fn execute_defs() -> Vec<Def> {
             "Run a command at a pane's shell prompt in a subshell (fish: begin/end) and wait: \
          exit_status and only its own output lines.",
         ))
+        .mark_sized()
         .mark_self_bounded(),
     ]
 }

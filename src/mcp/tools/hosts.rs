@@ -206,6 +206,29 @@ pub(super) fn take_fenced(takes: bool, args: &mut Map<String, Value>) -> Result<
     }
 }
 
+/// Takes boolean argument `name` out of `args`: `None` when absent or
+/// null.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::InvalidArgument`] for a value that is not a
+/// boolean (or `"true"`/`"false"`).
+pub(super) fn take_flag(
+    name: &'static str,
+    args: &mut Map<String, Value>,
+) -> Result<Option<bool>, Error> {
+    match args.shift_remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+        Some(other) => Err(Error::invalid(
+            name,
+            format!("{name} must be true or false (received {other})"),
+            "true or false",
+        )),
+    }
+}
+
 /// Marks a remote call's result: `host` in its structured content, and
 /// its `cursor` as `HOST/cursor`, so the next call finds the host again.
 pub(super) fn mark_host(r: &mut CallToolResult, host: &str) {

@@ -119,7 +119,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
              watched it, oldest first: command, state, exit_status, times, output lines. \
              Advisory (trusted false).",
-        ),
+        )
+        .mark_sized(),
         // Its `command` is a list_commands item: that schema says it.
         super::bare_output(super::row::<CommandOutputArgs>(
             "get_command_output",
@@ -127,13 +128,15 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "One marked command (a list_commands item) and its output lines (default: the last \
              command), with head/tail/grep/context/max_bytes.",
-        )),
+        ))
+        .mark_sized(),
         super::bare_output(super::row::<CapturePaneArgs>(
             "capture_pane",
             "Capture Pane",
             READ,
             "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
         ))
+        .mark_sized()
         .mark_fenced(),
         super::bare_output(super::row::<SnapshotPaneArgs>(
             "snapshot_pane",
@@ -142,6 +145,7 @@ pub(super) fn defs() -> Vec<Def> {
             "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
              scroll position, alternate screen, history size.",
         ))
+        .mark_sized()
         .mark_always_load(),
         super::row::<DisplayMessageArgs>(
             "display_message",
@@ -155,6 +159,7 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
         ))
+        .mark_sized()
         .mark_fenced(),
         super::list_of_read(def::<ListServersArgs, Listing<ServerInfo>>(
             "list_servers",
@@ -181,7 +186,8 @@ pub(super) fn defs() -> Vec<Def> {
             "Show tmux Buffer",
             READ,
             "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
-        )),
+        ))
+        .mark_sized(),
         super::row::<ShowHooksArgs>(
             "show_hooks",
             "Show tmux Hooks",
@@ -206,7 +212,8 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
         )
-        .calls(|ctx, args| Box::pin(batch(ctx, args))),
+        .calls(|ctx, args| Box::pin(batch(ctx, args)))
+        .mark_sized(),
     ]
     .into_iter()
     .chain(super::follow::inspect_defs())
@@ -671,6 +678,7 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
         progress: None,
         policy: ctx.policy,
         text: ctx.text,
+        verbose: ctx.verbose,
     };
     let runs = a.operations.iter().map(|op| {
         let inner = &inner;

@@ -40,7 +40,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::args;
-use super::budget::Budget;
+use super::budget::{Budget, json_len};
 use super::schema;
 use super::text::{self, Rendered, Text, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset};
@@ -60,6 +60,9 @@ pub(crate) struct Ctx<'a> {
     policy: &'a Policy,
     /// What the text block of a successful result holds.
     text: TextMode,
+    /// Diagnostics on the happy path too (`verbose: true`; always for
+    /// callers that are not MCP clients).
+    verbose: bool,
 }
 
 impl Ctx<'_> {
@@ -192,6 +195,12 @@ struct Def {
     /// It answers from the pane mirror and takes `fenced`
     /// ([`hosts::take_fenced`]).
     fenced: bool,
+    /// It can answer much text and takes `max_bytes`, the call's own
+    /// response budget ([`Budget::for_call`]).
+    sized: bool,
+    /// It reports diagnostics (a delivery's evidence) only off the happy
+    /// path unless the call says `verbose: true`.
+    verbose: bool,
 }
 
 impl Def {
@@ -219,6 +228,18 @@ impl Def {
     /// `fenced`).
     fn mark_fenced(mut self) -> Def {
         self.fenced = true;
+        self
+    }
+
+    /// The row, marked as answering much text (it takes `max_bytes`).
+    fn mark_sized(mut self) -> Def {
+        self.sized = true;
+        self
+    }
+
+    /// The row, marked as keeping diagnostics for `verbose: true`.
+    fn mark_verbose(mut self) -> Def {
+        self.verbose = true;
         self
     }
 }
@@ -387,6 +408,8 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         self_bounded: false,
         always_load: false,
         fenced: false,
+        sized: false,
+        verbose: false,
     }
 }
 
@@ -426,8 +449,28 @@ fn list_of_read(mut d: Def) -> Def {
     d
 }
 
+/// The argument that sets a call's own response budget.
+const MAX_BYTES_ARG: &str = "max_bytes";
+/// The argument that asks for diagnostics on the happy path too.
+const VERBOSE_ARG: &str = "verbose";
+
 fn tool(d: &Def) -> Tool {
-    let mut t = Tool::new(d.name, d.description, Arc::new(d.input.clone()));
+    let mut input = d.input.clone();
+    if let Some(Value::Object(props)) = input.get_mut("properties") {
+        if d.sized && !props.contains_key(MAX_BYTES_ARG) {
+            props.insert(
+                MAX_BYTES_ARG.into(),
+                json!({"type": "integer", "description": "Answer size cap; default 40000, at most 1048576."}),
+            );
+        }
+        if d.verbose {
+            props.insert(
+                VERBOSE_ARG.into(),
+                json!({"type": "boolean", "description": "Also a confirmed delivery's evidence."}),
+            );
+        }
+    }
+    let mut t = Tool::new(d.name, d.description, Arc::new(input));
     t.title = Some(d.title.to_string());
     t.output_schema = d.output.clone().map(Arc::new);
     // Hints that differ from MCP's defaults (readOnly false, destructive
@@ -507,6 +550,34 @@ pub fn shape_of(name: &str) -> Option<TextShape> {
 /// How tool `name`'s text blocks are made, from its definition.
 pub fn text_of(name: &str) -> Option<Text> {
     def_of(name).map(|d| d.text)
+}
+
+/// The characters above which Claude Code writes a tool result to a file
+/// and hands its model the path, unless the tool declares more with
+/// `_meta["anthropic/maxResultSizeChars"]`.
+const CLIENT_FILE_THRESHOLD: usize = 50_000;
+
+/// Declares `_meta["anthropic/maxResultSizeChars"]` on every tool of
+/// `tools` that can answer past [`CLIENT_FILE_THRESHOLD`] characters under
+/// `budget`: those that take `max_bytes` (up to the larger of the budget
+/// and [`super::budget::CALL_CEILING`]), and every tool when the server's
+/// budget itself is larger. The value is the most bytes either view can
+/// hold, which bounds its characters.
+pub fn declare_result_sizes(tools: &mut [Tool], budget: Budget) {
+    for t in tools {
+        let sized = def_of(&t.name).is_some_and(|d| d.sized);
+        let most = if sized {
+            budget.bytes().max(super::budget::CALL_CEILING)
+        } else {
+            budget.bytes()
+        };
+        if most <= CLIENT_FILE_THRESHOLD {
+            continue;
+        }
+        let mut m = t.meta.take().map(|m| m.0).unwrap_or_default();
+        m.insert("anthropic/maxResultSizeChars".into(), Value::from(most));
+        t.meta = Some(MetaObject(m));
+    }
 }
 
 /// The tools `policy` offers, in listing order.
@@ -692,6 +763,7 @@ impl<'a> Ctx<'a> {
             progress: None,
             policy,
             text: TextMode::Reference,
+            verbose: true,
         }
     }
 }
@@ -745,13 +817,19 @@ pub async fn call_within(
         progress,
         policy,
         text,
+        verbose: false,
     };
     answer(&ctx, name, args).await
 }
 
 /// `r` with its text block written from its structured content, for
 /// tool `name` in mode `mode` ([`text::render`]). Errors keep their text.
-fn with_text(name: &str, mode: TextMode, mut r: CallToolResult) -> CallToolResult {
+fn with_text(
+    name: &str,
+    mode: TextMode,
+    mut r: CallToolResult,
+    also_quiet: &[&str],
+) -> CallToolResult {
     if r.is_error == Some(true) || !r.content.is_empty() {
         return r;
     }
@@ -763,16 +841,57 @@ fn with_text(name: &str, mode: TextMode, mut r: CallToolResult) -> CallToolResul
         quiet: &[],
         numbers: &[],
     });
-    r.content = text::render(mode, &t, value)
+    r.content = text::render(mode, &t, value, also_quiet)
         .into_iter()
         .map(ContentBlock::text)
         .collect();
     r
 }
 
-async fn answer(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> CallToolResult {
+/// Runs tool `name` and writes its answer: the call's own options taken
+/// from `args` first (`max_bytes`, `verbose`, for the rows that take
+/// them), diagnostics of the happy path left out unless asked for, the
+/// text blocks written, and the answer held to the call's budget.
+///
+/// Every text a tool returns passes here on its way out, in the result's
+/// structured content before the text blocks are written from it: the
+/// one place a filter of returned text (redaction) belongs.
+async fn answer(ctx: &Ctx<'_>, name: &str, mut args: Map<String, Value>) -> CallToolResult {
+    let def = def_of(name);
+    let budget = match def.filter(|d| d.sized) {
+        Some(_) => match take_max_bytes(&mut args, def.is_some_and(own_max_bytes)) {
+            Ok(Some(n)) => Some(Budget::for_call(n, ctx.budget)),
+            Ok(None) => ctx.budget,
+            Err(e) => return from_error(&e),
+        },
+        None => ctx.budget,
+    };
+    let verbose = match def.filter(|d| d.verbose) {
+        Some(_) => match hosts::take_flag(VERBOSE_ARG, &mut args) {
+            Ok(v) => v.unwrap_or(ctx.verbose),
+            Err(e) => return from_error(&e),
+        },
+        None => ctx.verbose,
+    };
+    let ctx = Ctx {
+        servers: ctx.servers,
+        budget,
+        progress: ctx.progress.clone(),
+        policy: ctx.policy,
+        text: ctx.text,
+        verbose,
+    };
+    let ctx = &ctx;
     match run(ctx, name, args).await {
-        Ok(r) => within(with_text(name, ctx.text, r), ctx.budget),
+        Ok(mut r) => {
+            // A confirmed delivery is what the sentence already says.
+            let quiet: &[&str] = if !ctx.verbose && quiet_delivery(&mut r) {
+                &["delivery"]
+            } else {
+                &[]
+            };
+            within(with_text(name, ctx.text, r, quiet), ctx.budget)
+        }
         // Say which call failed when the message comes from deeper down.
         Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => error_result(
             &format!("{name}: {e}"),
@@ -826,6 +945,7 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         progress: ctx.progress.clone(),
         policy: ctx.policy,
         text: ctx.text,
+        verbose: ctx.verbose,
     };
     let mut r = crate::mirror::Mirror::unfenced(fenced, call(&sub, args)).await?;
     hosts::mark_unfenced(&mut r, fenced);
@@ -833,15 +953,84 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
     Ok(r)
 }
 
-/// `r`, or an error when its text is over `budget` after all (every tool
-/// that can return much text cuts it to fit; this catches the rest).
+/// `max_bytes` of a call's arguments: taken out, or only read when the
+/// tool's own arguments hold it too (`get_command_output`'s cap on line
+/// text also raises the call's budget).
+fn take_max_bytes(args: &mut Map<String, Value>, own: bool) -> Result<Option<usize>, Error> {
+    let v = if own {
+        args.get(MAX_BYTES_ARG).cloned()
+    } else {
+        args.shift_remove(MAX_BYTES_ARG)
+    };
+    let bad = |v: &Value| {
+        Error::invalid(
+            MAX_BYTES_ARG,
+            format!("max_bytes must be a positive integer (received {v})"),
+            "bytes, like 100000 (at most 1048576)",
+        )
+    };
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(ref x @ Value::String(ref s)) => match Budget::parse_size(s) {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(bad(x)),
+        },
+        Some(ref x @ Value::Number(ref n)) => match n.as_u64() {
+            Some(n) if n > 0 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+            _ => Err(bad(x)),
+        },
+        Some(x) => Err(bad(&x)),
+    }
+}
+
+/// Whether tool `d`'s own arguments include `max_bytes`.
+fn own_max_bytes(d: &Def) -> bool {
+    d.input
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.contains_key(MAX_BYTES_ARG))
+}
+
+/// Leaves out a delivery's `evidence` (and `ready`) when the delivery was
+/// the happy path: the program was ready (or not gated), and the text was
+/// typed and submitted, confirmed, without pressing Enter again. Off that
+/// path (not ready, unconfirmed, retried) the evidence says why, and
+/// stays.
+/// Returns whether it was: then the text blocks need not repeat it.
+fn quiet_delivery(r: &mut CallToolResult) -> bool {
+    let Some(Value::Object(d)) = r
+        .structured_content
+        .as_mut()
+        .and_then(|v| v.get_mut("delivery"))
+    else {
+        return false;
+    };
+    let confirmed = |k: &str| d.get(k).is_none_or(|v| v == "confirmed");
+    let happy = d.get("ready") != Some(&Value::Bool(false))
+        && d.get("typed") == Some(&json!("confirmed"))
+        && confirmed("submitted")
+        && d.get("enter_retries").and_then(Value::as_u64).unwrap_or(0) == 0;
+    if happy {
+        d.shift_remove("evidence");
+        d.shift_remove("ready");
+    }
+    happy
+}
+
+/// `r`, or an error when either view of it is over `budget` after all:
+/// its structured content serialized (what a client that prefers it gives
+/// the model) or its text blocks (what a text-only client gives). Every
+/// tool that can return much text cuts it to fit; this catches the rest.
 fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
     let Some(b) = budget else { return r };
-    let size: usize = r
+    let text: usize = r
         .content
         .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.len()))
+        .filter_map(|c| c.as_text().map(|t| t.text.len() + 1))
         .sum();
+    let structured = r.structured_content.as_ref().map_or(0, json_len);
+    let size = text.max(structured);
     if size <= b.bytes() {
         return r;
     }
@@ -853,8 +1042,8 @@ fn within(r: CallToolResult, budget: Option<Budget>) -> CallToolResult {
         "ResponseTooLarge",
         true,
         Some(
-            "Ask for less (a narrower target or range), or start tmuxwire with a larger \
-             --response-budget."
+            "Ask for less (a narrower target or range), pass a larger max_bytes where the tool \
+             takes it, or start tmuxwire with a larger --response-budget."
                 .into(),
         ),
     )
@@ -1103,6 +1292,7 @@ mod tests {
             "capture_pane",
             TextMode::Reference,
             structured(pane.clone()),
+            &[],
         );
         assert_eq!(
             text_of(&r),
@@ -1112,7 +1302,12 @@ mod tests {
             ]
         );
         assert_eq!(r.structured_content.as_ref(), Some(&pane));
-        let r = with_text("capture_pane", TextMode::Json, structured(pane.clone()));
+        let r = with_text(
+            "capture_pane",
+            TextMode::Json,
+            structured(pane.clone()),
+            &[],
+        );
         assert_eq!(text_of(&r), [pane.to_string()]);
         let r = with_text(
             "kill_pane",
@@ -1120,13 +1315,14 @@ mod tests {
             object(&Message {
                 result: "Pane killed: %1".into(),
             }),
+            &[],
         );
         assert_eq!(text_of(&r), ["Pane killed: %1"]);
         let list = json!({"result": [{"session_id": "$0", "session_name": "a"}]});
-        let r = with_text("list_sessions", TextMode::Reference, structured(list));
+        let r = with_text("list_sessions", TextMode::Reference, structured(list), &[]);
         assert_eq!(text_of(&r), [r#"[{"session_id":"$0","session_name":"a"}]"#]);
         let e = error_result("no such pane", "NotFound", true, None);
-        let r = with_text("capture_pane", TextMode::Reference, e.clone());
+        let r = with_text("capture_pane", TextMode::Reference, e.clone(), &[]);
         assert_eq!(r, e);
     }
 
