@@ -580,6 +580,57 @@ pub fn declare_result_sizes(tools: &mut [Tool], budget: Budget) {
     }
 }
 
+/// The result contract of every tool, one Markdown table row each (the
+/// generated part of `docs/RESULTS.md`, which a unit test keeps fresh):
+/// its toolset, whether it sends `structuredContent` and an
+/// `outputSchema`, its first text block, whether a second one can come,
+/// and what a model reads under each client rule.
+pub fn contract_table() -> String {
+    let mut out = String::from(
+        "| tool | toolset | structuredContent | outputSchema | first text block | second text block | structured-preferring client's model reads | text-only client's model reads |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for d in defs() {
+        let schema = match &d.output {
+            Some(o) if o.len() == 1 => "`{\"type\":\"object\"}`",
+            Some(_) => "fields and types",
+            None => "none",
+        };
+        let (first, second, text_view) = match d.text.shape {
+            TextShape::String => (
+                "the `result` string",
+                "the other fields not quiet, when any",
+                "the string, then the note when any",
+            ),
+            TextShape::List => (
+                "the `result` list, bare",
+                "`omitted` (and any other field), when any",
+                "the list, then the note when any",
+            ),
+            TextShape::Object => ("the object as compact JSON", "never", "the whole object"),
+        };
+        let quiet = if d.text.quiet.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (quiet: {})",
+                d.text
+                    .quiet
+                    .iter()
+                    .map(|q| format!("`{q}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | always | {schema} | {first} | {second}{quiet} | the object as compact JSON{} | {text_view} |\n",
+            d.name,
+            d.toolset.name(),
+            if d.sized { ", within the budget or `max_bytes`" } else { "" },
+        ));
+    }
+    out
+}
+
 /// The tools `policy` offers, in listing order.
 pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
     defs()
@@ -1432,6 +1483,27 @@ mod tests {
         )
         .expect_err("an object is no pattern");
         assert!(e.to_string().contains("patterns must be a list"), "{e}");
+    }
+
+    /// `docs/RESULTS.md`'s tool table is [`contract_table`]; with
+    /// `TMUXWIRE_WRITE_RESULTS=1` the test writes it instead of failing.
+    #[test]
+    fn results_doc_is_fresh() {
+        const BEGIN: &str = "<!-- tools:begin (generated: TMUXWIRE_WRITE_RESULTS=1 cargo test --lib results_doc) -->\n";
+        const END: &str = "<!-- tools:end -->";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/RESULTS.md");
+        let doc = std::fs::read_to_string(path).expect("docs/RESULTS.md");
+        let (head, rest) = doc.split_once(BEGIN).expect("the begin marker");
+        let (_, tail) = rest.split_once(END).expect("the end marker");
+        let fresh = format!("{head}{BEGIN}{}{END}{tail}", contract_table());
+        if std::env::var_os("TMUXWIRE_WRITE_RESULTS").is_some() {
+            std::fs::write(path, &fresh).expect("write docs/RESULTS.md");
+            return;
+        }
+        assert!(
+            fresh == doc,
+            "docs/RESULTS.md is stale: run TMUXWIRE_WRITE_RESULTS=1 cargo test --lib results_doc"
+        );
     }
 
     #[test]
