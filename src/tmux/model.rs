@@ -212,6 +212,26 @@ pub struct PaneInfo {
     pub history_limit: i64,
 }
 
+impl crate::tmux::op::filter::Filtered for SessionInfo {}
+
+impl crate::tmux::op::filter::Filtered for WindowInfo {}
+
+/// A pane is filtered by every field it is read from, those its answer
+/// leaves out too (`window_index`, `window_name`, a `history_size` of 0, the
+/// default `history_limit`).
+impl crate::tmux::op::filter::Filtered for PaneInfo {
+    fn fields(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("window_index".into(), self.window_index.clone().into());
+            o.insert("window_name".into(), self.window_name.clone().into());
+            o.insert("history_size".into(), self.history_size.into());
+            o.insert("history_limit".into(), self.history_limit.into());
+        }
+        v
+    }
+}
+
 /// tmux's default `history-limit` (options-table.c), which a pane's
 /// listing leaves out.
 pub const DEFAULT_HISTORY_LIMIT: i64 = 2000;
