@@ -998,6 +998,178 @@ async fn capture_pane_matches_capture_pane_p() {
     }
 }
 
+/// grep (with context), head and tail as `get_command_output` keeps lines: the reference for
+/// the tests of shaped captures.
+fn shaped(
+    rows: &[String],
+    grep: Option<&str>,
+    context: usize,
+    head: Option<usize>,
+    tail: Option<usize>,
+) -> Vec<String> {
+    let mut keep = vec![grep.is_none(); rows.len()];
+    if let Some(g) = grep {
+        for (i, r) in rows.iter().enumerate() {
+            if r.contains(g) {
+                for k in keep
+                    .iter_mut()
+                    .take((i + context + 1).min(rows.len()))
+                    .skip(i.saturating_sub(context))
+                {
+                    *k = true;
+                }
+            }
+        }
+    }
+    let mut out: Vec<String> = rows
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(r, _)| r.clone())
+        .collect();
+    if let Some(h) = head {
+        if let Some(t) = tail {
+            if h + t < out.len() {
+                out.drain(h..out.len() - t);
+            }
+        } else {
+            out.truncate(h);
+        }
+    } else if let Some(t) = tail {
+        let n = out.len().saturating_sub(t);
+        out.drain(..n);
+    }
+    out
+}
+
+/// capture_pane's grep (with context), head and tail keep the lines of the range that
+/// get_command_output's would, tmux's own rows as the text, before max_lines and the budget;
+/// lines_omitted counts the rest; a cut says how to get the lines cut (`next`, grep kept), and
+/// capture_since's returns the new lines shaped the same way, its cursor past them all. From
+/// the mirror's copy and from tmux alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_pane_and_capture_since_shape_lines() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("shape")
+            .size(80, 20)
+            .history_limit(5000)
+            .start();
+        let pane = cli_one(&server, "=shape:", "pane_id");
+        let ctx = format!("tmux {}", bin.label);
+        let since = ok(&servers(&server), "capture_since", json!({"pane_id": pane})).await;
+        run_in_pane(
+            &server,
+            &pane,
+            "i=0; while [ $i -lt 400 ]; do i=$((i+1)); \
+             if [ $((i % 50)) = 0 ]; then echo E\"\"RR-$i; else echo ok-$i; fi; done",
+        );
+        let rows = cli_rows(&server, &pane, &["-S", "-5000"]);
+        for servers in [servers(&server), capture_servers(&server)] {
+            let all = json!({"pane_id": pane, "start": -5000, "max_lines": null});
+            let cap = |extra: Value| {
+                let mut a = all.clone();
+                for (k, v) in extra.as_object().unwrap() {
+                    a[k] = v.clone();
+                }
+                a
+            };
+            for (grep, context, head, tail) in [
+                (Some("ERR-"), 0, None, None),
+                (Some("ERR-"), 2, None, None),
+                (Some("ERR-"), 1, Some(4), None),
+                (None, 0, None, Some(3)),
+                (None, 0, Some(2), Some(2)),
+                (Some("no such text"), 3, None, None),
+            ] {
+                let want = shaped(&rows, grep, context, head, tail);
+                let r = ok(
+                    &servers,
+                    "capture_pane",
+                    cap(json!({"grep": grep, "context": context, "head": head, "tail": tail})),
+                )
+                .await;
+                assert_eq!(
+                    r["result"],
+                    json!(want.join("\n")),
+                    "{ctx}: {grep:?} {context} {head:?} {tail:?}"
+                );
+                assert_eq!(
+                    r.get("lines_omitted").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    rows.len() - want.len(),
+                    "{ctx}: {r}"
+                );
+                assert_eq!(r.get("truncated_lines"), None, "{ctx}: {r}");
+            }
+            // max_lines cuts the shaped lines; next returns those cut (and at most `context`
+            // of those returned again).
+            let want = shaped(&rows, Some("ERR-"), 1, None, None);
+            let r = ok(
+                &servers,
+                "capture_pane",
+                cap(json!({"grep": "ERR-", "context": 1, "max_lines": 5})),
+            )
+            .await;
+            let k = want.len() - 5;
+            assert_eq!(
+                r["result"],
+                json!(format!(
+                    "[... truncated {k} lines ...]\n{}",
+                    want[k..].join("\n")
+                )),
+                "{ctx}: {r}"
+            );
+            assert_eq!(r["truncated_lines"], json!(k), "{ctx}");
+            let next = r["next"].clone();
+            assert_eq!(next["grep"], json!("ERR-"), "{ctx}: {next}");
+            assert_eq!(next["context"], json!(1), "{ctx}: {next}");
+            let mut next_all = next.clone();
+            next_all["max_lines"] = Value::Null;
+            let older = ok(&servers, "capture_pane", next_all).await;
+            let got: Vec<&str> = older["result"].as_str().unwrap().lines().collect();
+            assert!(
+                got.len() >= k && got.len() <= k + 1 && got[..k] == want[..k],
+                "{ctx}: {got:?} vs {:?}",
+                &want[..k]
+            );
+            // Bad shapes are refused naming the argument.
+            for (bad, arg) in [
+                (json!({"context": 101}), "context"),
+                (json!({"head": -1}), "head"),
+            ] {
+                let (t, kind) = err(&servers, "capture_pane", cap(bad)).await;
+                assert!(kind == "InvalidArgument" && t.contains(arg), "{ctx}: {t}");
+            }
+        }
+        // capture_since: the new lines (the typed line, 400 lines, the prompt's line once
+        // complete) shaped; the cursor moves past them all.
+        let s = servers(&server);
+        let r = ok(
+            &s,
+            "capture_since",
+            json!({"cursor": since["cursor"], "grep": "ERR-", "max_lines": null, "max_bytes": null}),
+        )
+        .await;
+        let got: Vec<String> = r["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        let errs: Vec<String> = (1..=8).map(|i| format!("ERR-{}", i * 50)).collect();
+        assert_eq!(got, errs, "{ctx}: {r}");
+        assert!(r["lines_omitted"].as_u64().unwrap() >= 392, "{ctx}: {r}");
+        let again = ok(
+            &s,
+            "capture_since",
+            json!({"cursor": r["cursor"], "grep": "ERR-"}),
+        )
+        .await;
+        assert_eq!(again["lines"], json!([]), "{ctx}: nothing twice: {again}");
+        assert!(server.is_alive());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn snapshot_pane_fields_match_tmux() {
     for bin in tmux_bins() {

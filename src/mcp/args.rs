@@ -240,6 +240,17 @@ pub struct CapturePaneArgs {
     /// Join soft-wrapped rows into logical lines.
     #[serde(default)]
     pub join_wrapped: bool,
+    // head, tail and context: as grep's description says, once (hidden
+    // docs: no description of their own in the schema).
+    #[doc(hidden)]
+    pub head: Option<i64>,
+    #[doc(hidden)]
+    pub tail: Option<i64>,
+    /// Only lines containing this text (case-sensitive) and context (0-100) lines around
+    /// each; then head/tail keep the first/last N; then max_lines.
+    pub grep: Option<String>,
+    #[doc(hidden)]
+    pub context: Option<i64>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
     /// tmux socket path (-S).

@@ -151,6 +151,11 @@ pub struct CaptureSinceResult {
     pub truncated_lines: usize,
     /// Bytes left out (line breaks not counted).
     pub truncated_bytes: usize,
+    /// Lines of this answer that `head`, `tail` or `grep` left out (the
+    /// cursor moved past them: they are not returned again); left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub lines_omitted: usize,
     /// The line the cursor is on, as it is now (a prompt, or output still
     /// being written); returned again in `lines` once complete. Left out
     /// when empty.
@@ -195,6 +200,10 @@ pub(crate) struct Resume {
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_usize(n: &usize) -> bool {
     *n == 0
 }
 

@@ -11,8 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, parse, targeting,
-    tool_args,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, targeting, tool_args,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{Rendered, TextShape};
@@ -287,7 +286,8 @@ struct SetOptionArgs {
     /// Stored verbatim (formats stay formats).
     value: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
     #[serde(default)]
     global_: bool,
@@ -337,75 +337,65 @@ impl Rendered for EnvironmentSet {
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(super::row::<CreateSessionArgs>(
+        super::row::<CreateSessionArgs>(
             "create_session",
-            "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
-        )),
-        bare_output(super::row::<CreateWindowArgs>(
+        ),
+        super::row::<CreateWindowArgs>(
             "create_window",
-            "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
-        )),
-        bare_output(super::row::<SplitWindowArgs>(
+        ),
+        super::row::<SplitWindowArgs>(
             "split_window",
-            "Split tmux Window",
             ADDITIVE,
             "Split a pane; the new pane's state.",
-        )),
-        bare_output(super::row_as::<SendKeysArgs, TypedMessage>(
+        ),
+        super::row_as::<SendKeysArgs, TypedMessage>(
             "send_keys",
-            "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
-        ))
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false; delivery says, from the screen, whether it was typed and submitted.",
+        )
+        .mark_core()
         .mark_verbose(),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
                 "send_keys_batch",
-                "Send Keys in a Batch",
                 OPEN,
                 "Several send_keys in order, one round trip; on_error stop or continue.",
             );
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
             d
         },
-        bare_output(super::row_as::<PasteTextArgs, TypedMessage>(
+        super::row_as::<PasteTextArgs, TypedMessage>(
             "paste_text",
-            "Paste Text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked).",
-        ))
+        )
         .mark_verbose(),
-        bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
+        super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
-            "Paste tmux Buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
-        )),
-        bare_output(super::row::<RespawnPaneArgs>(
+        ),
+        super::row::<RespawnPaneArgs>(
             "respawn_pane",
-            "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
-        )),
-        bare_output(super::row::<PipePaneArgs>(
+        ),
+        super::row::<PipePaneArgs>(
             "pipe_pane",
-            "Pipe tmux Pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
-        )),
+        ),
         super::row::<SetOptionArgs>(
             "set_option",
-            "Set tmux Option",
             IDEMPOTENT,
             "Set an option (scope, target, global_ as show_option).",
         ),
         super::row::<SetEnvironmentArgs>(
             "set_environment",
-            "Set tmux Environment",
             IDEMPOTENT,
             "Set a variable in the global or a session's environment (new panes get it).",
         ),

@@ -64,7 +64,6 @@ pub(super) fn defs() -> Vec<Def> {
     vec![
         def::<ListHostsArgs, HostList>(
             "list_hosts",
-            "List Hosts",
             READ,
             "This machine and each configured remote host (--host): state (connected, connecting, down with the reason), tmux version, sessions watched. Pass a name as any tool's host.",
         )

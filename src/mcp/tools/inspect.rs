@@ -35,6 +35,7 @@ use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
+use crate::tmux::op::shape::Shape;
 use crate::tmux::op::state::{PaneState, PaneStateRequest};
 use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
@@ -59,156 +60,142 @@ impl Rendered for SnapshotResult {
 /// The inspect tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        super::list_of_read(super::row::<ListSessionsArgs>(
+        super::row::<ListSessionsArgs>(
             "list_sessions",
-            "List tmux Sessions",
             READ,
             "All sessions on the tmux server.",
-        )),
-        super::list_of_read(super::row::<ListWindowsArgs>(
+        ),
+        super::row::<ListWindowsArgs>(
             "list_windows",
-            "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
-        ))
+        )
         .mark_always_load(),
-        super::list_of_read(super::row::<ListPanesArgs>(
+        super::row::<ListPanesArgs>(
             "list_panes",
-            "List tmux Panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
-        ))
+        )
+        .mark_core()
         .mark_always_load(),
         super::row::<ServerArgs>(
             "get_server_info",
-            "Get tmux Server Info",
             READ,
             "Whether a tmux server runs (is_alive), its version, pid and session count. Never \
              starts one.",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<SessionArgs>(
             "get_session_info",
-            "Get tmux Session Info",
             READ,
             "One session (default: the one a person used last).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<WindowArgs>(
             "get_window_info",
-            "Get tmux Window Info",
             READ,
             "One window, by id or by index in a session (default: the session's active one).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<PaneArgs>(
             "get_pane_info",
-            "Get tmux Pane Info",
             READ,
             "One pane (default: the active one).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<PaneStateArgs>(
             "get_pane_state",
-            "Get Pane Input State",
             READ,
             "What a pane's program does with input, from its terminal's settings and /proc: input \
              line-editor|line-read|password|raw|busy|unknown, foreground process, termios, \
              evidence.",
-        ),
+        )
+        .mark_core(),
         super::row::<ListCommandsArgs>(
             "list_commands",
-            "List Commands",
             READ,
             "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
              watched it, oldest first: command, state, exit_status, times, output lines. \
              Advisory (trusted false).",
         )
+        .mark_core()
         .mark_sized(),
-        // Its `command` is a list_commands item: that schema says it.
-        super::bare_output(super::row::<CommandOutputArgs>(
+        super::row::<CommandOutputArgs>(
             "get_command_output",
-            "Get Command Output",
             READ,
             "One marked command (a list_commands item) and its output lines (default: the last \
              command), with head/tail/grep/context/max_bytes.",
-        ))
+        )
         .mark_sized(),
-        super::bare_output(super::row::<CapturePaneArgs>(
+        super::row::<CapturePaneArgs>(
             "capture_pane",
-            "Capture Pane",
             READ,
             "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
-        ))
+        )
+        .mark_core()
         .mark_sized()
         .mark_fenced(),
-        super::bare_output(super::row::<SnapshotPaneArgs>(
+        super::row::<SnapshotPaneArgs>(
             "snapshot_pane",
-            "Snapshot Pane",
             READ,
             "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
              scroll position, alternate screen, history size.",
-        ))
+        )
         .mark_sized()
         .mark_always_load(),
         super::row::<DisplayMessageArgs>(
             "display_message",
-            "Evaluate tmux Format String",
             READ,
             "Expand #{variable} references for a pane; other text is literal, modifiers are refused, #(...) never runs.",
         ),
-        super::bare_output(super::reporting::<SearchPanesArgs>(
+        super::reporting::<SearchPanesArgs>(
             "search_panes",
-            "Search tmux Panes",
             READ,
-            "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
-        ))
+            "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
+        )
+        .mark_core()
         .mark_sized()
         .mark_fenced(),
-        super::list_of_read(def::<ListServersArgs, Listing<ServerInfo>>(
+        def::<ListServersArgs, Listing<ServerInfo>>(
             "list_servers",
-            "List tmux Servers",
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
-        ))
+        )
         .calls(|ctx, args| Box::pin(list_servers(ctx, args))),
         super::row::<ShowOptionArgs>(
             "show_option",
-            "Show tmux Option",
             READ,
             "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
         ),
         super::row::<ShowEnvironmentArgs>(
             "show_environment",
-            "Show tmux Environment",
             READ,
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
         ),
-        super::bare_output(super::row::<ShowBufferArgs>(
+        super::row::<ShowBufferArgs>(
             "show_buffer",
-            "Show tmux Buffer",
             READ,
             "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
-        ))
+        )
         .mark_sized(),
         super::row::<ShowHooksArgs>(
             "show_hooks",
-            "Show tmux Hooks",
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
         ),
-        super::bare_output(super::row::<ShowHookArgs>(
+        super::row::<ShowHookArgs>(
             "show_hook",
-            "Show tmux Hook",
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
-        )),
-        super::bare_output(super::row::<FindPaneArgs>(
+        ),
+        super::row::<FindPaneArgs>(
             "find_pane_by_position",
-            "Find Pane by Position",
             READ,
             "The pane at a corner of a window (default: the active window of the session).",
-        )),
+        ),
         def::<BatchArgs, BatchResult>(
             BATCH,
-            "Call Read Tools in a Batch",
             READ,
             "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
         )
@@ -268,32 +255,13 @@ impl Rendered for CommandList {
 }
 
 tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
-    let index = a.index.unwrap_or(-1);
-    let context = match a.context {
-        None => 0,
-        Some(n @ 0..=100) => usize::try_from(n).unwrap_or(0),
-        Some(n) => {
-            return Err(Error::invalid(
-                "context",
-                format!("context must be between 0 and 100 (received {n})"),
-                "context 0-100",
-            ));
-        }
-    };
-    let none_below = |arg: &'static str, v: Option<i64>| match v {
-        Some(n) if n < 0 => Err(Error::invalid(
-            arg,
-            format!("{arg} must not be negative (received {n})"),
-            format!("{arg} ≥ 0"),
-        )),
-        v => Ok(v.map(|n| usize::try_from(n).unwrap_or(usize::MAX))),
-    };
+    let shape = Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?;
     Ok(CommandOutputRequest {
-        index,
-        head: none_below("head", a.head)?,
-        tail: none_below("tail", a.tail)?,
-        grep: a.grep.clone(),
-        context,
+        index: a.index.unwrap_or(-1),
+        head: shape.head,
+        tail: shape.tail,
+        grep: shape.grep,
+        context: shape.context,
         max_bytes: args::positive("max_bytes", a.max_bytes)?,
         pane: targeting!(a, pane_id, window_id).selector()?,
     })
@@ -393,6 +361,7 @@ tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
         end: end.map(LineNo),
         join: a.join_wrapped,
         max_lines,
+        shape: Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?,
     })
 });
 
@@ -457,9 +426,10 @@ struct ShowOptionArgs {
     /// Option name, e.g. history-limit or @my-option.
     option: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,
@@ -507,9 +477,10 @@ tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
 #[serde(deny_unknown_fields)]
 struct ShowHooksArgs {
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,
@@ -523,9 +494,10 @@ struct ShowHookArgs {
     /// e.g. after-new-window.
     hook_name: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,

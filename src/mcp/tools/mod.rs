@@ -172,10 +172,12 @@ const DESTRUCTIVE: Hints = Hints {
 /// One tool's definition.
 struct Def {
     name: &'static str,
-    title: &'static str,
     description: &'static str,
     input: JsonObject,
-    output: Option<JsonObject>,
+    /// The result type's output schema ([`schema::output`]).
+    output: fn() -> JsonObject,
+    /// `tools/list` sends [`Def::output`] ([`Def::mark_output_schema`]).
+    sends_output: bool,
     hints: Hints,
     /// How the text blocks of a result are made (the result type's
     /// [`Rendered`] constants).
@@ -201,6 +203,9 @@ struct Def {
     /// It reports diagnostics (a delivery's evidence) only off the happy
     /// path unless the call says `verbose: true`.
     verbose: bool,
+    /// It is one of the core tools (`TMUXWIRE_TOOLSETS=core`,
+    /// [`super::toolsets::CORE`]).
+    core: bool,
 }
 
 impl Def {
@@ -234,6 +239,29 @@ impl Def {
     /// The row, marked as answering much text (it takes `max_bytes`).
     fn mark_sized(mut self) -> Def {
         self.sized = true;
+        self
+    }
+
+    /// The row, marked as sending its output schema: the four objects
+    /// other results are made of, as libtmux-mcp's models have them
+    /// (`get_pane_info`, `get_window_info`, `get_session_info`,
+    /// `get_server_info`), which the instructions name as the fields of
+    /// every pane, window, session and server returned. Other rows send
+    /// none: their structured content is one JSON object all the same
+    /// (MCP requires it), whose keys a model reads; their fields are what
+    /// those objects hold (lists, actions that return one), a sentence
+    /// (`{"result": …}`), or what the descriptions and instructions name
+    /// (captures, searches, waits, state, commands, batches, options). A
+    /// schema for each would take a third of `tools/list`, and
+    /// libtmux-mcp's own response-limited tools advertise none either.
+    fn mark_output_schema(mut self) -> Def {
+        self.sends_output = true;
+        self
+    }
+
+    /// The row, marked as one of the core tools.
+    fn mark_core(mut self) -> Def {
+        self.core = true;
         self
     }
 
@@ -327,30 +355,21 @@ where
 }
 
 /// A typed row whose request reports progress ([`call_reporting`]).
-fn reporting<A: ToolArgs>(
-    name: &'static str,
-    title: &'static str,
-    hints: Hints,
-    description: &'static str,
-) -> Def
+fn reporting<A: ToolArgs>(name: &'static str, hints: Hints, description: &'static str) -> Def
 where
     A::Request: Reports,
 {
-    let mut d = row::<A>(name, title, hints, description);
+    let mut d = row::<A>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(call_reporting::<A>(ctx, args)));
     d
 }
 
-/// A typed row: the tool's name, title, hints and description, its
+/// A typed row: the tool's name, hints and description (MCP's `title`
+/// is not sent: it only restated the name), its
 /// argument type `A` (whose request and response give the schemas, the
 /// text shape and the call).
-fn row<A: ToolArgs>(
-    name: &'static str,
-    title: &'static str,
-    hints: Hints,
-    description: &'static str,
-) -> Def {
-    let mut d = def::<A, <A::Request as Op>::Response>(name, title, hints, description);
+fn row<A: ToolArgs>(name: &'static str, hints: Hints, description: &'static str) -> Def {
+    let mut d = def::<A, <A::Request as Op>::Response>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
     d
 }
@@ -359,16 +378,11 @@ fn row<A: ToolArgs>(
 /// response: an action's sentence (`{"result": "Keys sent to pane %3",
 /// "pane_id": "%3"}`) as libtmux-mcp reports it. `R` gives the schema and
 /// the text shape.
-fn row_as<A: ToolArgs, R>(
-    name: &'static str,
-    title: &'static str,
-    hints: Hints,
-    description: &'static str,
-) -> Def
+fn row_as<A: ToolArgs, R>(name: &'static str, hints: Hints, description: &'static str) -> Def
 where
     R: Serialize + JsonSchema + Rendered + From<<A::Request as Op>::Response> + 'static,
 {
-    let mut d = def::<A, R>(name, title, hints, description);
+    let mut d = def::<A, R>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed_as::<A, R>(ctx, args)));
     d
 }
@@ -391,16 +405,15 @@ where
 
 fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
     name: &'static str,
-    title: &'static str,
     hints: Hints,
     description: &'static str,
 ) -> Def {
     Def {
         name,
-        title,
         description,
         input: schema::input(&schema_for_type::<A>(), TARGETING),
-        output: Some(schema::output(&schema_for_output::<R>())),
+        output: || schema::output(&schema_for_output::<R>()),
+        sends_output: false,
         hints,
         text: Text::of::<R>(),
         toolset: Toolset::Inspect,
@@ -410,43 +423,8 @@ fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
         fenced: false,
         sized: false,
         verbose: false,
+        core: false,
     }
-}
-
-/// `d` with the bare output schema `{"type": "object"}`, for
-///
-/// * tools whose result is an object another tool's schema already lists
-///   the fields of (a pane as `get_pane_info`, a window as
-///   `get_window_info`, a session as `get_session_info`), as the server
-///   instructions say;
-/// * tools that report an action in one sentence (`{"result": …}`, with
-///   `pane_id` for pane actions);
-/// * the response-limited tools (`capture_pane`, `snapshot_pane`,
-///   `search_panes`, `show_buffer`), whose cut-and-continue fields the
-///   instructions explain, as libtmux-mcp also advertises none for them.
-///
-/// Repeating those schemas would double `tools/list` (41.5 KB instead of
-/// 35 KB for every tool).
-fn bare_output(mut d: Def) -> Def {
-    let mut o = JsonObject::new();
-    o.insert("type".into(), Value::from("object"));
-    d.output = Some(o);
-    d
-}
-
-/// `d` with the output schema of a list of objects whose fields another
-/// tool's schema lists (`list_panes` items are `get_pane_info` objects):
-/// `{"result": [object], "omitted": integer}`.
-fn list_of_read(mut d: Def) -> Def {
-    d.output = serde_json::from_value(json!({
-        "type": "object",
-        "properties": {
-            "result": {"type": "array", "items": {"type": "object"}},
-            "omitted": {"type": "integer"}
-        }
-    }))
-    .ok();
-    d
 }
 
 /// The argument that sets a call's own response budget.
@@ -454,25 +432,91 @@ const MAX_BYTES_ARG: &str = "max_bytes";
 /// The argument that asks for diagnostics on the happy path too.
 const VERBOSE_ARG: &str = "verbose";
 
-fn tool(d: &Def) -> Tool {
+/// Arguments every tool takes (but `list_servers`, `list_hosts` and the
+/// read batch, whose operations name their own) that its listed schema
+/// leaves out: the server instructions say them once
+/// ([`super::INSTRUCTIONS`], TARGETING), and a call that sends them is
+/// read as before.
+const UNLISTED: &[&str] = &["socket_name", "socket_path"];
+
+/// The targets a pane tool takes besides `pane_id` (that window's or
+/// session's active pane), which its listed schema leaves to the
+/// instructions; a tool that takes `window_index` too (`split_window`,
+/// `select_pane`) acts on a window as well and lists them all.
+const PANE_FALLBACKS: &[&str] = &["session_name", "session_id", "window_id"];
+
+/// A tool's input schema as `tools/list` sends it: the row's schema
+/// without [`UNLISTED`] arguments, a pane tool's [`PANE_FALLBACKS`] and
+/// `additionalProperties` (every tool refuses an argument it does not
+/// take, naming the ones it does: a schema that says so too would make
+/// strict clients refuse the unlisted ones), with `max_bytes` and
+/// `verbose` for the rows that take them (explained once, in the
+/// instructions).
+fn listed_input(d: &Def) -> JsonObject {
     let mut input = d.input.clone();
+    drop_additional_properties(&mut input);
+    unlist_pane_fallbacks(&mut input);
     if let Some(Value::Object(props)) = input.get_mut("properties") {
+        for k in UNLISTED {
+            props.shift_remove(*k);
+        }
         if d.sized && !props.contains_key(MAX_BYTES_ARG) {
-            props.insert(
-                MAX_BYTES_ARG.into(),
-                json!({"type": "integer", "description": "Answer size cap; default 40000, at most 1048576."}),
-            );
+            props.insert(MAX_BYTES_ARG.into(), json!({"type": "integer"}));
         }
         if d.verbose {
-            props.insert(
-                VERBOSE_ARG.into(),
-                json!({"type": "boolean", "description": "Also a confirmed delivery's evidence."}),
-            );
+            props.insert(VERBOSE_ARG.into(), json!({"type": "boolean"}));
         }
     }
-    let mut t = Tool::new(d.name, d.description, Arc::new(input));
-    t.title = Some(d.title.to_string());
-    t.output_schema = d.output.clone().map(Arc::new);
+    input
+}
+
+/// Leaves [`PANE_FALLBACKS`] out of a schema whose properties hold
+/// `pane_id` but not `window_index`, and of the items of its lists of
+/// operations (`send_keys_batch`).
+fn unlist_pane_fallbacks(o: &mut JsonObject) {
+    if let Some(Value::Object(props)) = o.get_mut("properties") {
+        if props.contains_key("pane_id") && !props.contains_key("window_index") {
+            for k in PANE_FALLBACKS {
+                props.shift_remove(*k);
+            }
+        }
+        for p in props.values_mut() {
+            if let Some(Value::Object(items)) = p.get_mut("items") {
+                unlist_pane_fallbacks(items);
+            }
+        }
+    }
+}
+
+/// Removes every `additionalProperties` keyword of a schema (not a
+/// property of that name).
+fn drop_additional_properties(o: &mut JsonObject) {
+    o.shift_remove("additionalProperties");
+    for (k, v) in o.iter_mut() {
+        match v {
+            Value::Object(inner) if k == "properties" => {
+                for p in inner.values_mut() {
+                    if let Value::Object(p) = p {
+                        drop_additional_properties(p);
+                    }
+                }
+            }
+            Value::Object(inner) => drop_additional_properties(inner),
+            Value::Array(a) => {
+                for x in a.iter_mut() {
+                    if let Value::Object(x) = x {
+                        drop_additional_properties(x);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn tool(d: &Def) -> Tool {
+    let mut t = Tool::new(d.name, d.description, Arc::new(listed_input(d)));
+    t.output_schema = d.sends_output.then(|| Arc::new((d.output)()));
     // Hints that differ from MCP's defaults (readOnly false, destructive
     // true, idempotent false, openWorld true) are sent; the others are
     // implied. destructiveHint and idempotentHint mean something only for
@@ -590,10 +634,10 @@ pub fn contract_table() -> String {
         "| tool | toolset | structuredContent | outputSchema | first text block | second text block | structured-preferring client's model reads | text-only client's model reads |\n|---|---|---|---|---|---|---|---|\n",
     );
     for d in defs() {
-        let schema = match &d.output {
-            Some(o) if o.len() == 1 => "`{\"type\":\"object\"}`",
-            Some(_) => "fields and types",
-            None => "none",
+        let schema = if d.sends_output {
+            "fields and types"
+        } else {
+            "none"
         };
         let (first, second, text_view) = match d.text.shape {
             TextShape::String => (
@@ -635,7 +679,7 @@ pub fn contract_table() -> String {
 pub fn catalog_for(policy: &Policy) -> Vec<Tool> {
     defs()
         .iter()
-        .filter(|d| d.name != "list_hosts" && policy.offers(d.name, d.toolset))
+        .filter(|d| d.name != "list_hosts" && policy.offers(d.name, d.toolset, d.core))
         .map(tool)
         .collect()
 }
@@ -649,7 +693,7 @@ pub fn catalog_for_hosts(policy: &Policy, names: Option<&[String]>) -> Vec<Tool>
     };
     defs()
         .iter()
-        .filter(|d| policy.offers(d.name, d.toolset))
+        .filter(|d| policy.offers(d.name, d.toolset, d.core))
         .map(|d| {
             let mut t = tool(d);
             if d.name != "list_hosts" {
@@ -1286,22 +1330,62 @@ mod tests {
                 "{}",
                 t.name
             );
+            // Listed without additionalProperties and the arguments the
+            // instructions say once; the row's own schema keeps both.
             assert_eq!(
                 t.input_schema.get("additionalProperties"),
+                None,
+                "{}",
+                t.name
+            );
+            let d = def_of(&t.name).expect("a row");
+            assert_eq!(
+                d.input.get("additionalProperties"),
                 Some(&json!(false)),
                 "{}",
                 t.name
             );
             let props = t.input_schema.get("properties").and_then(Value::as_object);
             let has = |k: &str| props.is_some_and(|p| p.contains_key(k));
+            let row_has = |k: &str| {
+                d.input
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| p.contains_key(k))
+            };
             // Every tool runs over one server, but the batch (its
             // operations name theirs) and list_servers (it finds them).
             if !matches!(
                 t.name.as_ref(),
                 "list_servers" | "call_read_tools_batch" | "list_hosts"
             ) {
-                assert!(has("socket_name") && has("socket_path"), "{}", t.name);
+                assert!(
+                    row_has("socket_name") && row_has("socket_path"),
+                    "{}",
+                    t.name
+                );
             }
+            assert!(!has("socket_name") && !has("socket_path"), "{}", t.name);
+            // A pane tool lists pane_id, not the targets that fall back
+            // to an active pane (but those that act on a window too).
+            if has("pane_id") && !has("window_index") {
+                for k in PANE_FALLBACKS {
+                    assert!(row_has(k) || !has(k), "{} {k}", t.name);
+                    assert!(!has(k), "{} {k}", t.name);
+                }
+            }
+            assert_eq!(t.title, None, "{}", t.name);
+            // Output schemas only for the four objects other results are
+            // made of.
+            assert_eq!(
+                t.output_schema.is_some(),
+                matches!(
+                    t.name.as_ref(),
+                    "get_pane_info" | "get_window_info" | "get_session_info" | "get_server_info"
+                ),
+                "{}",
+                t.name
+            );
             let a = t.annotations.as_ref().expect("annotations");
             let read = toolset_of(&t.name) == Some(Toolset::Inspect);
             assert_eq!(a.read_only_hint, read.then_some(true), "{}", t.name);
@@ -1535,6 +1619,40 @@ mod tests {
                     t.name
                 );
             }
+        }
+    }
+
+    /// The core toolset: the tools an agent needs most (find, read,
+    /// type, wait, run, state), and only those.
+    #[test]
+    fn core_tools() {
+        let env = |k: &str| (k == "TMUXWIRE_TOOLSETS").then(|| "core".to_string());
+        let core = Policy::from_env(env, is_tool).expect("core");
+        let names: Vec<String> = catalog_for(&core)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "list_panes",
+                "get_pane_state",
+                "list_commands",
+                "capture_pane",
+                "search_panes",
+                "wait_for_text",
+                "capture_since",
+                "send_keys",
+                "run_command"
+            ]
+        );
+        // Every description within the 1 KB a model reads of it.
+        for t in catalog() {
+            assert!(
+                t.description.as_ref().is_some_and(|d| d.len() <= 1024),
+                "{}",
+                t.name
+            );
         }
     }
 

@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::fit::{Limit, json_str_len};
+use super::shape::Shape;
 use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
@@ -249,27 +250,13 @@ impl Op for CommandOutputRequest {
         let info = info(rec, t, &lines);
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
-        if let Some(g) = self.grep.as_deref().filter(|g| !g.is_empty()) {
-            let hit: Vec<bool> = out.iter().map(|l| l.text.contains(g)).collect();
-            let mut keep = vec![false; out.len()];
-            for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
-                let lo = i.saturating_sub(self.context);
-                let hi = (i + self.context).min(out.len() - 1);
-                keep[lo..=hi].iter_mut().for_each(|k| *k = true);
-            }
-            let mut k = keep.into_iter();
-            out.retain(|_| k.next().unwrap_or(false));
+        Shape {
+            head: self.head,
+            tail: self.tail,
+            grep: self.grep.clone(),
+            context: self.context,
         }
-        match (self.head, self.tail) {
-            (Some(h), Some(t)) if h + t < out.len() => {
-                out.drain(h..out.len() - t);
-            }
-            (Some(h), None) => out.truncate(h),
-            (None, Some(t)) if t < out.len() => {
-                out.drain(..out.len() - t);
-            }
-            _ => {}
-        }
+        .apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
             let mut used = 0usize;
             let n = out
