@@ -350,6 +350,8 @@ pub struct SearchPanesArgs {
     pub session_name: Option<String>,
     /// Session id ($N).
     pub session_id: Option<String>,
+    /// Only this pane (%N).
+    pub pane_id: Option<String>,
     /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
     pub content_start: Option<i64>,
     /// Last line. Default: the bottom of the screen.

@@ -37,7 +37,8 @@ in that session. A pane tool lists pane_id and also takes window_id, session_id 
 (that window's or session's active pane); without a target it uses the active pane of the session \
 a person used last. Every tool also takes socket_name (tmux -L name) or socket_path (-S) for \
 another server. is_caller=true marks the pane running this client; session_attached does not \
-count tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
+count tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\"); \
+a flag is false unless given or its default says otherwise.\n\
 \n\
 RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
 get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \

@@ -193,6 +193,14 @@ struct SendBatchResult {
     succeeded: usize,
     failed: usize,
     stopped_at: Option<usize>,
+    /// Results after those listed left out to fit the response budget
+    /// (`succeeded` and `failed` count them); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Rendered for SendBatchResult {
@@ -538,6 +546,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
         succeeded: 0,
         failed: 0,
         stopped_at: None,
+        omitted: 0,
     };
     for (index, s) in sent.into_iter().enumerate() {
         let error = s
@@ -563,6 +572,21 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
             error,
             elapsed_seconds: s.elapsed_seconds,
         });
+    }
+    // The first results while they fit (the counts above cover them all).
+    if let Some(b) = ctx.budget {
+        let bare = SendBatchResult {
+            results: Vec::new(),
+            omitted: usize::MAX,
+            ..out
+        };
+        let keep = crate::tmux::op::fit::keep_for_list(
+            &out.results,
+            crate::tmux::op::fit::json_len(&bare),
+            b.bytes(),
+        );
+        out.omitted = out.results.len() - keep;
+        out.results.truncate(keep);
     }
     Ok(object(&out))
 }

@@ -64,18 +64,21 @@ pub(super) fn defs() -> Vec<Def> {
             "list_sessions",
             READ,
             "All sessions on the tmux server.",
-        ),
+        )
+        .mark_sized(),
         super::row::<ListWindowsArgs>(
             "list_windows",
             READ,
             "Windows of one session, or of all sessions.",
         )
+        .mark_sized()
         .mark_always_load(),
         super::row::<ListPanesArgs>(
             "list_panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
         )
+        .mark_sized()
         .mark_core()
         .mark_always_load(),
         super::row::<ServerArgs>(
@@ -147,12 +150,14 @@ pub(super) fn defs() -> Vec<Def> {
             "display_message",
             READ,
             "Expand #{variable} references for a pane; other text is literal, modifiers are refused, #(...) never runs.",
-        ),
+        )
+        .mark_sized(),
         super::reporting::<SearchPanesArgs>(
             "search_panes",
             READ,
-            "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
+            "Find lines containing a pattern in every pane's scrollback and screen (or one session's or pane's), soft wraps joined. Per pane the newest matches with tmux line numbers; panes paged by offset/limit; next: the calls that return what a cut left out.",
         )
+        .calls(|ctx, args| Box::pin(search(ctx, args)))
         .mark_core()
         .mark_sized()
         .mark_fenced(),
@@ -161,18 +166,21 @@ pub(super) fn defs() -> Vec<Def> {
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
         )
+        .mark_sized()
         .calls(|ctx, args| Box::pin(list_servers(ctx, args))),
         super::row::<ShowOptionArgs>(
             "show_option",
             READ,
             "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
-        ),
+        )
+        .mark_sized(),
         super::row::<ShowEnvironmentArgs>(
             "show_environment",
             READ,
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
-        ),
+        )
+        .mark_sized(),
         super::row::<ShowBufferArgs>(
             "show_buffer",
             READ,
@@ -183,12 +191,14 @@ pub(super) fn defs() -> Vec<Def> {
             "show_hooks",
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
-        ),
+        )
+        .mark_sized(),
         super::row::<ShowHookArgs>(
             "show_hook",
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
-        ),
+        )
+        .mark_sized(),
         super::row::<FindPaneArgs>(
             "find_pane_by_position",
             READ,
@@ -398,9 +408,18 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
     };
     let pattern = Arc::new(Pattern::new(&a.pattern, opts)?);
     let sel = targeting!(a).selector()?;
+    let pane = match a.pane_id.as_deref() {
+        None => None,
+        Some(p) => Some(
+            p.parse::<crate::control::PaneId>()
+                .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?
+                .to_string(),
+        ),
+    };
     Ok(SearchPanesRequest {
         pattern,
         session: (sel != Selector::default()).then_some(sel),
+        pane,
         content_start: content_start.map(LineNo),
         content_end: content_end.map(LineNo),
         command: a.command.as_ref().map(CommandArg::pick).transpose()?,
@@ -709,6 +728,80 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
     };
     out.fit(ctx.limit());
     Ok(object(&out))
+}
+
+/// `search_panes`'s call: the typed row's ([`super::call_reporting`]),
+/// within the budget less room for `next`, which is then written from the
+/// arguments given ([`search_next`]).
+async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    // The arguments as read (numbers as numbers), without the server's.
+    let mut given = args.clone();
+    args::coerce(
+        &rmcp::handler::server::common::schema_for_type::<SearchPanesArgs>(),
+        &mut given,
+    )?;
+    for k in ["socket_name", "socket_path"] {
+        given.shift_remove(k);
+    }
+    let a: SearchPanesArgs = super::parse(args)?;
+    let (name, path) = super::ToolArgs::socket(&a);
+    let server = ctx.servers.get_socket(name, path)?;
+    let request =
+        super::Reports::reporting_to(super::ToolArgs::into_request(a)?, ctx.progress.clone());
+    // At most two calls, each the arguments given and a few more.
+    let room = 2 * (json_len(&given) + 160);
+    let limit = ctx.budget.map_or(Limit::NONE, |b| {
+        Limit::bytes(b.bytes().saturating_sub(room))
+    });
+    let mut r = op::run(&server, request, limit).await?;
+    r.next = search_next(&given, &r);
+    Ok(object(&r))
+}
+
+/// The `search_panes` calls that return what page `r` of a search with
+/// arguments `given` left out ([`SearchPanesResult::next`]): the older
+/// lines of the first pane that lost lines to the budget, then the page
+/// from the next pane whose lines were left out, or after the page.
+fn search_next(
+    given: &Map<String, Value>,
+    r: &crate::tmux::SearchPanesResult,
+) -> Option<Vec<Map<String, Value>>> {
+    let number = |k: &str, default: u64| given.get(k).and_then(Value::as_u64).unwrap_or(default);
+    let per_pane = usize::try_from(number("max_matched_lines_per_pane", 50)).unwrap_or(usize::MAX);
+    let offset = usize::try_from(number("offset", 0)).unwrap_or(usize::MAX);
+    let lost = |m: &crate::tmux::op::search::PaneContentMatch| {
+        m.matched_lines.len() < m.matched_line_count.min(per_pane)
+    };
+    let mut out = Vec::new();
+    let mut from = offset.saturating_add(r.matches.len());
+    if let Some(k) = r.matches.iter().position(lost) {
+        let m = &r.matches[k];
+        from = offset.saturating_add(k);
+        if let Some(&oldest) = m.matched_line_numbers.first() {
+            let mut a = given.clone();
+            for key in ["session_name", "session_id", "offset", "limit"] {
+                a.shift_remove(key);
+            }
+            a.insert("pane_id".into(), Value::from(m.pane_id.clone()));
+            a.insert("content_end".into(), Value::from(oldest - 1));
+            a.insert(
+                "max_matched_lines_per_pane".into(),
+                Value::from(m.matched_line_count.min(per_pane) - m.matched_lines.len()),
+            );
+            out.push(a);
+            from += 1;
+        }
+        let rest = r.matches.get(k + 1..).unwrap_or_default();
+        if !rest.iter().any(lost) && r.truncated_panes.is_empty() {
+            return Some(out);
+        }
+    } else if r.truncated_panes.is_empty() {
+        return None;
+    }
+    let mut a = given.clone();
+    a.insert("offset".into(), Value::from(from));
+    out.push(a);
+    Some(out)
 }
 
 impl super::Reports for SearchPanesRequest {

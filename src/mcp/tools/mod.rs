@@ -471,11 +471,15 @@ fn listed_input(d: &Def) -> JsonObject {
 }
 
 /// Leaves [`PANE_FALLBACKS`] out of a schema whose properties hold
-/// `pane_id` but not `window_index`, and of the items of its lists of
-/// operations (`send_keys_batch`).
+/// `pane_id` and `window_id` (a pane tool's targets; `search_panes`'
+/// `pane_id` narrows its session scope instead) but not `window_index`,
+/// and of the items of its lists of operations (`send_keys_batch`).
 fn unlist_pane_fallbacks(o: &mut JsonObject) {
     if let Some(Value::Object(props)) = o.get_mut("properties") {
-        if props.contains_key("pane_id") && !props.contains_key("window_index") {
+        if props.contains_key("pane_id")
+            && props.contains_key("window_id")
+            && !props.contains_key("window_index")
+        {
             for k in PANE_FALLBACKS {
                 props.shift_remove(*k);
             }
@@ -1368,11 +1372,13 @@ mod tests {
             assert!(!has("socket_name") && !has("socket_path"), "{}", t.name);
             // A pane tool lists pane_id, not the targets that fall back
             // to an active pane (but those that act on a window too).
-            if has("pane_id") && !has("window_index") {
+            if row_has("pane_id") && row_has("window_id") && !row_has("window_index") {
                 for k in PANE_FALLBACKS {
-                    assert!(row_has(k) || !has(k), "{} {k}", t.name);
                     assert!(!has(k), "{} {k}", t.name);
                 }
+            }
+            if t.name == "search_panes" {
+                assert!(has("session_name") && has("session_id") && has("pane_id"));
             }
             assert_eq!(t.title, None, "{}", t.name);
             // Output schemas only for the four objects other results are

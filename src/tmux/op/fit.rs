@@ -445,6 +445,7 @@ mod tests {
             lines_omitted: 0,
             panes_history_at_limit: Vec::new(),
             note: None,
+            next: None,
         }
     }
 

@@ -49,6 +49,9 @@ pub struct SearchPanesRequest {
     pub pattern: Arc<Pattern>,
     /// The session whose panes to search; `None`: every pane.
     pub session: Option<Selector>,
+    /// Only this pane (`%N`), of those in scope; `None`: every pane in
+    /// scope.
+    pub pane: Option<String>,
     /// First line to search (tmux numbering); `None`: the oldest history
     /// line.
     pub content_start: Option<LineNo>,
@@ -212,6 +215,17 @@ pub struct SearchPanesResult {
     /// one (tmux issues 2619, 978; public case C22). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// When the response budget or the page left matched lines out: the
+    /// `search_panes` arguments (with the same server) that return them,
+    /// in order: the older lines of the first pane the budget cut
+    /// (`pane_id`, `content_end` before its oldest line returned,
+    /// `max_matched_lines_per_pane` the lines left out), then the page
+    /// from the next pane whose lines were left out or that follows the
+    /// page (`offset`). Absent when nothing was left out (lines beyond
+    /// `max_matched_lines_per_pane` were not asked for: raise it).
+    /// Written by the MCP layer, which holds the arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Vec<serde_json::Map<String, serde_json::Value>>>,
 }
 
 crate::record! {
@@ -341,6 +355,7 @@ pub async fn search_panes(
     panes.retain(|p| seen.insert(p.pane_id.clone()));
     let panes_history_at_limit = panes
         .iter()
+        .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
         .filter(|p| matches!((p.history_size, p.history_limit), (Some(size), Some(limit)) if history_at_limit(size, limit)))
         .map(|p| p.pane_id.clone())
         .collect();
@@ -384,6 +399,12 @@ pub async fn search_panes(
                 items.push(Item::Gone(p));
             }
         }
+    }
+    if let Some(only) = &req.pane {
+        items.retain(|it| match it {
+            Item::Listed(i) => panes[*i].pane_id == *only,
+            Item::Gone(p) => p.id.to_string() == *only,
+        });
     }
     let panes_searched = items.len();
     let parallel = std::thread::available_parallelism()
@@ -454,6 +475,7 @@ pub async fn search_panes(
         lines_omitted,
         panes_history_at_limit,
         note,
+        next: None,
     })
 }
 
