@@ -13,7 +13,8 @@ snapshot_pane, ...) made on identical private tmux servers (``sidebyside.Side``)
 * the payload leads: tmuxwire's structured view starts with libtmux-mcp's first key;
 * over the session, tmuxwire's structured view and its text view each total at most
   ``RATIO`` times libtmux-mcp's;
-* large answers (``LARGE``: a capture of a long history with ``max_lines: null``, a search
+* large answers (``LARGE``: a capture of a long history with ``max_lines: null``, one shaped by
+  ``grep``, a search
   matching every line of it) stay within the model budget (``MODEL_BUDGET`` characters) in
   both views, and say how to get the rest.
 
@@ -142,6 +143,7 @@ LARGE: list[tuple[str, str, dict[str, Any]]] = [
     ("capture_pane/everything", "capture_pane", {"pane_id": "%1", "start": -100000, "max_lines": None}),
     ("search_panes/every line", "search_panes", {"pattern": "history line", "max_matched_lines_per_pane": 100000}),
     ("capture_pane/max_lines", "capture_pane", {"pane_id": "%0", "max_lines": 2}),
+    ("capture_pane/grep", "capture_pane", {"pane_id": "%1", "start": -100000, "max_lines": None, "grep": "line 2", "context": 1}),
 ]
 
 
@@ -205,10 +207,11 @@ async def main_async(args: argparse.Namespace) -> int:
                         for name, v in (("structured", sv), ("text", tv)):
                             if len(v) > MODEL_BUDGET or (name == "text" and tool == "capture_pane" and len(r.content) != 2):
                                 problems.append(f"{label}: the {name} view is {len(v):,} chars (over {MODEL_BUDGET:,}?) or has no note")
-                            # A capture's next (the arguments), a search's lines_omitted (and its
-                            # page), a follower's cursor and lines_remaining.
-                            says = {"capture_pane": "next", "search_panes": "lines_omitted"}
-                            if says[tool] not in v:
+                            # A capture's next (the arguments), a search's lines_omitted and next
+                            # (the calls that return them).
+                            # A shaped capture, the lines grep left out.
+                            says = {"capture_pane": ["next"], "search_panes": ["lines_omitted", "next"]}
+                            if any(k not in v for k in (["lines_omitted"] if "grep" in a else says[tool])):
                                 problems.append(f"{label}: the {name} view does not say what was left out")
                 finally:
                     for side in sides:
