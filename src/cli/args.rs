@@ -596,7 +596,8 @@ pub enum Cmd {
         #[arg(long, env = "TMUXWIRE_PIN_HOST", value_parser = clap::builder::BoolishValueParser::new())]
         pin_host: bool,
         /// Most text one tool answer carries, in bytes (K/KiB and M/MiB suffixes accepted):
-        /// 16 KiB to 3 MiB, default 1 MiB. Answers over it are cut and say how to get the rest.
+        /// 16 KiB to 3 MiB, default 40000 (sized for a model's context; a call asks for up to
+        /// 1 MiB with max_bytes). Answers over it are cut and say how to get the rest.
         #[arg(
             long,
             env = "TMUXWIRE_RESPONSE_BUDGET",
@@ -604,7 +605,7 @@ pub enum Cmd {
             value_parser = crate::mcp::budget::Budget::parse_size
         )]
         response_budget: Option<usize>,
-        /// Text blocks hold each result's JSON (structuredContent serialized, fields in name
+        /// Text blocks hold each result's JSON (structuredContent serialized, in its
         /// order), as tmuxwire sent them before. Default: what libtmux-mcp sends (the pane text
         /// of capture_pane, the sentence of an action, a bare list, an object in the
         /// reference's field order).

@@ -680,17 +680,27 @@ struct Panes {
     all: Vec<String>,
 }
 
+/// The panes by place: a pane listing names its window by id, which the
+/// window listing gives the index of.
 async fn panes(servers: &Servers) -> Result<Panes, String> {
+    let (w, _) = call(servers, "list_windows", json!({})).await?;
+    let index: std::collections::HashMap<String, String> = w["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|w| (text(&w["window_id"]), text(&w["window_index"])))
+        .collect();
     let (v, _) = call(servers, "list_panes", json!({})).await?;
     let list: Vec<(String, String)> = v["result"]
         .as_array()
         .into_iter()
         .flatten()
         .map(|p| {
+            let window = text(&p["window_id"]);
             let place = format!(
                 "{}:{}.{}",
                 text(&p["session_name"]),
-                text(&p["window_index"]),
+                index.get(&window).map_or("?", String::as_str),
                 text(&p["pane_index"])
             );
             (place, text(&p["pane_id"]))

@@ -152,9 +152,6 @@ pub struct CaptureSinceResult {
     /// trimmed), oldest first; each line is returned once, when the cursor
     /// has moved past it.
     pub lines: Vec<String>,
-    /// The line the cursor is on, as it is now (a prompt, or output still
-    /// being written); returned again in `lines` once complete.
-    pub partial_line: String,
     /// Seconds the call took.
     pub elapsed_seconds: f64,
     /// True when lines after the cursor are gone unread: tmux trimmed or
@@ -167,13 +164,27 @@ pub struct CaptureSinceResult {
     pub truncated_lines: usize,
     /// Bytes left out (line breaks not counted).
     pub truncated_bytes: usize,
+    /// Lines of this answer that `head`, `tail` or `grep` left out (the
+    /// cursor moved past them: they are not returned again); left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub lines_omitted: usize,
+    /// The line the cursor is on, as it is now (a prompt, or output still
+    /// being written); returned again in `lines` once complete. Left out
+    /// when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub partial_line: String,
     /// Complete lines after `lines` that this answer left for the next
     /// call (`keep: "oldest"`, the default): the cursor stops just after
-    /// `lines`, so none is lost; 0 once the answer reaches the pane's
-    /// cursor. Always 0 with `keep: "newest"` (older lines are skipped).
+    /// `lines`, so none is lost; 0 (left out) once the answer reaches the
+    /// pane's cursor. Always 0 with `keep: "newest"` (older lines are
+    /// skipped).
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_remaining: u64,
     /// Whether the pane shows the alternate screen: a full-screen program
-    /// draws there and adds no lines; `lines` is empty meanwhile.
+    /// draws there and adds no lines; `lines` is empty meanwhile. Left out
+    /// when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alternate_screen: bool,
     /// The pane is dead or gone; these are its last lines (with
     /// `lines_remaining` 0, its output has all been returned).
@@ -199,6 +210,18 @@ pub(crate) struct Resume {
     pub(crate) keep: Keep,
     /// False when the cursor stays where it was (the alternate screen).
     pub(crate) moves: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// How a `run_command` ended.
@@ -257,7 +280,8 @@ pub struct RunCommandResult {
     pub interrupted: bool,
     /// False when part of the output could not be recovered: the pane
     /// printed so much that tmux paused it, or tmux trimmed it from its
-    /// history before the command ended.
+    /// history before the command ended. Left out when true.
+    #[serde(skip_serializing_if = "is_true")]
     pub output_complete: bool,
     /// What to do next, when the command did not finish: it still runs
     /// (the pane's next `run_command` waits behind it), or the shell never

@@ -151,12 +151,21 @@ function strings(args) {
 const STRING_TOOLS = ["capture_pane", "display_message"];
 const LIST_TOOLS = ["list_sessions", "list_windows", "list_panes", "list_servers"];
 
-/** Checks that result `r` of tool `name` has one text block, libtmux-mcp's text for its
- * structured result. */
+/** Checks that result `r` of tool `name` has libtmux-mcp's text for its structured result as
+ * its first text block, and for a string or list result at most a second one: a JSON object of
+ * the structured fields the first lacks (a cut's `next`, a list's `omitted`), each as sent. */
 function checkText(name, r) {
-  assert.equal(r.content.length, 1, `${name}: one text block`);
-  const text = r.content[0].text;
   const s = r.structuredContent;
+  const bare = STRING_TOOLS.includes(name) || LIST_TOOLS.includes(name);
+  assert.ok(r.content.length === 1 || (bare && r.content.length === 2), `${name}: text blocks`);
+  if (r.content.length === 2) {
+    const note = JSON.parse(r.content[1].text);
+    assert.ok(Object.keys(note).length > 0 && !("result" in note), `${name}: ${r.content[1].text}`);
+    for (const [k, v] of Object.entries(note)) {
+      assert.deepEqual(v, s[k], `${name}: the second block's ${k}`);
+    }
+  }
+  const text = r.content[0].text;
   if (STRING_TOOLS.includes(name)) {
     assert.equal(text, s.result, `${name}: text = result`);
   } else if (LIST_TOOLS.includes(name)) {
@@ -191,7 +200,10 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), TOOLS);
     for (const t of tools) {
-      assert.equal(t.outputSchema?.type, "object", `${t.name}: output schema`);
+      // An output schema only for the four objects other results are made of; the SDK
+      // checks structuredContent against it.
+      const described = /^get_(pane|window|session|server)_info$/.test(t.name);
+      assert.equal(t.outputSchema?.type, described ? "object" : undefined, `${t.name}: output schema`);
     }
 
     const sessions = (await ok(client, "list_sessions", {})).result;
@@ -250,7 +262,8 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
     const joined = await ok(client, "capture_pane", strings({
       pane_id: p.pane_id, join_wrapped: true, max_lines: "null",
     }));
-    assert.equal(joined.truncated_lines, 0);
+    // Nothing cut: truncated_lines (0) is left out.
+    assert.equal(joined.truncated_lines, undefined);
 
     const snap = await ok(client, "snapshot_pane", strings({ pane_id: p.pane_id, max_lines: 3 }));
     assert.equal(snap.pane_width, p.pane_width, "one type per field");
@@ -320,11 +333,12 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["list_commands", [`pane_id=${pane}`, "limit=5"]],
     // The pane's shell has no integration: a clear NotFound, arguments taken as strings.
     ["get_command_output", [`pane_id=${pane}`, "index=-1", "tail=3", "grep=x", "context=1"]],
-    ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true"]],
+    ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true",
+      "grep=NODE", "context=1", "head=5"]],
     ["snapshot_pane", [`pane_id=${pane}`, "max_lines=null"]],
     ["display_message", [`pane_id=${pane}`, "format_string=#{session_attached}"]],
     ["search_panes", ["pattern=NODE-MARK", "regex=false", "match_case=true", "limit=5",
-      "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest"]],
+      "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest", `pane_id=${pane}`]],
     ["list_servers", [`extra_socket_paths=["${sock}"]`]],
     ["show_option", ["option=history-limit", "global_=true"]],
     ["show_environment", ["session_name=nodetest"]],
@@ -337,7 +351,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
       "interval=0.5", "regex=false"]],
     ["wait_for_command", [`pane_id=${pane}`, "timeout=0.2"]],
     ["wait_for_stable", [`pane_id=${pane}`, "stable_ms=100", "timeout=10", "mask_rows=[-1]"]],
-    ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null"]],
+    ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null", "tail=2"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
   // A few at a time: each run starts node and tmuxwire.
@@ -368,7 +382,8 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.wait_for_command.marks, "absent");
   assert.equal(by.wait_for_stable.outcome, "stable");
   assert.equal(by.get_session_info.session_name, "2024");
-  assert.equal(by.capture_pane.lines, 3);
+  // Shaped: at most max_lines of the lines grep kept, the others counted.
+  assert.ok(by.capture_pane.lines <= 3 && by.capture_pane.lines_omitted > 0, JSON.stringify(by.capture_pane));
   assert.equal(by.display_message.result, "0");
   assert.equal(by.search_panes.total_panes_matched, 1);
   assert.equal(by.show_option.value, 2000);

@@ -989,104 +989,64 @@ fn proc_start_time(pid: u32) -> Option<u64> {
     }
 }
 
-/// Checks that the text block of a successful `tools/call` result `r` (as JSON) of tool `tool`
-/// carries the facts of its `structuredContent` in libtmux-mcp's form (`tmuxwire::mcp::text`):
+/// Checks that the text blocks of a successful `tools/call` result `r` (as JSON) of tool `tool`
+/// carry the facts of its `structuredContent` in libtmux-mcp's form (`tmuxwire::mcp::text`):
 /// the `result` string for a string tool, the bare `result` list for a list tool, the object
 /// for the others (with the reference's numbers for `snapshot_pane`'s sizes), written as
-/// compact JSON with the reference's fields first, in its order.
+/// compact JSON in `structuredContent`'s own order (the result type's); for a string or a list,
+/// a second block holds the other fields that are not quiet, and is there only then.
 pub fn assert_reference_text(r: &serde_json::Value, tool: &str) {
     use serde_json::Value;
     use tmuxwire::mcp::text::TextShape;
-    let blocks = r["content"].as_array().map(Vec::len);
-    assert_eq!(blocks, Some(1), "{tool}: one text block: {r}");
+    let blocks = r["content"].as_array().map_or(0, Vec::len);
+    assert!(
+        (1..=2).contains(&blocks),
+        "{tool}: one or two text blocks: {r}"
+    );
     let text = r["content"][0]["text"].as_str().expect("a text block");
     let structured = &r["structuredContent"];
-    let shape = tmuxwire::mcp::tools::shape_of(tool).expect("a tool of the catalog");
-    let (parsed, order) = match shape {
+    let spec = tmuxwire::mcp::tools::text_of(tool).expect("a tool of the catalog");
+    let first = match spec.shape {
         TextShape::String => {
             assert_eq!(
                 Some(text),
                 structured["result"].as_str(),
                 "{tool}: text = result"
             );
-            return;
+            return assert_note(r, tool, &spec);
         }
-        TextShape::List(o) => {
-            let v: Value = serde_json::from_str(text).expect("the text block is JSON");
-            assert_eq!(
-                v, structured["result"],
-                "{tool}: text = the bare result list"
-            );
-            (v, o)
-        }
-        TextShape::Object(o) => {
-            let v: Value = serde_json::from_str(text).expect("the text block is JSON");
-            let mut same = v.clone();
-            if tool == "snapshot_pane" {
-                for k in ["pane_width", "pane_height"] {
-                    assert!(v[k].is_u64(), "{tool}: {k} is a number in the text: {text}");
-                    same[k] = Value::String(v[k].to_string());
+        TextShape::List => structured["result"].clone(),
+        TextShape::Object => {
+            let mut v = structured.clone();
+            for k in spec.numbers {
+                if let Some(n) = v[*k].as_str().and_then(|s| s.parse::<i64>().ok()) {
+                    v[*k] = Value::from(n);
                 }
             }
-            assert_eq!(&same, structured, "{tool}: text = structuredContent");
-            (v, o)
+            v
         }
     };
-    // Compact, as FastMCP writes JSON: no spaces between tokens (the same bytes once parsed
-    // and written again, up to key order).
-    assert_eq!(
-        text.len(),
-        parsed.to_string().len(),
-        "{tool}: compact JSON: {text}"
-    );
-    // The reference's fields come first, in its order: the keys of the text's first object (or
-    // first list item), as written.
-    let first = match shape {
-        TextShape::List(_) => text.strip_prefix('[').unwrap_or(text),
-        _ => text,
-    };
-    if !first.starts_with('{') {
-        return;
-    }
-    let mut keys = Vec::new();
-    let mut de = serde_json::Deserializer::from_str(first);
-    let _ = serde::de::Deserializer::deserialize_map(&mut de, KeyOrder(&mut keys));
-    let reference: Vec<&str> = match order.0.first() {
-        Some(f) if f.name == "result" && matches!(shape, TextShape::List(_)) => match &f.kind {
-            tmuxwire::mcp::text::Kind::Nested(items) => items.0.iter().map(|f| f.name).collect(),
-            _ => Vec::new(),
-        },
-        _ => order.0.iter().map(|f| f.name).collect(),
-    };
-    let present: Vec<&str> = reference
-        .iter()
-        .copied()
-        .filter(|k| keys.iter().any(|x| x == k))
-        .collect();
-    assert_eq!(
-        keys[..present.len()]
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-        present,
-        "{tool}: the reference's fields first, in its order: {text}"
-    );
+    // Compact, as FastMCP writes JSON, in the structured result's order.
+    assert_eq!(text, first.to_string(), "{tool}: the text block");
+    assert_note(r, tool, &spec);
 }
 
-/// Collects the keys of a JSON object in the order they are written (serde_json's `Value`
-/// sorts them).
-struct KeyOrder<'a>(&'a mut Vec<String>);
-
-impl<'de> serde::de::Visitor<'de> for KeyOrder<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(k) = map.next_key::<String>()? {
-            map.next_value::<serde::de::IgnoredAny>()?;
-            self.0.push(k);
+/// The second text block of `r`: the fields of `structuredContent` the first block does not
+/// show and the result type does not call quiet, as one compact JSON object; absent when there
+/// are none.
+fn assert_note(r: &serde_json::Value, tool: &str, spec: &tmuxwire::mcp::text::Text) {
+    let mut want = tmuxwire::mcp::text::note(spec, &r["structuredContent"]);
+    // A confirmed delivery is what the sentence says: not repeated.
+    if let Some(serde_json::Value::Object(n)) = &mut want {
+        let d = &r["structuredContent"]["delivery"];
+        if d["typed"] == "confirmed" && d["submitted"] == "confirmed" && d.get("evidence").is_none()
+        {
+            n.shift_remove("delivery");
         }
-        Ok(())
     }
+    let want = want
+        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+        .map(|v| v.to_string());
+    let got = r["content"][1]["text"].as_str().map(str::to_string);
+    assert_eq!(got, want, "{tool}: the second text block");
 }

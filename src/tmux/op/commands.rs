@@ -25,6 +25,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::fit::{Limit, json_str_len};
+use super::shape::Shape;
 use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
@@ -43,7 +44,20 @@ pub struct ListCommandsRequest {
     pub before: Option<u64>,
 }
 
-/// One command as `list_commands` and `get_command_output` report it.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One command as `list_commands` and `get_command_output` report it (the
+/// optional facts left out when unknown).
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandInfo {
     /// Its number in the pane, from 0 (never reused).
@@ -59,41 +73,52 @@ pub struct CommandInfo {
     /// none (never made up as 0).
     pub exit_status: Option<u8>,
     /// When its output began, Unix time in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub started_at: Option<f64>,
     /// From output start to its end mark, milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
     /// Its output's logical lines (null when it has no output start).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_lines: Option<u64>,
     /// tmux line number of its first output line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_start_line: Option<i64>,
     /// tmux line number of its last output line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_end_line: Option<i64>,
     /// Working directory when it started (OSC 7 and the like).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// osc133 | osc633 | osc1337: the marks it was read from.
     pub source: &'static str,
     /// Always false: a program in the pane can print any mark.
     pub trusted: bool,
-    /// 0 for the outermost shell, 1 for a shell started from it, …
+    /// 0 for the outermost shell (left out), 1 for a shell started from
+    /// it, …
+    #[serde(skip_serializing_if = "is_zero_u32")]
     pub depth: u32,
-    /// Some of its lines are no longer held (history trimmed, cleared).
+    /// Some of its lines are no longer held (history trimmed, cleared);
+    /// left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub trimmed: bool,
 }
 
 /// `list_commands`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandList {
+    /// Oldest first.
+    pub commands: Vec<CommandInfo>,
     /// Pane id, `%N`.
     pub pane_id: String,
     /// present: the pane's shell sent marks; absent: none was seen (the
     /// shell has no integration, so nothing here says what ran).
     pub marks: &'static str,
-    /// Oldest first.
-    pub commands: Vec<CommandInfo>,
     /// Commands the table holds in all.
     pub total: usize,
     /// Older commands left out (limit, before or the response budget);
-    /// pass `before` = the first index shown to get them.
+    /// pass `before` = the first index shown to get them. Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
 }
 
@@ -176,16 +201,19 @@ pub struct OutputLine {
 /// `get_command_output`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandOutput {
+    /// The lines kept, in order.
+    pub lines: Vec<OutputLine>,
     /// Pane id, `%N`.
     pub pane_id: String,
     /// The command.
     pub command: CommandInfo,
-    /// The lines kept, in order.
-    pub lines: Vec<OutputLine>,
     /// Output lines not returned (head/tail/grep/max_bytes or the
-    /// budget).
+    /// budget); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
-    /// Output lines tmux no longer holds (trimmed from history).
+    /// Output lines tmux no longer holds (trimmed from history); left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero_u64")]
     pub lines_missing: u64,
 }
 
@@ -229,27 +257,13 @@ impl Op for CommandOutputRequest {
         let info = info(rec, t, &lines);
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
-        if let Some(g) = self.grep.as_deref().filter(|g| !g.is_empty()) {
-            let hit: Vec<bool> = out.iter().map(|l| l.text.contains(g)).collect();
-            let mut keep = vec![false; out.len()];
-            for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
-                let lo = i.saturating_sub(self.context);
-                let hi = (i + self.context).min(out.len() - 1);
-                keep[lo..=hi].iter_mut().for_each(|k| *k = true);
-            }
-            let mut k = keep.into_iter();
-            out.retain(|_| k.next().unwrap_or(false));
+        Shape {
+            head: self.head,
+            tail: self.tail,
+            grep: self.grep.clone(),
+            context: self.context,
         }
-        match (self.head, self.tail) {
-            (Some(h), Some(t)) if h + t < out.len() => {
-                out.drain(h..out.len() - t);
-            }
-            (Some(h), None) => out.truncate(h),
-            (None, Some(t)) if t < out.len() => {
-                out.drain(..out.len() - t);
-            }
-            _ => {}
-        }
+        .apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
             let mut used = 0usize;
             let n = out
@@ -475,8 +489,6 @@ const TAIL_BYTES: usize = 2000;
 /// `wait_for_command`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForCommandResult {
-    /// True when a command finished (`outcome` is `finished`).
-    pub found: bool,
     /// finished (a command's end mark came, or the next command started
     /// without one: abandoned) | password_prompt (the program has read a
     /// line with echo off for 300 ms) | awaiting_input (it has read an
@@ -484,12 +496,15 @@ pub struct WaitForCommandResult {
     /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
     /// program exited) | pane_gone | timeout.
     pub outcome: &'static str,
+    /// True when a command finished (`outcome` is `finished`).
+    pub found: bool,
     /// The command that finished; null otherwise.
     pub command: Option<CommandInfo>,
     /// Its last output lines (at most 20 lines and 2000 bytes).
     pub tail: Vec<String>,
     /// The command still running when the wait ended without one
-    /// finishing; null when none was.
+    /// finishing; left out when none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub running: Option<CommandInfo>,
     /// present | absent: whether the pane's shell sent any marks since
     /// tmuxwire watched it (absent: no command can be seen to finish).

@@ -84,6 +84,14 @@ pub struct Submit {
     pub delay: Option<Duration>,
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What became of typed input, read from the pane's copy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Delivery {
@@ -100,9 +108,11 @@ pub struct Delivery {
     /// Enter) | unconfirmed.
     pub submitted: &'static str,
     /// Times Enter was pressed again (at most 2), each only while the body
-    /// was still on the input row 800 ms after the last.
+    /// was still on the input row 800 ms after the last; left out when 0.
+    #[serde(skip_serializing_if = "is_zero_u32")]
     pub enter_retries: u32,
-    /// The delay between the body and Enter, ms.
+    /// The delay between the body and Enter, ms; left out when 0.
+    #[serde(skip_serializing_if = "is_zero_u64")]
     pub submit_delay_ms: u64,
     /// What was seen, in words.
     pub evidence: Vec<String>,

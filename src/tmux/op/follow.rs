@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::fit::{Fit, Limit, json_len};
+use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
@@ -128,6 +129,9 @@ pub struct CaptureSinceRequest {
     /// default: the cursor stops after them, nothing is lost) or the
     /// newest (libtmux-mcp: older ones are skipped).
     pub keep: Keep,
+    /// Which of the lines an answer takes it returns ([`Shape`]); the
+    /// cursor moves past them all.
+    pub shape: Shape,
 }
 
 impl CaptureSinceRequest {
@@ -151,6 +155,7 @@ impl CaptureSinceRequest {
             max_lines,
             max_bytes,
             keep: Keep::Oldest,
+            shape: Shape::default(),
         }
     }
 }
@@ -166,7 +171,7 @@ impl Op for CaptureSinceRequest {
         let cap = limit
             .get()
             .map_or(usize::MAX, |b| b.saturating_sub(4096) / 2);
-        capture_since(
+        let mut r = capture_since(
             server,
             pane,
             self.cursor.as_ref(),
@@ -174,7 +179,15 @@ impl Op for CaptureSinceRequest {
             self.max_bytes.min(cap),
             self.keep,
         )
-        .await
+        .await?;
+        if self.shape.is_active() {
+            // Cut first, so the cursor stays where the lines taken end;
+            // the shape then picks which of them are returned, and the
+            // answer only shrinks (the fit after this one keeps it).
+            r.fit(limit);
+            r.lines_omitted = self.shape.apply(&mut r.lines, String::as_str);
+        }
+        Ok(r)
     }
 }
 
@@ -1318,6 +1331,7 @@ pub async fn capture_since(
         truncated: truncated_lines > 0 || cut.bytes > 0,
         truncated_lines,
         truncated_bytes: cut.bytes,
+        lines_omitted: 0,
         lines_remaining,
         alternate_screen: alternate,
         pane_dead: dead,

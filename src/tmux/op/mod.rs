@@ -41,6 +41,7 @@ pub mod manage;
 mod reading;
 pub mod search;
 pub mod settings;
+pub mod shape;
 pub mod stable;
 pub mod state;
 pub mod typing;

@@ -49,6 +49,9 @@ pub struct SearchPanesRequest {
     pub pattern: Arc<Pattern>,
     /// The session whose panes to search; `None`: every pane.
     pub session: Option<Selector>,
+    /// Only this pane (`%N`), of those in scope; `None`: every pane in
+    /// scope.
+    pub pane: Option<String>,
     /// First line to search (tmux numbering); `None`: the oldest history
     /// line.
     pub content_start: Option<LineNo>,
@@ -113,21 +116,24 @@ pub struct PaneContentMatch {
     pub session_id: String,
     /// The session's name.
     pub session_name: String,
-    /// The window's index in that session.
-    pub window_index: String,
-    /// The pane's index in its window.
-    pub pane_index: String,
     /// The matching logical lines (soft wraps joined, trailing blanks
     /// trimmed), oldest first; the newest `max_matched_lines_per_pane` when
     /// there were more. A line over 4096 bytes is cut to 4096 bytes around
     /// its first match, `…` marking the cuts.
     pub matched_lines: Vec<String>,
+    /// Whether this is the caller's own pane (null outside tmux).
+    pub is_caller: Option<bool>,
+    /// The window's index in that session.
+    pub window_index: String,
+    /// The pane's index in its window.
+    pub pane_index: String,
     /// For each matched line, the tmux line number of its first row: 0 is
     /// the top row of the visible screen, negative numbers are history
     /// (`capture-pane -S/-E` numbering).
     pub matched_line_numbers: Vec<i64>,
     /// For each matched line, how many screen rows it spans (more than 1
-    /// when it was soft-wrapped).
+    /// when it was soft-wrapped); left out when every line spans one row.
+    #[serde(skip_serializing_if = "all_one_row")]
     pub matched_line_rows: Vec<u32>,
     /// For each matched line, where its first match starts, as
     /// `[row, column, char, byte]`: the tmux line number of the row holding
@@ -155,8 +161,15 @@ pub struct PaneContentMatch {
     /// them: `capture_pane` with a range reaches them). Absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_history_rows: Option<u64>,
-    /// Whether this is the caller's own pane (null outside tmux).
-    pub is_caller: Option<bool>,
+}
+
+/// Whether every matched line spans one screen row.
+fn all_one_row(rows: &[u32]) -> bool {
+    rows.iter().all(|&r| r == 1)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A page of search results (libtmux-mcp `SearchPanesResult`).
@@ -183,7 +196,9 @@ pub struct SearchPanesResult {
     /// `max_matched_lines_per_pane` left out; each pane's
     /// `matched_line_count` still counts them.
     /// Narrow the search (`content_start`/`content_end`, a session, a
-    /// tighter pattern, `limit`) to see them.
+    /// tighter pattern, `limit`) or ask for more (`max_bytes`) to see them.
+    /// Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
     /// Ids of the searched panes whose history is at its limit: each time
     /// a pane's `history_size` reaches `history_limit`, tmux drops the
@@ -200,6 +215,17 @@ pub struct SearchPanesResult {
     /// one (tmux issues 2619, 978; public case C22). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// When the response budget or the page left matched lines out: the
+    /// `search_panes` arguments (with the same server) that return them,
+    /// in order: the older lines of the first pane the budget cut
+    /// (`pane_id`, `content_end` before its oldest line returned,
+    /// `max_matched_lines_per_pane` the lines left out), then the page
+    /// from the next pane whose lines were left out or that follows the
+    /// page (`offset`). Absent when nothing was left out (lines beyond
+    /// `max_matched_lines_per_pane` were not asked for: raise it).
+    /// Written by the MCP layer, which holds the arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Vec<serde_json::Map<String, serde_json::Value>>>,
 }
 
 crate::record! {
@@ -332,6 +358,7 @@ pub async fn search_panes(
     panes.retain(|p| seen.insert(p.pane_id.clone()));
     let panes_history_at_limit = panes
         .iter()
+        .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
         .filter(|p| matches!((p.history_size, p.history_limit), (Some(size), Some(limit)) if history_at_limit(size, limit)))
         .map(|p| p.pane_id.clone())
         .collect();
@@ -375,6 +402,12 @@ pub async fn search_panes(
                 items.push(Item::Gone(p));
             }
         }
+    }
+    if let Some(only) = &req.pane {
+        items.retain(|it| match it {
+            Item::Listed(i) => panes[*i].pane_id == *only,
+            Item::Gone(p) => p.id.to_string() == *only,
+        });
     }
     let panes_searched = items.len();
     let parallel = std::thread::available_parallelism()
@@ -445,6 +478,7 @@ pub async fn search_panes(
         lines_omitted,
         panes_history_at_limit,
         note,
+        next: None,
     })
 }
 

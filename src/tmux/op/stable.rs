@@ -115,13 +115,13 @@ const SCREEN_BYTES: usize = 4000;
 /// `wait_for_stable`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForStableResult {
-    /// True for `stable` and `matched`.
-    pub found: bool,
     /// stable (unchanged for stable_ms, nothing known to run) | matched
     /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
     /// awaiting_input (the program has read a line, without / with echo,
     /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
     pub outcome: &'static str,
+    /// True for `stable` and `matched`.
+    pub found: bool,
     /// The pane, `%N`.
     pub pane_id: String,
     /// How long the (masked) screen had been unchanged at the end, ms.

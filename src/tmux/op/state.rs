@@ -70,8 +70,6 @@ pub struct Foreground {
 /// `get_pane_state`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PaneState {
-    /// Pane id, `%N`.
-    pub pane_id: String,
     /// line-editor: the shell edits a command line; line-read: a program
     /// reads an echoed line; password: it reads a line without echo;
     /// key-read: it waits for a single key (`read -n 1`, a y/n question;
@@ -79,6 +77,8 @@ pub struct PaneState {
     /// raw: a program (TUI) reads keys itself; busy: not reading;
     /// unknown: the facts could not be read or do not decide.
     pub input: Input,
+    /// Pane id, `%N`.
+    pub pane_id: String,
     /// The foreground process; null when it could not be read.
     pub foreground: Option<Foreground>,
     /// Whether the foreground process is pane_pid (the pane's shell);
