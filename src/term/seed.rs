@@ -304,7 +304,11 @@ impl Seed {
         if seed.width == 0 || seed.height == 0 || seed.width > 10_000 || seed.height > 10_000 {
             return Err(err(format!("bad size {}x{}", seed.width, seed.height)));
         }
-        if seed.scroll_region.0 > seed.scroll_region.1 || seed.scroll_region.1 >= seed.height {
+        // tmux never sets a region of one row (screen-write.c
+        // `screen_write_scrollregion()`: "cannot be one line"); only a
+        // pane one row high has one.
+        let (upper, lower) = seed.scroll_region;
+        if lower >= seed.height || (upper >= lower && seed.height > 1) {
             return Err(err("bad scroll region"));
         }
         Ok(seed)
@@ -832,6 +836,8 @@ mod tests {
         assert_eq!(s.tabs, [8, 16]);
         assert!(Seed::parse_formats("1,2").is_err());
         assert!(Seed::parse_formats("0,3,0,0,0,0,0,0,0,0,0,1,0,0;").is_err());
+        assert!(Seed::parse_formats("20,3,4,2,2,100,0,0,0,1,1,1,0,0;").is_err());
+        assert!(Seed::parse_formats("20,1,4,0,2,100,0,0,0,0,0,1,0,0;").is_ok());
     }
 
     #[test]
