@@ -42,6 +42,10 @@ pub mod source;
 mod target;
 mod wait;
 
+/// For the fuzz target `cli_target` (`fuzz/`): the `-t` reader's checks.
+#[doc(hidden)]
+pub use target::fuzz_parse as fuzz_target;
+
 /// `println!` that never panics: output to a closed pipe (`tmuxwire demo
 /// | head -1`) is dropped instead of aborting the program, which may
 /// still have a private tmux server to clean up.

@@ -366,13 +366,19 @@ impl SinceCursor {
         };
         let num = |s: &str| s.parse::<u64>().map_err(|_| bad("a field is not a number"));
         let small = |s: &str| s.parse::<u32>().map_err(|_| bad("a field is out of range"));
-        Ok(SinceCursor {
+        let cursor = SinceCursor {
             server_pid: small(server)?,
             pane: PaneId(small(pane)?),
             pane_pid: small(pid)?,
             next: LineIndex(num(next)?),
             hash: u64::from_str_radix(hash, 16).map_err(|_| bad("bad hash"))?,
-        })
+        };
+        // One text per cursor: `+7`, `07` or a short or upper-case hash
+        // read as numbers too, but no cursor of ours is written so.
+        if cursor.encode() != text {
+            return Err(bad("not written as capture_since writes cursors"));
+        }
+        Ok(cursor)
     }
 }
 
@@ -625,6 +631,12 @@ mod tests {
             "tmuxwire-cursor-v1.1.2.3.4.zz",
             "tmuxwire-cursor-v1.1.-2.3.4.0",
             "tmuxwire-cursor-v1.99999999999.2.3.4.0",
+            // Numbers that parse, but not as a cursor is written.
+            "tmuxwire-cursor-v1.+42.7.999.123456.00000000deadbeef",
+            "tmuxwire-cursor-v1.42.07.999.123456.00000000deadbeef",
+            "tmuxwire-cursor-v1.42.7.999.123456.deadbeef",
+            "tmuxwire-cursor-v1.42.7.999.123456.00000000DEADBEEF",
+            "tmuxwire-cursor-v1.42.7.999.123456.+0000000deadbeef",
         ] {
             assert!(SinceCursor::decode(junk).is_err(), "{junk:?}");
         }
