@@ -176,6 +176,11 @@ fn term_marks_corpus() {
     replay("term_marks", tmuxwire::term::marks::fuzz_parse);
 }
 
+#[test]
+fn redact_corpus() {
+    replay("redact", tmuxwire::redact::fuzz_redact);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -195,6 +200,7 @@ fn every_target_is_replayed() {
         "mirror_scan",
         "notification",
         "proc_stat",
+        "redact",
         "search_pattern",
         "send_keys_plan",
         "term_marks",
