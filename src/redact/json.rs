@@ -9,8 +9,8 @@ use super::{Counts, Kind, apply_str, count, find_in_lines, redact, rules};
 /// * a string is redacted as a text ([`super::redact`]);
 /// * an array of two or more strings is read as consecutive lines
 ///   ([`super::find_in_lines`]), so a key block spans them (a capture's
-///   rows, a wait's lines), and so is a string member that two or more
-///   objects of an array share (`get_command_output`'s `{line, text}`);
+///   rows, a wait's lines), and so is a string member of an array of line
+///   objects (`get_command_output`'s `{line, text}`);
 /// * an object's string member whose name ends like a password's or a
 ///   token's (`DB_PASSWORD`, `github_token`, `"api_key"`: the names the
 ///   assignment rules know) is masked whole, unless it is a placeholder.
@@ -45,7 +45,7 @@ fn walk(v: &mut Value, counts: &mut Counts) {
                 }
             }
         }
-        Value::Array(items) if items.len() > 1 && items.iter().all(Value::is_object) => {
+        Value::Array(items) if items.len() > 1 && items.iter().all(is_line) => {
             let columns = columns(items);
             for k in &columns {
                 let spans = {
@@ -75,9 +75,18 @@ fn walk(v: &mut Value, counts: &mut Counts) {
     }
 }
 
-/// The names of the string members that two or more of `items` (objects)
-/// share, and that do not name a secret: each read as a column of
-/// consecutive lines (`get_command_output`'s `{line, text}` rows).
+/// Whether `v` is one line of a pane's text as an object: it has a
+/// numeric `line` (`get_command_output`'s `{line, text}`). Only such
+/// objects are read as consecutive lines: objects about different panes
+/// (`list_panes`' titles) are not, so no pane's text can make another's
+/// be masked.
+fn is_line(v: &Value) -> bool {
+    v.get("line").is_some_and(Value::is_number)
+}
+
+/// The names of the string members that two or more of `items` (line
+/// objects) share, and that do not name a secret: each read as a column
+/// of consecutive lines.
 fn columns(items: &[Value]) -> Vec<String> {
     let mut seen: Vec<(String, usize)> = Vec::new();
     for item in items {

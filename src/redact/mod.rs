@@ -29,7 +29,7 @@
 //!   base64 characters, mixed case). [`LineRedactor`] does the same a line
 //!   at a time, for text printed as it arrives.
 //! * JSON (`json`): every string of a tool's result, with an array of
-//!   strings, or one field across an array of objects, read as
+//!   strings, or the text of an array of `{line, text}` objects, read as
 //!   consecutive lines (a block spans them) and an object's member named
 //!   like a password or token masked whole (`{"DB_PASSWORD": "…"}`).
 //!
@@ -322,10 +322,11 @@ impl Counts {
     }
 }
 
-/// The secrets in `text`, a text of any number of `\n`-separated lines
-/// (bytes need not be UTF-8): sorted, disjoint, none holding a `\n`.
-/// Private key blocks are read across its lines (see the module docs),
-/// so a capture's text is best given whole.
+/// The secrets in `text`, a text of any number of `\n`-separated whole
+/// (logical) lines (bytes need not be UTF-8): sorted, disjoint, none
+/// holding a `\n`. Private key blocks are read across its lines (see the
+/// module docs), so a capture's text is best given whole. For a
+/// terminal's rows, which soft wraps cut, [`find_rows`].
 pub fn find(text: &[u8]) -> Vec<Span> {
     let keys = blocks::Blocks::scan(text);
     let mut out = Vec::new();
@@ -344,10 +345,106 @@ pub fn find(text: &[u8]) -> Vec<Span> {
     out
 }
 
+/// [`find`] for a terminal's rows of `width` cells, as a capture without
+/// joining gives them: a row that fills the width is soft-wrapped (tmux
+/// wraps a line only there), so it is read joined with the rows after it
+/// up to and with the first that does not, and a secret a wrap cuts is
+/// found too, masked in each row it spans (counted once).
+pub fn find_rows(text: &[u8], width: usize) -> Vec<Span> {
+    let mut out = find(text);
+    let wrapped = wrapped(text, width);
+    if wrapped.is_empty() {
+        return out;
+    }
+    out.retain(|t| {
+        let i = wrapped.partition_point(|k| k.range.end <= t.range.start);
+        wrapped.get(i).is_none_or(|k| k.range.start >= t.range.end)
+    });
+    out.extend(wrapped);
+    out.sort_by_key(|s| s.range.start);
+    out
+}
+
+/// The width of `row` in cells (characters of width 2, such as CJK, as
+/// 2; bytes that are not UTF-8 as 1 each).
+fn row_width(row: &[u8]) -> usize {
+    if row.is_ascii() {
+        return row.len();
+    }
+    match std::str::from_utf8(row) {
+        Ok(s) => unicode_width::UnicodeWidthStr::width(s),
+        Err(_) => row.iter().filter(|&&b| b & 0xC0 != 0x80).count(),
+    }
+}
+
+/// The secrets that cross a row break of `text`, read as rows of
+/// `width` cells (see [`find_rows`]): one span per row piece, sorted.
+fn wrapped(text: &[u8], width: usize) -> Vec<Span> {
+    let mut rows: Vec<(Range<usize>, bool)> = Vec::new();
+    let mut at = 0;
+    for end in memchr::memchr_iter(b'\n', text).chain(std::iter::once(text.len())) {
+        let full = width > 0 && row_width(&text[at..end]) >= width;
+        rows.push((at..end, full));
+        at = end + 1;
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        if !rows[i].1 || i + 1 == rows.len() {
+            i += 1;
+            continue;
+        }
+        // Rows i..=j: full ones, then the one that ends the line.
+        let mut j = i + 1;
+        while j + 1 < rows.len() && rows[j].1 {
+            j += 1;
+        }
+        let group = &rows[i..=j];
+        let mut joined = Vec::new();
+        let mut starts = Vec::with_capacity(group.len());
+        for (r, _) in group {
+            starts.push(joined.len());
+            joined.extend_from_slice(&text[r.clone()]);
+        }
+        for s in find(&joined) {
+            // Only what crosses a break; the rest was found row by row.
+            let first = starts.partition_point(|&st| st <= s.range.start) - 1;
+            let last = starts.partition_point(|&st| st < s.range.end) - 1;
+            if first == last {
+                continue;
+            }
+            for (k, (r, _)) in group.iter().enumerate().take(last + 1).skip(first) {
+                let from = s.range.start.max(starts[k]) - starts[k];
+                let to = s.range.end.min(starts[k] + r.len()) - starts[k];
+                if from < to {
+                    out.push(Span {
+                        range: r.start + from..r.start + to,
+                        kind: s.kind,
+                        counted: k == first && s.counted,
+                    });
+                }
+            }
+        }
+        i = j + 1;
+    }
+    out
+}
+
 /// The secrets of `lines`, read as consecutive lines of one text (so a
 /// key block spans them): one list per line, ranges relative to it.
 /// A line that holds `\n` is read as the lines it holds.
 pub fn find_in_lines<S: AsRef<[u8]>>(lines: &[S]) -> Vec<Vec<Span>> {
+    per_line(lines, find)
+}
+
+/// [`find_in_lines`] for a terminal's rows of `width` cells
+/// ([`find_rows`]).
+pub fn find_in_rows<S: AsRef<[u8]>>(rows: &[S], width: usize) -> Vec<Vec<Span>> {
+    per_line(rows, |t| find_rows(t, width))
+}
+
+/// `find` over `lines` joined by `\n`, its spans given back per line.
+fn per_line<S: AsRef<[u8]>>(lines: &[S], find: impl Fn(&[u8]) -> Vec<Span>) -> Vec<Vec<Span>> {
     let mut joined = Vec::new();
     let mut starts = Vec::with_capacity(lines.len());
     for l in lines {
@@ -378,6 +475,15 @@ pub fn redact(text: &str) -> (Cow<'_, str>, Counts) {
     let mut counts = Counts::default();
     counts.count(&spans);
     (Cow::Owned(apply_str(text, &spans)), counts)
+}
+
+/// [`redact`] for a terminal's rows of `width` cells ([`find_rows`]).
+pub fn redact_rows(text: &str, width: usize) -> (Cow<'_, str>, Counts) {
+    let spans = find_rows(text.as_bytes(), width);
+    if spans.is_empty() {
+        return (Cow::Borrowed(text), Counts::default());
+    }
+    (Cow::Owned(apply_str(text, &spans)), count(&spans))
 }
 
 /// [`redact`] for bytes that need not be UTF-8 (what the CLI prints).
@@ -558,31 +664,45 @@ fn specific_kind(value: &[u8]) -> Option<Kind> {
     })
 }
 
-/// Fuzz entry point: [`find`] on any bytes never panics and gives sorted,
+/// Fuzz entry point: [`find`] and [`find_rows`] (rows as wide as the
+/// first byte says, 1–64) on any bytes never panic and give sorted,
 /// disjoint, in-bounds spans on character boundaries that hold no `\n`;
-/// [`redact_bytes`] keeps every line break; redacting again finds nothing
-/// new (markers are never secrets); [`LineRedactor`], fed the same lines,
-/// prints the same text; [`find_in_lines`] agrees with [`find`].
+/// every secret of the whole lines is masked when they are read as rows
+/// too; [`redact_bytes`] keeps every line break; masking again finds
+/// nothing (a marker is never a secret); [`LineRedactor`], fed the same
+/// lines, masks as [`find`]; [`find_in_lines`] agrees with [`find`].
 pub fn fuzz_redact(data: &[u8]) {
     let spans = find(data);
-    let mut at = 0;
-    for s in &spans {
+    let width = usize::from(data.first().copied().unwrap_or(0) % 64) + 1;
+    let rows = find_rows(data, width);
+    for found in [&spans, &rows] {
+        let mut at = 0;
+        for s in found {
+            assert!(
+                s.range.start >= at && s.range.start < s.range.end,
+                "{found:?}"
+            );
+            assert!(s.range.end <= data.len());
+            assert!(!data[s.range.clone()].contains(&b'\n'));
+            at = s.range.end;
+        }
+        if let Ok(text) = std::str::from_utf8(data) {
+            for s in found {
+                assert!(text.is_char_boundary(s.range.start) && text.is_char_boundary(s.range.end));
+            }
+        }
+    }
+    for l in &spans {
         assert!(
-            s.range.start >= at && s.range.start < s.range.end,
-            "{spans:?}"
+            rows.iter()
+                .any(|s| s.range.start < l.range.end && l.range.start < s.range.end),
+            "{l:?} lost when read as rows"
         );
-        assert!(s.range.end <= data.len());
-        assert!(!data[s.range.clone()].contains(&b'\n'));
-        at = s.range.end;
     }
     if let Ok(text) = std::str::from_utf8(data) {
-        for s in &spans {
-            assert!(text.is_char_boundary(s.range.start) && text.is_char_boundary(s.range.end));
-        }
-        let (once, _) = redact(text);
-        let (twice, again) = redact(&once);
-        assert_eq!(once, twice, "redacting twice");
-        assert!(again.is_empty());
+        let once = apply_str(text, &spans);
+        let again = find(once.as_bytes());
+        assert!(again.is_empty(), "masking twice: {again:?} in {once:?}");
     }
     let (out, counts) = redact_bytes(data);
     assert_eq!(

@@ -191,3 +191,75 @@ fn edges() {
     // The masked markers never match again.
     assert!(find(b"[REDACTED:github-token] password=[REDACTED:password]").is_empty());
 }
+
+/// Rows cut by soft wraps: a secret split over full rows is found and
+/// masked in each row; whole lines are never joined.
+#[test]
+fn secrets_split_by_a_soft_wrap() {
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJklmnopqr";
+    let line = format!("$ echo {token} done");
+    let rows: Vec<&str> = vec![&line[..20], &line[20..40], &line[40..]];
+    let text = format!("$ ls\n{}\n$ ", rows.join("\n"));
+    let (got, counts) = redact_rows(&text, 20);
+    assert_eq!(
+        got,
+        "$ ls\n$ echo [REDACTED:github-token]\n[REDACTED:github-token]\n[REDACTED:github-token] done\n$ "
+    );
+    assert_eq!(counts.total(), 1);
+    // As lines, or rows of another width: not joined.
+    assert_eq!(find(text.as_bytes()), []);
+    assert_eq!(find_rows(text.as_bytes(), 21), []);
+    // A JWT over three rows of 40, as text and as an array of rows.
+    let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV";
+    let rows: Vec<String> = jwt
+        .as_bytes()
+        .chunks(40)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect();
+    let joined = rows.join("\n");
+    let (got, counts) = redact_rows(&joined, 40);
+    assert!(!got.contains("eyJ"), "{got}");
+    assert_eq!(counts.get(Kind::Jwt), 1);
+    let spans = find_in_rows(&rows, 40);
+    assert!(spans.iter().all(|s| !s.is_empty()));
+    // Wide characters fill a row in fewer characters.
+    let cjk = format!("{}{}", "中".repeat(5), &token[..10]);
+    let text = format!("{cjk}\n{}", &token[10..]);
+    assert_eq!(redact_rows(&text, 20).1.total(), 1);
+}
+
+/// The corpus as one text, as a pane prints it (near misses, secrets, a
+/// key): exactly the marked parts are masked, the key counted once.
+#[test]
+fn the_corpus_as_one_text() {
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for l in cases(NEAR_MISSES) {
+        input.push(l.to_string());
+        expected.push(l.to_string());
+    }
+    let mut marked = 0;
+    for line in cases(SECRETS) {
+        let (kinds, text) = line.split_once('\t').expect("KINDS<TAB>TEXT");
+        let kinds: Vec<Kind> = kinds.split(',').map(kind_named).collect();
+        let (i, e) = unmark(text, &kinds);
+        marked += text.matches('⟦').count() as u64;
+        input.push(i);
+        expected.push(e);
+    }
+    let (_, _, key) = block_cases()
+        .into_iter()
+        .find(|(n, ..)| *n == "rsa whole")
+        .expect("the rsa case");
+    for l in key {
+        let (i, e) = unmark(l, &[Kind::PrivateKey]);
+        input.push(i);
+        expected.push(e);
+    }
+    let text = input.join("\n");
+    let (got, counts) = redact(&text);
+    for (g, e) in got.lines().zip(&expected) {
+        assert_eq!(g, e);
+    }
+    assert_eq!(counts.total(), marked + 1);
+}
