@@ -52,6 +52,7 @@ async fn call_budget(
         None,
         &Policy::all(),
         TextMode::Reference,
+        false,
     )
     .await
 }

@@ -61,7 +61,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs, WaitArgs,
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, RedactArgs, SearchArgs, SendArgs,
+    SocketArgs, WaitArgs,
 };
 pub use output::ColorChoice;
 
@@ -199,6 +200,17 @@ fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    let redact = match &cli.command {
+        Cmd::Mcp { redact, .. } => redact.redact,
+        Cmd::Capture(a) => a.redact.redact,
+        Cmd::Search(a) => a.redact.redact,
+        Cmd::Wait(a) => a.redact.redact,
+        _ => false,
+    };
+    if redact && let Err(e) = crate::redact::check_rules() {
+        eprintln!("tmuxwire: --redact: {e}");
+        return ExitCode::from(2);
+    }
     let (servers, selected) = match servers(&cli) {
         Ok(s) => s,
         Err(e) => {
@@ -212,6 +224,7 @@ async fn run(cli: Cli) -> ExitCode {
             response_budget,
             json_text,
             plain_text,
+            redact,
             ..
         } => {
             if json_text && plain_text {
@@ -250,7 +263,7 @@ async fn run(cli: Cli) -> ExitCode {
             }
             let remote = !servers.hosts().is_empty();
             let servers = Arc::new(servers.pinned(pin_socket));
-            let serve = mcp::serve_stdio(servers, budget, policy, text);
+            let serve = mcp::serve_stdio(servers, budget, policy, text, redact.redact);
             let served = if remote {
                 // The ssh processes are tmuxwire's children: a signal must end
                 // them too (dropping the runtime kills them), as it ends

@@ -98,6 +98,8 @@ pub struct TmuxwireServer {
     budget: Budget,
     policy: Arc<Policy>,
     text: TextMode,
+    /// Secrets are masked in every answer (`--redact`).
+    redact: bool,
 }
 
 impl TmuxwireServer {
@@ -110,6 +112,7 @@ impl TmuxwireServer {
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
             text: TextMode::default(),
+            redact: false,
         }
     }
 
@@ -133,6 +136,12 @@ impl TmuxwireServer {
     /// The same server writing text blocks as `text` says.
     pub fn with_text(self, text: TextMode) -> TmuxwireServer {
         TmuxwireServer { text, ..self }
+    }
+
+    /// The same server masking secrets in every answer when `redact`
+    /// ([`super::redaction`]).
+    pub fn with_redact(self, redact: bool) -> TmuxwireServer {
+        TmuxwireServer { redact, ..self }
     }
 
     /// The same server with response budget `budget`.
@@ -167,6 +176,7 @@ impl TmuxwireServer {
             None,
             &self.policy,
             self.text,
+            self.redact,
         )
         .await
     }
@@ -232,7 +242,7 @@ impl ServerHandler for TmuxwireServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(&self.servers, &request.uri)
+        resources::read(&self.servers, &request.uri, self.redact)
             .await
             .map(Into::into)
     }
@@ -330,7 +340,7 @@ impl ServerHandler for TmuxwireServer {
         let answer = tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
-                self.text,
+                self.text, self.redact,
             ) => {
                 Ok(r.into())
             }
@@ -385,7 +395,9 @@ fn progress_sink(
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
-/// Every tool answer fits `budget`; `text` says what text blocks hold.
+/// Every tool answer fits `budget`; `text` says what text blocks hold;
+/// with `redact`, secrets are masked in every answer and resource
+/// ([`super::redaction`]).
 ///
 /// # Errors
 ///
@@ -395,6 +407,7 @@ pub async fn serve_stdio(
     budget: Budget,
     policy: Policy,
     text: TextMode,
+    redact: bool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
@@ -402,7 +415,8 @@ pub async fn serve_stdio(
     let server = TmuxwireServer::new(servers)
         .with_budget(budget)
         .with_policy(policy)
-        .with_text(text);
+        .with_text(text)
+        .with_redact(redact);
     // The tool list is built while the client initializes.
     let warm = server.clone();
     tokio::task::spawn_blocking(move || {

@@ -202,6 +202,7 @@ tool_args!(WaitForTextArgs => WaitForTextRequest, |a| {
         stop,
         timeout,
         progress: None,
+        redact: false,
     })
 });
 

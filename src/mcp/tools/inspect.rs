@@ -285,6 +285,7 @@ tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
         context,
         max_bytes: args::positive("max_bytes", a.max_bytes)?,
         pane: targeting!(a, pane_id, window_id).selector()?,
+        redact: false,
     })
 });
 
@@ -382,6 +383,7 @@ tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
         end: end.map(LineNo),
         join: a.join_wrapped,
         max_lines,
+        redact: false,
     })
 });
 
@@ -390,6 +392,7 @@ tool_args!(SnapshotPaneArgs => SnapshotPaneRequest, |a| {
     Ok(SnapshotPaneRequest {
         pane: targeting!(a, pane_id, window_id).selector()?,
         max_lines,
+        redact: false,
     })
 });
 
@@ -428,6 +431,7 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         limit,
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         progress: None,
+        redact: false,
     })
 });
 
@@ -667,6 +671,8 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
         progress: None,
         policy: ctx.policy,
         text: ctx.text,
+        // Each operation's answer is masked and counts its own secrets.
+        redact: ctx.redact,
     };
     let runs = a.operations.iter().map(|op| {
         let inner = &inner;

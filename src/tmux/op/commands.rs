@@ -155,6 +155,10 @@ pub struct CommandOutputRequest {
     pub context: usize,
     /// At most this many bytes of line text (the first lines kept).
     pub max_bytes: Option<usize>,
+    /// Redaction is on: `grep` keeps a line only for text it holds
+    /// outside its secrets (read with the output's other lines, so a
+    /// key's body is one).
+    pub redact: bool,
 }
 
 /// One output line.
@@ -223,7 +227,20 @@ impl Op for CommandOutputRequest {
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
         if let Some(g) = self.grep.as_deref().filter(|g| !g.is_empty()) {
-            let hit: Vec<bool> = out.iter().map(|l| l.text.contains(g)).collect();
+            let hit: Vec<bool> = if self.redact {
+                let texts: Vec<&str> = out.iter().map(|l| l.text.as_str()).collect();
+                texts
+                    .iter()
+                    .zip(crate::redact::find_in_lines(&texts))
+                    .map(|(t, spans)| {
+                        crate::redact::clear_parts(t.len(), &spans)
+                            .into_iter()
+                            .any(|p| t.as_bytes()[p].windows(g.len()).any(|w| w == g.as_bytes()))
+                    })
+                    .collect()
+            } else {
+                out.iter().map(|l| l.text.contains(g)).collect()
+            };
             let mut keep = vec![false; out.len()];
             for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
                 let lo = i.saturating_sub(self.context);
@@ -261,6 +278,10 @@ impl Op for CommandOutputRequest {
             lines: out,
             lines_missing: missing,
         })
+    }
+
+    fn redacting(self, on: bool) -> CommandOutputRequest {
+        CommandOutputRequest { redact: on, ..self }
     }
 }
 
