@@ -23,6 +23,7 @@ mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
 mod pane_state;
+mod redaction;
 mod reliability;
 mod remote;
 mod sshd_harness;
