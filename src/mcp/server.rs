@@ -71,6 +71,11 @@ a [... truncated K lines ...] first line and structuredContent's truncated_lines
 and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
 (snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
 
+/// What the instructions add when secrets are masked (`--redact`).
+pub const REDACTION_NOTE: &str = "\n\nREDACTION: on. Secrets in returned text (keys, tokens, \
+passwords) are replaced by [REDACTED:kind] markers and counted in redacted; searches and waits \
+never match inside one. The pane itself is unchanged.";
+
 /// The instructions for a server offering `policy`'s tools to `caller`,
 /// which may run inside a tmux pane.
 pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
@@ -200,6 +205,9 @@ impl ServerHandler for TmuxwireServer {
                     .iter()
                     .filter_map(|h| h.host_name())
                     .collect();
+                if self.redact {
+                    s.push_str(REDACTION_NOTE);
+                }
                 if !names.is_empty() {
                     s.push_str(&format!(
                         "\n\nRemote hosts: {}. Every tool takes host (default: {}); ids \

@@ -296,7 +296,15 @@ pub(super) fn compiled() -> Option<&'static Compiled> {
     static RE: OnceLock<Option<Compiled>> = OnceLock::new();
     RE.get_or_init(|| {
         let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
-        let syntax = syntax::Config::new().nest_limit(64);
+        // Bytes, ASCII classes and ASCII case: every literal is ASCII, and
+        // each class either takes every byte from 0x80 up (`[^"\n]`) or none,
+        // so a match still starts and ends on a character boundary; the
+        // automata are a fraction of their Unicode size, which keeps the
+        // lazy DFA from giving up on text with many secrets.
+        let syntax = syntax::Config::new()
+            .nest_limit(64)
+            .unicode(false)
+            .utf8(false);
         let all = Regex::builder()
             .syntax(syntax)
             .configure(Regex::config().which_captures(WhichCaptures::Implicit))
