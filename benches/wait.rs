@@ -153,6 +153,7 @@ fn bench(c: &mut Criterion) {
         stop: Vec::new(),
         timeout: Duration::from_secs(10),
         progress: None,
+        redact: false,
     };
     // Seed the copy.
     rt.block_on(async {

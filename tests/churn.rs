@@ -467,7 +467,7 @@ async fn read_resources(
     }
     let mut failures = Vec::new();
     for (uri, may_be_gone) in &uris {
-        if let Err(e) = tmuxwire::mcp::resources::read(s, uri).await {
+        if let Err(e) = tmuxwire::mcp::resources::read(s, uri, false).await {
             let gone = *may_be_gone
                 && churned.is_some_and(|c| {
                     (e.message.contains("Pane not found") && tmux.is_gone(&c.pane))

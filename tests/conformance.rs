@@ -1477,6 +1477,7 @@ async fn read_batch() {
         None,
         &policy,
         tmuxwire::mcp::text::TextMode::Reference,
+        false,
     )
     .await;
     assert_ne!(r.is_error, Some(true));

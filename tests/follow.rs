@@ -126,6 +126,7 @@ fn wait_req(patterns: Option<&[&str]>, stop: &[&str], timeout: Duration) -> Wait
         stop: stop.iter().map(|p| lit(p)).collect(),
         timeout,
         progress: None,
+        redact: false,
     }
 }
 

@@ -221,6 +221,11 @@ fn capture_strip_corpus() {
     replay("capture_strip", props::capture_strip);
 }
 
+#[test]
+fn redact_corpus() {
+    replay("redact", tmuxwire::redact::fuzz_redact);
+}
+
 /// Every fuzz target has a replay test above (and a seed directory).
 #[test]
 fn every_target_is_replayed() {
@@ -245,6 +250,7 @@ fn every_target_is_replayed() {
         "notification",
         "password_prompt",
         "proc_stat",
+        "redact",
         "resource_uri",
         "search_pattern",
         "seed_captures",

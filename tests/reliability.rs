@@ -54,6 +54,7 @@ async fn call_budget(
         None,
         &Policy::all(),
         TextMode::Reference,
+        false,
     )
     .await
 }

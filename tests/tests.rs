@@ -25,6 +25,7 @@ mod mcp_e2e;
 mod mirror;
 mod pane_state;
 mod prompts;
+mod redaction;
 mod reliability;
 mod remote;
 mod sshd_harness;

@@ -51,8 +51,10 @@ sends it (the whole scrollback with -S -, nothing left out, in constant memory),
 differences: trailing empty rows are left out, and DEC line-drawing cells on the screen (`ESC ( \
 0`, which tmux stores as the letters lqqk) read as the box characters they show (┌──┐); in the \
 scrollback they read as tmux's letters unless --line-drawing (tmux renders that about 4× slower). \
--e and -C print tmux's bytes unchanged. The socket is chosen before the command (tmuxwire -S PATH \
-capture ...) or with --socket-path: after `capture`, -S is the start line, as in tmux.";
+-e and -C print tmux's bytes unchanged. With --redact, secrets are masked (each row still printed); \
+rows are then held until the capture ends, so a secret a soft wrap splits is read whole (-J lines \
+stream). The socket is chosen before the command (tmuxwire -S PATH capture ...) or with \
+--socket-path: after `capture`, -S is the start line, as in tmux.";
 
 const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
 
@@ -129,6 +131,17 @@ pub struct SocketArgs {
         display_order = 901
     )]
     pub socket_path: Option<PathBuf>,
+}
+
+/// `--redact` (also `TMUXWIRE_REDACT=1`): mask secrets in what is printed
+/// or answered ([`crate::redact`]).
+#[derive(Clone, Copy, Debug, Default, Args)]
+pub struct RedactArgs {
+    /// Mask secrets (private keys, cloud and forge tokens, JWTs, password= and token= values,
+    /// a URL's password) in the pane text shown, each as [REDACTED:KIND]; the pane is not
+    /// changed (also $TMUXWIRE_REDACT=1).
+    #[arg(long, env = "TMUXWIRE_REDACT", value_parser = clap::builder::BoolishValueParser::new(), display_order = 800)]
+    pub redact: bool,
 }
 
 /// `capture`'s socket flags: `-S` is its start line (as tmux's
@@ -337,6 +350,9 @@ pub struct CaptureArgs {
     /// Print only the last N lines.
     #[arg(long, value_name = "N", value_parser = positive)]
     pub max_lines: Option<u64>,
+    /// `--redact`.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: CaptureSocketArgs,
@@ -463,6 +479,9 @@ pub struct SearchArgs {
     /// Print help (-h is grep's --no-filename here).
     #[arg(long, action = clap::ArgAction::Help)]
     pub help: Option<bool>,
+    /// `--redact`: lines are searched and printed with their secrets masked.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: SocketArgs,
@@ -576,6 +595,9 @@ pub struct WaitArgs {
     /// wait` runs cannot know that: a fast command's output may come before the wait.)
     #[arg(long, value_name = "TEXT")]
     pub send: Option<String>,
+    /// `--redact`: no match inside a secret counts; lines are printed masked.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: SocketArgs,
@@ -631,6 +653,11 @@ pub enum Cmd {
             value_parser = parse_bytes
         )]
         dead_pane_memory: Option<usize>,
+        /// `--redact`: every text a tool returns (captures, search lines, command output, waits'
+        /// lines, buffers, resources) has its secrets masked and counted (`redacted`); a search
+        /// or wait never matches inside a secret.
+        #[command(flatten)]
+        redact: RedactArgs,
         /// The socket flags given after the command.
         #[command(flatten)]
         socket: SocketArgs,

@@ -615,6 +615,32 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
     }
 }
 
+/// The width in cells of the pane `target` (`%N`, or a window's or
+/// session's active pane) names.
+///
+/// # Errors
+///
+/// A pane that cannot be read.
+async fn pane_width(servers: &Servers, target: &str) -> Result<usize, CliError> {
+    let mut pane = crate::tmux::Selector::default();
+    if let Ok(p) = target.parse() {
+        pane.pane_id = Some(p);
+    } else if let Ok(w) = target.parse() {
+        pane.window_id = Some(w);
+    } else if let Ok(s) = target.parse() {
+        pane.session_id = Some(s);
+    }
+    let info = op::run(
+        servers.default_server(),
+        PaneInfoRequest { pane },
+        Limit::NONE,
+    )
+    .await?;
+    info.pane_width
+        .parse()
+        .map_err(|_| CliError::new(format!("capture: pane width {:?}", info.pane_width)))
+}
+
 /// A failed capture in CLI words: `-t TARGET: no such pane` for a pane
 /// that does not exist (as `-t` says it for every form), else tmux's
 /// message.
@@ -665,7 +691,17 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         .max_lines
         .map(|m| usize::try_from(m).unwrap_or(usize::MAX));
     let stdout = BufWriter::with_capacity(64 << 10, io::stdout().lock());
-    let mut sink = RowSink::new(stdout, max_lines);
+    // With --redact, secrets are masked in what is printed (a key's body
+    // over lines too); every row is still printed. Joined lines are
+    // masked as they arrive; rows are held to the end and read with the
+    // pane's width, so a secret a soft wrap splits is read whole.
+    let rows = if a.redact.redact && !a.join {
+        Some(pane_width(servers, &plan.target).await?)
+    } else {
+        None
+    };
+    let out = super::output::Redacting::new(stdout, a.redact.redact, rows);
+    let mut sink = RowSink::new(out, max_lines);
     let commands = plan.commands(&a);
     let refs: Vec<&[String]> = commands.iter().map(Vec::as_slice).collect();
     let cli_err = |e: crate::wire::Error| CliError::new(e.to_string());
@@ -716,7 +752,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         Mode::Raw | Mode::Plain => split.finish(&mut |r| sink.row(r)),
     }
     // A closed pipe at the end is not an error either.
-    let _ = sink.finish();
+    let _ = sink.finish().and_then(super::output::Redacting::finish);
     Ok(ExitCode::SUCCESS)
 }
 

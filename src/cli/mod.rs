@@ -67,8 +67,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs,
-    TESTED_TMUX, VERSION, WaitArgs,
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, RedactArgs, SearchArgs, SendArgs,
+    SocketArgs, TESTED_TMUX, VERSION, WaitArgs,
 };
 pub use output::ColorChoice;
 
@@ -212,6 +212,17 @@ fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    let redact = match &cli.command {
+        Cmd::Mcp { redact, .. } => redact.redact,
+        Cmd::Capture(a) => a.redact.redact,
+        Cmd::Search(a) => a.redact.redact,
+        Cmd::Wait(a) => a.redact.redact,
+        _ => false,
+    };
+    if redact && let Err(e) = crate::redact::check_rules() {
+        eprintln!("tmuxwire: --redact: {e}");
+        return ExitCode::from(2);
+    }
     let (servers, selected) = match servers(&cli) {
         Ok(s) => s,
         Err(e) => {
@@ -225,6 +236,7 @@ async fn run(cli: Cli) -> ExitCode {
             response_budget,
             json_text,
             plain_text,
+            redact,
             ..
         } => {
             if json_text && plain_text {
@@ -263,7 +275,7 @@ async fn run(cli: Cli) -> ExitCode {
             }
             let remote = !servers.hosts().is_empty();
             let servers = Arc::new(servers.pinned(pin_socket));
-            let serve = mcp::serve_stdio(servers, budget, policy, text);
+            let serve = mcp::serve_stdio(servers, budget, policy, text, redact.redact);
             let served = if remote {
                 // The ssh processes are tmuxwire's children: a signal must end
                 // them too (dropping the runtime kills them), as it ends

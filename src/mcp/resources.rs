@@ -236,13 +236,18 @@ fn read_error(e: &Error, address: &Address) -> McpError {
     McpError::internal_error(format!("Internal error: {what}"), None)
 }
 
-/// Reads an address.
+/// Reads an address; with `redact`, secrets in what is read are masked
+/// ([`super::redaction`]), before JSON is written.
 ///
 /// # Errors
 ///
 /// `-32002` for an unknown address, `-32602` for a bad parameter,
 /// `-32603` for a missing object or a failed read.
-pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, McpError> {
+pub async fn read(
+    servers: &Servers,
+    uri: &str,
+    redact: bool,
+) -> Result<ReadResourceResult, McpError> {
     let p = parse(uri).map_err(|e| match e {
         AddressError::Unknown(m) => McpError::resource_not_found(m, None),
         AddressError::Invalid(m) => McpError::invalid_params(m, None),
@@ -256,7 +261,13 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
             .collect();
         with_socket(m, sock)
     };
-    let call = |tool: &'static str, a: Map<String, Value>| tools::call_typed(servers, tool, a);
+    let call = |tool: &'static str, a: Map<String, Value>| async move {
+        let mut v = tools::call_typed(servers, tool, a, redact).await?;
+        if redact {
+            crate::redact::redact_value(&mut v);
+        }
+        Ok::<Value, Error>(v)
+    };
     let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let (text, mime) = match &p.address {
         Address::Sessions => {
@@ -344,7 +355,7 @@ pub async fn complete(
         }
         _ => return Vec::new(),
     };
-    let Ok(v) = tools::call_typed(servers, tool, args).await else {
+    let Ok(v) = tools::call_typed(servers, tool, args, false).await else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();

@@ -84,6 +84,11 @@ false and run_command is the checked path. wait_for_stable waits until a TUI's s
 changing (mask spinners and timers). Every wait ends early as password_prompt or awaiting_input \
 when the program reads a line or a key for 300 ms.";
 
+/// What the instructions add when secrets are masked (`--redact`).
+pub const REDACTION_NOTE: &str = "\n\nREDACTION: on. Secrets in returned text (keys, tokens, \
+passwords) are replaced by [REDACTED:kind] markers and counted in redacted; searches and waits \
+never match inside one. The pane itself is unchanged.";
+
 /// The instructions for a server offering `policy`'s tools to `caller`,
 /// which may run inside a tmux pane.
 pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
@@ -111,6 +116,8 @@ pub struct TmuxwireServer {
     budget: Budget,
     policy: Arc<Policy>,
     text: TextMode,
+    /// Secrets are masked in every answer (`--redact`).
+    redact: bool,
 }
 
 impl TmuxwireServer {
@@ -123,6 +130,7 @@ impl TmuxwireServer {
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
             text: TextMode::default(),
+            redact: false,
         }
     }
 
@@ -149,6 +157,12 @@ impl TmuxwireServer {
     /// The same server writing text blocks as `text` says.
     pub fn with_text(self, text: TextMode) -> TmuxwireServer {
         TmuxwireServer { text, ..self }
+    }
+
+    /// The same server masking secrets in every answer when `redact`
+    /// ([`super::redaction`]).
+    pub fn with_redact(self, redact: bool) -> TmuxwireServer {
+        TmuxwireServer { redact, ..self }
     }
 
     /// The same server with response budget `budget`.
@@ -188,6 +202,7 @@ impl TmuxwireServer {
             None,
             &self.policy,
             self.text,
+            self.redact,
         )
         .await
     }
@@ -211,6 +226,9 @@ impl ServerHandler for TmuxwireServer {
                     .iter()
                     .filter_map(|h| h.host_name())
                     .collect();
+                if self.redact {
+                    s.push_str(REDACTION_NOTE);
+                }
                 if !names.is_empty() {
                     s.push_str(&format!(
                         "\n\nRemote hosts: {}. Every tool takes host (default: {}); ids \
@@ -253,7 +271,7 @@ impl ServerHandler for TmuxwireServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(&self.servers, &request.uri)
+        resources::read(&self.servers, &request.uri, self.redact)
             .await
             .map(Into::into)
     }
@@ -351,7 +369,7 @@ impl ServerHandler for TmuxwireServer {
         let answer = tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
-                self.text,
+                self.text, self.redact,
             ) => {
                 Ok(r.into())
             }
@@ -406,7 +424,9 @@ fn progress_sink(
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
-/// Every tool answer fits `budget`; `text` says what text blocks hold.
+/// Every tool answer fits `budget`; `text` says what text blocks hold;
+/// with `redact`, secrets are masked in every answer and resource
+/// ([`super::redaction`]).
 ///
 /// # Errors
 ///
@@ -416,6 +436,7 @@ pub async fn serve_stdio(
     budget: Budget,
     policy: Policy,
     text: TextMode,
+    redact: bool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
@@ -423,7 +444,8 @@ pub async fn serve_stdio(
     let server = TmuxwireServer::new(servers)
         .with_budget(budget)
         .with_policy(policy)
-        .with_text(text);
+        .with_text(text)
+        .with_redact(redact);
     // The tool list is built while the client initializes.
     let warm = server.clone();
     tokio::task::spawn_blocking(move || {

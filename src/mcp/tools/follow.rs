@@ -212,6 +212,7 @@ tool_args!(WaitForTextArgs => WaitForTextRequest, |a| {
         stop,
         timeout,
         progress: None,
+        redact: false,
     })
 });
 

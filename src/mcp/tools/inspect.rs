@@ -275,6 +275,7 @@ tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
         context: shape.context,
         max_bytes: args::positive("max_bytes", a.max_bytes)?,
         pane: targeting!(a, pane_id, window_id).selector()?,
+        redact: false,
     })
 });
 
@@ -373,6 +374,7 @@ tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
         join: a.join_wrapped,
         max_lines,
         shape: Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?,
+        redact: false,
     })
 });
 
@@ -381,6 +383,7 @@ tool_args!(SnapshotPaneArgs => SnapshotPaneRequest, |a| {
     Ok(SnapshotPaneRequest {
         pane: targeting!(a, pane_id, window_id).selector()?,
         max_lines,
+        redact: false,
     })
 });
 
@@ -428,6 +431,7 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         limit,
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         progress: None,
+        redact: false,
     })
 });
 
@@ -671,6 +675,8 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
         policy: ctx.policy,
         text: ctx.text,
         verbose: ctx.verbose,
+        // Each operation's answer is masked and counts its own secrets.
+        redact: ctx.redact,
     };
     let runs = a.operations.iter().map(|op| {
         let inner = &inner;
@@ -749,6 +755,7 @@ async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResul
     let server = ctx.servers.get_socket(name, path)?;
     let request =
         super::Reports::reporting_to(super::ToolArgs::into_request(a)?, ctx.progress.clone());
+    let request = op::Op::redacting(request, ctx.redact);
     // At most two calls, each the arguments given and a few more.
     let room = 2 * (json_len(&given) + 160);
     let limit = ctx.budget.map_or(Limit::NONE, |b| {

@@ -63,6 +63,8 @@ pub(crate) struct Ctx<'a> {
     /// Diagnostics on the happy path too (`verbose: true`; always for
     /// callers that are not MCP clients).
     verbose: bool,
+    /// Secrets are masked in the answer (`--redact`, [`super::redaction`]).
+    redact: bool,
 }
 
 impl Ctx<'_> {
@@ -327,7 +329,7 @@ async fn typed<A: ToolArgs>(
     let a: A = parse(args)?;
     let (name, path) = a.socket();
     let server = ctx.servers.get_socket(name, path)?;
-    let request = a.into_request()?;
+    let request = a.into_request()?.redacting(ctx.redact);
     Ok(object(&op::run(&server, request, ctx.limit()).await?))
 }
 
@@ -349,7 +351,10 @@ where
     let a: A = parse(args)?;
     let (name, path) = a.socket();
     let server = ctx.servers.get_socket(name, path)?;
-    let request = a.into_request()?.reporting_to(ctx.progress.clone());
+    let request = a
+        .into_request()?
+        .reporting_to(ctx.progress.clone())
+        .redacting(ctx.redact);
     let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
     Ok(object(&op::run(&server, request, limit).await?))
 }
@@ -398,7 +403,7 @@ where
     let a: A = parse(args)?;
     let (name, path) = a.socket();
     let server = ctx.servers.get_socket(name, path)?;
-    let request = a.into_request()?;
+    let request = a.into_request()?.redacting(ctx.redact);
     let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
     Ok(object(&R::from(op::run(&server, request, limit).await?)))
 }
@@ -863,6 +868,7 @@ impl<'a> Ctx<'a> {
             policy,
             text: TextMode::Reference,
             verbose: true,
+            redact: false,
         }
     }
 }
@@ -870,7 +876,9 @@ impl<'a> Ctx<'a> {
 /// Runs tool `name` for tmuxwire's own readers (the MCP resources): the
 /// tool's structured content, or its typed error, so the caller decides
 /// what a failure means by its kind and subject, never by its text. No
-/// response budget, every tool offered.
+/// response budget, every tool offered; with `redact`, the operation is
+/// told ([`op::Op::redacting`]: a capture of rows masks secrets a soft
+/// wrap cut), and the caller masks the rest ([`super::redaction`]).
 ///
 /// # Errors
 ///
@@ -881,9 +889,14 @@ pub async fn call_typed(
     servers: &Servers,
     name: &str,
     args: Map<String, Value>,
+    redact: bool,
 ) -> Result<Value, Error> {
     let policy = Policy::all();
-    let r = run(&Ctx::direct(servers, &policy), name, args).await?;
+    let ctx = Ctx {
+        redact,
+        ..Ctx::direct(servers, &policy)
+    };
+    let r = run(&ctx, name, args).await?;
     if r.is_error == Some(true) {
         let text: Vec<String> = r
             .content
@@ -898,9 +911,11 @@ pub async fn call_typed(
 /// Runs tool `name` for an MCP client: the answer's text is at most
 /// `budget` bytes, and says what was cut to fit; long calls (a search
 /// that seeds the mirror) report to `progress`; `policy` says which tools
-/// a batch may run; `text` what the text block holds. Every failure
-/// becomes an error result. (Whether `name` is offered at all is checked
-/// by the caller.)
+/// a batch may run; `text` what the text block holds; `redact` whether
+/// secrets are masked ([`super::redaction`]). Every failure becomes an
+/// error result. (Whether `name` is offered at all is checked by the
+/// caller.)
+#[allow(clippy::too_many_arguments)]
 pub async fn call_within(
     servers: &Servers,
     budget: Budget,
@@ -909,6 +924,7 @@ pub async fn call_within(
     progress: Option<crate::mirror::Progress>,
     policy: &Policy,
     text: TextMode,
+    redact: bool,
 ) -> CallToolResult {
     let ctx = Ctx {
         servers,
@@ -917,6 +933,7 @@ pub async fn call_within(
         policy,
         text,
         verbose: false,
+        redact,
     };
     answer(&ctx, name, args).await
 }
@@ -979,8 +996,16 @@ async fn answer(ctx: &Ctx<'_>, name: &str, mut args: Map<String, Value>) -> Call
         policy: ctx.policy,
         text: ctx.text,
         verbose,
+        redact: ctx.redact,
     };
     let ctx = &ctx;
+    let masked = |r: CallToolResult| {
+        if ctx.redact {
+            super::redaction::tool_result(r)
+        } else {
+            r
+        }
+    };
     match run(ctx, name, args).await {
         Ok(mut r) => {
             // A confirmed delivery is what the sentence already says.
@@ -989,16 +1014,18 @@ async fn answer(ctx: &Ctx<'_>, name: &str, mut args: Map<String, Value>) -> Call
             } else {
                 &[]
             };
-            within(with_text(name, ctx.text, r, quiet), ctx.budget)
+            within(with_text(name, ctx.text, masked(r), quiet), ctx.budget)
         }
         // Say which call failed when the message comes from deeper down.
-        Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => error_result(
-            &format!("{name}: {e}"),
-            e.kind().name(),
-            e.kind().is_expected(),
-            super::errors::suggestion(&e),
-        ),
-        Err(e) => from_error(&e),
+        Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => {
+            masked(error_result(
+                &format!("{name}: {e}"),
+                e.kind().name(),
+                e.kind().is_expected(),
+                super::errors::suggestion(&e),
+            ))
+        }
+        Err(e) => masked(from_error(&e)),
     }
 }
 
@@ -1108,6 +1135,7 @@ async fn run(ctx: &Ctx<'_>, name: &str, args: Map<String, Value>) -> Result<Call
         policy: ctx.policy,
         text: ctx.text,
         verbose: ctx.verbose,
+        redact: ctx.redact,
     };
     let mut r =
         crate::mirror::Mirror::unfenced(fenced, call_again(call, &sub, args, again)).await?;

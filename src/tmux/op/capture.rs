@@ -51,6 +51,10 @@ pub struct CapturePaneRequest {
     /// Which lines of the range to keep before `max_lines` and the
     /// response limit ([`Shape`]: `grep` with `context`, `head`, `tail`).
     pub shape: Shape,
+    /// Redaction is on (`--redact`): rows (not `join`) have their secrets
+    /// masked here, where the pane's width says which rows a soft wrap
+    /// cut ([`crate::redact::find_rows`]); the caller masks the rest.
+    pub redact: bool,
 }
 
 impl Op for CapturePaneRequest {
@@ -61,20 +65,55 @@ impl Op for CapturePaneRequest {
     /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
     async fn run(self, server: &Server, limit: Limit) -> Result<CaptureResult, Error> {
         let target = server.resolve_pane(&self.pane).await?;
-        if self.shape.is_active() {
+        let mut cap = if self.shape.is_active() {
             // The whole range, shaped before it is cut.
             let whole = CapturePaneRequest {
                 max_lines: None,
                 ..self.clone()
             };
-            let cap = capture(server, &target, &whole, None).await?;
-            return Ok(CaptureResult::new(cap, &self));
-        }
-        // Rendering stops once the limit is reached: the copy renders only
-        // the newest lines that reach it.
-        let cap = capture(server, &target, &self, limit.get()).await?;
-        Ok(CaptureResult::new(cap, &self))
+            capture(server, &target, &whole, None).await?
+        } else {
+            // Rendering stops once the limit is reached: the copy renders
+            // only the newest lines that reach it.
+            capture(server, &target, &self, limit.get()).await?
+        };
+        // Masked before they are shaped, so a grep never sees a secret.
+        let redacted = if self.redact && !self.join {
+            mask_rows(&mut cap.lines, cap.width)
+        } else {
+            None
+        };
+        let mut r = CaptureResult::new(cap, &self);
+        r.redacted = redacted;
+        Ok(r)
     }
+
+    fn redacting(self, on: bool) -> CapturePaneRequest {
+        let shape = Shape {
+            redact: on,
+            ..self.shape
+        };
+        CapturePaneRequest {
+            redact: on,
+            shape,
+            ..self
+        }
+    }
+}
+
+/// Masks the secrets of `rows`, a pane's rows of `width` cells (a secret
+/// that soft wraps cut over rows included); how many, when any.
+fn mask_rows(rows: &mut [String], width: Option<u32>) -> Option<u64> {
+    let width = usize::try_from(width?).ok()?;
+    let spans = crate::redact::find_in_rows(rows, width);
+    let mut n = 0;
+    for (row, spans) in rows.iter_mut().zip(spans) {
+        if !spans.is_empty() {
+            n += crate::redact::count(&spans).total();
+            *row = crate::redact::apply_str(row, &spans);
+        }
+    }
+    (n > 0).then_some(n)
 }
 
 /// A capture: lines of text and how it was cut.
@@ -107,6 +146,8 @@ pub struct Capture {
     /// `None` when tmux can no longer tell (a range over a pane that is
     /// gone).
     pub top_row: Option<i64>,
+    /// The pane's width in cells at the capture, when known.
+    pub width: Option<u32>,
 }
 
 crate::record! {
@@ -120,6 +161,7 @@ crate::record! {
         alternate_on: bool = "alternate_on",
         history_size: i64 = "history_size",
         pane_height: i64 = "pane_height",
+        pane_width: i64 = "pane_width",
     }
 }
 
@@ -172,7 +214,7 @@ fn capture_copy(
     }
     // Only the newest lines are rendered: `max_lines` of them, and no more
     // than fit the caller's limit (the rest are counted, not rendered).
-    let (_, height) = t.size();
+    let (width, height) = t.size();
     let tail = t.capture_tail(
         req.start.unwrap_or(LineNo(0)),
         req.end.unwrap_or(LineNo(i64::from(height) - 1)),
@@ -198,6 +240,7 @@ fn capture_copy(
         pane_dead: dead,
         cut_bytes: tail.bytes_above,
         top_row,
+        width: Some(width),
     })
 }
 
@@ -319,6 +362,7 @@ async fn capture_once(
         pane_dead: false,
         cut_bytes: 0,
         top_row: Some(first_row(req, hsize, height)),
+        width: u32::try_from(meta.pane_width).ok(),
     };
     Ok((cap, skipped))
 }
@@ -413,6 +457,9 @@ pub struct CaptureResult {
     /// The pane is gone; the text is tmuxwire's copy of its last screen.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
+    /// Secrets masked in the rows (`--redact`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     /// The lines `result` holds (after its header), kept to cut them.
     #[serde(skip)]
     #[schemars(skip)]
@@ -491,6 +538,7 @@ impl CaptureResult {
             shape: req.shape.clone(),
             join: req.join,
             max_lines: req.max_lines,
+            redacted: None,
         };
         r.finish();
         r
@@ -579,6 +627,9 @@ pub struct SnapshotPaneRequest {
     pub pane: Selector,
     /// Keep only the last this many rows (`None`: all).
     pub max_lines: Option<usize>,
+    /// Redaction is on: the rows have their secrets masked here, read
+    /// with the pane's width (see [`CapturePaneRequest::redact`]).
+    pub redact: bool,
 }
 
 impl Op for SnapshotPaneRequest {
@@ -590,7 +641,16 @@ impl Op for SnapshotPaneRequest {
     async fn run(self, server: &Server, _: Limit) -> Result<SnapshotResult, Error> {
         let target = server.resolve_pane(&self.pane).await?;
         let snapshot = snapshot(server, &target, self.max_lines).await?;
-        Ok(SnapshotResult::new(snapshot))
+        let mut r = SnapshotResult::new(snapshot);
+        if self.redact {
+            r.redacted = mask_rows(&mut r.rows, u32::try_from(r.snapshot.pane_width).ok());
+            r.finish();
+        }
+        Ok(r)
+    }
+
+    fn redacting(self, on: bool) -> SnapshotPaneRequest {
+        SnapshotPaneRequest { redact: on, ..self }
     }
 }
 
@@ -608,6 +668,9 @@ pub struct SnapshotResult {
     /// How to get the rows cut (left out when none were).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
+    /// Secrets masked in the rows (`--redact`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     /// The rows `content` holds, kept to cut them.
     #[serde(skip)]
     #[schemars(skip)]
@@ -626,6 +689,7 @@ impl SnapshotResult {
             snapshot,
             content_truncated_bytes: 0,
             next: None,
+            redacted: None,
             rows,
         };
         r.finish();

@@ -187,6 +187,10 @@ pub struct CommandOutputRequest {
     pub context: usize,
     /// At most this many bytes of line text (the first lines kept).
     pub max_bytes: Option<usize>,
+    /// Redaction is on: `grep` keeps a line only for text it holds
+    /// outside its secrets (read with the output's other lines, so a
+    /// key's body is one).
+    pub redact: bool,
 }
 
 /// One output line.
@@ -262,6 +266,7 @@ impl Op for CommandOutputRequest {
             tail: self.tail,
             grep: self.grep.clone(),
             context: self.context,
+            redact: self.redact,
         }
         .apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
@@ -282,6 +287,10 @@ impl Op for CommandOutputRequest {
             lines: out,
             lines_missing: missing,
         })
+    }
+
+    fn redacting(self, on: bool) -> CommandOutputRequest {
+        CommandOutputRequest { redact: on, ..self }
     }
 }
 

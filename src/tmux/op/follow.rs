@@ -68,6 +68,9 @@ pub struct WaitForTextRequest {
     pub timeout: Duration,
     /// Where to report progress (seconds waited of the timeout).
     pub progress: Option<Progress>,
+    /// Redaction is on: a match that overlaps a secret of the line (read
+    /// with the lines around it, so a key's body is one) does not count.
+    pub redact: bool,
 }
 
 crate::fits_whole!(WaitForTextResult);
@@ -81,6 +84,10 @@ impl Op for WaitForTextRequest {
             wait_for_text(server, pane, &self).await
         })
         .await
+    }
+
+    fn redacting(self, on: bool) -> WaitForTextRequest {
+        WaitForTextRequest { redact: on, ..self }
     }
 }
 
@@ -188,6 +195,14 @@ impl Op for CaptureSinceRequest {
             r.lines_omitted = self.shape.apply(&mut r.lines, String::as_str);
         }
         Ok(r)
+    }
+
+    fn redacting(self, on: bool) -> CaptureSinceRequest {
+        let shape = Shape {
+            redact: on,
+            ..self.shape
+        };
+        CaptureSinceRequest { shape, ..self }
     }
 }
 
@@ -861,6 +876,7 @@ pub async fn wait_for_text(
             &typing.echoes,
             req.patterns.as_deref(),
             typed,
+            req.redact,
         )
     };
     // Subscribed after the entry state was read: a change in between
@@ -917,14 +933,15 @@ pub async fn wait_for_text(
 
 /// Where a wait begins on `t` (the copy at `epoch`): the entry line, how
 /// it is treated, and whether one of `patterns` already matches the
-/// visible screen. `typed`: where tmuxwire last began typing into the
-/// pane.
+/// visible screen (outside its secrets with `redact`). `typed`: where
+/// tmuxwire last began typing into the pane.
 fn entry_state(
     t: &Term,
     epoch: u64,
     echoes: &Echoes,
     patterns: Option<&[Arc<Pattern>]>,
     typed: Option<TypedFrom>,
+    redact: bool,
 ) -> (LineIndex, Entry, bool) {
     let spot = cursor_spot(t);
     let since = lines_since(t, spot.line, 0, Keep::Newest);
@@ -936,11 +953,14 @@ fn entry_state(
             text: &l.text,
         })
         .collect();
-    let masks = echoes.mask(
+    let mut masks = echoes.mask(
         &window,
         cursor_among(t, &window, spot, echoes),
         (!t.alternate_on()).then_some(epoch),
     );
+    if redact {
+        mask_secrets(window.iter().map(|l| l.text), &mut masks);
+    }
     let at_entry = patterns.is_some_and(|ps| {
         window
             .iter()
@@ -966,6 +986,18 @@ fn entry_state(
 
 /// Lines to match, each with its masked ranges.
 type Candidates = Vec<(Vec<u8>, Vec<Range<usize>>)>;
+
+/// Adds the secrets of `lines` (consecutive lines: a key's body spans
+/// them) to their `masks`, so no match overlapping one counts.
+fn mask_secrets<'a>(lines: impl Iterator<Item = &'a [u8]>, masks: &mut [Vec<Range<usize>>]) {
+    let lines: Vec<&[u8]> = lines.collect();
+    for (m, spans) in masks.iter_mut().zip(crate::redact::find_in_lines(&lines)) {
+        if !spans.is_empty() {
+            m.extend(spans.into_iter().map(|s| s.range));
+            merge_ranges(m);
+        }
+    }
+}
 
 /// A wait in progress: what it has looked at and found.
 struct Wait<'r> {
@@ -1129,6 +1161,19 @@ impl<'r> Wait<'r> {
     /// any output), setting the outcome when one is reached.
     fn match_candidates(&mut self, candidates: &Candidates) {
         let req = self.req;
+        let masked;
+        let candidates = if req.redact {
+            let mut c = candidates.clone();
+            let mut masks: Vec<Vec<Range<usize>>> = c.iter().map(|(_, m)| m.clone()).collect();
+            mask_secrets(c.iter().map(|(l, _)| l.as_slice()), &mut masks);
+            for ((_, m), new) in c.iter_mut().zip(masks) {
+                *m = new;
+            }
+            masked = c;
+            &masked
+        } else {
+            candidates
+        };
         if let Some((i, line)) = first_match(&req.stop, candidates) {
             self.outcome = Some(Outcome::Stopped);
             self.matched_index = Some(i);

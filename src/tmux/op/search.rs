@@ -34,7 +34,7 @@ use super::commands::CommandPick;
 use super::fit::{self, Limit};
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId, Target};
-use crate::mirror::scan::{Scan, Screen, scan};
+use crate::mirror::scan::{Scan, Screen, scan_with};
 use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
 use crate::search::Pattern;
 use crate::term::{LineNo, Term};
@@ -69,6 +69,10 @@ pub struct SearchPanesRequest {
     pub offset: usize,
     /// Where to report progress (seeding the mirror, panes searched).
     pub progress: Option<Progress>,
+    /// Redaction is on: a match that overlaps a secret does not count
+    /// ([`crate::mirror::scan::scan_with`]), so a search for a secret's
+    /// text finds nothing to return.
+    pub redact: bool,
 }
 
 impl SearchPanesRequest {
@@ -93,6 +97,10 @@ impl Op for SearchPanesRequest {
             Some(sel) => PaneScope::Session(server.resolve_session(sel).await?),
         };
         search_panes(server, &self, &scope, limit).await
+    }
+
+    fn redacting(self, on: bool) -> SearchPanesRequest {
+        SearchPanesRequest { redact: on, ..self }
     }
 }
 
@@ -512,10 +520,11 @@ async fn search_listed(
     };
     let pattern = req.pattern.clone();
     let (keep, range, command) = (req.max_matched_lines_per_pane, scan_range(req), req.command);
+    let redact = req.redact;
     let cancel = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let t = &built.term;
-        let found = scan_scoped(t, &pattern, range, command, keep, &cancel);
+        let found = scan_scoped(t, &pattern, range, command, keep, &cancel, redact);
         (found, t.alternate_on())
     });
     let (scan, alternate) = task.await.map_err(|e| scan_failed(id, &e))?;
@@ -549,9 +558,10 @@ fn scan_scoped(
     command: Option<CommandPick>,
     keep: usize,
     cancel: &AtomicBool,
+    redact: bool,
 ) -> Scan {
     let Some(pick) = command else {
-        return scan(t, pattern, range, keep, cancel);
+        return scan_with(t, pattern, range, keep, cancel, redact);
     };
     let Some((lo, hi)) = super::commands::output_rows(t, pick) else {
         return Scan::default();
@@ -563,7 +573,7 @@ fn scan_scoped(
     if lo > hi {
         return Scan::default();
     }
-    scan(t, pattern, Some((lo, hi)), keep, cancel)
+    scan_with(t, pattern, Some((lo, hi)), keep, cancel, redact)
 }
 
 /// A scan task that did not finish: a bug (a panic in the scan), said as
@@ -641,6 +651,7 @@ async fn scan_copy(
     let keep = req.max_matched_lines_per_pane;
     let range = scan_range(req);
     let command = req.command;
+    let redact = req.redact;
     let pane = p.clone();
     let done = tokio::task::spawn_blocking(move || {
         // Scanned from a snapshot: the watch task applying the pane's
@@ -648,7 +659,7 @@ async fn scan_copy(
         let st = pane.snapshot();
         let (scan, alternate) = match st.term() {
             Some(t) => (
-                scan_scoped(t, &pattern, range, command, keep, &cancel),
+                scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
                 t.alternate_on(),
             ),
             None => (Scan::default(), false),

@@ -27,6 +27,10 @@ pub struct Shape {
     /// Lines kept before and after each `grep` match (0 to
     /// [`MAX_CONTEXT`]).
     pub context: usize,
+    /// Redaction is on (`--redact`): `grep` never matches inside a secret
+    /// ([`crate::redact::find_in_lines`]), so grepping for a secret's text
+    /// keeps nothing.
+    pub redact: bool,
 }
 
 impl Shape {
@@ -68,6 +72,7 @@ impl Shape {
             tail: none_below("tail", tail)?,
             grep: grep.filter(|g| !g.is_empty()),
             context,
+            redact: false,
         })
     }
 
@@ -81,13 +86,12 @@ impl Shape {
         let mut kept: Vec<usize> = match self.grep.as_deref().filter(|g| !g.is_empty()) {
             None => (0..lines.len()).collect(),
             Some(g) => {
+                let hit = self.hits(lines, g);
                 let mut keep = vec![false; lines.len()];
-                for (i, l) in lines.iter().enumerate() {
-                    if l.as_ref().contains(g) {
-                        let lo = i.saturating_sub(self.context);
-                        let hi = i.saturating_add(self.context).min(lines.len() - 1);
-                        keep[lo..=hi].iter_mut().for_each(|k| *k = true);
-                    }
+                for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
+                    let lo = i.saturating_sub(self.context);
+                    let hi = i.saturating_add(self.context).min(lines.len() - 1);
+                    keep[lo..=hi].iter_mut().for_each(|k| *k = true);
                 }
                 (0..lines.len()).filter(|i| keep[*i]).collect()
             }
@@ -103,6 +107,24 @@ impl Shape {
             _ => {}
         }
         kept
+    }
+
+    /// Whether each of `lines` holds `g` (outside every secret when
+    /// redaction is on).
+    fn hits<S: AsRef<str>>(&self, lines: &[S], g: &str) -> Vec<bool> {
+        if !self.redact {
+            return lines.iter().map(|l| l.as_ref().contains(g)).collect();
+        }
+        let texts: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+        texts
+            .iter()
+            .zip(crate::redact::find_in_lines(&texts))
+            .map(|(t, spans)| {
+                crate::redact::clear_parts(t.len(), &spans)
+                    .into_iter()
+                    .any(|p| memchr::memmem::find(&t.as_bytes()[p], g.as_bytes()).is_some())
+            })
+            .collect()
     }
 
     /// Keeps in `items` only the lines it keeps (`text` gives each item's
@@ -143,7 +165,23 @@ mod tests {
             tail,
             grep: grep.map(str::to_string),
             context,
+            redact: false,
         }
+    }
+
+    #[test]
+    fn a_redacting_grep_never_matches_inside_a_secret() {
+        let lines = [
+            "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmnopqr",
+            "echo ghp_0123",
+            "plain",
+        ];
+        let mut s = shape(None, None, Some("ghp_0123"), 0);
+        assert_eq!(s.keep(&lines), vec![0, 1]);
+        s.redact = true;
+        assert_eq!(s.keep(&lines), vec![1]);
+        s.grep = Some("GITHUB_TOKEN".into());
+        assert_eq!(s.keep(&lines), vec![0]);
     }
 
     const TEXT: [&str; 10] = ["a", "b err", "c", "d", "e", "f", "g err", "h", "i", "j"];
