@@ -12,6 +12,7 @@ mod conformance;
 mod delivery;
 mod echo;
 mod errors;
+mod events;
 mod fake_server;
 mod follow;
 mod forgery;

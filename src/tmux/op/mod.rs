@@ -23,6 +23,7 @@
 //!   panes;
 //! * [`settings`]: options, environment, hooks;
 //! * [`channel`]: `wait-for` channels;
+//! * [`events`]: the event log's producers, and [`poll`]: `poll_events`;
 //! * [`fit`]: the response limit and how each shape is cut to it.
 //!
 //! An operation is usually one round trip to tmux (a command line whose
@@ -32,12 +33,14 @@ pub mod capture;
 pub mod channel;
 pub mod commands;
 pub mod deliver;
+pub mod events;
 pub mod filter;
 pub mod fit;
 pub mod follow;
 pub mod info;
 pub mod list;
 pub mod manage;
+pub mod poll;
 mod reading;
 pub mod search;
 pub mod settings;
