@@ -19,6 +19,14 @@
 //!   the wait has the finished command: round trip, bash, the `D` mark,
 //!   the wake.
 //!
+//! * `wait/event-wake`: `poll_events` with a cursor on the same bash
+//!   pane, `kinds` command_finished; each iteration types `true` and ends
+//!   when the poll answers the event (beside `command-wake`: the event
+//!   log's path instead of the wait's).
+//! * `wait/push-to-wake`: in-process, from an event added to the log to
+//!   the `poll_events` long poll that waits on it answering (the wake
+//!   itself, no tmux).
+//!
 //! After the timed groups it prints the CPU time tmuxwire used during a
 //! 5-second wait on a quiet pane (`getrusage`), with the mirror watching:
 //! a wait that polls would show here.
@@ -37,12 +45,14 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tmuxwire::control::{Command as TmuxCommand, PaneId, Target, TargetKind};
+use tmuxwire::events::{Cursor, Event, Kind};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::follow::Outcome;
 use tmuxwire::tmux::op::commands::{ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::follow::WaitForTextRequest;
+use tmuxwire::tmux::op::poll::PollEventsRequest;
 use tmuxwire::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
@@ -312,6 +322,74 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    let finished = |cursor: Option<Cursor>| PollEventsRequest {
+        cursor,
+        panes: vec![shell],
+        kinds: Some([Kind::CommandFinished].into_iter().collect()),
+        timeout: Duration::from_secs(10),
+        ..PollEventsRequest::default()
+    };
+    let first = rt
+        .block_on(op::run(&t, finished(None), Limit::NONE))
+        .expect("poll_events");
+    let cursor = std::sync::Mutex::new(Cursor::decode(&first.cursor).ok());
+    group.bench_function("event-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let req = finished(*cursor.lock().expect("cursor"));
+                    let tt = t.clone();
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    let began = Instant::now();
+                    let send = TmuxCommand::new("send-keys")
+                        .target(&shell_target, TargetKind::Pane)
+                        .arg("-l")
+                        .arg("true\r");
+                    t.run(&send).await.expect("send-keys");
+                    let r = waiting.await.expect("task").expect("poll_events");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, "events", "{r:?}");
+                    *cursor.lock().expect("cursor") = Cursor::decode(&r.cursor).ok();
+                }
+                total
+            })
+        })
+    });
+    group.bench_function("push-to-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let log = t.running_attention().expect("the event log").log.clone();
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let req = PollEventsRequest {
+                        cursor: Some(log.head()),
+                        kinds: Some([Kind::SessionNew].into_iter().collect()),
+                        timeout: Duration::from_secs(10),
+                        ..finished(None)
+                    };
+                    let tt = t.clone();
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    while log.waiters() == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    let mut e = Event::new(
+                        Kind::SessionNew,
+                        None,
+                        tmuxwire::mirror::clock_us(),
+                        "$99 session_new".into(),
+                    );
+                    e.session = Some(tmuxwire::control::SessionId(99));
+                    let began = Instant::now();
+                    log.push(e, 0);
+                    let r = waiting.await.expect("task").expect("poll_events");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, "events", "{r:?}");
+                }
+                total
+            })
+        })
+    });
     group.bench_function("round-trip", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -345,6 +423,28 @@ fn bench(c: &mut Criterion) {
     let wall = began.elapsed();
     eprintln!(
         "idle wait: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
+        used.as_secs_f64() * 1000.0,
+        wall.as_secs_f64(),
+        used.as_secs_f64() / wall.as_secs_f64() * 100.0
+    );
+    // Idle with every pane followed for events: one 5 s poll_events.
+    let before = cpu_time();
+    let began = Instant::now();
+    let quiet = PollEventsRequest {
+        cursor: t.running_attention().map(|a| a.log.head()),
+        follow_all: true,
+        kinds: Some([Kind::SessionClosed].into_iter().collect()),
+        timeout: Duration::from_secs(5),
+        ..PollEventsRequest::default()
+    };
+    let r = rt
+        .block_on(op::run(&t, quiet, Limit::NONE))
+        .expect("idle poll_events");
+    assert_eq!(r.outcome, "timeout", "{r:?}");
+    let used = cpu_time() - before;
+    let wall = began.elapsed();
+    eprintln!(
+        "idle poll_events, every pane followed: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
         used.as_secs_f64() * 1000.0,
         wall.as_secs_f64(),
         used.as_secs_f64() / wall.as_secs_f64() * 100.0

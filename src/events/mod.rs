@@ -115,6 +115,12 @@ impl EventLog {
         self.next.subscribe()
     }
 
+    /// Receivers from [`EventLog::subscribe`] that exist (readers waiting,
+    /// for one).
+    pub fn waiters(&self) -> usize {
+        self.next.receiver_count()
+    }
+
     /// Events dropped by the per-pane rate cap since the log began.
     pub fn rate_dropped(&self) -> u64 {
         self.lock().rate_dropped()
