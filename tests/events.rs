@@ -268,3 +268,39 @@ sys.stdout.flush()"#,
         }
     }
 }
+
+/// A shell that marks its prompts (bash with OSC 133 in PS1, PS0 and
+/// PROMPT_COMMAND), at a prompt when following begins: the next command
+/// it runs is told as started and finished, with its exit status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_at_a_prompt_when_following_begins() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let pane =
+            server.new_window_pane(&["env -i PATH=/usr/bin:/bin TERM=screen bash --norc -i"]);
+        let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?'); echo marked"#;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        server.wait_for_text(&pane, "marked", DEADLINE);
+        // The prompt drawn after `marked` is in the copy before the first call.
+        ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        let first = ok(&s, "poll_events", json!({"panes": [pane]})).await;
+        let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "(exit 7)"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let mut got = Vec::new();
+        gather(&s, &mut cursor, &mut got, |g| {
+            has(g, "command_finished", &pane)
+        })
+        .await;
+        let label = &bin.label;
+        assert!(has(&got, "command_started", &pane), "{label}: {got:#?}");
+        let done = got
+            .iter()
+            .find(|(e, _)| e["kind"] == json!("command_finished"))
+            .map(|(e, _)| e)
+            .expect("finished");
+        assert_eq!(done["exit_status"], json!(7), "{label}: {done}");
+    }
+}

@@ -326,6 +326,30 @@ fn look(p: &PaneMirror) -> Option<Look> {
     })
 }
 
+impl Look {
+    /// The first record whose events are still to come: the oldest that
+    /// has not ended (a command running, or the prompt where the next one
+    /// will run), else the next record's number.
+    fn floor(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|r| r.ended.is_none())
+            .map(|r| r.index)
+            .min()
+            .unwrap_or(self.next_record)
+    }
+
+    /// What was already true of the records when following began: a
+    /// command running then is not told as started again.
+    fn told(&self) -> HashMap<u64, (bool, bool)> {
+        self.records
+            .iter()
+            .filter(|r| r.started_at.is_some() && r.ended.is_none())
+            .map(|r| (r.index, (true, false)))
+            .collect()
+    }
+}
+
 impl Track {
     fn new(pane: PaneId, l: &Look) -> Track {
         Track {
@@ -333,20 +357,8 @@ impl Track {
             session: l.session,
             window: l.window,
             epoch: l.epoch,
-            // A command running now is told when it ends.
-            floor: l
-                .records
-                .iter()
-                .filter(|r| r.started_at.is_some() && r.ended.is_none())
-                .map(|r| r.index)
-                .min()
-                .unwrap_or(l.next_record),
-            told: l
-                .records
-                .iter()
-                .filter(|r| r.started_at.is_some() && r.ended.is_none())
-                .map(|r| (r.index, (true, false)))
-                .collect(),
+            floor: l.floor(),
+            told: l.told(),
             title: l.title.clone(),
             gone: l.status == Status::Dead,
             exited: l.exit_status.is_some(),
@@ -381,8 +393,8 @@ impl Track {
         if l.epoch != self.epoch {
             // A seed replaced the copy: its records are not new commands.
             self.epoch = l.epoch;
-            self.floor = l.next_record;
-            self.told.clear();
+            self.floor = l.floor();
+            self.told = l.told();
             self.next_line = None;
         }
         for r in l.records.iter().rev().filter(|r| r.index >= self.floor) {

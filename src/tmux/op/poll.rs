@@ -26,6 +26,11 @@ use crate::tmux::target::PaneScope;
 /// Events one answer holds at most (the rest follow its cursor).
 pub const MAX_EVENTS: usize = 50;
 
+/// How long a call brings the followed copies up to date at most before
+/// it reads the log (a copy not confirmed by then is followed once its
+/// seed lands).
+pub const REFRESH_AT_MOST: Duration = Duration::from_secs(5);
+
 /// `poll_events`.
 #[derive(Clone, Default)]
 pub struct PollEventsRequest {
@@ -209,7 +214,7 @@ impl Op for PollEventsRequest {
     /// `Unsupported` with the mirror off; `InvalidArgument` for a cursor
     /// of another log or past the newest event; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<PollEventsResult, Error> {
-        super::follow::within(self.timeout, poll_events(server, &self)).await
+        super::follow::within(self.timeout + REFRESH_AT_MOST, poll_events(server, &self)).await
     }
 }
 
@@ -256,7 +261,7 @@ async fn refresh(
     if grew {
         a.were_there(list.iter().map(|(p, _, _)| *p));
     }
-    m.sync(&list).await;
+    m.sync_within(&list, None, Some(REFRESH_AT_MOST)).await;
     Ok(list.len())
 }
 
