@@ -22,7 +22,10 @@
 //! * `wait/event-wake`: `poll_events` with a cursor on the same bash
 //!   pane, `kinds` command_finished; each iteration types `true` and ends
 //!   when the poll answers the event (beside `command-wake`: the event
-//!   log's path instead of the wait's).
+//!   log's path instead of the wait's). Iterations are paced 250 ms apart
+//!   (untimed): the log lets one pane add 10 events a second once its
+//!   burst of 32 is spent (`tmuxwire::events::PANE_PER_SECOND`), and each
+//!   command adds two.
 //! * `wait/push-to-wake`: in-process, from an event added to the log to
 //!   the `poll_events` long poll that waits on it answering (the wake
 //!   itself, no tmux).
@@ -333,11 +336,15 @@ fn bench(c: &mut Criterion) {
         .block_on(op::run(&t, finished(None), Limit::NONE))
         .expect("poll_events");
     let cursor = std::sync::Mutex::new(Cursor::decode(&first.cursor).ok());
+    // Few iterations: each is paced (see the module docs).
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(300));
     group.bench_function("event-wake", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
                     let req = finished(*cursor.lock().expect("cursor"));
                     let tt = t.clone();
                     let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
