@@ -373,7 +373,7 @@ fn bench(c: &mut Criterion) {
                         cursor: Some(log.head()),
                         kinds: Some([Kind::SessionNew].into_iter().collect()),
                         timeout: Duration::from_secs(10),
-                        ..finished(None)
+                        ..PollEventsRequest::default()
                     };
                     let tt = t.clone();
                     let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
