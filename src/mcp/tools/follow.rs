@@ -111,24 +111,20 @@ fn default_stable_ms() -> f64 {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PollEventsArgs {
-    /// From the last call; null: the followed panes' state now.
     cursor: Option<String>,
-    /// Only these kinds.
     kinds: Option<Vec<String>>,
-    /// Pane ids (%N) to follow and filter on.
+    /// %N: follow, filter.
     panes: Option<Vec<String>>,
-    /// Session ids ($N) to follow and filter on.
+    /// $N: follow, filter.
     sessions: Option<Vec<String>>,
-    /// Follow every pane (the default without panes and sessions).
+    // Follow every pane (the default without panes and sessions).
     #[serde(default)]
     follow_all: bool,
-    /// Regexes to watch in new lines (matched events).
+    /// Regexes: matched.
     patterns: Option<Vec<String>>,
     // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds to wait for an event; 0: answer at once.
     #[serde(default)]
     timeout: f64,
-    /// Events per answer (default 50).
     max_events: Option<i64>,
     socket_name: Option<String>,
     socket_path: Option<String>,
@@ -483,10 +479,8 @@ pub(super) fn inspect_defs() -> Vec<Def> {
         super::reporting::<PollEventsArgs>(
             "poll_events",
             READ,
-            "Which followed pane needs you: events after cursor (command_started, command_finished \
-             with exit_status, password_prompt, awaiting_input, idle, exited, pane_gone, title, \
-             pane_new, session_new, session_closed, matched); timeout > 0 waits for the first. \
-             No cursor: each pane's state now. Pass the returned cursor back.",
+            "Events of followed panes after cursor (command_finished, password_prompt, \
+             awaiting_input, idle, pane_gone...); timeout>0 waits. No cursor: state now.",
         )
         .mark_self_bounded(),
         super::row::<CaptureSinceArgs>(
