@@ -44,6 +44,7 @@ pub mod list;
 pub mod manage;
 pub mod run;
 pub mod search;
+mod search_cut;
 pub mod settings;
 pub mod shape;
 pub mod since;
