@@ -204,7 +204,9 @@ async fn read_pane(
     let Ok(id) = pane.pane_id.parse::<PaneId>() else {
         return Ok(None);
     };
-    let Some(built) = crate::tmux::copy::copy_pane(&server, id).await? else {
+    let Some(built) =
+        crate::tmux::copy::copy_pane_as(&server, id, crate::tmux::copy::Exactness::Lines).await?
+    else {
         return Ok(None);
     };
     let read = tokio::task::spawn_blocking(move || lines_of(&built.term, pane, range)).await;
