@@ -2207,7 +2207,10 @@ fn cli_search_line_numbers_are_tmux_rows() {
         .collect();
     let ascii = format!("MARKA {}\n{filler}MARKB tail\n{filler}", "a".repeat(30));
     // 13 + 6 cells, then a wide character that does not fit in the 20th cell.
-    let wide = format!("MARKC {}中x\n{filler}MARKD 中中中中中中中中中中中\n{filler}", "c".repeat(13));
+    let wide = format!(
+        "MARKC {}中x\n{filler}MARKD 中中中中中中中中中中中\n{filler}",
+        "c".repeat(13)
+    );
     for bin in tmux_bins() {
         let (server, pane, dir) = pane_with(&bin, "rows", (20, 5), &ascii);
         let label = &bin.label;

@@ -226,10 +226,18 @@ pub fn lines_of(term: &Term, pane: PaneInfo, range: Range) -> PaneLines {
         range.start.is_none_or(|lo| first + i64::from(rows) > lo)
             && range.end.is_none_or(|hi| first <= hi)
     };
+    // Room for the whole history at once: growing a buffer of millions of
+    // lines by doubling copies it again and faults its pages in twice.
+    let (bytes, lines) = term.history().search_chunks().fold((0, 0), |(b, l), c| {
+        (
+            b + c.text.len(),
+            l + memchr::memchr_iter(b'\n', c.text).count(),
+        )
+    });
     let mut out = PaneLines {
         pane,
-        text: Vec::new(),
-        lines: Vec::new(),
+        text: Vec::with_capacity(bytes + 4096),
+        lines: Vec::with_capacity(lines + 256),
     };
     let mut push = |text: &[u8], number: i64, rows: u32, screen: Screen| {
         out.lines.push(LineInfo {
