@@ -46,9 +46,13 @@ pub enum Exactness {
     /// Every logical line's text, the tmux line number of its first row
     /// and the rows it fills; not where a line's rows break (a match's
     /// column). When the history is printable ASCII (bytes 0x20-0x7e and
-    /// line breaks) no rows are captured to check it: a tmux row holds at
-    /// most a width of these one-cell characters, so no line fills fewer
-    /// rows than the width rules' fullest layout gives it, and the seed
+    /// line breaks) and the alternate screen is off, no rows are captured
+    /// to check it: a tmux row then holds at most a width of these
+    /// one-cell characters (tmux reflows the history to the pane's width on
+    /// a resize, and on leaving the alternate screen for a resize made
+    /// while it was on: `screen_resize`, `screen_alternate_off` in
+    /// screen.c), so no line fills fewer rows than the width rules'
+    /// fullest layout gives it, and the seed
     /// already checks that the layout's rows add up to tmux's
     /// `#{history_size}` ([`seed::build`]): differences none of which is
     /// negative add up to 0 only when each is 0. With any other byte (a
@@ -247,7 +251,7 @@ async fn attempt(
         if let Err(why) = rows_match(&built, size, rows) {
             return Ok(Attempt::Exactly(why.into()));
         }
-    } else if seed::needs_verify(&recipe) && !ascii {
+    } else if seed::needs_verify(&recipe) && (!ascii || built.term.alternate_on()) {
         // Checked now, a moment later (see [`Exactness::Lines`]).
         let name = check_name();
         let mut replies = server
