@@ -1853,7 +1853,7 @@ fn cli_socket_name_before_and_after() {
 
 /// `capture -S -` of a 200,000-line pane prints every line once, in order (no cap, nothing
 /// dropped), streamed; the time against `tmux capture-pane -p -S -` is printed (measured in
-/// the same run; the release figure is in the README).
+/// the same run; the release figure is in docs/PERFORMANCE.md).
 #[test]
 fn cli_capture_whole_scrollback_200k() {
     const N: usize = 200_000;
