@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::{Def, defs, tool};
-use crate::mcp::INSTRUCTIONS;
+use crate::mcp::server::{INSTRUCTIONS, INSTRUCTIONS_MORE};
 
 /// The command that writes `docs/TOOLS.md` again.
 const WRITE: &str = "TMUXWIRE_WRITE_TOOLS=1 cargo test --lib tools_doc";
@@ -46,7 +46,9 @@ pub fn tools_reference() -> String {
     out.push_str(&format!(
         "\n## What every tool shares\n\n\
          The server instructions, sent at `initialize` (`src/mcp/server.rs`), which the \
-         listed schemas do not repeat:\n\n```text\n{INSTRUCTIONS}\n```\n"
+         listed schemas do not repeat (the first part, then the caller's pane, redaction \
+         and remote hosts when they apply, then the rest and the toolsets):\n\n```text\n\
+         {INSTRUCTIONS}\n\n{INSTRUCTIONS_MORE}\n```\n"
     ));
     out
 }
