@@ -1005,6 +1005,16 @@ impl Term {
         }
     }
 
+    /// Adds `shift` to the index of every history line (and so of every
+    /// screen line after them): a copy built from a seed to replace a
+    /// copy of the same pane is numbered so its lines end where the old
+    /// copy's end, and indices given out from the old one (followers'
+    /// cursors, the command table it adopts with [`Term::adopt_state`])
+    /// name the same lines in it. Call before `adopt_state`.
+    pub fn renumber_history(&mut self, shift: u64) {
+        self.history.renumber(shift);
+    }
+
     /// Takes over the command table, working directory, title and
     /// progress of `old`, the copy this one replaces (a re-seed continues
     /// its line numbering, so positions stay meaningful), and the private
