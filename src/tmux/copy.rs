@@ -103,7 +103,7 @@ async fn attempt(
     let seed::SeedLine {
         line,
         history_buffer,
-    } = seed::line(pane, &recipe, false);
+    } = seed::line(pane, &recipe, false, seed::Depth::Full);
     let check = seed::needs_verify(&recipe)
         .then(|| format!("tmuxwire-{}", crate::control::format::nonce()));
     let mut lines = vec![line];
@@ -157,7 +157,7 @@ async fn attempt(
             )));
         }
     }
-    let built = match seed::build(reply, &recipe, false, opts, history) {
+    let built = match seed::build(reply, &recipe, false, seed::Depth::Full, opts, history) {
         Ok(b) => b,
         Err(SeedFailure::Gone) => return Ok(Attempt::Gone),
         Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::Exactly(why)),

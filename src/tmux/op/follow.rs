@@ -23,7 +23,7 @@ use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
 use crate::mirror::follow::{Keep, Since, Spot, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::{Mark, TypedFrom};
-use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
+use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status, Want};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 use crate::tmux::follow::{
@@ -330,10 +330,21 @@ pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<P
 }
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
-/// its copy.
+/// its copy ([`Want::Current`]).
 pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
+    progress: Option<&Progress>,
+    within: Option<Duration>,
+) -> Result<Followed, Error> {
+    follow_with(server, pane, Want::Current, progress, within).await
+}
+
+/// [`follow`], the copy as `want` says (its history read, for one).
+pub(super) async fn follow_with(
+    server: &Server,
+    pane: PaneId,
+    want: Want,
     progress: Option<&Progress>,
     within: Option<Duration>,
 ) -> Result<Followed, Error> {
@@ -367,7 +378,7 @@ pub(super) async fn follow(
         .unwrap_or(0);
     let command = meta.pane_current_command.clone();
     let confirmed = m
-        .sync_within(&[(pane, session, meta)], progress, within)
+        .sync_within(&[(pane, session, meta)], want, progress, within)
         .await;
     let limited = || {
         m.session_limit()
@@ -1183,7 +1194,9 @@ pub async fn capture_since(
 /// the same connection, so the copy then holds every byte the pane
 /// printed. The pid of a gone pane is not known (0: not checked).
 async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error> {
-    let gone = match follow(server, pane, None, None).await {
+    // With the history: lines a follower has not read may have scrolled
+    // into it while the copy was seeded again.
+    let gone = match follow_with(server, pane, Want::History, None, None).await {
         Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => e,
         r => return r,
     };
@@ -1197,7 +1210,7 @@ async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error
         });
     };
     if p.view().status() != Status::Dead {
-        m.refresh(&[pane]).await;
+        m.refresh(&[pane], Want::Current).await;
         p.mark_dead();
     }
     Ok(Followed {

@@ -35,7 +35,7 @@ use super::fit::{self, Limit};
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId, Target};
 use crate::mirror::scan::{Scan, Screen, scan};
-use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status, Want};
 use crate::search::Pattern;
 use crate::term::{LineNo, Term};
 use crate::tmux::copy;
@@ -152,7 +152,9 @@ pub struct PaneContentMatch {
     pub exit_status: Option<i32>,
     /// Oldest history rows tmuxwire's copy of this pane dropped to stay
     /// within its memory cap, and so did not search (tmux may still hold
-    /// them: `capture_pane` with a range reaches them). Absent when none.
+    /// them: `capture_pane` with a range reaches them); for a pane that is
+    /// gone, also the rows it held before tmuxwire followed it, which no
+    /// call read while it lived. Absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_history_rows: Option<u64>,
     /// Whether this is the caller's own pane (null outside tmux).
@@ -357,7 +359,16 @@ pub async fn search_panes(
                 ))
             })
             .collect();
-        confirmed = m.sync_with(&list, req.progress.as_ref()).await;
+        // A search that reaches into the history reads it (a copy of the
+        // screen only is filled first).
+        let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
+            Want::Current
+        } else {
+            Want::History
+        };
+        confirmed = m
+            .sync_within(&list, want, req.progress.as_ref(), None)
+            .await;
         let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
         if *scope == PaneScope::All {
             m.mark_gone(&alive);
@@ -622,7 +633,7 @@ async fn scan_copy(
             st.meta().clone(),
             st.status() == Status::Dead,
             st.exit_status(),
-            st.capped_rows(),
+            st.capped_rows() + st.absent_rows(),
         )
     })
     .await;
