@@ -346,9 +346,9 @@ pub fn verify_line(pane: PaneId, name: &str) -> Line {
 /// Rows one [`verify_chunk_line`] captures at most. tmux renders roughly
 /// a thousand history rows a millisecond and reads no pane's output
 /// meanwhile, so a chunk holds up the server (and every wait's output) for
-/// about a millisecond or two, where a check of a whole 100,000-row
-/// history took 8–141 ms.
-pub const VERIFY_ROWS: usize = 1000;
+/// well under a millisecond, where a check of a whole 100,000-row history
+/// took 8–141 ms.
+pub const VERIFY_ROWS: usize = 500;
 
 /// The line that checks the history rows `start..=end` (tmux line
 /// numbers: negative, counted up from the screen) of a copy whose history

@@ -249,6 +249,11 @@ const SCREEN_CHECK_EVERY: Duration = Duration::from_secs(5);
 /// (each look starts one check at most).
 const SWEEP_EVERY: Duration = Duration::from_millis(250);
 
+/// The pause between two chunks of a history's check
+/// ([`seed::VERIFY_ROWS`] rows each): tmux spends at most about a tenth
+/// of its time on them, and a wait's output meets one in flight rarely.
+const VERIFY_PACE: Duration = Duration::from_millis(10);
+
 /// A copy whose history rows are checked against tmux's, a chunk at a
 /// time ([`seed::verify_chunk_line`]).
 #[derive(Clone, Copy, Debug)]
@@ -323,6 +328,8 @@ pub(crate) struct Watch {
     verify_queue: VecDeque<Verifying>,
     /// A check nobody waits for is out (one at a time).
     background_out: bool,
+    /// The next chunk of a history's check goes no sooner ([`VERIFY_PACE`]).
+    verify_not_before: Instant,
     /// When each copy's visible rows were last checked in the background,
     /// and the output it had applied then.
     screen_checked: HashMap<PaneId, (Instant, u64)>,
@@ -364,6 +371,7 @@ impl Watch {
             exact: HashSet::new(),
             verify_queue: VecDeque::new(),
             background_out: false,
+            verify_not_before: Instant::now(),
             screen_checked: HashMap::new(),
             fed: 0,
             swept_at: Instant::now(),
@@ -643,7 +651,18 @@ impl Watch {
             let p = self.shared.pane_or_new(id);
             let (status, partial) = {
                 let mut st = p.write();
+                // A listing that did not ask for the foreground process and
+                // its directory (a search's: tmux reads each from /proc)
+                // keeps the ones the copy knows.
+                let command = std::mem::take(&mut st.meta.pane_current_command);
+                let path = std::mem::take(&mut st.meta.pane_current_path);
                 st.meta = meta;
+                if st.meta.pane_current_command.is_empty() {
+                    st.meta.pane_current_command = command;
+                }
+                if st.meta.pane_current_path.is_empty() {
+                    st.meta.pane_current_path = path;
+                }
                 if st.owner.is_none() {
                     st.owner = Some(self.session);
                 }
@@ -938,6 +957,7 @@ impl Watch {
                 end,
             } => {
                 self.background_out = false;
+                self.verify_not_before = Instant::now() + VERIFY_PACE;
                 self.verified(pane, at, (start, end), reply);
             }
         }
@@ -1389,7 +1409,9 @@ impl Watch {
         let after = self.shared.verify_after;
         let idle = self.shared.idle_at(after);
         let at = match (self.verify_queue.front(), self.screens_due()) {
-            (Some(v), _) => idle.min(v.queued + after * VERIFY_AT_LATEST),
+            (Some(v), _) => idle
+                .min(v.queued + after * VERIFY_AT_LATEST)
+                .max(self.verify_not_before),
             (None, Some(sweep)) => idle.max(sweep),
             (None, None) => return None,
         };
@@ -1416,7 +1438,9 @@ impl Watch {
             return;
         }
         if !self.verify_queue.is_empty() {
-            self.start_verify();
+            if Instant::now() >= self.verify_not_before {
+                self.start_verify();
+            }
             return;
         }
         self.start_screen_check();

@@ -652,9 +652,31 @@ impl History {
     /// `capture-pane -J` prints them; [`trim_end_spaces`] gives what
     /// `capture-pane -p` prints.
     pub fn rows_iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
+        self.rows_of_chunks(0)
+    }
+
+    /// [`History::rows_iter`] from row `start` (0 is the oldest row held):
+    /// the chunks before it are passed over by their row counts, so rows
+    /// far down a long history are reached without walking the rows above
+    /// them.
+    pub fn rows_from(&self, start: usize) -> impl Iterator<Item = (&[u8], bool)> + '_ {
+        let (mut before, mut chunks) = (0, 0);
+        for c in self.all() {
+            let rows = c.rows.len() - c.live_row as usize;
+            if before + rows > start {
+                break;
+            }
+            before += rows;
+            chunks += 1;
+        }
+        self.rows_of_chunks(chunks).skip(start - before)
+    }
+
+    /// The rows of the chunks after the first `skip` ([`History::rows_iter`]).
+    fn rows_of_chunks(&self, skip: usize) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
         let open = self.open;
         let total = self.count();
-        self.all().enumerate().flat_map(move |(ci, c)| {
+        self.all().enumerate().skip(skip).flat_map(move |(ci, c)| {
             let last_chunk = ci + 1 == total;
             (c.live_line as usize..c.lines.len()).flat_map(move |l| {
                 let rows = c.line_rows(l);
@@ -935,6 +957,33 @@ mod tests {
         h.set_absent(5);
         h.clear();
         assert_eq!((h.absent(), h.rows()), (0, 0));
+    }
+
+    #[test]
+    fn rows_from_a_row_far_down() {
+        let mut h = History::new(100_000);
+        let row = vec![b'y'; 300];
+        for i in 0..2000 {
+            h.push_row(format!("{i:05} ").as_bytes(), true);
+            h.push_row(&row, false);
+        }
+        assert!(h.sealed.len() > 3);
+        h.trim_rows(3);
+        let all: Vec<_> = h.rows_iter().collect();
+        for start in [
+            0,
+            1,
+            2,
+            500,
+            1999,
+            2500,
+            all.len() - 1,
+            all.len(),
+            all.len() + 5,
+        ] {
+            let from: Vec<_> = h.rows_from(start).collect();
+            assert_eq!(from, all[start.min(all.len())..], "from row {start}");
+        }
     }
 
     #[test]

@@ -819,8 +819,7 @@ pub fn history_row_digests(t: &Term) -> Vec<u64> {
 /// history against a capture of the same rows.
 pub fn history_row_digests_in(t: &Term, rows: std::ops::Range<usize>) -> Vec<u64> {
     t.history()
-        .rows_iter()
-        .skip(rows.start)
+        .rows_from(rows.start)
         .take(rows.end.saturating_sub(rows.start))
         .map(|(text, _)| digest(text))
         .collect()
