@@ -3,8 +3,8 @@
 //! what tmux itself takes to `capture-pane -p -J -S -` the same panes
 //! once (the tmux binary, one pane after the other, as a script would).
 //!
-//! A private tmux server (`-S` in a temp dir, `-f` a config of its own)
-//! gets `FIRST_PANES` panes (default 10) of 120×40 cells over two
+//! A private tmux server (`-S` in a temp dir, `-f` a config of its own,
+//! a home of its own in that dir) gets `FIRST_PANES` panes (default 10) of 120×40 cells over two
 //! sessions, each showing `FIRST_LINES` logical lines (default 100,000)
 //! of the benches' corpus (log lines, cargo output, long JSON lines that
 //! wrap, CJK). Then, in one run:
@@ -25,6 +25,8 @@
 
 #[path = "common/corpus.rs"]
 mod common;
+#[path = "common/home.rs"]
+mod home;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -51,11 +53,14 @@ impl Server {
         self.dir.path().join("tmux.sock")
     }
 
+    /// The tmux binary on this server, with the bench's own `TMUX_TMPDIR`
+    /// and home (`home` in the temp dir; see `home::isolate`).
     fn cmd(&self) -> Command {
         let mut c = Command::new(&self.tmux);
         c.arg("-S").arg(self.socket());
         c.env("TMUX_TMPDIR", self.dir.path());
         c.env_remove("TMUX");
+        home::isolate(&mut c, &self.dir.path().join("home"));
         c
     }
 

@@ -19,6 +19,13 @@ tmp = tempfile.mkdtemp()
 sock = os.path.join(tmp, 's')
 os.environ['TMUX_TMPDIR'] = tmp
 os.environ.pop('TMUX', None)
+# A home of the bench's own for everything it starts (the tmux servers and so their panes,
+# tmuxwire): no shell or program keeps history in the user's files.
+home = os.path.join(tmp, 'home')
+os.environ.update(HOME=home, XDG_CONFIG_HOME=home + '/.config', XDG_DATA_HOME=home + '/.local/share',
+                  XDG_STATE_HOME=home + '/.local/state', XDG_CACHE_HOME=home + '/.cache')
+for k in [k for k in os.environ if 'HIST' in k] + ['ENV', 'BASH_ENV', 'PROMPT_COMMAND']:
+    os.environ.pop(k, None)
 SHELL = f"env -i PATH=/usr/bin:/bin TMUX_TMPDIR={tmp} HOME={tmp} sh"
 def t(*a, **k): return subprocess.run([TMUX, '-S', sock, *a], capture_output=True, text=True, **k)
 def cpu(pid):

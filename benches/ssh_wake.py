@@ -14,11 +14,19 @@ The tmux server at --socket must be reachable both directly (this user) and on t
 destination at the same path (a loopback sshd whose login user owns the server; tests/support
 /sshd.rs makes one).
 """
-import argparse, json, statistics, subprocess, time
+import argparse, json, os, shutil, statistics, subprocess, tempfile, time
+
+# A home of the bench's own for what it starts (tmuxwire, the tmux binary): none of them
+# keeps anything in the user's files. ssh still reads the user's ~/.ssh (it takes the home
+# from the password database), as --ssh-config or the user's own config needs.
+HOME = tempfile.mkdtemp(prefix="ssh_wake-home-")
+ENV = {k: v for k, v in os.environ.items() if "HIST" not in k and k not in ("ENV", "BASH_ENV")}
+ENV.update(HOME=HOME, XDG_CONFIG_HOME=HOME + "/.config", XDG_DATA_HOME=HOME + "/.local/share",
+           XDG_STATE_HOME=HOME + "/.local/state", XDG_CACHE_HOME=HOME + "/.cache")
 
 
 def client(args):
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV)
     n = [0]
 
     def send(msg):
@@ -52,7 +60,7 @@ def rounds(args, socket, n):
             "arguments": {"pane_id": "%0", "patterns": [word], "timeout": 10}}})
         time.sleep(0.15)
         subprocess.run(["tmux", "-S", socket, "send-keys", "-t", "%0", "-l", word + "\n"],
-                       check=True)
+                       check=True, env=ENV)
         t0 = time.perf_counter()
         while True:
             r = json.loads(p.stdout.readline())
@@ -86,4 +94,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        shutil.rmtree(HOME, ignore_errors=True)

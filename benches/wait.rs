@@ -36,6 +36,9 @@
 //! Needs `tmux` on PATH (or `TMUXWIRE_BENCH_TMUX`). Run:
 //! `cargo bench --bench wait` (about half a minute).
 
+#[path = "common/home.rs"]
+mod home;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -117,10 +120,13 @@ impl Server {
         self.dir.path().join("tmux.sock")
     }
 
+    /// The tmux binary on this server, with a home of the bench's own
+    /// (`home` in the temp dir; see `home::isolate`).
     fn cmd(&self) -> Command {
         let mut c = Command::new(&self.tmux);
         c.arg("-S").arg(self.socket());
         c.env_remove("TMUX");
+        home::isolate(&mut c, &self.dir.path().join("home"));
         c
     }
 }
@@ -155,6 +161,7 @@ fn wait_for_word(pane: PaneId, w: &str) -> WaitForTextRequest {
         stop: Vec::new(),
         timeout: Duration::from_secs(10),
         progress: None,
+        redact: false,
     }
 }
 
@@ -417,6 +424,7 @@ fn wake_during_check(
                 Pattern::new("nowhere-at-all", PatternOptions::literal()).expect("pattern"),
             ),
             session: None,
+            pane: None,
             content_start: None,
             content_end: None,
             command: None,
@@ -424,6 +432,7 @@ fn wake_during_check(
             limit: None,
             offset: 0,
             progress: None,
+            redact: false,
         };
         op::run(&t, search, Limit::NONE).await.expect("search");
     });

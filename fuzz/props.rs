@@ -5,8 +5,8 @@
 // This file is the `tmuxwire_fuzz` library of the fuzz crate AND is
 // `include!`d by `tests/fuzz_corpus.rs` (the corpus replay under plain
 // `cargo test`), so it must stay a plain list of items: no inner
-// attributes or `//!` docs, no `crate::` paths, dependencies on `tmuxwire`
-// and `std` only.
+// attributes or `//!` docs, no `crate::` paths, dependencies on `tmuxwire`,
+// `serde_json` and `std` only.
 
 use tmuxwire::control::notify::unescape_output;
 use tmuxwire::control::{Block, Event, Notification, PaneId, Parser};
@@ -414,6 +414,17 @@ pub fn grid(data: &[u8]) {
     assert_eq!(whole.cursor(), pieces.cursor());
     assert_eq!(whole.history().dropped(), pieces.history().dropped());
     assert_eq!(whole.hidden_main_screen(), pieces.hidden_main_screen());
+    // The command table, however the output was cut: bounded, and its
+    // command lines capped and free of controls but line feeds.
+    for t in [&whole, &pieces] {
+        let c = t.commands();
+        assert!(c.records().len() <= tmuxwire::term::MAX_COMMANDS);
+        for r in c.records() {
+            let text = r.command.as_deref().unwrap_or("");
+            assert!(text.len() <= tmuxwire::term::marks::MAX_TEXT);
+            assert!(!text.chars().any(|ch| ch.is_control() && ch != '\n'), "{text:?}");
+        }
+    }
 
     // A history-limit change mid-stream (tmux ≥ 3.7).
     let mut changed = Term::new(width, height, rules, opts);
@@ -553,4 +564,804 @@ pub fn mirror_feed(data: &[u8]) {
         assert_eq!(c.cursor(), pane.cursor(), "cursor differs");
         assert_eq!(c.hidden_main_screen(), pane.hidden_main_screen());
     }
+}
+
+/// A JSON-RPC id rmcp reads (`RequestId`): a string, or an integer (also
+/// in float form, `1.0`, below 2^53).
+pub fn usable_id(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::String(_) => true,
+        serde_json::Value::Number(n) => {
+            n.as_i64().is_some()
+                || n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0)
+        }
+        _ => false,
+    }
+}
+
+/// The deepest nesting of arrays and objects in JSON text, as
+/// `jsonrpc::MAX_DEPTH` counts it (the message itself is 1; a scalar 0):
+/// of the text, so a member that a later one of the same key replaces
+/// counts too.
+pub fn json_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0, false, false);
+    for &b in text {
+        if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Checks one JSON-RPC error answer: `{"jsonrpc": "2.0", "id", "error":
+/// {"code", "message", "data": {"reason"}}}` with the message ending in
+/// the reason; returns its code and id.
+pub fn rpc_error(e: &serde_json::Value) -> (i64, serde_json::Value) {
+    use tmuxwire::mcp::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+    assert_eq!(e["jsonrpc"], "2.0", "{e}");
+    assert_eq!(e.as_object().map(|m| m.len()), Some(3), "{e}");
+    let id = e["id"].clone();
+    assert!(id.is_null() || usable_id(&id), "{e}");
+    let code = e["error"]["code"].as_i64().unwrap_or(0);
+    assert!(
+        [PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS].contains(&code),
+        "{e}"
+    );
+    let reason = e["error"]["data"]["reason"].as_str().unwrap_or_default();
+    assert!(!reason.is_empty(), "{e}");
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.ends_with(reason), "{e}");
+    (code, id)
+}
+
+/// The frames of `stream` as a `Framer` with limit `max` makes them, fed
+/// `step` bytes at a time.
+pub fn jsonrpc_frames(stream: &[u8], step: usize, max: usize) -> Vec<tmuxwire::mcp::jsonrpc::Line> {
+    let mut framer = tmuxwire::mcp::jsonrpc::Framer::new(max);
+    let mut lines = Vec::new();
+    for chunk in stream.chunks(step.max(1)) {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (n, line) = framer.feed(rest);
+            assert!(n > 0 && n <= rest.len());
+            rest = &rest[n..];
+            lines.extend(line);
+        }
+    }
+    lines.extend(framer.finish());
+    lines
+}
+
+/// What a line over a limit (its length or `MAX_DEPTH`) must get, when the
+/// line read whole would be `parsed`: no answer for a notification; for
+/// anything else a `-32600` with the request's id when it has a usable one
+/// (`null` allowed only for an id too long for the scan to keep), else
+/// `null`.
+pub fn jsonrpc_over_limit(
+    parsed: Option<&serde_json::Value>,
+    verdict: &tmuxwire::mcp::jsonrpc::Verdict,
+) {
+    use serde_json::Value;
+    use tmuxwire::mcp::jsonrpc::{INVALID_REQUEST, Verdict};
+    let object = parsed.and_then(Value::as_object);
+    if object.is_some_and(|m| m.contains_key("method") && !m.contains_key("id")) {
+        assert!(
+            !matches!(verdict, Verdict::Answer(_)),
+            "a notification answered: {verdict:?}"
+        );
+        return;
+    }
+    let Verdict::Answer(a) = verdict else {
+        // Unparsable text the scan took for a notification.
+        assert!(parsed.is_none(), "not answered: {verdict:?}");
+        return;
+    };
+    let (code, id) = rpc_error(a);
+    assert_eq!(code, INVALID_REQUEST, "{a}");
+    let Some(m) = object else {
+        if parsed.is_some() {
+            assert!(id.is_null(), "{a}");
+        }
+        return;
+    };
+    match m.get("id").filter(|id| usable_id(id)) {
+        Some(want) => {
+            // Every character of a short id may be a `\uXXXX` escape and
+            // the scan still keeps it (256 bytes).
+            let short = serde_json::to_string(want).is_ok_and(|t| t.len() * 6 <= 256);
+            assert!(
+                id == *want || (id.is_null() && !short),
+                "answered {id}, the id is {want}"
+            );
+        }
+        None => assert!(id.is_null(), "answered {id}, the id is not usable"),
+    }
+}
+
+/// The JSON-RPC line checks in front of rmcp (`mcp::jsonrpc`: `Framer`,
+/// `classify`) on any stdin bytes: never a panic; the same lines and
+/// verdicts whole or fed in pieces; every answer a well-formed error
+/// object; a blank line skipped; a line that is not JSON `-32700` with id
+/// `null`; a notification or a response never answered; an answer to a
+/// message carries its id when usable, else `null`; a batch answered once
+/// per element that is not a notification; a line over the length or
+/// depth limit answered as the line would be read whole (the streaming
+/// scan finds the same `id` and `method` as serde_json, escapes included).
+///
+/// Input: byte 0 = piece length − 1 (mod 32), then the stream of lines.
+pub fn jsonrpc_lines(data: &[u8]) {
+    use serde_json::Value;
+    use tmuxwire::mcp::jsonrpc::{
+        self, INVALID_REQUEST, MAX_DEPTH, MAX_LINE_BYTES, PARSE_ERROR, Verdict,
+    };
+    let Some((&head, stream)) = data.split_first() else {
+        return;
+    };
+    let whole = jsonrpc_frames(stream, stream.len(), MAX_LINE_BYTES);
+    let pieces = jsonrpc_frames(stream, usize::from(head % 32) + 1, MAX_LINE_BYTES);
+    let mut texts: Vec<&[u8]> = stream.split(|&b| b == b'\n').collect();
+    if texts.last().is_some_and(|t| t.is_empty()) {
+        texts.pop();
+    }
+    assert_eq!(whole.len(), texts.len());
+    assert_eq!(pieces.len(), texts.len());
+    for ((line, piece), &text) in whole.into_iter().zip(pieces).zip(&texts) {
+        assert_eq!((line.len(), line.is_too_long()), (text.len(), false));
+        assert_eq!(piece.len(), text.len());
+        let verdict = jsonrpc::classify(line);
+        assert_eq!(
+            format!("{verdict:?}"),
+            format!("{:?}", jsonrpc::classify(piece)),
+            "pieces classified otherwise"
+        );
+        let trimmed = text.strip_suffix(b"\r").unwrap_or(text);
+        let trimmed = trimmed.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(trimmed);
+        let parsed = serde_json::from_str::<Value>(&jsonrpc::decode(trimmed)).ok();
+        if !text.is_empty() {
+            let short = jsonrpc_frames(text, text.len(), text.len() - 1);
+            assert_eq!(short.len(), 1);
+            assert!(short[0].is_too_long());
+            jsonrpc_over_limit(
+                parsed.as_ref(),
+                &jsonrpc::classify(short.into_iter().next().unwrap()),
+            );
+        }
+        if trimmed.iter().all(u8::is_ascii_whitespace) {
+            assert!(matches!(verdict, Verdict::Ignore(_)), "blank: {verdict:?}");
+            continue;
+        }
+        let Some(v) = parsed else {
+            if json_depth(trimmed) > MAX_DEPTH {
+                jsonrpc_over_limit(None, &verdict);
+                continue;
+            }
+            let Verdict::Answer(a) = &verdict else {
+                panic!("not JSON, yet {verdict:?}");
+            };
+            assert_eq!(rpc_error(a), (PARSE_ERROR, Value::Null), "{a}");
+            continue;
+        };
+        if json_depth(trimmed) > MAX_DEPTH {
+            jsonrpc_over_limit(Some(&v), &verdict);
+            continue;
+        }
+        let id_of = |item: &Value| {
+            item.get("id")
+                .filter(|id| usable_id(id))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let notification = |item: &Value| {
+            item.as_object()
+                .is_some_and(|m| m.contains_key("method") && !m.contains_key("id"))
+        };
+        match &v {
+            Value::Object(m) => {
+                let response = !m.contains_key("method")
+                    && (m.contains_key("result") || m.contains_key("error"));
+                if notification(&v) || response {
+                    assert!(
+                        !matches!(verdict, Verdict::Answer(_)),
+                        "answered: {verdict:?}"
+                    );
+                } else if let Verdict::Answer(a) = &verdict {
+                    let (code, id) = rpc_error(a);
+                    assert_ne!(code, PARSE_ERROR, "{a}");
+                    assert_eq!(id, id_of(&v), "{a}");
+                }
+            }
+            Value::Array(items) => {
+                let answered: Vec<&Value> = items.iter().filter(|i| !notification(i)).collect();
+                match &verdict {
+                    Verdict::Answer(Value::Array(errors)) => {
+                        assert_eq!(errors.len(), answered.len());
+                        for (e, item) in errors.iter().zip(answered) {
+                            assert_eq!(rpc_error(e), (INVALID_REQUEST, id_of(item)));
+                        }
+                    }
+                    Verdict::Answer(e) => {
+                        assert!(items.is_empty(), "{e}");
+                        assert_eq!(rpc_error(e), (INVALID_REQUEST, Value::Null));
+                    }
+                    other => assert!(answered.is_empty() && !items.is_empty(), "{other:?}"),
+                }
+            }
+            _ => {
+                let Verdict::Answer(a) = &verdict else {
+                    panic!("a scalar, yet {verdict:?}");
+                };
+                assert_eq!(rpc_error(a), (INVALID_REQUEST, Value::Null));
+            }
+        }
+    }
+}
+
+/// The `capture_since` cursor a caller hands back
+/// (`tmux::follow::SinceCursor`): `decode` never panics and accepts only
+/// the text `encode` writes (one text per cursor); any cursor's text reads
+/// back as that cursor; a cursor's text with one byte changed is refused
+/// or is the text of another cursor.
+///
+/// Input: any text; its first 28 bytes (when there are) also make a
+/// cursor (pids, pane, line, hash), and bytes 28–29 a change (position,
+/// byte).
+pub fn since_cursor(data: &[u8]) {
+    use tmuxwire::control::PaneId;
+    use tmuxwire::term::LineIndex;
+    use tmuxwire::tmux::follow::SinceCursor;
+    let text = String::from_utf8_lossy(data);
+    if let Ok(c) = SinceCursor::decode(&text) {
+        assert_eq!(c.encode(), text);
+    }
+    let Some(b) = data.first_chunk::<30>() else {
+        return;
+    };
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let u64_at = |i: usize| u64::from(u32_at(i)) | u64::from(u32_at(i + 4)) << 32;
+    let c = SinceCursor {
+        server_pid: u32_at(0),
+        pane: PaneId(u32_at(4)),
+        pane_pid: u32_at(8),
+        next: LineIndex(u64_at(12)),
+        hash: u64_at(20),
+    };
+    let text = c.encode();
+    assert!(text.is_ascii());
+    assert_eq!(SinceCursor::decode(&text).ok(), Some(c));
+    let mut changed = text.into_bytes();
+    let at = usize::from(b[28]) % changed.len();
+    changed[at] = b[29];
+    if let Ok(s) = std::str::from_utf8(&changed)
+        && let Ok(d) = SinceCursor::decode(s)
+    {
+        assert_eq!(d.encode(), s);
+    }
+}
+
+/// `%XX` for every byte outside RFC 3986's unreserved characters.
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::new();
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A parsed `tmux://` address written back, every parameter
+/// percent-encoded.
+pub fn resource_uri_of(p: &tmuxwire::mcp::resources::Parsed) -> String {
+    use tmuxwire::mcp::resources::Address;
+    let e = |s: &str| percent_encode(s);
+    let path = match &p.address {
+        Address::Sessions => "sessions".to_string(),
+        Address::Session(s) => format!("sessions/{}", e(s)),
+        Address::Windows(s) => format!("sessions/{}/windows", e(s)),
+        Address::Window(s, i) => format!("sessions/{}/windows/{i}", e(s)),
+        Address::Pane(x) => format!("panes/{}", e(x)),
+        Address::Content(x) => format!("panes/{}/content", e(x)),
+    };
+    match &p.socket_name {
+        Some(s) => format!("tmux://{path}?socket_name={}", e(s)),
+        None => format!("tmux://{path}"),
+    }
+}
+
+/// MCP resource addresses (`mcp::resources::parse`, what `resources/read`
+/// reads): never a panic; what is accepted names no empty or NUL
+/// parameter and a socket by name, never a path; written back with its
+/// parameters percent-encoded it reads the same; any text (U+FFFD for bad
+/// UTF-8) put percent-encoded into each template reads back as itself.
+///
+/// Input: any text, read both as an address and as a parameter; byte 0 also
+/// picks the window index.
+pub fn resource_uri(data: &[u8]) {
+    use tmuxwire::mcp::resources::{Address, AddressError, Parsed, parse};
+    let text = String::from_utf8_lossy(data);
+    let check = |p: &Parsed| {
+        let name = match &p.address {
+            Address::Sessions => None,
+            Address::Session(s) | Address::Windows(s) | Address::Window(s, _) => Some(s),
+            Address::Pane(x) | Address::Content(x) => Some(x),
+        };
+        if let Some(n) = name {
+            assert!(!n.is_empty() && !n.contains('\0'), "{p:?}");
+        }
+        if let Some(s) = &p.socket_name {
+            assert!(
+                !s.is_empty() && !s.contains(['/', '\0']) && s != "." && s != "..",
+                "{p:?}"
+            );
+        }
+    };
+    match parse(&text) {
+        Ok(p) => {
+            check(&p);
+            let again = resource_uri_of(&p);
+            assert_eq!(parse(&again), Ok(p), "{text:?} written as {again:?}");
+        }
+        Err(AddressError::Unknown(m) | AddressError::Invalid(m)) => assert!(!m.is_empty()),
+    }
+    // The text as each template's parameter.
+    let e = percent_encode(&text);
+    let index = u32::from(data.first().copied().unwrap_or(0));
+    let named = [
+        (
+            format!("tmux://sessions/{e}"),
+            Address::Session(text.to_string()),
+        ),
+        (
+            format!("tmux://sessions/{e}/windows"),
+            Address::Windows(text.to_string()),
+        ),
+        (
+            format!("tmux://sessions/{e}/windows/{index}"),
+            Address::Window(text.to_string(), index),
+        ),
+        (format!("tmux://panes/{e}"), Address::Pane(text.to_string())),
+        (
+            format!("tmux://panes/{e}/content"),
+            Address::Content(text.to_string()),
+        ),
+    ];
+    for (uri, address) in named {
+        match parse(&uri) {
+            Ok(p) => assert_eq!(
+                p,
+                Parsed {
+                    address,
+                    socket_name: None
+                },
+                "{uri:?}"
+            ),
+            Err(e) => assert!(text.is_empty() || text.contains('\0'), "{uri:?}: {e:?}"),
+        }
+    }
+    let uri = format!("tmux://sessions?socket_name={e}");
+    match parse(&uri) {
+        Ok(p) => {
+            check(&p);
+            assert_eq!(
+                p.socket_name.as_deref(),
+                (!text.is_empty()).then_some(&*text),
+                "{uri:?}"
+            );
+        }
+        Err(e) => assert!(matches!(e, AddressError::Invalid(_)), "{uri:?}: {e:?}"),
+    }
+}
+
+/// A regex that matches `s` literally: every character but ASCII letters
+/// and digits as `\x{…}`.
+pub fn regex_literal(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_string()
+            } else {
+                format!("\\x{{{:x}}}", c as u32)
+            }
+        })
+        .collect()
+}
+
+/// The list tools' Django-style `filters` (`tmux::op::filter`): any JSON
+/// text given as a string, and any object given as one, never panics; the
+/// two forms agree; only an object is accepted; a filter on a field the
+/// items lack is refused; one condition `field__op: value` keeps an item
+/// whose field is the value itself (`exact`, `eq`, `contains`,
+/// `startswith`, `endswith`, their `i` forms, `in`, a `regex` of the
+/// value's text written literally; `iexact` with the value in ASCII upper
+/// case) and `nin` drops it.
+///
+/// Input: JSON text (any bytes, U+FFFD for bad UTF-8).
+pub fn filters(data: &[u8]) {
+    use serde_json::{Map, Value, json};
+    use tmuxwire::tmux::op::filter::{Filters, FiltersArg};
+    let text = String::from_utf8_lossy(data);
+    let from_json = Filters::parse(&FiltersArg::Json(text.to_string()));
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) else {
+        assert!(from_json.is_err(), "not an object, yet accepted: {text:?}");
+        return;
+    };
+    let as_map = |m: &Map<String, Value>| FiltersArg::Map(m.clone().into_iter().collect());
+    assert_eq!(from_json.is_ok(), Filters::parse(&as_map(&map)).is_ok());
+    let Ok(all) = from_json else {
+        return;
+    };
+    if !map.is_empty() {
+        assert!(
+            all.apply(vec![json!({})]).is_err(),
+            "no such field, yet applied"
+        );
+    }
+    let text_of = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    for (key, value) in &map {
+        let one = Map::from_iter([(key.clone(), value.clone())]);
+        let Ok(f) = Filters::parse(&as_map(&one)) else {
+            continue;
+        };
+        let (field, op) = match key.rsplit_once("__") {
+            Some((f, op)) => (f, op),
+            None => (key.as_str(), "exact"),
+        };
+        let keeps = |v: Value| {
+            f.apply(vec![json!({ field: v })])
+                .map(|kept| kept.len() == 1)
+                .ok()
+        };
+        let first = match value {
+            Value::Array(a) => a.first().map(|v| Value::String(text_of(v))),
+            other => text_of(other)
+                .split(',')
+                .next()
+                .map(|s| Value::String(s.trim().to_string())),
+        };
+        match op {
+            "exact" | "eq" | "iexact" | "contains" | "icontains" | "startswith" | "istartswith"
+            | "endswith" | "iendswith" => {
+                assert_eq!(keeps(value.clone()), Some(true), "{key}: {value}");
+                if op == "iexact" {
+                    let upper = Value::String(text_of(value).to_ascii_uppercase());
+                    assert_eq!(keeps(upper), Some(true), "{key}: {value}");
+                }
+            }
+            "in" => {
+                if let Some(v) = first {
+                    assert_eq!(keeps(v), Some(true), "{key}: {value}");
+                }
+            }
+            "nin" => {
+                if let Some(v) = first {
+                    assert_eq!(keeps(v), Some(false), "{key}: {value}");
+                }
+            }
+            _ => {
+                // regex, iregex: the value is the pattern; no panic on any
+                // field, and a literal pattern of a text keeps that text.
+                let _ = keeps(value.clone());
+                let lit =
+                    Map::from_iter([(key.clone(), Value::String(regex_literal(&text_of(value))))]);
+                if let Ok(f) = Filters::parse(&as_map(&lit)) {
+                    let kept = f.apply(vec![json!({ field: value.clone() })]);
+                    assert_eq!(kept.map(|k| k.len()).ok(), Some(1), "{key}: {value}");
+                }
+            }
+        }
+    }
+}
+
+/// The first line of `out` that is exactly `line` (without its `\n`, and
+/// followed by one): what follows it.
+pub fn after_line<'a>(out: &'a [u8], line: &[u8]) -> Option<&'a [u8]> {
+    let mut at = 0;
+    for l in out.split(|&b| b == b'\n') {
+        let end = at + l.len();
+        if end < out.len() && l == line {
+            return Some(&out[end + 1..]);
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// What a remote host answers a one-shot (`wire::ssh::script`), untrusted:
+/// the banner (`TWREADY <nonce>`) is taken only as a whole line carrying
+/// our nonce, the first such line, never one with another nonce or inside
+/// a longer line; start-up chatter before it never shows in the answer;
+/// read as the output grows (as a channel reads it), the banner is found
+/// once and what follows only grows. `parse_probe` never panics, and reads
+/// what the probe line prints (`os`, `bin`, `srv` lines from any field
+/// text) as those fields.
+///
+/// Input: any output; also, NUL-separated: chatter, `uname -s`, `tmux -V`,
+/// the server's answer, and a byte choosing the two exit statuses.
+pub fn ssh_answer(data: &[u8]) {
+    use tmuxwire::wire::ssh::script::{BANNER, Probe, after_banner, parse_probe};
+    const NONCE: &str = "5eed0123456789ab";
+    let banner = format!("{BANNER} {NONCE}");
+    assert_eq!(
+        after_banner(data, NONCE),
+        after_line(data, banner.as_bytes())
+    );
+    for cut in [data.len() / 3, data.len() / 2, data.len().saturating_sub(1)] {
+        if let Some(early) = after_banner(&data[..cut], NONCE) {
+            let late = after_banner(data, NONCE).expect("found earlier");
+            assert!(late.starts_with(early));
+        }
+    }
+    let _ = parse_probe(&String::from_utf8_lossy(data));
+
+    let mut parts = data.split(|&b| b == 0);
+    let mut next = || String::from_utf8_lossy(parts.next().unwrap_or_default()).replace('\r', " ");
+    let (chatter, os, bin, server) = (next(), next(), next(), next());
+    let statuses = next().bytes().next().unwrap_or(0);
+    let status = |s: u8| ["0", "1", "126", "127"][usize::from(s % 4)];
+    let (br, sr) = (status(statuses), status(statuses >> 2));
+    let (os, bin) = (os.replace('\n', " "), bin.replace('\n', " "));
+    let server = if sr == "0" {
+        server.replace('\n', " ")
+    } else {
+        server
+    };
+    let answer = format!("os {os}\nbin {br} {bin}\nsrv {sr} {server}\n");
+    // Our banner after the chatter: the chatter never shows (unless it
+    // holds our banner line itself, which it cannot know).
+    let out = format!("{chatter}\n{banner}\n{answer}");
+    if after_line(format!("{chatter}\n").as_bytes(), banner.as_bytes()).is_none() {
+        assert_eq!(after_banner(out.as_bytes(), NONCE), Some(answer.as_bytes()));
+    }
+    // Another nonce's banner, or ours inside a line, is not ours.
+    for forged in [
+        format!("{BANNER} 5eed0123456789ac"),
+        format!(" {banner}"),
+        format!("{banner} "),
+    ] {
+        let out = format!("{chatter}\n{forged}\n{answer}");
+        assert_eq!(
+            after_banner(out.as_bytes(), NONCE),
+            after_line(out.as_bytes(), banner.as_bytes())
+        );
+    }
+    let want = {
+        let binary = match (br, bin.strip_prefix("tmux ")) {
+            ("0", Some(v)) => Ok(v.trim().to_string()),
+            _ => Err(bin.trim().to_string()),
+        };
+        let rest = server.trim();
+        let srv = match sr {
+            "0" => rest
+                .split_once(' ')
+                .and_then(|(v, pid)| Some((v.to_string(), pid.trim().parse::<u32>().ok()?)))
+                .map(Ok),
+            _ => Some(Err(rest.to_string())),
+        };
+        srv.map(|server| Probe {
+            os: os.trim().to_string(),
+            binary,
+            server,
+        })
+    };
+    assert_eq!(parse_probe(&answer).ok(), want, "{answer:?}");
+}
+
+/// `display-message -p '<Seed::FORMAT>'` as tmux prints it for `s`.
+pub fn seed_formats_line(s: &tmuxwire::term::Seed) -> String {
+    let (sx, sy) = s.alternate_saved.unwrap_or((u32::MAX, u32::MAX));
+    let tabs: Vec<String> = s.tabs.iter().map(u32::to_string).collect();
+    format!(
+        "{},{},{},{},{},{},{},{sx},{sy},{},{},{},{},{};{}\n",
+        s.width,
+        s.height,
+        s.cursor_x,
+        s.cursor_y,
+        s.history_size,
+        s.history_limit,
+        u8::from(s.alternate_on),
+        s.scroll_region.0,
+        s.scroll_region.1,
+        u8::from(s.wrap),
+        u8::from(s.insert),
+        u8::from(s.origin),
+        tabs.join(",")
+    )
+}
+
+/// The seed's readers of tmux's answers (`term::Seed`): the formats line
+/// (`parse_formats`) never panics, accepts only a size tmux can have and a
+/// scroll region inside it, and reads back what it accepted when written
+/// as tmux prints it; `from_captures` on any captures never panics, and a
+/// `Term` it makes has the formats' size and history and keeps its
+/// invariants.
+///
+/// Input: NUL-separated: the formats line, rows, joined, screen rows,
+/// history as lines, saved rows, saved joined, pending bytes, then a
+/// flags byte (bit 0: rows with `-F` flags; bit 1: screen rows apart;
+/// bit 2: history as lines; bits 3–4: rules). Sizes past 64×16 with 256
+/// history rows are skipped (the cost of a test, not a limit of the
+/// reader).
+pub fn seed_captures(data: &[u8]) {
+    use tmuxwire::term::{Captures, LineIndex, Options, Rules, Seed};
+    let first = data.split(|&b| b == 0).next().unwrap_or_default();
+    let formats = String::from_utf8_lossy(first);
+    let Ok(seed) = Seed::parse_formats(&formats) else {
+        return;
+    };
+    assert!((1..=10_000).contains(&seed.width) && (1..=10_000).contains(&seed.height));
+    let (upper, lower) = seed.scroll_region;
+    assert!((upper < lower || seed.height == 1) && lower < seed.height);
+    let line = seed_formats_line(&seed);
+    assert_eq!(Seed::parse_formats(&line).as_ref(), Ok(&seed), "{line:?}");
+    if seed.width > 64 || seed.height > 16 || seed.history_size > 256 {
+        return;
+    }
+    let mut parts = data.split(|&b| b == 0).skip(1);
+    let mut next = || parts.next().unwrap_or_default();
+    let (rows, joined, screen, lines) = (next(), next(), next(), next());
+    let (saved_rows, saved_joined, pending) = (next(), next(), next());
+    let flags = next().first().copied().unwrap_or(0);
+    let rules = [Rules::V33, Rules::V34, Rules::V36, Rules::V36][usize::from(flags >> 3 & 3)];
+    let c = Captures {
+        formats: &formats,
+        rows,
+        screen_rows: (flags & 2 != 0).then_some(screen),
+        rows_have_flags: flags & 1 != 0,
+        joined,
+        history_joined: (flags & 4 != 0).then_some(lines),
+        saved_rows,
+        saved_joined,
+        pending,
+        // A seed of the screen only: the history's rows counted, not read.
+        history_absent: flags & 0x20 != 0,
+    };
+    let Ok(t) = Seed::from_captures(&c, rules, Options::default(), LineIndex(5)) else {
+        return;
+    };
+    assert_eq!(t.size(), (seed.width, seed.height));
+    assert_eq!(t.history_size() + t.history_absent(), seed.history_size);
+    if seed.cursor_x > seed.width {
+        // tmux can leave the cursor past the right edge after a resize
+        // (screen.c `screen_resize_cursor()`), and so does the copy: not
+        // a state a `Term` reaches by output, so its invariants allow none.
+        return;
+    }
+    if let Err(e) = t.check_invariants() {
+        panic!("seeded from {c:?}: invariant broken: {e}");
+    }
+}
+
+/// The one `capture-pane -e` reader (`term::strip_row`, and
+/// `term::plain_capture` on whole captures): on any rows, never a panic,
+/// no SO/SI out, at most three bytes out per byte in, the same text and
+/// SO state as a byte-by-byte reading; `plain_capture` is the rows read
+/// with line drawing and trimmed, one line out per line in; rows built of
+/// text and codes (SGR, OSC 8 with either terminator, SO/SI, another CSI)
+/// read back as the text, letters between SO and SI drawn when asked.
+///
+/// Input: byte 0 = flags (bit 0 line drawing, bit 1 trim, bit 2 shifted
+/// at the start); then the rows, `\n`-separated (also read as text and
+/// codes: bytes 0xF8–0xFF are codes; ESC, SO, SI and `\n` are skipped).
+pub fn capture_strip(data: &[u8]) {
+    use tmuxwire::term::{plain_capture, strip_row};
+    let Some((&flags, body)) = data.split_first() else {
+        return;
+    };
+    let (acs, trim, start) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+    // One byte as a shifted cell reads (the table is unit-tested).
+    let drawn = |c: u8| {
+        let mut out = Vec::new();
+        strip_row(&[0x0e, c], true, false, &mut false, &mut out);
+        out
+    };
+    let trimmed = |mut v: Vec<u8>| {
+        while trim && v.last() == Some(&b' ') {
+            v.pop();
+        }
+        v
+    };
+    let (mut shifted, mut model) = (start, start);
+    let (mut plain, mut plain_shifted) = (Vec::new(), false);
+    for row in body.split(|&b| b == b'\n') {
+        let mut out = Vec::new();
+        strip_row(row, acs, trim, &mut shifted, &mut out);
+        assert!(!out.contains(&0x0e) && !out.contains(&0x0f));
+        assert!(out.len() <= 3 * row.len());
+        // Byte by byte: SO, SI, `ESC [` to a final byte, `ESC ]` to BEL or
+        // `ESC \`, each cut off by the row's end; the rest is text.
+        let mut want = Vec::new();
+        let mut i = 0;
+        while i < row.len() {
+            let end = match (row[i], row.get(i + 1)) {
+                (0x0e | 0x0f, _) => i + 1,
+                (0x1b, Some(b'[')) => (i + 2..row.len())
+                    .find(|&j| (0x40..=0x7e).contains(&row[j]))
+                    .map_or(row.len(), |j| j + 1),
+                (0x1b, Some(b']')) => (i + 2..row.len())
+                    .find(|&j| row[j] == 0x07 || (row[j] == 0x1b && row.get(j + 1) == Some(&b'\\')))
+                    .map_or(row.len(), |j| j + if row[j] == 0x07 { 1 } else { 2 }),
+                (c, _) => {
+                    if model && acs {
+                        want.extend_from_slice(&drawn(c));
+                    } else {
+                        want.push(c);
+                    }
+                    i += 1;
+                    continue;
+                }
+            };
+            match row[i] {
+                0x0e => model = true,
+                0x0f => model = false,
+                _ => {}
+            }
+            i = end;
+        }
+        assert_eq!(shifted, model, "SO state after {row:?}");
+        assert_eq!(out, trimmed(want), "{row:?}");
+        strip_row(row, true, true, &mut plain_shifted, &mut plain);
+        plain.push(b'\n');
+    }
+    // `split` gives one more piece than there are `\n`s.
+    plain.pop();
+    if !body.iter().any(|b| matches!(b, 0x1b | 0x0e | 0x0f)) {
+        assert_eq!(plain_capture(body), body);
+    } else {
+        assert_eq!(plain_capture(body), plain);
+    }
+
+    // A row built of text and codes.
+    let (mut row, mut text, mut on) = (Vec::new(), Vec::new(), start);
+    for &b in body {
+        match b {
+            0xf8 | 0xff => {
+                row.push(0x0e);
+                on = true;
+            }
+            0xf9 => {
+                row.push(0x0f);
+                on = false;
+            }
+            0xfa => row.extend_from_slice(b"\x1b[0m"),
+            0xfb => row.extend_from_slice(b"\x1b[1;38;5;196;48;2;1;2;3m"),
+            0xfc => row.extend_from_slice(b"\x1b]8;id=1;http://x/q?l=k\x1b\\"),
+            0xfd => row.extend_from_slice(b"\x1b]8;;\x07"),
+            0xfe => row.extend_from_slice(b"\x1b[?25h"),
+            0x1b | 0x0e | 0x0f | b'\n' => {}
+            c => {
+                row.push(c);
+                if on && acs {
+                    text.extend_from_slice(&drawn(c));
+                } else {
+                    text.push(c);
+                }
+            }
+        }
+    }
+    let (mut out, mut s) = (Vec::new(), start);
+    strip_row(&row, acs, trim, &mut s, &mut out);
+    assert_eq!(s, on);
+    assert_eq!(out, trimmed(text), "{row:?}");
 }

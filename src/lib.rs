@@ -30,7 +30,8 @@
 //! * [`wire`]: socket resolution, imsg framing, the crash-safe identify
 //!   handshake, the version probe and the one-shot command client.
 //!
-//! Beside the layers, [`nonce`] makes the tokens a pane cannot guess.
+//! Beside the layers, [`nonce`] makes the tokens a pane cannot guess, and
+//! [`redact`] masks secrets in text before it leaves (pure; `--redact`).
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -52,6 +53,8 @@ pub mod mcp;
 pub mod mirror;
 #[forbid(unsafe_code)]
 pub mod nonce;
+#[forbid(unsafe_code)]
+pub mod redact;
 pub mod search;
 #[forbid(unsafe_code)]
 pub mod sys;

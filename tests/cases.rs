@@ -775,7 +775,8 @@ async fn c19_big_history_search_and_capture() {
             "tmux {}: get_server_info took {small:?} during a big capture",
             bin.label
         );
-        assert_eq!(cap["truncated_lines"], 0);
+        // Nothing cut: truncated_lines (0) is left out.
+        assert!(cap.get("truncated_lines").is_none(), "{cap}");
         assert_eq!(cap["lines"], total, "tmux {}", bin.label);
         assert_eq!(
             lines_of(cap["result"].as_str().unwrap()),
@@ -819,7 +820,8 @@ async fn c20_copy_mode_scroll_is_reported() {
         assert_eq!(snap["scroll_position"], want, "tmux {}: {snap}", bin.label);
 
         let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
-        assert_eq!(cap["view"], "live", "tmux {}: {cap}", bin.label);
+        // The live view, the only one (left out).
+        assert!(cap.get("view").is_none(), "tmux {}: {cap}", bin.label);
         assert_eq!(cap["pane_in_mode"], true);
         assert_eq!(cap["pane_mode"], "copy-mode");
         assert_eq!(cap["scroll_position"], want);
@@ -858,8 +860,13 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
     run(&server, &pane, "seq 1 10000");
     let s = servers(&server);
     let info = ok(&s, "get_pane_info", json!({"pane_id": pane})).await;
-    assert_eq!(info["history_limit"], 2000, "{info}");
-    assert_eq!(info["history_size"], history_size(&server, &pane), "{info}");
+    // tmux's default limit (2000) is left out.
+    assert!(info.get("history_limit").is_none(), "{info}");
+    assert_eq!(
+        info["history_size"].as_i64().unwrap_or(0),
+        history_size(&server, &pane),
+        "{info}"
+    );
 
     let found = ok(&s, "search_panes", json!({"pattern": "^1$", "regex": true})).await;
     assert_eq!(found["total_panes_matched"], 0, "{found}");

@@ -389,6 +389,119 @@ fn cli_help_has_examples() {
     }
 }
 
+/// `--version` names the version, the commit and the tmux versions tested, and those include
+/// every tmux this suite runs against.
+#[test]
+fn cli_version_names_commit_and_tested_tmux() {
+    let o = tmuxwire().arg("--version").output().unwrap();
+    expect_code(&o, 0, "--version");
+    let out = stdout(&o);
+    let rest = out
+        .trim_end()
+        .strip_prefix(concat!("tmuxwire ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (commit, tested) = rest.split_once("; tested with tmux ").expect(&out);
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{out}"
+    );
+    let tested: Vec<&str> = tested.strip_suffix(')').expect(&out).split(", ").collect();
+    for bin in tmux_bins() {
+        assert!(
+            tested.contains(&bin.label.as_str()),
+            "tmux {} not in {out}",
+            bin.label
+        );
+    }
+    assert_eq!(tmuxwire().arg("-V").output().unwrap().stdout, o.stdout);
+}
+
+/// `completions` and `man` need no tmux server (none is reachable here), and what they print
+/// works: bash completes a command name with the script, zsh and fish parse theirs, `man --dir`
+/// writes a page per command, and a closed pipe is not an error.
+#[test]
+fn cli_completions_and_man_pages() {
+    let nowhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        tmuxwire()
+            .env("TMUXWIRE_SOCKET_PATH", nowhere.path().join("no-socket"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["completions", shell]);
+        expect_code(&o, 0, shell);
+        let script = nowhere.path().join(format!("completion.{shell}"));
+        std::fs::write(&script, &o.stdout).unwrap();
+        let check = match shell {
+            "fish" => vec!["--no-execute"],
+            _ => vec!["-n"],
+        };
+        let Ok(parsed) = Command::new(shell).args(&check).arg(&script).output() else {
+            // The shells are required on CI (TMUXWIRE_REQUIRE_SHELLS); elsewhere one may be missing.
+            assert!(
+                std::env::var_os("TMUXWIRE_REQUIRE_SHELLS").is_none(),
+                "no {shell}"
+            );
+            continue;
+        };
+        expect_code(&parsed, 0, &format!("{shell} parses its completion script"));
+    }
+    // bash: the completion function offers the commands that start with "se".
+    let script = nowhere.path().join("completion.bash");
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(
+            r#"source "$1"; COMP_WORDS=(tmuxwire se); COMP_CWORD=1; COMP_LINE="tmuxwire se";
+               COMP_POINT=${#COMP_LINE}; _tmuxwire tmuxwire se tmuxwire;
+               printf '%s\n' "${COMPREPLY[@]}""#,
+        )
+        .arg("bash")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let words: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert!(words.contains(&"search".to_string()) && words.contains(&"send".to_string()));
+    assert!(!words.contains(&"capture".to_string()), "{words:?}");
+
+    let o = run(&["man"]);
+    expect_code(&o, 0, "man");
+    let page = stdout(&o);
+    assert!(page.contains(".TH tmuxwire 1"), "{page}");
+    assert!(page.contains("completions") && page.contains(env!("CARGO_PKG_VERSION")));
+    let dir = nowhere.path().join("man1");
+    std::fs::create_dir(&dir).unwrap();
+    let o = run(&["man", "--dir", dir.to_str().unwrap()]);
+    expect_code(&o, 0, "man --dir");
+    for cmd in [
+        "", "-mcp", "-panes", "-capture", "-search", "-send", "-wait", "-demo",
+    ] {
+        let page = std::fs::read_to_string(dir.join(format!("tmuxwire{cmd}.1"))).unwrap();
+        assert!(page.contains(&format!(".TH tmuxwire{cmd} 1")), "{cmd}");
+        assert!(stdout(&o).contains(&format!("tmuxwire{cmd}.1\n")), "{cmd}");
+    }
+    let o = run(&[
+        "man",
+        "--dir",
+        nowhere.path().join("absent").to_str().unwrap(),
+    ]);
+    expect_code(&o, 2, "man --dir to a missing directory");
+    assert!(stderr(&o).contains("not a directory"), "{}", stderr(&o));
+    // Into a pipe closed at once: exit 0, no panic.
+    let mut child = tmuxwire()
+        .arg("man")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    expect_code(&o, 0, "man into a closed pipe");
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
+
 /// `tmuxwire demo` (small: `--lines 2000`) checks out all five steps with every tmux, prints
 /// them without colour codes into a pipe, and leaves no server and no temp directory behind.
 #[test]
@@ -818,7 +931,7 @@ fn cli_search_colour() {
         }
         // On a terminal (script(1) gives one).
         if Command::new("script").arg("--version").output().is_err() {
-            eprintln!("script(1) not found: colour on a terminal not tested");
+            crate::support::skipped("script(1) not found: colour on a terminal not tested");
             continue;
         }
         let cmd = format!(
@@ -1940,7 +2053,7 @@ fn cli_panes_header_on_a_terminal() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].ends_with("\tmy win"), "{lines:?}");
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("script(1) not found: the header on a terminal not tested");
+        crate::support::skipped("script(1) not found: the header on a terminal not tested");
         return;
     }
     let cmd = format!(

@@ -125,7 +125,7 @@ async fn a_pane_is_followed_from_the_first_call_that_names_or_lists_it() {
 
 /// Waits until `list_commands` shows a finished command `command`;
 /// returns the listing.
-async fn listed_until(servers: &Servers, pane: &str, command: &str) -> Value {
+pub(crate) async fn listed_until(servers: &Servers, pane: &str, command: &str) -> Value {
     let deadline = std::time::Instant::now() + crate::support::DEADLINE;
     let mut pause = std::time::Duration::from_millis(2);
     loop {
@@ -490,12 +490,36 @@ async fn wait_for_command_sees_the_next_command_end() {
             .expect("the wait task");
         assert_eq!(v["outcome"], json!("pane_gone"), "{ctx}: {v}");
         assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{ctx}: {v}");
+        assert!(v["pane_exit_unknown"].is_string(), "{ctx}: {v}");
+
+        // The pane's program exits, its pane kept (remain-on-exit): exited, with the status
+        // (issue 28: never without it when tmux can tell).
+        server.tmux_ok(&["set", "-g", "remain-on-exit", "on"]);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let go = dir.path().join("go");
+        let gated = format!(
+            "sh -c 'while [ ! -e {} ]; do sleep 0.05; done; exit 5'",
+            go.display()
+        );
+        let exiting = server.new_window_pane(&[&gated]);
+        let wait = waiting(&s, &exiting, 20).await;
+        std::fs::write(&go, b"").expect("go");
+        let v = crate::support::within("wait_for_command on an exiting pane", wait)
+            .await
+            .expect("the wait task");
+        assert_eq!(v["outcome"], json!("exited"), "{ctx}: {v}");
+        assert_eq!(v["pane_exit_status"], json!(5), "{ctx}: {v}");
+        assert!(v["elapsed_seconds"].as_f64() < Some(5.0), "{ctx}: {v}");
     }
 }
 
 /// Starts `wait_for_command` on `pane` and returns once it has subscribed
 /// to the copy (so output typed next comes after the wait's entry).
-async fn waiting(s: &Arc<Servers>, pane: &str, timeout: u64) -> tokio::task::JoinHandle<Value> {
+pub(crate) async fn waiting(
+    s: &Arc<Servers>,
+    pane: &str,
+    timeout: u64,
+) -> tokio::task::JoinHandle<Value> {
     let wait = {
         let (s, pane) = (s.clone(), pane.to_string());
         tokio::spawn(async move {
@@ -513,7 +537,7 @@ async fn waiting(s: &Arc<Servers>, pane: &str, timeout: u64) -> tokio::task::Joi
 }
 
 /// Waits until the pane's shell shows a marked prompt.
-async fn prompt_ready(s: &Servers, pane: &str) {
+pub(crate) async fn prompt_ready(s: &Servers, pane: &str) {
     crate::support::wait_until_async("a marked prompt", || async {
         let v = ok(s, "list_commands", json!({"pane_id": pane})).await;
         let last = v["commands"].as_array()?.last()?.clone();
@@ -815,7 +839,8 @@ PROMPT_COMMAND=('s=$?; [ -n "$m" ] && printf "\033]133;D;%d;aid=inner\a" $s; m=1
         })
         .cloned()
         .expect("outer command");
-    assert_eq!(outer["depth"], json!(0), "{v}");
+    // The outermost shell: depth 0 is left out.
+    assert!(outer.get("depth").is_none(), "{v}");
     assert_eq!(outer["exit_status"], json!(4), "{v}");
     for c in v["commands"].as_array().expect("commands") {
         assert_eq!(c["trusted"], json!(false), "{c}");

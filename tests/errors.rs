@@ -206,7 +206,7 @@ fn empty_socket_flags_are_errors() {
 #[test]
 fn a_refusing_server_says_access_not_allowed() {
     if nix::unistd::getuid().as_raw() != 0 {
-        eprintln!("skipped: needs root to run tmuxwire as another user");
+        crate::support::skipped("needs root (to run tmuxwire as another user)");
         return;
     }
     for bin in tmux_bins() {

@@ -540,3 +540,386 @@ async fn cli_send() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to send"));
 }
+
+/// The pane's mode (`copy-mode`, …; empty in none), as tmux says.
+fn pane_mode(server: &TestServer, pane: &str) -> String {
+    server
+        .tmux_ok(&["display-message", "-p", "-t", pane, "#{pane_mode}"])
+        .trim()
+        .to_string()
+}
+
+/// Puts `pane` in copy mode, scrolled back 5 lines, as a person does with prefix-[.
+fn scroll_back(server: &TestServer, pane: &str) {
+    server.tmux_ok(&["copy-mode", "-t", pane]);
+    server.tmux_ok(&["send-keys", "-t", pane, "-X", "-N", "5", "scroll-up"]);
+    assert_eq!(pane_mode(server, pane), "copy-mode");
+}
+
+/// Another call answers at once: the control connection typing used is not stuck (C39 saw
+/// every later call fail after 20 s).
+async fn answers_at_once(s: &tmuxwire::tmux::Servers, what: &str) {
+    let start = std::time::Instant::now();
+    ok(s, "list_sessions", json!({})).await;
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{what}: the next call took {:?}",
+        start.elapsed()
+    );
+}
+
+/// C39: typing into a pane a person scrolled back (copy mode, both key tables) or left in
+/// another mode leaves the mode first, so the text reaches the program and runs: `send_keys`
+/// of text that starts with each key that opens a copy-mode prompt (`t`, `f`, `/`, `?`, `:`,
+/// a digit), `paste_text` with Enter, text without Enter and a key after it, a pane in clock
+/// mode (which eats the first key); the answer says which mode was left, the pane is in none
+/// after, and the next call answers at once (the prompt used to open on tmuxwire's own
+/// control client, which then answered nothing).
+///
+/// See: https://github.com/awslabs/cli-agent-orchestrator/issues/654
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c39_typing_leaves_copy_mode_first() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin).size(80, 10).start();
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        run(&server, &pane, "seq 1 30");
+        let mut n = 0;
+        for keys in ["emacs", "vi"] {
+            server.tmux_ok(&["set-option", "-g", "mode-keys", keys]);
+            for first in ["t", "f", "/", "?", ":", "5"] {
+                n += 1;
+                let what = format!("tmux {} {keys} '{first}'", bin.label);
+                scroll_back(&server, &pane);
+                let r = call(
+                    &s,
+                    "send_keys",
+                    json!({"pane_id": pane, "keys": format!("{first} ; echo C39-\"\"{n}")}),
+                )
+                .await;
+                assert_ne!(r.is_error, Some(true), "{what}: {}", text_of(&r));
+                assert!(
+                    text_of(&r).contains("(left copy-mode first)"),
+                    "{what}: {}",
+                    text_of(&r)
+                );
+                server.wait_for_text(&pane, &format!("\nC39-{n}\n"), DEADLINE);
+                assert_eq!(pane_mode(&server, &pane), "", "{what}");
+                answers_at_once(&s, &what).await;
+            }
+        }
+        let what = format!("tmux {}", bin.label);
+        // A paste with Enter: the Enter goes to the shell too.
+        scroll_back(&server, &pane);
+        let v = ok(
+            &s,
+            "paste_text",
+            json!({"pane_id": pane, "text": "echo C39-\"\"pasted", "enter": true}),
+        )
+        .await;
+        assert!(
+            v["result"].as_str().unwrap().contains("left copy-mode"),
+            "{what}: {v}"
+        );
+        server.wait_for_text(&pane, "\nC39-pasted\n", DEADLINE);
+        answers_at_once(&s, &what).await;
+        // Text without Enter, then the key, each into a pane scrolled back.
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo C39-\"\"typed-text", "enter": false}),
+        )
+        .await;
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "Enter", "enter": false}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nC39-typed-text\n", DEADLINE);
+        // Clock mode takes any key as its end: the whole text still arrives.
+        server.tmux_ok(&["clock-mode", "-t", &pane]);
+        assert_eq!(pane_mode(&server, &pane), "clock-mode");
+        let v = ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo C39-\"\"clock"}),
+        )
+        .await;
+        assert!(
+            v["result"]
+                .as_str()
+                .unwrap()
+                .contains("(left clock-mode first)"),
+            "{what}: {v}"
+        );
+        server.wait_for_text(&pane, "\nC39-clock\n", DEADLINE);
+        // A batch leaves modes too.
+        scroll_back(&server, &pane);
+        ok(
+            &s,
+            "send_keys_batch",
+            json!({"operations": [{"pane_id": pane, "keys": "echo C39-\"\"batch"}]}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nC39-batch\n", DEADLINE);
+        assert_eq!(pane_mode(&server, &pane), "", "{what}");
+        answers_at_once(&s, &what).await;
+    }
+}
+
+/// The pid of a process whose command line is exactly `argv`, and its parent's.
+fn process_running(argv: &[&str]) -> Option<(u32, u32)> {
+    let want: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        if std::fs::read(e.path().join("cmdline")).ok()? != want {
+            return None;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let ppid: u32 = stat
+            .rsplit(')')
+            .next()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        Some((pid, ppid))
+    })
+}
+
+/// A control connection tmux stops serving while it serves other clients is found within the
+/// call and replaced. A user's hook that runs a shell command synchronously (`run-shell`
+/// without `-b` waits, on the client whose command fired the hook: here tmuxwire's
+/// `copy-mode -q` before typing) holds the connection's queue: the typing call fails within a
+/// few seconds saying so (its keys may or may not have gone), a call queued behind it answers
+/// on a new connection, and so does every call after (C39 saw each wait out its 20 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_control_connection_tmux_stops_serving_is_replaced() {
+    for (i, bin) in tmux_bins().into_iter().enumerate() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        ok(&s, "list_sessions", json!({})).await;
+        // A command line no other process has.
+        let secs = format!("60.{}{i}", std::process::id());
+        let hook = ["sleep", secs.as_str()];
+        server.tmux_ok(&[
+            "set-hook",
+            "-g",
+            "after-copy-mode",
+            &format!("run-shell '{}'", hook.join(" ")),
+        ]);
+        let start = std::time::Instant::now();
+        let (stuck, behind) = tokio::join!(
+            call(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": "echo x", "enter": false}),
+            ),
+            async {
+                // Queued once the hook holds the connection.
+                let sleep = wait_until_async("the hook's shell command", || async {
+                    process_running(&hook)
+                })
+                .await;
+                let r = call(&s, "list_panes", json!({})).await;
+                (sleep, r, start.elapsed())
+            }
+        );
+        let took = start.elapsed();
+        let (sleep, behind, behind_took) = behind;
+        assert_eq!(stuck.is_error, Some(true), "{what}: {}", text_of(&stuck));
+        assert!(
+            text_of(&stuck).contains("sent nothing on tmuxwire's control connection"),
+            "{what}: {}",
+            text_of(&stuck)
+        );
+        assert!(
+            took < Duration::from_secs(8),
+            "{what}: the stuck call took {took:?}"
+        );
+        assert_ne!(behind.is_error, Some(true), "{what}: {}", text_of(&behind));
+        assert!(
+            behind_took < Duration::from_secs(8),
+            "{what}: the call behind took {behind_took:?}"
+        );
+        eprintln!(
+            "{what}: the stuck call failed after {took:?}, the one behind answered after {behind_took:?}"
+        );
+        server.tmux_ok(&["set-hook", "-gu", "after-copy-mode"]);
+        // The hook's shell and its sleep are this test's: ended by their pids.
+        let _ = std::process::Command::new("kill")
+            .args([sleep.0.to_string(), sleep.1.to_string()])
+            .status();
+        for _ in 0..3 {
+            answers_at_once(&s, &what).await;
+        }
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        )
+        .await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "echo AFTER-\"\"STUCK"}),
+        )
+        .await;
+        server.wait_for_text(&pane, "\nAFTER-STUCK\n", DEADLINE);
+    }
+}
+
+/// What a raw reader got from `paste_text` of `text` (the program did not ask for bracketed
+/// paste, so no markers): `n` bytes.
+async fn pasted(
+    server: &TestServer,
+    s: &tmuxwire::tmux::Servers,
+    text: &str,
+    n: usize,
+    dir: &Path,
+    name: &str,
+) -> Vec<u8> {
+    let out = dir.join(name);
+    let (pane, marker) = raw_reader(server, n, &out);
+    ok(s, "paste_text", json!({"pane_id": pane, "text": text})).await;
+    server.wait_for_text(&pane, &marker, DEADLINE);
+    let bytes = std::fs::read(&out).expect("the reader's file");
+    server.tmux_ok(&["kill-pane", "-t", &pane]);
+    bytes
+}
+
+/// C40: `paste_text` gives the program what tmux 3.7+ pastes, on every version: control
+/// characters other than tab, line breaks, backspace and bell arrive as `^X` (so ESC is the
+/// two characters `^[`), UTF-8 as it is, line feeds as carriage returns; tmux 3.8's own
+/// `paste-buffer` of the same text gives the same bytes (the oracle). The bracketed-paste
+/// markers are inert wherever they fall: at a 64 KiB `set-buffer` piece's edge too.
+/// `send_keys` is typing, not a paste: its bytes arrive as they are.
+///
+/// See: https://github.com/tmux/tmux/issues/2256
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c40_paste_text_sends_what_tmux_3_7_pastes() {
+    let text = "a\tb\x1b[201~\x15echo X\x1b[200~\x7f\x03\x08\x07 日本 e\u{301} \u{9b}\nc";
+    let want = tmuxwire::tmux::input::paste_safe(text.as_bytes()).replace('\n', "\r");
+    assert!(!want.contains('\x1b'));
+    // ESC as the last byte of the first 64 KiB piece, `[201~` the first of the next.
+    let edge = format!("{}\x1b[201~tail", "x".repeat(64 * 1024 - 1));
+    let edge_want = tmuxwire::tmux::input::paste_safe(edge.as_bytes());
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        let got = pasted(&server, &s, text, want.len(), dir.path(), "controls").await;
+        assert_eq!(String::from_utf8_lossy(&got), want, "{what}");
+        let got = pasted(&server, &s, &edge, edge_want.len(), dir.path(), "edge").await;
+        assert!(got == edge_want.as_bytes(), "{what}: the piece edge");
+        if bin.label == "3.8" {
+            // The oracle: tmux's own paste of the raw text.
+            let out = dir.path().join("oracle");
+            let (pane, marker) = raw_reader(&server, want.len(), &out);
+            server.tmux_ok(&["set-buffer", "-b", "oracle", "--", text]);
+            server.tmux_ok(&["paste-buffer", "-d", "-b", "oracle", "-t", &pane]);
+            server.wait_for_text(&pane, &marker, DEADLINE);
+            assert_eq!(
+                String::from_utf8_lossy(&std::fs::read(&out).unwrap()),
+                want,
+                "{what}: tmux's own paste"
+            );
+        }
+        // Typing is not a paste: the markers arrive as typed.
+        let typed = "x\x1b[200~y\x1b[201~z";
+        let got = delivered(&server, typed, dir.path(), "typed").await;
+        assert_eq!(got, typed.as_bytes(), "{what}");
+    }
+}
+
+/// C40: a paste into bash (which asks for bracketed paste at its prompt) of text holding the
+/// end marker, a C-u and a carriage return never runs what follows it, on any version: in one
+/// paste, with the start marker too, split over two pastes (ESC at the end of the first), and
+/// through `load_buffer` and `paste_buffer`. The text stays on the input line.
+///
+/// See: https://github.com/tmux/tmux/issues/686
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
+    let injected = "INJECTED-42";
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let pane = first_pane(&server);
+        let s = servers(&server);
+        let what = format!("tmux {}", bin.label);
+        run(&server, &pane, "clear");
+        let pastes: &[&[&str]] = &[
+            &["just text \x1b[201~\x15echo INJECTED-$((6*7))\r"],
+            &["\x1b[200~\x1b[201~\x15echo INJECTED-$((6*7))\r"],
+            &["split \x1b", "[201~\x15echo INJECTED-$((6*7))\r"],
+        ];
+        for (i, parts) in pastes.iter().enumerate() {
+            for p in *parts {
+                ok(
+                    &s,
+                    "paste_text",
+                    json!({"pane_id": pane, "text": p, "enter": false}),
+                )
+                .await;
+            }
+            // The text shows on the input line, unrun.
+            server.wait_for_text(&pane, "^Uecho INJECTED-$((6*7))", DEADLINE);
+            ok(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+            )
+            .await;
+            run(&server, &pane, &format!("clear; echo PASTE-{i}-DONE"));
+            let screen = server.capture(&pane, &["-S", "-"]);
+            assert!(
+                !screen.lines().any(|l| l.trim() == injected),
+                "{what}: paste {i} ran: {screen}"
+            );
+        }
+        let buf = ok(
+            &s,
+            "load_buffer",
+            json!({"content": "buffered \x1b[201~\x15echo INJECTED-$((6*7))\r"}),
+        )
+        .await;
+        ok(
+            &s,
+            "paste_buffer",
+            json!({"pane_id": pane, "buffer_name": buf["buffer_name"]}),
+        )
+        .await;
+        server.wait_for_text(&pane, "buffered ^[[201~^Uecho INJECTED-$((6*7))", DEADLINE);
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        )
+        .await;
+        run(&server, &pane, "echo BUFFER-DONE");
+        let screen = server.capture(&pane, &["-S", "-"]);
+        assert!(
+            !screen.lines().any(|l| l.trim() == injected),
+            "{what}: paste_buffer ran: {screen}"
+        );
+        // The buffer itself is as it was loaded.
+        let shown = ok(
+            &s,
+            "show_buffer",
+            json!({"buffer_name": buf["buffer_name"]}),
+        )
+        .await;
+        assert!(
+            shown["content"].as_str().unwrap().contains('\x1b'),
+            "{what}: {shown}"
+        );
+    }
+}

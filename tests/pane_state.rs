@@ -27,11 +27,16 @@ async fn state_until(servers: &tmuxwire::tmux::Servers, pane: &str, want: &str) 
     }
 }
 
+/// Whether `name` is on `PATH`; when it is not, the skip of its rows is recorded.
 fn has_program(name: &str) -> bool {
-    std::process::Command::new("sh")
+    let found = std::process::Command::new("sh")
         .args(["-c", &format!("command -v {name} >/dev/null")])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if !found {
+        crate::support::skipped(&format!("{name} is not installed: its rows are not tested"));
+    }
+    found
 }
 
 /// The measured table, one pane per row.
@@ -56,7 +61,7 @@ async fn input_states_of_real_programs() {
             true,
         ),
     ];
-    if has_program("python3") {
+    if crate::support::has_python() {
         rows.push((
             server.new_window_pane(&["python3 -c 'import getpass; getpass.getpass()'"]),
             "password",
@@ -133,7 +138,7 @@ async fn hostile_process_names() {
     for e in v["evidence"].as_array().unwrap() {
         assert!(!e.as_str().unwrap().chars().any(char::is_control), "{e}");
     }
-    if has_program("python3") {
+    if crate::support::has_python() {
         let code = "open('/proc/self/comm','w').write(') R 1 (\\x1b]0;t\\x07'); import sys; sys.stdin.readline()";
         let pane = server.new_window_pane(&[&format!("python3 -c \"{code}\"")]);
         let v = state_until(&servers, &pane, "line-read").await;
@@ -244,7 +249,6 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_copy_adds_marks_times_and_modes() {
     if !crate::support::has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -283,5 +287,214 @@ async fn the_copy_adds_marks_times_and_modes() {
         let v = ok(&plain, "get_pane_state", json!({"pane_id": pane})).await;
         assert_eq!(v["command_state"], Value::Null, "{ctx}: {v}");
         assert_eq!(v["last_output_at"], Value::Null, "{ctx}: {v}");
+    }
+}
+
+/// A password reader that shows a `*` per key, as sudo's `pwfeedback` and sudo-rs do: it sets
+/// the terminal as `argv[1]` says (`cbreak`: ECHO, ECHONL, ICANON and IEXTEN off, ISIG on, as
+/// `sudo_term_cbreak()`; `echonl`: ECHO and ICANON off, ECHONL on, as sudo-rs), names itself
+/// `argv[2]` when given, prints the prompt `argv[3]`, reads keys one by one up to Enter, then
+/// says what it got.
+const FEEDBACK_READER: &str = r#"import os, sys, termios, time
+mode, name, prompt = sys.argv[1], sys.argv[2], sys.argv[3]
+if name:
+    open('/proc/self/comm', 'w').write(name)
+fd = sys.stdin.fileno()
+old = termios.tcgetattr(fd)
+new = termios.tcgetattr(fd)
+if mode == 'cbreak':
+    new[3] &= ~(termios.ECHO | termios.ECHONL | termios.ICANON | termios.IEXTEN)
+    new[3] |= termios.ISIG
+else:
+    new[3] &= ~(termios.ECHO | termios.ICANON)
+    new[3] |= termios.ECHONL
+new[6][termios.VMIN] = 1
+new[6][termios.VTIME] = 0
+sys.stdout.write(prompt)
+sys.stdout.flush()
+termios.tcsetattr(fd, termios.TCSAFLUSH, new)
+got = b''
+while True:
+    c = os.read(fd, 1)
+    if c in (b'\r', b'\n'):
+        break
+    got += c
+    os.write(1, b'*')
+termios.tcsetattr(fd, termios.TCSAFLUSH, old)
+print('\ngot-' + got.decode(), flush=True)
+time.sleep(600)
+"#;
+
+/// Checks C41's expectations on a pane whose program reads a password: `input: password`, a
+/// wait for text never printed ends `password_prompt` at once, `send_keys` and `paste_text`
+/// are refused with nothing typed (the screen, the program's `*` feedback included, stays as
+/// it was), and with `allow_password_input` the secret reaches it (when it says what it got).
+async fn reads_a_password(
+    s: &tmuxwire::tmux::Servers,
+    server: &TestServer,
+    pane: &str,
+    says_got: bool,
+    ctx: &str,
+) {
+    let v = state_until(s, pane, "password").await;
+    let before = server.capture(pane, &[]);
+    assert!(
+        v["evidence"].to_string().contains("password read"),
+        "{ctx}: {v}"
+    );
+    let v = ok(
+        s,
+        "wait_for_text",
+        json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 6}),
+    )
+    .await;
+    assert_eq!(v["outcome"], json!("password_prompt"), "{ctx}: {v}");
+    assert!(
+        v["elapsed_seconds"].as_f64().is_some_and(|e| e < 5.0),
+        "{ctx}: {v}"
+    );
+    let e = err(
+        s,
+        "send_keys",
+        json!({"pane_id": pane, "keys": "hunter2", "enter": false}),
+    )
+    .await;
+    assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
+    let e = err(s, "paste_text", json!({"pane_id": pane, "text": "hunter2"})).await;
+    assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
+    let e = err(
+        s,
+        "send_keys_batch",
+        json!({"operations": [{"keys": "hunter2", "pane_id": pane, "enter": false}]}),
+    )
+    .await;
+    assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
+    // Nothing was typed: still reading, no new feedback.
+    state_until(s, pane, "password").await;
+    assert_eq!(server.capture(pane, &[]), before, "{ctx}");
+    if says_got {
+        ok(
+            s,
+            "send_keys",
+            json!({"pane_id": pane, "keys": "s3cret", "allow_password_input": true}),
+        )
+        .await;
+        // What a person typed before, and the secret (never echoed).
+        server.wait_for_text(pane, "s3cret", DEADLINE);
+    }
+}
+
+/// C41: password readers whatever the terminal flags they set, with real programs where they
+/// are installed, on every tmux version: sudo's `pwfeedback` (cbreak: a prompt left of the
+/// cursor, or the program's name), sudo-rs (ECHONL on with ECHO off), `read -s` and
+/// `getpass()` (canonical mode), `ssh-keygen` asking for a key's passphrase, pinentry-curses
+/// (gpg's passphrase dialog, cbreak on the alternate screen). Programs in cbreak or raw mode
+/// that read no password (python3's prompt, `less`, `vi`) stay `raw`, and typing into them
+/// goes.
+///
+/// See: https://github.com/trifectatechfoundation/sudo-rs/pull/1303
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c41_password_reads_whatever_the_termios_flags() {
+    if !crate::support::has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reader = dir.path().join("feedback.py");
+    std::fs::write(&reader, FEEDBACK_READER).expect("write the reader");
+    let py = |mode: &str, name: &str, prompt: &str| {
+        format!("python3 {} {mode} '{name}' '{prompt}'", reader.display())
+    };
+    // A key that asks for a passphrase.
+    let key = dir.path().join("key");
+    let keygen = has_program("ssh-keygen")
+        && std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "pass phrase", "-f"])
+            .arg(&key)
+            .status()
+            .is_ok_and(|s| s.success());
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = crate::support::mirrored_servers(&server);
+        let ctx = |what: &str| format!("tmux {}: {what}", bin.label);
+        // sudo's pwfeedback, seen by its prompt; two keys typed by a person first.
+        let pane = server.new_window_pane(&[&py("cbreak", "", "[sudo] password for tester: ")]);
+        server.wait_for_text(&pane, "password for tester:", DEADLINE);
+        state_until(&s, &pane, "password").await;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "ab"]);
+        server.wait_for_text(&pane, "tester: **", DEADLINE);
+        reads_a_password(&s, &server, &pane, true, &ctx("pwfeedback")).await;
+        // ... by its name, with a prompt of its own words.
+        let pane = server.new_window_pane(&[&py("cbreak", "sudo", "Kennung? ")]);
+        server.wait_for_text(&pane, "Kennung?", DEADLINE);
+        reads_a_password(&s, &server, &pane, true, &ctx("sudo by name")).await;
+        // sudo-rs: ECHONL on, whatever it prints.
+        let pane = server.new_window_pane(&[&py("echonl", "", "[sudo: authenticate] Password: ")]);
+        server.wait_for_text(&pane, "Password:", DEADLINE);
+        reads_a_password(&s, &server, &pane, true, &ctx("sudo-rs")).await;
+        // Canonical-mode readers.
+        let pane = server.new_window_pane(&[
+            "bash --norc --noprofile -c 'read -s -p Password: x; echo got-$x; sleep 600'",
+        ]);
+        server.wait_for_text(&pane, "Password:", DEADLINE);
+        reads_a_password(&s, &server, &pane, true, &ctx("read -s")).await;
+        let pane = server.new_window_pane(&[
+            "python3 -c 'import getpass; print(\"got-\" + getpass.getpass()); import time; time.sleep(600)'",
+        ]);
+        server.wait_for_text(&pane, "Password:", DEADLINE);
+        reads_a_password(&s, &server, &pane, true, &ctx("getpass")).await;
+        if keygen {
+            let pane = server
+                .new_window_pane(&[&format!("ssh-keygen -y -f {}; sleep 600", key.display())]);
+            server.wait_for_text(&pane, "passphrase", DEADLINE);
+            reads_a_password(&s, &server, &pane, false, &ctx("ssh-keygen")).await;
+        } else {
+            eprintln!("ssh-keygen case skipped: no ssh-keygen");
+        }
+        if has_program("pinentry-curses") {
+            let script = dir.path().join("pinentry.sh");
+            std::fs::write(
+                &script,
+                "t=$(tty)\nprintf 'SETPROMPT Passphrase:\\nGETPIN\\n' | \
+                 pinentry-curses --ttyname \"$t\" --ttytype screen --lc-ctype C.UTF-8\nsleep 600\n",
+            )
+            .expect("write the pinentry script");
+            let pane = server.new_window_pane(&[&format!("sh {}", script.display())]);
+            server.wait_for_text(&pane, "Passphrase:", DEADLINE);
+            reads_a_password(&s, &server, &pane, false, &ctx("pinentry-curses")).await;
+        } else {
+            eprintln!("pinentry-curses case skipped: not installed");
+        }
+        // Not password reads: readline in python3 (cbreak), less (cbreak), vi (raw), each with
+        // a HOME of the test's, so no history file of the user's is written.
+        let home = format!("env HOME='{}' LESSHISTFILE=-", dir.path().display());
+        let repl = server.new_window_pane(&[&format!("{home} python3 -q")]);
+        server.wait_for_text(&repl, ">>>", DEADLINE);
+        state_until(&s, &repl, "raw").await;
+        ok(
+            &s,
+            "send_keys",
+            json!({"pane_id": repl, "keys": "print('R' + 'AN')", "wait_ready": false}),
+        )
+        .await;
+        server.wait_for_text(&repl, "\nRAN\n", DEADLINE);
+        if has_program("less") {
+            let pane = server.new_window_pane(&[&format!("printf 'Password:\\n' | {home} less")]);
+            state_until(&s, &pane, "raw").await;
+        }
+        if has_program("vi") {
+            // No swap file (`-n`): the text typed makes the buffer modified.
+            let pane = server.new_window_pane(&[&format!("{home} vi -u NONE -n")]);
+            state_until(&s, &pane, "raw").await;
+            ok(
+                &s,
+                "send_keys",
+                json!({"pane_id": pane, "keys": "iPassword: ", "enter": false}),
+            )
+            .await;
+            server.wait_for_text(&pane, "Password:", DEADLINE);
+            let v = state_until(&s, &pane, "raw").await;
+            assert!(v["evidence"].to_string().contains("isig off"), "{v}");
+        }
     }
 }

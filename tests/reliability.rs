@@ -18,7 +18,9 @@ use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::tmux::{Caller, Servers, Tmux};
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins, wait_until_async};
+use crate::support::{
+    DEADLINE, Held, TestServer, held, mirrored_servers, tmux_bins, wait_until_async,
+};
 
 /// How many times the counts of these tests are multiplied
 /// (`TMUXWIRE_RELIABILITY_SCALE`, default 1).
@@ -52,6 +54,7 @@ async fn call_budget(
         None,
         &Policy::all(),
         TextMode::Reference,
+        false,
     )
     .await
 }
@@ -874,32 +877,6 @@ async fn a_burst_with_tmux_stopped_mid_way_equals_tmux() {
             first_diff.map(|i| &want[i])
         );
         assert_eq!(got.len(), want.len(), "{ctx}");
-    }
-}
-
-/// What the kernel says a process holds: open fds, threads, resident memory (KiB).
-#[derive(Clone, Copy, Debug)]
-struct Held {
-    fds: usize,
-    threads: usize,
-    rss_kib: u64,
-}
-
-fn held(pid: u32) -> Held {
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| -> u64 {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    Held {
-        fds,
-        threads: field("Threads:") as usize,
-        rss_kib: field("VmRSS:"),
     }
 }
 

@@ -132,6 +132,16 @@ fn ssh_runs_a_command_as_the_login_user() {
         "{}",
         shown(&out)
     );
+    // A shell run there keeps its history in a private home, not in the login user's.
+    let out = sshd
+        .ssh("printf '%s|%s|%s|%s' \"$HOME\" \"$XDG_DATA_HOME\" \"$ZDOTDIR\" \"$LESSHISTFILE\"");
+    let home = sshd.remote_home().display().to_string();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{home}|{home}/.local/share|{home}|-"),
+        "{}",
+        shown(&out)
+    );
 }
 
 #[test]
@@ -145,6 +155,19 @@ fn every_tmux_binary_is_reachable_over_ssh() {
         let here = server.tmux_ok(&["display", "-p", "#{version}"]);
         assert_eq!(here.trim(), bin.label, "tmux {}: direct", bin.label);
         assert!(server.capture("main:", &[]).contains('$'), "the shell runs");
+        // Its shells have a home of the owner's own in the socket's directory.
+        let dir = server.socket.parent().expect("the socket's directory");
+        let home = match sshd.owner_for_servers() {
+            Some(_) => dir.join("home"),
+            None => crate::support::private_home(),
+        };
+        server.tmux_ok(&["send-keys", "-t", "main:", "-l", "echo \"home=[$HOME]\""]);
+        server.tmux_ok(&["send-keys", "-t", "main:", "Enter"]);
+        server.wait_for_text(
+            "main:",
+            &format!("home=[{}]", home.display()),
+            crate::support::DEADLINE,
+        );
         // ...and the login user over ssh, with the same binary path (same machine).
         let cmd = format!(
             "{} -S {} display -p '#{{version}} #{{pid}}'",

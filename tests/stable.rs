@@ -66,7 +66,6 @@ const SPIN: &str = "glyphs = '\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}'\
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spinner_is_stable_only_when_masked() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -132,7 +131,6 @@ async fn a_spinner_is_stable_only_when_masked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_in_progress_is_not_stable() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -166,7 +164,6 @@ async fn a_frame_in_progress_is_not_stable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn until_and_absent_patterns_match() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -319,7 +316,6 @@ async fn waits_end_when_the_program_reads_input() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_cannot_forge_idle_or_break_the_answer() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -374,7 +370,6 @@ async fn waits_follow(s: &Arc<Servers>, pane: &str, n: usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screen_and_mark_waits_end_with_the_pane_and_the_server() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -432,7 +427,6 @@ async fn screen_and_mark_waits_end_with_the_pane_and_the_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn busy_progress_is_never_stable() {
     if !has_python() {
-        eprintln!("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

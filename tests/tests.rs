@@ -5,6 +5,7 @@
 mod support;
 
 mod cases;
+mod churn;
 mod cli;
 mod commands;
 mod conformance;
@@ -16,12 +17,15 @@ mod follow;
 mod forgery;
 mod fuzz_corpus;
 mod grid_diff;
+mod home;
 mod hostile;
 mod input;
 mod jsonrpc;
 mod mcp_e2e;
 mod mirror;
 mod pane_state;
+mod prompts;
+mod redaction;
 mod reliability;
 mod remote;
 mod sshd_harness;

@@ -83,20 +83,40 @@ fn cli_one(server: &TestServer, target: &str, var: &str) -> String {
     out.strip_suffix('\n').unwrap_or(&out).to_string()
 }
 
+/// tmuxwire's own fields that an answer leaves out when they hold a default (docs/RESULTS.md,
+/// "noise out"), with the value tmux prints for that default: an absent one is checked
+/// against tmux's value as if it were sent.
+const OMITTED_DEFAULTS: &[(&str, &str)] = &[("history_size", "0"), ("history_limit", "2000")];
+
+/// Extra fields (not read from tmux) that are left out when they hold a default: a snapshot's
+/// `content_truncated_bytes` (0), `content_view` (`live`) and `next` (nothing cut), a match's
+/// `matched_line_rows` (every line one row; [`assert_line_numbers_real`] reads it so).
+const OMITTED_EXTRA: &[&str] = &[
+    "content_truncated_bytes",
+    "content_view",
+    "next",
+    "matched_line_rows",
+];
+
 /// Checks `obj` (a tool's JSON object) against a CLI row: for each `(json field, tmux var)`,
-/// the JSON value printed as tmux would equals the CLI's value; and the object has exactly
-/// the keys `mapping` names plus `extra`.
+/// the JSON value printed as tmux would equals the CLI's value (a field left out for its
+/// default, [`OMITTED_DEFAULTS`], must be that default in tmux); and the object has exactly
+/// the keys `mapping` names plus `extra`, but those left out for their default.
 fn assert_same(obj: &Value, row: &Row, mapping: &[(&str, &str)], extra: &[&str], ctx: &str) {
     let o = obj
         .as_object()
         .unwrap_or_else(|| panic!("{ctx}: not an object: {obj}"));
     for (field, var) in mapping {
-        let got = o
-            .get(*field)
-            .unwrap_or_else(|| panic!("{ctx}: field {field} missing in {obj}"));
+        let got = match o.get(*field) {
+            Some(v) => tmux_text(v),
+            None => OMITTED_DEFAULTS
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, d)| (*d).to_string())
+                .unwrap_or_else(|| panic!("{ctx}: field {field} missing in {obj}")),
+        };
         assert_eq!(
-            tmux_text(got),
-            row[*var],
+            got, row[*var],
             "{ctx}: {field} (tmux #{{{var}}}) differs; object {obj}"
         );
     }
@@ -106,7 +126,16 @@ fn assert_same(obj: &Value, row: &Row, mapping: &[(&str, &str)], extra: &[&str],
         .chain(extra.iter().copied())
         .collect();
     let have: BTreeSet<&str> = o.keys().map(String::as_str).collect();
-    assert_eq!(have, want, "{ctx}: the object's fields");
+    let left_out: BTreeSet<&str> = OMITTED_DEFAULTS
+        .iter()
+        .map(|(f, _)| *f)
+        .chain(OMITTED_EXTRA.iter().copied())
+        .collect();
+    assert!(
+        have.is_subset(&want) && want.difference(&have).all(|f| left_out.contains(f)),
+        "{ctx}: the object's fields: {have:?}, expected {want:?} (but those left out for \
+         their default)"
+    );
 }
 
 fn vars<'a>(mapping: &[(&'a str, &'a str)]) -> Vec<&'a str> {
@@ -161,8 +190,8 @@ fn pane_map() -> Vec<(&'static str, &'static str)> {
         ("window_id", "window_id"),
         ("session_id", "session_id"),
         ("session_name", "session_name"),
-        ("window_index", "window_index"),
-        ("window_name", "window_name"),
+        // Not window_index and window_name: a pane listing leaves them to list_windows and
+        // get_window_info (WINDOW_MAP checks them there, by window_id).
         ("history_size", "history_size"),
         ("history_limit", "history_limit"),
     ];
@@ -559,7 +588,29 @@ async fn listings_and_info_tools_match_tmux() {
         .await;
         let f = f["result"].as_array().unwrap().clone();
         assert_eq!(f.len(), 3, "{}", ctx("filtered panes"));
-        assert!(f.iter().all(|p| p["window_name"] == "three"));
+        // A pane listing leaves the window's name out; the filter still reads it.
+        let three = cli_one(&server, "=beta:three", "window_id");
+        assert!(f.iter().all(|p| p["window_id"] == json!(three)), "{f:?}");
+        // So a filter on a field left out for its default: history_size 0.
+        let empty: Vec<String> =
+            cli_list(&server, &["list-panes", "-a"], &["pane_id", "history_size"])
+                .into_iter()
+                .filter(|r| r["history_size"] == "0")
+                .map(|r| r["pane_id"].clone())
+                .collect();
+        let f = ok(
+            &servers,
+            "list_panes",
+            json!({"filters": {"history_size": 0}}),
+        )
+        .await;
+        let got: Vec<String> = f["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["pane_id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, empty, "{}", ctx("history_size filter"));
         let f = ok(
             &servers,
             "list_sessions",
@@ -786,9 +837,10 @@ async fn capture_pane_matches_capture_pane_p() {
         assert_eq!(c["result"], json!(want.join("\n")));
         assert_eq!(c["pane_id"], json!(pane));
         assert_eq!(c["lines"], json!(want.len()));
-        assert_eq!(c["truncated_lines"], json!(0));
-        assert_eq!(c["pane_in_mode"], json!(false));
-        assert_eq!(c["alternate_on"], json!(false));
+        // Defaults are left out: nothing cut, no mode, the normal screen.
+        for k in ["truncated_lines", "pane_in_mode", "alternate_on", "next"] {
+            assert!(c.get(k).is_none(), "{k}: {c}");
+        }
         assert!(!result_text(&r).ends_with('\n'));
 
         // Much more output: history, start/end, max_lines.
@@ -891,7 +943,8 @@ async fn capture_pane_matches_capture_pane_p() {
         )
         .await;
         assert_eq!(result_text(&r), all.join("\n"), "{ctx}: max_lines null");
-        assert_eq!(r["structuredContent"]["truncated_lines"], json!(0));
+        // Nothing cut: truncated_lines (0) is left out.
+        assert_eq!(r["structuredContent"].get("truncated_lines"), None, "{ctx}");
         // 0 and negative: refused (the reference returned everything plus a wrong header).
         for bad in [0, -1, -3] {
             let (t, k) = err(
@@ -942,7 +995,180 @@ async fn capture_pane_matches_capture_pane_p() {
             cli_one(&server, &pane, "scroll_position"),
             "{ctx}"
         );
-        assert_eq!(c["view"], json!("live"));
+        // Always the live screen: view is left out.
+        assert_eq!(c.get("view"), None, "{ctx}: {c}");
+        assert!(server.is_alive());
+    }
+}
+
+/// grep (with context), head and tail as `get_command_output` keeps lines: the reference for
+/// the tests of shaped captures.
+fn shaped(
+    rows: &[String],
+    grep: Option<&str>,
+    context: usize,
+    head: Option<usize>,
+    tail: Option<usize>,
+) -> Vec<String> {
+    let mut keep = vec![grep.is_none(); rows.len()];
+    if let Some(g) = grep {
+        for (i, r) in rows.iter().enumerate() {
+            if r.contains(g) {
+                for k in keep
+                    .iter_mut()
+                    .take((i + context + 1).min(rows.len()))
+                    .skip(i.saturating_sub(context))
+                {
+                    *k = true;
+                }
+            }
+        }
+    }
+    let mut out: Vec<String> = rows
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(r, _)| r.clone())
+        .collect();
+    if let Some(h) = head {
+        if let Some(t) = tail {
+            if h + t < out.len() {
+                out.drain(h..out.len() - t);
+            }
+        } else {
+            out.truncate(h);
+        }
+    } else if let Some(t) = tail {
+        let n = out.len().saturating_sub(t);
+        out.drain(..n);
+    }
+    out
+}
+
+/// capture_pane's grep (with context), head and tail keep the lines of the range that
+/// get_command_output's would, tmux's own rows as the text, before max_lines and the budget;
+/// lines_omitted counts the rest; a cut says how to get the lines cut (`next`, grep kept), and
+/// capture_since's returns the new lines shaped the same way, its cursor past them all. From
+/// the mirror's copy and from tmux alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_pane_and_capture_since_shape_lines() {
+    for bin in tmux_bins() {
+        let server = TestServer::builder(&bin)
+            .session("shape")
+            .size(80, 20)
+            .history_limit(5000)
+            .start();
+        let pane = cli_one(&server, "=shape:", "pane_id");
+        let ctx = format!("tmux {}", bin.label);
+        let since = ok(&servers(&server), "capture_since", json!({"pane_id": pane})).await;
+        run_in_pane(
+            &server,
+            &pane,
+            "i=0; while [ $i -lt 400 ]; do i=$((i+1)); \
+             if [ $((i % 50)) = 0 ]; then echo E\"\"RR-$i; else echo ok-$i; fi; done",
+        );
+        let rows = cli_rows(&server, &pane, &["-S", "-5000"]);
+        for servers in [servers(&server), capture_servers(&server)] {
+            let all = json!({"pane_id": pane, "start": -5000, "max_lines": null});
+            let cap = |extra: Value| {
+                let mut a = all.clone();
+                for (k, v) in extra.as_object().unwrap() {
+                    a[k] = v.clone();
+                }
+                a
+            };
+            for (grep, context, head, tail) in [
+                (Some("ERR-"), 0, None, None),
+                (Some("ERR-"), 2, None, None),
+                (Some("ERR-"), 1, Some(4), None),
+                (None, 0, None, Some(3)),
+                (None, 0, Some(2), Some(2)),
+                (Some("no such text"), 3, None, None),
+            ] {
+                let want = shaped(&rows, grep, context, head, tail);
+                let r = ok(
+                    &servers,
+                    "capture_pane",
+                    cap(json!({"grep": grep, "context": context, "head": head, "tail": tail})),
+                )
+                .await;
+                assert_eq!(
+                    r["result"],
+                    json!(want.join("\n")),
+                    "{ctx}: {grep:?} {context} {head:?} {tail:?}"
+                );
+                assert_eq!(
+                    r.get("lines_omitted").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    rows.len() - want.len(),
+                    "{ctx}: {r}"
+                );
+                assert_eq!(r.get("truncated_lines"), None, "{ctx}: {r}");
+            }
+            // max_lines cuts the shaped lines; next returns those cut (and at most `context`
+            // of those returned again).
+            let want = shaped(&rows, Some("ERR-"), 1, None, None);
+            let r = ok(
+                &servers,
+                "capture_pane",
+                cap(json!({"grep": "ERR-", "context": 1, "max_lines": 5})),
+            )
+            .await;
+            let k = want.len() - 5;
+            assert_eq!(
+                r["result"],
+                json!(format!(
+                    "[... truncated {k} lines ...]\n{}",
+                    want[k..].join("\n")
+                )),
+                "{ctx}: {r}"
+            );
+            assert_eq!(r["truncated_lines"], json!(k), "{ctx}");
+            let next = r["next"].clone();
+            assert_eq!(next["grep"], json!("ERR-"), "{ctx}: {next}");
+            assert_eq!(next["context"], json!(1), "{ctx}: {next}");
+            let mut next_all = next.clone();
+            next_all["max_lines"] = Value::Null;
+            let older = ok(&servers, "capture_pane", next_all).await;
+            let got: Vec<&str> = older["result"].as_str().unwrap().lines().collect();
+            assert!(
+                got.len() >= k && got.len() <= k + 1 && got[..k] == want[..k],
+                "{ctx}: {got:?} vs {:?}",
+                &want[..k]
+            );
+            // Bad shapes are refused naming the argument.
+            for (bad, arg) in [
+                (json!({"context": 101}), "context"),
+                (json!({"head": -1}), "head"),
+            ] {
+                let (t, kind) = err(&servers, "capture_pane", cap(bad)).await;
+                assert!(kind == "InvalidArgument" && t.contains(arg), "{ctx}: {t}");
+            }
+        }
+        // capture_since: the new lines (the typed line, 400 lines, the prompt's line once
+        // complete) shaped; the cursor moves past them all.
+        let s = servers(&server);
+        let r = ok(
+            &s,
+            "capture_since",
+            json!({"cursor": since["cursor"], "grep": "ERR-", "max_lines": null, "max_bytes": null}),
+        )
+        .await;
+        let got: Vec<String> = r["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        let errs: Vec<String> = (1..=8).map(|i| format!("ERR-{}", i * 50)).collect();
+        assert_eq!(got, errs, "{ctx}: {r}");
+        assert!(r["lines_omitted"].as_u64().unwrap() >= 392, "{ctx}: {r}");
+        let again = ok(
+            &s,
+            "capture_since",
+            json!({"cursor": r["cursor"], "grep": "ERR-"}),
+        )
+        .await;
+        assert_eq!(again["lines"], json!([]), "{ctx}: nothing twice: {again}");
         assert!(server.is_alive());
     }
 }
@@ -978,7 +1204,8 @@ async fn snapshot_pane_fields_match_tmux() {
         assert_eq!(s["alternate_on"], json!(false));
         assert_eq!(s["content_truncated"], json!(false));
         assert_eq!(s["content_truncated_lines"], json!(0));
-        assert_eq!(s["content_view"], json!("live"));
+        // Always the live screen: content_view is left out.
+        assert_eq!(s.get("content_view"), None, "{ctx}");
         assert_eq!(s["is_caller"], Value::Null);
         // The cursor sits on the prompt line, after "$ ".
         let cy = s["cursor_y"].as_u64().unwrap() as usize;
@@ -1158,12 +1385,16 @@ fn assert_line_numbers_real(server: &TestServer, m: &Value, ctx: &str) {
         .iter()
         .map(|v| v.as_i64().unwrap())
         .collect();
-    let rows: Vec<i64> = m["matched_line_rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_i64().unwrap())
-        .collect();
+    // Left out when every line spans one row.
+    let rows: Vec<i64> = match m.get("matched_line_rows") {
+        None => vec![1; lines.len()],
+        Some(r) => r
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect(),
+    };
     assert_eq!(lines.len(), nums.len(), "{ctx}: {m}");
     assert_eq!(lines.len(), rows.len(), "{ctx}: {m}");
     for ((line, n), r) in lines.iter().zip(&nums).zip(&rows) {
@@ -1235,7 +1466,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         assert_eq!(str_list(&m[0]["matched_lines"]), ["NEEDLE-far"], "{ctx}");
         let far = m[0]["matched_line_numbers"][0].as_i64().unwrap();
         assert!(far < -2900, "{ctx}: far into history: {far}");
-        assert_eq!(m[0]["matched_line_rows"], json!([1]));
+        // One row each: matched_line_rows is left out.
+        assert_eq!(m[0].get("matched_line_rows"), None, "{ctx}");
         assert_eq!(m[0]["matched_line_count"], json!(1));
         assert_line_numbers_real(&server, &m[0], &ctx);
         let l1 = str_list(&m[1]["matched_lines"]);
@@ -1706,7 +1938,8 @@ async fn odd_names_and_paths_round_trip() {
                 "{ctx}: path with separators and a line break"
             );
             assert_eq!(p["session_name"], json!(session));
-            assert_eq!(p["window_name"], json!(window));
+            // The window's name is list_windows' (above), not a pane listing's.
+            assert_eq!(p.get("window_name"), None, "{ctx}: {p}");
         }
         let sn = ok(&servers, "snapshot_pane", json!({"session_name": session})).await;
         let want = dir.display().to_string();
@@ -1736,6 +1969,8 @@ async fn odd_names_and_paths_round_trip() {
             "{ctx}: {lines:?}"
         );
         assert_line_numbers_real(&server, &r["matches"][0], &ctx);
+        // A match names its window as tmux stored it.
+        assert_eq!(r["matches"][0]["window_name"], json!(window), "{ctx}");
         assert!(server.is_alive());
     }
 }

@@ -51,8 +51,10 @@ sends it (the whole scrollback with -S -, nothing left out, in constant memory),
 differences: trailing empty rows are left out, and DEC line-drawing cells on the screen (`ESC ( \
 0`, which tmux stores as the letters lqqk) read as the box characters they show (┌──┐); in the \
 scrollback they read as tmux's letters unless --line-drawing (tmux renders that about 4× slower). \
--e and -C print tmux's bytes unchanged. The socket is chosen before the command (tmuxwire -S PATH \
-capture ...) or with --socket-path: after `capture`, -S is the start line, as in tmux.";
+-e and -C print tmux's bytes unchanged. With --redact, secrets are masked (each row still printed); \
+rows are then held until the capture ends, so a secret a soft wrap splits is read whole (-J lines \
+stream). The socket is chosen before the command (tmuxwire -S PATH capture ...) or with \
+--socket-path: after `capture`, -S is the start line, as in tmux.";
 
 const SEARCH_LONG: &str = "Search every pane's scrollback and screen, like grep.
 
@@ -131,6 +133,17 @@ pub struct SocketArgs {
     pub socket_path: Option<PathBuf>,
 }
 
+/// `--redact` (also `TMUXWIRE_REDACT=1`): mask secrets in what is printed
+/// or answered ([`crate::redact`]).
+#[derive(Clone, Copy, Debug, Default, Args)]
+pub struct RedactArgs {
+    /// Mask secrets (private keys, cloud and forge tokens, JWTs, password= and token= values,
+    /// a URL's password) in the pane text shown, each as [REDACTED:KIND]; the pane is not
+    /// changed (also $TMUXWIRE_REDACT=1).
+    #[arg(long, env = "TMUXWIRE_REDACT", value_parser = clap::builder::BoolishValueParser::new(), display_order = 800)]
+    pub redact: bool,
+}
+
 /// `capture`'s socket flags: `-S` is its start line (as tmux's
 /// capture-pane), so the path has only its long form here.
 #[derive(Clone, Debug, Default, Args)]
@@ -148,9 +161,35 @@ pub struct CaptureSocketArgs {
     pub socket_path: Option<PathBuf>,
 }
 
+/// The tmux versions the test suite runs against (the system tmux of CI's
+/// Debian 12 and the two `.ci/fetch-tmux.sh` fetches), as `--version`
+/// names them; a literal so that `concat!` can use it.
+macro_rules! tested_tmux {
+    () => {
+        "3.3a, 3.5a, 3.8"
+    };
+}
+
+/// What `tmuxwire --version` prints after the program's name: the
+/// package version, the commit it was built from (`build.rs`: git, else a
+/// packaged crate's `.cargo_vcs_info.json`, else `unknown`) and the tmux
+/// versions it was tested with, on one line.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TMUXWIRE_COMMIT"),
+    "; tested with tmux ",
+    tested_tmux!(),
+    ")"
+);
+
+/// The tmux versions the test suite runs against, comma-separated
+/// (`3.3a, 3.5a, 3.8`).
+pub const TESTED_TMUX: &str = tested_tmux!();
+
 /// Command-line arguments.
 #[derive(Debug, Parser)]
-#[command(name = "tmuxwire", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(name = "tmuxwire", version = VERSION, about = ABOUT, after_help = AFTER_HELP)]
 pub struct Cli {
     /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
     #[arg(
@@ -220,7 +259,7 @@ impl Cli {
                 socket_name: a.socket.socket_name.clone(),
                 socket_path: a.socket.socket_path.clone(),
             }),
-            Cmd::Demo { .. } => None,
+            Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => None,
         }
         .unwrap_or_default();
         // A path beats a name, as in tmux, wherever each was given.
@@ -311,6 +350,9 @@ pub struct CaptureArgs {
     /// Print only the last N lines.
     #[arg(long, value_name = "N", value_parser = positive)]
     pub max_lines: Option<u64>,
+    /// `--redact`.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: CaptureSocketArgs,
@@ -437,6 +479,9 @@ pub struct SearchArgs {
     /// Print help (-h is grep's --no-filename here).
     #[arg(long, action = clap::ArgAction::Help)]
     pub help: Option<bool>,
+    /// `--redact`: lines are searched and printed with their secrets masked.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: SocketArgs,
@@ -550,6 +595,9 @@ pub struct WaitArgs {
     /// wait` runs cannot know that: a fast command's output may come before the wait.)
     #[arg(long, value_name = "TEXT")]
     pub send: Option<String>,
+    /// `--redact`: no match inside a secret counts; lines are printed masked.
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// The socket flags given after the command.
     #[command(flatten)]
     pub socket: SocketArgs,
@@ -570,7 +618,8 @@ pub enum Cmd {
         #[arg(long, env = "TMUXWIRE_PIN_HOST", value_parser = clap::builder::BoolishValueParser::new())]
         pin_host: bool,
         /// Most text one tool answer carries, in bytes (K/KiB and M/MiB suffixes accepted):
-        /// 16 KiB to 3 MiB, default 1 MiB. Answers over it are cut and say how to get the rest.
+        /// 16 KiB to 3 MiB, default 40000 (sized for a model's context; a call asks for up to
+        /// 1 MiB with max_bytes). Answers over it are cut and say how to get the rest.
         #[arg(
             long,
             env = "TMUXWIRE_RESPONSE_BUDGET",
@@ -578,7 +627,7 @@ pub enum Cmd {
             value_parser = crate::mcp::budget::Budget::parse_size
         )]
         response_budget: Option<usize>,
-        /// Text blocks hold each result's JSON (structuredContent serialized, fields in name
+        /// Text blocks hold each result's JSON (structuredContent serialized, in its
         /// order), as tmuxwire sent them before. Default: what libtmux-mcp sends (the pane text
         /// of capture_pane, the sentence of an action, a bare list, an object in the
         /// reference's field order).
@@ -604,6 +653,11 @@ pub enum Cmd {
             value_parser = parse_bytes
         )]
         dead_pane_memory: Option<usize>,
+        /// `--redact`: every text a tool returns (captures, search lines, command output, waits'
+        /// lines, buffers, resources) has its secrets masked and counted (`redacted`); a search
+        /// or wait never matches inside a secret.
+        #[command(flatten)]
+        redact: RedactArgs,
         /// The socket flags given after the command.
         #[command(flatten)]
         socket: SocketArgs,
@@ -653,6 +707,28 @@ pub enum Cmd {
         #[arg(long, hide = true, default_value_t = 100_000,
               value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
         lines: u32,
+    },
+    /// Print a shell completion script for tmuxwire (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Generated from the same flag definitions tmuxwire parses (clap_complete). Install:
+    /// bash: tmuxwire completions bash > ~/.local/share/bash-completion/completions/tmuxwire;
+    /// zsh: tmuxwire completions zsh > DIR/_tmuxwire, DIR on $fpath; fish: tmuxwire
+    /// completions fish > ~/.config/fish/completions/tmuxwire.fish. Release archives carry
+    /// the three files. Needs no tmux server.
+    Completions {
+        /// The shell.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print tmuxwire's manual page (roff), or write a page per command into a directory.
+    ///
+    /// Generated from the same definitions as --help (clap_mangen). `tmuxwire man | man -l -`
+    /// reads it; with --dir DIR, writes tmuxwire.1 and tmuxwire-COMMAND.1 for each command
+    /// into DIR (which must exist) and prints their paths. Needs no tmux server.
+    Man {
+        /// Write tmuxwire.1 and one page per command into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 

@@ -38,6 +38,7 @@ use super::output::{Out, escape_field};
 use super::target::{self, Level, World};
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
+use crate::term::strip_row;
 use crate::tmux::Servers;
 use crate::tmux::op::info::PaneInfoRequest;
 use crate::tmux::op::{self, Limit};
@@ -226,60 +227,6 @@ impl Plan {
                 vec![state, probe, self.capture(a, false)]
             }
         }
-    }
-}
-
-/// Removes `capture-pane -e` codes from `row` (SGR and other CSI
-/// sequences, OSC sequences such as hyperlinks, SO/SI) and appends what
-/// is left to `out`, letters between SO and SI read as the DEC
-/// line-drawing characters they show. `shifted` is the SO state, which
-/// carries from row to row (tmux's `-e` codes are relative to the
-/// previous cell, whatever its row). With `trim`, trailing spaces go, as
-/// a plain capture without `-J`/`-N` trims them.
-pub fn strip_row(row: &[u8], shifted: &mut bool, trim: bool, out: &mut Vec<u8>) {
-    let start = out.len();
-    let mut i = 0;
-    while i < row.len() {
-        match row[i] {
-            0x0e => *shifted = true,
-            0x0f => *shifted = false,
-            0x1b if row.get(i + 1) == Some(&b'[') => {
-                i += 2;
-                while i < row.len() && !(0x40..=0x7e).contains(&row[i]) {
-                    i += 1;
-                }
-            }
-            0x1b if row.get(i + 1) == Some(&b']') => {
-                i += 2;
-                while i < row.len()
-                    && row[i] != 0x07
-                    && !(row[i] == 0x1b && row.get(i + 1) == Some(&b'\\'))
-                {
-                    i += 1;
-                }
-                if row.get(i) == Some(&0x1b) {
-                    i += 1;
-                }
-            }
-            c => match (*shifted && c.is_ascii())
-                .then(|| crate::term::acs_char(u32::from(c)))
-                .flatten()
-            {
-                Some(ch) => {
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                }
-                None => out.push(c),
-            },
-        }
-        i += 1;
-    }
-    if trim {
-        let keep = out[start..]
-            .iter()
-            .rposition(|&b| b != b' ')
-            .map_or(start, |k| start + k + 1);
-        out.truncate(keep);
     }
 }
 
@@ -554,7 +501,7 @@ impl Probed {
             body.split(|&b| b == b'\n')
                 .map(|r| {
                     let mut out = Vec::with_capacity(r.len());
-                    strip_row(r, &mut shifted, self.plan.trims, &mut out);
+                    strip_row(r, true, self.plan.trims, &mut shifted, &mut out);
                     out
                 })
                 .collect(),
@@ -630,7 +577,7 @@ impl Stripped {
                 return;
             }
             buf.clear();
-            strip_row(r, shifted, trim, buf);
+            strip_row(r, true, trim, shifted, buf);
             sink.row(buf);
         };
         self.rows.feed(data, &mut each);
@@ -640,7 +587,7 @@ impl Stripped {
         let (shifted, trim, buf) = (&mut self.shifted, self.trim, &mut self.buf);
         self.rows.finish(&mut |r| {
             buf.clear();
-            strip_row(r, shifted, trim, buf);
+            strip_row(r, true, trim, shifted, buf);
             sink.row(buf);
         });
     }
@@ -666,6 +613,32 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
             Ok(pane.pane_id)
         }
     }
+}
+
+/// The width in cells of the pane `target` (`%N`, or a window's or
+/// session's active pane) names.
+///
+/// # Errors
+///
+/// A pane that cannot be read.
+async fn pane_width(servers: &Servers, target: &str) -> Result<usize, CliError> {
+    let mut pane = crate::tmux::Selector::default();
+    if let Ok(p) = target.parse() {
+        pane.pane_id = Some(p);
+    } else if let Ok(w) = target.parse() {
+        pane.window_id = Some(w);
+    } else if let Ok(s) = target.parse() {
+        pane.session_id = Some(s);
+    }
+    let info = op::run(
+        servers.default_server(),
+        PaneInfoRequest { pane },
+        Limit::NONE,
+    )
+    .await?;
+    info.pane_width
+        .parse()
+        .map_err(|_| CliError::new(format!("capture: pane width {:?}", info.pane_width)))
 }
 
 /// A failed capture in CLI words: `-t TARGET: no such pane` for a pane
@@ -718,7 +691,17 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         .max_lines
         .map(|m| usize::try_from(m).unwrap_or(usize::MAX));
     let stdout = BufWriter::with_capacity(64 << 10, io::stdout().lock());
-    let mut sink = RowSink::new(stdout, max_lines);
+    // With --redact, secrets are masked in what is printed (a key's body
+    // over lines too); every row is still printed. Joined lines are
+    // masked as they arrive; rows are held to the end and read with the
+    // pane's width, so a secret a soft wrap splits is read whole.
+    let rows = if a.redact.redact && !a.join {
+        Some(pane_width(servers, &plan.target).await?)
+    } else {
+        None
+    };
+    let out = super::output::Redacting::new(stdout, a.redact.redact, rows);
+    let mut sink = RowSink::new(out, max_lines);
     let commands = plan.commands(&a);
     let refs: Vec<&[String]> = commands.iter().map(Vec::as_slice).collect();
     let cli_err = |e: crate::wire::Error| CliError::new(e.to_string());
@@ -769,7 +752,7 @@ pub async fn capture(servers: &Servers, a: CaptureArgs) -> Result<ExitCode, CliE
         Mode::Raw | Mode::Plain => split.finish(&mut |r| sink.row(r)),
     }
     // A closed pipe at the end is not an error either.
-    let _ = sink.finish();
+    let _ = sink.finish().and_then(super::output::Redacting::finish);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -796,33 +779,6 @@ mod tests {
         assert_eq!(line_value(LineArg::At(-5_000_000_000)), "-2147483647");
         assert_eq!(line_value(LineArg::At(40_000)), "32767");
         assert_eq!(line_value(LineArg::Edge), "-");
-    }
-
-    fn stripped(rows: &[&[u8]], trim: bool) -> Vec<String> {
-        let mut shifted = false;
-        rows.iter()
-            .map(|r| {
-                let mut out = Vec::new();
-                strip_row(r, &mut shifted, trim, &mut out);
-                String::from_utf8(out).unwrap()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn codes_and_line_drawing() {
-        // C21: a box in DEC graphics, an ASCII x inside, SO carried over.
-        let rows: [&[u8]; 3] = [b"\x0elqqk\x0f", b"x  x", b"\x0emqq\x1b[31mj"];
-        assert_eq!(stripped(&rows, true), ["┌──┐", "x  x", "└──┘"]);
-        // Colours, a hyperlink, trailing spaces behind a code.
-        let rows: [&[u8]; 2] = [
-            b"\x1b[1mbold\x1b[0m  \x1b[41m  ",
-            b"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ ",
-        ];
-        assert_eq!(stripped(&rows, true), ["bold", "link"]);
-        assert_eq!(stripped(&rows, false), ["bold    ", "link "]);
-        // A code cut off at the end of a row is dropped, never a panic.
-        assert_eq!(stripped(&[b"a\x1b[3", b"\x1b]8;"], true), ["a", ""]);
     }
 
     fn sink_out(f: impl FnOnce(&mut RowSink<Vec<u8>>), max: Option<usize>) -> String {

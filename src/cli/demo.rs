@@ -21,6 +21,10 @@
 //! values, never from their text blocks. The server and the directory are
 //! removed at the end (after a failure and on Ctrl-C too), unless `--keep`.
 //!
+//! The server and its panes get a home of the demo's own (`home` in that
+//! directory, with the XDG directories and no `HISTFILE`), so no shell the
+//! demo runs keeps history in the user's files.
+//!
 //! Only the setup (starting the server, waiting for the panes to print
 //! their files) and the comparisons with tmux's own commands use anything
 //! but the tools: the tmux binary, and tmuxwire's one-shot client, which
@@ -423,19 +427,51 @@ fn tmux_out(tmux: &str, sock: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 }
 
 /// Runs the tmux binary on the private server, with `-f /dev/null` (the
-/// user's configuration stays out of the demo).
+/// user's configuration stays out of the demo) and the demo's own home
+/// ([`private_home`]): the server that the first call starts passes it to
+/// every pane.
 fn tmux_run(tmux: &str, sock: &Path, args: &[&str]) -> Result<std::process::Output, String> {
-    Proc::new(tmux)
-        .arg("-S")
+    let mut cmd = Proc::new(tmux);
+    cmd.arg("-S")
         .arg(sock)
         .arg("-f")
         .arg("/dev/null")
         .args(args)
         .env_remove("TMUX")
         .env_remove("TMUX_PANE")
-        .stdin(Stdio::null())
-        .output()
+        .stdin(Stdio::null());
+    private_home(&mut cmd, &home_of(sock));
+    cmd.output()
         .map_err(|e| format!("cannot run {tmux}: {e} (set --tmux or TMUXWIRE_TMUX)"))
+}
+
+/// The demo's home: `home` beside the private server's socket, in the
+/// demo's directory (made with it, removed with it).
+fn home_of(sock: &Path) -> PathBuf {
+    sock.with_file_name("home")
+}
+
+/// Gives `cmd` the home `home`, so that no shell of the private server
+/// keeps its history (or anything else) in the user's files: `HOME` and the
+/// XDG base directories there, and no variable that names a file of the
+/// user's elsewhere (`HISTFILE` and every other `…HIST…`, `ENV`,
+/// `BASH_ENV`, `PROMPT_COMMAND`). Where `/bin/sh` is bash (Fedora, Arch),
+/// the shell pane is an interactive bash, which writes the commands the
+/// demo types to `$HISTFILE` or `~/.bash_history` when the server ends.
+fn private_home(cmd: &mut Proc, home: &Path) {
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    for k in ["ENV", "BASH_ENV", "PROMPT_COMMAND"] {
+        cmd.env_remove(k);
+    }
+    for (k, _) in std::env::vars_os() {
+        if k.as_encoded_bytes().windows(4).any(|w| w == b"HIST") {
+            cmd.env_remove(k);
+        }
+    }
 }
 
 /// `tmux capture-pane -p -J -S - -t PANE | grep -c -F -e NEEDLE`, as a
@@ -644,17 +680,27 @@ struct Panes {
     all: Vec<String>,
 }
 
+/// The panes by place: a pane listing names its window by id, which the
+/// window listing gives the index of.
 async fn panes(servers: &Servers) -> Result<Panes, String> {
+    let (w, _) = call(servers, "list_windows", json!({})).await?;
+    let index: std::collections::HashMap<String, String> = w["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|w| (text(&w["window_id"]), text(&w["window_index"])))
+        .collect();
     let (v, _) = call(servers, "list_panes", json!({})).await?;
     let list: Vec<(String, String)> = v["result"]
         .as_array()
         .into_iter()
         .flatten()
         .map(|p| {
+            let window = text(&p["window_id"]);
             let place = format!(
                 "{}:{}.{}",
                 text(&p["session_name"]),
-                text(&p["window_index"]),
+                index.get(&window).map_or("?", String::as_str),
                 text(&p["pane_index"])
             );
             (place, text(&p["pane_id"]))
@@ -738,6 +784,8 @@ async fn demo(opts: &Options, dir: &Path, sock: &Path, look: &Look) -> Result<()
     let trigger = dir.join("trigger");
     nix::unistd::mkfifo(&trigger, nix::sys::stat::Mode::S_IRWXU)
         .map_err(|e| format!("cannot make {}: {e}", trigger.display()))?;
+    let home = home_of(sock);
+    std::fs::create_dir(&home).map_err(|e| format!("cannot make {}: {e}", home.display()))?;
 
     say!("tmuxwire demo: a private tmux server on {}", sock.display());
 

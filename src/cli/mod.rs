@@ -25,7 +25,8 @@
 //!   pane; `wait`: until a pane prints a pattern;
 //! * `output`: escaping, colour, a stdout that survives a closed pipe;
 //! * `errors`: the typed errors of the operations, in CLI words;
-//! * `demo`: what tmuxwire does, shown and checked on a private server.
+//! * `demo`: what tmuxwire does, shown and checked on a private server;
+//! * `manual`: `completions` and `man`, generated from `args`.
 
 mod args;
 mod capture;
@@ -33,12 +34,17 @@ mod demo;
 mod errors;
 mod grep;
 mod hosts;
+pub mod manual;
 mod output;
 mod search;
 mod send;
 pub mod source;
 mod target;
 mod wait;
+
+/// For the fuzz target `cli_target` (`fuzz/`): the `-t` reader's checks.
+#[doc(hidden)]
+pub use target::fuzz_parse as fuzz_target;
 
 /// `println!` that never panics: output to a closed pipe (`tmuxwire demo
 /// | head -1`) is dropped instead of aborting the program, which may
@@ -61,7 +67,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, SearchArgs, SendArgs, SocketArgs, WaitArgs,
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, RedactArgs, SearchArgs, SendArgs,
+    SocketArgs, TESTED_TMUX, VERSION, WaitArgs,
 };
 pub use output::ColorChoice;
 
@@ -90,6 +97,12 @@ fn init_logging() {
 pub fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
+    // Generated from the flag definitions alone: no tmux server, no runtime.
+    match &cli.command {
+        Cmd::Completions { shell } => return manual::completions(*shell),
+        Cmd::Man { dir } => return manual::man(dir.as_deref()),
+        _ => {}
+    }
     // Scans run on the blocking pool (one thread each while they run): it
     // is bounded, and its idle threads end after 2 s (tokio keeps them 10 s)
     // so a long-lived server's thread count comes back after a busy spell.
@@ -199,6 +212,17 @@ fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    let redact = match &cli.command {
+        Cmd::Mcp { redact, .. } => redact.redact,
+        Cmd::Capture(a) => a.redact.redact,
+        Cmd::Search(a) => a.redact.redact,
+        Cmd::Wait(a) => a.redact.redact,
+        _ => false,
+    };
+    if redact && let Err(e) = crate::redact::check_rules() {
+        eprintln!("tmuxwire: --redact: {e}");
+        return ExitCode::from(2);
+    }
     let (servers, selected) = match servers(&cli) {
         Ok(s) => s,
         Err(e) => {
@@ -212,6 +236,7 @@ async fn run(cli: Cli) -> ExitCode {
             response_budget,
             json_text,
             plain_text,
+            redact,
             ..
         } => {
             if json_text && plain_text {
@@ -250,7 +275,7 @@ async fn run(cli: Cli) -> ExitCode {
             }
             let remote = !servers.hosts().is_empty();
             let servers = Arc::new(servers.pinned(pin_socket));
-            let serve = mcp::serve_stdio(servers, budget, policy, text);
+            let serve = mcp::serve_stdio(servers, budget, policy, text, redact.redact);
             let served = if remote {
                 // The ssh processes are tmuxwire's children: a signal must end
                 // them too (dropping the runtime kills them), as it ends
@@ -295,7 +320,9 @@ async fn run(cli: Cli) -> ExitCode {
             Cmd::Search(a) => search::run(pool, a).await,
             Cmd::Send(a) => send::run(pool, a).await,
             Cmd::Wait(a) => wait::run(pool, a).await,
-            Cmd::Mcp { .. } | Cmd::Demo { .. } => Ok(ExitCode::SUCCESS),
+            Cmd::Mcp { .. } | Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => {
+                Ok(ExitCode::SUCCESS)
+            }
         }
     };
     let done = if pool.host().is_some() {

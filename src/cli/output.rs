@@ -224,6 +224,132 @@ impl Drop for Out {
     }
 }
 
+/// A writer that masks secrets before they reach `w` (`tmuxwire capture
+/// --redact`), or passes bytes through unchanged (off). Whole lines (a
+/// joined capture, `-J`) are masked a line at a time
+/// ([`crate::redact::LineRedactor`]: lines that may still be a private
+/// key's body are held until that is known); rows of a known width are
+/// held until [`Redacting::finish`] and masked together, so a secret that
+/// a soft wrap splits over rows is read whole
+/// ([`crate::redact::find_rows`]).
+pub struct Redacting<W: Write> {
+    w: W,
+    mode: Masking,
+    /// The start of a line whose `\n` has not come yet (line mode), or
+    /// every row (row mode).
+    partial: Vec<u8>,
+    failed: Option<std::io::Error>,
+}
+
+/// How [`Redacting`] masks.
+enum Masking {
+    Off,
+    Lines(Box<crate::redact::LineRedactor>),
+    /// Rows of this many cells.
+    Rows(usize),
+}
+
+impl<W: Write> Redacting<W> {
+    /// Writes to `w`, masking secrets when `on`; `rows`: the text is a
+    /// terminal's rows of that many cells (not joined), read whole at the
+    /// end.
+    pub fn new(w: W, on: bool, rows: Option<usize>) -> Redacting<W> {
+        let mode = match (on, rows) {
+            (false, _) => Masking::Off,
+            (true, None) => Masking::Lines(Box::default()),
+            (true, Some(width)) => Masking::Rows(width),
+        };
+        Redacting {
+            w,
+            mode,
+            partial: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// Writes what is held (a last line without its `\n` too) and
+    /// flushes; returns the writer.
+    ///
+    /// # Errors
+    ///
+    /// The first write error.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let last = std::mem::take(&mut self.partial);
+        match std::mem::replace(&mut self.mode, Masking::Off) {
+            Masking::Off => {}
+            Masking::Rows(width) => {
+                let spans = crate::redact::find_rows(&last, width);
+                self.w.write_all(&crate::redact::apply(&last, &spans))?;
+            }
+            Masking::Lines(mut r) => {
+                let mut lines = Vec::new();
+                if !last.is_empty() {
+                    r.push(&last, |l| lines.push(l.to_vec()));
+                }
+                r.finish(|l| lines.push(l.to_vec()));
+                let n = lines.len();
+                for (i, l) in lines.into_iter().enumerate() {
+                    self.w.write_all(&l)?;
+                    // The last line had no line break if it came unfinished.
+                    if i + 1 < n || last.is_empty() {
+                        self.w.write_all(b"\n")?;
+                    }
+                }
+            }
+        }
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+impl<W: Write> Write for Redacting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = match &mut self.mode {
+            Masking::Off => return self.w.write(buf),
+            Masking::Rows(_) => {
+                self.partial.extend_from_slice(buf);
+                return Ok(buf.len());
+            }
+            Masking::Lines(r) => r,
+        };
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let (w, failed) = (&mut self.w, &mut self.failed);
+        let mut out = |l: &[u8]| {
+            if failed.is_none()
+                && let Err(e) = w.write_all(l).and_then(|()| w.write_all(b"\n"))
+            {
+                *failed = Some(e);
+            }
+        };
+        let mut at = 0;
+        for i in memchr::memchr_iter(b'\n', buf) {
+            if self.partial.is_empty() {
+                r.push(&buf[at..i], &mut out);
+            } else {
+                self.partial.extend_from_slice(&buf[at..i]);
+                r.push(&self.partial, &mut out);
+                self.partial.clear();
+            }
+            at = i + 1;
+        }
+        self.partial.extend_from_slice(&buf[at..]);
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        // Held lines wait for what decides them; only `finish` forces them.
+        self.w.flush()
+    }
+}
+
 /// `n` with thousands separators (`12,345`), for notes.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();

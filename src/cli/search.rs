@@ -181,7 +181,13 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
     let mut failed: Option<CliError> = None;
     while let Some(next) = source.next_pane().await {
         match next {
-            Ok(p) => selected += grep.pane(&p),
+            Ok(mut p) => {
+                if a.redact.redact {
+                    // Searched as printed: a secret's text is not there.
+                    p.redact();
+                }
+                selected += grep.pane(&p);
+            }
             Err(e) => {
                 failed = Some(e);
                 break;

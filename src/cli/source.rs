@@ -110,6 +110,25 @@ impl PaneLines {
             .max(start);
         &self.text[start..end]
     }
+
+    /// Masks the secrets of the pane's lines ([`crate::redact`], read
+    /// across them, so a key's body is one), keeping every line, its
+    /// number and rows; the count.
+    pub fn redact(&mut self) -> crate::redact::Counts {
+        let spans = crate::redact::find(&self.text);
+        let counts = crate::redact::count(&spans);
+        if !spans.is_empty() {
+            let t = crate::redact::apply(&self.text, &spans);
+            // Redaction keeps every line break, so the lines are the same.
+            let mut at = 0;
+            for l in &mut self.lines {
+                l.start = at;
+                at = memchr::memchr(b'\n', &t[at.min(t.len())..]).map_or(t.len(), |i| at + i + 1);
+            }
+            self.text = t;
+        }
+        counts
+    }
 }
 
 /// The lines to read of each pane, in tmux numbering; `None`: as far as

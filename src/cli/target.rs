@@ -99,6 +99,10 @@ fn window_part(s: &str) -> Result<WindowPart, String> {
     if let Some(i) = digits(s) {
         return Ok(WindowPart::Index(i));
     }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits are an index, never a name, even past tmux's range.
+        return Err(format!("window index {s} is out of range"));
+    }
     if let Some(name) = s.strip_prefix('=') {
         return Ok(WindowPart::Name(name.to_string()));
     }
@@ -196,6 +200,83 @@ impl TargetSpec {
     /// Whether resolving needs each session's active window.
     fn needs_active_window(&self) -> bool {
         self.window.is_none() && matches!(self.pane, Some(PanePart::Index(_)))
+    }
+}
+
+impl TargetSpec {
+    /// The target written in its long form, `SESSION:WINDOW.PANE` with
+    /// each name after `=` (`:` for the current session, the window and
+    /// pane parts left out when `None`): what [`TargetSpec::parse`] reads
+    /// back as `self`.
+    pub fn long_form(&self) -> String {
+        let mut s = match &self.session {
+            SessionPart::Current => String::new(),
+            SessionPart::Id(id) => id.to_string(),
+            SessionPart::Name(n) => format!("={n}"),
+        };
+        s.push(':');
+        match &self.window {
+            None => {}
+            Some(WindowPart::Id(id)) => s.push_str(&id.to_string()),
+            Some(WindowPart::Index(i)) => s.push_str(&i.to_string()),
+            Some(WindowPart::Name(n)) => {
+                s.push('=');
+                s.push_str(n);
+            }
+        }
+        match &self.pane {
+            None => {}
+            Some(PanePart::Id(id)) => s.push_str(&format!(".{id}")),
+            Some(PanePart::Index(i)) => s.push_str(&format!(".{i}")),
+        }
+        s
+    }
+}
+
+/// Fuzz entry: [`TargetSpec::parse`] on any text (read as UTF-8 with
+/// U+FFFD) never panics; an error is a phrase; what it accepts reads back
+/// the same from its [`TargetSpec::long_form`]; a window part of digits
+/// is an index, never a name; tmux's relative windows are refused; a text
+/// without `:` and `.` names a session, a window by id or a pane by id.
+///
+/// # Panics
+///
+/// When a property fails.
+#[doc(hidden)]
+pub fn fuzz_parse(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let spec = match TargetSpec::parse(&s) {
+        Ok(spec) => spec,
+        Err(e) => {
+            assert!(!e.is_empty());
+            return;
+        }
+    };
+    let long = spec.long_form();
+    assert_eq!(
+        TargetSpec::parse(&long).as_ref(),
+        Ok(&spec),
+        "{s:?} read back from {long:?}"
+    );
+    if let Some(WindowPart::Name(n)) = &spec.window {
+        let raw = s.split_once(':').map_or(&*s, |(_, w)| w);
+        let raw = raw.split_once('.').map_or(raw, |(w, _)| w);
+        if raw == n.as_str() {
+            // Written without `=`: no index, id or relative token.
+            assert!(
+                !n.is_empty() && !n.bytes().all(|b| b.is_ascii_digit()),
+                "{s:?}"
+            );
+            assert!(
+                !matches!(n.as_str(), "!" | "^" | "$") && !n.starts_with('{'),
+                "{s:?}"
+            );
+        }
+    }
+    if !s.contains([':', '.']) {
+        let by_id = spec.window.is_some() || spec.pane.is_some();
+        assert!(by_id || spec.session != SessionPart::Current, "{s:?}");
+        assert!(spec.window.is_none() || spec.pane.is_none(), "{s:?}");
     }
 }
 
@@ -574,6 +655,7 @@ mod tests {
             "work:$",
             "work:1.x",
             ".x",
+            "work:99999999999",
         ] {
             assert!(TargetSpec::parse(bad).is_err(), "{bad:?}");
         }

@@ -132,6 +132,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
         stop,
         timeout,
         progress: None,
+        redact: a.redact.redact,
     };
     let r = op::run(server, req, Limit::NONE).await?;
     if !a.quiet {
@@ -156,6 +157,17 @@ fn report(r: &WaitForTextResult, a: &WaitArgs) {
         &r.matched_lines
     };
     let show = a.tail || found || r.outcome == Outcome::Stopped;
+    let lines: Vec<std::borrow::Cow<'_, str>> = if a.redact.redact {
+        // Read together: a key's body spans the lines.
+        let spans = crate::redact::find_in_lines(lines);
+        lines
+            .iter()
+            .zip(spans)
+            .map(|(l, s)| crate::redact::apply_str(l, &s).into())
+            .collect()
+    } else {
+        lines.iter().map(|l| l.as_str().into()).collect()
+    };
     let mut out = std::io::stdout().lock();
     for l in lines.iter().filter(|_| show) {
         let _ = writeln!(out, "{}", escape_text(l));

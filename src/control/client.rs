@@ -117,6 +117,12 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when the connection task ends.
     done: Notify,
+    /// When the connection task last read bytes from tmux (or started).
+    last_read: Mutex<Instant>,
+    /// Why [`Client::abort`] ended the connection; the task is woken by
+    /// `abort`.
+    aborted: Mutex<Option<String>>,
+    abort: Notify,
     /// Liveness checks answered so far ([`Watchdog`]).
     checks: AtomicU64,
     events: Mutex<Option<mpsc::Receiver<StreamEvent>>>,
@@ -217,6 +223,9 @@ impl Client {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             done: Notify::new(),
+            last_read: Mutex::new(Instant::now()),
+            aborted: Mutex::new(None),
+            abort: Notify::new(),
             checks: AtomicU64::new(0),
             events: Mutex::new(events_rx),
         });
@@ -309,6 +318,35 @@ impl Client {
     /// [`Error::Silent`].
     pub fn went_silent(&self) -> bool {
         self.shared.lock_state().silent
+    }
+
+    /// When bytes last came from tmux on this connection (any bytes:
+    /// answers, notifications, output), or when it was opened.
+    pub fn last_read(&self) -> Instant {
+        *self
+            .shared
+            .last_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the connection now, without asking tmux (a detach line would
+    /// wait behind whatever holds the connection's queue): every open
+    /// request fails with [`Error::Closed`] giving `reason`, and so does
+    /// every later one. For a connection tmux stopped answering while it
+    /// answers others (a command on it waits, such as a prompt opened on
+    /// this client); tmux removes the client when the socket closes.
+    pub fn abort(&self, reason: String) {
+        let mut r = self
+            .shared
+            .aborted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if r.is_none() {
+            *r = Some(reason);
+        }
+        drop(r);
+        self.shared.abort.notify_one();
     }
 
     /// How many of the [`Watchdog`]'s liveness checks tmux has answered
@@ -596,6 +634,7 @@ impl Connection {
                 r = read.read(&mut buf) => match r {
                     Ok(0) => break None,
                     Ok(n) => {
+                        self.note_read();
                         let attaching = self.attach_tx.is_some();
                         if let Some(l) = &mut live {
                             l.read(Instant::now());
@@ -624,14 +663,27 @@ impl Connection {
                         tokio::select! {
                             r = read.read(&mut buf) => match r {
                                 Ok(0) | Err(_) => break None,
-                                Ok(n) => if let Err(why) = self.handle(&buf[..n]).await {
-                                    break Some(why);
-                                },
+                                Ok(n) => {
+                                    self.note_read();
+                                    if let Err(why) = self.handle(&buf[..n]).await {
+                                        break Some(why);
+                                    }
+                                }
                             },
                             _ = &mut drain => break None,
                         }
                     };
                     break why;
+                }
+                () = self.shared.abort.notified() => {
+                    let why = self
+                        .shared
+                        .aborted
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clone()
+                        .unwrap_or_else(|| "the connection was aborted".into());
+                    break Some(why);
                 }
                 () = &mut check, if live.is_some() => {
                     let Some(l) = &mut live else { continue };
@@ -704,7 +756,13 @@ impl Connection {
                 },
             }
         };
-        if imsg_end.is_none() {
+        let aborted = self
+            .shared
+            .aborted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if imsg_end.is_none() && !aborted {
             // Give the imsg side a moment to report why, for a better
             // message.
             if let Ok(end) = tokio::time::timeout(Duration::from_millis(200), &mut imsg).await {
@@ -713,12 +771,21 @@ impl Connection {
         }
         let why = match (reason, imsg_end) {
             // A broken stream is reported as such, whatever tmux did next.
-            (Some(r), _) if self.correlator.is_poisoned() => r,
+            (Some(r), _) if self.correlator.is_poisoned() || aborted => r,
             (_, Some(end)) => end.to_string(),
             (Some(r), None) => r,
             (None, None) => EndReason::Eof.to_string(),
         };
         self.end(why, rx);
+    }
+
+    /// Notes that bytes came from tmux now ([`Client::last_read`]).
+    fn note_read(&self) {
+        *self
+            .shared
+            .last_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 
     /// Feeds stream bytes and delivers what they complete. `Err` ends the

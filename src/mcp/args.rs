@@ -240,6 +240,17 @@ pub struct CapturePaneArgs {
     /// Join soft-wrapped rows into logical lines.
     #[serde(default)]
     pub join_wrapped: bool,
+    // head, tail and context: as grep's description says, once (hidden
+    // docs: no description of their own in the schema).
+    #[doc(hidden)]
+    pub head: Option<i64>,
+    #[doc(hidden)]
+    pub tail: Option<i64>,
+    /// Only lines containing this text (case-sensitive) and context (0-100) lines around
+    /// each; then head/tail keep the first/last N; then max_lines.
+    pub grep: Option<String>,
+    #[doc(hidden)]
+    pub context: Option<i64>,
     /// tmux socket name (-L).
     pub socket_name: Option<String>,
     /// tmux socket path (-S).
@@ -339,6 +350,8 @@ pub struct SearchPanesArgs {
     pub session_name: Option<String>,
     /// Session id ($N).
     pub session_id: Option<String>,
+    /// Only this pane (%N).
+    pub pane_id: Option<String>,
     /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
     pub content_start: Option<i64>,
     /// Last line. Default: the bottom of the screen.
@@ -559,39 +572,50 @@ const NAMES: &[&str] = &[
     "name",
 ];
 
-/// Reads `args` leniently against the input `schema` of their tool,
-/// rewriting each value to the type the schema declares:
+/// Reads `args` leniently against the input `schema` of their tool (as
+/// schemars writes it: `$ref`s into `$defs`, `Option`s as a `null` type or
+/// branch), rewriting each value to the type the schema declares, the
+/// forms models send:
 ///
 /// * integer: a JSON integer; a float with no fraction (`2.0`); a string
 ///   holding either (`"-10"`, `"2.0"`, surrounding blanks ignored).
+/// * number: a JSON number; a string holding one.
 /// * boolean: `true`/`false`; `"true"`/`"false"`, `"1"`/`"0"`,
 ///   `"yes"`/`"no"`, `"on"`/`"off"` (any case); the numbers 1 and 0.
 /// * string: a string; a number or boolean, as its JSON text (`1` is
 ///   `"1"`).
+/// * list: a list; a string holding a JSON list (`"[\"a\"]"`); any other
+///   single item, as a list of one (`patterns: "X"` is `["X"]`); its items
+///   read as above.
+/// * object: an object; a string holding a JSON object.
+/// * one of a few names (an enum): the name, in any case.
 /// * `null`, or the string `"null"`, where the schema allows null.
 /// * An empty string for a non-string argument counts as not given.
 ///
-/// Unknown arguments and the other types are left to serde.
+/// Unknown arguments are left to serde.
 ///
 /// # Errors
 ///
-/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) naming the argument, for a value that
-/// cannot be read as its type (`1.5` or `"abc"` for an integer).
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
+/// naming the argument, what was given and the form expected, in one
+/// line, for a value that cannot be read as its type (`1.5` or `"abc"`
+/// for an integer, an object for a string, a name not in the list).
 pub fn coerce(schema: &JsonObject, args: &mut Map<String, Value>) -> Result<(), Error> {
     let Some(Value::Object(props)) = schema.get("properties") else {
         return Ok(());
     };
+    let defs = match schema.get("$defs") {
+        Some(Value::Object(d)) => Some(d),
+        _ => None,
+    };
     let keys: Vec<String> = args.keys().cloned().collect();
     for k in keys {
-        let Some(types) = props.get(&k).map(declared) else {
+        let Some(prop) = props.get(&k) else {
             continue;
         };
-        let Some(kind) = types.iter().copied().find(|t| *t != "null") else {
-            continue;
-        };
-        let nullable = types.contains(&"null");
-        let v = args.get(&k).expect("listed key");
-        match read(kind, nullable, v) {
+        let want = Want::of(prop, defs);
+        let Some(v) = args.get(&k) else { continue };
+        match want.read(v, defs) {
             Ok(Read::Keep) => {}
             Ok(Read::Absent) => {
                 args.remove(&k);
@@ -614,6 +638,187 @@ pub fn coerce(schema: &JsonObject, args: &mut Map<String, Value>) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// What a property schema asks for: its type (besides `null`), whether
+/// `null` is allowed, the names of an enum, the schema of a list's items.
+struct Want<'a> {
+    kinds: Vec<&'a str>,
+    nullable: bool,
+    names: Vec<&'a str>,
+    items: Option<&'a Value>,
+}
+
+impl<'a> Want<'a> {
+    /// Reads `p`, following `$ref`s into `defs` and `anyOf`/`oneOf`
+    /// branches.
+    fn of(p: &'a Value, defs: Option<&'a Map<String, Value>>) -> Want<'a> {
+        let mut w = Want {
+            kinds: Vec::new(),
+            nullable: false,
+            names: Vec::new(),
+            items: None,
+        };
+        w.add(p, defs, 0);
+        w
+    }
+
+    fn add(&mut self, p: &'a Value, defs: Option<&'a Map<String, Value>>, depth: usize) {
+        if depth > 4 {
+            return;
+        }
+        if let Some(r) = p.get("$ref").and_then(Value::as_str)
+            && let Some(d) = r
+                .strip_prefix("#/$defs/")
+                .and_then(|n| defs.and_then(|d| d.get(n)))
+        {
+            self.add(d, defs, depth + 1);
+        }
+        for t in declared(p) {
+            if t == "null" {
+                self.nullable = true;
+            } else if !self.kinds.contains(&t) {
+                self.kinds.push(t);
+            }
+        }
+        if let Some(Value::Array(e)) = p.get("enum") {
+            self.names.extend(e.iter().filter_map(Value::as_str));
+        }
+        if let Some(c) = p.get("const").and_then(Value::as_str) {
+            self.names.push(c);
+        }
+        if self.items.is_none() {
+            self.items = p.get("items");
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = p.get(key) {
+                for b in branches {
+                    self.add(b, defs, depth + 1);
+                }
+            }
+        }
+    }
+
+    /// `v` read as wanted, or the form expected: as it is when it has
+    /// one of the types declared (a list's items still read), else the
+    /// first type it can be read as.
+    fn read(&self, v: &Value, defs: Option<&Map<String, Value>>) -> Result<Read, String> {
+        if !self.names.is_empty() && self.kinds.iter().all(|k| *k == "string") {
+            return self.name(v);
+        }
+        let Some(first) = self.kinds.first() else {
+            return Ok(Read::Keep);
+        };
+        if v.is_null() && self.nullable {
+            return Ok(Read::Keep);
+        }
+        let has = |k: &str| self.kinds.contains(&k);
+        match v {
+            Value::Array(_) if has("array") => return self.list(v, defs),
+            Value::Object(_) if has("object") => return Ok(Read::Keep),
+            Value::String(_) if has("string") => return Ok(Read::Keep),
+            Value::Bool(_) if has("boolean") => return Ok(Read::Keep),
+            Value::Number(n) if has("number") || (has("integer") && n.as_i64().is_some()) => {
+                return Ok(Read::Keep);
+            }
+            _ => {}
+        }
+        let mut err = None;
+        for kind in &self.kinds {
+            let got = match *kind {
+                "array" => self.list(v, defs),
+                "object" => match v {
+                    Value::String(s) if s.trim().is_empty() => Ok(Read::Absent),
+                    Value::String(s) => match serde_json::from_str::<Value>(s) {
+                        Ok(o @ Value::Object(_)) => Ok(Read::Value(o)),
+                        _ => Err("an object (like {\"NAME\": \"value\"})".into()),
+                    },
+                    _ => Err("an object (like {\"NAME\": \"value\"})".into()),
+                },
+                k => read(k, self.nullable, v).map_err(str::to_string),
+            };
+            match got {
+                Ok(r) => return Ok(r),
+                Err(e) => {
+                    err.get_or_insert(e);
+                }
+            }
+        }
+        Err(match (err, self.kinds.len()) {
+            (Some(e), 1) => e,
+            _ => {
+                let a = |k: &str| match k {
+                    "integer" => "an integer",
+                    "number" => "a number",
+                    "boolean" => "true or false",
+                    "array" => "a list",
+                    "object" => "an object",
+                    _ => "a string",
+                };
+                let mut all: Vec<&str> = vec![a(first)];
+                all.extend(self.kinds[1..].iter().map(|k| a(k)));
+                all.join(" or ")
+            }
+        })
+    }
+
+    /// One of [`Want::names`], matched in any case.
+    fn name(&self, v: &Value) -> Result<Read, String> {
+        let expected = || format!("one of {}", self.names.join(", "));
+        match v {
+            Value::Null if self.nullable => Ok(Read::Keep),
+            Value::String(s) if s.is_empty() => Ok(Read::Absent),
+            Value::String(s) if self.names.contains(&s.as_str()) => Ok(Read::Keep),
+            Value::String(s) => {
+                let t = s.trim();
+                match self.names.iter().find(|n| n.eq_ignore_ascii_case(t)) {
+                    Some(n) => Ok(Read::Value(Value::from(*n))),
+                    None => Err(expected()),
+                }
+            }
+            _ => Err(expected()),
+        }
+    }
+
+    /// A list: as it is, a JSON list in a string, or one item; each item
+    /// read as the items' schema asks.
+    fn list(&self, v: &Value, defs: Option<&Map<String, Value>>) -> Result<Read, String> {
+        let items: Vec<Value> = match v {
+            Value::Null if self.nullable => return Ok(Read::Keep),
+            Value::Array(a) => a.clone(),
+            Value::String(s) if s.trim().is_empty() => return Ok(Read::Absent),
+            Value::String(s) if s.trim_start().starts_with('[') => {
+                match serde_json::from_str::<Value>(s) {
+                    Ok(Value::Array(a)) => a,
+                    _ => vec![v.clone()],
+                }
+            }
+            other => vec![other.clone()],
+        };
+        let want = self.items.map(|i| Want::of(i, defs));
+        let mut out = Vec::with_capacity(items.len());
+        let mut changed = !v.is_array();
+        for item in items {
+            let read = match &want {
+                Some(w) => w
+                    .read(&item, defs)
+                    .map_err(|e| format!("a list whose items are each {e}"))?,
+                None => Read::Keep,
+            };
+            match read {
+                Read::Value(x) => {
+                    changed = true;
+                    out.push(x);
+                }
+                Read::Keep | Read::Absent => out.push(item),
+            }
+        }
+        Ok(if changed {
+            Read::Value(Value::Array(out))
+        } else {
+            Read::Keep
+        })
+    }
 }
 
 /// The types a property schema declares (`type` as a string or a list).

@@ -1,9 +1,11 @@
 //! The response budget: how much one tool answer may carry.
 //!
 //! An answer goes out as one JSON-RPC line that holds the result twice:
-//! as `structuredContent`, and serialized as the text block. The budget
-//! bounds the text block, which is the serialized structured result, in
-//! bytes. The line is then at most 3 × the budget plus a small envelope:
+//! as `structuredContent`, and as the text blocks. The budget bounds each
+//! (the structured result serialized, and the text blocks), in bytes, so
+//! it bounds the characters of either view a model gets. By default it is
+//! sized for a model ([`DEFAULT`]); a call asks for more with `max_bytes`
+//! (up to [`CALL_CEILING`]), a server with `--response-budget`. The line is then at most 3 × the budget plus a small envelope:
 //! once for `structuredContent`, and up to twice for the text block,
 //! whose `"` and `\` are escaped again inside the JSON-RPC string. For
 //! ordinary text it is close to 2 ×. [`CEILING`] keeps the worst case
@@ -19,8 +21,15 @@
 use crate::tmux::op::Limit;
 pub use crate::tmux::op::fit::{drop_for_tail, head_within, json_len, json_str_len, tail_within};
 
-/// The default budget: 1 MiB of answer text.
-pub const DEFAULT: usize = 1 << 20;
+/// The default budget: 40,000 bytes of answer, so that either view a
+/// model gets of it (the structured content serialized, or the text
+/// blocks) stays under the 50,000 characters at which Claude Code writes a
+/// result to a file instead, and near its 10,000-token warning.
+pub const DEFAULT: usize = 40_000;
+
+/// The most one call may ask for with `max_bytes` when the server's
+/// budget is smaller: 1 MiB.
+pub const CALL_CEILING: usize = 1 << 20;
 
 /// The largest budget accepted: 3 MiB (a JSON-RPC line of at most 9 MiB
 /// plus its envelope).
@@ -47,6 +56,16 @@ impl Budget {
     pub fn new(bytes: usize) -> Budget {
         Budget {
             bytes: bytes.clamp(FLOOR, CEILING),
+        }
+    }
+
+    /// The budget of one call that asks for `max_bytes`: that many bytes,
+    /// at least [`FLOOR`], at most [`CALL_CEILING`] or the server's budget
+    /// (`server`, `None` for callers without one) when that is larger.
+    pub fn for_call(max_bytes: usize, server: Option<Budget>) -> Budget {
+        let most = server.map_or(CALL_CEILING, |b| b.bytes().max(CALL_CEILING));
+        Budget {
+            bytes: max_bytes.clamp(FLOOR, most),
         }
     }
 
@@ -105,5 +124,18 @@ mod tests {
         assert_eq!(Budget::new(1).bytes(), FLOOR);
         assert_eq!(Budget::new(usize::MAX).bytes(), CEILING);
         assert_eq!(Budget::default().bytes(), DEFAULT);
+        assert_eq!(Budget::for_call(1, None).bytes(), FLOOR);
+        assert_eq!(
+            Budget::for_call(100_000, Some(Budget::default())).bytes(),
+            100_000
+        );
+        assert_eq!(
+            Budget::for_call(usize::MAX, Some(Budget::default())).bytes(),
+            CALL_CEILING
+        );
+        assert_eq!(
+            Budget::for_call(usize::MAX, Some(Budget::new(CEILING))).bytes(),
+            CEILING
+        );
     }
 }

@@ -73,6 +73,10 @@ const NO_BATCHES: &str = "JSON-RPC batches are not supported (MCP 2025-06-18 rem
 /// The longest top-level `id` value the scan keeps, in bytes.
 const MAX_ID_BYTES: usize = 256;
 
+/// The longest top-level key the scan keeps as written, in bytes: `method`
+/// with every letter a `\uXXXX` escape is 36.
+const MAX_KEY_BYTES: usize = 48;
+
 /// What to do with one line.
 #[derive(Debug)]
 pub enum Verdict {
@@ -614,8 +618,9 @@ impl Scanner {
 
     fn byte(&mut self, b: u8) {
         if self.in_str {
-            if self.member == Member::InKey && self.depth == 1 {
-                if self.escaped || (b != b'"' && b != b'\\') {
+            let in_key = self.member == Member::InKey && self.depth == 1;
+            if in_key {
+                if self.escaped || b != b'"' {
                     self.key.push(b);
                 }
             } else if self.in_id_value() {
@@ -627,8 +632,9 @@ impl Scanner {
                 self.escaped = true;
             } else if b == b'"' {
                 self.in_str = false;
-                if self.member == Member::InKey && self.depth == 1 {
+                if in_key {
                     self.member = Member::Colon;
+                    self.end_key();
                 }
             }
             self.cap();
@@ -694,10 +700,31 @@ impl Scanner {
         self.cap();
     }
 
-    /// Keeps the captures bounded: a long key is no key we look for, and a
-    /// long id is not kept.
-    fn cap(&mut self) {
+    /// At the `"` that ends a top-level key: the key as serde_json reads
+    /// it (`"i\u0064"` is `id`, as `classify` sees the message), or `-`
+    /// for one that is no key we look for.
+    fn end_key(&mut self) {
+        if self.key.contains(&b'\\') {
+            let mut quoted = Vec::with_capacity(self.key.len() + 2);
+            quoted.push(b'"');
+            quoted.extend_from_slice(&self.key);
+            quoted.push(b'"');
+            self.key = match serde_json::from_str::<String>(&decode(&quoted)) {
+                Ok(k) => k.into_bytes(),
+                Err(_) => b"-".to_vec(),
+            };
+        }
         if self.key.len() > 6 {
+            self.key.clear();
+            self.key.push(b'-');
+        }
+    }
+
+    /// Keeps the captures bounded: a long key is no key we look for (a
+    /// key is kept as written, escapes and all, up to [`MAX_KEY_BYTES`]),
+    /// and a long id is not kept.
+    fn cap(&mut self) {
+        if self.key.len() > MAX_KEY_BYTES {
             self.key.clear();
             self.key.push(b'-');
         }
@@ -711,7 +738,8 @@ impl Scanner {
     /// At the `,` or `}` after a top-level member.
     fn end_member(&mut self) {
         if self.member == Member::Value && self.key == b"id" {
-            self.shape.id = match serde_json::from_slice::<Value>(&self.id_raw) {
+            // Decoded as `classify` decodes the whole line.
+            self.shape.id = match serde_json::from_str::<Value>(&decode(&self.id_raw)) {
                 Ok(v) if RequestId::deserialize(&v).is_ok() => IdScan::Found(v),
                 _ => IdScan::Unusable,
             };
@@ -961,6 +989,21 @@ mod tests {
         );
         assert!(!line_max(br#"{"a":{"method":1}}"#, 100).shape.has_method);
         assert_eq!(id(r#"[{"id":1}]"#), IdScan::Absent);
+        // Keys and ids read as serde_json reads them: escapes, lone
+        // surrogates and bad UTF-8 included.
+        assert_eq!(id(r#"{"i\u0064":7}"#), IdScan::Found(json!(7)));
+        assert_eq!(id(r#"{"i\"d":7}"#), IdScan::Absent);
+        assert_eq!(id(r#"{"id":"\udc80"}"#), IdScan::Found(json!("\u{FFFD}")));
+        assert_eq!(
+            line_max(b"{\"id\":\"\xff\"}", 100).shape.id,
+            IdScan::Found(json!("\u{FFFD}"))
+        );
+        let escaped = br#"{"\u006d\u0065\u0074\u0068\u006f\u0064":"n"}"#;
+        assert!(line_max(escaped, 100).shape.has_method);
+        assert!(matches!(
+            classify(line_max(escaped, 10)),
+            Verdict::Ignore(_)
+        ));
     }
 
     #[test]

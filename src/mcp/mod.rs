@@ -9,6 +9,7 @@
 //! * [`args`]: argument types, defaults, checks and lenient reading.
 //! * [`schema`]: the JSON Schemas clients see, tidied.
 //! * [`budget`]: the response budget every answer fits.
+//! * [`redaction`]: `--redact`, secrets masked in every answer.
 //! * [`text`]: the text block of each result (libtmux-mcp's, by default).
 //! * [`jsonrpc`]: the checks every input line passes before rmcp sees it
 //!   (limits, encoding, batches, JSON-RPC errors answered here).
@@ -33,6 +34,7 @@ pub mod budget;
 pub mod errors;
 pub mod jsonrpc;
 pub mod prompts;
+pub mod redaction;
 pub mod resources;
 pub mod schema;
 pub mod server;

@@ -197,6 +197,20 @@ fn with_socket(mut args: Map<String, Value>, socket: &Option<String>) -> Map<Str
     args
 }
 
+/// `sel` naming the object `read` is by its id (`field`, `session_id` or
+/// `window_id`) instead, when `read` has one; the socket is kept.
+fn by_id(sel: Map<String, Value>, read: &Value, field: &str) -> Map<String, Value> {
+    let Some(id) = read[field].as_str() else {
+        return sel;
+    };
+    let mut m: Map<String, Value> = sel
+        .into_iter()
+        .filter(|(k, _)| k == "socket_name")
+        .collect();
+    m.insert(field.to_string(), json!(id));
+    m
+}
+
 /// What a failed read of `address` says (`-32603`): the session, window or
 /// pane it names when tmux could not find that object (told by the
 /// error's kind and subject, never its text), otherwise the error itself.
@@ -222,13 +236,18 @@ fn read_error(e: &Error, address: &Address) -> McpError {
     McpError::internal_error(format!("Internal error: {what}"), None)
 }
 
-/// Reads an address.
+/// Reads an address; with `redact`, secrets in what is read are masked
+/// ([`super::redaction`]), before JSON is written.
 ///
 /// # Errors
 ///
 /// `-32002` for an unknown address, `-32602` for a bad parameter,
 /// `-32603` for a missing object or a failed read.
-pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, McpError> {
+pub async fn read(
+    servers: &Servers,
+    uri: &str,
+    redact: bool,
+) -> Result<ReadResourceResult, McpError> {
     let p = parse(uri).map_err(|e| match e {
         AddressError::Unknown(m) => McpError::resource_not_found(m, None),
         AddressError::Invalid(m) => McpError::invalid_params(m, None),
@@ -242,7 +261,13 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
             .collect();
         with_socket(m, sock)
     };
-    let call = |tool: &'static str, a: Map<String, Value>| tools::call_typed(servers, tool, a);
+    let call = |tool: &'static str, a: Map<String, Value>| async move {
+        let mut v = tools::call_typed(servers, tool, a, redact).await?;
+        if redact {
+            crate::redact::redact_value(&mut v);
+        }
+        Ok::<Value, Error>(v)
+    };
     let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let (text, mime) = match &p.address {
         Address::Sessions => {
@@ -254,7 +279,11 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
             let mut s = call("get_session_info", sel.clone())
                 .await
                 .map_err(failed)?;
-            let w = call("list_windows", sel).await.map_err(failed)?;
+            // The windows of the session just read, by its id: one renamed
+            // meanwhile is still the one read.
+            let w = call("list_windows", by_id(sel, &s, "session_id"))
+                .await
+                .map_err(failed)?;
             s["windows"] = w["result"].clone();
             (json_body(&s), "application/json")
         }
@@ -270,7 +299,11 @@ pub async fn read(servers: &Servers, uri: &str) -> Result<ReadResourceResult, Mc
                 ("window_index", json!(index)),
             ]);
             let mut w = call("get_window_info", sel.clone()).await.map_err(failed)?;
-            let panes = call("list_panes", sel).await.map_err(failed)?;
+            // The panes of the window just read, by its id: one moved or
+            // renumbered meanwhile is still the one read.
+            let panes = call("list_panes", by_id(sel, &w, "window_id"))
+                .await
+                .map_err(failed)?;
             w["panes"] = panes["result"].clone();
             (json_body(&w), "application/json")
         }
@@ -322,7 +355,7 @@ pub async fn complete(
         }
         _ => return Vec::new(),
     };
-    let Ok(v) = tools::call_typed(servers, tool, args).await else {
+    let Ok(v) = tools::call_typed(servers, tool, args, false).await else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();

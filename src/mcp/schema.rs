@@ -4,7 +4,9 @@
 //! `$defs` to follow, and short text.
 //!
 //! * Input schemas keep the descriptions of a tool's own arguments (they
-//!   teach how to call it) and defaults. `null` is listed as a value only where
+//!   teach how to call it) and defaults, but a flag's `false` (every flag
+//!   is off unless given or its default says otherwise: the instructions
+//!   say it once). `null` is listed as a value only where
 //!   it means something other than leaving the argument out (an argument
 //!   whose default is not `null`, such as `max_lines`).
 //! * Output schemas give field names and types only: what fields mean is
@@ -210,6 +212,12 @@ fn tidy_input_property(p: &mut Map<String, Value>) {
     }
     if let Some(Value::String(d)) = p.get_mut("description") {
         *d = one_line(d);
+    }
+    // A flag is off unless given: said once, in the instructions.
+    if p.get("default") == Some(&Value::Bool(false))
+        && p.get("type") == Some(&Value::from("boolean"))
+    {
+        p.remove("default");
     }
     split_nullable(p);
 }

@@ -20,7 +20,12 @@ use super::{jsonrpc, prompts, resources, stdio, tools};
 use crate::tmux::Servers;
 
 /// Instructions sent at `initialize` (before the toolset and caller
-/// lines [`instructions`] adds).
+/// lines [`instructions`] adds). What a tool's listed schema leaves out
+/// is said here once: the targets every tool takes and the server
+/// arguments, `max_bytes`, `verbose`, the shaping arguments, what result
+/// fields mean. Claude Code keeps only the first 2 KB of a server's
+/// instructions: what a call needs comes first (TARGETING, RESULTS,
+/// LIMITS).
 pub const INSTRUCTIONS: &str = "\
 tmuxwire drives a tmux server directly over its socket (control mode; no tmux process per call).\n\
 \n\
@@ -28,23 +33,35 @@ HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N).\n\
 \n\
 TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: unique and stable; \
 names are not, so prefer ids); session_name is matched exactly; window_index is a window's index \
-in that session. Without a target, pane tools use the active pane (of the window or session given, \
-else of the session a person used last). socket_name (tmux -L name) or socket_path (-S) selects \
-another server. is_caller=true marks the pane running this client; session_attached does not count \
-tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\").\n\
+in that session. A pane tool lists pane_id and also takes window_id, session_id or session_name \
+(that window's or session's active pane); without a target it uses the active pane of the session \
+a person used last. Every tool also takes socket_name (tmux -L name) or socket_path (-S) for \
+another server. is_caller=true marks the pane running this client; session_attached does not \
+count tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\"); \
+a flag is false unless given or its default says otherwise.\n\
 \n\
 RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
-get_session_info or get_server_info wherever it is returned (lists: {result: [...]} in \
-structuredContent, a bare list in the text); tools that change one return it read after the change. \
-Text blocks are libtmux-mcp's: capture_pane the pane text, actions a sentence.\n\
+get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
+change one return it read after the change. Fields that would only repeat a default (0, false, \
+null, empty) are left out. Text blocks are libtmux-mcp's: capture_pane the pane text, actions a \
+sentence; a second text block, only when needed, holds the rest (a cut's next, a list's omitted).\n\
+\n\
+LIMITS: every answer fits a budget sized for a model (40,000 bytes by default; max_bytes, where \
+listed, asks one call for up to 1 MiB) and says what it cut: truncated_lines and next (the \
+arguments that return the lines cut) for capture_pane, content_truncated_lines (snapshot_pane), \
+lines_omitted and next (search_panes), omitted (lists). capture_pane, capture_since and \
+get_command_output take grep (lines containing the text, case-sensitive) with context (lines \
+around each, 0-100), then head/tail (the first/last N); lines_omitted counts what they left out. \
+verbose=true (send_keys, paste_text) adds a confirmed delivery's evidence.\n\
 \n\
 METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
 capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
 whole scrollback as logical lines (soft wraps joined), literal unless regex=true, with tmux line \
 numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end: per \
-matched line, matched_line_numbers (its first row), matched_line_rows (rows it spans) and \
-matched_at [row, column, char, byte] where its first match starts (the tmux line number of that \
-row, its 0-based cell column, its offset in the line in characters and in bytes).\n\
+matched line, matched_line_numbers (its first row), matched_line_rows (rows it spans, left out \
+when each spans one) and matched_at [row, column, char, byte] where its first match starts (the \
+tmux line number of that row, its 0-based cell column, its offset in the line in characters and \
+in bytes).\n\
 \n\
 INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
 name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
@@ -59,17 +76,18 @@ suppress_history defaults to true (LIBTMUX_SUPPRESS_HISTORY=0: false); cd and ex
 persist; on timeout the command keeps running unless interrupt_on_timeout.\n\
 \n\
 STATE: get_pane_state says what the pane's program does with input now (input: line-editor, \
-line-read, password, raw, busy, unknown). list_commands, get_command_output and wait_for_command (the next one to finish) read the commands a \
-shell marks with OSC 133/633 (shell integration) since tmuxwire began watching the pane: state \
-running|finished|abandoned|prompt; exit_status null means unknown, never 0; line numbers as \
-capture_pane's; any program can print marks, so trusted is false and run_command is the checked \
-path. wait_for_stable waits until a TUI's screen stops changing (mask spinners and timers). Every \
-wait ends early as password_prompt or awaiting_input when the program reads a line for 300 ms.\n\
-\n\
-LIMITS: every answer fits a response budget (1 MiB of text by default) and says what it cut: \
-a [... truncated K lines ...] first line and structuredContent's truncated_lines, truncated_bytes \
-and next (the arguments that return the lines cut) for capture_pane; content_truncated_lines \
-(snapshot_pane), lines_omitted (search_panes), omitted (lists, in structuredContent).";
+line-read, password, key-read, raw, busy, unknown). list_commands, get_command_output and wait_for_command \
+(the next one to finish) read the commands a shell marks with OSC 133/633 (shell integration) \
+since tmuxwire began watching the pane: state running|finished|abandoned|prompt; exit_status null \
+means unknown, never 0; line numbers as capture_pane's; any program can print marks, so trusted is \
+false and run_command is the checked path. wait_for_stable waits until a TUI's screen stops \
+changing (mask spinners and timers). Every wait ends early as password_prompt or awaiting_input \
+when the program reads a line or a key for 300 ms.";
+
+/// What the instructions add when secrets are masked (`--redact`).
+pub const REDACTION_NOTE: &str = "\n\nREDACTION: on. Secrets in returned text (keys, tokens, \
+passwords) are replaced by [REDACTED:kind] markers and counted in redacted; searches and waits \
+never match inside one. The pane itself is unchanged.";
 
 /// The instructions for a server offering `policy`'s tools to `caller`,
 /// which may run inside a tmux pane.
@@ -98,6 +116,8 @@ pub struct TmuxwireServer {
     budget: Budget,
     policy: Arc<Policy>,
     text: TextMode,
+    /// Secrets are masked in every answer (`--redact`).
+    redact: bool,
 }
 
 impl TmuxwireServer {
@@ -110,6 +130,7 @@ impl TmuxwireServer {
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
             text: TextMode::default(),
+            redact: false,
         }
     }
 
@@ -126,7 +147,10 @@ impl TmuxwireServer {
                 names.insert(0, crate::tmux::LOCAL_HOST.to_string());
             }
             // No hosts: libtmux-mcp's surface, unchanged.
-            tools::catalog_for_hosts(&self.policy, (!names.is_empty()).then_some(&names[..]))
+            let mut list =
+                tools::catalog_for_hosts(&self.policy, (!names.is_empty()).then_some(&names[..]));
+            tools::declare_result_sizes(&mut list, self.budget);
+            list
         })
     }
 
@@ -135,9 +159,20 @@ impl TmuxwireServer {
         TmuxwireServer { text, ..self }
     }
 
+    /// The same server masking secrets in every answer when `redact`
+    /// ([`super::redaction`]).
+    pub fn with_redact(self, redact: bool) -> TmuxwireServer {
+        TmuxwireServer { redact, ..self }
+    }
+
     /// The same server with response budget `budget`.
     pub fn with_budget(self, budget: Budget) -> TmuxwireServer {
-        TmuxwireServer { budget, ..self }
+        // The tool list declares result sizes from the budget.
+        TmuxwireServer {
+            budget,
+            tools: Arc::default(),
+            ..self
+        }
     }
 
     /// The same server offering the tools `policy` chooses.
@@ -167,6 +202,7 @@ impl TmuxwireServer {
             None,
             &self.policy,
             self.text,
+            self.redact,
         )
         .await
     }
@@ -190,6 +226,9 @@ impl ServerHandler for TmuxwireServer {
                     .iter()
                     .filter_map(|h| h.host_name())
                     .collect();
+                if self.redact {
+                    s.push_str(REDACTION_NOTE);
+                }
                 if !names.is_empty() {
                     s.push_str(&format!(
                         "\n\nRemote hosts: {}. Every tool takes host (default: {}); ids \
@@ -232,7 +271,7 @@ impl ServerHandler for TmuxwireServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(&self.servers, &request.uri)
+        resources::read(&self.servers, &request.uri, self.redact)
             .await
             .map(Into::into)
     }
@@ -330,7 +369,7 @@ impl ServerHandler for TmuxwireServer {
         let answer = tokio::select! {
             r = tools::call_within(
                 &self.servers, self.budget, &request.name, args, progress, &self.policy,
-                self.text,
+                self.text, self.redact,
             ) => {
                 Ok(r.into())
             }
@@ -385,7 +424,9 @@ fn progress_sink(
 /// answered with JSON-RPC errors (lines of at most
 /// [`jsonrpc::MAX_LINE_BYTES`], nesting of at most [`jsonrpc::MAX_DEPTH`]),
 /// and rmcp's answers and those share one stdout writer ([`stdio`]).
-/// Every tool answer fits `budget`; `text` says what text blocks hold.
+/// Every tool answer fits `budget`; `text` says what text blocks hold;
+/// with `redact`, secrets are masked in every answer and resource
+/// ([`super::redaction`]).
 ///
 /// # Errors
 ///
@@ -395,6 +436,7 @@ pub async fn serve_stdio(
     budget: Budget,
     policy: Policy,
     text: TextMode,
+    redact: bool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when stdin/stdout are pipes (as MCP clients start
     // servers), so a pending read never holds up shutdown.
@@ -402,7 +444,8 @@ pub async fn serve_stdio(
     let server = TmuxwireServer::new(servers)
         .with_budget(budget)
         .with_policy(policy)
-        .with_text(text);
+        .with_text(text)
+        .with_redact(redact);
     // The tool list is built while the client initializes.
     let warm = server.clone();
     tokio::task::spawn_blocking(move || {

@@ -4,13 +4,16 @@
 //! # Format
 //!
 //! ```text
-//! TMUXWIRE_TOOLSETS=inspect,manage,execute   (default; also teardown)
+//! TMUXWIRE_TOOLSETS=inspect,manage,execute   (default; also teardown, core)
 //! TMUXWIRE_TOOLS=kill_pane,clear_pane        (enabled whatever their toolset)
 //! TMUXWIRE_EXCLUDE_TOOLS=send_keys           (refused; beats every enable)
 //! ```
 //!
 //! Comma lists, blanks around names ignored, empty items skipped; an
-//! empty `TMUXWIRE_TOOLSETS` offers no toolset. Each variable falls back
+//! empty `TMUXWIRE_TOOLSETS` offers no toolset. `core` is tmuxwire's own
+//! choice across the four: the few tools an agent needs most (find, read,
+//! type, wait, run, state; the rows marked so), for small models and
+//! small contexts; with others it adds those tools to theirs. Each variable falls back
 //! to libtmux-mcp's (`LIBTMUX_TOOLSETS`, `LIBTMUX_TOOLS`,
 //! `LIBTMUX_EXCLUDE_TOOLS`) when unset. An unknown toolset or tool name
 //! is an error at start-up: a typo must not silently widen or narrow what
@@ -71,10 +74,15 @@ impl Toolset {
 /// The toolsets offered when none are chosen.
 pub const DEFAULT: [Toolset; 3] = [Toolset::Inspect, Toolset::Manage, Toolset::Execute];
 
+/// The name of the core choice in `TMUXWIRE_TOOLSETS`.
+pub const CORE: &str = "core";
+
 /// What a server offers: toolsets, tools enabled by name, tools refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
     toolsets: BTreeSet<Toolset>,
+    /// The core tools are offered ([`CORE`]).
+    core: bool,
     include: BTreeSet<String>,
     exclude: BTreeSet<String>,
 }
@@ -84,6 +92,7 @@ impl Default for Policy {
     fn default() -> Policy {
         Policy {
             toolsets: DEFAULT.into_iter().collect(),
+            core: false,
             include: BTreeSet::new(),
             exclude: BTreeSet::new(),
         }
@@ -128,23 +137,27 @@ impl Policy {
         let mut p = Policy::default();
         if let Some((var_name, list)) = var(&get, "TMUXWIRE_TOOLSETS", "LIBTMUX_TOOLSETS") {
             let mut sets = BTreeSet::new();
+            let mut core = false;
             let mut unknown = Vec::new();
             for item in items(&list) {
-                match Toolset::parse(&item.to_ascii_lowercase()) {
+                let name = item.to_ascii_lowercase();
+                match Toolset::parse(&name) {
                     Some(t) => {
                         sets.insert(t);
                     }
+                    None if name == CORE => core = true,
                     None => unknown.push(item.to_string()),
                 }
             }
             if !unknown.is_empty() {
                 return Err(format!(
                     "{var_name} names unknown toolsets: {} (known: inspect, manage, execute, \
-                     teardown)",
+                     teardown, core)",
                     unknown.join(", ")
                 ));
             }
             p.toolsets = sets;
+            p.core = core;
         }
         for (ours, theirs, into) in [
             ("TMUXWIRE_TOOLS", "LIBTMUX_TOOLS", &mut p.include),
@@ -179,21 +192,26 @@ impl Policy {
         self.exclude.contains(name)
     }
 
-    /// Whether tool `name` of `toolset` is offered: its toolset is chosen
-    /// or it is enabled by name, and it is not refused.
-    pub fn offers(&self, name: &str, toolset: Toolset) -> bool {
+    /// Whether tool `name` of `toolset` (one of the core tools when
+    /// `core`) is offered: its toolset is chosen, or it is a core tool
+    /// and core is, or it is enabled by name; and it is not refused.
+    pub fn offers(&self, name: &str, toolset: Toolset, core: bool) -> bool {
         if self.is_excluded(name) {
             return false;
         }
-        self.include.contains(name) || self.toolsets.contains(&toolset)
+        self.include.contains(name) || self.toolsets.contains(&toolset) || (core && self.core)
     }
 
     /// A sentence for the server instructions.
     pub fn describe(&self) -> String {
-        let names: Vec<&str> = self.toolsets.iter().map(|t| t.name()).collect();
+        let mut names: Vec<&str> = self.toolsets.iter().map(|t| t.name()).collect();
+        if self.core {
+            names.push(CORE);
+        }
         format!(
-            "Toolsets: {} (of inspect, manage, execute, teardown), set by TMUXWIRE_TOOLSETS. \
-             Hiding one shapes this list, not what a pane can run.",
+            "Toolsets: {} (of inspect, manage, execute, teardown; core: the few tools an agent \
+             needs most), set by TMUXWIRE_TOOLSETS. Hiding one shapes this list, not what a \
+             pane can run.",
             if names.is_empty() {
                 "none".to_string()
             } else {
@@ -229,8 +247,13 @@ mod tests {
         Policy::from_env(env(vars), |n| toolset(n).is_some())
     }
 
+    /// The stand-in's core tools.
+    fn is_core(name: &str) -> bool {
+        matches!(name, "list_panes" | "send_keys")
+    }
+
     fn offers(p: &Policy, name: &str) -> bool {
-        toolset(name).is_some_and(|t| p.offers(name, t))
+        toolset(name).is_some_and(|t| p.offers(name, t, is_core(name)))
     }
 
     #[test]
@@ -257,6 +280,23 @@ mod tests {
         .unwrap();
         assert!(!offers(&p, "kill_pane") && !offers(&p, "send_keys") && p.is_excluded("kill_pane"));
         assert!(offers(&p, "paste_text"));
+        // core: its tools, whatever their toolset; with a toolset, both.
+        let p = policy(&[("TMUXWIRE_TOOLSETS", "Core")]).unwrap();
+        assert!(offers(&p, "list_panes") && offers(&p, "send_keys"));
+        assert!(!offers(&p, "paste_text") && !offers(&p, "kill_pane"));
+        assert!(
+            p.describe().starts_with("Toolsets: core "),
+            "{}",
+            p.describe()
+        );
+        let p = policy(&[("TMUXWIRE_TOOLSETS", "core,teardown")]).unwrap();
+        assert!(offers(&p, "send_keys") && offers(&p, "kill_pane") && !offers(&p, "paste_text"));
+        let p = policy(&[
+            ("TMUXWIRE_TOOLSETS", "core"),
+            ("TMUXWIRE_EXCLUDE_TOOLS", "send_keys"),
+        ])
+        .unwrap();
+        assert!(!offers(&p, "send_keys"));
     }
 
     #[test]

@@ -271,6 +271,201 @@ pub fn text_between(
     Some((lines.into_iter().collect(), omitted))
 }
 
+/// A copy's complete lines from the oldest held up to the cursor's line,
+/// each ended by `\n`, as pieces of one text: the history's chunks as
+/// they are, then the screen's lines (left out on the alternate screen,
+/// which is not the pane's text). See [`continued_first`].
+struct Text<'a> {
+    /// Each piece: the index of its first line, and its text (whole lines).
+    pieces: Vec<(u64, std::borrow::Cow<'a, [u8]>)>,
+    /// Where each piece starts in the whole text.
+    starts: Vec<usize>,
+    /// The length of the history's part.
+    history: usize,
+    /// The length of the whole text.
+    len: usize,
+}
+
+impl<'a> Text<'a> {
+    fn of(t: &'a Term) -> Text<'a> {
+        let mut pieces: Vec<(u64, std::borrow::Cow<'a, [u8]>)> = t
+            .history()
+            .search_chunks()
+            .map(|c| (c.first.0, std::borrow::Cow::Borrowed(c.text)))
+            .collect();
+        let history = pieces.iter().map(|(_, p)| p.len()).sum();
+        if !t.alternate_on() {
+            let cursor = cursor_spot(t).line;
+            let mut screen = Vec::new();
+            let mut first = None;
+            for l in t.screen_logical_lines().take_while(|l| l.index < cursor) {
+                first.get_or_insert(l.index.0);
+                screen.extend_from_slice(&l.text);
+                screen.push(b'\n');
+            }
+            if let Some(first) = first {
+                pieces.push((first, std::borrow::Cow::Owned(screen)));
+            }
+        }
+        let mut starts = Vec::with_capacity(pieces.len());
+        let mut len = 0;
+        for (_, p) in &pieces {
+            starts.push(len);
+            len += p.len();
+        }
+        Text {
+            pieces,
+            starts,
+            history,
+            len,
+        }
+    }
+
+    /// The piece holding byte `at` and the offset in it.
+    fn piece(&self, at: usize) -> Option<(usize, usize)> {
+        let i = self.starts.partition_point(|&s| s <= at).checked_sub(1)?;
+        let off = at - self.starts[i];
+        (off < self.pieces[i].1.len()).then_some((i, off))
+    }
+
+    /// The index of the line that starts at byte `at` (or the line after
+    /// the last, at the end).
+    fn line_at(&self, at: usize) -> u64 {
+        match self.piece(at) {
+            Some((i, off)) => {
+                let (first, text) = &self.pieces[i];
+                first + memchr::memchr_iter(b'\n', &text[..off]).count() as u64
+            }
+            None => self.pieces.last().map_or(0, |(first, text)| {
+                first + memchr::memchr_iter(b'\n', text).count() as u64
+            }),
+        }
+    }
+
+    /// The first line, with its `\n`.
+    fn first_line(&self) -> Option<&[u8]> {
+        let (_, text) = self.pieces.first()?;
+        let end = memchr::memchr(b'\n', text)?;
+        Some(&text[..=end])
+    }
+
+    /// Where lines reading `line` (with its `\n`) start, in order.
+    fn starts_of<'s>(&'s self, line: &'s [u8]) -> impl Iterator<Item = usize> + 's {
+        self.pieces
+            .iter()
+            .zip(&self.starts)
+            .flat_map(move |((_, text), &base)| {
+                memchr::memmem::find_iter(text, line)
+                    .filter(move |&p| p == 0 || text[p - 1] == b'\n')
+                    .map(move |p| base + p)
+            })
+    }
+
+    /// How many bytes from `at` equal `other`'s from its start, cut to the
+    /// last whole line (both texts end every line with `\n`).
+    fn common(&self, at: usize, other: &Text<'_>) -> usize {
+        let (mut a, mut b) = (at, 0usize);
+        let mut last_line = 0;
+        while let (Some((i, ai)), Some((j, bj))) = (self.piece(a), other.piece(b)) {
+            let x = &self.pieces[i].1[ai..];
+            let y = &other.pieces[j].1[bj..];
+            let n = x.len().min(y.len());
+            let same = if x[..n] == y[..n] {
+                n
+            } else {
+                x.iter().zip(y).take_while(|(p, q)| p == q).count()
+            };
+            if let Some(nl) = memchr::memrchr(b'\n', &y[..same]) {
+                last_line = b + nl + 1;
+            }
+            a += same;
+            b += same;
+            if same < n {
+                break;
+            }
+        }
+        last_line
+    }
+}
+
+/// Of the places in `hay` where `needle`'s text begins (its first line
+/// read there; at most [`ALIGN_TRIES`] tried, oldest first), the first
+/// where `accept(at, bytes in common)` holds.
+fn first_place(
+    hay: &Text<'_>,
+    needle: &Text<'_>,
+    accept: impl Fn(usize, usize) -> bool,
+) -> Option<(usize, usize)> {
+    let line = needle.first_line()?;
+    hay.starts_of(line)
+        .take(ALIGN_TRIES)
+        .map(|at| (at, hay.common(at, needle)))
+        .find(|&(at, same)| accept(at, same))
+}
+
+/// Places [`continued_first`] tries at most in each way (text that
+/// repeats, such as a `yes` flood, matches at its first try).
+const ALIGN_TRIES: usize = 256;
+
+/// The index a copy seeded again (`new`) gives its oldest held line, so
+/// that the lines it shares with the copy it replaces (`old`) keep their
+/// indexes, and a `capture_since` cursor or a command's place in `old`
+/// still points at the same line (see [`Term::renumber_lines`]).
+///
+/// tmux changes a pane's text only at its ends meanwhile: it drops the
+/// oldest history rows (trims, `clear-history`), adds output at the
+/// bottom, and rewrites screen lines; a resize lays the same logical lines
+/// out again. So the text of `new`'s lines is found in `old`'s, in two
+/// ways, and the one that shares more lines wins:
+///
+/// * `new` begins with the end of `old`: its first lines are `old`'s last
+///   ones, through `old`'s last history line at least, or, when `new`
+///   begins on `old`'s screen, through a line of it (the screen lines
+///   after it were written over);
+/// * `new` holds all of `old`'s history and older lines before it (tmux
+///   held history the copy had dropped, past the mirror's memory cap).
+///
+/// Of several places (text that repeats), the oldest is taken (it shares
+/// the most lines). When they share nothing (tmux dropped every line `old`
+/// held, a pane paused for a flood), `new`'s lines all come after
+/// `old`'s: its first line gets the index of `old`'s cursor line, and a
+/// follower that had not read up to there is told it missed lines. The
+/// texts are compared as bytes, chunk by chunk (100,000 rows: see
+/// `benches/grid.rs`, `seed/100k-rows-renumbered`).
+pub fn continued_first(old: &Term, new: &Term) -> LineIndex {
+    let (o, n) = (Text::of(old), Text::of(new));
+    let after = cursor_spot(old).line.max(old.history().end_index());
+    // `new` begins with the end of `old`.
+    let tail = first_place(&o, &n, |at, same| {
+        same > 0 && (same == (o.len - at).min(n.len) || at + same >= o.history)
+    })
+    .map(|(at, same)| {
+        let first = o.line_at(at);
+        (o.line_at(at + same) - first, first)
+    });
+    // `new` holds `old`'s history whole, after lines of its own.
+    let kept = o.pieces.len() - usize::from(o.len > o.history);
+    let history = Text {
+        pieces: o.pieces[..kept].to_vec(),
+        starts: o.starts[..kept].to_vec(),
+        history: o.history,
+        len: o.history,
+    };
+    let whole = (history.len > 0)
+        .then(|| first_place(&n, &history, |_, same| same == history.len))
+        .flatten()
+        .and_then(|(at, _)| {
+            let shared = history.line_at(history.len) - history.line_at(0);
+            let before = n.line_at(at) - n.line_at(0);
+            history.line_at(0).checked_sub(before).map(|f| (shared, f))
+        });
+    match (tail, whole) {
+        (Some(t), Some(w)) => LineIndex(if w.0 > t.0 { w.1 } else { t.1 }),
+        (Some((_, first)), None) | (None, Some((_, first))) => LineIndex(first),
+        (None, None) => after,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +484,73 @@ mod tests {
             .iter()
             .map(|l| String::from_utf8_lossy(l).into_owned())
             .collect()
+    }
+
+    /// A copy 40 wide, `height` high, that printed `lines` (each ended by
+    /// CR LF) and a prompt.
+    fn printed(height: u32, lines: impl IntoIterator<Item = String>) -> Term {
+        let mut t = term(40, height, 10_000);
+        for l in lines {
+            t.advance(format!("{l}\r\n").as_bytes());
+        }
+        t.advance(b"$ ");
+        t
+    }
+
+    fn seq(tag: &str, from: u32, to: u32) -> Vec<String> {
+        (from..=to).map(|i| format!("{tag}{i}")).collect()
+    }
+
+    #[test]
+    fn seeded_again_keeps_the_numbering() {
+        let old = printed(5, seq("l", 0, 49));
+        // The same text (a resize): the same numbers.
+        let same = printed(5, seq("l", 0, 49));
+        assert_eq!(continued_first(&old, &same), LineIndex(0));
+        // tmux dropped l0..l19 and more came.
+        let on = printed(5, seq("l", 20, 59));
+        assert_eq!(continued_first(&old, &on), LineIndex(20));
+        // Only screen lines are shared (all of old's history dropped).
+        let mut lines = seq("l", 47, 49);
+        lines.extend(seq("m", 0, 9));
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(47));
+        // Nothing shared: after old's cursor line (50, the prompt).
+        let other = printed(5, seq("x", 0, 30));
+        assert_eq!(continued_first(&old, &other), LineIndex(50));
+        // The old copy had dropped its oldest history (memory cap): tmux's
+        // older lines come before.
+        let mut capped = printed(5, seq("l", 0, 49));
+        capped.drop_oldest_history(10);
+        assert_eq!(capped.history().first_index(), LineIndex(10));
+        assert_eq!(continued_first(&capped, &same), LineIndex(0));
+        // The old screen's last line was written over: matched up to the
+        // line before it.
+        let mut lines = seq("l", 10, 48);
+        lines.push("rewritten".into());
+        lines.extend(seq("n", 0, 3));
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(10));
+        // new begins on old's screen, whose last line was written over.
+        let lines = ["l47", "l48", "x"].map(String::from);
+        assert_eq!(continued_first(&old, &printed(5, lines)), LineIndex(47));
+        // Text that repeats: the oldest place.
+        let ys = printed(5, (0..50).map(|_| "y".to_string()));
+        let more = printed(5, (0..80).map(|_| "y".to_string()));
+        assert_eq!(continued_first(&ys, &more), LineIndex(0));
+        // Empty copies share nothing.
+        let empty = term(40, 5, 100);
+        assert_eq!(continued_first(&empty, &old), LineIndex(0));
+        assert_eq!(continued_first(&old, &empty), LineIndex(50));
+    }
+
+    #[test]
+    fn renumbered_copies_answer_followers() {
+        let old = printed(5, seq("l", 0, 49));
+        let mut new = printed(5, seq("l", 20, 59));
+        new.renumber_lines(continued_first(&old, &new));
+        let since = lines_since(&new, LineIndex(45), 100, Keep::Oldest);
+        assert_eq!(since.first, LineIndex(45));
+        assert_eq!(s(&since.lines), seq("l", 45, 59));
+        assert_eq!(new.history().check(), Ok(()));
     }
 
     #[test]

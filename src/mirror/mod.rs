@@ -259,6 +259,9 @@ struct DeadCopies {
     since: HashMap<PaneId, Instant>,
     dropped: std::collections::VecDeque<(PaneId, Dropped)>,
     dropped_total: u64,
+    /// Entries with no copy that no watch feeds, seen at the last
+    /// housekeeping ([`Mirror::forget_orphans`]).
+    orphans: HashSet<PaneId>,
 }
 
 /// Which panes [`Mirror::dead_in`] looks at.
@@ -437,6 +440,7 @@ async fn manage(
                 }
                 m.enforce_cap();
                 m.enforce_dead();
+                m.forget_orphans();
                 m.forget_closed_watches().await;
             }
         }
@@ -621,6 +625,45 @@ impl Mirror {
             total = dead.dropped_total,
             "dropped copies of gone panes"
         );
+    }
+
+    /// Forgets the entries that hold no copy, that no watch feeds and that
+    /// no wait follows, once two housekeeping rounds in a row found them
+    /// so: a pane listed or asked for whose session went before its seed
+    /// was taken (the watch then let it go), which would otherwise stay in
+    /// the map for ever, one per churned pane. The second look leaves alone
+    /// an entry just made, which its watch owns a moment later; a pane
+    /// asked for again gets a new entry.
+    fn forget_orphans(&self) {
+        let orphans: HashSet<PaneId> = self
+            .shared
+            .panes()
+            .into_iter()
+            .filter(|(_, p)| {
+                let st = p.view();
+                st.term.is_none() && st.owner.is_none() && p.subscribers() == 0
+            })
+            .map(|(id, _)| id)
+            .collect();
+        let mut dead = self.shared.dead.lock().unwrap_or_else(|p| p.into_inner());
+        let mut forgotten = 0;
+        for id in orphans.intersection(&dead.orphans) {
+            // Looked at again under the map's lock: still no copy, no
+            // owner, no waiter.
+            let mut panes = self.shared.lock();
+            if let Some(p) = panes.get(id) {
+                let st = p.view();
+                if st.term.is_none() && st.owner.is_none() && p.subscribers() == 0 {
+                    drop(st);
+                    panes.remove(id);
+                    forgotten += 1;
+                }
+            }
+        }
+        if forgotten > 0 {
+            tracing::debug!(forgotten, "forgot panes that never got a copy");
+        }
+        dead.orphans = orphans;
     }
 
     /// Why the copy of gone pane `pane` was dropped, if it was (and is
@@ -1041,13 +1084,16 @@ impl Mirror {
     }
 
     /// Marks copies of panes that tmux no longer has as dead (a pane that
-    /// vanished between two requests, before its watch noticed).
-    pub fn mark_gone(&self, alive: &std::collections::HashSet<PaneId>) {
+    /// vanished between two requests, before its watch noticed): `alive`
+    /// is every pane of a listing of the whole server asked at `listed`.
+    /// A copy seeded after `listed` is left as it is: its pane may be newer
+    /// than the listing ([`PaneMirror::mark_dead_if_seeded_before`]).
+    pub fn mark_gone(&self, alive: &std::collections::HashSet<PaneId>, listed: Instant) {
         for (id, p) in self.shared.panes() {
             if alive.contains(&id) {
                 continue;
             }
-            p.mark_dead();
+            p.mark_dead_if_seeded_before(Some(listed));
         }
     }
 

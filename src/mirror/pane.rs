@@ -436,8 +436,25 @@ impl PaneMirror {
     /// waiters. Returns whether it changed: a pane with no copy, or
     /// already dead, is left as it is.
     pub fn mark_dead(&self) -> bool {
+        self.mark_dead_if_seeded_before(None)
+    }
+
+    /// [`PaneMirror::mark_dead`] for a listing of the server's panes that
+    /// was asked at `listed` and does not show this pane: only a copy
+    /// seeded before then is marked. A copy seeded after may be of a pane
+    /// made after the listing ran (another session's watch seeded it
+    /// meanwhile), which the listing cannot show; a pane that is really
+    /// gone is marked by the next listing (each one a pane's going
+    /// causes). Pane ids are never reused, so a copy seeded before the
+    /// listing is of a pane that existed when it ran.
+    pub fn mark_dead_if_seeded_before(&self, listed: Option<Instant>) -> bool {
         let mut st = self.write();
         if st.term.is_none() || st.status == Status::Dead {
+            return false;
+        }
+        if let Some(at) = listed
+            && st.seeded_at.is_none_or(|s| s > at)
+        {
             return false;
         }
         st.status = Status::Dead;

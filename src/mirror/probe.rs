@@ -45,6 +45,7 @@ crate::record! {
         width: Option<i64> = "pane_width",
         height: Option<i64> = "pane_height",
         history_size: Option<i64> = "history_size",
+        history_limit: Option<i64> = "history_limit",
         cursor_x: Option<i64> = "cursor_x",
         cursor_y: Option<i64> = "cursor_y",
         alternate_on: bool = "alternate_on",
@@ -105,11 +106,17 @@ impl FenceRow {
         mode_of(&self.0)
     }
 
-    /// Whether `term`'s size, history size (held and
-    /// [absent](Term::history_absent)), cursor and screen (main or
-    /// alternate) are tmux's.
-    pub fn agrees(&self, term: &Term) -> bool {
-        state_agrees(term, &self.0)
+    /// What the record says of `term`: [`Verdict::Differs`] unless its
+    /// size, cursor and screen (main or alternate) are tmux's; then what
+    /// its history size (held and [absent](Term::history_absent)) and
+    /// limit say ([`history_verdict`]). The visible rows are not in a
+    /// fence (compared in the background: [`check_line`]).
+    pub fn verdict(&self, term: &Term) -> Verdict {
+        if state_agrees(term, &self.0) {
+            history_of(term, &self.0)
+        } else {
+            Verdict::Differs
+        }
     }
 }
 
@@ -232,29 +239,131 @@ fn mode_of(r: &CheckRow) -> PaneMode {
     }
 }
 
-/// Whether `term` agrees with a [`check_line`] answer: same size, history
-/// size, cursor and screen mode, and the same visible rows.
-pub fn agrees(term: &Term, reply: &Reply, q: &Queries) -> bool {
-    let Some(r) = check_row(reply, q) else {
-        return false;
-    };
-    let Ok(screen) = captured(reply.blocks[1..].to_vec()) else {
-        return false;
-    };
-    let (_, h) = term.size();
-    state_agrees(term, &r) && screen == term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1))
+/// What a [`check_line`] answer says of a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The copy agrees: same size, history size and limit, cursor and
+    /// screen mode, and the same visible rows.
+    Agrees,
+    /// The copy agrees once its history limit is `limit` rows and only
+    /// its newest `rows` history rows are left: tmux dropped the oldest
+    /// ones itself, which no output tells a control client
+    /// (`clear-history`, cmd-clear-history.c `grid_clear_history()`; a
+    /// lowered `history-limit`, which tmux ≥ 3.7 applies to every pane at
+    /// once, session.c `session_update_history()`). tmux only ever drops
+    /// history from its oldest row, so the rows the copy keeps are the
+    /// ones tmux holds ([`Term::match_history`]).
+    Trimmed {
+        /// The history rows tmux holds (`#{history_size}`).
+        rows: usize,
+        /// The pane's limit (`#{history_limit}`).
+        limit: usize,
+    },
+    /// The copy differs: seed it again.
+    Differs,
 }
 
-/// Whether `term`'s size, history size, cursor and screen mode are the
-/// ones in `r`. The history size is the rows the copy holds plus those it
-/// never read ([`Term::history_absent`]).
+/// What a [`check_line`] answer says of `term` ([`Verdict`]).
+pub fn verdict(term: &Term, reply: &Reply, q: &Queries) -> Verdict {
+    let Some(r) = check_row(reply, q) else {
+        return Verdict::Differs;
+    };
+    let Ok(screen) = captured(reply.blocks[1..].to_vec()) else {
+        return Verdict::Differs;
+    };
+    let (_, h) = term.size();
+    if !state_agrees(term, &r) || screen != term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1)) {
+        return Verdict::Differs;
+    }
+    history_of(term, &r)
+}
+
+/// Whether `term`'s size, cursor and screen mode are the ones in `r`
+/// (its history: [`history_of`]).
 fn state_agrees(term: &Term, r: &CheckRow) -> bool {
     let (w, h) = term.size();
     let cursor = term.cursor();
     r.width == Some(i64::from(w))
         && r.height == Some(i64::from(h))
-        && r.history_size == i64::try_from(term.history_size() + term.history_absent()).ok()
         && r.cursor_x == Some(i64::from(cursor.x.0))
         && r.cursor_y == Some(i64::from(cursor.y.0))
         && r.alternate_on == term.alternate_on()
+}
+
+/// [`history_verdict`] of `term`'s history against the one in `r`: the
+/// copy's rows are those it holds plus those it never read
+/// ([`Term::history_absent`]), as tmux's `history_size` counts both.
+fn history_of(term: &Term, r: &CheckRow) -> Verdict {
+    history_verdict(
+        (
+            term.history_size() + term.history_absent(),
+            term.history_limit(),
+        ),
+        r.history_size,
+        r.history_limit,
+    )
+}
+
+/// The history part of [`verdict`], for a copy whose screen agrees: the
+/// copy holds `copy` (rows, limit), tmux says `rows` and `limit` (a
+/// missing or negative field: [`Verdict::Differs`]). Fewer rows in tmux
+/// are rows it dropped ([`Verdict::Trimmed`]); more are rows the copy
+/// lacks (a copy over the mirror's memory cap, or one trimmed sooner than
+/// tmux after a clear): seed again.
+pub fn history_verdict(copy: (usize, usize), rows: Option<i64>, limit: Option<i64>) -> Verdict {
+    let (Some(rows), Some(limit)) = (
+        rows.and_then(|v| usize::try_from(v).ok()),
+        limit.and_then(|v| usize::try_from(v).ok()),
+    ) else {
+        return Verdict::Differs;
+    };
+    match (rows.cmp(&copy.0), limit == copy.1) {
+        (std::cmp::Ordering::Equal, true) => Verdict::Agrees,
+        (std::cmp::Ordering::Greater, _) => Verdict::Differs,
+        _ => Verdict::Trimmed { rows, limit },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_verdicts() {
+        let v = |copy, rows, limit| history_verdict(copy, Some(rows), Some(limit));
+        assert_eq!(v((50, 100), 50, 100), Verdict::Agrees);
+        // clear-history: tmux holds none of the copy's rows.
+        assert_eq!(
+            v((50, 100), 0, 100),
+            Verdict::Trimmed {
+                rows: 0,
+                limit: 100
+            }
+        );
+        // A limit lowered at run time (tmux ≥ 3.7 trims at once), or raised.
+        assert_eq!(
+            v((900, 1000), 100, 100),
+            Verdict::Trimmed {
+                rows: 100,
+                limit: 100
+            }
+        );
+        assert_eq!(
+            v((50, 100), 50, 2000),
+            Verdict::Trimmed {
+                rows: 50,
+                limit: 2000
+            }
+        );
+        // tmux holds rows the copy lacks.
+        assert_eq!(v((50, 100), 60, 100), Verdict::Differs);
+        assert_eq!(
+            history_verdict((50, 100), None, Some(100)),
+            Verdict::Differs
+        );
+        assert_eq!(
+            history_verdict((50, 100), Some(-1), Some(100)),
+            Verdict::Differs
+        );
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::search::Pattern;
-use crate::search::hit::excerpt;
+use crate::search::hit::excerpt_keeping;
 use crate::term::{ByteOffset, LineNo, LogicalLine, Term};
 
 /// Which screen a match was found on.
@@ -116,6 +116,23 @@ pub fn scan(
     keep: usize,
     cancel: &AtomicBool,
 ) -> Scan {
+    scan_with(term, pattern, range, keep, cancel, false)
+}
+
+/// [`scan`], with redaction on when `redact` ([`crate::redact`]): a match
+/// that overlaps a secret does not count, so a line matches only where a
+/// match lies wholly outside its secrets (its position is the first such
+/// match), and no line of a private key's body matches at all. The
+/// lines are returned as the copy holds them (the caller masks them);
+/// a long line is never cut inside a secret.
+pub fn scan_with(
+    term: &Term,
+    pattern: &Pattern,
+    range: Option<(i64, i64)>,
+    keep: usize,
+    cancel: &AtomicBool,
+    redact: bool,
+) -> Scan {
     let hsize = term.history_size() as i64;
     let (width, _) = term.size();
     let rules = term.rules();
@@ -124,6 +141,7 @@ pub fn scan(
         Some((lo, hi)) => first <= hi && first + i64::from(rows) > lo,
     };
     let chunks: Vec<_> = term.history().search_chunks().collect();
+    let secrets = redact.then(|| Secrets::of(term, &chunks));
     let mut found: Vec<Found<'_>> = Vec::new();
     let mut count = 0usize;
     let pairs = pattern.required_pairs();
@@ -141,13 +159,24 @@ pub fn scan(
         pattern.for_each_line(chunk.text, |m| {
             let (row, rows) = chunk.rows_of(m.line);
             if in_range(row as i64 - hsize, rows) {
+                let (start, end) = match &secrets {
+                    None => (m.start, m.end),
+                    Some(s) => {
+                        let text = &chunk.text[m.offset..];
+                        let line = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
+                        match s.clear(pattern, line, m.start..m.end, s.history(ci, m.line)) {
+                            Some(r) => (r.start, r.end),
+                            None => return true,
+                        }
+                    }
+                };
                 count += 1;
                 found.push(Found::History {
                     chunk: ci,
                     line: m.line,
                     offset: m.offset,
-                    start: m.start,
-                    end: m.end,
+                    start,
+                    end,
                 });
                 if found.len() > keep.saturating_mul(2).max(1024) {
                     found.drain(..found.len() - keep);
@@ -156,11 +185,18 @@ pub fn scan(
             true
         });
     }
-    for (line, screen) in screen_lines(term) {
+    for (k, (line, screen)) in screen_lines(term).enumerate() {
         if !in_range(line.first_row.0, line.rows()) {
             continue;
         }
         if let Some(r) = pattern.find_in_line(&line.text) {
+            let r = match &secrets {
+                None => r,
+                Some(s) => match s.clear(pattern, &line.text, r, s.screen(k)) {
+                    Some(r) => r,
+                    None => continue,
+                },
+            };
             count += 1;
             found.push(Found::Screen {
                 line,
@@ -194,14 +230,14 @@ pub fn scan(
                     breaks: std::borrow::Cow::Owned(c.breaks_of(line)),
                     place: crate::term::Place::History,
                 };
-                hit(&logical, start, end, width, rules, Screen::Main)
+                hit(&logical, start, end, width, rules, Screen::Main, redact)
             }
             Found::Screen {
                 line,
                 start,
                 end,
                 screen,
-            } => hit(&line, start, end, width, rules, screen),
+            } => hit(&line, start, end, width, rules, screen, redact),
         })
         .collect();
     Scan {
@@ -211,6 +247,85 @@ pub fn scan(
     }
 }
 
+/// What the scan keeps out while redaction is on: the lines of private
+/// key bodies (found across the whole copy, in scan order: history
+/// chunks, then [`screen_lines`]) and each matched line's secrets.
+struct Secrets {
+    /// Key body lines, as positions in scan order.
+    keys: Vec<std::ops::Range<usize>>,
+    /// The position of each history chunk's first line.
+    bases: Vec<usize>,
+    /// History lines in all (the first screen line's position).
+    history: usize,
+}
+
+impl Secrets {
+    fn of(term: &Term, chunks: &[crate::term::SearchChunk<'_>]) -> Secrets {
+        let mut bases = Vec::with_capacity(chunks.len());
+        let mut history = 0;
+        for c in chunks {
+            bases.push(history);
+            history += memchr::memchr_iter(b'\n', c.text).count();
+        }
+        let screen: Vec<LogicalLine<'_>> = screen_lines(term).map(|(l, _)| l).collect();
+        let lines = chunks
+            .iter()
+            .flat_map(|c| lines_of(c.text))
+            .chain(screen.iter().map(|l| &*l.text));
+        Secrets {
+            keys: crate::redact::key_lines(lines),
+            bases,
+            history,
+        }
+    }
+
+    /// The scan position of line `line` of history chunk `chunk`.
+    fn history(&self, chunk: usize, line: usize) -> usize {
+        self.bases.get(chunk).copied().unwrap_or(self.history) + line
+    }
+
+    /// The scan position of the `k`th of [`screen_lines`].
+    fn screen(&self, k: usize) -> usize {
+        self.history + k
+    }
+
+    /// Where `pattern` matches `line` (at scan position `at`) outside its
+    /// secrets, given its first match `first`: that match when it
+    /// overlaps none, else the first match lying wholly between them;
+    /// `None` when every match lies in one, or the line is a key's body.
+    fn clear(
+        &self,
+        pattern: &Pattern,
+        line: &[u8],
+        first: std::ops::Range<usize>,
+        at: usize,
+    ) -> Option<std::ops::Range<usize>> {
+        let i = self.keys.partition_point(|r| r.end <= at);
+        if self.keys.get(i).is_some_and(|r| r.start <= at) {
+            return None;
+        }
+        let spans = crate::redact::find(line);
+        let overlaps = |s: &crate::redact::Span| {
+            s.range.start < first.end.max(first.start + 1) && first.start < s.range.end
+        };
+        if !spans.iter().any(overlaps) {
+            return Some(first);
+        }
+        crate::redact::clear_parts(line.len(), &spans)
+            .into_iter()
+            .find_map(|p| pattern.find_within(line, p))
+    }
+}
+
+/// The lines of `text`, each followed by `\n` (a history chunk's).
+fn lines_of(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    (!text.is_empty())
+        .then(|| body.split(|&b| b == b'\n'))
+        .into_iter()
+        .flatten()
+}
+
 fn hit(
     line: &LogicalLine<'_>,
     start: usize,
@@ -218,10 +333,21 @@ fn hit(
     width: u32,
     rules: crate::term::Rules,
     screen: Screen,
+    redact: bool,
 ) -> Hit {
     let p = line.point(ByteOffset(start), width, rules);
+    // A line cut to an excerpt is never cut inside a secret, so what is
+    // returned can be masked whole.
+    let keep = if redact && line.text.len() > crate::search::hit::MAX_LINE_BYTES {
+        crate::redact::find(&line.text)
+            .into_iter()
+            .map(|s| s.range)
+            .collect()
+    } else {
+        Vec::new()
+    };
     Hit {
-        text: excerpt(&line.text, start, end),
+        text: excerpt_keeping(&line.text, start, end, &keep),
         line: line.first_row.0,
         rows: line.rows(),
         at: Position {
@@ -237,6 +363,14 @@ fn hit(
 /// The obvious twin of [`scan`] (for tests and fuzzing): every logical
 /// line of the copy, one at a time, in the same order.
 pub fn scan_naive(term: &Term, pattern: &Pattern, keep: usize) -> Scan {
+    scan_naive_with(term, pattern, keep, false)
+}
+
+/// The obvious twin of [`scan_with`]: every logical line, one at a time;
+/// with `redact`, each part of a line outside its secrets is searched in
+/// turn (no key body line, found over every line in scan order, is), and
+/// the first match found is the line's.
+pub fn scan_naive_with(term: &Term, pattern: &Pattern, keep: usize, redact: bool) -> Scan {
     let (width, _) = term.size();
     let screen = if term.alternate_on() {
         Screen::Alternate
@@ -262,9 +396,26 @@ pub fn scan_naive(term: &Term, pattern: &Pattern, keep: usize) -> Scan {
     // screen, then the screen: order the twin the same way.
     let (hist, rest): (Vec<_>, Vec<_>) =
         lines.partition(|(l, _)| l.first_row.0 + i64::from(l.rows()) <= 0 && history_rows > 0);
-    for (l, s) in hist.into_iter().chain(hidden).chain(rest) {
-        if let Some(r) = pattern.find_in_line(&l.text) {
-            hits.push(hit(&l, r.start, r.end, width, term.rules(), s));
+    let all: Vec<(LogicalLine<'_>, Screen)> = hist.into_iter().chain(hidden).chain(rest).collect();
+    let keys = if redact {
+        crate::redact::key_lines(all.iter().map(|(l, _)| &*l.text))
+    } else {
+        Vec::new()
+    };
+    for (k, (l, s)) in all.iter().enumerate() {
+        let r = if redact {
+            if keys.iter().any(|r| r.contains(&k)) {
+                continue;
+            }
+            let spans = crate::redact::find(&l.text);
+            crate::redact::clear_parts(l.text.len(), &spans)
+                .into_iter()
+                .find_map(|p| pattern.find_within(&l.text, p))
+        } else {
+            pattern.find_in_line(&l.text)
+        };
+        if let Some(r) = r {
+            hits.push(hit(l, r.start, r.end, width, term.rules(), *s, redact));
         }
     }
     let count = hits.len();
@@ -281,7 +432,8 @@ pub fn scan_naive(term: &Term, pattern: &Pattern, keep: usize) -> Scan {
 /// Fuzz entry point: the first bytes choose a pane size, a pattern and
 /// how many lines to keep; the rest is written to a copy. [`scan`] must
 /// find exactly what [`scan_naive`] finds, positions included, and never
-/// panic.
+/// panic; with redaction on (bit 7 of the keep byte), [`scan_with`] as
+/// [`scan_naive_with`].
 pub fn fuzz_scan(data: &[u8]) {
     let [w, h, k, plen, rest @ ..] = data else {
         return;
@@ -306,6 +458,14 @@ pub fn fuzz_scan(data: &[u8]) {
     };
     let fast = scan(&t, &p, None, keep, &AtomicBool::new(false));
     assert_eq!(fast, scan_naive(&t, &p, keep), "scan vs scan_naive");
+    if *k & 0x80 != 0 {
+        let fast = scan_with(&t, &p, None, keep, &AtomicBool::new(false), true);
+        assert_eq!(
+            fast,
+            scan_naive_with(&t, &p, keep, true),
+            "scan_with vs scan_naive_with"
+        );
+    }
 }
 
 #[cfg(test)]
@@ -531,6 +691,43 @@ mod tests {
                 byte: 6
             }
         );
+    }
+
+    /// With redaction on, a match inside a secret does not count: a
+    /// search for a token's text, or for text in a key's body, finds
+    /// nothing; a line with a match outside its secrets is found at that
+    /// match.
+    #[test]
+    fn redaction_drops_matches_inside_secrets() {
+        let body = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun";
+        let mut out =
+            String::from("$ env\r\nGH_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmnopqr ok\r\n");
+        out.push_str("-----BEGIN RSA PRIVATE KEY-----\r\n");
+        for _ in 0..30 {
+            out.push_str(body);
+            out.push_str("\r\n");
+        }
+        out.push_str("-----END RSA PRIVATE KEY-----\r\n$ ghp_ is a prefix\r\n");
+        let t = term(out.as_bytes(), 80, 10);
+        let no = AtomicBool::new(false);
+        let with = |p: &str| scan_with(&t, &pat(p), None, 100, &no, true);
+        let without = |p: &str| scan(&t, &pat(p), None, 100, &no);
+        assert_eq!(without("ghp_0123").count, 1);
+        assert_eq!(with("ghp_0123").count, 0);
+        assert_eq!(without("MIIEow").count, 30);
+        assert_eq!(with("MIIEow").count, 0, "history and screen body lines");
+        // The prefix outside a token is found, the one in it is not.
+        let s = with("ghp_");
+        assert_eq!(s.count, 1);
+        assert_eq!(s.hits[0].text, "$ ghp_ is a prefix");
+        // A line with a secret is found by text outside it, at that text.
+        let s = with("ok");
+        assert_eq!(s.count, 1);
+        assert_eq!(s.hits[0].at.byte, 52);
+        assert_eq!(with("TOKEN=").count, 1, "the name is not the secret");
+        for p in ["ghp_", "MII", "ok", "-----", "0123"] {
+            assert_eq!(with(p), scan_naive_with(&t, &pat(p), 100, true), "{p}");
+        }
     }
 
     #[test]

@@ -507,6 +507,9 @@ pub fn build(
     opts: &SeedOptions,
     history: Option<Vec<u8>>,
 ) -> Result<Built, SeedFailure> {
+    if let Some(failure) = gone(&reply, continue_first) {
+        return Err(failure);
+    }
     let screen_only = depth == Depth::Screen;
     // No capture on the line holds the history (it is in a buffer, or not
     // read at all).
@@ -518,18 +521,6 @@ pub fn build(
     let (Some(formats), Some(options)) = (blocks.next(), blocks.next()) else {
         return Err(SeedFailure::Unusable("tmux gave a short answer".into()));
     };
-    if !formats.ok {
-        let text = formats.text();
-        return Err(if text.contains("can't find") {
-            SeedFailure::Gone
-        } else {
-            SeedFailure::Unusable(text)
-        });
-    }
-    if formats.body.is_empty() {
-        // The filter matched nothing: the pane is gone.
-        return Err(SeedFailure::Gone);
-    }
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
@@ -648,9 +639,111 @@ pub fn build(
     })
 }
 
+/// [`SeedFailure::Gone`] when a [`line`]'s answer says the pane no longer
+/// exists; another failure of its first record (or of the resume before
+/// it) as [`SeedFailure::Unusable`]; `None` when the record is there.
+///
+/// The pane goes between two requests, never within the line (tmux runs
+/// a line's commands with no event in between), and tmux skips the rest
+/// of a line after a command fails (cmd-queue.c `cmdq_remove_group()`),
+/// so the answer of a pane that is gone is the one `%error` block of
+/// `list-panes` (`can't find pane: %N`, or `can't find window` on some
+/// versions): it must read as gone, not as an answer cut short. A record
+/// that matched nothing says the same. A caller with a line whose history
+/// buffer was never made (the line stopped before `set-buffer`) asks this
+/// before it treats an unreadable buffer as a fault.
+pub fn gone(reply: &Reply, continue_first: bool) -> Option<SeedFailure> {
+    let mut blocks = reply.blocks.iter();
+    if continue_first {
+        // `refresh-client -A` ignores a pane that does not exist
+        // (cmd-refresh-client.c), so it fails only for another reason.
+        match blocks.next() {
+            Some(b) if !b.ok => return Some(not_found_or_unusable(b)),
+            _ => {}
+        }
+    }
+    let Some(formats) = blocks.next() else {
+        return Some(SeedFailure::Unusable("tmux gave a short answer".into()));
+    };
+    if !formats.ok {
+        return Some(not_found_or_unusable(formats));
+    }
+    // The filter matched nothing: the pane is gone.
+    formats.body.is_empty().then_some(SeedFailure::Gone)
+}
+
+/// A failed block: [`SeedFailure::Gone`] for tmux's "can't find" (the
+/// pane, its window or its session: cmd-find.c), else its text.
+fn not_found_or_unusable(b: &Block) -> SeedFailure {
+    let text = b.text();
+    if text.contains("can't find") {
+        SeedFailure::Gone
+    } else {
+        SeedFailure::Unusable(text)
+    }
+}
+
 fn unusable(b: Option<&Block>) -> SeedFailure {
     SeedFailure::Unusable(
         b.map(Block::text)
             .unwrap_or_else(|| "tmux gave a short answer".into()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(ok: bool, body: &str) -> Block {
+        Block {
+            time: 0,
+            number: 0,
+            flags: 1,
+            ok,
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    fn reply(blocks: Vec<Block>) -> Reply {
+        Reply {
+            blocks,
+            stray: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_pane_gone_before_the_line_reads_as_gone() {
+        // tmux stops the line at the failed list-panes: one block.
+        let vanished = reply(vec![block(false, "can't find pane: %9\n")]);
+        assert_eq!(gone(&vanished, false), Some(SeedFailure::Gone));
+        let window = reply(vec![block(false, "can't find window: %9\n")]);
+        assert_eq!(gone(&window, false), Some(SeedFailure::Gone));
+        // After the resume, which ignores a pane that does not exist.
+        let resumed = reply(vec![block(true, ""), block(false, "can't find pane: %9\n")]);
+        assert_eq!(gone(&resumed, true), Some(SeedFailure::Gone));
+        // A record that matched nothing.
+        let none = reply(vec![block(true, ""), block(true, "")]);
+        assert_eq!(gone(&none, false), Some(SeedFailure::Gone));
+        // Another failure is said as it is; an empty answer is short.
+        let other = reply(vec![block(false, "server exited\n")]);
+        assert_eq!(
+            gone(&other, false),
+            Some(SeedFailure::Unusable("server exited".into()))
+        );
+        assert_eq!(
+            gone(&reply(Vec::new()), false),
+            Some(SeedFailure::Unusable("tmux gave a short answer".into()))
+        );
+        // The record is there: not gone.
+        let there = reply(vec![block(true, "80 24\n"), block(true, "on,on\n")]);
+        assert_eq!(gone(&there, false), None);
+        // build says the same as gone.
+        let opts = SeedOptions {
+            rules: Rules::for_version(&TmuxVersion::parse("3.3a")),
+            first: LineIndex(0),
+        };
+        let recipe = Recipe::for_version(&TmuxVersion::parse("3.3a"), Encoding::Vis);
+        let built = build(vanished, &recipe, false, Depth::Full, &opts, None);
+        assert_eq!(built.err(), Some(SeedFailure::Gone));
+    }
 }

@@ -147,14 +147,9 @@ enum Job {
     },
     /// A check of a copy's visible rows and state ([`probe::check_line`]):
     /// taken in the background, or of a copy a fence found doubtful.
-    Check {
-        pane: PaneId,
-        at: Window,
-    },
+    Check { pane: PaneId, at: Window },
     /// A request's fence of these panes ([`probe::fence_line`]).
-    Fence {
-        panes: Vec<(PaneId, Window)>,
-    },
+    Fence { panes: Vec<(PaneId, Window)> },
     /// A check of some of a copy's history rows against tmux's
     /// ([`seed::verify_chunk_line`]), sent while no request is in flight.
     Verify {
@@ -164,22 +159,17 @@ enum Job {
         start: i64,
         end: i64,
     },
-    List,
+    /// The server's panes, asked at `sent` (a copy seeded after may be of
+    /// a pane newer than the answer: it is not taken for gone).
+    List { sent: std::time::Instant },
     /// The pause before a hushed seed (see the module docs): once it is
     /// answered, the seed with this key is queued.
-    Hush {
-        pane: PaneId,
-        key: u64,
-        attempt: u8,
-    },
+    Hush { pane: PaneId, key: u64, attempt: u8 },
     /// A pause (`pause`) or a probe's resume of a flooding pane
     /// ([`super::flood`]). tmux writes the `%pause` of a pause inside the
     /// command's own answer, so the answer is what says the pane's output
     /// stops from there on.
-    Flow {
-        pane: PaneId,
-        pause: bool,
-    },
+    Flow { pane: PaneId, pause: bool },
 }
 
 /// A seed whose line was answered and whose copy is being built (its
@@ -343,6 +333,26 @@ pub(crate) struct Watch {
     floods: Floods,
 }
 
+/// Whether a copy a check or a fence judged `verdict` agrees with tmux. A
+/// copy tmux dropped history rows from ([`probe::Verdict::Trimmed`]:
+/// `clear-history`, a lowered `history-limit`, which no output tells) is
+/// trimmed to match first (`term`: the copy, written; only the watch task
+/// feeds it, so it is as it was judged), and agrees (C42: a follower then
+/// knows what it lost, where a copy seeded again would renumber it).
+fn settle(pane: PaneId, term: Option<&mut Term>, verdict: Option<probe::Verdict>) -> bool {
+    match verdict {
+        Some(probe::Verdict::Agrees) => true,
+        Some(probe::Verdict::Trimmed { rows, limit }) => {
+            if let Some(t) = term {
+                tracing::debug!(%pane, held = t.history_size(), absent = t.history_absent(), rows, limit, "tmux dropped history rows; trimming the copy to match");
+                t.match_history(limit, rows);
+            }
+            true
+        }
+        Some(probe::Verdict::Differs) | None => false,
+    }
+}
+
 impl Watch {
     pub(crate) fn new(session: SessionId, client: Client, shared: Arc<MirrorShared>) -> Watch {
         let (built_tx, built_rx) = mpsc::channel(BUILDS_OUT + 1);
@@ -473,7 +483,8 @@ impl Watch {
             return;
         }
         let line = probe::list_line(&self.shared.query);
-        if self.send(line, Job::List).is_some() {
+        let sent = std::time::Instant::now();
+        if self.send(line, Job::List { sent }).is_some() {
             self.listing = true;
         }
     }
@@ -914,10 +925,10 @@ impl Watch {
                 }
                 self.finish(seed_key, &[], &[(pane, false)]);
             }
-            Job::List => {
+            Job::List { sent } => {
                 self.listing = false;
                 if let Some(Ok(r)) = reply {
-                    self.adopt(&r);
+                    self.adopt(&r, sent);
                 }
                 if std::mem::take(&mut self.relist) {
                     self.list();
@@ -1062,8 +1073,11 @@ impl Watch {
                 // Output of this pane and another during the fence: the
                 // record may predate output already applied, so it is not
                 // compared (the fence holds all the same).
-                ours && (self.ambiguous(pane, at)
-                    || st.term.as_ref().is_some_and(|t| row.agrees(t)))
+                let ambiguous = self.ambiguous(pane, at);
+                ours && (ambiguous || {
+                    let verdict = st.term.as_ref().map(|t| row.verdict(t));
+                    settle(pane, st.term.as_mut(), verdict)
+                })
             };
             if agrees {
                 outcomes.push((pane, true));
@@ -1100,16 +1114,22 @@ impl Watch {
         if self.ambiguous(pane, at) || self.seeding.contains_key(&pane) {
             return;
         }
-        let off = {
+        // Judged under the read lock; the write lock only trims history
+        // tmux dropped.
+        let verdict = {
             let st = p.view();
-            st.status == Status::Live
-                && st.owner == Some(self.session)
-                && !st
-                    .term
-                    .as_ref()
-                    .is_some_and(|t| probe::agrees(t, &r, &self.shared.query))
+            if st.status != Status::Live || st.owner != Some(self.session) {
+                return;
+            }
+            st.term
+                .as_ref()
+                .map(|t| probe::verdict(t, &r, &self.shared.query))
         };
-        if off {
+        let agrees = match verdict {
+            Some(probe::Verdict::Trimmed { .. }) => settle(pane, p.write().term.as_mut(), verdict),
+            v => settle(pane, None, v),
+        };
+        if !agrees {
             tracing::debug!(%pane, "copy's visible rows disagree with tmux; seeding again");
             self.stopped(pane);
             self.seed(pane, 1);
@@ -1265,11 +1285,10 @@ impl Watch {
     /// Numbering: a fill ([`Building::live`]) is numbered so its lines end
     /// where the live copy's ended at the seed's answer, and keeps the
     /// copy's epoch (every index and spot given out still names the same
-    /// place); any other seed of a pane with a copy continues from the old
-    /// copy (a full one from its first line, one of the screen after its
-    /// last, leaving room for the lines tmux holds and it did not read) and
-    /// starts a new epoch; the first copy of a pane numbers the lines it
-    /// did not read first, from 0.
+    /// place); any other seed of a pane with a copy continues the old
+    /// copy's numbering, the lines they share keeping their indexes
+    /// ([`follow::continued_first`]), and starts a new epoch; the first
+    /// copy of a pane numbers the lines it did not read first, from 0.
     fn install(
         &mut self,
         pane: PaneId,
@@ -1286,6 +1305,17 @@ impl Watch {
         };
         let mut redo = false;
         let mut filled = true;
+        // A copy seeded again (not a fill): the lines it shares with the
+        // one it replaces keep their indexes (C42: found by their text,
+        // before the write lock is taken).
+        let continued = match (&copy, &b.live) {
+            (Ok(built), None) => p
+                .view()
+                .term
+                .as_ref()
+                .map(|old| follow::continued_first(old, &built.term)),
+            _ => None,
+        };
         match copy {
             Ok(built) => {
                 let mut st = p.write();
@@ -1308,10 +1338,12 @@ impl Watch {
                         shift.is_some()
                     }
                     (None, Some(old)) => {
-                        term.renumber_history(match b.depth {
-                            Depth::Full => old.history().first_index().0,
-                            Depth::Screen => old.history().end_index().0 + absent,
-                        });
+                        match continued {
+                            Some(first) => term.renumber_lines(first),
+                            // The old copy came after the text was compared
+                            // (never: only this task installs copies).
+                            None => term.renumber_history(old.history().end_index().0 + absent),
+                        }
                         term.adopt_state(old);
                         false
                     }
@@ -1603,10 +1635,11 @@ impl Watch {
             self.shared.note_background_line();
         }
     }
-    /// Takes the server's pane list: adopts and seeds new panes of this
-    /// session, releases panes no longer shown here, and marks panes that
-    /// no longer exist anywhere as dead.
-    fn adopt(&mut self, reply: &crate::control::client::Reply) {
+    /// Takes the server's pane list, asked at `sent`: adopts and seeds new
+    /// panes of this session, releases panes no longer shown here, and
+    /// marks panes that no longer exist anywhere as dead (only copies
+    /// seeded before `sent`: [`super::PaneMirror::mark_dead_if_seeded_before`]).
+    fn adopt(&mut self, reply: &crate::control::client::Reply, sent: std::time::Instant) {
         let Some(listing) = probe::parse_list(reply, &self.shared.query) else {
             return;
         };
@@ -1638,6 +1671,13 @@ impl Watch {
                 if resized && st.status == Status::Live {
                     st.status = Status::Stale;
                 }
+                // Listed with its program running, so not gone (ids are never
+                // reused): a copy taken for dead (its program since
+                // respawned, or marked by a listing older than the pane) is
+                // seeded again.
+                if !e.dead && st.status == Status::Dead {
+                    st.status = Status::Stale;
+                }
                 if matches!(st.status, Status::Unseeded | Status::Stale)
                     && !self.seeding.contains_key(&e.pane)
                 {
@@ -1648,17 +1688,13 @@ impl Watch {
             p.changed();
         }
         for (id, p) in self.shared.panes() {
-            let mut st = p.write();
             if !all.contains(&id) {
                 // Gone from the server: keep the copy as the pane's last
                 // words.
-                if st.term.is_some() && st.status != Status::Dead {
-                    st.status = Status::Dead;
-                    drop(st);
-                    p.changed();
-                }
+                p.mark_dead_if_seeded_before(Some(sent));
                 continue;
             }
+            let mut st = p.write();
             if st.owner == Some(self.session) && !ours.contains(&id) {
                 // Shown elsewhere only: another watch takes it over.
                 st.owner = None;

@@ -402,6 +402,25 @@ impl Pattern {
             }
         }
     }
+
+    /// Returns the byte range of the first match lying wholly within
+    /// `span` of `line`, or `None`: [`Pattern::is_match_within`]'s match,
+    /// with look-arounds seeing the whole line. The range is relative to
+    /// `line`'s start. Used to find the first match outside a line's
+    /// secrets while redaction is on ([`crate::redact`]).
+    pub fn find_within(&self, line: &[u8], span: Range<usize>) -> Option<Range<usize>> {
+        let end = span.end.min(line.len());
+        let start = span.start.min(end);
+        match &self.inner.matcher {
+            Matcher::Literal(finder) => {
+                let i = finder.find(&line[start..end])?;
+                Some(start + i..start + i + finder.needle().len())
+            }
+            Matcher::Regex(re, _) | Matcher::Folded(_, re) => re
+                .find(Input::new(line).span(Span { start, end }))
+                .map(|m| m.range()),
+        }
+    }
 }
 
 /// Whether `hir` holds a TAB in a literal, or a class taking a TAB but no

@@ -20,6 +20,18 @@ use super::stat::{self, Stat, tty_device};
 /// and the 7 after it).
 const PTS_MAJORS: std::ops::RangeInclusive<u64> = 136..=143;
 
+/// `(major, minor)` of a device number; `None` off Linux, where the
+/// rest of the facts (`/proc`) cannot be read either.
+#[cfg(target_os = "linux")]
+fn device_numbers(rdev: u64) -> Option<(u64, u64)> {
+    Some((nix::sys::stat::major(rdev), nix::sys::stat::minor(rdev)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn device_numbers(_rdev: u64) -> Option<(u64, u64)> {
+    None
+}
+
 /// Most group members looked at when the group's leader is gone or
 /// waits for a child.
 const MAX_SCAN: usize = 1 << 16;
@@ -136,8 +148,10 @@ fn read_tty(path: &str, notes: &mut Vec<String>) -> Option<(Termios, (u64, u64))
             return None;
         }
     };
-    let rdev = meta.rdev();
-    let dev = (nix::sys::stat::major(rdev), nix::sys::stat::minor(rdev));
+    let Some(dev) = device_numbers(meta.rdev()) else {
+        notes.push("terminal facts are read on Linux only (/proc)".into());
+        return None;
+    };
     if !meta.file_type().is_char_device() || !PTS_MAJORS.contains(&dev.0) {
         notes.push(format!("pane_tty {shown} is not a pseudo-terminal"));
         return None;
@@ -161,6 +175,8 @@ fn read_tty(path: &str, notes: &mut Vec<String>) -> Option<(Termios, (u64, u64))
             let termios = Termios {
                 echo: t.local_flags.contains(LocalFlags::ECHO),
                 icanon: t.local_flags.contains(LocalFlags::ICANON),
+                echonl: t.local_flags.contains(LocalFlags::ECHONL),
+                isig: t.local_flags.contains(LocalFlags::ISIG),
             };
             notes.push(format!("termios read from pane_tty {shown}"));
             Some((termios, dev))

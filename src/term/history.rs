@@ -294,19 +294,6 @@ impl History {
         self.absent = rows;
     }
 
-    /// Adds `shift` to every line index (the history of a copy built to
-    /// replace another, numbered so its lines end where the other's do).
-    /// Sealed chunks shared with a clone are copied first.
-    pub(crate) fn renumber(&mut self, shift: u64) {
-        for c in &mut self.sealed {
-            Arc::make_mut(c).first += shift;
-        }
-        if let Some(c) = self.tail.as_mut() {
-            c.first += shift;
-        }
-        self.next += shift;
-    }
-
     /// Every chunk, oldest first (the sealed ones, then the tail).
     fn all(&self) -> AllChunks<'_> {
         AllChunks {
@@ -385,7 +372,7 @@ impl History {
 
     /// Drops the oldest `n` rows, the [absent](History::absent) ones
     /// first.
-    fn trim_counting_absent(&mut self, n: usize) {
+    pub(crate) fn trim_counting_absent(&mut self, n: usize) {
         let gone = n.min(self.absent);
         self.absent -= gone;
         self.trim_rows(n - gone);
@@ -403,6 +390,40 @@ impl History {
         }
         let n = (total - limit).max(1);
         self.trim_counting_absent(n);
+    }
+
+    /// Renumbers the lines so that the oldest one held (or the next one,
+    /// when none is) gets `first`; their order and text stay. For a copy
+    /// seeded again, whose numbering continues its predecessor's
+    /// ([`crate::mirror::follow::continued_first`]).
+    pub(crate) fn renumber(&mut self, first: LineIndex) {
+        let now = self.first_index().0;
+        if first.0 == now {
+            return;
+        }
+        // Every index moves by the same amount; a chunk's `first` may be
+        // below the oldest held line by its trimmed lines.
+        let shift = |v: u64| {
+            if first.0 >= now {
+                v + (first.0 - now)
+            } else {
+                v.saturating_sub(now - first.0)
+            }
+        };
+        for c in self.sealed.iter_mut() {
+            let c = Arc::make_mut(c);
+            c.first = shift(c.first);
+        }
+        if let Some(c) = self.tail.as_mut() {
+            c.first = shift(c.first);
+        }
+        self.next = shift(self.next);
+    }
+
+    /// Sets the limit without trimming anything (the caller trims to what
+    /// tmux holds: [`Term::match_history`](super::Term::match_history)).
+    pub(crate) fn keep_limit(&mut self, limit: usize) {
+        self.limit = limit;
     }
 
     /// Appends a row: `text` as `capture-pane -J` prints it, `wrapped` its
@@ -995,7 +1016,7 @@ mod tests {
             h.push_row(&row, false);
         }
         let snap = h.clone();
-        h.renumber(1000);
+        h.renumber(LineIndex(1000));
         assert_eq!(h.first_index(), LineIndex(1000));
         assert_eq!(h.end_index(), LineIndex(1300));
         assert_eq!(h.get(LineIndex(1002)).map(|l| l.text), Some(&b"0001"[..]));

@@ -199,7 +199,9 @@ impl Term {
                 return Err("command records out of order".into());
             }
             last = Some(r.index);
-            let texts = [&r.command, &r.cwd, &r.aid, &r.command_nonce];
+            // A command line keeps its line feeds (a multi-line command).
+            let command = r.command.as_deref().map(|c| c.replace('\n', ""));
+            let texts = [&command, &r.cwd, &r.aid, &r.command_nonce];
             if !texts.iter().all(|t| t.as_deref().is_none_or(clean)) {
                 return Err(format!(
                     "command record {} holds an unclean string",

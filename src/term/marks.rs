@@ -16,6 +16,8 @@
 //! 133;C[;cmdline_url=<percent-encoded>]   command executed, output starts (fish ≥ 4.0.1)
 //! 133;D[;status][;aid=N]                  command finished
 //! 633;A B C D         VS Code's copies of the above
+//! 633;F / 633;G       VS Code: a continuation prompt (PS2) starts / ends (its input starts)
+//! 633;H               VS Code: a right prompt starts (its end, `633;I`, is not read)
 //! 633;E;<cmdline>[;<nonce>]               the command line: `\\` is `\`, `\x3b` is `;`, `\xHH` a byte
 //! 633;P;Cwd=<escaped> the working directory (other properties are ignored)
 //! 1337;SetMark        iTerm2's mark
@@ -32,8 +34,9 @@
 //! Everything here comes from the program in the pane, which anyone can
 //! make print anything: every string is capped ([`MAX_TEXT`] bytes, an aid
 //! [`MAX_AID`]) and made safe to show ([`clean`]: controls escaped,
-//! invalid UTF-8 replaced). Marks are advisory; nothing here authenticates
-//! them.
+//! invalid UTF-8 replaced; a command line keeps its line feeds,
+//! [`clean_command`], so a multi-line command reads as typed). Marks are
+//! advisory; nothing here authenticates them.
 
 use std::borrow::Cow;
 
@@ -77,11 +80,15 @@ impl MarkSource {
 pub enum MarkKind {
     /// `A`, `N`, or `P` without `k=s`: a prompt starts.
     Prompt,
-    /// `P;k=s` (or `A;k=s`, kitty): a secondary prompt (PS2) starts; it
-    /// continues the command being typed.
+    /// `P;k=s` (or `A;k=s`, kitty; VS Code's `633;F`): a secondary
+    /// prompt (PS2) starts; it continues the command being typed.
     SecondaryPrompt,
-    /// `B` or `I`: the prompt ends and the command's input starts.
+    /// `B` or `I` (VS Code's `633;G` after a continuation prompt): the
+    /// prompt ends and the command's input starts.
     CommandStart,
+    /// VS Code's `633;H`: a right prompt starts here (zsh's `RPROMPT`); it
+    /// is not part of the command typed to its left.
+    RightPrompt,
     /// `C`: the command was executed; its output starts.
     OutputStart,
     /// `D`: the command finished.
@@ -107,7 +114,8 @@ pub struct Mark {
     /// empty command line or Ctrl-C), never 0.
     pub exit_status: Option<u8>,
     /// For [`MarkKind::OutputStart`]: fish's `cmdline_url=` decoded
-    /// (percent-encoding), cleaned and capped.
+    /// (percent-encoding), cleaned ([`clean_command`]: line feeds kept)
+    /// and capped.
     pub command: Option<String>,
 }
 
@@ -131,8 +139,9 @@ pub enum Progress {
 pub enum Osc {
     /// A shell-integration mark.
     Mark(Mark),
-    /// `633;E`: the command line (decoded, cleaned, capped) and the nonce
-    /// it carried, if any (capped at [`MAX_AID`] bytes).
+    /// `633;E`: the command line (decoded, cleaned with its line feeds
+    /// kept, capped) and the nonce it carried, if any (capped at
+    /// [`MAX_AID`] bytes).
     CommandLine {
         /// The command line.
         text: String,
@@ -209,7 +218,7 @@ fn mark(source: MarkSource, rest: &[u8]) -> Option<Mark> {
             b"aid" if aid.is_none() => aid = Some(clean(v, MAX_AID)),
             b"k" => secondary = v == b"s",
             b"cmdline_url" if kind == b'C' && command.is_none() => {
-                command = Some(clean(&percent_decode(v, MAX_TEXT * 4), MAX_TEXT));
+                command = Some(clean_command(&percent_decode(v, MAX_TEXT * 4), MAX_TEXT));
             }
             _ => {}
         }
@@ -259,6 +268,23 @@ fn exit_status(params: &[u8]) -> Option<u8> {
 fn vscode(rest: &[u8]) -> Option<Osc> {
     match rest.first()? {
         b'A' | b'B' | b'C' | b'D' => mark(MarkSource::Osc633, rest).map(Osc::Mark),
+        // Continuation prompt start and end, right prompt start
+        // (`shellIntegration-bash.sh` / `-rc.zsh`: `__vsc_continuation_start`,
+        // `__vsc_continuation_end`, `__vsc_right_prompt_start`).
+        k @ (b'F' | b'G' | b'H') => {
+            let kind = match k {
+                b'F' => MarkKind::SecondaryPrompt,
+                b'G' => MarkKind::CommandStart,
+                _ => MarkKind::RightPrompt,
+            };
+            Some(Osc::Mark(Mark {
+                source: MarkSource::Osc633,
+                kind,
+                aid: None,
+                exit_status: None,
+                command: None,
+            }))
+        }
         b'E' => {
             let after = rest.get(1..)?;
             let after = after.strip_prefix(b";").unwrap_or(after);
@@ -269,7 +295,7 @@ fn vscode(rest: &[u8]) -> Option<Osc> {
             let text = parts.next().unwrap_or_default();
             let nonce = parts.next().map(|n| clean(n, MAX_AID));
             Some(Osc::CommandLine {
-                text: clean(&vscode_unescape(text, MAX_TEXT * 4), MAX_TEXT),
+                text: clean_command(&vscode_unescape(text, MAX_TEXT * 4), MAX_TEXT),
                 nonce,
             })
         }
@@ -416,11 +442,16 @@ fn unsafe_char(c: char) -> bool {
 /// character boundary to at most `max` bytes. Only the first `4 * max`
 /// input bytes are read.
 pub fn clean(raw: &[u8], max: usize) -> String {
+    clean_keeping(raw, max, false)
+}
+
+/// [`clean`], keeping line feeds when `keep_lf`.
+fn clean_keeping(raw: &[u8], max: usize, keep_lf: bool) -> String {
     let raw = &raw[..raw.len().min(max.saturating_mul(4))];
     let text: Cow<'_, str> = String::from_utf8_lossy(raw);
     let mut out = String::with_capacity(text.len().min(max));
     for c in text.chars() {
-        if unsafe_char(c) {
+        if unsafe_char(c) && !(keep_lf && c == '\n') {
             let n = u32::from(c);
             let esc = if n < 0x100 {
                 format!("\\x{n:02x}")
@@ -441,9 +472,18 @@ pub fn clean(raw: &[u8], max: usize) -> String {
     out
 }
 
+/// [`clean`] for a command line: the same, except that a line feed
+/// stays (a multi-line command, `for` … `done` typed over several lines,
+/// reads as it was typed). A carriage return and every other control are
+/// escaped.
+pub fn clean_command(raw: &[u8], max: usize) -> String {
+    clean_keeping(raw, max, true)
+}
+
 /// The fuzz target's property (`fuzz/fuzz_targets/term_marks.rs`): any
 /// bytes parse without panicking; every string in the answer is within its
-/// cap and free of controls; the number prefix is read as tmux reads it.
+/// cap and free of controls (a command line's line feeds aside); the
+/// number prefix is read as tmux reads it.
 pub fn fuzz_parse(data: &[u8]) {
     let safe = |s: &str, max: usize| {
         assert!(s.len() <= max, "{} > {max}", s.len());
@@ -456,7 +496,8 @@ pub fn fuzz_parse(data: &[u8]) {
                 safe(a, MAX_AID);
             }
             if let Some(c) = &m.command {
-                safe(c, MAX_TEXT);
+                safe(&c.replace('\n', ""), MAX_TEXT);
+                assert!(c.len() <= MAX_TEXT);
                 assert_eq!(m.kind, MarkKind::OutputStart);
             }
             if m.kind != MarkKind::CommandEnd {
@@ -464,7 +505,8 @@ pub fn fuzz_parse(data: &[u8]) {
             }
         }
         Some(Osc::CommandLine { text, nonce }) => {
-            safe(&text, MAX_TEXT);
+            safe(&text.replace('\n', ""), MAX_TEXT);
+            assert!(text.len() <= MAX_TEXT);
             if let Some(n) = &nonce {
                 safe(n, MAX_AID);
             }
@@ -485,6 +527,9 @@ pub fn fuzz_parse(data: &[u8]) {
     assert!(vscode_unescape(data, usize::MAX).len() <= data.len());
     let c = clean(data, 100);
     safe(&c, 100);
+    let c = clean_command(data, 100);
+    assert!(c.len() <= 100);
+    safe(&c.replace('\n', ""), 100);
 }
 
 #[cfg(test)]
@@ -547,6 +592,11 @@ mod tests {
         assert_eq!(c.command.as_deref(), Some("echo\\x1b]0;pwned\\x07"));
         // Only C carries it.
         assert_eq!(m(b"133;A;cmdline_url=x").command, None);
+        // A multi-line command keeps its line feeds, nothing else.
+        let c = m(b"133;C;cmdline_url=for%20i%20in%201%0Aecho%20%24i%0D%0Aend");
+        assert_eq!(c.command.as_deref(), Some("for i in 1\necho $i\\x0d\nend"));
+        assert_eq!(clean_command(b"a\nb\x1b", 100), "a\nb\\x1b");
+        assert_eq!(clean_command(b"ab\ncd", 4), "ab\nc");
     }
 
     #[test]
@@ -556,10 +606,25 @@ mod tests {
         assert_eq!(
             parse(b"633;E;echo a\\x3bb \\\\ c\\x0a;n0nce"),
             Some(Osc::CommandLine {
-                text: "echo a;b \\ c\\x0a".into(),
+                text: "echo a;b \\ c\n".into(),
                 nonce: Some("n0nce".into())
             })
         );
+        // A carriage return (and any other control) stays escaped.
+        assert_eq!(
+            parse(b"633;E;a\\x0d\\x1bb"),
+            Some(Osc::CommandLine {
+                text: "a\\x0d\\x1bb".into(),
+                nonce: None
+            })
+        );
+        // Continuation prompts and the right prompt.
+        assert_eq!(m(b"633;F").kind, MarkKind::SecondaryPrompt);
+        assert_eq!(m(b"633;G").kind, MarkKind::CommandStart);
+        assert_eq!(m(b"633;H").kind, MarkKind::RightPrompt);
+        assert_eq!(m(b"633;H").source, MarkSource::Osc633);
+        assert_eq!(parse(b"633;I"), None);
+        assert_eq!(parse(b"133;H"), None);
         assert_eq!(
             parse(b"633;E;ls"),
             Some(Osc::CommandLine {

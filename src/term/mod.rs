@@ -92,6 +92,8 @@
 //! * `history`: scrollback as chunks of logical lines ([`History`]).
 //! * `read`: logical lines, captures, cursor, offsets.
 //! * `seed`: building a [`Term`] from `capture-pane` output ([`Seed`]).
+//! * `plain`: `capture-pane -e` output without its codes ([`strip_row`],
+//!   [`plain_capture`]).
 //! * [`marks`]: reading OSC 133/633/1337/7/0/2/9;4 payloads (pure).
 //! * `state`: private modes, the command table, screen-change times
 //!   ([`Commands`], [`PrivateModes`], [`ScreenState`]).
@@ -104,6 +106,7 @@ mod index;
 mod invariants;
 pub mod marks;
 mod parser;
+mod plain;
 mod read;
 mod screen;
 mod seed;
@@ -114,11 +117,9 @@ mod width_table;
 #[cfg(test)]
 mod tests;
 
-/// For `tmuxwire capture`, which reads DEC line-drawing cells in a
-/// streamed `capture-pane -e` as tmux draws them.
-pub(crate) use cell::acs_char;
 pub use history::{Dropped, History, HistoryLine, RowBreaks, SearchChunk, trim_end_spaces};
 pub use index::{ByteOffset, CharOffset, Column, LineIndex, LineNo, Point, ScreenRow};
+pub use plain::{plain_capture, strip_row};
 pub use read::{
     Cursor, LogicalLine, Modes, Place, Tail, bottom_line, fingerprint, keep_tail, split_lines,
     top_line,
@@ -126,7 +127,7 @@ pub use read::{
 pub use screen::{DecGraphics, Options, Term};
 pub use seed::{
     Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_row_digests_in,
-    history_rows_match, modes_format, parse_modes, plain_capture,
+    history_rows_match, modes_format, parse_modes,
 };
 pub use state::{
     CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS,

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::cell::{self, ACS, CLEARED, COMBINED, Cell, Colour, Combined, Style, Styles, TAB};
 use super::grid::{Bg, Grid};
 use super::history::History;
+use super::index::LineIndex;
 use super::parser::{Handler, Parser, State};
 use super::width::{self, Char, Decision, Prev, Rules, V33Decision, V33Joiner};
 
@@ -396,6 +397,35 @@ impl Term {
     pub fn set_history_limit(&mut self, limit: usize) {
         self.opts.history_limit = limit;
         self.history.set_limit(limit);
+    }
+
+    /// Makes the history what tmux says it is after dropping rows with no
+    /// output a control client sees (`clear-history`; on ≥ 3.7 a changed
+    /// `history-limit`): the limit becomes `limit` rows (nothing trimmed
+    /// for it) and the oldest rows go until at most `rows` are left,
+    /// counted in [`History::dropped`](super::History::dropped). tmux only
+    /// ever drops history from its oldest row (grid.c
+    /// `grid_clear_history()`, `grid_collect_history()`), so when the copy
+    /// held every row tmux holds, the rows left are tmux's. Line indexes
+    /// do not change.
+    pub fn match_history(&mut self, limit: usize, rows: usize) {
+        self.opts.history_limit = limit;
+        self.history.keep_limit(limit);
+        // Rows the copy never read ([`Term::history_absent`]) are tmux's
+        // oldest: they go first.
+        let total = self.history.rows() + self.history.absent();
+        if total > rows {
+            self.history.trim_counting_absent(total - rows);
+        }
+    }
+
+    /// Renumbers the copy's logical lines so that the oldest one held
+    /// gets `first` (the screen's follow it): a copy seeded again
+    /// continues its predecessor's numbering
+    /// ([`crate::mirror::follow::continued_first`]). Call it before
+    /// [`Term::adopt_state`], whose command table is in that numbering.
+    pub fn renumber_lines(&mut self, first: LineIndex) {
+        self.history.renumber(first);
     }
 
     fn apply_unwrap(&mut self) {

@@ -56,6 +56,7 @@ use std::fmt;
 
 use super::grid::{Grid, Line};
 use super::index::LineIndex;
+use super::plain::{code_len, strip_row};
 use super::screen::{MODE_INSERT, MODE_ORIGIN, MODE_WRAP, Options, Term};
 use super::width::Rules;
 
@@ -308,7 +309,11 @@ impl Seed {
         if seed.width == 0 || seed.height == 0 || seed.width > 10_000 || seed.height > 10_000 {
             return Err(err(format!("bad size {}x{}", seed.width, seed.height)));
         }
-        if seed.scroll_region.0 > seed.scroll_region.1 || seed.scroll_region.1 >= seed.height {
+        // tmux never sets a region of one row (screen-write.c
+        // `screen_write_scrollregion()`: "cannot be one line"); only a
+        // pane one row high has one.
+        let (upper, lower) = seed.scroll_region;
+        if lower >= seed.height || (upper >= lower && seed.height > 1) {
             return Err(err("bad scroll region"));
         }
         Ok(seed)
@@ -627,51 +632,10 @@ fn plain_texts<'a>(rows: &[Row<'a>], acs: bool) -> Vec<Cow<'a, [u8]>> {
                 return Cow::Borrowed(r.text);
             }
             let mut out = Vec::with_capacity(r.text.len());
-            strip_row(r.text, acs, &mut shifted, &mut out);
+            strip_row(r.text, acs, false, &mut shifted, &mut out);
             Cow::Owned(out)
         })
         .collect()
-}
-
-/// Appends row `b` of a `capture-pane -e` to `out` without its codes
-/// (SGR, OSC 8, SO/SI); with `acs`, letters between SO and SI become the
-/// DEC line-drawing characters they show. `shifted` carries the SO state
-/// from row to row.
-fn strip_row(b: &[u8], acs: bool, shifted: &mut bool, out: &mut Vec<u8>) {
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            0x0e => *shifted = true,
-            0x0f => *shifted = false,
-            0x1b if b.get(i + 1) == Some(&b'[') => {
-                i += 2;
-                while i < b.len() && !(0x40..=0x7e).contains(&b[i]) {
-                    i += 1;
-                }
-            }
-            0x1b if b.get(i + 1) == Some(&b']') => {
-                i += 2;
-                while i < b.len() && b[i] != 0x07 && !(b[i] == 0x1b && b.get(i + 1) == Some(&b'\\'))
-                {
-                    i += 1;
-                }
-                if b.get(i) == Some(&0x1b) {
-                    i += 1;
-                }
-            }
-            c => match (*shifted && acs)
-                .then(|| super::cell::acs_char(u32::from(c)))
-                .flatten()
-            {
-                Some(ch) => {
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                }
-                None => out.push(c),
-            },
-        }
-        i += 1;
-    }
 }
 
 /// The codes of `rows` (SGR, OSC 8, SO and SI), in order, without their
@@ -683,62 +647,11 @@ fn codes_of(rows: &[Row<'_>]) -> Vec<u8> {
         let mut i = 0;
         while let Some(k) = memchr::memchr3(0x1b, 0x0e, 0x0f, &b[i..]) {
             let at = i + k;
-            let mut end = at + 1;
-            if b[at] == 0x1b {
-                match b.get(at + 1) {
-                    Some(b'[') => {
-                        end = at + 2;
-                        while end < b.len() && !(0x40..=0x7e).contains(&b[end]) {
-                            end += 1;
-                        }
-                        end = (end + 1).min(b.len());
-                    }
-                    Some(b']') => {
-                        end = at + 2;
-                        while end < b.len()
-                            && b[end] != 0x07
-                            && !(b[end] == 0x1b && b.get(end + 1) == Some(&b'\\'))
-                        {
-                            end += 1;
-                        }
-                        end = (end + if b.get(end) == Some(&0x1b) { 2 } else { 1 }).min(b.len());
-                    }
-                    _ => {}
-                }
-            }
+            // A lone ESC is kept too (the screen's layout reads it again).
+            let end = at + code_len(b, at).unwrap_or(1);
             out.extend_from_slice(&b[at..end]);
             i = end;
         }
-    }
-    out
-}
-
-/// The text of a `capture-pane -p -e` (rows or `-J` lines, each ending
-/// with `\n`) as a plain capture prints it, except that DEC line-drawing
-/// cells (`ESC ( 0`, which tmux stores as the letters `lqkxmj…` and a
-/// plain capture prints as such) read as the box-drawing characters they
-/// show (public case C21). The codes are removed and each line's trailing
-/// spaces trimmed (a plain `capture-pane -p` trims them; with `-e` a code
-/// can stand after them).
-pub fn plain_capture(body: &[u8]) -> Vec<u8> {
-    if memchr::memchr3(0x1b, 0x0e, 0x0f, body).is_none() {
-        return body.to_vec();
-    }
-    let mut out = Vec::with_capacity(body.len());
-    let mut shifted = false;
-    let rows = body.strip_suffix(b"\n").unwrap_or(body);
-    for row in rows.split(|&b| b == b'\n') {
-        let start = out.len();
-        strip_row(row, true, &mut shifted, &mut out);
-        let end = out[start..]
-            .iter()
-            .rposition(|&b| b != b' ')
-            .map_or(start, |k| start + k + 1);
-        out.truncate(end);
-        out.push(b'\n');
-    }
-    if !body.ends_with(b"\n") {
-        out.pop();
     }
     out
 }
@@ -931,20 +844,6 @@ mod tests {
     use super::*;
     use crate::term::LineNo;
 
-    #[test]
-    fn plain_capture_reads_line_drawing_c21() {
-        // SO/SI around DEC graphics letters, carried across rows; SGR and
-        // OSC 8 removed; trailing spaces before a code trimmed.
-        let body = b"\x0elqqk\x0f\nx  x\n\x0emq\nqj\x0f \x1b[41m \x1b[0m\n\x1b]8;;http://a\x07ok\x1b]8;;\x07\n";
-        assert_eq!(
-            String::from_utf8(plain_capture(body)).unwrap(),
-            "\u{250c}\u{2500}\u{2500}\u{2510}\nx  x\n\u{2514}\u{2500}\n\u{2500}\u{2518}\nok\n"
-        );
-        assert_eq!(plain_capture(b"plain  \n"), b"plain  \n");
-        assert_eq!(plain_capture(b"\x1b[1mbold"), b"bold");
-        assert_eq!(plain_capture(b""), b"");
-    }
-
     const F: &str = "20,3,4,2,2,100,0,4294967295,4294967295,0,2,1,0,0;8,16\n";
 
     #[test]
@@ -955,6 +854,8 @@ mod tests {
         assert_eq!(s.tabs, [8, 16]);
         assert!(Seed::parse_formats("1,2").is_err());
         assert!(Seed::parse_formats("0,3,0,0,0,0,0,0,0,0,0,1,0,0;").is_err());
+        assert!(Seed::parse_formats("20,3,4,2,2,100,0,0,0,1,1,1,0,0;").is_err());
+        assert!(Seed::parse_formats("20,1,4,0,2,100,0,0,0,0,0,1,0,0;").is_ok());
     }
 
     #[test]

@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::cell;
 use super::index::{Column, LineIndex};
 use super::marks::{self, Mark, MarkKind, MarkSource, Osc, Progress};
 use super::screen::Term;
@@ -261,10 +262,83 @@ struct Level {
     aid: Option<String>,
     /// Its newest record.
     record: Option<u64>,
+    /// A command of this shell that was still running when a prompt was
+    /// drawn (fish ≥ 4 marks the prompt of its `read` builtin; a shell the
+    /// command started marks its own prompts without `aid=`): it ends at
+    /// the next `D` (the prompt was its own), or is abandoned when the
+    /// next command starts.
+    superseded: Option<u64>,
+}
+
+impl Level {
+    fn new(aid: Option<&str>) -> Level {
+        Level {
+            aid: aid.map(str::to_string),
+            record: None,
+            superseded: None,
+        }
+    }
+}
+
+/// Continuation lines (a `B` after a secondary prompt) remembered per
+/// command line; later ones are read as unmarked lines.
+pub const MAX_CONTINUED: usize = 256;
+
+/// What is known of the command line being typed at the innermost
+/// shell's prompt, from its input start (`B`) to its output start (`C`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Typing {
+    /// The record it belongs to.
+    record: u64,
+    /// A secondary prompt (PS2) started and its input has not: the next
+    /// `B` is where that continuation line's input starts.
+    in_secondary: bool,
+    /// Where each continuation line's input starts, oldest first.
+    continued: Vec<MarkPos>,
+    /// Where a right prompt marked by the shell (`633;H`) starts, on the
+    /// input's first row.
+    right_prompt: Option<MarkPos>,
+}
+
+/// Where a command line is read from the grid when its output starts
+/// ([`MarkEffect::ReadInput`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct InputText {
+    /// The record that takes the text.
+    pub record: u64,
+    /// Where its input starts (the `B` mark).
+    pub start: MarkPos,
+    /// Where each continuation line's input starts (a `B` after a
+    /// secondary prompt), oldest first.
+    pub continued: Vec<MarkPos>,
+    /// Where a right prompt the shell marked starts, on the first row.
+    pub right_prompt: Option<MarkPos>,
+}
+
+/// What a mark asks of the grid ([`Commands::mark`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MarkEffect {
+    /// Nothing.
+    None,
+    /// A command line's input starts here (a primary `B`): the row as the
+    /// prompt leaves it is worth reading, to tell a right prompt or a
+    /// prompt rewritten later.
+    InputStart(MarkPos),
+    /// The output started: read the command line typed.
+    ReadInput(InputText),
 }
 
 /// The per-pane command table: records opened and closed by marks, in
 /// order, at most [`MAX_COMMANDS`].
+///
+/// Prompts are drawn more often than commands run, so a record is one
+/// command line, not one prompt: a prompt drawn again before the command
+/// line ran (a redraw after a resize or a vi-mode switch, a transient
+/// prompt rewritten after Enter, Enter on an empty line, Ctrl-C at the
+/// prompt) stays the same record, at its newest prompt; a `D` without a
+/// `C` before it ends no command when the shell marks its commands' output
+/// starts or nothing was typed (it is the shell's `$?` at a new prompt);
+/// and a prompt drawn while a command runs does not end that command.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Commands {
     records: VecDeque<Arc<CommandRecord>>,
@@ -276,6 +350,10 @@ pub struct Commands {
     /// Marks seen (any kind).
     marks_seen: u64,
     dropped: u64,
+    /// An output start (`C`) came: the shell marks when a command runs.
+    output_marks: bool,
+    /// The command line being typed at the innermost prompt.
+    typing: Option<Typing>,
 }
 
 impl Commands {
@@ -294,6 +372,20 @@ impl Commands {
     /// The newest record.
     pub fn last(&self) -> Option<&CommandRecord> {
         self.records.back().map(|r| &**r)
+    }
+
+    /// The command the innermost shell runs, as its marks say: its newest
+    /// record while that runs (`C` without `D`), else a command of that
+    /// shell still running under a prompt drawn meanwhile (fish's `read`
+    /// prompt, a shell it started that marks without `aid=`). `None` at a
+    /// prompt, or without marks.
+    pub fn running(&self) -> Option<&CommandRecord> {
+        let level = self.levels.last()?;
+        let newest = level.record.and_then(|i| self.get(i));
+        newest
+            .filter(|r| r.running())
+            .or_else(|| level.superseded.and_then(|i| self.get(i)))
+            .filter(|r| r.running())
     }
 
     /// How many shell-integration marks were seen (0: the pane's shell
@@ -329,12 +421,63 @@ impl Commands {
         self.get(idx).filter(|r| r.ended.is_none()).map(|r| r.index)
     }
 
+    /// The open record of level `l` whose output has not started (at its
+    /// prompt, or being typed).
+    fn at_prompt(&self, l: usize) -> Option<u64> {
+        self.open_at(l)
+            .filter(|&i| self.get(i).is_some_and(|r| r.output_start.is_none()))
+    }
+
+    /// Where the command line of the innermost shell's prompt starts
+    /// (its `B`), while it has not run.
+    pub(crate) fn input_start(&self) -> Option<MarkPos> {
+        let l = self.levels.len().checked_sub(1)?;
+        self.get(self.at_prompt(l)?)?.command_start
+    }
+
     fn close(&mut self, index: u64, how: CommandEnd, now: u64) {
         if let Some(r) = self.get_mut(index)
             && r.ended.is_none()
         {
             r.ended = Some(how);
             r.ended_at = Some(now);
+        }
+    }
+
+    /// Ends record `index` with a `D` at `pos`.
+    fn finish(&mut self, index: u64, pos: MarkPos, status: Option<u8>, now: u64) {
+        if let Some(r) = self.get_mut(index) {
+            r.output_end = Some(pos);
+            r.exit_status = status;
+        }
+        self.close(index, CommandEnd::Finished, now);
+    }
+
+    /// Record `index` goes back to a bare prompt: what was typed at it
+    /// never ran (or was drawn again), so its input start and command line
+    /// are forgotten; the next prompt takes the record over.
+    fn back_to_prompt(&mut self, index: u64) {
+        if let Some(r) = self.get_mut(index) {
+            r.command_start = None;
+            r.command = None;
+            r.command_from = None;
+            r.command_nonce = None;
+        }
+        if self.typing.as_ref().is_some_and(|t| t.record == index) {
+            self.typing = None;
+        }
+    }
+
+    /// Level `l`'s running record `index` goes on under a prompt drawn
+    /// meanwhile (see [`Level::superseded`]); one superseded before is
+    /// abandoned.
+    fn supersede(&mut self, l: usize, index: u64, now: u64) {
+        let old = self
+            .levels
+            .get_mut(l)
+            .and_then(|v| v.superseded.replace(index));
+        if let Some(old) = old.filter(|&o| o != index) {
+            self.close(old, CommandEnd::Abandoned, now);
         }
     }
 
@@ -380,10 +523,10 @@ impl Commands {
     /// Closes and pops the levels above `l`.
     fn pop_above(&mut self, l: usize, now: u64) {
         while self.levels.len() > l + 1 {
-            if let Some(level) = self.levels.pop()
-                && let Some(i) = level.record
-            {
-                self.close(i, CommandEnd::Abandoned, now);
+            if let Some(level) = self.levels.pop() {
+                for i in [level.record, level.superseded].into_iter().flatten() {
+                    self.close(i, CommandEnd::Abandoned, now);
+                }
             }
         }
     }
@@ -397,10 +540,7 @@ impl Commands {
     /// level.
     fn prompt_level(&mut self, aid: Option<&str>, now: u64) -> usize {
         if self.levels.is_empty() {
-            self.levels.push(Level {
-                aid: aid.map(str::to_string),
-                record: None,
-            });
+            self.levels.push(Level::new(aid));
             return 0;
         }
         let top = self.levels.len() - 1;
@@ -416,12 +556,10 @@ impl Commands {
         let running = self
             .open_at(top)
             .and_then(|i| self.get(i))
-            .is_some_and(CommandRecord::running);
+            .is_some_and(CommandRecord::running)
+            || self.levels[top].superseded.is_some();
         if running && self.levels.len() < MAX_DEPTH {
-            self.levels.push(Level {
-                aid: Some(a.to_string()),
-                record: None,
-            });
+            self.levels.push(Level::new(Some(a)));
             return top + 1;
         }
         self.levels[top].aid = Some(a.to_string());
@@ -433,10 +571,7 @@ impl Commands {
     /// open records are abandoned), else the innermost.
     fn mark_level(&mut self, kind: MarkKind, aid: Option<&str>, now: u64) -> usize {
         if self.levels.is_empty() {
-            self.levels.push(Level {
-                aid: aid.map(str::to_string),
-                record: None,
-            });
+            self.levels.push(Level::new(aid));
             return 0;
         }
         if let Some(a) = aid
@@ -453,16 +588,19 @@ impl Commands {
         self.levels.len() - 1
     }
 
-    /// Applies a mark at `pos`. Returns the record that needs its command
-    /// text read from the grid between its `B` position and `pos` (at
-    /// `C`, when no other source gave it).
+    /// Applies a mark at `pos`. `input_empty` is for a `D`: whether the
+    /// command line at the innermost prompt (from its `B` to `pos`) is
+    /// empty (`None` without a `B`). Returns what the grid must be read
+    /// for: a primary `B`'s row, or at `C` the command line, when no
+    /// other source gave it.
     pub(crate) fn mark(
         &mut self,
         m: &Mark,
         pos: MarkPos,
         now: u64,
         cwd: Option<&str>,
-    ) -> Option<(u64, MarkPos)> {
+        input_empty: Option<bool>,
+    ) -> MarkEffect {
         self.marks_seen += 1;
         let aid = m.aid.as_deref();
         match m.kind {
@@ -471,39 +609,67 @@ impl Commands {
                     self.set_marks.pop_front();
                 }
                 self.set_marks.push_back(SetMark { at: pos, time: now });
-                None
+                MarkEffect::None
             }
             MarkKind::Prompt => {
                 let l = self.prompt_level(aid, now);
-                if let Some(i) = self.open_at(l) {
-                    // A prompt again before D: the record at a bare prompt
-                    // (no B yet, no C) is the same prompt redrawn.
-                    let redraw = self
-                        .get(i)
-                        .is_some_and(|r| r.output_start.is_none() && r.command_start.is_none());
-                    if redraw {
-                        if let Some(r) = self.get_mut(i) {
-                            r.prompt = Some(pos);
-                            r.prompt_at = Some(now);
-                        }
-                        return None;
+                let i = match self.open_at(l) {
+                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => {
+                        // The command line never ran: this prompt is the
+                        // same one drawn again, or the next one for a new
+                        // command line (Enter on an empty line, Ctrl-C).
+                        self.back_to_prompt(i);
+                        i
                     }
-                    self.close(i, CommandEnd::Abandoned, now);
-                }
-                let i = self.open(l, m.source, cwd);
+                    Some(i) => {
+                        self.supersede(l, i, now);
+                        self.open(l, m.source, cwd)
+                    }
+                    None => self.open(l, m.source, cwd),
+                };
                 if let Some(r) = self.get_mut(i) {
                     r.prompt = Some(pos);
                     r.prompt_at = Some(now);
                 }
-                None
+                self.typing = None;
+                MarkEffect::None
             }
-            MarkKind::SecondaryPrompt => None,
+            MarkKind::SecondaryPrompt => {
+                let l = self.mark_level(m.kind, aid, now);
+                // Before the primary `B` it is part of the primary prompt
+                // (a multi-line PS1 marked per line).
+                if let Some(i) = self.at_prompt(l)
+                    && self.get(i).is_some_and(|r| r.command_start.is_some())
+                    && let Some(t) = self.typing.as_mut().filter(|t| t.record == i)
+                {
+                    t.in_secondary = true;
+                }
+                MarkEffect::None
+            }
             MarkKind::CommandStart => {
                 let l = self.mark_level(m.kind, aid, now);
                 let i = match self.open_at(l) {
-                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => i,
+                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => {
+                        let typed = self.get(i).is_some_and(|r| r.command_start.is_some());
+                        if let Some(t) = self
+                            .typing
+                            .as_mut()
+                            .filter(|t| typed && t.record == i && t.in_secondary)
+                        {
+                            t.in_secondary = false;
+                            if t.continued.len() < MAX_CONTINUED {
+                                t.continued.push(pos);
+                            }
+                            return MarkEffect::None;
+                        }
+                        // The first, or the prompt's last row drawn again
+                        // (bash redraws only the last row of a multi-line
+                        // PS1).
+                        i
+                    }
                     Some(i) => {
-                        self.close(i, CommandEnd::Abandoned, now);
+                        // A prompt's end while a command runs: its own.
+                        self.supersede(l, i, now);
                         self.open(l, m.source, cwd)
                     }
                     None => self.open(l, m.source, cwd),
@@ -511,9 +677,33 @@ impl Commands {
                 if let Some(r) = self.get_mut(i) {
                     r.command_start = Some(pos);
                 }
-                None
+                self.typing = Some(Typing {
+                    record: i,
+                    in_secondary: false,
+                    continued: Vec::new(),
+                    right_prompt: None,
+                });
+                MarkEffect::InputStart(pos)
+            }
+            MarkKind::RightPrompt => {
+                let l = self.mark_level(m.kind, aid, now);
+                let start = self
+                    .at_prompt(l)
+                    .and_then(|i| self.get(i))
+                    .and_then(|r| r.command_start);
+                if let Some(b) = start
+                    && (b.line, b.row) == (pos.line, pos.row)
+                    && b.column < pos.column
+                    && let Some(t) = self.typing.as_mut()
+                    && t.continued.is_empty()
+                    && t.right_prompt.is_none()
+                {
+                    t.right_prompt = Some(pos);
+                }
+                MarkEffect::None
             }
             MarkKind::OutputStart => {
+                self.output_marks = true;
                 let l = self.mark_level(m.kind, aid, now);
                 let i = match self.open_at(l) {
                     Some(i) if self.get(i).is_some_and(|r| r.output_start.is_none()) => i,
@@ -523,8 +713,16 @@ impl Commands {
                     }
                     None => self.open(l, m.source, cwd),
                 };
+                // The shell runs a new command: one still running under an
+                // earlier prompt will send no `D`.
+                if let Some(s) = self.levels.get_mut(l).and_then(|v| v.superseded.take()) {
+                    self.close(s, CommandEnd::Abandoned, now);
+                }
+                let typing = self.typing.take().filter(|t| t.record == i);
                 let pending = self.pending.take();
-                let r = self.get_mut(i)?;
+                let Some(r) = self.get_mut(i) else {
+                    return MarkEffect::None;
+                };
                 r.output_start = Some(pos);
                 r.started_at = Some(now);
                 if let Some(c) = cwd {
@@ -541,22 +739,49 @@ impl Commands {
                     r.command_from = Some(CommandText::CmdlineUrl);
                 }
                 match (r.command.is_none(), r.command_start) {
-                    (true, Some(from)) => Some((i, from)),
-                    _ => None,
+                    (true, Some(start)) => {
+                        let (continued, right_prompt) =
+                            typing.map_or((Vec::new(), None), |t| (t.continued, t.right_prompt));
+                        MarkEffect::ReadInput(InputText {
+                            record: i,
+                            start,
+                            continued,
+                            right_prompt,
+                        })
+                    }
+                    _ => MarkEffect::None,
                 }
             }
             MarkKind::CommandEnd => {
                 let l = self.mark_level(m.kind, aid, now);
-                let i = match self.open_at(l) {
-                    Some(i) => i,
-                    None => self.open(l, m.source, cwd),
-                };
-                if let Some(r) = self.get_mut(i) {
-                    r.output_end = Some(pos);
-                    r.exit_status = m.exit_status;
+                let open = self.open_at(l);
+                match open {
+                    Some(i) if self.get(i).is_some_and(|r| r.output_start.is_some()) => {
+                        self.finish(i, pos, m.exit_status, now);
+                    }
+                    _ => {
+                        let superseded = self.levels.get_mut(l).and_then(|v| v.superseded.take());
+                        if let Some(s) = superseded {
+                            // The end of the command that drew the prompt
+                            // meanwhile: that prompt was its own.
+                            self.finish(s, pos, m.exit_status, now);
+                            if let Some(i) = open {
+                                self.back_to_prompt(i);
+                            }
+                        } else if let Some(i) =
+                            open.filter(|_| self.output_marks || input_empty == Some(true))
+                        {
+                            // Nothing ran (Enter on an empty line, Ctrl-C
+                            // at the prompt): the shell's `$?` at a new
+                            // prompt, not a command's end.
+                            self.back_to_prompt(i);
+                        } else {
+                            let i = open.unwrap_or_else(|| self.open(l, m.source, cwd));
+                            self.finish(i, pos, m.exit_status, now);
+                        }
+                    }
                 }
-                self.close(i, CommandEnd::Finished, now);
-                None
+                MarkEffect::None
             }
         }
     }
@@ -565,10 +790,11 @@ impl Commands {
     /// not started, or of the next record.
     pub(crate) fn command_line(&mut self, text: String, nonce: Option<String>) {
         self.marks_seen += 1;
-        let top = self.levels.len().checked_sub(1);
-        let target = top
-            .and_then(|l| self.open_at(l))
-            .filter(|&i| self.get(i).is_some_and(|r| r.output_start.is_none()));
+        let target = self
+            .levels
+            .len()
+            .checked_sub(1)
+            .and_then(|l| self.at_prompt(l));
         match target.and_then(|i| self.get_mut(i)) {
             Some(r) => {
                 r.command = Some(text);
@@ -689,6 +915,67 @@ pub(crate) struct TermState {
     pub sync_since: Option<u64>,
     /// The oldest history line when the table was last trimmed.
     pub first_line: LineIndex,
+    /// The row the command line at the prompt is typed on, as the prompt
+    /// left it.
+    pub prompt_row: Option<PromptRow>,
+}
+
+/// The row a command line is typed on, as the prompt left it: the text
+/// left of its `B` mark, read with the mark, and where the cursor was last
+/// seen on the row, right of the mark, at the end of an output while the
+/// line was typed (typing leaves it after the text typed; a right prompt is
+/// drawn where it does not stay). Compared with the row when the command's
+/// output starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PromptRow {
+    /// The `B` mark.
+    pub at: MarkPos,
+    /// The row's text left of the mark (the prompt's last row), trailing
+    /// blanks trimmed.
+    pub before: String,
+    /// The column the cursor was on, on that row and not left of the
+    /// mark, at the end of the last output that left it there.
+    pub cursor_last: u32,
+    /// The row left the screen: nothing more is read.
+    pub gone: bool,
+}
+
+/// A row as [`Term::input_text`] reads it ([`Term::row_view`]).
+struct RowView {
+    /// Whether each cell is blank.
+    blank: Vec<bool>,
+    /// The text left of the column asked for (cleaned, trailing blanks
+    /// trimmed).
+    before: String,
+}
+
+/// How far from the right edge a right prompt may end (zsh leaves
+/// `ZLE_RPROMPT_INDENT`, 1 by default).
+pub const RIGHT_PROMPT_SLACK: u32 = 3;
+
+/// The ends of prompts as shells and themes draw them, each followed by a
+/// space: where a command line rewritten without marks is looked for.
+const PROMPT_ENDS: &[&str] = &["❯ ", "$ ", "% ", "# ", "> ", "» ", "➜ ", "λ "];
+
+/// The most continuation lines read into one command line.
+const MAX_INPUT_LINES: usize = 256;
+
+/// A continuation line's prompt as shells draw it unmarked: bash's `> `,
+/// zsh's `%_> ` (`for> `, `dquote> `, `cmdsubst> `): lower-case words and
+/// spaces, then `> `, after readline's default mode string if it shows one
+/// (`@`, `(ins)`, `(cmd)`: `show-mode-in-prompt`). The length of that
+/// prompt in `text`, if it has one.
+fn unmarked_ps2(text: &[u8]) -> Option<usize> {
+    let mode = [&b"(ins)"[..], b"(cmd)", b"@"]
+        .iter()
+        .find(|m| text.starts_with(m))
+        .map_or(0, |m| m.len());
+    let rest = &text[mode..];
+    let words = rest
+        .iter()
+        .take_while(|b| b.is_ascii_lowercase() || **b == b' ')
+        .count();
+    rest[words..].starts_with(b"> ").then_some(mode + words + 2)
 }
 
 impl Term {
@@ -755,10 +1042,10 @@ impl Term {
                     }
                     c.close(i, CommandEnd::Finished, 0);
                 }
-                c.mark(&mark(MarkKind::Prompt), pos, 0, None);
+                c.mark(&mark(MarkKind::Prompt), pos, 0, None, None);
             }
             if output {
-                c.mark(&mark(MarkKind::OutputStart), pos, 0, None);
+                c.mark(&mark(MarkKind::OutputStart), pos, 0, None, None);
             }
             if wrapped {
                 row += 1;
@@ -887,28 +1174,301 @@ impl Term {
         }
     }
 
-    /// The text of logical line `from.line` from `from` on: to `to` when
-    /// on the same line, else to its end (cleaned, capped).
-    fn text_between(&self, from: MarkPos, to: MarkPos) -> String {
-        let width = self.sx() as usize;
-        let line = self
-            .screen_logical_lines()
-            .find(|l| l.index == from.line)
+    /// The text of logical line `index` (screen or history).
+    fn line_text(&self, index: LineIndex) -> Option<Vec<u8>> {
+        self.screen_logical_lines()
+            .find(|l| l.index == index)
             .map(|l| l.text.into_owned())
-            .or_else(|| self.history.get(from.line).map(|l| l.text.to_vec()));
-        let Some(text) = line else {
+            .or_else(|| self.history.get(index).map(|l| l.text.to_vec()))
+    }
+
+    /// The byte offset in `text`, logical line `from.line`, of the cell at
+    /// `p` (the first character at or after it).
+    fn offset_in(&self, text: &[u8], p: MarkPos) -> usize {
+        offset_at(
+            text,
+            p.row,
+            p.column.0 as usize,
+            self.sx() as usize,
+            self.rules,
+        )
+    }
+
+    /// The text of logical line `from.line` from `from` on: to `to` when
+    /// on the same line, else to its end (cleaned, capped, trimmed).
+    fn text_between(&self, from: MarkPos, to: MarkPos) -> String {
+        let Some(text) = self.line_text(from.line) else {
             return String::new();
         };
-        let at = |p: MarkPos| offset_at(&text, p.row, p.column.0 as usize, width, self.rules);
-        let start = at(from);
+        let start = self.offset_in(&text, from);
         let end = if to.line == from.line {
-            at(to).max(start)
+            self.offset_in(&text, to).max(start)
         } else {
             text.len()
         };
         marks::clean(super::trim_end_spaces(&text[start..end]), marks::MAX_TEXT)
             .trim()
             .to_string()
+    }
+
+    /// The screen row showing row `row` of logical line `line`, if on the
+    /// screen.
+    fn screen_row_of(&self, line: LineIndex, row: u32) -> Option<usize> {
+        let mut index = self.history.end_index().0;
+        let mut r = if self.history.is_open() {
+            self.history.iter().next_back().map_or(0, |l| l.rows())
+        } else {
+            0
+        };
+        for (y, l) in self.grid.lines.iter().enumerate() {
+            if index == line.0 && r == row {
+                return Some(y);
+            }
+            if l.wrapped {
+                r += 1;
+            } else {
+                index += 1;
+                r = 0;
+            }
+        }
+        None
+    }
+
+    /// Screen row `y`: whether each cell is blank (when `blanks`), and
+    /// the text left of column `col` (cleaned, trailing blanks trimmed).
+    fn screen_row_view(&self, y: usize, col: usize, blanks: bool) -> RowView {
+        let sx = self.sx() as usize;
+        let mut blank = Vec::with_capacity(if blanks { sx } else { 0 });
+        let mut before = Vec::new();
+        let space = u32::from(b' ');
+        for x in 0..if blanks { sx } else { col.min(sx) } {
+            let c = self.grid.get(x as u32, y as u32);
+            // A space, cleared or written; a TAB cell is blank too.
+            let is_blank = c.code() == space && c.flags() & !(cell::CLEARED | cell::TAB) == 0;
+            if blanks {
+                blank.push(is_blank);
+            }
+            if x < col && !c.is_padding() {
+                if is_blank {
+                    before.push(b' ');
+                } else {
+                    c.push_data(&self.combined, &mut before);
+                }
+            }
+        }
+        RowView {
+            blank,
+            before: marks::clean(super::trim_end_spaces(&before), marks::MAX_TEXT),
+        }
+    }
+
+    /// [`Term::screen_row_view`] of row `row` of logical line `line`: on
+    /// the screen, or laid out again from its text in history.
+    fn row_view(&self, line: LineIndex, row: u32, col: usize) -> Option<RowView> {
+        if let Some(y) = self.screen_row_of(line, row) {
+            return Some(self.screen_row_view(y, col, true));
+        }
+        let text = self.history.get(line)?.text.to_vec();
+        let sx = self.sx() as usize;
+        let mut blank = vec![true; sx];
+        let mut before = vec![b' '; col.min(sx) * 4];
+        let mut at = vec![0usize; col.min(sx)];
+        let mut layout = Layout::new(sx, self.rules);
+        let mut one = [0u8; 4];
+        // A wide character's second column (`at`).
+        const PADDING: usize = 5;
+        for c in String::from_utf8_lossy(&text).chars() {
+            let placed = layout.push(u32::from(c));
+            if placed.row != row || placed.width == 0 || c == ' ' {
+                continue;
+            }
+            for x in placed.col..(placed.col + placed.width).min(sx) {
+                blank[x] = false;
+                if x > placed.col && x < at.len() {
+                    at[x] = PADDING;
+                }
+            }
+            if placed.col < at.len() {
+                // Up to four bytes per cell left of the mark; joined
+                // characters beyond that are dropped.
+                let bytes = c.encode_utf8(&mut one).as_bytes();
+                let cell = placed.col * 4;
+                let n = at[placed.col];
+                for (i, &b) in bytes.iter().enumerate().take(4 - n.min(4)) {
+                    before[cell + n + i] = b;
+                }
+                at[placed.col] = (n + bytes.len()).min(4);
+            }
+        }
+        let mut text = Vec::with_capacity(before.len());
+        for (x, &n) in at.iter().enumerate() {
+            let cell = &before[x * 4..x * 4 + 4];
+            match n {
+                PADDING => {}
+                0 => text.push(b' '),
+                n => text.extend_from_slice(&cell[..n]),
+            }
+        }
+        Some(RowView {
+            blank,
+            before: marks::clean(super::trim_end_spaces(&text), marks::MAX_TEXT),
+        })
+    }
+
+    /// A right prompt on a row: the first column of the text after the
+    /// last gap of two or more blanks right of column `after`, when it
+    /// ends within [`RIGHT_PROMPT_SLACK`] cells of the right edge.
+    fn right_prompt_in(blank: &[bool], after: usize) -> Option<u32> {
+        let last = blank.iter().rposition(|b| !b)?;
+        if last + (RIGHT_PROMPT_SLACK as usize) < blank.len() || last < after {
+            return None;
+        }
+        let mut start = last;
+        loop {
+            while start > after && !blank[start - 1] {
+                start -= 1;
+            }
+            let gap = blank[after..start].iter().rev().take_while(|b| **b).count();
+            if gap >= 2 {
+                return u32::try_from(start).ok();
+            }
+            if gap == 0 || start - gap <= after {
+                return None;
+            }
+            // Past a single blank (a space inside the right prompt).
+            start -= gap + 1;
+        }
+    }
+
+    /// Follows the cursor on the prompt's row (see [`PromptRow`]) at the
+    /// end of each output while the command line is typed: a pass over the
+    /// screen's rows.
+    fn follow_prompt_row(&mut self) {
+        let Some(p) = self.state.prompt_row.as_ref().filter(|p| !p.gone) else {
+            return;
+        };
+        let at = p.at;
+        let y = self.screen_row_of(at.line, at.row);
+        let (cx, cy) = (self.cx, self.cy as usize);
+        if let Some(p) = self.state.prompt_row.as_mut() {
+            match y {
+                None => p.gone = true,
+                Some(y) if y == cy && cx >= at.column.0 => p.cursor_last = cx,
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// The command line typed at a prompt, read from the grid when its
+    /// output starts at `end`: from its `B` to the line's end, then each
+    /// continuation line up to `end`'s line (from its marked input start,
+    /// else after an unmarked `> `-style prompt; a line with neither ends
+    /// the command), joined by line feeds. A right prompt on the first row
+    /// (marked by `633;H`, or seen there when the prompt was drawn and
+    /// still there) is left out. A prompt rewritten since the `B` without
+    /// marks (a transient prompt) moves the command line: it is read after
+    /// the rewritten prompt's last word (`❯`, `$`, `%`) on the row above
+    /// `end`, or is unknown (empty).
+    fn input_text(&self, req: &InputText, end: MarkPos) -> String {
+        let start = req.start;
+        let row = self.state.prompt_row.as_ref().filter(|p| p.at == start);
+        let col = start.column.0 as usize;
+        let view = self.row_view(start.line, start.row, col);
+        if let (Some(p), Some(view)) = (row, &view)
+            && view.before != p.before
+        {
+            return self.rewritten_input(&p.before, end);
+        }
+        let right = req
+            .right_prompt
+            .filter(|r| (r.line, r.row) == (start.line, start.row) && r.column > start.column)
+            .or_else(|| {
+                // Text right of a gap, out to the edge, right of where the
+                // cursor was last seen while the line was typed.
+                let cursor = row.map_or(start.column.0, |p| p.cursor_last);
+                let x = Self::right_prompt_in(&view.as_ref()?.blank, col)?;
+                (x >= cursor.saturating_add(2)).then_some(MarkPos {
+                    column: Column(x),
+                    ..start
+                })
+            });
+        let first_end = match right {
+            Some(r) => r,
+            None if end.line == start.line => end,
+            None => MarkPos {
+                line: start.line,
+                row: u32::MAX,
+                column: Column(u32::MAX),
+            },
+        };
+        let mut text = self.text_between(start, first_end);
+        // The lines after the first, to the one `end` is on (not that one
+        // when the output starts at its beginning, as after Enter).
+        let last = if end.row == 0 && end.column.0 == 0 {
+            end.line.0.checked_sub(1)
+        } else {
+            Some(end.line.0)
+        };
+        let Some(last) = last else { return text };
+        let mut next = start.line.0 + 1;
+        while next <= last && next - start.line.0 <= MAX_INPUT_LINES as u64 {
+            let index = LineIndex(next);
+            next += 1;
+            let Some(line) = self.line_text(index) else {
+                break;
+            };
+            let from = match req.continued.iter().find(|c| c.line == index) {
+                Some(&c) => self.offset_in(&line, c),
+                None => match unmarked_ps2(&line) {
+                    Some(n) => n,
+                    None => break,
+                },
+            };
+            let to = if index == end.line {
+                self.offset_in(&line, end).max(from)
+            } else {
+                line.len()
+            };
+            let room = marks::MAX_TEXT.saturating_sub(text.len() + 1);
+            if room == 0 {
+                break;
+            }
+            let part = marks::clean(super::trim_end_spaces(&line[from..to]), room);
+            text.push('\n');
+            text.push_str(&part);
+        }
+        text
+    }
+
+    /// The command line of a prompt rewritten without marks (see
+    /// [`Term::input_text`]): on the row above `end`, after the first
+    /// occurrence of the last word of the prompt's row as it was drawn
+    /// (`❯`, `$`), else after the first of the usual prompt ends
+    /// ([`PROMPT_ENDS`]); empty when neither is there.
+    fn rewritten_input(&self, before: &str, end: MarkPos) -> String {
+        if end.row != 0 || end.column.0 != 0 {
+            return String::new();
+        }
+        let Some(line) = end
+            .line
+            .0
+            .checked_sub(1)
+            .and_then(|i| self.line_text(LineIndex(i)))
+        else {
+            return String::new();
+        };
+        let line = marks::clean(super::trim_end_spaces(&line), marks::MAX_TEXT);
+        let word = before
+            .split_whitespace()
+            .next_back()
+            .map(|w| format!("{w} "))
+            .into_iter();
+        word.chain(PROMPT_ENDS.iter().map(|e| e.to_string()))
+            .find_map(|w| {
+                line.find(&w)
+                    .map(|at| line[at + w.len()..].trim().to_string())
+            })
+            .unwrap_or_default()
     }
 
     /// Handles an OSC payload for the state kept here.
@@ -925,10 +1485,33 @@ impl Term {
                 }
                 let pos = self.cursor_mark_pos();
                 let cwd = self.state.cwd.clone();
-                let need = self.state.commands.mark(&m, pos, now, cwd.as_deref());
-                if let Some((i, from)) = need {
-                    let text = self.text_between(from, pos);
-                    self.state.commands.grid_text(i, text);
+                let input_empty = (m.kind == MarkKind::CommandEnd)
+                    .then(|| self.state.commands.input_start())
+                    .flatten()
+                    .map(|b| self.text_between(b, pos).is_empty());
+                let effect = self
+                    .state
+                    .commands
+                    .mark(&m, pos, now, cwd.as_deref(), input_empty);
+                match effect {
+                    MarkEffect::None => {}
+                    MarkEffect::InputStart(at) => {
+                        // The prompt is drawn left of its `B`, on the
+                        // cursor's row.
+                        let col = at.column.0 as usize;
+                        let view = self.screen_row_view(self.cy as usize, col, false);
+                        self.state.prompt_row = Some(PromptRow {
+                            at,
+                            before: view.before,
+                            cursor_last: at.column.0,
+                            gone: false,
+                        });
+                    }
+                    MarkEffect::ReadInput(req) => {
+                        let text = self.input_text(&req, pos);
+                        self.state.commands.grid_text(req.record, text);
+                        self.state.prompt_row = None;
+                    }
                 }
             }
             Osc::CommandLine { text, nonce } => {
@@ -1003,6 +1586,9 @@ impl Term {
             self.state.first_line = first;
             self.state.commands.trim(first);
         }
+        if self.state.prompt_row.is_some() {
+            self.follow_prompt_row();
+        }
     }
 
     /// Adds `shift` to the index of every history line (and so of every
@@ -1012,7 +1598,8 @@ impl Term {
     /// cursors, the command table it adopts with [`Term::adopt_state`])
     /// name the same lines in it. Call before `adopt_state`.
     pub fn renumber_history(&mut self, shift: u64) {
-        self.history.renumber(shift);
+        let first = self.history.first_index().0 + shift;
+        self.history.renumber(crate::term::LineIndex(first));
     }
 
     /// Takes over the command table, working directory, title and
@@ -1142,19 +1729,231 @@ mod tests {
         // D with no record: a record with only its end.
         t.advance(b"\x1b]133;D;3\x07");
         t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07sleep 9\r\n\x1b]133;C\x07");
-        // A new prompt before D (Ctrl-C in a shell that sends no D).
+        // A new prompt before D (a shell that sends no D, or a prompt the
+        // command drew): the command goes on until the next one starts.
         t.advance(b"^C\r\n\x1b]133;A\x07$ ");
         let c: Vec<_> = t.commands().records().collect();
         assert_eq!(c.len(), 3);
         assert_eq!((c[0].exit_status, c[0].prompt), (Some(3), None));
         assert_eq!(c[1].command.as_deref(), Some("sleep 9"));
-        assert_eq!(c[1].ended, Some(CommandEnd::Abandoned));
-        assert_eq!(c[1].exit_status, None);
+        assert!(c[1].running());
         assert_eq!(c[2].ended, None);
         assert!(!c[2].running());
+        assert_eq!(t.commands().running().map(|r| r.index), Some(1));
         // The same prompt drawn again (a redraw) is not a new record.
         t.advance(b"\r\x1b]133;A\x07$ ");
         assert_eq!(t.commands().records().len(), 3);
+        // The next command starts: the one without D is abandoned.
+        t.advance(b"\x1b]133;B\x07true\r\n\x1b]133;C\x07");
+        let c: Vec<_> = t.commands().records().collect();
+        assert_eq!(c[1].ended, Some(CommandEnd::Abandoned));
+        assert_eq!(c[1].exit_status, None);
+        assert_eq!(c[2].command.as_deref(), Some("true"));
+        assert!(c[2].running());
+    }
+
+    /// The records of `t` as (command, state, status).
+    fn table(t: &Term) -> Vec<(Option<String>, &'static str, Option<u8>)> {
+        t.commands()
+            .records()
+            .map(|r| {
+                let state = match (r.ended, r.output_start) {
+                    (Some(CommandEnd::Finished), _) => "finished",
+                    (Some(CommandEnd::Abandoned), _) => "abandoned",
+                    (None, Some(_)) => "running",
+                    (None, None) => "prompt",
+                };
+                (r.command.clone(), state, r.exit_status)
+            })
+            .collect()
+    }
+
+    fn cmd(
+        c: &str,
+        state: &'static str,
+        st: Option<u8>,
+    ) -> (Option<String>, &'static str, Option<u8>) {
+        (Some(c.to_string()), state, st)
+    }
+
+    /// Enter on an empty line and Ctrl-C at the prompt run nothing: a
+    /// bash-preexec-style shell sends `D;$?` at every prompt, zsh and fish
+    /// send only a new prompt; neither is a command.
+    #[test]
+    fn prompts_where_nothing_ran_are_one_record() {
+        // `D` at every prompt, before any command ran: nothing typed.
+        let mut t = term();
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07\r\n\x1b]133;D;0\x07");
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07");
+        assert_eq!(table(&t), [(None, "prompt", None)]);
+        session(&mut t, "echo hi", "hi\r\n", Some(0), false);
+        // Enter on an empty line, Ctrl-C with text typed: `D;$?`, no `C`.
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07\r\n\x1b]133;D;0\x07");
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07echo ab^C\r\n\x1b]133;D;130\x07");
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07");
+        assert_eq!(
+            table(&t),
+            [cmd("echo hi", "finished", Some(0)), (None, "prompt", None)]
+        );
+        let open = t.commands().last().expect("the prompt");
+        assert_eq!(open.prompt.map(|p| p.line), Some(LineIndex(5)));
+        // A new prompt without `D` (zsh, fish): the same.
+        t.advance(b"\r\n\x1b]133;A\x07$ \x1b]133;B\x07\r\n\x1b]133;A\x07$ \x1b]133;B\x07");
+        assert_eq!(t.commands().records().len(), 2);
+        // A shell that marks prompts and ends but never output starts:
+        // what was typed before its `D` is a command, as before.
+        let mut t = term();
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07ls\r\nx\r\n\x1b]133;D;0\x07");
+        t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07\r\n\x1b]133;D;0\x07");
+        assert_eq!(t.commands().records().len(), 2);
+        assert_eq!(table(&t)[0].1, "finished");
+        assert_eq!(table(&t)[1], (None, "prompt", None));
+    }
+
+    /// Multi-line commands: continuation lines marked (`P;k=s` … `B`, VS
+    /// Code's `633;F` … `G`) are read from their input start; unmarked ones
+    /// after bash's `> ` or zsh's `for> `; a line with neither (printed by
+    /// PS0) is not the command's.
+    #[test]
+    fn multi_line_commands_are_one_record_with_every_line() {
+        let run = |input: &[u8]| {
+            let mut t = term();
+            t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07");
+            t.advance(input);
+            t.advance(b"\x1b]133;C\x071\r\n2\r\n\x1b]133;D;0\x07\x1b]133;A\x07$ ");
+            let c = table(&t);
+            assert_eq!(c.len(), 2, "{c:?}");
+            c[0].0.clone().unwrap_or_default()
+        };
+        let lines = "for i in 1 2; do\necho $i\ndone";
+        assert_eq!(run(b"for i in 1 2; do\r\n> echo $i\r\n> done\r\n"), lines);
+        assert_eq!(
+            run(b"for i in 1 2; do\r\nfor> echo $i\r\nfor> done\r\n"),
+            lines
+        );
+        let marked =
+            b"for i in 1 2; do\r\n\x1b]133;P;k=s\x07\xe2\x88\x99 \x1b]133;B\x07echo $i\r\n\
+            \x1b]133;A;k=s\x07\xe2\x88\x99 \x1b]133;B\x07done\r\n";
+        assert_eq!(run(marked), lines);
+        let vscode = b"for i in 1 2; do\r\n\x1b]633;F\x07> \x1b]633;G\x07echo $i\r\n\
+            \x1b]633;F\x07> \x1b]633;G\x07done\r\n";
+        assert_eq!(run(vscode), lines);
+        // Indentation typed on a continuation line stays.
+        assert_eq!(run(b"f() {\r\n>   echo x\r\n> }\r\n"), "f() {\n  echo x\n}");
+        // PS0 printed a line before `C`: not part of the command.
+        assert_eq!(run(b"ls\r\n12:00:01\r\n"), "ls");
+        // A multi-line PS1 marked per line: the secondary mark before the
+        // primary `B` is the prompt's.
+        let mut t = term();
+        t.advance(b"\x1b]133;A\x07~/src\r\n\x1b]133;P;k=s\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07");
+        assert_eq!(table(&t), [cmd("ls", "running", None)]);
+    }
+
+    /// zsh's `RPROMPT` (drawn after the prompt's `B`, right-aligned) and a
+    /// right prompt VS Code marks (`633;H`) are not the command; text the
+    /// user typed out to the right edge is.
+    #[test]
+    fn right_prompts_stay_out_of_the_command() {
+        let zsh = b"\x1b]133;A\x07% \x1b]133;B\x07\x1b[K\x1b[70Ctook 2s\x1b[77D";
+        for bytewise in [false, true] {
+            let mut t = Term::new(80, 10, Rules::V36, Options::default());
+            t.advance(b"\x1b[5;1H");
+            let feed = |t: &mut Term, b: &[u8]| {
+                if bytewise {
+                    b.iter().for_each(|c| t.advance(std::slice::from_ref(c)));
+                } else {
+                    t.advance(b);
+                }
+            };
+            feed(&mut t, zsh);
+            feed(
+                &mut t,
+                b"e\x08echo hi\r\r\n\x1b]133;C\x07hi\r\n\x1b]133;D;0\x07",
+            );
+            assert_eq!(
+                table(&t)[0],
+                cmd("echo hi", "finished", Some(0)),
+                "bytewise {bytewise}"
+            );
+        }
+        // Typed to the edge with a wide gap: the cursor stayed right of it.
+        let mut t = Term::new(40, 10, Rules::V36, Options::default());
+        let typed = format!("echo a{}b", " ".repeat(30));
+        t.advance(b"\x1b]133;A\x07% \x1b]133;B\x07");
+        t.advance(typed.as_bytes());
+        t.advance(b"\r\n\x1b]133;C\x07");
+        assert_eq!(
+            t.commands().last().and_then(|r| r.command.as_deref()),
+            Some(typed.as_str())
+        );
+        // Marked by VS Code.
+        let mut t = Term::new(80, 10, Rules::V36, Options::default());
+        t.advance(
+            b"\x1b]633;A\x07% \x1b]633;B\x07ls -l\x1b[20C\x1b]633;H\x07[main]\x1b]633;I\x07\r\n",
+        );
+        t.advance(b"\x1b]633;C\x07");
+        assert_eq!(
+            t.commands().last().and_then(|r| r.command.as_deref()),
+            Some("ls -l")
+        );
+    }
+
+    /// A prompt drawn again before its command line ran (a resize, a vi
+    /// keymap switch, a transient prompt rewritten after Enter) is the same
+    /// record; a transient prompt rewritten without marks still gives the
+    /// command line.
+    #[test]
+    fn redrawn_and_transient_prompts_are_one_record() {
+        // bash redraws only the last row of a two-row PS1 (its `B`).
+        let mut t = term();
+        t.advance(b"\x1b]133;A\x07~/src\r\n$ \x1b]133;B\x07ec");
+        t.advance(b"\r\x1b[K$ \x1b]133;B\x07ech");
+        // zsh redraws the whole prompt (`A` and `B`).
+        t.advance(b"\r\x1b[A\x1b[J\x1b]133;A\x07~/src\r\n$ \x1b]133;B\x07echo hi");
+        // A transient prompt with marks, then the output.
+        t.advance(b"\r\x1b[A\x1b[J\x1b]133;A\x07\xe2\x9d\xaf \x1b]133;B\x07echo hi\r\n");
+        t.advance(b"\x1b]133;C\x07hi\r\n\x1b]133;D;0\x07");
+        assert_eq!(table(&t), [cmd("echo hi", "finished", Some(0))]);
+        // Rewritten without marks, below other lines (cleared in place)
+        // and at the top of the screen (tmux moves the screen into
+        // history: the old row stays).
+        for top in [false, true] {
+            let mut t = term();
+            if !top {
+                t.advance(b"x\r\ny\r\n");
+            }
+            t.advance(b"\x1b]133;A\x07~/src on main\r\n\xe2\x9d\xaf \x1b]133;B\x07\x1b[K\x1b[70Ctook 2s\x1b[77D");
+            t.advance(b"echo hi\r\x1bM\x1b[J\xe2\x9d\xaf echo hi\x1b[K\r\n\x1b]133;C\x07hi\r\n");
+            assert_eq!(table(&t), [cmd("echo hi", "running", None)], "top {top}");
+        }
+    }
+
+    /// A prompt drawn while a command runs (fish ≥ 4 marks its `read`
+    /// builtin's prompt) does not end it: its `D` does; a new command
+    /// starting without that `D` abandons it.
+    #[test]
+    fn a_prompt_drawn_by_a_running_command() {
+        let mut t = term();
+        t.advance(b"\x1b]133;A\x1b\\> \x1b]133;B\x1b\\read -n 1 x\r\n\x1b]133;C;cmdline_url=read%20-n%201%20x\x1b\\");
+        t.advance(b"\x1b]133;A;click_events=1\x1b\\read> \x1b]133;B\x1b\\");
+        let c = t.commands();
+        assert_eq!(
+            c.running().and_then(|r| r.command.as_deref()),
+            Some("read -n 1 x")
+        );
+        assert_eq!(c.last().map(|r| r.running()), Some(false));
+        t.advance(b"y\r\ngot y\r\n\x1b]133;D;0\x1b\\\x1b]133;A\x1b\\> \x1b]133;B\x1b\\");
+        assert_eq!(
+            table(&t),
+            [
+                cmd("read -n 1 x", "finished", Some(0)),
+                (None, "prompt", None)
+            ]
+        );
+        assert!(t.commands().running().is_none());
+        // Its output is the command's.
+        let r = t.commands().get(0).expect("read");
+        assert_eq!(r.output_end.map(|p| p.line), Some(LineIndex(3)));
     }
 
     #[test]
@@ -1213,7 +2012,12 @@ mod tests {
         let mut flood = Vec::new();
         for i in 0..(MAX_COMMANDS + 500) {
             flood.extend(
-                format!("\x1b]133;A;aid={}\x07\x1b]133;D;{}\x07", i % 3, i % 300).as_bytes(),
+                format!(
+                    "\x1b]133;A;aid={}\x07\x1b]133;C\x07\x1b]133;D;{}\x07",
+                    i % 3,
+                    i % 300
+                )
+                .as_bytes(),
             );
         }
         t.advance(&flood);

@@ -146,6 +146,11 @@ async fn attempt(
             .map(|(name, _)| vec![Command::new("delete-buffer").opt("-b", name.clone())])
             .collect();
         let _ = server.run_lines(&deletes, Retry::Safe).await;
+        // A pane that went away before the line ran stopped it before the
+        // history buffer was made: that is no reason to copy exactly.
+        if seed::gone(&reply, false) == Some(SeedFailure::Gone) {
+            return Ok(Attempt::Gone);
+        }
         if !recipe.exact {
             let why = unread
                 .iter()

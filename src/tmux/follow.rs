@@ -46,7 +46,9 @@ pub enum Outcome {
     Timeout,
     /// The pane's program exited and tmux keeps the pane, dead
     /// (`remain-on-exit`): nothing more will be printed. Its status is in
-    /// `pane_exit_status` (tmux's `#{pane_dead_status}`) when tmux has one.
+    /// `pane_exit_status` (tmux's `#{pane_dead_status}`), or the signal
+    /// that ended it in `pane_exit_signal`; `pane_exit_unknown` says why
+    /// when neither is known.
     /// The pane's last output was still matched first.
     Exited,
     /// The pane is gone: its program exited and tmux destroyed the pane,
@@ -58,7 +60,8 @@ pub enum Outcome {
     /// until someone types (`evidence` says how this was read).
     PasswordPrompt,
     /// The pane's program has been reading an echoed line (`read`,
-    /// `input()`, a y/n question, `cat`) for 300 ms with nothing printed.
+    /// `input()`, `cat`), or waiting for a single key (`read -n 1`, a y/n
+    /// question), for 300 ms with nothing printed.
     AwaitingInput,
 }
 
@@ -118,6 +121,16 @@ pub struct WaitForTextResult {
     /// otherwise (unknown, never 0 by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell
     /// (the terminal's settings, the foreground process, its wait
     /// channel); absent otherwise.
@@ -139,14 +152,11 @@ pub struct CaptureSinceResult {
     /// trimmed), oldest first; each line is returned once, when the cursor
     /// has moved past it.
     pub lines: Vec<String>,
-    /// The line the cursor is on, as it is now (a prompt, or output still
-    /// being written); returned again in `lines` once complete.
-    pub partial_line: String,
     /// Seconds the call took.
     pub elapsed_seconds: f64,
-    /// True when lines between the cursor and `lines` are gone: tmux
-    /// trimmed or cleared its history, or the copy could not be matched
-    /// to the cursor (then `lines` starts at the visible screen).
+    /// True when lines after the cursor are gone unread: tmux trimmed or
+    /// cleared them (`lines` starts at the oldest line it holds), or the
+    /// copy was renumbered past the cursor.
     pub lines_missed: bool,
     /// True when older lines were left out for `max_lines`/`max_bytes`.
     pub truncated: bool,
@@ -154,13 +164,27 @@ pub struct CaptureSinceResult {
     pub truncated_lines: usize,
     /// Bytes left out (line breaks not counted).
     pub truncated_bytes: usize,
+    /// Lines of this answer that `head`, `tail` or `grep` left out (the
+    /// cursor moved past them: they are not returned again); left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub lines_omitted: usize,
+    /// The line the cursor is on, as it is now (a prompt, or output still
+    /// being written); returned again in `lines` once complete. Left out
+    /// when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub partial_line: String,
     /// Complete lines after `lines` that this answer left for the next
     /// call (`keep: "oldest"`, the default): the cursor stops just after
-    /// `lines`, so none is lost; 0 once the answer reaches the pane's
-    /// cursor. Always 0 with `keep: "newest"` (older lines are skipped).
+    /// `lines`, so none is lost; 0 (left out) once the answer reaches the
+    /// pane's cursor. Always 0 with `keep: "newest"` (older lines are
+    /// skipped).
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_remaining: u64,
     /// Whether the pane shows the alternate screen: a full-screen program
-    /// draws there and adds no lines; `lines` is empty meanwhile.
+    /// draws there and adds no lines; `lines` is empty meanwhile. Left out
+    /// when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alternate_screen: bool,
     /// The pane is dead or gone; these are its last lines (with
     /// `lines_remaining` 0, its output has all been returned).
@@ -188,6 +212,18 @@ pub(crate) struct Resume {
     pub(crate) moves: bool,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 /// How a `run_command` ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -198,7 +234,8 @@ pub enum RunOutcome {
     Timeout,
     /// The pane's program (the shell) exited before the command ended,
     /// and tmux keeps the pane, dead (`remain-on-exit`); its status is in
-    /// `pane_exit_status` when tmux has one.
+    /// `pane_exit_status` (or `pane_exit_signal`, or why neither is known
+    /// in `pane_exit_unknown`).
     Exited,
     /// The pane is gone before the command ended: its shell exited and
     /// tmux destroyed the pane, or the pane was killed.
@@ -206,8 +243,9 @@ pub enum RunOutcome {
     /// The command has been reading a line with echo off (a password)
     /// for 300 ms: it waits for someone to type (`evidence`).
     PasswordPrompt,
-    /// The command has been reading an echoed line for 300 ms (`read`,
-    /// `input()`, a y/n question): it waits for someone to type.
+    /// The command has been reading an echoed line (`read`, `input()`),
+    /// or waiting for a single key (`read -n 1`, a y/n question), for 300
+    /// ms: it waits for someone to type.
     AwaitingInput,
 }
 
@@ -242,7 +280,8 @@ pub struct RunCommandResult {
     pub interrupted: bool,
     /// False when part of the output could not be recovered: the pane
     /// printed so much that tmux paused it, or tmux trimmed it from its
-    /// history before the command ended.
+    /// history before the command ended. Left out when true.
+    #[serde(skip_serializing_if = "is_true")]
     pub output_complete: bool,
     /// What to do next, when the command did not finish: it still runs
     /// (the pane's next `run_command` waits behind it), or the shell never
@@ -261,6 +300,16 @@ pub struct RunCommandResult {
     /// one (`#{pane_dead_status}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell;
     /// absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -317,13 +366,19 @@ impl SinceCursor {
         };
         let num = |s: &str| s.parse::<u64>().map_err(|_| bad("a field is not a number"));
         let small = |s: &str| s.parse::<u32>().map_err(|_| bad("a field is out of range"));
-        Ok(SinceCursor {
+        let cursor = SinceCursor {
             server_pid: small(server)?,
             pane: PaneId(small(pane)?),
             pane_pid: small(pid)?,
             next: LineIndex(num(next)?),
             hash: u64::from_str_radix(hash, 16).map_err(|_| bad("bad hash"))?,
-        })
+        };
+        // One text per cursor: `+7`, `07` or a short or upper-case hash
+        // read as numbers too, but no cursor of ours is written so.
+        if cursor.encode() != text {
+            return Err(bad("not written as capture_since writes cursors"));
+        }
+        Ok(cursor)
     }
 }
 
@@ -576,6 +631,12 @@ mod tests {
             "tmuxwire-cursor-v1.1.2.3.4.zz",
             "tmuxwire-cursor-v1.1.-2.3.4.0",
             "tmuxwire-cursor-v1.99999999999.2.3.4.0",
+            // Numbers that parse, but not as a cursor is written.
+            "tmuxwire-cursor-v1.+42.7.999.123456.00000000deadbeef",
+            "tmuxwire-cursor-v1.42.07.999.123456.00000000deadbeef",
+            "tmuxwire-cursor-v1.42.7.999.123456.deadbeef",
+            "tmuxwire-cursor-v1.42.7.999.123456.00000000DEADBEEF",
+            "tmuxwire-cursor-v1.42.7.999.123456.+0000000deadbeef",
         ] {
             assert!(SinceCursor::decode(junk).is_err(), "{junk:?}");
         }

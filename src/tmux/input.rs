@@ -150,6 +150,46 @@ pub fn type_text(target: &str, text: &str) -> Vec<Command> {
         .collect()
 }
 
+/// The command that takes the pane `target` out of every mode (copy
+/// mode, view mode, a chooser, the clock): `copy-mode -q`
+/// (cmd-copy-mode.c: `window_pane_reset_mode_all()`; tmux 3.2+), a no-op
+/// for a pane in no mode.
+///
+/// Every line that types into a pane starts with it. Keys sent to a pane
+/// in a mode go to the mode's key table, not to the program
+/// (cmd-send-keys.c: `cmd_send_keys_inject_key()` dispatches the mode's
+/// binding with the sending client as its client): text is lost, and keys
+/// such as `t`, `f`, `/`, `?`, `:` or a digit run `command-prompt` on
+/// tmuxwire's own control client, which waits for the prompt to be
+/// answered (cmd-command-prompt.c returns `CMD_RETURN_WAIT` without
+/// `-b`), so that client's queue never moves again (public case C39).
+/// A paste (`paste-buffer`) reaches the program in a mode, but the pane
+/// would stay scrolled back over it, so pastes leave modes too.
+pub fn leave_modes(target: &str) -> Command {
+    Command::new("copy-mode").arg("-q").opt("-t", target)
+}
+
+/// `cmds` (typing into the pane `target`) as control-mode lines of at most
+/// `line_commands` commands, each starting with [`leave_modes`] (a person
+/// may enter copy mode between two lines); `first` (a lookup whose answer
+/// says which pane and mode) opens the first line, before anything else.
+pub fn typing_lines(
+    first: Command,
+    target: &str,
+    cmds: Vec<Command>,
+    line_commands: usize,
+) -> Vec<Vec<Command>> {
+    let most = line_commands.max(2);
+    let mut lines = vec![vec![first, leave_modes(target)]];
+    for c in cmds {
+        match lines.last_mut() {
+            Some(last) if last.len() < most => last.push(c),
+            _ => lines.push(vec![leave_modes(target), c]),
+        }
+    }
+    lines
+}
+
 /// The command that presses key `key` (a name [`is_key_name`] accepts)
 /// in the pane `target`.
 pub fn press_key(target: &str, key: &str) -> Command {
@@ -179,6 +219,65 @@ pub fn fill_buffer(name: &str, text: &str) -> Vec<Command> {
         rest = &rest[end..];
     }
     out
+}
+
+/// Whether a pasted byte reaches the program as it is: printable ASCII,
+/// space, tab, line feed, carriage return, backspace and bell (vis(3)'s
+/// `VIS_SAFE` set, compat/vis.c `isvisible()`).
+fn paste_keeps(b: u8) -> bool {
+    (0x20..=0x7e).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r' | 0x08 | 0x07)
+}
+
+/// Appends how vis(3) shows the byte `b` with `VIS_SAFE|VIS_NOSLASH`
+/// (compat/vis.c `vis()`): `b` itself when [`paste_keeps`] it, else `^X`
+/// for a control character (`^[` for ESC, `^?` for DEL), with `M` before
+/// it for a byte with the high bit set (`M^[`, `M-i`).
+fn vis_byte(b: u8, out: &mut Vec<u8>) {
+    if paste_keeps(b) {
+        out.push(b);
+        return;
+    }
+    let mut c = b;
+    if c & 0x80 != 0 {
+        c &= 0x7f;
+        out.push(b'M');
+    }
+    if c < 0x20 || c == 0x7f {
+        out.push(b'^');
+        out.push(if c == 0x7f { b'?' } else { c + b'@' });
+    } else {
+        out.push(b'-');
+        out.push(c);
+    }
+}
+
+/// `bytes` as tmux 3.7 and later paste them (cmd-paste-buffer.c:
+/// `cmd_paste_buffer_paste()` passes each line through
+/// `utf8_stravisx(VIS_SAFE|VIS_NOSLASH)`, utf8.c `utf8_strvis()`): a valid
+/// UTF-8 character of two or more bytes as it is; every other byte as
+/// [`vis_byte`] shows it. So ESC becomes the two characters `^[`, and no
+/// pasted text can end a bracketed paste early (`ESC [ 2 0 1 ~`) or type
+/// a control key (C-u, C-c) into the program: tmux before 3.7 writes a
+/// buffer's bytes as they are (public case C40). Pasting the result on
+/// 3.7+ changes nothing more: every byte of it is one [`paste_keeps`].
+/// Line feeds stay; tmux turns them into the paste's separator.
+pub fn paste_safe(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            if ch.is_ascii() {
+                vis_byte(ch as u8, &mut out);
+            } else {
+                let mut buf = [0; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+        for &b in chunk.invalid() {
+            vis_byte(b, &mut out);
+        }
+    }
+    // Only whole characters and ASCII were written.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Prefix of every paste buffer tmuxwire creates for callers
@@ -212,16 +311,22 @@ pub fn is_own_buffer(name: &str) -> bool {
         && logical.strip_prefix('_').is_some_and(is_logical_name)
 }
 
-/// The fuzz property of [`segments`] and [`type_text`] (target
-/// `send_keys_plan`): for any text, the segments join to the text, each
-/// is non-empty, within its limit and of one kind, and the commands carry
-/// the same bytes without a raw line break in any command line.
+/// The fuzz property of [`segments`], [`type_text`] and [`paste_safe`]
+/// (target `send_keys_plan`): for any text, the segments join to the
+/// text, each is non-empty, within its limit and of one kind, and the
+/// commands carry the same bytes without a raw line break in any command
+/// line; a paste of any bytes holds no byte a paste would not keep (no
+/// ESC, so no bracketed-paste marker), and pasting it again changes
+/// nothing.
 ///
 /// # Panics
 ///
 /// When a property fails.
 #[doc(hidden)]
 pub fn fuzz_segments(data: &[u8]) {
+    let safe = paste_safe(data);
+    assert!(safe.bytes().all(|b| b >= 0x80 || paste_keeps(b)));
+    assert_eq!(paste_safe(safe.as_bytes()), safe);
     let text = String::from_utf8_lossy(data);
     let segs = segments(&text);
     let mut joined = Vec::new();
@@ -351,6 +456,69 @@ mod tests {
         assert!(fill_buffer("b", "").is_empty());
     }
 
+    /// Every line starts by leaving modes (the first after the lookup),
+    /// and none is longer than asked.
+    #[test]
+    fn typing_lines_leave_modes_first() {
+        let names = |lines: &[Vec<Command>]| -> Vec<Vec<String>> {
+            lines
+                .iter()
+                .map(|l| l.iter().map(|c| c.name().to_string()).collect())
+                .collect()
+        };
+        let lookup = Command::new("list-panes");
+        let keys = type_text("%1", "ab\ncd");
+        assert_eq!(
+            names(&typing_lines(lookup.clone(), "%1", keys, 32)),
+            [[
+                "list-panes",
+                "copy-mode",
+                "send-keys",
+                "send-keys",
+                "send-keys"
+            ]]
+        );
+        let many: Vec<Command> = (0..7).map(|_| press_key("%1", "Up")).collect();
+        let lines = typing_lines(lookup, "%1", many, 4);
+        assert_eq!(lines.iter().map(Vec::len).collect::<Vec<_>>(), [4, 4, 3]);
+        for (i, l) in lines.iter().enumerate() {
+            let leave = l.iter().position(|c| c.name() == "copy-mode");
+            assert_eq!(leave, Some(usize::from(i == 0)), "{:?}", names(&lines));
+            assert_eq!(
+                l[usize::from(i == 0)].argv(),
+                ["copy-mode", "-q", "-t", "%1"]
+            );
+        }
+    }
+
+    /// Pastes as tmux 3.7+ writes them: controls shown as `^X`, the
+    /// bracketed-paste markers inert, UTF-8 kept, invalid bytes as vis(3)
+    /// shows them; a second pass changes nothing.
+    #[test]
+    fn pastes_as_tmux_3_7_writes_them() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"plain text; $X #{y}", "plain text; $X #{y}"),
+            (b"a\tb\r\nc\x08\x07", "a\tb\r\nc\x08\x07"),
+            (
+                b"just text \x1b[201~\x15echo INJECTED-$((6*7))\r",
+                "just text ^[[201~^Uecho INJECTED-$((6*7))\r",
+            ),
+            (b"\x1b[200~x\x1b[201~", "^[[200~x^[[201~"),
+            (b"\x03\x04\x7f\x00\x1f", "^C^D^?^@^_"),
+            (
+                "日本語 e\u{301} 👍🏽 \u{9b}".as_bytes(),
+                "日本語 e\u{301} 👍🏽 \u{9b}",
+            ),
+            (b"caf\xe9 \xff\x9b!", "cafM-i M^?M^[!"),
+        ];
+        for (raw, want) in cases {
+            let got = paste_safe(raw);
+            assert_eq!(got, *want, "{raw:?}");
+            assert_eq!(paste_safe(got.as_bytes()), got, "{raw:?}: twice");
+            assert!(!got.contains('\x1b'), "{raw:?}");
+        }
+    }
+
     #[test]
     fn buffer_names() {
         let n = new_buffer_name("buf");
@@ -371,6 +539,17 @@ mod tests {
         assert!(is_logical_name("a.b-c_1"));
         assert!(!is_logical_name(&"a".repeat(65)));
         assert!(!is_logical_name("a/b"));
+    }
+
+    proptest::proptest! {
+        /// Any bytes keep [`fuzz_segments`]'s properties, the paste's
+        /// included.
+        #[test]
+        fn any_bytes_keep_the_fuzz_property(
+            data in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+        ) {
+            fuzz_segments(&data);
+        }
     }
 
     #[test]

@@ -185,24 +185,59 @@ pub struct PaneInfo {
     pub window_id: String,
     /// The session this listing saw the pane in.
     pub session_id: String,
-    /// That session's name.
-    pub session_name: String,
-    /// The window's index in that session.
-    pub window_index: String,
-    /// The window's name.
-    pub window_name: String,
     /// True when this pane runs the MCP client that called (from `TMUX`
     /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
     /// inside tmux.
     pub is_caller: Option<bool>,
-    /// Lines of scrollback (history) above the visible screen.
+    /// That session's name.
+    pub session_name: String,
+    /// The window's index in that session (not sent: `list_windows` and
+    /// `get_window_info` tell it, by `window_id`).
+    #[serde(skip)]
+    pub window_index: String,
+    /// The window's name (not sent, as `window_index`).
+    #[serde(skip)]
+    pub window_name: String,
+    /// Lines of scrollback (history) above the visible screen; left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub history_size: i64,
     /// The most history lines tmux keeps for this pane; older lines are
     /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
     /// setting `history-limit` later changes only new panes (tmux issue
     /// 4705); 3.7 and later apply a new limit to existing panes too
-    /// (`session_update_history()`).
+    /// (`session_update_history()`). Left out when it is tmux's default,
+    /// 2000 lines (`history-limit` in options-table.c).
+    #[serde(skip_serializing_if = "is_default_history_limit")]
     pub history_limit: i64,
+}
+
+impl crate::tmux::op::filter::Filtered for SessionInfo {}
+
+impl crate::tmux::op::filter::Filtered for WindowInfo {}
+
+/// A pane is filtered by every field it is read from, those its answer
+/// leaves out too (`window_index`, `window_name`, a `history_size` of 0, the
+/// default `history_limit`).
+impl crate::tmux::op::filter::Filtered for PaneInfo {
+    fn fields(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("window_index".into(), self.window_index.clone().into());
+            o.insert("window_name".into(), self.window_name.clone().into());
+            o.insert("history_size".into(), self.history_size.into());
+            o.insert("history_limit".into(), self.history_limit.into());
+        }
+        v
+    }
+}
+
+/// tmux's default `history-limit` (options-table.c), which a pane's
+/// listing leaves out.
+pub const DEFAULT_HISTORY_LIMIT: i64 = 2000;
+
+fn is_default_history_limit(n: &i64) -> bool {
+    *n == DEFAULT_HISTORY_LIMIT
 }
 
 crate::record! {
@@ -325,8 +360,6 @@ pub struct PaneSnapshot {
     pub scroll_position: Option<i64>,
     /// Lines of scrollback (history) above the visible screen.
     pub history_size: i64,
-    /// The pane's history limit in lines (fixed when the pane was made).
-    pub history_limit: i64,
     /// Pane title.
     pub title: String,
     /// Name of the foreground process.
@@ -340,9 +373,18 @@ pub struct PaneSnapshot {
     /// How many lines were cut.
     pub content_truncated_lines: i64,
     /// Which screen `content` shows: always `live` (the pane's current
-    /// screen). In copy mode the user may be looking at older lines; see
-    /// `scroll_position`.
+    /// screen), left out. In copy mode the user may be looking at older
+    /// lines; see `scroll_position`.
+    #[serde(skip_serializing_if = "crate::tmux::op::capture::is_live")]
     pub content_view: String,
+    /// The pane's history limit in lines (fixed when the pane was made);
+    /// left out when it is tmux's default (2000).
+    #[serde(skip_serializing_if = "is_default_history_limit")]
+    pub history_limit: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// A number serialized as its decimal text.

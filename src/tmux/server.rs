@@ -154,6 +154,15 @@ impl Activity {
 /// user's sessions.
 pub const IDLE_CLOSE: Duration = Duration::from_secs(60);
 
+/// How long a request may go without a byte from tmux on its control
+/// connection before tmux is asked, on a connection of its own, whether it
+/// answers other clients ([`Tmux::lines_unstuck`]).
+pub const STALL: Duration = Duration::from_millis(1500);
+
+/// After tmux answered that question, how long the stalled connection's
+/// bytes may still take to come (tmux wrote them before it answered).
+const STALL_GRACE: Duration = Duration::from_millis(300);
+
 /// Closes `client` once the handle has been idle for `after`.
 fn close_when_idle(client: Client, activity: Arc<Activity>, after: Duration) {
     tokio::spawn(async move {
@@ -170,6 +179,39 @@ fn close_when_idle(client: Client, activity: Arc<Activity>, after: Duration) {
             tokio::time::sleep(after - idle + Duration::from_millis(10)).await;
         }
     });
+}
+
+/// The oldest session of a `list-sessions -F '#{session_created}
+/// #{session_id}'` answer (ties: the lowest id); `None` when it lists none.
+fn oldest_session(listing: &str) -> Option<SessionId> {
+    listing
+        .lines()
+        .filter_map(|l| {
+            let (created, id) = l.trim().split_once(' ')?;
+            Some((created.parse::<u64>().ok()?, id.parse::<SessionId>().ok()?))
+        })
+        .min_by_key(|&(created, id)| (created, id.0))
+        .map(|(_, id)| id)
+}
+
+/// Asks tmux 3.6 and later to move the command connection to another
+/// session when its own is destroyed, instead of exiting it
+/// (`refresh-client -f no-detach-on-destroy`: server-client.c
+/// `server_client_set_flags()`, server-fn.c `server_destroy_session()`),
+/// so a session killed by someone else never ends the connection calls
+/// are in flight on. Older versions have no such flag (the connection
+/// then attaches to the oldest session: [`Tmux::steady_session`]). A
+/// refusal is only logged.
+async fn stay_on_destroy(client: &Client, version: &TmuxVersion) {
+    if !version.at_least(3, 6) {
+        return;
+    }
+    let flag = Command::new("refresh-client").opt("-f", "no-detach-on-destroy");
+    match client.command(&flag).await {
+        Ok(b) if b.ok => {}
+        Ok(b) => tracing::debug!(error = %b.text(), "no-detach-on-destroy refused"),
+        Err(e) => tracing::debug!(%e, "no-detach-on-destroy not set"),
+    }
 }
 
 impl std::fmt::Debug for Tmux {
@@ -674,23 +716,36 @@ impl Tmux {
             None => &[Framing::Old, Framing::New],
         };
         let mut last = None;
+        let steady = self.steady_session(opts.timeout).await;
         for &framing in framings {
-            let opts = ControlOptions {
+            let mut opts = ControlOptions {
                 framing: Some(framing),
+                attach_target: steady.clone(),
                 ..opts.clone()
             };
-            let transport = self.endpoint.open_control(version.clone(), &opts).await?;
-            let client_opts = ClientOptions {
-                request_timeout: self.timeout,
-                ..ClientOptions::default()
+            let started = loop {
+                let transport = self.endpoint.open_control(version.clone(), &opts).await?;
+                let client_opts = ClientOptions {
+                    request_timeout: self.timeout,
+                    ..ClientOptions::default()
+                };
+                match Client::start(transport, client_opts).await {
+                    // The session chosen went meanwhile: tmux's choice.
+                    Err(control::Error::Attach(msg)) if opts.attach_target.is_some() => {
+                        tracing::debug!(%msg, "could not attach to the oldest session");
+                        opts.attach_target = None;
+                    }
+                    other => break other,
+                }
             };
-            match Client::start(transport, client_opts).await {
+            match started {
                 Ok(c) => {
                     if let Some(r) = self.endpoint.remote()
                         && r.had_earlier_link()
                     {
                         tokio::spawn(detach_stale(c.clone(), r.clone()));
                     }
+                    stay_on_destroy(&c, &version).await;
                     tracing::debug!(path = %self.path.display(), %version, ?framing, "control connection open");
                     self.activity.touch();
                     close_when_idle(c.clone(), self.activity.clone(), self.idle_close);
@@ -712,6 +767,31 @@ impl Tmux {
             .unwrap_or_else(|| Error::connection("could not connect")))
     }
 
+    /// The session the command connection attaches to: the oldest one
+    /// (`#{session_created}`, then the lowest id), for a local server;
+    /// `None` (tmux's choice) for a remote one, where asking first would
+    /// cost an ssh session, or when the server does not answer.
+    ///
+    /// A control client's session is not a choice without consequence:
+    /// when it is destroyed, tmux exits the client (server-fn.c
+    /// `server_destroy_session()`, with `detach-on-destroy` on, the
+    /// default), and every call in flight on it fails, about a session it
+    /// never named. tmux's own choice is the most recently used unattached
+    /// session (cmd-find.c `cmd_find_best_session()`), which is the one an
+    /// orchestrator has just made and is most likely to kill; the oldest is
+    /// the one most likely to stay. tmux 3.6 and later also move the client
+    /// to another session instead ([`stay_on_destroy`]).
+    async fn steady_session(&self, timeout: Duration) -> Option<String> {
+        if self.endpoint.remote().is_some() {
+            return None;
+        }
+        let list = ["list-sessions", "-F", "#{session_created} #{session_id}"];
+        let out = self.endpoint.run_command(&list, timeout).await.ok()?;
+        if !out.success() {
+            return None;
+        }
+        oldest_session(&String::from_utf8_lossy(&out.stdout)).map(|id| id.to_string())
+    }
     async fn forget(&self, failed: &Client) {
         let mut slot = self.link_slot();
         if let Some(Link::Control(c)) = slot.link.as_ref()
@@ -835,7 +915,7 @@ impl Tmux {
                 Link::OneShot { .. } => return Ok(None),
             };
             self.count_round_trip();
-            let answers = c.lines(&make(&c)).await;
+            let answers = self.lines_unstuck(&c, &make(&c)).await;
             let closed = answers
                 .iter()
                 .any(|a| matches!(a, Err(control::Error::Closed { .. })));
@@ -859,6 +939,82 @@ impl Tmux {
                 }
             }
             return Ok(Some(out));
+        }
+    }
+
+    /// [`Client::lines`], watched: when nothing at all comes from tmux on
+    /// `c` for [`STALL`] while the lines wait, tmux is asked on a connection
+    /// of its own (a one-shot `display-message -p`); if it answers that
+    /// while `c` still gets nothing for [`STALL_GRACE`] more, tmux serves
+    /// other clients but not this one (a command on it waits, such as a
+    /// prompt opened on this client: public case C39), so `c` is ended
+    /// ([`Client::abort`]): these lines and every other request on it fail
+    /// with [`control::Error::Closed`] (read-only lines are sent again on a
+    /// new connection, [`Retry::Safe`]), and later calls open a new one.
+    /// A tmux that answers nobody (stopped, or busy with a long command of
+    /// this connection's) does not answer the question either, and the
+    /// lines wait for their deadline as before. Local servers only: a
+    /// remote one's connection has its watchdog
+    /// ([`crate::wire::Watchdog`]), and a question there would be one more
+    /// ssh process on a link that may be the thing stalled.
+    async fn lines_unstuck(
+        &self,
+        c: &Client,
+        lines: &[Line],
+    ) -> Vec<Result<Reply, control::Error>> {
+        if self.endpoint.remote().is_some() {
+            return c.lines(lines).await;
+        }
+        let start = tokio::time::Instant::now();
+        let answers = c.lines(lines);
+        tokio::pin!(answers);
+        // No question before this (one at a time, [`STALL`] apart).
+        let mut not_before = start;
+        loop {
+            let quiet_from = c.last_read().max(start);
+            tokio::select! {
+                a = &mut answers => return a,
+                () = tokio::time::sleep_until((quiet_from + STALL).max(not_before)) => {}
+            }
+            if c.last_read() > quiet_from {
+                continue;
+            }
+            let check = self
+                .endpoint
+                .run_command_list(&[&["display-message", "-p", ""]], self.timeout);
+            let answered = tokio::select! {
+                a = &mut answers => return a,
+                // Any answer, an error included, shows tmux serving others.
+                out = check => out.is_ok_and(|o| !o.server_exited),
+            };
+            not_before = tokio::time::Instant::now() + STALL;
+            if !answered {
+                // tmux answers nobody: nothing to replace; the lines wait
+                // for their deadline.
+                continue;
+            }
+            tokio::select! {
+                a = &mut answers => return a,
+                () = tokio::time::sleep(STALL_GRACE) => {}
+            }
+            if c.last_read() > quiet_from {
+                continue;
+            }
+            let quiet = tokio::time::Instant::now().duration_since(quiet_from);
+            tracing::warn!(
+                path = %self.path.display(),
+                quiet_ms = quiet.as_millis() as u64,
+                "tmux answers other clients but not this control connection; replacing it"
+            );
+            c.abort(format!(
+                "tmux answered another client, but sent nothing on tmuxwire's control \
+                 connection for {:.1} s while it waited for an answer (a command on that \
+                 connection waits, such as a prompt opened on its client); tmuxwire closed \
+                 that connection, and the next call opens a new one (what this call sent may \
+                 or may not have run)",
+                quiet.as_secs_f64()
+            ));
+            return answers.await;
         }
     }
 
@@ -1114,6 +1270,14 @@ impl Tmux {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oldest_session_first_created_then_lowest_id() {
+        let listing = "1700000300 $7\n1700000100 $9\n1700000100 $4\nnot a line\n";
+        assert_eq!(oldest_session(listing), Some(SessionId(4)));
+        assert_eq!(oldest_session(""), None);
+        assert_eq!(oldest_session("x $1\n"), None);
+    }
 
     #[test]
     fn split_output_on_fence_lines() {

@@ -202,6 +202,43 @@ pub async fn open_control(
     }
 }
 
+/// A connected pair of Unix stream sockets, both close-on-exec (so no
+/// program tmuxwire starts inherits the end it keeps): atomically with
+/// `SOCK_CLOEXEC` where the kernel has it (Linux, the BSDs), else set
+/// right after (macOS has no `SOCK_CLOEXEC`).
+fn cloexec_socketpair() -> Result<(OwnedFd, OwnedFd), Error> {
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "dragonfly"
+    ))]
+    let flags = SockFlag::SOCK_CLOEXEC;
+    #[cfg(not(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "dragonfly"
+    )))]
+    let flags = SockFlag::empty();
+    let (a, b): (OwnedFd, OwnedFd) = socketpair(AddressFamily::Unix, SockType::Stream, None, flags)
+        .map_err(std::io::Error::from)?;
+    if flags.is_empty() {
+        for fd in [&a, &b] {
+            nix::fcntl::fcntl(
+                fd,
+                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+            )
+            .map_err(std::io::Error::from)?;
+        }
+    }
+    Ok((a, b))
+}
+
 async fn handshake(
     path: &Path,
     version: TmuxVersion,
@@ -209,13 +246,7 @@ async fn handshake(
     opts: &ControlOptions,
 ) -> Result<ControlTransport, Error> {
     let mut server = connect_socket(path).await?;
-    let (ours, theirs): (OwnedFd, OwnedFd) = socketpair(
-        AddressFamily::Unix,
-        SockType::Stream,
-        None,
-        SockFlag::SOCK_CLOEXEC,
-    )
-    .map_err(std::io::Error::from)?;
+    let (ours, theirs) = cloexec_socketpair()?;
 
     let mut flags = CLIENT_CONTROL | CLIENT_UTF8 | CLIENT_IGNORESIZE;
     if opts.no_output {

@@ -12,6 +12,28 @@ use super::error::Error;
 use super::imsg::{self, Framing};
 use super::protocol::PROTOCOL_VERSION;
 
+/// `sendmsg` flags: no `SIGPIPE` when tmux closed its end
+/// (`MSG_NOSIGNAL`; macOS has none, and a Rust binary ignores `SIGPIPE`
+/// from its start anyway, so an `EPIPE` error is what arrives there too).
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+const NO_SIGPIPE: MsgFlags = MsgFlags::MSG_NOSIGNAL;
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)))]
+const NO_SIGPIPE: MsgFlags = MsgFlags::empty();
+
 /// An owned imsg message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
@@ -126,14 +148,8 @@ pub async fn send_with_fd(
         .async_io(Interest::WRITABLE, || {
             let fds = [raw];
             let cmsg = [ControlMessage::ScmRights(&fds)];
-            sendmsg::<()>(
-                sock,
-                &[IoSlice::new(frame)],
-                &cmsg,
-                MsgFlags::MSG_NOSIGNAL,
-                None,
-            )
-            .map_err(io::Error::from)
+            sendmsg::<()>(sock, &[IoSlice::new(frame)], &cmsg, NO_SIGPIPE, None)
+                .map_err(io::Error::from)
         })
         .await?;
     if sent < frame.len() {

@@ -18,7 +18,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,12 +57,21 @@ let dir;
 let sock;
 
 /** The environment of every process this test starts: no `TMUX`, and a `TMUX_TMPDIR` of the
- * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers. */
+ * test's own, so nothing started here (or a `list_servers` scan) reaches the user's servers;
+ * and a home of the test's own (`HOME` and the XDG directories in `dir`, no `HISTFILE` or
+ * other `…HIST…` variable), so no pane's shell (`sh`, bash where `sh` is bash) or other
+ * program keeps history in the user's files. */
 function childEnv() {
-  const env = { ...process.env, TMUX_TMPDIR: dir };
+  const home = join(dir, "home");
+  const env = {
+    ...process.env, TMUX_TMPDIR: dir, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local/share"), XDG_STATE_HOME: join(home, ".local/state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+  };
   for (const k of ["TMUX", "TMUX_PANE", "TMUXWIRE_SOCKET_NAME", "TMUXWIRE_SOCKET_PATH",
     "LIBTMUX_SOCKET", "LIBTMUX_SOCKET_PATH", "TMUXWIRE_RESPONSE_BUDGET", "TMUXWIRE_JSON_TEXT",
-    "TMUXWIRE_PLAIN_TEXT", "TMUXWIRE_TOOLSETS"]) {
+    "TMUXWIRE_PLAIN_TEXT", "TMUXWIRE_TOOLSETS", "ENV", "BASH_ENV", "PROMPT_COMMAND",
+    ...Object.keys(env).filter((k) => k.includes("HIST"))]) {
     delete env[k];
   }
   return env;
@@ -85,6 +96,7 @@ async function waitFor(what, cond, ms = 15000) {
 before(async () => {
   assert.ok(existsSync(BIN), `${BIN} missing: run cargo build (or cargo test) first`);
   dir = mkdtempSync(join(tmpdir(), "tmuxwire-node-"));
+  mkdirSync(join(dir, "home"), { mode: 0o700 });
   sock = join(dir, "tmux.sock");
   tmux("new-session", "-d", "-s", "nodetest", "-x", "100", "-y", "30", "sh");
   tmux("new-window", "-d", "-t", "=nodetest:1", "sh");
@@ -139,12 +151,21 @@ function strings(args) {
 const STRING_TOOLS = ["capture_pane", "display_message"];
 const LIST_TOOLS = ["list_sessions", "list_windows", "list_panes", "list_servers"];
 
-/** Checks that result `r` of tool `name` has one text block, libtmux-mcp's text for its
- * structured result. */
+/** Checks that result `r` of tool `name` has libtmux-mcp's text for its structured result as
+ * its first text block, and for a string or list result at most a second one: a JSON object of
+ * the structured fields the first lacks (a cut's `next`, a list's `omitted`), each as sent. */
 function checkText(name, r) {
-  assert.equal(r.content.length, 1, `${name}: one text block`);
-  const text = r.content[0].text;
   const s = r.structuredContent;
+  const bare = STRING_TOOLS.includes(name) || LIST_TOOLS.includes(name);
+  assert.ok(r.content.length === 1 || (bare && r.content.length === 2), `${name}: text blocks`);
+  if (r.content.length === 2) {
+    const note = JSON.parse(r.content[1].text);
+    assert.ok(Object.keys(note).length > 0 && !("result" in note), `${name}: ${r.content[1].text}`);
+    for (const [k, v] of Object.entries(note)) {
+      assert.deepEqual(v, s[k], `${name}: the second block's ${k}`);
+    }
+  }
+  const text = r.content[0].text;
   if (STRING_TOOLS.includes(name)) {
     assert.equal(text, s.result, `${name}: text = result`);
   } else if (LIST_TOOLS.includes(name)) {
@@ -179,7 +200,10 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), TOOLS);
     for (const t of tools) {
-      assert.equal(t.outputSchema?.type, "object", `${t.name}: output schema`);
+      // An output schema only for the four objects other results are made of; the SDK
+      // checks structuredContent against it.
+      const described = /^get_(pane|window|session|server)_info$/.test(t.name);
+      assert.equal(t.outputSchema?.type, described ? "object" : undefined, `${t.name}: output schema`);
     }
 
     const sessions = (await ok(client, "list_sessions", {})).result;
@@ -238,7 +262,8 @@ test("the TypeScript SDK client: no warning, every tool, arguments as strings", 
     const joined = await ok(client, "capture_pane", strings({
       pane_id: p.pane_id, join_wrapped: true, max_lines: "null",
     }));
-    assert.equal(joined.truncated_lines, 0);
+    // Nothing cut: truncated_lines (0) is left out.
+    assert.equal(joined.truncated_lines, undefined);
 
     const snap = await ok(client, "snapshot_pane", strings({ pane_id: p.pane_id, max_lines: 3 }));
     assert.equal(snap.pane_width, p.pane_width, "one type per field");
@@ -308,11 +333,12 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
     ["list_commands", [`pane_id=${pane}`, "limit=5"]],
     // The pane's shell has no integration: a clear NotFound, arguments taken as strings.
     ["get_command_output", [`pane_id=${pane}`, "index=-1", "tail=3", "grep=x", "context=1"]],
-    ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true"]],
+    ["capture_pane", [`pane_id=${pane}`, "start=-10", "end=29", "max_lines=3", "join_wrapped=true",
+      "grep=NODE", "context=1", "head=5"]],
     ["snapshot_pane", [`pane_id=${pane}`, "max_lines=null"]],
     ["display_message", [`pane_id=${pane}`, "format_string=#{session_attached}"]],
     ["search_panes", ["pattern=NODE-MARK", "regex=false", "match_case=true", "limit=5",
-      "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest"]],
+      "offset=0", "max_matched_lines_per_pane=2", "session_name=nodetest", `pane_id=${pane}`]],
     ["list_servers", [`extra_socket_paths=["${sock}"]`]],
     ["show_option", ["option=history-limit", "global_=true"]],
     ["show_environment", ["session_name=nodetest"]],
@@ -325,7 +351,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
       "interval=0.5", "regex=false"]],
     ["wait_for_command", [`pane_id=${pane}`, "timeout=0.2"]],
     ["wait_for_stable", [`pane_id=${pane}`, "stable_ms=100", "timeout=10", "mask_rows=[-1]"]],
-    ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null"]],
+    ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null", "tail=2"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
   // A few at a time: each run starts node and tmuxwire.
@@ -356,7 +382,8 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.wait_for_command.marks, "absent");
   assert.equal(by.wait_for_stable.outcome, "stable");
   assert.equal(by.get_session_info.session_name, "2024");
-  assert.equal(by.capture_pane.lines, 3);
+  // Shaped: at most max_lines of the lines grep kept, the others counted.
+  assert.ok(by.capture_pane.lines <= 3 && by.capture_pane.lines_omitted > 0, JSON.stringify(by.capture_pane));
   assert.equal(by.display_message.result, "0");
   assert.equal(by.search_panes.total_panes_matched, 1);
   assert.equal(by.show_option.value, 2000);

@@ -4,11 +4,14 @@
 //! * the server runs on `-S <private temp dir>/tmux.sock` with `-f /dev/null`; the default
 //!   socket is never used, and [`TestServer::kill`] only ever kills *this* server;
 //! * `TMUX`/`TMUX_PANE` are removed from the environment, `LANG=C.UTF-8`, `PS1='$ '`;
+//! * every shell, program and tmux server gets a home of this run's own, never the user's
+//!   ([`home`]: this process's own `HOME` is replaced before `main`, and [`test_env`] sets it
+//!   again on each command);
 //! * no fixed sleeps: everything waits for a condition with a deadline ([`wait_until`],
 //!   [`wait_until_async`], [`within`]).
 //!
 //! Helpers live here and nowhere else: this module (servers, binaries, environments, waits,
-//! [`tmuxwire_command`]), [`tool`] (tool calls in process and pane helpers, rmcp's types),
+//! [`tmuxwire_command`]), [`home`] (the private home and `TMUX_TMPDIR`), [`tool`] (tool calls in process and pane helpers, rmcp's types),
 //! [`tool_json`] (the same calls with results as JSON) and [`sshd`] (a throwaway sshd on
 //! 127.0.0.1 for the ssh tests).
 //!
@@ -22,13 +25,22 @@
 //!   available; if one is missing, [`tmux_bins`] panics.
 //! * `TMUXWIRE_REQUIRE_SHELLS`: comma-separated shells (e.g. `bash,zsh,dash,fish`) that must be
 //!   installed; if one is missing, [`test_shell`] panics (else it skips, loudly).
+//! * `TMUXWIRE_REQUIRE_PYTHON`: `1` makes a missing `python3` a failure ([`has_python`]).
 //! * `TMUXWIRE_TEST_SSH_USER`, `TMUXWIRE_REQUIRE_SSHD`: who the throwaway sshd of [`sshd`]
 //!   logs in as when the tests run as root, and whether an unavailable sshd is a failure.
+//!
+//! A skip is never silent: each is printed when it happens and counted, with the tests'
+//! names, after libtest's summary ([`skip`]).
 #![allow(dead_code)]
 
+pub mod home;
+pub mod skip;
 pub mod sshd;
 pub mod tool;
 pub mod tool_json;
+
+pub use home::{private_home, private_tmux_tmpdir};
+pub use skip::skipped;
 
 use std::ffi::OsStr;
 use std::future::Future;
@@ -82,10 +94,14 @@ impl TmuxBin {
 /// Applies the test environment to a command: removes `TMUX`, `TMUX_PANE`, `LC_ALL` and
 /// `LC_CTYPE` (so that `LANG` decides), sets `LANG=C.UTF-8`, `PS1='$ '` and `TMUX_TMPDIR` to
 /// [`private_tmux_tmpdir`], so a tmux or tmuxwire run without `-S` (or a `list_servers` scan)
-/// can never reach the user's own servers (`/tmp/tmux-UID/default`). `TMUXWIRE_JSON_TEXT` and
-/// `TMUXWIRE_PLAIN_TEXT` are removed too: a test asks for its text blocks itself.
+/// can never reach the user's own servers (`/tmp/tmux-UID/default`), and gives it this run's
+/// [`private_home`] ([`home::isolate`]: `HOME`, the XDG directories, no `HISTFILE`), so no
+/// shell or program it starts (a tmux server's panes included) writes the user's files.
+/// `TMUXWIRE_JSON_TEXT` and `TMUXWIRE_PLAIN_TEXT` are removed too: a test asks for its text
+/// blocks itself.
 pub fn test_env(cmd: &mut Command) -> &mut Command {
-    cmd.env_remove("TMUX")
+    home::isolate(cmd, &private_home())
+        .env_remove("TMUX")
         .env_remove("TMUX_PANE")
         .env_remove("TMUXWIRE_JSON_TEXT")
         .env_remove("TMUXWIRE_PLAIN_TEXT")
@@ -133,38 +149,6 @@ pub fn tmuxwire_command() -> tokio::process::Command {
     }
     test_env(cmd.as_std_mut());
     cmd
-}
-
-/// The directory [`private_tmux_tmpdir`] made, once it exists.
-static PRIVATE_TMPDIR: OnceLock<PathBuf> = OnceLock::new();
-
-/// An empty directory of this test run's own, for `TMUX_TMPDIR` (made once, under the system
-/// temp directory). It is removed, with whatever tmux made in it, when the test process exits
-/// (libtest ends with `exit()` whether tests passed or failed, and `exit()` runs the handler
-/// registered here); a process killed by a signal leaves it behind.
-pub fn private_tmux_tmpdir() -> &'static Path {
-    PRIVATE_TMPDIR.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("tmuxwire-test-tmpdir-")
-            .tempdir()
-            .expect("a temp dir for TMUX_TMPDIR")
-            .keep();
-        // SAFETY: `atexit` only records a function pointer; the handler takes no arguments,
-        // touches only a `OnceLock` that is set by then, and never unwinds (see below).
-        let registered = unsafe { libc::atexit(remove_private_tmux_tmpdir) } == 0;
-        assert!(registered, "atexit refused the TMUX_TMPDIR clean-up");
-        dir
-    })
-}
-
-/// Removes [`PRIVATE_TMPDIR`] at process exit. A panic must not cross into C, so it is caught
-/// (there is none to expect: errors are ignored, the directory may be gone already).
-extern "C" fn remove_private_tmux_tmpdir() {
-    let _ = std::panic::catch_unwind(|| {
-        if let Some(dir) = PRIVATE_TMPDIR.get() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    });
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
@@ -294,8 +278,7 @@ pub fn required_versions() -> Vec<String> {
 ///
 /// When there is none: a panic if `$TMUXWIRE_REQUIRE_TMUX_VERSIONS` names it (as `.ci/run`
 /// does for every version it fetched), so CI cannot pass by skipping it; otherwise `None`,
-/// after a warning written to the stderr handle itself (not `eprintln!`, which libtest's
-/// capture hides when the test passes), so the skip is seen.
+/// and the skip is recorded ([`skipped`]: printed at once and counted at the end of the run).
 pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
     if let Some(bin) = tmux_bins().into_iter().find(|b| b.label == label) {
         return Some(bin);
@@ -307,11 +290,10 @@ pub fn tmux_bin(label: &str) -> Option<TmuxBin> {
             tmux_dir().display()
         );
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "WARNING: tmux {label} is not available: this test did NOT run on it \
-         (set {REQUIRE_VERSIONS_ENV} to make it fatal; fetch it with `{FETCH_HINT}`)"
-    );
+    skipped(&format!(
+        "tmux {label} is not available (fetch it with `{FETCH_HINT}`; \
+         {REQUIRE_VERSIONS_ENV}={label} makes this a failure)"
+    ));
     None
 }
 
@@ -364,8 +346,9 @@ pub struct TestShell {
 
 /// The shell `name` (`bash --norc --noprofile`, `zsh -f`, `dash -i`, or `fish --no-config`
 /// with `HOME` and the XDG directories in a scratch directory), or `None` when it is not
-/// installed: then a loud warning goes to stderr, unless `$TMUXWIRE_REQUIRE_SHELLS` names it
-/// (as CI does), which makes it a failure.
+/// installed: then the skip is recorded ([`skipped`]: printed at once and counted at the end
+/// of the run), unless `$TMUXWIRE_REQUIRE_SHELLS` names it (as CI does), which makes it a
+/// failure.
 pub fn test_shell(name: &'static str) -> Option<TestShell> {
     let required = std::env::var(REQUIRE_SHELLS_ENV)
         .unwrap_or_default()
@@ -378,13 +361,10 @@ pub fn test_shell(name: &'static str) -> Option<TestShell> {
                  apt-get install -y {name}"
             );
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n{bar}\nWARNING: shell {name} is not installed: its tests are SKIPPED.\n\
-             Install it (apt-get install -y {name}); set {REQUIRE_SHELLS_ENV}={name} to make \
-             this fatal.\n{bar}\n",
-            bar = "#".repeat(79),
-        );
+        skipped(&format!(
+            "shell {name} is not installed (apt-get install -y {name}; \
+             {REQUIRE_SHELLS_ENV}={name} makes this a failure)"
+        ));
         return None;
     }
     let env = "env LANG=C.UTF-8";
@@ -421,12 +401,31 @@ pub fn test_shell(name: &'static str) -> Option<TestShell> {
     })
 }
 
-/// Whether `python3` runs here (the fake TUIs of the tests are Python).
+/// Env var: `1` makes a missing `python3` a test failure instead of a skip.
+pub const REQUIRE_PYTHON_ENV: &str = "TMUXWIRE_REQUIRE_PYTHON";
+
+/// Whether `python3` runs here (the fake TUIs of the tests are Python). When it does not,
+/// the caller returns at once (or leaves out its Python part): that is recorded as a skip
+/// ([`skipped`], counted at the end of the run), or a panic when `$TMUXWIRE_REQUIRE_PYTHON`
+/// is `1` (as `.ci/run` sets it), so CI cannot pass by skipping.
 pub fn has_python() -> bool {
-    Command::new("python3")
+    let runs = Command::new("python3")
         .args(["-c", "pass"])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if !runs {
+        if std::env::var(REQUIRE_PYTHON_ENV).is_ok_and(|v| v.trim() == "1") {
+            panic!(
+                "python3 is required (${REQUIRE_PYTHON_ENV}=1) but does not run here: \
+                 apt-get install -y python3"
+            );
+        }
+        skipped(&format!(
+            "python3 does not run here (apt-get install -y python3; \
+             {REQUIRE_PYTHON_ENV}=1 makes this a failure)"
+        ));
+    }
+    runs
 }
 
 /// A unique name: `prefix` + pid + per-process counter + nanoseconds. Only `[A-Za-z0-9_-]`
@@ -557,6 +556,34 @@ pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
     ))
 }
 
+/// What the kernel says a process holds: open fds, threads, resident memory (KiB).
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    pub fds: usize,
+    pub threads: usize,
+    pub rss_kib: u64,
+}
+
+/// What the kernel says process `pid` holds now (`/proc/PID/fd`, `/proc/PID/status`); zeros
+/// for what cannot be read.
+pub fn held(pid: u32) -> Held {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    Held {
+        fds,
+        threads: field("Threads:") as usize,
+        rss_kib: field("VmRSS:"),
+    }
+}
+
 /// Builder for a [`TestServer`]; see [`TestServer::builder`].
 #[derive(Clone, Debug)]
 pub struct TestServerBuilder {
@@ -599,9 +626,10 @@ impl TestServerBuilder {
 
     /// Runs the server as `user` (`None`, or the current user: as this process), e.g.
     /// `.owner(sshd.owner_for_servers())` so that the ssh login user reaches it. The server
-    /// is then started through `setpriv` with that user's uid, gid and groups (and `HOME`,
-    /// `USER`, `LOGNAME`), the test environment otherwise, and `TMUX_TMPDIR` set to the
-    /// socket's directory, which is chowned to the user (mode 0700). The test process keeps
+    /// is then started through `setpriv` with that user's uid, gid and groups (and `USER`,
+    /// `LOGNAME`), the test environment otherwise, `TMUX_TMPDIR` set to the socket's
+    /// directory, which is chowned to the user (mode 0700), and `HOME` a private one of the
+    /// user's in it (not the user's own home: its panes' shells keep history there). The test process keeps
     /// talking to it directly ([`TestServer::tmux`], `kill`, …): tmux lets root in. Starting
     /// panics when the user does not exist or when not running as root.
     pub fn owner(mut self, user: Option<&str>) -> Self {
@@ -703,7 +731,6 @@ struct ServerOwner {
     name: String,
     uid: u32,
     gid: u32,
-    home: PathBuf,
 }
 
 impl ServerOwner {
@@ -725,7 +752,6 @@ impl ServerOwner {
             name: user.name,
             uid: user.uid.as_raw(),
             gid: user.gid.as_raw(),
-            home: user.dir,
         })
     }
 
@@ -737,13 +763,16 @@ impl ServerOwner {
             .unwrap_or_else(|e| panic!("cannot chmod 700 {}: {e}", dir.display()));
     }
 
-    /// `setpriv … -- bin -S socket -f /dev/null` as this user, with the test environment and
-    /// `TMUX_TMPDIR=tmpdir`; add the tmux arguments.
+    /// `setpriv … -- bin -S socket -f /dev/null` as this user, with the test environment,
+    /// `TMUX_TMPDIR=tmpdir` and a private home of the user's own in `tmpdir`
+    /// ([`home::home_for_owner`]; never the user's own home, where its shells would keep
+    /// their history); add the tmux arguments.
     fn command(&self, server: &TestServer, tmpdir: &Path) -> Command {
+        let home = home::home_for_owner(tmpdir, self.uid, self.gid);
         let mut cmd = Command::new("setpriv");
-        test_env(&mut cmd)
+        test_env(&mut cmd);
+        home::isolate(&mut cmd, &home)
             .env("TMUX_TMPDIR", tmpdir)
-            .env("HOME", &self.home)
             .env("USER", &self.name)
             .env("LOGNAME", &self.name)
             .arg(format!("--reuid={}", self.uid))
@@ -960,104 +989,64 @@ fn proc_start_time(pid: u32) -> Option<u64> {
     }
 }
 
-/// Checks that the text block of a successful `tools/call` result `r` (as JSON) of tool `tool`
-/// carries the facts of its `structuredContent` in libtmux-mcp's form (`tmuxwire::mcp::text`):
+/// Checks that the text blocks of a successful `tools/call` result `r` (as JSON) of tool `tool`
+/// carry the facts of its `structuredContent` in libtmux-mcp's form (`tmuxwire::mcp::text`):
 /// the `result` string for a string tool, the bare `result` list for a list tool, the object
 /// for the others (with the reference's numbers for `snapshot_pane`'s sizes), written as
-/// compact JSON with the reference's fields first, in its order.
+/// compact JSON in `structuredContent`'s own order (the result type's); for a string or a list,
+/// a second block holds the other fields that are not quiet, and is there only then.
 pub fn assert_reference_text(r: &serde_json::Value, tool: &str) {
     use serde_json::Value;
     use tmuxwire::mcp::text::TextShape;
-    let blocks = r["content"].as_array().map(Vec::len);
-    assert_eq!(blocks, Some(1), "{tool}: one text block: {r}");
+    let blocks = r["content"].as_array().map_or(0, Vec::len);
+    assert!(
+        (1..=2).contains(&blocks),
+        "{tool}: one or two text blocks: {r}"
+    );
     let text = r["content"][0]["text"].as_str().expect("a text block");
     let structured = &r["structuredContent"];
-    let shape = tmuxwire::mcp::tools::shape_of(tool).expect("a tool of the catalog");
-    let (parsed, order) = match shape {
+    let spec = tmuxwire::mcp::tools::text_of(tool).expect("a tool of the catalog");
+    let first = match spec.shape {
         TextShape::String => {
             assert_eq!(
                 Some(text),
                 structured["result"].as_str(),
                 "{tool}: text = result"
             );
-            return;
+            return assert_note(r, tool, &spec);
         }
-        TextShape::List(o) => {
-            let v: Value = serde_json::from_str(text).expect("the text block is JSON");
-            assert_eq!(
-                v, structured["result"],
-                "{tool}: text = the bare result list"
-            );
-            (v, o)
-        }
-        TextShape::Object(o) => {
-            let v: Value = serde_json::from_str(text).expect("the text block is JSON");
-            let mut same = v.clone();
-            if tool == "snapshot_pane" {
-                for k in ["pane_width", "pane_height"] {
-                    assert!(v[k].is_u64(), "{tool}: {k} is a number in the text: {text}");
-                    same[k] = Value::String(v[k].to_string());
+        TextShape::List => structured["result"].clone(),
+        TextShape::Object => {
+            let mut v = structured.clone();
+            for k in spec.numbers {
+                if let Some(n) = v[*k].as_str().and_then(|s| s.parse::<i64>().ok()) {
+                    v[*k] = Value::from(n);
                 }
             }
-            assert_eq!(&same, structured, "{tool}: text = structuredContent");
-            (v, o)
+            v
         }
     };
-    // Compact, as FastMCP writes JSON: no spaces between tokens (the same bytes once parsed
-    // and written again, up to key order).
-    assert_eq!(
-        text.len(),
-        parsed.to_string().len(),
-        "{tool}: compact JSON: {text}"
-    );
-    // The reference's fields come first, in its order: the keys of the text's first object (or
-    // first list item), as written.
-    let first = match shape {
-        TextShape::List(_) => text.strip_prefix('[').unwrap_or(text),
-        _ => text,
-    };
-    if !first.starts_with('{') {
-        return;
-    }
-    let mut keys = Vec::new();
-    let mut de = serde_json::Deserializer::from_str(first);
-    let _ = serde::de::Deserializer::deserialize_map(&mut de, KeyOrder(&mut keys));
-    let reference: Vec<&str> = match order.0.first() {
-        Some(f) if f.name == "result" && matches!(shape, TextShape::List(_)) => match &f.kind {
-            tmuxwire::mcp::text::Kind::Nested(items) => items.0.iter().map(|f| f.name).collect(),
-            _ => Vec::new(),
-        },
-        _ => order.0.iter().map(|f| f.name).collect(),
-    };
-    let present: Vec<&str> = reference
-        .iter()
-        .copied()
-        .filter(|k| keys.iter().any(|x| x == k))
-        .collect();
-    assert_eq!(
-        keys[..present.len()]
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-        present,
-        "{tool}: the reference's fields first, in its order: {text}"
-    );
+    // Compact, as FastMCP writes JSON, in the structured result's order.
+    assert_eq!(text, first.to_string(), "{tool}: the text block");
+    assert_note(r, tool, &spec);
 }
 
-/// Collects the keys of a JSON object in the order they are written (serde_json's `Value`
-/// sorts them).
-struct KeyOrder<'a>(&'a mut Vec<String>);
-
-impl<'de> serde::de::Visitor<'de> for KeyOrder<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(k) = map.next_key::<String>()? {
-            map.next_value::<serde::de::IgnoredAny>()?;
-            self.0.push(k);
+/// The second text block of `r`: the fields of `structuredContent` the first block does not
+/// show and the result type does not call quiet, as one compact JSON object; absent when there
+/// are none.
+fn assert_note(r: &serde_json::Value, tool: &str, spec: &tmuxwire::mcp::text::Text) {
+    let mut want = tmuxwire::mcp::text::note(spec, &r["structuredContent"]);
+    // A confirmed delivery is what the sentence says: not repeated.
+    if let Some(serde_json::Value::Object(n)) = &mut want {
+        let d = &r["structuredContent"]["delivery"];
+        if d["typed"] == "confirmed" && d["submitted"] == "confirmed" && d.get("evidence").is_none()
+        {
+            n.shift_remove("delivery");
         }
-        Ok(())
     }
+    let want = want
+        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+        .map(|v| v.to_string());
+    let got = r["content"][1]["text"].as_str().map(str::to_string);
+    assert_eq!(got, want, "{tool}: the second text block");
 }

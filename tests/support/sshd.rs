@@ -4,7 +4,9 @@
 //! [`Sshd::start`] (or [`Sshd::builder`]) runs `/usr/sbin/sshd -D -e -f <dir>/sshd_config` on
 //! a free loopback port, with a fresh host key and client key in a private temp dir, and
 //! writes a client config ([`Sshd::ssh_config`]) whose `Host` [`Sshd::alias`] logs in with no
-//! prompt, no agent and no `~/.ssh` file of the user's. Who logs in:
+//! prompt, no agent and no `~/.ssh` file of the user's. Every session gets a `HOME` and
+//! `TMUX_TMPDIR` of its own ([`Sshd::remote_home`], [`Sshd::remote_tmpdir`]), never the login
+//! user's. Who logs in:
 //! * `$TMUXWIRE_TEST_SSH_USER` when set (as `.ci/run` sets it): sshd then runs as root and
 //!   logs in as that user (a throwaway account whose login shell is `/bin/sh`, so that no
 //!   shell start-up file, such as root's `.bashrc`, runs before each command);
@@ -13,8 +15,9 @@
 //! * running as root without `$TMUXWIRE_TEST_SSH_USER`: no sshd.
 //!
 //! When sshd cannot run (not installed, root without a login user, a broken config…), the
-//! test is skipped with a loud `SKIPPED:` on stderr, unless `$TMUXWIRE_REQUIRE_SSHD=1` (as CI
-//! sets it), which turns that into a panic naming the reason and sshd's own log.
+//! test is skipped, printed at once and counted at the end of the run ([`super::skipped`]),
+//! unless `$TMUXWIRE_REQUIRE_SSHD=1` (as CI sets it), which turns that into a panic naming
+//! the reason and sshd's own log.
 //!
 //! The remote side is this machine: the tmux binaries of [`super::tmux_bins`] have the same
 //! paths there. A [`super::TestServer`] that the ssh user must reach is started as
@@ -32,7 +35,6 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -81,9 +83,9 @@ impl SshdBuilder {
     /// Starts sshd and waits (up to [`START_TIMEOUT`]) until `ssh -F <config> <alias> true`
     /// succeeds.
     ///
-    /// Returns `None` when sshd is unavailable (after printing `SKIPPED: <reason>` to the
-    /// stderr handle, which libtest does not capture); panics instead, with the reason and
-    /// sshd's log, when `$TMUXWIRE_REQUIRE_SSHD=1`.
+    /// Returns `None` when sshd is unavailable (the skip is recorded with the reason,
+    /// [`super::skipped`]: printed at once and counted at the end of the run); panics instead,
+    /// with the reason and sshd's log, when `$TMUXWIRE_REQUIRE_SSHD=1`.
     pub fn start(self) -> Option<Sshd> {
         match self.try_start() {
             Ok(sshd) => Some(sshd),
@@ -91,12 +93,10 @@ impl SshdBuilder {
                 panic!("sshd is required (${REQUIRE_SSHD_ENV}=1) but unavailable: {reason}")
             }
             Err(reason) => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\n{bar}\nSKIPPED: this ssh test did NOT run: {reason}\n\
-                     (set {REQUIRE_SSHD_ENV}=1 to make this fatal)\n{bar}\n",
-                    bar = "#".repeat(79),
-                );
+                super::skipped(&format!(
+                    "no sshd for the ssh tests ({REQUIRE_SSHD_ENV}=1 makes this a failure): \
+                     {reason}"
+                ));
                 None
             }
         }
@@ -155,6 +155,10 @@ impl SshdBuilder {
         )
         .map_err(|e| format!("cannot chown {}: {e}", files.remote_tmpdir.display()))?;
         set_mode(&files.remote_tmpdir, 0o700)?;
+        // And every session's `HOME` (`SetEnv`), `files.remote_home`, the login user's own:
+        // its shells and tmux servers keep their history there, not in that user's home
+        // (which is the tester's own when the tests do not run as root).
+        super::home::home_for_owner(&files.dir, owner.uid.as_raw(), owner.gid.as_raw());
         let host_pub = read(&pub_of(&files.host_key))?;
 
         // `PerSourcePenalties no` (OpenSSH 9.8+: else the bad-key tests would get 127.0.0.1
@@ -321,6 +325,13 @@ impl Sshd {
     /// remote `tmux` run without `-S`/`-L` uses it, never the login user's default socket.
     pub fn remote_tmpdir(&self) -> &Path {
         &self.files.remote_tmpdir
+    }
+
+    /// The `HOME` of every ssh session (with the XDG directories under it; a directory of the
+    /// login user's own, set by `SetEnv`): shells and tmux servers started over ssh keep their
+    /// history there, never in the login user's home.
+    pub fn remote_home(&self) -> &Path {
+        &self.files.remote_home
     }
 
     /// sshd's own log so far (`-e`: its stderr), for failure messages.
@@ -632,6 +643,8 @@ struct Files {
     log: PathBuf,
     /// The sessions' `TMUX_TMPDIR`, owned by the login user.
     remote_tmpdir: PathBuf,
+    /// The sessions' `HOME` (and XDG directories), owned by the login user.
+    remote_home: PathBuf,
 }
 
 impl Files {
@@ -648,6 +661,7 @@ impl Files {
             ssh_config: dir.join("ssh_config"),
             log: dir.join("sshd.log"),
             remote_tmpdir: dir.join("remote-tmux-tmpdir"),
+            remote_home: dir.join("home"),
         }
     }
 }
@@ -690,7 +704,7 @@ impl SshdConfig<'_> {
              PermitUserEnvironment no\n\
              PrintMotd no\n\
              PrintLastLog no\n\
-             SetEnv {MARKER_ENV}={token} TMUX_TMPDIR={tmpdir}\n",
+             SetEnv {MARKER_ENV}={token} TMUX_TMPDIR={tmpdir}{home}\n",
             port = self.port,
             host_key = f.host_key.display(),
             pid = f.dir.join("sshd.pid").display(),
@@ -700,12 +714,24 @@ impl SshdConfig<'_> {
             alive = self.client_alive_interval,
             token = self.token,
             tmpdir = f.remote_tmpdir.display(),
+            home = session_home(&f.remote_home),
         );
         if self.penalties {
             s.push_str("PerSourcePenalties no\n");
         }
         s
     }
+}
+
+/// The `SetEnv` words that give every session the private home `home` (sshd sets them
+/// after `HOME` from the password database, so they win): ` NAME=value` for each variable
+/// [`super::home::isolated_env`] sets. A session's environment starts empty, so nothing needs
+/// removing.
+fn session_home(home: &Path) -> String {
+    super::home::isolated_env(home)
+        .into_iter()
+        .filter_map(|(k, v)| Some(format!(" {}={}", k.to_str()?, v?.to_str()?)))
+        .collect()
 }
 
 /// Writes `cfg` and checks it with `sshd -t`; `Err` carries sshd's complaint.

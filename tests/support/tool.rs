@@ -149,13 +149,14 @@ pub fn hits(v: &Value) -> Vec<(String, String, i64, u64)> {
             .cloned()
             .unwrap_or_default();
         assert_eq!(lines.len(), nums.len(), "{m}");
-        assert_eq!(lines.len(), rows.len(), "{m}");
+        // Left out when every line spans one row.
+        assert!(rows.is_empty() || lines.len() == rows.len(), "{m}");
         for i in 0..lines.len() {
             out.push((
                 m["pane_id"].as_str().unwrap_or("").to_string(),
                 lines[i].as_str().unwrap_or("").to_string(),
                 nums[i].as_i64().expect("line number"),
-                rows[i].as_u64().expect("rows"),
+                rows.get(i).map_or(1, |r| r.as_u64().expect("rows")),
             ));
         }
     }

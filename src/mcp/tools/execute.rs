@@ -11,11 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, bare_output, def, object, parse, targeting,
-    tool_args,
+    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, targeting, tool_args,
 };
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
@@ -194,10 +193,18 @@ struct SendBatchResult {
     succeeded: usize,
     failed: usize,
     stopped_at: Option<usize>,
+    /// Results after those listed left out to fit the response budget
+    /// (`succeeded` and `failed` count them); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Rendered for SendBatchResult {
-    const TEXT: TextShape = TextShape::Object(&text::SEND_BATCH);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// `paste_text`.
@@ -287,7 +294,8 @@ struct SetOptionArgs {
     /// Stored verbatim (formats stay formats).
     value: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
     #[serde(default)]
     global_: bool,
@@ -327,83 +335,75 @@ tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
 });
 
 impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION_SET);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for EnvironmentSet {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT_SET);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(super::row::<CreateSessionArgs>(
+        super::row::<CreateSessionArgs>(
             "create_session",
-            "Create tmux Session",
             ADDITIVE,
             "Start a detached session; its state (active_pane_id included).",
-        )),
-        bare_output(super::row::<CreateWindowArgs>(
+        ),
+        super::row::<CreateWindowArgs>(
             "create_window",
-            "Create tmux Window",
             ADDITIVE,
             "Open a window in a session (not made current unless attach).",
-        )),
-        bare_output(super::row::<SplitWindowArgs>(
+        ),
+        super::row::<SplitWindowArgs>(
             "split_window",
-            "Split tmux Window",
             ADDITIVE,
             "Split a pane; the new pane's state.",
-        )),
-        bare_output(super::row_as::<SendKeysArgs, TypedMessage>(
+        ),
+        super::row_as::<SendKeysArgs, TypedMessage>(
             "send_keys",
-            "Send Keys",
             OPEN,
-            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false (delivery: typed, submitted, from the screen). keys that is exactly one key name (C-c, Enter, Up) is pressed as that key unless literal=true.",
-        )),
+            "Type text into a pane exactly as given (any bytes), then Enter unless enter=false; delivery says, from the screen, whether it was typed and submitted. Leaves copy mode first.",
+        )
+        .mark_core()
+        .mark_verbose(),
         {
             let mut d = def::<SendKeysBatchArgs, SendBatchResult>(
                 "send_keys_batch",
-                "Send Keys in a Batch",
                 OPEN,
                 "Several send_keys in order, one round trip; on_error stop or continue.",
             );
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
             d
         },
-        bare_output(super::row_as::<PasteTextArgs, TypedMessage>(
+        super::row_as::<PasteTextArgs, TypedMessage>(
             "paste_text",
-            "Paste Text",
             OPEN,
-            "Paste text into a pane through a private buffer (bracketed when the program asked).",
-        )),
-        bare_output(super::row_as::<PasteBufferArgs, PaneMessage>(
+            "Paste text into a pane through a private buffer (bracketed when the program asked), out of copy mode; controls arrive as ^X (as tmux 3.7+).",
+        )
+        .mark_verbose(),
+        super::row_as::<PasteBufferArgs, PaneMessage>(
             "paste_buffer",
-            "Paste tmux Buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
-        )),
-        bare_output(super::row::<RespawnPaneArgs>(
+        ),
+        super::row::<RespawnPaneArgs>(
             "respawn_pane",
-            "Respawn tmux Pane",
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
-        )),
-        bare_output(super::row::<PipePaneArgs>(
+        ),
+        super::row::<PipePaneArgs>(
             "pipe_pane",
-            "Pipe tmux Pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
-        )),
+        ),
         super::row::<SetOptionArgs>(
             "set_option",
-            "Set tmux Option",
             IDEMPOTENT,
             "Set an option (scope, target, global_ as show_option).",
         ),
         super::row::<SetEnvironmentArgs>(
             "set_environment",
-            "Set tmux Environment",
             IDEMPOTENT,
             "Set a variable in the global or a session's environment (new panes get it).",
         ),
@@ -546,6 +546,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
         succeeded: 0,
         failed: 0,
         stopped_at: None,
+        omitted: 0,
     };
     for (index, s) in sent.into_iter().enumerate() {
         let error = s
@@ -571,6 +572,21 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
             error,
             elapsed_seconds: s.elapsed_seconds,
         });
+    }
+    // The first results while they fit (the counts above cover them all).
+    if let Some(b) = ctx.budget {
+        let bare = SendBatchResult {
+            results: Vec::new(),
+            omitted: usize::MAX,
+            ..out
+        };
+        let keep = crate::tmux::op::fit::keep_for_list(
+            &out.results,
+            crate::tmux::op::fit::json_len(&bare),
+            b.bytes(),
+        );
+        out.omitted = out.results.len() - keep;
+        out.results.truncate(keep);
     }
     Ok(object(&out))
 }
@@ -629,14 +645,17 @@ tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
 
 impl Rendered for KeysSent {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 impl Rendered for BufferPasted {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 impl Rendered for TextPasted {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 /// What typing into a pane reports: the reference's sentence and pane,
@@ -651,12 +670,25 @@ struct TypedMessage {
 
 impl Rendered for TypedMessage {
     const TEXT: TextShape = TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
+}
+
+/// The reference's sentence, and the mode the pane was taken out of
+/// first when it was in one (` (left copy-mode first)`).
+fn sentence(reference: String, left_mode: Option<&str>) -> String {
+    match left_mode {
+        Some(m) => format!("{reference} (left {m} first)"),
+        None => reference,
+    }
 }
 
 impl From<KeysSent> for TypedMessage {
     fn from(k: KeysSent) -> TypedMessage {
         TypedMessage {
-            result: format!("Keys sent to pane {}", k.pane_id),
+            result: sentence(
+                format!("Keys sent to pane {}", k.pane_id),
+                k.left_mode.as_deref(),
+            ),
             pane_id: k.pane_id,
             delivery: k.delivery,
         }
@@ -666,7 +698,10 @@ impl From<KeysSent> for TypedMessage {
 impl From<TextPasted> for TypedMessage {
     fn from(k: TextPasted) -> TypedMessage {
         TypedMessage {
-            result: format!("Text pasted to pane {}", k.pane_id),
+            result: sentence(
+                format!("Text pasted to pane {}", k.pane_id),
+                k.left_mode.as_deref(),
+            ),
             pane_id: k.pane_id,
             delivery: k.delivery,
         }
@@ -676,7 +711,10 @@ impl From<TextPasted> for TypedMessage {
 impl From<BufferPasted> for PaneMessage {
     fn from(p: BufferPasted) -> PaneMessage {
         PaneMessage {
-            result: format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+            result: sentence(
+                format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
+                p.left_mode.as_deref(),
+            ),
             pane_id: p.pane_id,
         }
     }

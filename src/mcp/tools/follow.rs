@@ -13,7 +13,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Def, OPEN, READ, bare_output, targeting, tool_args, wait_ceiling};
+use super::{Def, OPEN, READ, targeting, tool_args, wait_ceiling};
 use crate::mcp::args;
 use crate::mirror::Progress;
 use crate::mirror::follow::Keep;
@@ -22,11 +22,12 @@ use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
 use crate::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
+use crate::tmux::op::shape::Shape;
 use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WaitForTextArgs {
+pub(super) struct WaitForTextArgs {
     /// Any one matches; null: any new output.
     patterns: Option<Vec<String>>,
     /// End the wait (outcome stopped).
@@ -37,7 +38,8 @@ struct WaitForTextArgs {
     /// Case-sensitive.
     #[serde(default)]
     match_case: bool,
-    /// Seconds, at most the wait ceiling.
+    // Clamped to the wait ceiling, which the instructions explain once.
+    /// Seconds.
     #[serde(default = "default_wait_timeout")]
     timeout: f64,
     interval: Option<f64>,
@@ -57,7 +59,8 @@ fn default_wait_timeout() -> f64 {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WaitForCommandArgs {
-    /// Seconds, at most the wait ceiling.
+    // Clamped to the wait ceiling, which the instructions explain once.
+    /// Seconds.
     #[serde(default = "default_run_timeout")]
     timeout: f64,
     pane_id: Option<String>,
@@ -75,7 +78,8 @@ struct WaitForStableArgs {
     /// Screen unchanged this long, ms.
     #[serde(default = "default_stable_ms")]
     stable_ms: f64,
-    /// Seconds, at most the wait ceiling.
+    // Clamped to the wait ceiling, which the instructions explain once.
+    /// Seconds.
     #[serde(default = "default_run_timeout")]
     timeout: f64,
     /// Screen rows left out: 0 top, -1 bottom.
@@ -115,6 +119,11 @@ struct CaptureSinceArgs {
     max_bytes: Option<i64>,
     /// Over a limit: oldest (rest next call) or newest.
     keep: Option<String>,
+    // As capture_pane's (the description says so).
+    head: Option<i64>,
+    tail: Option<i64>,
+    grep: Option<String>,
+    context: Option<i64>,
     pane_id: Option<String>,
     session_name: Option<String>,
     session_id: Option<String>,
@@ -139,7 +148,8 @@ fn default_since_bytes() -> Option<i64> {
 struct RunCommandArgs {
     /// One shell command line.
     command: String,
-    /// Seconds, at most the wait ceiling.
+    // Clamped to the wait ceiling, which the instructions explain once.
+    /// Seconds.
     #[serde(default = "default_run_timeout")]
     timeout: f64,
     /// Keep the last N output lines.
@@ -202,6 +212,7 @@ tool_args!(WaitForTextArgs => WaitForTextRequest, |a| {
         stop,
         timeout,
         progress: None,
+        redact: false,
     })
 });
 
@@ -285,6 +296,7 @@ tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
             ));
         }
     };
+    req.shape = Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?;
     Ok(req)
 });
 
@@ -330,37 +342,36 @@ impl super::Reports for RunCommandRequest {
 /// The inspect tools of this module, in listing order.
 pub(super) fn inspect_defs() -> Vec<Def> {
     vec![
-        bare_output(super::reporting::<WaitForTextArgs>(
+        super::reporting::<WaitForTextArgs>(
             "wait_for_text",
-            "Wait for Text",
             READ,
             "Wait for a new line matching patterns (never the echo of typed input) or any output. outcome: matched, any_output, stopped, alternate_screen, timeout, exited, pane_gone, password_prompt, awaiting_input",
-        ))
+        )
+        .mark_core()
         .mark_self_bounded(),
-        bare_output(super::reporting::<WaitForCommandArgs>(
+        super::reporting::<WaitForCommandArgs>(
             "wait_for_command",
-            "Wait for Command",
             READ,
             "Wait for the pane's next marked command to finish (OSC 133/633 shell integration; \
              typed by anyone): command with exit_status, tail. outcome: finished, \
              password_prompt, awaiting_input, exited, pane_gone, timeout.",
-        ))
+        )
         .mark_self_bounded(),
-        bare_output(super::reporting::<WaitForStableArgs>(
+        super::reporting::<WaitForStableArgs>(
             "wait_for_stable",
-            "Wait for Stable",
             READ,
             "Wait until a pane's screen (a TUI) is unchanged for stable_ms, never while a marked \
              command or OSC 9;4 progress runs; masks for spinners, timers. outcome: stable, \
              matched, password_prompt, awaiting_input, exited, pane_gone, timeout.",
-        ))
+        )
         .mark_self_bounded(),
-        bare_output(super::row::<CaptureSinceArgs>(
+        super::row::<CaptureSinceArgs>(
             "capture_since",
-            "Capture Since",
             READ,
-            "New logical lines of a pane since cursor, each once; pass the returned cursor back. lines_missed: history trimmed or cleared.",
-        ))
+            "New logical lines of a pane since cursor, each once; pass the returned cursor back. lines_missed: history trimmed or cleared. grep, context, head, tail: as capture_pane.",
+        )
+        .mark_core()
+        .mark_sized()
         .mark_fenced(),
     ]
 }
@@ -368,13 +379,14 @@ pub(super) fn inspect_defs() -> Vec<Def> {
 /// The execute tools of this module.
 pub(super) fn execute_defs() -> Vec<Def> {
     vec![
-        bare_output(super::reporting::<RunCommandArgs>(
+        super::reporting::<RunCommandArgs>(
             "run_command",
-            "Run Command",
             OPEN,
             "Run a command at a pane's shell prompt in a subshell (fish: begin/end) and wait: \
          exit_status and only its own output lines.",
-        ))
+        )
+        .mark_core()
+        .mark_sized()
         .mark_self_bounded(),
     ]
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Ctx, Def, READ, def, object, parse};
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::{Error, Servers};
 use crate::wire::ssh::LinkState;
 
@@ -56,7 +56,7 @@ pub struct HostList {
 }
 
 impl Rendered for HostList {
-    const TEXT: TextShape = TextShape::List(&text::HOSTS);
+    const TEXT: TextShape = TextShape::List;
 }
 
 /// The rows of this module.
@@ -64,7 +64,6 @@ pub(super) fn defs() -> Vec<Def> {
     vec![
         def::<ListHostsArgs, HostList>(
             "list_hosts",
-            "List Hosts",
             READ,
             "This machine and each configured remote host (--host): state (connected, connecting, down with the reason), tmux version, sessions watched. Pass a name as any tool's host.",
         )
@@ -202,6 +201,29 @@ pub(super) fn take_fenced(takes: bool, args: &mut Map<String, Value>) -> Result<
             FENCED_ARG,
             format!("fenced must be a boolean (received {other})"),
             "true (the default: one round trip proves the copy current) or false",
+        )),
+    }
+}
+
+/// Takes boolean argument `name` out of `args`: `None` when absent or
+/// null.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::InvalidArgument`] for a value that is not a
+/// boolean (or `"true"`/`"false"`).
+pub(super) fn take_flag(
+    name: &'static str,
+    args: &mut Map<String, Value>,
+) -> Result<Option<bool>, Error> {
+    match args.shift_remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+        Some(other) => Err(Error::invalid(
+            name,
+            format!("{name} must be true or false (received {other})"),
+            "true or false",
         )),
     }
 }

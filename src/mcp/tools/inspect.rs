@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::{Ctx, Def, READ, def, object, parse, targeting, tool_args};
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::json_len;
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
 use crate::tmux::op::capture::{
@@ -35,6 +35,7 @@ use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
+use crate::tmux::op::shape::Shape;
 use crate::tmux::op::state::{PaneState, PaneStateRequest};
 use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
@@ -42,6 +43,9 @@ use crate::tmux::{Error, Selector, ServerInfo};
 
 impl Rendered for CaptureResult {
     const TEXT: TextShape = TextShape::String;
+    /// The pane named, the count of the text's lines, and which copy
+    /// answered (tmuxwire's mirror or tmux) are not repeated.
+    const QUIET: &'static [&'static str] = &["pane_id", "lines", "source"];
 }
 
 impl Rendered for TextResult {
@@ -49,160 +53,165 @@ impl Rendered for TextResult {
 }
 
 impl Rendered for SnapshotResult {
-    const TEXT: TextShape = TextShape::Object(&text::SNAPSHOT);
+    const TEXT: TextShape = TextShape::Object;
+    const NUMBERS: &'static [&'static str] = &["pane_width", "pane_height"];
 }
 
 /// The inspect tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        super::list_of_read(super::row::<ListSessionsArgs>(
+        super::row::<ListSessionsArgs>(
             "list_sessions",
-            "List tmux Sessions",
             READ,
             "All sessions on the tmux server.",
-        )),
-        super::list_of_read(super::row::<ListWindowsArgs>(
+        )
+        .mark_sized(),
+        super::row::<ListWindowsArgs>(
             "list_windows",
-            "List tmux Windows",
             READ,
             "Windows of one session, or of all sessions.",
-        ))
+        )
+        .mark_sized()
         .mark_always_load(),
-        super::list_of_read(super::row::<ListPanesArgs>(
+        super::row::<ListPanesArgs>(
             "list_panes",
-            "List tmux Panes",
             READ,
             "Panes of a window, a session, or all; for their text: capture_pane, search_panes.",
-        ))
+        )
+        .mark_sized()
+        .mark_core()
         .mark_always_load(),
         super::row::<ServerArgs>(
             "get_server_info",
-            "Get tmux Server Info",
             READ,
             "Whether a tmux server runs (is_alive), its version, pid and session count. Never \
              starts one.",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<SessionArgs>(
             "get_session_info",
-            "Get tmux Session Info",
             READ,
             "One session (default: the one a person used last).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<WindowArgs>(
             "get_window_info",
-            "Get tmux Window Info",
             READ,
             "One window, by id or by index in a session (default: the session's active one).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<PaneArgs>(
             "get_pane_info",
-            "Get tmux Pane Info",
             READ,
             "One pane (default: the active one).",
-        ),
+        )
+        .mark_output_schema(),
         super::row::<PaneStateArgs>(
             "get_pane_state",
-            "Get Pane Input State",
             READ,
             "What a pane's program does with input, from its terminal's settings and /proc: input \
              line-editor|line-read|password|raw|busy|unknown, foreground process, termios, \
              evidence.",
-        ),
+        )
+        .mark_core(),
         super::row::<ListCommandsArgs>(
             "list_commands",
-            "List Commands",
             READ,
             "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
-             watched it, oldest first: command, state, exit_status, times, output lines. \
+             watched it, oldest first, one per command line run: command, state, exit_status, \
+             times, output lines. \
              Advisory (trusted false).",
-        ),
-        // Its `command` is a list_commands item: that schema says it.
-        super::bare_output(super::row::<CommandOutputArgs>(
+        )
+        .mark_core()
+        .mark_sized(),
+        super::row::<CommandOutputArgs>(
             "get_command_output",
-            "Get Command Output",
             READ,
             "One marked command (a list_commands item) and its output lines (default: the last \
              command), with head/tail/grep/context/max_bytes.",
-        )),
-        super::bare_output(super::row::<CapturePaneArgs>(
+        )
+        .mark_sized(),
+        super::row::<CapturePaneArgs>(
             "capture_pane",
-            "Capture Pane",
             READ,
             "A pane's text, one line per row (join_wrapped: logical lines), tmux lines start to end (default: the screen): the newest max_lines that fit; next gets older ones.",
-        ))
+        )
+        .mark_core()
+        .mark_sized()
         .mark_fenced(),
-        super::bare_output(super::row::<SnapshotPaneArgs>(
+        super::row::<SnapshotPaneArgs>(
             "snapshot_pane",
-            "Snapshot Pane",
             READ,
             "A pane's visible screen and state in one call: cursor, size, process, copy mode, \
              scroll position, alternate screen, history size.",
-        ))
+        )
+        .mark_sized()
         .mark_always_load(),
         super::row::<DisplayMessageArgs>(
             "display_message",
-            "Evaluate tmux Format String",
             READ,
             "Expand #{variable} references for a pane; other text is literal, modifiers are refused, #(...) never runs.",
-        ),
-        super::bare_output(super::reporting::<SearchPanesArgs>(
+        )
+        .mark_sized(),
+        super::reporting::<SearchPanesArgs>(
             "search_panes",
-            "Search tmux Panes",
             READ,
-            "Find lines containing a pattern in every pane's scrollback and screen (or one session's), soft wraps joined. Literal, case-insensitive by default. Per pane the newest matches with tmux line numbers; panes paged by offset/limit.",
-        ))
+            "Find lines containing a pattern in every pane's scrollback and screen (or one session's or pane's), soft wraps joined. Per pane the newest matches with tmux line numbers; panes paged by offset/limit; next: the calls that return what a cut left out.",
+        )
+        .calls(|ctx, args| Box::pin(search(ctx, args)))
+        .mark_core()
+        .mark_sized()
         .mark_fenced(),
-        super::list_of_read(def::<ListServersArgs, Listing<ServerInfo>>(
+        def::<ListServersArgs, Listing<ServerInfo>>(
             "list_servers",
-            "List tmux Servers",
             READ,
             "Live tmux servers of this user ($TMUX_TMPDIR or /tmp) and extra_socket_paths, asked with one-shot clients (none attached).",
-        ))
+        )
+        .mark_sized()
         .calls(|ctx, args| Box::pin(list_servers(ctx, args))),
         super::row::<ShowOptionArgs>(
             "show_option",
-            "Show tmux Option",
             READ,
             "An option's value where set (null: not set there). scope: server, session (default), window, pane; target: a session name, $N, @N or %N; global_: the global table.",
-        ),
+        )
+        .mark_sized(),
         super::row::<ShowEnvironmentArgs>(
             "show_environment",
-            "Show tmux Environment",
             READ,
             "The global environment, or a session's. A variable marked for removal reads \
              \"-NAME\": true.",
-        ),
-        super::bare_output(super::row::<ShowBufferArgs>(
+        )
+        .mark_sized(),
+        super::row::<ShowBufferArgs>(
             "show_buffer",
-            "Show tmux Buffer",
             READ,
             "The exact text of a tmuxwire buffer (load_buffer); the newest max_lines lines when longer.",
-        )),
+        )
+        .mark_sized(),
         super::row::<ShowHooksArgs>(
             "show_hooks",
-            "Show tmux Hooks",
             READ,
             "Hooks set at a scope (as show_option; server without target: all global hooks).",
-        ),
-        super::bare_output(super::row::<ShowHookArgs>(
+        )
+        .mark_sized(),
+        super::row::<ShowHookArgs>(
             "show_hook",
-            "Show tmux Hook",
             READ,
             "One hook's commands, as show_hooks (entries: [] when unset).",
-        )),
-        super::bare_output(super::row::<FindPaneArgs>(
+        )
+        .mark_sized(),
+        super::row::<FindPaneArgs>(
             "find_pane_by_position",
-            "Find Pane by Position",
             READ,
             "The pane at a corner of a window (default: the active window of the session).",
-        )),
+        ),
         def::<BatchArgs, BatchResult>(
             BATCH,
-            "Call Read Tools in a Batch",
             READ,
             "Run up to 1000 inspect tools in one call: [{tool, arguments}], results in order; on_error stop (default) or continue.",
         )
-        .calls(|ctx, args| Box::pin(batch(ctx, args))),
+        .calls(|ctx, args| Box::pin(batch(ctx, args)))
+        .mark_sized(),
     ]
     .into_iter()
     .chain(super::follow::inspect_defs())
@@ -243,7 +252,7 @@ tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
 }));
 
 impl Rendered for PaneState {
-    const TEXT: TextShape = TextShape::Object(&text::PANE_STATE);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
@@ -253,43 +262,25 @@ tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
 }));
 
 impl Rendered for CommandList {
-    const TEXT: TextShape = TextShape::Object(&text::COMMAND_LIST);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
-    let index = a.index.unwrap_or(-1);
-    let context = match a.context {
-        None => 0,
-        Some(n @ 0..=100) => usize::try_from(n).unwrap_or(0),
-        Some(n) => {
-            return Err(Error::invalid(
-                "context",
-                format!("context must be between 0 and 100 (received {n})"),
-                "context 0-100",
-            ));
-        }
-    };
-    let none_below = |arg: &'static str, v: Option<i64>| match v {
-        Some(n) if n < 0 => Err(Error::invalid(
-            arg,
-            format!("{arg} must not be negative (received {n})"),
-            format!("{arg} ≥ 0"),
-        )),
-        v => Ok(v.map(|n| usize::try_from(n).unwrap_or(usize::MAX))),
-    };
+    let shape = Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?;
     Ok(CommandOutputRequest {
-        index,
-        head: none_below("head", a.head)?,
-        tail: none_below("tail", a.tail)?,
-        grep: a.grep.clone(),
-        context,
+        index: a.index.unwrap_or(-1),
+        head: shape.head,
+        tail: shape.tail,
+        grep: shape.grep,
+        context: shape.context,
         max_bytes: args::positive("max_bytes", a.max_bytes)?,
         pane: targeting!(a, pane_id, window_id).selector()?,
+        redact: false,
     })
 });
 
 impl Rendered for CommandOutput {
-    const TEXT: TextShape = TextShape::Object(&text::COMMAND_OUTPUT);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
@@ -361,15 +352,15 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
 }
 
 impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object(&text::OPTION);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object(&text::ENVIRONMENT);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object(&text::HOOKS);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
@@ -382,6 +373,8 @@ tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
         end: end.map(LineNo),
         join: a.join_wrapped,
         max_lines,
+        shape: Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?,
+        redact: false,
     })
 });
 
@@ -390,6 +383,7 @@ tool_args!(SnapshotPaneArgs => SnapshotPaneRequest, |a| {
     Ok(SnapshotPaneRequest {
         pane: targeting!(a, pane_id, window_id).selector()?,
         max_lines,
+        redact: false,
     })
 });
 
@@ -418,9 +412,18 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
     };
     let pattern = Arc::new(Pattern::new(&a.pattern, opts)?);
     let sel = targeting!(a).selector()?;
+    let pane = match a.pane_id.as_deref() {
+        None => None,
+        Some(p) => Some(
+            p.parse::<crate::control::PaneId>()
+                .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?
+                .to_string(),
+        ),
+    };
     Ok(SearchPanesRequest {
         pattern,
         session: (sel != Selector::default()).then_some(sel),
+        pane,
         content_start: content_start.map(LineNo),
         content_end: content_end.map(LineNo),
         command: a.command.as_ref().map(CommandArg::pick).transpose()?,
@@ -428,6 +431,7 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         limit,
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         progress: None,
+        redact: false,
     })
 });
 
@@ -446,9 +450,10 @@ struct ShowOptionArgs {
     /// Option name, e.g. history-limit or @my-option.
     option: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,
@@ -483,7 +488,7 @@ fn default_buffer_lines() -> Option<i64> {
 }
 
 impl Rendered for BufferContent {
-    const TEXT: TextShape = TextShape::Object(&text::BUFFER);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
@@ -496,9 +501,10 @@ tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
 #[serde(deny_unknown_fields)]
 struct ShowHooksArgs {
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,
@@ -512,9 +518,10 @@ struct ShowHookArgs {
     /// e.g. after-new-window.
     hook_name: String,
     scope: Option<ScopeArg>,
-    /// Needs scope: a session name or $N, @N, %N.
+    // A session name or $N, @N, %N, with scope (show_option's
+    // description says it, once).
     target: Option<String>,
-    /// The global table (-g).
+    // The global table (-g), as target.
     #[serde(default)]
     global_: bool,
     socket_name: Option<String>,
@@ -584,7 +591,7 @@ struct BatchResult {
 }
 
 impl Rendered for BatchResult {
-    const TEXT: TextShape = TextShape::Object(&text::TOOL_BATCH);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 /// Over the limit, the nested answers go, from the last one back: each
@@ -667,6 +674,9 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
         progress: None,
         policy: ctx.policy,
         text: ctx.text,
+        verbose: ctx.verbose,
+        // Each operation's answer is masked and counts its own secrets.
+        redact: ctx.redact,
     };
     let runs = a.operations.iter().map(|op| {
         let inner = &inner;
@@ -725,6 +735,81 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
     };
     out.fit(ctx.limit());
     Ok(object(&out))
+}
+
+/// `search_panes`'s call: the typed row's ([`super::call_reporting`]),
+/// within the budget less room for `next`, which is then written from the
+/// arguments given ([`search_next`]).
+async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
+    // The arguments as read (numbers as numbers), without the server's.
+    let mut given = args.clone();
+    args::coerce(
+        &rmcp::handler::server::common::schema_for_type::<SearchPanesArgs>(),
+        &mut given,
+    )?;
+    for k in ["socket_name", "socket_path"] {
+        given.shift_remove(k);
+    }
+    let a: SearchPanesArgs = super::parse(args)?;
+    let (name, path) = super::ToolArgs::socket(&a);
+    let server = ctx.servers.get_socket(name, path)?;
+    let request =
+        super::Reports::reporting_to(super::ToolArgs::into_request(a)?, ctx.progress.clone());
+    let request = op::Op::redacting(request, ctx.redact);
+    // At most two calls, each the arguments given and a few more.
+    let room = 2 * (json_len(&given) + 160);
+    let limit = ctx.budget.map_or(Limit::NONE, |b| {
+        Limit::bytes(b.bytes().saturating_sub(room))
+    });
+    let mut r = op::run(&server, request, limit).await?;
+    r.next = search_next(&given, &r);
+    Ok(object(&r))
+}
+
+/// The `search_panes` calls that return what page `r` of a search with
+/// arguments `given` left out ([`SearchPanesResult::next`]): the older
+/// lines of the first pane that lost lines to the budget, then the page
+/// from the next pane whose lines were left out, or after the page.
+fn search_next(
+    given: &Map<String, Value>,
+    r: &crate::tmux::SearchPanesResult,
+) -> Option<Vec<Map<String, Value>>> {
+    let number = |k: &str, default: u64| given.get(k).and_then(Value::as_u64).unwrap_or(default);
+    let per_pane = usize::try_from(number("max_matched_lines_per_pane", 50)).unwrap_or(usize::MAX);
+    let offset = usize::try_from(number("offset", 0)).unwrap_or(usize::MAX);
+    let lost = |m: &crate::tmux::op::search::PaneContentMatch| {
+        m.matched_lines.len() < m.matched_line_count.min(per_pane)
+    };
+    let mut out = Vec::new();
+    let mut from = offset.saturating_add(r.matches.len());
+    if let Some(k) = r.matches.iter().position(lost) {
+        let m = &r.matches[k];
+        from = offset.saturating_add(k);
+        if let Some(&oldest) = m.matched_line_numbers.first() {
+            let mut a = given.clone();
+            for key in ["session_name", "session_id", "offset", "limit"] {
+                a.shift_remove(key);
+            }
+            a.insert("pane_id".into(), Value::from(m.pane_id.clone()));
+            a.insert("content_end".into(), Value::from(oldest - 1));
+            a.insert(
+                "max_matched_lines_per_pane".into(),
+                Value::from(m.matched_line_count.min(per_pane) - m.matched_lines.len()),
+            );
+            out.push(a);
+            from += 1;
+        }
+        let rest = r.matches.get(k + 1..).unwrap_or_default();
+        if !rest.iter().any(lost) && r.truncated_panes.is_empty() {
+            return Some(out);
+        }
+    } else if r.truncated_panes.is_empty() {
+        return None;
+    }
+    let mut a = given.clone();
+    a.insert("offset".into(), Value::from(from));
+    out.push(a);
+    Some(out)
 }
 
 impl super::Reports for SearchPanesRequest {

@@ -8,10 +8,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ADDITIVE, Def, IDEMPOTENT, OPEN, bare_output};
+use super::{ADDITIVE, Def, IDEMPOTENT, OPEN};
 use super::{targeting, tool_args, wait_ceiling};
 use crate::control::PaneId;
-use crate::mcp::text::{self, Rendered, TextShape};
+use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::manage::session_ref;
 use crate::tmux::op::channel::{
@@ -208,7 +208,7 @@ struct LoadBufferArgs {
 }
 
 impl Rendered for BufferRef {
-    const TEXT: TextShape = TextShape::Object(&text::BUFFER_REF);
+    const TEXT: TextShape = TextShape::Object;
 }
 
 tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
@@ -221,7 +221,8 @@ tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
 struct WaitForChannelArgs {
     /// 1-128 of A-Z a-z 0-9 _ . : -
     channel: String,
-    /// Seconds (clamped to the wait ceiling, 30 by default).
+    // Clamped to the wait ceiling, which the instructions explain once.
+    /// Seconds.
     #[serde(default = "default_wait")]
     timeout: f64,
     socket_name: Option<String>,
@@ -272,97 +273,82 @@ impl Rendered for Signalled {
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(super::row::<RenameSessionArgs>(
+        super::row::<RenameSessionArgs>(
             "rename_session",
-            "Rename tmux Session",
             IDEMPOTENT,
             "Rename a session; its new state.",
-        )),
-        bare_output(super::row::<RenameWindowArgs>(
+        ),
+        super::row::<RenameWindowArgs>(
             "rename_window",
-            "Rename tmux Window",
             IDEMPOTENT,
             "Rename a window; its new state.",
-        )),
-        bare_output(super::row::<SelectWindowArgs>(
+        ),
+        super::row::<SelectWindowArgs>(
             "select_window",
-            "Select tmux Window",
             IDEMPOTENT,
             "Make a window current (window_id, window_index, or direction in the session).",
-        )),
-        bare_output(super::row::<SelectPaneArgs>(
+        ),
+        super::row::<SelectPaneArgs>(
             "select_pane",
-            "Select tmux Pane",
             IDEMPOTENT,
             "Make a pane active (pane_id, or direction in the window); the pane now active.",
-        )),
-        bare_output(super::row::<SelectLayoutArgs>(
+        ),
+        super::row::<SelectLayoutArgs>(
             "select_layout",
-            "Select tmux Layout",
             IDEMPOTENT,
             "Arrange a window's panes; the window with its new window_layout.",
-        )),
-        bare_output(super::row::<ResizeWindowArgs>(
+        ),
+        super::row::<ResizeWindowArgs>(
             "resize_window",
-            "Resize tmux Window",
             IDEMPOTENT,
             "Set a window's size in cells (window-size becomes manual).",
-        )),
-        bare_output(super::row::<ResizePaneArgs>(
+        ),
+        super::row::<ResizePaneArgs>(
             "resize_pane",
-            "Resize tmux Pane",
             IDEMPOTENT,
             "Set a pane's size in cells, or zoom/unzoom it.",
-        )),
-        bare_output(super::row::<MoveWindowArgs>(
+        ),
+        super::row::<MoveWindowArgs>(
             "move_window",
-            "Move tmux Window",
             IDEMPOTENT,
             "Move a window to another index or session; its state there.",
-        )),
-        bare_output(super::row::<SwapPaneArgs>(
+        ),
+        super::row::<SwapPaneArgs>(
             "swap_pane",
-            "Swap tmux Panes",
             ADDITIVE,
             "Swap two panes' places; the source pane's new state.",
-        )),
-        bare_output(super::row::<SetPaneTitleArgs>(
+        ),
+        super::row::<SetPaneTitleArgs>(
             "set_pane_title",
-            "Set tmux Pane Title",
             IDEMPOTENT,
             "Set a pane's title; its new state.",
-        )),
-        bare_output(super::row::<EnterCopyModeArgs>(
+        ),
+        super::row::<EnterCopyModeArgs>(
             "enter_copy_mode",
-            "Enter Copy Mode",
             ADDITIVE,
             "Put a pane in copy mode, optionally scrolled up; its state.",
-        )),
-        bare_output(super::row::<ExitCopyModeArgs>(
+        ),
+        super::row::<ExitCopyModeArgs>(
             "exit_copy_mode",
-            "Exit Copy Mode",
             IDEMPOTENT,
             "Leave copy mode (nothing to do when not in it); the pane's state.",
-        )),
+        ),
         super::row::<LoadBufferArgs>(
             "load_buffer",
-            "Load tmux Buffer",
             OPEN,
             "Put text in a new tmuxwire paste buffer; use its buffer_name with paste_buffer, show_buffer, delete_buffer.",
         ),
         super::row::<WaitForChannelArgs>(
             "wait_for_channel",
-            "Wait for tmux Channel",
             IDEMPOTENT,
             "Wait until a channel is signalled (signal_channel, or tmux wait-for -S in a pane) or timeout; a server exiting is an error, not success.",
         )
         .mark_self_bounded(),
-        bare_output(super::row::<SignalChannelArgs>(
+        super::row::<SignalChannelArgs>(
             "signal_channel",
-            "Signal tmux Channel",
             IDEMPOTENT,
             "Wake wait_for_channel waiters (or the next waiter, if none waits yet).",
-        )),
+        ),
     ]
 }
 

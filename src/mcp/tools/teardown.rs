@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, bare_output, targeting, tool_args};
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, targeting, tool_args};
 use crate::tmux::Error;
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
@@ -24,6 +24,7 @@ impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
 /// only.
 impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
     const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 
@@ -106,42 +107,36 @@ impl From<BufferDeleted> for Message {
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        bare_output(super::row::<KillServerArgs>(
+        super::row::<KillServerArgs>(
             "kill_server",
-            "Kill tmux Server",
             DESTRUCTIVE,
             "Kill the tmux server (not the one running this MCP server).",
-        )),
-        bare_output(super::row::<KillSessionArgs>(
+        ),
+        super::row::<KillSessionArgs>(
             "kill_session",
-            "Kill tmux Session",
             DESTRUCTIVE,
             "Kill a session by exact name or id (not this MCP server's own).",
-        )),
-        bare_output(super::row::<KillWindowArgs>(
+        ),
+        super::row::<KillWindowArgs>(
             "kill_window",
-            "Kill tmux Window",
             DESTRUCTIVE,
             "Kill a window by id (not this MCP server's own).",
-        )),
-        bare_output(super::row::<KillPaneArgs>(
+        ),
+        super::row::<KillPaneArgs>(
             "kill_pane",
-            "Kill tmux Pane",
             DESTRUCTIVE,
             "Kill a pane by id (not this MCP server's own).",
-        )),
-        bare_output(super::row::<ClearPaneArgs>(
+        ),
+        super::row::<ClearPaneArgs>(
             "clear_pane",
-            "Clear tmux Pane",
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
-        )),
-        bare_output(super::row_as::<DeleteBufferArgs, Message>(
+        ),
+        super::row_as::<DeleteBufferArgs, Message>(
             "delete_buffer",
-            "Delete tmux Buffer",
             IDEMPOTENT,
             "Delete a buffer load_buffer made.",
-        )),
+        ),
     ]
 }
 

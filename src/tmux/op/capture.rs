@@ -16,7 +16,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, SLACK, fit_room, head_within, json_len};
+use super::fit::{Fit, Limit, SLACK, fit_room, head_within, json_len, json_str_len};
+use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::format::{Part, Query};
 use crate::control::{Command, Target, TargetKind};
@@ -47,6 +48,13 @@ pub struct CapturePaneRequest {
     pub join: bool,
     /// Keep only the last this many lines (`None`: all).
     pub max_lines: Option<usize>,
+    /// Which lines of the range to keep before `max_lines` and the
+    /// response limit ([`Shape`]: `grep` with `context`, `head`, `tail`).
+    pub shape: Shape,
+    /// Redaction is on (`--redact`): rows (not `join`) have their secrets
+    /// masked here, where the pane's width says which rows a soft wrap
+    /// cut ([`crate::redact::find_rows`]); the caller masks the rest.
+    pub redact: bool,
 }
 
 impl Op for CapturePaneRequest {
@@ -57,11 +65,55 @@ impl Op for CapturePaneRequest {
     /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
     async fn run(self, server: &Server, limit: Limit) -> Result<CaptureResult, Error> {
         let target = server.resolve_pane(&self.pane).await?;
-        // Rendering stops once the limit is reached: the copy renders only
-        // the newest lines that reach it.
-        let cap = capture(server, &target, &self, limit.get()).await?;
-        Ok(CaptureResult::new(cap, &self))
+        let mut cap = if self.shape.is_active() {
+            // The whole range, shaped before it is cut.
+            let whole = CapturePaneRequest {
+                max_lines: None,
+                ..self.clone()
+            };
+            capture(server, &target, &whole, None).await?
+        } else {
+            // Rendering stops once the limit is reached: the copy renders
+            // only the newest lines that reach it.
+            capture(server, &target, &self, limit.get()).await?
+        };
+        // Masked before they are shaped, so a grep never sees a secret.
+        let redacted = if self.redact && !self.join {
+            mask_rows(&mut cap.lines, cap.width)
+        } else {
+            None
+        };
+        let mut r = CaptureResult::new(cap, &self);
+        r.redacted = redacted;
+        Ok(r)
     }
+
+    fn redacting(self, on: bool) -> CapturePaneRequest {
+        let shape = Shape {
+            redact: on,
+            ..self.shape
+        };
+        CapturePaneRequest {
+            redact: on,
+            shape,
+            ..self
+        }
+    }
+}
+
+/// Masks the secrets of `rows`, a pane's rows of `width` cells (a secret
+/// that soft wraps cut over rows included); how many, when any.
+fn mask_rows(rows: &mut [String], width: Option<u32>) -> Option<u64> {
+    let width = usize::try_from(width?).ok()?;
+    let spans = crate::redact::find_in_rows(rows, width);
+    let mut n = 0;
+    for (row, spans) in rows.iter_mut().zip(spans) {
+        if !spans.is_empty() {
+            n += crate::redact::count(&spans).total();
+            *row = crate::redact::apply_str(row, &spans);
+        }
+    }
+    (n > 0).then_some(n)
 }
 
 /// A capture: lines of text and how it was cut.
@@ -94,6 +146,8 @@ pub struct Capture {
     /// `None` when tmux can no longer tell (a range over a pane that is
     /// gone).
     pub top_row: Option<i64>,
+    /// The pane's width in cells at the capture, when known.
+    pub width: Option<u32>,
 }
 
 crate::record! {
@@ -107,6 +161,7 @@ crate::record! {
         alternate_on: bool = "alternate_on",
         history_size: i64 = "history_size",
         pane_height: i64 = "pane_height",
+        pane_width: i64 = "pane_width",
     }
 }
 
@@ -159,7 +214,7 @@ fn capture_copy(
     }
     // Only the newest lines are rendered: `max_lines` of them, and no more
     // than fit the caller's limit (the rest are counted, not rendered).
-    let (_, height) = t.size();
+    let (width, height) = t.size();
     let tail = t.capture_tail(
         req.start.unwrap_or(LineNo(0)),
         req.end.unwrap_or(LineNo(i64::from(height) - 1)),
@@ -185,6 +240,7 @@ fn capture_copy(
         pane_dead: dead,
         cut_bytes: tail.bytes_above,
         top_row,
+        width: Some(width),
     })
 }
 
@@ -312,6 +368,7 @@ async fn capture_once(
         pane_dead: false,
         cut_bytes: 0,
         top_row: Some(first_row(req, hsize, height)),
+        width: u32::try_from(meta.pane_width).ok(),
     };
     Ok((cap, skipped))
 }
@@ -347,6 +404,12 @@ pub struct Next {
     pub end: i64,
     /// `max_lines` to ask with.
     pub max_lines: Option<usize>,
+    /// `grep` to ask with (a shaped capture's); left out when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grep: Option<String>,
+    /// `context` to ask with; left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub context: usize,
 }
 
 /// `capture_pane`'s result.
@@ -359,30 +422,50 @@ pub struct CaptureResult {
     /// Lines returned.
     pub lines: usize,
     /// Lines cut before the first line returned, by `max_lines` or the
-    /// response budget.
+    /// response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncated_lines: usize,
-    /// Bytes of text cut to fit the response budget.
+    /// Bytes of text cut to fit the response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncated_bytes: usize,
-    /// How to get the lines cut; `None` when nothing was cut or, for
+    /// How to get the lines cut; left out when nothing was cut or, for
     /// `join_wrapped` captures, when logical lines have no line number.
+    /// For a capture shaped by `grep` with `context`, the range reaches
+    /// `context` lines further on each side, so the answer to it may
+    /// repeat up to `context` lines (it never misses one).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
-    /// Which screen was captured: always `live`, the pane's current screen; a pane in copy mode
-    /// may show the user older lines (see `scroll_position`).
+    /// Lines of the range that `head`, `tail` or `grep` left out (not
+    /// counted in `truncated_lines`); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lines_omitted: usize,
+    /// Which screen was captured: always `live`, the pane's current screen
+    /// (left out); a pane in copy mode may show the user older lines (see
+    /// `scroll_position`).
+    #[serde(skip_serializing_if = "is_live")]
     pub view: String,
-    /// The pane is in a mode (copy mode, …).
+    /// The pane is in a mode (copy mode, …); left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_in_mode: bool,
     /// The mode's name, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_mode: Option<String>,
     /// In copy mode: lines the user's view is scrolled up from the live bottom.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scroll_position: Option<i64>,
-    /// The alternate screen (a full-screen program) is shown.
+    /// The alternate screen (a full-screen program) is shown; left out
+    /// when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alternate_on: bool,
-    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux just before) or
-    /// `capture` (tmux itself).
+    /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux
+    /// just before) or `capture` (tmux itself).
     pub source: Source,
     /// The pane is gone; the text is tmuxwire's copy of its last screen.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
+    /// Secrets masked in the rows (`--redact`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     /// The lines `result` holds (after its header), kept to cut them.
     #[serde(skip)]
     #[schemars(skip)]
@@ -391,6 +474,15 @@ pub struct CaptureResult {
     #[serde(skip)]
     #[schemars(skip)]
     top_row: Option<i64>,
+    /// Of a shaped capture of rows: the tmux line number of each line of
+    /// `text`, and of the first line the shape kept.
+    #[serde(skip)]
+    #[schemars(skip)]
+    numbers: Option<(Vec<i64>, i64)>,
+    /// The request's shape, for `next`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    shape: Shape,
     /// The request's `join` and `max_lines`, for `next`.
     #[serde(skip)]
     #[schemars(skip)]
@@ -403,13 +495,42 @@ pub struct CaptureResult {
 impl CaptureResult {
     /// The uncut result of capture `cap` made for `req`.
     pub fn new(cap: Capture, req: &CapturePaneRequest) -> CaptureResult {
+        let mut text = cap.lines;
+        let mut truncated_lines = cap.truncated_lines;
+        let mut lines_omitted = 0;
+        let mut numbers: Option<(Vec<i64>, i64)> = None;
+        if req.shape.is_active() {
+            // Captured whole (no max_lines): line `i` of rows is row
+            // `top + i`; logical lines have no number.
+            let kept = req.shape.keep(&text);
+            lines_omitted = text.len() - kept.len();
+            if let (false, Some(top), Some(&first)) = (req.join, cap.top_row, kept.first()) {
+                let row = |i: usize| top.saturating_add(i64::try_from(i).unwrap_or(i64::MAX));
+                numbers = Some((kept.iter().map(|&i| row(i)).collect(), row(first)));
+            }
+            let mut want = kept.into_iter().peekable();
+            let mut i = 0;
+            text.retain(|_| {
+                let k = want.peek() == Some(&i);
+                if k {
+                    want.next();
+                }
+                i += 1;
+                k
+            });
+            truncated_lines = keep_tail(&mut text, req.max_lines);
+            if let Some((n, _)) = &mut numbers {
+                n.drain(..truncated_lines.min(n.len()));
+            }
+        }
         let mut r = CaptureResult {
             result: String::new(),
             pane_id: cap.pane_id,
             lines: 0,
-            truncated_lines: cap.truncated_lines,
+            truncated_lines,
             truncated_bytes: cap.cut_bytes,
             next: None,
+            lines_omitted,
             view: "live".into(),
             pane_in_mode: cap.pane_in_mode,
             pane_mode: cap.pane_mode,
@@ -417,10 +538,13 @@ impl CaptureResult {
             alternate_on: cap.alternate_on,
             source: cap.source,
             pane_dead: cap.pane_dead,
-            text: cap.lines,
+            text,
             top_row: cap.top_row,
+            numbers,
+            shape: req.shape.clone(),
             join: req.join,
             max_lines: req.max_lines,
+            redacted: None,
         };
         r.finish();
         r
@@ -434,7 +558,26 @@ impl CaptureResult {
     /// Writes `result`, `lines` and `next` from the lines kept.
     fn finish(&mut self) {
         self.next = None;
-        if self.truncated_lines > 0
+        if self.truncated_lines > 0 && self.shape.is_active() {
+            // The shape kept lines from `first` on; those before the
+            // first line returned were cut. Asked again with grep over
+            // that span (context further on each side, for the lines a
+            // match across its ends kept), they come back; head and tail
+            // chose among them and are not asked again.
+            if let Some((numbers, first)) = &self.numbers
+                && let Some(&returned) = numbers.first()
+            {
+                let c = i64::try_from(self.shape.context).unwrap_or(0);
+                self.next = Some(Next {
+                    pane_id: self.pane_id.clone(),
+                    start: first.saturating_sub(c),
+                    end: returned.saturating_sub(1).saturating_add(c),
+                    max_lines: self.max_lines,
+                    grep: self.shape.grep.clone(),
+                    context: self.shape.context,
+                });
+            }
+        } else if self.truncated_lines > 0
             && !self.join
             && let Some(top) = self.top_row
         {
@@ -445,6 +588,8 @@ impl CaptureResult {
                 start: top,
                 end: top.saturating_add(cut) - 1,
                 max_lines: self.max_lines,
+                grep: None,
+                context: 0,
             });
         }
         self.lines = self.text.len();
@@ -463,12 +608,18 @@ impl Fit for CaptureResult {
                 let mut bare = self.clone();
                 bare.result.clear();
                 bare.lines = 0;
-                bare.truncated_bytes = 0;
+                // The most digits, so the fields a cut adds are counted.
+                bare.truncated_lines = usize::MAX;
+                bare.truncated_bytes = usize::MAX;
                 bare.next = None;
-                let fixed = json_len(&bare) + HEADER_ROOM + NEXT_ROOM + SLACK;
+                let grep = self.shape.grep.as_deref().map_or(0, json_str_len);
+                let fixed = json_len(&bare) + HEADER_ROOM + NEXT_ROOM + grep + SLACK;
                 fit_room(&mut self.text, b.saturating_sub(fixed))
             }
         };
+        if let Some((numbers, _)) = &mut self.numbers {
+            numbers.drain(..cut.min(numbers.len()));
+        }
         self.truncated_lines += cut;
         self.truncated_bytes += bytes;
         self.finish();
@@ -482,6 +633,9 @@ pub struct SnapshotPaneRequest {
     pub pane: Selector,
     /// Keep only the last this many rows (`None`: all).
     pub max_lines: Option<usize>,
+    /// Redaction is on: the rows have their secrets masked here, read
+    /// with the pane's width (see [`CapturePaneRequest::redact`]).
+    pub redact: bool,
 }
 
 impl Op for SnapshotPaneRequest {
@@ -493,7 +647,16 @@ impl Op for SnapshotPaneRequest {
     async fn run(self, server: &Server, _: Limit) -> Result<SnapshotResult, Error> {
         let target = server.resolve_pane(&self.pane).await?;
         let snapshot = snapshot(server, &target, self.max_lines).await?;
-        Ok(SnapshotResult::new(snapshot))
+        let mut r = SnapshotResult::new(snapshot);
+        if self.redact {
+            r.redacted = mask_rows(&mut r.rows, u32::try_from(r.snapshot.pane_width).ok());
+            r.finish();
+        }
+        Ok(r)
+    }
+
+    fn redacting(self, on: bool) -> SnapshotPaneRequest {
+        SnapshotPaneRequest { redact: on, ..self }
     }
 }
 
@@ -505,10 +668,15 @@ pub struct SnapshotResult {
     /// count the rows cut by `max_lines` and by the response budget.
     #[serde(flatten)]
     pub snapshot: PaneSnapshot,
-    /// Bytes of `content` cut to fit the response budget.
+    /// Bytes of the rows cut to fit the response budget (left out when 0).
+    #[serde(skip_serializing_if = "is_zero")]
     pub content_truncated_bytes: usize,
-    /// How to get the rows cut (the content's first rows), when any were.
+    /// How to get the rows cut (left out when none were).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
+    /// Secrets masked in the rows (`--redact`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     /// The rows `content` holds, kept to cut them.
     #[serde(skip)]
     #[schemars(skip)]
@@ -527,6 +695,7 @@ impl SnapshotResult {
             snapshot,
             content_truncated_bytes: 0,
             next: None,
+            redacted: None,
             rows,
         };
         r.finish();
@@ -546,6 +715,8 @@ impl SnapshotResult {
             start: 0,
             end: cut - 1,
             max_lines: Some(usize::try_from(cut).unwrap_or(usize::MAX)),
+            grep: None,
+            context: 0,
         });
     }
 }
@@ -557,7 +728,7 @@ impl Fit for SnapshotResult {
         let Some(b) = limit.get() else { return };
         let mut bare = self.clone();
         bare.snapshot.content.clear();
-        bare.content_truncated_bytes = 0;
+        bare.content_truncated_bytes = usize::MAX;
         bare.next = None;
         let fixed = json_len(&bare) + NEXT_ROOM + SLACK;
         let (drop, bytes) = fit_room(&mut self.rows, b.saturating_sub(fixed));
@@ -668,6 +839,11 @@ pub struct TextResult {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// Whether a view is `live`, the only one there is (a field left out).
+pub(crate) fn is_live(v: &str) -> bool {
+    v == "live"
 }
 
 /// A format is read from its start: the head that fits is kept.

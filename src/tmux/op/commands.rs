@@ -9,6 +9,12 @@
 //! unforgeable path). A pane whose shell sends no marks answers
 //! `marks: "absent"` with no commands, which never reads as "no output".
 //!
+//! A record is one command line that ran, however often its prompt was
+//! drawn: prompts drawn again (a resize, a vi-mode switch, a transient
+//! prompt), Enter on an empty line and Ctrl-C at the prompt add none, and
+//! a prompt a running command draws (fish's `read`) does not end it
+//! ([`crate::term::Commands`] says how).
+//!
 //! Line numbers are tmux's (`capture-pane -S`/`-E`: 0 = the top row of
 //! the visible screen, negative in history), of the first row of a
 //! logical line, so they can be passed to `capture_pane` as they are.
@@ -19,6 +25,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::fit::{Limit, json_str_len};
+use super::shape::Shape;
 use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
@@ -37,56 +44,81 @@ pub struct ListCommandsRequest {
     pub before: Option<u64>,
 }
 
-/// One command as `list_commands` and `get_command_output` report it.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One command as `list_commands` and `get_command_output` report it (the
+/// optional facts left out when unknown).
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandInfo {
     /// Its number in the pane, from 0 (never reused).
     pub index: u64,
-    /// The command line as the marks or the screen gave it; null when
-    /// unknown.
+    /// The command line as the marks or the screen gave it (a multi-line
+    /// command's lines joined by `\n`, prompts and a right prompt left
+    /// out); null when unknown.
     pub command: Option<String>,
-    /// running | finished | abandoned (a new prompt came before its end
-    /// mark) | prompt (typed, not yet run).
+    /// running | finished | abandoned (the next command started before its
+    /// end mark) | prompt (typed, not yet run).
     pub state: &'static str,
     /// The status its end mark carried; null when none came or it carried
     /// none (never made up as 0).
     pub exit_status: Option<u8>,
     /// When its output began, Unix time in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub started_at: Option<f64>,
     /// From output start to its end mark, milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
     /// Its output's logical lines (null when it has no output start).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_lines: Option<u64>,
     /// tmux line number of its first output line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_start_line: Option<i64>,
     /// tmux line number of its last output line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_end_line: Option<i64>,
     /// Working directory when it started (OSC 7 and the like).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// osc133 | osc633 | osc1337: the marks it was read from.
     pub source: &'static str,
     /// Always false: a program in the pane can print any mark.
     pub trusted: bool,
-    /// 0 for the outermost shell, 1 for a shell started from it, …
+    /// 0 for the outermost shell (left out), 1 for a shell started from
+    /// it, …
+    #[serde(skip_serializing_if = "is_zero_u32")]
     pub depth: u32,
-    /// Some of its lines are no longer held (history trimmed, cleared).
+    /// Some of its lines are no longer held (history trimmed, cleared);
+    /// left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub trimmed: bool,
 }
 
 /// `list_commands`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandList {
+    /// Oldest first.
+    pub commands: Vec<CommandInfo>,
     /// Pane id, `%N`.
     pub pane_id: String,
     /// present: the pane's shell sent marks; absent: none was seen (the
     /// shell has no integration, so nothing here says what ran).
     pub marks: &'static str,
-    /// Oldest first.
-    pub commands: Vec<CommandInfo>,
     /// Commands the table holds in all.
     pub total: usize,
     /// Older commands left out (limit, before or the response budget);
-    /// pass `before` = the first index shown to get them.
+    /// pass `before` = the first index shown to get them. Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
 }
 
@@ -155,6 +187,10 @@ pub struct CommandOutputRequest {
     pub context: usize,
     /// At most this many bytes of line text (the first lines kept).
     pub max_bytes: Option<usize>,
+    /// Redaction is on: `grep` keeps a line only for text it holds
+    /// outside its secrets (read with the output's other lines, so a
+    /// key's body is one).
+    pub redact: bool,
 }
 
 /// One output line.
@@ -169,16 +205,19 @@ pub struct OutputLine {
 /// `get_command_output`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CommandOutput {
+    /// The lines kept, in order.
+    pub lines: Vec<OutputLine>,
     /// Pane id, `%N`.
     pub pane_id: String,
     /// The command.
     pub command: CommandInfo,
-    /// The lines kept, in order.
-    pub lines: Vec<OutputLine>,
     /// Output lines not returned (head/tail/grep/max_bytes or the
-    /// budget).
+    /// budget); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
-    /// Output lines tmux no longer holds (trimmed from history).
+    /// Output lines tmux no longer holds (trimmed from history); left out
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero_u64")]
     pub lines_missing: u64,
 }
 
@@ -222,27 +261,14 @@ impl Op for CommandOutputRequest {
         let info = info(rec, t, &lines);
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
-        if let Some(g) = self.grep.as_deref().filter(|g| !g.is_empty()) {
-            let hit: Vec<bool> = out.iter().map(|l| l.text.contains(g)).collect();
-            let mut keep = vec![false; out.len()];
-            for (i, _) in hit.iter().enumerate().filter(|(_, h)| **h) {
-                let lo = i.saturating_sub(self.context);
-                let hi = (i + self.context).min(out.len() - 1);
-                keep[lo..=hi].iter_mut().for_each(|k| *k = true);
-            }
-            let mut k = keep.into_iter();
-            out.retain(|_| k.next().unwrap_or(false));
+        Shape {
+            head: self.head,
+            tail: self.tail,
+            grep: self.grep.clone(),
+            context: self.context,
+            redact: self.redact,
         }
-        match (self.head, self.tail) {
-            (Some(h), Some(t)) if h + t < out.len() => {
-                out.drain(h..out.len() - t);
-            }
-            (Some(h), None) => out.truncate(h),
-            (None, Some(t)) if t < out.len() => {
-                out.drain(..out.len() - t);
-            }
-            _ => {}
-        }
+        .apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
             let mut used = 0usize;
             let n = out
@@ -261,6 +287,10 @@ impl Op for CommandOutputRequest {
             lines: out,
             lines_missing: missing,
         })
+    }
+
+    fn redacting(self, on: bool) -> CommandOutputRequest {
+        CommandOutputRequest { redact: on, ..self }
     }
 }
 
@@ -468,20 +498,22 @@ const TAIL_BYTES: usize = 2000;
 /// `wait_for_command`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForCommandResult {
+    /// finished (a command's end mark came, or the next command started
+    /// without one: abandoned) | password_prompt (the program has read a
+    /// line with echo off for 300 ms) | awaiting_input (it has read an
+    /// echoed line, or waited for a single key, for 300 ms: `read`,
+    /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
+    /// program exited) | pane_gone | timeout.
+    pub outcome: &'static str,
     /// True when a command finished (`outcome` is `finished`).
     pub found: bool,
-    /// finished (a command's end mark came, or a new prompt abandoned
-    /// it) | password_prompt (the program has read a line with echo off
-    /// for 300 ms) | awaiting_input (it has read an echoed line for 300
-    /// ms: `read`, `input()`, a y/n question) | exited (the pane's program
-    /// exited) | pane_gone | timeout.
-    pub outcome: &'static str,
     /// The command that finished; null otherwise.
     pub command: Option<CommandInfo>,
     /// Its last output lines (at most 20 lines and 2000 bytes).
     pub tail: Vec<String>,
     /// The command still running when the wait ended without one
-    /// finishing; null when none was.
+    /// finishing; left out when none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub running: Option<CommandInfo>,
     /// present | absent: whether the pane's shell sent any marks since
     /// tmuxwire watched it (absent: no command can be seen to finish).
@@ -496,6 +528,16 @@ pub struct WaitForCommandResult {
     /// kept the pane; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// For `password_prompt` and `awaiting_input`: the facts that tell
     /// (the terminal's settings, the foreground process, its wait
     /// channel); absent otherwise.
@@ -664,13 +706,14 @@ async fn wait_from(
     });
     use super::follow::Ended;
     let evidence = reading.as_ref().map_or_else(Vec::new, |(_, e)| e.clone());
-    let (outcome, pane_exit_status) = match (&done, ended) {
+    let (outcome, exit) = match (&done, ended) {
         (Some(_), _) => ("finished", None),
         (None, _) if let Some((i, _)) = &reading => (super::reading::outcome_of(*i), None),
-        (None, Some(Ended::Exited(status))) => ("exited", status),
-        (None, Some(Ended::Gone)) => ("pane_gone", None),
+        (None, Some(e @ Ended::Exited(_))) => ("exited", Some(e)),
+        (None, Some(e @ Ended::Gone)) => ("pane_gone", Some(e)),
         (None, None) => ("timeout", None),
     };
+    let exit = super::follow::exit_of(exit.as_ref());
     let (command, tail) = done.map_or((None, Vec::new()), |(c, t)| (Some(c), t));
     Ok(WaitForCommandResult {
         found: command.is_some(),
@@ -682,7 +725,9 @@ async fn wait_from(
         pane_id: pane.to_string(),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
-        pane_exit_status,
+        pane_exit_status: exit.status,
+        pane_exit_signal: exit.signal,
+        pane_exit_unknown: exit.unknown,
         evidence,
     })
 }
@@ -846,6 +891,8 @@ pub(super) async fn run_marked(
         outcome,
         pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
         pane_exit_status: w.pane_exit_status,
+        pane_exit_signal: w.pane_exit_signal,
+        pane_exit_unknown: w.pane_exit_unknown,
         evidence: w.evidence,
     })
 }

@@ -84,6 +84,14 @@ pub struct Submit {
     pub delay: Option<Duration>,
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What became of typed input, read from the pane's copy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Delivery {
@@ -100,9 +108,11 @@ pub struct Delivery {
     /// Enter) | unconfirmed.
     pub submitted: &'static str,
     /// Times Enter was pressed again (at most 2), each only while the body
-    /// was still on the input row 800 ms after the last.
+    /// was still on the input row 800 ms after the last; left out when 0.
+    #[serde(skip_serializing_if = "is_zero_u32")]
     pub enter_retries: u32,
-    /// The delay between the body and Enter, ms.
+    /// The delay between the body and Enter, ms; left out when 0.
+    #[serde(skip_serializing_if = "is_zero_u64")]
     pub submit_delay_ms: u64,
     /// What was seen, in words.
     pub evidence: Vec<String>,
@@ -316,10 +326,10 @@ pub(super) async fn wait_ready(
             return true;
         }
         if let Some(p) = process {
-            let (input, _) = p.read();
+            let (input, _) = p.read(copy);
             let reads = matches!(
                 input,
-                Input::LineEditor | Input::LineRead | Input::Raw | Input::Password
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw | Input::Password
             );
             if reads && still {
                 evidence.push(format!(
@@ -414,9 +424,12 @@ pub(super) async fn confirm(
         // line (the shell started the command): never press Enter again
         // into what runs.
         if let Some((p, was)) = reader
-            && matches!(was, Input::LineEditor | Input::LineRead | Input::Raw)
+            && matches!(
+                was,
+                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw
+            )
         {
-            let (now, facts) = p.read();
+            let (now, facts) = p.read(copy);
             if now == Input::Busy {
                 d.submitted = "confirmed";
                 d.evidence.push(format!(

@@ -52,6 +52,17 @@ enum Test {
     NotIn(Vec<String>),
 }
 
+/// A listed item as filters test it.
+pub trait Filtered: Serialize {
+    /// The item's fields by name: as it serializes, plus those its answer
+    /// leaves out (for their default, or to another tool), so a filter on
+    /// one still tests the value (`{"history_size": 0}` keeps the panes
+    /// without history). A JSON object.
+    fn fields(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// Parsed filters.
 pub struct Filters {
     tests: Vec<(String, Test)>,
@@ -183,17 +194,15 @@ impl Filters {
             .collect())
     }
 
-    /// Keeps the items that pass every test, each tested as it
-    /// serializes (the fields a caller sees).
+    /// Keeps the items that pass every test, each tested by its
+    /// [`Filtered::fields`] (the fields a caller sees, and those its answer
+    /// leaves out for their default).
     ///
     /// # Errors
     ///
     /// As [`Filters::apply`].
-    pub fn keep<T: Serialize>(&self, items: Vec<T>) -> Result<Vec<T>, Error> {
-        let values: Vec<Value> = items
-            .iter()
-            .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
-            .collect();
+    pub fn keep<T: Filtered>(&self, items: Vec<T>) -> Result<Vec<T>, Error> {
+        let values: Vec<Value> = items.iter().map(Filtered::fields).collect();
         if let Some(first) = values.first() {
             self.apply(vec![first.clone()])?;
         }

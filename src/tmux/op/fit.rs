@@ -298,8 +298,11 @@ fn fit_search(r: &mut SearchPanesResult, budget: usize) {
     if json_len(r) <= budget {
         return;
     }
-    // Without any lines: what the panes cost on their own.
+    // Without any lines: what the panes cost on their own, with room for
+    // the fields a cut adds (`lines_omitted`, each pane's
+    // `matched_line_rows` key).
     let mut bare = r.clone();
+    bare.lines_omitted = usize::MAX;
     for m in &mut bare.matches {
         m.matched_lines.clear();
         m.matched_line_numbers.clear();
@@ -309,7 +312,7 @@ fn fit_search(r: &mut SearchPanesResult, budget: usize) {
             s.clear();
         }
     }
-    let mut fixed = json_len(&bare) + SLACK;
+    let mut fixed = json_len(&bare) + SLACK + 24 * bare.matches.len();
     while fixed > budget && !r.matches.is_empty() {
         let (Some(m), Some(pane)) = (r.matches.pop(), bare.matches.pop()) else {
             break;
@@ -442,6 +445,7 @@ mod tests {
             lines_omitted: 0,
             panes_history_at_limit: Vec::new(),
             note: None,
+            next: None,
         }
     }
 

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::fit::{Fit, Limit, json_len};
+use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
@@ -67,6 +68,9 @@ pub struct WaitForTextRequest {
     pub timeout: Duration,
     /// Where to report progress (seconds waited of the timeout).
     pub progress: Option<Progress>,
+    /// Redaction is on: a match that overlaps a secret of the line (read
+    /// with the lines around it, so a key's body is one) does not count.
+    pub redact: bool,
 }
 
 crate::fits_whole!(WaitForTextResult);
@@ -80,6 +84,10 @@ impl Op for WaitForTextRequest {
             wait_for_text(server, pane, &self).await
         })
         .await
+    }
+
+    fn redacting(self, on: bool) -> WaitForTextRequest {
+        WaitForTextRequest { redact: on, ..self }
     }
 }
 
@@ -128,6 +136,9 @@ pub struct CaptureSinceRequest {
     /// default: the cursor stops after them, nothing is lost) or the
     /// newest (libtmux-mcp: older ones are skipped).
     pub keep: Keep,
+    /// Which of the lines an answer takes it returns ([`Shape`]); the
+    /// cursor moves past them all.
+    pub shape: Shape,
 }
 
 impl CaptureSinceRequest {
@@ -151,6 +162,7 @@ impl CaptureSinceRequest {
             max_lines,
             max_bytes,
             keep: Keep::Oldest,
+            shape: Shape::default(),
         }
     }
 }
@@ -166,7 +178,7 @@ impl Op for CaptureSinceRequest {
         let cap = limit
             .get()
             .map_or(usize::MAX, |b| b.saturating_sub(4096) / 2);
-        capture_since(
+        let mut r = capture_since(
             server,
             pane,
             self.cursor.as_ref(),
@@ -174,7 +186,23 @@ impl Op for CaptureSinceRequest {
             self.max_bytes.min(cap),
             self.keep,
         )
-        .await
+        .await?;
+        if self.shape.is_active() {
+            // Cut first, so the cursor stays where the lines taken end;
+            // the shape then picks which of them are returned, and the
+            // answer only shrinks (the fit after this one keeps it).
+            r.fit(limit);
+            r.lines_omitted = self.shape.apply(&mut r.lines, String::as_str);
+        }
+        Ok(r)
+    }
+
+    fn redacting(self, on: bool) -> CaptureSinceRequest {
+        let shape = Shape {
+            redact: on,
+            ..self.shape
+        };
+        CaptureSinceRequest { shape, ..self }
     }
 }
 
@@ -331,6 +359,14 @@ pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<P
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
 /// its copy ([`Want::Current`]).
+///
+/// Something else may change the pane meanwhile: its session killed (the
+/// watch of the session it was listed in cannot open, or ends with the
+/// seed out), its window moved to another session, the pane respawned or
+/// resized. A sync that gave up before its time is then asked again from
+/// a fresh listing ([`SYNC_TRIES`] times in all), and a pane that is gone
+/// by then is `NotFound`, as a pane that was never there: never a timeout
+/// the caller is told to retry.
 pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
@@ -355,58 +391,64 @@ pub(super) async fn follow_with(
             "this tool follows the pane's output and needs the pane mirror, which is off",
         ));
     };
-    let target = Target::Pane(pane);
-    let recs =
-        super::list::pane_records(server, &PaneScope::Window(target.clone()), FOLLOWED_FIELDS)
-            .await?;
-    let pane_str = pane.to_string();
-    let (row, meta) = recs
-        .iter()
-        .map(|r| {
-            let row = FollowedRow::from_record_at(r, PaneMeta::FIELDS.len());
-            (row, PaneMeta::from_record(r))
-        })
-        .find(|(row, _)| row.pane_id == pane_str)
-        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-    let session = meta
-        .session_id
-        .parse()
-        .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
-    let pid = row
-        .pane_pid
-        .and_then(|p| u32::try_from(p).ok())
-        .unwrap_or(0);
-    let command = meta.pane_current_command.clone();
-    let confirmed = m
-        .sync_within(&[(pane, session, meta)], want, progress, within)
-        .await;
+    let limit = within.map_or(m.options().sync_timeout, |w| {
+        w.min(m.options().sync_timeout)
+    });
+    let began = std::time::Instant::now();
     let limited = || {
         m.session_limit()
             .map(|why| Error::new(crate::tmux::ErrorKind::HostSessionLimit, why))
     };
-    let Some(p) = m.pane(pane) else {
-        return Err(
-            limited().unwrap_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
-        );
-    };
-    // A live copy that tmux did not confirm is still fed in the order tmux
-    // sent its output: its check was taken while this pane and another
-    // printed, which proves nothing either way (the copy is checked again
-    // at the next call). One not live after the sync was still being
-    // seeded when the time ran out.
-    let usable =
-        confirmed.contains(&pane) || matches!(p.view().status(), Status::Dead | Status::Live);
-    if !usable || p.view().term().is_none() {
-        // A server that went away meanwhile (its watch ended) says so.
-        server
-            .run(&Command::new("display-message").arg("-p").arg(""))
-            .await?;
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        // Fails NotFound for a pane that is gone (and says so for a
+        // server that went away).
+        let (row, meta) = followed_row(server, pane).await?;
+        let session = meta
+            .session_id
+            .parse()
+            .map_err(|_| Error::connection("tmux listed a pane without a session"))?;
+        let pid = row
+            .pane_pid
+            .and_then(|p| u32::try_from(p).ok())
+            .unwrap_or(0);
+        let command = meta.pane_current_command.clone();
+        let left = limit.saturating_sub(began.elapsed());
+        let synced = std::time::Instant::now();
+        let confirmed = m
+            .sync_within(&[(pane, session, meta)], want, progress, Some(left))
+            .await;
+        let copy = m.pane(pane);
+        // A live copy that tmux did not confirm is still fed in the order
+        // tmux sent its output: its check was taken while this pane and
+        // another printed, which proves nothing either way (the copy is
+        // checked again at the next call). One not live after the sync was
+        // still being seeded when the time ran out, or its session went.
+        if let Some(p) = copy.filter(|p| {
+            let st = p.view();
+            (confirmed.contains(&pane) || matches!(st.status(), Status::Dead | Status::Live))
+                && st.term().is_some()
+        }) {
+            return Ok(Followed {
+                pane: p,
+                pid,
+                command,
+            });
+        }
         if let Some(e) = limited() {
             return Err(e);
         }
-        let waited = within.map_or(m.options().sync_timeout, |w| {
-            w.min(m.options().sync_timeout)
-        });
+        // The sync gave up before its time: the session it was asked of
+        // went (or the pane left it). Asked again from a fresh listing,
+        // which also tells a pane that is gone.
+        let early = synced.elapsed() + SYNC_EARLY < left;
+        if early && tries < SYNC_TRIES {
+            continue;
+        }
+        // Gone by now (or the server went away): said so.
+        followed_row(server, pane).await?;
+        let waited = began.elapsed();
         let waited = if waited < Duration::from_secs(1) {
             format!("{} ms", waited.as_millis())
         } else {
@@ -418,11 +460,34 @@ pub(super) async fn follow_with(
              as fast as it can (or a stopped server) holds up"
         )));
     }
-    Ok(Followed {
-        pane: p,
-        pid,
-        command,
-    })
+}
+
+/// Times [`follow`] syncs a pane whose sync gave up early (its session
+/// went while it was asked).
+const SYNC_TRIES: u32 = 3;
+
+/// A sync that ends more than this before its time gave up: it did not
+/// run out of time.
+const SYNC_EARLY: Duration = Duration::from_millis(100);
+
+/// `pane`'s listing, as [`follow`] reads it.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when tmux
+/// no longer has the pane; connection errors.
+async fn followed_row(server: &Server, pane: PaneId) -> Result<(FollowedRow, PaneMeta), Error> {
+    let target = Target::Pane(pane);
+    let recs =
+        super::list::pane_records(server, &PaneScope::Window(target), FOLLOWED_FIELDS).await?;
+    let pane_str = pane.to_string();
+    recs.iter()
+        .map(|r| {
+            let row = FollowedRow::from_record_at(r, PaneMeta::FIELDS.len());
+            (row, PaneMeta::from_record(r))
+        })
+        .find(|(row, _)| row.pane_id == pane_str)
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
 }
 
 /// How often a wait asks tmux whether its pane still runs. tmux tells
@@ -439,25 +504,69 @@ pub(super) async fn follow_with(
 const LIVENESS_EVERY: Duration = Duration::from_millis(500);
 
 /// What tmux says of a followed pane when asked directly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Liveness {
     /// Its program runs.
     Alive,
     /// Its program exited and tmux keeps the pane (`remain-on-exit`),
-    /// with `#{pane_dead_status}` when tmux has it.
-    Exited(Option<i32>),
+    /// with what tmux knows of how it ended.
+    Exited(Exit),
     /// tmux has no such pane.
     Gone,
 }
 
+/// How a dead pane's program ended, as tmux says: its exit status or the
+/// signal that ended it, once tmux has reaped it (server.c
+/// `server_child_exited()` sets `PANE_STATUSREADY`; format.c prints
+/// `#{pane_dead_status}` for an exit and `#{pane_dead_signal}` for a
+/// signal, and nothing before).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Exit {
+    /// The exit status (`#{pane_dead_status}`).
+    pub(super) status: Option<i32>,
+    /// The signal (`#{pane_dead_signal}`: its name, `KILL`, or its number
+    /// where tmux's C library names none, compat `sig2name()`).
+    pub(super) signal: Option<String>,
+    /// Why neither is known, when they are not.
+    pub(super) unknown: Option<String>,
+}
+
+impl Exit {
+    /// Whether tmux has reaped the program (a status or a signal).
+    fn known(&self) -> bool {
+        self.status.is_some() || self.signal.is_some()
+    }
+}
+
+/// The format [`liveness`] asks: the server's pid, the pane it answers
+/// for, its dead flag, and its status and signal, each after a letter
+/// (either may be empty).
+const LIVENESS_FORMAT: &str =
+    "#{pid} #{pane_id} #{pane_dead} s#{pane_dead_status} g#{pane_dead_signal}";
+
 /// Asks tmux whether `pane` still runs (one round trip:
-/// `display-message -p '#{pid} #{pane_id} #{pane_dead} #{pane_dead_status}'`,
-/// which a program in the pane cannot forge). `display-message` finds its
-/// target with `CMD_FIND_CANFAIL` (cmd-display-message.c): for a pane
-/// that is gone it answers for another one, so the answer names the
-/// pane it is about. `server_pid`: the server the wait
-/// began on (another pid on the socket is another server). An answer
-/// that says nothing certain is [`Liveness::Alive`]: the wait goes on.
+/// `display-message -p` [`LIVENESS_FORMAT`], which a program in the pane
+/// cannot forge). `display-message` finds its target with
+/// `CMD_FIND_CANFAIL` (cmd-display-message.c): for a pane that is gone
+/// it answers for another one, so the answer names the pane it is about.
+/// `server_pid`: the server the wait began on (another pid on the socket
+/// is another server). An answer that says nothing certain is
+/// [`Liveness::Alive`]: the wait goes on.
+///
+/// `reap`: `run-shell true` first, in the same round trip. tmux reaps its
+/// children only on `SIGCHLD` (server.c `server_child_signal()`, which
+/// waits for every child that exited), and tmux misses some: seen on
+/// Debian's 3.3a, in about one exit in 20 to 40, the pane's program a
+/// zombie for over 10 s with `#{pane_dead}` 1 and `#{pane_dead_status}`
+/// empty, until another child of tmux exited. That build links
+/// libutempter, and `server_destroy_pane()` calls
+/// `utempter_remove_record()` when the pane's terminal closes, whose own
+/// `SIGCHLD` handler takes the signal of a program that exits meanwhile
+/// (tmux issue 311; spawn.c raises `SIGCHLD` again after adding the
+/// record, but nothing does after removing it). `run-shell` answers once
+/// its job has exited and been reaped, by the same loop of `waitpid()`
+/// that reaps the pane's program: after it, neither a status nor a
+/// signal means the program has not exited.
 ///
 /// # Errors
 ///
@@ -467,6 +576,7 @@ async fn liveness(
     server: &Server,
     pane: PaneId,
     server_pid: Option<u32>,
+    reap: bool,
 ) -> Result<Liveness, Error> {
     use crate::tmux::ErrorKind;
     let gone = |why: &str| {
@@ -477,9 +587,18 @@ async fn liveness(
     let cmd = Command::new("display-message")
         .target(&Target::Pane(pane), TargetKind::Pane)
         .arg("-p")
-        .arg("#{pid} #{pane_id} #{pane_dead} #{pane_dead_status}");
-    let out = match server.run(&cmd).await {
-        Ok(o) => o,
+        .arg(LIVENESS_FORMAT);
+    let answer = if reap {
+        let cmds = [Command::new("run-shell").arg("true"), cmd];
+        // run-shell's own answer does not matter (a shell that cannot
+        // run `true` still exits).
+        server.run_all(&cmds).await.map(|mut outs| outs.pop())
+    } else {
+        server.run(&cmd).await.map(Some)
+    };
+    let out = match answer {
+        Ok(Some(o)) => o,
+        Ok(None) => return Ok(Liveness::Alive),
         Err(e) => {
             return match e.kind() {
                 ErrorKind::NoServer
@@ -509,7 +628,8 @@ async fn liveness(
 
 /// Reads the answer of [`liveness`]'s command about `pane`: `None` when
 /// the server's pid is not `server_pid` (when known); [`Liveness::Gone`]
-/// when it is about another pane.
+/// when it is about another pane. A signal name is taken only as tmux
+/// writes one (letters and digits, `sig2name()`).
 fn parse_liveness(text: &str, server_pid: Option<u32>, pane: PaneId) -> Option<Liveness> {
     let mut words = text.split_whitespace();
     let pid = words.next().and_then(|w| w.parse::<u32>().ok());
@@ -521,19 +641,56 @@ fn parse_liveness(text: &str, server_pid: Option<u32>, pane: PaneId) -> Option<L
     if words.next() != Some(pane.to_string().as_str()) {
         return Some(Liveness::Gone);
     }
-    Some(match words.next() {
-        Some("1") => Liveness::Exited(words.next().and_then(|w| w.parse().ok())),
-        _ => Liveness::Alive,
-    })
+    if words.next() != Some("1") {
+        return Some(Liveness::Alive);
+    }
+    let status = words
+        .next()
+        .and_then(|w| w.strip_prefix('s'))
+        .and_then(|w| w.parse().ok());
+    let signal = words
+        .next()
+        .and_then(|w| w.strip_prefix('g'))
+        .filter(|w| !w.is_empty() && w.len() <= 16 && w.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .map(str::to_string);
+    Some(Liveness::Exited(Exit {
+        status,
+        signal,
+        unknown: None,
+    }))
 }
 
 /// How a followed pane ended during a wait.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Ended {
-    /// Its program exited; tmux keeps the pane, with this status.
-    Exited(Option<i32>),
+    /// Its program exited; tmux keeps the pane.
+    Exited(Exit),
     /// The pane is gone.
     Gone,
+}
+
+/// Why a wait whose pane is gone has no exit status
+/// ([`Ended::exit`]).
+const GONE_UNKNOWN: &str = "tmux destroyed the pane (kill-pane, or its program ended with \
+     remain-on-exit off) and keeps no exit status; with remain-on-exit on, a wait says it";
+
+impl Ended {
+    /// What the answer says of the program's end: its status, its
+    /// signal, or why neither is known.
+    pub(super) fn exit(&self) -> Exit {
+        match self {
+            Ended::Exited(e) => e.clone(),
+            Ended::Gone => Exit {
+                unknown: Some(GONE_UNKNOWN.into()),
+                ..Exit::default()
+            },
+        }
+    }
+}
+
+/// [`Ended::exit`] of a wait that may not have ended so.
+pub(super) fn exit_of(ended: Option<&Ended>) -> Exit {
+    ended.map(Ended::exit).unwrap_or_default()
 }
 
 /// Watches, during a wait, whether the pane and its server are still
@@ -547,23 +704,31 @@ pub(super) struct Vigil {
     /// The copy was found dead or unfed and tmux asked: not asked again
     /// for that before the next interval.
     asked_early: bool,
-    /// When tmux first said the pane's program exited without a status
-    /// yet: tmux reads the pty's end before it reaps the process
-    /// (`#{pane_dead_status}` is empty until then, seen on 3.3a), so it is
-    /// asked again for up to [`STATUS_GRACE`].
+    /// When tmux first said the pane is dead without saying how its
+    /// program ended: tmux has not reaped it (see [`liveness`]), so it is
+    /// asked again, each time after making tmux reap, for up to
+    /// [`STATUS_GRACE`].
     exited_at: Option<tokio::time::Instant>,
 }
 
-/// How long a wait asks again for the exit status of a pane tmux already
-/// says is dead (see [`Vigil::exited_at`]): tmux reaps on its next
-/// `SIGCHLD`, which a loaded 2-core machine was seen to take over 1 s to
-/// handle (CI, tmux 3.3a; once over 1.5 s while another test flooded a
-/// pane: that wait then said `exited` without the status). Longer would
-/// break "a wait ends within about a second of its pane".
+/// How long a wait asks again how the program of a pane tmux says is
+/// dead ended, when tmux has not reaped it even after `run-shell` made it
+/// wait for its children (see [`liveness`]): the program closed its
+/// terminal but still runs (it may never exit). The wait then ends
+/// `exited`, saying why the status is unknown (`pane_exit_unknown`).
 const STATUS_GRACE: Duration = Duration::from_millis(1500);
 
-/// How soon it asks again meanwhile.
-const STATUS_AGAIN: Duration = Duration::from_millis(100);
+/// How soon it asks again meanwhile (each time forking `true` in tmux).
+const STATUS_AGAIN: Duration = Duration::from_millis(250);
+
+/// Why a dead pane's exit status is unknown after [`STATUS_GRACE`].
+fn not_reaped(grace: Duration) -> String {
+    format!(
+        "the pane's program closed its terminal but had not exited {:.1} s later (tmux \
+         reaps it when it exits; its status is then #{{pane_dead_status}})",
+        grace.as_secs_f64()
+    )
+}
 
 impl Vigil {
     pub(super) async fn new(server: &Server, pane: PaneId) -> Vigil {
@@ -610,20 +775,40 @@ impl Vigil {
         if due {
             self.next = now + LIVENESS_EVERY;
         }
-        match liveness(server, self.pane, self.server_pid).await? {
+        // Once tmux said the pane is dead without how its program ended,
+        // every question makes tmux reap first (see [`liveness`]).
+        let reap = self.exited_at.is_some();
+        let mut answer = liveness(server, self.pane, self.server_pid, reap).await?;
+        if !reap && matches!(&answer, Liveness::Exited(e) if !e.known()) {
+            self.exited_at = Some(now);
+            answer = liveness(server, self.pane, self.server_pid, true).await?;
+            tracing::debug!(pane = %self.pane, ?answer, "dead without a status: asked again after making tmux reap");
+        }
+        match answer {
             Liveness::Gone => Ok(Some(Ended::Gone)),
             // The copy is left as it is: the watch seeds a dead pane
             // as dead, and a respawned one anew.
-            Liveness::Exited(None) if self.exited_at.is_none_or(|at| now < at + STATUS_GRACE) => {
-                self.exited_at.get_or_insert(now);
-                self.next = now + STATUS_AGAIN;
-                Ok(None)
+            Liveness::Exited(e) if e.known() => Ok(Some(Ended::Exited(e))),
+            Liveness::Exited(mut e) => {
+                let at = *self.exited_at.get_or_insert(now);
+                if now < at + STATUS_GRACE {
+                    self.next = now + STATUS_AGAIN;
+                    return Ok(None);
+                }
+                e.unknown = Some(not_reaped(STATUS_GRACE));
+                Ok(Some(Ended::Exited(e)))
             }
-            Liveness::Exited(status) => Ok(Some(Ended::Exited(status))),
             Liveness::Alive if dead => {
                 // The copy says dead but tmux says it runs (respawned):
                 // nothing more comes to this copy.
-                Ok(Some(Ended::Exited(f.pane.view().exit_status())))
+                let status = f.pane.view().exit_status();
+                Ok(Some(Ended::Exited(Exit {
+                    status,
+                    signal: None,
+                    unknown: status.is_none().then(|| {
+                        "the pane was respawned before tmux was asked how its program ended".into()
+                    }),
+                })))
             }
             Liveness::Alive => {
                 if unfed {
@@ -702,6 +887,7 @@ pub async fn wait_for_text(
             &typing.echoes,
             req.patterns.as_deref(),
             typed,
+            req.redact,
         )
     };
     // Subscribed after the entry state was read: a change in between
@@ -758,14 +944,15 @@ pub async fn wait_for_text(
 
 /// Where a wait begins on `t` (the copy at `epoch`): the entry line, how
 /// it is treated, and whether one of `patterns` already matches the
-/// visible screen. `typed`: where tmuxwire last began typing into the
-/// pane.
+/// visible screen (outside its secrets with `redact`). `typed`: where
+/// tmuxwire last began typing into the pane.
 fn entry_state(
     t: &Term,
     epoch: u64,
     echoes: &Echoes,
     patterns: Option<&[Arc<Pattern>]>,
     typed: Option<TypedFrom>,
+    redact: bool,
 ) -> (LineIndex, Entry, bool) {
     let spot = cursor_spot(t);
     let since = lines_since(t, spot.line, 0, Keep::Newest);
@@ -777,11 +964,14 @@ fn entry_state(
             text: &l.text,
         })
         .collect();
-    let masks = echoes.mask(
+    let mut masks = echoes.mask(
         &window,
         cursor_among(t, &window, spot, echoes),
         (!t.alternate_on()).then_some(epoch),
     );
+    if redact {
+        mask_secrets(window.iter().map(|l| l.text), &mut masks);
+    }
     let at_entry = patterns.is_some_and(|ps| {
         window
             .iter()
@@ -807,6 +997,18 @@ fn entry_state(
 
 /// Lines to match, each with its masked ranges.
 type Candidates = Vec<(Vec<u8>, Vec<Range<usize>>)>;
+
+/// Adds the secrets of `lines` (consecutive lines: a key's body spans
+/// them) to their `masks`, so no match overlapping one counts.
+fn mask_secrets<'a>(lines: impl Iterator<Item = &'a [u8]>, masks: &mut [Vec<Range<usize>>]) {
+    let lines: Vec<&[u8]> = lines.collect();
+    for (m, spans) in masks.iter_mut().zip(crate::redact::find_in_lines(&lines)) {
+        if !spans.is_empty() {
+            m.extend(spans.into_iter().map(|s| s.range));
+            merge_ranges(m);
+        }
+    }
+}
 
 /// A wait in progress: what it has looked at and found.
 struct Wait<'r> {
@@ -970,6 +1172,19 @@ impl<'r> Wait<'r> {
     /// any output), setting the outcome when one is reached.
     fn match_candidates(&mut self, candidates: &Candidates) {
         let req = self.req;
+        let masked;
+        let candidates = if req.redact {
+            let mut c = candidates.clone();
+            let mut masks: Vec<Vec<Range<usize>>> = c.iter().map(|(_, m)| m.clone()).collect();
+            mask_secrets(c.iter().map(|(l, _)| l.as_slice()), &mut masks);
+            for ((_, m), new) in c.iter_mut().zip(masks) {
+                *m = new;
+            }
+            masked = c;
+            &masked
+        } else {
+            candidates
+        };
         if let Some((i, line)) = first_match(&req.stop, candidates) {
             self.outcome = Some(Outcome::Stopped);
             self.matched_index = Some(i);
@@ -1003,6 +1218,7 @@ impl<'r> Wait<'r> {
             cap_lines(&mut self.tail);
         }
         cap_lines(&mut self.matched);
+        let exit = exit_of(ended.as_ref());
         let outcome = self.outcome.unwrap_or(match ended {
             Some(Ended::Exited(_)) => Outcome::Exited,
             Some(Ended::Gone) => Outcome::PaneGone,
@@ -1022,10 +1238,9 @@ impl<'r> Wait<'r> {
             elapsed_seconds: 0.0,
             effective_timeout: self.req.timeout.as_secs_f64(),
             pane_dead: dead,
-            pane_exit_status: match ended {
-                Some(Ended::Exited(status)) => status,
-                _ => None,
-            },
+            pane_exit_status: exit.status,
+            pane_exit_signal: exit.signal,
+            pane_exit_unknown: exit.unknown,
             evidence: self.evidence,
         }
     }
@@ -1172,6 +1387,7 @@ pub async fn capture_since(
         truncated: truncated_lines > 0 || cut.bytes > 0,
         truncated_lines,
         truncated_bytes: cut.bytes,
+        lines_omitted: 0,
         lines_remaining,
         alternate_screen: alternate,
         pane_dead: dead,
@@ -1259,31 +1475,41 @@ fn check_cursor(
 }
 
 /// The first line of `t` a `capture_since` after `cursor` returns, and
-/// whether lines between the cursor and it are gone (trimmed or cleared
-/// history, or a copy the cursor's line is no longer found in).
+/// whether lines the follower had not read are gone.
+///
+/// Line indexes survive what tmux drops (trims, `clear-history`) and a
+/// copy seeded again ([`crate::mirror::follow::continued_first`]), so the
+/// cursor's `next` is trusted: lines before the oldest one held that the
+/// follower had not read were dropped (`lines_missed`). The hash of the
+/// last line returned confirms the numbering while that line is held; a
+/// line held with another text is looked for by its hash (the newest one
+/// before the cursor), and when none has it (it was written over in
+/// place), the numbering stands. A cursor past the cursor's line (a copy
+/// numbered anew) starts at the cursor's line, saying lines may be lost.
 fn resume_from(t: &Term, cursor: Option<&SinceCursor>, alternate: bool) -> (LineIndex, bool) {
-    let mut missed = false;
-    let from = match cursor {
-        None => t.history().end_index(),
-        Some(_) if alternate => cursor_spot(t).line,
-        Some(c) => {
-            let agrees = c.next.0 == 0
-                || line_text(t, LineIndex(c.next.0 - 1)).map(|l| fingerprint(&l)) == Some(c.hash);
-            if agrees || c.next < t.history().first_index() {
-                missed = c.next < t.history().first_index();
-                c.next
-            } else {
-                match find_line(t, c.hash, c.next) {
-                    Some(i) => i + 1,
-                    None => {
-                        missed = true;
-                        t.history().end_index()
-                    }
-                }
-            }
-        }
+    let Some(c) = cursor else {
+        return (t.history().end_index(), false);
     };
-    (from, missed)
+    if alternate {
+        return (cursor_spot(t).line, false);
+    }
+    let first = t.history().first_index();
+    if c.next.0 == 0 || LineIndex(c.next.0 - 1) < first {
+        // The last line returned is no longer held.
+        return (c.next, c.next < first);
+    }
+    let last = LineIndex(c.next.0 - 1);
+    if line_text(t, last).map(|l| fingerprint(&l)) == Some(c.hash) {
+        return (c.next, false);
+    }
+    if let Some(i) = find_line(t, c.hash, c.next) {
+        return (i + 1, false);
+    }
+    let at = cursor_spot(t).line;
+    if c.next > at {
+        return (at, true);
+    }
+    (c.next, false)
 }
 
 /// What [`keep_bytes`] kept of some lines.
@@ -1442,15 +1668,16 @@ pub async fn run_command(
             output.pop();
         }
     }
-    let ended = match end_of {
-        RunEnd::Pane(e) if exit_status.is_none() => Some(e),
+    let ended = match &end_of {
+        RunEnd::Pane(e) if exit_status.is_none() => Some(e.clone()),
         _ => None,
     };
+    let exit = exit_of(ended.as_ref());
     let (reading, evidence) = match end_of {
         RunEnd::Reading(i, evidence) if exit_status.is_none() => (Some(i), evidence),
         _ => (None, Vec::new()),
     };
-    let outcome = match (exit_status, ended, reading) {
+    let outcome = match (exit_status, &ended, reading) {
         (Some(_), _, _) => RunOutcome::Completed,
         (None, Some(Ended::Exited(_)), _) => RunOutcome::Exited,
         (None, Some(Ended::Gone), _) => RunOutcome::PaneGone,
@@ -1472,16 +1699,16 @@ pub async fn run_command(
         note: note(outcome, began, interrupted),
         outcome,
         pane_dead: ended.is_some(),
-        pane_exit_status: match ended {
-            Some(Ended::Exited(status)) => status,
-            _ => None,
-        },
+        pane_exit_status: exit.status,
+        pane_exit_signal: exit.signal,
+        pane_exit_unknown: exit.unknown,
         evidence,
     })
 }
 
 /// Types `line` into `target` exactly (`send-keys -l`) and presses Enter,
-/// in one round trip: what `run_command` types.
+/// in one round trip, the pane's modes left first
+/// ([`crate::tmux::input::leave_modes`]): what `run_command` types.
 ///
 /// # Errors
 ///
@@ -1492,6 +1719,7 @@ pub(super) async fn type_and_enter(
     line: &str,
 ) -> Result<(), Error> {
     let cmds = [
+        crate::tmux::input::leave_modes(&target.to_arg(TargetKind::Pane)),
         Command::new("send-keys")
             .target(target, TargetKind::Pane)
             .arg("-l")
@@ -1508,7 +1736,7 @@ pub(super) async fn type_and_enter(
 }
 
 /// Presses C-c in `target` when `yes` (`interrupt_on_timeout` after a
-/// run's time ran out); whether it did.
+/// run's time ran out), its modes left first; whether it did.
 ///
 /// # Errors
 ///
@@ -1519,10 +1747,13 @@ pub(super) async fn interrupt_if(
     yes: bool,
 ) -> Result<bool, Error> {
     if yes {
+        let leave = crate::tmux::input::leave_modes(&target.to_arg(TargetKind::Pane));
         let c_c = Command::new("send-keys")
             .target(target, TargetKind::Pane)
             .arg("C-c");
-        server.run(&c_c).await?.into_result()?;
+        for out in server.run_all(&[leave, c_c]).await? {
+            out.into_result()?;
+        }
     }
     Ok(yes)
 }
@@ -1771,8 +2002,8 @@ fn note(outcome: RunOutcome, began: bool, interrupted: bool) -> Option<String> {
                 .into(),
         ),
         (RunOutcome::AwaitingInput, _, _) => Some(
-            "the command is reading a line of input and waits: answer it with send_keys, or \
-             interrupt it with keys C-c"
+            "the command is reading a line of input or a key and waits: answer it with \
+             send_keys, or interrupt it with keys C-c"
                 .into(),
         ),
         (RunOutcome::PaneGone, _, _) => Some(
@@ -1801,25 +2032,42 @@ mod tests {
     #[test]
     fn liveness_answers() {
         let p = PaneId(4);
+        let exited = |status, signal: Option<&str>| {
+            Some(Liveness::Exited(Exit {
+                status,
+                signal: signal.map(str::to_string),
+                unknown: None,
+            }))
+        };
         assert_eq!(
-            parse_liveness("42 %4 0 ", Some(42), p),
+            parse_liveness("42 %4 0 s g", Some(42), p),
             Some(Liveness::Alive)
         );
         assert_eq!(
-            parse_liveness("42 %4 1 3", Some(42), p),
-            Some(Liveness::Exited(Some(3)))
+            parse_liveness("42 %4 1 s3 g", Some(42), p),
+            exited(Some(3), None)
         );
         assert_eq!(
-            parse_liveness("42 %4 1 ", None, p),
-            Some(Liveness::Exited(None))
+            parse_liveness("42 %4 1 s gKILL", Some(42), p),
+            exited(None, Some("KILL"))
         );
-        assert_eq!(parse_liveness("43 %4 0 ", Some(42), p), None);
+        // Not reaped yet: neither.
+        assert_eq!(parse_liveness("42 %4 1 s g", None, p), exited(None, None));
+        assert_eq!(parse_liveness("42 %4 1", None, p), exited(None, None));
+        assert_eq!(
+            parse_liveness("42 %4 1 s g;rm", None, p),
+            exited(None, None)
+        );
+        assert_eq!(parse_liveness("43 %4 0 s g", Some(42), p), None);
         // display-message answered for another pane: this one is gone.
         assert_eq!(
-            parse_liveness("42 %0 0 ", Some(42), p),
+            parse_liveness("42 %0 0 s g", Some(42), p),
             Some(Liveness::Gone)
         );
         assert_eq!(parse_liveness("", Some(42), p), Some(Liveness::Gone));
+        let gone = Ended::Gone.exit();
+        assert!(gone.status.is_none() && gone.unknown.is_some());
+        assert_eq!(exit_of(None), Exit::default());
     }
 
     #[test]

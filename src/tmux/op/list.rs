@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::filter::Filtered;
 use super::fit::{self, Fit, Limit};
 use super::{Filters, Op, Server};
 use crate::control::format::Record;
@@ -48,7 +49,7 @@ impl<T> Listing<T> {
     /// [`Filters::keep`]'s: a filter on a field the items lack.
     pub fn filtered(items: Vec<T>, filters: Option<&Filters>) -> Result<Listing<T>, Error>
     where
-        T: Serialize,
+        T: Filtered,
     {
         Ok(Listing::new(match filters {
             Some(f) => f.keep(items)?,

@@ -48,6 +48,7 @@ pub mod manage;
 mod reading;
 pub mod search;
 pub mod settings;
+pub mod shape;
 pub mod stable;
 pub mod state;
 pub mod typing;
@@ -87,6 +88,17 @@ pub trait Op: Sized + Send {
         server: &Server,
         limit: Limit,
     ) -> impl Future<Output = Result<Self::Response, Error>> + Send;
+
+    /// The request with redaction on or off (`--redact`,
+    /// [`crate::redact`]). A request that finds text by a pattern
+    /// (`search_panes`, `wait_for_text`, `get_command_output`'s `grep`)
+    /// then counts no match that overlaps a secret; the text it returns
+    /// is the pane's, masked by the caller. Others are unchanged (the
+    /// default).
+    #[must_use]
+    fn redacting(self, _on: bool) -> Self {
+        self
+    }
 }
 
 /// Runs `request` over `server` and cuts its response to `limit`.

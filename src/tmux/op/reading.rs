@@ -2,8 +2,9 @@
 //! during a wait: every wait (`wait_for_text`, `wait_for_command`,
 //! `wait_for_stable`, `run_command`) ends early as `password_prompt` or
 //! `awaiting_input` once the pane's program has read a line (without or
-//! with echo) for [`INPUT_LASTS`] while the pane printed nothing, since
-//! nothing more will come until someone types.
+//! with echo), or waited for a single key ([`Input::KeyRead`]: `read -n
+//! 1`, a y/n question), for [`INPUT_LASTS`] while the pane printed
+//! nothing, since nothing more will come until someone types.
 //!
 //! The facts are `get_pane_state`'s ([`crate::sys::input::classify`]):
 //! the pane terminal's settings and `/proc`. tmux is asked once for the
@@ -21,12 +22,13 @@ use tokio::time::Instant;
 use super::Server;
 use super::follow::Followed;
 use crate::control::PaneId;
+use crate::mirror::PaneMirror;
 use crate::sys::input::Input;
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::Error;
 
-/// How long a program must have been reading (a password, or an echoed
-/// line) with no output before a wait ends on it: a program passes
+/// How long a program must have been reading (a password, an echoed
+/// line, a key) with no output before a wait ends on it: a program passes
 /// through such reads on its way (a shell resets the terminal before it
 /// runs a command).
 pub(super) const INPUT_LASTS: Duration = Duration::from_millis(300);
@@ -60,15 +62,40 @@ pub(super) struct ProcessRef {
 }
 
 impl ProcessRef {
-    /// The input state and its evidence, read now.
-    pub(super) fn read(&self) -> (Input, Vec<String>) {
-        let facts = probe::probe(&PaneProcess {
+    /// The input state and its evidence, read now; the text left of the
+    /// cursor, where the decision needs it
+    /// ([`crate::sys::input::needs_prompt_row`]), and whether its marks say
+    /// a command runs, from `copy`, the pane's copy.
+    pub(super) fn read(&self, copy: &PaneMirror) -> (Input, Vec<String>) {
+        let mut facts = probe::probe(&PaneProcess {
             tty: &self.tty,
             pane_pid: self.pane_pid,
             server_pid: self.server_pid,
         });
+        if crate::sys::input::needs_prompt_row(&facts) {
+            facts.prompt_row = prompt_row_of(copy);
+        }
+        facts.command_running = marks_running(copy);
         crate::sys::input::classify(&facts)
     }
+}
+
+/// The text left of the cursor on its row in `copy` (the screen shown,
+/// the alternate one included); `None` without a screen.
+pub(super) fn prompt_row_of(copy: &PaneMirror) -> Option<String> {
+    let view = copy.view();
+    let t = view.term()?;
+    let cursor = t.cursor();
+    let rows = t.screen_rows();
+    let (row, _) = rows.get(cursor.y.0 as usize)?;
+    let row = String::from_utf8_lossy(row);
+    Some(crate::sys::input::left_of(&row, cursor.x.0).to_string())
+}
+
+/// Whether the marks in `copy` say the pane's shell runs a command
+/// ([`crate::term::Commands::running`]); `None` without a copy's terminal.
+pub(super) fn marks_running(copy: &PaneMirror) -> Option<bool> {
+    copy.view().term().map(|t| t.commands().running().is_some())
 }
 
 /// A wait's watch on whether the pane's program reads input.
@@ -156,8 +183,8 @@ impl InputWatch {
             self.due = now + EVERY_AT_MOST;
             return Ok(None);
         };
-        let (input, evidence) = process.read();
-        if !matches!(input, Input::Password | Input::LineRead) {
+        let (input, evidence) = process.read(&f.pane);
+        if !matches!(input, Input::Password | Input::LineRead | Input::KeyRead) {
             self.seen = None;
             self.next = now + self.backoff;
             self.backoff = (self.backoff * 2).min(EVERY_AT_MOST);

@@ -36,7 +36,7 @@ use super::commands::CommandPick;
 use super::fit::{self, Limit};
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId, Target};
-use crate::mirror::scan::{Scan, Screen, scan};
+use crate::mirror::scan::{Scan, Screen, scan_with};
 use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status, Want};
 use crate::search::Pattern;
 use crate::term::{LineNo, Term};
@@ -51,6 +51,9 @@ pub struct SearchPanesRequest {
     pub pattern: Arc<Pattern>,
     /// The session whose panes to search; `None`: every pane.
     pub session: Option<Selector>,
+    /// Only this pane (`%N`), of those in scope; `None`: every pane in
+    /// scope.
+    pub pane: Option<String>,
     /// First line to search (tmux numbering); `None`: the oldest history
     /// line.
     pub content_start: Option<LineNo>,
@@ -68,6 +71,10 @@ pub struct SearchPanesRequest {
     pub offset: usize,
     /// Where to report progress (seeding the mirror, panes searched).
     pub progress: Option<Progress>,
+    /// Redaction is on: a match that overlaps a secret does not count
+    /// ([`crate::mirror::scan::scan_with`]), so a search for a secret's
+    /// text finds nothing to return.
+    pub redact: bool,
 }
 
 impl SearchPanesRequest {
@@ -93,6 +100,10 @@ impl Op for SearchPanesRequest {
         };
         search_panes(server, &self, &scope, limit).await
     }
+
+    fn redacting(self, on: bool) -> SearchPanesRequest {
+        SearchPanesRequest { redact: on, ..self }
+    }
 }
 
 /// The matches in one pane (libtmux-mcp `PaneContentMatch`, plus line
@@ -115,21 +126,24 @@ pub struct PaneContentMatch {
     pub session_id: String,
     /// The session's name.
     pub session_name: String,
-    /// The window's index in that session.
-    pub window_index: String,
-    /// The pane's index in its window.
-    pub pane_index: String,
     /// The matching logical lines (soft wraps joined, trailing blanks
     /// trimmed), oldest first; the newest `max_matched_lines_per_pane` when
     /// there were more. A line over 4096 bytes is cut to 4096 bytes around
     /// its first match, `…` marking the cuts.
     pub matched_lines: Vec<String>,
+    /// Whether this is the caller's own pane (null outside tmux).
+    pub is_caller: Option<bool>,
+    /// The window's index in that session.
+    pub window_index: String,
+    /// The pane's index in its window.
+    pub pane_index: String,
     /// For each matched line, the tmux line number of its first row: 0 is
     /// the top row of the visible screen, negative numbers are history
     /// (`capture-pane -S/-E` numbering).
     pub matched_line_numbers: Vec<i64>,
     /// For each matched line, how many screen rows it spans (more than 1
-    /// when it was soft-wrapped).
+    /// when it was soft-wrapped); left out when every line spans one row.
+    #[serde(skip_serializing_if = "all_one_row")]
     pub matched_line_rows: Vec<u32>,
     /// For each matched line, where its first match starts, as
     /// `[row, column, char, byte]`: the tmux line number of the row holding
@@ -159,8 +173,15 @@ pub struct PaneContentMatch {
     /// call read while it lived. Absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_history_rows: Option<u64>,
-    /// Whether this is the caller's own pane (null outside tmux).
-    pub is_caller: Option<bool>,
+}
+
+/// Whether every matched line spans one screen row.
+fn all_one_row(rows: &[u32]) -> bool {
+    rows.iter().all(|&r| r == 1)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A page of search results (libtmux-mcp `SearchPanesResult`).
@@ -187,7 +208,9 @@ pub struct SearchPanesResult {
     /// `max_matched_lines_per_pane` left out; each pane's
     /// `matched_line_count` still counts them.
     /// Narrow the search (`content_start`/`content_end`, a session, a
-    /// tighter pattern, `limit`) to see them.
+    /// tighter pattern, `limit`) or ask for more (`max_bytes`) to see them.
+    /// Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
     /// Ids of the searched panes whose history is at its limit: each time
     /// a pane's `history_size` reaches `history_limit`, tmux drops the
@@ -204,6 +227,17 @@ pub struct SearchPanesResult {
     /// one (tmux issues 2619, 978; public case C22). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// When the response budget or the page left matched lines out: the
+    /// `search_panes` arguments (with the same server) that return them,
+    /// in order: the older lines of the first pane the budget cut
+    /// (`pane_id`, `content_end` before its oldest line returned,
+    /// `max_matched_lines_per_pane` the lines left out), then the page
+    /// from the next pane whose lines were left out or that follows the
+    /// page (`offset`). Absent when nothing was left out (lines beyond
+    /// `max_matched_lines_per_pane` were not asked for: raise it).
+    /// Written by the MCP layer, which holds the arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Vec<serde_json::Map<String, serde_json::Value>>>,
 }
 
 crate::record! {
@@ -390,6 +424,9 @@ pub async fn search_panes(
     scope: &PaneScope,
     limit: Limit,
 ) -> Result<SearchPanesResult, Error> {
+    // Copies seeded after this may be of panes newer than the listing
+    // (`Mirror::mark_gone`).
+    let listed_at = std::time::Instant::now();
     let records = super::list::pane_records(server, scope, LISTED_FIELDS).await?;
     let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
     // Linked windows and grouped sessions list a pane more than once.
@@ -397,6 +434,7 @@ pub async fn search_panes(
     panes.retain(|p| seen.insert(p.pane_id.clone()));
     let panes_history_at_limit = panes
         .iter()
+        .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
         .filter(|p| matches!((p.history_size, p.history_limit), (Some(size), Some(limit)) if history_at_limit(size, limit)))
         .map(|p| p.pane_id.clone())
         .collect();
@@ -437,7 +475,7 @@ pub async fn search_panes(
             .await;
         let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
         if *scope == PaneScope::All {
-            m.mark_gone(&alive);
+            m.mark_gone(&alive, listed_at);
         }
         let dead_scope = match scope {
             PaneScope::All => Some(DeadScope::Server),
@@ -449,6 +487,12 @@ pub async fn search_panes(
                 items.push(Item::Gone(p));
             }
         }
+    }
+    if let Some(only) = &req.pane {
+        items.retain(|it| match it {
+            Item::Listed(i) => panes[*i].pane_id == *only,
+            Item::Gone(p) => p.id.to_string() == *only,
+        });
     }
     let panes_searched = items.len();
     let parallel = std::thread::available_parallelism()
@@ -518,6 +562,7 @@ pub async fn search_panes(
         lines_omitted,
         panes_history_at_limit,
         note,
+        next: None,
     })
 }
 
@@ -602,10 +647,11 @@ async fn search_captured(
     };
     let pattern = req.pattern.clone();
     let (keep, range, command) = (req.max_matched_lines_per_pane, scan_range(req), req.command);
+    let redact = req.redact;
     let cancel = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let t = &built.term;
-        let found = scan_scoped(t, &pattern, range, command, keep, &cancel);
+        let found = scan_scoped(t, &pattern, range, command, keep, &cancel, redact);
         (found, t.alternate_on())
     });
     let (scan, alternate) = task.await.map_err(|e| scan_failed(id, &e))?;
@@ -639,9 +685,10 @@ fn scan_scoped(
     command: Option<CommandPick>,
     keep: usize,
     cancel: &AtomicBool,
+    redact: bool,
 ) -> Scan {
     let Some(pick) = command else {
-        return scan(t, pattern, range, keep, cancel);
+        return scan_with(t, pattern, range, keep, cancel, redact);
     };
     let Some((lo, hi)) = super::commands::output_rows(t, pick) else {
         return Scan::default();
@@ -653,7 +700,7 @@ fn scan_scoped(
     if lo > hi {
         return Scan::default();
     }
-    scan(t, pattern, Some((lo, hi)), keep, cancel)
+    scan_with(t, pattern, Some((lo, hi)), keep, cancel, redact)
 }
 
 /// A scan task that did not finish: a bug (a panic in the scan), said as
@@ -732,6 +779,7 @@ async fn scan_copies(
     let keep = req.max_matched_lines_per_pane;
     let range = scan_range(req);
     let command = req.command;
+    let redact = req.redact;
     let first = group.first().map(|(_, p)| p.id);
     let done = tokio::task::spawn_blocking(move || {
         group
@@ -742,7 +790,7 @@ async fn scan_copies(
                 let st = p.snapshot();
                 let (scan, alternate) = match st.term() {
                     Some(t) => (
-                        scan_scoped(t, &pattern, range, command, keep, &cancel),
+                        scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
                         t.alternate_on(),
                     ),
                     None => (Scan::default(), false),

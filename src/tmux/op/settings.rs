@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
-use super::fit::Limit;
+use super::fit::{Fit, Limit, SLACK, head_within, json_len, json_str_len};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
@@ -27,13 +27,100 @@ use crate::tmux::error::shorten;
 use crate::tmux::server::{Output, Retry};
 use crate::tmux::{Error, HookEntry, Selector};
 
-crate::fits_whole!(
-    OptionResult,
-    OptionSet,
-    EnvironmentResult,
-    EnvironmentSet,
-    HookListResult
-);
+/// Bytes of a text left out to fit (left out of the answer when 0).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// `text` cut to its head so that `fixed` bytes of the rest of the answer
+/// and the text fit `limit`; returns the bytes cut.
+fn keep_head(text: &mut String, fixed: usize, limit: Limit) -> usize {
+    let Some(b) = limit.get() else { return 0 };
+    let room = b.saturating_sub(fixed + SLACK);
+    if json_str_len(text) <= room {
+        return 0;
+    }
+    let keep = head_within(text, room).len();
+    let cut = text.len() - keep;
+    text.truncate(keep);
+    cut
+}
+
+/// A long value keeps its head (`truncated_bytes`; `max_bytes` asks for
+/// more).
+impl Fit for OptionResult {
+    fn fit(&mut self, limit: Limit) {
+        if let Some(OptionValue::Text(t)) = &mut self.value {
+            let text = std::mem::take(t);
+            let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
+            let mut text = text;
+            self.truncated_bytes += keep_head(&mut text, fixed, limit);
+            self.value = Some(OptionValue::Text(text));
+        }
+    }
+}
+
+/// The value the caller sent, echoed: its head when long
+/// (`truncated_bytes`).
+impl Fit for OptionSet {
+    fn fit(&mut self, limit: Limit) {
+        let mut text = std::mem::take(&mut self.value);
+        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
+        self.truncated_bytes += keep_head(&mut text, fixed, limit);
+        self.value = text;
+    }
+}
+
+/// As [`OptionSet`].
+impl Fit for EnvironmentSet {
+    fn fit(&mut self, limit: Limit) {
+        let mut text = std::mem::take(&mut self.value);
+        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
+        self.truncated_bytes += keep_head(&mut text, fixed, limit);
+        self.value = text;
+    }
+}
+
+/// The variables in name order while they fit; the rest counted in
+/// `omitted` (`max_bytes` asks for more).
+impl Fit for EnvironmentResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        if json_len(&*self) <= b {
+            return;
+        }
+        let all = std::mem::take(&mut self.variables);
+        let bare = EnvironmentResult {
+            variables: BTreeMap::new(),
+            omitted: usize::MAX,
+        };
+        let mut used = json_len(&bare) + SLACK;
+        for (k, v) in all {
+            let cost = json_str_len(&k) + 3 + json_len(&v) + 1;
+            if self.omitted == 0 && used + cost <= b {
+                used += cost;
+                self.variables.insert(k, v);
+            } else {
+                self.omitted += 1;
+            }
+        }
+    }
+}
+
+/// The entries in tmux's order while they fit; the rest counted in
+/// `omitted` (`max_bytes` asks for more).
+impl Fit for HookListResult {
+    fn fit(&mut self, limit: Limit) {
+        let Some(b) = limit.get() else { return };
+        let bare = HookListResult {
+            entries: Vec::new(),
+            omitted: usize::MAX,
+        };
+        let keep = super::fit::keep_for_list(&self.entries, json_len(&bare), b);
+        self.omitted += self.entries.len() - keep;
+        self.entries.truncate(keep);
+    }
+}
 
 /// Which table an option or hook lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -326,6 +413,10 @@ pub struct OptionResult {
     /// Its value, typed ([`OptionValue::typed`]).
     #[schemars(with = "Option<schema::OptionValue>")]
     pub value: Option<OptionValue>,
+    /// Bytes of a long value left out at its end to fit the response
+    /// budget; left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated_bytes: usize,
 }
 
 impl Op for ShowOptionRequest {
@@ -336,6 +427,7 @@ impl Op for ShowOptionRequest {
         Ok(OptionResult {
             option: self.option.0,
             value: value.map(OptionValue::typed),
+            truncated_bytes: 0,
         })
     }
 }
@@ -391,6 +483,10 @@ pub struct OptionSet {
     pub value: String,
     /// Always `set`.
     pub status: String,
+    /// Bytes of a long value left out of this echo (the value set is
+    /// whole); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated_bytes: usize,
 }
 
 impl Op for SetOptionRequest {
@@ -408,6 +504,7 @@ impl Op for SetOptionRequest {
             option: self.option.0,
             value: self.value,
             status: "set".into(),
+            truncated_bytes: 0,
         })
     }
 }
@@ -446,6 +543,10 @@ pub struct EnvironmentResult {
     /// The variables.
     #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     pub variables: BTreeMap<String, EnvValue>,
+    /// Variables after those listed (in name order) left out to fit the
+    /// response budget; left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted: usize,
 }
 
 impl Op for ShowEnvironmentRequest {
@@ -465,7 +566,10 @@ impl Op for ShowEnvironmentRequest {
                 None => variables.insert(format!("-{name}"), EnvValue::Removed),
             };
         }
-        Ok(EnvironmentResult { variables })
+        Ok(EnvironmentResult {
+            variables,
+            omitted: 0,
+        })
     }
 }
 
@@ -489,6 +593,10 @@ pub struct EnvironmentSet {
     pub value: String,
     /// Always `set`.
     pub status: String,
+    /// Bytes of a long value left out of this echo (the value set is
+    /// whole); left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated_bytes: usize,
 }
 
 impl Op for SetEnvironmentRequest {
@@ -506,6 +614,7 @@ impl Op for SetEnvironmentRequest {
             name: self.name.0,
             value: self.value,
             status: "set".into(),
+            truncated_bytes: 0,
         })
     }
 }
@@ -525,6 +634,10 @@ pub struct ShowHooksRequest {
 pub struct HookListResult {
     /// Each command set on a hook, in tmux's order.
     pub entries: Vec<HookEntry>,
+    /// Entries after those listed left out to fit the response budget;
+    /// left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted: usize,
 }
 
 impl Op for ShowHooksRequest {
@@ -532,7 +645,10 @@ impl Op for ShowHooksRequest {
 
     async fn run(self, server: &Server, _: Limit) -> Result<HookListResult, Error> {
         let entries = show_hooks(server, &self.place, self.hook.as_ref()).await?;
-        Ok(HookListResult { entries })
+        Ok(HookListResult {
+            entries,
+            omitted: 0,
+        })
     }
 }
 
@@ -671,6 +787,7 @@ mod tests {
             ]
             .into_iter()
             .collect(),
+            omitted: 0,
         })
         .unwrap();
         assert_eq!(

@@ -115,13 +115,13 @@ const SCREEN_BYTES: usize = 4000;
 /// `wait_for_stable`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForStableResult {
-    /// True for `stable` and `matched`.
-    pub found: bool,
     /// stable (unchanged for stable_ms, nothing known to run) | matched
     /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
     /// awaiting_input (the program has read a line, without / with echo,
-    /// for 300 ms) | exited | pane_gone | timeout.
+    /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
     pub outcome: &'static str,
+    /// True for `stable` and `matched`.
+    pub found: bool,
     /// The pane, `%N`.
     pub pane_id: String,
     /// How long the (masked) screen had been unchanged at the end, ms.
@@ -147,6 +147,16 @@ pub struct WaitForStableResult {
     /// the pane; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pane_exit_status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_exit_unknown: Option<String>,
     /// Why it ended so, or why it did not end `stable` (a command
     /// running, a progress report, the terminal's settings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -339,8 +349,8 @@ pub async fn wait_for_stable(
         }
         if let Some(e) = vigil.check(server, &f).await? {
             break match e {
-                Ended::Exited(s) => ("exited", Vec::new(), s),
-                Ended::Gone => ("pane_gone", Vec::new(), None),
+                Ended::Exited(_) => ("exited", Vec::new(), Some(e)),
+                Ended::Gone => ("pane_gone", Vec::new(), Some(e)),
             };
         }
         if let Some(p) = &req.progress {
@@ -380,6 +390,7 @@ pub async fn wait_for_stable(
             Err(_) => {}
         }
     };
+    let exit = super::follow::exit_of(exit.as_ref());
     let st = f.pane.view();
     let screen = st.term().map_or_else(Vec::new, screen_of);
     drop(st);
@@ -399,7 +410,9 @@ pub async fn wait_for_stable(
         screen,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
-        pane_exit_status: exit,
+        pane_exit_status: exit.status,
+        pane_exit_signal: exit.signal,
+        pane_exit_unknown: exit.unknown,
         evidence,
     })
 }

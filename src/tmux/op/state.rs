@@ -13,8 +13,10 @@ use serde::Serialize;
 
 use super::fit::Limit;
 use super::{Op, Server};
+use crate::control::Command;
 use crate::control::format::Query;
-use crate::sys::input::{self, Input, Termios};
+use crate::mirror::PaneMirror;
+use crate::sys::input::{self, Facts, Input, Termios};
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, Selector, Subject};
@@ -35,6 +37,10 @@ crate::record! {
         cursor_flag: Option<bool> = "cursor_flag",
         bracket_paste_flag: Option<bool> = "bracket_paste_flag",
         pane_current_command: String = "pane_current_command",
+        // Where the text left of the cursor is read, when the input
+        // state needs it (`sys::input::needs_prompt_row`).
+        cursor_x: u32 = "cursor_x",
+        cursor_y: u32 = "cursor_y",
     }
 }
 
@@ -64,13 +70,15 @@ pub struct Foreground {
 /// `get_pane_state`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PaneState {
-    /// Pane id, `%N`.
-    pub pane_id: String,
     /// line-editor: the shell edits a command line; line-read: a program
     /// reads an echoed line; password: it reads a line without echo;
+    /// key-read: it waits for a single key (`read -n 1`, a y/n question;
+    /// the pane's shell reading keys while its marks say a command runs);
     /// raw: a program (TUI) reads keys itself; busy: not reading;
     /// unknown: the facts could not be read or do not decide.
     pub input: Input,
+    /// Pane id, `%N`.
+    pub pane_id: String,
     /// The foreground process; null when it could not be read.
     pub foreground: Option<Foreground>,
     /// Whether the foreground process is pane_pid (the pane's shell);
@@ -92,8 +100,9 @@ pub struct PaneState {
     pub bracketed_paste: Option<bool>,
     /// The newest shell-integration mark (OSC 133/633, advisory: any
     /// program can print them): prompt (a command line is being edited)
-    /// | running (C without D) | finished | none (no marks seen); null
-    /// without a copy (mirror off).
+    /// | running (C without D, also under a prompt the command drew, as
+    /// fish's `read` does) | finished | none (no marks seen); null without
+    /// a copy (mirror off).
     pub command_state: Option<&'static str>,
     /// When the pane last printed (Unix seconds), as tmuxwire's copy saw;
     /// null when not since it followed the pane, or without a copy.
@@ -127,26 +136,29 @@ impl Op for PaneStateRequest {
         let q = Query::new(StateRow::FIELDS);
         let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
         let row = StateRow::from_record(&one_record(&q, &body, &target)?);
-        let mut st = state_of(&row);
-        if let Ok(pane) = st.pane_id.parse::<crate::control::PaneId>() {
-            // A copy followed here is confirmed by tmux after the row above
-            // was read: its modes are the newer of the two.
-            let (copy, confirmed) = match server.mirror().await {
-                None => (None, false),
-                Some(_) if self.follow && !row.pane_dead => {
-                    match super::deliver::copy_of(server, pane).await {
-                        Ok(c) => (Some(c), true),
-                        Err(e) => {
-                            st.evidence.push(format!("no copy of the pane: {e}"));
-                            (None, false)
-                        }
+        let Ok(pane) = row.pane_id.parse::<crate::control::PaneId>() else {
+            return Ok(read_state(server, &row, None).await);
+        };
+        // A copy followed here is confirmed by tmux after the row above
+        // was read: its modes are the newer of the two.
+        let mut no_copy = None;
+        let (copy, confirmed) = match server.mirror().await {
+            None => (None, false),
+            Some(_) if self.follow && !row.pane_dead => {
+                match super::deliver::copy_of(server, pane).await {
+                    Ok(c) => (Some(c), true),
+                    Err(e) => {
+                        no_copy = Some(format!("no copy of the pane: {e}"));
+                        (None, false)
                     }
                 }
-                Some(m) => (m.pane(pane), false),
-            };
-            if let Some(c) = copy {
-                from_copy(&mut st, &c, confirmed);
             }
+            Some(m) => (m.pane(pane), false),
+        };
+        let mut st = read_state(server, &row, copy.as_deref()).await;
+        st.evidence.extend(no_copy);
+        if let Some(c) = copy {
+            from_copy(&mut st, &c, confirmed);
         }
         Ok(st)
     }
@@ -165,8 +177,12 @@ fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror, confirmed: bo
     };
     let modes = t.private_modes();
     let ss = t.screen_state();
-    st.command_state = Some(match t.commands().last() {
+    let c = t.commands();
+    st.command_state = Some(match c.last() {
         None => "none",
+        // A prompt drawn while a command runs (fish's `read`) is that
+        // command's.
+        Some(_) if c.running().is_some() => "running",
         Some(r) if r.ended.is_some() => "finished",
         Some(r) if r.output_start.is_some() => "running",
         Some(_) => "prompt",
@@ -213,7 +229,8 @@ pub(super) async fn process_of(
 }
 
 /// Refuses to type into the pane `sel` names while its program reads a
-/// password ([`Input::Password`]: ECHO off, ICANON on). A pane whose facts
+/// password ([`Input::Password`]: ECHO off with ICANON on, or a password
+/// reader with ICANON off, see [`crate::sys::input`]). A pane whose facts
 /// cannot be read (`unknown`) is not refused: nothing says it reads a
 /// secret.
 ///
@@ -251,7 +268,11 @@ pub(super) async fn refuse_password_panes(
     for r in q.parse(&body) {
         let row = StateRow::from_record(&r);
         if panes.iter().any(|p| p.to_string() == row.pane_id) {
-            refuse_password_state(&state_of(&row))?;
+            let copy = match (server.running_mirror(), row.pane_id.parse()) {
+                (Some(m), Ok(p)) => m.pane(p),
+                _ => None,
+            };
+            refuse_password_state(&read_state(server, &row, copy.as_deref()).await)?;
         }
     }
     Ok(())
@@ -271,17 +292,50 @@ pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
         .as_ref()
         .map_or_else(String::new, |f| format!(" ({})", f.name));
     Err(Error::password_input(format!(
-        "pane {} is reading a password: its program{program} turned echo off for a line read",
+        "pane {} is reading a password: its program{program} turned echo off to read a secret",
         st.pane_id
     ))
     .about(Subject::Pane(st.pane_id.clone()))
     .for_argument("allow_password_input"))
 }
 
-/// The state of the pane `row` describes (reads its tty and `/proc`).
-fn state_of(row: &StateRow) -> PaneState {
-    let facts = if row.pane_dead {
-        crate::sys::input::Facts {
+/// The state of the pane `row` describes: its tty and `/proc` read, and,
+/// when the decision needs it ([`input::needs_prompt_row`]), the text
+/// left of its cursor, from `copy` (the pane's copy) when it is live, else
+/// from tmux (one `capture-pane` of the cursor's row).
+async fn read_state(server: &Server, row: &StateRow, copy: Option<&PaneMirror>) -> PaneState {
+    let mut facts = facts_of(row);
+    facts.command_running = copy.and_then(super::reading::marks_running);
+    if input::needs_prompt_row(&facts) {
+        facts.prompt_row = match copy.filter(|c| c.view().status() == crate::mirror::Status::Live) {
+            Some(c) => super::reading::prompt_row_of(c),
+            None => prompt_row(server, row).await,
+        };
+    }
+    state_of(row, &facts)
+}
+
+/// The text left of the cursor on its row, as tmux shows the pane
+/// (`capture-pane -p` of that row, read by length); `None` when tmux
+/// does not give it.
+async fn prompt_row(server: &Server, row: &StateRow) -> Option<String> {
+    let y = row.cursor_y.to_string();
+    let capture = Command::new("capture-pane")
+        .arg("-p")
+        .opt("-t", row.pane_id.as_str())
+        .opt("-S", y.as_str())
+        .opt("-E", y.as_str());
+    let out = server.run_all(&[capture]).await.ok()?.pop()?;
+    if !out.ok {
+        return None;
+    }
+    Some(input::left_of(&out.text(), row.cursor_x).to_string())
+}
+
+/// What is read of the pane `row` describes: its tty and `/proc`.
+fn facts_of(row: &StateRow) -> Facts {
+    if row.pane_dead {
+        Facts {
             notes: vec!["the pane is dead (its process exited; remain-on-exit)".into()],
             ..Default::default()
         }
@@ -291,8 +345,12 @@ fn state_of(row: &StateRow) -> PaneState {
             pane_pid: row.pane_pid,
             server_pid: row.server_pid,
         })
-    };
-    let (input, mut evidence) = input::classify(&facts);
+    }
+}
+
+/// The state of the pane `row` describes, from `facts`.
+fn state_of(row: &StateRow, facts: &Facts) -> PaneState {
+    let (input, mut evidence) = input::classify(facts);
     if facts.foreground.is_none() && !row.pane_current_command.is_empty() {
         evidence.push(format!(
             "tmux reports pane_current_command '{}'",

@@ -37,6 +37,29 @@ crate::record! {
     struct PaneIdRow {
         /// `%N`.
         pane_id: String = "pane_id",
+        /// The pane's mode (`copy-mode`, `view-mode`, `tree-mode`, …;
+        /// empty in none), read before typing leaves it.
+        pane_mode: String = "pane_mode",
+    }
+}
+
+/// The pane typed or pasted into, and the mode it was taken out of
+/// first ([`crate::tmux::input::leave_modes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Landed {
+    /// `%N`.
+    pub pane_id: String,
+    /// The mode the pane was in (`copy-mode`, `view-mode`, `tree-mode`,
+    /// …) and left before the keys went; `None`: it was in none.
+    pub left_mode: Option<String>,
+}
+
+impl From<PaneIdRow> for Landed {
+    fn from(r: PaneIdRow) -> Landed {
+        Landed {
+            pane_id: r.pane_id,
+            left_mode: Some(r.pane_mode).filter(|m| !m.is_empty()),
+        }
     }
 }
 
@@ -61,6 +84,11 @@ pub struct SendKeysRequest {
 pub struct KeysSent {
     /// The pane, `%N`.
     pub pane_id: String,
+    /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
+    /// taken out of before the keys went (keys sent to a pane in a mode go
+    /// to the mode, not to the program); `None`: it was in none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_mode: Option<String>,
     /// For text with Enter: whether it arrived and was submitted, read
     /// from the pane's copy; `None` for keys, text without Enter, or with
     /// the mirror off.
@@ -82,13 +110,14 @@ impl Op for SendKeysRequest {
                 super::state::refuse_password_input(server, &self.pane).await?;
             }
             let target = server.pane_target(&self.pane).await?;
-            let pane_id = send_keys(server, &target, &self.keys).await?;
+            let landed = send_keys(server, &target, &self.keys).await?;
             return Ok(KeysSent {
-                pane_id,
+                pane_id: landed.pane_id,
+                left_mode: landed.left_mode,
                 delivery: None,
             });
         };
-        let submitted = submit_typed(
+        let (landed, delivery) = submit_typed(
             server,
             &self.pane,
             self.allow_password_input,
@@ -98,8 +127,9 @@ impl Op for SendKeysRequest {
         )
         .await?;
         Ok(KeysSent {
-            pane_id: submitted.0,
-            delivery: submitted.1,
+            pane_id: landed.pane_id,
+            left_mode: landed.left_mode,
+            delivery,
         })
     }
 }
@@ -132,13 +162,13 @@ enum Body {
 
 impl Body {
     /// Types it into `target`, with Enter right after when `enter_too`;
-    /// the pane's id.
+    /// the pane's id and the mode it left.
     async fn send(
         &self,
         server: &Server,
         target: &Target,
         enter_too: bool,
-    ) -> Result<String, Error> {
+    ) -> Result<Landed, Error> {
         match self {
             Body::Keys(k) => {
                 // Enter follows (now or after the delay): the final line
@@ -151,7 +181,7 @@ impl Body {
                 send_keys(server, target, &k).await
             }
             Body::Paste { text, bracket } => {
-                let pane_id = paste_text(server, target, text, *bracket).await?;
+                let landed = paste_text(server, target, text, *bracket).await?;
                 if enter_too {
                     let enter = EnterKey {
                         server,
@@ -159,7 +189,7 @@ impl Body {
                     };
                     enter.enter().await?;
                 }
-                Ok(pane_id)
+                Ok(landed)
             }
         }
     }
@@ -177,7 +207,7 @@ async fn submit_typed(
     submit: Submit,
     text: &str,
     body: &Body,
-) -> Result<(String, Option<Delivery>), Error> {
+) -> Result<(Landed, Option<Delivery>), Error> {
     let state = super::state::PaneStateRequest {
         pane: sel.clone(),
         follow: false,
@@ -193,8 +223,8 @@ async fn submit_typed(
         .map_err(|_| Error::not_found(format!("can't find pane: {}", state.pane_id)))?;
     let target = Target::Pane(pane);
     if server.mirror().await.is_none() {
-        let pane_id = body.send(server, &target, true).await?;
-        return Ok((pane_id, None));
+        let landed = body.send(server, &target, true).await?;
+        return Ok((landed, None));
     }
     let copy = super::deliver::copy_of(server, pane).await?;
     let mut evidence = Vec::new();
@@ -211,8 +241,8 @@ async fn submit_typed(
         None => None,
     };
     let Some(before) = super::deliver::Before::of(&copy) else {
-        let pane_id = body.send(server, &target, true).await?;
-        return Ok((pane_id, None));
+        let landed = body.send(server, &target, true).await?;
+        return Ok((landed, None));
     };
     let delay = super::deliver::delay_for(&submit, state.input);
     evidence.push(format!(
@@ -224,10 +254,10 @@ async fn submit_typed(
             format!("pressed {} ms after it", delay.as_millis())
         }
     ));
-    let pane_id = body.send(server, &target, delay.is_zero()).await?;
+    let landed = body.send(server, &target, delay.is_zero()).await?;
     let presser = EnterKey { server, target };
     let enter_sent = delay.is_zero();
-    let d = super::deliver::confirm(
+    let mut d = super::deliver::confirm(
         &copy,
         &before,
         text,
@@ -238,7 +268,11 @@ async fn submit_typed(
         Delivery::new(ready, evidence),
     )
     .await?;
-    Ok((pane_id, Some(d)))
+    if let Some(mode) = &landed.left_mode {
+        d.evidence
+            .insert(0, format!("the pane was in {mode}: left it before typing"));
+    }
+    Ok((landed, Some(d)))
 }
 
 /// `send_keys_batch`: several `send_keys` in order, in one round trip
@@ -406,6 +440,11 @@ impl PasteTextRequest {
 pub struct TextPasted {
     /// The pane, `%N`.
     pub pane_id: String,
+    /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
+    /// taken out of before the paste (see
+    /// [`KeysSent::left_mode`]); `None`: it was in none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_mode: Option<String>,
     /// With `enter`: whether the paste arrived and was submitted (see
     /// [`KeysSent::delivery`]).
     pub delivery: Option<Delivery>,
@@ -420,19 +459,21 @@ impl Op for PasteTextRequest {
                 super::state::refuse_password_input(server, &self.pane).await?;
             }
             let target = server.pane_target(&self.pane).await?;
-            let pane_id = paste_text(server, &target, &self.text, self.bracket).await?;
+            let landed = paste_text(server, &target, &self.text, self.bracket).await?;
             return Ok(TextPasted {
-                pane_id,
+                pane_id: landed.pane_id,
+                left_mode: landed.left_mode,
                 delivery: None,
             });
         }
         // Enter submits: a final line break pasted too would submit twice.
-        let text = crate::tmux::typing::without_final_newline(&self.text);
+        let text =
+            &input::paste_safe(crate::tmux::typing::without_final_newline(&self.text).as_bytes());
         let body = Body::Paste {
             text: text.to_string(),
             bracket: self.bracket,
         };
-        let (pane_id, delivery) = submit_typed(
+        let (landed, delivery) = submit_typed(
             server,
             &self.pane,
             self.allow_password_input,
@@ -441,7 +482,11 @@ impl Op for PasteTextRequest {
             &body,
         )
         .await?;
-        Ok(TextPasted { pane_id, delivery })
+        Ok(TextPasted {
+            pane_id: landed.pane_id,
+            left_mode: landed.left_mode,
+            delivery,
+        })
     }
 }
 
@@ -485,6 +530,11 @@ pub struct BufferPasted {
     pub buffer_name: String,
     /// The pane, `%N`.
     pub pane_id: String,
+    /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
+    /// taken out of before the paste (see
+    /// [`KeysSent::left_mode`]); `None`: it was in none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_mode: Option<String>,
 }
 
 impl Op for PasteBufferRequest {
@@ -493,10 +543,11 @@ impl Op for PasteBufferRequest {
     async fn run(self, server: &Server, _: Limit) -> Result<BufferPasted, Error> {
         own_buffer(&self.buffer_name)?;
         let target = server.pane_target(&self.pane).await?;
-        let pane_id = paste_buffer(server, &target, &self.buffer_name, self.bracket).await?;
+        let landed = paste_buffer(server, &target, &self.buffer_name, self.bracket).await?;
         Ok(BufferPasted {
             buffer_name: self.buffer_name,
-            pane_id,
+            pane_id: landed.pane_id,
+            left_mode: landed.left_mode,
         })
     }
 }
@@ -784,20 +835,21 @@ fn note_keys(server: &Server, pane_id: &str, keys: &Keys, origin: Option<Origin>
     }
 }
 
-/// Sends `keys` to a pane; the pane's id. One round trip: the lookup
-/// of the pane and the keys go out in one write, as one line when they
-/// fit [`LINE_COMMANDS`], else as several lines of that size (long
-/// text); then, for a target other than a pane id, the pane is looked
-/// up first (one more round trip), so every line types into the same
-/// pane even if the active pane changes meanwhile.
+/// Sends `keys` to a pane; the pane's id and the mode it left. One
+/// round trip: the lookup of the pane, [`input::leave_modes`] and the
+/// keys go out in one write, as one line when they fit
+/// [`LINE_COMMANDS`], else as several lines of that size (long text),
+/// each leaving modes first; then, for a target other than a pane id,
+/// the pane is looked up first (one more round trip), so every line
+/// types into the same pane even if the active pane changes meanwhile.
 ///
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) (nothing is typed).
-pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<String, Error> {
+pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<Landed, Error> {
     // Long input goes as several lines: they must all reach the pane the
     // first one did.
-    let target = if keys.commands("%0").len() + 1 > LINE_COMMANDS {
+    let target = if keys.commands("%0").len() + 2 > LINE_COMMANDS {
         match target {
             Target::Pane(_) => target.clone(),
             _ => Target::Pane(pane_of(server, target).await?),
@@ -807,9 +859,8 @@ pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<
     };
     let origin = server.begin_typing(&target).await;
     let (lookup, q) = pane_id_lookup(&target);
-    let mut all = vec![lookup];
-    all.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
-    let lines: Vec<Vec<Command>> = all.chunks(LINE_COMMANDS).map(<[Command]>::to_vec).collect();
+    let arg = target.to_arg(TargetKind::Pane);
+    let lines = input::typing_lines(lookup, &arg, keys.commands(&arg), LINE_COMMANDS);
     let answers = server.run_lines(&lines, Retry::Never).await?;
     let mut first = None;
     for (line, out) in lines.iter().zip(answers) {
@@ -823,16 +874,17 @@ pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<
             first = out.into_iter().next().map(|o| o.body);
         }
     }
-    let pane_id =
-        PaneIdRow::from_record(&one_record(&q, &first.unwrap_or_default(), &target)?).pane_id;
-    note_keys(server, &pane_id, keys, origin);
-    Ok(pane_id)
+    let landed: Landed =
+        PaneIdRow::from_record(&one_record(&q, &first.unwrap_or_default(), &target)?).into();
+    note_keys(server, &landed.pane_id, keys, origin);
+    Ok(landed)
 }
 
 /// Sends several `(target, keys)` in order. When everything fits one
 /// line ([`LINE_COMMANDS`]), one round trip: with `stop_on_error` one
 /// line, which tmux stops at the first failure so nothing after it
-/// runs; else one line per operation, each on its own. Longer batches
+/// runs; else one line per operation, each on its own. Each operation
+/// leaves its pane's modes first ([`input::leave_modes`]). Longer batches
 /// send one operation after the other ([`send_keys`] each).
 ///
 /// # Errors
@@ -852,8 +904,9 @@ pub async fn send_keys_batch(
     let mut parts = Vec::with_capacity(ops.len());
     for (target, keys) in ops {
         let (lookup, q) = pane_id_lookup(target);
-        let mut cmds = vec![lookup];
-        cmds.extend(keys.commands(&target.to_arg(TargetKind::Pane)));
+        let arg = target.to_arg(TargetKind::Pane);
+        let mut cmds = vec![lookup, input::leave_modes(&arg)];
+        cmds.extend(keys.commands(&arg));
         parts.push((cmds, q));
     }
     let total: usize = parts.iter().map(|(c, _)| c.len()).sum();
@@ -869,7 +922,7 @@ pub async fn send_keys_batch(
             }
             let failed = result.is_err();
             let (pane_id, result) = match result {
-                Ok(p) => (Some(p), Ok(())),
+                Ok(p) => (Some(p.pane_id), Ok(())),
                 Err(e) => (None, Err(e)),
             };
             sent.push(Sent {
@@ -945,7 +998,11 @@ pub async fn send_keys_batch(
 /// buffer of the user's is touched). With `bracket`, tmux wraps the
 /// text in bracketed-paste markers when the pane's program asked for
 /// them (`paste-buffer -p`). Line breaks are sent as carriage returns,
-/// as a terminal paste does. Returns the pane id.
+/// as a terminal paste does. The text goes as tmux 3.7+ pastes it, on
+/// every version ([`input::paste_safe`]: control characters other than
+/// tab, line breaks, backspace and bell as `^X`), so no text ends a
+/// bracketed paste early. The pane leaves its modes first
+/// ([`input::leave_modes`]). Returns the pane id and the mode it left.
 ///
 /// # Errors
 ///
@@ -956,14 +1013,16 @@ pub async fn paste_text(
     target: &Target,
     text: &str,
     bracket: bool,
-) -> Result<String, Error> {
+) -> Result<Landed, Error> {
     check_text("text", text)?;
+    let text = &input::paste_safe(text.as_bytes());
     let target = &typing_target(server, target).await;
     let origin = server.begin_typing(target).await;
     let name = input::new_buffer_name("paste");
     let (lookup, q) = pane_id_lookup(target);
     let mut line = vec![lookup];
     line.extend(fill_buffer(&name, text));
+    line.push(input::leave_modes(&target.to_arg(TargetKind::Pane)));
     let mut paste = Command::new("paste-buffer")
         .target(target, TargetKind::Pane)
         .arg("-d");
@@ -985,9 +1044,9 @@ pub async fn paste_text(
     if out.len() < n {
         return Err(Error::connection("tmux did not answer every command"));
     }
-    let pane_id = PaneIdRow::from_record(&one_record(&q, &out[0].body, target)?).pane_id;
-    server.note_typed(&pane_id, text.as_bytes(), false, origin);
-    Ok(pane_id)
+    let landed: Landed = PaneIdRow::from_record(&one_record(&q, &out[0].body, target)?).into();
+    server.note_typed(&landed.pane_id, text.as_bytes(), false, origin);
+    Ok(landed)
 }
 
 /// Puts `content` in a new paste buffer of tmuxwire's namespace
@@ -1032,7 +1091,12 @@ pub async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> 
     Ok(body)
 }
 
-/// Pastes a buffer into a pane (the buffer stays); the pane id.
+/// Pastes a buffer into a pane (the buffer stays), the pane's modes left
+/// first ([`input::leave_modes`]); the pane id and the mode it left. The
+/// program receives what tmux 3.7+ pastes: before 3.7 (whose paste writes
+/// a buffer's bytes as they are) the buffer is read first and, when it
+/// holds a byte a 3.7 paste would show as `^X`, its text goes as
+/// [`paste_text`] pastes it (one more round trip).
 ///
 /// # Errors
 ///
@@ -1042,18 +1106,31 @@ pub async fn paste_buffer(
     target: &Target,
     name: &str,
     bracket: bool,
-) -> Result<String, Error> {
+) -> Result<Landed, Error> {
+    let sanitizes = server
+        .version()
+        .await?
+        .release()
+        .is_some_and(|r| r >= (3, 7));
+    if !sanitizes {
+        let bytes = show_buffer(server, name).await?;
+        let safe = input::paste_safe(&bytes);
+        if safe.as_bytes() != bytes.as_slice() {
+            return paste_text(server, target, &safe, bracket).await;
+        }
+    }
     let (lookup, q) = pane_id_lookup(target);
     let mut paste = Command::new("paste-buffer").target(target, TargetKind::Pane);
     if bracket {
         paste = paste.arg("-p");
     }
     let paste = paste.opt("-b", name);
+    let leave = input::leave_modes(&target.to_arg(TargetKind::Pane));
     let out = server
-        .act(vec![lookup, paste])
+        .act(vec![lookup, leave, paste])
         .await
         .map_err(buffer_error)?;
-    Ok(PaneIdRow::from_record(&one_record(&q, &out[0], target)?).pane_id)
+    Ok(PaneIdRow::from_record(&one_record(&q, &out[0], target)?).into())
 }
 
 /// Deletes a buffer.

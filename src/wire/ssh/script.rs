@@ -288,15 +288,15 @@ pub fn parse_probe(text: &str) -> Result<Probe, String> {
 }
 
 /// Splits what a remote line printed at the banner: the bytes after the
-/// banner line that carries `nonce`, or `None` when it is not there (the
-/// line did not run: the shell or `ssh` failed first).
+/// first whole line `TWREADY <nonce>` (at the start of `out` or after a
+/// `\n`), or `None` when there is none (the line did not run: the shell or
+/// `ssh` failed first). The same text inside a longer line is not the
+/// banner and does not hide a banner after it.
 pub fn after_banner<'a>(out: &'a [u8], nonce: &str) -> Option<&'a [u8]> {
     let line = format!("{BANNER} {nonce}\n");
-    let at = memchr::memmem::find(out, line.as_bytes())?;
-    if at != 0 && out[at - 1] != b'\n' {
-        return None;
-    }
-    Some(&out[at + line.len()..])
+    memchr::memmem::find_iter(out, line.as_bytes())
+        .find(|&at| at == 0 || out[at - 1] == b'\n')
+        .map(|at| &out[at + line.len()..])
 }
 
 /// Why an `ssh` invocation failed, from its exit status and stderr
@@ -445,6 +445,11 @@ mod tests {
         );
         assert_eq!(after_banner(b"TWREADY abd\n", "abc"), None);
         assert_eq!(after_banner(b"xTWREADY abc\n", "abc"), None);
+        // Text that only ends like the banner hides no banner after it.
+        assert_eq!(
+            after_banner(b"echo xTWREADY abc\nTWREADY abc\nok", "abc"),
+            Some(&b"ok"[..])
+        );
     }
 
     #[test]
