@@ -132,18 +132,8 @@ struct Window {
 enum Job {
     Seed {
         pane: PaneId,
-        at: Window,
-        attempt: u8,
-        continued: bool,
-        /// The key waiters know this seed by (it may wait in the queue
-        /// before it has a request id).
-        key: u64,
-        /// The buffer the line left the history in ([`seed::SeedLine`]).
-        history_buffer: Option<String>,
-        /// Whether the line was [exact](seed::Recipe::exact).
-        exact: bool,
-        /// How much of the pane it reads.
-        depth: Depth,
+        /// What the line was sent with.
+        seed: SeedAnswer,
     },
     /// A check of a copy's visible rows and state ([`probe::check_line`]):
     /// taken in the background, or of a copy a fence found doubtful.
@@ -547,13 +537,15 @@ impl Watch {
             let at = self.window(pane);
             let job = Job::Seed {
                 pane,
-                at,
-                attempt,
-                continued,
-                key,
-                history_buffer,
-                exact,
-                depth,
+                seed: SeedAnswer {
+                    at,
+                    attempt,
+                    continued,
+                    key,
+                    history_buffer,
+                    exact,
+                    depth,
+                },
             };
             if self.send(line, job).is_some() {
                 self.seeds_out += 1;
@@ -934,28 +926,7 @@ impl Watch {
                     self.list();
                 }
             }
-            Job::Seed {
-                pane,
-                at,
-                attempt,
-                continued,
-                key,
-                history_buffer,
-                exact,
-                depth,
-            } => self.seed_answered(
-                pane,
-                reply,
-                SeedAnswer {
-                    at,
-                    attempt,
-                    continued,
-                    key,
-                    history_buffer,
-                    exact,
-                    depth,
-                },
-            ),
+            Job::Seed { pane, seed } => self.seed_answered(pane, reply, seed),
             Job::Fence { panes } => self.fenced(id, reply, panes),
             Job::Check { pane, at } => {
                 self.background_out = false;
@@ -1737,8 +1708,13 @@ struct SeedAnswer {
     at: Window,
     attempt: u8,
     continued: bool,
+    /// The key waiters know this seed by (it may wait in the queue
+    /// before it has a request id).
     key: u64,
+    /// The buffer the line left the history in ([`seed::SeedLine`]).
     history_buffer: Option<String>,
+    /// Whether the line was [exact](seed::Recipe::exact).
     exact: bool,
+    /// How much of the pane it reads.
     depth: Depth,
 }
