@@ -893,17 +893,9 @@ pub async fn wait_for_text(
     // Subscribed after the entry state was read: a change in between
     // is seen by the first look below; later ones wake the wait.
     let mut rx = f.pane.subscribe();
-    let mut input = super::reading::InputWatch::new(pane);
-    // C13: a cursor's line holding text while the pane's shell edits its
-    // command line is a prompt, and what comes on it is the echo of keys
-    // typed (by a person, or by another client just before this wait,
-    // whose echo tmux may parse only after the fence), not output.
-    let entry = match entry {
-        Entry::After(_) if input.line_editor_now(server, &f).await => Entry::Echo,
-        e => e,
-    };
     let mut w = Wait::new(req, entry_line, entry);
     let mut vigil = Vigil::new(server, pane).await;
+    let mut input = super::reading::InputWatch::new(pane);
     let mut ended = None;
     let mut reading = None;
     loop {

@@ -207,17 +207,6 @@ impl InputWatch {
         }
     }
 
-    /// Whether the pane's shell edits its command line now
-    /// ([`Input::LineEditor`]), read at once whatever the pane printed
-    /// last (one round trip the first time: [`InputWatch::check`] reuses
-    /// it); `false` when it cannot be told.
-    pub(super) async fn line_editor_now(&mut self, server: &Server, f: &Followed) -> bool {
-        match self.process(server).await {
-            Ok(Some(process)) => process.read(&f.pane).0 == Input::LineEditor,
-            _ => false,
-        }
-    }
-
     /// The pane's tty and pid, asked of tmux the first time.
     async fn process(&mut self, server: &Server) -> Result<Option<ProcessRef>, Error> {
         if let Some(p) = &self.process {
