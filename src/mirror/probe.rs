@@ -52,6 +52,13 @@ crate::record! {
         in_mode: bool = "pane_in_mode",
         mode: Option<String> = "pane_mode",
         scroll_position: Option<i64> = "scroll_position",
+        // The options a copy's layout follows (read when it was seeded):
+        // one changed at run time (`set -g variation-selector-always-wide
+        // off`) changes how tmux lays out what comes next, which no
+        // output tells.
+        scroll_on_clear: Option<String> = "scroll-on-clear",
+        alternate_screen: Option<String> = "alternate-screen",
+        vs16_wide: Option<String> = "variation-selector-always-wide",
     }
 }
 
@@ -278,12 +285,23 @@ pub fn verdict(term: &Term, reply: &Reply, q: &Queries) -> Verdict {
     history_of(term, &r)
 }
 
-/// Whether `term`'s size, cursor and screen mode are the ones in `r`
-/// (its history: [`history_of`]).
+/// Whether `term`'s size, cursor, screen mode and the options its layout
+/// follows are the ones in `r` (its history: [`history_of`]).
 fn state_agrees(term: &Term, r: &CheckRow) -> bool {
     let (w, h) = term.size();
     let cursor = term.cursor();
-    r.width == Some(i64::from(w))
+    let o = term.options();
+    // An option tmux does not have (older versions) expands to nothing:
+    // not compared.
+    let same = |v: &Option<String>, copy: bool| match v.as_deref().map(str::trim) {
+        Some("on" | "1") => copy,
+        Some("off" | "0") => !copy,
+        _ => true,
+    };
+    same(&r.scroll_on_clear, o.scroll_on_clear)
+        && same(&r.alternate_screen, o.alternate_screen)
+        && same(&r.vs16_wide, o.variation_selector_always_wide)
+        && r.width == Some(i64::from(w))
         && r.height == Some(i64::from(h))
         && r.cursor_x == Some(i64::from(cursor.x.0))
         && r.cursor_y == Some(i64::from(cursor.y.0))
