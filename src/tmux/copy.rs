@@ -173,7 +173,7 @@ async fn attempt(
     let seed::SeedLine {
         line,
         history_buffer,
-    } = seed::line(pane, &recipe, false);
+    } = seed::line(pane, &recipe, false, seed::Depth::Full);
     let check = (seed::needs_verify(&recipe) && exactness == Exactness::Rows).then(check_name);
     let mut lines = vec![line];
     if let Some(name) = &check {
@@ -233,7 +233,7 @@ async fn attempt(
     }
     // Printable ASCII lays out as tmux's rows (see [`Exactness::Lines`]).
     let ascii = history.as_deref().is_some_and(printable_ascii);
-    let built = match seed::build(reply, &recipe, false, opts, history) {
+    let built = match seed::build(reply, &recipe, false, seed::Depth::Full, opts, history) {
         Ok(b) => b,
         Err(SeedFailure::Gone) => return Ok(Attempt::Gone),
         Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::Exactly(why)),

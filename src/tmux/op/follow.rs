@@ -24,7 +24,7 @@ use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
 use crate::mirror::follow::{Keep, Since, Spot, cursor_spot, lines_since, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::{Mark, TypedFrom};
-use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status};
+use crate::mirror::{PaneMeta, PaneMirror, PaneState, Progress, Status, Want};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 use crate::tmux::follow::{
@@ -358,7 +358,7 @@ pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<P
 }
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
-/// its copy.
+/// its copy ([`Want::Current`]).
 ///
 /// Something else may change the pane meanwhile: its session killed (the
 /// watch of the session it was listed in cannot open, or ends with the
@@ -370,6 +370,17 @@ pub(super) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<P
 pub(super) async fn follow(
     server: &Server,
     pane: PaneId,
+    progress: Option<&Progress>,
+    within: Option<Duration>,
+) -> Result<Followed, Error> {
+    follow_with(server, pane, Want::Current, progress, within).await
+}
+
+/// [`follow`], the copy as `want` says (its history read, for one).
+pub(super) async fn follow_with(
+    server: &Server,
+    pane: PaneId,
+    want: Want,
     progress: Option<&Progress>,
     within: Option<Duration>,
 ) -> Result<Followed, Error> {
@@ -406,7 +417,7 @@ pub(super) async fn follow(
         let left = limit.saturating_sub(began.elapsed());
         let synced = std::time::Instant::now();
         let confirmed = m
-            .sync_within(&[(pane, session, meta)], progress, Some(left))
+            .sync_within(&[(pane, session, meta)], want, progress, Some(left))
             .await;
         let copy = m.pane(pane);
         // A live copy that tmux did not confirm is still fed in the order
@@ -1399,7 +1410,9 @@ pub async fn capture_since(
 /// the same connection, so the copy then holds every byte the pane
 /// printed. The pid of a gone pane is not known (0: not checked).
 async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error> {
-    let gone = match follow(server, pane, None, None).await {
+    // With the history: lines a follower has not read may have scrolled
+    // into it while the copy was seeded again.
+    let gone = match follow_with(server, pane, Want::History, None, None).await {
         Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => e,
         r => return r,
     };
@@ -1413,7 +1426,7 @@ async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error
         });
     };
     if p.view().status() != Status::Dead {
-        m.refresh(&[pane]).await;
+        m.refresh(&[pane], Want::Current).await;
         p.mark_dead();
     }
     Ok(Followed {
