@@ -10,11 +10,11 @@ use super::fit::{Fit, Limit, json_len};
 use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::PaneId;
-use crate::mirror::Status;
+use crate::mirror::{Status, Want};
 use crate::mirror::follow::{Keep, Since, cursor_spot, lines_since};
 use crate::term::{LineIndex, Term, fingerprint};
 use crate::tmux::follow::{CaptureSinceResult, SinceCursor, find_line, line_text, lossy};
-use crate::tmux::wait::{Followed, follow, pane_id};
+use crate::tmux::wait::{Followed, follow_with, pane_id};
 use crate::tmux::{Error, Selector};
 
 /// `capture_since`: the lines of a pane that are new since a cursor (see
@@ -280,7 +280,9 @@ pub async fn capture_since(
 /// the same connection, so the copy then holds every byte the pane
 /// printed. The pid of a gone pane is not known (0: not checked).
 async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error> {
-    let gone = match follow(server, pane, None, None).await {
+    // With the history: lines a follower has not read may have scrolled
+    // into it while the copy was seeded again.
+    let gone = match follow_with(server, pane, Want::History, None, None).await {
         Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => e,
         r => return r,
     };
@@ -294,7 +296,7 @@ async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error
         });
     };
     if p.view().status() != Status::Dead {
-        m.refresh(&[pane]).await;
+        m.refresh(&[pane], Want::Current).await;
         p.mark_dead();
     }
     Ok(Followed {

@@ -50,7 +50,7 @@ use tokio::sync::watch::Receiver;
 pub use input::INPUT_LASTS;
 pub(crate) use input::{InputWatch, ProcessRef, marks_running, prompt_row_of};
 pub use pane::pane_id;
-pub(crate) use pane::{Followed, copy_of, follow, followed_copy};
+pub(crate) use pane::{Followed, copy_of, follow, follow_with, followed_copy};
 pub use vigil::LIVENESS_EVERY;
 pub(crate) use vigil::{Ended, Vigil, exit_of};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::control::{PaneId, Target};
-use crate::mirror::{PaneMeta, PaneMirror, Progress, Status};
+use crate::mirror::{PaneMeta, PaneMirror, Progress, Status, Want};
 use crate::tmux::Tmux;
 use crate::tmux::{Error, PaneScope, Selector};
 
@@ -59,7 +59,7 @@ pub(crate) async fn followed_copy(server: &Tmux, pane: PaneId) -> Result<Arc<Pan
 }
 
 /// Makes sure the mirror follows `pane` and tmux has just confirmed
-/// its copy.
+/// its copy ([`Want::Current`]).
 ///
 /// Something else may change the pane meanwhile: its session killed (the
 /// watch of the session it was listed in cannot open, or ends with the
@@ -71,6 +71,17 @@ pub(crate) async fn followed_copy(server: &Tmux, pane: PaneId) -> Result<Arc<Pan
 pub(crate) async fn follow(
     server: &Tmux,
     pane: PaneId,
+    progress: Option<&Progress>,
+    within: Option<Duration>,
+) -> Result<Followed, Error> {
+    follow_with(server, pane, Want::Current, progress, within).await
+}
+
+/// [`follow`], the copy as `want` says (its history read, for one).
+pub(crate) async fn follow_with(
+    server: &Tmux,
+    pane: PaneId,
+    want: Want,
     progress: Option<&Progress>,
     within: Option<Duration>,
 ) -> Result<Followed, Error> {
@@ -107,7 +118,7 @@ pub(crate) async fn follow(
         let left = limit.saturating_sub(began.elapsed());
         let synced = std::time::Instant::now();
         let confirmed = m
-            .sync_within(&[(pane, session, meta)], progress, Some(left))
+            .sync_within(&[(pane, session, meta)], want, progress, Some(left))
             .await;
         let copy = m.pane(pane);
         // A live copy that tmux did not confirm is still fed in the order
