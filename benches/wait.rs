@@ -51,10 +51,10 @@ use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::follow::Outcome;
-use tmuxwire::tmux::op::commands::{ListCommandsRequest, WaitForCommandRequest};
-use tmuxwire::tmux::op::follow::WaitForTextRequest;
+use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::search::SearchPanesRequest;
-use tmuxwire::tmux::op::stable::{ScreenMask, WaitForStableRequest};
+use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
+use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
 
@@ -255,7 +255,7 @@ fn bench(c: &mut Criterion) {
                     t.run(&send).await.expect("send-keys");
                     let r = waiting.await.expect("task").expect("wait");
                     total += began.elapsed().saturating_sub(STILL);
-                    assert_eq!(r.outcome, "stable", "{r:?}");
+                    assert_eq!(r.outcome, StableOutcome::Stable, "{r:?}");
                 }
                 total
             })
@@ -337,7 +337,7 @@ fn bench(c: &mut Criterion) {
                     t.run(&send).await.expect("send-keys");
                     let r = waiting.await.expect("task").expect("wait");
                     total += began.elapsed();
-                    assert_eq!(r.outcome, "finished", "{r:?}");
+                    assert_eq!(r.outcome, CommandOutcome::Finished, "{r:?}");
                 }
                 total
             })

@@ -12,7 +12,9 @@ use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::follow::{
     CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
 };
-use tmuxwire::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
+use tmuxwire::tmux::op::run::RunCommandRequest;
+use tmuxwire::tmux::op::since::CaptureSinceRequest;
+use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Error, Selector, Tmux};
 

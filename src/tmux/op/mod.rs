@@ -16,9 +16,14 @@
 //!   `snapshot_pane`, `display_message`);
 //! * [`state`]: `get_pane_state` (input state from the pane's terminal);
 //! * [`search`]: `search_panes` over scrollback and screen;
-//! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
-//!   `run_command`);
-//! * [`typing`]: keys, pastes and tmuxwire's paste buffers;
+//! * [`since`]: `capture_since` (the lines new since a cursor);
+//! * the waits, each a condition run by the wait engine
+//!   ([`crate::tmux::wait`]): [`text`] (`wait_for_text`), [`run`]
+//!   (`run_command`), [`commands`] (`wait_for_command`, with
+//!   `list_commands` and `get_command_output`), [`stable`]
+//!   (`wait_for_stable`);
+//! * [`typing`]: keys, pastes and tmuxwire's paste buffers, with
+//!   [`deliver`]: whether typed input arrived and was submitted;
 //! * [`manage`]: creating, changing and killing sessions, windows and
 //!   panes;
 //! * [`settings`]: options, environment, hooks;
@@ -41,16 +46,18 @@ pub mod commands;
 pub mod deliver;
 pub mod filter;
 pub mod fit;
-pub mod follow;
 pub mod info;
 pub mod list;
 pub mod manage;
-mod reading;
+pub mod run;
 pub mod search;
+mod search_cut;
 pub mod settings;
 pub mod shape;
+pub mod since;
 pub mod stable;
 pub mod state;
+pub mod text;
 pub mod typing;
 
 // The manage family's creating and killing halves (see `manage`).
