@@ -9,8 +9,13 @@
 //! of the benches' corpus (log lines, cargo output, long JSON lines that
 //! wrap, CJK). Then, in one run:
 //!
-//! * `capture-once`: `tmux capture-pane -p -J -S - -t P` for every pane;
+//! * `capture-once`: `tmux capture-pane -p -J -S - -t P` for every pane,
+//!   timed before tmuxwire starts and again after its searches (the
+//!   figure is the mean: on a shared machine the load moves meanwhile);
 //! * `startup`: spawn → `initialize` answer, median of 11 starts;
+//! * `first capture`: `capture_pane` of one pane's screen as the first call
+//!   of a fresh server: it follows every pane (a copy of each screen, no
+//!   history read);
 //! * `first search`: `search_panes` for a needle that is nowhere, over the
 //!   whole scrollback, on a fresh server (the mirror is built), then the
 //!   same call again (answered from the mirror).
@@ -252,18 +257,22 @@ fn main() {
         })
         .sum();
 
-    // tmux's own capture of every pane, once.
-    let t = Instant::now();
-    let mut bytes = 0;
-    for id in &ids {
-        let out = server
-            .cmd()
-            .args(["capture-pane", "-p", "-J", "-S", "-", "-t", id])
-            .output()
-            .expect("capture");
-        bytes += out.stdout.len();
-    }
-    let capture_once = t.elapsed();
+    // tmux's own capture of every pane, once (timed again after the
+    // searches: on a shared machine the load moves while the bench runs).
+    let capture_all = || {
+        let t = Instant::now();
+        let mut bytes = 0;
+        for id in &ids {
+            let out = server
+                .cmd()
+                .args(["capture-pane", "-p", "-J", "-S", "-", "-t", id])
+                .output()
+                .expect("capture");
+            bytes += out.stdout.len();
+        }
+        (t.elapsed(), bytes)
+    };
+    let (capture_before, bytes) = capture_all();
 
     // Startup: spawn to the `initialize` answer.
     let mut starts: Vec<Duration> = (0..11)
@@ -275,6 +284,19 @@ fn main() {
         .collect();
     starts.sort();
     let startup = starts[starts.len() / 2];
+
+    // The first call of a fresh server that reads no history: a capture
+    // of one pane's screen. It follows every pane (a copy of each screen).
+    let first_capture = {
+        let (mut m, _) = Mcp::spawn(&server.socket());
+        m.initialize();
+        let args = json!({"name": "capture_pane", "arguments": {"pane_id": ids[0]}});
+        let t = Instant::now();
+        let v = m.request("tools/call", args);
+        let took = t.elapsed();
+        assert!(v["result"]["isError"] != json!(true), "capture failed: {v}");
+        took
+    };
 
     // The first search of a fresh server, then the same again.
     let (mut m, _) = Mcp::spawn(&server.socket());
@@ -301,14 +323,19 @@ fn main() {
         );
     }
 
+    drop(m);
+    let (capture_after, _) = capture_all();
+    let capture_once = (capture_before + capture_after) / 2;
     println!(
         "first_search: {panes} panes, {rows} rows, {:.1} MiB of joined text (tmux {})",
         bytes as f64 / (1 << 20) as f64,
         server.run(&["-V"]).trim()
     );
     println!(
-        "  tmux capture-pane -p -J -S -, every pane once: {:>9.1} ms",
-        ms(capture_once)
+        "  tmux capture-pane -p -J -S -, every pane once: {:>9.1} ms  (before {:.1}, after {:.1})",
+        ms(capture_once),
+        ms(capture_before),
+        ms(capture_after)
     );
     println!(
         "  tmuxwire first search_panes (builds the copies): {:>7.1} ms  ({:.2}x the capture)",
@@ -318,6 +345,10 @@ fn main() {
     println!(
         "  tmuxwire second search_panes:                    {:>7.1} ms",
         ms(second_search)
+    );
+    println!(
+        "  tmuxwire first capture_pane of a screen (follows every pane, reads no history): {:.1} ms",
+        ms(first_capture)
     );
     println!(
         "  tmuxwire startup to initialize (median of 11):   {:>7.2} ms",

@@ -29,6 +29,15 @@
 //! * `wait/push-to-wake`: in-process, from an event added to the log to
 //!   the `poll_events` long poll that waits on it answering (the wake
 //!   itself, no tmux).
+//! * `wait/wake-during-check`: `wait/send-to-wake` while the mirror checks
+//!   a 200,000-line history against tmux's rows in the background, as it
+//!   does after a search seeds a pane's history on tmux < 3.7 (the check
+//!   is queued again whenever it ends, and runs during the waits: its
+//!   pause before starting is set to 1 ms). Each piece of the check holds
+//!   tmux, and so the wait's output, for as long as it takes tmux to
+//!   render it; the figure is the wake with those pieces going on. On
+//!   tmux 3.7 and later histories are captured as rows and not checked:
+//!   it then measures the visible-row checks only.
 //!
 //! After the timed groups it prints the CPU time tmuxwire used during a
 //! 5-second wait on a quiet pane (`getrusage`), with the mirror watching:
@@ -53,10 +62,11 @@ use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::follow::Outcome;
-use tmuxwire::tmux::op::commands::{ListCommandsRequest, WaitForCommandRequest};
-use tmuxwire::tmux::op::follow::WaitForTextRequest;
+use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::poll::PollEventsRequest;
-use tmuxwire::tmux::op::stable::{ScreenMask, WaitForStableRequest};
+use tmuxwire::tmux::op::search::SearchPanesRequest;
+use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
+use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
 
@@ -99,7 +109,15 @@ impl Server {
         let bash = format!(
             "env -i HOME={home} TMUX_TMPDIR={home} TERM=screen PATH=/usr/bin:/bin bash --norc -i"
         );
-        for cmd in ["sleep 100000", bash.as_str()] {
+        // Window 3: a long history, for `wait/wake-during-check`.
+        let ok = s
+            .cmd()
+            .args(["set-option", "-g", "history-limit", "250000"])
+            .status()
+            .expect("run tmux");
+        assert!(ok.success(), "tmux set-option failed");
+        let long = "seq -f 'a history line %g, long enough to be a row' 1 200000; exec cat";
+        for cmd in ["sleep 100000", bash.as_str(), long] {
             let ok = s
                 .cmd()
                 .args(["new-window", "-d", cmd])
@@ -142,6 +160,46 @@ fn cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// A `wait_for_text` on `pane` for the literal `w`.
+fn wait_for_word(pane: PaneId, w: &str) -> WaitForTextRequest {
+    WaitForTextRequest {
+        pane: Selector {
+            pane_id: Some(pane),
+            ..Selector::default()
+        },
+        patterns: Some(vec![Arc::new(
+            Pattern::new(w, PatternOptions::literal()).expect("pattern"),
+        )]),
+        stop: Vec::new(),
+        timeout: Duration::from_secs(10),
+        progress: None,
+        redact: false,
+    }
+}
+
+/// Starts a wait for `w` on `pane`, types `w` into it once the wait
+/// listens, and gives the time from `send-keys` to the wait's answer.
+async fn send_to_wake(t: &Arc<Tmux>, pane: PaneId, w: &str) -> Duration {
+    let m = t.mirror().await.expect("mirror");
+    let p = m.pane(pane).expect("pane copy");
+    let tt = t.clone();
+    let req = wait_for_word(pane, w);
+    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+    while p.subscribers() == 0 {
+        tokio::task::yield_now().await;
+    }
+    let began = Instant::now();
+    let send = TmuxCommand::new("send-keys")
+        .target(&Target::Pane(pane), TargetKind::Pane)
+        .arg("-l")
+        .arg(format!("{w}\r"));
+    t.run(&send).await.expect("send-keys");
+    let r = waiting.await.expect("task").expect("wait");
+    let took = began.elapsed();
+    assert_eq!(r.outcome, Outcome::Matched);
+    took
+}
+
 fn bench(c: &mut Criterion) {
     let server = Server::start();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -155,19 +213,7 @@ fn bench(c: &mut Criterion) {
     let pane = PaneId(0);
     let target = Target::Pane(pane);
     let word = AtomicU64::new(0);
-    let wait_for = |w: &str| WaitForTextRequest {
-        pane: Selector {
-            pane_id: Some(pane),
-            ..Selector::default()
-        },
-        patterns: Some(vec![Arc::new(
-            Pattern::new(w, PatternOptions::literal()).expect("pattern"),
-        )]),
-        stop: Vec::new(),
-        timeout: Duration::from_secs(10),
-        progress: None,
-        redact: false,
-    };
+    let wait_for = |w: &str| wait_for_word(pane, w);
     // Seed the copy.
     rt.block_on(async {
         let r = op::run(&t, wait_for("never"), Limit::NONE).await;
@@ -181,23 +227,7 @@ fn bench(c: &mut Criterion) {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     let w = format!("W{}", word.fetch_add(1, Ordering::Relaxed));
-                    let m = t.mirror().await.expect("mirror");
-                    let p = m.pane(pane).expect("pane copy");
-                    let tt = t.clone();
-                    let req = wait_for(&w);
-                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
-                    while p.subscribers() == 0 {
-                        tokio::task::yield_now().await;
-                    }
-                    let began = Instant::now();
-                    let send = TmuxCommand::new("send-keys")
-                        .target(&target, TargetKind::Pane)
-                        .arg("-l")
-                        .arg(format!("{w}\r"));
-                    t.run(&send).await.expect("send-keys");
-                    let r = waiting.await.expect("task").expect("wait");
-                    total += began.elapsed();
-                    assert_eq!(r.outcome, Outcome::Matched);
+                    total += send_to_wake(&t, pane, &w).await;
                 }
                 total
             })
@@ -237,7 +267,7 @@ fn bench(c: &mut Criterion) {
                     t.run(&send).await.expect("send-keys");
                     let r = waiting.await.expect("task").expect("wait");
                     total += began.elapsed().saturating_sub(STILL);
-                    assert_eq!(r.outcome, "stable", "{r:?}");
+                    assert_eq!(r.outcome, StableOutcome::Stable, "{r:?}");
                 }
                 total
             })
@@ -319,7 +349,7 @@ fn bench(c: &mut Criterion) {
                     t.run(&send).await.expect("send-keys");
                     let r = waiting.await.expect("task").expect("wait");
                     total += began.elapsed();
-                    assert_eq!(r.outcome, "finished", "{r:?}");
+                    assert_eq!(r.outcome, CommandOutcome::Finished, "{r:?}");
                 }
                 total
             })
@@ -409,6 +439,7 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    wake_during_check(&mut group, &server, &rt, &word);
     group.finish();
 
     // Idle: one 5 s wait on a quiet pane.
@@ -455,6 +486,82 @@ fn bench(c: &mut Criterion) {
         used.as_secs_f64() * 1000.0,
         wall.as_secs_f64(),
         used.as_secs_f64() / wall.as_secs_f64() * 100.0
+    );
+}
+
+/// `wait/wake-during-check` (see the module docs).
+fn wake_during_check(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    server: &Server,
+    rt: &tokio::runtime::Runtime,
+    word: &AtomicU64,
+) {
+    let t = Arc::new(
+        Tmux::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions {
+            verify_after: Duration::from_millis(1),
+            ..MirrorOptions::default()
+        }),
+    );
+    let (pane, long) = (PaneId(0), PaneId(3));
+    // The long pane has printed all of it, then a search reads (and lays
+    // out) its history: the check is queued.
+    rt.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let cmd = TmuxCommand::new("display-message")
+                .target(&Target::Pane(long), TargetKind::Pane)
+                .arg("-p")
+                .arg("#{history_size}");
+            let rows: usize = t
+                .run(&cmd)
+                .await
+                .ok()
+                .and_then(|b| b.into_result().ok())
+                .and_then(|b| String::from_utf8_lossy(&b).trim().parse().ok())
+                .unwrap_or(0);
+            if rows >= 199_000 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the long pane never filled");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let search = SearchPanesRequest {
+            pattern: Arc::new(
+                Pattern::new("nowhere-at-all", PatternOptions::literal()).expect("pattern"),
+            ),
+            session: None,
+            pane: None,
+            content_start: None,
+            content_end: None,
+            command: None,
+            max_matched_lines_per_pane: 1,
+            limit: None,
+            offset: 0,
+            progress: None,
+            redact: false,
+        };
+        op::run(&t, search, Limit::NONE).await.expect("search");
+    });
+    let m = rt.block_on(t.mirror()).expect("mirror");
+    let before = m.background_lines();
+    group.bench_function("wake-during-check", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    // Queued again once it ends (a no-op while it runs).
+                    m.check_history_rows(long).await;
+                    let w = format!("C{}", word.fetch_add(1, Ordering::Relaxed));
+                    total += send_to_wake(&t, pane, &w).await;
+                }
+                total
+            })
+        })
+    });
+    eprintln!(
+        "wake-during-check: {} background check lines (each at most {} history rows) went during the group",
+        m.background_lines() - before,
+        tmuxwire::mirror::seed::VERIFY_ROWS
     );
 }
 

@@ -1234,12 +1234,14 @@ pub fn seed_captures(data: &[u8]) {
         saved_rows,
         saved_joined,
         pending,
+        // A seed of the screen only: the history's rows counted, not read.
+        history_absent: flags & 0x20 != 0,
     };
     let Ok(t) = Seed::from_captures(&c, rules, Options::default(), LineIndex(5)) else {
         return;
     };
     assert_eq!(t.size(), (seed.width, seed.height));
-    assert_eq!(t.history_size(), seed.history_size);
+    assert_eq!(t.history_size() + t.history_absent(), seed.history_size);
     if seed.cursor_x > seed.width {
         // tmux can leave the cursor past the right edge after a resize
         // (screen.c `screen_resize_cursor()`), and so does the copy: not

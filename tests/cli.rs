@@ -1853,7 +1853,7 @@ fn cli_socket_name_before_and_after() {
 
 /// `capture -S -` of a 200,000-line pane prints every line once, in order (no cap, nothing
 /// dropped), streamed; the time against `tmux capture-pane -p -S -` is printed (measured in
-/// the same run; the release figure is in the README).
+/// the same run; the release figure is in docs/PERFORMANCE.md).
 #[test]
 fn cli_capture_whole_scrollback_200k() {
     const N: usize = 200_000;
@@ -2259,4 +2259,66 @@ fn cli_events_prints_state_then_follows() {
             .is_some_and(|s| s.contains("pane_new")),
         "{v}"
     );
+}
+
+/// `search`'s LINE is tmux's line number of each logical line's first row, whether the history is
+/// printable ASCII (before tmux 3.7 its rows are then laid out without a second capture to check
+/// them) or holds wide characters at the wrap edge (then checked against tmux's rows): each
+/// marked line's number is the row tmux's own row capture shows it starting on.
+#[test]
+fn cli_search_line_numbers_are_tmux_rows() {
+    let filler: String = (0..12)
+        .map(|i| format!("filler {i} {}\n", "f".repeat(i * 3)))
+        .collect();
+    let ascii = format!("MARKA {}\n{filler}MARKB tail\n{filler}", "a".repeat(30));
+    // 13 + 6 cells, then a wide character that does not fit in the 20th cell.
+    let wide = format!(
+        "MARKC {}中x\n{filler}MARKD 中中中中中中中中中中中\n{filler}",
+        "c".repeat(13)
+    );
+    for bin in tmux_bins() {
+        let (server, pane, dir) = pane_with(&bin, "rows", (20, 5), &ascii);
+        let label = &bin.label;
+        for (step, marks) in [
+            (0, &["MARKA", "MARKB"][..]),
+            (1, &["MARKA", "MARKB", "MARKC", "MARKD"]),
+        ] {
+            if step == 1 {
+                show(&server, &pane, &dir, &wide);
+            }
+            let hsize: i64 = server
+                .tmux_ok(&["display", "-p", "-t", &pane, "#{history_size}"])
+                .trim()
+                .parse()
+                .unwrap();
+            let rows = server.capture(&pane, &["-S", "-", "-E", "-"]);
+            let o = tw(
+                &server.socket,
+                &["search", "-h", "-t", &pane, "-E", "^MARK"],
+            );
+            expect_code(&o, 0, "search ^MARK");
+            let got: Vec<String> = out_lines(&o);
+            let want: Vec<String> = rows
+                .lines()
+                .enumerate()
+                .filter(|(_, r)| r.starts_with("MARK"))
+                .map(|(i, r)| {
+                    let line = i as i64 - hsize;
+                    let text = o_text(&got, r);
+                    format!("{line}:{text}")
+                })
+                .collect();
+            assert_eq!(want.len(), marks.len(), "tmux {label} step {step}: {rows}");
+            assert_eq!(got, want, "tmux {label} step {step}");
+        }
+    }
+}
+
+/// The whole logical line of `got` (records `LINE:TEXT`) whose text starts with the row `row`.
+fn o_text(got: &[String], row: &str) -> String {
+    got.iter()
+        .filter_map(|r| r.split_once(':').map(|(_, t)| t))
+        .find(|t| t.starts_with(row.trim_end()))
+        .unwrap_or(row)
+        .to_string()
 }

@@ -19,6 +19,17 @@ use crate::support::{TestServer, mirrored_servers, tmux_bins};
 async fn bash_with_marks(
     bin: &crate::support::TmuxBin,
 ) -> (TestServer, Arc<Servers>, tempfile::TempDir, String) {
+    let (server, home, pane) = bash(bin);
+    let s = mirrored_servers(&server);
+    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    assert_eq!(v["marks"], json!("absent"), "{v}");
+    server.tmux_ok(&["send-keys", "-t", &pane, "-l", MARKS]);
+    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+    (server, s, home, pane)
+}
+
+/// Bash with no rc file in a clean environment, and its pane.
+fn bash(bin: &crate::support::TmuxBin) -> (TestServer, tempfile::TempDir, String) {
     let home = tempfile::tempdir().expect("temp home");
     let cmd = format!(
         "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
@@ -27,13 +38,89 @@ async fn bash_with_marks(
     );
     let server = TestServer::builder(bin).size(80, 20).command(&cmd).start();
     let pane = first_pane(&server);
-    let s = mirrored_servers(&server);
-    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
-    assert_eq!(v["marks"], json!("absent"), "{v}");
-    let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
-    server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
-    server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
-    (server, s, home, pane)
+    (server, home, pane)
+}
+
+/// The OSC 133 snippet for bash (tmux issue 5417): `A`/`B` around PS1 (`$ `), `C` from PS0,
+/// `D;$?` from PROMPT_COMMAND.
+const MARKS: &str = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
+
+/// Waits until `pane` shows the prompt of [`MARKS`] on its last line, as a person would
+/// before typing.
+fn prompt_shown(server: &TestServer, pane: &str) {
+    crate::support::wait_until_true("the prompt", crate::support::DEADLINE, || {
+        let text = server.capture(pane, &[]);
+        text.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(str::trim_end)
+            == Some("$")
+    });
+}
+
+/// A pane is followed from the first call that names or lists it, whatever the tool: the
+/// commands a person types after it are in `list_commands` with their exit statuses (a
+/// `capture_pane` first used to leave the pane unfollowed: `marks: "absent"`, no commands).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pane_is_followed_from_the_first_call_that_names_or_lists_it() {
+    for bin in tmux_bins() {
+        for (tool, names_it) in [
+            ("capture_pane", true),
+            ("get_pane_info", true),
+            ("list_panes", false),
+            ("list_sessions", false),
+        ] {
+            let ctx = format!("tmux {}, {tool} first", bin.label);
+            let (server, _home, pane) = bash(&bin);
+            // The shell marks its commands before tmuxwire is asked anything.
+            server.tmux_ok(&["send-keys", "-t", &pane, "-l", MARKS]);
+            server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+            prompt_shown(&server, &pane);
+            let s = mirrored_servers(&server);
+            let args = if names_it {
+                json!({"pane_id": pane})
+            } else {
+                json!({})
+            };
+            ok(&s, tool, args).await;
+            let typed = [
+                ("printf 'st%s\\n' ep-1", 0),
+                ("printf 'st%s\\n' ep-2; false", 1),
+                ("printf 'st%s\\n' ep-3; (exit 3)", 3),
+                ("printf 'st%s\\n' ep-4", 0),
+            ];
+            for (keys, _) in typed {
+                // By tmux, as a person types, one at a time.
+                server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
+                server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+                prompt_shown(&server, &pane);
+            }
+            let v = listed_until(&s, &pane, typed[3].0).await;
+            assert_eq!(v["marks"], json!("present"), "{ctx}: {v}");
+            let done: Vec<(Value, Value)> = v["commands"]
+                .as_array()
+                .expect("commands")
+                .iter()
+                .filter(|c| c["state"] == json!("finished"))
+                .map(|c| (c["command"].clone(), c["exit_status"].clone()))
+                .collect();
+            let statuses: Vec<&Value> = done.iter().map(|(_, s)| s).collect();
+            assert_eq!(
+                statuses,
+                [&json!(0), &json!(1), &json!(3), &json!(0)],
+                "{ctx}: {v}"
+            );
+            // The first command's prompt was on the screen before the copy: where its text
+            // begins is known only from tmux's prompt flags (3.7+).
+            assert!(
+                done[0].0.is_null() || done[0].0 == json!(typed[0].0),
+                "{ctx}: {v}"
+            );
+            for ((command, _), (keys, _)) in done.iter().zip(typed).skip(1) {
+                assert_eq!(command, &json!(keys), "{ctx}: {v}");
+            }
+        }
+    }
 }
 
 /// Waits until `list_commands` shows a finished command `command`;

@@ -12,7 +12,9 @@ use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::follow::{
     CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
 };
-use tmuxwire::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
+use tmuxwire::tmux::op::run::RunCommandRequest;
+use tmuxwire::tmux::op::since::CaptureSinceRequest;
+use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Error, Selector, Tmux};
 
@@ -264,6 +266,14 @@ async fn c13_wait_for_text_never_matches_the_echo() {
         let began = Instant::now();
         server.tmux_ok(&["send-keys", "-t", &pane_s, "-l", "sleep 1; echo DONE_7f3a"]);
         server.tmux_ok(&["send-keys", "-t", &pane_s, "Enter"]);
+        // The echo of a line someone else typed is on the screen when the wait begins
+        // (what a wait can tell from output: an echo that arrives after it began, typed by
+        // another client, reads as any other text on the prompt line).
+        wait_until_true("the echo on the screen", DEADLINE, || {
+            server
+                .tmux_ok(&["capture-pane", "-p", "-t", &pane_s])
+                .contains("echo DONE_7f3a")
+        });
         let r = wait_for_text(&t, pane, &wait_req(Some(&["DONE_7f3a"]), &[], DEADLINE))
             .await
             .expect("wait");

@@ -370,7 +370,7 @@ fn ours(term: &Term) -> Tmux {
         "{},{},{},{}",
         c.x.0,
         c.y.0,
-        term.history_size(),
+        term.history_size() + term.history_absent(),
         u8::from(term.alternate_on())
     );
     Tmux {
@@ -452,6 +452,63 @@ fn compare_term(term: &Term, case: &Case, tmux: &Tmux) -> Option<String> {
             escape(&case.bytes)
         )
     })
+}
+
+/// [`compare_term`] for a copy seeded without its history
+/// ([`Captures::history_absent`]): its rows (what scrolled into its history since the seed,
+/// then the screen) are the last of tmux's, its hidden main screen is tmux's, and its cursor,
+/// history size (rows held and absent) and screen are tmux's.
+fn compare_screen_only(term: &Term, case: &Case, tmux: &Tmux) -> Option<String> {
+    let us = ours(term);
+    let tail = tmux
+        .rows
+        .strip_suffix(&us.rows[..])
+        .is_some_and(|before| before.is_empty() || before.ends_with(b"\n"));
+    let mut report = String::new();
+    if !tail {
+        let _ = write!(
+            report,
+            "rows are not tmux's last rows:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.rows),
+            show(&us.rows)
+        );
+    }
+    if us.hidden != tmux.hidden {
+        let _ = write!(
+            report,
+            "hidden main screen differs:\n--- tmux\n{}\n--- ours\n{}\n",
+            show(&tmux.hidden),
+            show(&us.hidden)
+        );
+    }
+    if us.state != tmux.state {
+        let _ = writeln!(
+            report,
+            "state (x,y,hsize,alt) differs: tmux {} ours {}",
+            tmux.state, us.state
+        );
+    }
+    (!report.is_empty()).then(|| {
+        format!(
+            "case {} ({}x{}, history-limit {}):\n  bytes: \"{}\"\n{report}",
+            case.name,
+            case.width,
+            case.height,
+            case.history_limit,
+            escape(&case.bytes)
+        )
+    })
+}
+
+/// How a seeded copy was built from tmux's captures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seeded {
+    /// History and screen as rows.
+    Rows,
+    /// The history as lines laid out again (tmux < 3.7).
+    Lines,
+    /// The screen only, the history absent (the mirror's copy of a pane it follows).
+    Screen,
 }
 
 /// Runs `cases` on every tmux version and fails listing every mismatch.
@@ -1253,18 +1310,22 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             if has_t {
                 screen_flags.push("-T");
             }
+            if flagged {
+                screen_flags.push("-F");
+            }
+            // The screen's rows, as every line of the mirror captures them.
+            commands.extend(capture_to_file(
+                &t,
+                &screen_flags,
+                &format!("{t}c"),
+                &f("screen"),
+            ));
             if !flagged {
                 commands.extend(capture_to_file(
                     &t,
                     &["-J", "-S", "-", "-E", "-1"],
                     &format!("{t}h"),
                     &f("histj"),
-                ));
-                commands.extend(capture_to_file(
-                    &t,
-                    &screen_flags,
-                    &format!("{t}c"),
-                    &f("screen"),
                 ));
                 commands.extend(capture_to_file(
                     &t,
@@ -1299,6 +1360,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                 saved_rows: &saved,
                 saved_joined: &savedj,
                 pending: &pending,
+                history_absent: false,
             };
             let opts = Options {
                 dec_graphics: DecGraphics::Ascii,
@@ -1321,7 +1383,31 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                         escape(&joined)
                     )
                 });
-            terms.push((n, case, term, false));
+            terms.push((n, case, term, Seeded::Rows));
+            // The line that follows a pane: its screen only.
+            let (screen, screenj) = (
+                read_saved(&f("screen")),
+                if flagged {
+                    Vec::new()
+                } else {
+                    read_saved(&f("screenj"))
+                },
+            );
+            let screen_only = Captures {
+                formats: &formats,
+                rows: b"",
+                screen_rows: Some(&screen),
+                rows_have_flags: flagged,
+                joined: &screenj,
+                history_joined: None,
+                saved_rows: &saved,
+                saved_joined: &savedj,
+                pending: &pending,
+                history_absent: true,
+            };
+            let term = Seed::from_captures(&screen_only, rules, opts, tmuxwire::term::LineIndex(0))
+                .map_err(|e| format!("{e}\n  formats: {formats}  screen: \"{}\"", escape(&screen)));
+            terms.push((n, case, term, Seeded::Screen));
             if !flagged {
                 let (histj, screen, screenj) = (
                     read_saved(&f("histj")),
@@ -1338,6 +1424,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                     saved_rows: &saved,
                     saved_joined: &savedj,
                     pending: &pending,
+                    history_absent: false,
                 };
                 let histrows = read_saved(&f("histrows"));
                 let term = Seed::from_captures(&lines, rules, opts, tmuxwire::term::LineIndex(0))
@@ -1363,7 +1450,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                             )
                         }
                     });
-                terms.push((n, case, term, true));
+                terms.push((n, case, term, Seeded::Lines));
             }
         }
         // The second halves.
@@ -1383,7 +1470,7 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
             .zip(&results)
             .map(|(&(n, _), r)| (n, r))
             .collect();
-        for (n, case, term, as_lines) in terms {
+        for (n, case, term, how) in terms {
             let tmux = results[&n];
             let sc = &cases[n];
             let what = format!(
@@ -1393,7 +1480,11 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                     .map(|(w, h)| format!(" after a resize to {w}x{h}"))
                     .unwrap_or_default(),
                 if has_f && sc.flags { " (-F)" } else { "" },
-                if as_lines { " (history as lines)" } else { "" }
+                match how {
+                    Seeded::Rows => "",
+                    Seeded::Lines => " (history as lines)",
+                    Seeded::Screen => " (screen only)",
+                }
             );
             match term {
                 // The history did not lay out as tmux's rows: the mirror
@@ -1410,7 +1501,11 @@ fn seeded_on(bin: &TmuxBin, cases: &[SeededCase]) -> Vec<String> {
                     let guesses = term.seed_guesses();
                     term.advance(&case.bytes[sc.split..]);
                     term.advance(&marker(n));
-                    match compare_term(&term, case, tmux) {
+                    let differs = match how {
+                        Seeded::Screen => compare_screen_only(&term, case, tmux),
+                        _ => compare_term(&term, case, tmux),
+                    };
+                    match differs {
                         // The seed had to guess a wrapped flag (tmux ≤ 3.6
                         // prints both the same), or the Term asks for a new
                         // seed: known gaps, not counted.

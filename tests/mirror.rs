@@ -692,3 +692,84 @@ async fn bash_osc_133_commands_reach_the_copy() {
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
     }
 }
+
+/// The first call follows a pane without reading its history: its copy holds the screen and
+/// counts tmux's history rows as absent. A search then fills it: the copy holds tmux's whole
+/// history after, its line numbers are tmux's, and it kept its epoch (what was followed before
+/// the fill is numbered as after).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_of_the_screen_is_filled_when_the_history_is_read() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(40, 10)
+            .history_limit(50_000)
+            .start();
+        let pane = first_pane(&server);
+        run(&server, &pane, "seq -f 'old %g' 1 3000");
+        let s = mirrored_servers(&server);
+        let v = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        assert_eq!(v["source"], json!("mirror"), "{ctx}: {v}");
+        let m = s
+            .default_server()
+            .running_mirror()
+            .expect("the mirror runs");
+        let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
+        let p = m.pane(id).expect("the pane is followed");
+        let (absent, held, epoch) = {
+            let st = p.view();
+            let held = st.term().map_or(0, |t| t.history_size() as u64);
+            (st.absent_rows(), held, st.epoch())
+        };
+        let hsize = crate::support::tool::history_size(&server, &pane);
+        // (The prompt after the last command may have scrolled a row in since.)
+        assert!(absent > 2000, "{ctx}: the history was not read: {absent}");
+        assert_eq!(absent + held, hsize as u64, "{ctx}: tmux's history size");
+        // Followed: these rows scroll into the copy's own history.
+        run(&server, &pane, "seq -f 'new %g' 1 30");
+        let v = ok(&s, "search_panes", json!({"pattern": "old 1500"})).await;
+        let m0 = &v["matches"][0];
+        assert_eq!(m0["source"], json!("mirror"), "{ctx}: {v}");
+        assert_eq!(m0["matched_lines"], json!(["old 1500"]), "{ctx}: {v}");
+        let line = m0["matched_line_numbers"][0]
+            .as_i64()
+            .expect("a line number");
+        let at = line.to_string();
+        assert_eq!(
+            tmux_lines(&server, &pane, &["-S", &at, "-E", &at]),
+            ["old 1500"],
+            "{ctx}: line {line}"
+        );
+        {
+            let st = p.view();
+            assert_eq!(st.absent_rows(), 0, "{ctx}: filled");
+            assert_eq!(st.epoch(), epoch, "{ctx}: a fill keeps the numbering");
+        }
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: lines");
+    }
+}
+
+/// What tmux changes without output reaches the answers all the same: the fence a search
+/// waits for lists every pane's history size, so a `clear-history` between two searches
+/// makes the copy seeded again, and the second search no longer finds what tmux dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fence_sees_a_cleared_history() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(40, 10)
+            .history_limit(5000)
+            .start();
+        let pane = first_pane(&server);
+        run(&server, &pane, "printf 'CLEARED-%s\\n' MARK; seq 1 40");
+        let s = mirrored_servers(&server);
+        let v = ok(&s, "search_panes", json!({"pattern": "CLEARED-MARK"})).await;
+        assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
+        server.tmux_ok(&["clear-history", "-t", &pane]);
+        let v = ok(&s, "search_panes", json!({"pattern": "CLEARED-MARK"})).await;
+        assert_eq!(v["total_panes_matched"], json!(0), "{ctx}: {v}");
+        let (got, _) = tool_joined(&s, &pane).await;
+        assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: lines");
+    }
+}

@@ -5,7 +5,7 @@
 //! wait's timeout holds while tmux is stopped.
 //!
 //! These are the short versions, run in CI on every tmux version the run has. The opt-in
-//! longer run (`TMUXWIRE_RELIABILITY_SCALE=10`, README "Reliability") multiplies the counts.
+//! longer run (`TMUXWIRE_RELIABILITY_SCALE=10`, docs/TESTING.md, "Reliability") multiplies the counts.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

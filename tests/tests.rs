@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod conformance;
 mod delivery;
+mod docs;
 mod echo;
 mod errors;
 mod events;

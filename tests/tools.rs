@@ -382,11 +382,13 @@ async fn listings_and_info_tools_match_tmux() {
         assert_eq!(sessions.len(), cli.len(), "{}", ctx("session count"));
         assert_eq!(cli.len(), 2);
         let own = control_clients_per_session(&server);
+        // The connection calls run on, and the mirror's watch of each session: the first
+        // call follows every pane.
         assert_eq!(
             own.values().sum::<i64>(),
-            1,
+            1 + 2,
             "{}",
-            ctx("one control client")
+            ctx("tmuxwire's control clients")
         );
         for (s, row) in sessions.iter().zip(&cli) {
             assert_same(
@@ -641,8 +643,9 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
             "tmux {}: {s}",
             bin.label
         );
-        // tmux itself counts our control client.
-        assert_eq!(cli_one(&server, "=only:", "session_attached"), "1");
+        // tmux itself counts our control clients: the one calls run on, and the mirror's
+        // watch of the session (the first call follows every pane).
+        assert_eq!(cli_one(&server, "=only:", "session_attached"), "2");
         let s = ok(
             &servers,
             "get_session_info",

@@ -204,7 +204,9 @@ async fn read_pane(
     let Ok(id) = pane.pane_id.parse::<PaneId>() else {
         return Ok(None);
     };
-    let Some(built) = crate::tmux::copy::copy_pane(&server, id).await? else {
+    let Some(built) =
+        crate::tmux::copy::copy_pane_as(&server, id, crate::tmux::copy::Exactness::Lines).await?
+    else {
         return Ok(None);
     };
     let read = tokio::task::spawn_blocking(move || lines_of(&built.term, pane, range)).await;
@@ -224,10 +226,18 @@ pub fn lines_of(term: &Term, pane: PaneInfo, range: Range) -> PaneLines {
         range.start.is_none_or(|lo| first + i64::from(rows) > lo)
             && range.end.is_none_or(|hi| first <= hi)
     };
+    // Room for the whole history at once: growing a buffer of millions of
+    // lines by doubling copies it again and faults its pages in twice.
+    let (bytes, lines) = term.history().search_chunks().fold((0, 0), |(b, l), c| {
+        (
+            b + c.text.len(),
+            l + memchr::memchr_iter(b'\n', c.text).count(),
+        )
+    });
     let mut out = PaneLines {
         pane,
-        text: Vec::new(),
-        lines: Vec::new(),
+        text: Vec::with_capacity(bytes + 4096),
+        lines: Vec::with_capacity(lines + 256),
     };
     let mut push = |text: &[u8], number: i64, rows: u32, screen: Screen| {
         out.lines.push(LineInfo {

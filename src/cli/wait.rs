@@ -18,10 +18,12 @@ use super::output::escape_text;
 use super::target;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::follow::{Outcome, WaitForTextResult};
-use crate::tmux::op::follow::{self, CaptureSinceRequest, WaitForTextRequest};
+use crate::tmux::op::since::CaptureSinceRequest;
+use crate::tmux::op::text::WaitForTextRequest;
 use crate::tmux::op::typing::SendKeysRequest;
 use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
+use crate::tmux::wait;
 use crate::tmux::{Selector, Servers};
 
 /// Exit status when a `--stop` pattern ended the wait.
@@ -104,7 +106,7 @@ pub async fn run(servers: &Servers, a: WaitArgs) -> Result<ExitCode, CliError> {
     // One pane for every step, as the tool would pick it (a window or
     // session: its active pane).
     let pane = Selector {
-        pane_id: Some(follow::pane_id(server, &named).await?),
+        pane_id: Some(wait::pane_id(server, &named).await?),
         ..Selector::default()
     };
     if let Some(text) = &a.send {

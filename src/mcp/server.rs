@@ -19,55 +19,50 @@ use super::toolsets::Policy;
 use super::{jsonrpc, prompts, resources, stdio, tools};
 use crate::tmux::Servers;
 
-/// Instructions sent at `initialize` (before the toolset and caller
-/// lines [`instructions`] adds). What a tool's listed schema leaves out
-/// is said here once: the targets every tool takes and the server
-/// arguments, `max_bytes`, `verbose`, the shaping arguments, what result
-/// fields mean. Claude Code keeps only the first 2 KB of a server's
-/// instructions: what a call needs comes first (TARGETING, RESULTS,
-/// LIMITS).
+/// The head of the instructions sent at `initialize`: what every call
+/// needs (targets, results, limits, safety), kept first and within the
+/// 2 KB Claude Code keeps of a server's instructions (with the caller,
+/// redaction and host lines [`instructions`] puts after it). What a
+/// tool's listed schema leaves out is said here once: the targets every
+/// tool takes and the server arguments, `max_bytes`, `verbose`, the
+/// shaping arguments, what result fields mean.
 pub const INSTRUCTIONS: &str = "\
-tmuxwire drives a tmux server directly over its socket (control mode; no tmux process per call).\n\
+tmuxwire drives a tmux server over its socket (control mode; no tmux process per call). \
+server > sessions ($N) > windows (@N) > panes (%N).\n\
 \n\
-HIERARCHY: server > sessions ($N) > windows (@N) > panes (%N).\n\
+TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: stable, unlike \
+names: prefer them); session_name matches exactly; window_index is an index in that session. A \
+pane tool also takes window_id, session_id or session_name (its active pane); with no target, \
+the active pane of the session used last. socket_name (tmux -L) or \
+socket_path (-S) picks another server. Numbers and booleans may be strings (\"3\", \"true\"); a \
+flag is false unless given.\n\
 \n\
-TARGETING (every tool): pane_id, window_id, session_id take ids ($N/@N/%N: unique and stable; \
-names are not, so prefer ids); session_name is matched exactly; window_index is a window's index \
-in that session. A pane tool lists pane_id and also takes window_id, session_id or session_name \
-(that window's or session's active pane); without a target it uses the active pane of the session \
-a person used last. Every tool also takes socket_name (tmux -L name) or socket_path (-S) for \
-another server. is_caller=true marks the pane running this client; session_attached does not \
-count tmuxwire's own clients. Numbers and booleans may also be sent as strings (\"3\", \"true\"); \
-a flag is false unless given or its default says otherwise.\n\
+RESULTS: a pane, window, session or server has its get_*_info fields wherever returned (lists: {result: [...]}); \
+fields that would repeat a default (0, false, null, empty) are left out. Text blocks are \
+libtmux-mcp's; a second one, only when needed, holds the rest (next, omitted).\n\
 \n\
-RESULTS: a pane, window, session or server has the fields of get_pane_info, get_window_info, \
-get_session_info or get_server_info wherever it is returned (lists: {result: [...]}); tools that \
-change one return it read after the change. Fields that would only repeat a default (0, false, \
-null, empty) are left out. Text blocks are libtmux-mcp's: capture_pane the pane text, actions a \
-sentence; a second text block, only when needed, holds the rest (a cut's next, a list's omitted).\n\
+LIMITS: an answer fits 40,000 bytes (max_bytes, where listed: up to 1 MiB) and says what it cut \
+(truncated_lines, lines_omitted, omitted) with next: the arguments that return the rest. \
+capture_pane, capture_since and get_command_output take grep (case-sensitive text) with context \
+(0-100 lines), then head/tail (first/last N). verbose=true adds a confirmed delivery's evidence.\n\
 \n\
-LIMITS: every answer fits a budget sized for a model (40,000 bytes by default; max_bytes, where \
-listed, asks one call for up to 1 MiB) and says what it cut: truncated_lines and next (the \
-arguments that return the lines cut) for capture_pane, content_truncated_lines (snapshot_pane), \
-lines_omitted and next (search_panes), omitted (lists). capture_pane, capture_since and \
-get_command_output take grep (lines containing the text, case-sensitive) with context (lines \
-around each, 0-100), then head/tail (the first/last N); lines_omitted counts what they left out. \
-verbose=true (send_keys, paste_text) adds a confirmed delivery's evidence.\n\
-\n\
-METADATA vs CONTENT: list_sessions / list_windows / list_panes / get_*_info describe objects; \
-capture_pane and snapshot_pane return what a pane shows; search_panes finds text in every pane's \
-whole scrollback as logical lines (soft wraps joined), literal unless regex=true, with tmux line \
-numbers (0 = top of the screen, negative = scrollback) usable as capture_pane start/end: per \
-matched line, matched_line_numbers (its first row), matched_line_rows (rows it spans, left out \
-when each spans one) and matched_at [row, column, char, byte] where its first match starts (the \
-tmux line number of that row, its 0-based cell column, its offset in the line in characters and \
-in bytes).\n\
-\n\
-INPUT: send_keys types text exactly as given (any bytes); a keys value that is exactly one key \
-name (C-c, Enter, Up) is pressed as that key, unless literal=true. Names, titles and paths are \
-stored literally (#{...} and #(...) never expand or run). Kill tools refuse what runs this client. \
-send_keys and paste_text refuse to type text into a pane whose program reads a password (error \
-PasswordPrompt) unless allow_password_input=true; key names (C-c) always go.\n\
+SAFETY: send_keys types text exactly; a keys value that is one key name (C-c, Enter, Up) is \
+pressed unless literal=true. Typing into a password prompt is refused (PasswordPrompt) unless \
+allow_password_input=true. Kill tools refuse what runs this client (is_caller=true).";
+
+/// The rest of the instructions, after the head and its lines
+/// ([`instructions`]): clients that keep only 2 KB lose this, which is
+/// why each tool's description stands on its own.
+pub const INSTRUCTIONS_MORE: &str = "\
+CONTENT: list_* and get_*_info describe objects; capture_pane and snapshot_pane return what a \
+pane shows; search_panes finds text in every pane's whole scrollback as logical lines (soft \
+wraps joined), literal unless regex=true, with tmux line numbers (0 = top of the screen, \
+negative = scrollback) usable as capture_pane start/end: per matched line, \
+matched_line_numbers (its first row), matched_line_rows (rows it spans, left out when each \
+spans one) and matched_at [row, column, char, byte] where its first match starts (the row's \
+tmux line number, its 0-based cell column, the offset in the line in characters and in bytes). \
+session_attached does not count tmuxwire's own clients. Names, titles and paths are stored \
+literally (#{...} and #(...) never expand or run); key names (C-c) always go.\n\
 \n\
 FOLLOWING: wait_for_text, capture_since and run_command wake on the pane's output (no polling). \
 Waits are clamped to the wait ceiling (30 s unless TMUXWIRE_WAIT_MAX_SECONDS or \
@@ -85,16 +80,17 @@ changing (mask spinners and timers). Every wait ends early as password_prompt or
 when the program reads a line or a key for 300 ms.";
 
 /// What the instructions add when secrets are masked (`--redact`).
-pub const REDACTION_NOTE: &str = "\n\nREDACTION: on. Secrets in returned text (keys, tokens, \
+pub const REDACTION_NOTE: &str = "REDACTION: on. Secrets in returned text (keys, tokens, \
 passwords) are replaced by [REDACTED:kind] markers and counted in redacted; searches and waits \
 never match inside one. The pane itself is unchanged.";
 
 /// The instructions for a server offering `policy`'s tools to `caller`,
-/// which may run inside a tmux pane.
-pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
+/// which may run inside a tmux pane: [`INSTRUCTIONS`], the caller's pane,
+/// each of `notes` (redaction, remote hosts: a paragraph each), then
+/// [`INSTRUCTIONS_MORE`] and the toolsets. Everything up to the notes
+/// fits the first 2 KB a client may keep.
+pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller, notes: &[String]) -> String {
     let mut s = String::from(INSTRUCTIONS);
-    s.push_str("\n\n");
-    s.push_str(&policy.describe());
     if let Some(pane) = caller.pane() {
         s.push_str(&format!(
             "\n\nAgent context: this MCP server runs inside tmux pane {}; results mark it \
@@ -102,6 +98,14 @@ pub fn instructions(policy: &Policy, caller: &crate::tmux::Caller) -> String {
             pane.chars().take(12).collect::<String>()
         ));
     }
+    for n in notes {
+        s.push_str("\n\n");
+        s.push_str(n);
+    }
+    s.push_str("\n\n");
+    s.push_str(INSTRUCTIONS_MORE);
+    s.push_str("\n\n");
+    s.push_str(&policy.describe());
     s
 }
 
@@ -247,22 +251,21 @@ impl ServerHandler for TmuxwireServer {
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
             .with_instructions({
-                let mut s = instructions(&self.policy, self.servers.default_server().caller());
                 let names: Vec<&str> = self
                     .servers
                     .hosts()
                     .iter()
                     .filter_map(|h| h.host_name())
                     .collect();
+                let mut notes = Vec::new();
                 if self.redact {
-                    s.push_str(REDACTION_NOTE);
+                    notes.push(REDACTION_NOTE.to_string());
                 }
                 if !names.is_empty() {
-                    s.push_str(&format!(
-                        "\n\nRemote hosts: {}. Every tool takes host (default: {}); ids \
-                         ($N, @N, %N) are per host, results of a remote host carry host, and \
-                         socket_name/socket_path name servers on that host. list_hosts shows \
-                         their state.",
+                    notes.push(format!(
+                        "Remote hosts: {}. Every tool takes host (default: {}); ids \
+                         are per host, a remote host's results carry host, socket_name and \
+                         socket_path name its servers; list_hosts shows their state.",
                         names.join(", "),
                         if self.servers.is_host_pinned() && names.len() == 1 {
                             names[0]
@@ -271,7 +274,7 @@ impl ServerHandler for TmuxwireServer {
                         }
                     ));
                 }
-                s
+                instructions(&self.policy, self.servers.default_server().caller(), &notes)
             })
     }
 
@@ -507,4 +510,28 @@ pub async fn serve_stdio(
         warm.tools();
     });
     stdio::serve(server, read, write, jsonrpc::MAX_LINE_BYTES).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claude Code keeps the first 2 KB of a server's instructions: the
+    /// head, the caller's pane, redaction and two remote hosts fit it.
+    #[test]
+    fn what_a_call_needs_fits_the_first_two_kilobytes() {
+        let caller = crate::tmux::Caller::new(Some("/tmp/tmux-0/default,1,0"), Some("%123"));
+        let hosts = "Remote hosts: build-box-01, gpu-node-17. Every tool takes host (default: \
+                     local); ids are per host, a remote host's results carry host, socket_name \
+                     and socket_path name its servers; list_hosts shows their state.";
+        let s = instructions(
+            &Policy::default(),
+            &caller,
+            &[REDACTION_NOTE.to_string(), hosts.to_string()],
+        );
+        let end = s.find(hosts).map(|i| i + hosts.len());
+        assert!(end.is_some_and(|e| e <= 2048), "{end:?}");
+        assert!(s.find("Agent context").is_some_and(|i| i < 2048));
+        assert!(s.contains(INSTRUCTIONS_MORE));
+    }
 }

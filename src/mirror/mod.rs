@@ -11,21 +11,34 @@
 //! several sessions has one copy, fed by one connection). A pane is
 //! *seeded* from what tmux reports about it, read in one command line on
 //! the connection that then feeds it ([`seed`]); only output that arrives
-//! after that answer is applied. Before a request is answered, each copy
-//! is *checked* against tmux in one round trip per session (size, history
-//! size, cursor, visible rows: [`probe`]) and seeded again if it disagrees;
-//! `%pause` (tmux dropped output) seeds again too.
+//! after that answer is applied. Following a pane takes a seed of its
+//! screen only ([`seed::Depth::Screen`], cheap whatever its history); its
+//! history is read when a request first needs it (a search, a capture of
+//! the history, `capture_since`), and from then on ([`Want`]).
+//!
+//! Before a request is answered, each copy it reads is *fenced*: one
+//! command per session, whose answer comes after every byte of output
+//! tmux parsed before it ran, and whose records (size, history size,
+//! cursor, screen) must agree with the copy, or the copy is seeded again
+//! ([`probe::fence_line`]); `%pause` (tmux dropped output) seeds again too.
+//! Checks of what a fence does not compare (the visible rows, the rows of
+//! a history laid out from its lines) run in the background, while no
+//! request is in flight, a small piece at a time ([`watch`]).
 //!
 //! A pane whose program exits and whose pane, window or session vanishes
 //! keeps its copy, marked dead, so it can still be searched and captured.
 //!
 //! # Lifetime and cost
 //!
-//! The mirror starts on the first request that needs it and watches every
-//! session from then on (new sessions included) while tmuxwire runs, or
-//! until it has been idle for [`MirrorOptions::idle_stop`]. Each watched
-//! session has one more control client attached: see the README for what
-//! that means for the user's server.
+//! The mirror starts on the first request to a server (the MCP server's
+//! [`crate::tmux::op::run`]), follows every pane from then on
+//! ([`Mirror::follow_all`]; new panes and sessions included) while
+//! tmuxwire runs, or until it has been idle for
+//! [`MirrorOptions::idle_stop`]. Each watched session has one more
+//! control client attached: see the README for what that means for the
+//! user's server. A followed pane costs a copy of its screen and of what
+//! it prints from then on; a pane whose history a request read costs a
+//! copy of that history too.
 //!
 //! # Layout
 //!
@@ -33,7 +46,7 @@
 //!   place for short reads, a snapshot for scans and captures).
 //! * [`watch`]: one session's connection and its event loop.
 //! * [`seed`]: the seed command line and building a copy from its answer.
-//! * [`probe`]: listing panes and checking copies.
+//! * [`probe`]: listing panes, fencing and checking copies.
 //! * [`flood`]: pausing a flooding pane nobody waits on, and seeding it
 //!   again once it settles.
 //! * [`scan`]: searching a copy (its history chunks, then its screen).
@@ -96,8 +109,25 @@ use crate::term::Rules;
 use crate::wire::{self, ControlOptions, TmuxVersion};
 use watch::{Watch, WatchCmd};
 
-/// How long a sync waits for checks of copies that are already live.
+/// How long a sync waits for fences of copies that are already live.
 pub const CHECK_DEADLINE: Duration = Duration::from_secs(2);
+
+/// What a request needs of the copies it syncs ([`Mirror::sync_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// The pane is followed: its copy exists and is fed its output (a
+    /// copy of its screen at least: [`seed::Depth::Screen`]). No round
+    /// trip for a copy already followed.
+    Followed,
+    /// [`Want::Followed`], and fenced: the copy holds everything its pane
+    /// printed before the request (one round trip per session, whatever
+    /// the number of panes; see [`watch`]).
+    Current,
+    /// [`Want::Current`], with the pane's whole history: a copy of the
+    /// screen only is filled first, and the pane is seeded in full from
+    /// then on.
+    History,
+}
 
 /// Where long operations report how far they got: `(done, total, what)`
 /// (MCP progress notifications, when the client asked for them).
@@ -119,9 +149,12 @@ pub struct MirrorOptions {
     pub pause_after: u32,
     /// How long a sync may take before requests answer without it.
     pub sync_timeout: Duration,
-    /// How long requests must pause before a copy whose history was laid
-    /// out from its lines (tmux < 3.7) is checked against tmux's rows; a
-    /// copy waits at most 20 times this while requests keep coming.
+    /// How long requests must pause before checks nobody waits for run:
+    /// of a copy whose history was laid out from its lines (tmux < 3.7)
+    /// against tmux's rows (such a copy waits at most 20 times this while
+    /// requests keep coming), and of copies' visible rows. Each check is
+    /// a piece small enough to hold no output up by more than a
+    /// millisecond or two.
     pub verify_after: Duration,
     /// How long the copy of a pane that is gone is kept (it still answers
     /// `capture_since`, `capture_pane` and `search_panes` meanwhile).
@@ -274,11 +307,17 @@ pub(crate) struct MirrorShared {
     /// How long reading one history buffer may take.
     pub(crate) fetch_timeout: Duration,
     /// When a request last used the mirror: work that can wait (checking
-    /// seeds against tmux's rows) waits until requests pause.
+    /// copies against tmux) waits until requests pause.
     pub(crate) last_use: Mutex<Instant>,
+    /// Requests in flight ([`Mirror::busy`]): nothing waits for a pause
+    /// while one runs.
+    active: std::sync::atomic::AtomicUsize,
     /// [`MirrorOptions::verify_after`].
     pub(crate) verify_after: Duration,
     bytes_fed: AtomicU64,
+    /// Lines of checks nobody waited for sent so far
+    /// ([`Mirror::background_lines`]).
+    background_lines: AtomicU64,
     /// The sessions the last listing showed (every listing is of the
     /// whole server), for the manager to watch. Only the newest matters,
     /// so it is one value, replaced by each listing: a manager busy
@@ -338,8 +377,33 @@ impl MirrorShared {
         *self.last_use.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Notes that a request used the mirror now.
+    fn touch(&self) {
+        *self.last_use.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Whether no request is in flight and none used the mirror for
+    /// `after`.
+    pub(crate) fn idle_for(&self, after: Duration) -> bool {
+        self.active.load(Ordering::Relaxed) == 0 && self.last_used().elapsed() >= after
+    }
+
+    /// When the mirror will have been idle for `after` if no request
+    /// comes (while one is in flight: `after` from now, to look again).
+    pub(crate) fn idle_at(&self, after: Duration) -> Instant {
+        if self.active.load(Ordering::Relaxed) > 0 {
+            Instant::now() + after
+        } else {
+            self.last_used() + after
+        }
+    }
+
     pub(crate) fn note_bytes(&self, n: usize) {
         self.bytes_fed.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn note_background_line(&self) {
+        self.background_lines.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -405,6 +469,23 @@ pub struct Mirror {
     opts: MirrorOptions,
     shared: Arc<MirrorShared>,
     watches: tokio::sync::Mutex<HashMap<SessionId, WatchHandle>>,
+    /// Set once every pane of the server was followed
+    /// ([`Mirror::follow_all`]); the watches follow new ones from then on.
+    following_all: std::sync::atomic::AtomicBool,
+    /// Held by the request that follows every pane, so others wait for it
+    /// rather than do it again.
+    following: tokio::sync::Mutex<()>,
+}
+
+/// A request in flight ([`Mirror::busy`]), until dropped.
+#[derive(Debug)]
+pub struct Busy(Arc<MirrorShared>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.active.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for Mirror {
@@ -442,8 +523,10 @@ impl Mirror {
                 endpoint: endpoint.clone(),
                 fetch_timeout: opts.sync_timeout,
                 last_use: Mutex::new(Instant::now()),
+                active: std::sync::atomic::AtomicUsize::new(0),
                 verify_after: opts.verify_after,
                 bytes_fed: AtomicU64::new(0),
+                background_lines: AtomicU64::new(0),
                 sessions_seen,
                 seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
                 dead: Mutex::new(DeadCopies::default()),
@@ -454,6 +537,8 @@ impl Mirror {
             version,
             opts,
             watches: tokio::sync::Mutex::new(HashMap::new()),
+            following_all: std::sync::atomic::AtomicBool::new(false),
+            following: tokio::sync::Mutex::new(()),
         });
         tokio::spawn(manage(Arc::downgrade(&m), seen));
         m
@@ -674,6 +759,41 @@ impl Mirror {
             .map(|(_, m)| m.clone())
     }
 
+    /// How many lines of checks nobody waited for (a chunk of a laid-out
+    /// history's rows, a copy's visible rows) the watches sent so far.
+    pub fn background_lines(&self) -> u64 {
+        self.shared.background_lines.load(Ordering::Relaxed)
+    }
+
+    /// Checks the history rows of `pane`'s copy against tmux's again, in
+    /// the background, as after the seed that laid them out from their
+    /// lines (tmux < 3.7): a chunk of [`seed::VERIFY_ROWS`] rows at a
+    /// time, while no request is in flight (or once it waited
+    /// [`MirrorOptions::verify_after`] twenty times). Returns whether the
+    /// check was queued: not for a copy that is not live, whose history
+    /// was captured as rows, or that is queued already.
+    pub async fn check_history_rows(&self, pane: PaneId) -> bool {
+        let Some(session) = self.shared.pane(pane).and_then(|p| p.view().owner) else {
+            return false;
+        };
+        let cmds = {
+            let watches = self.watches.lock().await;
+            let Some(w) = watches.get(&session) else {
+                return false;
+            };
+            w.cmds.clone()
+        };
+        let (reply, rx) = oneshot::channel();
+        if cmds
+            .send(WatchCmd::CheckHistory { pane, reply })
+            .await
+            .is_err()
+        {
+            return false;
+        }
+        rx.await.unwrap_or(false)
+    }
+
     /// How many sessions are watched now (each one control client).
     pub async fn watched_sessions(&self) -> usize {
         let watches = self.watches.lock().await;
@@ -751,41 +871,36 @@ impl Mirror {
     }
 
     /// Brings the copies of `panes` (each with a session that shows it and
-    /// its listing) up to date: watches their sessions, seeds what has no
-    /// copy, checks the rest against tmux and seeds again what disagrees.
-    /// Returns when every answer is in, or after
-    /// [`MirrorOptions::sync_timeout`].
-    pub async fn sync(&self, panes: &[(PaneId, SessionId, PaneMeta)]) -> HashSet<PaneId> {
-        self.sync_with(panes, None).await
+    /// its listing) up to what `want` says: watches their sessions, seeds
+    /// what has no copy, fences (or fills) the rest and seeds again what
+    /// disagrees with tmux. Returns the panes whose copies are as `want`
+    /// asks (seeded, or fenced and found to agree); a caller answers the
+    /// others another way.
+    pub async fn sync(
+        &self,
+        panes: &[(PaneId, SessionId, PaneMeta)],
+        want: Want,
+    ) -> HashSet<PaneId> {
+        self.sync_within(panes, want, None, None).await
     }
 
-    /// [`Mirror::sync`], reporting each pane seeded or checked to
-    /// `progress` (done, total, what). Returns the panes whose copies tmux
-    /// confirmed in this sync (seeded, or checked and found equal); a
-    /// caller answers the others another way. Checks wait at most
+    /// [`Mirror::sync`], reporting each pane seeded or fenced to
+    /// `progress` (done, total, what), and giving up after `within` at the
+    /// latest (a wait with a short timeout): panes not confirmed by then
+    /// are left out of the answer. Fences wait at most
     /// [`CHECK_DEADLINE`], seeds [`MirrorOptions::sync_timeout`]: a pane
     /// whose output floods the connection delays every answer on it, and
     /// its answer then comes from a capture instead.
-    pub async fn sync_with(
-        &self,
-        panes: &[(PaneId, SessionId, PaneMeta)],
-        progress: Option<&Progress>,
-    ) -> HashSet<PaneId> {
-        self.sync_within(panes, progress, None).await
-    }
-
-    /// [`Mirror::sync_with`] that gives up after `within` at the latest
-    /// (a wait with a short timeout): panes not confirmed by then are left
-    /// out of the answer, as after [`MirrorOptions::sync_timeout`].
     pub async fn sync_within(
         &self,
         panes: &[(PaneId, SessionId, PaneMeta)],
+        want: Want,
         progress: Option<&Progress>,
         within: Option<Duration>,
     ) -> HashSet<PaneId> {
         self.touch();
-        if !unfenced() {
-            return self.sync_some(panes, progress, within).await;
+        if !unfenced() || want == Want::History {
+            return self.sync_some(panes, want, progress, within).await;
         }
         // The caller takes the copies as they are: those a live watch feeds
         // answer without a round trip; the rest are synced.
@@ -797,15 +912,16 @@ impl Mirror {
         });
         let mut confirmed: HashSet<PaneId> = fed.iter().map(|(p, _, _)| *p).collect();
         if !rest.is_empty() {
-            confirmed.extend(self.sync_some(&rest, progress, within).await);
+            confirmed.extend(self.sync_some(&rest, want, progress, within).await);
         }
         confirmed
     }
 
-    /// [`Mirror::sync_within`], every pane checked or seeded.
+    /// [`Mirror::sync_within`], every pane fenced, filled or seeded.
     async fn sync_some(
         &self,
         panes: &[(PaneId, SessionId, PaneMeta)],
+        want: Want,
         progress: Option<&Progress>,
         within: Option<Duration>,
     ) -> HashSet<PaneId> {
@@ -814,15 +930,17 @@ impl Mirror {
         let mut by_session: HashMap<SessionId, Vec<(PaneId, PaneMeta)>> = HashMap::new();
         let mut seeding = false;
         for (pane, session, meta) in panes {
-            let (owner, status) = self
+            let (owner, status, partial) = self
                 .shared
                 .pane(*pane)
                 .map(|p| {
                     let st = p.view();
-                    (st.owner, st.status)
+                    let partial = st.term.as_ref().is_some_and(|t| t.history_absent() > 0);
+                    (st.owner, st.status, partial)
                 })
-                .unwrap_or((None, Status::Unseeded));
-            seeding |= matches!(status, Status::Unseeded | Status::Stale);
+                .unwrap_or((None, Status::Unseeded, false));
+            seeding |= matches!(status, Status::Unseeded | Status::Stale)
+                || (want == Want::History && partial);
             by_session
                 .entry(owner.unwrap_or(*session))
                 .or_default()
@@ -835,13 +953,25 @@ impl Mirror {
             CHECK_DEADLINE
         };
         let limit = within.map_or(limit, |w| w.min(limit));
+        // Every session's watch is opened at once (a connect is a
+        // handshake and two round trips).
+        let opened = futures::future::join_all(by_session.keys().map(|&s| async move {
+            match self.watch(s).await {
+                Ok(()) => Some(s),
+                Err(e) => {
+                    tracing::debug!(%e, "cannot watch");
+                    None
+                }
+            }
+        }))
+        .await;
+        let opened: HashSet<SessionId> = opened.into_iter().flatten().collect();
         // A watch tells each pane's outcome once, and never waits to do
         // so (`try_send`): room for one per pane is all it takes.
         let (tx, mut outcomes) = mpsc::channel(panes.len().max(1));
         let mut replies = Vec::new();
         for (session, list) in by_session {
-            if let Err(e) = self.watch(session).await {
-                tracing::debug!(%e, "cannot watch");
+            if !opened.contains(&session) {
                 continue;
             }
             let cmds = {
@@ -854,6 +984,7 @@ impl Mirror {
             let (reply, rx) = oneshot::channel();
             let sync = WatchCmd::Sync {
                 panes: list,
+                want,
                 reply,
                 outcomes: tx.clone(),
             };
@@ -889,8 +1020,9 @@ impl Mirror {
     }
 
     /// [`Mirror::sync`] for panes the mirror already follows (by their
-    /// owner and last listing). Returns whether every one is live after.
-    pub async fn refresh(&self, panes: &[PaneId]) -> bool {
+    /// owner and last listing). Returns whether every one is as `want`
+    /// asks after.
+    pub async fn refresh(&self, panes: &[PaneId], want: Want) -> bool {
         let known: Vec<(PaneId, SessionId, PaneMeta)> = panes
             .iter()
             .filter_map(|id| {
@@ -903,16 +1035,59 @@ impl Mirror {
         if known.len() < panes.len() {
             return false;
         }
-        let confirmed = self.sync(&known).await;
+        let confirmed = self.sync(&known, want).await;
         panes.iter().all(|id| confirmed.contains(id))
     }
 
     fn touch(&self) {
-        *self
-            .shared
-            .last_use
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        self.shared.touch();
+    }
+
+    /// Marks a request in flight until the guard is dropped: checks
+    /// nobody waits for wait until requests pause
+    /// ([`MirrorOptions::verify_after`]), and a request's own work (a
+    /// long search, a capture) is not a pause.
+    pub fn busy(&self) -> Busy {
+        self.shared.active.fetch_add(1, Ordering::Relaxed);
+        self.touch();
+        Busy(self.shared.clone())
+    }
+
+    /// Whether every pane of the server was followed
+    /// ([`Mirror::follow_all`]) and the watches that follow new ones are
+    /// still open.
+    pub async fn following_all(&self) -> bool {
+        self.following_all.load(Ordering::Relaxed) && self.watched_sessions().await > 0
+    }
+
+    /// Follows every pane in `list` (each with a session showing it and
+    /// its listing: every pane of the server), waiting at most `within`
+    /// for their copies: the first request to reach a server calls it, so
+    /// a pane is followed from the first call that names or lists it, and
+    /// commands typed into it afterwards, by anyone, are in its copy. Each
+    /// copy is of the screen only ([`Want::Followed`]); the watches it
+    /// opens follow new panes and sessions from then on. `list` is called
+    /// at most once at a time: a request that comes meanwhile waits for
+    /// the first.
+    pub async fn follow_all<F, Fut>(&self, list: F, within: Duration)
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Vec<(PaneId, SessionId, PaneMeta)>>,
+    {
+        if self.following_all().await {
+            return;
+        }
+        let _one = self.following.lock().await;
+        if self.following_all().await {
+            return;
+        }
+        let panes = list().await;
+        if panes.is_empty() {
+            return;
+        }
+        self.sync_within(&panes, Want::Followed, None, Some(within))
+            .await;
+        self.following_all.store(true, Ordering::Relaxed);
     }
 
     /// Marks copies of panes that tmux no longer has as dead (a pane that
@@ -953,6 +1128,7 @@ impl Mirror {
     pub async fn stop(&self) {
         self.close().await;
         self.shared.lock().clear();
+        self.following_all.store(false, Ordering::Relaxed);
     }
 
     /// Closes every watch (the copies are kept until the mirror is

@@ -142,6 +142,10 @@ pub struct PaneState {
     /// `run_command`'s marks seen in the pane's output, oldest first (at
     /// most [`MAX_MARKS`]).
     pub(super) marks: VecDeque<Mark>,
+    /// A request read (or is about to read) the pane's history: its seeds
+    /// read it too from then on ([`super::seed::Depth::Full`]); until then
+    /// a copy holds what scrolled off the screen since it was seeded.
+    pub(super) history_wanted: bool,
 }
 
 impl PaneState {
@@ -194,6 +198,13 @@ impl PaneState {
     /// cap (tmux may still have them).
     pub fn capped_rows(&self) -> u64 {
         self.capped_rows
+    }
+
+    /// History rows tmux held when the copy was seeded that the copy never
+    /// read (a copy of the screen only: [`crate::term::History::absent`],
+    /// less what tmux trimmed since); 0 once the history was read.
+    pub fn absent_rows(&self) -> u64 {
+        self.term.as_ref().map_or(0, |t| t.history_absent() as u64)
     }
 
     /// The copy's epoch: bumped each time a seed replaces the copy, so
@@ -326,6 +337,7 @@ impl PaneMirror {
                 capped_rows: 0,
                 epoch: 0,
                 marks: VecDeque::new(),
+                history_wanted: false,
             }),
             changes: watch::Sender::new(0),
             observed: watch::Sender::new(0),

@@ -1,5 +1,6 @@
 //! The cheap questions a watch asks tmux: which panes exist (to adopt new
-//! ones and notice gone ones), and does a copy still agree with its pane.
+//! ones and notice gone ones), is every copy of a session current (the
+//! fence a request waits for), and does a copy still agree with its pane.
 
 use super::pane::{PaneMeta, PaneMode, by_name};
 use crate::control::buffer::{capture_commands, captured};
@@ -34,11 +35,13 @@ pub fn list_fields() -> Vec<&'static str> {
 }
 
 crate::record! {
-    /// A check's pane state (the visible rows follow in the same answer).
+    /// A check's pane state (the visible rows follow in the same answer),
+    /// or one pane's record in a fence.
+    #[derive(Clone, Debug)]
     struct CheckRow {
-        // The pane the listing's filter chose (not read: the filter
-        // names it).
-        _pane_id: String = "pane_id",
+        // The pane (a check's filter chose it; a fence lists every pane
+        // of the session).
+        pane_id: String = "pane_id",
         width: Option<i64> = "pane_width",
         height: Option<i64> = "pane_height",
         history_size: Option<i64> = "history_size",
@@ -49,11 +52,80 @@ crate::record! {
         in_mode: bool = "pane_in_mode",
         mode: Option<String> = "pane_mode",
         scroll_position: Option<i64> = "scroll_position",
+        // The options a copy's layout follows (read when it was seeded):
+        // one changed at run time (`set -g variation-selector-always-wide
+        // off`) changes how tmux lays out what comes next, which no
+        // output tells.
+        scroll_on_clear: Option<String> = "scroll-on-clear",
+        alternate_screen: Option<String> = "alternate-screen",
+        vs16_wide: Option<String> = "variation-selector-always-wide",
     }
 }
 
 /// The format variables of a check, in record order.
 pub const CHECK_FIELDS: &[&str] = CheckRow::FIELDS;
+
+/// The line that fences every copy a watch feeds: `list-panes -s -t $S`
+/// with [`CHECK_FIELDS`], one record per pane of the session and no
+/// capture. Its answer comes after all output tmux parsed before the
+/// command ran (see [`super::watch`]), so once it is in, each copy the
+/// connection feeds holds at least everything its pane printed before the
+/// request; the records then tell whether each copy's size, history size,
+/// cursor and screen agree with tmux's (the visible rows are compared in
+/// the background: [`check_line`]). One round trip per session, whatever
+/// the number of panes; tmux formats a short record per pane.
+pub fn fence_line(session: SessionId, q: &Queries) -> Line {
+    Line::from(
+        Command::new("list-panes")
+            .arg("-s")
+            .target(&Target::Session(session), TargetKind::Session)
+            .opt("-F", q.check.template())
+            .frame(q.check.frame()),
+    )
+}
+
+/// The records of a [`fence_line`] answer, by pane; `None` when tmux
+/// refused it (the session is gone).
+pub fn parse_fence(
+    reply: &Reply,
+    q: &Queries,
+) -> Option<std::collections::HashMap<PaneId, FenceRow>> {
+    let b = reply.blocks.first().filter(|b| b.ok)?;
+    Some(
+        q.check
+            .parse(&b.body)
+            .iter()
+            .filter_map(|r| {
+                let row = CheckRow::from_record(r);
+                Some((row.pane_id.parse().ok()?, FenceRow(row)))
+            })
+            .collect(),
+    )
+}
+
+/// One pane's record in a [`fence_line`] answer.
+#[derive(Clone, Debug)]
+pub struct FenceRow(CheckRow);
+
+impl FenceRow {
+    /// The pane's mode and copy-mode scroll.
+    pub fn mode(&self) -> PaneMode {
+        mode_of(&self.0)
+    }
+
+    /// What the record says of `term`: [`Verdict::Differs`] unless its
+    /// size, cursor and screen (main or alternate) are tmux's; then what
+    /// its history size (held and [absent](Term::history_absent)) and
+    /// limit say ([`history_verdict`]). The visible rows are not in a
+    /// fence (compared in the background: [`check_line`]).
+    pub fn verdict(&self, term: &Term) -> Verdict {
+        if state_agrees(term, &self.0) {
+            history_of(term, &self.0)
+        } else {
+            Verdict::Differs
+        }
+    }
+}
 
 /// The queries a mirror asks with (their nonces are the mirror's own).
 #[derive(Clone, Debug)]
@@ -163,12 +235,15 @@ fn check_row(reply: &Reply, q: &Queries) -> Option<CheckRow> {
 
 /// The [`PaneMode`] in a [`check_line`] answer.
 pub fn mode(reply: &Reply, q: &Queries) -> Option<PaneMode> {
-    let r = check_row(reply, q)?;
-    Some(PaneMode {
+    Some(mode_of(&check_row(reply, q)?))
+}
+
+fn mode_of(r: &CheckRow) -> PaneMode {
+    PaneMode {
         in_mode: r.in_mode,
-        mode: r.mode,
+        mode: r.mode.clone(),
         scroll_position: r.scroll_position,
-    })
+    }
 }
 
 /// What a [`check_line`] answer says of a copy.
@@ -203,18 +278,45 @@ pub fn verdict(term: &Term, reply: &Reply, q: &Queries) -> Verdict {
     let Ok(screen) = captured(reply.blocks[1..].to_vec()) else {
         return Verdict::Differs;
     };
+    let (_, h) = term.size();
+    if !state_agrees(term, &r) || screen != term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1)) {
+        return Verdict::Differs;
+    }
+    history_of(term, &r)
+}
+
+/// Whether `term`'s size, cursor, screen mode and the options its layout
+/// follows are the ones in `r` (its history: [`history_of`]).
+fn state_agrees(term: &Term, r: &CheckRow) -> bool {
     let (w, h) = term.size();
     let cursor = term.cursor();
-    let same_state = r.width == Some(i64::from(w))
+    let o = term.options();
+    // An option tmux does not have (older versions) expands to nothing:
+    // not compared.
+    let same = |v: &Option<String>, copy: bool| match v.as_deref().map(str::trim) {
+        Some("on" | "1") => copy,
+        Some("off" | "0") => !copy,
+        _ => true,
+    };
+    same(&r.scroll_on_clear, o.scroll_on_clear)
+        && same(&r.alternate_screen, o.alternate_screen)
+        && same(&r.vs16_wide, o.variation_selector_always_wide)
+        && r.width == Some(i64::from(w))
         && r.height == Some(i64::from(h))
         && r.cursor_x == Some(i64::from(cursor.x.0))
         && r.cursor_y == Some(i64::from(cursor.y.0))
-        && r.alternate_on == term.alternate_on();
-    if !same_state || screen != term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1)) {
-        return Verdict::Differs;
-    }
+        && r.alternate_on == term.alternate_on()
+}
+
+/// [`history_verdict`] of `term`'s history against the one in `r`: the
+/// copy's rows are those it holds plus those it never read
+/// ([`Term::history_absent`]), as tmux's `history_size` counts both.
+fn history_of(term: &Term, r: &CheckRow) -> Verdict {
     history_verdict(
-        (term.history_size(), term.history_limit()),
+        (
+            term.history_size() + term.history_absent(),
+            term.history_limit(),
+        ),
         r.history_size,
         r.history_limit,
     )

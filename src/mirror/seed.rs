@@ -18,6 +18,12 @@
 //! capture-pane -t %P -P                         (paste-buffer read)    escape in progress
 //! ```
 //!
+//! A line that follows a pane without reading its history
+//! ([`Depth::Screen`]) leaves out the history's capture: the copy counts
+//! tmux's history rows as absent and keeps what scrolls off the screen
+//! from then on. Its history is read by a [`Depth::Full`] line when a
+//! request first needs it.
+//!
 //! One line, so tmux runs it as one list with no pane output read in
 //! between: everything describes one moment, and the output that follows
 //! the answer in the stream is exactly what the copy lacks (see
@@ -130,6 +136,21 @@ impl Recipe {
     }
 }
 
+/// How much of a pane a seed reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// What following the pane needs: its state, screen, hidden main
+    /// screen and pending escape, whatever the length of its history (a
+    /// few kilobytes, a fraction of a millisecond of tmux's time). The
+    /// copy holds no history and counts tmux's rows as
+    /// [absent](crate::term::History::absent); rows that scroll off the
+    /// screen from then on are kept as usual.
+    Screen,
+    /// Everything, the history included (what a search or a capture of
+    /// the history reads).
+    Full,
+}
+
 /// A copy built from a seed.
 #[derive(Debug)]
 pub struct Built {
@@ -184,8 +205,10 @@ fn history_commands(pane: PaneId, r: &Recipe, name: &str) -> [Command; KEPT] {
     ]
 }
 
-/// The capture commands of the line, in order (see the module docs).
-fn captures(pane: PaneId, r: &Recipe) -> Vec<[Command; GROUP]> {
+/// The capture commands of the line, in order (see the module docs);
+/// `apart`: the history is left in a buffer or not read at all, so none
+/// of them captures it.
+fn captures(pane: PaneId, r: &Recipe, apart: bool) -> Vec<[Command; GROUP]> {
     let target = Target::Pane(pane);
     let cap = |flags: &[&str]| {
         let mut c = Command::new("capture-pane").arg("-p");
@@ -194,7 +217,7 @@ fn captures(pane: PaneId, r: &Recipe) -> Vec<[Command; GROUP]> {
         }
         capture_commands(&c.target(&target, TargetKind::Pane), r.encoding)
     };
-    if r.history_apart() {
+    if apart {
         let mut rows = vec!["-e", "-N"];
         if r.trim_flag {
             rows.push("-T");
@@ -259,10 +282,14 @@ pub struct SeedLine {
     pub history_buffer: Option<String>,
 }
 
-/// The seed line for `pane`; with `continue_first`, it first resumes the
-/// pane's output (`refresh-client -A '%N:continue'`) after a `%pause`, in
-/// the same line, so no output is lost between the seed and the resume.
-pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> SeedLine {
+/// The seed line for `pane` that reads `depth` of it; with
+/// `continue_first`, it first resumes the pane's output
+/// (`refresh-client -A '%N:continue'`) after a `%pause`, in the same line,
+/// so no output is lost between the seed and the resume. A
+/// [`Depth::Screen`] line has no history commands (the recipe's
+/// [exact](Recipe::exact) flag, which is about the history, is then
+/// unused).
+pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool, depth: Depth) -> SeedLine {
     let target = Target::Pane(pane);
     let record = |format: &str| {
         Command::new("list-panes")
@@ -276,13 +303,13 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool) -> SeedLine {
     }
     cmds.push(record(Seed::FORMAT));
     cmds.push(record(&options_format(recipe)));
-    let history_buffer = recipe
-        .history_apart()
-        .then(|| format!("tmuxwire-{}", format::nonce()));
+    let full = depth == Depth::Full;
+    let history_buffer =
+        (full && recipe.history_apart()).then(|| format!("tmuxwire-{}", format::nonce()));
     if let Some(name) = &history_buffer {
         cmds.extend(history_commands(pane, recipe, name));
     }
-    for group in captures(pane, recipe) {
+    for group in captures(pane, recipe, !full || recipe.history_apart()) {
         cmds.extend(group);
     }
     SeedLine {
@@ -314,6 +341,48 @@ pub fn verify_line(pane: PaneId, name: &str) -> Line {
             .opt("-F", "#{buffer_size}")
             .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
     ])
+}
+
+/// Rows one [`verify_chunk_line`] captures at most. tmux renders roughly
+/// a thousand history rows a millisecond and reads no pane's output
+/// meanwhile, so a chunk holds up the server (and every wait's output) for
+/// well under a millisecond, where a check of a whole 100,000-row history
+/// took 8–141 ms.
+pub const VERIFY_ROWS: usize = 500;
+
+/// The line that checks the history rows `start..=end` (tmux line
+/// numbers: negative, counted up from the screen) of a copy whose history
+/// was seeded as lines ([`crate::term::Captures::history_joined`]): the
+/// pane's history size (`display-message -p '#{history_size}'`, a number)
+/// and the rows (`capture-pane -N`, a length-framed paste-buffer read), at
+/// one moment. Its answer marks the moment: the copy at that point in the
+/// stream is what the rows must match ([`verify_chunk`]).
+pub fn verify_chunk_line(pane: PaneId, start: i64, end: i64, encoding: Encoding) -> Line {
+    let target = Target::Pane(pane);
+    let size = Command::new("display-message")
+        .arg("-p")
+        .target(&target, TargetKind::Pane)
+        .arg("#{history_size}");
+    let cap = Command::new("capture-pane")
+        .arg("-p")
+        .arg("-N")
+        .opt("-S", start.to_string())
+        .opt("-E", end.to_string())
+        .target(&target, TargetKind::Pane);
+    let mut cmds = vec![size];
+    cmds.extend(capture_commands(&cap, encoding));
+    Line::list(cmds)
+}
+
+/// The history size and the rows (each ending in `\n`, as
+/// [`crate::term::history_rows_match`] reads them) of a
+/// [`verify_chunk_line`]'s answer; `None` when a command failed.
+pub fn verify_chunk(reply: Reply) -> Option<(usize, Vec<u8>)> {
+    let mut blocks = reply.blocks.into_iter();
+    let size = blocks.next().filter(|b| b.ok)?;
+    let size = size.text().trim().parse().ok()?;
+    let rows = captured(blocks.collect()).ok()?;
+    Some((size, rows))
 }
 
 /// The size of the buffer a [`verify_line`] filled, from its answer.
@@ -419,7 +488,7 @@ where
     fetched(over().await?)
 }
 
-/// Builds the copy from a [`line`]'s answer.
+/// Builds the copy from the answer of a [`line`] of `depth`.
 ///
 /// # Errors
 ///
@@ -427,19 +496,24 @@ where
 /// [`SeedFailure::Unusable`] when a command failed or the captures do not
 /// fit together.
 ///
-/// With a recipe that leaves the history apart, `history` is what
-/// [`fetch_history`] read (`None` when it failed); a history whose size is
-/// not the one the line printed is unusable.
+/// With a [`Depth::Full`] line of a recipe that leaves the history apart,
+/// `history` is what [`fetch_history`] read (`None` when it failed); a
+/// history whose size is not the one the line printed is unusable.
 pub fn build(
     reply: Reply,
     recipe: &Recipe,
     continue_first: bool,
+    depth: Depth,
     opts: &SeedOptions,
     history: Option<Vec<u8>>,
 ) -> Result<Built, SeedFailure> {
     if let Some(failure) = gone(&reply, continue_first) {
         return Err(failure);
     }
+    let screen_only = depth == Depth::Screen;
+    // No capture on the line holds the history (it is in a buffer, or not
+    // read at all).
+    let apart = screen_only || recipe.history_apart();
     let mut blocks = reply.blocks.into_iter();
     if continue_first {
         blocks.next();
@@ -450,7 +524,7 @@ pub fn build(
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
-    let history = if recipe.history_apart() {
+    let history = if !screen_only && recipe.history_apart() {
         let kept: Vec<Block> = blocks.by_ref().take(KEPT).collect();
         if let Some(b) = kept.iter().find(|b| !b.ok) {
             return Err(unusable(Some(b)));
@@ -475,7 +549,7 @@ pub fn build(
     } else {
         None
     };
-    let groups = match (recipe.history_apart(), recipe.row_flags) {
+    let groups = match (apart, recipe.row_flags) {
         (true, true) => 3,
         (true, false) => 5,
         (false, true) => 4,
@@ -494,10 +568,11 @@ pub fn build(
     }
     // Without the history, the groups are those of the exact line after
     // its first.
-    let at = usize::from(history.is_some());
+    let at = usize::from(apart);
     let history_rows = match &history {
         Some(h) if recipe.row_flags => h.as_slice(),
         Some(_) => &[][..],
+        None if apart => &[][..],
         None => texts[0].as_slice(),
     };
     let screen_rows = &texts[1 - at];
@@ -543,6 +618,7 @@ pub fn build(
         saved_rows,
         saved_joined,
         pending,
+        history_absent: screen_only,
     };
     let mut term = Seed::from_captures(&c, opts.rules, term_opts, opts.first).map_err(|e| {
         if e.is_layout() {
@@ -667,7 +743,7 @@ mod tests {
             first: LineIndex(0),
         };
         let recipe = Recipe::for_version(&TmuxVersion::parse("3.3a"), Encoding::Vis);
-        let built = build(vanished, &recipe, false, &opts, None);
+        let built = build(vanished, &recipe, false, Depth::Full, &opts, None);
         assert_eq!(built.err(), Some(SeedFailure::Gone));
     }
 }

@@ -1,7 +1,7 @@
 //! One session's control connection: it receives `%output` for the panes
 //! of that session (tmux sends output only for the attached session:
 //! control.c `control_write_output()`), feeds the copies it owns, seeds
-//! new copies and checks live ones against tmux.
+//! new copies, fences them for requests and checks them against tmux.
 //!
 //! # Ordering
 //!
@@ -28,9 +28,48 @@
 //! that arrives after is output the seed (which resumes the pane in the
 //! same line as its capture) does not contain: it is held and applied on
 //! top of the copy. A hushed seed is exact however many panes print.
+//!
+//! # Fences
+//!
+//! The exception only ever brings output *early*. So the answer of any
+//! command is a fence for every pane the connection feeds: once it is in,
+//! each copy holds at least everything its pane printed before the
+//! command ran. A request waits for one such answer per session
+//! ([`probe::fence_line`], a `list-panes` of the session's panes with no
+//! capture), whatever the number of panes; the records it carries say
+//! whether each copy's size, history size and cursor are still tmux's (a
+//! `clear-history`, a copy-mode scroll or a reset change them without
+//! output). A copy whose pane printed during an ambiguous fence is fenced
+//! all the same; its record is not compared.
+//!
+//! # Seeds, fills and work in the background
+//!
+//! A pane is first seeded at [`Depth::Screen`] (its state and screen, a
+//! few kilobytes whatever its history's length): that is all following it
+//! needs. Its history is read once a request needs it
+//! ([`PaneState::history_wanted`](super::pane::PaneState)): the copy is
+//! *filled*, seeded again at [`Depth::Full`] while it stays live, and
+//! numbered so its lines end where the copy's did (a follower's cursor, a
+//! mark, the command table name the same lines in both). From then on the
+//! pane is always seeded in full.
+//!
+//! A seed's answer marks its moment; the copy is built on a blocking
+//! thread while the watch goes on reading the stream (the pane's output
+//! is held until the copy is in, and during a fill also applied to the
+//! copy being replaced, so its waits go on waking), and the next seed
+//! line goes at once, so tmux captures one pane while the last is built.
+//!
+//! Checks nobody waits for run only while no request is in flight and
+//! none came for [`MirrorOptions::verify_after`](super::MirrorOptions), a
+//! small piece at a time, so none holds up a wait's output or an answer
+//! by more than a millisecond or two: the check of a history laid out
+//! from its lines ([`seed::verify_chunk_line`], [`seed::VERIFY_ROWS`]
+//! rows a line) and, now and then, a copy's visible rows
+//! ([`probe::check_line`]) after output came.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -38,10 +77,11 @@ use super::flood::{Action, Floods};
 use super::follow;
 use super::marks::MarkScanner;
 use super::pane::{MAX_MARKS, Mark, PaneMeta, Status};
-use super::seed;
-use super::{MirrorShared, probe};
-use crate::control::client::{StreamEvent, Ticket};
+use super::seed::{self, Depth};
+use super::{MirrorShared, Want, probe};
+use crate::control::client::{Reply, StreamEvent, Ticket};
 use crate::control::{Client, Command, Line, Notification, PaneId, SessionId};
+use crate::term::{LineIndex, Term};
 
 /// Times a check is asked before an ambiguous one is left unconfirmed.
 pub const MAX_ATTEMPTS: u8 = 4;
@@ -50,20 +90,34 @@ pub const MAX_ATTEMPTS: u8 = 4;
 pub const SEEDS_OUT: usize = 1;
 
 /// Seed lines all watches of a mirror have out at once (one session's
-/// seeds wait for another's): the memory a seed holds while its copy is
-/// built is then counted once, not once per session.
+/// seeds wait for another's): tmux renders one capture at a time anyway.
 pub const SEEDS_AT_ONCE: usize = 1;
+
+/// Copies one watch builds at once (their seed lines answered, their
+/// history being read or laid out) while its next seed line is out: a
+/// seed of a long history holds tens of megabytes of answer until its
+/// copy is built, so a few at a time bound memory.
+const BUILDS_OUT: usize = 2;
 
 /// What a watch is asked to do.
 pub(crate) enum WatchCmd {
-    /// Bring these panes (shown in this watch's session) up to date: seed
-    /// those without a copy, check the others, then reply.
+    /// Bring these panes (shown in this watch's session) up to what
+    /// `want` says: seed those without a copy, fence or fill the others,
+    /// then reply.
     Sync {
         panes: Vec<(PaneId, PaneMeta)>,
+        want: Want,
         reply: oneshot::Sender<()>,
-        /// Told once per pane: whether tmux just confirmed its copy (seeded,
-        /// or checked and found equal).
+        /// Told once per pane: whether the copy is followed and, as `want`
+        /// asks, fenced (seeded, or fenced and found to agree).
         outcomes: mpsc::Sender<(PaneId, bool)>,
+    },
+    /// Check the history rows of this pane's copy against tmux's again,
+    /// in the background (as after its seed); replies whether it was
+    /// queued (a live copy of this watch whose history was laid out).
+    CheckHistory {
+        pane: PaneId,
+        reply: oneshot::Sender<bool>,
     },
 }
 
@@ -78,34 +132,22 @@ struct Window {
 enum Job {
     Seed {
         pane: PaneId,
-        at: Window,
-        attempt: u8,
-        continued: bool,
-        /// The key waiters know this seed by (it may wait in the queue
-        /// before it has a request id).
-        key: u64,
-        /// The buffer the line left the history in ([`seed::SeedLine`]).
-        history_buffer: Option<String>,
-        /// Whether the line was [exact](seed::Recipe::exact).
-        exact: bool,
+        /// What the line was sent with.
+        seed: SeedAnswer,
     },
-    Check {
-        pane: PaneId,
-        at: Window,
-        /// 1 for the first; an ambiguous answer is asked again up to
-        /// [`MAX_ATTEMPTS`].
-        attempt: u8,
-    },
-    /// A check of a copy's history rows against tmux's
-    /// ([`seed::verify_line`]), sent when requests pause.
+    /// A check of a copy's visible rows and state ([`probe::check_line`]):
+    /// taken in the background, or of a copy a fence found doubtful.
+    Check { pane: PaneId, at: Window },
+    /// A request's fence of these panes ([`probe::fence_line`]).
+    Fence { panes: Vec<(PaneId, Window)> },
+    /// A check of some of a copy's history rows against tmux's
+    /// ([`seed::verify_chunk_line`]), sent while no request is in flight.
     Verify {
         pane: PaneId,
         at: Window,
-        /// Ambiguous checks of this copy before this one.
-        tries: u8,
-        name: String,
-        /// A share of [`MirrorShared::seed_slots`]: seeds wait behind it.
-        permit: tokio::sync::OwnedSemaphorePermit,
+        /// The tmux line numbers the line captured.
+        start: i64,
+        end: i64,
     },
     /// The server's panes, asked at `sent` (a copy seeded after may be of
     /// a pane newer than the answer: it is not taken for gone).
@@ -120,19 +162,23 @@ enum Job {
     Flow { pane: PaneId, pause: bool },
 }
 
-/// A seed whose line was answered and whose history a one-shot client is
-/// reading ([`seed::fetch_history`]): the pane's output that arrives
-/// meanwhile comes after the seed, so it is held and applied once the copy
-/// is built.
-struct Fetching {
+/// A seed whose line was answered and whose copy is being built (its
+/// history read by a one-shot client, then laid out on a blocking
+/// thread): the pane's output that arrives meanwhile comes after the
+/// seed, so it is held and applied once the copy is in.
+struct Building {
     key: u64,
-    reply: crate::control::client::Reply,
-    continued: bool,
     attempt: u8,
     exact: bool,
+    depth: Depth,
     /// The pane's output since the answer (and, for a hushed seed, since
     /// the pause was answered), in order.
     held: Held,
+    /// For a fill (a seed of a live copy): the copy as it was at the
+    /// answer. The new copy is numbered to end where it ends and takes
+    /// over its state; the output held is applied to the live copy too,
+    /// so its waits go on waking while this one is built.
+    live: Option<Box<Term>>,
 }
 
 /// A pane's output kept aside until its copy is built, in order.
@@ -159,35 +205,49 @@ impl Held {
     }
 }
 
-/// Output held for one pane while its history is read, in bytes; past it
+/// Output held for one pane while its copy is built, in bytes; past it
 /// the seed is taken again (a pane printing that fast while a one-shot
 /// client reads its history).
 const MAX_HELD: usize = 64 << 20;
 
-/// History reads one watch has out at once while its next seed line is
-/// sent: one pane's history in flight, the next being captured.
-const FETCHES_OUT: usize = 1;
+/// A line's answer as a ticket gives it (`None`: the connection ended
+/// first).
+type Answer = Option<Result<Reply, crate::control::Error>>;
 
-/// What a buffer read was for.
-enum FetchFor {
-    /// The history of the seed with this key.
-    Seed(u64),
-    /// A check of the copy's history rows, whose digests when the rows
-    /// were captured are these ([`crate::term::history_row_digests`]).
-    Verify {
-        digests: Vec<u64>,
-        size: usize,
-        permit: tokio::sync::OwnedSemaphorePermit,
-    },
-}
-
-/// What a buffer read brought back: the pane, what for, the bytes.
-type Fetched = (PaneId, FetchFor, Result<Vec<u8>, String>);
+/// What a build task brought back: the pane, the seed's key, the copy.
+type Built = (PaneId, u64, Result<seed::Built, seed::SeedFailure>);
 
 /// How many times [`MirrorOptions::verify_after`](super::MirrorOptions) a
-/// copy waits at most to be checked while requests keep coming (the
-/// check's capture makes them wait, so it waits for a pause).
+/// copy waits at most to be checked while requests keep coming.
 const VERIFY_AT_LATEST: u32 = 20;
+
+/// How long a live copy that received output waits before its visible
+/// rows are checked again in the background.
+const SCREEN_CHECK_EVERY: Duration = Duration::from_secs(5);
+
+/// How often a watch looks for copies whose visible rows are due a check
+/// (each look starts one check at most).
+const SWEEP_EVERY: Duration = Duration::from_millis(250);
+
+/// The pause between two chunks of a history's check
+/// ([`seed::VERIFY_ROWS`] rows each): tmux spends at most about a tenth
+/// of its time on them, and a wait's output meets one in flight rarely.
+const VERIFY_PACE: Duration = Duration::from_millis(10);
+
+/// A copy whose history rows are checked against tmux's, a chunk at a
+/// time ([`seed::verify_chunk_line`]).
+#[derive(Clone, Copy, Debug)]
+struct Verifying {
+    pane: PaneId,
+    /// Since when it waits (it goes even while requests keep coming
+    /// [`VERIFY_AT_LATEST`] times `verify_after` after this).
+    queued: Instant,
+    /// Ambiguous chunks so far (the whole check is given up after
+    /// [`MAX_ATTEMPTS`]).
+    tries: u8,
+    /// The next row to check, counted from the oldest held.
+    next_row: usize,
+}
 
 /// A sync request waiting for its lines' answers.
 struct Waiter {
@@ -208,7 +268,7 @@ pub(crate) struct Watch {
     /// Panes with a seed queued or on its way, and that seed's key.
     seeding: HashMap<PaneId, u64>,
     /// Seeds waiting their turn: (key, pane, attempt).
-    seed_queue: std::collections::VecDeque<(u64, PaneId, u8)>,
+    seed_queue: VecDeque<(u64, PaneId, u8)>,
     /// Seeds sent and not yet answered.
     seeds_out: usize,
     /// This watch's share of [`MirrorShared::seed_slots`] while a seed of
@@ -235,29 +295,57 @@ pub(crate) struct Watch {
     /// [`super::marks`]); dropped when a pane's output stops being
     /// applied, so a mark is never pieced together across a gap.
     scanners: HashMap<PaneId, MarkScanner>,
-    /// Seeds whose history is being read, by pane.
-    fetching: HashMap<PaneId, Fetching>,
-    /// Where history reads report back.
-    fetched_tx: mpsc::Sender<Fetched>,
-    fetched_rx: Option<mpsc::Receiver<Fetched>>,
+    /// Copies being built, by pane.
+    building: HashMap<PaneId, Building>,
+    /// Where build tasks report back.
+    built_tx: mpsc::Sender<Built>,
+    built_rx: Option<mpsc::Receiver<Built>>,
     /// Panes whose history did not lay out as tmux's rows: seeded with the
     /// [exact](seed::Recipe::exact) line from then on.
     exact: HashSet<PaneId>,
     /// Copies whose history was seeded as lines, to check against tmux's
-    /// rows, and since when they wait.
-    /// The third field counts the checks already taken that were ambiguous.
-    verify_queue: std::collections::VecDeque<(PaneId, std::time::Instant, u8)>,
-    /// A check is out (one at a time).
-    verifying: bool,
-    /// No check starts before this (a seed slot was busy).
-    verify_not_before: Option<tokio::time::Instant>,
+    /// rows.
+    verify_queue: VecDeque<Verifying>,
+    /// A check nobody waits for is out (one at a time).
+    background_out: bool,
+    /// The next chunk of a history's check goes no sooner ([`VERIFY_PACE`]).
+    verify_not_before: Instant,
+    /// When each copy's visible rows were last checked in the background,
+    /// and the output it had applied then.
+    screen_checked: HashMap<PaneId, (Instant, u64)>,
+    /// Bytes of output applied to the copies this watch feeds.
+    fed: u64,
+    /// When the last look for copies due a check was, and [`Watch::fed`]
+    /// when a look last found none.
+    swept_at: Instant,
+    swept_fed: u64,
     /// Panes paused for a flood, and the meters of the others.
     floods: Floods,
 }
 
+/// Whether a copy a check or a fence judged `verdict` agrees with tmux. A
+/// copy tmux dropped history rows from ([`probe::Verdict::Trimmed`]:
+/// `clear-history`, a lowered `history-limit`, which no output tells) is
+/// trimmed to match first (`term`: the copy, written; only the watch task
+/// feeds it, so it is as it was judged), and agrees (C42: a follower then
+/// knows what it lost, where a copy seeded again would renumber it).
+fn settle(pane: PaneId, term: Option<&mut Term>, verdict: Option<probe::Verdict>) -> bool {
+    match verdict {
+        Some(probe::Verdict::Agrees) => true,
+        Some(probe::Verdict::Trimmed { rows, limit }) => {
+            if let Some(t) = term {
+                tracing::debug!(%pane, held = t.history_size(), absent = t.history_absent(), rows, limit, "tmux dropped history rows; trimming the copy to match");
+                t.match_history(limit, rows);
+            }
+            true
+        }
+        Some(probe::Verdict::Differs) | None => false,
+    }
+}
+
 impl Watch {
     pub(crate) fn new(session: SessionId, client: Client, shared: Arc<MirrorShared>) -> Watch {
-        let (fetched_tx, fetched_rx) = mpsc::channel(SEEDS_OUT + 1);
+        let (built_tx, built_rx) = mpsc::channel(BUILDS_OUT + 1);
         Watch {
             session,
             client,
@@ -266,7 +354,7 @@ impl Watch {
             outputs: HashMap::new(),
             jobs: HashMap::new(),
             seeding: HashMap::new(),
-            seed_queue: std::collections::VecDeque::new(),
+            seed_queue: VecDeque::new(),
             seeds_out: 0,
             seed_permit: None,
             next_key: 1 << 63,
@@ -277,13 +365,17 @@ impl Watch {
             relist: false,
             waiters: Vec::new(),
             scanners: HashMap::new(),
-            fetching: HashMap::new(),
-            fetched_tx,
-            fetched_rx: Some(fetched_rx),
+            building: HashMap::new(),
+            built_tx,
+            built_rx: Some(built_rx),
             exact: HashSet::new(),
-            verify_queue: std::collections::VecDeque::new(),
-            verifying: false,
-            verify_not_before: None,
+            verify_queue: VecDeque::new(),
+            background_out: false,
+            verify_not_before: Instant::now(),
+            screen_checked: HashMap::new(),
+            fed: 0,
+            swept_at: Instant::now(),
+            swept_fed: 0,
             floods: Floods::default(),
         }
     }
@@ -299,26 +391,20 @@ impl Watch {
         // the start (a pane that prints and exits before any call is still
         // kept).
         self.list();
-        let Some(mut fetched) = self.fetched_rx.take() else {
+        let Some(mut built) = self.built_rx.take() else {
             return;
         };
         loop {
             let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
             let slots = self.shared.seed_slots.clone();
-            let verify_at = self.verify_due();
+            let background_at = self.background_due();
             let flood_at = self.floods.next_tick().map(tokio::time::Instant::from_std);
             tokio::select! {
                 _ = tokio::time::sleep_until(flood_at.unwrap_or_else(tokio::time::Instant::now)),
                     if flood_at.is_some() => self.flood_tick(),
-                Some((pane, what, bytes)) = fetched.recv() => match what {
-                    FetchFor::Seed(key) => self.fetched(pane, key, bytes),
-                    FetchFor::Verify { digests, size, permit } => {
-                        self.verified(pane, &digests, size, bytes);
-                        drop(permit);
-                    }
-                },
-                _ = tokio::time::sleep_until(verify_at.unwrap_or_else(tokio::time::Instant::now)),
-                    if verify_at.is_some() => self.start_verify(),
+                Some((pane, key, copy)) = built.recv() => self.built(pane, key, copy),
+                _ = tokio::time::sleep_until(background_at.unwrap_or_else(tokio::time::Instant::now)),
+                    if background_at.is_some() => self.background_tick(),
                 permit = slots.acquire_owned(), if wants_slot => {
                     if let Ok(p) = permit {
                         self.seed_permit = Some(p);
@@ -330,8 +416,11 @@ impl Watch {
                     None => break,
                 },
                 cmd = cmds.recv() => match cmd {
-                    Some(WatchCmd::Sync { panes, reply, outcomes }) => {
-                        self.sync(panes, reply, outcomes)
+                    Some(WatchCmd::Sync { panes, want, reply, outcomes }) => {
+                        self.sync(panes, want, reply, outcomes)
+                    }
+                    Some(WatchCmd::CheckHistory { pane, reply }) => {
+                        let _ = reply.send(self.check_history_again(pane));
                     }
                     None => break,
                 },
@@ -390,7 +479,8 @@ impl Watch {
         }
     }
 
-    /// Queues a seed of `pane`; returns the key waiters know it by.
+    /// Queues a seed of `pane`; returns the key waiters know it by. Of a
+    /// live copy, the seed is a fill (see the module docs).
     fn seed(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
         if let Some(&key) = self.seeding.get(&pane) {
             return Some(key);
@@ -403,9 +493,10 @@ impl Watch {
         Some(key)
     }
 
-    /// Sends queued seeds while fewer than [`SEEDS_OUT`] are out: a seed of
-    /// a long history is tens of megabytes of answer, so a few at a time
-    /// bound memory (and tmux renders one capture at a time anyway).
+    /// Sends queued seeds while fewer than [`SEEDS_OUT`] are out and fewer
+    /// than [`BUILDS_OUT`] copies are being built: a seed of a long
+    /// history is tens of megabytes of answer, so a few at a time bound
+    /// memory (and tmux renders one capture at a time anyway).
     fn pump(&mut self) {
         if self.seed_queue.is_empty() {
             if self.seeds_out == 0 {
@@ -420,7 +511,7 @@ impl Watch {
                 Err(_) => return,
             }
         }
-        while self.seeds_out < SEEDS_OUT && self.fetching.len() < FETCHES_OUT {
+        while self.seeds_out < SEEDS_OUT && self.building.len() < BUILDS_OUT {
             let Some((key, pane, attempt)) = self.seed_queue.pop_front() else {
                 return;
             };
@@ -434,19 +525,27 @@ impl Watch {
             } else {
                 self.shared.recipe
             };
+            let depth = if self.history_wanted(pane) {
+                Depth::Full
+            } else {
+                Depth::Screen
+            };
             let seed::SeedLine {
                 line,
                 history_buffer,
-            } = seed::line(pane, &recipe, continued);
+            } = seed::line(pane, &recipe, continued, depth);
             let at = self.window(pane);
             let job = Job::Seed {
                 pane,
-                at,
-                attempt,
-                continued,
-                key,
-                history_buffer,
-                exact,
+                seed: SeedAnswer {
+                    at,
+                    attempt,
+                    continued,
+                    key,
+                    history_buffer,
+                    exact,
+                    depth,
+                },
             };
             if self.send(line, job).is_some() {
                 self.seeds_out += 1;
@@ -454,9 +553,17 @@ impl Watch {
                 self.seeding.remove(&pane);
                 self.hushed.remove(&pane);
                 self.hush_notices.remove(&pane);
-                self.finish(key, None, Some((pane, false)));
+                self.finish(key, &[], &[(pane, false)]);
             }
         }
+    }
+
+    /// Whether a request has read (or is about to read) `pane`'s history:
+    /// its seeds then read it.
+    fn history_wanted(&self, pane: PaneId) -> bool {
+        self.shared
+            .pane(pane)
+            .is_some_and(|p| p.view().history_wanted)
     }
 
     /// `refresh-client -A '%N:<state>'` (`pause` or `continue`) for a
@@ -467,8 +574,8 @@ impl Watch {
         self.send(Line::list(vec![cmd]), Job::Flow { pane, pause });
     }
 
-    /// tmux stopped sending `pane`'s output (paused): its copy is stale
-    /// until seeded again.
+    /// tmux stopped sending `pane`'s output (paused), or its copy no longer
+    /// follows the pane: the copy is stale until seeded again.
     fn stopped(&mut self, pane: PaneId) {
         if let Some(p) = self.shared.pane(pane) {
             let mut st = p.write();
@@ -483,7 +590,7 @@ impl Watch {
 
     /// Probes paused floods and seeds the ones that settled.
     fn flood_tick(&mut self) {
-        for (pane, action) in self.floods.tick(std::time::Instant::now()) {
+        for (pane, action) in self.floods.tick(Instant::now()) {
             match action {
                 // A pane being seeded is resumed by its seed (a probe's
                 // resume would break a hushed seed's pause).
@@ -515,45 +622,93 @@ impl Watch {
         Some(key)
     }
 
-    fn check(&mut self, pane: PaneId, attempt: u8) -> Option<u64> {
+    /// Checks a copy's visible rows and state ([`probe::check_line`]).
+    fn check(&mut self, pane: PaneId) -> Option<u64> {
         let line = probe::check_line(pane, &self.shared.query, self.shared.encoding);
         let at = self.window(pane);
-        self.send(line, Job::Check { pane, at, attempt })
+        self.send(line, Job::Check { pane, at })
+    }
+
+    /// Fences `panes` (live copies this watch feeds) for a request: one
+    /// line for all of them ([`probe::fence_line`]).
+    fn fence(&mut self, panes: &[PaneId]) -> Option<u64> {
+        let line = probe::fence_line(self.session, &self.shared.query);
+        let panes = panes.iter().map(|&p| (p, self.window(p))).collect();
+        self.send(line, Job::Fence { panes })
     }
 
     fn sync(
         &mut self,
         panes: Vec<(PaneId, PaneMeta)>,
+        want: Want,
         reply: oneshot::Sender<()>,
         outcomes: mpsc::Sender<(PaneId, bool)>,
     ) {
         let mut ids = HashSet::new();
-        let now = std::time::Instant::now();
+        let mut fence = Vec::new();
+        let now = Instant::now();
         for (id, meta) in panes {
             // A copy asked for is not paused for a while (a seed of a
             // paused one resumes it).
             self.floods.asked(id, now);
             let p = self.shared.pane_or_new(id);
-            let status = {
+            let (status, partial) = {
                 let mut st = p.write();
+                // A listing that did not ask for the foreground process and
+                // its directory (a search's: tmux reads each from /proc)
+                // keeps the ones the copy knows.
+                let command = std::mem::take(&mut st.meta.pane_current_command);
+                let path = std::mem::take(&mut st.meta.pane_current_path);
                 st.meta = meta;
+                if st.meta.pane_current_command.is_empty() {
+                    st.meta.pane_current_command = command;
+                }
+                if st.meta.pane_current_path.is_empty() {
+                    st.meta.pane_current_path = path;
+                }
                 if st.owner.is_none() {
                     st.owner = Some(self.session);
                 }
                 if st.owner != Some(self.session) {
                     continue;
                 }
-                st.status
+                if want == Want::History {
+                    st.history_wanted = true;
+                }
+                let partial = st.term.as_ref().is_some_and(|t| t.history_absent() > 0);
+                (st.status, partial)
             };
             let sent = match status {
-                // Wait for the seed already queued or on its way.
+                // Wait for the seed already queued or on its way (a copy
+                // that lacks the history wanted now is filled after it).
                 _ if self.seeding.contains_key(&id) => self.seeding.get(&id).copied(),
-                Status::Live => self.check(id, 1),
+                Status::Live if want == Want::History && partial => self.seed(id, 1),
+                Status::Live if want == Want::Followed => {
+                    // Never full (room for one per pane).
+                    let _ = outcomes.try_send((id, true));
+                    None
+                }
+                Status::Live => {
+                    fence.push(id);
+                    None
+                }
                 Status::Unseeded | Status::Stale => self.seed(id, 1),
                 Status::Dead => None,
             };
             if let Some(k) = sent {
                 ids.insert(k);
+            }
+        }
+        if !fence.is_empty() {
+            match self.fence(&fence) {
+                Some(k) => {
+                    ids.insert(k);
+                }
+                None => {
+                    for id in fence {
+                        let _ = outcomes.try_send((id, false));
+                    }
+                }
             }
         }
         if ids.is_empty() {
@@ -622,7 +777,7 @@ impl Watch {
         self.outputs_all += 1;
         *self.outputs.entry(pane).or_insert(0) += 1;
         // Asked only of a pane over the rate: not a lookup per `%output`.
-        let busy = self.seeding.contains_key(&pane) || self.fetching.contains_key(&pane);
+        let busy = self.seeding.contains_key(&pane) || self.building.contains_key(&pane);
         let (shared, session) = (&self.shared, self.session);
         let may_pause = || {
             !busy
@@ -632,7 +787,7 @@ impl Watch {
         };
         if self
             .floods
-            .output(pane, data.len(), std::time::Instant::now(), may_pause)
+            .output(pane, data.len(), Instant::now(), may_pause)
             == Some(Action::Pause)
         {
             tracing::debug!(%pane, "flooding: paused until it settles");
@@ -642,24 +797,28 @@ impl Watch {
             h.push(data);
             return;
         }
-        if let Some(f) = self.fetching.get_mut(&pane) {
-            f.held.push(data);
-            return;
+        if let Some(b) = self.building.get_mut(&pane) {
+            b.held.push(data);
+            if b.live.is_none() {
+                return;
+            }
+            // A fill: the live copy goes on following meanwhile.
         }
-        self.apply_output(pane, data);
+        self.apply_output(pane, data, false);
     }
 
     /// Feeds output held while the pane was seeded to its new copy, in
-    /// order.
-    fn apply_held(&mut self, pane: PaneId, held: &Held) {
+    /// order; `replay`: the copy being replaced was fed it too (a fill),
+    /// so its marks are known already and its bytes counted.
+    fn apply_held(&mut self, pane: PaneId, held: &Held, replay: bool) {
         for data in &held.chunks {
-            self.apply_output(pane, data);
+            self.apply_output(pane, data, replay);
         }
     }
 
     /// Feeds `data`, the pane's output, to its copy (when it is live and
-    /// this watch's).
-    fn apply_output(&mut self, pane: PaneId, data: &[u8]) {
+    /// this watch's); `replay`: see [`Watch::apply_held`].
+    fn apply_output(&mut self, pane: PaneId, data: &[u8], replay: bool) {
         let Some(p) = self.shared.pane(pane) else {
             // A pane we have not adopted yet: its seed will hold this.
             return;
@@ -667,12 +826,19 @@ impl Watch {
         let mut st = p.write();
         if st.owner != Some(self.session) || st.status != Status::Live {
             tracing::debug!(%pane, status = ?st.status, owner = ?st.owner, bytes = data.len(), "output not applied");
-            self.scanners.remove(&pane);
+            if !replay {
+                self.scanners.remove(&pane);
+            }
             return;
         }
-        let found = self.scanners.entry(pane).or_default().scan(data);
+        let found = if replay {
+            Vec::new()
+        } else {
+            self.scanners.entry(pane).or_default().scan(data)
+        };
         let state = &mut *st;
         let waited_on = p.subscribers() > 0;
+        let mut off = false;
         if let Some(t) = state.term.as_mut() {
             t.set_now(super::clock_us());
             // Each mark is placed where the cursor is just after it.
@@ -698,13 +864,26 @@ impl Watch {
             if waited_on {
                 t.settle_screen();
             }
+            // The copy's own word that it no longer follows tmux (a
+            // reflow it cannot model).
+            off = t.needs_reseed();
         }
-        state.bytes_applied += data.len() as u64;
+        if !replay {
+            state.bytes_applied += data.len() as u64;
+        }
         // Waiters are woken once the lock is released: a woken reader
         // takes the read lock at once.
         drop(st);
         p.changed();
-        self.shared.note_bytes(data.len());
+        if !replay {
+            self.fed += data.len() as u64;
+            self.shared.note_bytes(data.len());
+        }
+        if off {
+            tracing::debug!(%pane, "copy says it no longer follows tmux; seeding again");
+            self.stopped(pane);
+            self.seed(pane, 1);
+        }
     }
 
     fn answered(&mut self, id: u64) {
@@ -712,16 +891,11 @@ impl Watch {
             return;
         };
         let reply = ticket.try_take();
-        let mut follow_up = None;
-        // What waiters know this job by, and whether it confirmed a copy.
-        let mut key = id;
-        let mut outcome = None;
         match job {
             Job::Flow { pane, pause } => {
                 if pause && matches!(reply, Some(Ok(_))) {
                     self.stopped(pane);
                 }
-                return;
             }
             Job::Hush {
                 pane,
@@ -741,8 +915,7 @@ impl Watch {
                 if self.seeding.get(&pane) == Some(&seed_key) {
                     self.seeding.remove(&pane);
                 }
-                key = seed_key;
-                outcome = Some((pane, false));
+                self.finish(seed_key, &[], &[(pane, false)]);
             }
             Job::List { sent } => {
                 self.listing = false;
@@ -753,214 +926,198 @@ impl Watch {
                     self.list();
                 }
             }
-            Job::Seed {
-                pane,
-                at,
-                attempt,
-                continued,
-                key: seed_key,
-                history_buffer,
-                exact,
-            } => {
-                key = seed_key;
-                // Its own `%pause`, if tmux wrote one after the pause's
-                // answer, came before this answer.
-                self.hush_notices.remove(&pane);
-                let hushed = self.hushed.remove(&pane);
-                let ambiguous = hushed.is_none() && self.ambiguous(pane, at);
-                let usable = matches!(reply, Some(Ok(_)))
-                    && !self.paused.contains(&pane)
-                    && !ambiguous
-                    && hushed.as_ref().is_none_or(|h| !h.overflowed);
-                let held = hushed.unwrap_or_default();
-                let reply = match (history_buffer, reply) {
-                    (Some(name), Some(Ok(r))) if usable => {
-                        // The copy is built once the history is read; the
-                        // pane stays being seeded (and its output is held)
-                        // until then, while the next seed's line goes, so
-                        // tmux captures the next pane while this one's
-                        // history is read and built.
-                        self.free_slot();
-                        let f = Fetching {
-                            key: seed_key,
-                            reply: r,
-                            continued,
-                            attempt,
-                            exact,
-                            held,
-                        };
-                        self.fetch(pane, name, f);
-                        self.pump();
-                        return;
-                    }
-                    (Some(name), reply) => {
-                        self.drop_buffer(name);
-                        reply
-                    }
-                    (None, reply) => reply,
-                };
-                self.seed_done(pane);
-                match reply {
-                    Some(Ok(_)) if self.paused.remove(&pane) => {
-                        // Paused while the seed was out: seed (and resume)
-                        // again.
-                        follow_up = self.seed(pane, attempt);
-                    }
-                    Some(Ok(r)) if usable => {
-                        let (ok, redo) = self.apply_seed(pane, r, continued, exact, None);
-                        if redo {
-                            follow_up = self.seed(pane, 1);
-                        } else {
-                            self.apply_held(pane, &held);
-                        }
-                        outcome = Some((pane, ok));
-                    }
-                    Some(Ok(_)) if ambiguous => {
-                        tracing::debug!(%pane, attempt, "seed was ambiguous; taking it again, hushed");
-                        follow_up = self.hush(pane, attempt + 1);
-                    }
-                    Some(Ok(_)) => {
-                        // Too much output came while a hushed seed was out.
-                        follow_up = self.seed(pane, attempt + 1);
-                    }
-                    Some(Err(e)) => {
-                        tracing::debug!(%pane, %e, "seed failed");
-                        outcome = Some((pane, false));
-                    }
-                    None => outcome = Some((pane, false)),
-                }
+            Job::Seed { pane, seed } => self.seed_answered(pane, reply, seed),
+            Job::Fence { panes } => self.fenced(id, reply, panes),
+            Job::Check { pane, at } => {
+                self.background_out = false;
+                self.checked(pane, at, reply);
             }
             Job::Verify {
                 pane,
                 at,
-                tries,
-                name,
-                permit,
+                start,
+                end,
             } => {
-                self.verifying = false;
-                if self.ambiguous(pane, at) {
-                    // The rows may predate output already applied (as for
-                    // a check): asked again later, up to MAX_ATTEMPTS in
-                    // all, then left unchecked (each one captures the
-                    // whole history).
-                    self.drop_buffer(name);
-                    drop(permit);
-                    if tries + 1 < MAX_ATTEMPTS {
-                        self.verify_queue
-                            .push_back((pane, std::time::Instant::now(), tries + 1));
-                    } else {
-                        tracing::debug!(%pane, "history rows left unchecked: every check was ambiguous");
-                    }
-                    return;
-                }
-                let size = reply
-                    .as_ref()
-                    .and_then(|r| r.as_ref().ok())
-                    .and_then(seed::verify_size);
-                // The copy as it is at this point in the stream is what
-                // the captured rows must match.
-                let digests = self.shared.pane(pane).and_then(|p| {
-                    let st = p.view();
-                    (st.status == Status::Live && st.owner == Some(self.session))
-                        .then(|| st.term.as_ref().map(crate::term::history_row_digests))
-                        .flatten()
-                });
-                match (size, digests) {
-                    (Some(size), Some(digests)) => {
-                        self.verifying = true;
-                        let tx = self.fetched_tx.clone();
-                        let (shared, client) = (self.shared.clone(), self.client.clone());
-                        tokio::spawn(async move {
-                            let bytes = shared.fetch_history(&client, &name).await;
-                            let what = FetchFor::Verify {
-                                digests,
-                                size,
-                                permit,
-                            };
-                            let _ = tx.send((pane, what, bytes)).await;
-                        });
-                    }
-                    _ => {
-                        self.drop_buffer(name);
-                        drop(permit);
-                    }
-                }
-                return;
-            }
-            Job::Check { pane, at, attempt } => {
-                if let (Some(Ok(r)), Some(p)) = (&reply, self.shared.pane(pane))
-                    && let Some(v) = probe::mode(r, &self.shared.query)
-                {
-                    p.write().mode = v;
-                }
-                // Output of this pane and another during the check: the
-                // answer may predate output already applied, so it proves
-                // nothing either way (the copy stays as it is).
-                outcome = Some((pane, false));
-                let ambiguous = self.ambiguous(pane, at);
-                if matches!(reply, Some(Ok(_))) && ambiguous && attempt < MAX_ATTEMPTS {
-                    // Asked again: a quiet moment of either pane confirms.
-                    follow_up = self.check(pane, attempt + 1);
-                } else if let Some(Ok(r)) = reply
-                    && !ambiguous
-                {
-                    // At this point in the stream the copy holds exactly
-                    // the output tmux had parsed when it answered.
-                    let agrees = self.shared.pane(pane).is_some_and(|p| {
-                        let verdict = p
-                            .view()
-                            .term
-                            .as_ref()
-                            .map(|t| probe::verdict(t, &r, &self.shared.query));
-                        match verdict {
-                            Some(probe::Verdict::Agrees) => true,
-                            Some(probe::Verdict::Trimmed { rows, limit }) => {
-                                // Only this task feeds the copy: it is as
-                                // it was judged.
-                                let mut st = p.write();
-                                if let Some(t) = st.term.as_mut() {
-                                    tracing::debug!(%pane, held = t.history_size(), rows, limit, "tmux dropped history rows; trimming the copy to match");
-                                    t.match_history(limit, rows);
-                                }
-                                true
-                            }
-                            Some(probe::Verdict::Differs) | None => false,
-                        }
-                    });
-                    if agrees {
-                        outcome = Some((pane, true));
-                    } else {
-                        tracing::debug!(%pane, "copy disagrees with tmux; seeding again");
-                        if let Some(p) = self.shared.pane(pane) {
-                            p.write().status = Status::Stale;
-                            p.changed();
-                        }
-                        follow_up = self.seed(pane, 1);
-                    }
-                }
+                self.background_out = false;
+                self.verify_not_before = Instant::now() + VERIFY_PACE;
+                self.verified(pane, at, (start, end), reply);
             }
         }
-        self.finish(key, follow_up, outcome);
         self.pump();
     }
 
-    /// Job `key` is done; `follow_up`, if any, continues it (waiters then
-    /// wait for that instead), else `outcome` tells waiters what came of
-    /// the pane.
-    fn finish(&mut self, key: u64, follow_up: Option<u64>, outcome: Option<(PaneId, bool)>) {
+    /// A seed line was answered: its copy is built (see
+    /// [`Watch::start_build`]), or the seed is taken again.
+    fn seed_answered(&mut self, pane: PaneId, reply: Answer, a: SeedAnswer) {
+        // Its own `%pause`, if tmux wrote one after the pause's answer,
+        // came before this answer.
+        self.hush_notices.remove(&pane);
+        let hushed = self.hushed.remove(&pane);
+        let ambiguous = hushed.is_none() && self.ambiguous(pane, a.at);
+        let usable = matches!(reply, Some(Ok(_)))
+            && !self.paused.contains(&pane)
+            && !ambiguous
+            && hushed.as_ref().is_none_or(|h| !h.overflowed);
+        let held = hushed.unwrap_or_default();
+        // Another seed line may go (this one is built meanwhile).
+        self.free_slot();
+        let reply = match reply {
+            Some(Ok(r)) if usable => {
+                // A live copy is filled: the new copy takes over from it as
+                // it is at this point in the stream.
+                let live = self.shared.pane(pane).and_then(|p| {
+                    let st = p.view();
+                    (st.status == Status::Live && st.owner == Some(self.session))
+                        .then(|| st.term.clone().map(Box::new))
+                        .flatten()
+                });
+                let b = Building {
+                    key: a.key,
+                    attempt: a.attempt,
+                    exact: a.exact,
+                    depth: a.depth,
+                    held,
+                    live,
+                };
+                self.start_build(pane, r, a.continued, a.history_buffer, b);
+                return;
+            }
+            other => other,
+        };
+        if let Some(name) = a.history_buffer {
+            self.drop_buffer(name);
+        }
+        self.seeding.remove(&pane);
+        let mut follow_up = None;
+        let mut outcome = None;
+        match reply {
+            Some(Ok(_)) if self.paused.remove(&pane) => {
+                // Paused while the seed was out: seed (and resume) again.
+                follow_up = self.seed(pane, a.attempt);
+            }
+            Some(Ok(_)) if ambiguous => {
+                tracing::debug!(%pane, attempt = a.attempt, "seed was ambiguous; taking it again, hushed");
+                follow_up = self.hush(pane, a.attempt + 1);
+            }
+            Some(Ok(_)) => {
+                // Too much output came while a hushed seed was out.
+                follow_up = self.seed(pane, a.attempt + 1);
+            }
+            Some(Err(e)) => {
+                tracing::debug!(%pane, %e, "seed failed");
+                outcome = Some((pane, false));
+            }
+            None => outcome = Some((pane, false)),
+        }
+        self.finish(a.key, follow_up.as_slice(), outcome.as_slice());
+    }
+
+    /// A request's fence came back: every copy it named holds what its
+    /// pane printed before the request; those whose records disagree with
+    /// tmux are seeded again.
+    fn fenced(&mut self, id: u64, reply: Answer, panes: Vec<(PaneId, Window)>) {
+        let rows = match &reply {
+            Some(Ok(r)) => probe::parse_fence(r, &self.shared.query),
+            _ => None,
+        };
+        let mut follow_ups = Vec::new();
+        let mut outcomes = Vec::new();
+        for (pane, at) in panes {
+            if let Some(&k) = self.seeding.get(&pane) {
+                // Paused, or found off, since: its seed answers instead.
+                follow_ups.push(k);
+                continue;
+            }
+            let (Some(p), Some(row)) = (
+                self.shared.pane(pane),
+                rows.as_ref().and_then(|r| r.get(&pane)),
+            ) else {
+                // Not in the session any more (moved, or gone): the
+                // request answers it another way.
+                outcomes.push((pane, false));
+                continue;
+            };
+            let agrees = {
+                let mut st = p.write();
+                st.mode = row.mode();
+                let ours = st.status == Status::Live && st.owner == Some(self.session);
+                // Output of this pane and another during the fence: the
+                // record may predate output already applied, so it is not
+                // compared (the fence holds all the same).
+                let ambiguous = self.ambiguous(pane, at);
+                ours && (ambiguous || {
+                    let verdict = st.term.as_ref().map(|t| row.verdict(t));
+                    settle(pane, st.term.as_mut(), verdict)
+                })
+            };
+            if agrees {
+                outcomes.push((pane, true));
+                continue;
+            }
+            if p.view().status != Status::Live {
+                outcomes.push((pane, false));
+                continue;
+            }
+            tracing::debug!(%pane, "copy disagrees with tmux; seeding again");
+            self.stopped(pane);
+            match self.seed(pane, 1) {
+                Some(k) => follow_ups.push(k),
+                None => outcomes.push((pane, false)),
+            }
+        }
+        self.finish(id, &follow_ups, &outcomes);
+    }
+
+    /// A check of a copy's visible rows came back (taken in the
+    /// background): a copy that disagrees is seeded again.
+    fn checked(&mut self, pane: PaneId, at: Window, reply: Answer) {
+        let Some(Ok(r)) = reply else {
+            return;
+        };
+        let Some(p) = self.shared.pane(pane) else {
+            return;
+        };
+        if let Some(v) = probe::mode(&r, &self.shared.query) {
+            p.write().mode = v;
+        }
+        // Output of this pane and another during the check: the answer
+        // may predate output already applied, so it proves nothing.
+        if self.ambiguous(pane, at) || self.seeding.contains_key(&pane) {
+            return;
+        }
+        // Judged under the read lock; the write lock only trims history
+        // tmux dropped.
+        let verdict = {
+            let st = p.view();
+            if st.status != Status::Live || st.owner != Some(self.session) {
+                return;
+            }
+            st.term
+                .as_ref()
+                .map(|t| probe::verdict(t, &r, &self.shared.query))
+        };
+        let agrees = match verdict {
+            Some(probe::Verdict::Trimmed { .. }) => settle(pane, p.write().term.as_mut(), verdict),
+            v => settle(pane, None, v),
+        };
+        if !agrees {
+            tracing::debug!(%pane, "copy's visible rows disagree with tmux; seeding again");
+            self.stopped(pane);
+            self.seed(pane, 1);
+        }
+    }
+
+    /// Job `key` is done: waiters that wait for it wait for `follow_ups`
+    /// instead (seeds that continue it), and are told `outcomes`.
+    fn finish(&mut self, key: u64, follow_ups: &[u64], outcomes: &[(PaneId, bool)]) {
         for w in &mut self.waiters {
             if w.ids.remove(&key) {
-                match (follow_up, outcome) {
-                    (Some(next), _) => {
-                        w.ids.insert(next);
-                    }
-                    (None, Some(o)) => {
-                        // Never full (room for one per pane), and never
-                        // waited on: a request that gave up is no reason
-                        // to stall the watch.
-                        let _ = w.outcomes.try_send(o);
-                    }
-                    (None, None) => {}
+                w.ids.extend(follow_ups.iter().copied());
+                for &o in outcomes {
+                    // Never full (room for one per pane), and never
+                    // waited on: a request that gave up is no reason
+                    // to stall the watch.
+                    let _ = w.outcomes.try_send(o);
                 }
             }
         }
@@ -973,13 +1130,6 @@ impl Watch {
         }
     }
 
-    /// A seed's line is answered: its slot frees and the pane is no longer
-    /// being seeded.
-    fn seed_done(&mut self, pane: PaneId) {
-        self.free_slot();
-        self.seeding.remove(&pane);
-    }
-
     /// A seed's line is answered: another may go.
     fn free_slot(&mut self) {
         self.seeds_out -= 1;
@@ -990,123 +1140,250 @@ impl Watch {
         }
     }
 
-    /// Starts reading the history a seed line left in buffer `name`.
-    fn fetch(&mut self, pane: PaneId, name: String, f: Fetching) {
-        let key = f.key;
-        self.fetching.insert(pane, f);
-        let tx = self.fetched_tx.clone();
-        let (shared, client) = (self.shared.clone(), self.client.clone());
-        tokio::spawn(async move {
-            let bytes = shared.fetch_history(&client, &name).await;
-            let _ = tx.send((pane, FetchFor::Seed(key), bytes)).await;
-        });
-    }
-
-    /// When the next check of a copy's rows may start, if one waits and
-    /// nothing else is out.
-    fn verify_due(&self) -> Option<tokio::time::Instant> {
-        let &(_, queued, _) = self.verify_queue.front()?;
-        if self.verifying
-            || self.seeds_out > 0
-            || !self.fetching.is_empty()
-            || !self.seed_queue.is_empty()
-        {
-            return None;
-        }
-        let after = self.shared.verify_after;
-        let idle = self.shared.last_used() + after;
-        let at = tokio::time::Instant::from_std(idle.min(queued + after * VERIFY_AT_LATEST));
-        Some(self.verify_not_before.map_or(at, |n| at.max(n)))
-    }
-
-    /// Sends the check of the next copy whose history was laid out, when
-    /// requests have paused (or it waited long enough) and no seed is out.
-    fn start_verify(&mut self) {
-        let Some(&(pane, queued, tries)) = self.verify_queue.front() else {
-            return;
-        };
-        let after = self.shared.verify_after;
-        if self.shared.last_used().elapsed() < after && queued.elapsed() < after * VERIFY_AT_LATEST
-        {
-            return;
-        }
-        let Ok(permit) = self.shared.seed_slots.clone().try_acquire_owned() else {
-            // Another session seeds or checks: look again shortly.
-            self.verify_not_before =
-                Some(tokio::time::Instant::now() + std::time::Duration::from_millis(100));
-            return;
-        };
-        self.verify_not_before = None;
-        self.verify_queue.pop_front();
-        let live = self.shared.pane(pane).is_some_and(|p| {
-            let st = p.view();
-            st.status == Status::Live && st.owner == Some(self.session)
-        });
-        if !live {
-            return;
-        }
-        let name = format!("tmuxwire-{}", crate::control::format::nonce());
-        let line = seed::verify_line(pane, &name);
-        if self
-            .send(
-                line,
-                Job::Verify {
-                    pane,
-                    at: self.window(pane),
-                    tries,
-                    name,
-                    permit,
-                },
-            )
-            .is_some()
-        {
-            self.verifying = true;
-        }
-    }
-
-    /// A check of a copy's history rows came back: a copy whose rows
-    /// differ from tmux's is seeded again, with its rows captured.
-    fn verified(
+    /// Builds `pane`'s copy from a seed's answer: a task reads the history
+    /// the line left in a buffer, if any, and lays the copy out on a
+    /// blocking thread; [`Watch::built`] takes it. The watch goes on
+    /// reading the stream meanwhile (the pane's output is held), and the
+    /// next seed line goes at once, so tmux captures the next pane while
+    /// this one is built.
+    fn start_build(
         &mut self,
         pane: PaneId,
-        digests: &[u64],
-        size: usize,
-        bytes: Result<Vec<u8>, String>,
+        reply: Reply,
+        continued: bool,
+        history_buffer: Option<String>,
+        b: Building,
     ) {
-        self.verifying = false;
-        let rows = match bytes {
-            Ok(b) if b.len() == size => b,
-            Ok(b) => {
-                tracing::debug!(%pane, got = b.len(), size, "history rows buffer of the wrong size");
-                return;
-            }
-            Err(e) => {
-                tracing::debug!(%pane, %e, "could not read the history rows");
-                return;
-            }
-        };
-        let rows = if rows == crate::control::buffer::EMPTY.as_bytes() {
-            Vec::new()
+        let (key, depth) = (b.key, b.depth);
+        let recipe = if b.exact {
+            self.shared.recipe.exact()
         } else {
-            rows
+            self.shared.recipe
         };
-        if crate::term::history_rows_match(digests, &rows) {
-            tracing::debug!(%pane, rows = digests.len(), "history rows match tmux's");
+        self.building.insert(pane, b);
+        let tx = self.built_tx.clone();
+        let (shared, client) = (self.shared.clone(), self.client.clone());
+        tokio::spawn(async move {
+            let history = match history_buffer {
+                Some(name) => match shared.fetch_history(&client, &name).await {
+                    Ok(bytes) => Some(bytes),
+                    Err(e) => {
+                        tracing::debug!(%pane, %e, "could not read the history buffer");
+                        None
+                    }
+                },
+                None => None,
+            };
+            let rules = shared.rules;
+            let copy = tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
+                let bytes = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>()
+                    + history.as_ref().map_or(0, Vec::len);
+                // Numbered from 0: [`Watch::install`] renumbers it.
+                let opts = seed::SeedOptions {
+                    rules,
+                    first: LineIndex(0),
+                };
+                let built = seed::build(reply, &recipe, continued, depth, &opts, history);
+                if let Ok(b) = &built {
+                    // Before the copy is shared: the first search then
+                    // reads summaries instead of making them.
+                    b.term.history().summarize_sealed();
+                }
+                tracing::debug!(%pane, bytes, ?depth, took = ?started.elapsed(), "seed answer built");
+                built
+            })
+            .await
+            .unwrap_or_else(|e| {
+                Err(seed::SeedFailure::Unusable(format!(
+                    "building the copy failed: {e}"
+                )))
+            });
+            let _ = tx.send((pane, key, copy)).await;
+        });
+    }
+
+    /// A copy was built ([`Watch::start_build`]): it replaces the pane's
+    /// copy and the output held meanwhile is applied to it.
+    fn built(&mut self, pane: PaneId, key: u64, copy: Result<seed::Built, seed::SeedFailure>) {
+        if self.building.get(&pane).is_none_or(|b| b.key != key) {
             return;
         }
-        tracing::debug!(%pane, "history rows differ from tmux's; seeding with the rows captured");
-        self.exact.insert(pane);
-        if let Some(p) = self.shared.pane(pane) {
-            {
-                let mut st = p.write();
-                if st.owner == Some(self.session) && st.status == Status::Live {
-                    st.status = Status::Stale;
+        let Some(b) = self.building.remove(&pane) else {
+            return;
+        };
+        self.seeding.remove(&pane);
+        let mut follow_up = None;
+        let mut outcome = None;
+        if self.paused.remove(&pane) || b.held.overflowed {
+            // tmux dropped output (or too much came meanwhile): seed (and
+            // resume) again.
+            follow_up = self.seed(pane, b.attempt);
+        } else {
+            let (ok, redo) = self.install(pane, &b, copy);
+            if redo {
+                follow_up = self.seed(pane, 1);
+            } else {
+                self.apply_held(pane, &b.held, b.live.is_some());
+                if ok && self.lacks_wanted_history(pane) {
+                    // A request wanted the history while this copy of the
+                    // screen was on its way: fill it.
+                    follow_up = self.seed(pane, 1);
+                } else {
+                    outcome = Some((pane, ok));
                 }
             }
-            p.changed();
         }
-        self.scanners.remove(&pane);
-        self.seed(pane, 1);
+        self.finish(key, follow_up.as_slice(), outcome.as_slice());
+        self.pump();
+    }
+
+    /// Whether `pane`'s copy is live and lacks history a request wants.
+    fn lacks_wanted_history(&self, pane: PaneId) -> bool {
+        self.shared.pane(pane).is_some_and(|p| {
+            let st = p.view();
+            st.history_wanted
+                && st.status == Status::Live
+                && st.term.as_ref().is_some_and(|t| t.history_absent() > 0)
+        })
+    }
+
+    /// Makes `copy` the pane's copy; returns whether the pane's copy is
+    /// usable after (live or dead), and whether the pane must be seeded
+    /// again with the exact line (its history did not lay out as tmux's
+    /// rows).
+    ///
+    /// Numbering: a fill ([`Building::live`]) is numbered so its lines end
+    /// where the live copy's ended at the seed's answer, and keeps the
+    /// copy's epoch (every index and spot given out still names the same
+    /// place); any other seed of a pane with a copy continues the old
+    /// copy's numbering, the lines they share keeping their indexes
+    /// ([`follow::continued_first`]), and starts a new epoch; the first
+    /// copy of a pane numbers the lines it did not read first, from 0.
+    fn install(
+        &mut self,
+        pane: PaneId,
+        b: &Building,
+        copy: Result<seed::Built, seed::SeedFailure>,
+    ) -> (bool, bool) {
+        let Some(p) = self.shared.pane(pane) else {
+            return (false, false);
+        };
+        let recipe = if b.exact {
+            self.shared.recipe.exact()
+        } else {
+            self.shared.recipe
+        };
+        let mut redo = false;
+        let mut filled = true;
+        // A copy seeded again (not a fill): the lines it shares with the
+        // one it replaces keep their indexes (C42: found by their text,
+        // before the write lock is taken).
+        let continued = match (&copy, &b.live) {
+            (Ok(built), None) => p
+                .view()
+                .term
+                .as_ref()
+                .map(|old| follow::continued_first(old, &built.term)),
+            _ => None,
+        };
+        match copy {
+            Ok(built) => {
+                let mut st = p.write();
+                if st.owner != Some(self.session) {
+                    return (false, false);
+                }
+                tracing::debug!(%pane, dead = built.dead, depth = ?b.depth, "seeded");
+                let mut term = built.term;
+                term.seeded_now(super::clock_us());
+                let absent = term.history_absent() as u64;
+                let same_numbering = match (&b.live, st.term.as_ref()) {
+                    (Some(live), _) => {
+                        let end = live.history().end_index().0;
+                        let shift = end.checked_sub(term.history().end_index().0);
+                        term.renumber_history(shift.unwrap_or(live.history().first_index().0));
+                        // The command table, cwd and title carry over, and
+                        // the modes the seed could not read; the output
+                        // held is applied on top.
+                        term.adopt_state(live);
+                        shift.is_some()
+                    }
+                    (None, Some(old)) => {
+                        match continued {
+                            Some(first) => term.renumber_lines(first),
+                            // The old copy came after the text was compared
+                            // (never: only this task installs copies).
+                            None => term.renumber_history(old.history().end_index().0 + absent),
+                        }
+                        term.adopt_state(old);
+                        false
+                    }
+                    (None, None) => {
+                        term.renumber_history(absent);
+                        false
+                    }
+                };
+                st.term = Some(term);
+                if !same_numbering {
+                    st.epoch += 1;
+                    self.scanners.remove(&pane);
+                }
+                st.status = if built.dead {
+                    Status::Dead
+                } else {
+                    Status::Live
+                };
+                st.exit_status = built.exit_status;
+                st.seeded_at = Some(Instant::now());
+                st.bytes_applied = 0;
+                let laid_out = b.depth == Depth::Full
+                    && !b.exact
+                    && seed::needs_verify(&recipe)
+                    && st.term.as_ref().is_some_and(|t| t.history_size() > 0);
+                self.verify_queue.retain(|v| v.pane != pane);
+                if laid_out {
+                    self.verify_queue.push_back(Verifying {
+                        pane,
+                        queued: Instant::now(),
+                        tries: 0,
+                        next_row: 0,
+                    });
+                }
+                self.screen_checked.remove(&pane);
+            }
+            Err(seed::SeedFailure::Gone) => {
+                let mut st = p.write();
+                if st.term.is_some() {
+                    st.status = Status::Dead;
+                } else {
+                    drop(st);
+                    self.shared.forget(pane);
+                }
+            }
+            Err(seed::SeedFailure::Layout(why)) if !b.exact => {
+                tracing::debug!(%pane, %why, "history did not lay out as tmux's rows; seeding exactly");
+                self.exact.insert(pane);
+                redo = true;
+            }
+            Err(e) => {
+                tracing::debug!(%pane, ?e, "could not build a copy from the seed");
+                let mut st = p.write();
+                if b.live.is_some() && st.status == Status::Live {
+                    // A fill that failed: the copy goes on following, but
+                    // without the history asked for.
+                    filled = false;
+                } else {
+                    st.status = if st.term.is_some() {
+                        Status::Stale
+                    } else {
+                        Status::Unseeded
+                    };
+                }
+            }
+        }
+        p.changed();
+        let ok = filled && matches!(p.view().status, Status::Live | Status::Dead);
+        (ok && !redo, redo)
     }
 
     /// Deletes a history buffer no copy will be built from.
@@ -1119,155 +1396,216 @@ impl Watch {
         });
     }
 
-    /// A history read came back: builds the copy, then applies the output
-    /// held meanwhile.
-    fn fetched(&mut self, pane: PaneId, key: u64, bytes: Result<Vec<u8>, String>) {
-        if self.fetching.get(&pane).is_none_or(|f| f.key != key) {
+    /// When the next check nobody waits for may go: none is out, no seed
+    /// is out or being built, and requests have paused for
+    /// `verify_after` (a history check waits at most
+    /// [`VERIFY_AT_LATEST`] times that). Read on every turn of the loop,
+    /// so it only looks at the watch's own fields and the mirror's clock.
+    fn background_due(&self) -> Option<tokio::time::Instant> {
+        if self.background_out
+            || self.seeds_out > 0
+            || !self.building.is_empty()
+            || !self.seed_queue.is_empty()
+        {
+            return None;
+        }
+        let after = self.shared.verify_after;
+        let idle = self.shared.idle_at(after);
+        let at = match (self.verify_queue.front(), self.screens_due()) {
+            (Some(v), _) => idle
+                .min(v.queued + after * VERIFY_AT_LATEST)
+                .max(self.verify_not_before),
+            (None, Some(sweep)) => idle.max(sweep),
+            (None, None) => return None,
+        };
+        Some(tokio::time::Instant::from_std(at))
+    }
+
+    /// When to look for copies whose visible rows are due a check: some
+    /// output was applied since the last look found none.
+    fn screens_due(&self) -> Option<Instant> {
+        (self.fed != self.swept_fed).then_some(self.swept_at + SWEEP_EVERY)
+    }
+
+    /// Starts the next check nobody waits for, if requests have paused
+    /// (see [`Watch::background_due`]): a chunk of a copy's history rows,
+    /// else the visible rows of a copy that had output since its last
+    /// check.
+    fn background_tick(&mut self) {
+        let after = self.shared.verify_after;
+        let overdue = self
+            .verify_queue
+            .front()
+            .is_some_and(|v| v.queued.elapsed() >= after * VERIFY_AT_LATEST);
+        if !self.shared.idle_for(after) && !overdue {
             return;
         }
-        let Some(f) = self.fetching.remove(&pane) else {
+        if !self.verify_queue.is_empty() {
+            if Instant::now() >= self.verify_not_before {
+                self.start_verify();
+            }
             return;
-        };
-        self.seeding.remove(&pane);
-        let mut follow_up = None;
-        let mut outcome = None;
-        if self.paused.remove(&pane) || f.held.overflowed {
-            // tmux dropped output (or too much came meanwhile): seed (and
-            // resume) again.
-            follow_up = self.seed(pane, f.attempt);
-        } else {
-            let history = match bytes {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    tracing::debug!(%pane, %e, "could not read the history buffer");
-                    None
+        }
+        self.start_screen_check();
+    }
+
+    /// Queues the check of `pane`'s history rows (see
+    /// [`WatchCmd::CheckHistory`]).
+    fn check_history_again(&mut self, pane: PaneId) -> bool {
+        let laid_out = !self.exact.contains(&pane)
+            && seed::needs_verify(&self.shared.recipe)
+            && self.shared.pane(pane).is_some_and(|p| {
+                let st = p.view();
+                st.status == Status::Live
+                    && st.owner == Some(self.session)
+                    && st
+                        .term
+                        .as_ref()
+                        .is_some_and(|t| t.history_size() > 0 && t.history_absent() == 0)
+            });
+        if !laid_out || self.verify_queue.iter().any(|v| v.pane == pane) {
+            return false;
+        }
+        self.verify_queue.push_back(Verifying {
+            pane,
+            queued: Instant::now(),
+            tries: 0,
+            next_row: 0,
+        });
+        true
+    }
+
+    /// Sends the check of the next chunk of history rows of the copy at
+    /// the front of the queue ([`seed::verify_chunk_line`]).
+    fn start_verify(&mut self) {
+        while let Some(&v) = self.verify_queue.front() {
+            let size = self.shared.pane(v.pane).and_then(|p| {
+                let st = p.view();
+                (st.status == Status::Live && st.owner == Some(self.session))
+                    .then(|| st.term.as_ref().map(Term::history_size))
+                    .flatten()
+            });
+            let Some(size) = size.filter(|&s| v.next_row < s) else {
+                if size.is_some() {
+                    tracing::debug!(pane = %v.pane, "history rows match tmux's");
                 }
+                self.verify_queue.pop_front();
+                continue;
             };
-            let (ok, redo) = self.apply_seed(pane, f.reply, f.continued, f.exact, history);
-            if redo {
-                follow_up = self.seed(pane, 1);
+            let rows = seed::VERIFY_ROWS.min(size - v.next_row);
+            let start = v.next_row as i64 - size as i64;
+            let end = start + rows as i64 - 1;
+            let line = seed::verify_chunk_line(v.pane, start, end, self.shared.encoding);
+            let at = self.window(v.pane);
+            let job = Job::Verify {
+                pane: v.pane,
+                at,
+                start,
+                end,
+            };
+            if self.send(line, job).is_some() {
+                self.background_out = true;
+                self.shared.note_background_line();
             } else {
-                self.apply_held(pane, &f.held);
-                outcome = Some((pane, ok));
+                self.verify_queue.pop_front();
             }
+            return;
         }
-        self.finish(key, follow_up, outcome);
-        self.pump();
     }
 
-    /// Builds `pane`'s copy from a seed's answer (and history); returns
-    /// whether the copy is usable (live or dead), and whether the pane
-    /// must be seeded again with the exact line (its history did not lay
-    /// out as tmux's rows).
-    fn apply_seed(
-        &mut self,
-        pane: PaneId,
-        reply: crate::control::client::Reply,
-        continued: bool,
-        exact: bool,
-        history: Option<Vec<u8>>,
-    ) -> (bool, bool) {
-        let Some(p) = self.shared.pane(pane) else {
-            return (false, false);
-        };
-        let first = p
-            .view()
-            .term
-            .as_ref()
-            .map_or(crate::term::LineIndex(0), |t| t.history().first_index());
-        let opts = seed::SeedOptions {
-            rules: self.shared.rules,
-            first,
-        };
-        let started = std::time::Instant::now();
-        let bytes: usize = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>()
-            + history.as_ref().map_or(0, Vec::len);
-        let recipe = if exact {
-            self.shared.recipe.exact()
-        } else {
-            self.shared.recipe
-        };
-        let built = seed::build(reply, &recipe, continued, &opts, history);
-        if let Ok(b) = &built {
-            // Before the copy is shared: the first search then reads
-            // summaries instead of making them.
-            b.term.history().summarize_sealed();
+    /// A chunk of a copy's history rows came back: on to the next chunk,
+    /// or, when the rows differ from tmux's, the copy is seeded again with
+    /// its rows captured.
+    fn verified(&mut self, pane: PaneId, at: Window, (start, end): (i64, i64), reply: Answer) {
+        if self.verify_queue.front().is_none_or(|v| v.pane != pane) {
+            return;
         }
-        tracing::debug!(%pane, bytes, took = ?started.elapsed(), "seed answer built");
-        let mut redo = false;
-        let mut built = built;
-        if let Ok(b) = built.as_mut() {
-            // The lines the new copy shares with the old one keep their
-            // indexes.
-            let old = p.view();
-            if let Some(old) = old.term.as_ref() {
-                let first = follow::continued_first(old, &b.term);
-                b.term.renumber_lines(first);
+        let answer = match reply {
+            Some(Ok(r)) => seed::verify_chunk(r),
+            _ => None,
+        };
+        let Some((size, rows)) = answer else {
+            tracing::debug!(%pane, "history rows could not be captured");
+            self.verify_queue.pop_front();
+            return;
+        };
+        // The rows the line captured, counted from the oldest, and the
+        // copy's at this point in the stream.
+        let top = usize::try_from(size as i64 + start).unwrap_or(0);
+        let bottom = usize::try_from(size as i64 + end + 1).unwrap_or(0);
+        let digests = self.shared.pane(pane).and_then(|p| {
+            let st = p.view();
+            let t = st.term.as_ref()?;
+            (st.status == Status::Live
+                && st.owner == Some(self.session)
+                && t.history_size() + t.history_absent() == size)
+                .then(|| crate::term::history_row_digests_in(t, top..bottom))
+        });
+        let ambiguous = self.ambiguous(pane, at);
+        let Some(digests) = digests.filter(|_| !ambiguous) else {
+            // The rows may predate output already applied, or the copy's
+            // history moved: asked again later, up to MAX_ATTEMPTS in all
+            // (a copy whose size is off is the next fence's to find).
+            let Some(v) = self.verify_queue.front_mut() else {
+                return;
+            };
+            v.tries += 1;
+            if v.tries >= MAX_ATTEMPTS {
+                tracing::debug!(%pane, "history rows left unchecked: every check was ambiguous");
+                self.verify_queue.pop_front();
             }
+            return;
+        };
+        if crate::term::history_rows_match(&digests, &rows) {
+            if let Some(v) = self.verify_queue.front_mut() {
+                v.next_row = bottom;
+            }
+            return;
         }
-        match built {
-            Ok(built) => {
-                let mut st = p.write();
-                if st.owner != Some(self.session) {
-                    return (false, false);
-                }
-                tracing::debug!(%pane, dead = built.dead, "seeded");
-                let mut term = built.term;
-                term.seeded_now(super::clock_us());
-                // The numbering continues (`opts.first`): the command
-                // table, cwd and title carry over, and the modes the seed
-                // could not read.
-                if let Some(old) = st.term.as_ref() {
-                    term.adopt_state(old);
-                }
-                st.term = Some(term);
-                st.epoch += 1;
-                self.scanners.remove(&pane);
-                st.status = if built.dead {
-                    Status::Dead
-                } else {
-                    Status::Live
-                };
-                st.exit_status = built.exit_status;
-                st.seeded_at = Some(std::time::Instant::now());
-                st.bytes_applied = 0;
-                let laid_out = !exact
-                    && seed::needs_verify(&recipe)
-                    && st.term.as_ref().is_some_and(|t| t.history_size() > 0);
-                if laid_out && !self.verify_queue.iter().any(|(q, ..)| *q == pane) {
-                    self.verify_queue
-                        .push_back((pane, std::time::Instant::now(), 0));
-                }
-            }
-            Err(seed::SeedFailure::Gone) => {
-                let mut st = p.write();
-                if st.term.is_some() {
-                    st.status = Status::Dead;
-                } else {
-                    drop(st);
-                    self.shared.forget(pane);
-                }
-            }
-            Err(seed::SeedFailure::Layout(why)) if !exact => {
-                tracing::debug!(%pane, %why, "history did not lay out as tmux's rows; seeding exactly");
-                self.exact.insert(pane);
-                redo = true;
-            }
-            Err(e) => {
-                tracing::debug!(%pane, ?e, "could not build a copy from the seed");
-                let mut st = p.write();
-                st.status = if st.term.is_some() {
-                    Status::Stale
-                } else {
-                    Status::Unseeded
-                };
-            }
-        }
-        p.changed();
-        let ok = matches!(p.view().status, Status::Live | Status::Dead);
-        (ok && !redo, redo)
+        tracing::debug!(%pane, "history rows differ from tmux's; seeding with the rows captured");
+        self.verify_queue.pop_front();
+        self.exact.insert(pane);
+        self.stopped(pane);
+        self.seed(pane, 1);
     }
 
+    /// Sends the check of the visible rows of one copy that had output
+    /// since its last check and was not checked for
+    /// [`SCREEN_CHECK_EVERY`].
+    fn start_screen_check(&mut self) {
+        let now = Instant::now();
+        let mut due = None;
+        for (id, p) in self.shared.panes() {
+            let st = p.view();
+            if st.status != Status::Live
+                || st.owner != Some(self.session)
+                || st.bytes_applied == 0
+                || self.seeding.contains_key(&id)
+            {
+                continue;
+            }
+            let fed = st.bytes_applied;
+            drop(st);
+            match self.screen_checked.get(&id) {
+                Some(&(_, b)) if b == fed => continue,
+                Some(&(when, _)) if now.duration_since(when) < SCREEN_CHECK_EVERY => continue,
+                _ => {}
+            }
+            due = Some((id, fed));
+            break;
+        }
+        self.swept_at = now;
+        let Some((pane, fed)) = due else {
+            // None due: the next look waits for more output.
+            self.swept_fed = self.fed;
+            return;
+        };
+        self.screen_checked.insert(pane, (now, fed));
+        if self.check(pane).is_some() {
+            self.background_out = true;
+            self.shared.note_background_line();
+        }
+    }
     /// Takes the server's pane list, asked at `sent`: adopts and seeds new
     /// panes of this session, releases panes no longer shown here, and
     /// marks panes that no longer exist anywhere as dead (only copies
@@ -1362,4 +1700,21 @@ impl Watch {
         let c = self.client.clone();
         tokio::spawn(async move { c.close().await });
     }
+}
+
+/// What a seed line's job says besides the pane, for
+/// [`Watch::seed_answered`].
+struct SeedAnswer {
+    at: Window,
+    attempt: u8,
+    continued: bool,
+    /// The key waiters know this seed by (it may wait in the queue
+    /// before it has a request id).
+    key: u64,
+    /// The buffer the line left the history in ([`seed::SeedLine`]).
+    history_buffer: Option<String>,
+    /// Whether the line was [exact](seed::Recipe::exact).
+    exact: bool,
+    /// How much of the pane it reads.
+    depth: Depth,
 }

@@ -252,6 +252,9 @@ pub struct History {
     next: u64,
     open: bool,
     dropped: Dropped,
+    /// Rows tmux holds above the oldest row held here that this history
+    /// never held ([`History::absent`]).
+    absent: usize,
 }
 
 impl History {
@@ -272,7 +275,23 @@ impl History {
             next: first,
             open: false,
             dropped: Dropped::default(),
+            absent: 0,
         }
+    }
+
+    /// Rows tmux holds above the oldest row held here that this history
+    /// never held: a copy seeded without reading its history
+    /// ([`Captures::history_absent`](super::Captures::history_absent))
+    /// counts them, so it trims when tmux does (`grid_collect_history()`
+    /// counts every row) and its [`History::rows`] plus these is tmux's
+    /// `history_size`. Trimming takes them first; clearing zeroes them.
+    pub fn absent(&self) -> usize {
+        self.absent
+    }
+
+    /// Sets [`History::absent`] (a seed that did not read the history).
+    pub(crate) fn set_absent(&mut self, rows: usize) {
+        self.absent = rows;
     }
 
     /// Every chunk, oldest first (the sealed ones, then the tail).
@@ -343,11 +362,20 @@ impl History {
     /// (`grid_collect_history()`): when full, drop the oldest
     /// `max(limit / 10, 1)` rows.
     pub(crate) fn collect(&mut self) {
-        if self.rows == 0 || self.rows < self.limit {
+        let total = self.rows + self.absent;
+        if total == 0 || total < self.limit {
             return;
         }
-        let n = (self.limit / 10).max(1).min(self.rows);
-        self.trim_rows(n);
+        let n = (self.limit / 10).max(1).min(total);
+        self.trim_counting_absent(n);
+    }
+
+    /// Drops the oldest `n` rows, the [absent](History::absent) ones
+    /// first.
+    pub(crate) fn trim_counting_absent(&mut self, n: usize) {
+        let gone = n.min(self.absent);
+        self.absent -= gone;
+        self.trim_rows(n - gone);
     }
 
     /// Changes the limit as tmux ≥ 3.7 does when the `history-limit`
@@ -356,11 +384,12 @@ impl History {
     /// `limit` rows, the oldest `max(rows - limit, 1)` go at once.
     pub(crate) fn set_limit(&mut self, limit: usize) {
         self.limit = limit;
-        if self.rows == 0 || self.rows < limit {
+        let total = self.rows + self.absent;
+        if total == 0 || total < limit {
             return;
         }
-        let n = (self.rows - limit).max(1);
-        self.trim_rows(n);
+        let n = (total - limit).max(1);
+        self.trim_counting_absent(n);
     }
 
     /// Renumbers the lines so that the oldest one held (or the next one,
@@ -567,6 +596,7 @@ impl History {
     /// Drops everything (`clear-history`, `CSI 3 J`). The open line, if
     /// any, keeps its index for its part on the screen.
     pub(crate) fn clear(&mut self) {
+        self.absent = 0;
         self.trim_rows(self.rows);
         debug_assert!(
             self.sealed.is_empty() && self.tail.is_none() && self.rows == 0 && self.bytes == 0
@@ -643,9 +673,31 @@ impl History {
     /// `capture-pane -J` prints them; [`trim_end_spaces`] gives what
     /// `capture-pane -p` prints.
     pub fn rows_iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
+        self.rows_of_chunks(0)
+    }
+
+    /// [`History::rows_iter`] from row `start` (0 is the oldest row held):
+    /// the chunks before it are passed over by their row counts, so rows
+    /// far down a long history are reached without walking the rows above
+    /// them.
+    pub fn rows_from(&self, start: usize) -> impl Iterator<Item = (&[u8], bool)> + '_ {
+        let (mut before, mut chunks) = (0, 0);
+        for c in self.all() {
+            let rows = c.rows.len() - c.live_row as usize;
+            if before + rows > start {
+                break;
+            }
+            before += rows;
+            chunks += 1;
+        }
+        self.rows_of_chunks(chunks).skip(start - before)
+    }
+
+    /// The rows of the chunks after the first `skip` ([`History::rows_iter`]).
+    fn rows_of_chunks(&self, skip: usize) -> impl DoubleEndedIterator<Item = (&[u8], bool)> + '_ {
         let open = self.open;
         let total = self.count();
-        self.all().enumerate().flat_map(move |(ci, c)| {
+        self.all().enumerate().skip(skip).flat_map(move |(ci, c)| {
             let last_chunk = ci + 1 == total;
             (c.live_line as usize..c.lines.len()).flat_map(move |l| {
                 let rows = c.line_rows(l);
@@ -903,6 +955,77 @@ mod tests {
             }
         );
         assert_eq!(h.first_index(), LineIndex(1));
+    }
+
+    #[test]
+    fn absent_rows_are_trimmed_first_and_cleared() {
+        // A copy of the screen only: tmux holds 8 rows it never read.
+        let mut h = History::starting_at(10, 8);
+        h.set_absent(8);
+        h.push_row(b"seen", false);
+        h.collect();
+        assert_eq!((h.absent(), h.rows()), (8, 1));
+        h.push_row(b"next", false);
+        // 8 + 2 rows reach the limit: tmux drops one row, an absent one.
+        h.collect();
+        assert_eq!((h.absent(), h.rows()), (7, 2));
+        assert_eq!(h.dropped(), Dropped::default());
+        assert_eq!(lines(&h)[0], (8, "seen".into(), 1, false));
+        // A lower limit trims as many rows as it takes, absent ones first.
+        h.set_limit(1);
+        assert_eq!((h.absent(), h.rows()), (0, 1));
+        assert_eq!(lines(&h), [(9, "next".into(), 1, false)]);
+        h.set_absent(5);
+        h.clear();
+        assert_eq!((h.absent(), h.rows()), (0, 0));
+    }
+
+    #[test]
+    fn rows_from_a_row_far_down() {
+        let mut h = History::new(100_000);
+        let row = vec![b'y'; 300];
+        for i in 0..2000 {
+            h.push_row(format!("{i:05} ").as_bytes(), true);
+            h.push_row(&row, false);
+        }
+        assert!(h.sealed.len() > 3);
+        h.trim_rows(3);
+        let all: Vec<_> = h.rows_iter().collect();
+        for start in [
+            0,
+            1,
+            2,
+            500,
+            1999,
+            2500,
+            all.len() - 1,
+            all.len(),
+            all.len() + 5,
+        ] {
+            let from: Vec<_> = h.rows_from(start).collect();
+            assert_eq!(from, all[start.min(all.len())..], "from row {start}");
+        }
+    }
+
+    #[test]
+    fn renumbering_moves_every_index() {
+        let mut h = History::new(10_000);
+        let row = vec![b'x'; 1000];
+        for i in 0..150 {
+            h.push_row(format!("{i:04}").as_bytes(), false);
+            h.push_row(&row, false);
+        }
+        let snap = h.clone();
+        h.renumber(LineIndex(1000));
+        assert_eq!(h.first_index(), LineIndex(1000));
+        assert_eq!(h.end_index(), LineIndex(1300));
+        assert_eq!(h.get(LineIndex(1002)).map(|l| l.text), Some(&b"0001"[..]));
+        assert_eq!(h.check(), Ok(()));
+        // A clone sharing sealed chunks keeps its own numbering.
+        assert_eq!(snap.first_index(), LineIndex(0));
+        assert_eq!(snap.get(LineIndex(2)).map(|l| l.text), Some(&b"0001"[..]));
+        h.push_row(b"new", false);
+        assert_eq!(h.end_index(), LineIndex(1301));
     }
 
     #[test]

@@ -124,9 +124,13 @@ impl Term {
                     ));
                 }
                 let p = l.point(ByteOffset(i), sx, self.rules);
+                // A wide character in a one-column pane is written whole,
+                // its padding past the edge: tmux's `s->cx > sx - width`
+                // (screen-write.c `screen_write_cell()`) wraps around in
+                // unsigned arithmetic, and so does the copy.
                 if p.line < l.first_row
                     || p.line.0 >= l.first_row.0 + i64::from(l.rows())
-                    || p.column.0 > sx
+                    || p.column.0 > sx.max(2)
                 {
                     return Err(format!("line {}: byte {i} at {p:?}", l.index.0));
                 }

@@ -271,6 +271,13 @@ impl Term {
         self.history.rows()
     }
 
+    /// History rows tmux holds that this copy never held (it was seeded
+    /// without reading its history: [`super::History::absent`]); with
+    /// [`Term::history_size`], tmux's `#{history_size}`.
+    pub fn history_absent(&self) -> usize {
+        self.history.absent()
+    }
+
     /// The pane's `history-limit` (`#{history_limit}`).
     pub fn history_limit(&self) -> usize {
         self.history.limit()

@@ -411,9 +411,11 @@ impl Term {
     pub fn match_history(&mut self, limit: usize, rows: usize) {
         self.opts.history_limit = limit;
         self.history.keep_limit(limit);
-        let held = self.history.rows();
-        if held > rows {
-            self.history.trim_rows(held - rows);
+        // Rows the copy never read ([`Term::history_absent`]) are tmux's
+        // oldest: they go first.
+        let total = self.history.rows() + self.history.absent();
+        if total > rows {
+            self.history.trim_counting_absent(total - rows);
         }
     }
 

@@ -174,6 +174,11 @@ pub struct Captures<'a> {
     pub saved_joined: &'a [u8],
     /// `capture-pane -P`: the unfinished escape sequence, if any.
     pub pending: &'a [u8],
+    /// The history was not captured (a seed that follows a pane without
+    /// reading its history): `rows` and `history_joined` are unused, the
+    /// copy holds no history and counts tmux's `history_size` rows as
+    /// [absent](super::History::absent).
+    pub history_absent: bool,
 }
 
 /// Why captures could not be made into a [`Term`].
@@ -363,12 +368,15 @@ impl Seed {
                 *s = true;
             }
         }
-        // History rows in `rows` (none when the history comes as lines).
+        // History rows in `rows` (none when the history comes as lines or
+        // was not captured).
         let hsize = match c.history_joined {
+            _ if c.history_absent => 0,
             Some(_) => 0,
             None => self.history_size,
         };
         let mut rows = match c.history_joined {
+            _ if c.history_absent => Vec::new(),
             Some(_) => Vec::new(),
             None => split_rows(c.rows, c.rows_have_flags),
         };
@@ -407,6 +415,7 @@ impl Seed {
             texts
         };
         match c.history_joined {
+            _ if c.history_absent => t.history.set_absent(self.history_size),
             Some(joined) if self.history_size > 0 => {
                 let pushed = push_history_lines(&mut t, joined, rules);
                 if pushed != self.history_size {
@@ -572,6 +581,7 @@ impl OwnCaptures {
             saved_rows: &self.saved_rows,
             saved_joined: b"",
             pending: b"",
+            history_absent: false,
         }
     }
 }
@@ -714,8 +724,16 @@ fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
 /// A digest of each history row of `t`, trailing spaces left out, oldest
 /// first: what [`history_rows_match`] compares with tmux's rows.
 pub fn history_row_digests(t: &Term) -> Vec<u64> {
+    history_row_digests_in(t, 0..usize::MAX)
+}
+
+/// [`history_row_digests`] of the rows `rows` only (0 is the oldest row
+/// held; a range past the end stops there): a check of part of the
+/// history against a capture of the same rows.
+pub fn history_row_digests_in(t: &Term, rows: std::ops::Range<usize>) -> Vec<u64> {
     t.history()
-        .rows_iter()
+        .rows_from(rows.start)
+        .take(rows.end.saturating_sub(rows.start))
         .map(|(text, _)| digest(text))
         .collect()
 }

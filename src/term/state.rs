@@ -1591,6 +1591,17 @@ impl Term {
         }
     }
 
+    /// Adds `shift` to the index of every history line (and so of every
+    /// screen line after them): a copy built from a seed to replace a
+    /// copy of the same pane is numbered so its lines end where the old
+    /// copy's end, and indices given out from the old one (followers'
+    /// cursors, the command table it adopts with [`Term::adopt_state`])
+    /// name the same lines in it. Call before `adopt_state`.
+    pub fn renumber_history(&mut self, shift: u64) {
+        let first = self.history.first_index().0 + shift;
+        self.history.renumber(crate::term::LineIndex(first));
+    }
+
     /// Takes over the command table, working directory, title and
     /// progress of `old`, the copy this one replaces (a re-seed continues
     /// its line numbering, so positions stay meaningful), and the private

@@ -20,6 +20,12 @@
 //! when the history, left in a paste buffer, cannot be read by a one-shot
 //! client (the socket file was renamed while the control connection
 //! stays open): it reads everything over the control connection.
+//!
+//! A reader that needs only the logical lines (each line's text, the tmux
+//! line number of its first row and the rows it fills: the one-shot CLI)
+//! asks for [`Exactness::Lines`], which leaves out that second capture
+//! when the history is printable ASCII (why that is exact: see
+//! [`Exactness::Lines`]) and otherwise checks the rows as above.
 
 use super::error::Error;
 use super::server::Retry;
@@ -29,7 +35,36 @@ use crate::control::{Command, PaneId};
 use crate::mirror::seed::{self, Built, Recipe, SeedFailure, SeedOptions};
 use crate::term::{LineIndex, Rules};
 
-/// Makes a copy of `pane` from one batch of captures.
+/// What of a copy is certain to be tmux's (before tmux 3.7, where the
+/// history comes as logical lines whose rows are laid out again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exactness {
+    /// Every row: the history's rows are checked against tmux's rows,
+    /// captured on the same write (what `search_panes` needs: a match's
+    /// row and column).
+    Rows,
+    /// Every logical line's text, the tmux line number of its first row
+    /// and the rows it fills; not where a line's rows break (a match's
+    /// column). When the history is printable ASCII (bytes 0x20-0x7e and
+    /// line breaks) and the alternate screen is off, no rows are captured
+    /// to check it: a tmux row then holds at most a width of these
+    /// one-cell characters (tmux reflows the history to the pane's width on
+    /// a resize, and on leaving the alternate screen for a resize made
+    /// while it was on: `screen_resize`, `screen_alternate_off` in
+    /// screen.c), so no line fills fewer rows than the width rules'
+    /// fullest layout gives it, and the seed
+    /// already checks that the layout's rows add up to tmux's
+    /// `#{history_size}` ([`seed::build`]): differences none of which is
+    /// negative add up to 0 only when each is 0. With any other byte (a
+    /// wide or combining character, a TAB, a line-drawing shift) tmux's
+    /// rows are captured after the copy is made and compared; when they
+    /// differ (or the pane changed meanwhile), the copy is made again as
+    /// for [`Exactness::Rows`].
+    Lines,
+}
+
+/// Makes a copy of `pane` from one batch of captures, every row exact
+/// ([`Exactness::Rows`]).
 ///
 /// `Ok(None)` when the pane does not exist (it went away meanwhile).
 ///
@@ -39,26 +74,56 @@ use crate::term::{LineIndex, Rules};
 /// when tmux's answer cannot be made into a copy (a bug or a server that
 /// changed under the captures: said as such, never "no lines").
 pub async fn copy_pane(server: &Server, pane: PaneId) -> Result<Option<Built>, Error> {
+    copy_pane_as(server, pane, Exactness::Rows).await
+}
+
+/// [`copy_pane`], exact as `exactness` says.
+///
+/// # Errors
+///
+/// As [`copy_pane`].
+pub async fn copy_pane_as(
+    server: &Server,
+    pane: PaneId,
+    exactness: Exactness,
+) -> Result<Option<Built>, Error> {
     let version = server.version().await?;
     let recipe = Recipe::for_version(&version, buffer_encoding(&version));
     let opts = SeedOptions {
         rules: Rules::for_version(&version),
         first: LineIndex(0),
     };
-    match attempt(server, pane, recipe, &opts).await? {
+    let mut exactness = exactness;
+    let why = loop {
+        match attempt(server, pane, recipe, &opts, exactness).await? {
+            Attempt::Built(b) => return Ok(Some(*b)),
+            Attempt::Gone => return Ok(None),
+            Attempt::Recheck(why) => {
+                tracing::debug!(%pane, %why, "copying with the rows checked on the same write");
+                exactness = Exactness::Rows;
+            }
+            Attempt::Exactly(why) => break why,
+        }
+    };
+    tracing::debug!(%pane, %why, "copying exactly");
+    match attempt(server, pane, recipe.exact(), &opts, Exactness::Rows).await? {
         Attempt::Built(b) => Ok(Some(*b)),
         Attempt::Gone => Ok(None),
-        Attempt::Exactly(why) => {
-            tracing::debug!(%pane, %why, "copying exactly");
-            match attempt(server, pane, recipe.exact(), &opts).await? {
-                Attempt::Built(b) => Ok(Some(*b)),
-                Attempt::Gone => Ok(None),
-                Attempt::Exactly(why) => Err(Error::internal(format!(
-                    "the copy of pane {pane} could not be made: {why}"
-                ))),
-            }
-        }
+        Attempt::Exactly(why) | Attempt::Recheck(why) => Err(Error::internal(format!(
+            "the copy of pane {pane} could not be made: {why}"
+        ))),
     }
+}
+
+/// Whether `text` is printable ASCII and line breaks only: every byte one
+/// cell wide in every tmux version (see [`Exactness::Lines`]).
+pub fn printable_ascii(text: &[u8]) -> bool {
+    // Whole words at a time: the loop is vectorised.
+    text.chunks(64).all(|c| {
+        c.iter().fold(true, |ok, &b| {
+            ok & ((0x20..0x7f).contains(&b) | (b == b'\n'))
+        })
+    })
 }
 
 /// Reads and deletes a seed's history buffer ([`seed::fetch_history_for`]),
@@ -92,6 +157,10 @@ enum Attempt {
     /// client cannot connect: the socket file was renamed or removed while
     /// the control connection stays open).
     Exactly(String),
+    /// Try again with the rows checked on the same write
+    /// ([`Exactness::Rows`]): the check made after the copy
+    /// ([`Exactness::Lines`]) found other rows, or none.
+    Recheck(String),
 }
 
 async fn attempt(
@@ -99,13 +168,13 @@ async fn attempt(
     pane: PaneId,
     recipe: Recipe,
     opts: &SeedOptions,
+    exactness: Exactness,
 ) -> Result<Attempt, Error> {
     let seed::SeedLine {
         line,
         history_buffer,
-    } = seed::line(pane, &recipe, false);
-    let check = seed::needs_verify(&recipe)
-        .then(|| format!("tmuxwire-{}", crate::control::format::nonce()));
+    } = seed::line(pane, &recipe, false, seed::Depth::Full);
+    let check = (seed::needs_verify(&recipe) && exactness == Exactness::Rows).then(check_name);
     let mut lines = vec![line];
     if let Some(name) = &check {
         lines.push(seed::verify_line(pane, name));
@@ -162,7 +231,9 @@ async fn attempt(
             )));
         }
     }
-    let built = match seed::build(reply, &recipe, false, opts, history) {
+    // Printable ASCII lays out as tmux's rows (see [`Exactness::Lines`]).
+    let ascii = history.as_deref().is_some_and(printable_ascii);
+    let built = match seed::build(reply, &recipe, false, seed::Depth::Full, opts, history) {
         Ok(b) => b,
         Err(SeedFailure::Gone) => return Ok(Attempt::Gone),
         Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::Exactly(why)),
@@ -172,29 +243,86 @@ async fn attempt(
             )));
         }
     };
-    if check.is_some() && built.term.history_size() > 0 {
+    if built.term.history_size() == 0 {
+        return Ok(Attempt::Built(Box::new(built)));
+    }
+    if check.is_some() {
         let size = verify.as_ref().and_then(seed::verify_size);
-        let rows = rows.filter(|r| Some(r.len()) == size).map(|r| {
-            if r == crate::control::buffer::EMPTY.as_bytes() {
-                Vec::new()
-            } else {
-                r
+        if let Err(why) = rows_match(&built, size, rows) {
+            return Ok(Attempt::Exactly(why.into()));
+        }
+    } else if seed::needs_verify(&recipe) && (!ascii || built.term.alternate_on()) {
+        // Checked now, a moment later (see [`Exactness::Lines`]).
+        let name = check_name();
+        let mut replies = server
+            .run_replies(&[seed::verify_line(pane, &name)])
+            .await?;
+        let size = replies.pop().as_ref().and_then(seed::verify_size);
+        let rows = match fetch_history(server, &name, server.timeout()).await {
+            Ok(r) => Some(r),
+            Err(_) => {
+                let delete = vec![Command::new("delete-buffer").opt("-b", name)];
+                let _ = server.run_lines(&[delete], Retry::Safe).await;
+                None
             }
-        });
-        let digests = crate::term::history_row_digests(&built.term);
-        match rows {
-            Some(r) if crate::term::history_rows_match(&digests, &r) => {}
-            Some(_) => {
-                return Ok(Attempt::Exactly(
-                    "the history's rows differ from tmux's".into(),
-                ));
-            }
-            None => {
-                return Ok(Attempt::Exactly(
-                    "tmux's history rows could not be read".into(),
-                ));
-            }
+        };
+        if let Err(why) = rows_match(&built, size, rows) {
+            return Ok(Attempt::Recheck(why.into()));
         }
     }
     Ok(Attempt::Built(Box::new(built)))
+}
+
+/// A fresh name for the buffer a [`seed::verify_line`] fills.
+fn check_name() -> String {
+    format!("tmuxwire-{}", crate::control::format::nonce())
+}
+
+/// Whether `rows`, the buffer a [`seed::verify_line`] filled (`size`
+/// bytes, as its answer printed), are the history rows of `built`; why
+/// not.
+fn rows_match(
+    built: &Built,
+    size: Option<usize>,
+    rows: Option<Vec<u8>>,
+) -> Result<(), &'static str> {
+    let rows = rows.filter(|r| Some(r.len()) == size).map(|r| {
+        if r == crate::control::buffer::EMPTY.as_bytes() {
+            Vec::new()
+        } else {
+            r
+        }
+    });
+    let digests = crate::term::history_row_digests(&built.term);
+    match rows {
+        Some(r) if crate::term::history_rows_match(&digests, &r) => Ok(()),
+        Some(_) => Err("the history's rows differ from tmux's"),
+        None => Err("tmux's history rows could not be read"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable_ascii;
+
+    #[test]
+    fn printable_ascii_is_one_cell_bytes_and_line_breaks() {
+        assert!(printable_ascii(b""));
+        assert!(printable_ascii(b"a line ~ of text\n\nanother\n"));
+        let long = [b"x".repeat(200), b"\n".to_vec()].concat().repeat(3);
+        assert!(printable_ascii(&long));
+        for bad in [
+            &b"tab\there"[..],
+            b"\x0eqqq\x0f",
+            b"\x1b[m",
+            b"\x7f",
+            "中".as_bytes(),
+            b"\r",
+        ] {
+            let mut t = long.clone();
+            t.extend_from_slice(bad);
+            t.extend_from_slice(&long);
+            assert!(!printable_ascii(&t), "{bad:?}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! What the tools that follow a pane on its mirrored copy answer, and the
-//! pure parts of following (the operations are
-//! [`crate::tmux::op::follow`]):
+//! pure parts of following (the operations are [`crate::tmux::op::text`],
+//! [`crate::tmux::op::since`] and [`crate::tmux::op::run`], on the wait
+//! engine [`crate::tmux::wait`]):
 //!
 //! * [`WaitForTextResult`], [`CaptureSinceResult`], [`RunCommandResult`];
 //! * [`SinceCursor`]: where a `capture_since` answer stopped;
@@ -10,7 +11,6 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -18,7 +18,6 @@ use serde::Serialize;
 use super::error::Error;
 use super::typing::TypedPanes;
 use crate::control::PaneId;
-use crate::mirror::Progress;
 use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, segments};
 use crate::mirror::follow::{Keep, Spot, byte_at, lines_since};
 use crate::search::Pattern;
@@ -567,21 +566,6 @@ pub(crate) fn find_line(term: &Term, hash: u64, before: LineIndex) -> Option<Lin
         }
     }
     found
-}
-
-/// How often a wait with a progress sink reports while nothing happens.
-const PROGRESS_EVERY: Duration = Duration::from_secs(1);
-
-/// When a wait next wakes by itself: at `deadline`, or sooner to report
-/// progress (once a second) when there is a sink.
-pub(crate) fn wake_at(
-    deadline: tokio::time::Instant,
-    progress: Option<&Progress>,
-) -> tokio::time::Instant {
-    match progress {
-        Some(_) => deadline.min(tokio::time::Instant::now() + PROGRESS_EVERY),
-        None => deadline,
-    }
 }
 
 /// Checks a command `run_command` is asked to run: not empty, and one

@@ -11,8 +11,9 @@
 
 use super::error::Error;
 use super::server::{Output, Retry, Tmux};
-use super::target::Selector;
-use crate::control::{Command, SessionId, Target};
+use super::target::{Selector, template_cmd};
+use crate::control::format::Query;
+use crate::control::{Command, SessionId, Target, TargetKind};
 
 /// Whether tmux can be given `=name` for a session named `name` and
 /// match exactly that session: tmux reads `:` and `.` as target
@@ -156,4 +157,22 @@ mod tests {
             assert!(!exact_name_target(bad), "{bad}");
         }
     }
+}
+
+crate::record! {
+    /// A pane's id.
+    pub(crate) struct PaneIdRow {
+        pub(crate) pane_id: String = "pane_id",
+    }
+}
+
+/// The command that reads the id of the pane `pane` names (for a window
+/// or session: its active pane), for the start of an action's line.
+pub(crate) fn pane_id_read(pane: &Target) -> (Command, Query) {
+    let (cmd, q) = template_cmd("list-panes", PaneIdRow::FIELDS);
+    let filter = match pane {
+        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
+        _ => "#{pane_active}".into(),
+    };
+    (cmd.target(pane, TargetKind::Window).opt("-f", filter), q)
 }

@@ -14,8 +14,11 @@
 //! * [`op`]: the operations, one typed request each (listings, single
 //!   objects, captures, searches, waits, typing, management, settings,
 //!   channels), and where each answer is cut to the response limit.
-//! * [`follow`]: `wait_for_text`, `capture_since` and `run_command`,
-//!   answered from the pane's mirrored copy and woken by `%output`.
+//! * [`wait`]: the one wait engine: following a pane, the deadline,
+//!   progress, the input and liveness checks and the loop every wait
+//!   runs, each wait a condition over the pane's mirrored copy.
+//! * [`follow`]: the answers of `wait_for_text`, `capture_since` and
+//!   `run_command`, and their pure parts (cursors, echo masks, caps).
 //! * [`manage`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
 //!   [`op::manage`], [`op::create`] and [`op::kill`].
@@ -42,6 +45,7 @@ pub mod server;
 pub mod servers;
 pub mod target;
 pub mod typing;
+pub mod wait;
 
 pub use caller::Caller;
 pub use error::{Error, ErrorKind, Subject};

@@ -185,3 +185,99 @@ impl Tmux {
             })
     }
 }
+
+/// Server facts. A socket with no server behind it is reported as
+/// `is_alive: false`, not as an error, and no server is started.
+///
+/// # Errors
+///
+/// Other connection errors.
+pub async fn server_info(server: &Tmux) -> Result<crate::tmux::ServerInfo, Error> {
+    // A remote server's path is the host's (what socket_path takes on that
+    // host); the result names the host apart.
+    let path = match server.endpoint().remote().map(|r| r.socket()) {
+        Some(crate::wire::ssh::RemoteSocket::Path(p)) => Some(p.clone()),
+        Some(_) => None,
+        None => Some(server.socket_path().display().to_string()),
+    };
+    let name = server.socket_name().map(str::to_string);
+    let dead = || crate::tmux::ServerInfo {
+        is_alive: false,
+        socket_name: name.clone(),
+        socket_path: path.clone(),
+        session_count: 0,
+        version: None,
+        pid: None,
+        imsg_framing: None,
+    };
+    let cmds = [
+        Command::new("list-sessions").opt("-F", "#{session_id}"),
+        Command::new("display-message").arg("-p").arg("#{pid}"),
+    ];
+    let [sessions, pid] = match server.run_each(&cmds).await {
+        Ok(o) => o,
+        Err(e) if e.is(ErrorKind::NoServer) => return Ok(dead()),
+        Err(e) => return Err(e),
+    };
+    let sessions = sessions.into_result()?;
+    let count = crate::term::split_lines(&sessions)
+        .filter(|l| !l.is_empty())
+        .count() as i64;
+    let pid = pid.text().trim().parse().ok();
+    let version = server.version().await?;
+    // A remote tmux binary does the handshake: no framing of tmuxwire's.
+    let framing = match server.endpoint().remote() {
+        Some(_) => None,
+        None => server.framing().await,
+    };
+    let framing = framing.map(|f| match f {
+        crate::wire::Framing::Old => "old".to_string(),
+        crate::wire::Framing::New => "new".to_string(),
+    });
+    Ok(crate::tmux::ServerInfo {
+        is_alive: true,
+        socket_name: name,
+        socket_path: path,
+        session_count: count,
+        version: Some(version.to_string()),
+        pid,
+        imsg_framing: framing,
+    })
+}
+
+/// Raw records of `fields` for the panes in `scope`.
+///
+/// # Errors
+///
+/// Connection errors; [`ErrorKind::NotFound`] for a missing target.
+pub(crate) async fn pane_records(
+    server: &Tmux,
+    scope: &PaneScope,
+    fields: &[&str],
+) -> Result<Vec<Record>, Error> {
+    let (cmd, q) = template_cmd("list-panes", fields);
+    let cmd = match scope {
+        PaneScope::All => cmd.arg("-a"),
+        // list-panes -t takes a window even with -s: a session name needs "=name:".
+        PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
+        PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
+    };
+    match server.records(&cmd, &q).await {
+        Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
+        other => other,
+    }
+}
+
+/// One pane (for a session or window target: the active pane).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] when it does not exist.
+pub async fn pane_info(server: &Tmux, target: &Target) -> Result<crate::tmux::PaneInfo, Error> {
+    let q = Query::new(crate::tmux::PaneInfo::FIELDS);
+    let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
+    let r = one_record(&q, &body, target)?;
+    Ok(crate::tmux::PaneInfo::from_record(&r, |id| {
+        server.is_caller(id)
+    }))
+}

@@ -78,7 +78,7 @@ extern "C" fn report() {
         text.push_str(
             "Set TMUXWIRE_REQUIRE_PYTHON=1, TMUXWIRE_REQUIRE_SHELLS, \
              TMUXWIRE_REQUIRE_TMUX_VERSIONS or TMUXWIRE_REQUIRE_SSHD=1 (as .ci/run does) to \
-             make these failures;\nREADME.md, Testing, says how to run the ssh tests.\n",
+             make these failures;\ndocs/TESTING.md says how to run the ssh tests.\n",
         );
         text.push_str(&"#".repeat(79));
         text.push('\n');

@@ -1,6 +1,6 @@
 //! The tools that follow a pane on the mirror: `wait_for_text` and
 //! `capture_since` (inspect), `run_command` (execute). Each wakes on the
-//! pane's `%output` instead of polling (see [`crate::tmux::op::follow`]);
+//! pane's `%output` instead of polling (see [`crate::tmux::wait`]);
 //! the argument names, defaults and result fields are libtmux-mcp's
 //! (reference-tools.md §2), with tmuxwire's additions noted on the result
 //! types. The waits report progress to the client and clamp their timeout
@@ -22,10 +22,12 @@ use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
-use crate::tmux::op::follow::{CaptureSinceRequest, RunCommandRequest, WaitForTextRequest};
 use crate::tmux::op::poll::PollEventsRequest;
+use crate::tmux::op::run::RunCommandRequest;
 use crate::tmux::op::shape::Shape;
+use crate::tmux::op::since::CaptureSinceRequest;
 use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
+use crate::tmux::op::text::WaitForTextRequest;
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

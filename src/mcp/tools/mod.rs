@@ -8,6 +8,7 @@
 //! * [`execute`]: creating things and sending input (sessions, windows,
 //!   splits, keys, pastes, respawn, pipes, options, environment);
 //! * [`teardown`]: killing and clearing;
+//! * [`reference`]: `docs/TOOLS.md`, made from the rows below;
 //! * [`follow`]: the tools that follow a pane on the mirror
 //!   (`wait_for_text`, `capture_since`, `run_command`).
 //!
@@ -26,6 +27,7 @@ pub mod follow;
 pub mod hosts;
 pub mod inspect;
 pub mod manage;
+pub mod reference;
 pub mod teardown;
 
 use std::future::Future;

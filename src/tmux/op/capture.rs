@@ -21,7 +21,7 @@ use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::format::{Part, Query};
 use crate::control::{Command, Target, TargetKind};
-use crate::mirror::{PaneMirror, Status};
+use crate::mirror::{PaneMirror, Status, Want};
 use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
 use crate::tmux::model::{PaneSnapshot, Source};
 use crate::tmux::target::{one_record, pane_lookup};
@@ -206,8 +206,8 @@ fn capture_copy(
     let t = st.term()?;
     // History the copy dropped for the memory cap is still in tmux (for a
     // live pane): a range reaching into it is tmux's to answer.
-    let reaches_dropped =
-        st.capped_rows() > 0 && req.start.is_some_and(|s| s.0 < -(t.history_size() as i64));
+    let reaches_dropped = (st.capped_rows() > 0 || st.absent_rows() > 0)
+        && req.start.is_some_and(|s| s.0 < -(t.history_size() as i64));
     let dead = st.status() == Status::Dead;
     if reaches_dropped && !dead {
         return None;
@@ -269,8 +269,14 @@ pub async fn capture(
     };
     if let Some((m, p, id)) = &copy {
         let status = p.view().status();
+        // A range into the history needs the copy's history read.
+        let want = if req.start.is_some_and(|s| s.0 < 0) {
+            Want::History
+        } else {
+            Want::Current
+        };
         let usable =
-            status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id]).await);
+            status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id], want).await);
         if usable && let Some(cap) = capture_copy(p, req, max_bytes) {
             return Ok(cap);
         }

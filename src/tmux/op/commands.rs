@@ -30,7 +30,11 @@ use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
 use crate::term::{CommandEnd, CommandRecord, Commands, LineIndex, LineNo, Term};
+use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen};
 use crate::tmux::{Error, Selector, Subject};
+
+/// What the wait's progress notifications say it does.
+const WAITING: &str = "waiting for a command to finish";
 
 /// `list_commands`: the newest `limit` commands of a pane, before command
 /// `before` when given.
@@ -297,8 +301,8 @@ impl Op for CommandOutputRequest {
 /// The pane `sel` names and a snapshot of its copy, followed and just
 /// confirmed by tmux.
 async fn copy_of(server: &Server, sel: &Selector) -> Result<(PaneId, PaneState), Error> {
-    let pane = super::follow::pane_id(server, sel).await?;
-    let copy = super::follow::followed_copy(server, pane).await?;
+    let pane = wait::pane_id(server, sel).await?;
+    let copy = wait::followed_copy(server, pane).await?;
     Ok((pane, copy.snapshot()))
 }
 
@@ -495,6 +499,26 @@ pub struct WaitForCommandRequest {
 const TAIL_LINES: usize = 20;
 const TAIL_BYTES: usize = 2000;
 
+/// How a `wait_for_command` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandOutcome {
+    /// A command's end mark came, or the next command started without
+    /// one (abandoned).
+    Finished,
+    /// The program has read a line with echo off for 300 ms.
+    PasswordPrompt,
+    /// It has read an echoed line, or waited for a single key, for 300
+    /// ms: `read`, `input()`, `read -n 1`, a y/n question.
+    AwaitingInput,
+    /// The pane's program exited (tmux keeps the pane).
+    Exited,
+    /// The pane is gone.
+    PaneGone,
+    /// The time ran out.
+    Timeout,
+}
+
 /// `wait_for_command`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForCommandResult {
@@ -504,7 +528,7 @@ pub struct WaitForCommandResult {
     /// echoed line, or waited for a single key, for 300 ms: `read`,
     /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
     /// program exited) | pane_gone | timeout.
-    pub outcome: &'static str,
+    pub outcome: CommandOutcome,
     /// True when a command finished (`outcome` is `finished`).
     pub found: bool,
     /// The command that finished; null otherwise.
@@ -556,8 +580,8 @@ impl Op for WaitForCommandRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
-        super::follow::within(self.timeout, async {
-            let pane = super::follow::pane_id(server, &self.pane).await?;
+        wait::within(self.timeout, async {
+            let pane = wait::pane_id(server, &self.pane).await?;
             wait_for_command(server, pane, &self).await
         })
         .await
@@ -567,7 +591,7 @@ impl Op for WaitForCommandRequest {
 /// The commands that were already in the table when a wait began: those
 /// that end later are still "next".
 #[derive(Clone, Debug)]
-struct Entry {
+pub(super) struct Entry {
     /// The first index a record opened after the entry gets.
     next: u64,
     /// Records open (at their prompt or running) at the entry.
@@ -575,7 +599,7 @@ struct Entry {
 }
 
 impl Entry {
-    fn of(t: &Term) -> Entry {
+    pub(super) fn of(t: &Term) -> Entry {
         let c = t.commands();
         Entry {
             next: c.last().map_or(0, |r| r.index + 1),
@@ -597,10 +621,21 @@ impl Entry {
     }
 }
 
+/// `wait_for_command`'s condition: a command that was not finished when
+/// the wait began has finished ([`Entry::finished`]); found: its index.
+struct Finished(Entry);
+
+impl Condition for Finished {
+    type Found = u64;
+
+    fn look(&mut self, seen: &Seen<'_>) -> Option<u64> {
+        self.0.finished(seen.term?).map(|r| r.index)
+    }
+}
+
 /// Waits until a command of `pane` that was not finished when the wait
-/// began finishes: woken by each change of the copy, and every
-/// [`super::follow`] liveness interval to ask tmux whether the pane and
-/// its server are still there (a pane whose program exits or that is
+/// began finishes, on the wait engine ([`crate::tmux::wait`]: woken by
+/// each change of the copy, a pane whose program exits or that is
 /// killed ends the wait within about 1 s, as `exited` or `pane_gone`).
 /// A command at its prompt or running when the wait began counts, so a
 /// wait begun just after typing a command sees it end.
@@ -619,15 +654,15 @@ pub async fn wait_for_command(
 /// [`wait_for_command`] from `entry` (read when the wait begins when
 /// `None`): a command typed just before is still waited for even if it
 /// ended before the wait began.
-async fn wait_from(
+pub(super) async fn wait_from(
     server: &Server,
     pane: PaneId,
     req: &WaitForCommandRequest,
     entry: Option<Entry>,
 ) -> Result<WaitForCommandResult, Error> {
-    let started = std::time::Instant::now();
-    let deadline = tokio::time::Instant::now() + req.timeout;
-    let f = super::follow::follow(server, pane, None, Some(req.timeout / 2)).await?;
+    let limits = Limits::new(req.timeout, req.progress.as_ref(), WAITING);
+    let started = limits.started;
+    let f = wait::follow(server, pane, None, Some(req.timeout / 2)).await?;
     let entry = match entry {
         Some(e) => e,
         None => {
@@ -639,58 +674,23 @@ async fn wait_from(
         }
     };
     // Subscribed after the entry was read: a change in between is seen by
-    // the first look below.
+    // the first look.
     let mut rx = f.pane.subscribe();
-    let mut vigil = super::follow::Vigil::new(server, pane).await;
-    // A look under the copy's lock on each wake; the record's lines are
-    // read once, from a snapshot, when it is there.
-    let finished = |f: &super::follow::Followed| {
-        entry.finished(f.pane.view().term()?)?;
-        let st = f.pane.snapshot();
-        let t = st.term()?;
-        let r = entry.finished(t)?;
-        let lines = LineNumbers::of(t, std::slice::from_ref(&r));
-        let (out, _) = output_of(r, t);
-        Some((info(r, t, &lines), tail_of(out)))
-    };
-    let mut ended = None;
-    let mut done;
-    let mut input = super::reading::InputWatch::new(pane);
-    let mut reading = None;
-    loop {
-        done = finished(&f);
-        if done.is_some() {
-            break;
-        }
-        reading = input.check(server, &f).await?;
-        if reading.is_some() {
-            break;
-        }
-        ended = vigil.check(server, &f).await?;
-        if ended.is_some() {
-            // Its end mark may have come just before the pane went.
-            done = finished(&f);
-            break;
-        }
-        if let Some(p) = &req.progress {
-            p(
-                started.elapsed().as_secs(),
-                req.timeout.as_secs().max(1),
-                "waiting for a command to finish",
-            );
-        }
-        let wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref())
-            .min(vigil.wake_at())
-            .min(input.wake_at());
-        match tokio::time::timeout_at(wake, rx.changed()).await {
-            Ok(Ok(())) => {}
-            // The copy is gone (mirror stopped).
-            Ok(Err(_)) => break,
-            Err(_) if tokio::time::Instant::now() >= deadline => break,
-            Err(_) => {}
-        }
-    }
+    let mut cond = Finished(entry);
+    let end = wait::run(server, &f, &mut rx, &mut cond, &limits).await?;
+    // The record's lines are read once, from a snapshot (not under the
+    // copy's lock).
     let st = f.pane.snapshot();
+    let met = matches!(end, End::Met(_) | End::Pane(_, Some(_)));
+    let done = met
+        .then(|| {
+            let t = st.term()?;
+            let r = cond.0.finished(t)?;
+            let lines = LineNumbers::of(t, std::slice::from_ref(&r));
+            let (out, _) = output_of(r, t);
+            Some((info(r, t, &lines), tail_of(out)))
+        })
+        .flatten();
     let (marks, running) = st.term().map_or(("absent", None), |t| {
         let c = t.commands();
         let running = c.records().rev().find(|r| r.running()).map(|r| {
@@ -704,16 +704,17 @@ async fn wait_from(
         };
         (marks, running)
     });
-    use super::follow::Ended;
-    let evidence = reading.as_ref().map_or_else(Vec::new, |(_, e)| e.clone());
-    let (outcome, exit) = match (&done, ended) {
-        (Some(_), _) => ("finished", None),
-        (None, _) if let Some((i, _)) = &reading => (super::reading::outcome_of(*i), None),
-        (None, Some(e @ Ended::Exited(_))) => ("exited", Some(e)),
-        (None, Some(e @ Ended::Gone)) => ("pane_gone", Some(e)),
-        (None, None) => ("timeout", None),
+    let (outcome, exit, evidence) = match end {
+        _ if done.is_some() => (CommandOutcome::Finished, None, Vec::new()),
+        End::Reading(i, ev) if wait::reads_password(i) => {
+            (CommandOutcome::PasswordPrompt, None, ev)
+        }
+        End::Reading(_, ev) => (CommandOutcome::AwaitingInput, None, ev),
+        End::Pane(e @ Ended::Exited(_), _) => (CommandOutcome::Exited, Some(e), Vec::new()),
+        End::Pane(e @ Ended::Gone, _) => (CommandOutcome::PaneGone, Some(e), Vec::new()),
+        End::Met(_) | End::Timeout => (CommandOutcome::Timeout, None, Vec::new()),
     };
-    let exit = super::follow::exit_of(exit.as_ref());
+    let exit = wait::exit_of(exit.as_ref());
     let (command, tail) = done.map_or((None, Vec::new()), |(c, t)| (Some(c), t));
     Ok(WaitForCommandResult {
         found: command.is_some(),
@@ -749,150 +750,43 @@ fn tail_of(lines: Vec<OutputLine>) -> Vec<String> {
     keep
 }
 
-/// `run_command` with `mode: "marks"`: types `req.command` as it is at
-/// the shell's prompt (so `cd` and `export` persist) and reads its end,
-/// exit status and output from the shell's own command marks (OSC
-/// 133/633), which any program in the pane can print: the answer's note
-/// says so. Refused at once in a pane whose shell has sent no marks, or
-/// while a marked command runs.
-///
-/// # Errors
-///
-/// `Unsupported` without marks; `InvalidArgument` while a command runs;
-/// as [`super::follow::run_command`] otherwise.
-pub(super) async fn run_marked(
-    server: &Server,
-    pane: PaneId,
-    req: &super::follow::RunCommandRequest,
-) -> Result<crate::tmux::follow::RunCommandResult, Error> {
-    use crate::control::Target;
-    use crate::tmux::follow::{RunCommandResult, RunOutcome};
-    let started = std::time::Instant::now();
-    let f =
-        super::follow::follow(server, pane, req.progress.as_ref(), Some(req.timeout / 2)).await?;
-    if f.pane.view().status() == crate::mirror::Status::Dead {
-        return Err(Error::not_found(format!(
-            "pane {pane} is dead: there is no shell to run the command in"
-        )));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(bytes: &[u8]) -> Term {
+        let mut t = Term::new(
+            30,
+            5,
+            crate::term::Rules::V36,
+            crate::term::Options::default(),
+        );
+        t.advance(bytes);
+        t
     }
-    let lock = f.pane.run_lock();
-    let _turn = lock.lock().await;
-    let entry = {
-        let st = f.pane.view();
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-        let c = t.commands();
-        if c.marks_seen() == 0 {
-            return Err(Error::unsupported(format!(
-                "pane {pane}'s shell has sent no command marks (OSC 133/633) since tmuxwire \
-                 watched it: mode \"marks\" needs shell integration (the default mode wraps the \
-                 command itself)"
-            ))
-            .for_argument("mode"));
-        }
-        if let Some(r) = c.last().filter(|r| r.running()) {
-            return Err(Error::invalid(
-                "mode",
-                format!(
-                    "pane {pane} is running command {} (its marks say): mode \"marks\" types at \
-                     a prompt; wait_for_command waits for it",
-                    r.index
-                ),
-                "a pane at its prompt",
-            ));
-        }
-        Entry::of(t)
-    };
-    let typed = if req.suppress_history {
-        format!(" {}", req.command)
-    } else {
-        req.command.clone()
-    };
-    server.note_typed(
-        &pane.to_string(),
-        typed.as_bytes(),
-        true,
-        f.pane.cursor_origin(),
-    );
-    let target = Target::Pane(pane);
-    super::follow::type_and_enter(server, &target, &typed).await?;
-    let wait = WaitForCommandRequest {
-        pane: Selector {
-            pane_id: Some(pane),
-            ..Selector::default()
-        },
-        timeout: req.timeout,
-        progress: req.progress.clone(),
-    };
-    let w = wait_from(server, pane, &wait, Some(entry)).await?;
-    let outcome = match w.outcome {
-        "finished" => RunOutcome::Completed,
-        "password_prompt" => RunOutcome::PasswordPrompt,
-        "awaiting_input" => RunOutcome::AwaitingInput,
-        "exited" => RunOutcome::Exited,
-        "pane_gone" => RunOutcome::PaneGone,
-        _ => RunOutcome::Timeout,
-    };
-    let interrupted = super::follow::interrupt_if(
-        server,
-        &target,
-        outcome == RunOutcome::Timeout && req.interrupt_on_timeout,
-    )
-    .await?;
-    let record = w.command.as_ref().or(w.running.as_ref());
-    let (output, omitted) = match record {
-        Some(c) if outcome != RunOutcome::PaneGone => {
-            let out = CommandOutputRequest {
-                pane: wait.pane.clone(),
-                index: i64::try_from(c.index).unwrap_or(i64::MAX),
-                tail: req.max_lines,
-                ..CommandOutputRequest::default()
-            }
-            .run(server, Limit::NONE)
-            .await;
-            match out {
-                Ok(o) => (
-                    o.lines.into_iter().map(|l| l.text).collect(),
-                    o.lines_omitted,
-                ),
-                Err(_) => (w.tail.clone(), 0),
-            }
-        }
-        _ => (w.tail.clone(), 0),
-    };
-    let exit_status = w
-        .command
-        .as_ref()
-        .and_then(|c| c.exit_status)
-        .map(i32::from);
-    let mut note = String::from(
-        "mode marks: the end, exit status and output come from the shell's own marks, which \
-         any program in the pane can print (trusted false)",
-    );
-    if outcome == RunOutcome::Completed && exit_status.is_none() {
-        note.push_str("; its end mark carried no status");
+
+    #[test]
+    fn the_next_command_to_finish_meets_the_wait() {
+        // A finished command before the wait is not the next one; the one
+        // at its prompt when the wait began is.
+        let mut t = term(
+            b"\x1b]133;A\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07a b\r\n\x1b]133;D;0\x07\
+              \x1b]133;A\x07$ \x1b]133;B\x07",
+        );
+        let mut c = Finished(Entry::of(&t));
+        assert_eq!(c.look(&Seen::of_term(&t, 0)), None);
+        t.advance(b"make\r\n\x1b]133;C\x07building\r\n");
+        assert_eq!(c.look(&Seen::of_term(&t, 0)), None);
+        t.advance(b"\x1b]133;D;2\x07\x1b]133;A\x07$ ");
+        let i = c.look(&Seen::of_term(&t, 0)).expect("finished");
+        let r = t
+            .commands()
+            .records()
+            .find(|r| r.index == i)
+            .expect("record");
+        assert_eq!(
+            (r.command.as_deref(), r.exit_status),
+            (Some("make"), Some(2))
+        );
     }
-    if outcome == RunOutcome::Timeout {
-        note.push_str("; the command is still running");
-    }
-    Ok(RunCommandResult {
-        pane_id: pane.to_string(),
-        exit_status,
-        timed_out: outcome == RunOutcome::Timeout,
-        elapsed_seconds: started.elapsed().as_secs_f64(),
-        output,
-        output_truncated: omitted > 0,
-        output_truncated_lines: omitted,
-        effective_timeout: req.timeout.as_secs_f64(),
-        interrupted,
-        output_complete: outcome == RunOutcome::Completed,
-        note: Some(note),
-        outcome,
-        pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
-        pane_exit_status: w.pane_exit_status,
-        pane_exit_signal: w.pane_exit_signal,
-        pane_exit_unknown: w.pane_exit_unknown,
-        evidence: w.evidence,
-    })
 }

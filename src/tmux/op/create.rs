@@ -21,7 +21,8 @@ use super::{Op, Server};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::error::shorten;
-use crate::tmux::target::{one_record, template_cmd};
+use crate::tmux::manage::{PaneIdRow, pane_id_read};
+use crate::tmux::target::one_record;
 use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, SessionInfo, WindowInfo};
 
 /// What a spawned process gets: its directory, environment, command.
@@ -439,24 +440,6 @@ impl Op for RespawnPaneRequest {
         let info = act_then_pane(server, vec![self.spawn.apply(cmd)], &target).await?;
         Ok(spawned(info).await)
     }
-}
-
-crate::record! {
-    /// A pane's id.
-    pub(crate) struct PaneIdRow {
-        pub(crate) pane_id: String = "pane_id",
-    }
-}
-
-/// The command that reads the id of the pane `pane` names (for a window
-/// or session: its active pane), for the start of an action's line.
-pub(crate) fn pane_id_read(pane: &Target) -> (Command, Query) {
-    let (cmd, q) = template_cmd("list-panes", PaneIdRow::FIELDS);
-    let filter = match pane {
-        Target::Pane(p) => format!("#{{==:#{{pane_id}},{p}}}"),
-        _ => "#{pane_active}".into(),
-    };
-    (cmd.target(pane, TargetKind::Window).opt("-f", filter), q)
 }
 
 /// `pipe_pane`: starts (`output`) or stops (`None`) copying a pane's

@@ -25,20 +25,21 @@
 //! own first process is still its terminal's foreground (nothing was
 //! launched in it yet), for at most [`READY_WHEN_FRESH`].
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tokio::time::Instant;
 
-use super::Server;
-use crate::control::PaneId;
 use crate::mirror::PaneMirror;
 use crate::mirror::follow::cursor_spot;
 use crate::sys::input::Input;
 use crate::term::{LineIndex, Term};
 use crate::tmux::Error;
+use crate::tmux::wait::{self, Condition, OnTerm, ProcessRef, Seen};
+// The pane's copy as typing reads it (followed first only when there is
+// none or it is not live).
+pub(super) use crate::tmux::wait::copy_of;
+use tokio::time::Instant;
 
 /// The delay between the body and Enter for a program that is not a
 /// shell's line editor (above Codex's 120 ms paste window).
@@ -92,6 +93,18 @@ fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 
+/// Whether the mirror showed what delivery looked for (the body typed,
+/// the input submitted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confirmation {
+    /// The copy showed it (see [`Delivery`]'s fields for what counts).
+    Confirmed,
+    /// Nothing showed it within the time (echo off, or a program that
+    /// does not show it): an honest answer, not a failure.
+    Unconfirmed,
+}
+
 /// What became of typed input, read from the pane's copy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Delivery {
@@ -102,11 +115,11 @@ pub struct Delivery {
     /// confirmed (the body's end showed on the screen, or a paste
     /// placeholder) | unconfirmed (echo off, or a program that does not
     /// show it).
-    pub typed: &'static str,
+    pub typed: Confirmation,
     /// confirmed (a command mark, the cursor left the input line, the
     /// input row was cleared, or the program that read turned busy, after
     /// Enter) | unconfirmed.
-    pub submitted: &'static str,
+    pub submitted: Confirmation,
     /// Times Enter was pressed again (at most 2), each only while the body
     /// was still on the input row 800 ms after the last; left out when 0.
     #[serde(skip_serializing_if = "is_zero_u32")]
@@ -132,22 +145,6 @@ fn tail_of(body: &str) -> Vec<u8> {
         .nth(TAIL_CHARS - 1)
         .map_or(0, |(i, _)| i);
     last[start..].trim_start().as_bytes().to_vec()
-}
-
-/// The pane's copy, as it is: followed first (a fence) only when there
-/// is none or it is not live.
-///
-/// # Errors
-///
-/// As [`super::follow::follow`].
-pub(super) async fn copy_of(server: &Server, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
-    if let Some(m) = server.mirror().await
-        && let Some(p) = m.pane(pane)
-        && p.view().status() == crate::mirror::Status::Live
-    {
-        return Ok(p);
-    }
-    super::follow::followed_copy(server, pane).await
 }
 
 /// Where the input is when typing begins.
@@ -234,26 +231,6 @@ fn still_on_input_row(t: &Term, before: &Before, tail: &[u8]) -> bool {
     line == before.line && !tail.is_empty() && contains(&text, tail)
 }
 
-/// Waits on `pane` (woken by its changes) until `f` says something or
-/// `within` passes.
-async fn watch<T>(
-    pane: &PaneMirror,
-    within: Duration,
-    mut f: impl FnMut(&Term) -> Option<T>,
-) -> Option<T> {
-    let deadline = Instant::now() + within;
-    let mut rx = pane.subscribe();
-    loop {
-        if let Some(v) = pane.view().term().and_then(&mut f) {
-            return Some(v);
-        }
-        match tokio::time::timeout_at(deadline, rx.changed()).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) | Err(_) => return pane.view().term().and_then(&mut f),
-        }
-    }
-}
-
 /// The submit delay for a program reading `input`: 0 for a shell's line
 /// editor, [`SUBMIT_DELAY`] otherwise.
 pub(super) fn delay_for(submit: &Submit, input: Input) -> Duration {
@@ -298,57 +275,72 @@ pub(super) fn gate(
 /// copy `copy`; whether it did, with the evidence. No tmux round trip:
 /// `process` comes from the state read before typing.
 pub(super) async fn wait_ready(
-    process: Option<&super::reading::ProcessRef>,
+    process: Option<&ProcessRef>,
     copy: &PaneMirror,
     at_most: Duration,
     evidence: &mut Vec<String>,
 ) -> bool {
-    let deadline = Instant::now() + at_most;
-    let mut rx = copy.subscribe();
-    loop {
-        let (prompt, still) = {
-            let st = copy.view();
-            let prompt = st.term().is_some_and(|t| {
-                t.commands()
-                    .last()
-                    .is_some_and(|r| r.output_start.is_none() && r.ended.is_none())
-            });
-            let changed = st
-                .screen_state()
-                .and_then(|s| s.last_change_at.or(s.last_output_at));
-            let still = changed.is_none_or(|us| {
-                crate::mirror::clock_us().saturating_sub(us) >= READY_STILL.as_micros() as u64
-            });
-            (prompt, still)
-        };
-        if prompt {
-            evidence.push("ready: a marked prompt (OSC 133 A/B) is shown".into());
-            return true;
+    let mut ready = Ready {
+        process,
+        copy,
+        still: false,
+    };
+    match wait::watch(copy, at_most, Some(READY_EVERY), &mut ready).await {
+        Some(e) => {
+            evidence.push(e);
+            true
         }
-        if let Some(p) = process {
-            let (input, _) = p.read(copy);
-            let reads = matches!(
-                input,
-                Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw | Input::Password
-            );
-            if reads && still {
-                evidence.push(format!(
-                    "ready: the program reads ({}) and the screen has been still for 300 ms",
-                    input.as_str()
-                ));
-                return true;
-            }
-        }
-        let now = Instant::now();
-        if now >= deadline {
+        None => {
             evidence.push(format!(
                 "not ready within {} ms: typed anyway",
                 at_most.as_millis()
             ));
-            return false;
+            false
         }
-        let wake = (now + READY_EVERY).min(deadline);
-        let _ = tokio::time::timeout_at(wake, rx.changed()).await;
+    }
+}
+
+/// The readiness gate's condition: a marked prompt at a look; or, read
+/// outside the copy's lock ([`Condition::check`]), the terminal's
+/// settings show a reader while the screen has been still for
+/// [`READY_STILL`]. Found: the evidence.
+struct Ready<'a> {
+    process: Option<&'a ProcessRef>,
+    copy: &'a PaneMirror,
+    /// The screen was still at the last look.
+    still: bool,
+}
+
+impl Condition for Ready<'_> {
+    type Found = String;
+
+    fn look(&mut self, seen: &Seen<'_>) -> Option<String> {
+        let prompt = seen.term.is_some_and(|t| {
+            t.commands()
+                .last()
+                .is_some_and(|r| r.output_start.is_none() && r.ended.is_none())
+        });
+        let changed = seen
+            .term
+            .map(Term::screen_state)
+            .and_then(|s| s.last_change_at.or(s.last_output_at));
+        self.still = changed
+            .is_none_or(|us| seen.now_us.saturating_sub(us) >= READY_STILL.as_micros() as u64);
+        prompt.then(|| "ready: a marked prompt (OSC 133 A/B) is shown".into())
+    }
+
+    fn check(&mut self) -> Option<String> {
+        let (input, _) = self.process?.read(self.copy);
+        let reads = matches!(
+            input,
+            Input::LineEditor | Input::LineRead | Input::KeyRead | Input::Raw | Input::Password
+        );
+        (reads && self.still).then(|| {
+            format!(
+                "ready: the program reads ({}) and the screen has been still for 300 ms",
+                input.as_str()
+            )
+        })
     }
 }
 
@@ -374,7 +366,7 @@ pub(super) async fn confirm(
     delay: Duration,
     enter_sent: bool,
     presser: &impl Presser,
-    reader: Option<(&super::reading::ProcessRef, Input)>,
+    reader: Option<(&ProcessRef, Input)>,
     mut d: Delivery,
 ) -> Result<Delivery, Error> {
     let tail = tail_of(body);
@@ -383,12 +375,11 @@ pub(super) async fn confirm(
     if !enter_sent {
         // The body alone: it shows (or not) before Enter goes.
         let started = Instant::now();
-        let seen = watch(copy, delay.max(Duration::from_millis(1)), |t| {
-            typed_shows(t, before, &tail)
-        })
-        .await;
+        let within = delay.max(Duration::from_millis(1));
+        let mut shows = OnTerm(|t: &Term| typed_shows(t, before, &tail));
+        let seen = wait::watch(copy, within, None, &mut shows).await;
         if let Some(e) = seen {
-            d.typed = "confirmed";
+            d.typed = Confirmation::Confirmed;
             d.evidence.push(e);
         }
         tail_was_on_row = copy
@@ -399,20 +390,20 @@ pub(super) async fn confirm(
         presser.enter().await?;
     }
     loop {
-        let found = watch(copy, CONFIRM, |t| {
-            if d.typed != "confirmed"
+        let mut taken = OnTerm(|t: &Term| {
+            if d.typed != Confirmation::Confirmed
                 && let Some(e) = typed_shows(t, before, &tail)
             {
-                d.typed = "confirmed";
+                d.typed = Confirmation::Confirmed;
                 d.evidence.push(e);
                 tail_was_on_row |= still_on_input_row(t, before, &tail);
             }
             submitted(t, before, &tail, tail_was_on_row)
-        })
-        .await;
+        });
+        let found = wait::watch(copy, CONFIRM, None, &mut taken).await;
         if let Some(e) = found {
-            d.submitted = "confirmed";
-            if d.typed != "confirmed" {
+            d.submitted = Confirmation::Confirmed;
+            if d.typed != Confirmation::Confirmed {
                 // Submitted input was typed, whether or not it showed.
                 d.evidence
                     .push("typed: not seen on the screen (echo off?)".into());
@@ -431,7 +422,7 @@ pub(super) async fn confirm(
         {
             let (now, facts) = p.read(copy);
             if now == Input::Busy {
-                d.submitted = "confirmed";
+                d.submitted = Confirmation::Confirmed;
                 d.evidence.push(format!(
                     "the program turned busy after Enter (input {} before, busy now{})",
                     was.as_str(),
@@ -472,8 +463,8 @@ impl Delivery {
     pub(super) fn new(ready: Option<bool>, evidence: Vec<String>) -> Delivery {
         Delivery {
             ready,
-            typed: "unconfirmed",
-            submitted: "unconfirmed",
+            typed: Confirmation::Unconfirmed,
+            submitted: Confirmation::Unconfirmed,
             enter_retries: 0,
             submit_delay_ms: 0,
             evidence,

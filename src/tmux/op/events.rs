@@ -42,7 +42,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
-use super::reading::{INPUT_LASTS, ProcessRef};
+use crate::tmux::wait::{INPUT_LASTS, ProcessRef};
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
 use crate::events::{Event, EventLog, Fields, Kind};
@@ -635,7 +635,7 @@ pub(super) fn reading_words(input: Input, p: &PaneMirror) -> Option<(Kind, Strin
         Input::KeyRead => (Kind::AwaitingInput, "waits for a key"),
         _ => return None,
     };
-    let prompt = super::reading::prompt_row_of(p).unwrap_or_default();
+    let prompt = crate::tmux::wait::prompt_row_of(p).unwrap_or_default();
     let at = match prompt.trim() {
         "" => String::new(),
         t => format!(" at {}", quoted(t)),

@@ -9,11 +9,10 @@
 use super::fit::Limit;
 use super::list::with_own_clients;
 use super::{Op, Server};
-use crate::control::format::Query;
-use crate::control::{Command, Target, TargetKind};
-use crate::term::split_lines;
-use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
-use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, ServerInfo, SessionInfo, WindowInfo};
+use crate::control::{Target, TargetKind};
+use crate::tmux::target::{one_record, template_cmd, window_lookup};
+pub use crate::tmux::target::{pane_info, server_info};
+use crate::tmux::{Error, PaneInfo, Selector, ServerInfo, SessionInfo, WindowInfo};
 
 crate::fits_whole!(ServerInfo, SessionInfo, WindowInfo, PaneInfo);
 
@@ -107,75 +106,6 @@ pub async fn window_info(server: &Server, target: &Target) -> Result<WindowInfo,
     let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
     let body = server.run(&cmd).await?.into_result()?;
     Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
-}
-
-/// One pane (for a session or window target: the active pane).
-///
-/// # Errors
-///
-/// [`ErrorKind::NotFound`] when it does not exist.
-pub async fn pane_info(server: &Server, target: &Target) -> Result<PaneInfo, Error> {
-    let q = Query::new(PaneInfo::FIELDS);
-    let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
-    let r = one_record(&q, &body, target)?;
-    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
-}
-
-/// Server facts. A socket with no server behind it is reported as
-/// `is_alive: false`, not as an error, and no server is started.
-///
-/// # Errors
-///
-/// Other connection errors.
-pub async fn server_info(server: &Server) -> Result<ServerInfo, Error> {
-    // A remote server's path is the host's (what socket_path takes on that
-    // host); the result names the host apart.
-    let path = match server.endpoint().remote().map(|r| r.socket()) {
-        Some(crate::wire::ssh::RemoteSocket::Path(p)) => Some(p.clone()),
-        Some(_) => None,
-        None => Some(server.socket_path().display().to_string()),
-    };
-    let name = server.socket_name().map(str::to_string);
-    let dead = || ServerInfo {
-        is_alive: false,
-        socket_name: name.clone(),
-        socket_path: path.clone(),
-        session_count: 0,
-        version: None,
-        pid: None,
-        imsg_framing: None,
-    };
-    let cmds = [
-        Command::new("list-sessions").opt("-F", "#{session_id}"),
-        Command::new("display-message").arg("-p").arg("#{pid}"),
-    ];
-    let [sessions, pid] = match server.run_each(&cmds).await {
-        Ok(o) => o,
-        Err(e) if e.is(ErrorKind::NoServer) => return Ok(dead()),
-        Err(e) => return Err(e),
-    };
-    let sessions = sessions.into_result()?;
-    let count = split_lines(&sessions).filter(|l| !l.is_empty()).count() as i64;
-    let pid = pid.text().trim().parse().ok();
-    let version = server.version().await?;
-    // A remote tmux binary does the handshake: no framing of tmuxwire's.
-    let framing = match server.endpoint().remote() {
-        Some(_) => None,
-        None => server.framing().await,
-    };
-    let framing = framing.map(|f| match f {
-        crate::wire::Framing::Old => "old".to_string(),
-        crate::wire::Framing::New => "new".to_string(),
-    });
-    Ok(ServerInfo {
-        is_alive: true,
-        socket_name: name,
-        socket_path: path,
-        session_count: count,
-        version: Some(version.to_string()),
-        pid,
-        imsg_framing: framing,
-    })
 }
 
 /// A window corner.

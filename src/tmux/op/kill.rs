@@ -9,11 +9,11 @@
 //! session name matched exactly, never by tmux's prefix (public case C15:
 //! killing session `build` must not kill `build-x`).
 
-use super::create::{PaneIdRow, pane_id_read};
 use super::fit::Limit;
 use super::manage::{Done, PaneDone};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
+use crate::tmux::manage::{PaneIdRow, pane_id_read};
 use crate::tmux::target::{one_record, template_cmd};
 use crate::tmux::{Error, ErrorKind, Selector};
 

@@ -13,8 +13,8 @@ use serde::Serialize;
 use super::filter::Filtered;
 use super::fit::{self, Fit, Limit};
 use super::{Filters, Op, Server};
-use crate::control::format::Record;
 use crate::control::{Command, TargetKind};
+pub(crate) use crate::tmux::target::pane_records;
 use crate::tmux::target::{is_empty_server, template_cmd};
 use crate::tmux::{Error, PaneInfo, PaneScope, Selector, SessionInfo, WindowInfo};
 
@@ -177,29 +177,6 @@ pub async fn panes(server: &Server, scope: &PaneScope) -> Result<Vec<PaneInfo>, 
         .collect())
 }
 
-/// Raw records of `fields` for the panes in `scope`.
-///
-/// # Errors
-///
-/// As [`panes`].
-pub(crate) async fn pane_records(
-    server: &Server,
-    scope: &PaneScope,
-    fields: &[&str],
-) -> Result<Vec<Record>, Error> {
-    let (cmd, q) = template_cmd("list-panes", fields);
-    let cmd = match scope {
-        PaneScope::All => cmd.arg("-a"),
-        // list-panes -t takes a window even with -s: a session name needs "=name:".
-        PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
-        PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
-    };
-    match server.records(&cmd, &q).await {
-        Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
-        other => other,
-    }
-}
-
 /// Runs `cmd` together with a count of tmuxwire's own control clients
 /// per session (they identify with the terminal name `tmuxwire`), in one
 /// round trip, so `session_attached` can leave them out.
@@ -250,7 +227,7 @@ impl Op for ListServersRequest {
         _: Limit,
     ) -> Result<Listing<crate::tmux::ServerInfo>, Error> {
         if self.pinned {
-            let i = super::info::server_info(server).await?;
+            let i = crate::tmux::target::server_info(server).await?;
             return Ok(Listing::new(if i.is_alive { vec![i] } else { Vec::new() }));
         }
         Ok(Listing::new(

@@ -16,9 +16,14 @@
 //!   `snapshot_pane`, `display_message`);
 //! * [`state`]: `get_pane_state` (input state from the pane's terminal);
 //! * [`search`]: `search_panes` over scrollback and screen;
-//! * [`follow`]: waits on output (`wait_for_text`, `capture_since`,
-//!   `run_command`);
-//! * [`typing`]: keys, pastes and tmuxwire's paste buffers;
+//! * [`since`]: `capture_since` (the lines new since a cursor);
+//! * the waits, each a condition run by the wait engine
+//!   ([`crate::tmux::wait`]): [`text`] (`wait_for_text`), [`run`]
+//!   (`run_command`), [`commands`] (`wait_for_command`, with
+//!   `list_commands` and `get_command_output`), [`stable`]
+//!   (`wait_for_stable`);
+//! * [`typing`]: keys, pastes and tmuxwire's paste buffers, with
+//!   [`deliver`]: whether typed input arrived and was submitted;
 //! * [`manage`]: creating, changing and killing sessions, windows and
 //!   panes;
 //! * [`settings`]: options, environment, hooks;
@@ -28,6 +33,13 @@
 //!
 //! An operation is usually one round trip to tmux (a command line whose
 //! commands tmux runs together), or a read of the mirror after one.
+//!
+//! With the mirror on (the MCP server), [`run`] starts it at the first
+//! call to a server and follows every pane from then on: that call waits
+//! until each pane's screen is copied ([`Mirror::follow_all`]), so
+//! whatever is typed into a pane after any call named or listed it is in
+//! its copy (its commands, its output); panes and sessions made later are
+//! followed as tmux tells the mirror of them.
 
 pub mod capture;
 pub mod channel;
@@ -36,17 +48,19 @@ pub mod deliver;
 pub mod events;
 pub mod filter;
 pub mod fit;
-pub mod follow;
 pub mod info;
 pub mod list;
 pub mod manage;
 pub mod poll;
-mod reading;
+pub mod run;
 pub mod search;
+mod search_cut;
 pub mod settings;
 pub mod shape;
+pub mod since;
 pub mod stable;
 pub mod state;
+pub mod text;
 pub mod typing;
 
 // The manage family's creating and killing halves (see `manage`).
@@ -54,11 +68,13 @@ pub mod create;
 pub mod kill;
 
 use std::future::Future;
+use std::time::Duration;
 
 pub use filter::{Filters, FiltersArg};
 pub use fit::{Fit, Limit};
 
-use super::{Error, Tmux};
+use super::{Error, PaneScope, Tmux};
+use crate::mirror::{Busy, Mirror, PaneMeta};
 
 /// The connection to one tmux server that operations run over.
 pub type Server = Tmux;
@@ -101,7 +117,47 @@ pub trait Op: Sized + Send {
 ///
 /// The operation's ([`Op::run`]).
 pub async fn run<R: Op>(server: &Server, request: R, limit: Limit) -> Result<R::Response, Error> {
+    let _call = begin_call(server).await;
     let mut response = request.run(server, limit).await?;
     response.fit(limit);
     Ok(response)
+}
+
+/// How long the first call to a server waits for every pane to be
+/// followed (longer, and the panes not followed yet are by the next
+/// call).
+const FOLLOW_WITHIN: Duration = crate::mirror::CHECK_DEADLINE;
+
+crate::record! {
+    /// What [`begin_call`] lists of a pane besides its [`PaneMeta`].
+    struct PaneIdRow {
+        pane_id: String = "pane_id",
+    }
+}
+
+/// Readies the mirror for a call, when it is on: starts it, follows
+/// every pane of the server on the first call ([`Mirror::follow_all`],
+/// one `list-panes -a`, then a copy of each screen), and marks a call in
+/// flight until the guard is dropped ([`Mirror::busy`]: checks nobody
+/// waits for wait until calls pause). `None` when the mirror is off (the
+/// CLI) or the server cannot be reached; a listing that fails is left to
+/// the next call.
+async fn begin_call(server: &Server) -> Option<Busy> {
+    let m: std::sync::Arc<Mirror> = server.mirror().await?;
+    let busy = m.busy();
+    let list = async || {
+        const FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, PaneIdRow);
+        let recs = list::pane_records(server, &PaneScope::All, FIELDS)
+            .await
+            .unwrap_or_default();
+        recs.iter()
+            .filter_map(|r| {
+                let meta = PaneMeta::from_record(r);
+                let pane = PaneIdRow::from_record_at(r, PaneMeta::FIELDS.len());
+                Some((pane.pane_id.parse().ok()?, meta.session()?, meta))
+            })
+            .collect()
+    };
+    m.follow_all(list, FOLLOW_WITHIN).await;
+    Some(busy)
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::events::{Attention, Scope};
 use super::fit::Limit;
-use super::reading::ProcessRef;
+use crate::tmux::wait::ProcessRef;
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId};
 use crate::events::text::{duration, quoted};
@@ -214,7 +214,7 @@ impl Op for PollEventsRequest {
     /// `Unsupported` with the mirror off; `InvalidArgument` for a cursor
     /// of another log or past the newest event; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<PollEventsResult, Error> {
-        super::follow::within(self.timeout + REFRESH_AT_MOST, poll_events(server, &self)).await
+        crate::tmux::wait::within(self.timeout + REFRESH_AT_MOST, poll_events(server, &self)).await
     }
 }
 
@@ -261,7 +261,7 @@ async fn refresh(
     if grew {
         a.were_there(list.iter().map(|(p, _, _)| *p));
     }
-    m.sync_within(&list, None, Some(REFRESH_AT_MOST)).await;
+    m.sync_within(&list, crate::mirror::Want::Current, None, Some(REFRESH_AT_MOST)).await;
     Ok(list.len())
 }
 
@@ -421,7 +421,7 @@ pub async fn poll_events(
                 "waiting for an event",
             );
         }
-        let wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref());
+        let wake = crate::tmux::wait::wake_at(deadline, req.progress.as_ref());
         match tokio::time::timeout_at(wake, rx.changed()).await {
             Ok(Ok(())) | Err(_) => {}
             Ok(Err(_)) => {

@@ -5,12 +5,14 @@
 //! from one of two sources:
 //!
 //! * **the mirror** ([`crate::mirror`]), when tmuxwire holds a copy of the
-//!   pane that tmux has just confirmed (the mirror checks every copy in one
-//!   round trip per session before a search): the copy's history is
-//!   scanned as chunks of logical lines at memory speed, on blocking
-//!   threads, with exact tmux line numbers and match positions from the
-//!   grid. Copies of panes that have since vanished (their program exited)
-//!   are searched too, marked `pane_dead`.
+//!   pane that tmux has just confirmed (the mirror fences every copy, one
+//!   round trip per session whatever the number of panes, before a
+//!   search; a copy of the screen only is filled first when the search
+//!   reaches the history): the copy's history is scanned as chunks of
+//!   logical lines at memory speed, a few copies per blocking thread, with
+//!   exact tmux line numbers and match positions from the grid. Copies of
+//!   panes that have since vanished (their program exited) are searched
+//!   too, marked `pane_dead`.
 //! * **a capture** otherwise (a pane the mirror could not seed, or the
 //!   mirror is off): a copy made once from tmux's captures
 //!   ([`crate::tmux::copy`], the mirror's own seed), [`CAPTURES_IN_FLIGHT`]
@@ -35,7 +37,7 @@ use super::fit::{self, Limit};
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId, Target};
 use crate::mirror::scan::{Scan, Screen, scan_with};
-use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status};
+use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, Status, Want};
 use crate::search::Pattern;
 use crate::term::{LineNo, Term};
 use crate::tmux::copy;
@@ -166,7 +168,9 @@ pub struct PaneContentMatch {
     pub exit_status: Option<i32>,
     /// Oldest history rows tmuxwire's copy of this pane dropped to stay
     /// within its memory cap, and so did not search (tmux may still hold
-    /// them: `capture_pane` with a range reaches them). Absent when none.
+    /// them: `capture_pane` with a range reaches them); for a pane that is
+    /// gone, also the rows it held before tmuxwire followed it, which no
+    /// call read while it lived. Absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped_history_rows: Option<u64>,
 }
@@ -237,20 +241,31 @@ pub struct SearchPanesResult {
 }
 
 crate::record! {
-    /// What the search lists of a pane besides its [`PaneMeta`], which
-    /// comes first in the record ([`LISTED_FIELDS`]).
+    /// What the search lists of a pane: its ids, names and indexes, and
+    /// its history's fill. Not its foreground process and working
+    /// directory: tmux reads each from `/proc` (seven system calls a pane,
+    /// most of a listing's cost), so only the panes on the answer's page
+    /// are asked for them, after the scan ([`fill_processes`]).
     struct ListedRow {
         pane_id: String = "pane_id",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        window_index: String = "window_index",
+        pane_index: String = "pane_index",
+        pane_tty: String = "pane_tty",
         history_size: Option<i64> = "history_size",
         history_limit: Option<i64> = "history_limit",
     }
 }
 
 /// The variables the search lists each pane with.
-const LISTED_FIELDS: &[&str] = &crate::concat_fields!(PaneMeta, ListedRow);
+const LISTED_FIELDS: &[&str] = ListedRow::FIELDS;
 
 /// A pane in scope, as the search lists it: what its result names it by
-/// (the mirror's [`PaneMeta`]) and its history's fill.
+/// (the mirror's [`PaneMeta`], its process and directory left empty until
+/// [`fill_processes`]) and its history's fill.
 struct ListedPane {
     pane_id: String,
     history_size: Option<i64>,
@@ -261,12 +276,65 @@ struct ListedPane {
 impl ListedPane {
     /// From a record of [`LISTED_FIELDS`].
     fn from_record(r: &crate::control::format::Record) -> ListedPane {
-        let row = ListedRow::from_record_at(r, PaneMeta::FIELDS.len());
+        let row = ListedRow::from_record(r);
         ListedPane {
             pane_id: row.pane_id,
             history_size: row.history_size,
             history_limit: row.history_limit,
-            meta: PaneMeta::from_record(r),
+            meta: PaneMeta {
+                session_id: row.session_id,
+                session_name: row.session_name,
+                window_id: row.window_id,
+                window_name: row.window_name,
+                window_index: row.window_index,
+                pane_index: row.pane_index,
+                pane_current_command: String::new(),
+                pane_current_path: String::new(),
+                pane_tty: row.pane_tty,
+            },
+        }
+    }
+}
+
+crate::record! {
+    /// A page pane's foreground process and working directory.
+    struct ProcessRow {
+        command: String = "pane_current_command",
+        path: String = "pane_current_path",
+    }
+}
+
+/// Reads the foreground process and working directory of the live panes
+/// on the page, in one round trip (a lookup per pane; one that went away
+/// meanwhile keeps them empty). Copies of gone panes keep their last
+/// listing's.
+async fn fill_processes(server: &Server, page: &mut [PaneContentMatch]) {
+    let live: Vec<usize> = (0..page.len()).filter(|&i| !page[i].pane_dead).collect();
+    if live.is_empty() {
+        return;
+    }
+    let q = crate::control::format::Query::new(ProcessRow::FIELDS);
+    let lookups: Vec<crate::control::Command> = live
+        .iter()
+        .filter_map(|&i| {
+            let id: PaneId = page[i].pane_id.parse().ok()?;
+            Some(crate::tmux::target::pane_lookup(&Target::Pane(id), &q))
+        })
+        .collect();
+    if lookups.len() != live.len() {
+        return;
+    }
+    let Ok(answers) = server.run_all(&lookups).await else {
+        return;
+    };
+    for (&i, answer) in live.iter().zip(answers) {
+        let Ok(body) = answer.into_result() else {
+            continue;
+        };
+        if let Some(r) = q.parse(&body).first() {
+            let row = ProcessRow::from_record(r);
+            page[i].pane_current_command = row.command;
+            page[i].pane_current_path = row.path;
         }
     }
 }
@@ -395,7 +463,16 @@ pub async fn search_panes(
                 ))
             })
             .collect();
-        confirmed = m.sync_with(&list, req.progress.as_ref()).await;
+        // A search that reaches into the history reads it (a copy of the
+        // screen only is filled first).
+        let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
+            Want::Current
+        } else {
+            Want::History
+        };
+        confirmed = m
+            .sync_within(&list, want, req.progress.as_ref(), None)
+            .await;
         let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
         if *scope == PaneScope::All {
             m.mark_gone(&alive, listed_at);
@@ -421,20 +498,18 @@ pub async fn search_panes(
     let parallel = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .max(CAPTURES_IN_FLIGHT);
+    let units = plan(items, &panes, mirror.as_ref(), &confirmed);
     let panes = &panes;
-    let mirror = &mirror;
-    let confirmed = &confirmed;
     let flag = &cancel.0;
-    let scans = futures::stream::iter(items)
-        .map(|item| async move {
-            match item {
-                Item::Listed(i) => {
-                    search_listed(server, &panes[i], mirror, confirmed, req, flag).await
-                }
-                Item::Gone(p) => scan_copy(p, req, flag.clone()).await.map(Some),
+    let scans = futures::stream::iter(units)
+        .map(|unit| async move {
+            match unit {
+                Unit::Copies(group) => scan_copies(group, req, flag.clone()).await,
+                Unit::Capture(i) => vec![search_captured(server, &panes[i], req, flag).await],
             }
         })
-        .buffered(parallel);
+        .buffered(parallel)
+        .flat_map(futures::stream::iter);
     futures::pin_mut!(scans);
 
     let page_start = req.offset;
@@ -474,6 +549,7 @@ pub async fn search_panes(
         lines_omitted += fit::keep_newest_lines(&mut m, &mut budget);
         page.push(m);
     }
+    fill_processes(server, &mut page).await;
     let truncated = !truncated_panes.is_empty() || lines_omitted > 0 || capped;
     Ok(SearchPanesResult {
         matches: page,
@@ -490,13 +566,75 @@ pub async fn search_panes(
     })
 }
 
-/// Searches a listed pane: from its copy when the mirror has a current
-/// one, else from a capture. `None` when the pane went away.
-async fn search_listed(
+/// Copies one blocking task scans one after the other: a task per pane
+/// cost a hand-off between threads per pane, most of a 50-pane search on a
+/// busy machine; a few copies per task keep that small, while at most as
+/// many tasks' lines as run at once wait for the collector.
+const COPIES_PER_TASK: usize = 8;
+
+/// What answers some panes of a search, in the order they are listed.
+enum Unit {
+    /// Copies the mirror holds (each with its pane's listing; none for a
+    /// pane that is gone), scanned one after the other on a blocking
+    /// thread.
+    Copies(Vec<(Option<Facts>, Arc<PaneMirror>)>),
+    /// A listed pane the mirror does not hold: a copy made once from
+    /// tmux's captures answers it.
+    Capture(usize),
+}
+
+/// Which source answers each item, grouped into [`Unit`]s in order: a
+/// listed pane whose copy tmux just confirmed, or a copy of a pane that is
+/// gone, is scanned with its neighbours; any other listed pane is
+/// captured.
+fn plan(
+    items: Vec<Item>,
+    panes: &[ListedPane],
+    mirror: Option<&Arc<Mirror>>,
+    confirmed: &std::collections::HashSet<PaneId>,
+) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let mut group = Vec::new();
+    for item in items {
+        let copy = match item {
+            Item::Gone(p) => Ok((None, p)),
+            Item::Listed(i) => panes[i]
+                .pane_id
+                .parse::<PaneId>()
+                .ok()
+                .filter(|id| confirmed.contains(id))
+                .and_then(|id| mirror?.pane(id))
+                .filter(|p| p.view().status() == Status::Live)
+                .map(|p| (Some(Facts::of_listing(&panes[i])), p))
+                .ok_or(i),
+        };
+        match copy {
+            Ok(c) => {
+                group.push(c);
+                if group.len() == COPIES_PER_TASK {
+                    units.push(Unit::Copies(std::mem::take(&mut group)));
+                }
+            }
+            Err(i) => {
+                // The answer keeps the listing's order.
+                if !group.is_empty() {
+                    units.push(Unit::Copies(std::mem::take(&mut group)));
+                }
+                units.push(Unit::Capture(i));
+            }
+        }
+    }
+    if !group.is_empty() {
+        units.push(Unit::Copies(group));
+    }
+    units
+}
+
+/// Searches a listed pane the mirror does not hold, from a copy made once
+/// from tmux's captures. `None` when the pane went away.
+async fn search_captured(
     server: &Server,
     listed: &ListedPane,
-    mirror: &Option<Arc<Mirror>>,
-    confirmed: &std::collections::HashSet<PaneId>,
     req: &SearchPanesRequest,
     cancel: &Arc<AtomicBool>,
 ) -> Result<Option<Searched>, Error> {
@@ -504,17 +642,6 @@ async fn search_listed(
     let Ok(id) = facts.pane_id.parse::<PaneId>() else {
         return Ok(None);
     };
-    if confirmed.contains(&id)
-        && let Some(p) = mirror.as_ref().and_then(|m| m.pane(id))
-        && p.view().status() == Status::Live
-    {
-        let mut s = scan_copy(p, req, cancel.clone()).await?;
-        s.facts = facts;
-        s.dead = false;
-        return Ok(Some(s));
-    }
-    // A pane the mirror does not hold: a copy made once, scanned the same
-    // way.
     let Some(built) = copy::copy_pane(server, id).await? else {
         return Ok(None);
     };
@@ -634,58 +761,57 @@ fn pane_match(server: &Server, s: Searched) -> PaneContentMatch {
     }
 }
 
-/// Scans tmuxwire's copy of a pane on a blocking thread: a live copy
-/// tmux has just confirmed, or the copy of a pane that is gone (then
-/// marked dead, with its program's exit status).
+/// Scans tmuxwire's copies of some panes on a blocking thread, one after
+/// the other: live copies tmux has just confirmed (with their listing), or
+/// copies of panes that are gone (then marked dead, with their program's
+/// exit status and the history rows they never held).
 ///
 /// # Errors
 ///
 /// [`ErrorKind::Internal`](crate::tmux::ErrorKind::Internal) when the scan
-/// panicked.
-async fn scan_copy(
-    p: Arc<PaneMirror>,
+/// panicked (said once, for the group).
+async fn scan_copies(
+    group: Vec<(Option<Facts>, Arc<PaneMirror>)>,
     req: &SearchPanesRequest,
     cancel: Arc<AtomicBool>,
-) -> Result<Searched, Error> {
+) -> Vec<Result<Option<Searched>, Error>> {
     let pattern = req.pattern.clone();
     let keep = req.max_matched_lines_per_pane;
     let range = scan_range(req);
     let command = req.command;
     let redact = req.redact;
-    let pane = p.clone();
+    let first = group.first().map(|(_, p)| p.id);
     let done = tokio::task::spawn_blocking(move || {
-        // Scanned from a snapshot: the watch task applying the pane's
-        // output never waits behind the scan.
-        let st = pane.snapshot();
-        let (scan, alternate) = match st.term() {
-            Some(t) => (
-                scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
-                t.alternate_on(),
-            ),
-            None => (Scan::default(), false),
-        };
-        (
-            scan,
-            alternate,
-            st.meta().clone(),
-            st.status() == Status::Dead,
-            st.exit_status(),
-            st.capped_rows(),
-        )
+        group
+            .into_iter()
+            .map(|(listed, p)| {
+                // Scanned from a snapshot: the watch task applying the
+                // pane's output never waits behind the scan.
+                let st = p.snapshot();
+                let (scan, alternate) = match st.term() {
+                    Some(t) => (
+                        scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
+                        t.alternate_on(),
+                    ),
+                    None => (Scan::default(), false),
+                };
+                let dead = listed.is_none() && st.status() == Status::Dead;
+                let facts = listed.unwrap_or_else(|| Facts {
+                    pane_id: p.id.to_string(),
+                    meta: st.meta().clone(),
+                });
+                Ok(Some(Searched {
+                    facts,
+                    scan,
+                    source: Source::Mirror,
+                    dead,
+                    exit_status: st.exit_status(),
+                    alternate,
+                    capped: st.capped_rows() + if dead { st.absent_rows() } else { 0 },
+                }))
+            })
+            .collect()
     })
     .await;
-    let (scan, alternate, meta, dead, exit_status, capped) =
-        done.map_err(|e| scan_failed(p.id, &e))?;
-    Ok(Searched {
-        facts: Facts {
-            pane_id: p.id.to_string(),
-            meta,
-        },
-        scan,
-        source: Source::Mirror,
-        dead,
-        exit_status,
-        alternate,
-        capped,
-    })
+    done.unwrap_or_else(|e| vec![Err(scan_failed(first.unwrap_or(PaneId(0)), &e))])
 }

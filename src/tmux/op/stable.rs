@@ -17,19 +17,22 @@
 //! (`D`), or a progress report that says busy (`OSC 9;4;1` or `;3`),
 //! keeps the wait going (the answer's `evidence` says which).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::fit::Limit;
-use super::follow::{Ended, Vigil};
 use super::{Op, Server};
 use crate::control::PaneId;
 use crate::search::Pattern;
 use crate::term::marks::Progress;
 use crate::term::{RowHash, Term};
+use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen};
 use crate::tmux::{Error, Selector};
+
+/// What the wait's progress notifications say it does.
+const WAITING: &str = "waiting for the screen to settle";
 
 /// `wait_for_stable`: wait until `pane`'s screen has not changed for
 /// `stable`.
@@ -112,6 +115,29 @@ impl ScreenMask {
 const SCREEN_LINES: usize = 40;
 const SCREEN_BYTES: usize = 4000;
 
+/// How a `wait_for_stable` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StableOutcome {
+    /// The (masked) screen was unchanged for `stable_ms` while nothing
+    /// was known to run.
+    Stable,
+    /// `until_pattern` shown, or `absent_pattern` gone after it was
+    /// shown.
+    Matched,
+    /// The program has read a line with echo off for 300 ms.
+    PasswordPrompt,
+    /// The program has read a line (with echo) or waited for a key for
+    /// 300 ms.
+    AwaitingInput,
+    /// The pane's program exited (tmux keeps the pane).
+    Exited,
+    /// The pane is gone.
+    PaneGone,
+    /// The time ran out.
+    Timeout,
+}
+
 /// `wait_for_stable`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WaitForStableResult {
@@ -119,7 +145,7 @@ pub struct WaitForStableResult {
     /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
     /// awaiting_input (the program has read a line, without / with echo,
     /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
-    pub outcome: &'static str,
+    pub outcome: StableOutcome,
     /// True for `stable` and `matched`.
     pub found: bool,
     /// The pane, `%N`.
@@ -174,8 +200,8 @@ impl Op for WaitForStableRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForStableResult, Error> {
-        super::follow::within(self.timeout, async {
-            let pane = super::follow::pane_id(server, &self.pane).await?;
+        wait::within(self.timeout, async {
+            let pane = wait::pane_id(server, &self.pane).await?;
             wait_for_stable(server, pane, &self).await
         })
         .await
@@ -198,7 +224,7 @@ struct Look {
 }
 
 /// Looks at `t` under `req`'s mask.
-fn look(t: &Term, req: &WaitForStableRequest) -> Look {
+fn look_screen(t: &Term, req: &WaitForStableRequest) -> Look {
     let ss = t.screen_state();
     let open = ss.sync_open && ss.dirty;
     let mut matched = None;
@@ -267,9 +293,134 @@ pub(super) fn busy(t: &Term) -> Option<String> {
     }
 }
 
+/// `wait_for_stable`'s condition: what the wait has seen of the screen.
+/// Met at a look when `until` shows or `absent` went; met by time
+/// ([`Condition::check`], after the input watch) once the screen has
+/// been still for `stable` while nothing is known to run.
+struct Still<'r> {
+    req: &'r WaitForStableRequest,
+    /// The masked screen's hash at the last look outside a frame.
+    hash: Option<u64>,
+    /// When it last changed (mirror clock, µs).
+    changed_at: Option<u64>,
+    /// Changes seen after the first look.
+    changes: u64,
+    first: bool,
+    absent_was_shown: bool,
+    last_output_at: Option<u64>,
+    /// How long the screen had been still at the last look.
+    still: Duration,
+    /// The screen can count as stable (outside a frame, changed when
+    /// `require_change`) and nothing is known to run.
+    settled: bool,
+    /// Why the program is known to run, at the last look.
+    busy: Option<String>,
+}
+
+/// What [`Still`] finds: the outcome and its evidence.
+type StillFound = (StableOutcome, Vec<String>);
+
+impl<'r> Still<'r> {
+    fn new(req: &'r WaitForStableRequest) -> Still<'r> {
+        Still {
+            req,
+            hash: None,
+            changed_at: None,
+            changes: 0,
+            first: true,
+            absent_was_shown: false,
+            last_output_at: None,
+            still: Duration::ZERO,
+            settled: false,
+            busy: None,
+        }
+    }
+
+    /// Why the wait did not end `stable` when its time ran out.
+    fn timeout_evidence(&self) -> Vec<String> {
+        let mut ev = Vec::new();
+        if let Some(b) = &self.busy {
+            ev.push(b.clone());
+        } else if self.req.require_change && self.changes == 0 {
+            ev.push("the screen did not change (require_change)".into());
+        } else {
+            ev.push(format!(
+                "the screen changed {} ms ago",
+                self.still.as_millis()
+            ));
+        }
+        if self.changed_at.is_none() && self.last_output_at.is_none() {
+            ev.push("the pane printed nothing since tmuxwire watched it".into());
+        }
+        ev
+    }
+}
+
+impl Condition for Still<'_> {
+    type Found = StillFound;
+
+    /// The screen settles by time: a pane that ended is not looked at
+    /// again.
+    const LOOK_AT_END: bool = false;
+
+    fn look(&mut self, seen: &Seen<'_>) -> Option<StillFound> {
+        let req = self.req;
+        let l = look_screen(seen.term?, req);
+        if l.hash.is_some() && l.hash != self.hash {
+            if !self.first {
+                self.changes += 1;
+            }
+            self.hash = l.hash;
+            // A masked screen's change is dated by the newest output
+            // (never earlier than the change); the whole screen's, by the
+            // copy.
+            self.changed_at = if self.first || req.mask.is_empty() {
+                l.changed_at
+            } else {
+                l.last_output_at
+            };
+        }
+        self.first = false;
+        self.last_output_at = l.last_output_at;
+        self.still =
+            Duration::from_micros(seen.now_us.saturating_sub(self.changed_at.unwrap_or(0)));
+        self.settled =
+            l.hash.is_some() && (!req.require_change || self.changes > 0) && l.busy.is_none();
+        self.busy = l.busy;
+        match l.absent_shown {
+            Some(true) => self.absent_was_shown = true,
+            Some(false) if self.absent_was_shown && l.matched.is_none() => {
+                return Some((
+                    StableOutcome::Matched,
+                    vec!["absent_pattern no longer shown".into()],
+                ));
+            }
+            _ => {}
+        }
+        l.matched.map(|m| (StableOutcome::Matched, vec![m]))
+    }
+
+    fn check(&mut self) -> Option<StillFound> {
+        (self.settled && self.still >= self.req.stable).then(|| {
+            let ev = vec![format!(
+                "screen unchanged for {} ms (stable_ms {})",
+                self.still.as_millis(),
+                self.req.stable.as_millis()
+            )];
+            (StableOutcome::Stable, ev)
+        })
+    }
+
+    fn wake_in(&self) -> Option<Duration> {
+        self.settled
+            .then(|| self.req.stable.saturating_sub(self.still))
+    }
+}
+
 /// Waits until `pane`'s masked screen has not changed for `req.stable`
 /// while nothing is known to run, or another outcome ends the wait
-/// ([`WaitForStableResult::outcome`]).
+/// ([`WaitForStableResult::outcome`]), on the wait engine
+/// ([`crate::tmux::wait`]).
 ///
 /// # Errors
 ///
@@ -279,134 +430,40 @@ pub async fn wait_for_stable(
     pane: PaneId,
     req: &WaitForStableRequest,
 ) -> Result<WaitForStableResult, Error> {
-    let started = Instant::now();
-    let deadline = tokio::time::Instant::now() + req.timeout;
-    let f = super::follow::follow(server, pane, None, Some(req.timeout / 2)).await?;
+    let limits = Limits::new(req.timeout, req.progress.as_ref(), WAITING);
+    let started = limits.started;
+    let f = wait::follow(server, pane, None, Some(req.timeout / 2)).await?;
     // Subscribed before the first look: the watch hashes the screen of a
-    // copy that is waited on, so every look below sees it settled.
+    // copy that is waited on, so every look sees it settled.
     let mut rx = f.pane.subscribe();
-    f.pane.settle_screen();
-    let mut vigil = Vigil::new(server, pane).await;
-    let mut input = super::reading::InputWatch::new(pane);
-    let mut hash: Option<u64> = None;
-    let mut changed_at: Option<u64> = None;
-    let mut changes = 0u64;
-    let mut first = true;
-    let mut absent_was_shown = false;
-    let mut last_output_at;
-    let (outcome, mut evidence, exit) = loop {
-        let l = {
-            let st = f.pane.view();
-            let t = st
-                .term()
-                .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
-            look(t, req)
-        };
-        if l.hash.is_some() && l.hash != hash {
-            if !first {
-                changes += 1;
-            }
-            hash = l.hash;
-            // A masked screen's change is dated by the newest output
-            // (never earlier than the change); the whole screen's, by the
-            // copy.
-            changed_at = if first || req.mask.is_empty() {
-                l.changed_at
-            } else {
-                l.last_output_at
-            };
-        }
-        first = false;
-        last_output_at = l.last_output_at;
-        let now_us = crate::mirror::clock_us();
-        let still = Duration::from_micros(now_us.saturating_sub(changed_at.unwrap_or(0)));
-        match l.absent_shown {
-            Some(true) => absent_was_shown = true,
-            Some(false) if absent_was_shown && l.matched.is_none() => {
-                break (
-                    "matched",
-                    vec!["absent_pattern no longer shown".into()],
-                    None,
-                );
-            }
-            _ => {}
-        }
-        if let Some(m) = &l.matched {
-            let m = m.clone();
-            break ("matched", vec![m], None);
-        }
-        if let Some((i, ev)) = input.check(server, &f).await? {
-            break (super::reading::outcome_of(i), ev, None);
-        }
-        let settled = l.hash.is_some() && (!req.require_change || changes > 0);
-        if settled && l.busy.is_none() && still >= req.stable {
-            let ev = vec![format!(
-                "screen unchanged for {} ms (stable_ms {})",
-                still.as_millis(),
-                req.stable.as_millis()
-            )];
-            break ("stable", ev, None);
-        }
-        if let Some(e) = vigil.check(server, &f).await? {
-            break match e {
-                Ended::Exited(_) => ("exited", Vec::new(), Some(e)),
-                Ended::Gone => ("pane_gone", Vec::new(), Some(e)),
-            };
-        }
-        if let Some(p) = &req.progress {
-            p(
-                started.elapsed().as_secs(),
-                req.timeout.as_secs().max(1),
-                "waiting for the screen to settle",
-            );
-        }
-        let mut wake = crate::tmux::follow::wake_at(deadline, req.progress.as_ref())
-            .min(vigil.wake_at())
-            .min(input.wake_at());
-        if settled && l.busy.is_none() {
-            wake = wake.min(tokio::time::Instant::now() + req.stable.saturating_sub(still));
-        }
-        let timeout_ev = || {
-            let mut ev = Vec::new();
-            if let Some(b) = &l.busy {
-                ev.push(b.clone());
-            } else if req.require_change && changes == 0 {
-                ev.push("the screen did not change (require_change)".into());
-            } else {
-                ev.push(format!("the screen changed {} ms ago", still.as_millis()));
-            }
-            ev
-        };
-        match tokio::time::timeout_at(wake, rx.changed()).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => {
-                let ev = timeout_ev();
-                break ("timeout", ev, None);
-            }
-            Err(_) if tokio::time::Instant::now() >= deadline => {
-                let ev = timeout_ev();
-                break ("timeout", ev, None);
-            }
-            Err(_) => {}
-        }
+    if f.pane.settle_screen().is_none() {
+        return Err(Error::not_found(format!("can't find pane: {pane}")));
+    }
+    let mut cond = Still::new(req);
+    let end = wait::run(server, &f, &mut rx, &mut cond, &limits).await?;
+    let (outcome, evidence, exit) = match end {
+        End::Met((o, ev)) | End::Pane(_, Some((o, ev))) => (o, ev, None),
+        End::Reading(i, ev) if wait::reads_password(i) => (StableOutcome::PasswordPrompt, ev, None),
+        End::Reading(_, ev) => (StableOutcome::AwaitingInput, ev, None),
+        End::Pane(e @ Ended::Exited(_), None) => (StableOutcome::Exited, Vec::new(), Some(e)),
+        End::Pane(e @ Ended::Gone, None) => (StableOutcome::PaneGone, Vec::new(), Some(e)),
+        End::Timeout => (StableOutcome::Timeout, cond.timeout_evidence(), None),
     };
-    let exit = super::follow::exit_of(exit.as_ref());
+    let exit = wait::exit_of(exit.as_ref());
     let st = f.pane.view();
     let screen = st.term().map_or_else(Vec::new, screen_of);
     drop(st);
     let now_us = crate::mirror::clock_us();
-    if outcome == "timeout" && changed_at.is_none() && last_output_at.is_none() {
-        evidence.push("the pane printed nothing since tmuxwire watched it".into());
-    }
+    let changed_at = cond.changed_at;
     Ok(WaitForStableResult {
-        found: matches!(outcome, "stable" | "matched"),
+        found: matches!(outcome, StableOutcome::Stable | StableOutcome::Matched),
         outcome,
         pane_id: pane.to_string(),
         stable_for_ms: changed_at.map_or(0.0, |c| now_us.saturating_sub(c) as f64 / 1000.0),
         last_change_at: changed_at.and_then(super::commands::unix_seconds),
-        last_output_at: last_output_at.and_then(super::commands::unix_seconds),
-        screen_hash: hash.map(|h| format!("{h:016x}")),
-        changes,
+        last_output_at: cond.last_output_at.and_then(super::commands::unix_seconds),
+        screen_hash: cond.hash.map(|h| format!("{h:016x}")),
+        changes: cond.changes,
         screen,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
@@ -466,5 +523,110 @@ mod tests {
         );
         let mut buf2 = Vec::new();
         assert_eq!(m.apply(b"plain", &mut buf2), b"plain");
+    }
+
+    fn request(stable_ms: u64, require_change: bool) -> WaitForStableRequest {
+        WaitForStableRequest {
+            pane: Selector::default(),
+            stable: Duration::from_millis(stable_ms),
+            timeout: Duration::from_secs(5),
+            mask: ScreenMask::default(),
+            require_change,
+            until: None,
+            absent: None,
+            progress: None,
+        }
+    }
+
+    /// A 20×4 terminal that printed `bytes` at `at_us`, its screen
+    /// settled (as the mirror does for a copy that is waited on).
+    fn printed(t: &mut Term, bytes: &[u8], at_us: u64) {
+        t.set_now(at_us);
+        t.advance(bytes);
+        t.settle_screen();
+    }
+
+    fn term() -> Term {
+        Term::new(
+            20,
+            4,
+            crate::term::Rules::V36,
+            crate::term::Options::default(),
+        )
+    }
+
+    #[test]
+    fn still_for_stable_ms_is_stable_and_the_timer_says_when() {
+        let req = request(200, false);
+        let mut t = term();
+        printed(&mut t, b"ready> ", 1_000);
+        let mut c = Still::new(&req);
+        // Looks at these times (µs): nothing found, the timer due in.
+        let not_yet = |c: &mut Still<'_>, t: &Term, at: u64| {
+            assert_eq!(c.look(&Seen::of_term(t, at)), None);
+            assert_eq!(c.check(), None);
+            c.wake_in()
+        };
+        assert_eq!(not_yet(&mut c, &t, 1_000), Some(Duration::from_millis(200)));
+        // 150 ms later: not yet, 50 ms to go.
+        assert_eq!(
+            not_yet(&mut c, &t, 151_000),
+            Some(Duration::from_millis(50))
+        );
+        // Output that changes the screen starts the stillness again.
+        printed(&mut t, b"x", 190_000);
+        assert_eq!(
+            not_yet(&mut c, &t, 201_000),
+            Some(Duration::from_millis(189))
+        );
+        assert_eq!(c.look(&Seen::of_term(&t, 390_000)), None);
+        let (o, ev) = c.check().expect("stable");
+        assert_eq!(o, StableOutcome::Stable);
+        assert!(ev[0].contains("stable_ms 200"), "{ev:?}");
+        assert_eq!(c.changes, 1);
+    }
+
+    #[test]
+    fn require_change_and_a_running_command_hold_the_wait() {
+        let req = request(10, true);
+        let mut t = term();
+        printed(&mut t, b"$ ", 1_000);
+        let mut c = Still::new(&req);
+        c.look(&Seen::of_term(&t, 900_000));
+        assert_eq!(c.check(), None, "the screen never changed");
+        assert_eq!(c.wake_in(), None);
+        assert!(c.timeout_evidence()[0].contains("require_change"));
+        // A marked command that began (OSC 133 C) and has not ended.
+        printed(
+            &mut t,
+            b"\x1b]133;A\x07$ \x1b]133;B\x07make\r\n\x1b]133;C\x07",
+            1_000_000,
+        );
+        c.look(&Seen::of_term(&t, 2_000_000));
+        assert_eq!(c.check(), None, "busy");
+        assert!(c.timeout_evidence()[0].contains("is running"));
+    }
+
+    #[test]
+    fn until_and_absent_patterns_match_the_screen() {
+        let p = |s| Some(Pattern::new(s, PatternOptions::default()).expect("pattern"));
+        let mut req = request(1_000, false);
+        req.absent = p("Working");
+        let mut t = term();
+        printed(&mut t, b"Working...", 1_000);
+        let mut c = Still::new(&req);
+        assert_eq!(c.look(&Seen::of_term(&t, 1_000)), None);
+        printed(&mut t, b"\r\x1b[KDone", 2_000);
+        let (o, ev) = c.look(&Seen::of_term(&t, 2_000)).expect("matched");
+        assert_eq!(o, StableOutcome::Matched);
+        assert_eq!(ev, ["absent_pattern no longer shown"]);
+        // A pattern never shown ends nothing.
+        let mut c = Still::new(&req);
+        assert_eq!(c.look(&Seen::of_term(&t, 3_000)), None);
+        req.absent = None;
+        req.until = p("Done");
+        let mut c = Still::new(&req);
+        let (o, _) = c.look(&Seen::of_term(&t, 3_000)).expect("matched");
+        assert_eq!(o, StableOutcome::Matched);
     }
 }

@@ -116,7 +116,7 @@ pub struct PaneState {
     /// look without asking tmux again; `None` for a dead pane.
     #[serde(skip)]
     #[schemars(skip)]
-    pub(super) process: Option<super::reading::ProcessRef>,
+    pub(super) process: Option<crate::tmux::wait::ProcessRef>,
     /// How long ago the pane's first process started, where read.
     #[serde(skip)]
     #[schemars(skip)]
@@ -145,7 +145,7 @@ impl Op for PaneStateRequest {
         let (copy, confirmed) = match server.mirror().await {
             None => (None, false),
             Some(_) if self.follow && !row.pane_dead => {
-                match super::deliver::copy_of(server, pane).await {
+                match crate::tmux::wait::copy_of(server, pane).await {
                     Ok(c) => (Some(c), true),
                     Err(e) => {
                         no_copy = Some(format!("no copy of the pane: {e}"));
@@ -203,29 +203,6 @@ fn from_copy(st: &mut PaneState, copy: &crate::mirror::PaneMirror, confirmed: bo
     if modes.cursor_visible.is_some() && (confirmed || st.cursor_visible.is_none()) {
         st.cursor_visible = modes.cursor_visible;
     }
-}
-
-/// Where the input facts of `pane` are read ([`super::reading`]): its
-/// tty and pids as tmux lists them; `None` for a dead pane.
-///
-/// # Errors
-///
-/// `NotFound` for a missing pane; connection errors.
-pub(super) async fn process_of(
-    server: &Server,
-    pane: crate::control::PaneId,
-) -> Result<Option<super::reading::ProcessRef>, Error> {
-    let sel = Selector {
-        pane_id: Some(pane),
-        ..Selector::default()
-    };
-    let st = PaneStateRequest {
-        pane: sel,
-        follow: false,
-    }
-    .run(server, Limit::NONE)
-    .await?;
-    Ok(st.process)
 }
 
 /// Refuses to type into the pane `sel` names while its program reads a
@@ -305,10 +282,10 @@ pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
 /// from tmux (one `capture-pane` of the cursor's row).
 async fn read_state(server: &Server, row: &StateRow, copy: Option<&PaneMirror>) -> PaneState {
     let mut facts = facts_of(row);
-    facts.command_running = copy.and_then(super::reading::marks_running);
+    facts.command_running = copy.and_then(crate::tmux::wait::marks_running);
     if input::needs_prompt_row(&facts) {
         facts.prompt_row = match copy.filter(|c| c.view().status() == crate::mirror::Status::Live) {
-            Some(c) => super::reading::prompt_row_of(c),
+            Some(c) => crate::tmux::wait::prompt_row_of(c),
             None => prompt_row(server, row).await,
         };
     }
@@ -379,7 +356,7 @@ fn state_of(row: &StateRow, facts: &Facts) -> PaneState {
         last_output_at: None,
         last_change_at: None,
         evidence,
-        process: (!row.pane_dead).then(|| super::reading::ProcessRef {
+        process: (!row.pane_dead).then(|| crate::tmux::wait::ProcessRef {
             tty: row.pane_tty.clone(),
             pane_pid: row.pane_pid,
             server_pid: row.server_pid,

@@ -1,5 +1,5 @@
 //! Whether a pane's program has been reading input for a while, watched
-//! during a wait: every wait (`wait_for_text`, `wait_for_command`,
+//! during a wait ([`InputWatch`]): every wait (`wait_for_text`, `wait_for_command`,
 //! `wait_for_stable`, `run_command`) ends early as `password_prompt` or
 //! `awaiting_input` once the pane's program has read a line (without or
 //! with echo), or waited for a single key ([`Input::KeyRead`]: `read -n
@@ -19,19 +19,21 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::Server;
-use super::follow::Followed;
-use crate::control::PaneId;
+use super::pane::Followed;
+use crate::control::format::Query;
+use crate::control::{PaneId, Target};
 use crate::mirror::PaneMirror;
 use crate::sys::input::Input;
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::Error;
+use crate::tmux::Tmux;
+use crate::tmux::target::{one_record, pane_lookup};
 
 /// How long a program must have been reading (a password, an echoed
 /// line, a key) with no output before a wait ends on it: a program passes
 /// through such reads on its way (a shell resets the terminal before it
 /// runs a command).
-pub(super) const INPUT_LASTS: Duration = Duration::from_millis(300);
+pub const INPUT_LASTS: Duration = Duration::from_millis(300);
 
 /// How long after the pane's last output the first look is made.
 const QUIET: Duration = Duration::from_millis(100);
@@ -40,19 +42,9 @@ const QUIET: Duration = Duration::from_millis(100);
 /// its program does not read.
 const EVERY_AT_MOST: Duration = Duration::from_millis(1000);
 
-/// The outcome a wait answers for a program found reading `input`:
-/// `password_prompt` for [`Input::Password`], else `awaiting_input`.
-pub(super) fn outcome_of(input: Input) -> &'static str {
-    if input == Input::Password {
-        "password_prompt"
-    } else {
-        "awaiting_input"
-    }
-}
-
 /// What tmux said about the pane, once: where its facts are read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct ProcessRef {
+pub(crate) struct ProcessRef {
     /// `#{pane_tty}`.
     pub tty: String,
     /// `#{pane_pid}`.
@@ -66,7 +58,7 @@ impl ProcessRef {
     /// cursor, where the decision needs it
     /// ([`crate::sys::input::needs_prompt_row`]), and whether its marks say
     /// a command runs, from `copy`, the pane's copy.
-    pub(super) fn read(&self, copy: &PaneMirror) -> (Input, Vec<String>) {
+    pub(crate) fn read(&self, copy: &PaneMirror) -> (Input, Vec<String>) {
         let mut facts = probe::probe(&PaneProcess {
             tty: &self.tty,
             pane_pid: self.pane_pid,
@@ -82,7 +74,7 @@ impl ProcessRef {
 
 /// The text left of the cursor on its row in `copy` (the screen shown,
 /// the alternate one included); `None` without a screen.
-pub(super) fn prompt_row_of(copy: &PaneMirror) -> Option<String> {
+pub(crate) fn prompt_row_of(copy: &PaneMirror) -> Option<String> {
     let view = copy.view();
     let t = view.term()?;
     let cursor = t.cursor();
@@ -94,12 +86,12 @@ pub(super) fn prompt_row_of(copy: &PaneMirror) -> Option<String> {
 
 /// Whether the marks in `copy` say the pane's shell runs a command
 /// ([`crate::term::Commands::running`]); `None` without a copy's terminal.
-pub(super) fn marks_running(copy: &PaneMirror) -> Option<bool> {
+pub(crate) fn marks_running(copy: &PaneMirror) -> Option<bool> {
     copy.view().term().map(|t| t.commands().running().is_some())
 }
 
 /// A wait's watch on whether the pane's program reads input.
-pub(super) struct InputWatch {
+pub(crate) struct InputWatch {
     pane: PaneId,
     /// `None` before tmux was asked; `Some(None)` when it could not say
     /// (the pane is gone: left to the vigil).
@@ -117,7 +109,7 @@ pub(super) struct InputWatch {
 }
 
 impl InputWatch {
-    pub(super) fn new(pane: PaneId) -> InputWatch {
+    pub(crate) fn new(pane: PaneId) -> InputWatch {
         let now = Instant::now();
         InputWatch {
             pane,
@@ -132,7 +124,7 @@ impl InputWatch {
 
     /// When the wait must wake for this watch's next look (as of the last
     /// [`InputWatch::check`]).
-    pub(super) fn wake_at(&self) -> Instant {
+    pub(crate) fn wake_at(&self) -> Instant {
         self.due
     }
 
@@ -144,9 +136,9 @@ impl InputWatch {
     ///
     /// None so far: a look that fails (the connection broke) is tried
     /// again later, and a pane that is gone is left to the vigil.
-    pub(super) async fn check(
+    pub(crate) async fn check(
         &mut self,
-        server: &Server,
+        server: &Tmux,
         f: &Followed,
     ) -> Result<Option<(Input, Vec<String>)>, Error> {
         let now = Instant::now();
@@ -208,11 +200,11 @@ impl InputWatch {
     }
 
     /// The pane's tty and pid, asked of tmux the first time.
-    async fn process(&mut self, server: &Server) -> Result<Option<ProcessRef>, Error> {
+    async fn process(&mut self, server: &Tmux) -> Result<Option<ProcessRef>, Error> {
         if let Some(p) = &self.process {
             return Ok(p.clone());
         }
-        let p = match super::state::process_of(server, self.pane).await {
+        let p = match process_of(server, self.pane).await {
             Ok(p) => p,
             Err(e) if e.kind() == crate::tmux::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
@@ -220,4 +212,33 @@ impl InputWatch {
         self.process = Some(p.clone());
         Ok(p)
     }
+}
+
+crate::record! {
+    /// What [`process_of`] asks tmux of a pane (the fields
+    /// `get_pane_state` reads its facts from).
+    struct ProcessRow {
+        pane_pid: u32 = "pane_pid",
+        pane_tty: String = "pane_tty",
+        pane_dead: bool = "pane_dead",
+        server_pid: Option<u32> = "pid",
+    }
+}
+
+/// Where the input facts of `pane` are read: its tty and pids as tmux
+/// lists them (one round trip); `None` for a dead pane.
+///
+/// # Errors
+///
+/// `NotFound` for a missing pane; connection errors.
+async fn process_of(server: &Tmux, pane: PaneId) -> Result<Option<ProcessRef>, Error> {
+    let target = Target::Pane(pane);
+    let q = Query::new(ProcessRow::FIELDS);
+    let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
+    let row = ProcessRow::from_record(&one_record(&q, &body, &target)?);
+    Ok((!row.pane_dead).then_some(ProcessRef {
+        tty: row.pane_tty,
+        pane_pid: row.pane_pid,
+        server_pid: row.server_pid,
+    }))
 }
