@@ -42,7 +42,6 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
-use crate::tmux::wait::{INPUT_LASTS, ProcessRef};
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
 use crate::events::{Event, EventLog, Fields, Kind};
@@ -50,6 +49,7 @@ use crate::mirror::{Mirror, PaneMirror, Status};
 use crate::search::Pattern;
 use crate::sys::input::Input;
 use crate::term::{CommandEnd, LineIndex};
+use crate::tmux::wait::{INPUT_LASTS, ProcessRef};
 
 /// How long a changed screen must stay still for `idle` (as
 /// `wait_for_stable`'s default `stable_ms`).

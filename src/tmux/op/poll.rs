@@ -13,7 +13,6 @@ use serde::Serialize;
 
 use super::events::{Attention, Scope};
 use super::fit::Limit;
-use crate::tmux::wait::ProcessRef;
 use super::{Op, Server};
 use crate::control::{PaneId, SessionId};
 use crate::events::text::{duration, quoted};
@@ -22,6 +21,7 @@ use crate::mirror::{PaneMeta, Progress, Status};
 use crate::search::Pattern;
 use crate::tmux::Error;
 use crate::tmux::target::PaneScope;
+use crate::tmux::wait::ProcessRef;
 
 /// Events one answer holds at most (the rest follow its cursor).
 pub const MAX_EVENTS: usize = 50;
@@ -261,7 +261,13 @@ async fn refresh(
     if grew {
         a.were_there(list.iter().map(|(p, _, _)| *p));
     }
-    m.sync_within(&list, crate::mirror::Want::Current, None, Some(REFRESH_AT_MOST)).await;
+    m.sync_within(
+        &list,
+        crate::mirror::Want::Current,
+        None,
+        Some(REFRESH_AT_MOST),
+    )
+    .await;
     Ok(list.len())
 }
 
