@@ -19,6 +19,16 @@
 //!   the wait has the finished command: round trip, bash, the `D` mark,
 //!   the wake.
 //!
+//! * `wait/event-wake`: `poll_events` with a cursor on the same bash
+//!   pane, `kinds` command_finished; each iteration types `true` and ends
+//!   when the poll answers the event (beside `command-wake`: the event
+//!   log's path instead of the wait's). Iterations are paced 250 ms apart
+//!   (untimed): the log lets one pane add 10 events a second once its
+//!   burst of 32 is spent (`tmuxwire::events::PANE_PER_SECOND`), and each
+//!   command adds two.
+//! * `wait/push-to-wake`: in-process, from an event added to the log to
+//!   the `poll_events` long poll that waits on it answering (the wake
+//!   itself, no tmux).
 //! * `wait/wake-during-check`: `wait/send-to-wake` while the mirror checks
 //!   a 200,000-line history against tmux's rows in the background, as it
 //!   does after a search seeds a pane's history on tmux < 3.7 (the check
@@ -47,11 +57,13 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tmuxwire::control::{Command as TmuxCommand, PaneId, Target, TargetKind};
+use tmuxwire::events::{Cursor, Event, Kind};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::follow::Outcome;
 use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
+use tmuxwire::tmux::op::poll::PollEventsRequest;
 use tmuxwire::tmux::op::search::SearchPanesRequest;
 use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
 use tmuxwire::tmux::op::text::WaitForTextRequest;
@@ -343,6 +355,78 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    let finished = |cursor: Option<Cursor>| PollEventsRequest {
+        cursor,
+        panes: vec![shell],
+        kinds: Some([Kind::CommandFinished].into_iter().collect()),
+        timeout: Duration::from_secs(10),
+        ..PollEventsRequest::default()
+    };
+    let first = rt
+        .block_on(op::run(&t, finished(None), Limit::NONE))
+        .expect("poll_events");
+    let cursor = std::sync::Mutex::new(Cursor::decode(&first.cursor).ok());
+    // Few iterations: each is paced (see the module docs).
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(300));
+    group.bench_function("event-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                    let req = finished(*cursor.lock().expect("cursor"));
+                    let tt = t.clone();
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    let began = Instant::now();
+                    let send = TmuxCommand::new("send-keys")
+                        .target(&shell_target, TargetKind::Pane)
+                        .arg("-l")
+                        .arg("true\r");
+                    t.run(&send).await.expect("send-keys");
+                    let r = waiting.await.expect("task").expect("poll_events");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, "events", "{r:?}");
+                    *cursor.lock().expect("cursor") = Cursor::decode(&r.cursor).ok();
+                }
+                total
+            })
+        })
+    });
+    group.bench_function("push-to-wake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let log = t.running_attention().expect("the event log").log.clone();
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let req = PollEventsRequest {
+                        cursor: Some(log.head()),
+                        kinds: Some([Kind::SessionNew].into_iter().collect()),
+                        timeout: Duration::from_secs(10),
+                        ..PollEventsRequest::default()
+                    };
+                    let tt = t.clone();
+                    let waiting = tokio::spawn(async move { op::run(&tt, req, Limit::NONE).await });
+                    while log.waiters() == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    let mut e = Event::new(
+                        Kind::SessionNew,
+                        None,
+                        tmuxwire::mirror::clock_us(),
+                        "$99 session_new".into(),
+                    );
+                    e.session = Some(tmuxwire::control::SessionId(99));
+                    let began = Instant::now();
+                    log.push(e, 0);
+                    let r = waiting.await.expect("task").expect("poll_events");
+                    total += began.elapsed();
+                    assert_eq!(r.outcome, "events", "{r:?}");
+                }
+                total
+            })
+        })
+    });
     group.bench_function("round-trip", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -377,6 +461,28 @@ fn bench(c: &mut Criterion) {
     let wall = began.elapsed();
     eprintln!(
         "idle wait: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
+        used.as_secs_f64() * 1000.0,
+        wall.as_secs_f64(),
+        used.as_secs_f64() / wall.as_secs_f64() * 100.0
+    );
+    // Idle with every pane followed for events: one 5 s poll_events.
+    let before = cpu_time();
+    let began = Instant::now();
+    let quiet = PollEventsRequest {
+        cursor: t.running_attention().map(|a| a.log.head()),
+        follow_all: true,
+        kinds: Some([Kind::SessionClosed].into_iter().collect()),
+        timeout: Duration::from_secs(5),
+        ..PollEventsRequest::default()
+    };
+    let r = rt
+        .block_on(op::run(&t, quiet, Limit::NONE))
+        .expect("idle poll_events");
+    assert_eq!(r.outcome, "timeout", "{r:?}");
+    let used = cpu_time() - before;
+    let wall = began.elapsed();
+    eprintln!(
+        "idle poll_events, every pane followed: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
         used.as_secs_f64() * 1000.0,
         wall.as_secs_f64(),
         used.as_secs_f64() / wall.as_secs_f64() * 100.0

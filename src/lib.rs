@@ -18,6 +18,8 @@
 //!   operations tools are built from, over one [`control::Client`] per server.
 //! * [`mirror`]: tmuxwire's own copy of each watched pane, fed by
 //!   `%output` on one control connection per session.
+//! * [`events`]: the event log of one server (bounded, read with a
+//!   cursor; pure but for the wake of waiting readers).
 //! * [`search`]: literal and regex search over logical lines (pure).
 //! * [`term`]: a terminal as tmux is one: its escape-sequence parser,
 //!   screen, grid and history, character widths by tmux version, and
@@ -47,6 +49,8 @@
 pub mod cli;
 #[forbid(unsafe_code)]
 pub mod control;
+#[forbid(unsafe_code)]
+pub mod events;
 #[forbid(unsafe_code)]
 pub mod mcp;
 #[forbid(unsafe_code)]

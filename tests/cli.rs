@@ -2196,6 +2196,71 @@ async fn cli_search_sees_behind_a_full_screen_program() {
     }
 }
 
+/// `tmuxwire events` prints every pane's state and exits; with `--follow --json` it goes on
+/// printing each event as a JSON line (a new window's `pane_new`).
+#[test]
+fn cli_events_prints_state_then_follows() {
+    let server = TestServer::start(&crate::support::system_tmux());
+    let o = tw(&server.socket, &["events"]);
+    expect_code(&o, 0, "events");
+    let out = stdout(&o);
+    assert!(
+        out.contains(" %0 state: ") && out.ends_with("(now)\n"),
+        "{out}"
+    );
+    let o = tw(&server.socket, &["events", "--kind", "sneeze"]);
+    expect_code(&o, 2, "events --kind sneeze");
+    assert!(stderr(&o).contains("--kind \"sneeze\""), "{}", stderr(&o));
+    let mut child = tmuxwire()
+        .arg("-S")
+        .arg(&server.socket)
+        .args(["events", "--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn tmuxwire events");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    // The state first: the panes are followed from then on.
+    let first = rx.recv_timeout(DEADLINE).expect("the state line");
+    let v: serde_json::Value = serde_json::from_str(&first).expect("JSON");
+    assert_eq!(v["current"], serde_json::json!(true), "{first}");
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let found = 'found: loop {
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        server.tmux_ok(&["new-window", "-d"]);
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while let Ok(line) =
+            rx.recv_timeout(until.saturating_duration_since(std::time::Instant::now()))
+        {
+            let v: serde_json::Value = serde_json::from_str(&line).expect("JSON line");
+            if v["kind"] == serde_json::json!("pane_new") {
+                break 'found Some(v);
+            }
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let v = found.expect("a pane_new line");
+    assert!(
+        v["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("pane_new")),
+        "{v}"
+    );
+}
+
 /// `search`'s LINE is tmux's line number of each logical line's first row, whether the history is
 /// printable ASCII (before tmux 3.7 its rows are then laid out without a second capture to check
 /// them) or holds wide characters at the wrap edge (then checked against tmux's rows): each

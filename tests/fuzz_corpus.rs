@@ -187,6 +187,11 @@ fn jsonrpc_lines_corpus() {
 }
 
 #[test]
+fn event_cursor_corpus() {
+    replay("event_cursor", tmuxwire::events::ring::fuzz_cursor);
+}
+
+#[test]
 fn since_cursor_corpus() {
     replay("since_cursor", props::since_cursor);
 }
@@ -238,6 +243,7 @@ fn every_target_is_replayed() {
         "copy_lines",
         "correlate",
         "echo_mask",
+        "event_cursor",
         "filters",
         "format_records",
         "grid",

@@ -37,6 +37,11 @@ impl Mcp {
     /// Starts the binary on `socket` (default: one nobody listens on) and completes
     /// `initialize`.
     async fn start_on(socket: Option<&std::path::Path>) -> Mcp {
+        Mcp::start_with(socket, &[]).await
+    }
+
+    /// [`Mcp::start_on`] with `env` set for the binary.
+    async fn start_with(socket: Option<&std::path::Path>, env: &[(&str, &str)]) -> Mcp {
         let dir = tempfile::Builder::new()
             .prefix("tmuxwire-rpc-")
             .tempdir_in("/tmp")
@@ -44,6 +49,7 @@ impl Mcp {
         let mut cmd = tmuxwire_command();
         // `socket_name` arguments resolve inside the temp dir.
         cmd.env("TMUX_TMPDIR", dir.path());
+        cmd.envs(env.iter().copied());
         let none = dir.path().join("none.sock");
         cmd.arg("-S").arg(socket.unwrap_or(&none)).arg("mcp");
         cmd.stdin(Stdio::piped())
@@ -567,5 +573,67 @@ async fn progress_for_a_search() {
         progress.push(v["params"]["progress"].as_f64().unwrap_or(-1.0));
     }
     assert!(progress.len() >= 4, "{progress:?}");
+    mcp.finish().await;
+}
+
+/// With `TMUXWIRE_CLAUDE_CHANNEL=1` the server declares the Claude Code
+/// channel and sends `notifications/claude/channel` with an event's
+/// summary; a `resources/subscribe` on a pane's address brings
+/// `notifications/resources/updated` for that address when the pane has
+/// an event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn channel_and_subscription_notifications() {
+    let server = TestServer::builder(&system_tmux()).start();
+    let mut mcp = Mcp::start_with(Some(&server.socket), &[("TMUXWIRE_CLAUDE_CHANNEL", "1")]).await;
+    let pane = server
+        .tmux_ok(&["display-message", "-p", "#{pane_id}"])
+        .trim()
+        .to_string();
+    let uri = format!("tmux://panes/{pane}");
+    mcp.send(&request("sub", "resources/subscribe", json!({"uri": uri})))
+        .await;
+    let sub = mcp.answer(&json!("sub")).await;
+    assert!(sub.get("result").is_some(), "{sub}");
+    // The forwarder follows from its first poll on: new panes until one is
+    // told (each try bounded).
+    let deadline = std::time::Instant::now() + crate::support::DEADLINE;
+    let channel = 'found: loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no channel notification"
+        );
+        server.tmux_ok(&["new-window", "-d"]);
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+        while let Ok(Some(v)) = tokio::time::timeout_at(until, mcp.out.recv()).await {
+            if v["method"] == json!("notifications/claude/channel") {
+                break 'found v;
+            }
+        }
+    };
+    let content = channel["params"]["content"].as_str().expect("content");
+    assert!(content.contains("pane_new"), "{channel}");
+    assert_eq!(
+        channel["params"]["meta"]["kind"],
+        json!("pane_new"),
+        "{channel}"
+    );
+    // An event of the subscribed pane: its title.
+    let updated = 'found: loop {
+        assert!(std::time::Instant::now() < deadline, "no resources/updated");
+        server.tmux_ok(&[
+            "send-keys",
+            "-t",
+            &pane,
+            "printf '\\033]2;t%s\\007' $RANDOM",
+            "Enter",
+        ]);
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+        while let Ok(Some(v)) = tokio::time::timeout_at(until, mcp.out.recv()).await {
+            if v["method"] == json!("notifications/resources/updated") {
+                break 'found v;
+            }
+        }
+    };
+    assert_eq!(updated["params"]["uri"], json!(uri), "{updated}");
     mcp.finish().await;
 }

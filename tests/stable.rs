@@ -9,23 +9,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tmuxwire::tmux::Servers;
 
-use crate::support::has_python;
 use crate::support::tool::*;
 use crate::support::{TestServer, mirrored_servers, system_tmux};
-
-/// A program that prints `ready`, then waits for `go` to exist before it
-/// runs `body` (Python): the test starts the wait first, so nothing the
-/// program draws comes before the wait looks.
-fn gated(dir: &std::path::Path, name: &str, body: &str) -> String {
-    let go = dir.join(format!("{name}.go"));
-    let script = dir.join(format!("{name}.py"));
-    let text = format!(
-        "import os, sys, time\nw = sys.stdout.write\nw('ready\\n'); sys.stdout.flush()\n\
-         while not os.path.exists({go:?}):\n    time.sleep(0.01)\n{body}\ntime.sleep(600)\n"
-    );
-    std::fs::write(&script, text).expect("write script");
-    format!("python3 {}", script.display())
-}
+use crate::support::{gated, go, has_python};
 
 /// Starts `wait_for_stable` with `args` on `pane` in a task, once the
 /// pane shows `ready`; returns when the wait follows the pane.
@@ -49,10 +35,6 @@ async fn stable_wait(
     })
     .await;
     wait
-}
-
-fn go(dir: &std::path::Path, name: &str) {
-    std::fs::write(dir.join(format!("{name}.go")), b"").expect("go");
 }
 
 const SPIN: &str = "glyphs = '\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}'\n\

@@ -124,7 +124,8 @@ fn text_len(r: &Value) -> usize {
 /// `Def::mark_output_schema`). With `--host` every tool gains a `host` argument and
 /// `list_hosts` is listed: that surface is not held to the ceiling.
 const TOOLS_LIST_DEFAULT: usize = 32 << 10;
-const TOOLS_LIST_ALL: usize = 34_000;
+// 34,159 with `poll_events` (issue 31), the 60th tool.
+const TOOLS_LIST_ALL: usize = 34_500;
 const TOOLS_LIST_CORE: usize = 8 << 10;
 
 /// `tools/list` is one line within [`TOOLS_LIST_DEFAULT`] / [`TOOLS_LIST_ALL`] bytes, with plain
@@ -144,7 +145,7 @@ async fn tools_list_is_small_and_standard() {
         len <= TOOLS_LIST_ALL,
         "tools/list (every toolset) is {len} bytes"
     );
-    assert_eq!(r["tools"].as_array().map(Vec::len), Some(59));
+    assert_eq!(r["tools"].as_array().map(Vec::len), Some(60));
     for t in r["tools"].as_array().expect("tools") {
         let d = t["description"].as_str().unwrap_or("");
         assert!(d.len() <= 1024, "{}: a description over 1 KB", t["name"]);

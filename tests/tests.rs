@@ -13,6 +13,7 @@ mod delivery;
 mod docs;
 mod echo;
 mod errors;
+mod events;
 mod fake_server;
 mod follow;
 mod forgery;

@@ -255,6 +255,7 @@ impl Cli {
             Cmd::Search(a) => Some(a.socket.clone()),
             Cmd::Send(a) => Some(a.socket.clone()),
             Cmd::Wait(a) => Some(a.socket.clone()),
+            Cmd::Events(a) => Some(a.socket.clone()),
             Cmd::Capture(a) => Some(SocketArgs {
                 socket_name: a.socket.socket_name.clone(),
                 socket_path: a.socket.socket_path.clone(),
@@ -603,6 +604,45 @@ pub struct WaitArgs {
     pub socket: SocketArgs,
 }
 
+const EVENTS_LONG: &str = "Print what happens in the panes, one line per event: a marked command \
+started or finished (with its exit status), a program waits for a password or a line, a screen \
+went still, a title changed, a pane or session came or went, a line matched --pattern. The \
+same events as the MCP tool poll_events, from tmuxwire's copies of the panes (woken by the \
+panes' output; nothing polls the screens). First the followed panes' state now, then, with \
+--follow, each event as it comes until interrupted. Text a pane controls (titles, command \
+lines) is cleaned and quoted. Exit status: 0, or 2 when tmuxwire cannot run.";
+
+const EVENTS_EXAMPLES: &str = "Examples:
+  tmuxwire events                          # every pane's state now
+  tmuxwire events --follow                 # and every event as it comes
+  tmuxwire events --follow -t '$1' -t %7   # a session's panes and one more pane
+  tmuxwire events --follow --kind command_finished --json
+  tmuxwire events --follow --pattern 'error|FAIL'";
+
+/// `tmuxwire events`.
+#[derive(Debug, Args)]
+#[command(after_help = EVENTS_EXAMPLES)]
+pub struct EventsArgs {
+    /// Keep printing events as they come, until interrupted.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+    /// One JSON object per line (poll_events' event fields) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Only these panes (%N) or sessions ($N); repeatable (default: every pane).
+    #[arg(short = 't', long = "target", value_name = "ID")]
+    pub targets: Vec<String>,
+    /// Only events of this kind (command_finished, password_prompt, ...); repeatable.
+    #[arg(long = "kind", value_name = "KIND")]
+    pub kinds: Vec<String>,
+    /// Also tell new lines matching this regex (matched events); repeatable.
+    #[arg(long = "pattern", value_name = "REGEX")]
+    pub patterns: Vec<String>,
+    /// The socket flags given after the command.
+    #[command(flatten)]
+    pub socket: SocketArgs,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
@@ -688,6 +728,9 @@ pub enum Cmd {
     /// Wait until a pane prints a line that matches (no polling).
     #[command(long_about = WAIT_LONG)]
     Wait(WaitArgs),
+    /// Print what happens in the panes (commands finished, prompts waiting, screens gone still).
+    #[command(long_about = EVENTS_LONG)]
+    Events(EventsArgs),
     /// Show what tmuxwire does, on a private tmux server removed at the end.
     ///
     /// Fills four panes with 100,000 lines each, then searches them (timed next to tmux's own

@@ -32,6 +32,7 @@ mod args;
 mod capture;
 mod demo;
 mod errors;
+mod events;
 mod grep;
 mod hosts;
 pub mod manual;
@@ -67,8 +68,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Servers, Tmux};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, LineArg, RedactArgs, SearchArgs, SendArgs,
-    SocketArgs, TESTED_TMUX, VERSION, WaitArgs,
+    CaptureArgs, CaptureSocketArgs, Cli, Cmd, EventsArgs, LineArg, RedactArgs, SearchArgs,
+    SendArgs, SocketArgs, TESTED_TMUX, VERSION, WaitArgs,
 };
 pub use output::ColorChoice;
 
@@ -154,7 +155,7 @@ fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
     // The MCP server outlives single calls: it keeps a mirror of the panes.
     // `wait` follows one pane's output, which only the mirror sees.
     let mut mirror = crate::mirror::MirrorOptions {
-        enabled: matches!(cli.command, Cmd::Mcp { .. } | Cmd::Wait(_)),
+        enabled: matches!(cli.command, Cmd::Mcp { .. } | Cmd::Wait(_) | Cmd::Events(_)),
         ..crate::mirror::MirrorOptions::default()
     };
     if let Cmd::Mcp {
@@ -320,6 +321,7 @@ async fn run(cli: Cli) -> ExitCode {
             Cmd::Search(a) => search::run(pool, a).await,
             Cmd::Send(a) => send::run(pool, a).await,
             Cmd::Wait(a) => wait::run(pool, a).await,
+            Cmd::Events(a) => events::run(pool, a).await,
             Cmd::Mcp { .. } | Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => {
                 Ok(ExitCode::SUCCESS)
             }

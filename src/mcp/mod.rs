@@ -34,6 +34,7 @@ pub mod budget;
 pub mod errors;
 pub mod jsonrpc;
 pub mod prompts;
+pub mod push;
 pub mod redaction;
 pub mod resources;
 pub mod schema;

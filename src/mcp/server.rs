@@ -122,6 +122,8 @@ pub struct TmuxwireServer {
     text: TextMode,
     /// Secrets are masked in every answer (`--redact`).
     redact: bool,
+    /// Events pushed to this client ([`super::push`]).
+    push: Arc<super::push::Push>,
 }
 
 impl TmuxwireServer {
@@ -129,12 +131,17 @@ impl TmuxwireServer {
     /// and the default toolsets ([`super::toolsets::DEFAULT`]).
     pub fn new(servers: Arc<Servers>) -> TmuxwireServer {
         TmuxwireServer {
-            servers,
             tools: Arc::default(),
             budget: Budget::default(),
             policy: Arc::new(Policy::default()),
             text: TextMode::default(),
             redact: false,
+            push: Arc::new(super::push::Push::new(
+                servers.clone(),
+                super::push::channel_enabled(),
+                false,
+            )),
+            servers,
         }
     }
 
@@ -166,7 +173,16 @@ impl TmuxwireServer {
     /// The same server masking secrets in every answer when `redact`
     /// ([`super::redaction`]).
     pub fn with_redact(self, redact: bool) -> TmuxwireServer {
-        TmuxwireServer { redact, ..self }
+        let push = Arc::new(super::push::Push::new(
+            self.servers.clone(),
+            self.push.channel(),
+            redact,
+        ));
+        TmuxwireServer {
+            redact,
+            push,
+            ..self
+        }
     }
 
     /// The same server with response budget `budget`.
@@ -214,12 +230,24 @@ impl TmuxwireServer {
 
 impl ServerHandler for TmuxwireServer {
     fn get_info(&self) -> ServerConfig {
-        let caps = ServerCapabilities::builder()
+        let mut caps = ServerCapabilities::builder()
             .enable_completions()
             .enable_prompts()
             .enable_resources()
             .enable_tools()
             .build();
+        // `resources/subscribe` on pane addresses, and the opt-in Claude
+        // Code channel ([`super::push`]).
+        if let Some(r) = caps.resources.as_mut() {
+            r.subscribe = Some(true);
+        }
+        if self.push.channel() {
+            caps.experimental = Some(
+                [("claude/channel".to_string(), serde_json::Map::new())]
+                    .into_iter()
+                    .collect(),
+            );
+        }
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("tmuxwire", env!("CARGO_PKG_VERSION")))
             .with_instructions({
@@ -248,6 +276,33 @@ impl ServerHandler for TmuxwireServer {
                 }
                 instructions(&self.policy, self.servers.default_server().caller(), &notes)
             })
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.push.channel() {
+            self.push.start(context.peer);
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.push.subscribe(&request.uri)?;
+        self.push.start(context.peer);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.push.unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn list_resources(

@@ -193,6 +193,10 @@ impl Rendered for crate::tmux::op::stable::WaitForStableResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
+impl Rendered for crate::tmux::op::poll::PollEventsResult {
+    const TEXT: TextShape = TextShape::Object;
+}
+
 impl Rendered for crate::tmux::follow::WaitForTextResult {
     const TEXT: TextShape = TextShape::Object;
 }

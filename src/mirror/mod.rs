@@ -702,6 +702,13 @@ impl Mirror {
         &self.opts
     }
 
+    /// A receiver of the sessions the newest listing of the server showed
+    /// (each watch lists the whole server when tmux reports a change of
+    /// its panes, windows or sessions).
+    pub fn sessions_seen(&self) -> tokio::sync::watch::Receiver<Vec<SessionId>> {
+        self.shared.sessions_seen.subscribe()
+    }
+
     /// The copy of `pane`, if there is one.
     pub fn pane(&self, pane: PaneId) -> Option<Arc<PaneMirror>> {
         self.shared.pane(pane)

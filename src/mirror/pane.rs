@@ -288,6 +288,10 @@ pub struct PaneMirror {
     /// Bumped after every change a reader could see (output applied, a
     /// seed, a status change), so waits wake without polling.
     changes: watch::Sender<u64>,
+    /// Bumped with `changes`, for observers that are not waits (the event
+    /// log's follower, [`PaneMirror::observe`]): its receivers are not
+    /// counted by [`PaneMirror::subscribers`].
+    observed: watch::Sender<u64>,
     /// Where the cursor was when tmuxwire last began typing into the
     /// pane ([`PaneMirror::begin_typing`]).
     typed_from: std::sync::Mutex<Option<TypedFrom>>,
@@ -336,6 +340,7 @@ impl PaneMirror {
                 history_wanted: false,
             }),
             changes: watch::Sender::new(0),
+            observed: watch::Sender::new(0),
             typed_from: std::sync::Mutex::new(None),
             run_lock: Arc::new(tokio::sync::Mutex::new(())),
         })
@@ -395,6 +400,15 @@ impl PaneMirror {
         self.changes.subscribe()
     }
 
+    /// A receiver that sees every later change of the copy, as
+    /// [`PaneMirror::subscribe`]'s, for an observer that is not a wait:
+    /// it is not counted by [`PaneMirror::subscribers`], so the copy is
+    /// treated as nobody waits on it (its screen is hashed only when asked,
+    /// and a flood of its output may be paused).
+    pub fn observe(&self) -> watch::Receiver<u64> {
+        self.observed.subscribe()
+    }
+
     /// How many receivers from [`PaneMirror::subscribe`] exist (waits in
     /// progress, for one).
     pub fn subscribers(&self) -> usize {
@@ -405,6 +419,9 @@ impl PaneMirror {
     /// lock).
     pub(super) fn changed(&self) {
         self.changes.send_modify(|n| *n = n.wrapping_add(1));
+        if self.observed.receiver_count() > 0 {
+            self.observed.send_modify(|n| *n = n.wrapping_add(1));
+        }
     }
 
     /// Reads the state in place (see [`PaneView`]: hold it briefly).

@@ -126,6 +126,9 @@ pub struct Tmux {
     /// What tmuxwire typed into each pane, to tell its echo from output
     /// ([`crate::mirror::echo`]); kept whether or not the mirror runs.
     pub(super) typed: TypedPanes,
+    /// The event log of the server the mirror follows, and its follower
+    /// ([`super::op::events`]), once a call asked for events.
+    pub(super) attention: std::sync::Mutex<Option<Arc<super::op::events::Attention>>>,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -360,6 +363,7 @@ impl Tmux {
             mirror_link: std::sync::atomic::AtomicU64::new(0),
             round_trips: std::sync::atomic::AtomicU64::new(0),
             typed: TypedPanes::default(),
+            attention: std::sync::Mutex::new(None),
         }
     }
 
@@ -441,6 +445,28 @@ impl Tmux {
         }
         remember_link();
         Some(m)
+    }
+
+    /// The event log of the server, with its follower started, for the
+    /// mirror `m` (a new mirror, of a new server, gets a new log).
+    pub(crate) fn attention(&self, m: &Arc<Mirror>) -> Arc<super::op::events::Attention> {
+        let mut slot = self.attention.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.as_ref() {
+            Some(a) if a.is_of(m) => a.clone(),
+            _ => {
+                let a = Arc::new(super::op::events::Attention::start(m));
+                *slot = Some(a.clone());
+                a
+            }
+        }
+    }
+
+    /// The event log, if a call started one (never starts one; no I/O).
+    pub fn running_attention(&self) -> Option<Arc<super::op::events::Attention>> {
+        self.attention
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The mirror if it runs now (never starts one; no I/O).

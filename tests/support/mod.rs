@@ -540,6 +540,25 @@ pub async fn wait_subscribed(server: &tmuxwire::tmux::Tmux, pane: &str) {
     .await;
 }
 
+/// A program that prints `ready`, then waits for `go` to exist before it
+/// runs `body` (Python): the test starts the wait first, so nothing the
+/// program draws comes before the wait looks.
+pub fn gated(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let go = dir.join(format!("{name}.go"));
+    let script = dir.join(format!("{name}.py"));
+    let text = format!(
+        "import os, sys, time\nw = sys.stdout.write\nw('ready\\n'); sys.stdout.flush()\n\
+         while not os.path.exists({go:?}):\n    time.sleep(0.01)\n{body}\ntime.sleep(600)\n"
+    );
+    std::fs::write(&script, text).expect("write script");
+    format!("python3 {}", script.display())
+}
+
+/// Lets the program [`gated`] started as `name` in `dir` go on.
+pub fn go(dir: &std::path::Path, name: &str) {
+    std::fs::write(dir.join(format!("{name}.go")), b"").expect("go");
+}
+
 /// Like [`servers`], with the pane mirror on (as `tmuxwire mcp` runs).
 pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
     test_logging();

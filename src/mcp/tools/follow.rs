@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Def, OPEN, READ, targeting, tool_args, wait_ceiling};
+use crate::events::{Cursor as EventCursor, Kind};
 use crate::mcp::args;
 use crate::mirror::Progress;
 use crate::mirror::follow::Keep;
@@ -21,6 +22,7 @@ use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
 use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
+use crate::tmux::op::poll::PollEventsRequest;
 use crate::tmux::op::run::RunCommandRequest;
 use crate::tmux::op::shape::Shape;
 use crate::tmux::op::since::CaptureSinceRequest;
@@ -105,6 +107,29 @@ struct WaitForStableArgs {
 
 fn default_stable_ms() -> f64 {
     1500.0
+}
+
+/// `poll_events`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PollEventsArgs {
+    cursor: Option<String>,
+    kinds: Option<Vec<String>>,
+    /// %N: follow, filter.
+    panes: Option<Vec<String>>,
+    /// $N: follow, filter.
+    sessions: Option<Vec<String>>,
+    // Follow every pane (the default without panes and sessions).
+    #[serde(default)]
+    follow_all: bool,
+    /// Regexes: matched.
+    patterns: Option<Vec<String>>,
+    // Clamped to the wait ceiling, which the instructions explain once.
+    #[serde(default)]
+    timeout: f64,
+    max_events: Option<i64>,
+    socket_name: Option<String>,
+    socket_path: Option<String>,
 }
 
 /// `capture_since`.
@@ -281,6 +306,92 @@ impl super::Reports for WaitForStableRequest {
     }
 }
 
+tool_args!(PollEventsArgs => PollEventsRequest, |a| {
+    let timeout = if a.timeout == 0.0 {
+        Duration::ZERO
+    } else {
+        timeout_arg(a.timeout)?
+    };
+    let cursor = a
+        .cursor
+        .as_deref()
+        .map(|c| {
+            EventCursor::decode(c).map_err(|e| {
+                Error::invalid("cursor", e.to_string(), "the cursor of an earlier answer, as it is")
+            })
+        })
+        .transpose()?;
+    let kinds = a
+        .kinds
+        .as_ref()
+        .map(|ks| {
+            ks.iter()
+                .map(|k| {
+                    Kind::parse(k).ok_or_else(|| {
+                        let all: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+                        Error::invalid("kinds", format!("kinds: unknown event kind {k:?}"), all.join(", "))
+                    })
+                })
+                .collect::<Result<_, _>>()
+        })
+        .transpose()?;
+    let panes = ids("panes", a.panes.as_deref(), "pane (%N)")?;
+    let sessions = ids("sessions", a.sessions.as_deref(), "session ($N)")?;
+    let texts = a.patterns.clone().unwrap_or_default();
+    let compiled = compile("patterns", &texts, PatternOptions::regex()).map_err(|e| {
+        Error::invalid(
+            "patterns",
+            format!("patterns: {}", e.detail()),
+            "regexes (Rust regex syntax)",
+        )
+    })?;
+    let max_events = match args::positive("max_events", a.max_events)? {
+        Some(n) => n.min(crate::tmux::op::poll::MAX_EVENTS * 10),
+        None => crate::tmux::op::poll::MAX_EVENTS,
+    };
+    Ok(PollEventsRequest {
+        cursor,
+        kinds,
+        panes,
+        sessions,
+        follow_all: a.follow_all,
+        patterns: texts
+            .into_iter()
+            .zip(compiled)
+            .map(|(t, p)| (t, Pattern::clone(&p)))
+            .collect(),
+        timeout,
+        max_events,
+        progress: None,
+    })
+});
+
+/// The ids in `list` (`what`: how the error names one).
+fn ids<T: std::str::FromStr>(
+    arg: &'static str,
+    list: Option<&[String]>,
+    what: &str,
+) -> Result<Vec<T>, Error> {
+    list.unwrap_or_default()
+        .iter()
+        .map(|s| {
+            s.parse().map_err(|_| {
+                Error::invalid(
+                    arg,
+                    format!("{arg}: {s:?} is not a {what} id"),
+                    format!("{what} ids"),
+                )
+            })
+        })
+        .collect()
+}
+
+impl super::Reports for PollEventsRequest {
+    fn reporting_to(self, progress: Option<Progress>) -> Self {
+        PollEventsRequest { progress, ..self }
+    }
+}
+
 tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?.unwrap_or(usize::MAX);
     let max_bytes = args::positive("max_bytes", a.max_bytes)?.unwrap_or(usize::MAX);
@@ -365,6 +476,13 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "Wait until a pane's screen (a TUI) is unchanged for stable_ms, never while a marked \
              command or OSC 9;4 progress runs; masks for spinners, timers. outcome: stable, \
              matched, password_prompt, awaiting_input, exited, pane_gone, timeout.",
+        )
+        .mark_self_bounded(),
+        super::reporting::<PollEventsArgs>(
+            "poll_events",
+            READ,
+            "Events of followed panes after cursor (command_finished, password_prompt, \
+             awaiting_input, idle, pane_gone...); timeout>0 waits. No cursor: state now.",
         )
         .mark_self_bounded(),
         super::row::<CaptureSinceArgs>(

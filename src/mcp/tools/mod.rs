@@ -1358,6 +1358,7 @@ mod tests {
         ("get_command_output", Toolset::Inspect, false),
         ("wait_for_command", Toolset::Inspect, true),
         ("wait_for_stable", Toolset::Inspect, true),
+        ("poll_events", Toolset::Inspect, true),
     ];
 
     /// The tools the reference sends with `anthropic/alwaysLoad`.

@@ -28,6 +28,7 @@
 //!   panes;
 //! * [`settings`]: options, environment, hooks;
 //! * [`channel`]: `wait-for` channels;
+//! * [`events`]: the event log's producers, and [`poll`]: `poll_events`;
 //! * [`fit`]: the response limit and how each shape is cut to it.
 //!
 //! An operation is usually one round trip to tmux (a command line whose
@@ -44,11 +45,13 @@ pub mod capture;
 pub mod channel;
 pub mod commands;
 pub mod deliver;
+pub mod events;
 pub mod filter;
 pub mod fit;
 pub mod info;
 pub mod list;
 pub mod manage;
+pub mod poll;
 pub mod run;
 pub mod search;
 mod search_cut;

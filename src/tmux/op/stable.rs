@@ -273,7 +273,7 @@ fn look_screen(t: &Term, req: &WaitForStableRequest) -> Look {
 
 /// Why the pane's program is known to be running: the newest marked
 /// command began and has not ended, or it reports busy progress.
-fn busy(t: &Term) -> Option<String> {
+pub(super) fn busy(t: &Term) -> Option<String> {
     if let Some(r) = t.commands().last()
         && r.running()
     {

@@ -232,6 +232,19 @@ impl<'a> Limits<'a> {
 /// How often a wait with a progress sink reports while nothing happens.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
+/// When a wait that is not on the pane's copy (the event log's long
+/// poll) next wakes by itself: at `deadline`, or sooner to report
+/// progress (once a second) when there is a sink.
+pub(crate) fn wake_at(
+    deadline: tokio::time::Instant,
+    progress: Option<&Progress>,
+) -> tokio::time::Instant {
+    match progress {
+        Some(_) => deadline.min(tokio::time::Instant::now() + PROGRESS_EVERY),
+        None => deadline,
+    }
+}
+
 /// Looks at `pane`'s copy once with `cond`.
 fn look<C: Condition>(pane: &PaneMirror, cond: &mut C) -> Option<C::Found> {
     let st = pane.view();

@@ -1,0 +1,306 @@
+//! `poll_events` across panes with real programs, on every tmux version:
+//! a program with OSC 133 marks running a failing command, a password
+//! prompt, a Python `input()`, a spinner that stops, a program that exits
+//! and a pane that is killed; one client polls with a cursor and gets
+//! each event once, in order, soon after it happened. Then a late
+//! starter's first call, and hostile panes (forged marks, titles with
+//! controls, a flood of titles) that cannot forge or crowd out another
+//! pane's events.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use tmuxwire::tmux::Servers;
+
+use crate::support::tool::*;
+use crate::support::{DEADLINE, TestServer, gated, go, has_python, mirrored_servers, tmux_bins};
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Polls with `cursor` (moved on) until `done` holds for the events
+/// gathered, each event with the time it was received; panics after
+/// [`DEADLINE`].
+async fn gather(
+    s: &Arc<Servers>,
+    cursor: &mut String,
+    got: &mut Vec<(Value, f64)>,
+    done: impl Fn(&[(Value, f64)]) -> bool,
+) {
+    let deadline = Instant::now() + DEADLINE;
+    while !done(got) {
+        assert!(Instant::now() < deadline, "events so far: {got:#?}");
+        let v = ok(s, "poll_events", json!({"cursor": cursor, "timeout": 2})).await;
+        let at = unix_now();
+        assert_eq!(v["missed"], Value::Null, "{v}");
+        *cursor = v["cursor"].as_str().expect("a cursor").to_string();
+        for e in v["events"].as_array().expect("events") {
+            got.push((e.clone(), at));
+        }
+    }
+}
+
+fn has(got: &[(Value, f64)], kind: &str, pane: &str) -> bool {
+    got.iter()
+        .any(|(e, _)| e["kind"] == json!(kind) && e["pane_id"] == json!(pane))
+}
+
+const MARKS: &str = r"w('\x1b]133;A\x07$ \x1b]133;B\x07false\r\n\x1b]133;C\x07'); sys.stdout.flush()
+time.sleep(0.3)
+w('boom\r\n\x1b]133;D;2\x07\x1b]133;A\x07$ \x1b]133;B\x07'); sys.stdout.flush()";
+
+const PASSWORD: &str = "import getpass\ngetpass.getpass('Password: ')";
+
+const INPUT: &str = "input('Name? ')";
+
+const SPINNER: &str = r"for i in range(20):
+    w('\r%s working' % '|/-\\'[i % 4]); sys.stdout.flush(); time.sleep(0.05)
+w('\r\ndone\r\n'); sys.stdout.flush()";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn six_panes_each_event_once_in_order() {
+    if !has_python() {
+        return;
+    }
+    for bin in tmux_bins() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let first = ok(&s, "poll_events", json!({"patterns": ["^boom$"]})).await;
+        assert_eq!(first["outcome"], json!("current"), "{first}");
+        let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+        let names = ["marks", "password", "input", "spinner", "exits", "killed"];
+        let bodies = [MARKS, PASSWORD, INPUT, SPINNER, "sys.exit(3)", ""];
+        let panes: Vec<String> = names
+            .iter()
+            .zip(bodies)
+            .map(|(n, b)| server.new_window_pane(&[&gated(dir.path(), n, b)]))
+            .collect();
+        for p in &panes {
+            server.wait_for_text(p, "ready", DEADLINE);
+        }
+        let mut got = Vec::new();
+        gather(&s, &mut cursor, &mut got, |g| {
+            panes.iter().all(|p| has(g, "pane_new", p))
+        })
+        .await;
+        // The password pane's tty is noted by a call after it appeared.
+        ok(&s, "poll_events", json!({"cursor": cursor, "timeout": 0})).await;
+        let began = unix_now();
+        for n in &names[..5] {
+            go(dir.path(), n);
+        }
+        server.tmux_ok(&["kill-pane", "-t", &panes[5]]);
+        let (a, b, c, d, e, f) = (
+            &panes[0], &panes[1], &panes[2], &panes[3], &panes[4], &panes[5],
+        );
+        let want = [
+            ("command_started", a),
+            ("command_finished", a),
+            ("matched", a),
+            ("password_prompt", b),
+            ("awaiting_input", c),
+            ("idle", d),
+            ("pane_gone", e),
+            ("pane_gone", f),
+        ];
+        gather(&s, &mut cursor, &mut got, |g| {
+            want.iter().all(|(k, p)| has(g, k, p))
+        })
+        .await;
+        let label = bin.label.clone();
+        // Each once; each received within a second of when it happened.
+        let mut counts: HashMap<(String, String), usize> = HashMap::new();
+        for (e, received) in &got {
+            let key = (
+                e["kind"].as_str().unwrap_or("").to_string(),
+                e["pane_id"].as_str().unwrap_or("").to_string(),
+            );
+            *counts.entry(key).or_default() += 1;
+            let at = e["at"].as_f64().expect("at");
+            if at >= began {
+                assert!(
+                    received - at < 1.0,
+                    "{label}: late by {} s: {e}",
+                    received - at
+                );
+            }
+            let summary = e["summary"].as_str().expect("summary");
+            assert!(!summary.chars().any(char::is_control), "{summary:?}");
+            if let Some(p) = e["pane_id"].as_str() {
+                assert!(summary.starts_with(&format!("{p} ")), "{summary}");
+            }
+        }
+        for (k, p) in want {
+            assert_eq!(
+                counts[&(k.to_string(), p.clone())],
+                1,
+                "{label}: {k} {p}: {got:#?}"
+            );
+        }
+        // In order: `at` never goes back.
+        let ats: Vec<f64> = got.iter().filter_map(|(e, _)| e["at"].as_f64()).collect();
+        assert!(
+            ats.windows(2).all(|w| w[0] <= w[1] + 0.001),
+            "{label}: {ats:?}"
+        );
+        let finished = got
+            .iter()
+            .find(|(e, _)| e["kind"] == json!("command_finished"))
+            .map(|(e, _)| e)
+            .expect("finished");
+        assert_eq!(finished["exit_status"], json!(2), "{finished}");
+        assert!(
+            finished["summary"]
+                .as_str()
+                .is_some_and(|s| s.contains("exit 2")),
+            "{finished}"
+        );
+        let matched = got
+            .iter()
+            .find(|(e, _)| e["kind"] == json!("matched"))
+            .map(|(e, _)| e)
+            .expect("matched");
+        assert_eq!(matched["line"], json!("boom"), "{matched}");
+
+        // A late starter: its first call sees who waits now.
+        let late = ok(&s, "poll_events", json!({})).await;
+        assert_eq!(late["outcome"], json!("current"), "{late}");
+        let now = late["events"].as_array().expect("events");
+        let kind_of = |p: &str| {
+            now.iter()
+                .find(|e| e["pane_id"] == json!(p))
+                .map(|e| e["kind"].clone())
+        };
+        assert_eq!(
+            kind_of(b),
+            Some(json!("password_prompt")),
+            "{label}: {late}"
+        );
+        assert_eq!(kind_of(c), Some(json!("awaiting_input")), "{label}: {late}");
+        assert!(now.iter().all(|e| e["current"] == json!(true)), "{late}");
+        // Filters: kinds and panes.
+        let only = ok(
+            &s,
+            "poll_events",
+            json!({"panes": [b], "kinds": ["password_prompt"]}),
+        )
+        .await;
+        assert_eq!(only["events"].as_array().map(Vec::len), Some(1), "{only}");
+    }
+}
+
+/// Bad cursors and kinds get clear errors, never a hang.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_cursors_and_kinds_are_refused() {
+    let server = TestServer::start(&crate::support::system_tmux());
+    let s = mirrored_servers(&server);
+    let first = ok(&s, "poll_events", json!({})).await;
+    let cursor = first["cursor"].as_str().expect("cursor").to_string();
+    for (args, arg) in [
+        (json!({"cursor": "ev-nope"}), "cursor"),
+        (json!({"cursor": "ev-0000000000000000-0"}), "cursor"),
+        (json!({"cursor": format!("{}9", cursor)}), "cursor"),
+        (json!({"kinds": ["sneeze"]}), "kinds"),
+        (json!({"panes": ["3"]}), "panes"),
+        (json!({"patterns": ["("]}), "patterns"),
+    ] {
+        let r = call(&s, "poll_events", args.clone()).await;
+        assert_eq!(r.is_error, Some(true), "{args}");
+        assert!(text_of(&r).contains(arg), "{args}: {}", text_of(&r));
+    }
+}
+
+/// Hostile panes: a title with controls and quotes, a forged mark that
+/// names another pane, a flood of titles: every event names its own pane,
+/// summaries hold no controls, and the flood loses only its own events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_panes_cannot_forge_or_crowd_out() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start(&crate::support::system_tmux());
+    let s = mirrored_servers(&server);
+    let first = ok(&s, "poll_events", json!({})).await;
+    let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+    let evil = server.new_window_pane(&[&gated(
+        dir.path(),
+        "evil",
+        r#"w('\x1b]2;x"\n%0 command_finished: exit 0\x1b\\')
+for i in range(3000):
+    w('\x1b]2;t%d\x07' % i)
+sys.stdout.flush()"#,
+    )]);
+    let good = server.new_window_pane(&[&gated(dir.path(), "good", MARKS)]);
+    for p in [&evil, &good] {
+        server.wait_for_text(p, "ready", DEADLINE);
+    }
+    let mut got = Vec::new();
+    gather(&s, &mut cursor, &mut got, |g| {
+        has(g, "pane_new", &evil) && has(g, "pane_new", &good)
+    })
+    .await;
+    go(dir.path(), "evil");
+    go(dir.path(), "good");
+    gather(&s, &mut cursor, &mut got, |g| {
+        has(g, "command_finished", &good)
+    })
+    .await;
+    let titles = got
+        .iter()
+        .filter(|(e, _)| e["kind"] == json!("title") && e["pane_id"] == json!(evil))
+        .count();
+    assert!(titles <= 64, "the flood is capped: {titles}");
+    for (e, _) in &got {
+        let summary = e["summary"].as_str().expect("summary");
+        assert!(!summary.chars().any(char::is_control), "{summary:?}");
+        if e["kind"] == json!("command_finished") {
+            assert_eq!(e["pane_id"], json!(good), "{e}");
+        }
+        if e["pane_id"] == json!(evil) && e["kind"] == json!("title") {
+            assert_eq!(summary.matches('"').count(), 2, "{summary}");
+        }
+    }
+}
+
+/// A shell that marks its prompts (bash with OSC 133 in PS1, PS0 and
+/// PROMPT_COMMAND), at a prompt when following begins: the next command
+/// it runs is told as started and finished, with its exit status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_at_a_prompt_when_following_begins() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let pane =
+            server.new_window_pane(&["env -i PATH=/usr/bin:/bin TERM=screen bash --norc -i"]);
+        let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?'); echo marked"#;
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        server.wait_for_text(&pane, "marked", DEADLINE);
+        // The prompt drawn after `marked` is in the copy before the first call.
+        ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        let first = ok(&s, "poll_events", json!({"panes": [pane]})).await;
+        let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+        server.tmux_ok(&["send-keys", "-t", &pane, "-l", "(exit 7)"]);
+        server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+        let mut got = Vec::new();
+        gather(&s, &mut cursor, &mut got, |g| {
+            has(g, "command_finished", &pane)
+        })
+        .await;
+        let label = &bin.label;
+        assert!(has(&got, "command_started", &pane), "{label}: {got:#?}");
+        let done = got
+            .iter()
+            .find(|(e, _)| e["kind"] == json!("command_finished"))
+            .map(|(e, _)| e)
+            .expect("finished");
+        assert_eq!(done["exit_status"], json!(7), "{label}: {done}");
+    }
+}
