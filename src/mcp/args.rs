@@ -246,8 +246,8 @@ pub struct CapturePaneArgs {
     pub head: Option<i64>,
     #[doc(hidden)]
     pub tail: Option<i64>,
-    /// Only lines containing this text (case-sensitive) and context (0-100) lines around
-    /// each; then head/tail keep the first/last N; then max_lines.
+    /// Lines containing this text (case-sensitive), context (0-100) lines around each;
+    /// then head/tail, then max_lines.
     pub grep: Option<String>,
     #[doc(hidden)]
     pub context: Option<i64>,
@@ -356,7 +356,7 @@ pub struct SearchPanesArgs {
     pub content_start: Option<i64>,
     /// Last line. Default: the bottom of the screen.
     pub content_end: Option<i64>,
-    /// Only each pane's command output: "last" or a list_commands index (shell integration).
+    /// Only command output: "last" or a list_commands index.
     pub command: Option<CommandArg>,
     /// Matching lines returned per pane: the newest (≥ 1).
     #[serde(default = "default_per_pane")]

@@ -474,7 +474,7 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "wait_for_stable",
             READ,
             "Wait until a pane's screen (a TUI) is unchanged for stable_ms, never while a marked \
-             command or OSC 9;4 progress runs; masks for spinners, timers. outcome: stable, \
+             command or OSC 9;4 progress runs. outcome: stable, \
              matched, password_prompt, awaiting_input, exited, pane_gone, timeout.",
         )
         .mark_self_bounded(),

@@ -110,17 +110,15 @@ pub(super) fn defs() -> Vec<Def> {
             "get_pane_state",
             READ,
             "What a pane's program does with input, from its terminal's settings and /proc: input \
-             line-editor|line-read|password|raw|busy|unknown, foreground process, termios, \
+             line-editor|line-read|password|key-read|raw|busy|unknown, foreground process, termios, \
              evidence.",
         )
         .mark_core(),
         super::row::<ListCommandsArgs>(
             "list_commands",
             READ,
-            "Commands a pane's shell marked (OSC 133/633 shell integration) since tmuxwire \
-             watched it, oldest first, one per command line run: command, state, exit_status, \
-             times, output lines. \
-             Advisory (trusted false).",
+            "Commands a pane's shell marked (OSC 133/633) since tmuxwire followed it, oldest \
+             first: command, state, exit_status, times, output lines. Advisory (trusted false).",
         )
         .mark_core()
         .mark_sized(),
@@ -156,7 +154,7 @@ pub(super) fn defs() -> Vec<Def> {
         super::reporting::<SearchPanesArgs>(
             "search_panes",
             READ,
-            "Find lines containing a pattern in every pane's scrollback and screen (or one session's or pane's), soft wraps joined. Per pane the newest matches with tmux line numbers; panes paged by offset/limit; next: the calls that return what a cut left out.",
+            "Lines containing a pattern in every pane's scrollback and screen (or a session's or a pane's), soft wraps joined: per pane the newest, with tmux line numbers; panes paged by offset/limit; next: calls returning what a cut left out.",
         )
         .calls(|ctx, args| Box::pin(search(ctx, args)))
         .mark_core()
