@@ -38,7 +38,8 @@ const INSPECTOR = join(here, "node_modules/.bin/mcp-inspector");
 const INSPECTOR_0_15 = join(here, "node_modules/inspector-0.15.0",
   JSON.parse(readFileSync(join(here, "node_modules/inspector-0.15.0/package.json"), "utf8"))
     .bin["mcp-inspector"]);
-const README = resolve(here, "../../README.md");
+// The Inspector CLI lines live in the guide's client section (the README links to it).
+const README = resolve(here, "../../docs/GUIDE.md");
 // The server runs with the inspect toolset only (the read tools), so every tool listed can be
 // called against the shared test server without changing it.
 const TOOLSETS = "inspect";
@@ -48,7 +49,7 @@ const TOOLS = [
   "capture_pane", "snapshot_pane", "display_message",
   "search_panes", "list_servers", "show_option", "show_environment", "show_buffer",
   "show_hooks", "show_hook", "find_pane_by_position", "call_read_tools_batch",
-  "wait_for_text", "wait_for_command", "wait_for_stable", "capture_since",
+  "wait_for_text", "wait_for_command", "wait_for_stable", "poll_events", "capture_since",
 ];
 // A buffer in tmuxwire's namespace (show_buffer reads no other).
 const BUFFER = `tmuxwire_${"0123456789abcdef".repeat(2)}_node`;
@@ -351,6 +352,7 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
       "interval=0.5", "regex=false"]],
     ["wait_for_command", [`pane_id=${pane}`, "timeout=0.2"]],
     ["wait_for_stable", [`pane_id=${pane}`, "stable_ms=100", "timeout=10", "mask_rows=[-1]"]],
+    ["poll_events", [`panes=["${pane}"]`, 'kinds=["command_finished"]', "timeout=0.2"]],
     ["capture_since", [`pane_id=${pane}`, "max_lines=5", "max_bytes=null", "tail=2"]],
   ];
   assert.deepEqual(calls.map(([n]) => n), TOOLS);
@@ -392,6 +394,8 @@ test("the MCP Inspector CLI: --strict finds nothing, every tool takes --tool-arg
   assert.equal(by.wait_for_text.outcome, "timeout");
   assert.equal(by.wait_for_text.effective_timeout, 0.2);
   assert.match(by.capture_since.cursor, /^tmuxwire-cursor-v1\./);
+  assert.ok(Array.isArray(by.poll_events.events), JSON.stringify(by.poll_events));
+  assert.equal(typeof by.poll_events.cursor, "string", JSON.stringify(by.poll_events));
 });
 
 /** The Inspector CLI lines of the README's client section (`npx @modelcontextprotocol/inspector
