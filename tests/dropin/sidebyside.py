@@ -584,6 +584,7 @@ OWN_TOOLS = (
     "get_command_output",
     "wait_for_command",
     "wait_for_stable",
+    "poll_events",
 )
 
 
