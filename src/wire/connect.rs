@@ -204,26 +204,12 @@ pub async fn open_control(
 
 /// A connected pair of Unix stream sockets, both close-on-exec (so no
 /// program tmuxwire starts inherits the end it keeps): atomically with
-/// `SOCK_CLOEXEC` where the kernel has it (Linux, the BSDs), else set
-/// right after (macOS has no `SOCK_CLOEXEC`).
+/// `SOCK_CLOEXEC` (Linux), else set right after (Apple's systems have no
+/// `SOCK_CLOEXEC`).
 fn cloexec_socketpair() -> Result<(OwnedFd, OwnedFd), Error> {
-    #[cfg(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "dragonfly"
-    ))]
+    #[cfg(not(target_vendor = "apple"))]
     let flags = SockFlag::SOCK_CLOEXEC;
-    #[cfg(not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "dragonfly"
-    )))]
+    #[cfg(target_vendor = "apple")]
     let flags = SockFlag::empty();
     let (a, b): (OwnedFd, OwnedFd) = socketpair(AddressFamily::Unix, SockType::Stream, None, flags)
         .map_err(std::io::Error::from)?;

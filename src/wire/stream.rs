@@ -15,23 +15,9 @@ use super::protocol::PROTOCOL_VERSION;
 /// `sendmsg` flags: no `SIGPIPE` when tmux closed its end
 /// (`MSG_NOSIGNAL`; macOS has none, and a Rust binary ignores `SIGPIPE`
 /// from its start anyway, so an `EPIPE` error is what arrives there too).
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-))]
+#[cfg(not(target_vendor = "apple"))]
 const NO_SIGPIPE: MsgFlags = MsgFlags::MSG_NOSIGNAL;
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-)))]
+#[cfg(target_vendor = "apple")]
 const NO_SIGPIPE: MsgFlags = MsgFlags::empty();
 
 /// An owned imsg message.
