@@ -25,8 +25,6 @@
 
 #[path = "common/corpus.rs"]
 mod common;
-#[path = "common/home.rs"]
-mod home;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -54,13 +52,13 @@ impl Server {
     }
 
     /// The tmux binary on this server, with the bench's own `TMUX_TMPDIR`
-    /// and home (`home` in the temp dir; see `home::isolate`).
+    /// and home (`home` in the temp dir; see `tmuxwire::sys::home::isolate`).
     fn cmd(&self) -> Command {
         let mut c = Command::new(&self.tmux);
         c.arg("-S").arg(self.socket());
         c.env("TMUX_TMPDIR", self.dir.path());
         c.env_remove("TMUX");
-        home::isolate(&mut c, &self.dir.path().join("home"));
+        tmuxwire::sys::home::isolate(&mut c, &self.dir.path().join("home"));
         c
     }
 

@@ -46,9 +46,6 @@
 //! Needs `tmux` on PATH (or `TMUXWIRE_BENCH_TMUX`). Run:
 //! `cargo bench --bench wait` (about half a minute).
 
-#[path = "common/home.rs"]
-mod home;
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -133,12 +130,12 @@ impl Server {
     }
 
     /// The tmux binary on this server, with a home of the bench's own
-    /// (`home` in the temp dir; see `home::isolate`).
+    /// (`home` in the temp dir; see `tmuxwire::sys::home::isolate`).
     fn cmd(&self) -> Command {
         let mut c = Command::new(&self.tmux);
         c.arg("-S").arg(self.socket());
         c.env_remove("TMUX");
-        home::isolate(&mut c, &self.dir.path().join("home"));
+        tmuxwire::sys::home::isolate(&mut c, &self.dir.path().join("home"));
         c
     }
 }

@@ -440,7 +440,7 @@ fn tmux_run(tmux: &str, sock: &Path, args: &[&str]) -> Result<std::process::Outp
         .env_remove("TMUX")
         .env_remove("TMUX_PANE")
         .stdin(Stdio::null());
-    private_home(&mut cmd, &home_of(sock));
+    crate::sys::home::isolate(&mut cmd, &home_of(sock));
     cmd.output()
         .map_err(|e| format!("cannot run {tmux}: {e} (set --tmux or TMUXWIRE_TMUX)"))
 }
@@ -449,29 +449,6 @@ fn tmux_run(tmux: &str, sock: &Path, args: &[&str]) -> Result<std::process::Outp
 /// demo's directory (made with it, removed with it).
 fn home_of(sock: &Path) -> PathBuf {
     sock.with_file_name("home")
-}
-
-/// Gives `cmd` the home `home`, so that no shell of the private server
-/// keeps its history (or anything else) in the user's files: `HOME` and the
-/// XDG base directories there, and no variable that names a file of the
-/// user's elsewhere (`HISTFILE` and every other `…HIST…`, `ENV`,
-/// `BASH_ENV`, `PROMPT_COMMAND`). Where `/bin/sh` is bash (Fedora, Arch),
-/// the shell pane is an interactive bash, which writes the commands the
-/// demo types to `$HISTFILE` or `~/.bash_history` when the server ends.
-fn private_home(cmd: &mut Proc, home: &Path) {
-    cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"));
-    for k in ["ENV", "BASH_ENV", "PROMPT_COMMAND"] {
-        cmd.env_remove(k);
-    }
-    for (k, _) in std::env::vars_os() {
-        if k.as_encoded_bytes().windows(4).any(|w| w == b"HIST") {
-            cmd.env_remove(k);
-        }
-    }
 }
 
 /// `tmux capture-pane -p -J -S - -t PANE | grep -c -F -e NEEDLE`, as a

@@ -6,7 +6,8 @@
 //!
 //! * [`stat`]: the parser of `/proc/<pid>/stat` (pure, fuzzed);
 //! * [`input`]: the facts and their classification (pure);
-//! * [`probe`]: the reads (I/O).
+//! * [`probe`]: the reads (I/O);
+//! * [`home`]: the private home of the servers the demo and benches start.
 //!
 //! The method and the measured facts are in `terminal-state.md` §3.2:
 //! a process of the pty's owner can open `#{pane_tty}` with
@@ -15,6 +16,7 @@
 //! foreground process group. Linux only; elsewhere every fact reads as
 //! missing and the answer is `unknown`.
 
+pub mod home;
 pub mod input;
 pub mod probe;
 pub mod stat;
