@@ -880,8 +880,12 @@ async fn a_tmuxwire_killed_with_sigkill_leaves_no_ssh_process_login_or_client() 
                 .filter(|t| t.starts_with("tmuxwire-"))
                 .count()
         };
+        // Both of its control clients (commands, and the session's watch) are attached before
+        // the kill: a tmux older than 3.7 crashes when a control client (here the remote
+        // `tmux -C` ssh runs) goes away before its identify is done (tmux PR #5004; docs/GUIDE.md,
+        // remote hosts): a fault of tmux's, not what this test is about.
         crate::support::wait_until_true("the wait follows the pane", DEADLINE, || {
-            ours(&server) > 0
+            ours(&server) >= 2
         });
         let procs = descendant_pids(pid);
         let is_master = |&(p, _): &(u32, Option<u64>)| {
