@@ -911,17 +911,7 @@ async fn memory_stays_bounded_under_churn() {
         .trim()
         .to_string();
     let cmd = crate::mcp_e2e::mcp_command(Some(&server.socket), &[]);
-    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn tmuxwire mcp");
-    let pid = transport.id().expect("the server's pid");
-    let client = {
-        use rmcp::ServiceExt;
-        crate::support::within("initialize", ().serve(transport))
-            .await
-            .expect("MCP initialize")
-    };
+    let (client, pid) = crate::support::mcp::start_mcp(cmd).await;
     let tmux = OneShot {
         bin: bin.clone(),
         socket: server.socket.clone(),

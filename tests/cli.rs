@@ -9,34 +9,7 @@ use std::process::{Command, Output};
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, test_env, tmux_bins, wait_until};
 
-/// Environment variables that select a socket; removed from every run unless a test sets one.
-const SOCKET_VARS: &[&str] = &[
-    "TMUXWIRE_SOCKET_PATH",
-    "TMUXWIRE_SOCKET_NAME",
-    "LIBTMUX_SOCKET_PATH",
-    "LIBTMUX_SOCKET",
-    "TMUXWIRE_TMUX",
-];
-
-/// The binary with a clean environment (no `TMUX`, no socket variables).
-fn tmuxwire() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    test_env(&mut cmd);
-    for v in SOCKET_VARS {
-        cmd.env_remove(v);
-    }
-    cmd
-}
-
-/// Runs `tmuxwire -S <socket> args...`.
-fn tw(socket: &Path, args: &[&str]) -> Output {
-    tmuxwire()
-        .arg("-S")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("run tmuxwire")
-}
+use crate::support::{run_tmuxwire as tw, tmuxwire_cli as tmuxwire};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -2087,15 +2060,8 @@ fn cli_captures_do_not_grow_the_tmux_server() {
             .command("seq -f 'line %06g ........................................................................................' 1 20000; echo CAPTURE-END; exec sleep 86400")
             .start();
         server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
-        let rss = || -> i64 {
-            let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
-                .expect("tmux server status");
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-                .expect("VmRSS")
-        };
+        // The tmux server's resident memory (KiB).
+        let rss = || crate::support::held(server.server_pid()).rss_kib as i64;
         let s = &server.socket;
         let once = || {
             let o = tw(s, &["capture", "-t", "main:", "-S", "-"]);

@@ -6,7 +6,6 @@
 //! version: each must return only once the command itself printed, and the matched line is
 //! the output line. The shell-side `sleep`s are the workload; every wait here has a deadline.
 
-use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,9 +13,7 @@ use serde_json::{Value, json};
 use tmuxwire::tmux::Servers;
 
 use crate::support::tool::*;
-use crate::support::{
-    DEADLINE, TestServer, servers, test_env, test_shell, tmux_bins, wait_until_true,
-};
+use crate::support::{DEADLINE, TestServer, servers, test_shell, tmux_bins, wait_until_true};
 
 /// The parent pid and command name of process `pid` (from `/proc/<pid>/stat`).
 fn parent_and_name(pid: u32) -> Option<(u32, String)> {
@@ -99,17 +96,6 @@ fn check(ctx: &str, r: &Value, want: &str, typed: Instant, at_least: Duration) {
         waited >= at_least,
         "{ctx}: matched after {waited:?}, before the command printed {want}: {r}"
     );
-}
-
-/// Runs the binary: `tmuxwire -S <socket> args...`.
-fn tmuxwire(server: &TestServer, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    test_env(&mut cmd);
-    cmd.arg("-S")
-        .arg(&server.socket)
-        .args(args)
-        .output()
-        .expect("run tmuxwire")
 }
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -266,8 +252,8 @@ async fn typeahead(shell: &'static str) {
         type_line(&server, &pane, "sleep 2");
         until_busy(&server, &pane);
         let typed = Instant::now();
-        let o = tmuxwire(
-            &server,
+        let o = crate::support::run_tmuxwire(
+            &server.socket,
             &[
                 "wait",
                 "-t",

@@ -10,12 +10,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, TestServer, servers, test_env, tmux_bins, wait_until};
+use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until};
 
 /// `(time, number)` of a command run now, learned the way a program in a pane could: through
 /// a control client of its own.
@@ -64,14 +64,7 @@ fn guesses(t: i64, n: u64, count: u64, secs: i64) -> Vec<String> {
 
 /// Runs the `tmuxwire` binary against `socket`.
 fn tw(socket: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
-    test_env(&mut cmd);
-    let out = cmd
-        .arg("-S")
-        .arg(socket)
-        .args(args)
-        .output()
-        .expect("run tmuxwire");
+    let out = crate::support::run_tmuxwire(socket, args);
     assert!(
         out.status.success(),
         "tmuxwire {args:?}: {}",

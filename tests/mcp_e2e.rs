@@ -3,14 +3,11 @@
 //! carries nothing but JSON-RPC). Every test talks to its own private tmux server, against
 //! every binary from `tmux_bins()` (at least the system tmux and 3.8).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::*;
@@ -31,50 +28,17 @@ fn is_read_tool(name: &str) -> bool {
     tmuxwire::mcp::tools::toolset_of(name) == Some(tmuxwire::mcp::toolsets::Toolset::Inspect)
 }
 
-pub(crate) type Client = RunningService<RoleClient, ()>;
-
-/// `tmuxwire [-S socket] mcp` with a clean environment plus `env`.
-pub(crate) fn mcp_command(socket: Option<&Path>, env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut cmd = tmuxwire_command();
-    if let Some(s) = socket {
-        cmd.arg("-S").arg(s);
-    }
-    cmd.arg("mcp");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.kill_on_drop(true);
-    cmd
-}
+pub(crate) use crate::support::mcp::{Client, call, mcp_command};
 
 /// Spawns the server and completes the MCP handshake.
 async fn start(socket: Option<&Path>, env: &[(&str, &str)]) -> Client {
-    let (transport, _) = TokioChildProcess::builder(mcp_command(socket, env))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tmuxwire mcp");
-    within("initialize", ().serve(transport))
+    crate::support::mcp::start_mcp(mcp_command(socket, env))
         .await
-        .unwrap_or_else(|e| panic!("MCP initialize failed: {e}"))
+        .0
 }
 
 async fn stop(client: Client) {
     let _ = within("shutting the MCP client down", client.cancel()).await;
-}
-
-/// Calls a tool over MCP and returns the result as JSON. A JSON-RPC error fails the test:
-/// tool failures must be results with `isError: true`.
-pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Value {
-    let map: Map<String, Value> = match args {
-        Value::Object(m) => m,
-        other => panic!("arguments must be an object: {other}"),
-    };
-    let what = format!("tools/call {tool} {}", Value::Object(map.clone()));
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(map);
-    let r = within(&what, client.call_tool(params))
-        .await
-        .unwrap_or_else(|e| panic!("{what}: JSON-RPC level failure: {e}"));
-    serde_json::to_value(&r).expect("serialize CallToolResult")
 }
 
 async fn ok(client: &Client, tool: &str, args: Value) -> Value {
@@ -114,41 +78,6 @@ async fn err(client: &Client, tool: &str, args: Value) -> (String, String) {
 fn text_of(r: &Value) -> String {
     r["content"][0]["text"].as_str().unwrap_or("").to_string()
 }
-
-fn cli_one(server: &TestServer, target: &str, var: &str) -> String {
-    server
-        .tmux_ok(&[
-            "display-message",
-            "-p",
-            "-t",
-            target,
-            &format!("#{{{var}}}"),
-        ])
-        .trim_end_matches('\n')
-        .to_string()
-}
-
-/// Types `cmd` into `pane` and waits for the output `DONE-<n>` of a marker printed after
-/// it, followed by the prompt (the marker's output is not in the typed text).
-fn run_in_pane(server: &TestServer, pane: &str, cmd: &str) {
-    let marker = unique_name("");
-    let line = format!("{cmd}; printf '%s-%s\\n' DONE {marker}");
-    server.tmux_ok(&["send-keys", "-t", pane, "-l", &line]);
-    server.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
-    server.wait_for_text(pane, &format!("DONE-{marker}\n$"), DEADLINE);
-}
-
-/// A socket path in a fresh temp dir that nobody listens on.
-fn missing_socket() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::Builder::new()
-        .prefix("tmuxwire-e2e-")
-        .tempdir_in("/tmp")
-        .expect("temp dir");
-    let path = dir.path().join("none.sock");
-    (dir, path)
-}
-
-// ---------------------------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialize_and_tools_list() {
@@ -334,8 +263,8 @@ async fn every_read_tool_answers_over_stdio() {
         server.tmux_ok(&["set", "-g", "automatic-rename", "off"]);
         server.tmux_ok(&["new-window", "-d", "-n", "second", "-t", "=e2e:1"]);
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=e2e:1"]);
-        let pane = cli_one(&server, "=e2e:0", "pane_id");
-        run_in_pane(&server, &pane, "printf 'MARK%sER-e2e\\n' ''; seq 1 300");
+        let pane = server.format("=e2e:0", "pane_id");
+        server.run_in_pane(&pane, "printf 'MARK%sER-e2e\\n' ''; seq 1 300");
         let client = start(Some(&server.socket), &[]).await;
         let ctx = format!("tmux {}", bin.label);
 
@@ -370,10 +299,7 @@ async fn every_read_tool_answers_over_stdio() {
         assert_eq!(i["socket_path"], json!(server.socket.display().to_string()));
 
         let s = ok(&client, "get_session_info", json!({"session_name": "e2e"})).await;
-        assert_eq!(
-            s["session_id"],
-            json!(cli_one(&server, "=e2e:", "session_id"))
-        );
+        assert_eq!(s["session_id"], json!(server.format("=e2e:", "session_id")));
 
         let w = ok(
             &client,
@@ -382,14 +308,11 @@ async fn every_read_tool_answers_over_stdio() {
         )
         .await;
         assert_eq!(w["window_name"], json!("second"), "{ctx}");
-        assert_eq!(
-            w["window_id"],
-            json!(cli_one(&server, "=e2e:1", "window_id"))
-        );
+        assert_eq!(w["window_id"], json!(server.format("=e2e:1", "window_id")));
 
         let pi = ok(&client, "get_pane_info", json!({"pane_id": pane})).await;
         assert_eq!(pi["pane_id"], json!(pane));
-        assert_eq!(pi["pane_pid"], json!(cli_one(&server, &pane, "pane_pid")));
+        assert_eq!(pi["pane_pid"], json!(server.format(&pane, "pane_pid")));
         assert_eq!(pi["pane_current_command"], json!("bash"), "{ctx}");
 
         let r = ok(&client, "capture_pane", json!({"pane_id": pane})).await;
@@ -419,7 +342,7 @@ async fn every_read_tool_answers_over_stdio() {
         assert_eq!(sn["pane_width"], json!("90"), "{ctx}");
         assert_eq!(
             sn["cursor_y"],
-            json!(cli_one(&server, &pane, "cursor_y").parse::<i64>().unwrap())
+            json!(server.format(&pane, "cursor_y").parse::<i64>().unwrap())
         );
         assert!(sn["history_size"].as_i64().unwrap() > 200, "{ctx}: {sn}");
 
@@ -738,8 +661,8 @@ async fn three_hundred_concurrent_calls() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
         let server = TestServer::builder(&bin).size(80, 24).start();
-        let pane = cli_one(&server, "main", "pane_id");
-        run_in_pane(&server, &pane, "seq -f 'row %g' 1 300");
+        let pane = server.format("main", "pane_id");
+        server.run_in_pane(&pane, "seq -f 'row %g' 1 300");
         let want: Vec<String> = server
             .capture(&pane, &["-S", "-", "-E", "-"])
             .lines()
@@ -787,8 +710,8 @@ async fn search_cost_and_size_are_bounded() {
         .size(80, 24)
         .history_limit(310_000)
         .start();
-    let pane = cli_one(&server, "main", "pane_id");
-    run_in_pane(&server, &pane, "seq 1 300000");
+    let pane = server.format("main", "pane_id");
+    server.run_in_pane(&pane, "seq 1 300000");
     let client = start(Some(&server.socket), &[]).await;
     let r = call(
         &client,

@@ -10,9 +10,7 @@
 use std::process::Stdio;
 use std::sync::Arc;
 
-use rmcp::ServiceExt;
 use rmcp::model::ReadResourceRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 use tmuxwire::mcp::TmuxwireServer;
 use tmuxwire::tmux::Servers;
@@ -560,13 +558,7 @@ async fn the_mcp_server_masks_with_the_environment_variable() {
     let _dir = print_corpus(&server, &pane, &c);
     for redact in ["1", "0"] {
         let cmd = crate::mcp_e2e::mcp_command(Some(&server.socket), &[("TMUXWIRE_REDACT", redact)]);
-        let (transport, _) = TokioChildProcess::builder(cmd)
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn tmuxwire mcp");
-        let client = within("initialize", ().serve(transport))
-            .await
-            .expect("initialize");
+        let (client, _) = crate::support::mcp::start_mcp(cmd).await;
         let a = json!({"pane_id": pane, "start": -1000, "max_lines": null});
         let r = crate::mcp_e2e::call(&client, "capture_pane", a).await;
         let text = strings(&r);

@@ -904,17 +904,7 @@ async fn session_churn_leaves_nothing_behind() {
     let n = 150 * scale();
     let server = TestServer::start(&crate::support::system_tmux());
     let cmd = crate::mcp_e2e::mcp_command(Some(&server.socket), &[("TMUXWIRE_DEAD_PANE_TTL", "1")]);
-    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn tmuxwire mcp");
-    let pid = transport.id().expect("the server's pid");
-    let client = {
-        use rmcp::ServiceExt;
-        crate::support::within("initialize", ().serve(transport))
-            .await
-            .expect("MCP initialize")
-    };
+    let (client, pid) = crate::support::mcp::start_mcp(cmd).await;
     let settled = |base: Option<Held>| {
         let client = &client;
         async move {

@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::support::sshd::{Sshd, sh_quote};
+use crate::support::sshd::{Sshd, proc_state, sh_quote};
 use crate::support::{DEADLINE, TestServer, tmux_bins, wait_until};
 
 /// A spawned `ssh` whose stdout lines arrive on a channel; killed and reaped on drop.
@@ -88,15 +88,6 @@ impl Drop for Ssh {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The state letter of `pid` in `/proc/<pid>/stat` (`S`, `R`, `T` for stopped, …).
-fn proc_state(pid: u32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.get(stat.rfind(')')? + 1..)?
-        .trim_start()
-        .chars()
-        .next()
 }
 
 /// `out`'s stdout and stderr, for assertion messages.

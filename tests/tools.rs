@@ -71,18 +71,6 @@ fn cli_display(server: &TestServer, target: &str, vars: &[&str]) -> Row {
     parse_rows(&out, vars).pop().expect("one row")
 }
 
-fn cli_one(server: &TestServer, target: &str, var: &str) -> String {
-    // Not via parse_rows: the value may contain a line break.
-    let out = server.tmux_ok(&[
-        "display-message",
-        "-p",
-        "-t",
-        target,
-        &format!("#{{{var}}}"),
-    ]);
-    out.strip_suffix('\n').unwrap_or(&out).to_string()
-}
-
 /// tmuxwire's own fields that an answer leaves out when they hold a default (docs/RESULTS.md,
 /// "noise out"), with the value tmux prints for that default: an absent one is checked
 /// against tmux's value as if it were sent.
@@ -269,25 +257,6 @@ fn wait_for_prompts(server: &TestServer) {
     for p in all_panes(server) {
         server.wait_for_text(&p, "$", DEADLINE);
     }
-}
-
-/// Types `cmd` into `pane`, then a marker command, and waits until the marker's output and
-/// the next prompt are on the screen (the pane is idle afterwards). The marker's output
-/// (`DONE-<n>`) is not in the typed text (`printf` joins it).
-fn run_in_pane(server: &TestServer, pane: &str, cmd: &str) {
-    let marker = unique_name("");
-    let line = format!("{cmd}; printf '%s-%s\\n' DONE {marker}");
-    server.tmux_ok(&["send-keys", "-t", pane, "-l", &line]);
-    server.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
-    let want = format!("DONE-{marker}\n$");
-    wait_until_true(
-        &format!("{want:?} in pane {pane} (tmux {})", server.bin.label),
-        DEADLINE,
-        || {
-            let out = server.tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", pane]);
-            String::from_utf8_lossy(&out.stdout).contains(&want)
-        },
-    );
 }
 
 /// CLI capture rows (`capture-pane -p extra…`), trailing empty rows dropped.
@@ -575,7 +544,7 @@ async fn listings_and_info_tools_match_tmux() {
         });
         assert_eq!(info, want, "{}", ctx("get_server_info"));
         assert_eq!(
-            cli_one(&server, "=alpha:", "pid"),
+            server.format("=alpha:", "pid"),
             server.server_pid().to_string()
         );
 
@@ -589,7 +558,7 @@ async fn listings_and_info_tools_match_tmux() {
         let f = f["result"].as_array().unwrap().clone();
         assert_eq!(f.len(), 3, "{}", ctx("filtered panes"));
         // A pane listing leaves the window's name out; the filter still reads it.
-        let three = cli_one(&server, "=beta:three", "window_id");
+        let three = server.format("=beta:three", "window_id");
         assert!(f.iter().all(|p| p["window_id"] == json!(three)), "{f:?}");
         // So a filter on a field left out for its default: history_size 0.
         let empty: Vec<String> =
@@ -645,7 +614,7 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         );
         // tmux itself counts our control clients: the one calls run on, and the mirror's
         // watch of the session (the first call follows every pane).
-        assert_eq!(cli_one(&server, "=only:", "session_attached"), "2");
+        assert_eq!(server.format("=only:", "session_attached"), "2");
         let s = ok(
             &servers,
             "get_session_info",
@@ -687,7 +656,7 @@ async fn targets_default_to_the_active_window_and_pane() {
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=solo:1"]);
         server.tmux_ok(&["split-window", "-d", "-v", "-t", "=solo:1"]);
         wait_for_prompts(&server);
-        let w1 = cli_one(&server, "=solo:1", "window_id");
+        let w1 = server.format("=solo:1", "window_id");
         let panes1: Vec<String> = server
             .tmux_ok(&["list-panes", "-t", &w1, "-F", "#{pane_id}"])
             .lines()
@@ -697,9 +666,9 @@ async fn targets_default_to_the_active_window_and_pane() {
         // Make window 1 current and its second pane active (neither is the first).
         server.tmux_ok(&["select-window", "-t", &w1]);
         server.tmux_ok(&["select-pane", "-t", &panes1[1]]);
-        let active = cli_one(&server, "=solo:", "pane_id");
+        let active = server.format("=solo:", "pane_id");
         assert_eq!(active, panes1[1]);
-        let first = cli_one(&server, "=solo:0.0", "pane_id");
+        let first = server.format("=solo:0.0", "pane_id");
         assert_ne!(active, first);
 
         let servers = servers(&server);
@@ -707,7 +676,7 @@ async fn targets_default_to_the_active_window_and_pane() {
         for args in [
             json!({}),
             json!({"session_name": "solo"}),
-            json!({"session_id": cli_one(&server, "=solo:", "session_id")}),
+            json!({"session_id": server.format("=solo:", "session_id")}),
             json!({"window_id": w1}),
         ] {
             let p = ok(&servers, "get_pane_info", args.clone()).await;
@@ -732,7 +701,7 @@ async fn targets_default_to_the_active_window_and_pane() {
         assert_eq!(s["active_pane_id"], json!(active));
 
         // A window that is not current: its own active pane.
-        let w0 = cli_one(&server, "=solo:0", "window_id");
+        let w0 = server.format("=solo:0", "window_id");
         let p = ok(&servers, "get_pane_info", json!({"window_id": w0})).await;
         assert_eq!(p["pane_id"], json!(first), "{ctx}");
 
@@ -752,7 +721,7 @@ async fn session_name_targets_match_exactly() {
         wait_for_prompts(&server);
         // tmux's own -t build would pick build-x (prefix match): the trap we avoid.
         assert_eq!(
-            cli_one(&server, "build", "session_name"),
+            server.format("build", "session_name"),
             "build-x",
             "tmux {}: -t build is a prefix match",
             bin.label
@@ -823,12 +792,12 @@ async fn capture_pane_matches_capture_pane_p() {
             .size(60, 20)
             .history_limit(5000)
             .start();
-        let pane = cli_one(&server, "=cap:", "pane_id");
+        let pane = server.format("=cap:", "pane_id");
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
         // A few lines, screen mostly empty: trailing empty rows are dropped.
-        run_in_pane(&server, &pane, "echo first; echo 'é ü 日本'; echo last");
+        server.run_in_pane(&pane, "echo first; echo 'é ü 日本'; echo last");
         let want = cli_rows(&server, &pane, &[]);
         assert!(want.len() < 20, "{ctx}: the screen is not full yet");
         let r = call(&servers, "capture_pane", json!({"pane_id": pane})).await;
@@ -844,7 +813,7 @@ async fn capture_pane_matches_capture_pane_p() {
         assert!(!result_text(&r).ends_with('\n'));
 
         // Much more output: history, start/end, max_lines.
-        run_in_pane(&server, &pane, "seq 1 800");
+        server.run_in_pane(&pane, "seq 1 800");
         let want = cli_rows(&server, &pane, &[]);
         assert_eq!(want.len(), 20, "{ctx}: a full screen");
         let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
@@ -958,8 +927,7 @@ async fn capture_pane_matches_capture_pane_p() {
         }
 
         // join_wrapped: equals capture-pane -J with trailing blanks trimmed.
-        run_in_pane(
-            &server,
+        server.run_in_pane(
             &pane,
             "printf 'WR%sAP%s\\n' '' \"$(printf 'z%.0s' $(seq 1 130))\"",
         );
@@ -992,7 +960,7 @@ async fn capture_pane_matches_capture_pane_p() {
         assert_eq!(c["pane_mode"], json!("copy-mode"));
         assert_eq!(
             tmux_text(&c["scroll_position"]),
-            cli_one(&server, &pane, "scroll_position"),
+            server.format(&pane, "scroll_position"),
             "{ctx}"
         );
         // Always the live screen: view is left out.
@@ -1058,11 +1026,10 @@ async fn capture_pane_and_capture_since_shape_lines() {
             .size(80, 20)
             .history_limit(5000)
             .start();
-        let pane = cli_one(&server, "=shape:", "pane_id");
+        let pane = server.format("=shape:", "pane_id");
         let ctx = format!("tmux {}", bin.label);
         let since = ok(&servers(&server), "capture_since", json!({"pane_id": pane})).await;
-        run_in_pane(
-            &server,
+        server.run_in_pane(
             &pane,
             "i=0; while [ $i -lt 400 ]; do i=$((i+1)); \
              if [ $((i % 50)) = 0 ]; then echo E\"\"RR-$i; else echo ok-$i; fi; done",
@@ -1183,8 +1150,8 @@ async fn snapshot_pane_fields_match_tmux() {
             .start();
         server.tmux_ok(&["split-window", "-d", "-v", "-t", "=snap:0"]);
         wait_for_prompts(&server);
-        let pane = cli_one(&server, "=snap:0.0", "pane_id");
-        run_in_pane(&server, &pane, "seq 1 60; printf 'no newline at end'");
+        let pane = server.format("=snap:0.0", "pane_id");
+        server.run_in_pane(&pane, "seq 1 60; printf 'no newline at end'");
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         let sm = snapshot_map();
@@ -1248,7 +1215,7 @@ async fn snapshot_pane_fields_match_tmux() {
         server.tmux_ok(&["copy-mode", "-t", &pane]);
         server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "5", "scroll-up"]);
         wait_until_true("scroll_position 5", DEADLINE, || {
-            cli_one(&server, &pane, "scroll_position") == "5"
+            server.format(&pane, "scroll_position") == "5"
         });
         let s = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
         let row = cli_display(&server, &pane, &sv);
@@ -1261,7 +1228,7 @@ async fn snapshot_pane_fields_match_tmux() {
         server.tmux_ok(&["send-keys", "-t", &pane, "-X", "cancel"]);
 
         // The other pane (no history yet), and the alternate screen.
-        let other = cli_one(&server, "=snap:0.1", "pane_id");
+        let other = server.format("=snap:0.1", "pane_id");
         let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
         let row = cli_display(&server, &other, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: other pane"));
@@ -1274,7 +1241,7 @@ async fn snapshot_pane_fields_match_tmux() {
         ]);
         server.tmux_ok(&["send-keys", "-t", &other, "Enter"]);
         wait_until_true("alternate screen", DEADLINE, || {
-            cli_one(&server, &other, "alternate_on") == "1"
+            server.format(&other, "alternate_on") == "1"
                 && server.capture(&other, &[]).contains("ALTXSCREEN")
         });
         let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
@@ -1302,7 +1269,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
         wait_for_prompts(&server);
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
-        let pane = cli_one(&server, "=disp:1", "pane_id");
+        let pane = server.format("=disp:1", "pane_id");
 
         let d = |fs: &str| json!({"pane_id": pane, "format_string": fs});
         let got = ok(&servers, "display_message", d("#{pane_id} #{session_name}")).await;
@@ -1434,18 +1401,17 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         freeze_window_names(&server);
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=srch:0"]);
         wait_for_prompts(&server);
-        let p0 = cli_one(&server, "=srch:0.0", "pane_id");
-        let p1 = cli_one(&server, "=srch:0.1", "pane_id");
-        let width: usize = cli_one(&server, &p1, "pane_width").parse().unwrap();
+        let p0 = server.format("=srch:0.0", "pane_id");
+        let p1 = server.format("=srch:0.1", "pane_id");
+        let width: usize = server.format(&p1, "pane_width").parse().unwrap();
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
         // A needle scrolled far into history (the typed text does not contain it).
-        run_in_pane(&server, &p0, "printf 'NEE%sDLE-far\\n' ''; seq 1 3000");
+        server.run_in_pane(&p0, "printf 'NEE%sDLE-far\\n' ''; seq 1 3000");
         // A line in p1 that wraps once, and one that fits.
         let long = width + 10;
-        run_in_pane(
-            &server,
+        server.run_in_pane(
             &p1,
             &format!(
                 "printf 'WRAP%sNEE%sDLE-%s\\n' '' '' \"$(printf 'w%.0s' $(seq 1 {}))\"; \
@@ -1613,11 +1579,10 @@ async fn search_panes_pagination_and_per_pane_cap() {
         let panes = all_panes(&server);
         // The token in every pane; 7 numbered lines in one pane.
         for p in &panes {
-            run_in_pane(&server, p, "printf 'PAGE%sTOK\\n' ''");
+            server.run_in_pane(p, "printf 'PAGE%sTOK\\n' ''");
         }
         let capped = panes[4].clone();
-        run_in_pane(
-            &server,
+        server.run_in_pane(
             &capped,
             "for i in 1 2 3 4 5 6 7; do printf 'CAP%sTOK-%s\\n' '' $i; done",
         );
@@ -1884,10 +1849,10 @@ async fn odd_names_and_paths_round_trip() {
         let session = stored.as_str();
         assert!(session.starts_with("it's a #1 \"s\" ;x "), "{session:?}");
         server.tmux_ok(&["rename-window", "-t", &format!("{sid}:"), window]);
-        let pane = cli_one(&server, &format!("{sid}:"), "pane_id");
+        let pane = server.format(&format!("{sid}:"), "pane_id");
         server.wait_for_text(&pane, "$", DEADLINE);
         // rename-window expands formats (#{pane_id}); compare with what tmux stored.
-        let stored_window = cli_one(&server, &pane, "window_name");
+        let stored_window = server.format(&pane, "window_name");
         let window = stored_window.as_str();
         assert!(window.starts_with("w|in \"q\" %"), "{window:?}");
         // A working directory with a space, a line break, the record/field separators
@@ -1899,13 +1864,12 @@ async fn odd_names_and_paths_round_trip() {
         let dir = base.path().join("a b\n\u{241f}x\u{241e}y é");
         std::fs::create_dir(&dir).expect("mkdir");
         let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
-        run_in_pane(
-            &server,
+        server.run_in_pane(
             &pane,
             &format!("cd {quoted}; printf 'lit %s\\n' '#{{pane_id}} }} [x] *?'"),
         );
         wait_until_true("pane_current_path follows cd", DEADLINE, || {
-            cli_one(&server, &pane, "pane_current_path") == dir.display().to_string()
+            server.format(&pane, "pane_current_path") == dir.display().to_string()
         });
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
@@ -1922,7 +1886,7 @@ async fn odd_names_and_paths_round_trip() {
         assert_eq!(w["result"][0]["window_name"], json!(window), "{ctx}: {w}");
         assert_eq!(
             w["result"][0]["window_name"],
-            json!(cli_one(&server, &pane, "window_name"))
+            json!(server.format(&pane, "window_name"))
         );
         for p in [
             ok(&servers, "get_pane_info", json!({"session_name": session})).await,
@@ -1982,7 +1946,7 @@ async fn concurrent_tool_calls_get_their_own_answers() {
         let servers = servers(&server);
         let panes = all_panes(&server);
         for p in &panes {
-            run_in_pane(&server, p, &format!("printf 'ID%s-%s\\n' '' '{p}'"));
+            server.run_in_pane(p, &format!("printf 'ID%s-%s\\n' '' '{p}'"));
         }
         let ctx = format!("tmux {}", bin.label);
         let futs = (0..120).map(|i| {
@@ -2105,7 +2069,7 @@ async fn window_index_out_of_range_is_not_found() {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("idx").start();
         let servers = servers(&server);
-        let current = cli_one(&server, "=idx:", "window_id");
+        let current = server.format("=idx:", "window_id");
         let r = call(
             &servers,
             "get_window_info",
@@ -2158,7 +2122,7 @@ async fn window_layout_matches_the_cli_on_every_version() {
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=lay:0"]);
         let servers = servers(&server);
         let w = ok(&servers, "get_window_info", json!({"session_name": "lay"})).await;
-        let cli = cli_one(&server, "=lay:", "window_layout");
+        let cli = server.format("=lay:", "window_layout");
         assert_eq!(
             w["window_layout"],
             json!(cli),
@@ -2194,15 +2158,8 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
             .start();
         server.wait_for_text("main:", "CAPTURE-END", DEADLINE);
         let servers = servers(&server);
-        let rss = || -> i64 {
-            let status = std::fs::read_to_string(format!("/proc/{}/status", server.server_pid()))
-                .expect("tmux server status");
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-                .expect("VmRSS")
-        };
+        // The tmux server's resident memory (KiB).
+        let rss = || crate::support::held(server.server_pid()).rss_kib as i64;
         let args = json!({"start": -100000, "max_lines": null});
         // Warm up (allocator high-water marks), then measure.
         for _ in 0..3 {
@@ -2261,7 +2218,7 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
                 k + 1
             ));
         }
-        run_in_pane(&server, &pane, &script);
+        server.run_in_pane(&pane, &script);
         let mut variants = vec!["default"];
         if bin.label.as_str() >= "3.6" {
             variants.push("vs16-narrow");
@@ -2269,8 +2226,8 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
         for variant in variants {
             if variant == "vs16-narrow" {
                 server.tmux_ok(&["set", "-g", "variation-selector-always-wide", "off"]);
-                run_in_pane(&server, &pane, "clear; tmux -V >/dev/null 2>&1; true");
-                run_in_pane(&server, &pane, &script);
+                server.run_in_pane(&pane, "clear; tmux -V >/dev/null 2>&1; true");
+                server.run_in_pane(&pane, &script);
             }
             let ctx = format!("tmux {} ({variant})", bin.label);
             let r = ok(
@@ -2326,7 +2283,7 @@ async fn spawned_panes_are_read_once_their_program_runs() {
         let pane = all_panes(&server)[0].clone();
         let check = |r: &Value, what: &str| {
             let id = r["pane_id"].as_str().unwrap_or_default().to_string();
-            let tmux = cli_one(&server, &id, "pane_current_command");
+            let tmux = server.format(&id, "pane_current_command");
             assert_eq!(r["pane_current_command"], json!(tmux), "{what}");
             assert_ne!(r["pane_current_path"], json!(""), "{what}");
             id

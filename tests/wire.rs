@@ -96,16 +96,6 @@ fn assert_alive(server: &TestServer, when: &str) {
     server.tmux_ok(&["list-sessions"]);
 }
 
-/// A socket path in a fresh temp dir that nobody listens on.
-fn missing_socket() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::Builder::new()
-        .prefix("tmuxwire-nosrv-")
-        .tempdir_in("/tmp")
-        .expect("temp dir");
-    let path = dir.path().join("nothing.sock");
-    (dir, path)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn probe_version_matches_tmux_v_and_framing() {
     for bin in tmux_bins() {

@@ -34,6 +34,7 @@
 #![allow(dead_code)]
 
 pub mod home;
+pub mod mcp;
 pub mod skip;
 pub mod sshd;
 pub mod tool;
@@ -138,17 +139,33 @@ pub const TMUXWIRE_ENV: &[&str] = &[
     "LIBTMUX_TOOLS",
     "TMUXWIRE_EXCLUDE_TOOLS",
     "LIBTMUX_EXCLUDE_TOOLS",
+    "TMUXWIRE_TMUX",
 ];
 
 /// The `tmuxwire` binary under test, with every [`TMUXWIRE_ENV`] variable removed and then
 /// [`test_env`] applied (a private `TMUX_TMPDIR`); the caller adds arguments and variables.
-pub fn tmuxwire_command() -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
+pub fn tmuxwire_cli() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tmuxwire"));
     for k in TMUXWIRE_ENV {
         cmd.env_remove(k);
     }
-    test_env(cmd.as_std_mut());
+    test_env(&mut cmd);
     cmd
+}
+
+/// [`tmuxwire_cli`] for tokio (a child the test awaits or kills on drop).
+pub fn tmuxwire_command() -> tokio::process::Command {
+    tmuxwire_cli().into()
+}
+
+/// Runs `tmuxwire -S <socket> args...` to its end.
+pub fn run_tmuxwire(socket: &Path, args: &[&str]) -> Output {
+    tmuxwire_cli()
+        .arg("-S")
+        .arg(socket)
+        .args(args)
+        .output()
+        .expect("run tmuxwire")
 }
 
 /// Runs `path -V` and returns the version (`3.3a`), or an error text.
@@ -603,6 +620,16 @@ pub fn held(pid: u32) -> Held {
     }
 }
 
+/// A socket path in a fresh temp dir that nobody listens on (the dir goes with the guard).
+pub fn missing_socket() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("tmuxwire-nosrv-")
+        .tempdir_in("/tmp")
+        .expect("temp dir");
+    let path = dir.path().join("nothing.sock");
+    (dir, path)
+}
+
 /// Builder for a [`TestServer`]; see [`TestServer::builder`].
 #[derive(Clone, Debug)]
 pub struct TestServerBuilder {
@@ -927,6 +954,30 @@ impl TestServer {
                 self.bin.label
             );
         }
+    }
+
+    /// One format variable of `target` (`display-message -p -t target '#{var}'`), the final
+    /// line break removed (not parsed into rows: the value may hold a line break).
+    pub fn format(&self, target: &str, var: &str) -> String {
+        let out = self.tmux_ok(&[
+            "display-message",
+            "-p",
+            "-t",
+            target,
+            &format!("#{{{var}}}"),
+        ]);
+        out.strip_suffix('\n').unwrap_or(&out).to_string()
+    }
+
+    /// Types `cmd` into `pane`, then a marker command, and waits until the marker's output and
+    /// the next prompt are on the screen (the pane is idle afterwards). The marker's output
+    /// (`DONE-<n>`) is not in the typed text (`printf` joins it).
+    pub fn run_in_pane(&self, pane: &str, cmd: &str) {
+        let marker = unique_name("");
+        let line = format!("{cmd}; printf '%s-%s\\n' DONE {marker}");
+        self.tmux_ok(&["send-keys", "-t", pane, "-l", &line]);
+        self.tmux_ok(&["send-keys", "-t", pane, "Enter"]);
+        self.wait_for_text(pane, &format!("DONE-{marker}\n$"), DEADLINE);
     }
 
     /// The server's pid (read when it started).

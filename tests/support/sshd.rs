@@ -902,7 +902,7 @@ fn signal(pid: u32, start: Option<u64>, sig: libc::c_int) -> bool {
 
 /// The state letter of `pid` from `/proc/<pid>/stat` (`R`, `S`, `T` = stopped, `Z`, …), or
 /// `None` when there is no such process.
-fn proc_state(pid: u32) -> Option<char> {
+pub fn proc_state(pid: u32) -> Option<char> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.get(stat.rfind(')')? + 1..)?
         .trim_start()
