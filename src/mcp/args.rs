@@ -3,8 +3,8 @@
 //!
 //! Field docs become the argument descriptions clients show a model (see
 //! [`super::schema`]): short, plain text, no Rust names. The targeting
-//! arguments' docs are for Rust readers only: the server instructions
-//! explain them once for every tool ([`super::tools`] hides them).
+//! arguments are written in by [`args!`](super::targeting::args), whose
+//! docs are for Rust readers only ([`super::targeting`]).
 //!
 //! Values are read leniently first ([`coerce`]), as libtmux-mcp's
 //! validation does: an integer may come as a decimal string (`"-10"`) or
@@ -21,8 +21,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::control::format::Part;
-use crate::control::{PaneId, SessionId, WindowId};
-use crate::tmux::{Error, Selector};
+use crate::mcp::targeting::args;
+use crate::tmux::Error;
 
 pub use crate::tmux::op::FiltersArg;
 
@@ -38,265 +38,173 @@ fn default_limit() -> Option<i64> {
     Some(500)
 }
 
-/// `list_sessions`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListSessionsArgs {
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
-    /// Conditions all items kept meet, e.g. {"session_name__contains": "dev"}. Operators: exact
-    /// contains startswith endswith (i-prefixed: any case), regex iregex in nin eq.
-    pub filters: Option<FiltersArg>,
+args! {
+    /// `list_sessions`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ListSessionsArgs {
+        @socket,
+        /// Conditions all items kept meet, e.g. {"session_name__contains": "dev"}. Operators: exact
+        /// contains startswith endswith (i-prefixed: any case), regex iregex in nin eq.
+        pub filters: Option<FiltersArg>,
+    }
 }
 
-/// `list_windows`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListWindowsArgs {
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
-    /// Conditions, e.g. {"window_name__contains": "log"} (see list_sessions).
-    pub filters: Option<FiltersArg>,
+args! {
+    /// `list_windows`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ListWindowsArgs {
+        @session,
+        @socket,
+        /// Conditions, e.g. {"window_name__contains": "log"} (see list_sessions).
+        pub filters: Option<FiltersArg>,
+    }
 }
 
-/// `list_panes`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListPanesArgs {
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// Window index in the session.
-    pub window_index: Option<i64>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
-    /// Conditions, e.g. {"pane_current_command__eq": "vim"} (see list_sessions).
-    pub filters: Option<FiltersArg>,
+args! {
+    /// `list_panes`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ListPanesArgs {
+        @session,
+        @window_id,
+        @window_index,
+        @socket,
+        /// Conditions, e.g. {"pane_current_command__eq": "vim"} (see list_sessions).
+        pub filters: Option<FiltersArg>,
+    }
 }
 
-/// `get_server_info`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ServerArgs {
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `get_server_info`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ServerArgs {
+        @socket,
+    }
 }
 
-/// `get_session_info`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SessionArgs {
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `get_session_info`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SessionArgs {
+        @session_id,
+        @session_name,
+        @socket,
+    }
 }
 
-/// `get_window_info`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WindowArgs {
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// Window index in the session.
-    pub window_index: Option<i64>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `get_window_info`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct WindowArgs {
+        @window,
+        @socket,
+    }
 }
 
-/// Pane targeting shared by the pane tools.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PaneArgs {
-    /// Pane id (%N). Default: the active pane (of the window or session given).
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// Pane targeting shared by the pane tools.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct PaneArgs {
+        @pane,
+        @socket,
+    }
 }
 
-/// `get_pane_state`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PaneStateArgs {
-    /// Pane id (%N). Default: the active pane (of the window or session given).
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `get_pane_state`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct PaneStateArgs {
+        @pane,
+        @socket,
+    }
 }
 
-/// `list_commands`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListCommandsArgs {
-    /// Pane id (%N). Default: the active pane (of the window or session given).
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// The newest N commands (N ≥ 1). Default: 20.
-    pub limit: Option<i64>,
-    /// Only commands with an index below this (paging back).
-    pub before: Option<u64>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `list_commands`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ListCommandsArgs {
+        @pane,
+        /// The newest N commands (N ≥ 1). Default: 20.
+        pub limit: Option<i64>,
+        /// Only commands with an index below this (paging back).
+        pub before: Option<u64>,
+        @socket,
+    }
 }
 
-/// `get_command_output`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CommandOutputArgs {
-    /// Pane id (%N). Default: the active pane (of the window or session given).
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// Command index (list_commands); negative counts back from the last that ran (-1, default).
-    pub index: Option<i64>,
-    /// Keep the first N lines (with tail: both ends).
-    pub head: Option<i64>,
-    /// Keep the last N lines.
-    pub tail: Option<i64>,
-    /// Keep only lines containing this text (case-sensitive).
-    pub grep: Option<String>,
-    /// Lines kept around each grep match (0-100). Default: 0.
-    pub context: Option<i64>,
-    /// At most N bytes of line text, first lines kept.
-    pub max_bytes: Option<i64>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `get_command_output`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct CommandOutputArgs {
+        @pane,
+        /// Command index (list_commands); negative counts back from the last that ran (-1, default).
+        pub index: Option<i64>,
+        /// Keep the first N lines (with tail: both ends).
+        pub head: Option<i64>,
+        /// Keep the last N lines.
+        pub tail: Option<i64>,
+        /// Keep only lines containing this text (case-sensitive).
+        pub grep: Option<String>,
+        /// Lines kept around each grep match (0-100). Default: 0.
+        pub context: Option<i64>,
+        /// At most N bytes of line text, first lines kept.
+        pub max_bytes: Option<i64>,
+        @socket,
+    }
 }
 
-/// `capture_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CapturePaneArgs {
-    /// Pane id (%N). Default: the active pane.
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// First line: 0 = top of the screen, negative = scrollback (-1 = newest history line).
-    /// Default: 0.
-    pub start: Option<i64>,
-    /// Last line. Default: the bottom of the screen.
-    pub end: Option<i64>,
-    /// Keep the newest N lines (N ≥ 1); null: no limit.
-    #[serde(default = "default_max_lines")]
-    pub max_lines: Option<i64>,
-    /// Join soft-wrapped rows into logical lines.
-    #[serde(default)]
-    pub join_wrapped: bool,
-    // head, tail and context: as grep's description says, once (hidden
-    // docs: no description of their own in the schema).
-    #[doc(hidden)]
-    pub head: Option<i64>,
-    #[doc(hidden)]
-    pub tail: Option<i64>,
-    /// Lines containing this text (case-sensitive), context (0-100) lines around each;
-    /// then head/tail, then max_lines.
-    pub grep: Option<String>,
-    #[doc(hidden)]
-    pub context: Option<i64>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `capture_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub struct CapturePaneArgs {
+        @pane,
+        /// First line: 0 = top of the screen, negative = scrollback (-1 = newest history line).
+        /// Default: 0.
+        pub start: Option<i64>,
+        /// Last line. Default: the bottom of the screen.
+        pub end: Option<i64>,
+        /// Keep the newest N lines (N ≥ 1); null: no limit.
+        #[serde(default = "default_max_lines")]
+        pub max_lines: Option<i64>,
+        /// Join soft-wrapped rows into logical lines.
+        #[serde(default)]
+        pub join_wrapped: bool,
+        // head, tail and context: as grep's description says, once (hidden
+        // docs: no description of their own in the schema).
+        #[doc(hidden)]
+        pub head: Option<i64>,
+        #[doc(hidden)]
+        pub tail: Option<i64>,
+        /// Lines containing this text (case-sensitive), context (0-100) lines around each;
+        /// then head/tail, then max_lines.
+        pub grep: Option<String>,
+        #[doc(hidden)]
+        pub context: Option<i64>,
+        @socket,
+    }
 }
 
-/// `snapshot_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotPaneArgs {
-    /// Pane id (%N). Default: the active pane.
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// Keep the newest N rows (N ≥ 1); null: all.
-    #[serde(default = "default_max_lines")]
-    pub max_lines: Option<i64>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `snapshot_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub struct SnapshotPaneArgs {
+        @pane,
+        /// Keep the newest N rows (N ≥ 1); null: all.
+        #[serde(default = "default_max_lines")]
+        pub max_lines: Option<i64>,
+        @socket,
+    }
 }
 
-/// `display_message`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DisplayMessageArgs {
-    /// Text with #{variable} references, e.g. '#{pane_current_command} #{pane_pid}'; the rest
-    /// is literal.
-    pub format_string: String,
-    /// Pane id (%N). Default: the active pane.
-    pub pane_id: Option<String>,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Window id (@N).
-    pub window_id: Option<String>,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `display_message`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub struct DisplayMessageArgs {
+        /// Text with #{variable} references, e.g. '#{pane_current_command} #{pane_pid}'; the rest
+        /// is literal.
+        pub format_string: String,
+        @pane,
+        @socket,
+    }
 }
 
 /// A command named in `search_panes`: `"last"`, or an index (`list_commands`; negative
@@ -334,43 +242,37 @@ impl CommandArg {
     }
 }
 
-/// `search_panes`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchPanesArgs {
-    /// Text to find; literal unless regex is true.
-    pub pattern: String,
-    /// pattern is a regex (Rust syntax; ^ and $ anchor each line).
-    #[serde(default)]
-    pub regex: bool,
-    /// Case-sensitive matching.
-    #[serde(default)]
-    pub match_case: bool,
-    /// Session name (exact).
-    pub session_name: Option<String>,
-    /// Session id ($N).
-    pub session_id: Option<String>,
-    /// Only this pane (%N).
-    pub pane_id: Option<String>,
-    /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
-    pub content_start: Option<i64>,
-    /// Last line. Default: the bottom of the screen.
-    pub content_end: Option<i64>,
-    /// Only command output: "last" or a list_commands index.
-    pub command: Option<CommandArg>,
-    /// Matching lines returned per pane: the newest (≥ 1).
-    #[serde(default = "default_per_pane")]
-    pub max_matched_lines_per_pane: i64,
-    /// Panes per page (≥ 1); null: all.
-    #[serde(default = "default_limit")]
-    pub limit: Option<i64>,
-    /// Matching panes to skip (next page: offset + limit).
-    #[serde(default)]
-    pub offset: i64,
-    /// tmux socket name (-L).
-    pub socket_name: Option<String>,
-    /// tmux socket path (-S).
-    pub socket_path: Option<String>,
+args! {
+    /// `search_panes`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub struct SearchPanesArgs {
+        /// Text to find; literal unless regex is true.
+        pub pattern: String,
+        /// pattern is a regex (Rust syntax; ^ and $ anchor each line).
+        #[serde(default)]
+        pub regex: bool,
+        /// Case-sensitive matching.
+        #[serde(default)]
+        pub match_case: bool,
+        @session,
+        @pane_id,
+        /// First line (0 = top of the screen, negative = scrollback). Default: the oldest.
+        pub content_start: Option<i64>,
+        /// Last line. Default: the bottom of the screen.
+        pub content_end: Option<i64>,
+        /// Only command output: "last" or a list_commands index.
+        pub command: Option<CommandArg>,
+        /// Matching lines returned per pane: the newest (≥ 1).
+        #[serde(default = "default_per_pane")]
+        pub max_matched_lines_per_pane: i64,
+        /// Panes per page (≥ 1); null: all.
+        #[serde(default = "default_limit")]
+        pub limit: Option<i64>,
+        /// Matching panes to skip (next page: offset + limit).
+        #[serde(default)]
+        pub offset: i64,
+        @socket,
+    }
 }
 
 /// `environment`: `{"NAME": "value"}`, or the same object as a JSON
@@ -920,50 +822,6 @@ fn shown(v: &Value) -> String {
     t
 }
 
-/// Parses an optional id argument.
-fn id<T: std::str::FromStr<Err = crate::control::id::IdError>>(
-    arg: &'static str,
-    v: &Option<String>,
-    example: &str,
-) -> Result<Option<T>, Error> {
-    match v {
-        None => Ok(None),
-        Some(s) => s
-            .parse::<T>()
-            .map(Some)
-            .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), example)),
-    }
-}
-
-/// A session name argument: must be non-empty and free of NUL.
-fn name(arg: &'static str, v: &Option<String>) -> Result<Option<String>, Error> {
-    match v {
-        Some(s) if s.is_empty() || s.contains('\0') => Err(Error::invalid(
-            arg,
-            format!("{arg} must be a non-empty name without NUL bytes"),
-            "an exact session name as list_sessions shows it",
-        )),
-        other => Ok(other.clone()),
-    }
-}
-
-/// A window index: 0 … u32::MAX.
-fn index(v: Option<i64>) -> Result<Option<u32>, Error> {
-    match v {
-        None => Ok(None),
-        Some(i) => u32::try_from(i).map(Some).map_err(|_| {
-            Error::invalid(
-                "window_index",
-                format!(
-                    "window_index must be between 0 and {} (received {i})",
-                    u32::MAX
-                ),
-                "a window index from list_windows",
-            )
-        }),
-    }
-}
-
 /// A limit that must be at least 1, where null means "no limit" (`None`
 /// stays `None`).
 pub fn positive(arg: &'static str, v: Option<i64>) -> Result<Option<usize>, Error> {
@@ -998,31 +856,6 @@ pub fn line(arg: &'static str, v: Option<i64>) -> Result<Option<i64>, Error> {
         Some(n) => Ok(Some(n.min(crate::tmux::op::search::MAX_LINE_ARG))),
         None => Ok(None),
     }
-}
-
-/// Builds a selector from the shared targeting arguments.
-pub fn selector(
-    pane_id: &Option<String>,
-    window_id: &Option<String>,
-    window_index: Option<i64>,
-    session_id: &Option<String>,
-    session_name: &Option<String>,
-) -> Result<Selector, Error> {
-    Ok(Selector {
-        pane_id: id::<PaneId>("pane_id", pane_id, "a pane id like %3 (see list_panes)")?,
-        window_id: id::<WindowId>(
-            "window_id",
-            window_id,
-            "a window id like @2 (see list_windows)",
-        )?,
-        window_index: index(window_index)?,
-        session_id: id::<SessionId>(
-            "session_id",
-            session_id,
-            "a session id like $1 (see list_sessions)",
-        )?,
-        session_name: name("session_name", session_name)?,
-    })
 }
 
 /// Turns a `display_message` format into the tmux format to expand:
@@ -1126,23 +959,6 @@ mod tests {
         let e = positive("max_lines", Some(0)).unwrap_err().to_string();
         assert_eq!(e, "max_lines must be a positive number (received 0)");
         assert!(positive("limit", Some(-1)).is_err());
-    }
-
-    #[test]
-    fn ids() {
-        let s = selector(
-            &Some("%3".into()),
-            &None,
-            Some(2),
-            &Some("$1".into()),
-            &None,
-        )
-        .unwrap();
-        assert_eq!(s.pane_id, Some(PaneId(3)));
-        assert!(selector(&Some("3".into()), &None, None, &None, &None).is_err());
-        assert!(selector(&None, &Some("%3".into()), None, &None, &None).is_err());
-        assert!(selector(&None, &None, Some(-1), &None, &None).is_err());
-        assert!(selector(&None, &None, None, &None, &Some(String::new())).is_err());
     }
 
     /// `args` read leniently against `T`'s schema, then parsed.

@@ -40,6 +40,7 @@ pub mod resources;
 pub mod schema;
 pub mod server;
 pub mod stdio;
+pub mod targeting;
 pub mod text;
 pub mod tools;
 pub mod toolsets;

@@ -10,10 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, targeting, tool_args,
-};
+use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, tool_args};
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
+use crate::mcp::targeting::{self, args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::op::create::{
@@ -33,47 +32,45 @@ use crate::tmux::op::typing::{
 use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
 
-/// `create_session`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct CreateSessionArgs {
-    /// Stored exactly (tmux turns : and . into _).
-    session_name: Option<String>,
-    window_name: Option<String>,
-    /// An existing directory (~ expanded).
-    start_directory: Option<String>,
-    /// Width in cells.
-    x: Option<i64>,
-    /// Height in rows.
-    y: Option<i64>,
-    /// {"NAME": "value"}, set in the session's environment.
-    environment: Option<EnvArg>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    /// Shells keep no history file (HISTFILE="", fish private mode).
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `create_session`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct CreateSessionArgs {
+        @session_name,
+        window_name: Option<String>,
+        /// An existing directory (~ expanded).
+        start_directory: Option<String>,
+        /// Width in cells.
+        x: Option<i64>,
+        /// Height in rows.
+        y: Option<i64>,
+        /// {"NAME": "value"}, set in the session's environment.
+        environment: Option<EnvArg>,
+        @socket,
+        /// Shells keep no history file (HISTFILE="", fish private mode).
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
-/// `create_window`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct CreateWindowArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_name: Option<String>,
-    start_directory: Option<String>,
-    /// Make it the current window.
-    #[serde(default)]
-    attach: bool,
-    /// Default: the next free index.
-    direction: Option<Place>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    /// {"NAME": "value"} for this window's shell.
-    environment: Option<EnvArg>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `create_window`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct CreateWindowArgs {
+        @session,
+        window_name: Option<String>,
+        start_directory: Option<String>,
+        /// Make it the current window.
+        #[serde(default)]
+        attach: bool,
+        /// Default: the next free index.
+        direction: Option<Place>,
+        @socket,
+        /// {"NAME": "value"} for this window's shell.
+        environment: Option<EnvArg>,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
 /// A pane size: cells, or a percentage such as "30%".
@@ -86,63 +83,60 @@ enum SizeArg {
     Text(String),
 }
 
-/// `split_window`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SplitWindowArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    direction: Option<SplitDirection>,
-    /// Cells, or "30%".
-    size: Option<SizeArg>,
-    start_directory: Option<String>,
-    /// Command to run instead of the default shell.
-    shell: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    environment: Option<EnvArg>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `split_window`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct SplitWindowArgs {
+        @pane,
+        @window_index,
+        direction: Option<SplitDirection>,
+        /// Cells, or "30%".
+        size: Option<SizeArg>,
+        start_directory: Option<String>,
+        /// Command to run instead of the default shell.
+        shell: Option<String>,
+        @socket,
+        environment: Option<EnvArg>,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
 fn yes() -> bool {
     true
 }
 
-/// `send_keys`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SendKeysArgs {
-    /// Text, typed exactly; or one key name alone (C-c, Enter, Up, Escape, F5, M-x).
-    keys: String,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    /// Press Enter after.
-    #[serde(default = "yes")]
-    enter: bool,
-    /// keys is text even if it is a key name.
-    #[serde(default)]
-    literal: bool,
-    /// Prefix a space (shells with ignorespace skip history).
-    #[serde(default)]
-    suppress_history: bool,
-    /// Type into a password prompt (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    /// ms between text and Enter; null: 0 for a shell, else 150.
-    submit_delay_ms: Option<f64>,
-    /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
-    wait_ready: Option<bool>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `send_keys`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SendKeysArgs {
+        /// Text, typed exactly; or one key name alone (C-c, Enter, Up, Escape, F5, M-x).
+        keys: String,
+        @pane,
+        /// Press Enter after.
+        #[serde(default = "yes")]
+        enter: bool,
+        /// keys is text even if it is a key name.
+        #[serde(default)]
+        literal: bool,
+        /// Prefix a space (shells with ignorespace skip history).
+        #[serde(default)]
+        suppress_history: bool,
+        /// Type into a password prompt (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        /// ms between text and Enter; null: 0 for a shell, else 150.
+        submit_delay_ms: Option<f64>,
+        /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
+        wait_ready: Option<bool>,
+        @socket,
+    }
 }
 
 /// One operation of `send_keys_batch` (libtmux-mcp `SendKeysOperation`).
+/// Its targeting fields are written out, undocumented, rather than by
+/// [`args!`]: the input schema leaves out the descriptions of a tool's own
+/// targeting arguments, not of those nested in a list's items.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SendKeysOperation {
@@ -159,21 +153,21 @@ struct SendKeysOperation {
     suppress_history: bool,
 }
 
-/// `send_keys_batch`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SendKeysBatchArgs {
-    /// [{keys, pane_id, enter, literal, …}] as send_keys, in order.
-    operations: Vec<SendKeysOperation>,
-    #[serde(default)]
-    on_error: OnError,
-    /// Seconds for the whole batch.
-    timeout: Option<f64>,
-    /// Type into password prompts (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `send_keys_batch`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SendKeysBatchArgs {
+        /// [{keys, pane_id, enter, literal, …}] as send_keys, in order.
+        operations: Vec<SendKeysOperation>,
+        #[serde(default)]
+        on_error: OnError,
+        /// Seconds for the whole batch.
+        timeout: Option<f64>,
+        /// Type into password prompts (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        @socket,
+    }
 }
 
 /// One operation's outcome (libtmux-mcp `SendKeysOperationResult`).
@@ -207,113 +201,108 @@ impl Rendered for SendBatchResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
-/// `paste_text`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PasteTextArgs {
-    /// Pasted as a terminal paste does (line breaks as Enter).
-    text: String,
-    pane_id: Option<String>,
-    /// Bracketed paste when the program asked for it.
-    #[serde(default = "yes")]
-    bracket: bool,
-    /// Paste into a password prompt (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    /// Then press Enter (confirmed: delivery).
-    #[serde(default)]
-    enter: bool,
-    /// As send_keys.
-    submit_delay_ms: Option<f64>,
-    /// As send_keys.
-    wait_ready: Option<bool>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `paste_text`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PasteTextArgs {
+        /// Pasted as a terminal paste does (line breaks as Enter).
+        text: String,
+        @pane_id,
+        /// Bracketed paste when the program asked for it.
+        #[serde(default = "yes")]
+        bracket: bool,
+        /// Paste into a password prompt (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        /// Then press Enter (confirmed: delivery).
+        #[serde(default)]
+        enter: bool,
+        /// As send_keys.
+        submit_delay_ms: Option<f64>,
+        /// As send_keys.
+        wait_ready: Option<bool>,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `paste_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PasteBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    pane_id: Option<String>,
-    #[serde(default = "yes")]
-    bracket: bool,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `paste_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PasteBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        @pane_id,
+        #[serde(default = "yes")]
+        bracket: bool,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `respawn_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RespawnPaneArgs {
-    /// %N.
-    pane_id: String,
-    /// Kill the running process first.
-    #[serde(default = "yes")]
-    kill: bool,
-    /// Command (default: the pane's first one).
-    shell: Option<String>,
-    start_directory: Option<String>,
-    environment: Option<EnvArg>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `respawn_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct RespawnPaneArgs {
+        /// %N.
+        pane_id: String,
+        /// Kill the running process first.
+        #[serde(default = "yes")]
+        kill: bool,
+        /// Command (default: the pane's first one).
+        shell: Option<String>,
+        start_directory: Option<String>,
+        environment: Option<EnvArg>,
+        @socket,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
-/// `pipe_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PipePaneArgs {
-    pane_id: Option<String>,
-    /// File to copy the pane's output to; null stops piping.
-    output_path: Option<String>,
-    /// Append (else truncate).
-    #[serde(default = "yes")]
-    append: bool,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `pipe_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PipePaneArgs {
+        @pane_id,
+        /// File to copy the pane's output to; null stops piping.
+        output_path: Option<String>,
+        /// Append (else truncate).
+        #[serde(default = "yes")]
+        append: bool,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `set_option`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetOptionArgs {
-    option: String,
-    /// Stored verbatim (formats stay formats).
-    value: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `set_option`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SetOptionArgs {
+        option: String,
+        /// Stored verbatim (formats stay formats).
+        value: String,
+        scope: Option<ScopeArg>,
+        // A session name or $N, @N, %N, with scope (show_option's
+        // description says it, once).
+        target: Option<String>,
+        #[serde(default)]
+        global_: bool,
+        @socket,
+    }
 }
 
-/// `set_environment`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetEnvironmentArgs {
-    name: String,
-    value: String,
-    /// Default: the global environment.
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `set_environment`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SetEnvironmentArgs {
+        name: String,
+        value: String,
+        @session,
+        @socket,
+    }
 }
 
 tool_args!(SetOptionArgs => SetOptionRequest, |a| {
@@ -523,7 +512,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
     let stop = a.on_error == OnError::Stop;
     let mut ops = Vec::with_capacity(a.operations.len());
     for op in &a.operations {
-        let sel = args::selector(
+        let sel = targeting::selector(
             &op.pane_id,
             &op.window_id,
             None,

@@ -10,9 +10,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, Def, READ, def, object, parse, targeting, tool_args};
+use super::{Ctx, Def, READ, def, object, parse, tool_args};
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::json_len;
+use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
@@ -441,44 +442,43 @@ struct ListServersArgs {
     extra_socket_paths: Option<Vec<String>>,
 }
 
-/// `show_option`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowOptionArgs {
-    /// Option name, e.g. history-limit or @my-option.
-    option: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_option`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowOptionArgs {
+        /// Option name, e.g. history-limit or @my-option.
+        option: String,
+        scope: Option<ScopeArg>,
+        // A session name or $N, @N, %N, with scope (show_option's
+        // description says it, once).
+        target: Option<String>,
+        // The global table (-g), as target.
+        #[serde(default)]
+        global_: bool,
+        @socket,
+    }
 }
 
-/// `show_environment`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowEnvironmentArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_environment`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ShowEnvironmentArgs {
+        @session,
+        @socket,
+    }
 }
 
-/// `show_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    /// Keep the newest N lines (N ≥ 1); null: all.
-    #[serde(default = "default_buffer_lines")]
-    max_lines: Option<i64>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        /// Keep the newest N lines (N ≥ 1); null: all.
+        #[serde(default = "default_buffer_lines")]
+        max_lines: Option<i64>,
+        @socket,
+    }
 }
 
 fn default_buffer_lines() -> Option<i64> {
@@ -494,49 +494,46 @@ tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
     ShowBufferRequest::new(a.buffer_name, max_lines)
 });
 
-/// `show_hooks`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowHooksArgs {
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_hooks`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ShowHooksArgs {
+        scope: Option<ScopeArg>,
+        // A session name or $N, @N, %N, with scope (show_option's
+        // description says it, once).
+        target: Option<String>,
+        // The global table (-g), as target.
+        #[serde(default)]
+        global_: bool,
+        @socket,
+    }
 }
 
-/// `show_hook`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowHookArgs {
-    /// e.g. after-new-window.
-    hook_name: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_hook`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowHookArgs {
+        /// e.g. after-new-window.
+        hook_name: String,
+        scope: Option<ScopeArg>,
+        // A session name or $N, @N, %N, with scope (show_option's
+        // description says it, once).
+        target: Option<String>,
+        // The global table (-g), as target.
+        #[serde(default)]
+        global_: bool,
+        @socket,
+    }
 }
 
-/// `find_pane_by_position`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct FindPaneArgs {
-    corner: Corner,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `find_pane_by_position`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct FindPaneArgs {
+        corner: Corner,
+        @window,
+        @socket,
+    }
 }
 
 /// One operation of a batch.

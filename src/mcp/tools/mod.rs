@@ -47,7 +47,7 @@ use super::schema;
 use super::text::{self, Rendered, Text, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset};
 use crate::tmux::op::{self, Limit, Op};
-use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
+use crate::tmux::{Error, ErrorKind, Servers, Tmux};
 
 pub use crate::tmux::op::capture::MAX_TEXT_BYTES;
 
@@ -1263,47 +1263,6 @@ fn server(
 ) -> Result<Arc<Tmux>, Error> {
     servers.get_socket(socket_name.as_deref(), socket_path.as_deref())
 }
-
-/// The libtmux-mcp targeting arguments of one call.
-struct Targeting<'a> {
-    pane_id: &'a Option<String>,
-    window_id: &'a Option<String>,
-    window_index: Option<i64>,
-    session_id: &'a Option<String>,
-    session_name: &'a Option<String>,
-}
-
-impl Targeting<'_> {
-    fn selector(&self) -> Result<Selector, Error> {
-        args::selector(
-            self.pane_id,
-            self.window_id,
-            self.window_index,
-            self.session_id,
-            self.session_name,
-        )
-    }
-}
-
-/// Targeting from an args struct's fields; missing kinds are `None`.
-macro_rules! targeting {
-    ($a:expr $(, $field:ident)*) => {{
-        #[allow(unused_mut)]
-        let mut t = $crate::mcp::tools::Targeting {
-            pane_id: &None,
-            window_id: &None,
-            window_index: None,
-            session_id: &$a.session_id,
-            session_name: &$a.session_name,
-        };
-        $(targeting!(@set t, $a, $field);)*
-        t
-    }};
-    (@set $t:ident, $a:expr, pane_id) => { $t.pane_id = &$a.pane_id; };
-    (@set $t:ident, $a:expr, window_id) => { $t.window_id = &$a.window_id; };
-    (@set $t:ident, $a:expr, window_index) => { $t.window_index = $a.window_index; };
-}
-pub(crate) use targeting;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, targeting, tool_args};
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, tool_args};
+use crate::mcp::targeting::{args, targeting};
 use crate::tmux::Error;
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
@@ -28,64 +29,60 @@ impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
 }
 use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
 
-/// `kill_server`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillServerArgs {
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_server`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct KillServerArgs {
+        @socket,
+    }
 }
 
-/// `kill_session`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillSessionArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_session`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct KillSessionArgs {
+        @session,
+        @socket,
+    }
 }
 
-/// `kill_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillWindowArgs {
-    /// @N.
-    window_id: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct KillWindowArgs {
+        /// @N.
+        window_id: String,
+        @socket,
+    }
 }
 
-/// `kill_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillPaneArgs {
-    /// %N.
-    pane_id: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct KillPaneArgs {
+        /// %N.
+        pane_id: String,
+        @socket,
+    }
 }
 
-/// `clear_pane`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ClearPaneArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `clear_pane`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ClearPaneArgs {
+        @pane,
+        @socket,
+    }
 }
 
-/// `delete_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct DeleteBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `delete_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct DeleteBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        @socket,
+    }
 }
 
 tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
