@@ -398,7 +398,7 @@ pub(super) fn defs() -> Vec<Def> {
         ),
     ]
     .into_iter()
-    .chain(super::follow::execute_defs())
+    .chain(super::waits::execute_defs())
     .collect()
 }
 

@@ -213,7 +213,7 @@ pub(super) fn defs() -> Vec<Def> {
         .mark_sized(),
     ]
     .into_iter()
-    .chain(super::follow::inspect_defs())
+    .chain(super::waits::inspect_defs())
     .collect()
 }
 

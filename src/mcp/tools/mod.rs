@@ -9,8 +9,10 @@
 //!   splits, keys, pastes, respawn, pipes, options, environment);
 //! * [`teardown`]: killing and clearing;
 //! * [`reference`]: `docs/TOOLS.md`, made from the rows below;
-//! * [`follow`]: the tools that follow a pane on the mirror
-//!   (`wait_for_text`, `capture_since`, `run_command`).
+//! * [`waits`]: the tools that wait on a pane as the mirror sees it
+//!   (`wait_for_text`, `wait_for_command`, `wait_for_stable`,
+//!   `run_command`, `poll_events`) or read it over time
+//!   (`capture_since`).
 //!
 //! Every successful answer is one JSON object, sent as `structuredContent`
 //! (lists are `{"result": [...]}`: MCP requires an object there; tools
@@ -23,12 +25,12 @@
 //! anything is sent to tmux, so a bad call changes nothing.
 
 pub mod execute;
-pub mod follow;
 pub mod hosts;
 pub mod inspect;
 pub mod manage;
 pub mod reference;
 pub mod teardown;
+pub mod waits;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -1623,7 +1625,7 @@ mod tests {
     /// string, an enum name in another case.
     #[test]
     fn arguments_as_models_send_them() {
-        let schema = schema_for_type::<follow::WaitForTextArgs>();
+        let schema = schema_for_type::<waits::WaitForTextArgs>();
         let mut a = Map::new();
         a.insert("patterns".into(), json!("ready"));
         a.insert("timeout".into(), json!("2.5"));

@@ -1,5 +1,7 @@
-//! The tools that follow a pane on the mirror: `wait_for_text` and
-//! `capture_since` (inspect), `run_command` (execute). Each wakes on the
+//! The tools that wait on a pane as the mirror sees it, or read it over
+//! time: `wait_for_text`, `wait_for_command`, `wait_for_stable`,
+//! `poll_events` and `capture_since` (inspect), `run_command` (execute).
+//! Each wakes on the
 //! pane's `%output` instead of polling (see [`crate::tmux::wait`]);
 //! the argument names, defaults and result fields are libtmux-mcp's
 //! (reference-tools.md §2), with tmuxwire's additions noted on the result
