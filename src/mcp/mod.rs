@@ -33,6 +33,7 @@ pub mod args;
 pub mod budget;
 pub mod errors;
 pub mod jsonrpc;
+pub mod lenient;
 pub mod prompts;
 pub mod push;
 pub mod redaction;

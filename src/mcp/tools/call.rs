@@ -3,8 +3,8 @@
 //! as tool results, the response budget and the text blocks.
 
 use super::*;
-use crate::mcp::args;
 use crate::mcp::budget::{Budget, json_len};
+use crate::mcp::lenient;
 use crate::mcp::text::{self, Text, TextMode, TextShape};
 use crate::mcp::toolsets::Policy;
 use crate::tmux::{Error, ErrorKind, Servers, Tmux};
@@ -77,12 +77,12 @@ pub(super) fn from_error(e: &Error) -> CallToolResult {
 }
 
 /// Parses arguments: read leniently against the tool's input schema
-/// ([`args::coerce`]), then checked by serde, with its complaint turned
+/// ([`lenient::coerce`]), then checked by serde, with its complaint turned
 /// into an actionable error.
 pub(super) fn parse<T: DeserializeOwned + JsonSchema + 'static>(
     mut args: Map<String, Value>,
 ) -> Result<T, Error> {
-    args::coerce(&schema_for_type::<T>(), &mut args)?;
+    lenient::coerce(&schema_for_type::<T>(), &mut args)?;
     serde_json::from_value(Value::Object(args)).map_err(|e| explain(&e.to_string()))
 }
 

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::{Ctx, Def, READ, def, object, parse, tool_args};
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::json_len;
+use crate::mcp::lenient;
 use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
@@ -738,7 +739,7 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
 async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
     // The arguments as read (numbers as numbers), without the server's.
     let mut given = args.clone();
-    args::coerce(
+    lenient::coerce(
         &rmcp::handler::server::common::schema_for_type::<SearchPanesArgs>(),
         &mut given,
     )?;

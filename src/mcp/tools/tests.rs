@@ -1,7 +1,7 @@
 use super::call::*;
 use super::row::*;
 use super::*;
-use crate::mcp::args;
+use crate::mcp::lenient;
 use crate::mcp::text::{TextMode, TextShape};
 use crate::mcp::toolsets::{Policy, Toolset};
 use crate::tmux::Tmux;
@@ -370,15 +370,15 @@ fn arguments_as_models_send_them() {
     a.insert("patterns".into(), json!("ready"));
     a.insert("timeout".into(), json!("2.5"));
     a.insert("regex".into(), json!("false"));
-    args::coerce(&schema, &mut a).expect("read");
+    lenient::coerce(&schema, &mut a).expect("read");
     assert_eq!(a["patterns"], json!(["ready"]));
     assert_eq!(a["timeout"], json!(2.5));
     assert_eq!(a["regex"], json!(false));
     let mut a = Map::new();
     a.insert("patterns".into(), json!("[\"a\", \"b\"]"));
-    args::coerce(&schema, &mut a).expect("read");
+    lenient::coerce(&schema, &mut a).expect("read");
     assert_eq!(a["patterns"], json!(["a", "b"]));
-    let e = args::coerce(
+    let e = lenient::coerce(
         &schema,
         &mut Map::from_iter([("patterns".into(), json!({"a": 1}))]),
     )
