@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, tool_args};
+use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, Sentence, def, object, parse, tool_args};
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::targeting::{self, args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
@@ -19,15 +19,14 @@ use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
     SplitDirection, SplitSize, SplitWindowRequest,
 };
-use crate::tmux::op::deliver::{Delivery, MAX_SUBMIT_DELAY, Submit};
+use crate::tmux::op::deliver::{MAX_SUBMIT_DELAY, Submit};
 use crate::tmux::op::manage::{Name, cells};
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
 use crate::tmux::op::typing::{
-    BatchSent, BufferPasted, KeysSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest,
-    SendKeysRequest, TextPasted,
+    BatchSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest,
 };
 use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
@@ -349,7 +348,7 @@ pub(super) fn defs() -> Vec<Def> {
             ADDITIVE,
             "Split a pane; the new pane's state.",
         ),
-        super::row_as::<SendKeysArgs, TypedMessage>(
+        super::row_as::<SendKeysArgs, Sentence>(
             "send_keys",
             OPEN,
             "Type text into a pane exactly as given (any bytes), then Enter unless enter=false; delivery says, from the screen, whether it was typed and submitted. Leaves copy mode first.",
@@ -365,13 +364,13 @@ pub(super) fn defs() -> Vec<Def> {
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
             d
         },
-        super::row_as::<PasteTextArgs, TypedMessage>(
+        super::row_as::<PasteTextArgs, Sentence>(
             "paste_text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked), out of copy mode; controls arrive as ^X (as tmux 3.7+).",
         )
         .mark_verbose(),
-        super::row_as::<PasteBufferArgs, PaneMessage>(
+        super::row_as::<PasteBufferArgs, Sentence>(
             "paste_buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
@@ -381,7 +380,7 @@ pub(super) fn defs() -> Vec<Def> {
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
         ),
-        super::row::<PipePaneArgs>(
+        super::row_as::<PipePaneArgs, Sentence>(
             "pipe_pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
@@ -631,80 +630,3 @@ tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
     let pane = targeting!(a, pane_id, window_id).selector()?;
     PasteBufferRequest::new(pane, a.buffer_name, a.bracket)
 });
-
-impl Rendered for KeysSent {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-impl Rendered for BufferPasted {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-impl Rendered for TextPasted {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-/// What typing into a pane reports: the reference's sentence and pane,
-/// and for text with Enter, whether it arrived and was submitted.
-#[derive(Serialize, JsonSchema)]
-struct TypedMessage {
-    result: String,
-    pane_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    delivery: Option<Delivery>,
-}
-
-impl Rendered for TypedMessage {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-/// The reference's sentence, and the mode the pane was taken out of
-/// first when it was in one (` (left copy-mode first)`).
-fn sentence(reference: String, left_mode: Option<&str>) -> String {
-    match left_mode {
-        Some(m) => format!("{reference} (left {m} first)"),
-        None => reference,
-    }
-}
-
-impl From<KeysSent> for TypedMessage {
-    fn from(k: KeysSent) -> TypedMessage {
-        TypedMessage {
-            result: sentence(
-                format!("Keys sent to pane {}", k.pane_id),
-                k.left_mode.as_deref(),
-            ),
-            pane_id: k.pane_id,
-            delivery: k.delivery,
-        }
-    }
-}
-
-impl From<TextPasted> for TypedMessage {
-    fn from(k: TextPasted) -> TypedMessage {
-        TypedMessage {
-            result: sentence(
-                format!("Text pasted to pane {}", k.pane_id),
-                k.left_mode.as_deref(),
-            ),
-            pane_id: k.pane_id,
-            delivery: k.delivery,
-        }
-    }
-}
-
-impl From<BufferPasted> for PaneMessage {
-    fn from(p: BufferPasted) -> PaneMessage {
-        PaneMessage {
-            result: sentence(
-                format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
-                p.left_mode.as_deref(),
-            ),
-            pane_id: p.pane_id,
-        }
-    }
-}

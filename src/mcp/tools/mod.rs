@@ -41,6 +41,7 @@ pub mod waits;
 mod call;
 mod catalog;
 mod row;
+mod sentence;
 
 use call::{answer, error_result, object, parse, server};
 pub use call::{call, call_typed, call_within, cancelled, unknown_tool, wait_ceiling};
@@ -53,9 +54,8 @@ use row::{
     ADDITIVE, CallFn, DESTRUCTIVE, Def, IDEMPOTENT, MAX_BYTES_ARG, OPEN, READ, Reports, ToolArgs,
     VERBOSE_ARG, def, reporting, row, row_as, tool, tool_args,
 };
+use sentence::Sentence;
 
-use schemars::JsonSchema;
-use serde::Serialize;
 
 use super::budget::Budget;
 use super::text::{Rendered, TextMode, TextShape};
@@ -106,28 +106,6 @@ impl Rendered for Listing<crate::tmux::PaneInfo> {
 
 impl Rendered for Listing<crate::tmux::ServerInfo> {
     const TEXT: TextShape = TextShape::List;
-}
-
-/// What an action tool reports: libtmux-mcp's sentence.
-#[derive(Serialize, JsonSchema)]
-struct Message {
-    result: String,
-}
-
-impl Rendered for Message {
-    const TEXT: TextShape = TextShape::String;
-}
-
-/// What an action on a pane reports: the sentence and the pane.
-#[derive(Serialize, JsonSchema)]
-struct PaneMessage {
-    result: String,
-    pane_id: String,
-}
-
-impl Rendered for PaneMessage {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
 }
 
 #[cfg(test)]

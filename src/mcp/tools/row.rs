@@ -193,7 +193,7 @@ pub(super) type CallFn = for<'a> fn(&'a Ctx<'a>, Map<String, Value>) -> CallFutu
 /// refused before anything reaches tmux.
 pub(super) trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {
     /// The operation's request.
-    type Request: Op<Response: Serialize + JsonSchema + Rendered + 'static>;
+    type Request: Op;
 
     /// `(socket_name, socket_path)`: the server named (`-L`, `-S`).
     fn socket(&self) -> (Option<&str>, Option<&str>);
@@ -226,13 +226,23 @@ macro_rules! tool_args {
 }
 pub(crate) use tool_args;
 
+/// A response a typed row sends as it is: structured content with a
+/// schema and a text shape ([`row`]; a response shown as another type,
+/// an action's [`Sentence`], needs none of these: [`row_as`]).
+pub(super) trait Shown: Serialize + JsonSchema + Rendered + 'static {}
+
+impl<T: Serialize + JsonSchema + Rendered + 'static> Shown for T {}
+
 /// Runs a typed row: arguments parsed and checked into the request, the
 /// server they name, the operation ([`op::run`], which cuts the answer to
 /// the response budget), the response as structured content.
 pub(super) async fn typed<A: ToolArgs>(
     ctx: &Ctx<'_>,
     args: Map<String, Value>,
-) -> Result<CallToolResult, Error> {
+) -> Result<CallToolResult, Error>
+where
+    <A::Request as Op>::Response: Shown,
+{
     let a: A = parse(args)?;
     let (name, path) = a.socket();
     let server = ctx.servers.get_socket(name, path)?;
@@ -254,6 +264,7 @@ pub(super) async fn call_reporting<A: ToolArgs>(
 ) -> Result<CallToolResult, Error>
 where
     A::Request: Reports,
+    <A::Request as Op>::Response: Shown,
 {
     let a: A = parse(args)?;
     let (name, path) = a.socket();
@@ -274,6 +285,7 @@ pub(super) fn reporting<A: ToolArgs>(
 ) -> Def
 where
     A::Request: Reports,
+    <A::Request as Op>::Response: Shown,
 {
     let mut d = row::<A>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(call_reporting::<A>(ctx, args)));
@@ -284,7 +296,10 @@ where
 /// is not sent: it only restated the name), its
 /// argument type `A` (whose request and response give the schemas, the
 /// text shape and the call).
-pub(super) fn row<A: ToolArgs>(name: &'static str, hints: Hints, description: &'static str) -> Def {
+pub(super) fn row<A: ToolArgs>(name: &'static str, hints: Hints, description: &'static str) -> Def
+where
+    <A::Request as Op>::Response: Shown,
+{
     let mut d = def::<A, <A::Request as Op>::Response>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
     d

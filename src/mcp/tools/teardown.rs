@@ -9,25 +9,14 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, tool_args};
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Sentence, tool_args};
 use crate::mcp::targeting::{args, targeting};
 use crate::tmux::Error;
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
 };
 
-/// An action's sentence is its text block, as libtmux-mcp's `str` result.
-impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
-}
-
-/// As [`crate::tmux::op::manage::Done`]; the pane id is structured content
-/// only.
-impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
+use crate::tmux::op::typing::DeleteBufferRequest;
 
 args! {
     /// `kill_server`.
@@ -89,47 +78,35 @@ tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
     DeleteBufferRequest::new(a.buffer_name)
 });
 
-impl crate::mcp::text::Rendered for BufferDeleted {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
-}
-
-impl From<BufferDeleted> for Message {
-    fn from(d: BufferDeleted) -> Message {
-        Message {
-            result: format!("Buffer '{}' deleted", d.buffer_name),
-        }
-    }
-}
-
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        super::row::<KillServerArgs>(
+        super::row_as::<KillServerArgs, Sentence>(
             "kill_server",
             DESTRUCTIVE,
             "Kill the tmux server (not the one running this MCP server).",
         ),
-        super::row::<KillSessionArgs>(
+        super::row_as::<KillSessionArgs, Sentence>(
             "kill_session",
             DESTRUCTIVE,
             "Kill a session by exact name or id (not this MCP server's own).",
         ),
-        super::row::<KillWindowArgs>(
+        super::row_as::<KillWindowArgs, Sentence>(
             "kill_window",
             DESTRUCTIVE,
             "Kill a window by id (not this MCP server's own).",
         ),
-        super::row::<KillPaneArgs>(
+        super::row_as::<KillPaneArgs, Sentence>(
             "kill_pane",
             DESTRUCTIVE,
             "Kill a pane by id (not this MCP server's own).",
         ),
-        super::row::<ClearPaneArgs>(
+        super::row_as::<ClearPaneArgs, Sentence>(
             "clear_pane",
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
         ),
-        super::row_as::<DeleteBufferArgs, Message>(
+        super::row_as::<DeleteBufferArgs, Sentence>(
             "delete_buffer",
             IDEMPOTENT,
             "Delete a buffer load_buffer made.",

@@ -264,9 +264,7 @@ fn text_blocks() {
     let r = with_text(
         "kill_pane",
         TextMode::Reference,
-        object(&Message {
-            result: "Pane killed: %1".into(),
-        }),
+        object(&Sentence::new("Pane killed: %1".into())),
         &[],
     );
     assert_eq!(text_of(&r), ["Pane killed: %1"]);
