@@ -32,6 +32,7 @@
 pub mod args;
 pub mod budget;
 pub mod errors;
+mod framing;
 pub mod jsonrpc;
 pub mod lenient;
 pub mod prompts;

@@ -56,7 +56,6 @@ use row::{
 };
 use sentence::Sentence;
 
-
 use super::budget::Budget;
 use super::text::{Rendered, TextMode, TextShape};
 use super::toolsets::Policy;
