@@ -268,6 +268,18 @@ pub async fn read(
         }
         Ok::<Value, Error>(v)
     };
+    // An object read by `tool`, with its children listed by `list` under
+    // `key`, by the object's own id (`id`): a child renamed, moved or
+    // renumbered meanwhile is still one of the object read.
+    let with_children = |tool, sel: Map<String, Value>, list, id: &'static str, key| {
+        let call = &call;
+        async move {
+            let mut v = call(tool, sel.clone()).await?;
+            let children = call(list, by_id(sel, &v, id)).await?;
+            v[key] = children["result"].clone();
+            Ok::<Value, Error>(v)
+        }
+    };
     let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let (text, mime) = match &p.address {
         Address::Sessions => {
@@ -276,15 +288,15 @@ pub async fn read(
         }
         Address::Session(name) => {
             let sel = args(&[("session_name", json!(name))]);
-            let mut s = call("get_session_info", sel.clone())
-                .await
-                .map_err(failed)?;
-            // The windows of the session just read, by its id: one renamed
-            // meanwhile is still the one read.
-            let w = call("list_windows", by_id(sel, &s, "session_id"))
-                .await
-                .map_err(failed)?;
-            s["windows"] = w["result"].clone();
+            let s = with_children(
+                "get_session_info",
+                sel,
+                "list_windows",
+                "session_id",
+                "windows",
+            )
+            .await
+            .map_err(failed)?;
             (json_body(&s), "application/json")
         }
         Address::Windows(name) => {
@@ -298,13 +310,9 @@ pub async fn read(
                 ("session_name", json!(name)),
                 ("window_index", json!(index)),
             ]);
-            let mut w = call("get_window_info", sel.clone()).await.map_err(failed)?;
-            // The panes of the window just read, by its id: one moved or
-            // renumbered meanwhile is still the one read.
-            let panes = call("list_panes", by_id(sel, &w, "window_id"))
+            let w = with_children("get_window_info", sel, "list_panes", "window_id", "panes")
                 .await
                 .map_err(failed)?;
-            w["panes"] = panes["result"].clone();
             (json_body(&w), "application/json")
         }
         Address::Pane(id) => {

@@ -20,6 +20,10 @@ use crate::tmux::{Error, Selector};
 /// * `@window,`: `window_id`, `window_index`, `session_name`, `session_id`;
 /// * `@session,`: `session_name`, `session_id`;
 /// * `@socket,`: `socket_name`, `socket_path`;
+/// * `@table,`: the options or hooks table of `show_option`, `set_option`,
+///   `show_hooks` and `show_hook`: `scope` (`Option<ScopeArg>`), `target`
+///   (`Option<String>`), `global_` (`bool`, default `false`), without
+///   docs (the tools' descriptions explain them once);
 /// * `@pane_id,`, `@window_id,`, `@window_index,`, `@session_name,`,
 ///   `@session_id,`: one of them.
 ///
@@ -57,6 +61,15 @@ macro_rules! args {
             pub socket_name: Option<String>,
             /// tmux socket path (-S).
             pub socket_path: Option<String>,
+        ] $($rest)*);
+    };
+    (@munch $head:tt [$($done:tt)*] @table, $($rest:tt)*) => {
+        // No docs: show_option's description explains them once.
+        $crate::mcp::targeting::args!(@munch $head [$($done)*
+            pub scope: Option<$crate::mcp::args::ScopeArg>,
+            pub target: Option<String>,
+            #[serde(default)]
+            pub global_: bool,
         ] $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @pane_id, $($rest:tt)*) => {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, Sentence, def, object, parse, tool_args};
-use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
+use crate::mcp::args::{self, EnvArg, OnError};
 use crate::mcp::targeting::{self, args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
@@ -283,12 +283,7 @@ args! {
         option: String,
         /// Stored verbatim (formats stay formats).
         value: String,
-        scope: Option<ScopeArg>,
-        // A session name or $N, @N, %N, with scope (show_option's
-        // description says it, once).
-        target: Option<String>,
-        #[serde(default)]
-        global_: bool,
+        @table,
         @socket,
     }
 }

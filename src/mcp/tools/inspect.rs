@@ -351,17 +351,7 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
     Ok(object(&op::run(server, request, ctx.limit()).await?))
 }
 
-impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: OptionResult, EnvironmentResult, HookListResult);
 
 tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -449,13 +439,7 @@ args! {
     struct ShowOptionArgs {
         /// Option name, e.g. history-limit or @my-option.
         option: String,
-        scope: Option<ScopeArg>,
-        // A session name or $N, @N, %N, with scope (show_option's
-        // description says it, once).
-        target: Option<String>,
-        // The global table (-g), as target.
-        #[serde(default)]
-        global_: bool,
+        @table,
         @socket,
     }
 }
@@ -499,13 +483,7 @@ args! {
     /// `show_hooks`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     struct ShowHooksArgs {
-        scope: Option<ScopeArg>,
-        // A session name or $N, @N, %N, with scope (show_option's
-        // description says it, once).
-        target: Option<String>,
-        // The global table (-g), as target.
-        #[serde(default)]
-        global_: bool,
+        @table,
         @socket,
     }
 }
@@ -516,13 +494,7 @@ args! {
     struct ShowHookArgs {
         /// e.g. after-new-window.
         hook_name: String,
-        scope: Option<ScopeArg>,
-        // A session name or $N, @N, %N, with scope (show_option's
-        // description says it, once).
-        target: Option<String>,
-        // The global table (-g), as target.
-        #[serde(default)]
-        global_: bool,
+        @table,
         @socket,
     }
 }

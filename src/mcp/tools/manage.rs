@@ -236,13 +236,7 @@ tool_args!(SignalChannelArgs => SignalChannelRequest, |a| Ok(SignalChannelReques
     channel: Channel::new(&a.channel)?,
 }));
 
-impl Rendered for Waited {
-    const TEXT: TextShape = TextShape::String;
-}
-
-impl Rendered for Signalled {
-    const TEXT: TextShape = TextShape::String;
-}
+crate::mcp::text::rendered!(String: Waited, Signalled);
 
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {

@@ -57,7 +57,7 @@ use row::{
 use sentence::Sentence;
 
 use super::budget::Budget;
-use super::text::{Rendered, TextMode, TextShape};
+use super::text::TextMode;
 use super::toolsets::Policy;
 use crate::tmux::Servers;
 use crate::tmux::op::Limit;
@@ -91,21 +91,12 @@ impl Ctx<'_> {
 
 use crate::tmux::op::list::Listing;
 
-impl Rendered for Listing<crate::tmux::SessionInfo> {
-    const TEXT: TextShape = TextShape::List;
-}
-
-impl Rendered for Listing<crate::tmux::WindowInfo> {
-    const TEXT: TextShape = TextShape::List;
-}
-
-impl Rendered for Listing<crate::tmux::PaneInfo> {
-    const TEXT: TextShape = TextShape::List;
-}
-
-impl Rendered for Listing<crate::tmux::ServerInfo> {
-    const TEXT: TextShape = TextShape::List;
-}
+crate::mcp::text::rendered!(
+    List: Listing<crate::tmux::SessionInfo>,
+    Listing<crate::tmux::WindowInfo>,
+    Listing<crate::tmux::PaneInfo>,
+    Listing<crate::tmux::ServerInfo>,
+);
 
 #[cfg(test)]
 mod tests;

@@ -94,29 +94,32 @@ impl From<BufferDeleted> for Sentence {
     }
 }
 
+/// Text typed into `pane_id` (`done`: `Keys sent to pane`), the mode left
+/// first, and its delivery.
+fn text_typed(
+    done: &str,
+    pane_id: String,
+    left_mode: Option<&str>,
+    delivery: Option<Delivery>,
+) -> Sentence {
+    let result = left(format!("{done} {pane_id}"), left_mode);
+    Sentence {
+        delivery,
+        ..Sentence::on_pane(result, pane_id)
+    }
+}
+
 impl From<KeysSent> for Sentence {
     fn from(k: KeysSent) -> Sentence {
-        let result = left(
-            format!("Keys sent to pane {}", k.pane_id),
-            k.left_mode.as_deref(),
-        );
-        Sentence {
-            delivery: k.delivery,
-            ..Sentence::on_pane(result, k.pane_id)
-        }
+        let mode = k.left_mode.as_deref();
+        text_typed("Keys sent to pane", k.pane_id, mode, k.delivery)
     }
 }
 
 impl From<TextPasted> for Sentence {
     fn from(k: TextPasted) -> Sentence {
-        let result = left(
-            format!("Text pasted to pane {}", k.pane_id),
-            k.left_mode.as_deref(),
-        );
-        Sentence {
-            delivery: k.delivery,
-            ..Sentence::on_pane(result, k.pane_id)
-        }
+        let mode = k.left_mode.as_deref();
+        text_typed("Text pasted to pane", k.pane_id, mode, k.delivery)
     }
 }
 
