@@ -124,32 +124,32 @@ impl Def {
         self.call = Some(call);
         self
     }
+}
 
+/// `fn $mark(self) -> Def`: the row with the flag `$field` set, for each
+/// `$mark => $field;` (with its docs).
+macro_rules! marks {
+    ($($(#[$doc:meta])* $mark:ident => $field:ident;)*) => {
+        impl Def {
+            $($(#[$doc])*
+            pub(super) fn $mark(mut self) -> Def {
+                self.$field = true;
+                self
+            })*
+        }
+    };
+}
+
+marks! {
     /// The row, marked as bounding its own waiting.
-    pub(super) fn mark_self_bounded(mut self) -> Def {
-        self.self_bounded = true;
-        self
-    }
-
+    mark_self_bounded => self_bounded;
     /// The row, marked to be loaded up front.
-    pub(super) fn mark_always_load(mut self) -> Def {
-        self.always_load = true;
-        self
-    }
-
+    mark_always_load => always_load;
     /// The row, marked as answering from the pane mirror (it takes
     /// `fenced`).
-    pub(super) fn mark_fenced(mut self) -> Def {
-        self.fenced = true;
-        self
-    }
-
+    mark_fenced => fenced;
     /// The row, marked as answering much text (it takes `max_bytes`).
-    pub(super) fn mark_sized(mut self) -> Def {
-        self.sized = true;
-        self
-    }
-
+    mark_sized => sized;
     /// The row, marked as sending its output schema: the four objects
     /// other results are made of, as libtmux-mcp's models have them
     /// (`get_pane_info`, `get_window_info`, `get_session_info`,
@@ -162,22 +162,11 @@ impl Def {
     /// (captures, searches, waits, state, commands, batches, options). A
     /// schema for each would take a third of `tools/list`, and
     /// libtmux-mcp's own response-limited tools advertise none either.
-    pub(super) fn mark_output_schema(mut self) -> Def {
-        self.sends_output = true;
-        self
-    }
-
+    mark_output_schema => sends_output;
     /// The row, marked as one of the core tools.
-    pub(super) fn mark_core(mut self) -> Def {
-        self.core = true;
-        self
-    }
-
+    mark_core => core;
     /// The row, marked as keeping diagnostics for `verbose: true`.
-    pub(super) fn mark_verbose(mut self) -> Def {
-        self.verbose = true;
-        self
-    }
+    mark_verbose => verbose;
 }
 
 /// A call's future: a boxed future per tool keeps one dispatch future
