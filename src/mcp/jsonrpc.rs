@@ -30,6 +30,9 @@
 //! else with `id: null`; a line over a limit whose top-level object has a
 //! `method` and no `id` is a notification and gets no answer.
 
+use super::framing::Shape;
+pub use super::framing::{Framer, Line};
+
 use std::borrow::Cow;
 
 // Deprecated request types (logging, legacy subscriptions) are listed too:
@@ -70,13 +73,6 @@ pub const INVALID_PARAMS: i64 = -32602;
 const NO_BATCHES: &str = "JSON-RPC batches are not supported (MCP 2025-06-18 removed them); \
                           send each message on its own line";
 
-/// The longest top-level `id` value the scan keeps, in bytes.
-const MAX_ID_BYTES: usize = 256;
-
-/// The longest top-level key the scan keeps as written, in bytes: `method`
-/// with every letter a `\uXXXX` escape is 36.
-const MAX_KEY_BYTES: usize = 48;
-
 /// What to do with one line.
 #[derive(Debug)]
 pub enum Verdict {
@@ -88,98 +84,6 @@ pub enum Verdict {
     /// Nothing to send (a blank line, a notification or a response rmcp
     /// cannot read); the text says why, for the debug log.
     Ignore(Cow<'static, str>),
-}
-
-/// Splits a byte stream into lines, holding at most a limit of bytes.
-///
-/// Every byte goes through a scan that tracks nesting depth and the
-/// top-level `id` and `method`, so a line over the limit is still
-/// described (by its [`Line`]) although its bytes were dropped.
-#[derive(Debug)]
-pub struct Framer {
-    max: usize,
-    buf: Vec<u8>,
-    len: usize,
-    scan: Scanner,
-}
-
-impl Framer {
-    /// A framer that keeps lines of at most `max` bytes (not counting the
-    /// newline); [`MAX_LINE_BYTES`] on stdin.
-    pub fn new(max: usize) -> Framer {
-        Framer {
-            max,
-            buf: Vec::new(),
-            len: 0,
-            scan: Scanner::default(),
-        }
-    }
-
-    /// Takes bytes from `input` up to and including the first newline.
-    /// Returns how many it took (> 0 unless `input` is empty) and, if they
-    /// end a line, that line.
-    pub fn feed(&mut self, input: &[u8]) -> (usize, Option<Line>) {
-        let (chunk, end) = match memchr::memchr(b'\n', input) {
-            Some(i) => (&input[..i], Some(i + 1)),
-            None => (input, None),
-        };
-        self.scan.feed(chunk);
-        self.len = self.len.saturating_add(chunk.len());
-        if self.len <= self.max {
-            self.buf.extend_from_slice(chunk);
-        } else if self.buf.capacity() > 0 {
-            // Over the limit: give the memory back and only scan from now on.
-            self.buf = Vec::new();
-        }
-        match end {
-            Some(n) => (n, Some(self.take())),
-            None => (input.len(), None),
-        }
-    }
-
-    /// At the end of input: the last line if it had no newline.
-    pub fn finish(&mut self) -> Option<Line> {
-        (self.len > 0).then(|| self.take())
-    }
-
-    fn take(&mut self) -> Line {
-        let shape = std::mem::take(&mut self.scan).finish();
-        let len = std::mem::replace(&mut self.len, 0);
-        let text = std::mem::take(&mut self.buf);
-        Line {
-            text: (len <= self.max).then_some(text),
-            len,
-            max: self.max,
-            shape,
-        }
-    }
-}
-
-/// One line from a [`Framer`]: its bytes (unless it was over the limit) and
-/// what the scan saw.
-#[derive(Debug)]
-pub struct Line {
-    text: Option<Vec<u8>>,
-    len: usize,
-    max: usize,
-    shape: Shape,
-}
-
-impl Line {
-    /// The line's length in bytes, without its newline.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the line had no bytes at all.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Whether the line was over the limit (its bytes were discarded).
-    pub fn is_too_long(&self) -> bool {
-        self.text.is_none()
-    }
 }
 
 /// Decides what a line becomes (see the module's table).
@@ -533,246 +437,10 @@ const TYPED: &[(&str, Check)] = &[
     typed::<ListToolsRequest>(),
 ];
 
-/// Where a top-level member's scan is.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Member {
-    /// Before a key (after `{` or `,`).
-    #[default]
-    Key,
-    /// Inside the key string.
-    InKey,
-    /// After the key, before `:`.
-    Colon,
-    /// In the value.
-    Value,
-}
-
-/// What the first significant byte of a line was.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Top {
-    #[default]
-    Nothing,
-    Object,
-    Other,
-}
-
-/// The top-level `id` as far as the scan knows.
-#[derive(Debug, Default, Clone, PartialEq)]
-enum IdScan {
-    #[default]
-    Absent,
-    /// Present, but not a string or an integer (or too long to keep).
-    Unusable,
-    Found(Value),
-}
-
-/// What a scan saw in a line.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Shape {
-    max_depth: usize,
-    top: Top,
-    id: IdScan,
-    has_method: bool,
-}
-
-impl Shape {
-    /// A top-level object with `method` and without `id`.
-    fn is_notification(&self) -> bool {
-        self.top == Top::Object && self.has_method && self.id == IdScan::Absent
-    }
-
-    /// The id to answer with: the usable one found, else `null`.
-    fn id(&self) -> Value {
-        match &self.id {
-            IdScan::Found(v) => v.clone(),
-            _ => Value::Null,
-        }
-    }
-}
-
-/// A byte-at-a-time JSON scan (no validation): nesting depth, and the
-/// top-level object's `id` value and whether it has a `method` key.
-#[derive(Debug, Default)]
-struct Scanner {
-    depth: usize,
-    in_str: bool,
-    escaped: bool,
-    member: Member,
-    /// The current top-level key, if it is at most 6 bytes (`method`).
-    key: Vec<u8>,
-    /// The raw bytes of the top-level `id` value, while it is being read.
-    id_raw: Vec<u8>,
-    shape: Shape,
-}
-
-impl Scanner {
-    fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.byte(b);
-        }
-    }
-
-    fn in_id_value(&self) -> bool {
-        self.depth == 1 && self.member == Member::Value && self.key == b"id"
-    }
-
-    fn byte(&mut self, b: u8) {
-        if self.in_str {
-            let in_key = self.member == Member::InKey && self.depth == 1;
-            if in_key {
-                if self.escaped || b != b'"' {
-                    self.key.push(b);
-                }
-            } else if self.in_id_value() {
-                self.id_raw.push(b);
-            }
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.in_str = false;
-                if in_key {
-                    self.member = Member::Colon;
-                    self.end_key();
-                }
-            }
-            self.cap();
-            return;
-        }
-        if b.is_ascii_whitespace() {
-            return;
-        }
-        if self.depth == 0 && self.shape.top == Top::Nothing {
-            if matches!(b, 0xEF | 0xBB | 0xBF) {
-                // A byte order mark before the message.
-                return;
-            }
-            self.shape.top = if b == b'{' { Top::Object } else { Top::Other };
-        }
-        let top_object = self.shape.top == Top::Object;
-        match b {
-            b'"' => {
-                self.in_str = true;
-                if self.depth == 1 && top_object && self.member == Member::Key {
-                    self.member = Member::InKey;
-                    self.key.clear();
-                } else if self.in_id_value() {
-                    self.id_raw.push(b);
-                }
-            }
-            b'{' | b'[' => {
-                if self.in_id_value() {
-                    self.shape.id = IdScan::Unusable;
-                    self.id_raw.clear();
-                    self.key.clear();
-                }
-                self.depth = self.depth.saturating_add(1);
-                self.shape.max_depth = self.shape.max_depth.max(self.depth);
-                if self.depth == 1 {
-                    self.member = Member::Key;
-                }
-            }
-            b'}' | b']' => {
-                if self.depth == 1 && top_object {
-                    self.end_member();
-                }
-                self.depth = self.depth.saturating_sub(1);
-            }
-            b':' if self.depth == 1 && self.member == Member::Colon => {
-                self.member = Member::Value;
-                if self.key == b"method" {
-                    self.shape.has_method = true;
-                } else if self.key == b"id" {
-                    self.id_raw.clear();
-                }
-            }
-            b',' if self.depth == 1 && top_object => {
-                self.end_member();
-                self.member = Member::Key;
-            }
-            _ => {
-                if self.in_id_value() {
-                    self.id_raw.push(b);
-                }
-            }
-        }
-        self.cap();
-    }
-
-    /// At the `"` that ends a top-level key: the key as serde_json reads
-    /// it (`"i\u0064"` is `id`, as `classify` sees the message), or `-`
-    /// for one that is no key we look for.
-    fn end_key(&mut self) {
-        if self.key.contains(&b'\\') {
-            let mut quoted = Vec::with_capacity(self.key.len() + 2);
-            quoted.push(b'"');
-            quoted.extend_from_slice(&self.key);
-            quoted.push(b'"');
-            self.key = match serde_json::from_str::<String>(&decode(&quoted)) {
-                Ok(k) => k.into_bytes(),
-                Err(_) => b"-".to_vec(),
-            };
-        }
-        if self.key.len() > 6 {
-            self.key.clear();
-            self.key.push(b'-');
-        }
-    }
-
-    /// Keeps the captures bounded: a long key is no key we look for (a
-    /// key is kept as written, escapes and all, up to [`MAX_KEY_BYTES`]),
-    /// and a long id is not kept.
-    fn cap(&mut self) {
-        if self.key.len() > MAX_KEY_BYTES {
-            self.key.clear();
-            self.key.push(b'-');
-        }
-        if self.id_raw.len() > MAX_ID_BYTES {
-            self.id_raw.clear();
-            self.key.clear();
-            self.shape.id = IdScan::Unusable;
-        }
-    }
-
-    /// At the `,` or `}` after a top-level member.
-    fn end_member(&mut self) {
-        if self.member == Member::Value && self.key == b"id" {
-            // Decoded as `classify` decodes the whole line.
-            self.shape.id = match serde_json::from_str::<Value>(&decode(&self.id_raw)) {
-                Ok(v) if RequestId::deserialize(&v).is_ok() => IdScan::Found(v),
-                _ => IdScan::Unusable,
-            };
-        }
-        self.key.clear();
-        self.id_raw.clear();
-    }
-
-    fn finish(self) -> Shape {
-        self.shape
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Frames `text` (one line, no newline needed) with a limit of `max`.
-    fn line_max(text: &[u8], max: usize) -> Line {
-        let mut f = Framer::new(max);
-        let mut rest = text;
-        while !rest.is_empty() {
-            let (n, line) = f.feed(rest);
-            assert!(line.is_none(), "one line only");
-            rest = &rest[n..];
-        }
-        f.finish().unwrap_or(Line {
-            text: Some(Vec::new()),
-            len: 0,
-            max,
-            shape: Shape::default(),
-        })
-    }
+    use crate::mcp::framing::line_max;
 
     fn verdict(text: &[u8]) -> Verdict {
         classify(line_max(text, MAX_LINE_BYTES))
@@ -853,47 +521,6 @@ mod tests {
     }
 
     #[test]
-    fn framer_lines() {
-        let mut f = Framer::new(8);
-        let (n, l) = f.feed(b"ab\ncd");
-        assert_eq!(n, 3);
-        let l = l.unwrap();
-        assert_eq!((l.text.as_deref(), l.len()), (Some(&b"ab"[..]), 2));
-        let (n, l) = f.feed(b"cd");
-        assert_eq!((n, l.is_none()), (2, true));
-        let (n, l) = f.feed(b"ef\n");
-        assert_eq!(n, 3);
-        assert_eq!(l.unwrap().text.as_deref(), Some(&b"cdef"[..]));
-        assert!(f.finish().is_none());
-        let (_, l) = f.feed(b"\n");
-        assert!(l.unwrap().is_empty());
-        f.feed(b"tail");
-        assert_eq!(f.finish().unwrap().text.as_deref(), Some(&b"tail"[..]));
-        assert!(f.finish().is_none());
-    }
-
-    #[test]
-    fn framer_limit() {
-        let mut f = Framer::new(4);
-        let (_, l) = f.feed(b"1234\n");
-        assert!(!l.unwrap().is_too_long(), "exactly the limit is fine");
-        f.feed(b"123");
-        f.feed(b"45");
-        assert!(f.buf.capacity() == 0, "nothing kept once over the limit");
-        f.feed(b"6789");
-        let (_, l) = f.feed(b"0\nok\n");
-        let l = l.unwrap();
-        assert!(l.is_too_long());
-        assert_eq!(l.len(), 10);
-        let (_, l) = f.feed(b"ok\n");
-        assert_eq!(
-            l.unwrap().text.as_deref(),
-            Some(&b"ok"[..]),
-            "the next line is intact"
-        );
-    }
-
-    #[test]
     fn too_long_answered_with_its_id() {
         let text = format!(
             r#"{{"jsonrpc":"2.0","id":42,"method":"x","params":{{"a":"{}"}}}}"#,
@@ -964,49 +591,6 @@ mod tests {
     }
 
     #[test]
-    fn scan_id() {
-        let id = |text: &str| line_max(text.as_bytes(), 1000).shape.id;
-        assert_eq!(id(r#"{"id":1}"#), IdScan::Found(json!(1)));
-        assert_eq!(
-            id(r#"{ "id" : "a\"b" , "x":[1,{"id":2}]}"#),
-            IdScan::Found(json!("a\"b"))
-        );
-        assert_eq!(id(r#"{"x":{"id":2},"y":"id"}"#), IdScan::Absent);
-        assert_eq!(id(r#"{"id":null}"#), IdScan::Unusable);
-        assert_eq!(id(r#"{"id":[1]}"#), IdScan::Unusable);
-        assert_eq!(id(r#"{"id":1.5}"#), IdScan::Unusable);
-        assert_eq!(
-            id(&format!(r#"{{"id":"{}"}}"#, "a".repeat(300))),
-            IdScan::Unusable
-        );
-        assert_eq!(id(r#"{"idx":1,"xid":2}"#), IdScan::Absent);
-        assert_eq!(id(r#"{"methods":1,"id":3}"#), IdScan::Found(json!(3)));
-        assert!(!line_max(br#"{"methods":1}"#, 100).shape.has_method);
-        assert!(
-            line_max(br#"{"a":{"method":1},"method":"m"}"#, 100)
-                .shape
-                .has_method
-        );
-        assert!(!line_max(br#"{"a":{"method":1}}"#, 100).shape.has_method);
-        assert_eq!(id(r#"[{"id":1}]"#), IdScan::Absent);
-        // Keys and ids read as serde_json reads them: escapes, lone
-        // surrogates and bad UTF-8 included.
-        assert_eq!(id(r#"{"i\u0064":7}"#), IdScan::Found(json!(7)));
-        assert_eq!(id(r#"{"i\"d":7}"#), IdScan::Absent);
-        assert_eq!(id(r#"{"id":"\udc80"}"#), IdScan::Found(json!("\u{FFFD}")));
-        assert_eq!(
-            line_max(b"{\"id\":\"\xff\"}", 100).shape.id,
-            IdScan::Found(json!("\u{FFFD}"))
-        );
-        let escaped = br#"{"\u006d\u0065\u0074\u0068\u006f\u0064":"n"}"#;
-        assert!(line_max(escaped, 100).shape.has_method);
-        assert!(matches!(
-            classify(line_max(escaped, 10)),
-            Verdict::Ignore(_)
-        ));
-    }
-
-    #[test]
     fn parse_error() {
         for text in [
             &b"{"[..],
@@ -1035,7 +619,9 @@ mod tests {
 
     #[test]
     fn batches() {
-        let v = answer(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},5,{"id":{}}]"#);
+        let v = answer(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},5,{"id":{}}]"#,
+        );
         let errs = v.as_array().unwrap();
         assert_eq!(errs.len(), 3, "{v}");
         assert_eq!(errs[0]["id"], 1);

@@ -32,7 +32,9 @@
 pub mod args;
 pub mod budget;
 pub mod errors;
+mod framing;
 pub mod jsonrpc;
+pub mod lenient;
 pub mod prompts;
 pub mod push;
 pub mod redaction;
@@ -40,6 +42,7 @@ pub mod resources;
 pub mod schema;
 pub mod server;
 pub mod stdio;
+pub mod targeting;
 pub mod text;
 pub mod tools;
 pub mod toolsets;

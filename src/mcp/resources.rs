@@ -268,60 +268,50 @@ pub async fn read(
         }
         Ok::<Value, Error>(v)
     };
-    let json_body = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
-    let (text, mime) = match &p.address {
-        Address::Sessions => {
-            let v = call("list_sessions", args(&[])).await.map_err(failed)?;
-            (json_body(&v["result"]), "application/json")
+    // An object read by `tool`, with its children listed by `list` under
+    // `key`, by the object's own id (`id`): a child renamed, moved or
+    // renumbered meanwhile is still one of the object read.
+    let with_children = |tool, sel: Map<String, Value>, list, id: &'static str, key| {
+        let call = &call;
+        async move {
+            let mut v = call(tool, sel.clone()).await?;
+            let children = call(list, by_id(sel, &v, id)).await?;
+            v[key] = children["result"].clone();
+            Ok::<Value, Error>(v)
         }
+    };
+    let listed = |v: Value| v["result"].clone();
+    let read = match &p.address {
+        Address::Sessions => call("list_sessions", args(&[])).await.map(listed),
         Address::Session(name) => {
             let sel = args(&[("session_name", json!(name))]);
-            let mut s = call("get_session_info", sel.clone())
-                .await
-                .map_err(failed)?;
-            // The windows of the session just read, by its id: one renamed
-            // meanwhile is still the one read.
-            let w = call("list_windows", by_id(sel, &s, "session_id"))
-                .await
-                .map_err(failed)?;
-            s["windows"] = w["result"].clone();
-            (json_body(&s), "application/json")
+            let list = "list_windows";
+            with_children("get_session_info", sel, list, "session_id", "windows").await
         }
         Address::Windows(name) => {
-            let w = call("list_windows", args(&[("session_name", json!(name))]))
-                .await
-                .map_err(failed)?;
-            (json_body(&w["result"]), "application/json")
+            let sel = args(&[("session_name", json!(name))]);
+            call("list_windows", sel).await.map(listed)
         }
         Address::Window(name, index) => {
             let sel = args(&[
                 ("session_name", json!(name)),
                 ("window_index", json!(index)),
             ]);
-            let mut w = call("get_window_info", sel.clone()).await.map_err(failed)?;
-            // The panes of the window just read, by its id: one moved or
-            // renumbered meanwhile is still the one read.
-            let panes = call("list_panes", by_id(sel, &w, "window_id"))
-                .await
-                .map_err(failed)?;
-            w["panes"] = panes["result"].clone();
-            (json_body(&w), "application/json")
+            with_children("get_window_info", sel, "list_panes", "window_id", "panes").await
         }
-        Address::Pane(id) => {
-            let v = call("get_pane_info", args(&[("pane_id", json!(id))]))
-                .await
-                .map_err(failed)?;
-            (json_body(&v), "application/json")
-        }
+        Address::Pane(id) => call("get_pane_info", args(&[("pane_id", json!(id))])).await,
         Address::Content(id) => {
-            let v = call(
-                "capture_pane",
-                args(&[("pane_id", json!(id)), ("max_lines", Value::Null)]),
-            )
-            .await
-            .map_err(failed)?;
-            (v["result"].as_str().unwrap_or("").to_string(), "text/plain")
+            let sel = args(&[("pane_id", json!(id)), ("max_lines", Value::Null)]);
+            call("capture_pane", sel).await
         }
+    };
+    let v = read.map_err(failed)?;
+    let (text, mime) = match &p.address {
+        Address::Content(_) => (v["result"].as_str().unwrap_or("").to_string(), "text/plain"),
+        _ => (
+            serde_json::to_string_pretty(&v).unwrap_or_default(),
+            "application/json",
+        ),
     };
     let contents = ResourceContents::text(text, uri).with_mime_type(mime);
     Ok(ReadResourceResult::new(vec![contents]))

@@ -161,53 +161,31 @@ pub fn note(text: &Text, value: &Value) -> Option<Value> {
     (!rest.is_empty()).then_some(Value::Object(rest))
 }
 
-impl Rendered for crate::tmux::SessionInfo {
-    const TEXT: TextShape = TextShape::Object;
+/// `impl Rendered` with the text shape `$shape` (a [`TextShape`] variant)
+/// and no quiet or number fields, for each type:
+/// `rendered!(Object: SessionInfo, WindowInfo)`.
+macro_rules! rendered {
+    ($shape:ident: $($t:ty),+ $(,)?) => {
+        $(impl $crate::mcp::text::Rendered for $t {
+            const TEXT: $crate::mcp::text::TextShape = $crate::mcp::text::TextShape::$shape;
+        })+
+    };
 }
+pub(crate) use rendered;
 
-impl Rendered for crate::tmux::WindowInfo {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::PaneInfo {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::ServerInfo {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::PaneSnapshot {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::SearchPanesResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::op::commands::WaitForCommandResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::op::stable::WaitForStableResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::op::poll::PollEventsResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::follow::WaitForTextResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::follow::CaptureSinceResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for crate::tmux::follow::RunCommandResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+rendered!(
+    Object: crate::tmux::SessionInfo,
+    crate::tmux::WindowInfo,
+    crate::tmux::PaneInfo,
+    crate::tmux::ServerInfo,
+    crate::tmux::SearchPanesResult,
+    crate::tmux::op::commands::WaitForCommandResult,
+    crate::tmux::op::stable::WaitForStableResult,
+    crate::tmux::op::poll::PollEventsResult,
+    crate::tmux::follow::WaitForTextResult,
+    crate::tmux::follow::CaptureSinceResult,
+    crate::tmux::follow::RunCommandResult,
+);
 
 #[cfg(test)]
 mod tests {

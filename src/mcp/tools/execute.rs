@@ -10,70 +10,66 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, PaneMessage, def, object, parse, targeting, tool_args,
-};
-use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
+use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, Sentence, def, object, parse, tool_args};
+use crate::mcp::args::{self, EnvArg, OnError};
+use crate::mcp::targeting::{self, args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
     SplitDirection, SplitSize, SplitWindowRequest,
 };
-use crate::tmux::op::deliver::{Delivery, MAX_SUBMIT_DELAY, Submit};
+use crate::tmux::op::deliver::{MAX_SUBMIT_DELAY, Submit};
 use crate::tmux::op::manage::{Name, cells};
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
 use crate::tmux::op::typing::{
-    BatchSent, BufferPasted, KeysSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest,
-    SendKeysRequest, TextPasted,
+    BatchSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest,
 };
 use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;
 
-/// `create_session`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct CreateSessionArgs {
-    /// Stored exactly (tmux turns : and . into _).
-    session_name: Option<String>,
-    window_name: Option<String>,
-    /// An existing directory (~ expanded).
-    start_directory: Option<String>,
-    /// Width in cells.
-    x: Option<i64>,
-    /// Height in rows.
-    y: Option<i64>,
-    /// {"NAME": "value"}, set in the session's environment.
-    environment: Option<EnvArg>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    /// Shells keep no history file (HISTFILE="", fish private mode).
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `create_session`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct CreateSessionArgs {
+        @session_name,
+        window_name: Option<String>,
+        /// An existing directory (~ expanded).
+        start_directory: Option<String>,
+        /// Width in cells.
+        x: Option<i64>,
+        /// Height in rows.
+        y: Option<i64>,
+        /// {"NAME": "value"}, set in the session's environment.
+        environment: Option<EnvArg>,
+        @socket,
+        /// Shells keep no history file (HISTFILE="", fish private mode).
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
-/// `create_window`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct CreateWindowArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_name: Option<String>,
-    start_directory: Option<String>,
-    /// Make it the current window.
-    #[serde(default)]
-    attach: bool,
-    /// Default: the next free index.
-    direction: Option<Place>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    /// {"NAME": "value"} for this window's shell.
-    environment: Option<EnvArg>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `create_window`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct CreateWindowArgs {
+        @session,
+        window_name: Option<String>,
+        start_directory: Option<String>,
+        /// Make it the current window.
+        #[serde(default)]
+        attach: bool,
+        /// Default: the next free index.
+        direction: Option<Place>,
+        @socket,
+        /// {"NAME": "value"} for this window's shell.
+        environment: Option<EnvArg>,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
 /// A pane size: cells, or a percentage such as "30%".
@@ -86,63 +82,60 @@ enum SizeArg {
     Text(String),
 }
 
-/// `split_window`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SplitWindowArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    direction: Option<SplitDirection>,
-    /// Cells, or "30%".
-    size: Option<SizeArg>,
-    start_directory: Option<String>,
-    /// Command to run instead of the default shell.
-    shell: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    environment: Option<EnvArg>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `split_window`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct SplitWindowArgs {
+        @pane,
+        @window_index,
+        direction: Option<SplitDirection>,
+        /// Cells, or "30%".
+        size: Option<SizeArg>,
+        start_directory: Option<String>,
+        /// Command to run instead of the default shell.
+        shell: Option<String>,
+        @socket,
+        environment: Option<EnvArg>,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
 fn yes() -> bool {
     true
 }
 
-/// `send_keys`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SendKeysArgs {
-    /// Text, typed exactly; or one key name alone (C-c, Enter, Up, Escape, F5, M-x).
-    keys: String,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    /// Press Enter after.
-    #[serde(default = "yes")]
-    enter: bool,
-    /// keys is text even if it is a key name.
-    #[serde(default)]
-    literal: bool,
-    /// Prefix a space (shells with ignorespace skip history).
-    #[serde(default)]
-    suppress_history: bool,
-    /// Type into a password prompt (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    /// ms between text and Enter; null: 0 for a shell, else 150.
-    submit_delay_ms: Option<f64>,
-    /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
-    wait_ready: Option<bool>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `send_keys`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SendKeysArgs {
+        /// Text, typed exactly; or one key name alone (C-c, Enter, Up, Escape, F5, M-x).
+        keys: String,
+        @pane,
+        /// Press Enter after.
+        #[serde(default = "yes")]
+        enter: bool,
+        /// keys is text even if it is a key name.
+        #[serde(default)]
+        literal: bool,
+        /// Prefix a space (shells with ignorespace skip history).
+        #[serde(default)]
+        suppress_history: bool,
+        /// Type into a password prompt (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        /// ms between text and Enter; null: 0 for a shell, else 150.
+        submit_delay_ms: Option<f64>,
+        /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
+        wait_ready: Option<bool>,
+        @socket,
+    }
 }
 
 /// One operation of `send_keys_batch` (libtmux-mcp `SendKeysOperation`).
+/// Its targeting fields are written out, undocumented, rather than by
+/// [`args!`]: the input schema leaves out the descriptions of a tool's own
+/// targeting arguments, not of those nested in a list's items.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SendKeysOperation {
@@ -159,21 +152,21 @@ struct SendKeysOperation {
     suppress_history: bool,
 }
 
-/// `send_keys_batch`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SendKeysBatchArgs {
-    /// [{keys, pane_id, enter, literal, …}] as send_keys, in order.
-    operations: Vec<SendKeysOperation>,
-    #[serde(default)]
-    on_error: OnError,
-    /// Seconds for the whole batch.
-    timeout: Option<f64>,
-    /// Type into password prompts (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `send_keys_batch`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SendKeysBatchArgs {
+        /// [{keys, pane_id, enter, literal, …}] as send_keys, in order.
+        operations: Vec<SendKeysOperation>,
+        #[serde(default)]
+        on_error: OnError,
+        /// Seconds for the whole batch.
+        timeout: Option<f64>,
+        /// Type into password prompts (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        @socket,
+    }
 }
 
 /// One operation's outcome (libtmux-mcp `SendKeysOperationResult`).
@@ -207,113 +200,103 @@ impl Rendered for SendBatchResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
-/// `paste_text`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PasteTextArgs {
-    /// Pasted as a terminal paste does (line breaks as Enter).
-    text: String,
-    pane_id: Option<String>,
-    /// Bracketed paste when the program asked for it.
-    #[serde(default = "yes")]
-    bracket: bool,
-    /// Paste into a password prompt (else refused).
-    #[serde(default)]
-    allow_password_input: bool,
-    /// Then press Enter (confirmed: delivery).
-    #[serde(default)]
-    enter: bool,
-    /// As send_keys.
-    submit_delay_ms: Option<f64>,
-    /// As send_keys.
-    wait_ready: Option<bool>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `paste_text`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PasteTextArgs {
+        /// Pasted as a terminal paste does (line breaks as Enter).
+        text: String,
+        @pane_id,
+        /// Bracketed paste when the program asked for it.
+        #[serde(default = "yes")]
+        bracket: bool,
+        /// Paste into a password prompt (else refused).
+        #[serde(default)]
+        allow_password_input: bool,
+        /// Then press Enter (confirmed: delivery).
+        #[serde(default)]
+        enter: bool,
+        /// As send_keys.
+        submit_delay_ms: Option<f64>,
+        /// As send_keys.
+        wait_ready: Option<bool>,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `paste_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PasteBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    pane_id: Option<String>,
-    #[serde(default = "yes")]
-    bracket: bool,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `paste_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PasteBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        @pane_id,
+        #[serde(default = "yes")]
+        bracket: bool,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `respawn_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RespawnPaneArgs {
-    /// %N.
-    pane_id: String,
-    /// Kill the running process first.
-    #[serde(default = "yes")]
-    kill: bool,
-    /// Command (default: the pane's first one).
-    shell: Option<String>,
-    start_directory: Option<String>,
-    environment: Option<EnvArg>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-    #[serde(default)]
-    suppress_persistent_history: bool,
+args! {
+    /// `respawn_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct RespawnPaneArgs {
+        /// %N.
+        pane_id: String,
+        /// Kill the running process first.
+        #[serde(default = "yes")]
+        kill: bool,
+        /// Command (default: the pane's first one).
+        shell: Option<String>,
+        start_directory: Option<String>,
+        environment: Option<EnvArg>,
+        @socket,
+        #[serde(default)]
+        suppress_persistent_history: bool,
+    }
 }
 
-/// `pipe_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PipePaneArgs {
-    pane_id: Option<String>,
-    /// File to copy the pane's output to; null stops piping.
-    output_path: Option<String>,
-    /// Append (else truncate).
-    #[serde(default = "yes")]
-    append: bool,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `pipe_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PipePaneArgs {
+        @pane_id,
+        /// File to copy the pane's output to; null stops piping.
+        output_path: Option<String>,
+        /// Append (else truncate).
+        #[serde(default = "yes")]
+        append: bool,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `set_option`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetOptionArgs {
-    option: String,
-    /// Stored verbatim (formats stay formats).
-    value: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `set_option`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SetOptionArgs {
+        option: String,
+        /// Stored verbatim (formats stay formats).
+        value: String,
+        @table,
+        @socket,
+    }
 }
 
-/// `set_environment`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetEnvironmentArgs {
-    name: String,
-    value: String,
-    /// Default: the global environment.
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `set_environment`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SetEnvironmentArgs {
+        name: String,
+        value: String,
+        @session,
+        @socket,
+    }
 }
 
 tool_args!(SetOptionArgs => SetOptionRequest, |a| {
@@ -360,7 +343,7 @@ pub(super) fn defs() -> Vec<Def> {
             ADDITIVE,
             "Split a pane; the new pane's state.",
         ),
-        super::row_as::<SendKeysArgs, TypedMessage>(
+        super::row_as::<SendKeysArgs, Sentence>(
             "send_keys",
             OPEN,
             "Type text into a pane exactly as given (any bytes), then Enter unless enter=false; delivery says, from the screen, whether it was typed and submitted. Leaves copy mode first.",
@@ -376,13 +359,13 @@ pub(super) fn defs() -> Vec<Def> {
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
             d
         },
-        super::row_as::<PasteTextArgs, TypedMessage>(
+        super::row_as::<PasteTextArgs, Sentence>(
             "paste_text",
             OPEN,
             "Paste text into a pane through a private buffer (bracketed when the program asked), out of copy mode; controls arrive as ^X (as tmux 3.7+).",
         )
         .mark_verbose(),
-        super::row_as::<PasteBufferArgs, PaneMessage>(
+        super::row_as::<PasteBufferArgs, Sentence>(
             "paste_buffer",
             OPEN,
             "Paste a buffer load_buffer made into a pane.",
@@ -392,7 +375,7 @@ pub(super) fn defs() -> Vec<Def> {
             super::DESTRUCTIVE,
             "Restart a pane's process (kill=true ends the running one); same id, new pid.",
         ),
-        super::row::<PipePaneArgs>(
+        super::row_as::<PipePaneArgs, Sentence>(
             "pipe_pane",
             OPEN,
             "Copy a pane's output to a file from now on (output_path null: stop).",
@@ -409,7 +392,7 @@ pub(super) fn defs() -> Vec<Def> {
         ),
     ]
     .into_iter()
-    .chain(super::follow::execute_defs())
+    .chain(super::waits::execute_defs())
     .collect()
 }
 
@@ -523,7 +506,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
     let stop = a.on_error == OnError::Stop;
     let mut ops = Vec::with_capacity(a.operations.len());
     for op in &a.operations {
-        let sel = args::selector(
+        let sel = targeting::selector(
             &op.pane_id,
             &op.window_id,
             None,
@@ -642,80 +625,3 @@ tool_args!(PasteBufferArgs => PasteBufferRequest, |a| {
     let pane = targeting!(a, pane_id, window_id).selector()?;
     PasteBufferRequest::new(pane, a.buffer_name, a.bracket)
 });
-
-impl Rendered for KeysSent {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-impl Rendered for BufferPasted {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-impl Rendered for TextPasted {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-/// What typing into a pane reports: the reference's sentence and pane,
-/// and for text with Enter, whether it arrived and was submitted.
-#[derive(Serialize, JsonSchema)]
-struct TypedMessage {
-    result: String,
-    pane_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    delivery: Option<Delivery>,
-}
-
-impl Rendered for TypedMessage {
-    const TEXT: TextShape = TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-
-/// The reference's sentence, and the mode the pane was taken out of
-/// first when it was in one (` (left copy-mode first)`).
-fn sentence(reference: String, left_mode: Option<&str>) -> String {
-    match left_mode {
-        Some(m) => format!("{reference} (left {m} first)"),
-        None => reference,
-    }
-}
-
-impl From<KeysSent> for TypedMessage {
-    fn from(k: KeysSent) -> TypedMessage {
-        TypedMessage {
-            result: sentence(
-                format!("Keys sent to pane {}", k.pane_id),
-                k.left_mode.as_deref(),
-            ),
-            pane_id: k.pane_id,
-            delivery: k.delivery,
-        }
-    }
-}
-
-impl From<TextPasted> for TypedMessage {
-    fn from(k: TextPasted) -> TypedMessage {
-        TypedMessage {
-            result: sentence(
-                format!("Text pasted to pane {}", k.pane_id),
-                k.left_mode.as_deref(),
-            ),
-            pane_id: k.pane_id,
-            delivery: k.delivery,
-        }
-    }
-}
-
-impl From<BufferPasted> for PaneMessage {
-    fn from(p: BufferPasted) -> PaneMessage {
-        PaneMessage {
-            result: sentence(
-                format!("Buffer '{}' pasted to pane {}", p.buffer_name, p.pane_id),
-                p.left_mode.as_deref(),
-            ),
-            pane_id: p.pane_id,
-        }
-    }
-}

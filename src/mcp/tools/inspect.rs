@@ -10,9 +10,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, Def, READ, def, object, parse, targeting, tool_args};
+use super::{Ctx, Def, READ, def, object, parse, tool_args};
 use crate::mcp::args::{self, *};
 use crate::mcp::budget::json_len;
+use crate::mcp::lenient;
+use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
@@ -212,7 +214,7 @@ pub(super) fn defs() -> Vec<Def> {
         .mark_sized(),
     ]
     .into_iter()
-    .chain(super::follow::inspect_defs())
+    .chain(super::waits::inspect_defs())
     .collect()
 }
 
@@ -349,17 +351,7 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
     Ok(object(&op::run(server, request, ctx.limit()).await?))
 }
 
-impl Rendered for OptionResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for EnvironmentResult {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for HookListResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: OptionResult, EnvironmentResult, HookListResult);
 
 tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -441,44 +433,37 @@ struct ListServersArgs {
     extra_socket_paths: Option<Vec<String>>,
 }
 
-/// `show_option`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowOptionArgs {
-    /// Option name, e.g. history-limit or @my-option.
-    option: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_option`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowOptionArgs {
+        /// Option name, e.g. history-limit or @my-option.
+        option: String,
+        @table,
+        @socket,
+    }
 }
 
-/// `show_environment`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowEnvironmentArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_environment`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ShowEnvironmentArgs {
+        @session,
+        @socket,
+    }
 }
 
-/// `show_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    /// Keep the newest N lines (N ≥ 1); null: all.
-    #[serde(default = "default_buffer_lines")]
-    max_lines: Option<i64>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        /// Keep the newest N lines (N ≥ 1); null: all.
+        #[serde(default = "default_buffer_lines")]
+        max_lines: Option<i64>,
+        @socket,
+    }
 }
 
 fn default_buffer_lines() -> Option<i64> {
@@ -494,49 +479,34 @@ tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
     ShowBufferRequest::new(a.buffer_name, max_lines)
 });
 
-/// `show_hooks`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowHooksArgs {
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_hooks`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ShowHooksArgs {
+        @table,
+        @socket,
+    }
 }
 
-/// `show_hook`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ShowHookArgs {
-    /// e.g. after-new-window.
-    hook_name: String,
-    scope: Option<ScopeArg>,
-    // A session name or $N, @N, %N, with scope (show_option's
-    // description says it, once).
-    target: Option<String>,
-    // The global table (-g), as target.
-    #[serde(default)]
-    global_: bool,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `show_hook`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ShowHookArgs {
+        /// e.g. after-new-window.
+        hook_name: String,
+        @table,
+        @socket,
+    }
 }
 
-/// `find_pane_by_position`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct FindPaneArgs {
-    corner: Corner,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `find_pane_by_position`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct FindPaneArgs {
+        corner: Corner,
+        @window,
+        @socket,
+    }
 }
 
 /// One operation of a batch.
@@ -741,7 +711,7 @@ async fn batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult
 async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
     // The arguments as read (numbers as numbers), without the server's.
     let mut given = args.clone();
-    args::coerce(
+    lenient::coerce(
         &rmcp::handler::server::common::schema_for_type::<SearchPanesArgs>(),
         &mut given,
     )?;

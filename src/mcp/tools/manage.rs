@@ -9,8 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{ADDITIVE, Def, IDEMPOTENT, OPEN};
-use super::{targeting, tool_args, wait_ceiling};
+use super::{tool_args, wait_ceiling};
 use crate::control::PaneId;
+use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::manage::session_ref;
@@ -25,186 +26,159 @@ use crate::tmux::op::manage::{
 };
 use crate::tmux::op::typing::{BufferRef, LoadBufferRequest};
 
-/// `rename_session`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RenameSessionArgs {
-    /// Stored exactly (#, #{}, #() included).
-    new_name: String,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `rename_session`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct RenameSessionArgs {
+        /// Stored exactly (#, #{}, #() included).
+        new_name: String,
+        @session,
+        @socket,
+    }
 }
 
-/// `rename_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RenameWindowArgs {
-    /// Stored exactly; automatic renaming stops.
-    new_name: String,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `rename_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct RenameWindowArgs {
+        /// Stored exactly; automatic renaming stops.
+        new_name: String,
+        @window,
+        @socket,
+    }
 }
 
-/// `select_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SelectWindowArgs {
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    direction: Option<WindowDirection>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `select_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SelectWindowArgs {
+        @window_id,
+        @window_index,
+        direction: Option<WindowDirection>,
+        @session,
+        @socket,
+    }
 }
 
-/// `select_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SelectPaneArgs {
-    pane_id: Option<String>,
-    direction: Option<PaneDirection>,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `select_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SelectPaneArgs {
+        @pane_id,
+        direction: Option<PaneDirection>,
+        @window,
+        @socket,
+    }
 }
 
-/// `select_layout`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SelectLayoutArgs {
-    /// tiled, even-horizontal, main-vertical, …, or a layout string.
-    layout: String,
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `select_layout`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SelectLayoutArgs {
+        /// tiled, even-horizontal, main-vertical, …, or a layout string.
+        layout: String,
+        @window,
+        @socket,
+    }
 }
 
-/// `resize_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ResizeWindowArgs {
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    /// Rows.
-    height: Option<i64>,
-    /// Columns.
-    width: Option<i64>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `resize_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ResizeWindowArgs {
+        @window,
+        /// Rows.
+        height: Option<i64>,
+        /// Columns.
+        width: Option<i64>,
+        @socket,
+    }
 }
 
-/// `resize_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ResizePaneArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    /// Rows.
-    height: Option<i64>,
-    /// Columns.
-    width: Option<i64>,
-    /// true: zoom (fill the window); false: unzoom.
-    zoom: Option<bool>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `resize_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ResizePaneArgs {
+        @pane,
+        /// Rows.
+        height: Option<i64>,
+        /// Columns.
+        width: Option<i64>,
+        /// true: zoom (fill the window); false: unzoom.
+        zoom: Option<bool>,
+        @socket,
+    }
 }
 
-/// `move_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct MoveWindowArgs {
-    window_id: Option<String>,
-    window_index: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    /// Index to move to; "" = the next free one.
-    #[serde(default)]
-    destination_index: String,
-    /// Session (name or $N) to move to; default: its own.
-    destination_session: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `move_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct MoveWindowArgs {
+        @window,
+        /// Index to move to; "" = the next free one.
+        #[serde(default)]
+        destination_index: String,
+        /// Session (name or $N) to move to; default: its own.
+        destination_session: Option<String>,
+        @socket,
+    }
 }
 
-/// `swap_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SwapPaneArgs {
-    /// %N.
-    source_pane_id: String,
-    /// %N.
-    target_pane_id: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `swap_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SwapPaneArgs {
+        /// %N.
+        source_pane_id: String,
+        /// %N.
+        target_pane_id: String,
+        @socket,
+    }
 }
 
-/// `set_pane_title`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetPaneTitleArgs {
-    /// Stored exactly.
-    title: String,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `set_pane_title`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SetPaneTitleArgs {
+        /// Stored exactly.
+        title: String,
+        @pane,
+        @socket,
+    }
 }
 
-/// `enter_copy_mode`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct EnterCopyModeArgs {
-    pane_id: Option<String>,
-    /// Lines to scroll up.
-    scroll_up: Option<i64>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `enter_copy_mode`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct EnterCopyModeArgs {
+        @pane_id,
+        /// Lines to scroll up.
+        scroll_up: Option<i64>,
+        @session,
+        @window_id,
+        @socket,
+    }
 }
 
-/// `exit_copy_mode`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ExitCopyModeArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `exit_copy_mode`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct ExitCopyModeArgs {
+        @pane,
+        @socket,
+    }
 }
 
-/// `load_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct LoadBufferArgs {
-    /// The text, stored exactly.
-    content: String,
-    /// Up to 64 of A-Z a-z 0-9 _ . - (default buf).
-    logical_name: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `load_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct LoadBufferArgs {
+        /// The text, stored exactly.
+        content: String,
+        /// Up to 64 of A-Z a-z 0-9 _ . - (default buf).
+        logical_name: Option<String>,
+        @socket,
+    }
 }
 
 impl Rendered for BufferRef {
@@ -215,32 +189,32 @@ tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
     LoadBufferRequest::new(a.content, a.logical_name)
 });
 
-/// `wait_for_channel`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct WaitForChannelArgs {
-    /// 1-128 of A-Z a-z 0-9 _ . : -
-    channel: String,
-    // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds.
-    #[serde(default = "default_wait")]
-    timeout: f64,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `wait_for_channel`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct WaitForChannelArgs {
+        /// 1-128 of A-Z a-z 0-9 _ . : -
+        channel: String,
+        // Clamped to the wait ceiling, which the instructions explain once.
+        /// Seconds.
+        #[serde(default = "default_wait")]
+        timeout: f64,
+        @socket,
+    }
 }
 
 fn default_wait() -> f64 {
     30.0
 }
 
-/// `signal_channel`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SignalChannelArgs {
-    /// 1-128 of A-Z a-z 0-9 _ . : -
-    channel: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `signal_channel`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct SignalChannelArgs {
+        /// 1-128 of A-Z a-z 0-9 _ . : -
+        channel: String,
+        @socket,
+    }
 }
 
 tool_args!(WaitForChannelArgs => WaitForChannelRequest, |a| {
@@ -262,13 +236,7 @@ tool_args!(SignalChannelArgs => SignalChannelRequest, |a| Ok(SignalChannelReques
     channel: Channel::new(&a.channel)?,
 }));
 
-impl Rendered for Waited {
-    const TEXT: TextShape = TextShape::String;
-}
-
-impl Rendered for Signalled {
-    const TEXT: TextShape = TextShape::String;
-}
+crate::mcp::text::rendered!(String: Waited, Signalled);
 
 /// The manage tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {

@@ -9,130 +9,104 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{DESTRUCTIVE, Def, IDEMPOTENT, Message, targeting, tool_args};
+use super::{DESTRUCTIVE, Def, IDEMPOTENT, Sentence, tool_args};
+use crate::mcp::targeting::{args, targeting};
 use crate::tmux::Error;
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
 };
 
-/// An action's sentence is its text block, as libtmux-mcp's `str` result.
-impl crate::mcp::text::Rendered for crate::tmux::op::manage::Done {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
+use crate::tmux::op::typing::DeleteBufferRequest;
+
+args! {
+    /// `kill_server`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct KillServerArgs {
+        @socket,
+    }
 }
 
-/// As [`crate::tmux::op::manage::Done`]; the pane id is structured content
-/// only.
-impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
-    const QUIET: &'static [&'static str] = &["pane_id"];
-}
-use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
-
-/// `kill_server`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillServerArgs {
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_session`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct KillSessionArgs {
+        @session,
+        @socket,
+    }
 }
 
-/// `kill_session`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillSessionArgs {
-    session_name: Option<String>,
-    session_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_window`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct KillWindowArgs {
+        /// @N.
+        window_id: String,
+        @socket,
+    }
 }
 
-/// `kill_window`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillWindowArgs {
-    /// @N.
-    window_id: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `kill_pane`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct KillPaneArgs {
+        /// %N.
+        pane_id: String,
+        @socket,
+    }
 }
 
-/// `kill_pane`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct KillPaneArgs {
-    /// %N.
-    pane_id: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `clear_pane`.
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    struct ClearPaneArgs {
+        @pane,
+        @socket,
+    }
 }
 
-/// `clear_pane`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ClearPaneArgs {
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
-}
-
-/// `delete_buffer`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct DeleteBufferArgs {
-    /// A name load_buffer returned.
-    buffer_name: String,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `delete_buffer`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct DeleteBufferArgs {
+        /// A name load_buffer returned.
+        buffer_name: String,
+        @socket,
+    }
 }
 
 tool_args!(DeleteBufferArgs => DeleteBufferRequest, |a| {
     DeleteBufferRequest::new(a.buffer_name)
 });
 
-impl crate::mcp::text::Rendered for BufferDeleted {
-    const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
-}
-
-impl From<BufferDeleted> for Message {
-    fn from(d: BufferDeleted) -> Message {
-        Message {
-            result: format!("Buffer '{}' deleted", d.buffer_name),
-        }
-    }
-}
-
 /// The teardown tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        super::row::<KillServerArgs>(
+        super::row_as::<KillServerArgs, Sentence>(
             "kill_server",
             DESTRUCTIVE,
             "Kill the tmux server (not the one running this MCP server).",
         ),
-        super::row::<KillSessionArgs>(
+        super::row_as::<KillSessionArgs, Sentence>(
             "kill_session",
             DESTRUCTIVE,
             "Kill a session by exact name or id (not this MCP server's own).",
         ),
-        super::row::<KillWindowArgs>(
+        super::row_as::<KillWindowArgs, Sentence>(
             "kill_window",
             DESTRUCTIVE,
             "Kill a window by id (not this MCP server's own).",
         ),
-        super::row::<KillPaneArgs>(
+        super::row_as::<KillPaneArgs, Sentence>(
             "kill_pane",
             DESTRUCTIVE,
             "Kill a pane by id (not this MCP server's own).",
         ),
-        super::row::<ClearPaneArgs>(
+        super::row_as::<ClearPaneArgs, Sentence>(
             "clear_pane",
             DESTRUCTIVE,
             "Reset a pane's screen and delete its scrollback.",
         ),
-        super::row_as::<DeleteBufferArgs, Message>(
+        super::row_as::<DeleteBufferArgs, Sentence>(
             "delete_buffer",
             IDEMPOTENT,
             "Delete a buffer load_buffer made.",

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::fit::Limit;
 use super::kill::guard_pane;
-use super::manage::{Name, PaneDone, act_then_pane};
+use super::manage::{Name, act_then_pane};
 use super::{Op, Server};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
@@ -493,10 +493,22 @@ impl PipePaneRequest {
     }
 }
 
-impl Op for PipePaneRequest {
-    type Response = PaneDone;
+/// What `pipe_pane` did: the pane (`%N`) and the file its output now goes
+/// to, or `None` when piping stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piped {
+    /// The pane's id.
+    pub pane_id: String,
+    /// The file, as given.
+    pub to: Option<PathBuf>,
+}
 
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneDone, Error> {
+crate::fits_whole!(Piped);
+
+impl Op for PipePaneRequest {
+    type Response = Piped;
+
+    async fn run(self, server: &Server, _: Limit) -> Result<Piped, Error> {
         let pane = server.pane_target(&self.pane).await?;
         let (id_cmd, q) = pane_id_read(&pane);
         let mut pipe = Command::new("pipe-pane").target(&pane, TargetKind::Pane);
@@ -507,13 +519,9 @@ impl Op for PipePaneRequest {
         }
         let out = server.act(vec![id_cmd, pipe]).await?;
         let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
-        let result = match &self.output {
-            Some(p) => format!("Piping pane {id} to {}", p.display()),
-            None => format!("Piping stopped for pane {id}"),
-        };
-        Ok(PaneDone {
-            result,
+        Ok(Piped {
             pane_id: id,
+            to: self.output,
         })
     }
 }

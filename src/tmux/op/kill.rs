@@ -10,7 +10,6 @@
 //! killing session `build` must not kill `build-x`).
 
 use super::fit::Limit;
-use super::manage::{Done, PaneDone};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 use crate::tmux::manage::{PaneIdRow, pane_id_read};
@@ -63,6 +62,29 @@ async fn guard_scope(server: &Server, scope: &Target, what: &str) -> Result<(), 
     Ok(())
 }
 
+/// What a kill removed; the caller says it in its own words (MCP:
+/// libtmux-mcp's `Pane killed: %3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Killed {
+    /// The server.
+    Server,
+    /// A session: its name, or its id when the name is not known.
+    Session(String),
+    /// A window.
+    Window(WindowId),
+    /// A pane.
+    Pane(PaneId),
+}
+
+/// The pane `clear_pane` reset and cleared (`%N`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cleared {
+    /// The pane's id.
+    pub pane_id: String,
+}
+
+crate::fits_whole!(Killed, Cleared);
+
 /// `kill_server`: kills the server. Its connection ends with it; that is
 /// the expected answer. Refused when tmuxwire may run inside it.
 ///
@@ -74,9 +96,9 @@ async fn guard_scope(server: &Server, scope: &Target, what: &str) -> Result<(), 
 pub struct KillServerRequest;
 
 impl Op for KillServerRequest {
-    type Response = Done;
+    type Response = Killed;
 
-    async fn run(self, server: &Server, _: Limit) -> Result<Done, Error> {
+    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
         if server
             .caller()
             .may_run_on(server.canonical_socket(), server.socket_name())
@@ -103,7 +125,7 @@ impl Op for KillServerRequest {
             }
             Err(e) => return Err(e),
         }
-        Ok(Done::new("Server killed successfully".into()))
+        Ok(Killed::Server)
     }
 }
 
@@ -148,9 +170,9 @@ impl KillSessionRequest {
 }
 
 impl Op for KillSessionRequest {
-    type Response = Done;
+    type Response = Killed;
 
-    async fn run(self, server: &Server, _: Limit) -> Result<Done, Error> {
+    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
         let session = server.session_target(&self.session).await?;
         guard_scope(server, &session, "session").await?;
         let (read, q) = template_cmd("list-windows", SessionRow::FIELDS);
@@ -177,7 +199,7 @@ impl Op for KillSessionRequest {
             Err(e) => return Err(e),
         };
         let shown = if name.is_empty() { id } else { name };
-        Ok(Done::new(format!("Session killed: {shown}")))
+        Ok(Killed::Session(shown))
     }
 }
 
@@ -193,14 +215,14 @@ pub struct KillWindowRequest {
 }
 
 impl Op for KillWindowRequest {
-    type Response = Done;
+    type Response = Killed;
 
-    async fn run(self, server: &Server, _: Limit) -> Result<Done, Error> {
+    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
         let t = Target::Window(self.window);
         guard_scope(server, &t, "window").await?;
         let kill = Command::new("kill-window").target(&t, TargetKind::Window);
         kill_checked(server, kill, &t).await?;
-        Ok(Done::new(format!("Window killed: {}", self.window)))
+        Ok(Killed::Window(self.window))
     }
 }
 
@@ -215,14 +237,14 @@ pub struct KillPaneRequest {
 }
 
 impl Op for KillPaneRequest {
-    type Response = Done;
+    type Response = Killed;
 
-    async fn run(self, server: &Server, _: Limit) -> Result<Done, Error> {
+    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
         guard_pane(server, self.pane, "kill")?;
         let t = Target::Pane(self.pane);
         let kill = Command::new("kill-pane").target(&t, TargetKind::Pane);
         kill_checked(server, kill, &t).await?;
-        Ok(Done::new(format!("Pane killed: {}", self.pane)))
+        Ok(Killed::Pane(self.pane))
     }
 }
 
@@ -258,9 +280,9 @@ pub struct ClearPaneRequest {
 }
 
 impl Op for ClearPaneRequest {
-    type Response = PaneDone;
+    type Response = Cleared;
 
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneDone, Error> {
+    async fn run(self, server: &Server, _: Limit) -> Result<Cleared, Error> {
         let pane = server.pane_target(&self.pane).await?;
         let (id_cmd, q) = pane_id_read(&pane);
         let reset = Command::new("send-keys")
@@ -269,9 +291,6 @@ impl Op for ClearPaneRequest {
         let clear = Command::new("clear-history").target(&pane, TargetKind::Pane);
         let out = server.act(vec![id_cmd, reset, clear]).await?;
         let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
-        Ok(PaneDone {
-            result: format!("Pane cleared: {id}"),
-            pane_id: id,
-        })
+        Ok(Cleared { pane_id: id })
     }
 }

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::fit::Limit;
 use super::{Op, Server};
@@ -32,32 +32,6 @@ use crate::tmux::manage::bodies;
 use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
 use crate::tmux::{Error, PaneInfo, Retry, Selector, SessionInfo, WindowInfo};
 use crate::wire::TmuxVersion;
-
-/// What an action reports: libtmux-mcp's sentence (`Pane killed: %3`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Done {
-    /// The sentence.
-    pub result: String,
-}
-
-impl Done {
-    /// The report `result`.
-    pub fn new(result: String) -> Done {
-        Done { result }
-    }
-}
-
-/// What an action on a pane reports: libtmux-mcp's sentence and the
-/// pane's id (`%N`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct PaneDone {
-    /// The sentence (`Pane cleared: %3`).
-    pub result: String,
-    /// The pane acted on.
-    pub pane_id: String,
-}
-
-crate::fits_whole!(Done, PaneDone);
 
 /// A name a caller gives a session or window: not empty, no NUL byte;
 /// stored by tmux exactly as given.

@@ -1,5 +1,7 @@
-//! The tools that follow a pane on the mirror: `wait_for_text` and
-//! `capture_since` (inspect), `run_command` (execute). Each wakes on the
+//! The tools that wait on a pane as the mirror sees it, or read it over
+//! time: `wait_for_text`, `wait_for_command`, `wait_for_stable`,
+//! `poll_events` and `capture_since` (inspect), `run_command` (execute).
+//! Each wakes on the
 //! pane's `%output` instead of polling (see [`crate::tmux::wait`]);
 //! the argument names, defaults and result fields are libtmux-mcp's
 //! (reference-tools.md §2), with tmuxwire's additions noted on the result
@@ -13,9 +15,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Def, OPEN, READ, targeting, tool_args, wait_ceiling};
+use super::{Def, OPEN, READ, tool_args, wait_ceiling};
 use crate::events::{Cursor as EventCursor, Kind};
 use crate::mcp::args;
+use crate::mcp::targeting::{args, targeting};
 use crate::mirror::Progress;
 use crate::mirror::follow::Keep;
 use crate::search::{Pattern, PatternOptions};
@@ -28,135 +31,123 @@ use crate::tmux::op::shape::Shape;
 use crate::tmux::op::since::CaptureSinceRequest;
 use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 use crate::tmux::op::text::WaitForTextRequest;
-/// `wait_for_text`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct WaitForTextArgs {
-    /// Any one matches; null: any new output.
-    patterns: Option<Vec<String>>,
-    /// End the wait (outcome stopped).
-    stop: Option<Vec<String>>,
-    /// Regexes.
-    #[serde(default)]
-    regex: bool,
-    /// Case-sensitive.
-    #[serde(default)]
-    match_case: bool,
-    // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds.
-    #[serde(default = "default_wait_timeout")]
-    timeout: f64,
-    interval: Option<f64>,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `wait_for_text`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub(super) struct WaitForTextArgs {
+        /// Any one matches; null: any new output.
+        patterns: Option<Vec<String>>,
+        /// End the wait (outcome stopped).
+        stop: Option<Vec<String>>,
+        /// Regexes.
+        #[serde(default)]
+        regex: bool,
+        /// Case-sensitive.
+        #[serde(default)]
+        match_case: bool,
+        // Clamped to the wait ceiling, which the instructions explain once.
+        /// Seconds.
+        #[serde(default = "default_wait_timeout")]
+        timeout: f64,
+        interval: Option<f64>,
+        @pane,
+        @socket,
+    }
 }
 
 fn default_wait_timeout() -> f64 {
     8.0
 }
 
-/// `wait_for_command`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct WaitForCommandArgs {
-    // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds.
-    #[serde(default = "default_run_timeout")]
-    timeout: f64,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `wait_for_command`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct WaitForCommandArgs {
+        // Clamped to the wait ceiling, which the instructions explain once.
+        /// Seconds.
+        #[serde(default = "default_run_timeout")]
+        timeout: f64,
+        @pane,
+        @socket,
+    }
 }
 
-/// `wait_for_stable`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct WaitForStableArgs {
-    /// Screen unchanged this long, ms.
-    #[serde(default = "default_stable_ms")]
-    stable_ms: f64,
-    // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds.
-    #[serde(default = "default_run_timeout")]
-    timeout: f64,
-    /// Screen rows left out: 0 top, -1 bottom.
-    mask_rows: Option<Vec<i64>>,
-    /// Regexes cut out of rows (spinner, timer).
-    mask_patterns: Option<Vec<String>>,
-    /// Only a change after the call counts.
-    #[serde(default)]
-    require_change: bool,
-    /// Regex: end matched once shown.
-    until_pattern: Option<String>,
-    /// Regex: end matched once gone.
-    absent_pattern: Option<String>,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `wait_for_stable`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct WaitForStableArgs {
+        /// Screen unchanged this long, ms.
+        #[serde(default = "default_stable_ms")]
+        stable_ms: f64,
+        // Clamped to the wait ceiling, which the instructions explain once.
+        /// Seconds.
+        #[serde(default = "default_run_timeout")]
+        timeout: f64,
+        /// Screen rows left out: 0 top, -1 bottom.
+        mask_rows: Option<Vec<i64>>,
+        /// Regexes cut out of rows (spinner, timer).
+        mask_patterns: Option<Vec<String>>,
+        /// Only a change after the call counts.
+        #[serde(default)]
+        require_change: bool,
+        /// Regex: end matched once shown.
+        until_pattern: Option<String>,
+        /// Regex: end matched once gone.
+        absent_pattern: Option<String>,
+        @pane,
+        @socket,
+    }
 }
 
 fn default_stable_ms() -> f64 {
     1500.0
 }
 
-/// `poll_events`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PollEventsArgs {
-    cursor: Option<String>,
-    kinds: Option<Vec<String>>,
-    /// %N: follow, filter.
-    panes: Option<Vec<String>>,
-    /// $N: follow, filter.
-    sessions: Option<Vec<String>>,
-    // Follow every pane (the default without panes and sessions).
-    #[serde(default)]
-    follow_all: bool,
-    /// Regexes: matched.
-    patterns: Option<Vec<String>>,
-    // Clamped to the wait ceiling, which the instructions explain once.
-    #[serde(default)]
-    timeout: f64,
-    max_events: Option<i64>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `poll_events`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct PollEventsArgs {
+        cursor: Option<String>,
+        kinds: Option<Vec<String>>,
+        /// %N: follow, filter.
+        panes: Option<Vec<String>>,
+        /// $N: follow, filter.
+        sessions: Option<Vec<String>>,
+        // Follow every pane (the default without panes and sessions).
+        #[serde(default)]
+        follow_all: bool,
+        /// Regexes: matched.
+        patterns: Option<Vec<String>>,
+        // Clamped to the wait ceiling, which the instructions explain once.
+        #[serde(default)]
+        timeout: f64,
+        max_events: Option<i64>,
+        @socket,
+    }
 }
 
-/// `capture_since`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct CaptureSinceArgs {
-    /// From the last call; null: start.
-    cursor: Option<String>,
-    /// null: no limit.
-    #[serde(default = "default_since_lines")]
-    max_lines: Option<i64>,
-    /// null: no limit.
-    #[serde(default = "default_since_bytes")]
-    max_bytes: Option<i64>,
-    /// Over a limit: oldest (rest next call) or newest.
-    keep: Option<String>,
-    // As capture_pane's (the description says so).
-    head: Option<i64>,
-    tail: Option<i64>,
-    grep: Option<String>,
-    context: Option<i64>,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `capture_since`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct CaptureSinceArgs {
+        /// From the last call; null: start.
+        cursor: Option<String>,
+        /// null: no limit.
+        #[serde(default = "default_since_lines")]
+        max_lines: Option<i64>,
+        /// null: no limit.
+        #[serde(default = "default_since_bytes")]
+        max_bytes: Option<i64>,
+        /// Over a limit: oldest (rest next call) or newest.
+        keep: Option<String>,
+        // As capture_pane's (the description says so).
+        head: Option<i64>,
+        tail: Option<i64>,
+        grep: Option<String>,
+        context: Option<i64>,
+        @pane,
+        @socket,
+    }
 }
 
 #[allow(clippy::unnecessary_wraps)]
@@ -169,31 +160,28 @@ fn default_since_bytes() -> Option<i64> {
     Some(128_000)
 }
 
-/// `run_command`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RunCommandArgs {
-    /// One shell command line.
-    command: String,
-    // Clamped to the wait ceiling, which the instructions explain once.
-    /// Seconds.
-    #[serde(default = "default_run_timeout")]
-    timeout: f64,
-    /// Keep the last N output lines.
-    max_lines: Option<i64>,
-    /// Keep out of shell history (one line only).
-    suppress_history: Option<bool>,
-    /// Press C-c on timeout.
-    #[serde(default)]
-    interrupt_on_timeout: bool,
-    /// wrapped; marks: typed as is, shell's OSC 133 marks.
-    mode: Option<String>,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
-    socket_name: Option<String>,
-    socket_path: Option<String>,
+args! {
+    /// `run_command`.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    struct RunCommandArgs {
+        /// One shell command line.
+        command: String,
+        // Clamped to the wait ceiling, which the instructions explain once.
+        /// Seconds.
+        #[serde(default = "default_run_timeout")]
+        timeout: f64,
+        /// Keep the last N output lines.
+        max_lines: Option<i64>,
+        /// Keep out of shell history (one line only).
+        suppress_history: Option<bool>,
+        /// Press C-c on timeout.
+        #[serde(default)]
+        interrupt_on_timeout: bool,
+        /// wrapped; marks: typed as is, shell's OSC 133 marks.
+        mode: Option<String>,
+        @pane,
+        @socket,
+    }
 }
 
 fn default_run_timeout() -> f64 {
