@@ -98,39 +98,17 @@ pub struct PairSummary([u64; PAIR_WORDS]);
 const PAIR_WORDS: usize = 64;
 
 impl PairSummary {
-    /// The summary of every pair of adjacent bytes of `text`. The pairs
-    /// are taken as four runs of the text at once, each into bits of
-    /// its own that are joined at the end: one run's updates do not wait
-    /// for another's, which makes a seed's summaries (a tenth of building
-    /// a long history) several times faster than one pair after another.
     fn of(text: &[u8]) -> PairSummary {
-        const LANES: usize = 4;
-        let mut lanes = [[0u64; PAIR_WORDS]; LANES];
-        if text.len() < 2 {
-            return PairSummary(lanes[0]);
-        }
-        let set = |bits: &mut [u64; PAIR_WORDS], a: u8, b: u8| {
-            let i = pair_bit(fold(a), fold(b));
-            bits[i >> 6] |= 1 << (i & 63);
+        let mut bits = [0u64; PAIR_WORDS];
+        let mut prev = match text.first() {
+            Some(&b) => fold(b),
+            None => return PairSummary(bits),
         };
-        // Pair k is (text[k], text[k + 1]); lane l takes pairs
-        // l * run .. (l + 1) * run, and the first lane the rest.
-        let pairs = text.len().saturating_sub(1);
-        let run = pairs / LANES;
-        let runs: [&[u8]; LANES] = std::array::from_fn(|l| &text[l * run..(l + 1) * run + 1]);
-        for k in 0..run {
-            for (bits, r) in lanes.iter_mut().zip(&runs) {
-                set(bits, r[k], r[k + 1]);
-            }
-        }
-        for k in LANES * run..pairs {
-            set(&mut lanes[0], text[k], text[k + 1]);
-        }
-        let mut bits = lanes[0];
-        for lane in &lanes[1..] {
-            for (w, l) in bits.iter_mut().zip(lane) {
-                *w |= l;
-            }
+        for &b in &text[1..] {
+            let b = fold(b);
+            let i = pair_bit(prev, b);
+            bits[i >> 6] |= 1 << (i & 63);
+            prev = b;
         }
         PairSummary(bits)
     }
@@ -880,23 +858,6 @@ pub fn trim_end_spaces(text: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The summary in four runs holds exactly the pairs one pass over the
-    /// text finds, at every length (the runs' seams and the tail
-    /// included).
-    #[test]
-    fn pair_summary_in_runs_is_one_pass_over_the_pairs() {
-        let mut rng = fastrand::Rng::with_seed(0x9a15);
-        for len in (0..40).chain([63, 64, 65, 1000, 4099]) {
-            let text: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-            let mut one = [0u64; PAIR_WORDS];
-            for w in text.windows(2) {
-                let i = pair_bit(fold(w[0]), fold(w[1]));
-                one[i >> 6] |= 1 << (i & 63);
-            }
-            assert_eq!(PairSummary::of(&text).0, one, "length {len}");
-        }
-    }
 
     fn lines(h: &History) -> Vec<(u64, String, u32, bool)> {
         h.iter()
