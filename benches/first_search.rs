@@ -9,16 +9,20 @@
 //! of the benches' corpus (log lines, cargo output, long JSON lines that
 //! wrap, CJK). Then, in one run:
 //!
-//! * `capture-once`: `tmux capture-pane -p -J -S - -t P` for every pane,
-//!   timed before tmuxwire starts and again after its searches (the
-//!   figure is the mean: on a shared machine the load moves meanwhile);
 //! * `startup`: spawn → `initialize` answer, median of 11 starts;
 //! * `first capture`: `capture_pane` of one pane's screen as the first call
 //!   of a fresh server: it follows every pane (a copy of each screen, no
 //!   history read);
-//! * `first search`: `search_panes` for a needle that is nowhere, over the
-//!   whole scrollback, on a fresh server (the mirror is built), then the
-//!   same call again (answered from the mirror).
+//! * `FIRST_ROUNDS` rounds (default 3), each `capture-once`, `tmux
+//!   capture-pane -p -J -S - -t P` for every pane, pane by pane, then
+//!   `first search`: a fresh server made as mcpbench's client makes it
+//!   (`initialize`, `tools/list`), its first `search_panes` for a needle
+//!   that is nowhere over the whole scrollback (the copies' histories are
+//!   read), then the same call again (answered from the copies). Each
+//!   round's ratio is of two figures taken one right after the other (on
+//!   a shared machine the load moves within seconds); the median of the
+//!   rounds is printed last. mcpbench's `--tmux-capture` gives the same
+//!   ratio for its own first call and text.
 //!
 //! Needs `tmux` on PATH (or `TMUXWIRE_BENCH_TMUX`). Run (release build):
 //! `cargo bench --bench first_search` (about a minute at the defaults).
@@ -255,8 +259,7 @@ fn main() {
         })
         .sum();
 
-    // tmux's own capture of every pane, once (timed again after the
-    // searches: on a shared machine the load moves while the bench runs).
+    // tmux's own capture of every pane, once, pane by pane.
     let capture_all = || {
         let t = Instant::now();
         let mut bytes = 0;
@@ -270,7 +273,6 @@ fn main() {
         }
         (t.elapsed(), bytes)
     };
-    let (capture_before, bytes) = capture_all();
 
     // Startup: spawn to the `initialize` answer.
     let mut starts: Vec<Duration> = (0..11)
@@ -296,9 +298,12 @@ fn main() {
         took
     };
 
-    // The first search of a fresh server, then the same again.
-    let (mut m, _) = Mcp::spawn(&server.socket());
-    m.initialize();
+    // Rounds of tmux's capture of every pane, then the first search of a
+    // fresh server, as mcpbench's client makes it (`initialize`,
+    // `tools/list`, the call), then the same search again: on a shared
+    // machine the load moves within seconds, so each round's ratio is of
+    // two figures taken one right after the other, and the rounds
+    // alternate the two.
     let args = json!({
         "name": "search_panes",
         "arguments": {
@@ -306,43 +311,55 @@ fn main() {
             "content_start": -((lines * 4) as i64),
         }
     });
-    let t = Instant::now();
-    let first = m.request("tools/call", args.clone());
-    let first_search = t.elapsed();
-    let t = Instant::now();
-    let again = m.request("tools/call", args);
-    let second_search = t.elapsed();
-    for (what, v) in [("first", &first), ("second", &again)] {
-        let r = &v["result"];
-        assert!(
-            r["isError"] != json!(true)
-                && r["structuredContent"]["total_panes_matched"] == json!(0),
-            "{what} search failed: {v}"
-        );
+    let rounds = env_usize("FIRST_ROUNDS", 3).max(1);
+    let mut bytes = 0;
+    let mut measured = Vec::new();
+    for _ in 0..rounds {
+        let (capture, b) = capture_all();
+        bytes = b;
+        let (mut m, _) = Mcp::spawn(&server.socket());
+        m.initialize();
+        m.request("tools/list", json!({}));
+        let t = Instant::now();
+        let first = m.request("tools/call", args.clone());
+        let first_search = t.elapsed();
+        let t = Instant::now();
+        let again = m.request("tools/call", args.clone());
+        let second_search = t.elapsed();
+        for (what, v) in [("first", &first), ("second", &again)] {
+            let r = &v["result"];
+            assert!(
+                r["isError"] != json!(true)
+                    && r["structuredContent"]["total_panes_matched"] == json!(0),
+                "{what} search failed: {v}"
+            );
+        }
+        measured.push((capture, first_search, second_search));
     }
-
-    drop(m);
-    let (capture_after, _) = capture_all();
-    let capture_once = (capture_before + capture_after) / 2;
     println!(
         "first_search: {panes} panes, {rows} rows, {:.1} MiB of joined text (tmux {})",
         bytes as f64 / (1 << 20) as f64,
         server.run(&["-V"]).trim()
     );
+    for (k, (capture, first, second)) in measured.iter().enumerate() {
+        println!(
+            "  round {}: tmux capture-pane -p -J -S - of every pane {:>7.1} ms; \
+             tmuxwire first search_panes {:>7.1} ms ({:.2}x); second {:.1} ms",
+            k + 1,
+            ms(*capture),
+            ms(*first),
+            first.as_secs_f64() / capture.as_secs_f64(),
+            ms(*second)
+        );
+    }
+    let mut ratios: Vec<f64> = measured
+        .iter()
+        .map(|(c, f, _)| f.as_secs_f64() / c.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
     println!(
-        "  tmux capture-pane -p -J -S -, every pane once: {:>9.1} ms  (before {:.1}, after {:.1})",
-        ms(capture_once),
-        ms(capture_before),
-        ms(capture_after)
-    );
-    println!(
-        "  tmuxwire first search_panes (builds the copies): {:>7.1} ms  ({:.2}x the capture)",
-        ms(first_search),
-        first_search.as_secs_f64() / capture_once.as_secs_f64()
-    );
-    println!(
-        "  tmuxwire second search_panes:                    {:>7.1} ms",
-        ms(second_search)
+        "  first search / tmux capture, median of {rounds} rounds: {:.2}x",
+        ratios[ratios.len() / 2]
     );
     println!(
         "  tmuxwire first capture_pane of a screen (follows every pane, reads no history): {:.1} ms",

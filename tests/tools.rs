@@ -1617,6 +1617,17 @@ async fn search_panes_pagination_and_per_pane_cap() {
         assert_eq!(r["limit"], Value::Null);
         for m in r["matches"].as_array().unwrap() {
             assert_line_numbers_real(&server, m, &ctx);
+            // Each matched pane's process and directory, read for the
+            // page in one listing filtered to its panes, are tmux's.
+            let id = m["pane_id"].as_str().unwrap();
+            let fs = "#{pane_current_command}|#{pane_current_path}";
+            let want = server.tmux_ok(&["display-message", "-p", "-t", id, fs]);
+            let got = format!(
+                "{}|{}",
+                m["pane_current_command"].as_str().unwrap(),
+                m["pane_current_path"].as_str().unwrap()
+            );
+            assert_eq!(got, want.trim_end(), "{ctx}: pane {id}'s process and path");
         }
 
         // Pages of 3.

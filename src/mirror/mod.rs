@@ -327,6 +327,10 @@ pub(crate) struct MirrorShared {
     /// seed of a long history holds tens of megabytes of answer while its
     /// copy is built, and tmux renders one capture at a time anyway.
     pub(crate) seed_slots: Arc<tokio::sync::Semaphore>,
+    /// Copies read and built at once over all watches
+    /// ([`watch::BUILDS_AT_ONCE`]), each from its seed's answer to its
+    /// copy.
+    pub(crate) build_slots: tokio::sync::Semaphore,
     dead: Mutex<DeadCopies>,
 }
 
@@ -529,6 +533,7 @@ impl Mirror {
                 background_lines: AtomicU64::new(0),
                 sessions_seen,
                 seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
+                build_slots: tokio::sync::Semaphore::new(watch::BUILDS_AT_ONCE),
                 dead: Mutex::new(DeadCopies::default()),
             }),
             path,

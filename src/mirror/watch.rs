@@ -93,11 +93,22 @@ pub const SEEDS_OUT: usize = 1;
 /// seeds wait for another's): tmux renders one capture at a time anyway.
 pub const SEEDS_AT_ONCE: usize = 1;
 
-/// Copies one watch builds at once (their seed lines answered, their
-/// history being read or laid out) while its next seed line is out: a
-/// seed of a long history holds tens of megabytes of answer until its
-/// copy is built, so a few at a time bound memory.
-const BUILDS_OUT: usize = 2;
+/// Seeds of one watch answered and not yet built (their history waiting
+/// in its buffer, being read or being laid out) while its next seed line
+/// is out. The next seed line goes while these wait, so tmux captures the
+/// next pane while the last ones are read and built: with two, a watch's
+/// seeds stopped until its builds were done, and tmux stood idle for most
+/// of a first search on a busy machine. An answer whose history is in a
+/// buffer is a few kilobytes; the history is read only when the copy is
+/// built, [`BUILDS_AT_ONCE`] at a time.
+const BUILDS_OUT: usize = 4;
+
+/// Copies all watches of a mirror read and lay out at once (from a seed's
+/// answered line to its copy): a seed of a long history holds tens of
+/// megabytes (the history read from its buffer, the copy being built)
+/// until its copy is built, so a few at a time bound memory, and two keep
+/// both of a small machine's cores busy beside tmux.
+pub const BUILDS_AT_ONCE: usize = 2;
 
 /// What a watch is asked to do.
 pub(crate) enum WatchCmd {
@@ -494,9 +505,9 @@ impl Watch {
     }
 
     /// Sends queued seeds while fewer than [`SEEDS_OUT`] are out and fewer
-    /// than [`BUILDS_OUT`] copies are being built: a seed of a long
-    /// history is tens of megabytes of answer, so a few at a time bound
-    /// memory (and tmux renders one capture at a time anyway).
+    /// than [`BUILDS_OUT`] answered seeds wait for their copies (tmux
+    /// renders one capture at a time anyway; the copies are read and
+    /// built [`BUILDS_AT_ONCE`] at a time, which bounds memory).
     fn pump(&mut self) {
         if self.seed_queue.is_empty() {
             if self.seeds_out == 0 {
@@ -1164,6 +1175,8 @@ impl Watch {
         let tx = self.built_tx.clone();
         let (shared, client) = (self.shared.clone(), self.client.clone());
         tokio::spawn(async move {
+            // Never closed: `acquire` fails only on a closed semaphore.
+            let _slot = shared.build_slots.acquire().await;
             let history = match history_buffer {
                 Some(name) => match shared.fetch_history(&client, &name).await {
                     Ok(bytes) => Some(bytes),

@@ -541,6 +541,17 @@ pub fn rows(text: &str, width: usize, rules: Rules) -> u32 {
     layout.rows
 }
 
+/// Whether `text` (UTF-8, no TAB) surely fits in one row `width` cells
+/// wide without laying it out: no character takes more cells than it has
+/// bytes (a cell is at most two columns and every character of two
+/// columns is three or four bytes; a joiner that widens a cell has three),
+/// so a line of at most `width` bytes never reaches the edge. Most lines
+/// of a history are such lines, and most of a seed's time went to laying
+/// them out character by character.
+fn fits_one_row(text: &[u8], width: usize) -> bool {
+    text.len() <= width && std::str::from_utf8(text).is_ok()
+}
+
 /// Appends to `out` the byte offsets in `text` (one logical line, as
 /// `capture-pane -J` prints it) where its rows after the first begin, laid
 /// out as [`rows`] counts them: `out` gains `rows(text) - 1` offsets, each
@@ -550,9 +561,14 @@ pub fn row_breaks(text: &[u8], width: usize, rules: Rules, out: &mut Vec<usize>)
     if width == 0 {
         return;
     }
-    if text.is_ascii() && memchr::memchr(b'\t', text).is_none() {
-        out.extend((width..text.len()).step_by(width));
-        return;
+    if memchr::memchr(b'\t', text).is_none() {
+        if text.is_ascii() {
+            out.extend((width..text.len()).step_by(width));
+            return;
+        }
+        if fits_one_row(text, width) {
+            return;
+        }
     }
     let mut layout = Layout::new(width, rules);
     let mut row = 0;
@@ -723,6 +739,48 @@ mod tests {
             assert_eq!(rows("a\tb", 20, r), 1);
             // A combining accent takes no cell.
             assert_eq!(rows(&"e\u{301}".repeat(20), 20, r), 1);
+        }
+    }
+
+    /// A line of at most `width` bytes is one row whatever it holds
+    /// ([`fits_one_row`]): laid out character by character it never
+    /// breaks either, with wide, joining, widening and regional-indicator
+    /// characters at every position.
+    #[test]
+    fn a_line_no_longer_than_the_row_in_bytes_is_one_row() {
+        let pieces: &[&str] = &[
+            "a",
+            "\u{e9}",
+            "\u{4e2d}",
+            "\u{1f44d}",
+            "\u{1f3fd}",
+            "\u{fe0f}",
+            "\u{200d}",
+            "\u{1f1eb}",
+            "\u{301}",
+            "\u{263a}",
+            "\u{80}",
+            "\u{ac00}",
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x0e0123);
+        for rules in [Rules::V33, Rules::V34, Rules::V36] {
+            for _ in 0..20_000 {
+                let width = rng.usize(1..40);
+                let mut text = String::new();
+                while text.len() < width {
+                    text.push_str(pieces[rng.usize(..pieces.len())]);
+                }
+                while text.len() > width {
+                    text.pop();
+                }
+                let mut layout = Layout::new(width, rules);
+                let mut rows = 1;
+                for c in text.chars() {
+                    rows = rows.max(layout.push(c as u32).row + 1);
+                }
+                assert_eq!(rows, 1, "{rules:?} width {width}: {text:?}");
+                assert!(fits_one_row(text.as_bytes(), width));
+            }
         }
     }
 

@@ -299,42 +299,56 @@ impl ListedPane {
 crate::record! {
     /// A page pane's foreground process and working directory.
     struct ProcessRow {
+        pane_id: String = "pane_id",
         command: String = "pane_current_command",
         path: String = "pane_current_path",
     }
 }
 
+/// The filter that keeps exactly the panes `ids` in a listing:
+/// `#{m:*|#{pane_id}|*,|%1|%5|}`, true when the pane's id, between two
+/// bars, is in the list (tmux's `m` modifier: `fnmatch(3)` of the first
+/// argument against the second, both expanded). Pane ids are `%` and
+/// digits, so nothing in the list is a format or a pattern character.
+fn pane_filter(ids: &[PaneId]) -> String {
+    let mut list = String::from("|");
+    for id in ids {
+        list.push_str(&format!("{id}|"));
+    }
+    format!("#{{m:*|#{{pane_id}}|*,{list}}}")
+}
+
 /// Reads the foreground process and working directory of the live panes
-/// on the page, in one round trip (a lookup per pane; one that went away
-/// meanwhile keeps them empty). Copies of gone panes keep their last
-/// listing's.
+/// on the page: one `list-panes -a` filtered to them ([`pane_filter`]),
+/// so a search asks tmux one command whatever the number of matched
+/// panes (tmux reads each pane's from `/proc`, for the panes the filter
+/// keeps only). A pane that went away meanwhile keeps them empty; copies
+/// of gone panes keep their last listing's.
 async fn fill_processes(server: &Server, page: &mut [PaneContentMatch]) {
-    let live: Vec<usize> = (0..page.len()).filter(|&i| !page[i].pane_dead).collect();
-    if live.is_empty() {
-        return;
-    }
-    let q = crate::control::format::Query::new(ProcessRow::FIELDS);
-    let lookups: Vec<crate::control::Command> = live
+    let ids: Vec<PaneId> = page
         .iter()
-        .filter_map(|&i| {
-            let id: PaneId = page[i].pane_id.parse().ok()?;
-            Some(crate::tmux::target::pane_lookup(&Target::Pane(id), &q))
-        })
+        .filter(|m| !m.pane_dead)
+        .filter_map(|m| m.pane_id.parse().ok())
         .collect();
-    if lookups.len() != live.len() {
+    if ids.is_empty() {
         return;
     }
-    let Ok(answers) = server.run_all(&lookups).await else {
+    let (cmd, q) = crate::tmux::target::template_cmd("list-panes", ProcessRow::FIELDS);
+    let cmd = cmd.arg("-a").opt("-f", pane_filter(&ids));
+    let Ok(records) = server.records(&cmd, &q).await else {
         return;
     };
-    for (&i, answer) in live.iter().zip(answers) {
-        let Ok(body) = answer.into_result() else {
-            continue;
-        };
-        if let Some(r) = q.parse(&body).first() {
-            let row = ProcessRow::from_record(r);
-            page[i].pane_current_command = row.command;
-            page[i].pane_current_path = row.path;
+    let mut found = std::collections::HashMap::new();
+    for r in &records {
+        let row = ProcessRow::from_record(r);
+        // A pane of a linked window is listed once per session: the
+        // first record is as good as any.
+        found.entry(row.pane_id.clone()).or_insert(row);
+    }
+    for m in page.iter_mut().filter(|m| !m.pane_dead) {
+        if let Some(row) = found.get(&m.pane_id) {
+            m.pane_current_command.clone_from(&row.command);
+            m.pane_current_path.clone_from(&row.path);
         }
     }
 }
@@ -428,6 +442,7 @@ pub async fn search_panes(
     // (`Mirror::mark_gone`).
     let listed_at = std::time::Instant::now();
     let records = super::list::pane_records(server, scope, LISTED_FIELDS).await?;
+    let listed = listed_at.elapsed();
     let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
     // Linked windows and grouped sessions list a pane more than once.
     let mut seen = std::collections::HashSet::new();
@@ -495,10 +510,12 @@ pub async fn search_panes(
         });
     }
     let panes_searched = items.len();
+    let synced = listed_at.elapsed();
     let parallel = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .max(CAPTURES_IN_FLIGHT);
-    let units = plan(items, &panes, mirror.as_ref(), &confirmed);
+    let per_task = copies_per_task(items.len(), parallel);
+    let units = plan(items, &panes, mirror.as_ref(), &confirmed, per_task);
     let panes = &panes;
     let flag = &cancel.0;
     let scans = futures::stream::iter(units)
@@ -549,7 +566,19 @@ pub async fn search_panes(
         lines_omitted += fit::keep_newest_lines(&mut m, &mut budget);
         page.push(m);
     }
+    let scanned = listed_at.elapsed();
     fill_processes(server, &mut page).await;
+    // Where a search's time goes (`TMUXWIRE_LOG=tmuxwire=debug`), each
+    // phase's end from the listing's start.
+    tracing::debug!(
+        panes = panes_searched,
+        matched,
+        ?listed,
+        ?synced,
+        ?scanned,
+        filled = ?listed_at.elapsed(),
+        "search phases"
+    );
     let truncated = !truncated_panes.is_empty() || lines_omitted > 0 || capped;
     Ok(SearchPanesResult {
         matches: page,
@@ -566,11 +595,19 @@ pub async fn search_panes(
     })
 }
 
-/// Copies one blocking task scans one after the other: a task per pane
-/// cost a hand-off between threads per pane, most of a 50-pane search on a
-/// busy machine; a few copies per task keep that small, while at most as
-/// many tasks' lines as run at once wait for the collector.
-const COPIES_PER_TASK: usize = 8;
+/// Copies one blocking task scans one after the other, at most: a task
+/// per pane cost a hand-off between threads per pane, most of a 50-pane
+/// search on a busy machine. The copies are split evenly over as many
+/// tasks as scan at once ([`copies_per_task`]), so a search waits for one
+/// round of hand-offs whatever the number of panes; at most as many tasks'
+/// lines as run at once wait for the collector.
+const COPIES_PER_TASK: usize = 32;
+
+/// Copies per blocking task for `items` panes scanned `parallel` tasks at
+/// a time: one round of tasks when [`COPIES_PER_TASK`] allows it.
+fn copies_per_task(items: usize, parallel: usize) -> usize {
+    items.div_ceil(parallel.max(1)).clamp(1, COPIES_PER_TASK)
+}
 
 /// What answers some panes of a search, in the order they are listed.
 enum Unit {
@@ -586,12 +623,13 @@ enum Unit {
 /// Which source answers each item, grouped into [`Unit`]s in order: a
 /// listed pane whose copy tmux just confirmed, or a copy of a pane that is
 /// gone, is scanned with its neighbours; any other listed pane is
-/// captured.
+/// captured. A unit holds at most `per_task` copies.
 fn plan(
     items: Vec<Item>,
     panes: &[ListedPane],
     mirror: Option<&Arc<Mirror>>,
     confirmed: &std::collections::HashSet<PaneId>,
+    per_task: usize,
 ) -> Vec<Unit> {
     let mut units = Vec::new();
     let mut group = Vec::new();
@@ -611,7 +649,7 @@ fn plan(
         match copy {
             Ok(c) => {
                 group.push(c);
-                if group.len() == COPIES_PER_TASK {
+                if group.len() == per_task {
                     units.push(Unit::Copies(std::mem::take(&mut group)));
                 }
             }
