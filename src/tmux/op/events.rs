@@ -8,6 +8,8 @@
 //! * `command_started` / `command_finished`: the copy's command table
 //!   (OSC 133/633 marks; advisory: any program can print them);
 //! * `title`: the title the program set (OSC 0/2);
+//! * `bell`: the copy's bell count grew (C0 BEL, as tmux's alerts); the
+//!   BELs of one change are one event, and the rate cap holds a flood;
 //! * `idle`: the visible screen changed, then stayed still for
 //!   [`IDLE_STILL`] while no marked command runs and no progress report
 //!   says busy (`wait_for_stable`'s rules, with no mask); woken by one
@@ -255,6 +257,8 @@ struct Track {
     /// `(started told, finished told)` of newer records.
     told: HashMap<u64, (bool, bool)>,
     title: Option<String>,
+    /// The copy's bell count last seen.
+    bells: u64,
     gone: bool,
     exited: bool,
     last_output: Option<u64>,
@@ -277,6 +281,7 @@ struct Look {
     session: Option<SessionId>,
     window: Option<WindowId>,
     title: Option<String>,
+    bells: u64,
     last_output: Option<u64>,
     /// The newest records (newest first): index, started, end, status,
     /// command, started and ended times.
@@ -320,6 +325,7 @@ fn look(p: &PaneMirror) -> Option<Look> {
         session: st.owner().or_else(|| st.meta().session()),
         window: st.meta().window_id.parse().ok(),
         title: t.title().map(str::to_string),
+        bells: t.bells(),
         last_output: t.screen_state().last_output_at,
         next_record: cmds.last().map_or(0, |r| r.index + 1),
         records,
@@ -360,6 +366,7 @@ impl Track {
             floor: l.floor(),
             told: l.told(),
             title: l.title.clone(),
+            bells: l.bells,
             gone: l.status == Status::Dead,
             exited: l.exit_status.is_some(),
             last_output: l.last_output,
@@ -430,6 +437,16 @@ impl Track {
             let mut e = self.event(Kind::Title, now_us, format!(": {}", quoted(t)));
             e.fields.title = Some(cleaned(t));
             out.push(e);
+        }
+        let rang = l.bells.wrapping_sub(self.bells);
+        if rang > 0 {
+            self.bells = l.bells;
+            let times = if rang == 1 {
+                String::new()
+            } else {
+                format!(": {rang} times")
+            };
+            out.push(self.event(Kind::Bell, now_us, times));
         }
         if l.exit_status.is_some() && !self.exited {
             self.exited = true;
