@@ -76,10 +76,15 @@ async fn six_panes_each_event_once_in_order() {
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         let names = ["marks", "password", "input", "spinner", "exits", "killed"];
         let bodies = [MARKS, PASSWORD, INPUT, SPINNER, "sys.exit(3)", ""];
+        let mut made = HashMap::new();
         let panes: Vec<String> = names
             .iter()
             .zip(bodies)
-            .map(|(n, b)| server.new_window_pane(&[&gated(dir.path(), n, b)]))
+            .map(|(n, b)| {
+                let p = server.new_window_pane(&[&gated(dir.path(), n, b)]);
+                made.insert(p.clone(), unix_now());
+                p
+            })
             .collect();
         for p in &panes {
             server.wait_for_text(p, "ready", DEADLINE);
@@ -89,8 +94,20 @@ async fn six_panes_each_event_once_in_order() {
             panes.iter().all(|p| has(g, "pane_new", p))
         })
         .await;
-        // The password pane's tty is noted by a call after it appeared.
-        ok(&s, "poll_events", json!({"cursor": cursor, "timeout": 0})).await;
+        // No call is made after the panes appeared: the follower reads
+        // their input state from their ttys on its own.
+        // pane_new within a second of the pane appearing (tmux's
+        // notifications, no timer).
+        for (e, _) in got.iter().filter(|(e, _)| e["kind"] == json!("pane_new")) {
+            let pane = e["pane_id"].as_str().expect("pane");
+            let at = e["at"].as_f64().expect("at");
+            assert!(
+                at - made[pane] < 1.0,
+                "{}: late by {} s: {e}",
+                bin.label,
+                at - made[pane]
+            );
+        }
         let began = unix_now();
         for n in &names[..5] {
             go(dir.path(), n);
@@ -168,10 +185,23 @@ async fn six_panes_each_event_once_in_order() {
             .expect("matched");
         assert_eq!(matched["line"], json!("boom"), "{matched}");
 
-        // A late starter: its first call sees who waits now.
+        // A late starter: its first call gets what already happened (the
+        // log's events), then who waits now (`current`).
         let late = ok(&s, "poll_events", json!({})).await;
         assert_eq!(late["outcome"], json!("current"), "{late}");
-        let now = late["events"].as_array().expect("events");
+        let all = late["events"].as_array().expect("events");
+        let past = all.iter().take_while(|e| e["current"].is_null()).count();
+        assert!(
+            all[past..].iter().all(|e| e["current"] == json!(true)),
+            "{label}: the log's events first, then the state: {late}"
+        );
+        assert!(
+            all[..past]
+                .iter()
+                .any(|e| e["kind"] == json!("command_finished") && e["pane_id"] == json!(a)),
+            "{label}: {late}"
+        );
+        let now = &all[past..];
         let kind_of = |p: &str| {
             now.iter()
                 .find(|e| e["pane_id"] == json!(p))
@@ -183,15 +213,20 @@ async fn six_panes_each_event_once_in_order() {
             "{label}: {late}"
         );
         assert_eq!(kind_of(c), Some(json!("awaiting_input")), "{label}: {late}");
-        assert!(now.iter().all(|e| e["current"] == json!(true)), "{late}");
-        // Filters: kinds and panes.
+        // Filters: kinds and panes (the event logged, and the state now).
         let only = ok(
             &s,
             "poll_events",
             json!({"panes": [b], "kinds": ["password_prompt"]}),
         )
         .await;
-        assert_eq!(only["events"].as_array().map(Vec::len), Some(1), "{only}");
+        let only: Vec<&Value> = only["events"].as_array().expect("events").iter().collect();
+        assert_eq!(only.len(), 2, "{only:?}");
+        assert_eq!(only[1]["current"], json!(true), "{only:?}");
+        eprintln!("{label}: six panes' transcript:");
+        for (e, _) in &got {
+            eprintln!("  {}", e["summary"].as_str().unwrap_or(""));
+        }
     }
 }
 

@@ -20,8 +20,11 @@
 //!   schedule and [`INPUT_LASTS`](super::reading::INPUT_LASTS);
 //! * `exited` (tmux kept the pane: its status) and `pane_gone`: the copy's
 //!   status as the watches' listings set it;
-//! * `pane_new`: a copy of a followed pane appeared; `session_new` /
-//!   `session_closed`: the sessions the watches' listings show;
+//! * `pane_new`: a copy of a followed pane appeared (taken up when a
+//!   watch's listing, made on tmux's `%window-add`, `%layout-change`,
+//!   `%sessions-changed`… notifications, shows it, or when its seed
+//!   lands); `session_new` / `session_closed`: the sessions the watches'
+//!   listings show;
 //! * `matched`: a new complete line of a followed pane matches a pattern
 //!   a caller watches (only read while patterns are watched).
 //!
@@ -34,7 +37,9 @@
 //! (for `idle`), and, within [`INPUT_WINDOW`] after its output, up to a
 //! few reads of its terminal's settings and `/proc` a second. A pane that
 //! prints nothing costs nothing; new panes are found by the watches'
-//! listings and a one-second look over the copies.
+//! listings (no timer). The followed set shrinks as panes and sessions
+//! go; watched patterns last [`PATTERN_LIFETIME`] after the last call
+//! that named them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -75,9 +80,10 @@ pub const MAX_PATTERNS: usize = 16;
 /// kept: a flood is not read line by line).
 const LINES_PER_CHANGE: usize = 256;
 
-/// How often the follower looks over the copies for panes it does not
-/// follow yet (the watches adopt new panes from their listings).
-const DISCOVER_EVERY: Duration = Duration::from_secs(1);
+/// How long a watched pattern lasts after the last `poll_events` call
+/// that named it (a caller that still wants it names it in each call, as
+/// its filter needs anyway).
+pub const PATTERN_LIFETIME: Duration = Duration::from_secs(600);
 
 /// Which panes are followed for events: every pane, or those of some
 /// sessions and some panes (a union; calls only widen it).
@@ -115,14 +121,21 @@ struct Shared {
     /// Each followed pane's tty and pid, asked of tmux by calls (the
     /// follower has no connection of its own).
     procs: Mutex<HashMap<PaneId, ProcessRef>>,
-    /// `(as the caller gave it, compiled)`, oldest first.
-    patterns: Mutex<Vec<(String, Pattern)>>,
+    /// `(as the caller gave it, compiled, when a call last named it)`,
+    /// oldest first.
+    patterns: Mutex<Vec<(String, Pattern, Instant)>>,
+    /// The tmux server's pid when it runs on this machine (its panes'
+    /// processes can be read from `/proc`), as the calls found it.
+    local_server: Mutex<Option<u32>>,
     /// What the follower knows of each followed pane now, for a first
     /// call's snapshot.
     now: Mutex<HashMap<PaneId, Now>>,
     /// Panes that were there when following them began (no `pane_new`
     /// for them), until the follower takes them up.
     known: Mutex<HashSet<PaneId>>,
+    /// Sessions that were there when following began (no `session_new`
+    /// for them when a watch's listing first shows them).
+    known_sessions: Mutex<HashSet<SessionId>>,
     /// The scope or the patterns changed.
     poke: tokio::sync::Notify,
 }
@@ -187,9 +200,14 @@ impl Attention {
         grew
     }
 
-    /// Notes that `panes` were there when following them began: they are
-    /// taken up without a `pane_new`.
-    pub fn were_there(&self, panes: impl IntoIterator<Item = PaneId>) {
+    /// Notes that `panes` and `sessions` were there when following them
+    /// began: they are taken up without a `pane_new` or `session_new`.
+    pub fn were_there(
+        &self,
+        panes: impl IntoIterator<Item = PaneId>,
+        sessions: impl IntoIterator<Item = SessionId>,
+    ) {
+        lock(&self.shared.known_sessions).extend(sessions);
         lock(&self.shared.known).extend(panes);
         self.shared.poke.notify_one();
     }
@@ -199,25 +217,44 @@ impl Attention {
         lock(&self.shared.scope).clone()
     }
 
-    /// Watches `patterns` (each `(text, compiled)`) too, beyond
-    /// [`MAX_PATTERNS`] dropping the oldest.
+    /// Watches `patterns` (each `(text, compiled)`) too, for
+    /// [`PATTERN_LIFETIME`] from now (a pattern already watched lasts
+    /// that long again); beyond [`MAX_PATTERNS`] the oldest goes.
     pub fn watch_patterns(&self, patterns: &[(String, Pattern)]) {
         let mut p = lock(&self.shared.patterns);
         let mut added = false;
+        let now = Instant::now();
         for (text, pat) in patterns {
-            if p.iter().any(|(t, _)| t == text) {
+            if let Some(w) = p.iter_mut().find(|(t, _, _)| t == text) {
+                w.2 = now;
                 continue;
             }
             if p.len() == MAX_PATTERNS {
                 p.remove(0);
             }
-            p.push((text.clone(), pat.clone()));
+            p.push((text.clone(), pat.clone(), now));
             added = true;
         }
         drop(p);
         if added {
             self.shared.poke.notify_one();
         }
+    }
+
+    /// The patterns watched now (those past [`PATTERN_LIFETIME`] are
+    /// dropped).
+    pub fn patterns(&self) -> Vec<String> {
+        live_patterns(&self.shared)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    /// Notes the tmux server's pid when it runs on this machine: the
+    /// follower then reads the input state of a pane that appears from
+    /// its tty and `/proc`, with no call made after it appeared.
+    pub fn note_local_server(&self, pid: u32) {
+        *lock(&self.shared.local_server) = Some(pid);
     }
 
     /// Whether `pane`'s tty and pid are known.
@@ -242,6 +279,42 @@ impl Attention {
             .cloned()
             .unwrap_or_default()
     }
+}
+
+/// The watched patterns within their lifetime, `(text, compiled)`;
+/// expired ones are dropped.
+fn live_patterns(shared: &Shared) -> Vec<(String, Pattern)> {
+    let mut p = lock(&shared.patterns);
+    p.retain(|(_, _, at)| at.elapsed() < PATTERN_LIFETIME);
+    p.iter().map(|(t, c, _)| (t.clone(), c.clone())).collect()
+}
+
+/// The pane's process as its tty tells it, for a pane of a tmux server on
+/// this machine whose pid is `server_pid`: the session of the tty
+/// (`tcgetsid`) is the pane's first process, which tmux made a session
+/// leader on it (`#{pane_pid}`); the probe checks that its parent is the
+/// server. `None` when the tty is not a pseudo-terminal under `/dev/pts`
+/// or has no session.
+fn process_by_tty(tty: &str, server_pid: u32) -> Option<ProcessRef> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    if !tty.starts_with("/dev/pts/") || tty.contains("/..") {
+        return None;
+    }
+    // Look before opening: opening some devices has effects.
+    if !std::fs::metadata(tty).ok()?.file_type().is_char_device() {
+        return None;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(tty)
+        .ok()?;
+    let sid = nix::sys::termios::tcgetsid(&file).ok()?;
+    Some(ProcessRef {
+        tty: tty.to_string(),
+        pane_pid: u32::try_from(sid.as_raw()).ok().filter(|p| *p > 0)?,
+        server_pid: Some(server_pid),
+    })
 }
 
 /// The follower's record of one pane.
@@ -675,14 +748,15 @@ async fn changed(
 /// The follower: see the module docs.
 async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
     let mut tracks: HashMap<PaneId, (Track, Arc<PaneMirror>)> = HashMap::new();
+    // Copies in scope not seeded yet: their first change (the seed) makes
+    // the follower look again.
+    let mut pending: HashSet<PaneId> = HashSet::new();
     let mut waits = FuturesUnordered::new();
     let Some(mut sessions_rx) = mirror.upgrade().map(|m| m.sessions_seen()) else {
         return;
     };
     let mut sessions: HashSet<SessionId> =
         sessions_rx.borrow_and_update().iter().copied().collect();
-    let mut discover = tokio::time::interval(DISCOVER_EVERY);
-    discover.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let start = Instant::now();
     let now_ms = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     loop {
@@ -704,6 +778,11 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     ready.push(more);
                 }
                 for (pane, rx) in ready {
+                    if pending.remove(&pane) {
+                        // Seeded (or gone): looked at by `find` below.
+                        find = true;
+                        continue;
+                    }
                     dirty.push(pane);
                     match rx {
                         Some(rx) if tracks.contains_key(&pane) => waits.push(changed(pane, rx)),
@@ -715,39 +794,41 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             }
             () = sleep => {}
             r = sessions_rx.changed() => {
+                // Each listing of a watch (tmux's %window-add,
+                // %layout-change, %sessions-changed... make one) lands here.
                 if r.is_err() {
                     return;
                 }
                 let now: HashSet<SessionId> = sessions_rx.borrow_and_update().iter().copied().collect();
-                let scope = lock(&shared.scope).clone();
-                for s in now.difference(&sessions) {
-                    if scope.all || scope.sessions.contains(s) {
-                        let mut e = Event::new(Kind::SessionNew, None, crate::mirror::clock_us(), format!("{s} session_new"));
-                        e.session = Some(*s);
-                        out.push(e);
-                    }
-                }
-                for s in sessions.difference(&now) {
-                    if scope.all || scope.sessions.contains(s) {
-                        let mut e = Event::new(Kind::SessionClosed, None, crate::mirror::clock_us(), format!("{s} session_closed"));
-                        e.session = Some(*s);
-                        out.push(e);
-                    }
-                }
+                out.extend(session_events(&shared, &sessions, &now));
                 sessions = now;
                 find = true;
             }
             () = shared.poke.notified() => { find = true; }
-            _ = discover.tick() => { find = true; }
         }
         if find {
             let Some(m) = mirror.upgrade() else { return };
             let scope = lock(&shared.scope).clone();
+            let server = *lock(&shared.local_server);
             for (id, p) in m.panes() {
-                if tracks.contains_key(&id) {
+                if tracks.contains_key(&id) || pending.contains(&id) {
                     continue;
                 }
-                let Some(l) = look(&p) else { continue };
+                let Some(l) = look(&p) else {
+                    // Not seeded yet: wait for its seed.
+                    let (dead, session) = {
+                        let st = p.view();
+                        (
+                            st.status() == Status::Dead,
+                            st.owner().or_else(|| st.meta().session()),
+                        )
+                    };
+                    if !dead && scope.covers(id, session) {
+                        pending.insert(id);
+                        waits.push(changed(id, p.observe()));
+                    }
+                    continue;
+                };
                 if l.status == Status::Dead || !scope.covers(id, l.session) {
                     continue;
                 }
@@ -758,11 +839,19 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 if !lock(&shared.known).remove(&id) {
                     out.push(t.event(Kind::PaneNew, crate::mirror::clock_us(), pane_new_what(&p)));
                 }
+                if let Some(server) = server
+                    && !lock(&shared.procs).contains_key(&id)
+                {
+                    let tty = p.view().meta().pane_tty.clone();
+                    if let Some(proc) = process_by_tty(&tty, server) {
+                        lock(&shared.procs).insert(id, proc);
+                    }
+                }
                 waits.push(changed(id, p.observe()));
                 tracks.insert(id, (t, p));
             }
         }
-        let patterns = lock(&shared.patterns).clone();
+        let patterns = live_patterns(&shared);
         let procs = lock(&shared.procs).clone();
         let mut now_states = Vec::new();
         for (id, (t, p)) in tracks.iter_mut() {
@@ -796,12 +885,66 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             }
             now.retain(|id, _| tracks.contains_key(id));
         }
+        let before = tracks.len();
         tracks.retain(|_, (t, _)| !t.gone || t.due().is_some());
+        if tracks.len() < before || find {
+            forget_gone(&shared, &tracks, &pending, &sessions);
+        }
         out.sort_by_key(|e| e.at_us);
         for e in out {
             log.push(e, now_ms());
         }
     }
+}
+
+/// `session_new` / `session_closed` for the followed sessions that came
+/// and went between the listings `before` and `now`.
+fn session_events(
+    shared: &Shared,
+    before: &HashSet<SessionId>,
+    now: &HashSet<SessionId>,
+) -> Vec<Event> {
+    let scope = lock(&shared.scope).clone();
+    let mut known = lock(&shared.known_sessions);
+    let mut told = |s: &SessionId, kind: Kind| {
+        let there = kind == Kind::SessionNew && known.remove(s);
+        (!there && (scope.all || scope.sessions.contains(s))).then(|| {
+            let mut e = Event::new(kind, None, crate::mirror::clock_us(), format!("{s} {kind}"));
+            e.session = Some(*s);
+            e
+        })
+    };
+    let mut out: Vec<Event> = now
+        .difference(before)
+        .filter_map(|s| told(s, Kind::SessionNew))
+        .collect();
+    out.extend(
+        before
+            .difference(now)
+            .filter_map(|s| told(s, Kind::SessionClosed)),
+    );
+    out
+}
+
+/// Shrinks what is followed to what still exists: panes named in the
+/// scope that are neither followed nor waiting for their seed (gone),
+/// sessions no longer listed, and what was noted of gone panes.
+fn forget_gone(
+    shared: &Shared,
+    tracks: &HashMap<PaneId, (Track, Arc<PaneMirror>)>,
+    pending: &HashSet<PaneId>,
+    sessions: &HashSet<SessionId>,
+) {
+    let alive = |p: &PaneId| tracks.contains_key(p) || pending.contains(p);
+    {
+        let mut scope = lock(&shared.scope);
+        // A pane named before its copy exists stays until it is gone:
+        // only panes that were followed leave.
+        let known = lock(&shared.procs);
+        scope.panes.retain(|p| alive(p) || !known.contains_key(p));
+        scope.sessions.retain(|s| sessions.contains(s));
+    }
+    lock(&shared.procs).retain(|p, _| alive(p));
 }
 
 /// `pane_new`'s words: where the pane is (ids from tmux; the window's
