@@ -836,6 +836,12 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 // The screen as following begins: `idle` is told for a
                 // screen that changed after it.
                 t.idle_hash = p.settle_screen().and_then(|ss| ss.hash);
+                // A prompt printed before it was taken up is looked at too.
+                if l.last_output
+                    .is_some_and(|us| crate::mirror::instant_of(us).elapsed() <= INPUT_WINDOW)
+                {
+                    t.input_due = Some(Instant::now());
+                }
                 if !lock(&shared.known).remove(&id) {
                     out.push(t.event(Kind::PaneNew, crate::mirror::clock_us(), pane_new_what(&p)));
                 }
