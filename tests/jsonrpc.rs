@@ -741,3 +741,66 @@ async fn subscriptions_listen_brings_resource_updates() {
     updated_on_title(&mut mcp, &server, &pane, &uri).await;
     drop(mcp);
 }
+
+/// A long `poll_events` reports progress and stops on
+/// `notifications/cancelled`: the server answers the next request at
+/// once, and the cancelled call sends no events after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_poll_stops_on_cancel() {
+    let server = TestServer::builder(&system_tmux()).start();
+    let mut mcp = Mcp::start_on(Some(&server.socket)).await;
+    mcp.send(&request(
+        "first",
+        "tools/call",
+        json!({"name": "poll_events", "arguments": {}}),
+    ))
+    .await;
+    let first = mcp.answer(&json!("first")).await;
+    let cursor = first["result"]["structuredContent"]["cursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a cursor: {first}"))
+        .to_string();
+    mcp.send(
+        &serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
+            "params": {"name": "poll_events", "_meta": {"progressToken": "p-1"},
+            "arguments": {"cursor": cursor, "timeout": 30}}}),
+        )
+        .expect("JSON"),
+    )
+    .await;
+    let progress = notified(
+        &mut mcp,
+        "progress",
+        || {},
+        |v| v["method"] == json!("notifications/progress") || v["id"] == json!("long"),
+    )
+    .await;
+    assert_eq!(
+        progress["params"]["progressToken"],
+        json!("p-1"),
+        "{progress}"
+    );
+    mcp.send(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long","reason":"test"}}"#,
+    )
+    .await;
+    let t0 = std::time::Instant::now();
+    mcp.send(&request("ping", "ping", json!({}))).await;
+    let ping = mcp.answer(&json!("ping")).await;
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t0.elapsed()
+    );
+    // An event now is not answered to the cancelled call.
+    server.tmux_ok(&["new-window", "-d"]);
+    let rest = mcp.finish().await;
+    assert!(
+        rest.iter()
+            .all(|v| v["id"] != json!("long")
+                || v["result"]["structuredContent"]["events"].is_null()),
+        "{rest:#?}"
+    );
+}

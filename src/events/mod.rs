@@ -110,6 +110,15 @@ impl EventLog {
         self.lock().newest(max, keep)
     }
 
+    /// Bounds the log to `events` events and `bytes` bytes (at most
+    /// [`RING_EVENTS`] and [`RING_BYTES`]), the oldest beyond them dropped
+    /// at once: for a server that should hold less, and for tests of a
+    /// reader that falls behind.
+    pub fn set_bounds(&self, events: usize, bytes: usize) {
+        self.lock()
+            .set_bounds(events.min(RING_EVENTS), bytes.min(RING_BYTES));
+    }
+
     /// The cursor just past the newest event.
     pub fn head(&self) -> Cursor {
         self.lock().head()

@@ -304,6 +304,20 @@ impl Ring {
         }
     }
 
+    /// Holds at most `events` events (at least one) and `bytes` bytes from
+    /// now on, dropping the oldest beyond them at once.
+    pub fn set_bounds(&mut self, events: usize, bytes: usize) {
+        self.max_events = events.max(1);
+        self.max_bytes = bytes;
+        while self.events.len() > self.max_events
+            || (self.bytes > self.max_bytes && self.events.len() > 1)
+        {
+            if let Some(old) = self.events.pop_front() {
+                self.bytes -= old.bytes();
+            }
+        }
+    }
+
     /// The number the next event takes.
     pub fn next_seq(&self) -> u64 {
         self.next
@@ -361,13 +375,7 @@ impl Ring {
         self.next += 1;
         self.bytes += event.bytes();
         self.events.push_back(event);
-        while self.events.len() > self.max_events
-            || (self.bytes > self.max_bytes && self.events.len() > 1)
-        {
-            if let Some(old) = self.events.pop_front() {
-                self.bytes -= old.bytes();
-            }
-        }
+        self.set_bounds(self.max_events, self.max_bytes);
         Some(self.next - 1)
     }
 

@@ -528,7 +528,9 @@ impl Track {
             e.fields.exit_status = Some(s);
             out.push(e);
         }
-        if l.status == Status::Dead && !self.gone {
+        // A dead pane tmux keeps (remain-on-exit: it has an exit status)
+        // is `exited`, not gone.
+        if l.status == Status::Dead && l.exit_status.is_none() && !self.gone {
             self.gone = true;
             out.push(self.event(Kind::PaneGone, now_us, String::new()));
         }

@@ -294,10 +294,10 @@ fn current(server: &Server, a: &Attention) -> Vec<Event> {
             continue;
         }
         let t = st.term().expect("checked above");
-        let (kind, what) = if st.status() == Status::Dead {
-            (Kind::PaneGone, String::new())
-        } else if let Some(s) = st.exit_status() {
+        let (kind, what) = if let Some(s) = st.exit_status() {
             (Kind::Exited, format!(": status {s}"))
+        } else if st.status() == Status::Dead {
+            (Kind::PaneGone, String::new())
         } else if let Some((kind, what)) = reading {
             (kind, what)
         } else if let Some(r) = t.commands().running() {
