@@ -33,7 +33,8 @@
 //! Nothing is followed until a `poll_events` call says what to follow
 //! (every pane, sessions, or panes; later calls widen it). Following a
 //! pane costs one check of its copy's state per change of the copy (a
-//! few comparisons, under its read lock), one screen hash per quiet spell
+//! few comparisons, under its read lock; during a flood at most one per
+//! [`LOOK_EVERY`]), one screen hash per quiet spell
 //! (for `idle`), and, within [`INPUT_WINDOW`] after its output, up to a
 //! few reads of its terminal's settings and `/proc` a second. A pane that
 //! prints nothing costs nothing; new panes are found by the watches'
@@ -72,6 +73,13 @@ const INPUT_QUIET: Duration = Duration::from_millis(100);
 
 /// The longest interval between looks at the input state.
 const INPUT_EVERY_AT_MOST: Duration = Duration::from_millis(1000);
+
+/// The shortest time between two looks at one copy: the first change
+/// after a quiet spell is looked at at once, the changes of a flood once
+/// per this (the copy's change signal keeps that one came meanwhile).
+/// Bounds the follower's share of a flooding pane's ingest (each look
+/// takes the copy's read lock).
+pub const LOOK_EVERY: Duration = Duration::from_millis(5);
 
 /// Patterns watched at most per server (the oldest goes first).
 pub const MAX_PATTERNS: usize = 16;
@@ -735,12 +743,18 @@ pub(super) fn reading_words(input: Input, p: &PaneMirror) -> Option<(Kind, Strin
     Some((kind, format!("{what}{at}")))
 }
 
-/// Waits for a change of one copy; answers it with its receiver (to wait
-/// again).
+/// Waits for a change of one copy, not before `not_before`; answers it
+/// with its receiver (to wait again).
 async fn changed(
     pane: PaneId,
     mut rx: tokio::sync::watch::Receiver<u64>,
+    not_before: Option<Instant>,
 ) -> (PaneId, Option<tokio::sync::watch::Receiver<u64>>) {
+    if let Some(at) = not_before
+        && at > Instant::now()
+    {
+        tokio::time::sleep_until(at).await;
+    }
     match rx.changed().await {
         Ok(()) => (pane, Some(rx)),
         Err(_) => (pane, None),
@@ -787,7 +801,9 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     }
                     dirty.push(pane);
                     match rx {
-                        Some(rx) if tracks.contains_key(&pane) => waits.push(changed(pane, rx)),
+                        Some(rx) if tracks.contains_key(&pane) => {
+                            waits.push(changed(pane, rx, Some(Instant::now() + LOOK_EVERY)));
+                        }
                         _ => {
                             tracks.remove(&pane);
                         }
@@ -827,7 +843,7 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     };
                     if !dead && scope.covers(id, session) {
                         pending.insert(id);
-                        waits.push(changed(id, p.observe()));
+                        waits.push(changed(id, p.observe(), None));
                     }
                     continue;
                 };
@@ -855,7 +871,7 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                         lock(&shared.procs).insert(id, proc);
                     }
                 }
-                waits.push(changed(id, p.observe()));
+                waits.push(changed(id, p.observe(), None));
                 tracks.insert(id, (t, p));
             }
         }
@@ -953,6 +969,45 @@ fn forget_gone(
         scope.sessions.retain(|s| sessions.contains(s));
     }
     lock(&shared.procs).retain(|p, _| alive(p));
+}
+
+/// Follows one copy as the follower follows a pane (woken by its change
+/// signal: the look, the diff and the input and `idle` checks, with no
+/// process known), writing to `log`, until the copy is dropped or the
+/// task is: for benches of the ingest with a pane followed. The copy is
+/// observed from the call on (before the future first runs).
+#[doc(hidden)]
+pub fn bench_follow_one(
+    p: Arc<PaneMirror>,
+    log: Arc<EventLog>,
+) -> impl std::future::Future<Output = ()> + Send {
+    let rx = p.observe();
+    bench_follow(p, rx, log)
+}
+
+async fn bench_follow(
+    p: Arc<PaneMirror>,
+    mut rx: tokio::sync::watch::Receiver<u64>,
+    log: Arc<EventLog>,
+) {
+    let Some(l) = look(&p) else { return };
+    let mut t = Track::new(p.id, &l);
+    let mut not_before = None;
+    loop {
+        let (_, next) = changed(p.id, rx, not_before).await;
+        let Some(next) = next else { return };
+        rx = next;
+        not_before = Some(Instant::now() + LOOK_EVERY);
+        let mut out = Vec::new();
+        if let Some(l) = look(&p) {
+            t.diff(&l, &mut out);
+        }
+        t.check_idle(&p, &mut out);
+        t.check_input(&p, None, &mut out);
+        for e in out {
+            log.push(e, 0);
+        }
+    }
 }
 
 /// `pane_new`'s words: where the pane is (ids from tmux; the window's
