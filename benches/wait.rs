@@ -40,8 +40,10 @@
 //!   it then measures the visible-row checks only.
 //!
 //! After the timed groups it prints the CPU time tmuxwire used during a
-//! 5-second wait on a quiet pane (`getrusage`), with the mirror watching:
-//! a wait that polls would show here.
+//! 5-second wait on a quiet pane and during a 5-second `poll_events` that
+//! follows every pane of the server (20: sixteen more quiet panes), taken
+//! alternately twice each (`getrusage`), with the mirror watching, and
+//! their ratio: a wait or a follower that polls would show here.
 //!
 //! Needs `tmux` on PATH (or `TMUXWIRE_BENCH_TMUX`). Run:
 //! `cargo bench --bench wait` (about half a minute).
@@ -66,6 +68,15 @@ use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Tmux};
+
+/// Panes of the bench's server (each followed by the idle `poll_events`).
+const PANES: usize = 20;
+
+/// Rounds of the idle figures (a wait, then a poll, each [`IDLE_FOR`]).
+const IDLE_ROUNDS: usize = 2;
+
+/// How long each idle wait and poll lasts.
+const IDLE_FOR: Duration = Duration::from_secs(5);
 
 /// The stillness `wait/stable-wake` waits for.
 const STILL: Duration = Duration::from_millis(20);
@@ -114,7 +125,13 @@ impl Server {
             .expect("run tmux");
         assert!(ok.success(), "tmux set-option failed");
         let long = "seq -f 'a history line %g, long enough to be a row' 1 200000; exec cat";
-        for cmd in ["sleep 100000", bash.as_str(), long] {
+        // Windows 4 to 19: quiet panes, so the idle figures are taken
+        // with 20 panes followed.
+        let quiet = std::iter::repeat_n("sleep 100000", PANES - 4);
+        for cmd in ["sleep 100000", bash.as_str(), long]
+            .into_iter()
+            .chain(quiet)
+        {
             let ok = s
                 .cmd()
                 .args(["new-window", "-d", cmd])
@@ -439,50 +456,64 @@ fn bench(c: &mut Criterion) {
     wake_during_check(&mut group, &server, &rt, &word);
     group.finish();
 
-    // Idle: one 5 s wait on a quiet pane.
-    let before = cpu_time();
-    let began = Instant::now();
-    let idle = WaitForTextRequest {
-        timeout: Duration::from_secs(5),
+    idle(&rt, &t);
+}
+
+/// The CPU a quiet server costs: a `wait_for_text` on a quiet pane, then
+/// a `poll_events` following every pane ([`PANES`]), alternately,
+/// [`IDLE_ROUNDS`] times each, [`IDLE_FOR`] each (`getrusage`: all of
+/// tmuxwire's threads).
+fn idle(rt: &tokio::runtime::Runtime, t: &Arc<Tmux>) {
+    let wait = WaitForTextRequest {
+        timeout: IDLE_FOR,
         pane: Selector {
             pane_id: Some(PaneId(1)),
             ..Selector::default()
         },
-        ..wait_for("never-printed")
+        ..wait_for_word(PaneId(1), "never-printed")
     };
-    let r = rt
-        .block_on(op::run(&t, idle, Limit::NONE))
-        .expect("idle wait");
-    assert_eq!(r.outcome, Outcome::Timeout);
-    let used = cpu_time() - before;
-    let wall = began.elapsed();
-    eprintln!(
-        "idle wait: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
-        used.as_secs_f64() * 1000.0,
-        wall.as_secs_f64(),
-        used.as_secs_f64() / wall.as_secs_f64() * 100.0
-    );
-    // Idle with every pane followed for events: one 5 s poll_events.
-    let before = cpu_time();
-    let began = Instant::now();
-    let quiet = PollEventsRequest {
-        cursor: t.running_attention().map(|a| a.log.head()),
-        follow_all: true,
-        kinds: Some([Kind::SessionClosed].into_iter().collect()),
-        timeout: Duration::from_secs(5),
-        ..PollEventsRequest::default()
+    let measured = |what: &str, run: &dyn Fn()| {
+        let before = cpu_time();
+        let began = Instant::now();
+        run();
+        let (used, wall) = (cpu_time() - before, began.elapsed());
+        let share = used.as_secs_f64() / wall.as_secs_f64();
+        eprintln!(
+            "{what}: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
+            used.as_secs_f64() * 1000.0,
+            wall.as_secs_f64(),
+            share * 100.0
+        );
+        share
     };
-    let r = rt
-        .block_on(op::run(&t, quiet, Limit::NONE))
-        .expect("idle poll_events");
-    assert_eq!(r.outcome, "timeout", "{r:?}");
-    let used = cpu_time() - before;
-    let wall = began.elapsed();
+    let (mut waits, mut polls) = (0.0, 0.0);
+    for _ in 0..IDLE_ROUNDS {
+        waits += measured("idle wait", &|| {
+            let r = rt
+                .block_on(op::run(t, wait.clone(), Limit::NONE))
+                .expect("idle wait");
+            assert_eq!(r.outcome, Outcome::Timeout);
+        });
+        polls += measured(
+            &format!("idle poll_events, {PANES} panes followed"),
+            &|| {
+                let quiet = PollEventsRequest {
+                    cursor: t.running_attention().map(|a| a.log.head()),
+                    follow_all: true,
+                    kinds: Some([Kind::SessionClosed].into_iter().collect()),
+                    timeout: IDLE_FOR,
+                    ..PollEventsRequest::default()
+                };
+                let r = rt
+                    .block_on(op::run(t, quiet, Limit::NONE))
+                    .expect("idle poll_events");
+                assert_eq!(r.outcome, "timeout", "{r:?}");
+            },
+        );
+    }
     eprintln!(
-        "idle poll_events, every pane followed: {:.1} ms of CPU in {:.1} s ({:.3}% of one core)",
-        used.as_secs_f64() * 1000.0,
-        wall.as_secs_f64(),
-        used.as_secs_f64() / wall.as_secs_f64() * 100.0
+        "idle, {IDLE_ROUNDS} rounds alternated: poll_events over {PANES} panes / wait = {:.2}",
+        polls / waits
     );
 }
 

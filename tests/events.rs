@@ -76,10 +76,15 @@ async fn six_panes_each_event_once_in_order() {
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         let names = ["marks", "password", "input", "spinner", "exits", "killed"];
         let bodies = [MARKS, PASSWORD, INPUT, SPINNER, "sys.exit(3)", ""];
+        let mut made = HashMap::new();
         let panes: Vec<String> = names
             .iter()
             .zip(bodies)
-            .map(|(n, b)| server.new_window_pane(&[&gated(dir.path(), n, b)]))
+            .map(|(n, b)| {
+                let p = server.new_window_pane(&[&gated(dir.path(), n, b)]);
+                made.insert(p.clone(), unix_now());
+                p
+            })
             .collect();
         for p in &panes {
             server.wait_for_text(p, "ready", DEADLINE);
@@ -89,8 +94,20 @@ async fn six_panes_each_event_once_in_order() {
             panes.iter().all(|p| has(g, "pane_new", p))
         })
         .await;
-        // The password pane's tty is noted by a call after it appeared.
-        ok(&s, "poll_events", json!({"cursor": cursor, "timeout": 0})).await;
+        // No call is made after the panes appeared: the follower reads
+        // their input state from their ttys on its own.
+        // pane_new within a second of the pane appearing (tmux's
+        // notifications, no timer).
+        for (e, _) in got.iter().filter(|(e, _)| e["kind"] == json!("pane_new")) {
+            let pane = e["pane_id"].as_str().expect("pane");
+            let at = e["at"].as_f64().expect("at");
+            assert!(
+                at - made[pane] < 1.0,
+                "{}: late by {} s: {e}",
+                bin.label,
+                at - made[pane]
+            );
+        }
         let began = unix_now();
         for n in &names[..5] {
             go(dir.path(), n);
@@ -168,10 +185,23 @@ async fn six_panes_each_event_once_in_order() {
             .expect("matched");
         assert_eq!(matched["line"], json!("boom"), "{matched}");
 
-        // A late starter: its first call sees who waits now.
+        // A late starter: its first call gets what already happened (the
+        // log's events), then who waits now (`current`).
         let late = ok(&s, "poll_events", json!({})).await;
         assert_eq!(late["outcome"], json!("current"), "{late}");
-        let now = late["events"].as_array().expect("events");
+        let all = late["events"].as_array().expect("events");
+        let past = all.iter().take_while(|e| e["current"].is_null()).count();
+        assert!(
+            all[past..].iter().all(|e| e["current"] == json!(true)),
+            "{label}: the log's events first, then the state: {late}"
+        );
+        assert!(
+            all[..past]
+                .iter()
+                .any(|e| e["kind"] == json!("command_finished") && e["pane_id"] == json!(a)),
+            "{label}: {late}"
+        );
+        let now = &all[past..];
         let kind_of = |p: &str| {
             now.iter()
                 .find(|e| e["pane_id"] == json!(p))
@@ -183,15 +213,20 @@ async fn six_panes_each_event_once_in_order() {
             "{label}: {late}"
         );
         assert_eq!(kind_of(c), Some(json!("awaiting_input")), "{label}: {late}");
-        assert!(now.iter().all(|e| e["current"] == json!(true)), "{late}");
-        // Filters: kinds and panes.
+        // Filters: kinds and panes (the event logged, and the state now).
         let only = ok(
             &s,
             "poll_events",
             json!({"panes": [b], "kinds": ["password_prompt"]}),
         )
         .await;
-        assert_eq!(only["events"].as_array().map(Vec::len), Some(1), "{only}");
+        let only: Vec<&Value> = only["events"].as_array().expect("events").iter().collect();
+        assert_eq!(only.len(), 2, "{only:?}");
+        assert_eq!(only[1]["current"], json!(true), "{only:?}");
+        eprintln!("{label}: six panes' transcript:");
+        for (e, _) in &got {
+            eprintln!("  {}", e["summary"].as_str().unwrap_or(""));
+        }
     }
 }
 
@@ -282,7 +317,9 @@ async fn a_shell_at_a_prompt_when_following_begins() {
         let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?'); echo marked"#;
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
-        server.wait_for_text(&pane, "marked", DEADLINE);
+        // The marked prompt drawn after `marked` (its `D;0` ends the
+        // setup line: following begins after it).
+        server.wait_for_text(&pane, "marked\n$", DEADLINE);
         // The prompt drawn after `marked` is in the copy before the first call.
         ok(&s, "capture_since", json!({"pane_id": pane})).await;
         let first = ok(&s, "poll_events", json!({"panes": [pane]})).await;
@@ -302,5 +339,188 @@ async fn a_shell_at_a_prompt_when_following_begins() {
             .map(|(e, _)| e)
             .expect("finished");
         assert_eq!(done["exit_status"], json!(7), "{label}: {done}");
+    }
+}
+
+/// Gathers from a fresh first call until `done`, after `act` ran.
+async fn events_after(
+    s: &Arc<Servers>,
+    act: impl FnOnce(),
+    done: impl Fn(&[(Value, f64)]) -> bool,
+) -> Vec<(Value, f64)> {
+    let first = ok(s, "poll_events", json!({})).await;
+    let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+    act();
+    let mut got = Vec::new();
+    gather(s, &mut cursor, &mut got, done).await;
+    got
+}
+
+fn event<'a>(got: &'a [(Value, f64)], kind: &str) -> &'a Value {
+    got.iter()
+        .map(|(e, _)| e)
+        .find(|e| e["kind"] == json!(kind))
+        .unwrap_or_else(|| panic!("no {kind}: {got:#?}"))
+}
+
+/// A program that exits in a pane tmux keeps (`remain-on-exit on`):
+/// `exited` with its status, and no `pane_gone` while the pane stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exited_with_remain_on_exit_carries_the_status() {
+    for bin in tmux_bins() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = TestServer::start(&bin);
+        server.tmux_ok(&["set-option", "-g", "remain-on-exit", "on"]);
+        let s = mirrored_servers(&server);
+        let mut pane = String::new();
+        let got = events_after(
+            &s,
+            || {
+                pane = server.new_window_pane(&[&gated(dir.path(), "exit", "sys.exit(3)")]);
+                server.wait_for_text(&pane, "ready", DEADLINE);
+                go(dir.path(), "exit");
+            },
+            |g| g.iter().any(|(e, _)| e["kind"] == json!("exited")),
+        )
+        .await;
+        let e = event(&got, "exited");
+        assert_eq!(e["pane_id"], json!(pane), "{}: {e}", bin.label);
+        assert_eq!(e["exit_status"], json!(3), "{}: {e}", bin.label);
+        assert!(
+            e["summary"]
+                .as_str()
+                .is_some_and(|s| s.ends_with("status 3")),
+            "{e}"
+        );
+        assert!(!has(&got, "pane_gone", &pane), "{}: {got:#?}", bin.label);
+        // The state now says so too.
+        let now = ok(&s, "poll_events", json!({"panes": [pane]})).await;
+        let rows = now["events"].as_array().expect("events");
+        let exited_now = |r: &Value| r["current"] == json!(true) && r["kind"] == json!("exited");
+        assert!(rows.iter().any(exited_now), "{}: {now}", bin.label);
+    }
+}
+
+/// Sessions made and killed: `session_new` and `session_closed`, each
+/// once, naming the session; none for the sessions there at the start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_new_and_closed() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let mut id = String::new();
+        let got = events_after(
+            &s,
+            || {
+                id = server
+                    .tmux_ok(&[
+                        "new-session",
+                        "-d",
+                        "-s",
+                        "two",
+                        "-P",
+                        "-F",
+                        "#{session_id}",
+                    ])
+                    .trim()
+                    .to_string();
+            },
+            |g| g.iter().any(|(e, _)| e["kind"] == json!("session_new")),
+        )
+        .await;
+        let label = &bin.label;
+        assert_eq!(
+            event(&got, "session_new")["session_id"],
+            json!(id),
+            "{label}"
+        );
+        let mut cursor = ok(&s, "poll_events", json!({"cursor": null})).await["cursor"]
+            .as_str()
+            .expect("cursor")
+            .to_string();
+        server.tmux_ok(&["kill-session", "-t", "two"]);
+        let mut more = Vec::new();
+        gather(&s, &mut cursor, &mut more, |g| {
+            g.iter().any(|(e, _)| e["kind"] == json!("session_closed"))
+        })
+        .await;
+        let closed = event(&more, "session_closed");
+        assert_eq!(closed["session_id"], json!(id), "{label}: {closed}");
+        assert_eq!(closed["summary"], json!(format!("{id} session_closed")));
+        let all: Vec<&Value> = got.iter().chain(&more).map(|(e, _)| e).collect();
+        let sessions = all
+            .iter()
+            .filter(|e| e["kind"] == json!("session_new") || e["kind"] == json!("session_closed"))
+            .count();
+        assert_eq!(sessions, 2, "{label}: each once, none for $0: {all:#?}");
+    }
+}
+
+/// A reader that fell behind a bounded log is told how many events it
+/// missed, then reads on from the oldest held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_that_fell_out_of_the_log_counts_the_missed() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let first = ok(&s, "poll_events", json!({})).await;
+        let stale = first["cursor"].as_str().expect("a cursor").to_string();
+        let a = s.default_server().running_attention().expect("a log");
+        a.log.set_bounds(4, tmuxwire::events::RING_BYTES);
+        let mut made = Vec::new();
+        for _ in 0..10 {
+            made.push(server.new_window_pane(&["sleep 600"]));
+        }
+        // Every window's pane_new is in: the newest held, read by first
+        // calls (no cursor).
+        let last = made.last().expect("panes").clone();
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let r = ok(&s, "poll_events", json!({"kinds": ["pane_new"]})).await;
+            let events = r["events"].as_array().expect("events");
+            if events.iter().any(|e| e["pane_id"] == json!(last)) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no pane_new of {last}: {r}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let r = ok(&s, "poll_events", json!({"cursor": stale})).await;
+        let label = &bin.label;
+        let missed = r["missed"].as_u64().expect("missed");
+        let events = r["events"].as_array().expect("events");
+        assert_eq!(events.len(), 4, "{label}: the four held: {r}");
+        assert!(missed >= 6, "{label}: {r}");
+        assert_eq!(events[3]["pane_id"], json!(last), "{label}: {r}");
+    }
+}
+
+/// A pane that rings the bell: one `bell` event per burst of BELs (their
+/// count in the summary), none for a BEL that ends an OSC.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bells_are_told() {
+    let script = r"echo ready; read x; printf '\033]2;no bell\007'; sleep 0.3; printf 'ding\007\007\007\n'; sleep 600";
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let pane = server.new_window_pane(&[script]);
+        server.wait_for_text(&pane, "ready", DEADLINE);
+        let got = events_after(
+            &s,
+            || {
+                server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
+            },
+            |g| has(g, "bell", &pane),
+        )
+        .await;
+        let label = &bin.label;
+        let bells: Vec<&Value> = got
+            .iter()
+            .map(|(e, _)| e)
+            .filter(|e| e["kind"] == json!("bell"))
+            .collect();
+        assert_eq!(bells.len(), 1, "{label}: {got:#?}");
+        assert_eq!(bells[0]["pane_id"], json!(pane), "{label}");
+        assert_eq!(bells[0]["summary"], json!(format!("{pane} bell: 3 times")));
+        assert!(has(&got, "title", &pane), "{label}: {got:#?}");
     }
 }

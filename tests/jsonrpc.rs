@@ -42,6 +42,26 @@ impl Mcp {
 
     /// [`Mcp::start_on`] with `env` set for the binary.
     async fn start_with(socket: Option<&std::path::Path>, env: &[(&str, &str)]) -> Mcp {
+        let mut mcp = Mcp::spawn(socket, env);
+        mcp.send(&request(
+            "init",
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "jsonrpc-test", "version": "0"}
+            }),
+        ))
+        .await;
+        let init = mcp.answer(&json!("init")).await;
+        assert_eq!(init["result"]["serverInfo"]["name"], "tmuxwire", "{init}");
+        mcp.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        mcp
+    }
+
+    /// The binary on `socket` with `env`, before any message.
+    fn spawn(socket: Option<&std::path::Path>, env: &[(&str, &str)]) -> Mcp {
         let dir = tempfile::Builder::new()
             .prefix("tmuxwire-rpc-")
             .tempdir_in("/tmp")
@@ -80,28 +100,13 @@ impl Mcp {
                 }
             }
         });
-        let mut mcp = Mcp {
+        Mcp {
             child,
             stdin,
             out,
             pending: Vec::new(),
             _dir: dir,
-        };
-        mcp.send(&request(
-            "init",
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "jsonrpc-test", "version": "0"}
-            }),
-        ))
-        .await;
-        let init = mcp.answer(&json!("init")).await;
-        assert_eq!(init["result"]["serverInfo"]["name"], "tmuxwire", "{init}");
-        mcp.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .await;
-        mcp
+        }
     }
 
     /// Writes `bytes` and a newline in one write.
@@ -596,20 +601,15 @@ async fn channel_and_subscription_notifications() {
     assert!(sub.get("result").is_some(), "{sub}");
     // The forwarder follows from its first poll on: new panes until one is
     // told (each try bounded).
-    let deadline = std::time::Instant::now() + crate::support::DEADLINE;
-    let channel = 'found: loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no channel notification"
-        );
-        server.tmux_ok(&["new-window", "-d"]);
-        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
-        while let Ok(Some(v)) = tokio::time::timeout_at(until, mcp.out.recv()).await {
-            if v["method"] == json!("notifications/claude/channel") {
-                break 'found v;
-            }
-        }
-    };
+    let channel = notified(
+        &mut mcp,
+        "channel notification",
+        || {
+            server.tmux_ok(&["new-window", "-d"]);
+        },
+        |v| v["method"] == json!("notifications/claude/channel"),
+    )
+    .await;
     let content = channel["params"]["content"].as_str().expect("content");
     assert!(content.contains("pane_new"), "{channel}");
     assert_eq!(
@@ -618,22 +618,189 @@ async fn channel_and_subscription_notifications() {
         "{channel}"
     );
     // An event of the subscribed pane: its title.
-    let updated = 'found: loop {
-        assert!(std::time::Instant::now() < deadline, "no resources/updated");
+    updated_on_title(&mut mcp, &server, &pane, &uri).await;
+    mcp.finish().await;
+}
+
+/// Makes `pane`'s shell set new titles (an event of the pane) until
+/// `notifications/resources/updated` comes, and checks it names `uri`.
+async fn updated_on_title(mcp: &mut Mcp, server: &TestServer, pane: &str, uri: &str) {
+    let retitle = || {
         server.tmux_ok(&[
             "send-keys",
             "-t",
-            &pane,
+            pane,
             "printf '\\033]2;t%s\\007' $RANDOM",
             "Enter",
         ]);
+    };
+    let updated = notified(mcp, "resources/updated", retitle, |v| {
+        v["method"] == json!("notifications/resources/updated")
+    })
+    .await;
+    assert_eq!(updated["params"]["uri"], json!(uri), "{updated}");
+}
+
+/// Waits (within [`DEADLINE`]) for a message `is` accepts, making `poke`
+/// happen about once a second meanwhile.
+async fn notified(
+    mcp: &mut Mcp,
+    what: &str,
+    poke: impl Fn(),
+    is: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no {what}");
+        poke();
         let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
         while let Ok(Some(v)) = tokio::time::timeout_at(until, mcp.out.recv()).await {
-            if v["method"] == json!("notifications/resources/updated") {
-                break 'found v;
+            if is(&v) {
+                return v;
             }
         }
-    };
-    assert_eq!(updated["params"]["uri"], json!(uri), "{updated}");
+    }
+}
+
+/// Push covers every server tmuxwire talks to: once a call names another
+/// server (`socket_path`), the channel tells that server's events too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_channel_follows_a_server_a_call_named() {
+    let main = TestServer::builder(&system_tmux()).start();
+    let other = TestServer::builder(&system_tmux()).start();
+    let mut mcp = Mcp::start_with(Some(&main.socket), &[("TMUXWIRE_CLAUDE_CHANNEL", "1")]).await;
+    let path = other.socket.to_str().expect("a UTF-8 path").to_string();
+    mcp.send(&request(
+        "ls",
+        "tools/call",
+        json!({"name": "list_sessions", "arguments": {"socket_path": path}}),
+    ))
+    .await;
+    let ls = mcp.answer(&json!("ls")).await;
+    assert!(ls["result"]["isError"] != json!(true), "{ls}");
+    let v = notified(
+        &mut mcp,
+        "channel notification from the other server",
+        || {
+            other.tmux_ok(&["new-window", "-d"]);
+        },
+        |v| {
+            v["method"] == json!("notifications/claude/channel")
+                && v["params"]["meta"]["kind"] == json!("pane_new")
+        },
+    )
+    .await;
+    let pane = v["params"]["meta"]["pane_id"]
+        .as_str()
+        .expect("pane")
+        .to_string();
+    let listed = other.tmux_ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
+    assert!(
+        listed.lines().any(|l| l == pane),
+        "{pane} of the other server: {listed}"
+    );
     mcp.finish().await;
+}
+
+/// The 2026-07-28 form: `subscriptions/listen` with a pane's address (no
+/// initialize; the metadata in the request) is acknowledged, and an event
+/// of the pane brings `notifications/resources/updated` for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_listen_brings_resource_updates() {
+    let server = TestServer::builder(&system_tmux()).start();
+    let mut mcp = Mcp::spawn(Some(&server.socket), &[]);
+    let pane = server
+        .tmux_ok(&["display-message", "-p", "#{pane_id}"])
+        .trim()
+        .to_string();
+    let uri = format!("tmux://panes/{pane}");
+    mcp.send(&request(
+        "listen",
+        "subscriptions/listen",
+        json!({
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "jsonrpc-test", "version": "0"},
+            },
+            "notifications": {"resourceSubscriptions": [uri, "tmux://sessions"]},
+        }),
+    ))
+    .await;
+    let ack = notified(
+        &mut mcp,
+        "acknowledgement",
+        || {},
+        |v| {
+            v["method"] == json!("notifications/subscriptions/acknowledged")
+                || v.get("error").is_some()
+        },
+    )
+    .await;
+    assert!(ack.get("error").is_none(), "{ack}");
+    updated_on_title(&mut mcp, &server, &pane, &uri).await;
+    drop(mcp);
+}
+
+/// A long `poll_events` reports progress and stops on
+/// `notifications/cancelled`: the server answers the next request at
+/// once, and the cancelled call sends no events after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_poll_stops_on_cancel() {
+    let server = TestServer::builder(&system_tmux()).start();
+    let mut mcp = Mcp::start_on(Some(&server.socket)).await;
+    mcp.send(&request(
+        "first",
+        "tools/call",
+        json!({"name": "poll_events", "arguments": {}}),
+    ))
+    .await;
+    let first = mcp.answer(&json!("first")).await;
+    let cursor = first["result"]["structuredContent"]["cursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a cursor: {first}"))
+        .to_string();
+    mcp.send(
+        &serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
+            "params": {"name": "poll_events", "_meta": {"progressToken": "p-1"},
+            "arguments": {"cursor": cursor, "timeout": 30}}}),
+        )
+        .expect("JSON"),
+    )
+    .await;
+    let progress = notified(
+        &mut mcp,
+        "progress",
+        || {},
+        |v| v["method"] == json!("notifications/progress") || v["id"] == json!("long"),
+    )
+    .await;
+    assert_eq!(
+        progress["params"]["progressToken"],
+        json!("p-1"),
+        "{progress}"
+    );
+    mcp.send(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long","reason":"test"}}"#,
+    )
+    .await;
+    let t0 = std::time::Instant::now();
+    mcp.send(&request("ping", "ping", json!({}))).await;
+    let ping = mcp.answer(&json!("ping")).await;
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t0.elapsed()
+    );
+    // An event now is not answered to the cancelled call.
+    server.tmux_ok(&["new-window", "-d"]);
+    let rest = mcp.finish().await;
+    assert!(
+        rest.iter()
+            .all(|v| v["id"] != json!("long")
+                || v["result"]["structuredContent"]["events"].is_null()),
+        "{rest:#?}"
+    );
 }

@@ -38,8 +38,8 @@ pub mod text;
 use std::sync::Mutex;
 
 pub use ring::{
-    Cursor, CursorError, Event, Fields, Kind, PANE_BURST, PANE_PER_SECOND, RING_BYTES, RING_EVENTS,
-    Read, Ring,
+    Cursor, CursorError, Event, Fields, Kind, Newest, PANE_BURST, PANE_PER_SECOND, RING_BYTES,
+    RING_EVENTS, Read, Ring,
 };
 
 /// A [`Ring`] shared by the producers and the readers of one tmux server,
@@ -102,6 +102,21 @@ impl EventLog {
         keep: impl FnMut(&Event) -> bool,
     ) -> Result<Read, CursorError> {
         self.lock().read(cursor, max, keep)
+    }
+
+    /// The newest `max` events `keep` accepts and the cursor past the
+    /// newest event, read at once ([`Ring::newest`]).
+    pub fn newest(&self, max: usize, keep: impl FnMut(&Event) -> bool) -> Newest {
+        self.lock().newest(max, keep)
+    }
+
+    /// Bounds the log to `events` events and `bytes` bytes (at most
+    /// [`RING_EVENTS`] and [`RING_BYTES`]), the oldest beyond them dropped
+    /// at once: for a server that should hold less, and for tests of a
+    /// reader that falls behind.
+    pub fn set_bounds(&self, events: usize, bytes: usize) {
+        self.lock()
+            .set_bounds(events.min(RING_EVENTS), bytes.min(RING_BYTES));
     }
 
     /// The cursor just past the newest event.

@@ -304,6 +304,20 @@ impl Ring {
         }
     }
 
+    /// Holds at most `events` events (at least one) and `bytes` bytes from
+    /// now on, dropping the oldest beyond them at once.
+    pub fn set_bounds(&mut self, events: usize, bytes: usize) {
+        self.max_events = events.max(1);
+        self.max_bytes = bytes;
+        while self.events.len() > self.max_events
+            || (self.bytes > self.max_bytes && self.events.len() > 1)
+        {
+            if let Some(old) = self.events.pop_front() {
+                self.bytes -= old.bytes();
+            }
+        }
+    }
+
     /// The number the next event takes.
     pub fn next_seq(&self) -> u64 {
         self.next
@@ -361,13 +375,7 @@ impl Ring {
         self.next += 1;
         self.bytes += event.bytes();
         self.events.push_back(event);
-        while self.events.len() > self.max_events
-            || (self.bytes > self.max_bytes && self.events.len() > 1)
-        {
-            if let Some(old) = self.events.pop_front() {
-                self.bytes -= old.bytes();
-            }
-        }
+        self.set_bounds(self.max_events, self.max_bytes);
         Some(self.next - 1)
     }
 
@@ -446,6 +454,43 @@ impl Ring {
     }
 }
 
+/// What [`Ring::newest`] found: the newest events a filter accepts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Newest {
+    /// The events, oldest first.
+    pub events: Vec<Event>,
+    /// Older events the filter accepts that were left out to keep `max`.
+    pub left_out: u64,
+    /// The cursor past the newest event (whatever the filter said).
+    pub cursor: Cursor,
+}
+
+impl Ring {
+    /// The newest `max` events `keep` accepts, oldest first, and the
+    /// cursor past the newest event held, read at once (a first read: what
+    /// already happened, then whatever comes after the cursor).
+    pub fn newest(&self, max: usize, mut keep: impl FnMut(&Event) -> bool) -> Newest {
+        let mut events: Vec<Event> = Vec::new();
+        let mut left_out = 0;
+        for e in self.events.iter().rev() {
+            if !keep(e) {
+                continue;
+            }
+            if events.len() == max {
+                left_out += 1;
+            } else {
+                events.push(e.clone());
+            }
+        }
+        events.reverse();
+        Newest {
+            events,
+            left_out,
+            cursor: self.head(),
+        }
+    }
+}
+
 /// The fuzz target's property (`fuzz/fuzz_targets/event_cursor.rs`): any
 /// text decodes without panicking, and only as the text its cursor
 /// encodes to; a read with a decoded cursor never panics, and answers
@@ -502,6 +547,25 @@ mod tests {
         ] {
             assert_eq!(Cursor::decode(bad), Err(CursorError::Malformed), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn newest_keeps_the_last_accepted_and_counts_the_rest() {
+        let mut r = Ring::with_bounds(3, 8, RING_BYTES);
+        for i in 0..12 {
+            r.push(ev(Kind::SessionNew, i % 2, "s"), 0);
+        }
+        let n = r.newest(2, |e| e.pane == Some(PaneId(0)));
+        let seqs: Vec<u64> = n.events.iter().map(|e| e.seq).collect();
+        assert_eq!(
+            seqs,
+            [8, 10],
+            "the ring holds 4..12; pane 0's are 4, 6, 8, 10"
+        );
+        assert_eq!(n.left_out, 2);
+        assert_eq!(n.cursor, r.head());
+        let none = r.newest(5, |_| false);
+        assert!(none.events.is_empty() && none.left_out == 0);
     }
 
     #[test]

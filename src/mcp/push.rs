@@ -1,33 +1,40 @@
-//! Push: events of the log sent to the client as notifications, where a
+//! Push: events of the logs sent to the client as notifications, where a
 //! client takes them. `poll_events` stays the portable path: standard
 //! notifications do not wake an idle agent in today's coding clients.
 //!
-//! * Resource subscriptions (`resources/subscribe` with a
-//!   `tmux://panes/{pane_id}` or `…/content` address of the default
-//!   server): `notifications/resources/updated` with that address each
-//!   time an event of the pane is logged (not on every output).
+//! * Resource subscriptions on a `tmux://panes/{pane_id}` or `…/content`
+//!   address (with `?socket_name=` for another server than the default):
+//!   `notifications/resources/updated` with that address each time an
+//!   event of the pane is logged (not on every output). Both forms rmcp
+//!   speaks: `resources/subscribe` (protocol versions up to 2025-11-25)
+//!   and `subscriptions/listen` with `resourceSubscriptions` (2026-07-28:
+//!   the updates carry the listen request's id; cancelling the request
+//!   ends them).
 //! * The Claude Code channel (opt-in: `TMUXWIRE_CLAUDE_CHANNEL=1`): the
 //!   server declares `experimental: {"claude/channel": {}}` and sends
 //!   `notifications/claude/channel` with `params: {content: <summary>,
 //!   meta: {kind, pane_id, session_id}}` for every event of every pane
-//!   (the channel follows every pane of the default server).
+//!   of every server tmuxwire talks to (the default, those calls named,
+//!   the configured hosts').
 //!
-//! One forwarder task per client session runs `poll_events` in a loop
-//! (a long poll: it wakes on the event) once either is asked for.
+//! One forwarder task per tmux server runs `poll_events` on it in a loop
+//! (a long poll: it wakes on the event) while something is asked of it; a
+//! supervisor starts them as subscriptions come and calls name servers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{CustomNotification, ServerNotification};
+use rmcp::service::SubscriptionSink;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::json;
 
 use super::resources::{self, Address};
 use crate::control::PaneId;
 use crate::events::Cursor;
-use crate::tmux::Servers;
-use crate::tmux::op::poll::{PollEventsRequest, poll_events};
+use crate::tmux::op::poll::{EventRow, PollEventsRequest, poll_events};
+use crate::tmux::{Servers, Tmux};
 
 /// The environment variable that turns the Claude Code channel on (`1`).
 pub const CHANNEL_ENV: &str = "TMUXWIRE_CLAUDE_CHANNEL";
@@ -46,6 +53,25 @@ const POLL_FOR: Duration = Duration::from_secs(60);
 /// Subscribed addresses at most per client session.
 const MAX_SUBSCRIPTIONS: usize = 256;
 
+/// A subscribed pane: its server and id.
+#[derive(Clone, Debug)]
+struct Sub {
+    server: Arc<Tmux>,
+    pane: PaneId,
+}
+
+/// One `subscriptions/listen` stream: its sink and addresses.
+struct Listen {
+    sink: SubscriptionSink,
+    subs: HashMap<String, Sub>,
+}
+
+impl std::fmt::Debug for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listen").field("subs", &self.subs).finish()
+    }
+}
+
 /// One client session's push state.
 #[derive(Debug)]
 pub struct Push {
@@ -53,12 +79,15 @@ pub struct Push {
     channel: bool,
     /// Mask secrets in what is sent (`--redact`).
     redact: bool,
-    /// Subscribed address → its pane.
-    subs: Mutex<HashMap<String, PaneId>>,
+    /// `resources/subscribe`: address → its pane.
+    subs: Mutex<HashMap<String, Sub>>,
+    /// `subscriptions/listen` streams open, by a number of ours.
+    listens: Mutex<HashMap<u64, Listen>>,
+    next_listen: std::sync::atomic::AtomicU64,
     started: std::sync::atomic::AtomicBool,
-    /// Bumped when the subscriptions change (the forwarder follows the
-    /// new panes at its next poll).
-    changed: tokio::sync::Notify,
+    /// Bumped when what is asked changes (subscriptions, listens, servers
+    /// named by calls): the supervisor and the forwarders look again.
+    changed: tokio::sync::watch::Sender<u64>,
 }
 
 impl Push {
@@ -70,8 +99,10 @@ impl Push {
             channel,
             redact,
             subs: Mutex::new(HashMap::new()),
+            listens: Mutex::new(HashMap::new()),
+            next_listen: std::sync::atomic::AtomicU64::new(0),
             started: std::sync::atomic::AtomicBool::new(false),
-            changed: tokio::sync::Notify::new(),
+            changed: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -80,18 +111,35 @@ impl Push {
         self.channel
     }
 
-    fn subs(&self) -> std::sync::MutexGuard<'_, HashMap<String, PaneId>> {
+    fn subs(&self) -> std::sync::MutexGuard<'_, HashMap<String, Sub>> {
         self.subs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `resources/subscribe`: a pane's address (`tmux://panes/{pane_id}`
-    /// or `…/content`, of the default server).
+    fn listens(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Listen>> {
+        self.listens.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Tells the supervisor that a call may have named a server it does
+    /// not forward yet (the channel follows every server). Cheap: nothing
+    /// happens unless the forwarders run.
+    pub fn look_again(&self) {
+        if self.channel && self.started.load(std::sync::atomic::Ordering::Relaxed) {
+            self.bump();
+        }
+    }
+
+    /// The pane and server of a subscribable address (`tmux://panes/%N`
+    /// or `…/content`, `?socket_name=` for another server).
     ///
     /// # Errors
     ///
     /// `invalid_params` for another address, a pane not named by its id,
-    /// another server's pane, or past [`MAX_SUBSCRIPTIONS`].
-    pub fn subscribe(&self, uri: &str) -> Result<(), McpError> {
+    /// or a socket name that cannot be one.
+    fn sub_of(&self, uri: &str) -> Result<Sub, McpError> {
         let p =
             resources::parse(uri).map_err(|e| McpError::invalid_params(format!("{e:?}"), None))?;
         let pane = match &p.address {
@@ -108,12 +156,20 @@ impl Push {
                 ));
             }
         };
-        if p.socket_name.is_some() {
-            return Err(McpError::invalid_params(
-                "subscriptions are for the default server's panes (no socket_name)",
-                None,
-            ));
-        }
+        let server = self
+            .servers
+            .get(p.socket_name.as_deref())
+            .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+        Ok(Sub { server, pane })
+    }
+
+    /// `resources/subscribe`: a pane's address.
+    ///
+    /// # Errors
+    ///
+    /// As [`Push::sub_of`]; past [`MAX_SUBSCRIPTIONS`].
+    pub fn subscribe(&self, uri: &str) -> Result<(), McpError> {
+        let sub = self.sub_of(uri)?;
         let mut subs = self.subs();
         if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains_key(uri) {
             return Err(McpError::invalid_params(
@@ -121,18 +177,58 @@ impl Push {
                 None,
             ));
         }
-        subs.insert(uri.to_string(), pane);
+        subs.insert(uri.to_string(), sub);
         drop(subs);
-        self.changed.notify_one();
+        self.bump();
         Ok(())
     }
 
     /// `resources/unsubscribe`.
     pub fn unsubscribe(&self, uri: &str) {
         self.subs().remove(uri);
+        self.bump();
     }
 
-    /// Starts the forwarder (once) sending to `peer`.
+    /// The addresses of `uris` a `subscriptions/listen` stream may have:
+    /// pane addresses, at most [`MAX_SUBSCRIPTIONS`].
+    pub fn acceptable(&self, uris: &[String]) -> Vec<String> {
+        uris.iter()
+            .filter(|u| self.sub_of(u).is_ok())
+            .take(MAX_SUBSCRIPTIONS)
+            .cloned()
+            .collect()
+    }
+
+    /// Runs one `subscriptions/listen` stream with the addresses accepted
+    /// (`sink.accepted()`) until `cancelled` ends (the client cancelled
+    /// the request or went).
+    pub async fn listen(
+        self: &Arc<Self>,
+        sink: SubscriptionSink,
+        cancelled: impl Future<Output = ()>,
+        peer: Peer<RoleServer>,
+    ) {
+        let uris = sink
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let subs: HashMap<String, Sub> = uris
+            .iter()
+            .filter_map(|u| self.sub_of(u).ok().map(|s| (u.clone(), s)))
+            .collect();
+        let id = self
+            .next_listen
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.listens().insert(id, Listen { sink, subs });
+        self.start(peer);
+        self.bump();
+        cancelled.await;
+        self.listens().remove(&id);
+        self.bump();
+    }
+
+    /// Starts the supervisor (once) sending to `peer`.
     pub fn start(self: &Arc<Self>, peer: Peer<RoleServer>) {
         if self
             .started
@@ -140,20 +236,143 @@ impl Push {
         {
             return;
         }
-        tokio::spawn(forward(self.clone(), peer));
+        tokio::spawn(supervise(self.clone(), peer));
+    }
+
+    /// The servers something is asked of: every server of the pools when
+    /// the channel is on, else the servers of the subscriptions.
+    fn wanted(&self) -> Vec<Arc<Tmux>> {
+        let mut out: Vec<Arc<Tmux>> = Vec::new();
+        if self.channel {
+            out.extend(self.servers.handles());
+            for h in self.servers.hosts() {
+                out.extend(h.handles());
+            }
+        }
+        out.extend(self.subs().values().map(|s| s.server.clone()));
+        for l in self.listens().values() {
+            out.extend(l.subs.values().map(|s| s.server.clone()));
+        }
+        let mut seen = HashSet::new();
+        out.retain(|t| seen.insert(Arc::as_ptr(t)));
+        out
+    }
+
+    /// The panes of `server` subscribed to (both forms).
+    fn panes_of(&self, server: &Arc<Tmux>) -> Vec<PaneId> {
+        let mut panes: Vec<PaneId> = self
+            .subs()
+            .values()
+            .filter(|s| Arc::ptr_eq(&s.server, server))
+            .map(|s| s.pane)
+            .collect();
+        for l in self.listens().values() {
+            panes.extend(
+                l.subs
+                    .values()
+                    .filter(|s| Arc::ptr_eq(&s.server, server))
+                    .map(|s| s.pane),
+            );
+        }
+        panes.sort_by_key(|p| p.0);
+        panes.dedup();
+        panes
+    }
+
+    /// Sends `e` of `server`: the channel's notification, and the update
+    /// of each address subscribed to its pane. `false` when the client is
+    /// gone.
+    async fn send(&self, server: &Arc<Tmux>, e: &EventRow, peer: &Peer<RoleServer>) -> bool {
+        if self.channel {
+            let mut params = json!({
+                "content": e.summary,
+                "meta": {"kind": e.kind, "pane_id": e.pane_id, "session_id": e.session_id},
+            });
+            if self.redact {
+                crate::redact::redact_value(&mut params);
+            }
+            let n = CustomNotification::new(CHANNEL_METHOD, Some(params));
+            if peer
+                .send_notification(ServerNotification::CustomNotification(n))
+                .await
+                .is_err()
+            {
+                return false;
+            }
+        }
+        let of_pane = |s: &Sub| {
+            Arc::ptr_eq(&s.server, server) && e.pane_id.as_deref() == Some(&s.pane.to_string())
+        };
+        let uris: Vec<String> = self
+            .subs()
+            .iter()
+            .filter(|(_, s)| of_pane(s))
+            .map(|(u, _)| u.clone())
+            .collect();
+        for uri in uris {
+            let n = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(n).await.is_err() {
+                return false;
+            }
+        }
+        let listened: Vec<(SubscriptionSink, String)> = self
+            .listens()
+            .values()
+            .flat_map(|l| {
+                l.subs
+                    .iter()
+                    .filter(|(_, s)| of_pane(s))
+                    .map(|(u, _)| (l.sink.clone(), u.clone()))
+            })
+            .collect();
+        for (sink, uri) in listened {
+            let n = rmcp::model::ResourceUpdatedNotification::new(
+                rmcp::model::ResourceUpdatedNotificationParam::new(uri),
+            );
+            // A stream that ended meanwhile is let go by its `listen`.
+            let _ = sink
+                .send(ServerNotification::ResourceUpdatedNotification(n))
+                .await;
+        }
+        true
     }
 }
 
-/// The forwarder: long polls of the default server's log, each event sent
-/// as the channel's notification and to the pane's subscribed addresses.
-/// Ends when the client is gone.
-async fn forward(push: Arc<Push>, peer: Peer<RoleServer>) {
-    let mut cursor: Option<Cursor> = None;
+/// The supervisor: a forwarder for each server something is asked of,
+/// started as subscriptions come and calls name servers. Ends when the
+/// client is gone.
+async fn supervise(push: Arc<Push>, peer: Peer<RoleServer>) {
+    let mut rx = push.changed.subscribe();
+    // Keyed by the handle's address (`Arc::as_ptr`), held as a number.
+    let mut running: HashMap<usize, tokio::task::JoinHandle<()>> = HashMap::new();
     loop {
-        let panes: Vec<PaneId> = push.subs().values().copied().collect();
+        running.retain(|_, t| !t.is_finished());
+        for server in push.wanted() {
+            let key = Arc::as_ptr(&server) as usize;
+            running
+                .entry(key)
+                .or_insert_with(|| tokio::spawn(forward(push.clone(), server, peer.clone())));
+        }
+        if peer.is_transport_closed() || rx.changed().await.is_err() {
+            for t in running.values() {
+                t.abort();
+            }
+            return;
+        }
+    }
+}
+
+/// The forwarder of one server: long polls of its log, each event sent
+/// ([`Push::send`]); ends when nothing is asked of the server any more or
+/// the client is gone.
+async fn forward(push: Arc<Push>, server: Arc<Tmux>, peer: Peer<RoleServer>) {
+    let mut cursor: Option<Cursor> = None;
+    let mut rx = push.changed.subscribe();
+    loop {
+        rx.borrow_and_update();
+        let panes = push.panes_of(&server);
         if !push.channel && panes.is_empty() {
-            push.changed.notified().await;
-            continue;
+            return;
         }
         let req = PollEventsRequest {
             cursor,
@@ -166,10 +385,9 @@ async fn forward(push: Arc<Push>, peer: Peer<RoleServer>) {
             },
             ..PollEventsRequest::default()
         };
-        let server = push.servers.default_server();
         let answer = tokio::select! {
-            r = poll_events(server, &req) => r,
-            () = push.changed.notified() => continue,
+            r = poll_events(&server, &req) => r,
+            _ = rx.changed() => continue,
         };
         let r = match answer {
             Ok(r) => r,
@@ -186,34 +404,8 @@ async fn forward(push: Arc<Push>, peer: Peer<RoleServer>) {
             continue;
         }
         for e in &r.events {
-            if push.channel {
-                let mut params = json!({
-                    "content": e.summary,
-                    "meta": {"kind": e.kind, "pane_id": e.pane_id, "session_id": e.session_id},
-                });
-                if push.redact {
-                    crate::redact::redact_value(&mut params);
-                }
-                let n = CustomNotification::new(CHANNEL_METHOD, Some(params));
-                if peer
-                    .send_notification(ServerNotification::CustomNotification(n))
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            let uris: Vec<String> = push
-                .subs()
-                .iter()
-                .filter(|(_, p)| e.pane_id.as_deref() == Some(&p.to_string()))
-                .map(|(u, _)| u.clone())
-                .collect();
-            for uri in uris {
-                let n = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
-                if peer.notify_resource_updated(n).await.is_err() {
-                    return;
-                }
+            if !push.send(&server, e, &peer).await {
+                return;
             }
         }
     }

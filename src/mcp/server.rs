@@ -295,6 +295,28 @@ impl ServerHandler for TmuxwireServer {
         Ok(())
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        // 2026-07-28's `subscriptions/listen`: pane addresses only
+        // ([`super::push`]).
+        let uris = requested.resource_subscriptions.as_deref().unwrap_or(&[]);
+        Some(
+            rmcp::model::SubscriptionFilter::builder()
+                .resource_subscriptions(self.push.acceptable(uris))
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        let peer = context.request_context().peer.clone();
+        self.push
+            .listen(context.sink().clone(), context.cancelled(), peer)
+            .await;
+        Ok(())
+    }
+
     #[allow(deprecated)]
     async fn unsubscribe(
         &self,
@@ -433,6 +455,8 @@ impl ServerHandler for TmuxwireServer {
             }
             _ = context.ct.cancelled() => Ok(tools::cancelled(&request.name).into()),
         };
+        // A call may have named a server the channel does not follow yet.
+        self.push.look_again();
         // The call's reports go out before its answer (the sink is gone
         // with the call, so the task ends once it has sent them).
         if let Some(task) = reports {

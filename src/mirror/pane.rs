@@ -480,6 +480,39 @@ impl PaneMirror {
         true
     }
 
+    /// A live copy of pane `id` holding `term`, fed by
+    /// [`PaneMirror::bench_feed`] alone: for benches of the ingest (the
+    /// event log's cost), never a copy of a real pane.
+    #[doc(hidden)]
+    pub fn bench_live(id: PaneId, term: crate::term::Term) -> Arc<PaneMirror> {
+        let p = PaneMirror::new(id);
+        let mut st = p.write();
+        st.term = Some(term);
+        st.status = Status::Live;
+        drop(st);
+        p
+    }
+
+    /// Applies `data` as the feeding connection applies `%output` (the
+    /// parse, the screen hash when a wait watches, then the wake of
+    /// waiters and observers), without marks: benches only.
+    #[doc(hidden)]
+    pub fn bench_feed(&self, data: &[u8]) {
+        let waited_on = self.subscribers() > 0;
+        let mut st = self.write();
+        if let Some(t) = st.term.as_mut() {
+            t.set_now(super::clock_us());
+            t.advance(data);
+            t.end_read();
+            if waited_on {
+                t.settle_screen();
+            }
+        }
+        st.bytes_applied += data.len() as u64;
+        drop(st);
+        self.changed();
+    }
+
     /// Write access (the feeding connection; call [`PaneMirror::changed`]
     /// after releasing it).
     pub(super) fn write(&self) -> RwLockWriteGuard<'_, PaneState> {

@@ -1630,9 +1630,6 @@ impl Watch {
         let mut to_seed = Vec::new();
         let all: HashSet<PaneId> = listing.iter().map(|e| e.pane).collect();
         let sessions: HashSet<SessionId> = listing.iter().map(|e| e.session).collect();
-        self.shared
-            .sessions_seen
-            .send_replace(sessions.into_iter().collect());
         let ours: HashSet<PaneId> = listing
             .iter()
             .filter(|e| e.session == self.session)
@@ -1689,6 +1686,11 @@ impl Watch {
                 p.changed();
             }
         }
+        // Told once the copies of new panes exist: the event log's
+        // follower takes them up on this signal.
+        self.shared
+            .sessions_seen
+            .send_replace(sessions.into_iter().collect());
         for pane in to_seed {
             self.seed(pane, 1);
         }

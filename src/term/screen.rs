@@ -2112,6 +2112,8 @@ impl Handler for Term {
             0x0d => self.set_cursor(Some(0), None),
             0x0e => self.pen.shift = true,
             0x0f => self.pen.shift = false,
+            // input_c0_dispatch: '\a' → alerts_queue(WINDOW_BELL).
+            0x07 => self.state.bells = self.state.bells.wrapping_add(1),
             _ => {}
         }
         self.last = None;

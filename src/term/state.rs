@@ -906,6 +906,8 @@ pub(crate) struct TermState {
     pub cwd_host: Option<String>,
     pub title: Option<String>,
     pub progress: Option<Progress>,
+    /// BELs the pane printed (C0 `\a` outside strings), wrapping.
+    pub bells: u64,
     pub last_output_at: Option<u64>,
     pub last_change_at: Option<u64>,
     pub hash: Option<u64>,
@@ -1088,6 +1090,15 @@ impl Term {
     /// may ignore it (`allow-set-title`); this is what was asked.
     pub fn title(&self) -> Option<&str> {
         self.state.title.as_deref()
+    }
+
+    /// How many times the pane rang the bell: each C0 BEL (`\a`) outside
+    /// a string sequence, as tmux's `input_c0_dispatch` passes it to
+    /// `alerts_queue(…, WINDOW_BELL)`; a BEL ending an OSC is no bell.
+    /// A counter (wrapping), kept across seeds ([`Term::adopt_state`]):
+    /// readers compare it with the count they last saw.
+    pub fn bells(&self) -> u64 {
+        self.state.bells
     }
 
     /// The last `OSC 9;4` progress.

@@ -542,3 +542,18 @@ fn row_breaks_are_where_the_grid_wraps() {
         }
     }
 }
+
+/// BELs count as tmux rings them (input_c0_dispatch '\a'): one in text,
+/// one inside a CSI (C0 is executed there too), none that ends an OSC or
+/// sits inside a DCS; pieces split anywhere count the same.
+#[test]
+fn bells_count_c0_bel_outside_strings() {
+    let bytes: &[u8] = b"a\x07b\x1b[1\x07m\x1b]2;t\x07\x1bP1q\x07\x1b\\\x07";
+    let t = term(20, 4, Rules::V36, bytes);
+    assert_eq!(t.bells(), 3);
+    let mut pieces = term(20, 4, Rules::V36, b"");
+    for b in bytes {
+        pieces.advance(std::slice::from_ref(b));
+    }
+    assert_eq!(pieces.bells(), 3);
+}

@@ -470,7 +470,7 @@ pub(super) fn inspect_defs() -> Vec<Def> {
             "poll_events",
             READ,
             "Events of followed panes after cursor (command_finished, password_prompt, \
-             awaiting_input, idle, pane_gone...); timeout>0 waits. No cursor: state now.",
+             awaiting_input, idle, pane_gone...); timeout>0 waits. No cursor: logged, then state now.",
         )
         .mark_self_bounded(),
         super::row::<CaptureSinceArgs>(

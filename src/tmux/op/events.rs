@@ -8,6 +8,8 @@
 //! * `command_started` / `command_finished`: the copy's command table
 //!   (OSC 133/633 marks; advisory: any program can print them);
 //! * `title`: the title the program set (OSC 0/2);
+//! * `bell`: the copy's bell count grew (C0 BEL, as tmux's alerts); the
+//!   BELs of one change are one event, and the rate cap holds a flood;
 //! * `idle`: the visible screen changed, then stayed still for
 //!   [`IDLE_STILL`] while no marked command runs and no progress report
 //!   says busy (`wait_for_stable`'s rules, with no mask); woken by one
@@ -18,8 +20,11 @@
 //!   schedule and [`INPUT_LASTS`](super::reading::INPUT_LASTS);
 //! * `exited` (tmux kept the pane: its status) and `pane_gone`: the copy's
 //!   status as the watches' listings set it;
-//! * `pane_new`: a copy of a followed pane appeared; `session_new` /
-//!   `session_closed`: the sessions the watches' listings show;
+//! * `pane_new`: a copy of a followed pane appeared (taken up when a
+//!   watch's listing, made on tmux's `%window-add`, `%layout-change`,
+//!   `%sessions-changed`… notifications, shows it, or when its seed
+//!   lands); `session_new` / `session_closed`: the sessions the watches'
+//!   listings show;
 //! * `matched`: a new complete line of a followed pane matches a pattern
 //!   a caller watches (only read while patterns are watched).
 //!
@@ -28,11 +33,14 @@
 //! Nothing is followed until a `poll_events` call says what to follow
 //! (every pane, sessions, or panes; later calls widen it). Following a
 //! pane costs one check of its copy's state per change of the copy (a
-//! few comparisons, under its read lock), one screen hash per quiet spell
+//! few comparisons, under its read lock; during a flood at most one per
+//! [`LOOK_EVERY`]), one screen hash per quiet spell
 //! (for `idle`), and, within [`INPUT_WINDOW`] after its output, up to a
 //! few reads of its terminal's settings and `/proc` a second. A pane that
 //! prints nothing costs nothing; new panes are found by the watches'
-//! listings and a one-second look over the copies.
+//! listings (no timer). The followed set shrinks as panes and sessions
+//! go; watched patterns last [`PATTERN_LIFETIME`] after the last call
+//! that named them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -66,6 +74,13 @@ const INPUT_QUIET: Duration = Duration::from_millis(100);
 /// The longest interval between looks at the input state.
 const INPUT_EVERY_AT_MOST: Duration = Duration::from_millis(1000);
 
+/// The shortest time between two looks at one copy: the first change
+/// after a quiet spell is looked at at once, the changes of a flood once
+/// per this (the copy's change signal keeps that one came meanwhile).
+/// Bounds the follower's share of a flooding pane's ingest (each look
+/// takes the copy's read lock).
+pub const LOOK_EVERY: Duration = Duration::from_millis(5);
+
 /// Patterns watched at most per server (the oldest goes first).
 pub const MAX_PATTERNS: usize = 16;
 
@@ -73,9 +88,10 @@ pub const MAX_PATTERNS: usize = 16;
 /// kept: a flood is not read line by line).
 const LINES_PER_CHANGE: usize = 256;
 
-/// How often the follower looks over the copies for panes it does not
-/// follow yet (the watches adopt new panes from their listings).
-const DISCOVER_EVERY: Duration = Duration::from_secs(1);
+/// How long a watched pattern lasts after the last `poll_events` call
+/// that named it (a caller that still wants it names it in each call, as
+/// its filter needs anyway).
+pub const PATTERN_LIFETIME: Duration = Duration::from_secs(600);
 
 /// Which panes are followed for events: every pane, or those of some
 /// sessions and some panes (a union; calls only widen it).
@@ -113,14 +129,21 @@ struct Shared {
     /// Each followed pane's tty and pid, asked of tmux by calls (the
     /// follower has no connection of its own).
     procs: Mutex<HashMap<PaneId, ProcessRef>>,
-    /// `(as the caller gave it, compiled)`, oldest first.
-    patterns: Mutex<Vec<(String, Pattern)>>,
+    /// `(as the caller gave it, compiled, when a call last named it)`,
+    /// oldest first.
+    patterns: Mutex<Vec<(String, Pattern, Instant)>>,
+    /// The tmux server's pid when it runs on this machine (its panes'
+    /// processes can be read from `/proc`), as the calls found it.
+    local_server: Mutex<Option<u32>>,
     /// What the follower knows of each followed pane now, for a first
     /// call's snapshot.
     now: Mutex<HashMap<PaneId, Now>>,
     /// Panes that were there when following them began (no `pane_new`
     /// for them), until the follower takes them up.
     known: Mutex<HashSet<PaneId>>,
+    /// Sessions that were there when following began (no `session_new`
+    /// for them when a watch's listing first shows them).
+    known_sessions: Mutex<HashSet<SessionId>>,
     /// The scope or the patterns changed.
     poke: tokio::sync::Notify,
 }
@@ -185,9 +208,14 @@ impl Attention {
         grew
     }
 
-    /// Notes that `panes` were there when following them began: they are
-    /// taken up without a `pane_new`.
-    pub fn were_there(&self, panes: impl IntoIterator<Item = PaneId>) {
+    /// Notes that `panes` and `sessions` were there when following them
+    /// began: they are taken up without a `pane_new` or `session_new`.
+    pub fn were_there(
+        &self,
+        panes: impl IntoIterator<Item = PaneId>,
+        sessions: impl IntoIterator<Item = SessionId>,
+    ) {
+        lock(&self.shared.known_sessions).extend(sessions);
         lock(&self.shared.known).extend(panes);
         self.shared.poke.notify_one();
     }
@@ -197,25 +225,44 @@ impl Attention {
         lock(&self.shared.scope).clone()
     }
 
-    /// Watches `patterns` (each `(text, compiled)`) too, beyond
-    /// [`MAX_PATTERNS`] dropping the oldest.
+    /// Watches `patterns` (each `(text, compiled)`) too, for
+    /// [`PATTERN_LIFETIME`] from now (a pattern already watched lasts
+    /// that long again); beyond [`MAX_PATTERNS`] the oldest goes.
     pub fn watch_patterns(&self, patterns: &[(String, Pattern)]) {
         let mut p = lock(&self.shared.patterns);
         let mut added = false;
+        let now = Instant::now();
         for (text, pat) in patterns {
-            if p.iter().any(|(t, _)| t == text) {
+            if let Some(w) = p.iter_mut().find(|(t, _, _)| t == text) {
+                w.2 = now;
                 continue;
             }
             if p.len() == MAX_PATTERNS {
                 p.remove(0);
             }
-            p.push((text.clone(), pat.clone()));
+            p.push((text.clone(), pat.clone(), now));
             added = true;
         }
         drop(p);
         if added {
             self.shared.poke.notify_one();
         }
+    }
+
+    /// The patterns watched now (those past [`PATTERN_LIFETIME`] are
+    /// dropped).
+    pub fn patterns(&self) -> Vec<String> {
+        live_patterns(&self.shared)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    /// Notes the tmux server's pid when it runs on this machine: the
+    /// follower then reads the input state of a pane that appears from
+    /// its tty and `/proc`, with no call made after it appeared.
+    pub fn note_local_server(&self, pid: u32) {
+        *lock(&self.shared.local_server) = Some(pid);
     }
 
     /// Whether `pane`'s tty and pid are known.
@@ -242,6 +289,42 @@ impl Attention {
     }
 }
 
+/// The watched patterns within their lifetime, `(text, compiled)`;
+/// expired ones are dropped.
+fn live_patterns(shared: &Shared) -> Vec<(String, Pattern)> {
+    let mut p = lock(&shared.patterns);
+    p.retain(|(_, _, at)| at.elapsed() < PATTERN_LIFETIME);
+    p.iter().map(|(t, c, _)| (t.clone(), c.clone())).collect()
+}
+
+/// The pane's process as its tty tells it, for a pane of a tmux server on
+/// this machine whose pid is `server_pid`: the session of the tty
+/// (`tcgetsid`) is the pane's first process, which tmux made a session
+/// leader on it (`#{pane_pid}`); the probe checks that its parent is the
+/// server. `None` when the tty is not a pseudo-terminal under `/dev/pts`
+/// or has no session.
+fn process_by_tty(tty: &str, server_pid: u32) -> Option<ProcessRef> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    if !tty.starts_with("/dev/pts/") || tty.contains("/..") {
+        return None;
+    }
+    // Look before opening: opening some devices has effects.
+    if !std::fs::metadata(tty).ok()?.file_type().is_char_device() {
+        return None;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(tty)
+        .ok()?;
+    let sid = nix::sys::termios::tcgetsid(&file).ok()?;
+    Some(ProcessRef {
+        tty: tty.to_string(),
+        pane_pid: u32::try_from(sid.as_raw()).ok().filter(|p| *p > 0)?,
+        server_pid: Some(server_pid),
+    })
+}
+
 /// The follower's record of one pane.
 #[derive(Debug)]
 struct Track {
@@ -255,6 +338,8 @@ struct Track {
     /// `(started told, finished told)` of newer records.
     told: HashMap<u64, (bool, bool)>,
     title: Option<String>,
+    /// The copy's bell count last seen.
+    bells: u64,
     gone: bool,
     exited: bool,
     last_output: Option<u64>,
@@ -277,6 +362,7 @@ struct Look {
     session: Option<SessionId>,
     window: Option<WindowId>,
     title: Option<String>,
+    bells: u64,
     last_output: Option<u64>,
     /// The newest records (newest first): index, started, end, status,
     /// command, started and ended times.
@@ -320,6 +406,7 @@ fn look(p: &PaneMirror) -> Option<Look> {
         session: st.owner().or_else(|| st.meta().session()),
         window: st.meta().window_id.parse().ok(),
         title: t.title().map(str::to_string),
+        bells: t.bells(),
         last_output: t.screen_state().last_output_at,
         next_record: cmds.last().map_or(0, |r| r.index + 1),
         records,
@@ -360,6 +447,7 @@ impl Track {
             floor: l.floor(),
             told: l.told(),
             title: l.title.clone(),
+            bells: l.bells,
             gone: l.status == Status::Dead,
             exited: l.exit_status.is_some(),
             last_output: l.last_output,
@@ -431,6 +519,16 @@ impl Track {
             e.fields.title = Some(cleaned(t));
             out.push(e);
         }
+        let rang = l.bells.wrapping_sub(self.bells);
+        if rang > 0 {
+            self.bells = l.bells;
+            let times = if rang == 1 {
+                String::new()
+            } else {
+                format!(": {rang} times")
+            };
+            out.push(self.event(Kind::Bell, now_us, times));
+        }
         if l.exit_status.is_some() && !self.exited {
             self.exited = true;
             let s = l.exit_status.unwrap_or_default();
@@ -438,7 +536,9 @@ impl Track {
             e.fields.exit_status = Some(s);
             out.push(e);
         }
-        if l.status == Status::Dead && !self.gone {
+        // A dead pane tmux keeps (remain-on-exit: it has an exit status)
+        // is `exited`, not gone.
+        if l.status == Status::Dead && l.exit_status.is_none() && !self.gone {
             self.gone = true;
             out.push(self.event(Kind::PaneGone, now_us, String::new()));
         }
@@ -643,12 +743,18 @@ pub(super) fn reading_words(input: Input, p: &PaneMirror) -> Option<(Kind, Strin
     Some((kind, format!("{what}{at}")))
 }
 
-/// Waits for a change of one copy; answers it with its receiver (to wait
-/// again).
+/// Waits for a change of one copy, not before `not_before`; answers it
+/// with its receiver (to wait again).
 async fn changed(
     pane: PaneId,
     mut rx: tokio::sync::watch::Receiver<u64>,
+    not_before: Option<Instant>,
 ) -> (PaneId, Option<tokio::sync::watch::Receiver<u64>>) {
+    if let Some(at) = not_before
+        && at > Instant::now()
+    {
+        tokio::time::sleep_until(at).await;
+    }
     match rx.changed().await {
         Ok(()) => (pane, Some(rx)),
         Err(_) => (pane, None),
@@ -658,14 +764,15 @@ async fn changed(
 /// The follower: see the module docs.
 async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
     let mut tracks: HashMap<PaneId, (Track, Arc<PaneMirror>)> = HashMap::new();
+    // Copies in scope not seeded yet: their first change (the seed) makes
+    // the follower look again.
+    let mut pending: HashSet<PaneId> = HashSet::new();
     let mut waits = FuturesUnordered::new();
     let Some(mut sessions_rx) = mirror.upgrade().map(|m| m.sessions_seen()) else {
         return;
     };
     let mut sessions: HashSet<SessionId> =
         sessions_rx.borrow_and_update().iter().copied().collect();
-    let mut discover = tokio::time::interval(DISCOVER_EVERY);
-    discover.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let start = Instant::now();
     let now_ms = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     loop {
@@ -687,9 +794,16 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     ready.push(more);
                 }
                 for (pane, rx) in ready {
+                    if pending.remove(&pane) {
+                        // Seeded (or gone): looked at by `find` below.
+                        find = true;
+                        continue;
+                    }
                     dirty.push(pane);
                     match rx {
-                        Some(rx) if tracks.contains_key(&pane) => waits.push(changed(pane, rx)),
+                        Some(rx) if tracks.contains_key(&pane) => {
+                            waits.push(changed(pane, rx, Some(Instant::now() + LOOK_EVERY)));
+                        }
                         _ => {
                             tracks.remove(&pane);
                         }
@@ -698,39 +812,41 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             }
             () = sleep => {}
             r = sessions_rx.changed() => {
+                // Each listing of a watch (tmux's %window-add,
+                // %layout-change, %sessions-changed... make one) lands here.
                 if r.is_err() {
                     return;
                 }
                 let now: HashSet<SessionId> = sessions_rx.borrow_and_update().iter().copied().collect();
-                let scope = lock(&shared.scope).clone();
-                for s in now.difference(&sessions) {
-                    if scope.all || scope.sessions.contains(s) {
-                        let mut e = Event::new(Kind::SessionNew, None, crate::mirror::clock_us(), format!("{s} session_new"));
-                        e.session = Some(*s);
-                        out.push(e);
-                    }
-                }
-                for s in sessions.difference(&now) {
-                    if scope.all || scope.sessions.contains(s) {
-                        let mut e = Event::new(Kind::SessionClosed, None, crate::mirror::clock_us(), format!("{s} session_closed"));
-                        e.session = Some(*s);
-                        out.push(e);
-                    }
-                }
+                out.extend(session_events(&shared, &sessions, &now));
                 sessions = now;
                 find = true;
             }
             () = shared.poke.notified() => { find = true; }
-            _ = discover.tick() => { find = true; }
         }
         if find {
             let Some(m) = mirror.upgrade() else { return };
             let scope = lock(&shared.scope).clone();
+            let server = *lock(&shared.local_server);
             for (id, p) in m.panes() {
-                if tracks.contains_key(&id) {
+                if tracks.contains_key(&id) || pending.contains(&id) {
                     continue;
                 }
-                let Some(l) = look(&p) else { continue };
+                let Some(l) = look(&p) else {
+                    // Not seeded yet: wait for its seed.
+                    let (dead, session) = {
+                        let st = p.view();
+                        (
+                            st.status() == Status::Dead,
+                            st.owner().or_else(|| st.meta().session()),
+                        )
+                    };
+                    if !dead && scope.covers(id, session) {
+                        pending.insert(id);
+                        waits.push(changed(id, p.observe(), None));
+                    }
+                    continue;
+                };
                 if l.status == Status::Dead || !scope.covers(id, l.session) {
                     continue;
                 }
@@ -738,14 +854,28 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 // The screen as following begins: `idle` is told for a
                 // screen that changed after it.
                 t.idle_hash = p.settle_screen().and_then(|ss| ss.hash);
+                // A prompt printed before it was taken up is looked at too.
+                if l.last_output
+                    .is_some_and(|us| crate::mirror::instant_of(us).elapsed() <= INPUT_WINDOW)
+                {
+                    t.input_due = Some(Instant::now());
+                }
                 if !lock(&shared.known).remove(&id) {
                     out.push(t.event(Kind::PaneNew, crate::mirror::clock_us(), pane_new_what(&p)));
                 }
-                waits.push(changed(id, p.observe()));
+                if let Some(server) = server
+                    && !lock(&shared.procs).contains_key(&id)
+                {
+                    let tty = p.view().meta().pane_tty.clone();
+                    if let Some(proc) = process_by_tty(&tty, server) {
+                        lock(&shared.procs).insert(id, proc);
+                    }
+                }
+                waits.push(changed(id, p.observe(), None));
                 tracks.insert(id, (t, p));
             }
         }
-        let patterns = lock(&shared.patterns).clone();
+        let patterns = live_patterns(&shared);
         let procs = lock(&shared.procs).clone();
         let mut now_states = Vec::new();
         for (id, (t, p)) in tracks.iter_mut() {
@@ -779,10 +909,103 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             }
             now.retain(|id, _| tracks.contains_key(id));
         }
+        let before = tracks.len();
         tracks.retain(|_, (t, _)| !t.gone || t.due().is_some());
+        if tracks.len() < before || find {
+            forget_gone(&shared, &tracks, &pending, &sessions);
+        }
         out.sort_by_key(|e| e.at_us);
         for e in out {
             log.push(e, now_ms());
+        }
+    }
+}
+
+/// `session_new` / `session_closed` for the followed sessions that came
+/// and went between the listings `before` and `now`.
+fn session_events(
+    shared: &Shared,
+    before: &HashSet<SessionId>,
+    now: &HashSet<SessionId>,
+) -> Vec<Event> {
+    let scope = lock(&shared.scope).clone();
+    let mut known = lock(&shared.known_sessions);
+    let mut told = |s: &SessionId, kind: Kind| {
+        let there = kind == Kind::SessionNew && known.remove(s);
+        (!there && (scope.all || scope.sessions.contains(s))).then(|| {
+            let mut e = Event::new(kind, None, crate::mirror::clock_us(), format!("{s} {kind}"));
+            e.session = Some(*s);
+            e
+        })
+    };
+    let mut out: Vec<Event> = now
+        .difference(before)
+        .filter_map(|s| told(s, Kind::SessionNew))
+        .collect();
+    out.extend(
+        before
+            .difference(now)
+            .filter_map(|s| told(s, Kind::SessionClosed)),
+    );
+    out
+}
+
+/// Shrinks what is followed to what still exists: panes named in the
+/// scope that are neither followed nor waiting for their seed (gone),
+/// sessions no longer listed, and what was noted of gone panes.
+fn forget_gone(
+    shared: &Shared,
+    tracks: &HashMap<PaneId, (Track, Arc<PaneMirror>)>,
+    pending: &HashSet<PaneId>,
+    sessions: &HashSet<SessionId>,
+) {
+    let alive = |p: &PaneId| tracks.contains_key(p) || pending.contains(p);
+    {
+        let mut scope = lock(&shared.scope);
+        // A pane named before its copy exists stays until it is gone:
+        // only panes that were followed leave.
+        let known = lock(&shared.procs);
+        scope.panes.retain(|p| alive(p) || !known.contains_key(p));
+        scope.sessions.retain(|s| sessions.contains(s));
+    }
+    lock(&shared.procs).retain(|p, _| alive(p));
+}
+
+/// Follows one copy as the follower follows a pane (woken by its change
+/// signal: the look, the diff and the input and `idle` checks, with no
+/// process known), writing to `log`, until the copy is dropped or the
+/// task is: for benches of the ingest with a pane followed. The copy is
+/// observed from the call on (before the future first runs).
+#[doc(hidden)]
+pub fn bench_follow_one(
+    p: Arc<PaneMirror>,
+    log: Arc<EventLog>,
+) -> impl std::future::Future<Output = ()> + Send {
+    let rx = p.observe();
+    bench_follow(p, rx, log)
+}
+
+async fn bench_follow(
+    p: Arc<PaneMirror>,
+    mut rx: tokio::sync::watch::Receiver<u64>,
+    log: Arc<EventLog>,
+) {
+    let Some(l) = look(&p) else { return };
+    let mut t = Track::new(p.id, &l);
+    let mut not_before = None;
+    loop {
+        let (_, next) = changed(p.id, rx, not_before).await;
+        let Some(next) = next else { return };
+        rx = next;
+        not_before = Some(Instant::now() + LOOK_EVERY);
+        let mut out = Vec::new();
+        if let Some(l) = look(&p) {
+            t.diff(&l, &mut out);
+        }
+        t.check_idle(&p, &mut out);
+        t.check_input(&p, None, &mut out);
+        for e in out {
+            log.push(e, 0);
         }
     }
 }

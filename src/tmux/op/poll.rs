@@ -141,11 +141,13 @@ pub struct PollEventsResult {
     pub events: Vec<EventRow>,
     /// Pass it back as `cursor` to get the events after these.
     pub cursor: String,
-    /// events | current (a first answer: the followed panes' state now) |
-    /// timeout (none came within the timeout).
+    /// events | current (a first answer: the log's newest events, then
+    /// each followed pane's state now, `current: true`) | timeout (none
+    /// came within the timeout).
     pub outcome: &'static str,
     /// Events after the cursor given that fell out of the bounded log
-    /// before this call (lost to this reader).
+    /// before this call (lost to this reader); in a first answer, older
+    /// events of the log left out to keep `max_events`.
     #[serde(skip_serializing_if = "is_zero")]
     pub missed: u64,
     /// More events wait after these: call again at once with `cursor`.
@@ -259,7 +261,10 @@ async fn refresh(
         list.push((pane, session, meta));
     }
     if grew {
-        a.were_there(list.iter().map(|(p, _, _)| *p));
+        a.were_there(
+            list.iter().map(|(p, _, _)| *p),
+            list.iter().map(|(_, s, _)| *s),
+        );
     }
     m.sync_within(
         &list,
@@ -289,10 +294,10 @@ fn current(server: &Server, a: &Attention) -> Vec<Event> {
             continue;
         }
         let t = st.term().expect("checked above");
-        let (kind, what) = if st.status() == Status::Dead {
-            (Kind::PaneGone, String::new())
-        } else if let Some(s) = st.exit_status() {
+        let (kind, what) = if let Some(s) = st.exit_status() {
             (Kind::Exited, format!(": status {s}"))
+        } else if st.status() == Status::Dead {
+            (Kind::PaneGone, String::new())
         } else if let Some((kind, what)) = reading {
             (kind, what)
         } else if let Some(r) = t.commands().running() {
@@ -366,6 +371,11 @@ pub async fn poll_events(
         Error::unsupported("poll_events needs tmuxwire's copies of the panes (the mirror is off)")
     })?;
     let a = server.attention(&m);
+    if matches!(server.endpoint(), crate::wire::Endpoint::Local(_))
+        && let Some(pid) = server.mirrored_server_pid().await
+    {
+        a.note_local_server(pid);
+    }
     let scope = req.scope();
     let grew = a.follow(&scope);
     a.watch_patterns(&req.patterns);
@@ -378,18 +388,24 @@ pub async fn poll_events(
     };
     let mut rx = a.log.subscribe();
     let Some(mut cursor) = req.cursor else {
-        let head = a.log.head();
-        let events: Vec<EventRow> = current(server, &a)
-            .iter()
+        let now: Vec<Event> = current(server, &a)
+            .into_iter()
             .filter(|e| req.wants(e))
             .take(max)
-            .map(|e| EventRow::of(e, true))
+            .collect();
+        // What already happened (the newest that fit), then the state now.
+        let past = a.log.newest(max - now.len(), |e| req.wants(e));
+        let events = past
+            .events
+            .iter()
+            .map(|e| EventRow::of(e, false))
+            .chain(now.iter().map(|e| EventRow::of(e, true)))
             .collect();
         return Ok(PollEventsResult {
             events,
-            cursor: head.encode(),
+            cursor: past.cursor.encode(),
             outcome: "current",
-            missed: 0,
+            missed: past.left_out,
             more: false,
             following,
             elapsed_seconds: started.elapsed().as_secs_f64(),
