@@ -335,7 +335,26 @@ impl Seed {
         first: LineIndex,
     ) -> Result<Term, SeedError> {
         let seed = Seed::parse_formats(c.formats)?;
-        seed.build(c, rules, opts, first)
+        seed.build(c, rules, opts, first, None)
+    }
+
+    /// [`Seed::from_captures`] with the history laid out already (`laid`,
+    /// made with the same `rules` and `first`): it stands for
+    /// [`Captures::history_joined`], which is then only a marker (the
+    /// history comes as lines), its text unused.
+    ///
+    /// # Errors
+    ///
+    /// As [`Seed::from_captures`].
+    pub fn from_captures_laid(
+        c: &Captures<'_>,
+        rules: Rules,
+        opts: Options,
+        first: LineIndex,
+        laid: LaidHistory,
+    ) -> Result<Term, SeedError> {
+        let seed = Seed::parse_formats(c.formats)?;
+        seed.build(c, rules, opts, first, Some(laid))
     }
 
     fn build(
@@ -344,6 +363,7 @@ impl Seed {
         rules: Rules,
         opts: Options,
         first: LineIndex,
+        laid: Option<LaidHistory>,
     ) -> Result<Term, SeedError> {
         let opts = Options {
             history_limit: self.history_limit,
@@ -417,7 +437,14 @@ impl Seed {
         match c.history_joined {
             _ if c.history_absent => t.history.set_absent(self.history_size),
             Some(joined) if self.history_size > 0 => {
-                let pushed = push_history_lines(&mut t, joined, rules);
+                let pushed = match laid {
+                    Some(laid) => {
+                        let (history, pushed) = laid.finish();
+                        t.history = history;
+                        pushed
+                    }
+                    None => push_history_lines(&mut t, joined, rules),
+                };
                 if pushed != self.history_size {
                     return Err(SeedError {
                         layout: true,
@@ -698,27 +725,108 @@ fn wrapped_flags(
 /// into the screen) to `t`'s history, each line cut into rows where tmux
 /// lays it out ([`crate::term::width::row_breaks`]); returns the rows pushed.
 fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
-    let width = t.sx() as usize;
-    let (body, open) = match joined.strip_suffix(b"\n") {
-        Some(b) => (b, false),
-        None => (joined, true),
-    };
-    let mut pushed = 0;
-    let mut breaks = Vec::new();
-    let mut lines = body.split(|&b| b == b'\n').peekable();
-    while let Some(line) = lines.next() {
-        breaks.clear();
-        super::width::row_breaks(line, width, rules, &mut breaks);
-        let last = lines.peek().is_none();
+    let history = std::mem::replace(&mut t.history, super::History::new(0));
+    let mut laid = LaidHistory::on(history, t.sx() as usize, rules);
+    laid.feed(joined);
+    let (history, pushed) = laid.finish();
+    t.history = history;
+    pushed
+}
+
+/// A seed's history as logical lines ([`Captures::history_joined`]) laid
+/// out into rows as its bytes arrive, a piece at a time (a piece may end
+/// inside a line: the rest of the line is held until its `\n` comes), so
+/// a reader that streams the history buffer lays it out while the rest is
+/// still on its way. [`Seed::from_captures_laid`] takes it in place of the
+/// text; the rows are the ones the whole text would lay out as.
+#[derive(Debug)]
+pub struct LaidHistory {
+    history: super::History,
+    width: usize,
+    rules: Rules,
+    /// The line whose `\n` has not come yet.
+    carry: Vec<u8>,
+    breaks: Vec<usize>,
+    rows: usize,
+    bytes: usize,
+}
+
+impl LaidHistory {
+    /// An empty history for the pane whose [`Seed::FORMAT`] record is
+    /// `formats` (its width and `history-limit`), its first line numbered
+    /// `first`.
+    ///
+    /// # Errors
+    ///
+    /// A record [`Seed::parse_formats`] cannot read.
+    pub fn new(formats: &str, rules: Rules, first: LineIndex) -> Result<LaidHistory, SeedError> {
+        let seed = Seed::parse_formats(formats)?;
+        let history = super::History::starting_at(seed.history_limit, first.0);
+        Ok(LaidHistory::on(history, seed.width as usize, rules))
+    }
+
+    fn on(history: super::History, width: usize, rules: Rules) -> LaidHistory {
+        LaidHistory {
+            history,
+            width,
+            rules,
+            carry: Vec::new(),
+            breaks: Vec::new(),
+            rows: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Lays out the next piece of the text.
+    pub fn feed(&mut self, mut data: &[u8]) {
+        self.bytes += data.len();
+        if !self.carry.is_empty() {
+            let Some(i) = memchr::memchr(b'\n', data) else {
+                self.carry.extend_from_slice(data);
+                return;
+            };
+            let mut line = std::mem::take(&mut self.carry);
+            line.extend_from_slice(&data[..i]);
+            self.push(&line, false);
+            line.clear();
+            self.carry = line;
+            data = &data[i + 1..];
+        }
+        let mut at = 0;
+        for i in memchr::memchr_iter(b'\n', data) {
+            self.push(&data[at..i], false);
+            at = i + 1;
+        }
+        self.carry.extend_from_slice(&data[at..]);
+    }
+
+    /// Bytes fed so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// One line's rows; `open`: its last row wraps (onto the screen).
+    fn push(&mut self, line: &[u8], open: bool) {
+        self.breaks.clear();
+        super::width::row_breaks(line, self.width, self.rules, &mut self.breaks);
         let mut start = 0;
-        for &b in &breaks {
-            t.history.push_row(&line[start..b], true);
+        for &b in &self.breaks {
+            self.history.push_row(&line[start..b], true);
             start = b;
         }
-        t.history.push_row(&line[start..], last && open);
-        pushed += breaks.len() + 1;
+        self.history.push_row(&line[start..], open);
+        self.rows += self.breaks.len() + 1;
     }
-    pushed
+
+    /// The history and the rows pushed: a last line without its `\n`
+    /// continues on the screen (as is an empty text's one line).
+    fn finish(mut self) -> (super::History, usize) {
+        let carry = std::mem::take(&mut self.carry);
+        if !carry.is_empty() || self.bytes == 0 {
+            self.push(&carry, true);
+        }
+        (self.history, self.rows)
+    }
 }
 
 /// A digest of each history row of `t`, trailing spaces left out, oldest
@@ -845,6 +953,45 @@ mod tests {
     use crate::term::LineNo;
 
     const F: &str = "20,3,4,2,2,100,0,4294967295,4294967295,0,2,1,0,0;8,16\n";
+
+    /// A history laid out piece by piece, cut anywhere (inside a line, a
+    /// wide character, between line breaks), has the rows the whole text
+    /// lays out as, the open last line included.
+    #[test]
+    fn history_laid_in_pieces_is_laid_whole() {
+        let texts: [&[u8]; 5] = [
+            b"one\n\ntwo wraps past ten\nthree\n",
+            "wide 中文中文中文 and\nopen last".as_bytes(),
+            b"",
+            b"\n",
+            b"a\n\n",
+        ];
+        let rows = |h: &super::super::History| -> Vec<(Vec<u8>, bool)> {
+            h.rows_iter().map(|(t, w)| (t.to_vec(), w)).collect()
+        };
+        for text in texts {
+            let whole = {
+                let mut l = LaidHistory::on(super::super::History::new(100), 10, Rules::V36);
+                l.feed(text);
+                l.finish()
+            };
+            for cut in 0..=text.len() {
+                for cut2 in cut..=text.len() {
+                    let mut l = LaidHistory::on(super::super::History::new(100), 10, Rules::V36);
+                    l.feed(&text[..cut]);
+                    l.feed(&text[cut..cut2]);
+                    l.feed(&text[cut2..]);
+                    assert_eq!(l.bytes(), text.len());
+                    let (h, n) = l.finish();
+                    assert_eq!(
+                        (rows(&h), n),
+                        (rows(&whole.0), whole.1),
+                        "{text:?} {cut} {cut2}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn formats() {
