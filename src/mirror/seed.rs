@@ -517,10 +517,10 @@ pub fn build(
     )
 }
 
-/// [`build`] for a [`Depth::Full`] line whose history comes as lines
-/// ([`needs_verify`]), with the buffer laid out as it was read (`laid`,
-/// made from this answer's first record with `opts`: see
-/// [`laid_history`]) instead of its text.
+/// [`build`] for a [`Depth::Full`] line that leaves the history in a
+/// buffer, with the buffer laid out as it was read (`laid`, made from this
+/// answer's first record with `opts`: see [`laid_history`]) instead of
+/// its text.
 ///
 /// # Errors
 ///
@@ -545,9 +545,15 @@ pub fn build_laid(
 /// line's `reply` (no resume first) is laid out into as it is read;
 /// `None` when the answer has no record to make one from (build it from
 /// the text then: [`build`] says why).
-pub fn laid_history(reply: &Reply, opts: &SeedOptions) -> Option<LaidHistory> {
+pub fn laid_history(reply: &Reply, recipe: &Recipe, opts: &SeedOptions) -> Option<LaidHistory> {
     let formats = reply.blocks.first().filter(|b| b.ok)?;
-    LaidHistory::new(&formats.text(), opts.rules, opts.first).ok()
+    let formats = formats.text();
+    if recipe.row_flags {
+        // Read as build reads the screen: DEC graphics as box characters.
+        LaidHistory::new_rows(&formats, opts.rules, opts.first, true).ok()
+    } else {
+        LaidHistory::new(&formats, opts.rules, opts.first).ok()
+    }
 }
 
 /// The history buffer as it was read.
@@ -612,7 +618,7 @@ fn build_from(
     } else {
         (None, None)
     };
-    let laid = laid.filter(|_| recipe.history_joined());
+    let laid = laid.filter(|_| recipe.history_apart());
     let groups = match (apart, recipe.row_flags) {
         (true, true) => 3,
         (true, false) => 5,

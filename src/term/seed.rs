@@ -363,7 +363,7 @@ impl Seed {
         rules: Rules,
         opts: Options,
         first: LineIndex,
-        laid: Option<LaidHistory>,
+        mut laid: Option<LaidHistory>,
     ) -> Result<Term, SeedError> {
         let opts = Options {
             history_limit: self.history_limit,
@@ -390,13 +390,17 @@ impl Seed {
         }
         // History rows in `rows` (none when the history comes as lines or
         // was not captured).
+        // History rows laid out already, as they were read.
+        let rows_laid = !c.history_absent
+            && c.history_joined.is_none()
+            && laid.as_ref().is_some_and(|l| l.flagged);
         let hsize = match c.history_joined {
-            _ if c.history_absent => 0,
+            _ if c.history_absent || rows_laid => 0,
             Some(_) => 0,
             None => self.history_size,
         };
         let mut rows = match c.history_joined {
-            _ if c.history_absent => Vec::new(),
+            _ if c.history_absent || rows_laid => Vec::new(),
             Some(_) => Vec::new(),
             None => split_rows(c.rows, c.rows_have_flags),
         };
@@ -437,9 +441,9 @@ impl Seed {
         match c.history_joined {
             _ if c.history_absent => t.history.set_absent(self.history_size),
             Some(joined) if self.history_size > 0 => {
-                let pushed = match laid {
+                let pushed = match laid.take() {
                     Some(laid) => {
-                        let (history, pushed) = laid.finish();
+                        let (history, pushed, _) = laid.finish();
                         t.history = history;
                         pushed
                     }
@@ -462,6 +466,21 @@ impl Seed {
                 }
             }
         }
+        let mut laid_marks = Vec::new();
+        if rows_laid
+            && self.history_size > 0
+            && let Some(laid) = laid.take()
+        {
+            let (history, pushed, marks) = laid.finish();
+            if pushed != self.history_size {
+                return Err(err(format!(
+                    "{pushed} history rows captured, tmux has {}",
+                    self.history_size
+                )));
+            }
+            t.history = history;
+            laid_marks = marks;
+        }
         for (y, mut line) in lines.into_iter().enumerate() {
             line.wrapped = wrapped[hsize + y];
             t.grid.lines[y] = line;
@@ -471,11 +490,18 @@ impl Seed {
         // line of history.
         if c.rows_have_flags && !self.alternate_on && c.history_joined.is_none() {
             let has = |r: &Row<'_>, f: u8| r.flags.is_some_and(|x| x.contains(&f));
-            if rows.iter().any(|r| has(r, b'P') || has(r, b'O')) {
+            if laid_marks.iter().any(|&m| m & 3 != 0)
+                || rows.iter().any(|r| has(r, b'P') || has(r, b'O'))
+            {
+                let laid = laid_marks
+                    .iter()
+                    .map(|&m| (m & 1 != 0, m & 2 != 0, m & 4 != 0));
                 t.recover_marks(
-                    rows.iter()
-                        .zip(&wrapped)
-                        .map(|(r, &w)| (has(r, b'P'), has(r, b'O'), w)),
+                    laid.chain(
+                        rows.iter()
+                            .zip(&wrapped)
+                            .map(|(r, &w)| (has(r, b'P'), has(r, b'O'), w)),
+                    ),
                 );
             }
         }
@@ -728,7 +754,7 @@ fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
     let history = std::mem::replace(&mut t.history, super::History::new(0));
     let mut laid = LaidHistory::on(history, t.sx() as usize, rules);
     laid.feed(joined);
-    let (history, pushed) = laid.finish();
+    let (history, pushed, _) = laid.finish();
     t.history = history;
     pushed
 }
@@ -749,6 +775,17 @@ pub struct LaidHistory {
     breaks: Vec<usize>,
     rows: usize,
     bytes: usize,
+    /// The text is rows with their flags ([`Captures::rows_have_flags`],
+    /// tmux ≥ 3.7), not lines: each row is pushed as it is.
+    flagged: bool,
+    /// Rows: DEC line-drawing letters read as box characters.
+    acs: bool,
+    /// Rows: inside a DEC line-drawing shift (SO before SI).
+    shifted: bool,
+    /// Rows: each row's prompt, output and wrapped flags (bits 1, 2, 4),
+    /// for [`Term::recover_marks`](super::Term).
+    marks: Vec<u8>,
+    buf: Vec<u8>,
 }
 
 impl LaidHistory {
@@ -765,6 +802,27 @@ impl LaidHistory {
         Ok(LaidHistory::on(history, seed.width as usize, rules))
     }
 
+    /// [`LaidHistory::new`] for a history that comes as rows with their
+    /// flags (`capture-pane -N -T -F`, tmux ≥ 3.7: [`Captures::rows`] with
+    /// [`Captures::rows_have_flags`]), each row kept as tmux has it; with
+    /// `acs`, DEC line-drawing letters read as box characters (as
+    /// [`DecGraphics::Unicode`](super::DecGraphics) reads them).
+    ///
+    /// # Errors
+    ///
+    /// As [`LaidHistory::new`].
+    pub fn new_rows(
+        formats: &str,
+        rules: Rules,
+        first: LineIndex,
+        acs: bool,
+    ) -> Result<LaidHistory, SeedError> {
+        let mut laid = LaidHistory::new(formats, rules, first)?;
+        laid.flagged = true;
+        laid.acs = acs;
+        Ok(laid)
+    }
+
     fn on(history: super::History, width: usize, rules: Rules) -> LaidHistory {
         LaidHistory {
             history,
@@ -774,6 +832,11 @@ impl LaidHistory {
             breaks: Vec::new(),
             rows: 0,
             bytes: 0,
+            flagged: false,
+            acs: false,
+            shifted: false,
+            marks: Vec::new(),
+            buf: Vec::new(),
         }
     }
 
@@ -805,8 +868,30 @@ impl LaidHistory {
         self.bytes
     }
 
-    /// One line's rows; `open`: its last row wraps (onto the screen).
+    /// One line's rows (`open`: its last row wraps, onto the screen), or
+    /// with flags one row as [`split_rows`] and [`plain_texts`] read it.
     fn push(&mut self, line: &[u8], open: bool) {
+        if self.flagged {
+            let (flags, text) = match memchr::memchr(b' ', line) {
+                Some(i) => (&line[..i], &line[i + 1..]),
+                None => (line, &[][..]),
+            };
+            let has = |f: u8| flags.contains(&f);
+            let wrapped = has(b'W');
+            self.marks
+                .push(u8::from(has(b'P')) | (u8::from(has(b'O')) << 1) | (u8::from(wrapped) << 2));
+            if !self.shifted && memchr::memchr3(0x1b, 0x0e, 0x0f, text).is_none() {
+                self.history.push_row(text, wrapped);
+            } else {
+                let mut buf = std::mem::take(&mut self.buf);
+                buf.clear();
+                strip_row(text, self.acs, false, &mut self.shifted, &mut buf);
+                self.history.push_row(&buf, wrapped);
+                self.buf = buf;
+            }
+            self.rows += 1;
+            return;
+        }
         self.breaks.clear();
         super::width::row_breaks(line, self.width, self.rules, &mut self.breaks);
         let mut start = 0;
@@ -820,12 +905,15 @@ impl LaidHistory {
 
     /// The history and the rows pushed: a last line without its `\n`
     /// continues on the screen (as is an empty text's one line).
-    fn finish(mut self) -> (super::History, usize) {
+    /// The history, the rows pushed and (rows) each row's flags bits.
+    fn finish(mut self) -> (super::History, usize, Vec<u8>) {
         let carry = std::mem::take(&mut self.carry);
-        if !carry.is_empty() || self.bytes == 0 {
+        // Every row ends with a line break: a last piece without one is
+        // no row (the count then differs from tmux's).
+        if !self.flagged && (!carry.is_empty() || self.bytes == 0) {
             self.push(&carry, true);
         }
-        (self.history, self.rows)
+        (self.history, self.rows, self.marks)
     }
 }
 
@@ -973,7 +1061,8 @@ mod tests {
             let whole = {
                 let mut l = LaidHistory::on(super::super::History::new(100), 10, Rules::V36);
                 l.feed(text);
-                l.finish()
+                let (h, n, _) = l.finish();
+                (h, n)
             };
             for cut in 0..=text.len() {
                 for cut2 in cut..=text.len() {
@@ -982,7 +1071,7 @@ mod tests {
                     l.feed(&text[cut..cut2]);
                     l.feed(&text[cut2..]);
                     assert_eq!(l.bytes(), text.len());
-                    let (h, n) = l.finish();
+                    let (h, n, _) = l.finish();
                     assert_eq!(
                         (rows(&h), n),
                         (rows(&whole.0), whole.1),
@@ -1003,6 +1092,61 @@ mod tests {
         assert!(Seed::parse_formats("0,3,0,0,0,0,0,0,0,0,0,1,0,0;").is_err());
         assert!(Seed::parse_formats("20,3,4,2,2,100,0,0,0,1,1,1,0,0;").is_err());
         assert!(Seed::parse_formats("20,1,4,0,2,100,0,0,0,0,0,1,0,0;").is_ok());
+    }
+
+    /// A history of flagged rows (tmux ≥ 3.7) laid out as it streams,
+    /// cut anywhere, makes the copy the whole capture makes: rows, lines,
+    /// and the commands tmux's prompt and output flags mark.
+    #[test]
+    fn flagged_rows_laid_in_pieces_seed_the_same_copy() {
+        let mut t = Term::new(
+            12,
+            3,
+            Rules::V36,
+            Options {
+                history_limit: 100,
+                ..Options::default()
+            },
+        );
+        t.advance(b"$ make\r\nbuilding a long line that wraps\r\ndone\r\n$ ls\r\na b\r\n$ ");
+        let own = OwnCaptures::of(&t);
+        // tmux's flags on the prompt and output rows.
+        let rows = String::from_utf8(own.rows.clone()).unwrap();
+        let rows = rows
+            .replacen("- $ make", "P $ make", 1)
+            .replacen("W build", "OW build", 1)
+            .replacen("- $ ls", "P $ ls", 1);
+        let c = Captures {
+            rows: rows.as_bytes(),
+            ..own.captures()
+        };
+        let whole = Seed::from_captures(&c, Rules::V36, Options::default(), LineIndex(3)).unwrap();
+        let view = |t: &Term| {
+            let lines: Vec<_> = t
+                .lines()
+                .map(|l| (l.index.0, l.text.into_owned()))
+                .collect();
+            let commands = format!("{:?}", t.commands());
+            (t.capture(LineNo(-100), LineNo(2)), lines, commands)
+        };
+        assert!(view(&whole).2.contains("TmuxFlags"), "{}", view(&whole).2);
+        let bytes = rows.as_bytes();
+        for cut in 0..=bytes.len() {
+            let mut laid =
+                LaidHistory::new_rows(c.formats, Rules::V36, LineIndex(3), true).unwrap();
+            laid.feed(&bytes[..cut]);
+            laid.feed(&bytes[cut..]);
+            let marker = Captures { rows: b"", ..c };
+            let t = Seed::from_captures_laid(
+                &marker,
+                Rules::V36,
+                Options::default(),
+                LineIndex(3),
+                laid,
+            )
+            .unwrap();
+            assert_eq!(view(&t), view(&whole), "cut at {cut}");
+        }
     }
 
     #[test]

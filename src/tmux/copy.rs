@@ -243,15 +243,13 @@ async fn attempt(
     };
     // Every buffer the lines left is read and deleted, whatever the answer.
     let timeout = server.timeout();
-    // History that comes as lines is laid out as it is read, on this
-    // machine (a remote one answers whole).
+    // The history is laid out as it is read, on this machine (a remote
+    // one answers whole).
     let local = match server.endpoint() {
         crate::wire::Endpoint::Local(path) => Some(path),
         crate::wire::Endpoint::Remote(_) => None,
     };
-    let laid = local
-        .filter(|_| seed::needs_verify(&recipe))
-        .and_then(|path| Some((path, seed::laid_history(&reply, opts)?)));
+    let laid = local.and_then(|path| Some((path, seed::laid_history(&reply, &recipe, opts)?)));
     // Both buffers at once, each by a one-shot client (locally).
     let fetch = async |name: &Option<String>| match name {
         Some(n) => Some(
