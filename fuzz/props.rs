@@ -286,8 +286,8 @@ pub fn tmux_version(data: &[u8]) {
     }
 }
 
-/// The CLI's reading of a copy (`cli::source::lines_of`, chunk by chunk)
-/// gives the lines, tmux line numbers, rows and screens of the copy's
+/// The CLI's reading of a copy (`mirror::scan::Lines`, chunk by chunk,
+/// copied out by `cli::source::lines_of`) gives the lines, tmux line numbers, rows and screens of the copy's
 /// one-at-a-time lines (`Term::lines`, the hidden normal screen between
 /// history and screen), whole and over a range; and `term::width::rows`
 /// is at least 1 for any text.
@@ -296,7 +296,7 @@ pub fn tmux_version(data: &[u8]) {
 /// the pane output.
 pub fn copy_lines(data: &[u8]) {
     use tmuxwire::cli::source::{PaneInfo, Range, lines_of};
-    use tmuxwire::mirror::scan::Screen;
+    use tmuxwire::mirror::scan::{Lines, Screen};
     use tmuxwire::term::width::{Rules, rows};
     use tmuxwire::term::{Options, Term, trim_end_spaces};
     let Some((head, body)) = data.split_first_chunk::<2>() else {
@@ -335,7 +335,7 @@ pub fn copy_lines(data: &[u8]) {
         want.push((trim_end_spaces(&l.text).to_vec(), l.first_row.0, l.rows(), screen));
     }
     let read = |range: Range| {
-        let p = lines_of(&t, PaneInfo::default(), range);
+        let p = lines_of(&Lines::of(&t, range.bounds()), PaneInfo::default());
         (0..p.lines.len())
             .map(|i| (p.line(i).to_vec(), p.lines[i].number, p.lines[i].rows, p.lines[i].screen))
             .collect::<Vec<_>>()

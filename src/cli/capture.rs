@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use super::errors::CliError;
 use super::output::{Out, escape_field};
-use super::target::{self, Level, World};
+use super::target::{self, Level};
 use super::{CaptureArgs, LineArg};
 use crate::control::PaneId;
 use crate::term::strip_row;
@@ -70,17 +70,7 @@ pub const PANES_HEADER: &str = "PANE\tPLACE\tSIZE\tCOMMAND\tPATH\tWINDOW";
 ///
 /// A missing target, the tools' errors.
 pub async fn panes(servers: &Servers, target: Option<&str>) -> Result<ExitCode, CliError> {
-    let (world, rows) = match target {
-        Some(t) => {
-            let (world, scope) = target::resolve_arg(servers, t).await?;
-            (world, scope.rows)
-        }
-        None => {
-            let world = World::fetch(servers, None).await?;
-            let all = (0..world.rows.len()).collect();
-            (world, all)
-        }
-    };
+    let (world, rows) = target::panes_in(servers, target).await?;
     let mut out = Out::new();
     // A header helps a person; a script reading a pipe gets records only.
     if io::stdout().is_terminal() {

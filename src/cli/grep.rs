@@ -1,6 +1,10 @@
-//! grep over a pane's logical lines ([`super::source::PaneLines`]):
-//! selecting lines, `-m`, context, `-o`, and printing records (pure: no
-//! I/O but the writer it is given).
+//! grep over a pane's logical lines ([`PaneText`]: a copy's lines as the
+//! mirror's scan reads them, [`crate::mirror::scan::Lines`], or the same
+//! lines in one buffer, [`super::source::PaneLines`]): selecting lines,
+//! `-m`, context, `-o`, and printing records (pure: no I/O but the writer
+//! it is given). Which lines match is the scan's answer
+//! ([`crate::mirror::scan::Lines::each_match`]); this module adds grep's
+//! selection and format on top.
 //!
 //! # Semantics (GNU grep's)
 //!
@@ -50,7 +54,8 @@ use std::ops::Range;
 
 use super::errors::CliError;
 use super::output::{Painter, escape_field};
-use super::source::PaneLines;
+use super::source::{PaneInfo, PaneLines};
+use crate::mirror::scan::Lines;
 use crate::search::{Pattern, PatternErrorKind, PatternOptions};
 
 /// The longest pattern `search` compiles, in characters (all `-e` and
@@ -152,11 +157,11 @@ impl Matcher {
         self.pattern.as_ref()
     }
 
-    /// Calls `f` with each matching line's index of `text` (a buffer of
-    /// `\n`-ended lines), in order, until it returns `false`.
-    fn each_match(&self, text: &[u8], mut f: impl FnMut(usize) -> bool) {
+    /// Calls `f` with each matching line's index of `lines`, in order,
+    /// until it returns `false`.
+    fn each_match(&self, lines: &impl PaneText, f: impl FnMut(usize) -> bool) {
         if let Some(p) = &self.pattern {
-            p.for_each_line(text, |m| f(m.line));
+            lines.each_match(p, f);
         }
     }
 
@@ -165,6 +170,47 @@ impl Matcher {
         self.pattern
             .as_ref()
             .map_or_else(Vec::new, |p| p.find_all_in_line(line))
+    }
+}
+
+/// A pane's logical lines as grep reads them: numbered `0..len()` in
+/// scan order, each with its text and tmux line number.
+pub trait PaneText {
+    /// How many lines.
+    fn len(&self) -> usize;
+    /// Line `i`'s text (no line break) and its tmux line number (`i` is
+    /// below [`PaneText::len`]).
+    fn line(&self, i: usize) -> (&[u8], i64);
+    /// Calls `f` with the index of each line `pattern` matches, in order,
+    /// until it returns `false`.
+    fn each_match(&self, pattern: &Pattern, f: impl FnMut(usize) -> bool);
+}
+
+impl PaneText for Lines<'_> {
+    fn len(&self) -> usize {
+        Lines::len(self)
+    }
+
+    fn line(&self, i: usize) -> (&[u8], i64) {
+        self.get(i).map_or((&[][..], 0), |l| (l.text, l.number))
+    }
+
+    fn each_match(&self, pattern: &Pattern, f: impl FnMut(usize) -> bool) {
+        Lines::each_match(self, pattern, f);
+    }
+}
+
+impl PaneText for PaneLines {
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn line(&self, i: usize) -> (&[u8], i64) {
+        (PaneLines::line(self, i), self.lines[i].number)
+    }
+
+    fn each_match(&self, pattern: &Pattern, mut f: impl FnMut(usize) -> bool) {
+        pattern.for_each_line(&self.text, |m| f(m.line));
     }
 }
 
@@ -285,7 +331,7 @@ impl<'a, W: Write> Grep<'a, W> {
     }
 
     /// The selected lines of `p` (indexes), as many as the mode needs.
-    fn selected(&self, p: &PaneLines) -> Vec<usize> {
+    fn selected(&self, p: &impl PaneText) -> Vec<usize> {
         let o = &self.opts;
         let first_only = matches!(o.mode, Mode::WithMatches | Mode::WithoutMatch | Mode::Quiet);
         let cap = match (first_only, o.max_count) {
@@ -299,18 +345,18 @@ impl<'a, W: Write> Grep<'a, W> {
             return out;
         }
         if !o.invert {
-            self.matcher.each_match(&p.text, |i| {
+            self.matcher.each_match(p, |i| {
                 out.push(i);
                 out.len() < cap
             });
         } else {
             let mut matched = Vec::new();
-            self.matcher.each_match(&p.text, |i| {
+            self.matcher.each_match(p, |i| {
                 matched.push(i);
                 true
             });
             let mut mi = 0;
-            for i in 0..p.lines.len() {
+            for i in 0..p.len() {
                 if matched.get(mi) == Some(&i) {
                     mi += 1;
                     continue;
@@ -330,11 +376,11 @@ impl<'a, W: Write> Grep<'a, W> {
         out
     }
 
-    /// Greps one pane and prints its records. Returns how many lines were
-    /// selected (after `-m`/`--newest`).
-    pub fn pane(&mut self, p: &PaneLines) -> usize {
+    /// Greps `p`, the lines of `pane`, and prints its records. Returns
+    /// how many lines were selected (after `-m`/`--newest`).
+    pub fn pane(&mut self, pane: &PaneInfo, p: &impl PaneText) -> usize {
         let sel = self.selected(p);
-        let place = place(&p.pane);
+        let place = place(pane);
         match self.opts.mode {
             Mode::Quiet => {}
             Mode::WithMatches if !sel.is_empty() => {
@@ -360,9 +406,9 @@ impl<'a, W: Write> Grep<'a, W> {
     }
 
     /// Prints selected lines and their context.
-    fn lines(&mut self, p: &PaneLines, place: &str, sel: &[usize]) {
+    fn lines(&mut self, p: &impl PaneText, place: &str, sel: &[usize]) {
         let (before, after) = (self.opts.before, self.opts.after);
-        let n = p.lines.len();
+        let n = p.len();
         let mut k = 0;
         while k < sel.len() {
             // One group: selected lines whose context overlaps or touches.
@@ -394,9 +440,8 @@ impl<'a, W: Write> Grep<'a, W> {
     }
 
     /// One line: selected (`:`) or context (`-`); `-o` prints matches.
-    fn record(&mut self, p: &PaneLines, place: &str, i: usize, selected: bool) {
-        let text = p.line(i);
-        let number = p.lines[i].number;
+    fn record(&mut self, p: &impl PaneText, place: &str, i: usize, selected: bool) {
+        let (text, number) = p.line(i);
         if self.opts.only_matching {
             if !selected || self.opts.invert {
                 return;
@@ -479,7 +524,7 @@ mod tests {
 
     fn run(matcher: &Matcher, opts: Options, panes: &[PaneLines]) -> (String, usize) {
         let mut g = Grep::new(matcher, opts, Painter::new(false), Vec::new());
-        let n = panes.iter().map(|p| g.pane(p)).sum();
+        let n = panes.iter().map(|p| g.pane(&p.pane, p)).sum();
         (String::from_utf8(g.into_inner()).unwrap(), n)
     }
 

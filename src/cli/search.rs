@@ -1,11 +1,11 @@
 //! `tmuxwire search`: grep for panes.
 //!
-//! Two layers: a [`LineSource`] yields each pane's logical lines with
-//! their tmux line numbers (`super::source`: a copy of each pane made as
-//! the MCP server's mirror makes its copies, so `search_panes` finds the
-//! same lines), and
-//! `super::grep` selects and prints lines over each pane's buffer with
-//! GNU grep's flags. This module turns the flags into both and runs them.
+//! Two layers: a [`LineSource`] yields a copy of each pane
+//! (`super::source`: made as the MCP server's mirror makes its copies),
+//! whose logical lines and tmux line numbers the mirror's scan reads
+//! ([`crate::mirror::scan::Lines`], so `search_panes` finds the same
+//! lines), and `super::grep` selects and prints lines with GNU grep's
+//! flags. This module turns the flags into both and runs them.
 //!
 //! What changed from grep, and why: PATTERN is literal unless `-E` (a
 //! pane's text is full of regex characters, and a literal keeps the
@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use super::errors::CliError;
 use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
-use super::source::{Copies, LineSource, PaneInfo, Range};
-use super::target::{self, World};
+use super::source::{Copies, LineSource, PaneInfo, Range, lines_of};
+use super::target;
 use super::{LineArg, SearchArgs};
 use crate::tmux::Servers;
 
@@ -114,17 +114,7 @@ fn line(v: Option<LineArg>) -> Option<i64> {
 /// The panes in scope, in `tmuxwire panes` order, each once (a pane of a
 /// linked window is listed once per session).
 async fn scope(servers: &Servers, target: Option<&str>) -> Result<Vec<PaneInfo>, CliError> {
-    let (world, rows) = match target {
-        Some(t) => {
-            let (world, scope) = target::resolve_arg(servers, t).await?;
-            (world, scope.rows)
-        }
-        None => {
-            let world = World::fetch(servers, None).await?;
-            let all = (0..world.rows.len()).collect();
-            (world, all)
-        }
-    };
+    let (world, rows) = target::panes_in(servers, target).await?;
     let mut seen = std::collections::HashSet::new();
     Ok(rows
         .into_iter()
@@ -173,7 +163,7 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
         start: line(a.start),
         end: line(a.end),
     };
-    let mut source = Copies::new(tmux.clone(), panes, range);
+    let mut source = Copies::new(tmux.clone(), panes);
     let painter = Painter::new(a.color.enabled_here());
     let stdout = BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
     let mut grep = Grep::new(&matcher, opts, painter, stdout);
@@ -181,12 +171,16 @@ pub async fn run(servers: &Servers, a: SearchArgs) -> Result<ExitCode, CliError>
     let mut failed: Option<CliError> = None;
     while let Some(next) = source.next_pane().await {
         match next {
-            Ok(mut p) => {
-                if a.redact.redact {
+            Ok(copy) => {
+                let lines = copy.lines(range);
+                selected += if a.redact.redact {
                     // Searched as printed: a secret's text is not there.
+                    let mut p = lines_of(&lines, copy.pane.clone());
                     p.redact();
-                }
-                selected += grep.pane(&p);
+                    grep.pane(&copy.pane, &p)
+                } else {
+                    grep.pane(&copy.pane, &lines)
+                };
             }
             Err(e) => {
                 failed = Some(e);

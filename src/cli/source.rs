@@ -1,24 +1,19 @@
 //! Where `search` gets each pane's text: the seam between reading panes
 //! and grepping them.
 //!
-//! A [`LineSource`] yields, pane by pane in `tmuxwire panes` order, the
-//! pane's logical lines as one contiguous buffer ([`PaneLines::text`],
-//! each line ended by `\n`, trailing blanks trimmed) with, for every line,
-//! where it starts in the buffer, the tmux line number of its first row,
-//! the rows it fills and the screen it is on ([`LineInfo`]). `search`
-//! (`super::grep`) matches over the whole buffer with
-//! [`crate::search::Pattern`] and prints from these facts alone, so a
-//! source can be swapped without touching it.
-//!
-//! The source is [`Copies`]: per pane, a copy made once from tmux's
+//! A [`LineSource`] yields, pane by pane in `tmuxwire panes` order, a
+//! copy of the pane ([`PaneCopy`]): a [`Term`] made once from tmux's
 //! captures ([`crate::tmux::copy`], the mirror's own seed: one batch of
-//! commands, one moment), two panes in flight at a time. Its lines are
-//! the copy's, read the way `search_panes` scans a copy
-//! ([`crate::mirror::scan`]): the history's logical lines, then the normal
-//! screen a full-screen program hides (numbered from its top row, 0),
-//! then the screen. So `tmuxwire search` and `search_panes` give the same
-//! lines, line numbers and row counts for the same pane. A pane that
-//! vanishes meanwhile is skipped.
+//! commands, one moment), two panes in flight at a time. `search`
+//! (`super::grep`) reads its lines with the mirror's scan
+//! ([`crate::mirror::scan::Lines`]: the history's logical lines, then the
+//! normal screen a full-screen program hides, numbered from its top row,
+//! 0, then the screen), over the copy's own text, so `tmuxwire search` and
+//! `search_panes` give the same lines, line numbers and row counts for the
+//! same pane. A pane that vanishes meanwhile is skipped.
+//!
+//! [`PaneLines`] is the same lines copied into one buffer, for what must
+//! rewrite their text first (`--redact` masks secrets across lines).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -30,8 +25,8 @@ use futures::stream::FuturesOrdered;
 
 use super::errors::CliError;
 use crate::control::PaneId;
-use crate::mirror::scan::Screen;
-use crate::term::{Term, trim_end_spaces};
+use crate::mirror::scan::{Lines, Screen};
+use crate::term::Term;
 use crate::tmux::Server;
 
 /// One logical line of a [`PaneLines`].
@@ -141,7 +136,7 @@ pub struct Range {
     pub end: Option<i64>,
 }
 
-/// A source of panes' logical lines for `search`.
+/// A source of panes' copies for `search`.
 pub trait LineSource {
     /// The next pane, in `tmuxwire panes` order; `None` after the last.
     /// A pane that vanished while it was read is left out.
@@ -149,7 +144,30 @@ pub trait LineSource {
     /// # Errors
     ///
     /// The server went away or refused: nothing more can be read.
-    fn next_pane(&mut self) -> impl Future<Output = Option<Result<PaneLines, CliError>>>;
+    fn next_pane(&mut self) -> impl Future<Output = Option<Result<PaneCopy, CliError>>>;
+}
+
+/// One pane's copy (see the module docs).
+pub struct PaneCopy {
+    /// The pane.
+    pub pane: PaneInfo,
+    /// Its copy.
+    pub term: Term,
+}
+
+impl PaneCopy {
+    /// Its lines within `range`, in scan order, read from the copy.
+    pub fn lines(&self, range: Range) -> Lines<'_> {
+        Lines::of(&self.term, range.bounds())
+    }
+}
+
+impl Range {
+    /// As [`Lines::of`] takes it: `None` for the whole pane.
+    pub fn bounds(self) -> Option<(i64, i64)> {
+        (self.start.is_some() || self.end.is_some())
+            .then(|| (self.start.unwrap_or(i64::MIN), self.end.unwrap_or(i64::MAX)))
+    }
 }
 
 /// Panes copied at once.
@@ -158,17 +176,15 @@ const IN_FLIGHT: usize = 2;
 /// [`LineSource`] by copies made once (see the module docs).
 pub struct Copies {
     server: Arc<Server>,
-    range: Range,
     todo: VecDeque<PaneInfo>,
-    running: FuturesOrdered<BoxFuture<'static, Result<Option<PaneLines>, CliError>>>,
+    running: FuturesOrdered<BoxFuture<'static, Result<Option<PaneCopy>, CliError>>>,
 }
 
 impl Copies {
-    /// Reads `panes` (in this order) of `server` over `range`.
-    pub fn new(server: Arc<Server>, panes: Vec<PaneInfo>, range: Range) -> Copies {
+    /// Reads `panes` (in this order) of `server`.
+    pub fn new(server: Arc<Server>, panes: Vec<PaneInfo>) -> Copies {
         Copies {
             server,
-            range,
             todo: panes.into(),
             running: FuturesOrdered::new(),
         }
@@ -176,15 +192,13 @@ impl Copies {
 }
 
 impl LineSource for Copies {
-    async fn next_pane(&mut self) -> Option<Result<PaneLines, CliError>> {
+    async fn next_pane(&mut self) -> Option<Result<PaneCopy, CliError>> {
         loop {
             while self.running.len() < IN_FLIGHT
                 && let Some(p) = self.todo.pop_front()
             {
                 let server = self.server.clone();
-                let range = self.range;
-                self.running
-                    .push_back(Box::pin(read_pane(server, p, range)));
+                self.running.push_back(Box::pin(read_pane(server, p)));
             }
             match self.running.next().await? {
                 Ok(Some(p)) => return Some(Ok(p)),
@@ -195,80 +209,36 @@ impl LineSource for Copies {
     }
 }
 
-/// Copies one pane and reads its lines; `None` when it is gone.
-async fn read_pane(
-    server: Arc<Server>,
-    pane: PaneInfo,
-    range: Range,
-) -> Result<Option<PaneLines>, CliError> {
+/// Copies one pane; `None` when it is gone.
+async fn read_pane(server: Arc<Server>, pane: PaneInfo) -> Result<Option<PaneCopy>, CliError> {
     let Ok(id) = pane.pane_id.parse::<PaneId>() else {
         return Ok(None);
     };
-    let Some(built) =
-        crate::tmux::copy::copy_pane_as(&server, id, crate::tmux::copy::Exactness::Lines).await?
-    else {
-        return Ok(None);
-    };
-    let read = tokio::task::spawn_blocking(move || lines_of(&built.term, pane, range)).await;
-    read.map(Some).map_err(|e| {
-        CliError::new(format!(
-            "search: reading the copy of pane {id} failed (a bug): {e}"
-        ))
-    })
+    let built =
+        crate::tmux::copy::copy_pane_as(&server, id, crate::tmux::copy::Exactness::Lines).await?;
+    Ok(built.map(|b| PaneCopy { pane, term: b.term }))
 }
 
-/// The logical lines of `term` whose first row is within `range` (a line
-/// that starts before it but reaches into it counts, as in
-/// [`crate::mirror::scan::scan`]), in the order and with the numbers
-/// `search_panes` gives them (see the module docs).
-pub fn lines_of(term: &Term, pane: PaneInfo, range: Range) -> PaneLines {
-    let in_range = |first: i64, rows: u32| {
-        range.start.is_none_or(|lo| first + i64::from(rows) > lo)
-            && range.end.is_none_or(|hi| first <= hi)
-    };
-    // Room for the whole history at once: growing a buffer of millions of
-    // lines by doubling copies it again and faults its pages in twice.
-    let (bytes, lines) = term.history().search_chunks().fold((0, 0), |(b, l), c| {
-        (
-            b + c.text.len(),
-            l + memchr::memchr_iter(b'\n', c.text).count(),
-        )
-    });
+/// The lines `lines` holds copied into one buffer (see [`PaneLines`]).
+pub fn lines_of(lines: &Lines<'_>, pane: PaneInfo) -> PaneLines {
+    let bytes = (0..lines.len())
+        .filter_map(|i| lines.get(i))
+        .map(|l| l.text.len() + 1)
+        .sum();
     let mut out = PaneLines {
         pane,
-        text: Vec::with_capacity(bytes + 4096),
-        lines: Vec::with_capacity(lines + 256),
+        text: Vec::with_capacity(bytes),
+        lines: Vec::with_capacity(lines.len()),
     };
-    let mut push = |text: &[u8], number: i64, rows: u32, screen: Screen| {
+    for l in (0..lines.len()).filter_map(|i| lines.get(i)) {
         out.lines.push(LineInfo {
             start: out.text.len(),
-            number,
-            rows,
-            screen,
+            number: l.number,
+            rows: l.rows,
+            screen: l.screen,
         });
-        out.text.extend_from_slice(trim_end_spaces(text));
+        out.text.extend_from_slice(l.text);
         out.text.push(b'\n');
-    };
-    let hsize = i64::try_from(term.history_size()).unwrap_or(i64::MAX);
-    for chunk in term.history().search_chunks() {
-        let text = chunk.text;
-        let mut at = 0;
-        let mut k = 0;
-        while at < text.len() {
-            let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
-            let (row, rows) = chunk.rows_of(k);
-            let first = i64::try_from(row).unwrap_or(i64::MAX) - hsize;
-            if in_range(first, rows) {
-                push(&text[at..end], first, rows, Screen::Main);
-            }
-            at = end + 1;
-            k += 1;
-        }
-    }
-    for (line, on) in crate::mirror::scan::screen_lines(term) {
-        if in_range(line.first_row.0, line.rows()) {
-            push(&line.text, line.first_row.0, line.rows(), on);
-        }
     }
     out
 }
@@ -283,6 +253,10 @@ mod tests {
         let mut t = Term::new(20, 3, Rules::V34, Options::default());
         t.advance(bytes);
         t
+    }
+
+    fn read(t: &Term, range: Range) -> PaneLines {
+        lines_of(&Lines::of(t, range.bounds()), PaneInfo::default())
     }
 
     fn got(p: &PaneLines) -> Vec<(String, i64, u32, Screen)> {
@@ -302,7 +276,7 @@ mod tests {
     #[test]
     fn lines_with_tmux_numbers_and_rows() {
         let t = term(b"old\r\n0123456789abcdefNEEDLEXYZ-tail\r\nprompt   \r\nlast");
-        let p = lines_of(&t, PaneInfo::default(), Range::default());
+        let p = read(&t, Range::default());
         assert_eq!(
             got(&p),
             [
@@ -314,9 +288,8 @@ mod tests {
         );
         assert_eq!(p.text.iter().filter(|&&b| b == b'\n').count(), 4);
         // A range keeps the lines that reach into it.
-        let p = lines_of(
+        let p = read(
             &t,
-            PaneInfo::default(),
             Range {
                 start: Some(0),
                 end: Some(1),
@@ -329,7 +302,7 @@ mod tests {
     #[test]
     fn hidden_screen_between_history_and_screen() {
         let t = term(b"hist\r\nmain one\r\nmain two\x1b[?1049h\x1b[Halt a\r\nalt b");
-        let p = lines_of(&t, PaneInfo::default(), Range::default());
+        let p = read(&t, Range::default());
         let g = got(&p);
         assert_eq!(g[0], ("hist".into(), 0, 1, Screen::HiddenMain));
         assert!(

@@ -547,6 +547,29 @@ pub fn target_error(value: &str, reason: &str) -> CliError {
     CliError::new(message).hint(PANES_HINT)
 }
 
+/// The panes `-t VALUE` names (every pane without one): the world
+/// they were read from and their rows in it, in `tmuxwire panes` order.
+///
+/// # Errors
+///
+/// As [`resolve_arg`].
+pub async fn panes_in(
+    servers: &Servers,
+    value: Option<&str>,
+) -> Result<(World, Vec<usize>), CliError> {
+    Ok(match value {
+        Some(t) => {
+            let (world, scope) = resolve_arg(servers, t).await?;
+            (world, scope.rows)
+        }
+        None => {
+            let world = World::fetch(servers, None).await?;
+            let all = (0..world.rows.len()).collect();
+            (world, all)
+        }
+    })
+}
+
 /// Parses and resolves `-t VALUE`: the world it was resolved in and the
 /// scope.
 ///

@@ -105,6 +105,162 @@ pub fn screen_lines(term: &Term) -> impl Iterator<Item = (LogicalLine<'_>, Scree
         .chain(term.screen_logical_lines().map(move |l| (l, on_screen)))
 }
 
+/// A copy's logical lines in the order a scan reads them (the history's,
+/// then [`screen_lines`]) whose first row is within a range (as [`scan`]
+/// reads `range`: a line that starts before it but reaches into it
+/// counts), each with its tmux line number; held as the copy holds them,
+/// not copied. What a reader that selects and prints whole lines walks
+/// (`tmuxwire search`: `-v`, context, every match), so it finds the
+/// lines, numbers and rows [`scan`] finds.
+pub struct Lines<'a> {
+    hsize: i64,
+    /// The history's lines in range, chunk by chunk.
+    parts: Vec<Part<'a>>,
+    /// History lines in range (the first screen line's position).
+    history: usize,
+    screen: Vec<(LogicalLine<'a>, Screen)>,
+}
+
+/// The lines `from..to` of a history chunk, the first at position `base`.
+struct Part<'a> {
+    chunk: crate::term::SearchChunk<'a>,
+    from: usize,
+    to: usize,
+    base: usize,
+}
+
+/// One line of [`Lines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// Its text, trailing spaces removed, without a line break.
+    pub text: &'a [u8],
+    /// The tmux line number of its first row.
+    pub number: i64,
+    /// The rows it fills.
+    pub rows: u32,
+    /// Which screen it is on.
+    pub screen: Screen,
+}
+
+/// The first `k` in `0..n` where `pred` is false (`pred` true, then
+/// false, along `0..n`).
+fn first_not(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `term` whose first row is within `range` (tmux line
+    /// numbers, inclusive; `None`: all of them).
+    pub fn of(term: &'a Term, range: Option<(i64, i64)>) -> Lines<'a> {
+        let hsize = i64::try_from(term.history_size()).unwrap_or(i64::MAX);
+        let in_range = |first: i64, rows: u32| match range {
+            None => true,
+            Some((lo, hi)) => first <= hi && first + i64::from(rows) > lo,
+        };
+        let mut parts = Vec::new();
+        let mut history = 0;
+        for chunk in term.history().search_chunks() {
+            let n = chunk.line_count();
+            let first = |k: usize| {
+                let (row, rows) = chunk.rows_of(k);
+                (i64::try_from(row).unwrap_or(i64::MAX) - hsize, rows)
+            };
+            // A chunk's lines go down its rows: those in range are a run.
+            let (from, to) = match range {
+                None => (0, n),
+                Some((lo, hi)) => {
+                    let from = first_not(n, |k| {
+                        let (f, rows) = first(k);
+                        f + i64::from(rows) <= lo
+                    });
+                    (from, first_not(n, |k| first(k).0 <= hi).max(from))
+                }
+            };
+            if from < to {
+                parts.push(Part {
+                    chunk,
+                    from,
+                    to,
+                    base: history,
+                });
+                history += to - from;
+            }
+        }
+        let screen = screen_lines(term)
+            .filter(|(l, _)| in_range(l.first_row.0, l.rows()))
+            .collect();
+        Lines {
+            hsize,
+            parts,
+            history,
+            screen,
+        }
+    }
+
+    /// How many lines.
+    pub fn len(&self) -> usize {
+        self.history + self.screen.len()
+    }
+
+    /// No line at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Line `i` (0-based, in scan order); `None` past the last.
+    pub fn get(&self, i: usize) -> Option<Line<'_>> {
+        if i >= self.history {
+            let (l, screen) = self.screen.get(i - self.history)?;
+            return Some(Line {
+                text: &l.text,
+                number: l.first_row.0,
+                rows: l.rows(),
+                screen: *screen,
+            });
+        }
+        let p = &self.parts[self.parts.partition_point(|p| p.base <= i) - 1];
+        let k = p.from + (i - p.base);
+        let (row, rows) = p.chunk.rows_of(k);
+        Some(Line {
+            text: p.chunk.line(k),
+            number: i64::try_from(row).unwrap_or(i64::MAX) - self.hsize,
+            rows,
+            screen: Screen::Main,
+        })
+    }
+
+    /// Calls `f` with the position of each line `pattern` matches, in
+    /// order, until it returns `false`: the history a chunk at a time as
+    /// one buffer ([`Pattern::for_each_line`]), as [`scan`] searches it.
+    pub fn each_match(&self, pattern: &Pattern, mut f: impl FnMut(usize) -> bool) {
+        for p in &self.parts {
+            let text = &p.chunk.text[p.chunk.line_start(p.from)..p.chunk.line_start(p.to)];
+            let mut go = true;
+            pattern.for_each_line(text, |m| {
+                go = f(p.base + m.line);
+                go
+            });
+            if !go {
+                return;
+            }
+        }
+        for (k, (l, _)) in self.screen.iter().enumerate() {
+            if pattern.is_match_line(&l.text) && !f(self.history + k) {
+                return;
+            }
+        }
+    }
+}
+
 /// Searches `term` for `pattern` in the lines whose first row is within
 /// `range` (tmux line numbers, inclusive; `None`: everything), keeping the
 /// newest `keep` matched lines. `cancel` is checked between history
@@ -475,6 +631,84 @@ mod tests {
     use crate::term::{Options, Rules};
     use proptest::prelude::*;
 
+    /// An empty copy `width` × `height` keeping `limit` history rows.
+    fn with_history(width: u32, height: u32, limit: usize) -> Term {
+        let opts = Options {
+            history_limit: limit,
+            ..Options::default()
+        };
+        Term::new(width, height, Rules::V36, opts)
+    }
+
+    /// [`Lines`] holds every logical line in scan order with its number
+    /// and rows (history over several chunks, a wrapped line, the hidden
+    /// and alternate screens), a range keeps those that reach into it,
+    /// and `each_match` finds the lines [`scan`] finds.
+    #[test]
+    fn lines_in_scan_order() {
+        let mut t = with_history(30, 4, 50_000);
+        let mut out = Vec::new();
+        for i in 0..20_000 {
+            let l = if i % 500 == 7 {
+                format!("long {i} {}", "w".repeat(70))
+            } else {
+                format!("l{i} NEEDLE{}", i % 3)
+            };
+            out.extend_from_slice(l.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"main\x1b[?1049h\x1b[Halt NEEDLE0\r\nalt b");
+        t.advance(&out);
+        assert!(t.history().chunks().count() > 2, "several chunks");
+        // The order scan_naive reads (history, hidden screen, screen).
+        let hsize = t.history_size() as i64;
+        let mut want: Vec<(String, i64, u32, Screen)> = t
+            .lines()
+            .filter(|l| l.first_row.0 + i64::from(l.rows()) <= 0 && hsize > 0)
+            .map(|l| (l, Screen::Main))
+            .chain(screen_lines(&t))
+            .map(|(l, s)| {
+                let text = String::from_utf8_lossy(&l.text).into_owned();
+                (text, l.first_row.0, l.rows(), s)
+            })
+            .collect();
+        let all = Lines::of(&t, None);
+        let got = |v: &Lines<'_>| -> Vec<(String, i64, u32, Screen)> {
+            (0..v.len())
+                .map(|i| {
+                    let l = v.get(i).unwrap();
+                    let text = String::from_utf8_lossy(l.text).into_owned();
+                    (text, l.number, l.rows, l.screen)
+                })
+                .collect()
+        };
+        assert_eq!(got(&all), want);
+        assert!(all.get(all.len()).is_none());
+        // A range: the lines that reach into it.
+        let (lo, hi) = (-14_000, -1_000);
+        let v = Lines::of(&t, Some((lo, hi)));
+        want.retain(|(_, first, rows, _)| *first <= hi && first + i64::from(*rows) > lo);
+        assert_eq!(got(&v), want);
+        // Matches: the lines scan finds, in order.
+        let p = Pattern::new("NEEDLE0", PatternOptions::literal()).unwrap();
+        let mut found = Vec::new();
+        all.each_match(&p, |i| {
+            found.push(all.get(i).unwrap().number);
+            true
+        });
+        let s = scan(&t, &p, None, usize::MAX, &AtomicBool::new(false));
+        let lines: Vec<i64> = s.hits.iter().map(|h| h.line).collect();
+        assert_eq!(found, lines);
+        assert_eq!(found.len(), s.count);
+        // Stopped by `f`.
+        let mut n = 0;
+        all.each_match(&p, |_| {
+            n += 1;
+            n < 3
+        });
+        assert_eq!(n, 3);
+    }
+
     /// Chunks whose byte-pair summary lacks a pair of the needle are
     /// skipped: with many chunks, the scan still finds exactly what the
     /// naive scan finds, for literals in either case mode (Kelvin sign and
@@ -501,15 +735,7 @@ mod tests {
             "ab",
             "中文",
         ];
-        let mut t = Term::new(
-            60,
-            5,
-            Rules::V36,
-            Options {
-                history_limit: 100_000,
-                ..Options::default()
-            },
-        );
+        let mut t = with_history(60, 5, 100_000);
         let mut lines = Vec::new();
         let mut out = Vec::new();
         for i in 0..15_000 {

@@ -51,7 +51,7 @@ use crate::control::correlate::FrameSpec;
 use crate::control::format;
 use crate::control::parse::Block;
 use crate::control::{Command, Encoding, Line, PaneId, Target, TargetKind};
-use crate::term::{Captures, DecGraphics, LineIndex, Options, Rules, Seed, Term};
+use crate::term::{Captures, DecGraphics, LaidHistory, LineIndex, Options, Rules, Seed, Term};
 use crate::wire::TmuxVersion;
 
 /// The options record: what changes how the pane's text is kept.
@@ -507,6 +507,71 @@ pub fn build(
     opts: &SeedOptions,
     history: Option<Vec<u8>>,
 ) -> Result<Built, SeedFailure> {
+    build_from(
+        reply,
+        recipe,
+        continue_first,
+        depth,
+        opts,
+        Read::Text(history),
+    )
+}
+
+/// [`build`] for a [`Depth::Full`] line that leaves the history in a
+/// buffer, with the buffer laid out as it was read (`laid`, made from this
+/// answer's first record with `opts`: see [`laid_history`]) instead of
+/// its text.
+///
+/// # Errors
+///
+/// As [`build`].
+pub fn build_laid(
+    reply: Reply,
+    recipe: &Recipe,
+    opts: &SeedOptions,
+    laid: LaidHistory,
+) -> Result<Built, SeedFailure> {
+    build_from(
+        reply,
+        recipe,
+        false,
+        Depth::Full,
+        opts,
+        Read::Laid(Box::new(laid)),
+    )
+}
+
+/// The empty [`LaidHistory`] the history buffer of a [`Depth::Full`]
+/// line's `reply` (no resume first) is laid out into as it is read;
+/// `None` when the answer has no record to make one from (build it from
+/// the text then: [`build`] says why).
+pub fn laid_history(reply: &Reply, recipe: &Recipe, opts: &SeedOptions) -> Option<LaidHistory> {
+    let formats = reply.blocks.first().filter(|b| b.ok)?;
+    let formats = formats.text();
+    if recipe.row_flags {
+        // Read as build reads the screen: DEC graphics as box characters.
+        LaidHistory::new_rows(&formats, opts.rules, opts.first, true).ok()
+    } else {
+        LaidHistory::new(&formats, opts.rules, opts.first).ok()
+    }
+}
+
+/// The history buffer as it was read.
+enum Read {
+    /// Its bytes (`None`: it could not be read).
+    Text(Option<Vec<u8>>),
+    /// Laid out as it came.
+    Laid(Box<LaidHistory>),
+}
+
+fn build_from(
+    reply: Reply,
+    recipe: &Recipe,
+    continue_first: bool,
+    depth: Depth,
+    opts: &SeedOptions,
+    read: Read,
+) -> Result<Built, SeedFailure> {
     if let Some(failure) = gone(&reply, continue_first) {
         return Err(failure);
     }
@@ -524,7 +589,7 @@ pub fn build(
     if !options.ok {
         return Err(unusable(Some(&options)));
     }
-    let history = if !screen_only && recipe.history_apart() {
+    let (history, laid) = if !screen_only && recipe.history_apart() {
         let kept: Vec<Block> = blocks.by_ref().take(KEPT).collect();
         if let Some(b) = kept.iter().find(|b| !b.ok) {
             return Err(unusable(Some(b)));
@@ -533,22 +598,27 @@ pub fn build(
             .get(2)
             .and_then(|b| b.text().trim().parse::<usize>().ok())
             .ok_or_else(|| SeedFailure::Unusable("tmux did not print the history's size".into()))?;
-        let bytes = history
+        let got = match &read {
+            Read::Text(bytes) => bytes.as_ref().map(Vec::len),
+            Read::Laid(laid) => Some(laid.bytes()),
+        };
+        let got = got
             .ok_or_else(|| SeedFailure::Unusable("the history buffer could not be read".into()))?;
-        if bytes.len() != size {
+        if got != size {
             return Err(SeedFailure::Unusable(format!(
-                "the history buffer held {} bytes, tmux said {size}",
-                bytes.len()
+                "the history buffer held {got} bytes, tmux said {size}"
             )));
         }
-        Some(if bytes == EMPTY.as_bytes() {
-            Vec::new()
-        } else {
-            bytes
-        })
+        match read {
+            Read::Text(Some(bytes)) if bytes != EMPTY.as_bytes() => (Some(bytes), None),
+            Read::Text(_) => (Some(Vec::new()), None),
+            // Laid out already: the joined text stands empty.
+            Read::Laid(laid) => (Some(Vec::new()), Some(*laid)),
+        }
     } else {
-        None
+        (None, None)
     };
+    let laid = laid.filter(|_| recipe.history_apart());
     let groups = match (apart, recipe.row_flags) {
         (true, true) => 3,
         (true, false) => 5,
@@ -620,7 +690,11 @@ pub fn build(
         pending,
         history_absent: screen_only,
     };
-    let mut term = Seed::from_captures(&c, opts.rules, term_opts, opts.first).map_err(|e| {
+    let made = match laid {
+        Some(laid) => Seed::from_captures_laid(&c, opts.rules, term_opts, opts.first, laid),
+        None => Seed::from_captures(&c, opts.rules, term_opts, opts.first),
+    };
+    let mut term = made.map_err(|e| {
         if e.is_layout() {
             SeedFailure::Layout(e.to_string())
         } else {

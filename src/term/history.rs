@@ -879,6 +879,29 @@ mod tests {
     }
 
     #[test]
+    fn search_chunk_lines_are_its_text() {
+        // Several chunks, a trimmed front, an open last line.
+        let mut h = History::new(3000);
+        for i in 0..4000 {
+            let long = format!("line {i} {}", "x".repeat(i % 50));
+            h.push_row(long.as_bytes(), i % 7 == 3);
+        }
+        h.push_row(b"open", true);
+        let mut n = 0;
+        for c in h.search_chunks() {
+            let joined: Vec<u8> = (0..c.line_count())
+                .flat_map(|k| c.line(k).iter().copied().chain([b'\n']))
+                .collect();
+            assert_eq!(joined, c.text);
+            assert_eq!(c.line_start(c.line_count()), c.text.len());
+            assert!(c.line(c.line_count()).is_empty());
+            n += c.line_count();
+        }
+        // Every line but the open one, which continues on the screen.
+        assert_eq!(n + 1, h.iter().count());
+    }
+
+    #[test]
     fn lines_and_rows() {
         let mut h = History::new(100);
         h.push_row(b"one  ", false);
@@ -1105,6 +1128,8 @@ pub struct SearchChunk<'a> {
     /// History rows (0 = the oldest row held) before the chunk's first
     /// line.
     rows_before: usize,
+    /// Lines in `text`.
+    lines: usize,
 }
 
 impl SearchChunk<'_> {
@@ -1134,6 +1159,30 @@ impl SearchChunk<'_> {
         let rows = c.line_rows(l);
         let first = rows.start - c.live_row as usize;
         (self.rows_before + first, rows.len().max(1) as u32)
+    }
+
+    /// The number of lines in `text`.
+    pub fn line_count(&self) -> usize {
+        self.lines
+    }
+
+    /// Where line `k` (0-based, at most [`SearchChunk::line_count`])
+    /// starts in `text`, in bytes; `text.len()` for `k` past the last.
+    pub fn line_start(&self, k: usize) -> usize {
+        let c = self.chunk;
+        let l = c.live_line as usize + k;
+        if k >= self.lines || l >= c.lines.len() {
+            return self.text.len();
+        }
+        let base = c.row_start(c.lines[c.live_line as usize] as usize);
+        (c.row_start(c.lines[l] as usize).saturating_sub(base)).min(self.text.len())
+    }
+
+    /// Line `k`'s text (without its `\n`); empty past the last line.
+    pub fn line(&self, k: usize) -> &[u8] {
+        let start = self.line_start(k);
+        let end = self.line_start(k + 1).saturating_sub(1).max(start);
+        &self.text[start..end]
     }
 
     /// Byte offsets in line `k`'s text (as `text` holds it) where its
@@ -1180,8 +1229,10 @@ impl History {
             }
             let start = c.row_start(c.lines[c.live_line as usize] as usize);
             let mut end = c.text.len();
+            let mut lines = c.live_lines();
             if open && ci + 1 == total {
                 end = c.lines.last().map_or(end, |&r| c.rows[r as usize] as usize);
+                lines -= 1;
             }
             // The first line may have lost rows to trimming: its first
             // live row is the chunk's first live row.
@@ -1191,6 +1242,7 @@ impl History {
                 chunk: c,
                 sealed: ci + 1 < total,
                 rows_before: before,
+                lines,
             })
         })
     }

@@ -126,8 +126,8 @@ pub use read::{
 };
 pub use screen::{DecGraphics, Options, Term};
 pub use seed::{
-    Captures, OwnCaptures, Seed, SeedError, history_row_digests, history_row_digests_in,
-    history_rows_match, modes_format, parse_modes,
+    Captures, LaidHistory, OwnCaptures, Seed, SeedError, history_row_digests,
+    history_row_digests_in, history_rows_match, modes_format, parse_modes,
 };
 pub use state::{
     CommandEnd, CommandRecord, CommandText, Commands, MAX_COMMANDS, MAX_DEPTH, MAX_SET_MARKS,

@@ -335,7 +335,26 @@ impl Seed {
         first: LineIndex,
     ) -> Result<Term, SeedError> {
         let seed = Seed::parse_formats(c.formats)?;
-        seed.build(c, rules, opts, first)
+        seed.build(c, rules, opts, first, None)
+    }
+
+    /// [`Seed::from_captures`] with the history laid out already (`laid`,
+    /// made with the same `rules` and `first`): it stands for
+    /// [`Captures::history_joined`], which is then only a marker (the
+    /// history comes as lines), its text unused.
+    ///
+    /// # Errors
+    ///
+    /// As [`Seed::from_captures`].
+    pub fn from_captures_laid(
+        c: &Captures<'_>,
+        rules: Rules,
+        opts: Options,
+        first: LineIndex,
+        laid: LaidHistory,
+    ) -> Result<Term, SeedError> {
+        let seed = Seed::parse_formats(c.formats)?;
+        seed.build(c, rules, opts, first, Some(laid))
     }
 
     fn build(
@@ -344,6 +363,7 @@ impl Seed {
         rules: Rules,
         opts: Options,
         first: LineIndex,
+        mut laid: Option<LaidHistory>,
     ) -> Result<Term, SeedError> {
         let opts = Options {
             history_limit: self.history_limit,
@@ -370,13 +390,17 @@ impl Seed {
         }
         // History rows in `rows` (none when the history comes as lines or
         // was not captured).
+        // History rows laid out already, as they were read.
+        let rows_laid = !c.history_absent
+            && c.history_joined.is_none()
+            && laid.as_ref().is_some_and(|l| l.flagged);
         let hsize = match c.history_joined {
-            _ if c.history_absent => 0,
+            _ if c.history_absent || rows_laid => 0,
             Some(_) => 0,
             None => self.history_size,
         };
         let mut rows = match c.history_joined {
-            _ if c.history_absent => Vec::new(),
+            _ if c.history_absent || rows_laid => Vec::new(),
             Some(_) => Vec::new(),
             None => split_rows(c.rows, c.rows_have_flags),
         };
@@ -417,7 +441,14 @@ impl Seed {
         match c.history_joined {
             _ if c.history_absent => t.history.set_absent(self.history_size),
             Some(joined) if self.history_size > 0 => {
-                let pushed = push_history_lines(&mut t, joined, rules);
+                let pushed = match laid.take() {
+                    Some(laid) => {
+                        let (history, pushed, _) = laid.finish();
+                        t.history = history;
+                        pushed
+                    }
+                    None => push_history_lines(&mut t, joined, rules),
+                };
                 if pushed != self.history_size {
                     return Err(SeedError {
                         layout: true,
@@ -435,6 +466,21 @@ impl Seed {
                 }
             }
         }
+        let mut laid_marks = Vec::new();
+        if rows_laid
+            && self.history_size > 0
+            && let Some(laid) = laid.take()
+        {
+            let (history, pushed, marks) = laid.finish();
+            if pushed != self.history_size {
+                return Err(err(format!(
+                    "{pushed} history rows captured, tmux has {}",
+                    self.history_size
+                )));
+            }
+            t.history = history;
+            laid_marks = marks;
+        }
         for (y, mut line) in lines.into_iter().enumerate() {
             line.wrapped = wrapped[hsize + y];
             t.grid.lines[y] = line;
@@ -444,11 +490,18 @@ impl Seed {
         // line of history.
         if c.rows_have_flags && !self.alternate_on && c.history_joined.is_none() {
             let has = |r: &Row<'_>, f: u8| r.flags.is_some_and(|x| x.contains(&f));
-            if rows.iter().any(|r| has(r, b'P') || has(r, b'O')) {
+            if laid_marks.iter().any(|&m| m & 3 != 0)
+                || rows.iter().any(|r| has(r, b'P') || has(r, b'O'))
+            {
+                let laid = laid_marks
+                    .iter()
+                    .map(|&m| (m & 1 != 0, m & 2 != 0, m & 4 != 0));
                 t.recover_marks(
-                    rows.iter()
-                        .zip(&wrapped)
-                        .map(|(r, &w)| (has(r, b'P'), has(r, b'O'), w)),
+                    laid.chain(
+                        rows.iter()
+                            .zip(&wrapped)
+                            .map(|(r, &w)| (has(r, b'P'), has(r, b'O'), w)),
+                    ),
                 );
             }
         }
@@ -698,27 +751,170 @@ fn wrapped_flags(
 /// into the screen) to `t`'s history, each line cut into rows where tmux
 /// lays it out ([`crate::term::width::row_breaks`]); returns the rows pushed.
 fn push_history_lines(t: &mut Term, joined: &[u8], rules: Rules) -> usize {
-    let width = t.sx() as usize;
-    let (body, open) = match joined.strip_suffix(b"\n") {
-        Some(b) => (b, false),
-        None => (joined, true),
-    };
-    let mut pushed = 0;
-    let mut breaks = Vec::new();
-    let mut lines = body.split(|&b| b == b'\n').peekable();
-    while let Some(line) = lines.next() {
-        breaks.clear();
-        super::width::row_breaks(line, width, rules, &mut breaks);
-        let last = lines.peek().is_none();
+    let history = std::mem::replace(&mut t.history, super::History::new(0));
+    let mut laid = LaidHistory::on(history, t.sx() as usize, rules);
+    laid.feed(joined);
+    let (history, pushed, _) = laid.finish();
+    t.history = history;
+    pushed
+}
+
+/// A seed's history as logical lines ([`Captures::history_joined`]) laid
+/// out into rows as its bytes arrive, a piece at a time (a piece may end
+/// inside a line: the rest of the line is held until its `\n` comes), so
+/// a reader that streams the history buffer lays it out while the rest is
+/// still on its way. [`Seed::from_captures_laid`] takes it in place of the
+/// text; the rows are the ones the whole text would lay out as.
+#[derive(Debug)]
+pub struct LaidHistory {
+    history: super::History,
+    width: usize,
+    rules: Rules,
+    /// The line whose `\n` has not come yet.
+    carry: Vec<u8>,
+    breaks: Vec<usize>,
+    rows: usize,
+    bytes: usize,
+    /// The text is rows with their flags ([`Captures::rows_have_flags`],
+    /// tmux ≥ 3.7), not lines: each row is pushed as it is.
+    flagged: bool,
+    /// Rows: DEC line-drawing letters read as box characters.
+    acs: bool,
+    /// Rows: inside a DEC line-drawing shift (SO before SI).
+    shifted: bool,
+    /// Rows: each row's prompt, output and wrapped flags (bits 1, 2, 4),
+    /// for [`Term::recover_marks`](super::Term).
+    marks: Vec<u8>,
+    buf: Vec<u8>,
+}
+
+impl LaidHistory {
+    /// An empty history for the pane whose [`Seed::FORMAT`] record is
+    /// `formats` (its width and `history-limit`), its first line numbered
+    /// `first`.
+    ///
+    /// # Errors
+    ///
+    /// A record [`Seed::parse_formats`] cannot read.
+    pub fn new(formats: &str, rules: Rules, first: LineIndex) -> Result<LaidHistory, SeedError> {
+        let seed = Seed::parse_formats(formats)?;
+        let history = super::History::starting_at(seed.history_limit, first.0);
+        Ok(LaidHistory::on(history, seed.width as usize, rules))
+    }
+
+    /// [`LaidHistory::new`] for a history that comes as rows with their
+    /// flags (`capture-pane -N -T -F`, tmux ≥ 3.7: [`Captures::rows`] with
+    /// [`Captures::rows_have_flags`]), each row kept as tmux has it; with
+    /// `acs`, DEC line-drawing letters read as box characters (as
+    /// [`DecGraphics::Unicode`](super::DecGraphics) reads them).
+    ///
+    /// # Errors
+    ///
+    /// As [`LaidHistory::new`].
+    pub fn new_rows(
+        formats: &str,
+        rules: Rules,
+        first: LineIndex,
+        acs: bool,
+    ) -> Result<LaidHistory, SeedError> {
+        let mut laid = LaidHistory::new(formats, rules, first)?;
+        laid.flagged = true;
+        laid.acs = acs;
+        Ok(laid)
+    }
+
+    fn on(history: super::History, width: usize, rules: Rules) -> LaidHistory {
+        LaidHistory {
+            history,
+            width,
+            rules,
+            carry: Vec::new(),
+            breaks: Vec::new(),
+            rows: 0,
+            bytes: 0,
+            flagged: false,
+            acs: false,
+            shifted: false,
+            marks: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// Lays out the next piece of the text.
+    pub fn feed(&mut self, mut data: &[u8]) {
+        self.bytes += data.len();
+        if !self.carry.is_empty() {
+            let Some(i) = memchr::memchr(b'\n', data) else {
+                self.carry.extend_from_slice(data);
+                return;
+            };
+            let mut line = std::mem::take(&mut self.carry);
+            line.extend_from_slice(&data[..i]);
+            self.push(&line, false);
+            line.clear();
+            self.carry = line;
+            data = &data[i + 1..];
+        }
+        let mut at = 0;
+        for i in memchr::memchr_iter(b'\n', data) {
+            self.push(&data[at..i], false);
+            at = i + 1;
+        }
+        self.carry.extend_from_slice(&data[at..]);
+    }
+
+    /// Bytes fed so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// One line's rows (`open`: its last row wraps, onto the screen), or
+    /// with flags one row as [`split_rows`] and [`plain_texts`] read it.
+    fn push(&mut self, line: &[u8], open: bool) {
+        if self.flagged {
+            let (flags, text) = match memchr::memchr(b' ', line) {
+                Some(i) => (&line[..i], &line[i + 1..]),
+                None => (line, &[][..]),
+            };
+            let has = |f: u8| flags.contains(&f);
+            let wrapped = has(b'W');
+            self.marks
+                .push(u8::from(has(b'P')) | (u8::from(has(b'O')) << 1) | (u8::from(wrapped) << 2));
+            if !self.shifted && memchr::memchr3(0x1b, 0x0e, 0x0f, text).is_none() {
+                self.history.push_row(text, wrapped);
+            } else {
+                let mut buf = std::mem::take(&mut self.buf);
+                buf.clear();
+                strip_row(text, self.acs, false, &mut self.shifted, &mut buf);
+                self.history.push_row(&buf, wrapped);
+                self.buf = buf;
+            }
+            self.rows += 1;
+            return;
+        }
+        self.breaks.clear();
+        super::width::row_breaks(line, self.width, self.rules, &mut self.breaks);
         let mut start = 0;
-        for &b in &breaks {
-            t.history.push_row(&line[start..b], true);
+        for &b in &self.breaks {
+            self.history.push_row(&line[start..b], true);
             start = b;
         }
-        t.history.push_row(&line[start..], last && open);
-        pushed += breaks.len() + 1;
+        self.history.push_row(&line[start..], open);
+        self.rows += self.breaks.len() + 1;
     }
-    pushed
+
+    /// The history and the rows pushed: a last line without its `\n`
+    /// continues on the screen (as is an empty text's one line).
+    /// The history, the rows pushed and (rows) each row's flags bits.
+    fn finish(mut self) -> (super::History, usize, Vec<u8>) {
+        let carry = std::mem::take(&mut self.carry);
+        // Every row ends with a line break: a last piece without one is
+        // no row (the count then differs from tmux's).
+        if !self.flagged && (!carry.is_empty() || self.bytes == 0) {
+            self.push(&carry, true);
+        }
+        (self.history, self.rows, self.marks)
+    }
 }
 
 /// A digest of each history row of `t`, trailing spaces left out, oldest
@@ -846,6 +1042,46 @@ mod tests {
 
     const F: &str = "20,3,4,2,2,100,0,4294967295,4294967295,0,2,1,0,0;8,16\n";
 
+    /// A history laid out piece by piece, cut anywhere (inside a line, a
+    /// wide character, between line breaks), has the rows the whole text
+    /// lays out as, the open last line included.
+    #[test]
+    fn history_laid_in_pieces_is_laid_whole() {
+        let texts: [&[u8]; 5] = [
+            b"one\n\ntwo wraps past ten\nthree\n",
+            "wide 中文中文中文 and\nopen last".as_bytes(),
+            b"",
+            b"\n",
+            b"a\n\n",
+        ];
+        let rows = |h: &super::super::History| -> Vec<(Vec<u8>, bool)> {
+            h.rows_iter().map(|(t, w)| (t.to_vec(), w)).collect()
+        };
+        for text in texts {
+            let whole = {
+                let mut l = LaidHistory::on(super::super::History::new(100), 10, Rules::V36);
+                l.feed(text);
+                let (h, n, _) = l.finish();
+                (h, n)
+            };
+            for cut in 0..=text.len() {
+                for cut2 in cut..=text.len() {
+                    let mut l = LaidHistory::on(super::super::History::new(100), 10, Rules::V36);
+                    l.feed(&text[..cut]);
+                    l.feed(&text[cut..cut2]);
+                    l.feed(&text[cut2..]);
+                    assert_eq!(l.bytes(), text.len());
+                    let (h, n, _) = l.finish();
+                    assert_eq!(
+                        (rows(&h), n),
+                        (rows(&whole.0), whole.1),
+                        "{text:?} {cut} {cut2}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn formats() {
         let s = Seed::parse_formats(F).unwrap();
@@ -856,6 +1092,61 @@ mod tests {
         assert!(Seed::parse_formats("0,3,0,0,0,0,0,0,0,0,0,1,0,0;").is_err());
         assert!(Seed::parse_formats("20,3,4,2,2,100,0,0,0,1,1,1,0,0;").is_err());
         assert!(Seed::parse_formats("20,1,4,0,2,100,0,0,0,0,0,1,0,0;").is_ok());
+    }
+
+    /// A history of flagged rows (tmux ≥ 3.7) laid out as it streams,
+    /// cut anywhere, makes the copy the whole capture makes: rows, lines,
+    /// and the commands tmux's prompt and output flags mark.
+    #[test]
+    fn flagged_rows_laid_in_pieces_seed_the_same_copy() {
+        let mut t = Term::new(
+            12,
+            3,
+            Rules::V36,
+            Options {
+                history_limit: 100,
+                ..Options::default()
+            },
+        );
+        t.advance(b"$ make\r\nbuilding a long line that wraps\r\ndone\r\n$ ls\r\na b\r\n$ ");
+        let own = OwnCaptures::of(&t);
+        // tmux's flags on the prompt and output rows.
+        let rows = String::from_utf8(own.rows.clone()).unwrap();
+        let rows = rows
+            .replacen("- $ make", "P $ make", 1)
+            .replacen("W build", "OW build", 1)
+            .replacen("- $ ls", "P $ ls", 1);
+        let c = Captures {
+            rows: rows.as_bytes(),
+            ..own.captures()
+        };
+        let whole = Seed::from_captures(&c, Rules::V36, Options::default(), LineIndex(3)).unwrap();
+        let view = |t: &Term| {
+            let lines: Vec<_> = t
+                .lines()
+                .map(|l| (l.index.0, l.text.into_owned()))
+                .collect();
+            let commands = format!("{:?}", t.commands());
+            (t.capture(LineNo(-100), LineNo(2)), lines, commands)
+        };
+        assert!(view(&whole).2.contains("TmuxFlags"), "{}", view(&whole).2);
+        let bytes = rows.as_bytes();
+        for cut in 0..=bytes.len() {
+            let mut laid =
+                LaidHistory::new_rows(c.formats, Rules::V36, LineIndex(3), true).unwrap();
+            laid.feed(&bytes[..cut]);
+            laid.feed(&bytes[cut..]);
+            let marker = Captures { rows: b"", ..c };
+            let t = Seed::from_captures_laid(
+                &marker,
+                Rules::V36,
+                Options::default(),
+                LineIndex(3),
+                laid,
+            )
+            .unwrap();
+            assert_eq!(view(&t), view(&whole), "cut at {cut}");
+        }
     }
 
     #[test]

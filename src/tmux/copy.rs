@@ -33,7 +33,7 @@ use super::server::Server;
 use crate::control::buffer::buffer_encoding;
 use crate::control::{Command, PaneId};
 use crate::mirror::seed::{self, Built, Recipe, SeedFailure, SeedOptions};
-use crate::term::{LineIndex, Rules};
+use crate::term::{LaidHistory, LineIndex, Rules};
 
 /// What of a copy is certain to be tmux's (before tmux 3.7, where the
 /// history comes as logical lines whose rows are laid out again).
@@ -147,6 +147,60 @@ async fn fetch_history(
     .await
 }
 
+/// What a buffer's read gave, its failure (the buffer's name and why)
+/// added to `unread`; `None` when none was read.
+fn kept<T>(
+    got: Option<Result<T, (String, String)>>,
+    unread: &mut Vec<(String, String)>,
+) -> Option<T> {
+    match got? {
+        Ok(b) => Some(b),
+        Err(failed) => {
+            unread.push(failed);
+            None
+        }
+    }
+}
+
+/// A history buffer as it was read.
+enum Read {
+    /// Its bytes.
+    Text(Vec<u8>),
+    /// Laid out as it came ([`lay_history`]), and whether it was printable
+    /// ASCII.
+    Laid(Box<LaidHistory>, bool),
+}
+
+/// Reads and deletes the history buffer `name` of a seed of a server on
+/// this machine (at `path`), as [`seed::fetch_history`] does, laying its
+/// lines out as each piece arrives; whether it was printable ASCII.
+///
+/// # Errors
+///
+/// A connection failure, or tmux's error text when it could not write
+/// the buffer.
+async fn lay_history(
+    path: &std::path::Path,
+    name: &str,
+    idle: std::time::Duration,
+    mut laid: LaidHistory,
+) -> Result<(LaidHistory, bool), String> {
+    let save: [&str; 4] = ["save-buffer", "-b", name, "-"];
+    let delete: [&str; 3] = ["delete-buffer", "-b", name];
+    let mut ascii = true;
+    let out = crate::wire::stream_command_list(path, &[&save[..], &delete[..]], idle, |data| {
+        ascii &= printable_ascii(data);
+        laid.feed(data);
+        true
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    if !out.success() {
+        return Err(out.error_text());
+    }
+    Ok((laid, ascii))
+}
+
 /// What one batch of captures gave.
 enum Attempt {
     Built(Box<Built>),
@@ -189,6 +243,13 @@ async fn attempt(
     };
     // Every buffer the lines left is read and deleted, whatever the answer.
     let timeout = server.timeout();
+    // The history is laid out as it is read, on this machine (a remote
+    // one answers whole).
+    let local = match server.endpoint() {
+        crate::wire::Endpoint::Local(path) => Some(path),
+        crate::wire::Endpoint::Remote(_) => None,
+    };
+    let laid = local.and_then(|path| Some((path, seed::laid_history(&reply, &recipe, opts)?)));
     // Both buffers at once, each by a one-shot client (locally).
     let fetch = async |name: &Option<String>| match name {
         Some(n) => Some(
@@ -198,16 +259,18 @@ async fn attempt(
         ),
         None => None,
     };
-    let (history, rows) = futures::join!(fetch(&history_buffer), fetch(&check));
-    let mut unread = Vec::new();
-    let mut keep = |got: Option<Result<Vec<u8>, (String, String)>>| match got? {
-        Ok(b) => Some(b),
-        Err(failed) => {
-            unread.push(failed);
-            None
-        }
+    let read = async || match (&history_buffer, laid) {
+        (Some(n), Some((path, laid))) => Some(
+            lay_history(path, n, timeout, laid)
+                .await
+                .map(|(laid, ascii)| Read::Laid(Box::new(laid), ascii))
+                .map_err(|e| (n.clone(), e)),
+        ),
+        (name, _) => Some(fetch(name).await?.map(Read::Text)),
     };
-    let (history, rows) = (keep(history), keep(rows));
+    let (history, rows) = futures::join!(read(), fetch(&check));
+    let mut unread = Vec::new();
+    let (history, rows) = (kept(history, &mut unread), kept(rows, &mut unread));
     if !unread.is_empty() {
         // Deleted over the control connection, which still reaches tmux.
         let deletes: Vec<Vec<Command>> = unread
@@ -232,8 +295,19 @@ async fn attempt(
         }
     }
     // Printable ASCII lays out as tmux's rows (see [`Exactness::Lines`]).
-    let ascii = history.as_deref().is_some_and(printable_ascii);
-    let built = match seed::build(reply, &recipe, false, seed::Depth::Full, opts, history) {
+    let (ascii, made) = match history {
+        Some(Read::Laid(laid, ascii)) => (ascii, seed::build_laid(reply, &recipe, opts, *laid)),
+        history => {
+            let history = history.and_then(|r| match r {
+                Read::Text(b) => Some(b),
+                Read::Laid(..) => None,
+            });
+            let ascii = history.as_deref().is_some_and(printable_ascii);
+            let built = seed::build(reply, &recipe, false, seed::Depth::Full, opts, history);
+            (ascii, built)
+        }
+    };
+    let built = match made {
         Ok(b) => b,
         Err(SeedFailure::Gone) => return Ok(Attempt::Gone),
         Err(SeedFailure::Layout(why)) if !recipe.exact => return Ok(Attempt::Exactly(why)),
