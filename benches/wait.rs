@@ -58,13 +58,13 @@ use tmuxwire::events::{Cursor, Event, Kind};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
-use tmuxwire::tmux::follow::Outcome;
 use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::poll::PollEventsRequest;
 use tmuxwire::tmux::op::search::SearchPanesRequest;
 use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
+use tmuxwire::tmux::pane_text::Outcome;
 use tmuxwire::tmux::{Caller, Tmux};
 
 /// The stillness `wait/stable-wake` waits for.

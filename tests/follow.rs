@@ -7,15 +7,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tmuxwire::control::PaneId;
-use tmuxwire::mirror::follow::Keep;
+use tmuxwire::mirror::lines::Keep;
 use tmuxwire::search::{Pattern, PatternOptions};
-use tmuxwire::tmux::follow::{
-    CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
-};
 use tmuxwire::tmux::op::run::RunCommandRequest;
 use tmuxwire::tmux::op::since::CaptureSinceRequest;
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
+use tmuxwire::tmux::pane_text::{
+    CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
+};
 use tmuxwire::tmux::{Error, Selector, Tmux};
 
 use crate::support::tool::*;

@@ -197,15 +197,15 @@ impl Rendered for crate::tmux::op::poll::PollEventsResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
-impl Rendered for crate::tmux::follow::WaitForTextResult {
+impl Rendered for crate::tmux::pane_text::WaitForTextResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
-impl Rendered for crate::tmux::follow::CaptureSinceResult {
+impl Rendered for crate::tmux::pane_text::CaptureSinceResult {
     const TEXT: TextShape = TextShape::Object;
 }
 
-impl Rendered for crate::tmux::follow::RunCommandResult {
+impl Rendered for crate::tmux::pane_text::RunCommandResult {
     const TEXT: TextShape = TextShape::Object;
 }
 

@@ -17,7 +17,7 @@
 //! * [`wait`]: the one wait engine: following a pane, the deadline,
 //!   progress, the input and liveness checks and the loop every wait
 //!   runs, each wait a condition over the pane's mirrored copy.
-//! * [`follow`]: the answers of `wait_for_text`, `capture_since` and
+//! * [`pane_text`]: the answers of `wait_for_text`, `capture_since` and
 //!   `run_command`, and their pure parts (cursors, echo masks, caps).
 //! * [`manage`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
@@ -35,12 +35,12 @@ pub mod caller;
 pub mod copy;
 pub mod discover;
 pub mod error;
-pub mod follow;
 pub mod input;
 pub mod layout;
 pub mod manage;
 pub mod model;
 pub mod op;
+pub mod pane_text;
 pub mod server;
 pub mod servers;
 pub mod target;

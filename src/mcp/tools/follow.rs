@@ -17,10 +17,9 @@ use super::{Def, OPEN, READ, targeting, tool_args, wait_ceiling};
 use crate::events::{Cursor as EventCursor, Kind};
 use crate::mcp::args;
 use crate::mirror::Progress;
-use crate::mirror::follow::Keep;
+use crate::mirror::lines::Keep;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
-use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
 use crate::tmux::op::poll::PollEventsRequest;
 use crate::tmux::op::run::RunCommandRequest;
@@ -28,6 +27,7 @@ use crate::tmux::op::shape::Shape;
 use crate::tmux::op::since::CaptureSinceRequest;
 use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 use crate::tmux::op::text::WaitForTextRequest;
+use crate::tmux::pane_text::{SinceCursor, check_command};
 /// `wait_for_text`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

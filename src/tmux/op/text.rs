@@ -16,12 +16,12 @@ use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::PaneId;
 use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
-use crate::mirror::follow::{Keep, cursor_spot, lines_since};
+use crate::mirror::lines::{Keep, cursor_spot, lines_since};
 use crate::mirror::pane::TypedFrom;
 use crate::mirror::{Progress, Status};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term};
-use crate::tmux::follow::{
+use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
     matches_outside, merge_ranges,
 };

@@ -19,7 +19,7 @@ use super::error::Error;
 use super::typing::TypedPanes;
 use crate::control::PaneId;
 use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, segments};
-use crate::mirror::follow::{Keep, Spot, byte_at, lines_since};
+use crate::mirror::lines::{Keep, Spot, byte_at, lines_since};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 
