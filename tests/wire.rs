@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tmuxwire::control::{self, Client, ClientOptions, Command};
-use tmuxwire::tmux::{Caller, Tmux};
+use tmuxwire::tmux::{Caller, Server};
 use tmuxwire::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 use crate::support::*;
@@ -391,7 +391,7 @@ impl Drop for BareServer {
     }
 }
 
-/// The one-shot client and the `Tmux` fallback on a server with no sessions. `cli` runs
+/// The one-shot client and the `Server` fallback on a server with no sessions. `cli` runs
 /// the tmux CLI on the same socket.
 async fn check_one_shot_without_sessions(
     label: &str,
@@ -457,8 +457,8 @@ async fn check_one_shot_without_sessions(
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("{label} é 'x' ;")));
 
-    // The Tmux handle falls back to one-shot commands.
-    let tmux = Tmux::new(socket.to_path_buf(), None, Caller::default());
+    // The Server handle falls back to one-shot commands.
+    let tmux = Server::new(socket.to_path_buf(), None, Caller::default());
     let sessions = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
         .await
         .unwrap_or_else(|e| panic!("tmux {label}: list_sessions: {e}"));
@@ -583,8 +583,8 @@ async fn no_server_is_reported_with_the_socket_path() {
         format!("no tmux server running on {}", stale.display())
     );
 
-    // The Tmux handle: an error naming the path; server_info says not alive.
-    let tmux = Tmux::new(path.clone(), None, Caller::default());
+    // The Server handle: an error naming the path; server_info says not alive.
+    let tmux = Server::new(path.clone(), None, Caller::default());
     let e = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
         .await
         .unwrap_err();
@@ -676,8 +676,8 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         });
         assert_alive(&server, "after detach-client");
 
-        // The Tmux handle reconnects by itself after being detached.
-        let tmux = Tmux::new(server.socket.clone(), None, Caller::default());
+        // The Server handle reconnects by itself after being detached.
+        let tmux = Server::new(server.socket.clone(), None, Caller::default());
         assert_eq!(
             within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
                 .await
@@ -753,7 +753,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
     for bin in tmux_bins() {
         let mut server = TestServer::start(&bin);
         let client = connect(&server).await;
-        let tmux = Arc::new(Tmux::new(server.socket.clone(), None, Caller::default()));
+        let tmux = Arc::new(Server::new(server.socket.clone(), None, Caller::default()));
         assert_eq!(
             within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
                 .await
@@ -796,7 +796,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         .expect_err("the server is gone");
         assert!(matches!(e, control::Error::Closed { .. }), "{e:?}");
 
-        // Through Tmux: "no tmux server running on <path>".
+        // Through Server: "no tmux server running on <path>".
         let e = within(
             "list_sessions after kill",
             tmuxwire::tmux::op::list::sessions(&tmux),
@@ -972,7 +972,7 @@ async fn guard_lookalike_lines_come_back_verbatim() {
 async fn idle_connections_close_and_reopen() {
     for bin in tmux_bins() {
         let server = TestServer::start(&bin);
-        let t = Tmux::new(server.socket.clone(), None, Caller::default())
+        let t = Server::new(server.socket.clone(), None, Caller::default())
             .with_idle_close(Duration::from_millis(300));
         let ours = || {
             server

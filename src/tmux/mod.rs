@@ -2,7 +2,7 @@
 //! and the operations tools are built from, over one control connection
 //! per server.
 //!
-//! * [`server`]: [`Tmux`], a lazily connected, self-healing handle on one
+//! * [`server`]: [`Server`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
 //!   sessions).
 //! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
@@ -54,6 +54,6 @@ pub use model::{
 };
 pub use op::capture::Capture;
 pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
-pub use server::{Output, Retry, Server, Tmux};
+pub use server::{Output, Retry, Server};
 pub use servers::{LOCAL_HOST, Servers};
 pub use target::{PaneScope, Selector};

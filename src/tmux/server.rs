@@ -1,4 +1,4 @@
-//! [`Tmux`]: one handle per tmux server, holding one control connection
+//! [`Server`]: one handle per tmux server, holding one control connection
 //! that is opened lazily and reopened when it breaks.
 
 use std::path::{Path, PathBuf};
@@ -50,7 +50,7 @@ impl Output {
     }
 }
 
-/// Whether [`Tmux::run_lines`] may send its lines again after the
+/// Whether [`Server::run_lines`] may send its lines again after the
 /// connection broke before the answers came back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Retry {
@@ -73,11 +73,7 @@ enum Link {
     },
 }
 
-/// The connection to one tmux server, under the name the typed operations
-/// (`tmux::op`) use; [`Tmux`] is the same type under its older name.
-pub type Server = Tmux;
-
-/// The state behind [`Tmux::link`].
+/// The state behind [`Server::link`].
 #[derive(Default)]
 struct LinkSlot {
     /// The link in use, if one was opened.
@@ -89,7 +85,7 @@ struct LinkSlot {
 }
 
 /// A handle on one tmux server.
-pub struct Tmux {
+pub struct Server {
     /// Where the server is: a local socket or a remote host's.
     endpoint: wire::Endpoint,
     /// The socket path (remote: the label `HOST:PATH`, see
@@ -101,7 +97,7 @@ pub struct Tmux {
     /// The current link, and whether a caller is opening one. A std mutex,
     /// held only to read or swap the state, never across a connect: the
     /// caller that opens a link does so with the lock released
-    /// ([`Tmux::link`]).
+    /// ([`Server::link`]).
     link: std::sync::Mutex<LinkSlot>,
     timeout: Duration,
     /// When the handle was last used, for closing idle connections.
@@ -110,7 +106,7 @@ pub struct Tmux {
     /// A connection succeeded once: a missing socket file later means it
     /// was removed, not that no server was ever started.
     had_server: std::sync::atomic::AtomicBool,
-    /// How the pane mirror behaves ([`Tmux::with_mirror`]).
+    /// How the pane mirror behaves ([`Server::with_mirror`]).
     pub(super) mirror_opts: MirrorOptions,
     /// The mirror, once a request needed it, with the pid of the server it
     /// mirrors (a new server on the same socket gets a new mirror).
@@ -121,7 +117,7 @@ pub struct Tmux {
     /// ([`Client::connection_id`]; 0: none): while it stays open, the
     /// server is the same.
     mirror_link: std::sync::atomic::AtomicU64,
-    /// Round trips made so far ([`Tmux::round_trips`]).
+    /// Round trips made so far ([`Server::round_trips`]).
     round_trips: std::sync::atomic::AtomicU64,
     /// What tmuxwire typed into each pane, to tell its echo from output
     /// ([`crate::mirror::echo`]); kept whether or not the mirror runs.
@@ -159,7 +155,7 @@ pub const IDLE_CLOSE: Duration = Duration::from_secs(60);
 
 /// How long a request may go without a byte from tmux on its control
 /// connection before tmux is asked, on a connection of its own, whether it
-/// answers other clients ([`Tmux::lines_unstuck`]).
+/// answers other clients ([`Server::lines_unstuck`]).
 pub const STALL: Duration = Duration::from_millis(1500);
 
 /// After tmux answered that question, how long the stalled connection's
@@ -203,7 +199,7 @@ fn oldest_session(listing: &str) -> Option<SessionId> {
 /// `server_client_set_flags()`, server-fn.c `server_destroy_session()`),
 /// so a session killed by someone else never ends the connection calls
 /// are in flight on. Older versions have no such flag (the connection
-/// then attaches to the oldest session: [`Tmux::steady_session`]). A
+/// then attaches to the oldest session: [`Server::steady_session`]). A
 /// refusal is only logged.
 async fn stay_on_destroy(client: &Client, version: &TmuxVersion) {
     if !version.at_least(3, 6) {
@@ -217,9 +213,9 @@ async fn stay_on_destroy(client: &Client, version: &TmuxVersion) {
     }
 }
 
-impl std::fmt::Debug for Tmux {
+impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tmux")
+        f.debug_struct("Server")
             .field("path", &self.path)
             .finish_non_exhaustive()
     }
@@ -323,16 +319,16 @@ async fn detach_stale(c: Client, remote: wire::ssh::Remote) {
 /// control client again.
 const ONESHOT_RETRY: Duration = Duration::from_millis(500);
 
-impl Tmux {
+impl Server {
     /// A handle for the server at `path` (no connection is made yet).
     /// `socket_name` is reported back by `get_server_info` when the socket
     /// was named with `-L`.
-    pub fn new(path: PathBuf, socket_name: Option<String>, caller: Caller) -> Tmux {
+    pub fn new(path: PathBuf, socket_name: Option<String>, caller: Caller) -> Server {
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        Tmux::with_canonical(path, canonical, socket_name, caller)
+        Server::with_canonical(path, canonical, socket_name, caller)
     }
 
-    /// [`Tmux::new`] with the socket path's canonical form already known
+    /// [`Server::new`] with the socket path's canonical form already known
     /// (as [`Servers`](super::Servers) has it), so no file system call is
     /// made here.
     pub(super) fn with_canonical(
@@ -340,8 +336,8 @@ impl Tmux {
         canonical: PathBuf,
         socket_name: Option<String>,
         caller: Caller,
-    ) -> Tmux {
-        Tmux {
+    ) -> Server {
+        Server {
             endpoint: wire::Endpoint::Local(path.clone()),
             path,
             canonical,
@@ -370,9 +366,13 @@ impl Tmux {
     /// A handle for a server on another host (no connection is made yet).
     /// Its socket path is the label `HOST:PATH`, which never equals a
     /// local path, so the caller's own pane is never taken to be on it.
-    pub fn remote(remote: wire::ssh::Remote, socket_name: Option<String>, caller: Caller) -> Tmux {
+    pub fn remote(
+        remote: wire::ssh::Remote,
+        socket_name: Option<String>,
+        caller: Caller,
+    ) -> Server {
         let label = remote.label();
-        let mut t = Tmux::with_canonical(label.clone(), label, socket_name, caller);
+        let mut t = Server::with_canonical(label.clone(), label, socket_name, caller);
         t.endpoint = wire::Endpoint::Remote(remote);
         t
     }
@@ -390,7 +390,7 @@ impl Tmux {
     /// The same handle, mirroring panes as `opts` says (off by default:
     /// the CLI's one-shot commands gain nothing from it; the MCP server
     /// turns it on).
-    pub fn with_mirror(mut self, opts: MirrorOptions) -> Tmux {
+    pub fn with_mirror(mut self, opts: MirrorOptions) -> Server {
         self.mirror_opts = opts;
         self
     }
@@ -522,7 +522,7 @@ impl Tmux {
     }
 
     /// The pid of the server the mirror follows (known once
-    /// [`Tmux::mirror`] has answered).
+    /// [`Server::mirror`] has answered).
     pub(crate) async fn mirrored_server_pid(&self) -> Option<u32> {
         self.mirror_slot().as_ref().map(|(pid, _)| *pid)
     }
@@ -540,25 +540,25 @@ impl Tmux {
 
     /// The same handle, closing its connection after `after` without use
     /// instead of [`IDLE_CLOSE`].
-    pub fn with_idle_close(mut self, after: Duration) -> Tmux {
+    pub fn with_idle_close(mut self, after: Duration) -> Server {
         self.idle_close = after;
         self
     }
 
     /// The same handle, waiting `timeout` for each answer instead of 20 s.
-    pub fn with_timeout(mut self, timeout: Duration) -> Tmux {
+    pub fn with_timeout(mut self, timeout: Duration) -> Server {
         self.timeout = timeout;
         self
     }
 
-    /// How long each answer may take (20 s unless [`Tmux::with_timeout`]).
+    /// How long each answer may take (20 s unless [`Server::with_timeout`]).
     pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 
     /// How many round trips this handle has made to its server: one per
     /// write of commands whose answers it then waits for (one
-    /// [`Tmux::run_all`] or [`Tmux::run_lines`], whatever the number of
+    /// [`Server::run_all`] or [`Server::run_lines`], whatever the number of
     /// commands), and one per one-shot client. Opening the connection is
     /// not counted; nor is the pane mirror, which has its own
     /// connections. Tests use it to check that a tool is one round trip.
@@ -841,12 +841,12 @@ impl Tmux {
         Ok(out)
     }
 
-    /// [`Tmux::run_all`] for a fixed number of commands: their answers as
+    /// [`Server::run_all`] for a fixed number of commands: their answers as
     /// an array, in the commands' order.
     ///
     /// # Errors
     ///
-    /// As [`Tmux::run_all`]; [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) if the answers do not
+    /// As [`Server::run_all`]; [`ErrorKind::Connection`](crate::tmux::ErrorKind::Connection) if the answers do not
     /// pair up with the commands (which would be a broken connection).
     pub(crate) async fn run_each<const N: usize>(
         &self,
@@ -860,7 +860,7 @@ impl Tmux {
 
     /// Runs several commands in one write (one round trip), so tmux runs
     /// them back to back: answers that describe the same moment, one per
-    /// command, in order. Same retry rule as [`Tmux::run`].
+    /// command, in order. Same retry rule as [`Server::run`].
     ///
     /// A `capture-pane -p` is sent as a paste-buffer read instead (see
     /// [`capture_line`]): its text arrives framed by its length, so no
@@ -908,7 +908,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// As [`Tmux::run_all`]; a server without sessions (no control client
+    /// As [`Server::run_all`]; a server without sessions (no control client
     /// can attach) is [`ErrorKind::NotFound`]: it has no panes.
     pub(crate) async fn run_replies(&self, lines: &[Line]) -> Result<Vec<Reply>, Error> {
         self.replies(|_| lines.to_vec(), Retry::Safe)
@@ -925,7 +925,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// The first connection error, explained ([`Tmux::explain`]: no server,
+    /// The first connection error, explained ([`Server::explain`]: no server,
     /// or its socket file gone).
     async fn replies(
         &self,
@@ -1057,7 +1057,7 @@ impl Tmux {
     /// broke before every answer came back; [`Retry::Never`] for lines
     /// that change something (keys typed twice, a window made twice).
     /// Paste-buffer captures (`capture-pane -p`) are not rewritten here:
-    /// use [`Tmux::run_all`] for those.
+    /// use [`Server::run_all`] for those.
     ///
     /// # Errors
     ///
@@ -1092,7 +1092,7 @@ impl Tmux {
             .collect())
     }
 
-    /// [`Tmux::run_lines`] as one-shot clients (a server without sessions):
+    /// [`Server::run_lines`] as one-shot clients (a server without sessions):
     /// the commands run in order and stop at the first failure, which ends
     /// every later line too.
     async fn run_lines_one_shot(&self, lines: &[Vec<Command>]) -> Result<Vec<Vec<Output>>, Error> {

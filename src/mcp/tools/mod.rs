@@ -47,7 +47,7 @@ use super::schema;
 use super::text::{self, Rendered, Text, TextMode, TextShape};
 use super::toolsets::{Policy, Toolset};
 use crate::tmux::op::{self, Limit, Op};
-use crate::tmux::{Error, ErrorKind, Selector, Servers, Tmux};
+use crate::tmux::{Error, ErrorKind, Selector, Server, Servers};
 
 pub use crate::tmux::op::capture::MAX_TEXT_BYTES;
 
@@ -1260,7 +1260,7 @@ fn server(
     servers: &Servers,
     socket_name: &Option<String>,
     socket_path: &Option<String>,
-) -> Result<Arc<Tmux>, Error> {
+) -> Result<Arc<Server>, Error> {
     servers.get_socket(socket_name.as_deref(), socket_path.as_deref())
 }
 
@@ -1619,7 +1619,7 @@ mod tests {
     #[tokio::test]
     async fn every_argument_refuses_wrong_types_naming_itself() {
         let socket = std::env::temp_dir().join(format!("tmuxwire-none-{}/s", std::process::id()));
-        let tmux = Arc::new(Tmux::new(socket, None, crate::tmux::Caller::default()));
+        let tmux = Arc::new(Server::new(socket, None, crate::tmux::Caller::default()));
         let servers = Servers::new(tmux, crate::tmux::Caller::default());
         let mut checked = 0;
         for d in defs() {

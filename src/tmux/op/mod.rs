@@ -73,11 +73,8 @@ use std::time::Duration;
 pub use filter::{Filters, FiltersArg};
 pub use fit::{Fit, Limit};
 
-use super::{Error, PaneScope, Tmux};
+use super::{Error, PaneScope, Server};
 use crate::mirror::{Busy, Mirror, PaneMeta};
-
-/// The connection to one tmux server that operations run over.
-pub type Server = Tmux;
 
 /// A typed request for one operation.
 pub trait Op: Sized + Send {

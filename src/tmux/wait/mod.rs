@@ -58,7 +58,7 @@ use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMirror, PaneState, Progress, Status};
 use crate::sys::input::Input;
 use crate::term::Term;
-use crate::tmux::{Error, Tmux};
+use crate::tmux::{Error, Server};
 
 /// How long after its timeout a wait whose tmux stopped answering ends
 /// anyway: the wait's own loop ends at the timeout, so this only runs out
@@ -263,7 +263,7 @@ fn look<C: Condition>(pane: &PaneMirror, cond: &mut C) -> Option<C::Found> {
 /// server exits (or is restarted) during the wait; the vigil's
 /// connection errors.
 pub(crate) async fn run<C: Condition>(
-    server: &Tmux,
+    server: &Server,
     f: &Followed,
     rx: &mut Receiver<u64>,
     cond: &mut C,
