@@ -16,19 +16,20 @@ use super::{
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
+use crate::tmux::op::buffers::{BufferPasted, PasteBufferRequest};
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
     SplitDirection, SplitSize, SplitWindowRequest,
 };
 use crate::tmux::op::deliver::{Delivery, MAX_SUBMIT_DELAY, Submit};
-use crate::tmux::op::manage::{Name, cells};
+use crate::tmux::op::manage::Name;
+use crate::tmux::op::resize::cells;
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
 use crate::tmux::op::typing::{
-    BatchSent, BufferPasted, KeysSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest,
-    SendKeysRequest, TextPasted,
+    BatchSent, KeysSent, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest, TextPasted,
 };
 use crate::tmux::op::{self, Limit};
 use crate::tmux::typing::Keys;

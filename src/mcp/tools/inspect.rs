@@ -16,13 +16,12 @@ use crate::mcp::budget::json_len;
 use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
-use crate::tmux::op::capture::{
-    CapturePaneRequest, CaptureResult, DisplayMessageRequest, SnapshotPaneRequest, SnapshotResult,
-    TextResult,
-};
+use crate::tmux::op::buffers::{BufferContent, ShowBufferRequest};
+use crate::tmux::op::capture::{CapturePaneRequest, CaptureResult};
 use crate::tmux::op::commands::{
     CommandList, CommandOutput, CommandOutputRequest, ListCommandsRequest,
 };
+use crate::tmux::op::display::{DisplayMessageRequest, TextResult};
 use crate::tmux::op::info::{
     Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
     WindowInfoRequest,
@@ -36,8 +35,8 @@ use crate::tmux::op::settings::{
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
 use crate::tmux::op::shape::Shape;
+use crate::tmux::op::snapshot::{SnapshotPaneRequest, SnapshotResult};
 use crate::tmux::op::state::{PaneState, PaneStateRequest};
-use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{Error, Selector, ServerInfo};
 

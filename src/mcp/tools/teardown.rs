@@ -26,7 +26,7 @@ impl crate::mcp::text::Rendered for crate::tmux::op::manage::PaneDone {
     const TEXT: crate::mcp::text::TextShape = crate::mcp::text::TextShape::String;
     const QUIET: &'static [&'static str] = &["pane_id"];
 }
-use crate::tmux::op::typing::{BufferDeleted, DeleteBufferRequest};
+use crate::tmux::op::buffers::{BufferDeleted, DeleteBufferRequest};
 
 /// `kill_server`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
