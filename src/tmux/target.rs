@@ -6,6 +6,7 @@
 use super::error::{Error, ErrorKind, Subject};
 use super::server::Server;
 use crate::control::format::{Query, Record};
+use crate::control::said::Said;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 
 /// Which object a tool call names: the union of libtmux-mcp's targeting
@@ -96,7 +97,10 @@ pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Reco
 /// sessions (`list-panes -a` there says "no current target").
 pub(crate) fn is_empty_server(e: &Error) -> bool {
     e.is(ErrorKind::NotFound)
-        && (e.detail().contains("no current") || e.detail().contains("no sessions"))
+        && matches!(
+            crate::control::said::said(e.detail()),
+            Said::NoCurrent | Said::NoSessions
+        )
 }
 
 impl Server {

@@ -14,6 +14,7 @@ use super::typing::{Landed, PaneIdRow, pane_id_lookup, paste_text};
 use super::{Op, Server};
 use crate::control::buffer::buffer_encoding;
 use crate::control::correlate::FrameSpec;
+use crate::control::said::{Said, said};
 use crate::control::{Command, Target, TargetKind};
 use crate::term::keep_tail;
 use crate::tmux::input::{self, fill_buffer};
@@ -318,7 +319,11 @@ fn check_buffer(content: &str, logical: &str) -> Result<(), Error> {
 ///
 /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty content, a NUL byte, or a bad
 /// logical name.
-pub async fn load_buffer(server: &Server, content: &str, logical: &str) -> Result<String, Error> {
+pub(super) async fn load_buffer(
+    server: &Server,
+    content: &str,
+    logical: &str,
+) -> Result<String, Error> {
     check_buffer(content, logical)?;
     let name = input::new_buffer_name(logical);
     server.act(fill_buffer(&name, content)).await?;
@@ -331,7 +336,7 @@ pub async fn load_buffer(server: &Server, content: &str, logical: &str) -> Resul
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a buffer that does not exist.
-pub async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> {
+pub(super) async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> {
     let encoding = buffer_encoding(&server.version().await?);
     let size = Command::new("list-buffers")
         .opt("-F", "#{buffer_size}")
@@ -363,7 +368,7 @@ pub async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, Error> 
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer or pane.
-pub async fn paste_buffer(
+pub(super) async fn paste_buffer(
     server: &Server,
     target: &Target,
     name: &str,
@@ -400,7 +405,7 @@ pub async fn paste_buffer(
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing buffer.
-pub async fn delete_buffer(server: &Server, name: &str) -> Result<(), Error> {
+pub(super) async fn delete_buffer(server: &Server, name: &str) -> Result<(), Error> {
     match server
         .act(vec![Command::new("delete-buffer").opt("-b", name)])
         .await
@@ -420,7 +425,7 @@ pub async fn delete_buffer(server: &Server, name: &str) -> Result<(), Error> {
 /// they are.
 fn buffer_error(e: Error) -> Error {
     let d = e.detail();
-    if e.is(ErrorKind::Tmux) && (d.contains("unknown buffer") || d.contains("no buffer")) {
+    if e.is(ErrorKind::Tmux) && said(d) == Said::NoBuffer {
         Error::no_buffer(d.to_string())
     } else {
         e

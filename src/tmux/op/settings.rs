@@ -20,6 +20,7 @@ use serde::{Serialize, Serializer};
 
 use super::fit::{Fit, Limit, SLACK, head_within, json_len, json_str_len};
 use super::{Op, Server};
+use crate::control::said::{Said, said};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
 use crate::tmux::ErrorKind;
@@ -439,7 +440,7 @@ impl Op for ShowOptionRequest {
 ///
 /// [`ErrorKind::NotFound`] for a missing target; [`ErrorKind::Tmux`] with
 /// tmux's words (`invalid option: x`, `ambiguous option: x`).
-pub async fn show_option(
+pub(super) async fn show_option(
     server: &Server,
     option: &OptionName,
     place: &Place,
@@ -454,14 +455,14 @@ pub async fn show_option(
         let text = out.text();
         return Ok((!text.is_empty()).then_some(text));
     }
-    let said = String::from_utf8_lossy(&out.body);
+    let text = String::from_utf8_lossy(&out.body);
     // tmux calls a user option that is not set here invalid
     // (options_get_only in cmd-show-options.c finds no entry; a user
     // option has no table entry to fall back to).
-    if option.is_user() && said.contains("invalid option") {
+    if option.is_user() && said(&text) == Said::InvalidOption {
         return Ok(None);
     }
-    Err(Error::from_tmux(&said))
+    Err(Error::from_tmux(&text))
 }
 
 /// `set_option`: sets an option to a value, verbatim.
@@ -661,7 +662,7 @@ impl Op for ShowHooksRequest {
 /// [`ErrorKind::NotFound`] for a missing target; [`ErrorKind::Tmux`] with
 /// tmux's words (`invalid option: no-such-hook`) when no table knows the
 /// hook.
-pub async fn show_hooks(
+pub(super) async fn show_hooks(
     server: &Server,
     place: &Place,
     hook: Option<&OptionName>,
