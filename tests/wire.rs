@@ -10,10 +10,25 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tmuxwire::control::{self, Client, ClientOptions, Command};
-use tmuxwire::tmux::{Caller, Server};
+use tmuxwire::tmux::op::info::ServerInfoRequest;
+use tmuxwire::tmux::op::list::ListSessionsRequest;
+use tmuxwire::tmux::op::{self, Limit};
+use tmuxwire::tmux::{Caller, Server, ServerInfo, SessionInfo};
 use tmuxwire::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 use crate::support::*;
+
+/// The server's sessions, through the typed request (`list_sessions`).
+async fn list_sessions(t: &Server) -> Result<Vec<SessionInfo>, tmuxwire::tmux::Error> {
+    op::run(t, ListSessionsRequest::default(), Limit::NONE)
+        .await
+        .map(|l| l.result)
+}
+
+/// The server's facts, through the typed request (`get_server_info`).
+async fn server_info(t: &Server) -> Result<ServerInfo, tmuxwire::tmux::Error> {
+    op::run(t, ServerInfoRequest, Limit::NONE).await
+}
 
 /// The framing a tmux version must use, by release: 3.6 switched to the new imsg header.
 fn expected_framing(label: &str) -> Framing {
@@ -459,13 +474,11 @@ async fn check_one_shot_without_sessions(
 
     // The Server handle falls back to one-shot commands.
     let tmux = Server::new(socket.to_path_buf(), None, Caller::default());
-    let sessions = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+    let sessions = within("list_sessions", list_sessions(&tmux))
         .await
         .unwrap_or_else(|e| panic!("tmux {label}: list_sessions: {e}"));
     assert!(sessions.is_empty(), "{sessions:?}");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert!(info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0, "{info:?}");
     assert_eq!(info.version.as_deref(), Some(label));
@@ -475,14 +488,12 @@ async fn check_one_shot_without_sessions(
     // Once a session exists, the handle attaches again (self-healing).
     ok(&["new-session", "-d", "-s", "later", "-x", "80", "-y", "24"]);
     let names = wait_until_async("the handle sees the new session", || async {
-        let s = tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
+        let s = list_sessions(&tmux).await.ok()?;
         (s.len() == 1).then_some(s)
     })
     .await;
     assert_eq!(names[0].session_name, "later");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert_eq!(info.session_count, 1, "{info:?}");
     assert_eq!(
         info.imsg_framing.as_deref(),
@@ -493,7 +504,7 @@ async fn check_one_shot_without_sessions(
     );
     // While it is used, the handle leaves one-shot mode and attaches a control client.
     wait_until_async("the handle attaches a control client", || async {
-        tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
+        list_sessions(&tmux).await.ok()?;
         let o = cli(&["list-clients", "-F", "#{client_control_mode}"]);
         String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -585,14 +596,12 @@ async fn no_server_is_reported_with_the_socket_path() {
 
     // The Server handle: an error naming the path; server_info says not alive.
     let tmux = Server::new(path.clone(), None, Caller::default());
-    let e = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+    let e = within("list_sessions", list_sessions(&tmux))
         .await
         .unwrap_err();
     assert_eq!(e.to_string(), want);
     assert_eq!(e.kind().name(), "NoServer");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert!(!info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0);
     assert_eq!(info.socket_path, Some(path.display().to_string()));
@@ -679,7 +688,7 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         // The Server handle reconnects by itself after being detached.
         let tmux = Server::new(server.socket.clone(), None, Caller::default());
         assert_eq!(
-            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+            within("list_sessions", list_sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -690,12 +699,9 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         wait_until_true("the handle's client leaves", DEADLINE, || {
             control_clients(&server).is_empty()
         });
-        let s = within(
-            "list_sessions after detach",
-            tmuxwire::tmux::op::list::sessions(&tmux),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
+        let s = within("list_sessions after detach", list_sessions(&tmux))
+            .await
+            .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
         assert_eq!(s[0].session_name, "wire-detach");
         assert_alive(&server, "after the handle reconnected");
     }
@@ -755,7 +761,7 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         let client = connect(&server).await;
         let tmux = Arc::new(Server::new(server.socket.clone(), None, Caller::default()));
         assert_eq!(
-            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+            within("list_sessions", list_sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -797,12 +803,9 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         assert!(matches!(e, control::Error::Closed { .. }), "{e:?}");
 
         // Through Server: "no tmux server running on <path>".
-        let e = within(
-            "list_sessions after kill",
-            tmuxwire::tmux::op::list::sessions(&tmux),
-        )
-        .await
-        .unwrap_err();
+        let e = within("list_sessions after kill", list_sessions(&tmux))
+            .await
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("no tmux server running on {}", server.socket.display()),
@@ -810,12 +813,9 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
             bin.label
         );
         assert_eq!(e.kind().name(), "NoServer");
-        let info = within(
-            "server_info after kill",
-            tmuxwire::tmux::op::info::server_info(&tmux),
-        )
-        .await
-        .unwrap();
+        let info = within("server_info after kill", server_info(&tmux))
+            .await
+            .unwrap();
         assert!(!info.is_alive);
     }
 }
@@ -981,10 +981,7 @@ async fn idle_connections_close_and_reopen() {
                 .filter(|l| *l == tmuxwire::wire::CLIENT_TERM)
                 .count()
         };
-        assert_eq!(
-            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
-            1
-        );
+        assert_eq!(list_sessions(&t).await.unwrap().len(), 1);
         assert_eq!(ours(), 1, "tmux {}: attached while in use", bin.label);
         wait_until(
             "the idle connection to close",
@@ -992,7 +989,7 @@ async fn idle_connections_close_and_reopen() {
             || (ours() == 0).then_some(()),
         );
         assert_eq!(
-            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
+            list_sessions(&t).await.unwrap().len(),
             1,
             "tmux {}: reconnects",
             bin.label

@@ -337,7 +337,7 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
             handles.push(ctx.servers.get_socket(None, p.to_str())?);
         }
         for h in handles {
-            let i = crate::tmux::op::info::server_info(&h).await?;
+            let i = crate::tmux::target::server_info(&h).await?;
             if i.is_alive {
                 found.push(i);
             }

@@ -251,6 +251,11 @@ fn capture_copy(
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+///
+/// The one operation function left public beside [`super::run`]: the
+/// CLI's `capture` is being moved onto this engine and may call it with
+/// its own target and no response limit; every other caller goes
+/// through [`CapturePaneRequest`].
 pub async fn capture(
     server: &Server,
     target: &Target,

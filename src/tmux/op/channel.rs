@@ -155,7 +155,7 @@ async fn pid_now(endpoint: &wire::Endpoint) -> Result<u32, Error> {
 /// [`ErrorKind::WaitTimeout`] when the deadline passes;
 /// [`ErrorKind::ServerGone`] when the server exits meanwhile;
 /// [`ErrorKind::NoServer`] when none runs.
-pub async fn wait_for_channel(
+pub(super) async fn wait_for_channel(
     server: &Server,
     channel: &Channel,
     timeout: Duration,
@@ -214,7 +214,7 @@ pub async fn wait_for_channel(
 /// # Errors
 ///
 /// Connection errors; tmux's, as [`Error::from_tmux`] classifies them.
-pub async fn signal_channel(server: &Server, channel: &Channel) -> Result<(), Error> {
+pub(super) async fn signal_channel(server: &Server, channel: &Channel) -> Result<(), Error> {
     let cmd = Command::new("wait-for")
         .arg("-S")
         .arg("--")

@@ -643,7 +643,7 @@ impl Condition for Finished {
 /// # Errors
 ///
 /// As [`WaitForCommandRequest::run`].
-pub async fn wait_for_command(
+pub(super) async fn wait_for_command(
     server: &Server,
     pane: PaneId,
     req: &WaitForCommandRequest,

@@ -113,7 +113,7 @@ impl Fit for TextResult {
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-pub async fn display(
+pub(super) async fn display(
     server: &Server,
     target: &Target,
     parts: &[Part<'_>],

@@ -134,7 +134,7 @@ impl Fit for RunCommandResult {
 /// pane whose foreground program is a shell tmuxwire cannot wrap;
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
 /// server exits meanwhile; a missing pane; connection errors.
-pub async fn run_command(
+pub(super) async fn run_command(
     server: &Server,
     pane: PaneId,
     req: &RunCommandRequest,

@@ -170,7 +170,7 @@ impl Fit for CaptureSinceResult {
 /// or of a pane that was respawned; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a pane
 /// that is gone and whose lines have all been returned (or whose copy
 /// was dropped).
-pub async fn capture_since(
+pub(super) async fn capture_since(
     server: &Server,
     pane: PaneId,
     cursor: Option<&SinceCursor>,

@@ -129,7 +129,7 @@ impl Fit for SnapshotResult {
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-pub async fn snapshot(
+pub(super) async fn snapshot(
     server: &Server,
     target: &Target,
     max_lines: Option<usize>,

@@ -100,7 +100,7 @@ impl Op for WaitForTextRequest {
 /// A missing pane; the mirror being off;
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
 /// server exits during the wait; connection errors.
-pub async fn wait_for_text(
+pub(super) async fn wait_for_text(
     server: &Server,
     pane: PaneId,
     req: &WaitForTextRequest,

@@ -543,7 +543,11 @@ fn note_keys(server: &Server, pane_id: &str, keys: &Keys, origin: Option<Origin>
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) (nothing is typed).
-pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<Landed, Error> {
+pub(super) async fn send_keys(
+    server: &Server,
+    target: &Target,
+    keys: &Keys,
+) -> Result<Landed, Error> {
     // Long input goes as several lines: they must all reach the pane the
     // first one did.
     let target = if keys.commands("%0").len() + 2 > LINE_COMMANDS {
@@ -587,7 +591,7 @@ pub async fn send_keys(server: &Server, target: &Target, keys: &Keys) -> Result<
 /// # Errors
 ///
 /// Connection errors only; each operation's failure is in its [`Sent`].
-pub async fn send_keys_batch(
+pub(super) async fn send_keys_batch(
     server: &Server,
     ops: &[(Target, Keys)],
     stop_on_error: bool,
@@ -705,7 +709,7 @@ pub async fn send_keys_batch(
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for empty text or
 /// text with a NUL byte.
-pub async fn paste_text(
+pub(super) async fn paste_text(
     server: &Server,
     target: &Target,
     text: &str,
