@@ -134,38 +134,25 @@ fn named(l: &str) -> Option<(Object, &str)> {
 mod tests {
     use super::*;
 
+    /// A missing `object` named `name`.
+    const fn at(object: Object, name: &'static str) -> Said<'static> {
+        Said::NotFound(Some((object, name)))
+    }
+
     /// The messages of the three versions tmuxwire is tested on, as their
     /// binaries hold them (`strings` on Debian's 3.3a, 3.5a and 3.8),
     /// with a name filled in, and the class each must get.
     const SAID: &[(&str, Said<'static>)] = &[
-        (
-            "can't find session: work",
-            Said::NotFound(Some((Object::Session, "work"))),
-        ),
-        (
-            "can't find window: @9",
-            Said::NotFound(Some((Object::Window, "@9"))),
-        ),
-        (
-            "can't find pane: %99",
-            Said::NotFound(Some((Object::Pane, "%99"))),
-        ),
+        ("can't find session: work", at(Object::Session, "work")),
+        ("can't find window: @9", at(Object::Window, "@9")),
+        ("can't find pane: %99", at(Object::Pane, "%99")),
         ("can't find client: /dev/pts/9", Said::NotFound(None)),
         ("can't find last session", Said::NotFound(None)),
         ("can't find next session", Said::NotFound(None)),
         ("can't find previous session", Said::NotFound(None)),
-        (
-            "no such session: x",
-            Said::NotFound(Some((Object::Session, "x"))),
-        ),
-        (
-            "no such window: x:9",
-            Said::NotFound(Some((Object::Window, "x:9"))),
-        ),
-        (
-            "no such pane: %4",
-            Said::NotFound(Some((Object::Pane, "%4"))),
-        ),
+        ("no such session: x", at(Object::Session, "x")),
+        ("no such window: x:9", at(Object::Window, "x:9")),
+        ("no such pane: %4", at(Object::Pane, "%4")),
         ("no current client", Said::NoCurrent),
         ("no current pane", Said::NoCurrent),
         ("no current session", Said::NoCurrent),

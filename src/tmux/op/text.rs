@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::PaneId;
-use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
+use crate::mirror::echo::{Echoes, Line, has_unmasked_text, merge_ranges};
 use crate::mirror::lines::{Keep, cursor_spot, lines_since};
 use crate::mirror::pane::TypedFrom;
 use crate::mirror::{Progress, Status};
@@ -23,7 +23,7 @@ use crate::search::Pattern;
 use crate::term::{LineIndex, Term};
 use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
-    matches_outside, merge_ranges,
+    matches_outside,
 };
 use crate::tmux::typing::TypedPanes;
 use crate::tmux::wait::{
