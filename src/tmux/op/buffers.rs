@@ -286,7 +286,7 @@ impl Op for DeleteBufferRequest {
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`] for any other name.
-pub fn own_buffer(name: &str) -> Result<(), Error> {
+pub(super) fn own_buffer(name: &str) -> Result<(), Error> {
     if input::is_own_buffer(name) {
         return Ok(());
     }

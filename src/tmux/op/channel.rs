@@ -61,7 +61,7 @@ impl Channel {
 }
 
 /// Whether `name` can be a [`Channel`].
-pub fn valid_channel(name: &str) -> bool {
+pub(super) fn valid_channel(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
             .bytes()

@@ -22,7 +22,7 @@ use crate::tmux::{Error, ErrorKind, Selector};
 /// # Errors
 ///
 /// [`ErrorKind::SelfTarget`] for that pane.
-pub fn guard_pane(server: &Server, pane: PaneId, what: &str) -> Result<(), Error> {
+pub(super) fn guard_pane(server: &Server, pane: PaneId, what: &str) -> Result<(), Error> {
     if server.caller().guarded_pane(server.canonical_socket()) == Some(pane) {
         return Err(Error::self_target(format!(
             "Refusing to {what} the pane running this MCP server ({pane})."

@@ -719,7 +719,7 @@ async fn one(server: &Server, cmd: Command, retry: Retry) -> Result<Output, Erro
 /// Environment variables as `show-environment` prints them: `NAME=value`,
 /// or `-NAME` for a variable marked for removal (`None`). A line without
 /// `=` after a variable continues its value (a value with a line break).
-pub fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
+pub(super) fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
     let text = String::from_utf8_lossy(body);
     let text = text.strip_suffix('\n').unwrap_or(&text);
     let mut out: Vec<(String, Option<String>)> = Vec::new();
@@ -743,7 +743,7 @@ pub fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
 
 /// Hook entries as `show-hooks` prints them: `name[index] command` for
 /// each command set; a bare name (no command set) is left out.
-pub fn parse_hooks(body: &[u8]) -> Vec<HookEntry> {
+pub(super) fn parse_hooks(body: &[u8]) -> Vec<HookEntry> {
     let text = String::from_utf8_lossy(body);
     let mut out = Vec::new();
     for line in text.lines() {
