@@ -2,7 +2,7 @@
 //! that is opened lazily and reopened when it breaks.
 //!
 //! * [`connect`]: opening, keeping and reopening the connection;
-//! * [`run`]: sending commands over it (or one-shot clients) and their
+//! * [`exec`]: sending commands over it (or one-shot clients) and their
 //!   answers ([`Output`]).
 
 use std::path::{Path, PathBuf};
@@ -20,11 +20,11 @@ use crate::mirror::{Mirror, MirrorOptions};
 use crate::wire::{self, Framing, TmuxVersion};
 
 mod connect;
-mod run;
+mod exec;
 
-use run::query_cmd;
+use exec::query_cmd;
 
-pub use run::{Output, Retry};
+pub use exec::{Output, Retry};
 
 /// How the handle currently talks to the server.
 #[derive(Clone)]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pane::{Followed, follow};
+use super::synced::{Followed, follow};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::Status;
 use crate::tmux::Error;

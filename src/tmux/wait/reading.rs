@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::pane::Followed;
+use super::synced::Followed;
 use crate::control::format::Query;
 use crate::control::{PaneId, Target};
 use crate::mirror::PaneMirror;
