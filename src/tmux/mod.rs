@@ -19,11 +19,13 @@
 //!   runs, each wait a condition over the pane's mirrored copy.
 //! * [`pane_text`]: the answers of `wait_for_text`, `capture_since` and
 //!   `run_command`, and their pure parts (cursors, echo masks, caps).
-//! * [`manage`]: what the operations that change objects share (one line
+//! * [`act`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
 //!   [`op::manage`], [`op::create`] and [`op::kill`].
-//! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
-//!   from the commands [`input`] builds (pure, fuzzed).
+//! * [`keys`]: what input is: the keys one `send_keys` sends, what was
+//!   typed into each pane, the checks on paste text (the commands are
+//!   [`input`]'s, pure and fuzzed; the operations [`op::typing`] and
+//!   [`op::buffers`]).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
 //!   and written out for the running version (pure, fuzzed).
 //! * [`discover`]: the live servers in the user's tmux directory.
@@ -31,20 +33,20 @@
 //!   field name ([`crate::record!`]).
 //! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
+pub mod act;
 pub mod caller;
 pub mod copy;
 pub mod discover;
 pub mod error;
 pub mod input;
+pub mod keys;
 pub mod layout;
-pub mod manage;
 pub mod model;
 pub mod op;
 pub mod pane_text;
 pub mod server;
 pub mod servers;
 pub mod target;
-pub mod typing;
 pub mod wait;
 
 pub use caller::Caller;

@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::typing::TypedPanes;
+use super::keys::TypedPanes;
 use crate::control::PaneId;
 use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, numbered, segments};
 use crate::mirror::lines::{Keep, Spot, byte_at, lines_since};

@@ -16,6 +16,7 @@ use super::{
 use crate::mcp::args::{self, EnvArg, OnError, ScopeArg};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
+use crate::tmux::keys::Keys;
 use crate::tmux::op::buffers::{BufferPasted, PasteBufferRequest};
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
@@ -32,7 +33,6 @@ use crate::tmux::op::typing::{
     BatchSent, KeysSent, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest, TextPasted,
 };
 use crate::tmux::op::{self, Limit};
-use crate::tmux::typing::Keys;
 
 /// `create_session`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]

@@ -13,7 +13,7 @@ use super::{targeting, tool_args, wait_ceiling};
 use crate::control::PaneId;
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
-use crate::tmux::manage::session_ref;
+use crate::tmux::act::session_ref;
 use crate::tmux::op::buffers::{BufferRef, LoadBufferRequest};
 use crate::tmux::op::channel::{
     Channel, SignalChannelRequest, Signalled, WaitForChannelRequest, Waited,

@@ -18,8 +18,8 @@ use crate::control::said::{Said, said};
 use crate::control::{Command, Target, TargetKind};
 use crate::term::keep_tail;
 use crate::tmux::input::{self, fill_buffer};
+use crate::tmux::keys::check_text;
 use crate::tmux::target::one_record;
-use crate::tmux::typing::check_text;
 use crate::tmux::{Error, ErrorKind, Selector};
 
 crate::fits_whole!(BufferPasted, BufferRef, BufferDeleted);

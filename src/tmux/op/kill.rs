@@ -13,7 +13,7 @@ use super::fit::Limit;
 use super::manage::{Done, PaneDone};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
-use crate::tmux::manage::{PaneIdRow, pane_id_read};
+use crate::tmux::act::{PaneIdRow, pane_id_read};
 use crate::tmux::target::{one_record, template_cmd};
 use crate::tmux::{Error, ErrorKind, Selector};
 

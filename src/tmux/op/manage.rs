@@ -7,7 +7,7 @@
 //!
 //! Each is one round trip when its target is given by id (or by a session
 //! name tmux can match exactly, see
-//! [`exact_name_target`](crate::tmux::manage::exact_name_target)): the
+//! [`exact_name_target`](crate::tmux::act::exact_name_target)): the
 //! action and the read of its result go out as one control-mode line,
 //! which tmux runs back to back and stops at the first failure, so the
 //! result describes the moment right after the action and a failed action
@@ -26,7 +26,7 @@ use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::format::{Query, escape_format};
 use crate::control::{Command, PaneId, Target, TargetKind};
-use crate::tmux::manage::bodies;
+use crate::tmux::act::bodies;
 use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
 use crate::tmux::{Error, PaneInfo, Retry, Selector, SessionInfo, WindowInfo};
 

@@ -207,7 +207,7 @@ impl Place {
                 ));
             }
             (Some(s), Some(Scope::Session)) => {
-                Some(PlaceTarget::Session(crate::tmux::manage::session_ref(s)))
+                Some(PlaceTarget::Session(crate::tmux::act::session_ref(s)))
             }
             (Some(s), Some(Scope::Window)) => {
                 Some(PlaceTarget::Window(s.parse().map_err(|_| {

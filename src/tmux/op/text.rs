@@ -21,11 +21,11 @@ use crate::mirror::pane::TypedFrom;
 use crate::mirror::{Progress, Status};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term};
+use crate::tmux::keys::TypedPanes;
 use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
     matches_outside,
 };
-use crate::tmux::typing::TypedPanes;
 use crate::tmux::wait::{
     self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
 };

@@ -6,7 +6,7 @@
 //! ([`LINE_COMMANDS`]), so tmux runs it back to back (no other client's
 //! keys in between) and stops at the first failure; the line starts with
 //! a lookup of the pane, so a missing pane types nothing. What is typed is
-//! noted per pane ([`crate::tmux::typing::TypedPanes`]) so that waits can
+//! noted per pane ([`crate::tmux::keys::TypedPanes`]) so that waits can
 //! tell its echo from output.
 
 use std::time::{Duration, Instant};
@@ -20,8 +20,8 @@ use super::{Op, Server};
 use crate::control::{Command, Target, TargetKind};
 use crate::mirror::echo::Origin;
 use crate::tmux::input::{self, fill_buffer};
+use crate::tmux::keys::{Keys, LINE_COMMANDS, Sent, check_text};
 use crate::tmux::target::{one_record, template_cmd};
-use crate::tmux::typing::{Keys, LINE_COMMANDS, Sent, check_text};
 use crate::tmux::{Error, ErrorKind, Retry, Selector};
 
 crate::record! {
@@ -166,7 +166,7 @@ impl Body {
                 // Enter follows (now or after the delay): the final line
                 // break is not typed ([`Keys::typed_text`]).
                 let k = Keys {
-                    keys: crate::tmux::typing::without_final_newline(&k.keys).to_string(),
+                    keys: crate::tmux::keys::without_final_newline(&k.keys).to_string(),
                     enter: enter_too,
                     ..k.clone()
                 };
@@ -453,7 +453,7 @@ impl Op for PasteTextRequest {
         }
         // Enter submits: a final line break pasted too would submit twice.
         let text =
-            &input::paste_safe(crate::tmux::typing::without_final_newline(&self.text).as_bytes());
+            &input::paste_safe(crate::tmux::keys::without_final_newline(&self.text).as_bytes());
         let body = Body::Paste {
             text: text.to_string(),
             bracket: self.bracket,

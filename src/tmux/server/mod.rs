@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 use super::caller::Caller;
 use super::error::Error;
-use super::typing::TypedPanes;
+use super::keys::TypedPanes;
 use crate::control::{Client, Command, PaneId, SessionId, Target};
 use crate::mirror::echo::Origin;
 use crate::mirror::{Mirror, MirrorOptions};
