@@ -208,7 +208,7 @@ fn seed_captures(rows: usize) -> (String, Vec<u8>, Vec<u8>) {
 /// `seed/100k-rows`: building a copy from the captures of a pane with
 /// 100,000 rows of history (`Seed::from_captures`);
 /// `seed/100k-rows-renumbered`: matching such a copy seeded again with
-/// the one it replaces (`mirror::follow::continued_first`).
+/// the one it replaces (`mirror::lines::continued_first`).
 fn seed(c: &mut Criterion) {
     let (formats, rows, joined) = seed_captures(100_000);
     let mut group = c.benchmark_group("seed");
@@ -230,7 +230,7 @@ fn seed(c: &mut Criterion) {
         })
     });
     // A copy seeded again numbers its lines on from the one it replaces
-    // (`mirror::follow::continued_first`): both hold the same 100,000 rows.
+    // (`mirror::lines::continued_first`): both hold the same 100,000 rows.
     let build = || {
         let caps = Captures {
             formats: &formats,
@@ -242,7 +242,7 @@ fn seed(c: &mut Criterion) {
     };
     let (old, new) = (build(), build());
     group.bench_function("100k-rows-renumbered", |b| {
-        b.iter(|| black_box(tmuxwire::mirror::follow::continued_first(&old, &new)))
+        b.iter(|| black_box(tmuxwire::mirror::lines::continued_first(&old, &new)))
     });
     group.finish();
 }

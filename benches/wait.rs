@@ -60,14 +60,14 @@ use tmuxwire::events::{Cursor, Event, Kind};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
-use tmuxwire::tmux::follow::Outcome;
 use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::poll::PollEventsRequest;
 use tmuxwire::tmux::op::search::SearchPanesRequest;
 use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
-use tmuxwire::tmux::{Caller, Tmux};
+use tmuxwire::tmux::pane_text::Outcome;
+use tmuxwire::tmux::{Caller, Server};
 
 /// Panes of the bench's server (each followed by the idle `poll_events`).
 const PANES: usize = 20;
@@ -82,16 +82,16 @@ const IDLE_FOR: Duration = Duration::from_secs(5);
 const STILL: Duration = Duration::from_millis(20);
 
 /// A private tmux server, killed on drop.
-struct Server {
+struct Spawned {
     tmux: String,
     dir: tempfile::TempDir,
 }
 
-impl Server {
-    fn start() -> Server {
+impl Spawned {
+    fn start() -> Spawned {
         let tmux = std::env::var("TMUXWIRE_BENCH_TMUX").unwrap_or_else(|_| "tmux".into());
         let dir = tempfile::tempdir().expect("temp dir");
-        let s = Server { tmux, dir };
+        let s = Spawned { tmux, dir };
         let ok = s
             .cmd()
             .args([
@@ -157,7 +157,7 @@ impl Server {
     }
 }
 
-impl Drop for Server {
+impl Drop for Spawned {
     fn drop(&mut self) {
         let _ = self.cmd().arg("kill-server").status();
     }
@@ -193,7 +193,7 @@ fn wait_for_word(pane: PaneId, w: &str) -> WaitForTextRequest {
 
 /// Starts a wait for `w` on `pane`, types `w` into it once the wait
 /// listens, and gives the time from `send-keys` to the wait's answer.
-async fn send_to_wake(t: &Arc<Tmux>, pane: PaneId, w: &str) -> Duration {
+async fn send_to_wake(t: &Arc<Server>, pane: PaneId, w: &str) -> Duration {
     let m = t.mirror().await.expect("mirror");
     let p = m.pane(pane).expect("pane copy");
     let tt = t.clone();
@@ -215,14 +215,14 @@ async fn send_to_wake(t: &Arc<Tmux>, pane: PaneId, w: &str) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let server = Server::start();
+    let server = Spawned::start();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     let t = Arc::new(
-        Tmux::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions::default()),
+        Server::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions::default()),
     );
     let pane = PaneId(0);
     let target = Target::Pane(pane);
@@ -463,7 +463,7 @@ fn bench(c: &mut Criterion) {
 /// a `poll_events` following every pane ([`PANES`]), alternately,
 /// [`IDLE_ROUNDS`] times each, [`IDLE_FOR`] each (`getrusage`: all of
 /// tmuxwire's threads).
-fn idle(rt: &tokio::runtime::Runtime, t: &Arc<Tmux>) {
+fn idle(rt: &tokio::runtime::Runtime, t: &Arc<Server>) {
     let wait = WaitForTextRequest {
         timeout: IDLE_FOR,
         pane: Selector {
@@ -520,12 +520,12 @@ fn idle(rt: &tokio::runtime::Runtime, t: &Arc<Tmux>) {
 /// `wait/wake-during-check` (see the module docs).
 fn wake_during_check(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    server: &Server,
+    server: &Spawned,
     rt: &tokio::runtime::Runtime,
     word: &AtomicU64,
 ) {
     let t = Arc::new(
-        Tmux::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions {
+        Server::new(server.socket(), None, Caller::default()).with_mirror(MirrorOptions {
             verify_after: Duration::from_millis(1),
             ..MirrorOptions::default()
         }),

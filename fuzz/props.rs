@@ -813,7 +813,7 @@ pub fn jsonrpc_lines(data: &[u8]) {
 }
 
 /// The `capture_since` cursor a caller hands back
-/// (`tmux::follow::SinceCursor`): `decode` never panics and accepts only
+/// (`tmux::pane_text::SinceCursor`): `decode` never panics and accepts only
 /// the text `encode` writes (one text per cursor); any cursor's text reads
 /// back as that cursor; a cursor's text with one byte changed is refused
 /// or is the text of another cursor.
@@ -824,7 +824,7 @@ pub fn jsonrpc_lines(data: &[u8]) {
 pub fn since_cursor(data: &[u8]) {
     use tmuxwire::control::PaneId;
     use tmuxwire::term::LineIndex;
-    use tmuxwire::tmux::follow::SinceCursor;
+    use tmuxwire::tmux::pane_text::SinceCursor;
     let text = String::from_utf8_lossy(data);
     if let Ok(c) = SinceCursor::decode(&text) {
         assert_eq!(c.encode(), text);

@@ -707,7 +707,7 @@ async fn the_command_connection_outlives_other_sessions() {
         // Without the mirror: the command connection is the only control client.
         let s = Arc::new(Servers::new(
             Arc::new(
-                tmuxwire::tmux::Tmux::new(
+                tmuxwire::tmux::Server::new(
                     server.socket.clone(),
                     None,
                     tmuxwire::tmux::Caller::default(),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 use crate::support::tool::{err, first_pane, ok, pane_id, run};
 use crate::support::*;
@@ -1116,7 +1116,7 @@ async fn c15_kills_hit_only_what_they_name() {
 fn caller_servers(server: &TestServer, tmux: Option<&str>, pane: Option<&str>) -> Arc<Servers> {
     let caller = Caller::new(tmux, pane);
     Arc::new(Servers::new(
-        Arc::new(Tmux::new(server.socket.clone(), None, caller.clone())),
+        Arc::new(Server::new(server.socket.clone(), None, caller.clone())),
         caller,
     ))
 }
@@ -1357,7 +1357,7 @@ async fn list_servers_probes_without_attaching() {
     assert_eq!(server.tmux_ok(&["list-clients"]).trim(), "");
     let pinned = Arc::new(
         Servers::new(
-            Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+            Arc::new(Server::new(server.socket.clone(), None, Caller::default())),
             Caller::default(),
         )
         .pinned(true),

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, system_tmux, test_env, tmux_bins, wait_until};
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 /// `display_message` prints `#[`, `##[` and other literal text exactly as `tmux display -p`
 /// does.
@@ -49,7 +49,7 @@ async fn socket_file_removed_while_connected() {
         let pane = first_pane(&server);
         run(&server, &pane, "echo SOCKET-GONE-MARK");
         let tmux = Arc::new(
-            Tmux::new(server.socket.clone(), None, Caller::default())
+            Server::new(server.socket.clone(), None, Caller::default())
                 .with_idle_close(Duration::from_millis(300)),
         );
         let s = Servers::new(tmux.clone(), Caller::default());
@@ -130,7 +130,7 @@ async fn a_dead_server_has_one_message() {
 async fn timeouts_name_the_call() {
     let server = TestServer::start(&system_tmux());
     let tmux = Arc::new(
-        Tmux::new(server.socket.clone(), None, Caller::default())
+        Server::new(server.socket.clone(), None, Caller::default())
             .with_timeout(Duration::from_millis(500)),
     );
     let s = Servers::new(tmux, Caller::default());

@@ -7,21 +7,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tmuxwire::control::PaneId;
-use tmuxwire::mirror::follow::Keep;
+use tmuxwire::mirror::lines::Keep;
 use tmuxwire::search::{Pattern, PatternOptions};
-use tmuxwire::tmux::follow::{
-    CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
-};
 use tmuxwire::tmux::op::run::RunCommandRequest;
 use tmuxwire::tmux::op::since::CaptureSinceRequest;
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
-use tmuxwire::tmux::{Error, Selector, Tmux};
+use tmuxwire::tmux::pane_text::{
+    CaptureSinceResult, Outcome, RunCommandResult, RunOutcome, SinceCursor, WaitForTextResult,
+};
+use tmuxwire::tmux::{Error, Selector, Server};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, SH, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
 
-fn tmux_of(server: &TestServer) -> Arc<Tmux> {
+fn tmux_of(server: &TestServer) -> Arc<Server> {
     servers(server).default_server().clone()
 }
 
@@ -32,7 +32,7 @@ fn pane_of(server: &TestServer) -> (String, PaneId) {
 }
 
 /// Waits until `n` waits follow `pane` (they have read where the pane stood).
-async fn waits_begun(t: &Tmux, pane: PaneId, n: usize) {
+async fn waits_begun(t: &Server, pane: PaneId, n: usize) {
     let m = t.mirror().await.expect("mirror on");
     crate::support::wait_until_async("the wait to begin", || {
         let m = m.clone();
@@ -55,7 +55,7 @@ fn sel(pane: PaneId) -> Selector {
 
 /// `req` for `pane`, run as the MCP tool and the CLI run it.
 async fn run_command(
-    t: &Tmux,
+    t: &Server,
     pane: PaneId,
     req: &RunCommandRequest,
 ) -> Result<RunCommandResult, Error> {
@@ -68,7 +68,7 @@ async fn run_command(
 
 /// `req` for `pane`, run as the MCP tool and the CLI run it.
 async fn wait_for_text(
-    t: &Tmux,
+    t: &Server,
     pane: PaneId,
     req: &WaitForTextRequest,
 ) -> Result<WaitForTextResult, Error> {
@@ -81,7 +81,7 @@ async fn wait_for_text(
 
 /// `capture_since` of `pane` after `cursor`.
 async fn capture_since(
-    t: &Tmux,
+    t: &Server,
     pane: PaneId,
     cursor: Option<&SinceCursor>,
     max_lines: usize,
@@ -92,7 +92,7 @@ async fn capture_since(
 
 /// [`capture_since`] keeping the oldest or the newest lines over a limit.
 async fn capture_since_keeping(
-    t: &Tmux,
+    t: &Server,
     pane: PaneId,
     cursor: Option<&SinceCursor>,
     max_lines: usize,
@@ -515,7 +515,7 @@ impl Follower {
 
     /// One `capture_since` (no limit reached): the lines it gave that read `tag-N` for one
     /// of `tags`, and its `lines_missed`.
-    async fn read(&mut self, t: &Tmux, tags: &[&str], ctx: &str) -> (Vec<String>, bool) {
+    async fn read(&mut self, t: &Server, tags: &[&str], ctx: &str) -> (Vec<String>, bool) {
         let r = capture_since(t, self.pane, self.cursor.as_ref(), 100_000, 10_000_000)
             .await
             .unwrap_or_else(|e| panic!("{ctx}: capture_since: {e}"));
@@ -831,7 +831,7 @@ async fn follow_tools_through_mcp() {
     assert_eq!(r["matched_lines"], json!(["TOOL-DONE-7"]), "{r}");
 }
 
-fn tmux_of_servers(s: &tmuxwire::tmux::Servers) -> Arc<Tmux> {
+fn tmux_of_servers(s: &tmuxwire::tmux::Servers) -> Arc<Server> {
     s.default_server().clone()
 }
 
@@ -1097,7 +1097,7 @@ fn split(server: &TestServer, cmd: &str) -> (String, PaneId) {
 /// Waits on pane `id` for text that never comes, runs `end` once the wait has begun, and
 /// gives the wait's answer, checked to come within about a second of `end` ([`prompt`]).
 async fn wait_ended_by(
-    t: &Arc<Tmux>,
+    t: &Arc<Server>,
     id: PaneId,
     ctx: &str,
     end: impl FnOnce(),

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::json;
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 use crate::support::tool::{ok, run, type_line};
 use crate::support::{
@@ -219,7 +219,7 @@ fn programs_started_by_the_tests_exit_in_their_home() {
     let socket = dir.path().join("started.sock");
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
     let servers = Arc::new(Servers::new(
-        Arc::new(Tmux::new(socket.clone(), None, Caller::default())),
+        Arc::new(Server::new(socket.clone(), None, Caller::default())),
         Caller::default(),
     ));
     let made = rt.block_on(ok(

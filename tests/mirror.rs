@@ -327,7 +327,7 @@ async fn memory_cap_drops_the_oldest_history() {
         &pane,
         "seq -f 'capped line %g ..............................' 1 20000",
     );
-    let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+    let tmux = tmuxwire::tmux::Server::new(server.socket.clone(), None, Default::default())
         .with_mirror(tmuxwire::mirror::MirrorOptions {
             enabled: true,
             memory_cap: 200_000,
@@ -369,7 +369,7 @@ async fn memory_cap_drops_the_oldest_history() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_mirror_stops_watching() {
     let server = TestServer::start(&crate::support::system_tmux());
-    let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+    let tmux = tmuxwire::tmux::Server::new(server.socket.clone(), None, Default::default())
         .with_idle_close(std::time::Duration::from_millis(300))
         .with_mirror(tmuxwire::mirror::MirrorOptions {
             enabled: true,
@@ -417,7 +417,7 @@ async fn laid_out_history_is_checked_against_tmux_rows() {
         );
         let verify_after = std::time::Duration::from_millis(50);
         crate::support::test_logging();
-        let tmux = tmuxwire::tmux::Tmux::new(server.socket.clone(), None, Default::default())
+        let tmux = tmuxwire::tmux::Server::new(server.socket.clone(), None, Default::default())
             .with_mirror(tmuxwire::mirror::MirrorOptions {
                 enabled: true,
                 verify_after,

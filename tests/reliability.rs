@@ -15,7 +15,7 @@ use tmuxwire::mcp::budget::Budget;
 use tmuxwire::mcp::text::TextMode;
 use tmuxwire::mcp::toolsets::Policy;
 use tmuxwire::mirror::MirrorOptions;
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 use crate::support::tool::*;
 use crate::support::{
@@ -527,7 +527,7 @@ async fn copies_of_gone_panes_are_dropped_by_policy() {
         ..MirrorOptions::default()
     };
     let s = Arc::new(Servers::new(
-        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default()).with_mirror(opts)),
+        Arc::new(Server::new(server.socket.clone(), None, Caller::default()).with_mirror(opts)),
         Caller::default(),
     ));
     let mut cursors = Vec::new();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tmuxwire::mirror::MirrorOptions;
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 use tmuxwire::wire::ssh::{HostConfig, RemoteSocket};
 
 use crate::support::sshd::Sshd;
@@ -58,7 +58,7 @@ fn pool(server: &TestServer, config: HostConfig) -> Arc<Servers> {
         ..MirrorOptions::default()
     };
     let nobody = server.socket.with_file_name("nobody.sock");
-    let local = Arc::new(Tmux::new(nobody, None, Caller::default()).with_mirror(mirror));
+    let local = Arc::new(Server::new(nobody, None, Caller::default()).with_mirror(mirror));
     let socket = RemoteSocket::Path(server.socket.to_string_lossy().into_owned());
     Arc::new(
         Servers::new(local, Caller::default())

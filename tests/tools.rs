@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 use crate::support::tool_json::*;
 use crate::support::*;
@@ -2267,7 +2267,7 @@ async fn pinned_servers_refuse_other_sockets() {
     let bin = system_tmux();
     let server = TestServer::start(&bin);
     let servers = Servers::new(
-        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+        Arc::new(Server::new(server.socket.clone(), None, Caller::default())),
         Caller::default(),
     )
     .pinned(true);

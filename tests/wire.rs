@@ -10,10 +10,25 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tmuxwire::control::{self, Client, ClientOptions, Command};
-use tmuxwire::tmux::{Caller, Tmux};
+use tmuxwire::tmux::op::info::ServerInfoRequest;
+use tmuxwire::tmux::op::list::ListSessionsRequest;
+use tmuxwire::tmux::op::{self, Limit};
+use tmuxwire::tmux::{Caller, Server, ServerInfo, SessionInfo};
 use tmuxwire::wire::{self, ControlOptions, Framing, TmuxVersion};
 
 use crate::support::*;
+
+/// The server's sessions, through the typed request (`list_sessions`).
+async fn list_sessions(t: &Server) -> Result<Vec<SessionInfo>, tmuxwire::tmux::Error> {
+    op::run(t, ListSessionsRequest::default(), Limit::NONE)
+        .await
+        .map(|l| l.result)
+}
+
+/// The server's facts, through the typed request (`get_server_info`).
+async fn server_info(t: &Server) -> Result<ServerInfo, tmuxwire::tmux::Error> {
+    op::run(t, ServerInfoRequest, Limit::NONE).await
+}
 
 /// The framing a tmux version must use, by release: 3.6 switched to the new imsg header.
 fn expected_framing(label: &str) -> Framing {
@@ -381,7 +396,7 @@ impl Drop for BareServer {
     }
 }
 
-/// The one-shot client and the `Tmux` fallback on a server with no sessions. `cli` runs
+/// The one-shot client and the `Server` fallback on a server with no sessions. `cli` runs
 /// the tmux CLI on the same socket.
 async fn check_one_shot_without_sessions(
     label: &str,
@@ -447,15 +462,13 @@ async fn check_one_shot_without_sessions(
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("{label} é 'x' ;")));
 
-    // The Tmux handle falls back to one-shot commands.
-    let tmux = Tmux::new(socket.to_path_buf(), None, Caller::default());
-    let sessions = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+    // The Server handle falls back to one-shot commands.
+    let tmux = Server::new(socket.to_path_buf(), None, Caller::default());
+    let sessions = within("list_sessions", list_sessions(&tmux))
         .await
         .unwrap_or_else(|e| panic!("tmux {label}: list_sessions: {e}"));
     assert!(sessions.is_empty(), "{sessions:?}");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert!(info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0, "{info:?}");
     assert_eq!(info.version.as_deref(), Some(label));
@@ -465,14 +478,12 @@ async fn check_one_shot_without_sessions(
     // Once a session exists, the handle attaches again (self-healing).
     ok(&["new-session", "-d", "-s", "later", "-x", "80", "-y", "24"]);
     let names = wait_until_async("the handle sees the new session", || async {
-        let s = tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
+        let s = list_sessions(&tmux).await.ok()?;
         (s.len() == 1).then_some(s)
     })
     .await;
     assert_eq!(names[0].session_name, "later");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert_eq!(info.session_count, 1, "{info:?}");
     assert_eq!(
         info.imsg_framing.as_deref(),
@@ -483,7 +494,7 @@ async fn check_one_shot_without_sessions(
     );
     // While it is used, the handle leaves one-shot mode and attaches a control client.
     wait_until_async("the handle attaches a control client", || async {
-        tmuxwire::tmux::op::list::sessions(&tmux).await.ok()?;
+        list_sessions(&tmux).await.ok()?;
         let o = cli(&["list-clients", "-F", "#{client_control_mode}"]);
         String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -573,16 +584,14 @@ async fn no_server_is_reported_with_the_socket_path() {
         format!("no tmux server running on {}", stale.display())
     );
 
-    // The Tmux handle: an error naming the path; server_info says not alive.
-    let tmux = Tmux::new(path.clone(), None, Caller::default());
-    let e = within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+    // The Server handle: an error naming the path; server_info says not alive.
+    let tmux = Server::new(path.clone(), None, Caller::default());
+    let e = within("list_sessions", list_sessions(&tmux))
         .await
         .unwrap_err();
     assert_eq!(e.to_string(), want);
     assert_eq!(e.kind().name(), "NoServer");
-    let info = within("server_info", tmuxwire::tmux::op::info::server_info(&tmux))
-        .await
-        .unwrap();
+    let info = within("server_info", server_info(&tmux)).await.unwrap();
     assert!(!info.is_alive, "{info:?}");
     assert_eq!(info.session_count, 0);
     assert_eq!(info.socket_path, Some(path.display().to_string()));
@@ -666,10 +675,10 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         });
         assert_alive(&server, "after detach-client");
 
-        // The Tmux handle reconnects by itself after being detached.
-        let tmux = Tmux::new(server.socket.clone(), None, Caller::default());
+        // The Server handle reconnects by itself after being detached.
+        let tmux = Server::new(server.socket.clone(), None, Caller::default());
         assert_eq!(
-            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+            within("list_sessions", list_sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -680,12 +689,9 @@ async fn detach_client_ends_our_client_and_the_server_lives() {
         wait_until_true("the handle's client leaves", DEADLINE, || {
             control_clients(&server).is_empty()
         });
-        let s = within(
-            "list_sessions after detach",
-            tmuxwire::tmux::op::list::sessions(&tmux),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
+        let s = within("list_sessions after detach", list_sessions(&tmux))
+            .await
+            .unwrap_or_else(|e| panic!("tmux {}: no reconnect after detach: {e}", bin.label));
         assert_eq!(s[0].session_name, "wire-detach");
         assert_alive(&server, "after the handle reconnected");
     }
@@ -743,9 +749,9 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
     for bin in tmux_bins() {
         let mut server = TestServer::start(&bin);
         let client = connect(&server).await;
-        let tmux = Arc::new(Tmux::new(server.socket.clone(), None, Caller::default()));
+        let tmux = Arc::new(Server::new(server.socket.clone(), None, Caller::default()));
         assert_eq!(
-            within("list_sessions", tmuxwire::tmux::op::list::sessions(&tmux))
+            within("list_sessions", list_sessions(&tmux))
                 .await
                 .unwrap()
                 .len(),
@@ -786,13 +792,10 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
         .expect_err("the server is gone");
         assert!(matches!(e, control::Error::Closed { .. }), "{e:?}");
 
-        // Through Tmux: "no tmux server running on <path>".
-        let e = within(
-            "list_sessions after kill",
-            tmuxwire::tmux::op::list::sessions(&tmux),
-        )
-        .await
-        .unwrap_err();
+        // Through Server: "no tmux server running on <path>".
+        let e = within("list_sessions after kill", list_sessions(&tmux))
+            .await
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("no tmux server running on {}", server.socket.display()),
@@ -800,12 +803,9 @@ async fn kill_server_while_a_request_is_pending_fails_fast() {
             bin.label
         );
         assert_eq!(e.kind().name(), "NoServer");
-        let info = within(
-            "server_info after kill",
-            tmuxwire::tmux::op::info::server_info(&tmux),
-        )
-        .await
-        .unwrap();
+        let info = within("server_info after kill", server_info(&tmux))
+            .await
+            .unwrap();
         assert!(!info.is_alive);
     }
 }
@@ -962,7 +962,7 @@ async fn guard_lookalike_lines_come_back_verbatim() {
 async fn idle_connections_close_and_reopen() {
     for bin in tmux_bins() {
         let server = TestServer::start(&bin);
-        let t = Tmux::new(server.socket.clone(), None, Caller::default())
+        let t = Server::new(server.socket.clone(), None, Caller::default())
             .with_idle_close(Duration::from_millis(300));
         let ours = || {
             server
@@ -971,10 +971,7 @@ async fn idle_connections_close_and_reopen() {
                 .filter(|l| *l == tmuxwire::wire::CLIENT_TERM)
                 .count()
         };
-        assert_eq!(
-            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
-            1
-        );
+        assert_eq!(list_sessions(&t).await.unwrap().len(), 1);
         assert_eq!(ours(), 1, "tmux {}: attached while in use", bin.label);
         wait_until(
             "the idle connection to close",
@@ -982,7 +979,7 @@ async fn idle_connections_close_and_reopen() {
             || (ours() == 0).then_some(()),
         );
         assert_eq!(
-            tmuxwire::tmux::op::list::sessions(&t).await.unwrap().len(),
+            list_sessions(&t).await.unwrap().len(),
             1,
             "tmux {}: reconnects",
             bin.label

@@ -637,7 +637,10 @@ async fn pane_width(servers: &Servers, target: &str) -> Result<usize, CliError> 
 fn tmux_error(out: &crate::wire::CommandOutput, target: Option<&str>) -> CliError {
     let msg = out.error_text();
     let first = msg.lines().next().unwrap_or("").to_string();
-    if first.contains("can't find") {
+    if matches!(
+        crate::control::said::said(&first),
+        crate::control::said::Said::NotFound(_)
+    ) {
         return target::target_error(target.unwrap_or(""), "no such pane");
     }
     CliError::new(format!("capture: {first}"))

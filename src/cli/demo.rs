@@ -57,7 +57,7 @@ use serde_json::{Value, json};
 use super::output::{escape_text, thousands};
 use super::say;
 use crate::mirror::MirrorOptions;
-use crate::tmux::{Caller, Servers, Tmux};
+use crate::tmux::{Caller, Server, Servers};
 
 /// What `tmuxwire demo` was asked for.
 #[derive(Clone, Debug)]
@@ -515,7 +515,7 @@ async fn demo(opts: &Options, dir: &Path, sock: &Path, look: &Look) -> Result<()
         enabled: true,
         ..MirrorOptions::default()
     };
-    let handle = Tmux::new(sock.to_path_buf(), None, caller.clone()).with_mirror(mirror);
+    let handle = Server::new(sock.to_path_buf(), None, caller.clone()).with_mirror(mirror);
     let servers = Servers::new(Arc::new(handle), caller);
     let (info, _) = call(&servers, "get_server_info", json!({})).await?;
     let p = panes(&servers).await?;

@@ -65,7 +65,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use crate::mcp;
-use crate::tmux::{Caller, Servers, Tmux};
+use crate::tmux::{Caller, Server, Servers};
 use crate::wire::SocketSpec;
 pub use args::{
     CaptureArgs, CaptureSocketArgs, Cli, Cmd, EventsArgs, LineArg, RedactArgs, SearchArgs,
@@ -171,7 +171,7 @@ fn servers(cli: &Cli) -> Result<(Servers, Option<String>), String> {
         mirror.dead_keep = dead_panes.unwrap_or(mirror.dead_keep);
         mirror.dead_bytes = dead_pane_memory.unwrap_or(mirror.dead_bytes);
     }
-    let default = Arc::new(Tmux::new(path, name, caller.clone()).with_mirror(mirror));
+    let default = Arc::new(Server::new(path, name, caller.clone()).with_mirror(mirror));
     let env_hosts = std::env::var("TMUXWIRE_HOSTS").ok();
     let env_tmux = std::env::var("TMUXWIRE_HOST_TMUX").ok();
     let choice = hosts::choose(&hosts::HostFlags {

@@ -13,9 +13,9 @@ use super::SendArgs;
 use super::errors::CliError;
 use super::target;
 use crate::tmux::input::is_key_name;
+use crate::tmux::keys::Keys;
 use crate::tmux::op::typing::{BatchSent, SendKeysBatchRequest};
 use crate::tmux::op::{self, Limit};
-use crate::tmux::typing::Keys;
 use crate::tmux::{Selector, Servers};
 
 /// The `send_keys_batch` operations `a` asks for (text read already).

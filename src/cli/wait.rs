@@ -17,12 +17,12 @@ use super::errors::CliError;
 use super::output::escape_text;
 use super::target;
 use crate::search::{Pattern, PatternOptions};
-use crate::tmux::follow::{Outcome, WaitForTextResult};
+use crate::tmux::keys::Keys;
 use crate::tmux::op::since::CaptureSinceRequest;
 use crate::tmux::op::text::WaitForTextRequest;
 use crate::tmux::op::typing::SendKeysRequest;
 use crate::tmux::op::{self, Limit};
-use crate::tmux::typing::Keys;
+use crate::tmux::pane_text::{Outcome, WaitForTextResult};
 use crate::tmux::wait;
 use crate::tmux::{Selector, Servers};
 

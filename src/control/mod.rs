@@ -20,6 +20,8 @@
 //! * [`client`]: the async client: one task owns the connection (requests
 //!   in, correlated answers out, fences, an ordered event stream), clean
 //!   shutdown.
+//! * [`said`]: tmux's error messages (its words: "can't find", "no such",
+//!   "no server running", …) classified, for every caller. Pure.
 //! * [`error`]: [`Error`], the control layer's errors.
 
 pub mod buffer;
@@ -33,6 +35,7 @@ pub mod id;
 pub mod notify;
 pub mod parse;
 pub mod record;
+pub mod said;
 
 pub use client::{Client, ClientOptions, Fenced};
 pub use command::{Command, Line, Target, TargetKind, quote};

@@ -34,7 +34,7 @@ use super::resources::{self, Address};
 use crate::control::PaneId;
 use crate::events::Cursor;
 use crate::tmux::op::poll::{EventRow, PollEventsRequest, poll_events};
-use crate::tmux::{Servers, Tmux};
+use crate::tmux::{Server, Servers};
 
 /// The environment variable that turns the Claude Code channel on (`1`).
 pub const CHANNEL_ENV: &str = "TMUXWIRE_CLAUDE_CHANNEL";
@@ -56,7 +56,7 @@ const MAX_SUBSCRIPTIONS: usize = 256;
 /// A subscribed pane: its server and id.
 #[derive(Clone, Debug)]
 struct Sub {
-    server: Arc<Tmux>,
+    server: Arc<Server>,
     pane: PaneId,
 }
 
@@ -241,8 +241,8 @@ impl Push {
 
     /// The servers something is asked of: every server of the pools when
     /// the channel is on, else the servers of the subscriptions.
-    fn wanted(&self) -> Vec<Arc<Tmux>> {
-        let mut out: Vec<Arc<Tmux>> = Vec::new();
+    fn wanted(&self) -> Vec<Arc<Server>> {
+        let mut out: Vec<Arc<Server>> = Vec::new();
         if self.channel {
             out.extend(self.servers.handles());
             for h in self.servers.hosts() {
@@ -259,7 +259,7 @@ impl Push {
     }
 
     /// The panes of `server` subscribed to (both forms).
-    fn panes_of(&self, server: &Arc<Tmux>) -> Vec<PaneId> {
+    fn panes_of(&self, server: &Arc<Server>) -> Vec<PaneId> {
         let mut panes: Vec<PaneId> = self
             .subs()
             .values()
@@ -282,7 +282,7 @@ impl Push {
     /// Sends `e` of `server`: the channel's notification, and the update
     /// of each address subscribed to its pane. `false` when the client is
     /// gone.
-    async fn send(&self, server: &Arc<Tmux>, e: &EventRow, peer: &Peer<RoleServer>) -> bool {
+    async fn send(&self, server: &Arc<Server>, e: &EventRow, peer: &Peer<RoleServer>) -> bool {
         if self.channel {
             let mut params = json!({
                 "content": e.summary,
@@ -365,7 +365,7 @@ async fn supervise(push: Arc<Push>, peer: Peer<RoleServer>) {
 /// The forwarder of one server: long polls of its log, each event sent
 /// ([`Push::send`]); ends when nothing is asked of the server any more or
 /// the client is gone.
-async fn forward(push: Arc<Push>, server: Arc<Tmux>, peer: Peer<RoleServer>) {
+async fn forward(push: Arc<Push>, server: Arc<Server>, peer: Peer<RoleServer>) {
     let mut cursor: Option<Cursor> = None;
     let mut rx = push.changed.subscribe();
     loop {

@@ -226,12 +226,12 @@ mod tests {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     use super::*;
-    use crate::tmux::{Caller, Servers, Tmux};
+    use crate::tmux::{Caller, Server, Servers};
 
     /// A server whose tmux socket does not exist (nothing here needs tmux).
     fn server() -> TmuxwireServer {
         let socket = std::env::temp_dir().join(format!("tmuxwire-none-{}/s", std::process::id()));
-        let tmux = Arc::new(Tmux::new(socket, None, Caller::default()));
+        let tmux = Arc::new(Server::new(socket, None, Caller::default()));
         TmuxwireServer::new(Arc::new(Servers::new(tmux, Caller::default())))
     }
 

@@ -182,9 +182,9 @@ rendered!(
     crate::tmux::op::commands::WaitForCommandResult,
     crate::tmux::op::stable::WaitForStableResult,
     crate::tmux::op::poll::PollEventsResult,
-    crate::tmux::follow::WaitForTextResult,
-    crate::tmux::follow::CaptureSinceResult,
-    crate::tmux::follow::RunCommandResult,
+    crate::tmux::pane_text::WaitForTextResult,
+    crate::tmux::pane_text::CaptureSinceResult,
+    crate::tmux::pane_text::RunCommandResult,
 );
 
 #[cfg(test)]

@@ -243,6 +243,19 @@ pub struct Line<'a> {
     pub text: &'a [u8],
 }
 
+/// `texts` as a window of lines numbered 0, 1, … (text that is not a
+/// pane's lines: a command's output, a fuzz case).
+pub fn numbered<T: AsRef<[u8]>>(texts: &[T]) -> Vec<Line<'_>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(k, t)| Line {
+            index: LineIndex(k as u64),
+            text: t.as_ref(),
+        })
+        .collect()
+}
+
 /// The cursor in a window: which line of it (0-based position in the
 /// window) and the byte offset in that line's text where the cursor is
 /// (the text's length or more: at its end).
@@ -373,7 +386,7 @@ impl Echoes {
             }
         }
         for m in &mut masks {
-            merge(m);
+            merge_ranges(m);
         }
         masks
     }
@@ -562,8 +575,9 @@ fn last_is_word(b: &[u8]) -> bool {
     }
 }
 
-/// Sorts and merges overlapping or touching ranges.
-fn merge(m: &mut Vec<Range<usize>>) {
+/// Sorts and merges overlapping or touching ranges (byte ranges of a
+/// line: the echo masks here and a wait's masks, `tmux::op::text`).
+pub(crate) fn merge_ranges(m: &mut Vec<Range<usize>>) {
     m.sort_by_key(|r| r.start);
     let mut out: Vec<Range<usize>> = Vec::with_capacity(m.len());
     for r in m.drain(..) {
@@ -623,14 +637,7 @@ pub fn fuzz_mask(data: &[u8]) {
     }
     let body = parts.next().unwrap_or(&[]);
     let texts: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
-    let window: Vec<Line<'_>> = texts
-        .iter()
-        .enumerate()
-        .map(|(k, t)| Line {
-            index: LineIndex(k as u64),
-            text: t,
-        })
-        .collect();
+    let window = numbered(&texts);
     let cursor = (cur & 0x80 == 0).then(|| Cursor {
         line: usize::from(*cur) % window.len().max(1),
         byte: usize::from(*cur),

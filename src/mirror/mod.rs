@@ -52,7 +52,7 @@
 //! * [`scan`]: searching a copy (its history chunks, then its screen).
 //! * [`marks`]: finding `run_command`'s marks in a pane's output.
 //! * [`echo`]: telling the echo of typed input from output.
-//! * [`follow`]: new lines since an index, text between two places.
+//! * [`lines`]: a copy read by logical line: where the cursor is, new lines since an index, text between two places.
 //!
 //! # Who waits for whom
 //!
@@ -67,7 +67,7 @@
 
 pub mod echo;
 pub mod flood;
-pub mod follow;
+pub mod lines;
 pub mod marks;
 pub mod pane;
 pub mod probe;

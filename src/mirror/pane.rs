@@ -18,7 +18,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use super::echo::Origin;
-use super::follow::Spot;
+use super::lines::Spot;
 use super::marks::MarkKind;
 use crate::control::format::Record;
 use crate::control::{PaneId, SessionId};
@@ -353,7 +353,7 @@ impl PaneMirror {
         let t = st.term.as_ref()?;
         Some(Origin {
             epoch: st.epoch,
-            line: super::follow::cursor_spot(t).line,
+            line: super::lines::cursor_spot(t).line,
         })
     }
 
@@ -364,8 +364,8 @@ impl PaneMirror {
     pub fn begin_typing(&self) -> Option<Origin> {
         let st = self.view();
         let t = st.term.as_ref()?;
-        let spot = super::follow::cursor_spot(t);
-        let had_text = !super::follow::lines_since(t, spot.line, 0, super::follow::Keep::Newest)
+        let spot = super::lines::cursor_spot(t);
+        let had_text = !super::lines::lines_since(t, spot.line, 0, super::lines::Keep::Newest)
             .partial
             .is_empty();
         let from = TypedFrom {

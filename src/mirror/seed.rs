@@ -50,6 +50,7 @@ use crate::control::client::Reply;
 use crate::control::correlate::FrameSpec;
 use crate::control::format;
 use crate::control::parse::Block;
+use crate::control::said::{Said, said};
 use crate::control::{Command, Encoding, Line, PaneId, Target, TargetKind};
 use crate::term::{Captures, DecGraphics, LaidHistory, LineIndex, Options, Rules, Seed, Term};
 use crate::wire::TmuxVersion;
@@ -747,10 +748,11 @@ pub fn gone(reply: &Reply, continue_first: bool) -> Option<SeedFailure> {
 }
 
 /// A failed block: [`SeedFailure::Gone`] for tmux's "can't find" (the
-/// pane, its window or its session: cmd-find.c), else its text.
+/// pane, its window or its session: cmd-find.c; [`Said::NotFound`]), else
+/// its text.
 fn not_found_or_unusable(b: &Block) -> SeedFailure {
     let text = b.text();
-    if text.contains("can't find") {
+    if matches!(said(&text), Said::NotFound(_)) {
         SeedFailure::Gone
     } else {
         SeedFailure::Unusable(text)

@@ -74,7 +74,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 use super::flood::{Action, Floods};
-use super::follow;
+use super::lines;
 use super::marks::MarkScanner;
 use super::pane::{MAX_MARKS, Mark, PaneMeta, Status};
 use super::seed::{self, Depth};
@@ -863,7 +863,7 @@ impl Watch {
                 state.marks.push_back(Mark {
                     nonce: f.nonce,
                     kind: f.kind,
-                    at: follow::cursor_spot(t),
+                    at: lines::cursor_spot(t),
                     epoch: state.epoch,
                 });
             }
@@ -1271,7 +1271,7 @@ impl Watch {
     /// copy's epoch (every index and spot given out still names the same
     /// place); any other seed of a pane with a copy continues the old
     /// copy's numbering, the lines they share keeping their indexes
-    /// ([`follow::continued_first`]), and starts a new epoch; the first
+    /// ([`lines::continued_first`]), and starts a new epoch; the first
     /// copy of a pane numbers the lines it did not read first, from 0.
     fn install(
         &mut self,
@@ -1297,7 +1297,7 @@ impl Watch {
                 .view()
                 .term
                 .as_ref()
-                .map(|old| follow::continued_first(old, &built.term)),
+                .map(|old| lines::continued_first(old, &built.term)),
             _ => None,
         };
         match copy {

@@ -395,7 +395,7 @@ impl History {
     /// Renumbers the lines so that the oldest one held (or the next one,
     /// when none is) gets `first`; their order and text stay. For a copy
     /// seeded again, whose numbering continues its predecessor's
-    /// ([`crate::mirror::follow::continued_first`]).
+    /// ([`crate::mirror::lines::continued_first`]).
     pub(crate) fn renumber(&mut self, first: LineIndex) {
         let now = self.first_index().0;
         if first.0 == now {

@@ -422,7 +422,7 @@ impl Term {
     /// Renumbers the copy's logical lines so that the oldest one held
     /// gets `first` (the screen's follow it): a copy seeded again
     /// continues its predecessor's numbering
-    /// ([`crate::mirror::follow::continued_first`]). Call it before
+    /// ([`crate::mirror::lines::continued_first`]). Call it before
     /// [`Term::adopt_state`], whose command table is in that numbering.
     pub fn renumber_lines(&mut self, first: LineIndex) {
         self.history.renumber(first);

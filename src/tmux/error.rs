@@ -7,6 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::control::said::{Object, Said, said};
 use crate::{control, search, wire};
 
 /// What went wrong, in the kinds a caller acts on differently.
@@ -264,42 +265,34 @@ impl Error {
     }
 
     /// Classifies a tmux error message (shortened to
-    /// [`MAX_MESSAGE_CHARS`]: tmux echoes arguments, which may be long):
-    /// tmux's "can't find …", "no such …" and "no current …" are
-    /// [`ErrorKind::NotFound`], the rest [`ErrorKind::Tmux`]. An operation
-    /// that knows what it asked gives a finer kind itself.
+    /// [`MAX_MESSAGE_CHARS`]: tmux echoes arguments, which may be long) by
+    /// [`crate::control::said`]: an object that does not exist or nothing
+    /// to default to ("can't find …", "no such …", "no current …", "no
+    /// sessions") is [`ErrorKind::NotFound`], about the object tmux named;
+    /// the rest [`ErrorKind::Tmux`]. An operation that knows what it asked
+    /// gives a finer kind itself.
     pub fn from_tmux(message: &str) -> Error {
         let m = shorten(message.trim(), MAX_MESSAGE_CHARS);
-        let lower = m.to_ascii_lowercase();
-        if lower.starts_with("can't find")
-            || lower.starts_with("no such")
-            || lower.contains("not found")
-            || lower.starts_with("no current")
-            || lower.starts_with("no sessions")
-        {
-            let subject = missing_subject(&m);
-            let e = Error::not_found(m);
-            match subject {
-                Some(s) => e.about(s),
-                None => e,
-            }
-        } else {
-            Error::tmux(m)
+        let said = said(&m);
+        if !said.is_missing() {
+            return Error::tmux(m);
         }
-    }
-}
-
-/// What tmux's `can't find session: X` / `window: X` / `pane: X` names
-/// (cmd-find.c's messages), as a [`Subject`].
-fn missing_subject(message: &str) -> Option<Subject> {
-    let rest = message.strip_prefix("can't find ")?;
-    let (what, name) = rest.split_once(": ")?;
-    let name = name.trim().to_string();
-    match what {
-        "session" => Some(Subject::Session(name)),
-        "window" => Some(Subject::Window(name)),
-        "pane" => Some(Subject::Pane(name)),
-        _ => None,
+        let subject = match said {
+            Said::NotFound(Some((what, name))) if m.starts_with("can't find ") => {
+                let name = name.to_string();
+                Some(match what {
+                    Object::Session => Subject::Session(name),
+                    Object::Window => Subject::Window(name),
+                    Object::Pane => Subject::Pane(name),
+                })
+            }
+            _ => None,
+        };
+        let e = Error::not_found(m);
+        match subject {
+            Some(s) => e.about(s),
+            None => e,
+        }
     }
 }
 

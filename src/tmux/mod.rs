@@ -2,7 +2,7 @@
 //! and the operations tools are built from, over one control connection
 //! per server.
 //!
-//! * [`server`]: [`Tmux`], a lazily connected, self-healing handle on one
+//! * [`server`]: [`Server`], a lazily connected, self-healing handle on one
 //!   server (control mode; one-shot commands while the server has no
 //!   sessions).
 //! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
@@ -17,13 +17,15 @@
 //! * [`wait`]: the one wait engine: following a pane, the deadline,
 //!   progress, the input and liveness checks and the loop every wait
 //!   runs, each wait a condition over the pane's mirrored copy.
-//! * [`follow`]: the answers of `wait_for_text`, `capture_since` and
+//! * [`pane_text`]: the answers of `wait_for_text`, `capture_since` and
 //!   `run_command`, and their pure parts (cursors, echo masks, caps).
-//! * [`manage`]: what the operations that change objects share (one line
+//! * [`act`]: what the operations that change objects share (one line
 //!   that acts, targets without a round trip); the operations are
 //!   [`op::manage`], [`op::create`] and [`op::kill`].
-//! * [`typing`]: `send_keys`, `paste_text` and tmuxwire's paste buffers,
-//!   from the commands [`input`] builds (pure, fuzzed).
+//! * [`keys`]: what input is: the keys one `send_keys` sends, what was
+//!   typed into each pane, the checks on paste text (the commands are
+//!   [`input`]'s, pure and fuzzed; the operations [`op::typing`] and
+//!   [`op::buffers`]).
 //! * [`layout`]: layout strings (legacy and tmux 3.8 JSON) parsed, checked
 //!   and written out for the running version (pure, fuzzed).
 //! * [`discover`]: the live servers in the user's tmux directory.
@@ -31,20 +33,20 @@
 //!   field name ([`crate::record!`]).
 //! * [`error`]: [`Error`]: a kind, the subject and argument, tmux's words.
 
+pub mod act;
 pub mod caller;
 pub mod copy;
 pub mod discover;
 pub mod error;
-pub mod follow;
 pub mod input;
+pub mod keys;
 pub mod layout;
-pub mod manage;
 pub mod model;
 pub mod op;
+pub mod pane_text;
 pub mod server;
 pub mod servers;
 pub mod target;
-pub mod typing;
 pub mod wait;
 
 pub use caller::Caller;
@@ -54,6 +56,6 @@ pub use model::{
 };
 pub use op::capture::Capture;
 pub use op::search::{PaneContentMatch, SearchPanesRequest, SearchPanesResult};
-pub use server::{Output, Retry, Server, Tmux};
+pub use server::{Output, Retry, Server};
 pub use servers::{LOCAL_HOST, Servers};
 pub use target::{PaneScope, Selector};

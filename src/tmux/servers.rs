@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::caller::Caller;
 use super::error::Error;
-use super::server::Tmux;
+use super::server::Server;
 use crate::mirror::MirrorOptions;
 use crate::wire;
 
@@ -22,10 +22,10 @@ pub const MAX_OTHER_SERVERS: usize = 16;
 /// path; at most [`MAX_OTHER_SERVERS`] besides the default.
 #[derive(Debug)]
 pub struct Servers {
-    default: Arc<Tmux>,
+    default: Arc<Server>,
     caller: Caller,
     /// Least recently used first.
-    others: std::sync::Mutex<Vec<Arc<Tmux>>>,
+    others: std::sync::Mutex<Vec<Arc<Server>>>,
     pinned: bool,
     mirror: MirrorOptions,
     /// The host of a remote pool (`None`: this machine's).
@@ -53,7 +53,7 @@ pub const LOCAL_HOST: &str = "local";
 
 impl Servers {
     /// A pool whose default server is `default`.
-    pub fn new(default: Arc<Tmux>, caller: Caller) -> Servers {
+    pub fn new(default: Arc<Server>, caller: Caller) -> Servers {
         let mirror = default.mirror_opts.clone();
         Servers {
             default,
@@ -94,7 +94,7 @@ impl Servers {
             let host = wire::ssh::Host::new(config, &dir);
             let remote = wire::ssh::Remote::new(host.clone(), socket.clone());
             let default = Arc::new(
-                Tmux::remote(remote, None, Caller::default()).with_mirror(self.mirror.clone()),
+                Server::remote(remote, None, Caller::default()).with_mirror(self.mirror.clone()),
             );
             let mut pool = Servers::new(default, Caller::default()).pinned(self.pinned);
             pool.host = Some(host);
@@ -172,7 +172,7 @@ impl Servers {
     }
 
     /// Every server handle of this pool (the default first).
-    pub fn handles(&self) -> Vec<Arc<Tmux>> {
+    pub fn handles(&self) -> Vec<Arc<Server>> {
         let mut v = vec![self.default.clone()];
         v.extend(self.others().iter().cloned());
         v
@@ -186,7 +186,7 @@ impl Servers {
     }
 
     /// The default server.
-    pub fn default_server(&self) -> &Arc<Tmux> {
+    pub fn default_server(&self) -> &Arc<Server> {
         &self.default
     }
 
@@ -195,7 +195,7 @@ impl Servers {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument) for a name that cannot be a socket name.
-    pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Tmux>, Error> {
+    pub fn get(&self, socket_name: Option<&str>) -> Result<Arc<Server>, Error> {
         self.get_socket(socket_name, None)
     }
 
@@ -211,7 +211,7 @@ impl Servers {
         &self,
         socket_name: Option<&str>,
         socket_path: Option<&str>,
-    ) -> Result<Arc<Tmux>, Error> {
+    ) -> Result<Arc<Server>, Error> {
         if let Some(host) = &self.host {
             return self.get_remote(host, socket_name, socket_path);
         }
@@ -273,7 +273,7 @@ impl Servers {
             return Ok(t);
         }
         let t = Arc::new(
-            Tmux::with_canonical(path, canonical, name, self.caller.clone())
+            Server::with_canonical(path, canonical, name, self.caller.clone())
                 .with_mirror(self.mirror.clone()),
         );
         others.push(t.clone());
@@ -288,7 +288,7 @@ impl Servers {
         host: &Arc<wire::ssh::Host>,
         socket_name: Option<&str>,
         socket_path: Option<&str>,
-    ) -> Result<Arc<Tmux>, Error> {
+    ) -> Result<Arc<Server>, Error> {
         use wire::ssh::RemoteSocket;
         let (socket, arg) = match (socket_path, socket_name) {
             (Some(p), _) => (RemoteSocket::Path(p.to_string()), "socket_path"),
@@ -326,7 +326,7 @@ impl Servers {
             .filter(|_| socket_path.is_none())
             .map(str::to_string);
         let t = Arc::new(
-            Tmux::remote(remote, name, Caller::default()).with_mirror(self.mirror.clone()),
+            Server::remote(remote, name, Caller::default()).with_mirror(self.mirror.clone()),
         );
         let mut others = self.others();
         others.push(t.clone());
@@ -335,7 +335,7 @@ impl Servers {
     }
 
     /// The handle `is` picks, moved to the most recently used end.
-    fn find(&self, is: impl Fn(&Tmux) -> bool) -> Option<Arc<Tmux>> {
+    fn find(&self, is: impl Fn(&Server) -> bool) -> Option<Arc<Server>> {
         let mut others = self.others();
         let i = others.iter().position(|t| is(t))?;
         let t = others.remove(i);
@@ -343,7 +343,7 @@ impl Servers {
         Some(t)
     }
 
-    fn others(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Tmux>>> {
+    fn others(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Server>>> {
         self.others.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -363,7 +363,7 @@ impl Servers {
 /// the least recently used handle no call holds; if every one is in use,
 /// the least recently used all the same (its calls then see a closed
 /// connection, as when a server goes away).
-fn evict(mut others: std::sync::MutexGuard<'_, Vec<Arc<Tmux>>>) {
+fn evict(mut others: std::sync::MutexGuard<'_, Vec<Arc<Server>>>) {
     if others.len() <= MAX_OTHER_SERVERS {
         return;
     }
@@ -386,7 +386,7 @@ mod tests {
     fn pool(dir: &std::path::Path) -> Servers {
         // The pool's own server: a socket of the test's temp dir, never
         // tmux's default socket.
-        let main = Tmux::new(dir.join("pool-main.sock"), None, Caller::default());
+        let main = Server::new(dir.join("pool-main.sock"), None, Caller::default());
         Servers::new(Arc::new(main), Caller::default())
     }
 

@@ -4,14 +4,15 @@
 //! hold).
 
 use super::error::{Error, ErrorKind, Subject};
-use super::server::Tmux;
+use super::server::Server;
 use crate::control::format::{Query, Record};
+use crate::control::said::Said;
 use crate::control::{Command, PaneId, SessionId, Target, TargetKind, WindowId};
 
 /// Which object a tool call names: the union of libtmux-mcp's targeting
 /// arguments. The most specific one given wins (pane, then window, then
 /// session); with none, the active pane of the active window of the
-/// default session (see [`Tmux::default_session`]).
+/// default session (see [`Server::default_session`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selector {
     /// `%N`.
@@ -96,10 +97,13 @@ pub(crate) fn one_record(q: &Query, body: &[u8], target: &Target) -> Result<Reco
 /// sessions (`list-panes -a` there says "no current target").
 pub(crate) fn is_empty_server(e: &Error) -> bool {
     e.is(ErrorKind::NotFound)
-        && (e.detail().contains("no current") || e.detail().contains("no sessions"))
+        && matches!(
+            crate::control::said::said(e.detail()),
+            Said::NoCurrent | Said::NoSessions
+        )
 }
 
-impl Tmux {
+impl Server {
     /// The target a pane-level command should use for `sel`.
     ///
     /// # Errors
@@ -123,7 +127,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// As [`Tmux::resolve_pane`].
+    /// As [`Server::resolve_pane`].
     pub(crate) async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(w) = sel.window_id {
             return Ok(Target::Window(w));
@@ -142,7 +146,7 @@ impl Tmux {
     ///
     /// # Errors
     ///
-    /// As [`Tmux::resolve_pane`].
+    /// As [`Server::resolve_pane`].
     pub(crate) async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(s) = sel.session_id {
             return Ok(Target::Session(s));
@@ -192,7 +196,7 @@ impl Tmux {
 /// # Errors
 ///
 /// Other connection errors.
-pub async fn server_info(server: &Tmux) -> Result<crate::tmux::ServerInfo, Error> {
+pub async fn server_info(server: &Server) -> Result<crate::tmux::ServerInfo, Error> {
     // A remote server's path is the host's (what socket_path takes on that
     // host); the result names the host apart.
     let path = match server.endpoint().remote().map(|r| r.socket()) {
@@ -251,7 +255,7 @@ pub async fn server_info(server: &Tmux) -> Result<crate::tmux::ServerInfo, Error
 ///
 /// Connection errors; [`ErrorKind::NotFound`] for a missing target.
 pub(crate) async fn pane_records(
-    server: &Tmux,
+    server: &Server,
     scope: &PaneScope,
     fields: &[&str],
 ) -> Result<Vec<Record>, Error> {
@@ -273,7 +277,7 @@ pub(crate) async fn pane_records(
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] when it does not exist.
-pub async fn pane_info(server: &Tmux, target: &Target) -> Result<crate::tmux::PaneInfo, Error> {
+pub async fn pane_info(server: &Server, target: &Target) -> Result<crate::tmux::PaneInfo, Error> {
     let q = Query::new(crate::tmux::PaneInfo::FIELDS);
     let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
     let r = one_record(&q, &body, target)?;

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tmuxwire::tmux::{Caller, Servers, Tmux};
+use tmuxwire::tmux::{Caller, Server, Servers};
 
 /// The shell to run in panes: a bash without startup files and with the prompt `$ `.
 ///
@@ -527,7 +527,7 @@ pub fn servers(server: &TestServer) -> Arc<Servers> {
 /// A tool-call pool without the pane mirror (as the CLI runs), for tests of the capture path.
 pub fn capture_servers(server: &TestServer) -> Arc<Servers> {
     Arc::new(Servers::new(
-        Arc::new(Tmux::new(server.socket.clone(), None, Caller::default())),
+        Arc::new(Server::new(server.socket.clone(), None, Caller::default())),
         Caller::default(),
     ))
 }
@@ -548,7 +548,7 @@ pub fn test_logging() {
 
 /// Waits until a wait (or anything else) follows `pane` on `server`'s mirror: its copy has a
 /// subscriber, so what a test does next happens during the wait.
-pub async fn wait_subscribed(server: &tmuxwire::tmux::Tmux, pane: &str) {
+pub async fn wait_subscribed(server: &tmuxwire::tmux::Server, pane: &str) {
     let id: tmuxwire::control::PaneId = pane.parse().expect("a pane id");
     wait_until_async("the wait to begin", || async {
         let m = server.running_mirror()?;
@@ -581,7 +581,7 @@ pub fn mirrored_servers(server: &TestServer) -> Arc<Servers> {
     test_logging();
     Arc::new(Servers::new(
         Arc::new(
-            Tmux::new(server.socket.clone(), None, Caller::default()).with_mirror(
+            Server::new(server.socket.clone(), None, Caller::default()).with_mirror(
                 tmuxwire::mirror::MirrorOptions {
                     enabled: true,
                     ..tmuxwire::mirror::MirrorOptions::default()

@@ -7,7 +7,7 @@ use crate::mcp::budget::{Budget, json_len};
 use crate::mcp::lenient;
 use crate::mcp::text::{self, Text, TextMode, TextShape};
 use crate::mcp::toolsets::Policy;
-use crate::tmux::{Error, ErrorKind, Servers, Tmux};
+use crate::tmux::{Error, ErrorKind, Server, Servers};
 use rmcp::handler::server::common::schema_for_type;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use schemars::JsonSchema;
@@ -573,6 +573,6 @@ pub(super) fn server(
     servers: &Servers,
     socket_name: &Option<String>,
     socket_path: &Option<String>,
-) -> Result<Arc<Tmux>, Error> {
+) -> Result<Arc<Server>, Error> {
     servers.get_socket(socket_name.as_deref(), socket_path.as_deref())
 }

@@ -15,21 +15,21 @@ use crate::mcp::args::{self, EnvArg, OnError};
 use crate::mcp::targeting::{self, args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
+use crate::tmux::keys::Keys;
+use crate::tmux::op::buffers::PasteBufferRequest;
 use crate::tmux::op::create::{
     CreateSessionRequest, CreateWindowRequest, PipePaneRequest, Place, RespawnPaneRequest, Spawn,
     SplitDirection, SplitSize, SplitWindowRequest,
 };
 use crate::tmux::op::deliver::{MAX_SUBMIT_DELAY, Submit};
-use crate::tmux::op::manage::{Name, cells};
+use crate::tmux::op::manage::Name;
+use crate::tmux::op::resize::cells;
 use crate::tmux::op::settings::{
     self as settings, EnvironmentSet, OptionName, OptionSet, Scope, SetEnvironmentRequest,
     SetOptionRequest, VarName,
 };
-use crate::tmux::op::typing::{
-    BatchSent, PasteBufferRequest, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest,
-};
+use crate::tmux::op::typing::{BatchSent, PasteTextRequest, SendKeysBatchRequest, SendKeysRequest};
 use crate::tmux::op::{self, Limit};
-use crate::tmux::typing::Keys;
 
 args! {
     /// `create_session`.

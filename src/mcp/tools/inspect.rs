@@ -18,13 +18,12 @@ use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::search::{Pattern, PatternOptions};
 use crate::term::LineNo;
-use crate::tmux::op::capture::{
-    CapturePaneRequest, CaptureResult, DisplayMessageRequest, SnapshotPaneRequest, SnapshotResult,
-    TextResult,
-};
+use crate::tmux::op::buffers::{BufferContent, ShowBufferRequest};
+use crate::tmux::op::capture::{CapturePaneRequest, CaptureResult};
 use crate::tmux::op::commands::{
     CommandList, CommandOutput, CommandOutputRequest, ListCommandsRequest,
 };
+use crate::tmux::op::display::{DisplayMessageRequest, TextResult};
 use crate::tmux::op::info::{
     Corner, FindPaneRequest, PaneInfoRequest, ServerInfoRequest, SessionInfoRequest,
     WindowInfoRequest,
@@ -38,8 +37,8 @@ use crate::tmux::op::settings::{
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
 };
 use crate::tmux::op::shape::Shape;
+use crate::tmux::op::snapshot::{SnapshotPaneRequest, SnapshotResult};
 use crate::tmux::op::state::{PaneState, PaneStateRequest};
-use crate::tmux::op::typing::{BufferContent, ShowBufferRequest};
 use crate::tmux::op::{self, Filters, Fit, Limit};
 use crate::tmux::{Error, Selector, ServerInfo};
 
@@ -340,7 +339,7 @@ async fn list_servers(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToo
             handles.push(ctx.servers.get_socket(None, p.to_str())?);
         }
         for h in handles {
-            let i = crate::tmux::op::info::server_info(&h).await?;
+            let i = crate::tmux::target::server_info(&h).await?;
             if i.is_alive {
                 found.push(i);
             }

@@ -14,17 +14,19 @@ use crate::control::PaneId;
 use crate::mcp::targeting::{args, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
-use crate::tmux::manage::session_ref;
+use crate::tmux::act::session_ref;
+use crate::tmux::op::buffers::{BufferRef, LoadBufferRequest};
 use crate::tmux::op::channel::{
     Channel, SignalChannelRequest, Signalled, WaitForChannelRequest, Waited,
 };
 use crate::tmux::op::manage::{
-    EnterCopyModeRequest, ExitCopyModeRequest, LayoutChoice, MoveWindowRequest, Name,
-    PaneDirection, RenameSessionRequest, RenameWindowRequest, ResizePaneRequest,
-    ResizeWindowRequest, SelectLayoutRequest, SelectPaneRequest, SelectWindowRequest,
-    SetPaneTitleRequest, Size, SwapPaneRequest, Title, WindowDirection,
+    EnterCopyModeRequest, ExitCopyModeRequest, MoveWindowRequest, Name, PaneDirection,
+    RenameSessionRequest, RenameWindowRequest, SelectPaneRequest, SelectWindowRequest,
+    SetPaneTitleRequest, SwapPaneRequest, Title, WindowDirection,
 };
-use crate::tmux::op::typing::{BufferRef, LoadBufferRequest};
+use crate::tmux::op::resize::{
+    LayoutChoice, ResizePaneRequest, ResizeWindowRequest, SelectLayoutRequest, Size,
+};
 
 args! {
     /// `rename_session`.

@@ -7,10 +7,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::mcp::text::{Rendered, TextShape};
+use crate::tmux::op::buffers::{BufferDeleted, BufferPasted};
 use crate::tmux::op::create::Piped;
 use crate::tmux::op::deliver::Delivery;
 use crate::tmux::op::kill::{Cleared, Killed};
-use crate::tmux::op::typing::{BufferDeleted, BufferPasted, KeysSent, TextPasted};
+use crate::tmux::op::typing::{KeysSent, TextPasted};
 
 /// An action's report: the sentence, the pane acted on when there is one
 /// (structured content only: the sentence names it), and for text typed

@@ -16,7 +16,7 @@ use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
 };
 
-use crate::tmux::op::typing::DeleteBufferRequest;
+use crate::tmux::op::buffers::DeleteBufferRequest;
 
 args! {
     /// `kill_server`.

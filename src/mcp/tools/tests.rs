@@ -4,7 +4,7 @@ use super::*;
 use crate::mcp::lenient;
 use crate::mcp::text::{TextMode, TextShape};
 use crate::mcp::toolsets::{Policy, Toolset};
-use crate::tmux::Tmux;
+use crate::tmux::Server;
 use rmcp::handler::server::common::schema_for_type;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
@@ -318,7 +318,7 @@ fn wrong_values(prop: &Value) -> Vec<Value> {
 #[tokio::test]
 async fn every_argument_refuses_wrong_types_naming_itself() {
     let socket = std::env::temp_dir().join(format!("tmuxwire-none-{}/s", std::process::id()));
-    let tmux = Arc::new(Tmux::new(socket, None, crate::tmux::Caller::default()));
+    let tmux = Arc::new(Server::new(socket, None, crate::tmux::Caller::default()));
     let servers = Servers::new(tmux, crate::tmux::Caller::default());
     let mut checked = 0;
     for d in defs() {

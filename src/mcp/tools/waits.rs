@@ -20,10 +20,9 @@ use crate::events::{Cursor as EventCursor, Kind};
 use crate::mcp::args;
 use crate::mcp::targeting::{args, targeting};
 use crate::mirror::Progress;
-use crate::mirror::follow::Keep;
+use crate::mirror::lines::Keep;
 use crate::search::{Pattern, PatternOptions};
 use crate::tmux::Error;
-use crate::tmux::follow::{SinceCursor, check_command};
 use crate::tmux::op::commands::WaitForCommandRequest;
 use crate::tmux::op::poll::PollEventsRequest;
 use crate::tmux::op::run::RunCommandRequest;
@@ -31,6 +30,7 @@ use crate::tmux::op::shape::Shape;
 use crate::tmux::op::since::CaptureSinceRequest;
 use crate::tmux::op::stable::{ScreenMask, WaitForStableRequest};
 use crate::tmux::op::text::WaitForTextRequest;
+use crate::tmux::pane_text::{SinceCursor, check_command};
 args! {
     /// `wait_for_text`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]

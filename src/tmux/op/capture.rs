@@ -1,29 +1,26 @@
-//! Captures: `capture_pane`, `snapshot_pane`, `display_message`.
+//! `capture_pane` (the snapshot and the format are [`super::snapshot`]
+//! and [`super::display`]).
 //!
 //! A capture of a pane the mirror follows is answered from its copy once
 //! tmux has confirmed the copy (one round trip), and of a pane that is
 //! gone from its copy as it was last; any other pane is captured by tmux
-//! (`capture-pane -p`) in one write with its mode state. A snapshot is
-//! the visible screen and the pane's state in one write; a format is
-//! expanded by a `list-panes` filtered to the pane (see
-//! [`pane_lookup`](crate::tmux::target::pane_lookup) for why not
-//! `display-message -t`).
+//! (`capture-pane -p`) in one write with its mode state.
 //!
 //! Each response cuts itself to the caller's [`Limit`] ([`Fit`]): a
-//! capture and a snapshot keep their newest lines and say how to get the
-//! older ones (`next`), a format's text keeps its head.
+//! capture keeps its newest lines and says how to get the older ones
+//! (`next`).
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, SLACK, fit_room, head_within, json_len, json_str_len};
+use super::fit::{Fit, Limit, SLACK, fit_room, json_len, json_str_len};
 use super::shape::Shape;
 use super::{Op, Server};
-use crate::control::format::{Part, Query};
+use crate::control::format::Query;
 use crate::control::{Command, Target, TargetKind};
 use crate::mirror::{PaneMirror, Status, Want};
 use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
-use crate::tmux::model::{PaneSnapshot, Source};
+use crate::tmux::model::Source;
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, ErrorKind, Selector};
 
@@ -103,7 +100,7 @@ impl Op for CapturePaneRequest {
 
 /// Masks the secrets of `rows`, a pane's rows of `width` cells (a secret
 /// that soft wraps cut over rows included); how many, when any.
-fn mask_rows(rows: &mut [String], width: Option<u32>) -> Option<u64> {
+pub(super) fn mask_rows(rows: &mut [String], width: Option<u32>) -> Option<u64> {
     let width = usize::try_from(width?).ok()?;
     let spans = crate::redact::find_in_rows(rows, width);
     let mut n = 0;
@@ -171,7 +168,7 @@ const TAIL_MARGIN: i64 = 512;
 
 /// Captured text as lines, trailing blanks trimmed when `trim`, trailing
 /// empty lines dropped (libtmux-mcp does the same).
-fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
+pub(super) fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
     let mut lines: Vec<String> = split_lines(body)
         .map(|l| String::from_utf8_lossy(if trim { trim_end_spaces(l) } else { l }).into_owned())
         .collect();
@@ -254,6 +251,11 @@ fn capture_copy(
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
+///
+/// The one operation function left public beside [`super::run`]: the
+/// CLI's `capture` is being moved onto this engine and may call it with
+/// its own target and no response limit; every other caller goes
+/// through [`CapturePaneRequest`].
 pub async fn capture(
     server: &Server,
     target: &Target,
@@ -626,329 +628,9 @@ impl Fit for CaptureResult {
     }
 }
 
-/// `snapshot_pane`: the visible screen and the pane's state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SnapshotPaneRequest {
-    /// The pane (default: the active one).
-    pub pane: Selector,
-    /// Keep only the last this many rows (`None`: all).
-    pub max_lines: Option<usize>,
-    /// Redaction is on: the rows have their secrets masked here, read
-    /// with the pane's width (see [`CapturePaneRequest::redact`]).
-    pub redact: bool,
-}
-
-impl Op for SnapshotPaneRequest {
-    type Response = SnapshotResult;
-
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<SnapshotResult, Error> {
-        let target = server.resolve_pane(&self.pane).await?;
-        let snapshot = snapshot(server, &target, self.max_lines).await?;
-        let mut r = SnapshotResult::new(snapshot);
-        if self.redact {
-            r.redacted = mask_rows(&mut r.rows, u32::try_from(r.snapshot.pane_width).ok());
-            r.finish();
-        }
-        Ok(r)
-    }
-
-    fn redacting(self, on: bool) -> SnapshotPaneRequest {
-        SnapshotPaneRequest { redact: on, ..self }
-    }
-}
-
-/// `snapshot_pane`'s result: the snapshot (sizes as strings), its content
-/// cut to the newest rows that fit, and how to get the rows cut.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct SnapshotResult {
-    /// The snapshot; `content_truncated` and `content_truncated_lines`
-    /// count the rows cut by `max_lines` and by the response budget.
-    #[serde(flatten)]
-    pub snapshot: PaneSnapshot,
-    /// Bytes of the rows cut to fit the response budget (left out when 0).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub content_truncated_bytes: usize,
-    /// How to get the rows cut (left out when none were).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<Next>,
-    /// Secrets masked in the rows (`--redact`); absent when none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redacted: Option<u64>,
-    /// The rows `content` holds, kept to cut them.
-    #[serde(skip)]
-    #[schemars(skip)]
-    rows: Vec<String>,
-}
-
-impl SnapshotResult {
-    /// The uncut result for `snapshot`.
-    pub fn new(snapshot: PaneSnapshot) -> SnapshotResult {
-        let rows = if snapshot.content.is_empty() {
-            Vec::new()
-        } else {
-            snapshot.content.split('\n').map(str::to_string).collect()
-        };
-        let mut r = SnapshotResult {
-            snapshot,
-            content_truncated_bytes: 0,
-            next: None,
-            redacted: None,
-            rows,
-        };
-        r.finish();
-        r
-    }
-
-    /// Writes `content`, the truncation fields and `next` from the rows
-    /// kept.
-    fn finish(&mut self) {
-        let s = &mut self.snapshot;
-        let cut = s.content_truncated_lines;
-        s.content = self.rows.join("\n");
-        s.content_truncated = cut > 0;
-        // The content starts at row 0; the rows cut are its first ones.
-        self.next = (cut > 0).then(|| Next {
-            pane_id: s.pane_id.clone(),
-            start: 0,
-            end: cut - 1,
-            max_lines: Some(usize::try_from(cut).unwrap_or(usize::MAX)),
-            grep: None,
-            context: 0,
-        });
-    }
-}
-
-/// Keeps the newest rows that fit the limit with room for the other
-/// fields and `next`; without a limit, all of them.
-impl Fit for SnapshotResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
-        let mut bare = self.clone();
-        bare.snapshot.content.clear();
-        bare.content_truncated_bytes = usize::MAX;
-        bare.next = None;
-        let fixed = json_len(&bare) + NEXT_ROOM + SLACK;
-        let (drop, bytes) = fit_room(&mut self.rows, b.saturating_sub(fixed));
-        self.snapshot.content_truncated_lines += i64::try_from(drop).unwrap_or(i64::MAX);
-        self.content_truncated_bytes = bytes;
-        self.finish();
-    }
-}
-
-/// The visible screen and the pane's state, in one round trip.
-///
-/// # Errors
-///
-/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-pub async fn snapshot(
-    server: &Server,
-    target: &Target,
-    max_lines: Option<usize>,
-) -> Result<PaneSnapshot, Error> {
-    let cap = Command::new("capture-pane").arg("-p").arg("-e");
-    let (rec, body) = state_and_text(server, target, PaneSnapshot::FIELDS, cap).await?;
-    let body = crate::term::plain_capture(&body);
-    let mut snap = PaneSnapshot::from_record(&rec, |id| server.is_caller(id));
-    let mut lines = text_lines(&body, false);
-    // Rows down to the cursor belong to the screen the program left
-    // (C29: blank lines printed above a prompt).
-    let rows = split_lines(&body).count();
-    let down_to_cursor = usize::try_from(snap.cursor_y.saturating_add(1))
-        .unwrap_or(0)
-        .min(rows);
-    if lines.len() < down_to_cursor {
-        lines.resize(down_to_cursor, String::new());
-    }
-    let cut = keep_tail(&mut lines, max_lines);
-    snap.content = lines.join("\n");
-    snap.content_truncated = cut > 0;
-    snap.content_truncated_lines = cut as i64;
-    Ok(snap)
-}
-
-/// One piece of a `display_message` format, owned: literal text, or a
-/// `#{name}` reference.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FormatPiece {
-    /// Text printed as is.
-    Literal(String),
-    /// `#{name}`.
-    Var(String),
-}
-
-/// `display_message`: literal text and `#{variable}` references expanded
-/// for a pane.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DisplayMessageRequest {
-    /// The pane (default: the active one).
-    pub pane: Selector,
-    /// The format, checked (plain references only; see
-    /// `mcp::args::tmux_format`).
-    pub format: Vec<FormatPiece>,
-}
-
-impl DisplayMessageRequest {
-    /// A request for `parts` (as `mcp::args::tmux_format` checks them).
-    pub fn new(pane: Selector, parts: &[Part<'_>]) -> DisplayMessageRequest {
-        let format = parts
-            .iter()
-            .map(|p| match p {
-                Part::Literal(t) => FormatPiece::Literal((*t).to_string()),
-                Part::Var(v) => FormatPiece::Var((*v).to_string()),
-            })
-            .collect();
-        DisplayMessageRequest { pane, format }
-    }
-}
-
-impl Op for DisplayMessageRequest {
-    type Response = TextResult;
-
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<TextResult, Error> {
-        let target = server.resolve_pane(&self.pane).await?;
-        let parts: Vec<Part<'_>> = self
-            .format
-            .iter()
-            .map(|p| match p {
-                FormatPiece::Literal(t) => Part::Literal(t),
-                FormatPiece::Var(v) => Part::Var(v),
-            })
-            .collect();
-        Ok(TextResult {
-            result: display(server, &target, &parts).await?,
-            truncated_bytes: 0,
-        })
-    }
-}
-
-/// `display_message`'s result.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct TextResult {
-    /// The expanded text.
-    pub result: String,
-    /// Bytes cut from its end to fit the response budget.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub truncated_bytes: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
+pub(super) fn is_zero(n: &usize) -> bool {
     *n == 0
 }
-
-/// Whether a view is `live`, the only one there is (a field left out).
-pub(crate) fn is_live(v: &str) -> bool {
-    v == "live"
-}
-
-/// A format is read from its start: the head that fits is kept.
-impl Fit for TextResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
-        if json_len(self) <= b {
-            return;
-        }
-        let fixed = json_len(&TextResult {
-            result: String::new(),
-            truncated_bytes: usize::MAX,
-        });
-        let head = head_within(&self.result, b.saturating_sub(fixed)).len();
-        self.truncated_bytes = self.result.len() - head;
-        self.result.truncate(head);
-    }
-}
-
-/// Expands literal text and `#{variable}` references for a pane, as
-/// `display-message -p` would but without its `strftime()` pass (so `%`
-/// stays literal), with every literal character printed as given (`#`
-/// included), and with an error for a missing pane (it uses
-/// `list-panes -t`, not `display-message -t`, which passes silently).
-/// Values arrive in one record (see [`crate::control::format`]), so they
-/// come back exactly and cannot cut the answer.
-///
-/// `#{session_attached}` and `#{session_many_attached}` leave out
-/// tmuxwire's own control clients, as `list_sessions` does, so every tool
-/// gives one answer.
-///
-/// # Errors
-///
-/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-pub async fn display(
-    server: &Server,
-    target: &Target,
-    parts: &[Part<'_>],
-) -> Result<String, Error> {
-    if parts
-        .iter()
-        .any(|p| matches!(p, Part::Var(v) if CLIENT_COUNTS.contains(v)))
-    {
-        return display_counted(server, target, parts).await;
-    }
-    let q = Query::from_parts(&[parts.to_vec()]);
-    let body = server.run(&pane_lookup(target, &q)).await?.into_result()?;
-    // The query has one field: the whole expansion.
-    let r = one_record(&q, &body, target)?;
-    Ok(r.0.into_iter().next().unwrap_or_default())
-}
-
-/// [`display`] for a format that counts a session's clients.
-///
-/// The format is split into fields: the pane's `#{session_id}` first,
-/// then runs of other parts, and each count on its own as the raw
-/// `#{session_attached}`. One round trip also lists the clients, and the
-/// counts are put back with tmuxwire's clients of that session
-/// subtracted.
-async fn display_counted(
-    server: &Server,
-    target: &Target,
-    parts: &[Part<'_>],
-) -> Result<String, Error> {
-    // Field kinds after the session id: `None` text, `Some(var)` a count.
-    let mut fields: Vec<Vec<Part<'_>>> = vec![vec![Part::Var("session_id")]];
-    let mut kinds: Vec<Option<&str>> = Vec::new();
-    for p in parts {
-        match p {
-            Part::Var(v) if CLIENT_COUNTS.contains(v) => {
-                fields.push(vec![Part::Var("session_attached")]);
-                kinds.push(Some(v));
-            }
-            other => match (kinds.last(), fields.last_mut()) {
-                (Some(None), Some(f)) => f.push(other.clone()),
-                _ => {
-                    fields.push(vec![other.clone()]);
-                    kinds.push(None);
-                }
-            },
-        }
-    }
-    let q = Query::from_parts(&fields);
-    let (body, ours) = super::list::with_own_clients(server, pane_lookup(target, &q)).await?;
-    // The fields in the order built above: the session, then one value
-    // per kind.
-    let mut values = one_record(&q, &body, target)?.0.into_iter();
-    let session = values.next().unwrap_or_default();
-    let mine = ours.get(&session).copied().unwrap_or(0);
-    let mut out = String::new();
-    for (kind, value) in kinds.iter().zip(values) {
-        match (kind, value.trim().parse::<i64>()) {
-            (Some("session_many_attached"), Ok(n)) => {
-                out.push_str(if n - mine > 1 { "1" } else { "0" });
-            }
-            (Some(_), Ok(n)) => out.push_str(&(n - mine).max(0).to_string()),
-            _ => out.push_str(&value),
-        }
-    }
-    Ok(out)
-}
-
-/// Format variables that count a session's clients, and so would count
-/// tmuxwire's own control clients.
-const CLIENT_COUNTS: &[&str] = &["session_attached", "session_many_attached"];
 
 /// Drops whole lines from the front of `lines` until they fit in `max`
 /// bytes joined; returns how many lines and bytes were dropped.
@@ -979,7 +661,12 @@ fn joined(lines: &[String], truncated: usize) -> String {
 const HEADER_ROOM: usize = "[... truncated 18446744073709551615 lines ...]\\n".len();
 
 /// Room a [`Next`] takes at most, in JSON bytes, beyond `null`.
-const NEXT_ROOM: usize = 128;
+pub(super) const NEXT_ROOM: usize = 128;
+
+/// Whether a view is `live`, the only one there is (a field left out).
+pub(crate) fn is_live(v: &str) -> bool {
+    v == "live"
+}
 
 #[cfg(test)]
 mod tests {

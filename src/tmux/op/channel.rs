@@ -61,7 +61,7 @@ impl Channel {
 }
 
 /// Whether `name` can be a [`Channel`].
-pub fn valid_channel(name: &str) -> bool {
+pub(super) fn valid_channel(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
             .bytes()
@@ -155,7 +155,7 @@ async fn pid_now(endpoint: &wire::Endpoint) -> Result<u32, Error> {
 /// [`ErrorKind::WaitTimeout`] when the deadline passes;
 /// [`ErrorKind::ServerGone`] when the server exits meanwhile;
 /// [`ErrorKind::NoServer`] when none runs.
-pub async fn wait_for_channel(
+pub(super) async fn wait_for_channel(
     server: &Server,
     channel: &Channel,
     timeout: Duration,
@@ -214,7 +214,7 @@ pub async fn wait_for_channel(
 /// # Errors
 ///
 /// Connection errors; tmux's, as [`Error::from_tmux`] classifies them.
-pub async fn signal_channel(server: &Server, channel: &Channel) -> Result<(), Error> {
+pub(super) async fn signal_channel(server: &Server, channel: &Channel) -> Result<(), Error> {
     let cmd = Command::new("wait-for")
         .arg("-S")
         .arg("--")

@@ -347,7 +347,7 @@ impl CommandPick {
 /// to the last row of its last): what `search_panes` scans for a search
 /// scoped to it. `None` when the table has no such command, it has no
 /// output, or its lines are no longer held.
-pub fn output_rows(t: &Term, pick: CommandPick) -> Option<(i64, i64)> {
+pub(super) fn output_rows(t: &Term, pick: CommandPick) -> Option<(i64, i64)> {
     let r = pick.of(t.commands())?;
     let (from, to) = output_range(r, t)?;
     let mut first = None;
@@ -643,7 +643,7 @@ impl Condition for Finished {
 /// # Errors
 ///
 /// As [`WaitForCommandRequest::run`].
-pub async fn wait_for_command(
+pub(super) async fn wait_for_command(
     server: &Server,
     pane: PaneId,
     req: &WaitForCommandRequest,

@@ -20,8 +20,8 @@ use super::manage::{Name, act_then_pane};
 use super::{Op, Server};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
+use crate::tmux::act::{PaneIdRow, pane_id_read};
 use crate::tmux::error::shorten;
-use crate::tmux::manage::{PaneIdRow, pane_id_read};
 use crate::tmux::target::one_record;
 use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, SessionInfo, WindowInfo};
 

@@ -31,7 +31,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::mirror::PaneMirror;
-use crate::mirror::follow::cursor_spot;
+use crate::mirror::lines::cursor_spot;
 use crate::sys::input::Input;
 use crate::term::{LineIndex, Term};
 use crate::tmux::Error;

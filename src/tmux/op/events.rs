@@ -688,15 +688,15 @@ impl Track {
         let from = match self.next_line {
             Some(l) => l,
             None => {
-                self.next_line = Some(crate::mirror::follow::cursor_spot(t).line);
+                self.next_line = Some(crate::mirror::lines::cursor_spot(t).line);
                 return;
             }
         };
-        let since = crate::mirror::follow::lines_since(
+        let since = crate::mirror::lines::lines_since(
             t,
             from,
             LINES_PER_CHANGE,
-            crate::mirror::follow::Keep::Newest,
+            crate::mirror::lines::Keep::Newest,
         );
         drop(st);
         self.next_line = Some(since.next());

@@ -11,7 +11,7 @@ use super::list::with_own_clients;
 use super::{Op, Server};
 use crate::control::{Target, TargetKind};
 use crate::tmux::target::{one_record, template_cmd, window_lookup};
-pub use crate::tmux::target::{pane_info, server_info};
+pub(super) use crate::tmux::target::{pane_info, server_info};
 use crate::tmux::{Error, PaneInfo, Selector, ServerInfo, SessionInfo, WindowInfo};
 
 crate::fits_whole!(ServerInfo, SessionInfo, WindowInfo, PaneInfo);
@@ -84,7 +84,7 @@ impl Op for PaneInfoRequest {
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] when it does not exist.
-pub async fn session_info(server: &Server, target: &Target) -> Result<SessionInfo, Error> {
+pub(super) async fn session_info(server: &Server, target: &Target) -> Result<SessionInfo, Error> {
     // The session's fields, read through its current window.
     let (cmd, q) = template_cmd("list-windows", SessionInfo::FIELDS);
     let cmd = cmd
@@ -102,7 +102,7 @@ pub async fn session_info(server: &Server, target: &Target) -> Result<SessionInf
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] when it does not exist.
-pub async fn window_info(server: &Server, target: &Target) -> Result<WindowInfo, Error> {
+pub(super) async fn window_info(server: &Server, target: &Target) -> Result<WindowInfo, Error> {
     let (cmd, q) = window_lookup(target, WindowInfo::FIELDS);
     let body = server.run(&cmd).await?.into_result()?;
     Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))

@@ -12,7 +12,7 @@
 use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
-use crate::tmux::manage::{PaneIdRow, pane_id_read};
+use crate::tmux::act::{PaneIdRow, pane_id_read};
 use crate::tmux::target::{one_record, template_cmd};
 use crate::tmux::{Error, ErrorKind, Selector};
 
@@ -21,7 +21,7 @@ use crate::tmux::{Error, ErrorKind, Selector};
 /// # Errors
 ///
 /// [`ErrorKind::SelfTarget`] for that pane.
-pub fn guard_pane(server: &Server, pane: PaneId, what: &str) -> Result<(), Error> {
+pub(super) fn guard_pane(server: &Server, pane: PaneId, what: &str) -> Result<(), Error> {
     if server.caller().guarded_pane(server.canonical_socket()) == Some(pane) {
         return Err(Error::self_target(format!(
             "Refusing to {what} the pane running this MCP server ({pane})."

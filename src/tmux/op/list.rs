@@ -154,7 +154,7 @@ impl Op for ListPanesRequest {
 /// # Errors
 ///
 /// Connection errors.
-pub async fn sessions(server: &Server) -> Result<Vec<SessionInfo>, Error> {
+pub(super) async fn sessions(server: &Server) -> Result<Vec<SessionInfo>, Error> {
     let (cmd, q) = template_cmd("list-sessions", SessionInfo::FIELDS);
     let (body, ours) = with_own_clients(server, cmd).await?;
     Ok(q.parse(&body)
@@ -169,7 +169,7 @@ pub async fn sessions(server: &Server) -> Result<Vec<SessionInfo>, Error> {
 ///
 /// Connection errors; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound)
 /// for a missing target.
-pub async fn panes(server: &Server, scope: &PaneScope) -> Result<Vec<PaneInfo>, Error> {
+pub(super) async fn panes(server: &Server, scope: &PaneScope) -> Result<Vec<PaneInfo>, Error> {
     let recs = pane_records(server, scope, PaneInfo::FIELDS).await?;
     Ok(recs
         .iter()

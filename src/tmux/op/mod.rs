@@ -12,8 +12,8 @@
 //!
 //! * [`list`]: sessions, windows and panes, with `filters` ([`filter`]);
 //! * [`info`]: one server, session, window or pane;
-//! * [`capture`]: a pane's text and state (`capture_pane`,
-//!   `snapshot_pane`, `display_message`);
+//! * [`capture`], [`snapshot`], [`display`]: a pane's text and state
+//!   (`capture_pane`, `snapshot_pane`, `display_message`);
 //! * [`state`]: `get_pane_state` (input state from the pane's terminal);
 //! * [`search`]: `search_panes` over scrollback and screen;
 //! * [`since`]: `capture_since` (the lines new since a cursor);
@@ -22,10 +22,10 @@
 //!   (`run_command`), [`commands`] (`wait_for_command`, with
 //!   `list_commands` and `get_command_output`), [`stable`]
 //!   (`wait_for_stable`);
-//! * [`typing`]: keys, pastes and tmuxwire's paste buffers, with
-//!   [`deliver`]: whether typed input arrived and was submitted;
-//! * [`manage`]: creating, changing and killing sessions, windows and
-//!   panes;
+//! * [`typing`]: keys and pastes, with [`deliver`]: whether typed input
+//!   arrived and was submitted; [`buffers`]: tmuxwire's paste buffers;
+//! * [`manage`]: changing sessions, windows and panes, with [`resize`]:
+//!   layouts and sizes ([`create`] and [`kill`] make and remove them);
 //! * [`settings`]: options, environment, hooks;
 //! * [`channel`]: `wait-for` channels;
 //! * [`events`]: the event log's producers, and [`poll`]: `poll_events`;
@@ -41,10 +41,12 @@
 //! its copy (its commands, its output); panes and sessions made later are
 //! followed as tmux tells the mirror of them.
 
+pub mod buffers;
 pub mod capture;
 pub mod channel;
 pub mod commands;
 pub mod deliver;
+pub mod display;
 pub mod events;
 pub mod filter;
 pub mod fit;
@@ -52,12 +54,14 @@ pub mod info;
 pub mod list;
 pub mod manage;
 pub mod poll;
+pub mod resize;
 pub mod run;
 pub mod search;
 mod search_cut;
 pub mod settings;
 pub mod shape;
 pub mod since;
+pub mod snapshot;
 pub mod stable;
 pub mod state;
 pub mod text;
@@ -73,11 +77,8 @@ use std::time::Duration;
 pub use filter::{Filters, FiltersArg};
 pub use fit::{Fit, Limit};
 
-use super::{Error, PaneScope, Tmux};
+use super::{Error, PaneScope, Server};
 use crate::mirror::{Busy, Mirror, PaneMeta};
-
-/// The connection to one tmux server that operations run over.
-pub type Server = Tmux;
 
 /// A typed request for one operation.
 pub trait Op: Sized + Send {

@@ -15,12 +15,12 @@ use super::commands::{
 use super::fit::{Fit, Limit, json_len};
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
-use crate::mirror::follow::{Spot, cursor_spot, text_between};
+use crate::mirror::lines::{Spot, cursor_spot, text_between};
 use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneState, Progress, Status};
 use crate::term::Term;
-use crate::tmux::follow::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
+use crate::tmux::pane_text::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
 use crate::tmux::wait::{
     self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
 };
@@ -134,7 +134,7 @@ impl Fit for RunCommandResult {
 /// pane whose foreground program is a shell tmuxwire cannot wrap;
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
 /// server exits meanwhile; a missing pane; connection errors.
-pub async fn run_command(
+pub(super) async fn run_command(
     server: &Server,
     pane: PaneId,
     req: &RunCommandRequest,
@@ -667,7 +667,7 @@ fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mirror::follow::Spot;
+    use crate::mirror::lines::Spot;
     use crate::term::LineIndex;
 
     #[test]

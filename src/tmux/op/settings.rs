@@ -20,6 +20,7 @@ use serde::{Serialize, Serializer};
 
 use super::fit::{Fit, Limit, SLACK, head_within, json_len, json_str_len};
 use super::{Op, Server};
+use crate::control::said::{Said, said};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
 use crate::tmux::ErrorKind;
@@ -206,7 +207,7 @@ impl Place {
                 ));
             }
             (Some(s), Some(Scope::Session)) => {
-                Some(PlaceTarget::Session(crate::tmux::manage::session_ref(s)))
+                Some(PlaceTarget::Session(crate::tmux::act::session_ref(s)))
             }
             (Some(s), Some(Scope::Window)) => {
                 Some(PlaceTarget::Window(s.parse().map_err(|_| {
@@ -439,7 +440,7 @@ impl Op for ShowOptionRequest {
 ///
 /// [`ErrorKind::NotFound`] for a missing target; [`ErrorKind::Tmux`] with
 /// tmux's words (`invalid option: x`, `ambiguous option: x`).
-pub async fn show_option(
+pub(super) async fn show_option(
     server: &Server,
     option: &OptionName,
     place: &Place,
@@ -454,14 +455,14 @@ pub async fn show_option(
         let text = out.text();
         return Ok((!text.is_empty()).then_some(text));
     }
-    let said = String::from_utf8_lossy(&out.body);
+    let text = String::from_utf8_lossy(&out.body);
     // tmux calls a user option that is not set here invalid
     // (options_get_only in cmd-show-options.c finds no entry; a user
     // option has no table entry to fall back to).
-    if option.is_user() && said.contains("invalid option") {
+    if option.is_user() && said(&text) == Said::InvalidOption {
         return Ok(None);
     }
-    Err(Error::from_tmux(&said))
+    Err(Error::from_tmux(&text))
 }
 
 /// `set_option`: sets an option to a value, verbatim.
@@ -661,7 +662,7 @@ impl Op for ShowHooksRequest {
 /// [`ErrorKind::NotFound`] for a missing target; [`ErrorKind::Tmux`] with
 /// tmux's words (`invalid option: no-such-hook`) when no table knows the
 /// hook.
-pub async fn show_hooks(
+pub(super) async fn show_hooks(
     server: &Server,
     place: &Place,
     hook: Option<&OptionName>,
@@ -718,7 +719,7 @@ async fn one(server: &Server, cmd: Command, retry: Retry) -> Result<Output, Erro
 /// Environment variables as `show-environment` prints them: `NAME=value`,
 /// or `-NAME` for a variable marked for removal (`None`). A line without
 /// `=` after a variable continues its value (a value with a line break).
-pub fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
+pub(super) fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
     let text = String::from_utf8_lossy(body);
     let text = text.strip_suffix('\n').unwrap_or(&text);
     let mut out: Vec<(String, Option<String>)> = Vec::new();
@@ -742,7 +743,7 @@ pub fn parse_environment(body: &[u8]) -> Vec<(String, Option<String>)> {
 
 /// Hook entries as `show-hooks` prints them: `name[index] command` for
 /// each command set; a bare name (no command set) is left out.
-pub fn parse_hooks(body: &[u8]) -> Vec<HookEntry> {
+pub(super) fn parse_hooks(body: &[u8]) -> Vec<HookEntry> {
     let text = String::from_utf8_lossy(body);
     let mut out = Vec::new();
     for line in text.lines() {

@@ -2,7 +2,7 @@
 //! from the pane's mirrored copy (followed and confirmed by tmux first,
 //! [`crate::tmux::wait::follow`]). The cursor is decoded when the request
 //! is built ([`SinceCursor::decode`]); the answers and the pure parts
-//! (cursors, the caps of the lines) are [`crate::tmux::follow`]'s.
+//! (cursors, the caps of the lines) are [`crate::tmux::pane_text`]'s.
 
 use std::time::Instant;
 
@@ -10,10 +10,10 @@ use super::fit::{Fit, Limit, json_len};
 use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::PaneId;
-use crate::mirror::follow::{Keep, Since, cursor_spot, lines_since};
+use crate::mirror::lines::{Keep, Since, cursor_spot, lines_since};
 use crate::mirror::{Status, Want};
 use crate::term::{LineIndex, Term, fingerprint};
-use crate::tmux::follow::{CaptureSinceResult, SinceCursor, find_line, line_text, lossy};
+use crate::tmux::pane_text::{CaptureSinceResult, SinceCursor, find_line, line_text, lossy};
 use crate::tmux::wait::{Followed, follow_with, pane_id};
 use crate::tmux::{Error, Selector};
 
@@ -170,7 +170,7 @@ impl Fit for CaptureSinceResult {
 /// or of a pane that was respawned; [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a pane
 /// that is gone and whose lines have all been returned (or whose copy
 /// was dropped).
-pub async fn capture_since(
+pub(super) async fn capture_since(
     server: &Server,
     pane: PaneId,
     cursor: Option<&SinceCursor>,
@@ -261,7 +261,7 @@ pub async fn capture_since(
         lines_remaining,
         alternate_screen: alternate,
         pane_dead: dead,
-        resume: crate::tmux::follow::Resume {
+        resume: crate::tmux::pane_text::Resume {
             cursor: SinceCursor {
                 next: first,
                 hash: hash_before,
@@ -348,7 +348,7 @@ fn check_cursor(
 /// whether lines the follower had not read are gone.
 ///
 /// Line indexes survive what tmux drops (trims, `clear-history`) and a
-/// copy seeded again ([`crate::mirror::follow::continued_first`]), so the
+/// copy seeded again ([`crate::mirror::lines::continued_first`]), so the
 /// cursor's `next` is trusted: lines before the oldest one held that the
 /// follower had not read were dropped (`lines_missed`). The hash of the
 /// last line returned confirms the numbering while that line is held; a

@@ -425,7 +425,7 @@ impl Condition for Still<'_> {
 /// # Errors
 ///
 /// As [`WaitForStableRequest::run`].
-pub async fn wait_for_stable(
+pub(super) async fn wait_for_stable(
     server: &Server,
     pane: PaneId,
     req: &WaitForStableRequest,

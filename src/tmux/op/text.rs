@@ -15,17 +15,17 @@ use std::time::Duration;
 use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::PaneId;
-use crate::mirror::echo::{Echoes, Line, has_unmasked_text};
-use crate::mirror::follow::{Keep, cursor_spot, lines_since};
+use crate::mirror::echo::{Echoes, Line, has_unmasked_text, merge_ranges};
+use crate::mirror::lines::{Keep, cursor_spot, lines_since};
 use crate::mirror::pane::TypedFrom;
 use crate::mirror::{Progress, Status};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term};
-use crate::tmux::follow::{
+use crate::tmux::keys::TypedPanes;
+use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
-    matches_outside, merge_ranges,
+    matches_outside,
 };
-use crate::tmux::typing::TypedPanes;
 use crate::tmux::wait::{
     self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
 };
@@ -100,7 +100,7 @@ impl Op for WaitForTextRequest {
 /// A missing pane; the mirror being off;
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when the
 /// server exits during the wait; connection errors.
-pub async fn wait_for_text(
+pub(super) async fn wait_for_text(
     server: &Server,
     pane: PaneId,
     req: &WaitForTextRequest,

@@ -4,12 +4,12 @@
 //! is woken by the pane's `%output` (the copy's change counter), never
 //! by polling the copy. This module owns what every wait shares:
 //!
-//! * following the pane ([`follow`]: the copy seeded on first use and
+//! * following the pane ([`synced`], [`follow`]: the copy seeded on first use and
 //!   confirmed by tmux before the wait begins);
 //! * the deadline, progress notifications (once a second when the caller
 //!   gave a sink) and the bound on a tmux that stopped answering
 //!   ([`within`]);
-//! * whether the pane's program reads input ([`input`]: a password, a
+//! * whether the pane's program reads input ([`reading`]: a password, a
 //!   line, a key, for [`INPUT_LASTS`] with nothing printed), and whether
 //!   the pane and its server are still there ([`vigil`]);
 //! * the one loop ([`run`]), and a short watch without those checks for
@@ -39,18 +39,18 @@
 //!    next progress tick, the vigil's or the input watch's next question,
 //!    or the condition's own timer ([`Condition::wake_in`]).
 
-mod input;
-mod pane;
+mod reading;
+mod synced;
 mod vigil;
 
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch::Receiver;
 
-pub use input::INPUT_LASTS;
-pub(crate) use input::{InputWatch, ProcessRef, marks_running, prompt_row_of};
-pub use pane::pane_id;
-pub(crate) use pane::{Followed, copy_of, follow, follow_with, followed_copy};
+pub use reading::INPUT_LASTS;
+pub(crate) use reading::{InputWatch, ProcessRef, marks_running, prompt_row_of};
+pub use synced::pane_id;
+pub(crate) use synced::{Followed, copy_of, follow, follow_with, followed_copy};
 pub use vigil::LIVENESS_EVERY;
 pub(crate) use vigil::{Ended, Vigil, exit_of};
 
@@ -58,7 +58,7 @@ use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMirror, PaneState, Progress, Status};
 use crate::sys::input::Input;
 use crate::term::Term;
-use crate::tmux::{Error, Tmux};
+use crate::tmux::{Error, Server};
 
 /// How long after its timeout a wait whose tmux stopped answering ends
 /// anyway: the wait's own loop ends at the timeout, so this only runs out
@@ -263,7 +263,7 @@ fn look<C: Condition>(pane: &PaneMirror, cond: &mut C) -> Option<C::Found> {
 /// server exits (or is restarted) during the wait; the vigil's
 /// connection errors.
 pub(crate) async fn run<C: Condition>(
-    server: &Tmux,
+    server: &Server,
     f: &Followed,
     rx: &mut Receiver<u64>,
     cond: &mut C,

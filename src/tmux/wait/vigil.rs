@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pane::{Followed, follow};
+use super::synced::{Followed, follow};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::Status;
 use crate::tmux::Error;
-use crate::tmux::Tmux;
+use crate::tmux::Server;
 
 /// How often a wait asks tmux whether its pane still runs. tmux tells
 /// control clients when a pane is destroyed (`%layout-change`,
@@ -93,7 +93,7 @@ const LIVENESS_FORMAT: &str =
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when no
 /// server answers on the socket any more (or another one does).
 async fn liveness(
-    server: &Tmux,
+    server: &Server,
     pane: PaneId,
     server_pid: Option<u32>,
     reap: bool,
@@ -251,7 +251,7 @@ fn not_reaped(grace: Duration) -> String {
 }
 
 impl Vigil {
-    pub(crate) async fn new(server: &Tmux, pane: PaneId) -> Vigil {
+    pub(crate) async fn new(server: &Server, pane: PaneId) -> Vigil {
         Vigil {
             pane,
             server_pid: server.mirrored_server_pid().await,
@@ -276,7 +276,7 @@ impl Vigil {
     /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone).
     pub(crate) async fn check(
         &mut self,
-        server: &Tmux,
+        server: &Server,
         f: &Followed,
     ) -> Result<Option<Ended>, Error> {
         let (dead, unfed) = {

@@ -40,6 +40,7 @@ use super::connect::{ControlOptions, ControlTransport, EndReason, Watchdog};
 use super::error::Error;
 use super::imsg::Framing;
 use super::version::TmuxVersion;
+use crate::control::said::{Said, said};
 
 /// One configured host: `--host NAME=DEST`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -881,7 +882,7 @@ impl Remote {
             Err(why) if is_no_server(&why) => {
                 return Err(Error::NoServer { path: self.label() });
             }
-            Err(why) if why.contains("Permission denied") || why.contains("access not allowed") => {
+            Err(why) if said(&why) == Said::Denied => {
                 return Err(Error::Refused {
                     path: self.label(),
                     message: why,
@@ -1048,13 +1049,9 @@ impl Remote {
     }
 }
 
-/// tmux's words for "no server on this socket" (`client.c`: `no server
-/// running on …`, `error connecting to … (No such file or directory)` /
-/// `(Connection refused)`).
+/// tmux's words for "no server on this socket" ([`Said::NoServer`]).
 fn is_no_server(text: &str) -> bool {
-    text.contains("no server running")
-        || (text.contains("error connecting to")
-            && (text.contains("No such file") || text.contains("Connection refused")))
+    said(text) == Said::NoServer
 }
 
 /// A private directory for the masters' control sockets: under

@@ -19,14 +19,14 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::pane::Followed;
+use super::synced::Followed;
 use crate::control::format::Query;
 use crate::control::{PaneId, Target};
 use crate::mirror::PaneMirror;
 use crate::sys::input::Input;
 use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::Error;
-use crate::tmux::Tmux;
+use crate::tmux::Server;
 use crate::tmux::target::{one_record, pane_lookup};
 
 /// How long a program must have been reading (a password, an echoed
@@ -138,7 +138,7 @@ impl InputWatch {
     /// again later, and a pane that is gone is left to the vigil.
     pub(crate) async fn check(
         &mut self,
-        server: &Tmux,
+        server: &Server,
         f: &Followed,
     ) -> Result<Option<(Input, Vec<String>)>, Error> {
         let now = Instant::now();
@@ -200,7 +200,7 @@ impl InputWatch {
     }
 
     /// The pane's tty and pid, asked of tmux the first time.
-    async fn process(&mut self, server: &Tmux) -> Result<Option<ProcessRef>, Error> {
+    async fn process(&mut self, server: &Server) -> Result<Option<ProcessRef>, Error> {
         if let Some(p) = &self.process {
             return Ok(p.clone());
         }
@@ -231,7 +231,7 @@ crate::record! {
 /// # Errors
 ///
 /// `NotFound` for a missing pane; connection errors.
-async fn process_of(server: &Tmux, pane: PaneId) -> Result<Option<ProcessRef>, Error> {
+async fn process_of(server: &Server, pane: PaneId) -> Result<Option<ProcessRef>, Error> {
     let target = Target::Pane(pane);
     let q = Query::new(ProcessRow::FIELDS);
     let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::control::{PaneId, Target};
 use crate::mirror::{PaneMeta, PaneMirror, Progress, Status, Want};
-use crate::tmux::Tmux;
+use crate::tmux::Server;
 use crate::tmux::{Error, PaneScope, Selector};
 
 crate::record! {
@@ -36,7 +36,7 @@ pub(crate) struct Followed {
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound); connection
 /// errors.
-pub async fn pane_id(server: &Tmux, sel: &Selector) -> Result<PaneId, Error> {
+pub async fn pane_id(server: &Server, sel: &Selector) -> Result<PaneId, Error> {
     let target = server.resolve_pane(sel).await?;
     if let Target::Pane(p) = target {
         return Ok(p);
@@ -54,7 +54,7 @@ pub async fn pane_id(server: &Tmux, sel: &Selector) -> Result<PaneId, Error> {
 ///
 /// As [`follow`]: `NotFound`, `Unsupported` (mirror off), connection
 /// errors.
-pub(crate) async fn followed_copy(server: &Tmux, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
+pub(crate) async fn followed_copy(server: &Server, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
     Ok(follow(server, pane, None, None).await?.pane)
 }
 
@@ -69,7 +69,7 @@ pub(crate) async fn followed_copy(server: &Tmux, pane: PaneId) -> Result<Arc<Pan
 /// by then is `NotFound`, as a pane that was never there: never a timeout
 /// the caller is told to retry.
 pub(crate) async fn follow(
-    server: &Tmux,
+    server: &Server,
     pane: PaneId,
     progress: Option<&Progress>,
     within: Option<Duration>,
@@ -79,7 +79,7 @@ pub(crate) async fn follow(
 
 /// [`follow`], the copy as `want` says (its history read, for one).
 pub(crate) async fn follow_with(
-    server: &Tmux,
+    server: &Server,
     pane: PaneId,
     want: Want,
     progress: Option<&Progress>,
@@ -177,7 +177,7 @@ const SYNC_EARLY: Duration = Duration::from_millis(100);
 ///
 /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when tmux
 /// no longer has the pane; connection errors.
-async fn followed_row(server: &Tmux, pane: PaneId) -> Result<(FollowedRow, PaneMeta), Error> {
+async fn followed_row(server: &Server, pane: PaneId) -> Result<(FollowedRow, PaneMeta), Error> {
     let target = Target::Pane(pane);
     let recs =
         crate::tmux::target::pane_records(server, &PaneScope::Window(target), FOLLOWED_FIELDS)
@@ -198,7 +198,7 @@ async fn followed_row(server: &Tmux, pane: PaneId) -> Result<(FollowedRow, PaneM
 /// # Errors
 ///
 /// As [`follow`].
-pub(crate) async fn copy_of(server: &Tmux, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
+pub(crate) async fn copy_of(server: &Server, pane: PaneId) -> Result<Arc<PaneMirror>, Error> {
     if let Some(m) = server.mirror().await
         && let Some(p) = m.pane(pane)
         && p.view().status() == Status::Live

@@ -1,7 +1,7 @@
 //! What the operations that change tmux objects share: one line that
-//! acts (`Tmux::act`), and targets for it that need no round trip of
-//! their own ([`Tmux::session_target`], [`Tmux::window_target`],
-//! [`Tmux::pane_target`]). The operations themselves are in
+//! acts (`Server::act`), and targets for it that need no round trip of
+//! their own ([`Server::session_target`], [`Server::window_target`],
+//! [`Server::pane_target`]). The operations themselves are in
 //! [`super::op::manage`], [`super::op::create`] and [`super::op::kill`].
 //!
 //! An action and the read of its result go out as one control-mode line,
@@ -10,7 +10,7 @@
 //! reads nothing.
 
 use super::error::Error;
-use super::server::{Output, Retry, Tmux};
+use super::server::{Output, Retry, Server};
 use super::target::{Selector, template_cmd};
 use crate::control::format::Query;
 use crate::control::{Command, SessionId, Target, TargetKind};
@@ -45,7 +45,7 @@ pub(crate) fn bodies(out: Vec<Output>, expected: usize) -> Result<Vec<Vec<u8>>, 
     Ok(out.into_iter().map(|o| o.body).collect())
 }
 
-impl Tmux {
+impl Server {
     /// Runs one line that changes something and returns every command's
     /// output, or the error of the first command that failed.
     pub(crate) async fn act(&self, cmds: Vec<Command>) -> Result<Vec<Vec<u8>>, Error> {
@@ -81,11 +81,11 @@ impl Tmux {
     }
 
     /// The window `sel` names (id; index in a session; else the session's
-    /// current window), as a target: see [`Tmux::session_target`].
+    /// current window), as a target: see [`Server::session_target`].
     ///
     /// # Errors
     ///
-    /// As [`Tmux::session_target`].
+    /// As [`Server::session_target`].
     pub(crate) async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(w) = sel.window_id {
             return Ok(Target::Window(w));
@@ -103,11 +103,11 @@ impl Tmux {
     /// The pane `sel` names (id; else the active pane of the window or
     /// session named; with no target, the caller's own pane inside tmux,
     /// else the default session's), as a target: see
-    /// [`Tmux::session_target`].
+    /// [`Server::session_target`].
     ///
     /// # Errors
     ///
-    /// As [`Tmux::session_target`].
+    /// As [`Server::session_target`].
     pub(crate) async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
         if let Some(p) = sel.pane_id {
             return Ok(Target::Pane(p));

@@ -16,10 +16,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::error::Error;
-use super::typing::TypedPanes;
+use super::keys::TypedPanes;
 use crate::control::PaneId;
-use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, segments};
-use crate::mirror::follow::{Keep, Spot, byte_at, lines_since};
+use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, numbered, segments};
+use crate::mirror::lines::{Keep, Spot, byte_at, lines_since};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
 
@@ -500,14 +500,7 @@ pub(crate) fn drop_typeahead(during: &[Typed], output: Vec<Vec<u8>>, open: bool)
         return output;
     }
     let echoes = Echoes::new(during);
-    let window: Vec<Line<'_>> = output
-        .iter()
-        .enumerate()
-        .map(|(k, l)| Line {
-            index: LineIndex(k as u64),
-            text: l,
-        })
-        .collect();
+    let window = numbered(&output);
     let cursor = open.then(|| Cursor {
         line: window.len() - 1,
         byte: usize::MAX,
@@ -537,19 +530,6 @@ pub(crate) fn first_match<'a>(
             .position(|p| matches_outside(p, l, m))
             .map(|i| (i, l.as_slice()))
     })
-}
-
-/// Sorts and merges overlapping ranges.
-pub(crate) fn merge_ranges(m: &mut Vec<Range<usize>>) {
-    m.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(m.len());
-    for r in m.drain(..) {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    *m = out;
 }
 
 /// The newest held line before `before` whose hash is `hash`.
