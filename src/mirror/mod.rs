@@ -91,8 +91,13 @@ pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status
 /// screen-change times ([`crate::term::ScreenState`]) are on it;
 /// [`instant_of`] turns one back into an [`std::time::Instant`].
 pub fn clock_us() -> u64 {
+    clock_us_at(std::time::Instant::now())
+}
+
+/// [`clock_us`] at `at` (0 before the clock's first use).
+pub fn clock_us_at(at: std::time::Instant) -> u64 {
     let origin = *CLOCK_ORIGIN.get_or_init(std::time::Instant::now);
-    u64::try_from(origin.elapsed().as_micros()).unwrap_or(u64::MAX)
+    u64::try_from(at.saturating_duration_since(origin).as_micros()).unwrap_or(u64::MAX)
 }
 
 /// The [`std::time::Instant`] of a [`clock_us`] reading.
@@ -107,7 +112,7 @@ use crate::control::buffer::buffer_encoding;
 use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
 use crate::term::Rules;
 use crate::wire::{self, ControlOptions, TmuxVersion};
-use watch::{Watch, WatchCmd};
+use watch::{Driver, WatchCmd};
 
 /// How long a sync waits for fences of copies that are already live.
 pub const CHECK_DEADLINE: Duration = Duration::from_secs(2);
@@ -383,16 +388,17 @@ impl MirrorShared {
     }
 
     /// Whether no request is in flight and none used the mirror for
-    /// `after`.
-    pub(crate) fn idle_for(&self, after: Duration) -> bool {
-        self.active.load(Ordering::Relaxed) == 0 && self.last_used().elapsed() >= after
+    /// `after`, at `now`.
+    pub(crate) fn idle_for(&self, after: Duration, now: Instant) -> bool {
+        self.active.load(Ordering::Relaxed) == 0
+            && now.saturating_duration_since(self.last_used()) >= after
     }
 
     /// When the mirror will have been idle for `after` if no request
-    /// comes (while one is in flight: `after` from now, to look again).
-    pub(crate) fn idle_at(&self, after: Duration) -> Instant {
+    /// comes (while one is in flight: `after` from `now`, to look again).
+    pub(crate) fn idle_at(&self, after: Duration, now: Instant) -> Instant {
         if self.active.load(Ordering::Relaxed) > 0 {
-            Instant::now() + after
+            now + after
         } else {
             self.last_used() + after
         }
@@ -742,7 +748,7 @@ impl Mirror {
             return Ok(());
         }
         let (tx, rx) = mpsc::channel(WATCH_COMMANDS);
-        let watch = Watch::new(session, client.clone(), self.shared.clone());
+        let watch = Driver::new(session, client.clone(), self.shared.clone());
         tokio::spawn(watch.run(events, rx));
         watches.insert(session, WatchHandle { cmds: tx, client });
         Ok(())
