@@ -336,6 +336,35 @@ pub(crate) struct MirrorShared {
 }
 
 impl MirrorShared {
+    /// What the watches of a mirror of `endpoint` (a server of
+    /// `version`) share, with no copies yet, and the receiver of its
+    /// [`MirrorShared::sessions_seen`].
+    fn new(
+        endpoint: wire::Endpoint,
+        version: &TmuxVersion,
+        opts: &MirrorOptions,
+    ) -> (MirrorShared, tokio::sync::watch::Receiver<Vec<SessionId>>) {
+        let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
+        let shared = MirrorShared {
+            panes: Mutex::new(HashMap::new()),
+            encoding: buffer_encoding(version),
+            rules: Rules::for_version(version),
+            recipe: seed::Recipe::for_version(version, buffer_encoding(version)),
+            query: probe::Queries::new(),
+            endpoint,
+            fetch_timeout: opts.sync_timeout,
+            last_use: Mutex::new(Instant::now()),
+            active: std::sync::atomic::AtomicUsize::new(0),
+            verify_after: opts.verify_after,
+            bytes_fed: AtomicU64::new(0),
+            background_lines: AtomicU64::new(0),
+            sessions_seen,
+            seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
+            dead: Mutex::new(DeadCopies::default()),
+        };
+        (shared, seen)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PaneId, Arc<PaneMirror>>> {
         self.panes.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -518,25 +547,9 @@ impl Mirror {
     /// [`MirrorOptions::idle_stop`]. The task ends with the mirror.
     pub fn new(endpoint: wire::Endpoint, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
         let path = endpoint.path();
-        let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
+        let (shared, seen) = MirrorShared::new(endpoint.clone(), &version, &opts);
         let m = Arc::new(Mirror {
-            shared: Arc::new(MirrorShared {
-                panes: Mutex::new(HashMap::new()),
-                encoding: buffer_encoding(&version),
-                rules: Rules::for_version(&version),
-                recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
-                query: probe::Queries::new(),
-                endpoint: endpoint.clone(),
-                fetch_timeout: opts.sync_timeout,
-                last_use: Mutex::new(Instant::now()),
-                active: std::sync::atomic::AtomicUsize::new(0),
-                verify_after: opts.verify_after,
-                bytes_fed: AtomicU64::new(0),
-                background_lines: AtomicU64::new(0),
-                sessions_seen,
-                seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
-                dead: Mutex::new(DeadCopies::default()),
-            }),
+            shared: Arc::new(shared),
             path,
             endpoint,
             refused: Mutex::new(None),
