@@ -95,6 +95,8 @@ use crate::control::{Command, Line, Notification, PaneId, SessionId};
 use crate::term::Term;
 
 mod driver;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use driver::Driver;
 
