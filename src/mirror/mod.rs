@@ -91,8 +91,13 @@ pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status
 /// screen-change times ([`crate::term::ScreenState`]) are on it;
 /// [`instant_of`] turns one back into an [`std::time::Instant`].
 pub fn clock_us() -> u64 {
+    clock_us_at(std::time::Instant::now())
+}
+
+/// [`clock_us`] at `at` (0 before the clock's first use).
+pub fn clock_us_at(at: std::time::Instant) -> u64 {
     let origin = *CLOCK_ORIGIN.get_or_init(std::time::Instant::now);
-    u64::try_from(origin.elapsed().as_micros()).unwrap_or(u64::MAX)
+    u64::try_from(at.saturating_duration_since(origin).as_micros()).unwrap_or(u64::MAX)
 }
 
 /// The [`std::time::Instant`] of a [`clock_us`] reading.
@@ -107,7 +112,7 @@ use crate::control::buffer::buffer_encoding;
 use crate::control::{Client, ClientOptions, Command, Encoding, PaneId, SessionId};
 use crate::term::Rules;
 use crate::wire::{self, ControlOptions, TmuxVersion};
-use watch::{Watch, WatchCmd};
+use watch::{Driver, WatchCmd};
 
 /// How long a sync waits for fences of copies that are already live.
 pub const CHECK_DEADLINE: Duration = Duration::from_secs(2);
@@ -335,6 +340,36 @@ pub(crate) struct MirrorShared {
 }
 
 impl MirrorShared {
+    /// What the watches of a mirror of `endpoint` (a server of
+    /// `version`) share, with no copies yet, and the receiver of its
+    /// [`MirrorShared::sessions_seen`].
+    fn new(
+        endpoint: wire::Endpoint,
+        version: &TmuxVersion,
+        opts: &MirrorOptions,
+    ) -> (MirrorShared, tokio::sync::watch::Receiver<Vec<SessionId>>) {
+        let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
+        let shared = MirrorShared {
+            panes: Mutex::new(HashMap::new()),
+            encoding: buffer_encoding(version),
+            rules: Rules::for_version(version),
+            recipe: seed::Recipe::for_version(version, buffer_encoding(version)),
+            query: probe::Queries::new(),
+            endpoint,
+            fetch_timeout: opts.sync_timeout,
+            last_use: Mutex::new(Instant::now()),
+            active: std::sync::atomic::AtomicUsize::new(0),
+            verify_after: opts.verify_after,
+            bytes_fed: AtomicU64::new(0),
+            background_lines: AtomicU64::new(0),
+            sessions_seen,
+            seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
+            build_slots: tokio::sync::Semaphore::new(watch::BUILDS_AT_ONCE),
+            dead: Mutex::new(DeadCopies::default()),
+        };
+        (shared, seen)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PaneId, Arc<PaneMirror>>> {
         self.panes.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -387,16 +422,17 @@ impl MirrorShared {
     }
 
     /// Whether no request is in flight and none used the mirror for
-    /// `after`.
-    pub(crate) fn idle_for(&self, after: Duration) -> bool {
-        self.active.load(Ordering::Relaxed) == 0 && self.last_used().elapsed() >= after
+    /// `after`, at `now`.
+    pub(crate) fn idle_for(&self, after: Duration, now: Instant) -> bool {
+        self.active.load(Ordering::Relaxed) == 0
+            && now.saturating_duration_since(self.last_used()) >= after
     }
 
     /// When the mirror will have been idle for `after` if no request
-    /// comes (while one is in flight: `after` from now, to look again).
-    pub(crate) fn idle_at(&self, after: Duration) -> Instant {
+    /// comes (while one is in flight: `after` from `now`, to look again).
+    pub(crate) fn idle_at(&self, after: Duration, now: Instant) -> Instant {
         if self.active.load(Ordering::Relaxed) > 0 {
-            Instant::now() + after
+            now + after
         } else {
             self.last_used() + after
         }
@@ -516,26 +552,9 @@ impl Mirror {
     /// [`MirrorOptions::idle_stop`]. The task ends with the mirror.
     pub fn new(endpoint: wire::Endpoint, version: TmuxVersion, opts: MirrorOptions) -> Arc<Mirror> {
         let path = endpoint.path();
-        let (sessions_seen, seen) = tokio::sync::watch::channel(Vec::new());
+        let (shared, seen) = MirrorShared::new(endpoint.clone(), &version, &opts);
         let m = Arc::new(Mirror {
-            shared: Arc::new(MirrorShared {
-                panes: Mutex::new(HashMap::new()),
-                encoding: buffer_encoding(&version),
-                rules: Rules::for_version(&version),
-                recipe: seed::Recipe::for_version(&version, buffer_encoding(&version)),
-                query: probe::Queries::new(),
-                endpoint: endpoint.clone(),
-                fetch_timeout: opts.sync_timeout,
-                last_use: Mutex::new(Instant::now()),
-                active: std::sync::atomic::AtomicUsize::new(0),
-                verify_after: opts.verify_after,
-                bytes_fed: AtomicU64::new(0),
-                background_lines: AtomicU64::new(0),
-                sessions_seen,
-                seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
-                build_slots: tokio::sync::Semaphore::new(watch::BUILDS_AT_ONCE),
-                dead: Mutex::new(DeadCopies::default()),
-            }),
+            shared: Arc::new(shared),
             path,
             endpoint,
             refused: Mutex::new(None),
@@ -747,7 +766,7 @@ impl Mirror {
             return Ok(());
         }
         let (tx, rx) = mpsc::channel(WATCH_COMMANDS);
-        let watch = Watch::new(session, client.clone(), self.shared.clone());
+        let watch = Driver::new(session, client.clone(), self.shared.clone());
         tokio::spawn(watch.run(events, rx));
         watches.insert(session, WatchHandle { cmds: tx, client });
         Ok(())

@@ -66,6 +66,17 @@
 //! from its lines ([`seed::verify_chunk_line`], [`seed::VERIFY_ROWS`]
 //! rows a line) and, now and then, a copy's visible rows
 //! ([`probe::check_line`]) after output came.
+//!
+//! # State machine and driver
+//!
+//! [`Watch`] is all of the above as a state machine: it is handed each
+//! input with its time ([`Watch::at`]) — a notification, a line's answer
+//! by job id, a request, a built copy, a seed slot, a timer's tick — and
+//! says what to do as [`Effect`]s (send this line as this job, build this
+//! copy, delete this buffer, close). It reads no clock and does no I/O,
+//! so the orderings above are unit-tested by feeding it answers and
+//! output in the order tmux may write them. [`Driver`] owns the
+//! connection, the timers and the tasks, and feeds it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -79,9 +90,15 @@ use super::marks::MarkScanner;
 use super::pane::{MAX_MARKS, Mark, PaneMeta, Status};
 use super::seed::{self, Depth};
 use super::{MirrorShared, Want, probe};
-use crate::control::client::{Reply, StreamEvent, Ticket};
-use crate::control::{Client, Command, Line, Notification, PaneId, SessionId};
-use crate::term::{LineIndex, Term};
+use crate::control::client::Reply;
+use crate::control::{Command, Line, Notification, PaneId, SessionId};
+use crate::term::Term;
+
+mod driver;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use driver::Driver;
 
 /// Times a check is asked before an ambiguous one is left unconfirmed.
 pub const MAX_ATTEMPTS: u8 = 4;
@@ -267,15 +284,54 @@ struct Waiter {
     outcomes: mpsc::Sender<(PaneId, bool)>,
 }
 
-/// The task that owns one session's connection.
+/// What the watch asks its driver to do, in order.
+pub(crate) enum Effect {
+    /// Send `line`; its answer comes back to [`Watch::answered`] with
+    /// `job` (a line the connection refuses is answered with the error).
+    Send { job: u64, line: Line },
+    /// Build a copy from a seed's answer; the result comes back to
+    /// [`Watch::built`].
+    Build(Build),
+    /// Delete this history buffer (no copy will be built from it).
+    DropBuffer(String),
+    /// Close the connection (the session it shows is not this watch's).
+    Close,
+}
+
+/// A copy to build from a seed line's answer ([`seed::build`]), after
+/// reading the history the line left in `history_buffer`, if any.
+pub(crate) struct Build {
+    pub(crate) pane: PaneId,
+    /// The seed's key, given back with the copy.
+    pub(crate) key: u64,
+    pub(crate) reply: Reply,
+    /// Whether the line resumed the pane first ([`seed::line`]).
+    pub(crate) continued: bool,
+    pub(crate) history_buffer: Option<String>,
+    pub(crate) recipe: seed::Recipe,
+    pub(crate) depth: Depth,
+}
+
+/// One session's watch as a state machine: it is given the stream's
+/// notifications, its lines' answers (by job id), requests, built copies
+/// and seed slots, each at a time the caller names ([`Watch::at`]), and
+/// says what to do about them as [`Effect`]s ([`Watch::effects`]). It
+/// reads no clock and does no I/O: [`driver::Driver`] does, for one
+/// connection. The copies it feeds are shared memory
+/// ([`MirrorShared`]).
 pub(crate) struct Watch {
     session: SessionId,
-    client: Client,
     shared: Arc<MirrorShared>,
+    /// The time of the input being handled ([`Watch::at`]).
+    now: Instant,
+    /// The next job id (request ids are the driver's).
+    next_job: u64,
+    /// What the driver has to do, in order.
+    effects: Vec<Effect>,
     /// `%output` notifications seen, in all and per pane.
     outputs_all: u64,
     outputs: HashMap<PaneId, u64>,
-    jobs: HashMap<u64, (Ticket, Job)>,
+    jobs: HashMap<u64, Job>,
     /// Panes with a seed queued or on its way, and that seed's key.
     seeding: HashMap<PaneId, u64>,
     /// Seeds waiting their turn: (key, pane, attempt).
@@ -308,9 +364,6 @@ pub(crate) struct Watch {
     scanners: HashMap<PaneId, MarkScanner>,
     /// Copies being built, by pane.
     building: HashMap<PaneId, Building>,
-    /// Where build tasks report back.
-    built_tx: mpsc::Sender<Built>,
-    built_rx: Option<mpsc::Receiver<Built>>,
     /// Panes whose history did not lay out as tmux's rows: seeded with the
     /// [exact](seed::Recipe::exact) line from then on.
     exact: HashSet<PaneId>,
@@ -355,12 +408,14 @@ fn settle(pane: PaneId, term: Option<&mut Term>, verdict: Option<probe::Verdict>
 }
 
 impl Watch {
-    pub(crate) fn new(session: SessionId, client: Client, shared: Arc<MirrorShared>) -> Watch {
-        let (built_tx, built_rx) = mpsc::channel(BUILDS_OUT + 1);
+    /// A watch of `session`'s panes, made at `now`.
+    pub(crate) fn new(session: SessionId, shared: Arc<MirrorShared>, now: Instant) -> Watch {
         Watch {
             session,
-            client,
             shared,
+            now,
+            next_job: 1,
+            effects: Vec::new(),
             outputs_all: 0,
             outputs: HashMap::new(),
             jobs: HashMap::new(),
@@ -377,70 +432,49 @@ impl Watch {
             waiters: Vec::new(),
             scanners: HashMap::new(),
             building: HashMap::new(),
-            built_tx,
-            built_rx: Some(built_rx),
             exact: HashSet::new(),
             verify_queue: VecDeque::new(),
             background_out: false,
-            verify_not_before: Instant::now(),
+            verify_not_before: now,
             screen_checked: HashMap::new(),
             fed: 0,
-            swept_at: Instant::now(),
+            swept_at: now,
             swept_fed: 0,
             floods: Floods::default(),
         }
     }
 
-    /// Runs until the connection ends (or every handle to the mirror is
-    /// gone).
-    pub(crate) async fn run(
-        mut self,
-        mut events: mpsc::Receiver<StreamEvent>,
-        mut cmds: mpsc::Receiver<WatchCmd>,
-    ) {
-        // Adopt the session's panes at once, so output is followed from
-        // the start (a pane that prints and exits before any call is still
-        // kept).
-        self.list();
-        let Some(mut built) = self.built_rx.take() else {
-            return;
-        };
-        loop {
-            let wants_slot = self.seed_permit.is_none() && !self.seed_queue.is_empty();
-            let slots = self.shared.seed_slots.clone();
-            let background_at = self.background_due();
-            let flood_at = self.floods.next_tick().map(tokio::time::Instant::from_std);
-            tokio::select! {
-                _ = tokio::time::sleep_until(flood_at.unwrap_or_else(tokio::time::Instant::now)),
-                    if flood_at.is_some() => self.flood_tick(),
-                Some((pane, key, copy)) = built.recv() => self.built(pane, key, copy),
-                _ = tokio::time::sleep_until(background_at.unwrap_or_else(tokio::time::Instant::now)),
-                    if background_at.is_some() => self.background_tick(),
-                permit = slots.acquire_owned(), if wants_slot => {
-                    if let Ok(p) = permit {
-                        self.seed_permit = Some(p);
-                        self.pump();
-                    }
-                }
-                ev = events.recv() => match ev {
-                    Some(ev) => self.event(ev),
-                    None => break,
-                },
-                cmd = cmds.recv() => match cmd {
-                    Some(WatchCmd::Sync { panes, want, reply, outcomes }) => {
-                        self.sync(panes, want, reply, outcomes)
-                    }
-                    Some(WatchCmd::CheckHistory { pane, reply }) => {
-                        let _ = reply.send(self.check_history_again(pane));
-                    }
-                    None => break,
-                },
-            }
-        }
-        let why = self.client.end_reason();
-        self.client.close().await;
-        self.release();
-        tracing::debug!(session = %self.session, why = why.as_deref().unwrap_or("closed here"), "session watch ended");
+    /// The watch at `now`: the input handled next happens then.
+    pub(crate) fn at(&mut self, now: Instant) -> &mut Watch {
+        self.now = now;
+        self
+    }
+
+    /// What to do, in the order it was decided; empties the list.
+    pub(crate) fn effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// The session this watch follows.
+    pub(crate) fn session(&self) -> SessionId {
+        self.session
+    }
+
+    /// Whether seeds wait for one of [`MirrorShared::seed_slots`]: the
+    /// driver hands one to [`Watch::slot`] when it frees.
+    pub(crate) fn wants_slot(&self) -> bool {
+        self.seed_permit.is_none() && !self.seed_queue.is_empty()
+    }
+
+    /// A seed slot for this watch: its queued seeds may go.
+    pub(crate) fn slot(&mut self, permit: tokio::sync::OwnedSemaphorePermit) {
+        self.seed_permit = Some(permit);
+        self.pump();
+    }
+
+    /// When [`Watch::flood_tick`] is next due.
+    pub(crate) fn flood_due(&self) -> Option<Instant> {
+        self.floods.next_tick()
     }
 
     fn window(&self, pane: PaneId) -> Window {
@@ -462,18 +496,11 @@ impl Watch {
         if matches!(job, Job::Seed { .. }) {
             tracing::debug!("seed sent");
         }
-        match self.client.submit(std::slice::from_ref(&line)) {
-            Ok(mut t) => {
-                let ticket = t.pop()?;
-                let id = ticket.id();
-                self.jobs.insert(id, (ticket, job));
-                Some(id)
-            }
-            Err(e) => {
-                tracing::debug!(%e, "session watch: could not send");
-                None
-            }
-        }
+        let id = self.next_job;
+        self.next_job += 1;
+        self.jobs.insert(id, job);
+        self.effects.push(Effect::Send { job: id, line });
+        Some(id)
     }
 
     /// Asks for the server's panes (to adopt new ones and notice gone
@@ -484,7 +511,7 @@ impl Watch {
             return;
         }
         let line = probe::list_line(&self.shared.query);
-        let sent = std::time::Instant::now();
+        let sent = self.now;
         if self.send(line, Job::List { sent }).is_some() {
             self.listing = true;
         }
@@ -601,7 +628,7 @@ impl Watch {
 
     /// Probes paused floods and seeds the ones that settled.
     fn flood_tick(&mut self) {
-        for (pane, action) in self.floods.tick(Instant::now()) {
+        for (pane, action) in self.floods.tick(self.now) {
             match action {
                 // A pane being seeded is resumed by its seed (a probe's
                 // resume would break a hushed seed's pause).
@@ -657,7 +684,7 @@ impl Watch {
     ) {
         let mut ids = HashSet::new();
         let mut fence = Vec::new();
-        let now = Instant::now();
+        let now = self.now;
         for (id, meta) in panes {
             // A copy asked for is not paused for a while (a seed of a
             // paused one resumes it).
@@ -733,13 +760,6 @@ impl Watch {
         }
     }
 
-    fn event(&mut self, ev: StreamEvent) {
-        match ev {
-            StreamEvent::Notification(n) => self.notification(n),
-            StreamEvent::Answered(id) => self.answered(id),
-        }
-    }
-
     fn notification(&mut self, n: Notification) {
         match n {
             Notification::Output { pane, data }
@@ -796,11 +816,7 @@ impl Watch {
                     .pane(pane)
                     .is_some_and(|p| p.subscribers() == 0 && p.view().owner == Some(session))
         };
-        if self
-            .floods
-            .output(pane, data.len(), Instant::now(), may_pause)
-            == Some(Action::Pause)
-        {
+        if self.floods.output(pane, data.len(), self.now, may_pause) == Some(Action::Pause) {
             tracing::debug!(%pane, "flooding: paused until it settles");
             self.flow(pane, "pause");
         }
@@ -851,7 +867,7 @@ impl Watch {
         let waited_on = p.subscribers() > 0;
         let mut off = false;
         if let Some(t) = state.term.as_mut() {
-            t.set_now(super::clock_us());
+            t.set_now(super::clock_us_at(self.now));
             // Each mark is placed where the cursor is just after it.
             let mut at = 0;
             for f in found {
@@ -897,11 +913,10 @@ impl Watch {
         }
     }
 
-    fn answered(&mut self, id: u64) {
-        let Some((mut ticket, job)) = self.jobs.remove(&id) else {
+    fn answered(&mut self, id: u64, reply: Answer) {
+        let Some(job) = self.jobs.remove(&id) else {
             return;
         };
-        let reply = ticket.try_take();
         match job {
             Job::Flow { pane, pause } => {
                 if pause && matches!(reply, Some(Ok(_))) {
@@ -950,7 +965,7 @@ impl Watch {
                 end,
             } => {
                 self.background_out = false;
-                self.verify_not_before = Instant::now() + VERIFY_PACE;
+                self.verify_not_before = self.now + VERIFY_PACE;
                 self.verified(pane, at, (start, end), reply);
             }
         }
@@ -1151,12 +1166,12 @@ impl Watch {
         }
     }
 
-    /// Builds `pane`'s copy from a seed's answer: a task reads the history
-    /// the line left in a buffer, if any, and lays the copy out on a
-    /// blocking thread; [`Watch::built`] takes it. The watch goes on
-    /// reading the stream meanwhile (the pane's output is held), and the
-    /// next seed line goes at once, so tmux captures the next pane while
-    /// this one is built.
+    /// Has `pane`'s copy built from a seed's answer ([`Effect::Build`]):
+    /// the driver reads the history the line left in a buffer, if any, and
+    /// lays the copy out on a blocking thread; [`Watch::built`] takes it.
+    /// The watch goes on reading the stream meanwhile (the pane's output
+    /// is held), and the next seed line goes at once, so tmux captures the
+    /// next pane while this one is built.
     fn start_build(
         &mut self,
         pane: PaneId,
@@ -1172,48 +1187,15 @@ impl Watch {
             self.shared.recipe
         };
         self.building.insert(pane, b);
-        let tx = self.built_tx.clone();
-        let (shared, client) = (self.shared.clone(), self.client.clone());
-        tokio::spawn(async move {
-            // Never closed: `acquire` fails only on a closed semaphore.
-            let _slot = shared.build_slots.acquire().await;
-            let history = match history_buffer {
-                Some(name) => match shared.fetch_history(&client, &name).await {
-                    Ok(bytes) => Some(bytes),
-                    Err(e) => {
-                        tracing::debug!(%pane, %e, "could not read the history buffer");
-                        None
-                    }
-                },
-                None => None,
-            };
-            let rules = shared.rules;
-            let copy = tokio::task::spawn_blocking(move || {
-                let started = Instant::now();
-                let bytes = reply.blocks.iter().map(|b| b.body.len()).sum::<usize>()
-                    + history.as_ref().map_or(0, Vec::len);
-                // Numbered from 0: [`Watch::install`] renumbers it.
-                let opts = seed::SeedOptions {
-                    rules,
-                    first: LineIndex(0),
-                };
-                let built = seed::build(reply, &recipe, continued, depth, &opts, history);
-                if let Ok(b) = &built {
-                    // Before the copy is shared: the first search then
-                    // reads summaries instead of making them.
-                    b.term.history().summarize_sealed();
-                }
-                tracing::debug!(%pane, bytes, ?depth, took = ?started.elapsed(), "seed answer built");
-                built
-            })
-            .await
-            .unwrap_or_else(|e| {
-                Err(seed::SeedFailure::Unusable(format!(
-                    "building the copy failed: {e}"
-                )))
-            });
-            let _ = tx.send((pane, key, copy)).await;
-        });
+        self.effects.push(Effect::Build(Build {
+            pane,
+            key,
+            reply,
+            continued,
+            history_buffer,
+            recipe,
+            depth,
+        }));
     }
 
     /// A copy was built ([`Watch::start_build`]): it replaces the pane's
@@ -1308,7 +1290,7 @@ impl Watch {
                 }
                 tracing::debug!(%pane, dead = built.dead, depth = ?b.depth, "seeded");
                 let mut term = built.term;
-                term.seeded_now(super::clock_us());
+                term.seeded_now(super::clock_us_at(self.now));
                 let absent = term.history_absent() as u64;
                 let same_numbering = match (&b.live, st.term.as_ref()) {
                     (Some(live), _) => {
@@ -1347,7 +1329,7 @@ impl Watch {
                     Status::Live
                 };
                 st.exit_status = built.exit_status;
-                st.seeded_at = Some(Instant::now());
+                st.seeded_at = Some(self.now);
                 st.bytes_applied = 0;
                 let laid_out = b.depth == Depth::Full
                     && !b.exact
@@ -1357,7 +1339,7 @@ impl Watch {
                 if laid_out {
                     self.verify_queue.push_back(Verifying {
                         pane,
-                        queued: Instant::now(),
+                        queued: self.now,
                         tries: 0,
                         next_row: 0,
                     });
@@ -1399,14 +1381,9 @@ impl Watch {
         (ok && !redo, redo)
     }
 
-    /// Deletes a history buffer no copy will be built from.
-    fn drop_buffer(&self, name: String) {
-        let endpoint = self.shared.endpoint.clone();
-        let timeout = self.shared.fetch_timeout;
-        tokio::spawn(async move {
-            let delete: [&str; 3] = ["delete-buffer", "-b", &name];
-            let _ = endpoint.run_command(&delete, timeout).await;
-        });
+    /// Has a history buffer no copy will be built from deleted.
+    fn drop_buffer(&mut self, name: String) {
+        self.effects.push(Effect::DropBuffer(name));
     }
 
     /// When the next check nobody waits for may go: none is out, no seed
@@ -1414,7 +1391,7 @@ impl Watch {
     /// `verify_after` (a history check waits at most
     /// [`VERIFY_AT_LATEST`] times that). Read on every turn of the loop,
     /// so it only looks at the watch's own fields and the mirror's clock.
-    fn background_due(&self) -> Option<tokio::time::Instant> {
+    fn background_due(&self, now: Instant) -> Option<Instant> {
         if self.background_out
             || self.seeds_out > 0
             || !self.building.is_empty()
@@ -1423,7 +1400,7 @@ impl Watch {
             return None;
         }
         let after = self.shared.verify_after;
-        let idle = self.shared.idle_at(after);
+        let idle = self.shared.idle_at(after, now);
         let at = match (self.verify_queue.front(), self.screens_due()) {
             (Some(v), _) => idle
                 .min(v.queued + after * VERIFY_AT_LATEST)
@@ -1431,7 +1408,7 @@ impl Watch {
             (None, Some(sweep)) => idle.max(sweep),
             (None, None) => return None,
         };
-        Some(tokio::time::Instant::from_std(at))
+        Some(at)
     }
 
     /// When to look for copies whose visible rows are due a check: some
@@ -1449,12 +1426,12 @@ impl Watch {
         let overdue = self
             .verify_queue
             .front()
-            .is_some_and(|v| v.queued.elapsed() >= after * VERIFY_AT_LATEST);
-        if !self.shared.idle_for(after) && !overdue {
+            .is_some_and(|v| self.now.duration_since(v.queued) >= after * VERIFY_AT_LATEST);
+        if !self.shared.idle_for(after, self.now) && !overdue {
             return;
         }
         if !self.verify_queue.is_empty() {
-            if Instant::now() >= self.verify_not_before {
+            if self.now >= self.verify_not_before {
                 self.start_verify();
             }
             return;
@@ -1481,7 +1458,7 @@ impl Watch {
         }
         self.verify_queue.push_back(Verifying {
             pane,
-            queued: Instant::now(),
+            queued: self.now,
             tries: 0,
             next_row: 0,
         });
@@ -1586,7 +1563,7 @@ impl Watch {
     /// since its last check and was not checked for
     /// [`SCREEN_CHECK_EVERY`].
     fn start_screen_check(&mut self) {
-        let now = Instant::now();
+        let now = self.now;
         let mut due = None;
         for (id, p) in self.shared.panes() {
             let st = p.view();
@@ -1711,9 +1688,8 @@ impl Watch {
         }
     }
 
-    fn client_close(&self) {
-        let c = self.client.clone();
-        tokio::spawn(async move { c.close().await });
+    fn client_close(&mut self) {
+        self.effects.push(Effect::Close);
     }
 }
 
