@@ -31,11 +31,7 @@ async fn bash_with_marks(
 /// Bash with no rc file in a clean environment, and its pane.
 fn bash(bin: &crate::support::TmuxBin) -> (TestServer, tempfile::TempDir, String) {
     let home = tempfile::tempdir().expect("temp home");
-    let cmd = format!(
-        "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
-        home.path().display(),
-        crate::support::private_tmux_tmpdir().display()
-    );
+    let cmd = crate::support::clean_bash(home.path());
     let server = TestServer::builder(bin).size(80, 20).command(&cmd).start();
     let pane = first_pane(&server);
     (server, home, pane)
@@ -700,11 +696,7 @@ async fn seeding_recovers_commands_from_tmux_flags() {
         return;
     };
     let home = tempfile::tempdir().expect("temp home");
-    let cmd = format!(
-        "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
-        home.path().display(),
-        crate::support::private_tmux_tmpdir().display()
-    );
+    let cmd = crate::support::clean_bash(home.path());
     let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
     let pane = first_pane(&server);
     let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;

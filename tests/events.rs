@@ -312,8 +312,8 @@ async fn a_shell_at_a_prompt_when_following_begins() {
     for bin in tmux_bins() {
         let server = TestServer::start(&bin);
         let s = mirrored_servers(&server);
-        let pane =
-            server.new_window_pane(&["env -i PATH=/usr/bin:/bin TERM=screen bash --norc -i"]);
+        let home = tempfile::tempdir().expect("temp home");
+        let pane = server.new_window_pane(&[&crate::support::clean_bash(home.path())]);
         let snippet = r#"PS1='\[\e]133;A\a\]$ \[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?'); echo marked"#;
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", snippet]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);

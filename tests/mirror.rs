@@ -604,11 +604,7 @@ async fn bash_osc_133_commands_reach_the_copy() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
         let home = tempfile::tempdir().expect("temp home");
-        let cmd = format!(
-            "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
-            home.path().display(),
-            crate::support::private_tmux_tmpdir().display()
-        );
+        let cmd = crate::support::clean_bash(home.path());
         let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);

@@ -620,6 +620,17 @@ pub fn held(pid: u32) -> Held {
     }
 }
 
+/// A pane command: `bash --norc -i` in an empty environment but for `home` (its own), the
+/// private `TMUX_TMPDIR` (a tmux run in the pane can reach only the tests' servers, never
+/// the default socket), `TERM=screen` and a plain `PATH`.
+pub fn clean_bash(home: &Path) -> String {
+    format!(
+        "env -i HOME={} TMUX_TMPDIR={} TERM=screen PATH=/usr/bin:/bin bash --norc -i",
+        home.display(),
+        private_tmux_tmpdir().display()
+    )
+}
+
 /// A socket path in a fresh temp dir that nobody listens on (the dir goes with the guard).
 pub fn missing_socket() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::Builder::new()
