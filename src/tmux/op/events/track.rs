@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::*;
+use super::{
+    IDLE_STILL, INPUT_EVERY_AT_MOST, INPUT_QUIET, INPUT_WINDOW, LINES_PER_CHANGE, reading_words,
+};
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
 use crate::events::{Event, Fields, Kind};
