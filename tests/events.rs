@@ -402,6 +402,7 @@ fn event<'a>(got: &'a [(Value, f64)], kind: &str) -> &'a Value {
 /// pane is `pane_gone`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exited_with_remain_on_exit_carries_the_status() {
+    crate::support::test_logging();
     for bin in tmux_bins() {
         let dir = tempfile::tempdir().expect("temp dir");
         let server = TestServer::start(&bin);

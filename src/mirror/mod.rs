@@ -816,9 +816,23 @@ impl Mirror {
     /// `#{pane_dead}` and `#{pane_dead_status}` mark a pane tmux keeps
     /// after its program died (`remain-on-exit`, which no notification
     /// tells), and a pane no longer listed dead. Its answer comes after
-    /// every byte the pane printed before. Returns whether it was asked
+    /// every byte the pane printed before. With `reap`, tmux first runs
+    /// `run-shell true` as a one-shot client: it answers once that job
+    /// was reaped, by the loop of `waitpid()` that reaps a pane's program
+    /// too, which a tmux linked with libutempter can leave unreaped (dead,
+    /// with no `#{pane_dead_status}`) until another child of tmux exits
+    /// (see [`crate::tmux::wait`]'s vigil). Returns whether it was asked
     /// (not without a copy fed by an open watch).
-    pub async fn list_again(&self, pane: PaneId) -> bool {
+    pub async fn list_again(&self, pane: PaneId, reap: bool) -> bool {
+        if reap {
+            let reaped = self
+                .endpoint
+                .run_command(&["run-shell", "true"], self.shared.fetch_timeout)
+                .await;
+            if let Err(e) = reaped {
+                tracing::debug!(%pane, %e, "run-shell true (to reap) failed");
+            }
+        }
         match self.feeder(pane).await {
             Some(cmds) => cmds.send(WatchCmd::List).await.is_ok(),
             None => false,

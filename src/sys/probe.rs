@@ -134,7 +134,8 @@ fn ticks_per_second() -> u64 {
 /// `#{pane_pid}`, found with no call to tmux. The server's children are
 /// read from `/proc/<parent>/task/<parent>/children` (one per pane, as
 /// tmux forks each pane's process from its main thread), each one's
-/// `stat` for its parent and terminal. `None` off Linux, for a path that
+/// `stat` for its parent and terminal; every process of `/proc` when
+/// none of those matches. `None` off Linux, for a path that
 /// is not a pty slave under `/dev/pts`, or when no child matches (another
 /// pid namespace, the process gone).
 pub fn child_on_tty(parent: u32, tty: &str) -> Option<u32> {
@@ -148,20 +149,30 @@ pub fn child_on_tty(parent: u32, tty: &str) -> Option<u32> {
     }
     let dev = device_numbers(meta.rdev())?;
     let proc = Path::new("/proc");
+    let on_tty = |pid: &u32| {
+        read_stat(proc, *pid, &mut Vec::new())
+            .is_some_and(|s| s.ppid == i64::from(parent) && stat::tty_device(s.tty_nr) == dev)
+    };
     let children = std::fs::read_to_string(
         proc.join(parent.to_string())
             .join("task")
             .join(parent.to_string())
             .join("children"),
     )
-    .ok()?;
-    children
+    .unwrap_or_default();
+    let found = children
         .split_ascii_whitespace()
         .filter_map(|c| c.parse::<u32>().ok())
-        .find(|&pid| {
-            read_stat(proc, pid, &mut Vec::new())
-                .is_some_and(|s| s.ppid == i64::from(parent) && stat::tty_device(s.tty_nr) == dev)
-        })
+        .find(on_tty);
+    // The children file can miss a child (the kernel does not promise a
+    // whole list while processes come and go): every process then.
+    found.or_else(|| {
+        std::fs::read_dir(proc)
+            .ok()?
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .take(MAX_SCAN)
+            .find(on_tty)
+    })
 }
 
 /// The terminal's settings and `(major, minor)`, or `None` with a note.

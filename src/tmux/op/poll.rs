@@ -272,7 +272,7 @@ async fn refresh(
     // copy that does not know yet learns it from its watch's listing
     // (where no pidfd told the follower: a remote server).
     for pane in dead {
-        m.list_again(pane).await;
+        m.list_again(pane, false).await;
     }
     if grew {
         a.were_there(

@@ -101,6 +101,11 @@ pub const LOOK_EVERY: Duration = Duration::from_millis(5);
 /// milliseconds); each later ask waits twice as long.
 pub const DEATH_FIRST: Duration = Duration::from_millis(10);
 
+/// How long after a pane's process was not found from its tty it is
+/// looked for again (then twice as long each time, within
+/// [`INPUT_WINDOW`] of following the pane).
+const PROC_FIRST: Duration = Duration::from_millis(20);
+
 /// How many times tmux is asked whether a pane died (over about 2.5 s
 /// from [`DEATH_FIRST`]); a pane tmux keeps that still has no exit status
 /// then is told `exited` without one.
@@ -489,8 +494,13 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     && !lock(&shared.procs).contains_key(&id)
                 {
                     let tty = p.view().meta().pane_tty.clone();
-                    if let Some(proc) = process_by_tty(&tty, server) {
-                        lock(&shared.procs).insert(id, proc);
+                    let found = process_by_tty(&tty, server);
+                    tracing::debug!(pane = %id, %tty, ?found, "the pane's process, from its tty");
+                    match found {
+                        Some(proc) => {
+                            lock(&shared.procs).insert(id, proc);
+                        }
+                        None => t.proc_due = Some(Instant::now() + PROC_FIRST),
                     }
                 }
                 waits.push(changed(id, p.observe(), None));
@@ -506,12 +516,15 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
         for (id, (t, p)) in tracks.iter_mut() {
             if let Some(server) = server
                 && !procs.contains_key(id)
-                && t.input_due.is_some_and(|d| d <= round)
+                && t.look_for_process(round)
             {
                 // Not found when it was taken up: tmux may not have made
                 // the pty its process's terminal yet.
                 let tty = p.view().meta().pane_tty.clone();
-                if let Some(proc) = process_by_tty(&tty, server) {
+                let found = process_by_tty(&tty, server);
+                tracing::debug!(pane = %id, %tty, ?found, "the pane's process, from its tty");
+                if let Some(proc) = found {
+                    t.proc_due = None;
                     lock(&shared.procs).insert(*id, proc.clone());
                     procs.insert(*id, proc);
                 }
@@ -541,7 +554,10 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 now_states.push((*id, None, false));
             }
             if t.ask_death(round, &mut out) {
-                ask.push(*id);
+                tracing::debug!(pane = %id, asked = t.death_asked, "asking tmux whether the pane died");
+                // From the second ask on, tmux reaps first (a build with
+                // libutempter can leave the program unreaped).
+                ask.push((*id, t.death_asked > 1));
             }
         }
         if !ask.is_empty()
@@ -550,8 +566,8 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             // Sent by a task: the watch's queue may be full, and the
             // follower never waits on a watch.
             tokio::spawn(async move {
-                for pane in ask {
-                    m.list_again(pane).await;
+                for (pane, reap) in ask {
+                    m.list_again(pane, reap).await;
                 }
             });
         }
@@ -592,9 +608,13 @@ fn watch_end(
     match crate::sys::pidfd::watch(pid, server) {
         Watch::Running(end) => ends.push(Box::pin(async move {
             end.ended().await;
+            tracing::debug!(%pane, pid, "the pane's first process ended");
             pane
         })),
-        Watch::Gone => t.process_ended(),
+        Watch::Gone => {
+            tracing::debug!(%pane, pid, "the pane's first process is gone already");
+            t.process_ended();
+        }
         Watch::Unsupported(why) => {
             tracing::debug!(%pane, %why, "a pane's death is learnt from listings only");
         }

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::{
     DEATH_ASKS, DEATH_FIRST, IDLE_STILL, INPUT_EVERY_AT_MOST, INPUT_QUIET, INPUT_WINDOW,
-    LINES_PER_CHANGE, reading_words,
+    LINES_PER_CHANGE, PROC_FIRST, reading_words,
 };
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
@@ -45,6 +45,11 @@ pub(super) struct Track {
     pub(super) death_asked: u32,
     /// The end of the pane's first process is watched (or could not be).
     pub(super) end_watched: bool,
+    /// When the pane's process is next looked for from its tty (on a
+    /// server of this machine, until found, within [`INPUT_WINDOW`] of
+    /// following it: tmux forks it before it makes the pty its terminal).
+    pub(super) proc_due: Option<Instant>,
+    pub(super) proc_backoff: Duration,
     pub(super) last_output: Option<u64>,
     /// When following the pane began (its input state is looked at
     /// within [`INPUT_WINDOW`] of this when its copy knows no output: a
@@ -163,6 +168,8 @@ impl Track {
             death_due: None,
             death_asked: 0,
             end_watched: false,
+            proc_due: None,
+            proc_backoff: PROC_FIRST,
             last_output: l.last_output,
             taken_up: Instant::now(),
             idle_hash: None,
@@ -313,6 +320,22 @@ impl Track {
         }
         self.death_due = Some(now + DEATH_FIRST * (1 << self.death_asked));
         self.death_asked += 1;
+        true
+    }
+
+    /// Whether the pane's process is to be looked for now; schedules the
+    /// next look ([`PROC_FIRST`], doubling up to
+    /// [`INPUT_EVERY_AT_MOST`], until [`INPUT_WINDOW`] after following
+    /// began).
+    pub(super) fn look_for_process(&mut self, now: Instant) -> bool {
+        let Some(due) = self.proc_due else {
+            return false;
+        };
+        if now < due {
+            return false;
+        }
+        self.proc_due = (now < self.taken_up + INPUT_WINDOW).then(|| now + self.proc_backoff);
+        self.proc_backoff = (self.proc_backoff * 2).min(INPUT_EVERY_AT_MOST);
         true
     }
 
@@ -490,7 +513,7 @@ impl Track {
     }
 
     pub(super) fn due(&self) -> Option<Instant> {
-        [self.idle_due, self.input_due, self.death_due]
+        [self.idle_due, self.input_due, self.death_due, self.proc_due]
             .into_iter()
             .flatten()
             .min()
