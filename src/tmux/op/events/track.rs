@@ -519,3 +519,91 @@ impl Track {
             .min()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(status: Status, kept: bool, exit_status: Option<i32>) -> Look {
+        Look {
+            epoch: 1,
+            status,
+            exit_status,
+            kept,
+            session: None,
+            window: None,
+            title: None,
+            bells: 0,
+            last_output: None,
+            records: Vec::new(),
+            next_record: 0,
+        }
+    }
+
+    fn kinds(out: &[Event]) -> Vec<Kind> {
+        out.iter().map(|e| e.kind).collect()
+    }
+
+    #[test]
+    fn a_kept_pane_is_exited_with_its_status_then_gone_when_killed() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        // Listed dead before tmux reaped the program: asked again, no
+        // event yet, and not gone.
+        t.diff(&look(Status::Dead, true, None), &mut out);
+        assert!(out.is_empty());
+        assert!(t.death_due.is_some());
+        t.diff(&look(Status::Dead, true, Some(3)), &mut out);
+        assert_eq!(kinds(&out), [Kind::Exited]);
+        assert_eq!(out[0].fields.exit_status, Some(3));
+        assert_eq!(t.death_due, None);
+        // Killed later: gone, once.
+        t.diff(&look(Status::Dead, false, Some(3)), &mut out);
+        t.diff(&look(Status::Dead, false, Some(3)), &mut out);
+        assert_eq!(kinds(&out), [Kind::Exited, Kind::PaneGone]);
+    }
+
+    #[test]
+    fn a_pane_that_goes_is_gone_not_exited() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.diff(&look(Status::Dead, false, None), &mut out);
+        assert_eq!(kinds(&out), [Kind::PaneGone]);
+    }
+
+    #[test]
+    fn asks_double_then_a_kept_pane_without_status_is_exited_without_one() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.process_ended();
+        let mut at = Instant::now();
+        let mut asked = 0;
+        let mut gaps = Vec::new();
+        while let Some(due) = t.death_due {
+            at = at.max(due);
+            if t.ask_death(at, &mut out) {
+                asked += 1;
+                if let Some(next) = t.death_due {
+                    gaps.push(next - at);
+                }
+            }
+            if asked == 1 {
+                // The first listing shows it kept, still with no status.
+                t.diff(&look(Status::Dead, true, None), &mut out);
+            }
+        }
+        assert_eq!(asked, DEATH_ASKS);
+        assert_eq!(gaps[0], DEATH_FIRST);
+        assert_eq!(gaps[1], DEATH_FIRST * 2);
+        assert_eq!(kinds(&out), [Kind::Exited]);
+        assert_eq!(out[0].fields.exit_status, None);
+        // A process that ended in a pane tmux did not keep: no event.
+        let mut t = Track::new(PaneId(5), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.process_ended();
+        while let Some(due) = t.death_due {
+            t.ask_death(due, &mut out);
+        }
+        assert!(out.is_empty());
+    }
+}
