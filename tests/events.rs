@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
+use tmuxwire::events::Cursor;
 use tmuxwire::tmux::Servers;
+use tmuxwire::tmux::op::poll::EventRow;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, gated, go, has_python, mirrored_servers, tmux_bins};
@@ -41,6 +43,36 @@ async fn gather(
         *cursor = v["cursor"].as_str().expect("a cursor").to_string();
         for e in v["events"].as_array().expect("events") {
             got.push((e.clone(), at));
+        }
+    }
+}
+
+/// Waits on the server's event log itself, with no call made, from
+/// `cursor` (moved on) until `done` holds for the events gathered, each
+/// with the time it was read; panics after [`DEADLINE`].
+async fn watch_log(
+    s: &Arc<Servers>,
+    cursor: &mut String,
+    got: &mut Vec<(Value, f64)>,
+    done: impl Fn(&[(Value, f64)]) -> bool,
+) {
+    let a = s.default_server().running_attention().expect("a log");
+    let mut rx = a.log.subscribe();
+    let deadline = Instant::now() + DEADLINE;
+    while !done(got) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "events so far: {got:#?}");
+        rx.borrow_and_update();
+        let at = Cursor::decode(cursor).expect("a cursor");
+        let read = a.log.read(Some(&at), 1000, |_| true).expect("read");
+        assert_eq!(read.missed, 0);
+        *cursor = read.cursor.encode();
+        for e in &read.events {
+            let row = serde_json::to_value(EventRow::of(e, false)).expect("json");
+            got.push((row, unix_now()));
+        }
+        if read.events.is_empty() {
+            let _ = tokio::time::timeout(left, rx.changed()).await;
         }
     }
 }
@@ -364,46 +396,111 @@ fn event<'a>(got: &'a [(Value, f64)], kind: &str) -> &'a Value {
 }
 
 /// A program that exits in a pane tmux keeps (`remain-on-exit on`):
-/// `exited` with its status, and no `pane_gone` while the pane stays.
-///
-/// Ignored: tmux sends no notification when a pane it keeps dies, so the
-/// copy learns it from the next listing or check, and a client that
-/// long-polls without a pause holds the background checks off (CI saw it
-/// time out once; issue 31's note). Run with `--ignored`.
+/// `exited` with its status, within a second and with no call made after
+/// the exit (tmux sends no notification: the follower watches the pane's
+/// process), and no `pane_gone` while the pane stays; killed later, the
+/// pane is `pane_gone`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a kept pane's death waits for a listing while long polls hold checks off (issue 31)"]
 async fn exited_with_remain_on_exit_carries_the_status() {
+    crate::support::test_logging();
     for bin in tmux_bins() {
         let dir = tempfile::tempdir().expect("temp dir");
         let server = TestServer::start(&bin);
         server.tmux_ok(&["set-option", "-g", "remain-on-exit", "on"]);
         let s = mirrored_servers(&server);
-        let mut pane = String::new();
-        let got = events_after(
-            &s,
-            || {
-                pane = server.new_window_pane(&[&gated(dir.path(), "exit", "sys.exit(3)")]);
-                server.wait_for_text(&pane, "ready", DEADLINE);
-                go(dir.path(), "exit");
-            },
-            |g| g.iter().any(|(e, _)| e["kind"] == json!("exited")),
-        )
-        .await;
+        let label = &bin.label;
+        let first = ok(&s, "poll_events", json!({})).await;
+        let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+        let pane = server.new_window_pane(&[&gated(dir.path(), "exit", "sys.exit(3)")]);
+        server.wait_for_text(&pane, "ready", DEADLINE);
+        let mut got = Vec::new();
+        watch_log(&s, &mut cursor, &mut got, |g| has(g, "pane_new", &pane)).await;
+        let went = unix_now();
+        go(dir.path(), "exit");
+        watch_log(&s, &mut cursor, &mut got, |g| has(g, "exited", &pane)).await;
         let e = event(&got, "exited");
-        assert_eq!(e["pane_id"], json!(pane), "{}: {e}", bin.label);
-        assert_eq!(e["exit_status"], json!(3), "{}: {e}", bin.label);
+        assert_eq!(e["pane_id"], json!(pane), "{label}: {e}");
+        assert_eq!(e["exit_status"], json!(3), "{label}: {e}");
         assert!(
             e["summary"]
                 .as_str()
                 .is_some_and(|s| s.ends_with("status 3")),
             "{e}"
         );
-        assert!(!has(&got, "pane_gone", &pane), "{}: {got:#?}", bin.label);
+        let late = e["at"].as_f64().expect("at") - went;
+        assert!(late < 1.0, "{label}: exited {late} s after the exit: {e}");
+        assert!(!has(&got, "pane_gone", &pane), "{label}: {got:#?}");
         // The state now says so too.
         let now = ok(&s, "poll_events", json!({"panes": [pane]})).await;
         let rows = now["events"].as_array().expect("events");
         let exited_now = |r: &Value| r["current"] == json!(true) && r["kind"] == json!("exited");
-        assert!(rows.iter().any(exited_now), "{}: {now}", bin.label);
+        assert!(rows.iter().any(exited_now), "{label}: {now}");
+        // Killed, the kept pane is gone (told once, no call made).
+        server.tmux_ok(&["kill-pane", "-t", &pane]);
+        watch_log(&s, &mut cursor, &mut got, |g| has(g, "pane_gone", &pane)).await;
+        let told = |kind: &str| {
+            got.iter()
+                .filter(|(e, _)| e["kind"] == json!(kind) && e["pane_id"] == json!(pane))
+                .count()
+        };
+        assert_eq!(
+            (told("exited"), told("pane_gone")),
+            (1, 1),
+            "{label}: {got:#?}"
+        );
+    }
+}
+
+/// A session made after following began (every pane): its pane is
+/// followed with no call made after it appeared: `pane_new`, then the
+/// Python `input()` prompt's `awaiting_input` (drawn before its copy
+/// was seeded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_sessions_panes_are_followed_with_no_call() {
+    if !has_python() {
+        return;
+    }
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = mirrored_servers(&server);
+        let first = ok(&s, "poll_events", json!({})).await;
+        let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
+        let made = unix_now();
+        let pane = server
+            .tmux_ok(&[
+                "new-session",
+                "-d",
+                "-s",
+                "late",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "python3 -c \"input('Name? '); import time; time.sleep(600)\"",
+            ])
+            .trim()
+            .to_string();
+        let mut got = Vec::new();
+        watch_log(&s, &mut cursor, &mut got, |g| {
+            has(g, "awaiting_input", &pane)
+        })
+        .await;
+        let label = &bin.label;
+        let kinds: Vec<&Value> = got
+            .iter()
+            .filter(|(e, _)| e["pane_id"] == json!(pane))
+            .map(|(e, _)| &e["kind"])
+            .collect();
+        assert_eq!(kinds[0], &json!("pane_new"), "{label}: {got:#?}");
+        let new = event(&got, "pane_new");
+        let late = new["at"].as_f64().expect("at") - made;
+        assert!(late < 1.0, "{label}: pane_new {late} s after: {new}");
+        let reads = event(&got, "awaiting_input");
+        assert!(
+            reads["summary"]
+                .as_str()
+                .is_some_and(|s| s.contains("Name?")),
+            "{label}: {reads}"
+        );
     }
 }
 

@@ -797,15 +797,8 @@ impl Mirror {
     /// check was queued: not for a copy that is not live, whose history
     /// was captured as rows, or that is queued already.
     pub async fn check_history_rows(&self, pane: PaneId) -> bool {
-        let Some(session) = self.shared.pane(pane).and_then(|p| p.view().owner) else {
+        let Some(cmds) = self.feeder(pane).await else {
             return false;
-        };
-        let cmds = {
-            let watches = self.watches.lock().await;
-            let Some(w) = watches.get(&session) else {
-                return false;
-            };
-            w.cmds.clone()
         };
         let (reply, rx) = oneshot::channel();
         if cmds
@@ -816,6 +809,56 @@ impl Mirror {
             return false;
         }
         rx.await.unwrap_or(false)
+    }
+
+    /// Has the watch that feeds `pane`'s copy list the server's panes
+    /// again, as tmux's notifications make it do: the listing's
+    /// `#{pane_dead}` and `#{pane_dead_status}` mark a pane tmux keeps
+    /// after its program died (`remain-on-exit`, which no notification
+    /// tells), and a pane no longer listed dead. Its answer comes after
+    /// every byte the pane printed before. With `reap`, tmux first runs
+    /// `run-shell true` as a one-shot client: it answers once that job
+    /// was reaped, by the loop of `waitpid()` that reaps a pane's program
+    /// too, which a tmux linked with libutempter can leave unreaped (dead,
+    /// with no `#{pane_dead_status}`) until another child of tmux exits
+    /// (see [`crate::tmux::wait`]'s vigil). Returns whether it was asked
+    /// (not without a copy fed by an open watch).
+    pub async fn list_again(&self, pane: PaneId, reap: bool) -> bool {
+        if reap {
+            let reaped = self
+                .endpoint
+                .run_command(&["run-shell", "true"], self.shared.fetch_timeout)
+                .await;
+            if let Err(e) = reaped {
+                tracing::debug!(%pane, %e, "run-shell true (to reap) failed");
+            }
+        }
+        match self.feeder(pane).await {
+            Some(cmds) => cmds.send(WatchCmd::List).await.is_ok(),
+            None => false,
+        }
+    }
+
+    /// Where to send commands for the watch that feeds `pane`'s copy (its
+    /// owner's), if it has one.
+    async fn feeder(&self, pane: PaneId) -> Option<mpsc::Sender<WatchCmd>> {
+        let session = self.shared.pane(pane).and_then(|p| p.view().owner)?;
+        let watches = self.watches.lock().await;
+        watches.get(&session).map(|w| w.cmds.clone())
+    }
+
+    /// Follows the panes of `session` from now on: opens its watch, which
+    /// lists and seeds them at once, and follows new ones (what a request
+    /// naming the session does, without waiting for the copies). Returns
+    /// whether the watch is open.
+    pub async fn follow_session(&self, session: SessionId) -> bool {
+        match self.watch(session).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::debug!(%e, "cannot watch");
+                false
+            }
+        }
     }
 
     /// How many sessions are watched now (each one control client).

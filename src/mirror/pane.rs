@@ -127,6 +127,10 @@ pub struct PaneState {
     /// The exit status tmux reported (`#{pane_dead_status}`), for a dead
     /// pane.
     pub(super) exit_status: Option<i32>,
+    /// tmux keeps the pane with its program dead (`remain-on-exit`:
+    /// `#{pane_dead}` in the last listing or seed); cleared when the pane
+    /// goes from the server.
+    pub(super) kept: bool,
     /// When the copy was last seeded.
     pub(super) seeded_at: Option<Instant>,
     /// Bytes of `%output` applied since the seed.
@@ -177,6 +181,13 @@ impl PaneState {
     /// The exit status tmux reported, for a dead pane.
     pub fn exit_status(&self) -> Option<i32> {
         self.exit_status
+    }
+
+    /// Whether tmux keeps the pane with its program dead
+    /// (`remain-on-exit`; `#{pane_dead}` in the last listing or seed): a
+    /// pane that exited, not one that is gone, until it is killed.
+    pub fn is_kept(&self) -> bool {
+        self.kept
     }
 
     /// When the copy was last seeded.
@@ -331,6 +342,7 @@ impl PaneMirror {
                 owner: None,
                 meta: PaneMeta::default(),
                 exit_status: None,
+                kept: false,
                 seeded_at: None,
                 bytes_applied: 0,
                 mode: PaneMode::default(),
@@ -464,9 +476,11 @@ impl PaneMirror {
     /// gone is marked by the next listing (each one a pane's going
     /// causes). Pane ids are never reused, so a copy seeded before the
     /// listing is of a pane that existed when it ran.
+    /// A dead copy of a pane tmux kept ([`PaneState::is_kept`]) is marked
+    /// gone the same way.
     pub fn mark_dead_if_seeded_before(&self, listed: Option<Instant>) -> bool {
         let mut st = self.write();
-        if st.term.is_none() || st.status == Status::Dead {
+        if st.term.is_none() || (st.status == Status::Dead && !st.kept) {
             return false;
         }
         if let Some(at) = listed
@@ -475,6 +489,7 @@ impl PaneMirror {
             return false;
         }
         st.status = Status::Dead;
+        st.kept = false;
         drop(st);
         self.changed();
         true

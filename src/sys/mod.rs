@@ -7,6 +7,8 @@
 //! * [`stat`]: the parser of `/proc/<pid>/stat` (pure, fuzzed);
 //! * [`input`]: the facts and their classification (pure);
 //! * [`probe`]: the reads (I/O);
+//! * [`pidfd`]: the end of a pane's first process, as a future (Linux's
+//!   `pidfd_open(2)`);
 //! * [`home`]: the private home of the servers the demo and benches start.
 //!
 //! The method and the measured facts are in `terminal-state.md` §3.2:
@@ -18,5 +20,6 @@
 
 pub mod home;
 pub mod input;
+pub mod pidfd;
 pub mod probe;
 pub mod stat;

@@ -129,6 +129,52 @@ fn ticks_per_second() -> u64 {
     })
 }
 
+/// The pid of the child of `parent` (the tmux server) whose terminal is
+/// the pseudo-terminal at `tty` (`#{pane_tty}`): the pane's first process,
+/// `#{pane_pid}`, found with no call to tmux. The server's children are
+/// read from `/proc/<parent>/task/<parent>/children` (one per pane, as
+/// tmux forks each pane's process from its main thread), each one's
+/// `stat` for its parent and terminal; every process of `/proc` when
+/// none of those matches. `None` off Linux, for a path that
+/// is not a pty slave under `/dev/pts`, or when no child matches (another
+/// pid namespace, the process gone).
+pub fn child_on_tty(parent: u32, tty: &str) -> Option<u32> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    if !tty.starts_with("/dev/pts/") || tty.contains("/..") {
+        return None;
+    }
+    let meta = std::fs::metadata(tty).ok()?;
+    if !meta.file_type().is_char_device() {
+        return None;
+    }
+    let dev = device_numbers(meta.rdev())?;
+    let proc = Path::new("/proc");
+    let on_tty = |pid: &u32| {
+        read_stat(proc, *pid, &mut Vec::new())
+            .is_some_and(|s| s.ppid == i64::from(parent) && stat::tty_device(s.tty_nr) == dev)
+    };
+    let children = std::fs::read_to_string(
+        proc.join(parent.to_string())
+            .join("task")
+            .join(parent.to_string())
+            .join("children"),
+    )
+    .unwrap_or_default();
+    let found = children
+        .split_ascii_whitespace()
+        .filter_map(|c| c.parse::<u32>().ok())
+        .find(on_tty);
+    // The children file can miss a child (the kernel does not promise a
+    // whole list while processes come and go): every process then.
+    found.or_else(|| {
+        std::fs::read_dir(proc)
+            .ok()?
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .take(MAX_SCAN)
+            .find(on_tty)
+    })
+}
+
 /// The terminal's settings and `(major, minor)`, or `None` with a note.
 fn read_tty(path: &str, notes: &mut Vec<String>) -> Option<(Termios, (u64, u64))> {
     let shown = stat::display_name(path.as_bytes());

@@ -92,6 +92,7 @@ impl Driver {
                     Some(WatchCmd::Sync { panes, want, reply, outcomes }) => {
                         self.watch.at(Instant::now()).sync(panes, want, reply, outcomes)
                     }
+                    Some(WatchCmd::List) => self.watch.at(Instant::now()).list(),
                     Some(WatchCmd::CheckHistory { pane, reply }) => {
                         let _ = reply.send(self.watch.at(Instant::now()).check_history_again(pane));
                     }

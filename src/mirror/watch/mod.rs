@@ -140,6 +140,12 @@ pub(crate) enum WatchCmd {
         /// asks, fenced (seeded, or fenced and found to agree).
         outcomes: mpsc::Sender<(PaneId, bool)>,
     },
+    /// List the server's panes again (as tmux's notifications make the
+    /// watch do): a listing reads each pane's `#{pane_dead}` and status,
+    /// which no notification tells ([`Mirror::list_again`]).
+    ///
+    /// [`Mirror::list_again`]: super::Mirror::list_again
+    List,
     /// Check the history rows of this pane's copy against tmux's again,
     /// in the background (as after its seed); replies whether it was
     /// queued (a live copy of this watch whose history was laid out).
@@ -1329,6 +1335,7 @@ impl Watch {
                     Status::Live
                 };
                 st.exit_status = built.exit_status;
+                st.kept = built.dead;
                 st.seeded_at = Some(self.now);
                 st.bytes_applied = 0;
                 let laid_out = b.depth == Depth::Full
@@ -1350,6 +1357,7 @@ impl Watch {
                 let mut st = p.write();
                 if st.term.is_some() {
                     st.status = Status::Dead;
+                    st.kept = false;
                 } else {
                     drop(st);
                     self.shared.forget(pane);
@@ -1623,6 +1631,7 @@ impl Watch {
                 if e.dead {
                     st.exit_status = e.exit_status;
                 }
+                st.kept = e.dead;
                 // A resize makes tmux reflow the pane: its copy must be
                 // seeded again (and is not followed meanwhile).
                 let resized = st.term.as_ref().is_some_and(|t| t.size() != e.size);

@@ -234,7 +234,9 @@ async fn refresh(
         return Ok(0);
     };
     let records = super::list::pane_records(server, &PaneScope::All, LISTED_FIELDS).await?;
+    let local = matches!(server.endpoint(), crate::wire::Endpoint::Local(_));
     let mut list = Vec::new();
+    let mut dead = Vec::new();
     let mut seen = HashSet::new();
     for r in &records {
         let row = EventsRow::from_record_at(r, PaneMeta::FIELDS.len());
@@ -245,7 +247,10 @@ async fn refresh(
         if !scope.covers(pane, Some(session)) || !seen.insert(pane) {
             continue;
         }
-        if !a.knows_process(pane)
+        // A remote server's pids name no process here: its panes' terminal
+        // facts cannot be read from this machine's `/proc`.
+        if local
+            && !a.knows_process(pane)
             && row.pane_dead != Some(1)
             && let Some(pane_pid) = row.pane_pid.and_then(|p| u32::try_from(p).ok())
         {
@@ -258,7 +263,16 @@ async fn refresh(
                 },
             );
         }
+        if row.pane_dead == Some(1) && m.pane(pane).is_some_and(|p| !p.view().is_kept()) {
+            dead.push(pane);
+        }
         list.push((pane, session, meta));
+    }
+    // tmux says nothing when a pane it keeps (`remain-on-exit`) dies: a
+    // copy that does not know yet learns it from its watch's listing
+    // (where no pidfd told the follower: a remote server).
+    for pane in dead {
+        m.list_again(pane, false).await;
     }
     if grew {
         a.were_there(
@@ -294,10 +308,12 @@ fn current(server: &Server, a: &Attention) -> Vec<Event> {
             continue;
         }
         let t = st.term().expect("checked above");
-        let (kind, what) = if let Some(s) = st.exit_status() {
-            (Kind::Exited, format!(": status {s}"))
-        } else if st.status() == Status::Dead {
+        let (kind, what) = if st.status() == Status::Dead && !st.is_kept() {
             (Kind::PaneGone, String::new())
+        } else if let Some(s) = st.exit_status() {
+            (Kind::Exited, format!(": status {s}"))
+        } else if st.is_kept() {
+            (Kind::Exited, ": no exit status".to_string())
         } else if let Some((kind, what)) = reading {
             (kind, what)
         } else if let Some(r) = t.commands().running() {

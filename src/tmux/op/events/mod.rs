@@ -18,13 +18,23 @@
 //!   `/proc` (`get_pane_state`'s facts), looked at only while the pane is
 //!   quiet within [`INPUT_WINDOW`] of its last output, with the waits'
 //!   schedule and [`INPUT_LASTS`](super::reading::INPUT_LASTS);
-//! * `exited` (tmux kept the pane: its status) and `pane_gone`: the copy's
-//!   status as the watches' listings set it;
+//! * `exited` (tmux kept the pane, `remain-on-exit`: its status) and
+//!   `pane_gone`: the copy's state as the watches' listings set it. tmux
+//!   sends no notification when a pane it keeps dies, so on a server of
+//!   this machine the follower watches each pane's first process
+//!   (`#{pane_pid}`) with a pidfd ([`crate::sys::pidfd`]) and, when it
+//!   ends, has the watch list the panes again (`#{pane_dead}`,
+//!   `#{pane_dead_status}`; [`Mirror::list_again`]), a few times while
+//!   tmux has not reaped it yet ([`DEATH_FIRST`], [`DEATH_ASKS`]).
+//!   Elsewhere (a remote server, no pidfd) a `poll_events` call's listing
+//!   tells it. A kept pane killed later is `pane_gone`;
 //! * `pane_new`: a copy of a followed pane appeared (taken up when a
 //!   watch's listing, made on tmux's `%window-add`, `%layout-change`,
 //!   `%sessions-changed`… notifications, shows it, or when its seed
 //!   lands); `session_new` / `session_closed`: the sessions the watches'
-//!   listings show;
+//!   listings show. A new session the scope covers (every pane, or named)
+//!   is followed at once: the follower opens its watch
+//!   ([`Mirror::follow_session`]), which seeds its panes;
 //! * `matched`: a new complete line of a followed pane matches a pattern
 //!   a caller watches (only read while patterns are watched).
 //!
@@ -47,6 +57,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
@@ -56,6 +67,7 @@ use crate::events::{Event, EventLog, Kind};
 use crate::mirror::{Mirror, PaneMirror, Status};
 use crate::search::Pattern;
 use crate::sys::input::Input;
+use crate::sys::pidfd::Watch;
 use crate::tmux::wait::ProcessRef;
 
 mod track;
@@ -83,6 +95,21 @@ const INPUT_EVERY_AT_MOST: Duration = Duration::from_millis(1000);
 /// Bounds the follower's share of a flooding pane's ingest (each look
 /// takes the copy's read lock).
 pub const LOOK_EVERY: Duration = Duration::from_millis(5);
+
+/// How long after a pane's first process ended tmux is first asked
+/// whether the pane is dead (tmux reaps it and closes the pane within
+/// milliseconds); each later ask waits twice as long.
+pub const DEATH_FIRST: Duration = Duration::from_millis(10);
+
+/// How long after a pane's process was not found from its tty it is
+/// looked for again (then twice as long each time, within
+/// [`INPUT_WINDOW`] of following the pane).
+const PROC_FIRST: Duration = Duration::from_millis(20);
+
+/// How many times tmux is asked whether a pane died (over about 2.5 s
+/// from [`DEATH_FIRST`]); a pane tmux keeps that still has no exit status
+/// then is told `exited` without one.
+pub const DEATH_ASKS: u32 = 8;
 
 /// Patterns watched at most per server (the oldest goes first).
 pub const MAX_PATTERNS: usize = 16;
@@ -300,30 +327,15 @@ fn live_patterns(shared: &Shared) -> Vec<(String, Pattern)> {
     p.iter().map(|(t, c, _)| (t.clone(), c.clone())).collect()
 }
 
-/// The pane's process as its tty tells it, for a pane of a tmux server on
-/// this machine whose pid is `server_pid`: the session of the tty
-/// (`tcgetsid`) is the pane's first process, which tmux made a session
-/// leader on it (`#{pane_pid}`); the probe checks that its parent is the
-/// server. `None` when the tty is not a pseudo-terminal under `/dev/pts`
-/// or has no session.
+/// The pane's process found from its tty, for a pane of a tmux server on
+/// this machine whose pid is `server_pid`: the server's child whose
+/// terminal is the pane's ([`crate::sys::probe::child_on_tty`]; tmux forks
+/// each pane's first process, `#{pane_pid}`, on its pty). `None` when the
+/// tty is not a pseudo-terminal under `/dev/pts` or no child has it.
 fn process_by_tty(tty: &str, server_pid: u32) -> Option<ProcessRef> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    if !tty.starts_with("/dev/pts/") || tty.contains("/..") {
-        return None;
-    }
-    // Look before opening: opening some devices has effects.
-    if !std::fs::metadata(tty).ok()?.file_type().is_char_device() {
-        return None;
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
-        .open(tty)
-        .ok()?;
-    let sid = nix::sys::termios::tcgetsid(&file).ok()?;
     Some(ProcessRef {
         tty: tty.to_string(),
-        pane_pid: u32::try_from(sid.as_raw()).ok().filter(|p| *p > 0)?,
+        pane_pid: crate::sys::probe::child_on_tty(server_pid, tty)?,
         server_pid: Some(server_pid),
     })
 }
@@ -370,6 +382,8 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
     // the follower look again.
     let mut pending: HashSet<PaneId> = HashSet::new();
     let mut waits = FuturesUnordered::new();
+    // The ends of the followed panes' first processes (pidfds).
+    let mut ends: FuturesUnordered<BoxFuture<'static, PaneId>> = FuturesUnordered::new();
     let Some(mut sessions_rx) = mirror.upgrade().map(|m| m.sessions_seen()) else {
         return;
     };
@@ -413,6 +427,11 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 }
             }
             () = sleep => {}
+            Some(pane) = ends.next(), if !ends.is_empty() => {
+                if let Some((t, _)) = tracks.get_mut(&pane) {
+                    t.process_ended();
+                }
+            }
             r = sessions_rx.changed() => {
                 // Each listing of a watch (tmux's %window-add,
                 // %layout-change, %sessions-changed... make one) lands here.
@@ -421,6 +440,7 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 }
                 let now: HashSet<SessionId> = sessions_rx.borrow_and_update().iter().copied().collect();
                 out.extend(session_events(&shared, &sessions, &now));
+                follow_new_sessions(&mirror, &shared, &sessions, &now);
                 sessions = now;
                 find = true;
             }
@@ -449,28 +469,38 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     }
                     continue;
                 };
-                if l.status == Status::Dead || !scope.covers(id, l.session) {
+                if (l.status == Status::Dead && !l.kept) || !scope.covers(id, l.session) {
                     continue;
                 }
                 let mut t = Track::new(id, &l);
                 // The screen as following begins: `idle` is told for a
                 // screen that changed after it.
                 t.idle_hash = p.settle_screen().and_then(|ss| ss.hash);
-                // A prompt printed before it was taken up is looked at too.
+                // A prompt printed before it was taken up is looked at too
+                // (before its seed, when the copy knows no output time).
                 if l.last_output
-                    .is_some_and(|us| crate::mirror::instant_of(us).elapsed() <= INPUT_WINDOW)
+                    .is_none_or(|us| crate::mirror::instant_of(us).elapsed() <= INPUT_WINDOW)
                 {
                     t.input_due = Some(Instant::now());
                 }
                 if !lock(&shared.known).remove(&id) {
                     out.push(t.event(Kind::PaneNew, crate::mirror::clock_us(), pane_new_what(&p)));
+                    // A new pane whose program already died (tmux kept
+                    // it): `exited` too.
+                    t.exited = false;
+                    t.diff(&l, &mut out);
                 }
                 if let Some(server) = server
                     && !lock(&shared.procs).contains_key(&id)
                 {
                     let tty = p.view().meta().pane_tty.clone();
-                    if let Some(proc) = process_by_tty(&tty, server) {
-                        lock(&shared.procs).insert(id, proc);
+                    let found = process_by_tty(&tty, server);
+                    tracing::debug!(pane = %id, %tty, ?found, "the pane's process, from its tty");
+                    match found {
+                        Some(proc) => {
+                            lock(&shared.procs).insert(id, proc);
+                        }
+                        None => t.proc_due = Some(Instant::now() + PROC_FIRST),
                     }
                 }
                 waits.push(changed(id, p.observe(), None));
@@ -478,9 +508,33 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             }
         }
         let patterns = live_patterns(&shared);
-        let procs = lock(&shared.procs).clone();
+        let mut procs = lock(&shared.procs).clone();
+        let server = *lock(&shared.local_server);
         let mut now_states = Vec::new();
+        let mut ask = Vec::new();
+        let round = Instant::now();
         for (id, (t, p)) in tracks.iter_mut() {
+            if let Some(server) = server
+                && !procs.contains_key(id)
+                && t.look_for_process(round)
+            {
+                // Not found when it was taken up: tmux may not have made
+                // the pty its process's terminal yet.
+                let tty = p.view().meta().pane_tty.clone();
+                let found = process_by_tty(&tty, server);
+                tracing::debug!(pane = %id, %tty, ?found, "the pane's process, from its tty");
+                if let Some(proc) = found {
+                    t.proc_due = None;
+                    lock(&shared.procs).insert(*id, proc.clone());
+                    procs.insert(*id, proc);
+                }
+            }
+            if !t.end_watched
+                && let (Some(server), Some(proc)) = (server, procs.get(id))
+            {
+                t.end_watched = true;
+                watch_end(*id, proc.pane_pid, server, t, &ends);
+            }
             if dirty.contains(id) {
                 if let Some(l) = look(p) {
                     t.diff(&l, &mut out);
@@ -499,6 +553,23 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             } else if dirty.contains(id) {
                 now_states.push((*id, None, false));
             }
+            if t.ask_death(round, &mut out) {
+                tracing::debug!(pane = %id, asked = t.death_asked, "asking tmux whether the pane died");
+                // From the second ask on, tmux reaps first (a build with
+                // libutempter can leave the program unreaped).
+                ask.push((*id, t.death_asked > 1));
+            }
+        }
+        if !ask.is_empty()
+            && let Some(m) = mirror.upgrade()
+        {
+            // Sent by a task: the watch's queue may be full, and the
+            // follower never waits on a watch.
+            tokio::spawn(async move {
+                for (pane, reap) in ask {
+                    m.list_again(pane, reap).await;
+                }
+            });
         }
         {
             let mut now = lock(&shared.now);
@@ -521,6 +592,61 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
             log.push(e, now_ms());
         }
     }
+}
+
+/// Watches the end of `pane`'s first process `pid`, a child of the tmux
+/// server `server` on this machine: its end goes to `ends`. A process
+/// already gone has tmux asked at once; where no pidfd can be had, the
+/// pane's death is learnt from listings as before.
+fn watch_end(
+    pane: PaneId,
+    pid: u32,
+    server: u32,
+    t: &mut Track,
+    ends: &FuturesUnordered<BoxFuture<'static, PaneId>>,
+) {
+    match crate::sys::pidfd::watch(pid, server) {
+        Watch::Running(end) => ends.push(Box::pin(async move {
+            end.ended().await;
+            tracing::debug!(%pane, pid, "the pane's first process ended");
+            pane
+        })),
+        Watch::Gone => {
+            tracing::debug!(%pane, pid, "the pane's first process is gone already");
+            t.process_ended();
+        }
+        Watch::Unsupported(why) => {
+            tracing::debug!(%pane, %why, "a pane's death is learnt from listings only");
+        }
+    }
+}
+
+/// Opens the watches of the sessions that appeared between the listings
+/// `before` and `now` and that the scope covers (every pane, or the
+/// session named), so their panes are followed with no call made: each
+/// watch lists and seeds its session's panes, and the follower takes them
+/// up as their seeds land.
+fn follow_new_sessions(
+    mirror: &Weak<Mirror>,
+    shared: &Shared,
+    before: &HashSet<SessionId>,
+    now: &HashSet<SessionId>,
+) {
+    let scope = lock(&shared.scope).clone();
+    let new: Vec<SessionId> = now
+        .difference(before)
+        .filter(|s| scope.all || scope.sessions.contains(s))
+        .copied()
+        .collect();
+    if new.is_empty() {
+        return;
+    }
+    let Some(m) = mirror.upgrade() else { return };
+    tokio::spawn(async move {
+        for s in new {
+            m.follow_session(s).await;
+        }
+    });
 }
 
 /// `session_new` / `session_closed` for the followed sessions that came

@@ -8,7 +8,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{
-    IDLE_STILL, INPUT_EVERY_AT_MOST, INPUT_QUIET, INPUT_WINDOW, LINES_PER_CHANGE, reading_words,
+    DEATH_ASKS, DEATH_FIRST, IDLE_STILL, INPUT_EVERY_AT_MOST, INPUT_QUIET, INPUT_WINDOW,
+    LINES_PER_CHANGE, PROC_FIRST, reading_words,
 };
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
@@ -36,7 +37,24 @@ pub(super) struct Track {
     pub(super) bells: u64,
     pub(super) gone: bool,
     pub(super) exited: bool,
+    /// tmux keeps the pane with its program dead, as last looked at.
+    pub(super) kept: bool,
+    /// When tmux is next asked whether the pane's program died
+    /// ([`DEATH_FIRST`]), and how many times it was asked.
+    pub(super) death_due: Option<Instant>,
+    pub(super) death_asked: u32,
+    /// The end of the pane's first process is watched (or could not be).
+    pub(super) end_watched: bool,
+    /// When the pane's process is next looked for from its tty (on a
+    /// server of this machine, until found, within [`INPUT_WINDOW`] of
+    /// following it: tmux forks it before it makes the pty its terminal).
+    pub(super) proc_due: Option<Instant>,
+    pub(super) proc_backoff: Duration,
     pub(super) last_output: Option<u64>,
+    /// When following the pane began (its input state is looked at
+    /// within [`INPUT_WINDOW`] of this when its copy knows no output: a
+    /// prompt drawn before the seed).
+    pub(super) taken_up: Instant,
     /// The screen's hash when `idle` was last told (or following began).
     pub(super) idle_hash: Option<u64>,
     pub(super) idle_due: Option<Instant>,
@@ -53,6 +71,7 @@ pub(super) struct Look {
     pub(super) epoch: u64,
     pub(super) status: Status,
     pub(super) exit_status: Option<i32>,
+    pub(super) kept: bool,
     pub(super) session: Option<SessionId>,
     pub(super) window: Option<WindowId>,
     pub(super) title: Option<String>,
@@ -97,6 +116,7 @@ pub(super) fn look(p: &PaneMirror) -> Option<Look> {
         epoch: st.epoch(),
         status: st.status(),
         exit_status: st.exit_status(),
+        kept: st.is_kept(),
         session: st.owner().or_else(|| st.meta().session()),
         window: st.meta().window_id.parse().ok(),
         title: t.title().map(str::to_string),
@@ -142,9 +162,16 @@ impl Track {
             told: l.told(),
             title: l.title.clone(),
             bells: l.bells,
-            gone: l.status == Status::Dead,
+            gone: l.status == Status::Dead && !l.kept,
             exited: l.exit_status.is_some(),
+            kept: l.kept,
+            death_due: None,
+            death_asked: 0,
+            end_watched: false,
+            proc_due: None,
+            proc_backoff: PROC_FIRST,
             last_output: l.last_output,
+            taken_up: Instant::now(),
             idle_hash: None,
             idle_due: None,
             input_due: None,
@@ -223,17 +250,24 @@ impl Track {
             };
             out.push(self.event(Kind::Bell, now_us, times));
         }
-        if l.exit_status.is_some() && !self.exited {
+        self.kept = l.kept;
+        if let Some(s) = l.exit_status
+            && !self.exited
+        {
             self.exited = true;
-            let s = l.exit_status.unwrap_or_default();
-            let mut e = self.event(Kind::Exited, now_us, format!(": status {s}"));
-            e.fields.exit_status = Some(s);
-            out.push(e);
+            self.death_due = None;
+            out.push(self.exited_event(Some(s), now_us));
+        } else if l.kept && !self.exited && self.death_due.is_none() && self.death_asked == 0 {
+            // Kept dead with no status yet: tmux closed the pane when its
+            // terminal ended, before it reaped the program (or a signal
+            // ended it, which has none). Asked again shortly.
+            self.death_due = Some(Instant::now());
         }
-        // A dead pane tmux keeps (remain-on-exit: it has an exit status)
-        // is `exited`, not gone.
-        if l.status == Status::Dead && l.exit_status.is_none() && !self.gone {
+        // A dead pane tmux keeps (remain-on-exit) is `exited`, not gone,
+        // until it is killed.
+        if l.status == Status::Dead && !l.kept && !self.gone {
             self.gone = true;
+            self.death_due = None;
             out.push(self.event(Kind::PaneGone, now_us, String::new()));
         }
         if l.last_output != self.last_output {
@@ -246,6 +280,71 @@ impl Track {
             self.input_backoff = INPUT_QUIET;
             self.input_seen = None;
             self.input_told = None;
+        }
+    }
+
+    /// `exited` with tmux's `#{pane_dead_status}`, or without one.
+    pub(super) fn exited_event(&self, status: Option<i32>, now_us: u64) -> Event {
+        let what = status.map_or_else(
+            || ": no exit status (tmux gave none: a signal, or not reaped yet)".to_string(),
+            |s| format!(": status {s}"),
+        );
+        let mut e = self.event(Kind::Exited, now_us, what);
+        e.fields.exit_status = status;
+        e
+    }
+
+    /// Whether tmux is to be asked now if the pane's program died (its
+    /// first process ended, or a look found it kept with no status yet);
+    /// schedules the next time ([`DEATH_FIRST`], doubling,
+    /// [`DEATH_ASKS`] times). After the last, a pane tmux keeps with no
+    /// status is told `exited` without one.
+    pub(super) fn ask_death(&mut self, now: Instant, out: &mut Vec<Event>) -> bool {
+        let Some(due) = self.death_due else {
+            return false;
+        };
+        if now < due {
+            return false;
+        }
+        if self.exited || self.gone {
+            self.death_due = None;
+            return false;
+        }
+        if self.death_asked >= DEATH_ASKS {
+            self.death_due = None;
+            if self.kept {
+                self.exited = true;
+                out.push(self.exited_event(None, crate::mirror::clock_us()));
+            }
+            return false;
+        }
+        self.death_due = Some(now + DEATH_FIRST * (1 << self.death_asked));
+        self.death_asked += 1;
+        true
+    }
+
+    /// Whether the pane's process is to be looked for now; schedules the
+    /// next look ([`PROC_FIRST`], doubling up to
+    /// [`INPUT_EVERY_AT_MOST`], until [`INPUT_WINDOW`] after following
+    /// began).
+    pub(super) fn look_for_process(&mut self, now: Instant) -> bool {
+        let Some(due) = self.proc_due else {
+            return false;
+        };
+        if now < due {
+            return false;
+        }
+        self.proc_due = (now < self.taken_up + INPUT_WINDOW).then(|| now + self.proc_backoff);
+        self.proc_backoff = (self.proc_backoff * 2).min(INPUT_EVERY_AT_MOST);
+        true
+    }
+
+    /// tmux is to be asked soon whether the pane's program died: its
+    /// first process ended.
+    pub(super) fn process_ended(&mut self) {
+        if !self.exited && !self.gone {
+            self.death_due = Some(Instant::now());
+            self.death_asked = 0;
         }
     }
 
@@ -331,12 +430,13 @@ impl Track {
     ) -> Option<(Input, String)> {
         let due = self.input_due?;
         let now = Instant::now();
-        if now < due || self.gone {
+        if now < due || self.gone || self.exited {
             return None;
         }
-        let since = self
-            .last_output
-            .map_or(Duration::ZERO, |us| crate::mirror::instant_of(us).elapsed());
+        let since = self.last_output.map_or_else(
+            || self.taken_up.elapsed(),
+            |us| crate::mirror::instant_of(us).elapsed(),
+        );
         let Some(proc) = proc.filter(|_| since <= INPUT_WINDOW) else {
             self.input_due = None;
             return None;
@@ -413,9 +513,97 @@ impl Track {
     }
 
     pub(super) fn due(&self) -> Option<Instant> {
-        match (self.idle_due, self.input_due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        [self.idle_due, self.input_due, self.death_due, self.proc_due]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(status: Status, kept: bool, exit_status: Option<i32>) -> Look {
+        Look {
+            epoch: 1,
+            status,
+            exit_status,
+            kept,
+            session: None,
+            window: None,
+            title: None,
+            bells: 0,
+            last_output: None,
+            records: Vec::new(),
+            next_record: 0,
         }
+    }
+
+    fn kinds(out: &[Event]) -> Vec<Kind> {
+        out.iter().map(|e| e.kind).collect()
+    }
+
+    #[test]
+    fn a_kept_pane_is_exited_with_its_status_then_gone_when_killed() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        // Listed dead before tmux reaped the program: asked again, no
+        // event yet, and not gone.
+        t.diff(&look(Status::Dead, true, None), &mut out);
+        assert!(out.is_empty());
+        assert!(t.death_due.is_some());
+        t.diff(&look(Status::Dead, true, Some(3)), &mut out);
+        assert_eq!(kinds(&out), [Kind::Exited]);
+        assert_eq!(out[0].fields.exit_status, Some(3));
+        assert_eq!(t.death_due, None);
+        // Killed later: gone, once.
+        t.diff(&look(Status::Dead, false, Some(3)), &mut out);
+        t.diff(&look(Status::Dead, false, Some(3)), &mut out);
+        assert_eq!(kinds(&out), [Kind::Exited, Kind::PaneGone]);
+    }
+
+    #[test]
+    fn a_pane_that_goes_is_gone_not_exited() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.diff(&look(Status::Dead, false, None), &mut out);
+        assert_eq!(kinds(&out), [Kind::PaneGone]);
+    }
+
+    #[test]
+    fn asks_double_then_a_kept_pane_without_status_is_exited_without_one() {
+        let mut t = Track::new(PaneId(4), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.process_ended();
+        let mut at = Instant::now();
+        let mut asked = 0;
+        let mut gaps = Vec::new();
+        while let Some(due) = t.death_due {
+            at = at.max(due);
+            if t.ask_death(at, &mut out) {
+                asked += 1;
+                if let Some(next) = t.death_due {
+                    gaps.push(next - at);
+                }
+            }
+            if asked == 1 {
+                // The first listing shows it kept, still with no status.
+                t.diff(&look(Status::Dead, true, None), &mut out);
+            }
+        }
+        assert_eq!(asked, DEATH_ASKS);
+        assert_eq!(gaps[0], DEATH_FIRST);
+        assert_eq!(gaps[1], DEATH_FIRST * 2);
+        assert_eq!(kinds(&out), [Kind::Exited]);
+        assert_eq!(out[0].fields.exit_status, None);
+        // A process that ended in a pane tmux did not keep: no event.
+        let mut t = Track::new(PaneId(5), &look(Status::Live, false, None));
+        let mut out = Vec::new();
+        t.process_ended();
+        while let Some(due) = t.death_due {
+            t.ask_death(due, &mut out);
+        }
+        assert!(out.is_empty());
     }
 }
