@@ -222,13 +222,13 @@ impl Op for PollEventsRequest {
 
 /// Lists the server's panes, brings the copies of the followed ones up to
 /// date, and notes their ttys and pids for the follower.
-/// `grew`: the scope grew with this call, so the panes listed now were
+/// `grows`: the scope grows with this call, so the panes listed now were
 /// there when following them began ([`Attention::were_there`]).
 async fn refresh(
     server: &Server,
     a: &Attention,
     scope: &Scope,
-    grew: bool,
+    grows: bool,
 ) -> Result<usize, Error> {
     let Some(m) = server.mirror().await else {
         return Ok(0);
@@ -274,7 +274,7 @@ async fn refresh(
     for pane in dead {
         m.list_again(pane, false).await;
     }
-    if grew {
+    if grows {
         a.were_there(
             list.iter().map(|(p, _, _)| *p),
             list.iter().map(|(_, s, _)| *s),
@@ -393,9 +393,14 @@ pub async fn poll_events(
         a.note_local_server(pid);
     }
     let scope = req.scope();
-    let grew = a.follow(&scope);
+    // The panes there now are noted before the scope widens, so the
+    // follower, woken by the widening, tells none of them as new.
+    let wider = a.widened(&scope);
+    let grows = wider != a.scope();
     a.watch_patterns(&req.patterns);
-    let followed = refresh(server, &a, &a.scope(), grew).await?;
+    let listed = refresh(server, &a, &wider, grows).await;
+    a.follow(&scope);
+    let followed = listed?;
     let following = describe(&a.scope(), followed);
     let max = if req.max_events == 0 {
         MAX_EVENTS

@@ -227,9 +227,20 @@ impl Attention {
         std::ptr::eq(self.mirror.as_ptr(), Arc::as_ptr(mirror)) && !self.task.is_finished()
     }
 
-    /// Widens what is followed to `scope` too; returns whether it grew
-    /// (the caller then tells which panes were there:
-    /// [`Attention::were_there`]).
+    /// What would be followed with `scope` added (nothing changes yet):
+    /// the scope a caller lists before it tells which panes were there
+    /// ([`Attention::were_there`]) and then widens it ([`Attention::follow`]),
+    /// so that the follower never takes a pane that was already there for
+    /// a new one.
+    pub fn widened(&self, scope: &Scope) -> Scope {
+        let mut wider = lock(&self.shared.scope).clone();
+        wider.widen(scope);
+        wider
+    }
+
+    /// Widens what is followed to `scope` too; returns whether it grew.
+    /// The panes already there are told first ([`Attention::were_there`],
+    /// listed in [`Attention::widened`]'s scope): the follower wakes now.
     pub fn follow(&self, scope: &Scope) -> bool {
         let grew = lock(&self.shared.scope).widen(scope);
         if grew {
