@@ -365,6 +365,8 @@ async fn a_shell_at_a_prompt_when_following_begins() {
         .await;
         let label = &bin.label;
         assert!(has(&got, "command_started", &pane), "{label}: {got:#?}");
+        // The pane was there when following began: no `pane_new`.
+        assert!(!has(&got, "pane_new", &pane), "{label}: {got:#?}");
         let done = got
             .iter()
             .find(|(e, _)| e["kind"] == json!("command_finished"))
