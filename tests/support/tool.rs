@@ -1,11 +1,19 @@
 //! Tool calls in process (`tmuxwire::mcp::tools::call`) and the pane helpers the tests built
 //! around them: results as rmcp's `CallToolResult`, errors as [`ToolError`]. The same calls
 //! with the whole result as JSON are in [`super::tool_json`].
+//!
+//! Behaviour tests call a tool with its typed arguments ([`ok_typed`], [`err_typed`],
+//! [`call_typed`]: `ok_typed(&s, CapturePaneArgs { pane_id: Some(p), ..Default::default() })`),
+//! sent as the JSON a client sends ([`arguments`]), so a renamed or mistyped argument does not
+//! compile. The calls by name with JSON arguments ([`ok`], [`err`], [`call`]) are for tests about
+//! the JSON itself: how malformed or unknown arguments are refused, the wire, the drop-in
+//! conformance, call-level arguments no tool's struct holds (`max_bytes`, `verbose`, `fenced`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
+use tmuxwire::mcp::args::ToolCall;
 use tmuxwire::tmux::Servers;
 
 use super::{DEADLINE, TestServer};
@@ -20,6 +28,26 @@ fn map(args: Value) -> Map<String, Value> {
 /// Calls tool `name` in process.
 pub async fn call(servers: &Servers, name: &str, args: Value) -> CallToolResult {
     tmuxwire::mcp::tools::call(servers, name, map(args)).await
+}
+
+/// The `arguments` object a client sends for the typed call `args`.
+pub fn arguments<A: ToolCall>(args: &A) -> Value {
+    serde_json::to_value(args).unwrap_or_else(|e| panic!("{}: arguments: {e}", A::NAME))
+}
+
+/// Calls tool `A::NAME` in process with `args` ([`call`]).
+pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
+    call(servers, A::NAME, arguments(&args)).await
+}
+
+/// Calls tool `A::NAME`, which must succeed; returns its structured content ([`ok`]).
+pub async fn ok_typed<A: ToolCall>(servers: &Servers, args: A) -> Value {
+    ok(servers, A::NAME, arguments(&args)).await
+}
+
+/// Calls tool `A::NAME`, which must fail; returns the error ([`err`]).
+pub async fn err_typed<A: ToolCall>(servers: &Servers, args: A) -> ToolError {
+    err(servers, A::NAME, arguments(&args)).await
 }
 
 /// The text blocks of a result, joined.
