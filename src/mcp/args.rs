@@ -19,6 +19,9 @@ use crate::mcp::targeting::args;
 use crate::tmux::Error;
 
 pub use crate::tmux::op::FiltersArg;
+pub use crate::tmux::op::create::{Place, SplitDirection};
+pub use crate::tmux::op::info::Corner;
+pub use crate::tmux::op::manage::{PaneDirection, WindowDirection};
 
 pub use crate::mcp::tools::execute::{
     CreateSessionArgs, CreateWindowArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs,

@@ -35,6 +35,12 @@ pub fn arguments<A: ToolCall>(args: &A) -> Value {
     serde_json::to_value(args).unwrap_or_else(|e| panic!("{}: arguments: {e}", A::NAME))
 }
 
+/// An argument that is a JSON object by nature (`filters`, `environment`), or the same object
+/// as a JSON string, read as the tool reads it.
+pub fn json_arg<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("argument {v}: {e}"))
+}
+
 /// Calls tool `A::NAME` in process with `args` ([`call`]).
 pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
     call(servers, A::NAME, arguments(&args)).await
