@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
-use crate::support::tool::json_arg;
+use crate::support::tool::{OnPane, json_arg};
 use crate::support::tool_json::*;
 use crate::support::*;
 use tmuxwire::mcp::args::{
@@ -859,14 +859,7 @@ async fn capture_pane_matches_capture_pane_p() {
         server.run_in_pane(&pane, "echo first; echo 'é ü 日本'; echo last");
         let want = cli_rows(&server, &pane, &[]);
         assert!(want.len() < 20, "{ctx}: the screen is not full yet");
-        let r = call_typed(
-            &servers,
-            CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = call_typed(&servers, CapturePaneArgs::on(&pane)).await;
         let c = r["structuredContent"].clone();
         assert_eq!(result_text(&r), want.join("\n"), "{ctx}: visible screen");
         assert_eq!(c["result"], json!(want.join("\n")));
@@ -882,14 +875,7 @@ async fn capture_pane_matches_capture_pane_p() {
         server.run_in_pane(&pane, "seq 1 800");
         let want = cli_rows(&server, &pane, &[]);
         assert_eq!(want.len(), 20, "{ctx}: a full screen");
-        let c = ok_typed(
-            &servers,
-            CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         assert_eq!(c["result"], json!(want.join("\n")), "{ctx}");
 
         for (start, end) in [(-30, 5), (-1, -1), (0, 0), (-5000, 19), (3, 10), (-10, -20)] {
@@ -901,11 +887,10 @@ async fn capture_pane_matches_capture_pane_p() {
             let c = ok_typed(
                 &servers,
                 CapturePaneArgs {
-                    pane_id: Some(pane.to_string()),
                     start: Some(start),
                     end: Some(end),
                     max_lines: None,
-                    ..Default::default()
+                    ..CapturePaneArgs::on(&pane)
                 },
             )
             .await;
@@ -920,9 +905,8 @@ async fn capture_pane_matches_capture_pane_p() {
         let c = ok_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 start: Some(-100),
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -931,9 +915,8 @@ async fn capture_pane_matches_capture_pane_p() {
         let c = ok_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 end: Some(4),
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -945,9 +928,8 @@ async fn capture_pane_matches_capture_pane_p() {
         let r = call_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 start: Some(-5000),
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -976,10 +958,9 @@ async fn capture_pane_matches_capture_pane_p() {
             let r = call_typed(
                 &servers,
                 CapturePaneArgs {
-                    pane_id: Some(pane.to_string()),
                     start: Some(-5000),
                     max_lines: Some(n as i64),
-                    ..Default::default()
+                    ..CapturePaneArgs::on(&pane)
                 },
             )
             .await;
@@ -991,10 +972,9 @@ async fn capture_pane_matches_capture_pane_p() {
         let r = call_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 start: Some(-5000),
                 max_lines: Some(all.len() as i64),
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -1008,10 +988,9 @@ async fn capture_pane_matches_capture_pane_p() {
         let r = call_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 start: Some(-5000),
                 max_lines: None,
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -1023,9 +1002,8 @@ async fn capture_pane_matches_capture_pane_p() {
             let (t, k) = err_typed(
                 &servers,
                 CapturePaneArgs {
-                    pane_id: Some(pane.to_string()),
                     max_lines: Some(bad),
-                    ..Default::default()
+                    ..CapturePaneArgs::on(&pane)
                 },
             )
             .await;
@@ -1045,9 +1023,8 @@ async fn capture_pane_matches_capture_pane_p() {
         let c = ok_typed(
             &servers,
             CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
                 join_wrapped: true,
-                ..Default::default()
+                ..CapturePaneArgs::on(&pane)
             },
         )
         .await;
@@ -1058,28 +1035,14 @@ async fn capture_pane_matches_capture_pane_p() {
                 .any(|l| l.starts_with("WRAPzzz") && l.len() == 134),
             "{ctx}: {joined:?}"
         );
-        let c = ok_typed(
-            &servers,
-            CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         let rows = cli_rows(&server, &pane, &[]);
         assert_eq!(c["result"], json!(rows.join("\n")), "{ctx}: unjoined");
 
         // copy mode shows in the metadata; the text is still the live screen.
         server.tmux_ok(&["copy-mode", "-t", &pane]);
         server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "3", "scroll-up"]);
-        let c = ok_typed(
-            &servers,
-            CapturePaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         assert_eq!(c["pane_in_mode"], json!(true), "{ctx}");
         assert_eq!(c["pane_mode"], json!("copy-mode"));
         assert_eq!(
@@ -1289,14 +1252,7 @@ async fn snapshot_pane_fields_match_tmux() {
         let sm = snapshot_map();
         let sv = vars(&sm);
 
-        let s = ok_typed(
-            &servers,
-            SnapshotPaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&pane)).await;
         let row = cli_display(&server, &pane, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: snapshot"));
         let rows = cli_rows(&server, &pane, &[]);
@@ -1324,9 +1280,8 @@ async fn snapshot_pane_fields_match_tmux() {
         let s = ok_typed(
             &servers,
             SnapshotPaneArgs {
-                pane_id: Some(pane.to_string()),
                 max_lines: Some(4),
-                ..Default::default()
+                ..SnapshotPaneArgs::on(&pane)
             },
         )
         .await;
@@ -1347,9 +1302,8 @@ async fn snapshot_pane_fields_match_tmux() {
             let (t, k) = err_typed(
                 &servers,
                 SnapshotPaneArgs {
-                    pane_id: Some(pane.to_string()),
                     max_lines: Some(bad),
-                    ..Default::default()
+                    ..SnapshotPaneArgs::on(&pane)
                 },
             )
             .await;
@@ -1362,14 +1316,7 @@ async fn snapshot_pane_fields_match_tmux() {
         wait_until_true("scroll_position 5", DEADLINE, || {
             server.format(&pane, "scroll_position") == "5"
         });
-        let s = ok_typed(
-            &servers,
-            SnapshotPaneArgs {
-                pane_id: Some(pane.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&pane)).await;
         let row = cli_display(&server, &pane, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: copy mode"));
         assert_eq!(s["pane_in_mode"], json!(true));
@@ -1381,14 +1328,7 @@ async fn snapshot_pane_fields_match_tmux() {
 
         // The other pane (no history yet), and the alternate screen.
         let other = server.format("=snap:0.1", "pane_id");
-        let s = ok_typed(
-            &servers,
-            SnapshotPaneArgs {
-                pane_id: Some(other.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&other)).await;
         let row = cli_display(&server, &other, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: other pane"));
         server.tmux_ok(&[
@@ -1403,14 +1343,7 @@ async fn snapshot_pane_fields_match_tmux() {
             server.format(&other, "alternate_on") == "1"
                 && server.capture(&other, &[]).contains("ALTXSCREEN")
         });
-        let s = ok_typed(
-            &servers,
-            SnapshotPaneArgs {
-                pane_id: Some(other.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&other)).await;
         let row = cli_display(&server, &other, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: alternate"));
         assert_eq!(s["alternate_on"], json!(true));
@@ -2188,9 +2121,8 @@ async fn odd_names_and_paths_round_trip() {
         let d = ok_typed(
             &servers,
             DisplayMessageArgs {
-                pane_id: Some(pane.to_string()),
                 format_string: fs.to_string(),
-                ..Default::default()
+                ..DisplayMessageArgs::on(&pane)
             },
         )
         .await;
@@ -2237,33 +2169,14 @@ async fn concurrent_tool_calls_get_their_own_answers() {
                         call_typed(
                             &servers,
                             DisplayMessageArgs {
-                                pane_id: Some(p.to_string()),
                                 format_string: "#{pane_id}".into(),
-                                ..Default::default()
+                                ..DisplayMessageArgs::on(&p)
                             },
                         )
                         .await
                     }
-                    1 => {
-                        call_typed(
-                            &servers,
-                            PaneArgs {
-                                pane_id: Some(p.to_string()),
-                                ..Default::default()
-                            },
-                        )
-                        .await
-                    }
-                    2 => {
-                        call_typed(
-                            &servers,
-                            CapturePaneArgs {
-                                pane_id: Some(p.to_string()),
-                                ..Default::default()
-                            },
-                        )
-                        .await
-                    }
+                    1 => call_typed(&servers, PaneArgs::on(&p)).await,
+                    2 => call_typed(&servers, CapturePaneArgs::on(&p)).await,
                     _ => {
                         call_typed(
                             &servers,
@@ -2646,14 +2559,7 @@ async fn spawned_panes_are_read_once_their_program_runs() {
             check(&r, &format!("tmux {} respawn {i}: {r}", bin.label));
         }
         for i in 0..6 {
-            let r = ok_typed(
-                &s,
-                SplitWindowArgs {
-                    pane_id: Some(pane.to_string()),
-                    ..Default::default()
-                },
-            )
-            .await;
+            let r = ok_typed(&s, SplitWindowArgs::on(&pane)).await;
             let new = check(&r, &format!("tmux {} split {i}: {r}", bin.label));
             server.tmux_ok(&["kill-pane", "-t", &new]);
         }

@@ -13,7 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
-use tmuxwire::mcp::args::ToolCall;
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, ClearPaneArgs, CommandOutputArgs, DisplayMessageArgs,
+    EnterCopyModeArgs, ExitCopyModeArgs, ListCommandsArgs, PaneArgs, PaneStateArgs,
+    PasteBufferArgs, PasteTextArgs, PipePaneArgs, ResizePaneArgs, RunCommandArgs, SearchPanesArgs,
+    SelectPaneArgs, SendKeysArgs, SetPaneTitleArgs, SnapshotPaneArgs, SplitWindowArgs, ToolCall,
+    WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs,
+};
 use tmuxwire::tmux::Servers;
 
 use super::{DEADLINE, TestServer};
@@ -40,6 +46,54 @@ pub fn arguments<A: ToolCall>(args: &A) -> Value {
 pub fn json_arg<T: serde::de::DeserializeOwned>(v: Value) -> T {
     serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("argument {v}: {e}"))
 }
+
+/// A typed call's arguments aimed at one pane: `CapturePaneArgs::on(&pane)`; with more,
+/// `CapturePaneArgs { start: Some(-5), ..CapturePaneArgs::on(&pane) }`.
+pub trait OnPane: Default {
+    /// The arguments with `pane_id` set, the others at their defaults.
+    fn on(pane: &str) -> Self;
+}
+
+/// `impl OnPane` for the argument structs that take an optional `pane_id`.
+macro_rules! on_pane {
+    ($($args:ident),* $(,)?) => {
+        $(impl OnPane for $args {
+            fn on(pane: &str) -> Self {
+                $args {
+                    pane_id: Some(pane.to_string()),
+                    ..Default::default()
+                }
+            }
+        })*
+    };
+}
+
+on_pane!(
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    ClearPaneArgs,
+    CommandOutputArgs,
+    DisplayMessageArgs,
+    EnterCopyModeArgs,
+    ExitCopyModeArgs,
+    ListCommandsArgs,
+    PaneArgs,
+    PaneStateArgs,
+    PasteBufferArgs,
+    PasteTextArgs,
+    PipePaneArgs,
+    ResizePaneArgs,
+    RunCommandArgs,
+    SearchPanesArgs,
+    SelectPaneArgs,
+    SendKeysArgs,
+    SetPaneTitleArgs,
+    SnapshotPaneArgs,
+    SplitWindowArgs,
+    WaitForCommandArgs,
+    WaitForStableArgs,
+    WaitForTextArgs
+);
 
 /// Calls tool `A::NAME` in process with `args` ([`call`]).
 pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
