@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
-use crate::support::tool::{OnPane, json_arg};
+use crate::support::tool::{InSession, OnPane, json_arg, search_for};
 use crate::support::tool_json::*;
 use crate::support::*;
 use tmuxwire::mcp::args::{
@@ -456,14 +456,7 @@ async fn listings_and_info_tools_match_tmux() {
         }
         for srow in &cli {
             let name = srow["session_name"].as_str();
-            let w = ok_typed(
-                &servers,
-                WindowArgs {
-                    session_name: Some(name.to_string()),
-                    ..Default::default()
-                },
-            )
-            .await;
+            let w = ok_typed(&servers, WindowArgs::in_session(name)).await;
             let row = cli_display(&server, &format!("={name}:"), &wv);
             assert_eq!(row["window_active"], "1");
             assert_same(
@@ -645,25 +638,11 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         // tmux itself counts our control clients: the one calls run on, and the mirror's
         // watch of the session (the first call follows every pane).
         assert_eq!(server.format("=only:", "session_attached"), "2");
-        let s = ok_typed(
-            &servers,
-            SessionArgs {
-                session_name: Some("only".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("only")).await;
         assert_eq!(s["session_attached"], json!("0"));
         // A fresh handle whose first call is get_session_info.
         let servers2 = crate::support::servers(&server);
-        let s = ok_typed(
-            &servers2,
-            SessionArgs {
-                session_name: Some("only".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers2, SessionArgs::in_session("only")).await;
         assert_eq!(
             s["session_attached"],
             json!("0"),
@@ -791,42 +770,14 @@ async fn session_name_targets_match_exactly() {
             assert!(!t.contains("build-x"), "{ctx}: {tool}: {t}");
         }
         // The exact name works, and an exact "build" (added now) is not confused with it.
-        let s = ok_typed(
-            &servers,
-            SessionArgs {
-                session_name: Some("build-x".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("build-x")).await;
         assert_eq!(s["session_name"], json!("build-x"));
         server.tmux_ok(&["new-session", "-d", "-s", "build", "-x", "80", "-y", "24"]);
-        let s = ok_typed(
-            &servers,
-            SessionArgs {
-                session_name: Some("build".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("build")).await;
         assert_eq!(s["session_name"], json!("build"), "{ctx}");
-        let p = ok_typed(
-            &servers,
-            PaneArgs {
-                session_name: Some("build".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let p = ok_typed(&servers, PaneArgs::in_session("build")).await;
         assert_eq!(p["session_name"], json!("build"), "{ctx}");
-        let w = ok_typed(
-            &servers,
-            ListWindowsArgs {
-                session_name: Some("build".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let w = ok_typed(&servers, ListWindowsArgs::in_session("build")).await;
         assert!(
             w["result"]
                 .as_array()
@@ -1519,14 +1470,7 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
             ),
         );
 
-        let r = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "needle-".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("needle-")).await;
         assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: {r}");
         assert_eq!(r["truncated"], json!(false));
         assert_eq!(r["truncated_panes"], json!([]));
@@ -1572,9 +1516,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-far".into(),
                 content_start: Some(-10),
-                ..Default::default()
+                ..search_for("NEEDLE-far")
             },
         )
         .await;
@@ -1582,10 +1525,9 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-far".into(),
                 content_start: Some(far),
                 content_end: Some(far),
-                ..Default::default()
+                ..search_for("NEEDLE-far")
             },
         )
         .await;
@@ -1594,9 +1536,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-far".into(),
                 content_end: Some(far - 1),
-                ..Default::default()
+                ..search_for("NEEDLE-far")
             },
         )
         .await;
@@ -1608,10 +1549,9 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-far".into(),
                 content_start: Some(far - 5),
                 content_end: Some(far + 5),
-                ..Default::default()
+                ..search_for("NEEDLE-far")
             },
         )
         .await;
@@ -1625,9 +1565,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE".into(),
                 content_start: Some(0),
-                ..Default::default()
+                ..search_for("NEEDLE")
             },
         )
         .await;
@@ -1636,21 +1575,13 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         assert_line_numbers_real(&server, &r["matches"][0], &ctx);
 
         // Out-of-range bounds are clamped as tmux clamps them; below INT_MIN is refused.
-        let whole = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "NEEDLE-".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let whole = ok_typed(&servers, search_for("NEEDLE-")).await;
         let clamped = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-".into(),
                 content_start: Some(-1_000_000),
                 content_end: Some(500),
-                ..Default::default()
+                ..search_for("NEEDLE-")
             },
         )
         .await;
@@ -1658,9 +1589,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let (t, k) = err_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "x".into(),
                 content_start: Some(-2_147_483_649_i64),
-                ..Default::default()
+                ..search_for("x")
             },
         )
         .await;
@@ -1670,9 +1600,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "needle-far".into(),
                 match_case: true,
-                ..Default::default()
+                ..search_for("needle-far")
             },
         )
         .await;
@@ -1680,21 +1609,13 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "^NEEDLE-(far|short)$".into(),
                 regex: true,
-                ..Default::default()
+                ..search_for("^NEEDLE-(far|short)$")
             },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: regex {r}");
-        let r = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "NEEDLE-f.r".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("NEEDLE-f.r")).await;
         assert_eq!(
             r["total_panes_matched"],
             json!(0),
@@ -1703,9 +1624,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let (t, k) = err_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "(unclosed".into(),
                 regex: true,
-                ..Default::default()
+                ..search_for("(unclosed")
             },
         )
         .await;
@@ -1715,9 +1635,8 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "NEEDLE-far".into(),
                 session_name: Some("srch".into()),
-                ..Default::default()
+                ..search_for("NEEDLE-far")
             },
         )
         .await;
@@ -1767,9 +1686,8 @@ async fn search_panes_pagination_and_per_pane_cap() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "pagetok".into(),
                 limit: None,
-                ..Default::default()
+                ..search_for("pagetok")
             },
         )
         .await;
@@ -1795,10 +1713,9 @@ async fn search_panes_pagination_and_per_pane_cap() {
             let r = ok_typed(
                 &servers,
                 SearchPanesArgs {
-                    pattern: "PAGETOK".into(),
                     limit: Some(3),
                     offset: offset as i64,
-                    ..Default::default()
+                    ..search_for("PAGETOK")
                 },
             )
             .await;
@@ -1822,9 +1739,8 @@ async fn search_panes_pagination_and_per_pane_cap() {
         let r = ok_typed(
             &servers,
             SearchPanesArgs {
-                pattern: "CAPTOK-".into(),
                 max_matched_lines_per_pane: 3,
-                ..Default::default()
+                ..search_for("CAPTOK-")
             },
         )
         .await;
@@ -1839,14 +1755,7 @@ async fn search_panes_pagination_and_per_pane_cap() {
         assert_eq!(r["truncated"], json!(true), "{ctx}: the cap sets truncated");
         assert_eq!(r["truncated_panes"], json!([]));
         assert_line_numbers_real(&server, m, &ctx);
-        let r = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "CAPTOK-".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("CAPTOK-")).await;
         assert_eq!(r["matches"][0]["matched_line_count"], json!(7));
         assert_eq!(str_list(&r["matches"][0]["matched_lines"]).len(), 7);
         assert_eq!(r["truncated"], json!(false));
@@ -2058,38 +1967,17 @@ async fn odd_names_and_paths_round_trip() {
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
-        let s = ok_typed(
-            &servers,
-            SessionArgs {
-                session_name: Some(session.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session(session)).await;
         assert_eq!(s["session_name"], json!(session), "{ctx}: {s}");
         assert_eq!(s["session_id"], json!(sid));
-        let w = ok_typed(
-            &servers,
-            ListWindowsArgs {
-                session_name: Some(session.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let w = ok_typed(&servers, ListWindowsArgs::in_session(session)).await;
         assert_eq!(w["result"][0]["window_name"], json!(window), "{ctx}: {w}");
         assert_eq!(
             w["result"][0]["window_name"],
             json!(server.format(&pane, "window_name"))
         );
         for p in [
-            ok_typed(
-                &servers,
-                PaneArgs {
-                    session_name: Some(session.to_string()),
-                    ..Default::default()
-                },
-            )
-            .await,
+            ok_typed(&servers, PaneArgs::in_session(session)).await,
             ok_typed(&servers, ListPanesArgs::default()).await["result"][0].clone(),
         ] {
             assert_eq!(p["pane_id"], json!(pane), "{ctx}: {p}");
@@ -2105,14 +1993,7 @@ async fn odd_names_and_paths_round_trip() {
             // The window's name is list_windows' (above), not a pane listing's.
             assert_eq!(p.get("window_name"), None, "{ctx}: {p}");
         }
-        let sn = ok_typed(
-            &servers,
-            SnapshotPaneArgs {
-                session_name: Some(session.to_string()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let sn = ok_typed(&servers, SnapshotPaneArgs::in_session(session)).await;
         let want = dir.display().to_string();
         assert_eq!(sn["pane_current_path"], json!(want), "{ctx}");
 
@@ -2130,14 +2011,7 @@ async fn odd_names_and_paths_round_trip() {
         assert_eq!(d["result"], json!(cli.strip_suffix('\n').unwrap()), "{ctx}");
 
         // A literal pattern with tmux format and glob characters.
-        let r = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "lit #{pane_id} } [x] *?".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("lit #{pane_id} } [x] *?")).await;
         let lines = str_list(&r["matches"][0]["matched_lines"]);
         assert!(
             lines.contains(&"lit #{pane_id} } [x] *?".to_string()),
@@ -2177,16 +2051,7 @@ async fn concurrent_tool_calls_get_their_own_answers() {
                     }
                     1 => call_typed(&servers, PaneArgs::on(&p)).await,
                     2 => call_typed(&servers, CapturePaneArgs::on(&p)).await,
-                    _ => {
-                        call_typed(
-                            &servers,
-                            SearchPanesArgs {
-                                pattern: format!("ID-{p}"),
-                                ..Default::default()
-                            },
-                        )
-                        .await
-                    }
+                    _ => call_typed(&servers, search_for(&format!("ID-{p}"))).await,
                 };
                 (i, p, r)
             }
@@ -2322,14 +2187,7 @@ async fn listings_on_a_server_without_sessions_are_empty() {
         assert_eq!(w["result"], json!([]), "{ctx}");
         let p = ok_typed(&servers, ListPanesArgs::default()).await;
         assert_eq!(p["result"], json!([]), "{ctx}");
-        let r = ok_typed(
-            &servers,
-            SearchPanesArgs {
-                pattern: "x".into(),
-                ..Default::default()
-            },
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("x")).await;
         assert_eq!(r["total_panes_matched"], json!(0), "{ctx}");
         assert_eq!(r["matches"], json!([]), "{ctx}");
         assert!(server.is_alive());
@@ -2346,14 +2204,7 @@ async fn window_layout_matches_the_cli_on_every_version() {
             .start();
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=lay:0"]);
         let servers = servers(&server);
-        let w = ok_typed(
-            &servers,
-            WindowArgs {
-                session_name: Some("lay".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let w = ok_typed(&servers, WindowArgs::in_session("lay")).await;
         let cli = server.format("=lay:", "window_layout");
         assert_eq!(
             w["window_layout"],
@@ -2408,14 +2259,7 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
             );
             // The search captures the same text once more.
             captured += 2 * cap["result"].as_str().map_or(0, str::len) as i64;
-            ok_typed(
-                &servers,
-                SearchPanesArgs {
-                    pattern: "no-such-text".into(),
-                    ..Default::default()
-                },
-            )
-            .await;
+            ok_typed(&servers, search_for("no-such-text")).await;
         }
         let grown_kb = rss() - before;
         let captured_kb = captured / 1024;
@@ -2472,9 +2316,8 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
             let r = ok_typed(
                 &servers,
                 SearchPanesArgs {
-                    pattern: "WIDTH-MARK-".into(),
                     max_matched_lines_per_pane: 1000,
-                    ..Default::default()
+                    ..search_for("WIDTH-MARK-")
                 },
             )
             .await;
@@ -2488,10 +2331,9 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
             let r = ok_typed(
                 &servers,
                 SearchPanesArgs {
-                    pattern: "\u{2764}|\u{1f44d}|\u{1f468}|\u{1f1eb}|\u{4e2d}".into(),
                     regex: true,
                     max_matched_lines_per_pane: 1000,
-                    ..Default::default()
+                    ..search_for("\u{2764}|\u{1f44d}|\u{1f468}|\u{1f1eb}|\u{4e2d}")
                 },
             )
             .await;

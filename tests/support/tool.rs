@@ -14,11 +14,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, CaptureSinceArgs, ClearPaneArgs, CommandOutputArgs, DisplayMessageArgs,
-    EnterCopyModeArgs, ExitCopyModeArgs, ListCommandsArgs, PaneArgs, PaneStateArgs,
-    PasteBufferArgs, PasteTextArgs, PipePaneArgs, ResizePaneArgs, RunCommandArgs, SearchPanesArgs,
-    SelectPaneArgs, SendKeysArgs, SetPaneTitleArgs, SnapshotPaneArgs, SplitWindowArgs, ToolCall,
-    WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs,
+    CapturePaneArgs, CaptureSinceArgs, ClearPaneArgs, CommandOutputArgs, CreateSessionArgs,
+    CreateWindowArgs, DisplayMessageArgs, EnterCopyModeArgs, ExitCopyModeArgs, FindPaneArgs,
+    KillSessionArgs, ListCommandsArgs, ListPanesArgs, ListWindowsArgs, MoveWindowArgs, PaneArgs,
+    PaneStateArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs, RenameSessionArgs,
+    RenameWindowArgs, ResizePaneArgs, ResizeWindowArgs, RunCommandArgs, SearchPanesArgs,
+    SelectLayoutArgs, SelectPaneArgs, SelectWindowArgs, SendKeysArgs, SessionArgs,
+    SetEnvironmentArgs, SetPaneTitleArgs, ShowEnvironmentArgs, SnapshotPaneArgs, SplitWindowArgs,
+    ToolCall, WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs, WindowArgs,
 };
 use tmuxwire::tmux::Servers;
 
@@ -54,13 +57,14 @@ pub trait OnPane: Default {
     fn on(pane: &str) -> Self;
 }
 
-/// `impl OnPane` for the argument structs that take an optional `pane_id`.
-macro_rules! on_pane {
-    ($($args:ident),* $(,)?) => {
-        $(impl OnPane for $args {
-            fn on(pane: &str) -> Self {
+/// `impl $trait for` each argument struct listed: `$make(x)` is the struct with `$field:
+/// Some(x)`, the other arguments at their defaults.
+macro_rules! aimed {
+    ($trait:ident::$make:ident => $field:ident: $($args:ident),* $(,)?) => {
+        $(impl $trait for $args {
+            fn $make(target: &str) -> Self {
                 $args {
-                    pane_id: Some(pane.to_string()),
+                    $field: Some(target.to_string()),
                     ..Default::default()
                 }
             }
@@ -68,7 +72,8 @@ macro_rules! on_pane {
     };
 }
 
-on_pane!(
+aimed!(
+    OnPane::on => pane_id:
     CapturePaneArgs,
     CaptureSinceArgs,
     ClearPaneArgs,
@@ -94,6 +99,65 @@ on_pane!(
     WaitForStableArgs,
     WaitForTextArgs
 );
+
+/// A typed call's arguments aimed at one session by name: `SessionArgs::in_session("dev")`.
+pub trait InSession: Default {
+    /// The arguments with `session_name` set, the others at their defaults.
+    fn in_session(name: &str) -> Self;
+}
+
+aimed!(
+    InSession::in_session => session_name:
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    ClearPaneArgs,
+    CommandOutputArgs,
+    CreateSessionArgs,
+    CreateWindowArgs,
+    DisplayMessageArgs,
+    EnterCopyModeArgs,
+    ExitCopyModeArgs,
+    FindPaneArgs,
+    KillSessionArgs,
+    ListCommandsArgs,
+    ListPanesArgs,
+    ListWindowsArgs,
+    MoveWindowArgs,
+    PaneArgs,
+    PaneStateArgs,
+    PasteBufferArgs,
+    PasteTextArgs,
+    PipePaneArgs,
+    RenameSessionArgs,
+    RenameWindowArgs,
+    ResizePaneArgs,
+    ResizeWindowArgs,
+    RunCommandArgs,
+    SearchPanesArgs,
+    SelectLayoutArgs,
+    SelectPaneArgs,
+    SelectWindowArgs,
+    SendKeysArgs,
+    SessionArgs,
+    SetEnvironmentArgs,
+    SetPaneTitleArgs,
+    ShowEnvironmentArgs,
+    SnapshotPaneArgs,
+    SplitWindowArgs,
+    WaitForCommandArgs,
+    WaitForStableArgs,
+    WaitForTextArgs,
+    WindowArgs
+);
+
+/// `search_panes` for the literal `pattern`, the other arguments at their defaults
+/// (`SearchPanesArgs { regex: true, ..search_for("^x$") }` for more).
+pub fn search_for(pattern: &str) -> SearchPanesArgs {
+    SearchPanesArgs {
+        pattern: pattern.to_string(),
+        ..Default::default()
+    }
+}
 
 /// Calls tool `A::NAME` in process with `args` ([`call`]).
 pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
