@@ -120,12 +120,15 @@ async fn a_dead_server_has_one_message() {
     server.kill();
     let want = format!("no tmux server running on {}", server.socket.display());
     for (tool, args) in [
-        ("list_panes", json!({})),
-        ("capture_pane", json!({})),
-        ("search_panes", json!({"pattern": "x"})),
-        ("snapshot_pane", json!({})),
-        ("display_message", json!({"format_string": "#{pane_id}"})),
-        ("get_session_info", json!({})),
+        named(ListPanesArgs::default()),
+        named(CapturePaneArgs::default()),
+        named(search_for("x")),
+        named(SnapshotPaneArgs::default()),
+        named(DisplayMessageArgs {
+            format_string: "#{pane_id}".into(),
+            ..Default::default()
+        }),
+        named(SessionArgs::default()),
     ] {
         let e = err(&s, tool, args).await;
         assert!(e.text.starts_with(&want), "{tool}: {e:?}");

@@ -159,6 +159,11 @@ pub fn search_for(pattern: &str) -> SearchPanesArgs {
     }
 }
 
+/// A typed call as `(tool name, arguments)`, for tables that call several tools in one loop.
+pub fn named<A: ToolCall>(args: A) -> (&'static str, Value) {
+    (A::NAME, arguments(&args))
+}
+
 /// Calls tool `A::NAME` in process with `args` ([`call`]).
 pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
     call(servers, A::NAME, arguments(&args)).await
