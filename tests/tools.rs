@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
-use crate::support::tool::{InSession, OnPane, json_arg, search_for};
+use crate::support::tool::{InSession, OnPane, json_arg, named, search_for};
 use crate::support::tool_json::*;
 use crate::support::*;
 use tmuxwire::mcp::args::{
@@ -751,18 +751,20 @@ async fn session_name_targets_match_exactly() {
         // The tools whose target is checked by the command itself (see
         // missing_targets_are_not_found_in_info_tools_and_display_message for the others).
         let calls = [
-            ("list_windows", json!({"session_name": "build"})),
-            ("list_panes", json!({"session_name": "build"})),
-            (
-                "list_panes",
-                json!({"session_name": "build", "window_index": 0}),
-            ),
-            ("capture_pane", json!({"session_name": "build"})),
-            ("snapshot_pane", json!({"session_name": "build"})),
-            (
-                "search_panes",
-                json!({"session_name": "build", "pattern": "$"}),
-            ),
+            named(ListWindowsArgs::in_session("build")),
+            named(ListPanesArgs::in_session("build")),
+            named(ListPanesArgs {
+                session_name: Some("build".into()),
+                window_index: Some(0),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs::in_session("build")),
+            named(SnapshotPaneArgs::in_session("build")),
+            named(SearchPanesArgs {
+                session_name: Some("build".into()),
+                pattern: "$".into(),
+                ..Default::default()
+            }),
         ];
         for (tool, args) in &calls {
             let (t, k) = err(&servers, tool, args.clone()).await;
@@ -1838,33 +1840,53 @@ async fn errors_for_bad_arguments_and_missing_targets() {
             assert_eq!(r["_meta"]["expected"], json!(true));
         }
         for (tool, args) in [
-            ("list_panes", json!({"window_id": "@999"})),
-            ("list_windows", json!({"session_id": "$999"})),
-            (
-                "list_panes",
-                json!({"session_name": "errs", "window_index": 77}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$999"}),
-            ),
-            ("capture_pane", json!({"window_id": "@999"})),
-            ("snapshot_pane", json!({"session_id": "$999"})),
+            named(ListPanesArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(ListWindowsArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                session_name: Some("errs".into()),
+                window_index: Some(77),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$999".into()),
+                ..search_for("x")
+            }),
+            named(CapturePaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(SnapshotPaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
         ] {
             let (t, k) = err(&servers, tool, args.clone()).await;
             assert_eq!(k, "NotFound", "{ctx}: {tool} {args}: {t}");
         }
         // Malformed ids and wrong types: InvalidArgument, nothing sent to tmux.
         for (tool, args) in [
-            ("get_pane_info", json!({"pane_id": "3"})),
-            ("get_pane_info", json!({"pane_id": "@3"})),
-            ("get_window_info", json!({"window_id": "%1"})),
-            ("get_session_info", json!({"session_id": "main"})),
-            ("get_session_info", json!({"session_name": ""})),
-            (
-                "list_panes",
-                json!({"session_name": "errs", "window_index": -1}),
-            ),
+            named(PaneArgs::on("3")),
+            named(PaneArgs::on("@3")),
+            named(WindowArgs {
+                window_id: Some("%1".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("main".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("")),
+            named(ListPanesArgs {
+                session_name: Some("errs".into()),
+                window_index: Some(-1),
+                ..Default::default()
+            }),
             ("capture_pane", json!({"max_lines": "ten"})),
             ("capture_pane", json!({"start": "-"})),
             ("search_panes", json!({})),
@@ -2105,26 +2127,40 @@ async fn missing_targets_are_not_found_in_info_tools_and_display_message() {
         let ctx = format!("tmux {}", bin.label);
         let mut failures = Vec::new();
         for (tool, args) in [
-            ("get_pane_info", json!({"pane_id": "%999"})),
-            ("get_pane_info", json!({"window_id": "@999"})),
-            ("get_pane_info", json!({"session_id": "$999"})),
-            ("get_pane_info", json!({"session_name": "build"})),
-            ("get_window_info", json!({"window_id": "@999"})),
-            ("get_window_info", json!({"session_name": "build"})),
-            (
-                "get_window_info",
-                json!({"session_name": "build", "window_index": 0}),
-            ),
-            ("get_session_info", json!({"session_id": "$999"})),
-            ("get_session_info", json!({"session_name": "build"})),
-            (
-                "display_message",
-                json!({"pane_id": "%999", "format_string": "#{pane_id}"}),
-            ),
-            (
-                "display_message",
-                json!({"session_name": "build", "format_string": "#{session_name}"}),
-            ),
+            named(PaneArgs::on("%999")),
+            named(PaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(PaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(PaneArgs::in_session("build")),
+            named(WindowArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(WindowArgs::in_session("build")),
+            named(WindowArgs {
+                session_name: Some("build".into()),
+                window_index: Some(0),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("build")),
+            named(DisplayMessageArgs {
+                format_string: "#{pane_id}".into(),
+                ..DisplayMessageArgs::on("%999")
+            }),
+            named(DisplayMessageArgs {
+                session_name: Some("build".into()),
+                format_string: "#{session_name}".into(),
+                ..Default::default()
+            }),
         ] {
             let r = call(&servers, tool, args.clone()).await;
             if r["isError"] != json!(true) || r["_meta"]["error_type"] != json!("NotFound") {
