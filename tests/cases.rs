@@ -15,8 +15,9 @@ use serde_json::json;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until_true, within};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, DisplayMessageArgs, ListSessionsArgs, ListWindowsArgs, PaneArgs,
-    ResizePaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs,
+    CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs,
+    PaneArgs, ResizePaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs,
+    WindowArgs,
 };
 
 /// C1: a word split by a soft wrap is found, once, with its joined logical line.
@@ -517,11 +518,11 @@ async fn c15_session_name_is_exact_never_a_prefix() {
             "[b]uild-x",
         ],
         &[
-            ("list_windows", json!({})),
-            ("list_panes", json!({})),
-            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
-            ("capture_pane", json!({})),
-            ("snapshot_pane", json!({})),
+            named(ListWindowsArgs::default()),
+            named(ListPanesArgs::default()),
+            named(search_for("BUILD-X-CONTENT")),
+            named(CapturePaneArgs::default()),
+            named(SnapshotPaneArgs::default()),
         ],
     )
     .await;
@@ -537,9 +538,9 @@ async fn c15_info_tools_missing_session_is_not_found() {
     c15_check(
         &["build", "buil", "build*", "=build-x"],
         &[
-            ("get_session_info", json!({})),
-            ("get_window_info", json!({})),
-            ("get_pane_info", json!({})),
+            named(SessionArgs::default()),
+            named(WindowArgs::default()),
+            named(PaneArgs::default()),
         ],
     )
     .await;
@@ -554,11 +555,11 @@ async fn c15_session_name_with_colon_is_not_a_target() {
     c15_check(
         &["build-x:", "build-x:0", "build-x:0.0"],
         &[
-            ("list_windows", json!({})),
-            ("list_panes", json!({})),
-            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
-            ("capture_pane", json!({})),
-            ("get_session_info", json!({})),
+            named(ListWindowsArgs::default()),
+            named(ListPanesArgs::default()),
+            named(search_for("BUILD-X-CONTENT")),
+            named(CapturePaneArgs::default()),
+            named(SessionArgs::default()),
         ],
     )
     .await;
