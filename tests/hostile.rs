@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until, within};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs, PaneArgs, SearchPanesArgs,
-    ServerArgs, SessionArgs, SnapshotPaneArgs,
+    CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs,
+    PaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs, WindowArgs,
 };
 
 /// Writes `content` to a file in `dir` and `cat`s it in `pane` (the command line's echo holds
@@ -569,76 +569,116 @@ async fn hostile_arguments() {
         let s = servers(&server);
         let sessions_before = tmux_sessions(&server);
         let invalid: Vec<(&str, Value)> = vec![
-            ("capture_pane", json!({"pane_id": "%0; kill-server"})),
-            ("capture_pane", json!({"pane_id": "%0 ; kill-server"})),
-            ("capture_pane", json!({"pane_id": "%abc"})),
-            ("capture_pane", json!({"pane_id": "%"})),
-            ("capture_pane", json!({"pane_id": "0"})),
-            ("capture_pane", json!({"pane_id": "%-1"})),
-            ("capture_pane", json!({"pane_id": "%99999999999999999999"})),
+            named(CapturePaneArgs::on("%0; kill-server")),
+            named(CapturePaneArgs::on("%0 ; kill-server")),
+            named(CapturePaneArgs::on("%abc")),
+            named(CapturePaneArgs::on("%")),
+            named(CapturePaneArgs::on("0")),
+            named(CapturePaneArgs::on("%-1")),
+            named(CapturePaneArgs::on("%99999999999999999999")),
             ("capture_pane", json!({"pane_id": 0})),
-            ("capture_pane", json!({"pane_id": "%0\u{0}"})),
-            ("capture_pane", json!({"max_lines": 0})),
-            ("capture_pane", json!({"max_lines": -5})),
-            ("capture_pane", json!({"start": i64::MIN})),
+            named(CapturePaneArgs::on("%0\u{0}")),
+            named(CapturePaneArgs {
+                max_lines: Some(0),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                max_lines: Some(-5),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                start: Some(i64::MIN),
+                ..Default::default()
+            }),
             ("capture_pane", json!({"start": "zero"})),
             ("capture_pane", json!({"start": "1.5"})),
             ("capture_pane", json!({"start": 1.5})),
             ("capture_pane", json!({"join_wrapped": "maybe"})),
             ("capture_pane", json!({"bogus": 1})),
-            ("get_pane_info", json!({"pane_id": "%0;kill-server"})),
-            ("get_pane_info", json!({"window_id": "%0"})),
-            ("get_window_info", json!({"window_id": "@x"})),
-            (
-                "get_session_info",
-                json!({"session_id": "$1 ; kill-server"}),
-            ),
-            ("get_session_info", json!({"session_id": "1"})),
-            ("get_session_info", json!({"session_name": ""})),
-            ("get_session_info", json!({"session_name": "args\u{0}"})),
-            (
-                "get_session_info",
-                json!({"session_name": "\u{0}; kill-server"}),
-            ),
-            ("list_windows", json!({"session_name": "a\u{0}b"})),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_name": "\u{0}"}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$0;kill-server"}),
-            ),
-            (
-                "list_panes",
-                json!({"window_index": -1, "session_name": "args"}),
-            ),
+            named(PaneArgs::on("%0;kill-server")),
+            named(PaneArgs {
+                window_id: Some("%0".into()),
+                ..Default::default()
+            }),
+            named(WindowArgs {
+                window_id: Some("@x".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("$1 ; kill-server".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("1".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("")),
+            named(SessionArgs::in_session("args\u{0}")),
+            named(SessionArgs::in_session("\u{0}; kill-server")),
+            named(ListWindowsArgs::in_session("a\u{0}b")),
+            named(SearchPanesArgs {
+                session_name: Some("\u{0}".into()),
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$0;kill-server".into()),
+                ..search_for("x")
+            }),
+            named(ListPanesArgs {
+                window_index: Some(-1),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
             (
                 "list_panes",
                 json!({"window_index": 1_i64 << 40, "session_name": "args"}),
             ),
-            ("get_window_info", json!({"window_index": -1})),
-            ("get_window_info", json!({"window_index": i64::MAX})),
-            ("search_panes", json!({"pattern": "x", "offset": -1})),
-            ("search_panes", json!({"pattern": "x", "limit": 0})),
-            (
-                "search_panes",
-                json!({"pattern": "x", "max_matched_lines_per_pane": 0}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "content_start": i64::MIN}),
-            ),
+            named(WindowArgs {
+                window_index: Some(-1),
+                ..Default::default()
+            }),
+            named(WindowArgs {
+                window_index: Some(i64::MAX),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                offset: -1,
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                limit: Some(0),
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                max_matched_lines_per_pane: 0,
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                content_start: Some(i64::MIN),
+                ..search_for("x")
+            }),
             ("search_panes", json!({"pattern": [5]})),
             ("search_panes", json!({})),
-            ("display_message", json!({"format_string": "#{E:pane_id}"})),
-            (
-                "display_message",
-                json!({"format_string": "#{?pane_active,#(touch /tmp/x),}"}),
-            ),
-            ("list_sessions", json!({"socket_name": "../../etc/passwd"})),
-            ("list_sessions", json!({"socket_name": ""})),
-            ("list_sessions", json!({"socket_name": ".."})),
+            named(DisplayMessageArgs {
+                format_string: "#{E:pane_id}".into(),
+                ..Default::default()
+            }),
+            named(DisplayMessageArgs {
+                format_string: "#{?pane_active,#(touch /tmp/x),}".into(),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("../../etc/passwd".into()),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("".into()),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("..".into()),
+                ..Default::default()
+            }),
         ];
         for (tool, args) in &invalid {
             let e = within(tool, err(&s, tool, args.clone())).await;
@@ -653,26 +693,40 @@ async fn hostile_arguments() {
             );
         }
         let not_found: Vec<(&str, Value)> = vec![
-            ("capture_pane", json!({"pane_id": "%4294967295"})),
-            ("capture_pane", json!({"pane_id": "%999"})),
-            ("snapshot_pane", json!({"pane_id": "%999"})),
-            ("capture_pane", json!({"window_id": "@999"})),
-            ("capture_pane", json!({"session_id": "$999"})),
-            ("capture_pane", json!({"session_name": "nope"})),
-            ("list_windows", json!({"session_id": "$999"})),
-            ("list_panes", json!({"window_id": "@999"})),
-            (
-                "list_panes",
-                json!({"window_index": 4_294_967_295_i64, "session_name": "args"}),
-            ),
-            (
-                "list_panes",
-                json!({"window_index": 7, "session_name": "args"}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$999"}),
-            ),
+            named(CapturePaneArgs::on("%4294967295")),
+            named(CapturePaneArgs::on("%999")),
+            named(SnapshotPaneArgs::on("%999")),
+            named(CapturePaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs::in_session("nope")),
+            named(ListWindowsArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_index: Some(4_294_967_295_i64),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_index: Some(7),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$999".into()),
+                ..search_for("x")
+            }),
         ];
         for (tool, args) in &not_found {
             let e = within(tool, err(&s, tool, args.clone())).await;
@@ -724,23 +778,34 @@ async fn hostile_info_tools_missing_ids_are_not_found() {
     let s = servers(&server);
     let mut wrong = Vec::new();
     for (tool, args) in [
-        ("get_pane_info", json!({"pane_id": "%999"})),
-        ("get_window_info", json!({"window_id": "@999"})),
-        ("get_session_info", json!({"session_id": "$999"})),
-        (
-            "get_window_info",
-            json!({"window_index": 7, "session_name": "ids"}),
-        ),
-        ("get_pane_info", json!({"window_id": "@999"})),
-        ("get_session_info", json!({"session_name": "nope"})),
-        (
-            "display_message",
-            json!({"format_string": "#{pane_id}", "pane_id": "%999"}),
-        ),
-        (
-            "display_message",
-            json!({"format_string": "x", "session_name": "nope"}),
-        ),
+        named(PaneArgs::on("%999")),
+        named(WindowArgs {
+            window_id: Some("@999".into()),
+            ..Default::default()
+        }),
+        named(SessionArgs {
+            session_id: Some("$999".into()),
+            ..Default::default()
+        }),
+        named(WindowArgs {
+            window_index: Some(7),
+            session_name: Some("ids".into()),
+            ..Default::default()
+        }),
+        named(PaneArgs {
+            window_id: Some("@999".into()),
+            ..Default::default()
+        }),
+        named(SessionArgs::in_session("nope")),
+        named(DisplayMessageArgs {
+            format_string: "#{pane_id}".into(),
+            ..DisplayMessageArgs::on("%999")
+        }),
+        named(DisplayMessageArgs {
+            format_string: "x".into(),
+            session_name: Some("nope".into()),
+            ..Default::default()
+        }),
     ] {
         let r = call(&s, tool, args.clone()).await;
         let kind = serde_json::to_value(&r).unwrap()["_meta"]["error_type"].clone();
