@@ -17,7 +17,8 @@ use tmuxwire::tmux::Servers;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, held, mirrored_servers, tmux_bins};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, CaptureSinceArgs, ListSessionsArgs, SearchPanesArgs, SendKeysArgs,
+    CapturePaneArgs, CaptureSinceArgs, ListPanesArgs, ListSessionsArgs, PaneStateArgs,
+    SearchPanesArgs, SendKeysArgs, SnapshotPaneArgs,
 };
 
 /// How many sessions one churn creates (`TMUXWIRE_RELIABILITY_SCALE` multiplies it).
@@ -945,18 +946,18 @@ async fn memory_stays_bounded_under_churn() {
             let (mut calls, mut failures) = (0usize, Vec::new());
             while !done.load(Ordering::Relaxed) {
                 let round = [
-                    (
-                        "search_panes",
-                        json!({"pattern": "churn-", "max_matched_lines_per_pane": 1}),
-                    ),
-                    ("list_panes", json!({})),
-                    ("capture_pane", json!({"pane_id": stable})),
-                    ("snapshot_pane", json!({"pane_id": stable})),
-                    ("get_pane_state", json!({"pane_id": stable})),
-                    (
-                        "capture_since",
-                        json!({"pane_id": stable, "cursor": cursor}),
-                    ),
+                    named(SearchPanesArgs {
+                        max_matched_lines_per_pane: 1,
+                        ..search_for("churn-")
+                    }),
+                    named(ListPanesArgs::default()),
+                    named(CapturePaneArgs::on(stable)),
+                    named(SnapshotPaneArgs::on(stable)),
+                    named(PaneStateArgs::on(stable)),
+                    named(CaptureSinceArgs {
+                        cursor: cursor.clone(),
+                        ..CaptureSinceArgs::on(stable)
+                    }),
                 ];
                 for (name, a) in round {
                     let r = crate::mcp_e2e::call(client, name, a.clone()).await;
