@@ -21,7 +21,10 @@ use crate::support::tool::*;
 use crate::support::{
     DEADLINE, Held, TestServer, held, mirrored_servers, tmux_bins, wait_until_async,
 };
-use tmuxwire::mcp::args::{CapturePaneArgs, CaptureSinceArgs, WaitForTextArgs};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, PaneArgs, RunCommandArgs, SearchPanesArgs,
+    WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs,
+};
 
 /// How many times the counts of these tests are multiplied
 /// (`TMUXWIRE_RELIABILITY_SCALE`, default 1).
@@ -352,16 +355,21 @@ async fn busy_neighbours(flood: Option<&str>, rounds: usize) {
             let p = panes[round % panes.len()].clone();
             let cursor = cursors.get(&p).cloned();
             let calls = [
-                ("capture_since", json!({"pane_id": p, "cursor": cursor})),
-                (
-                    "wait_for_text",
-                    json!({"pane_id": p, "patterns": ["line-"], "timeout": 0.1}),
-                ),
-                (
-                    "search_panes",
-                    json!({"pattern": "line-1", "session_name": "main", "max_matched_lines_per_pane": 1}),
-                ),
-                ("capture_pane", json!({"pane_id": p})),
+                named(CaptureSinceArgs {
+                    cursor: cursor.clone(),
+                    ..CaptureSinceArgs::on(&p)
+                }),
+                named(WaitForTextArgs {
+                    patterns: Some(vec!["line-".into()]),
+                    timeout: 0.1,
+                    ..WaitForTextArgs::on(&p)
+                }),
+                named(SearchPanesArgs {
+                    session_name: Some("main".into()),
+                    max_matched_lines_per_pane: 1,
+                    ..search_for("line-1")
+                }),
+                named(CapturePaneArgs::on(&p)),
             ];
             for (name, a) in calls {
                 let t0 = std::time::Instant::now();
@@ -474,19 +482,25 @@ async fn timeouts_hold_while_tmux_is_stopped() {
         signal(&server, "STOP");
         let resume = Resume(&server);
         let waits = [
-            (
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": ["never"], "timeout": 1.5}),
-            ),
-            (
-                "wait_for_stable",
-                json!({"pane_id": pane, "require_change": true, "timeout": 1.5}),
-            ),
-            ("wait_for_command", json!({"pane_id": pane, "timeout": 1.5})),
-            (
-                "run_command",
-                json!({"pane_id": pane, "command": "true", "timeout": 1.5}),
-            ),
+            named(WaitForTextArgs {
+                patterns: Some(vec!["never".into()]),
+                timeout: 1.5,
+                ..WaitForTextArgs::on(&pane)
+            }),
+            named(WaitForStableArgs {
+                require_change: true,
+                timeout: 1.5,
+                ..WaitForStableArgs::on(&pane)
+            }),
+            named(WaitForCommandArgs {
+                timeout: 1.5,
+                ..WaitForCommandArgs::on(&pane)
+            }),
+            named(RunCommandArgs {
+                command: "true".into(),
+                timeout: 1.5,
+                ..RunCommandArgs::on(&pane)
+            }),
         ];
         let runs = waits.iter().map(|(name, a)| {
             let s = s.clone();
@@ -777,13 +791,14 @@ async fn a_thousand_concurrent_calls() {
         let (s, pane) = (s.clone(), pane.clone());
         async move {
             let (name, a) = match i % 4 {
-                0 => (
-                    "capture_pane",
-                    json!({"pane_id": pane, "start": -1000, "max_lines": null}),
-                ),
-                1 => ("search_panes", json!({"pattern": "row 299"})),
-                2 => ("get_pane_info", json!({"pane_id": pane})),
-                _ => ("capture_since", json!({"pane_id": pane})),
+                0 => named(CapturePaneArgs {
+                    start: Some(-1000),
+                    max_lines: None,
+                    ..CapturePaneArgs::on(&pane)
+                }),
+                1 => named(search_for("row 299")),
+                2 => named(PaneArgs::on(&pane)),
+                _ => named(CaptureSinceArgs::on(&pane)),
             };
             (i, call(&s, name, a).await)
         }
