@@ -14,6 +14,11 @@ use serde_json::json;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until_true, within};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs,
+    PaneArgs, ResizePaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs,
+    WindowArgs,
+};
 
 /// C1: a word split by a soft wrap is found, once, with its joined logical line.
 ///
@@ -55,10 +60,12 @@ async fn c1_wrap_split_needle_found_once_as_logical_line() {
 
         // ... we find it, literal and regex, once.
         for (pattern, regex) in [("NEEDLE", false), ("NEED.?LE", true), ("needle", false)] {
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": pattern, "regex": regex}),
+                SearchPanesArgs {
+                    regex,
+                    ..search_for(pattern)
+                },
             )
             .await;
             assert_eq!(
@@ -74,10 +81,12 @@ async fn c1_wrap_split_needle_found_once_as_logical_line() {
         }
         // The regex sees no line break at the wrap.
         for pattern in [r"NEED\sLE", r"(?s)NEED.LE", r"NEED$", r"^LEXYZ"] {
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": pattern, "regex": true}),
+                SearchPanesArgs {
+                    regex: true,
+                    ..search_for(pattern)
+                },
             )
             .await;
             assert_eq!(
@@ -87,19 +96,24 @@ async fn c1_wrap_split_needle_found_once_as_logical_line() {
             );
         }
         // A pattern that names a line break is refused, not silently unmatched.
-        let e = err(
+        let e = err_typed(
             &s,
-            "search_panes",
-            json!({"pattern": r"NEED\nLE", "regex": true}),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for(r"NEED\nLE")
+            },
         )
         .await;
         assert_eq!(e.kind, "InvalidPattern", "{e:?}");
         // The line number is usable as capture_pane start/end and gives the same line.
-        let cap = ok(
+        let cap = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": want_number, "end": want_number + 1,
-                   "join_wrapped": true}),
+            CapturePaneArgs {
+                start: Some(want_number),
+                end: Some(want_number + 1),
+                join_wrapped: true,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(cap["result"], LINE, "tmux {}", bin.label);
@@ -126,10 +140,12 @@ async fn c3_progress_overwrite_has_no_trailing_blanks() {
             bin.label
         );
         for join in [true, false] {
-            let cap = ok(
+            let cap = ok_typed(
                 &s,
-                "capture_pane",
-                json!({"pane_id": pane, "join_wrapped": join}),
+                CapturePaneArgs {
+                    join_wrapped: join,
+                    ..CapturePaneArgs::on(&pane)
+                },
             )
             .await;
             let text = cap["result"].as_str().unwrap();
@@ -150,10 +166,12 @@ async fn c3_progress_overwrite_has_no_trailing_blanks() {
                 }
             }
         }
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "done$", "regex": true}),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for("done$")
+            },
         )
         .await;
         let h = hits(&v);
@@ -174,7 +192,7 @@ async fn c4_invalid_utf8_is_survived() {
         let pane = first_pane(&server);
         let s = servers(&server);
         // Connect first, so the bytes also flow through our control connection as %output.
-        ok(&s, "list_sessions", json!({})).await;
+        ok_typed(&s, ListSessionsArgs::default()).await;
         run(
             &server,
             &pane,
@@ -183,7 +201,7 @@ async fn c4_invalid_utf8_is_survived() {
         run(&server, &pane, "echo AFTER-C''4");
 
         let want = tmux_lines(&server, &pane, &[]);
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         let got = lines_of(cap["result"].as_str().unwrap());
         assert_eq!(got, want, "tmux {}: capture differs from tmux's", bin.label);
         let caf = want
@@ -192,13 +210,13 @@ async fn c4_invalid_utf8_is_survived() {
             .unwrap_or_else(|| panic!("tmux {}: no CAF line in {want:?}", bin.label))
             .clone();
 
-        let v = ok(&s, "search_panes", json!({"pattern": "LATTE"})).await;
+        let v = ok_typed(&s, search_for("LATTE")).await;
         assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
         assert_eq!(hits(&v)[0].1, caf, "tmux {}", bin.label);
-        let v = ok(&s, "search_panes", json!({"pattern": "AFTER-C4"})).await;
+        let v = ok_typed(&s, search_for("AFTER-C4")).await;
         assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
         // The connection still answers.
-        ok(&s, "get_server_info", json!({})).await;
+        ok_typed(&s, ServerArgs::default()).await;
     }
 }
 
@@ -215,35 +233,29 @@ async fn c5_flood_then_detach_or_kill_server() {
         let server = TestServer::builder(&bin).session("flood").start();
         let pane = first_pane(&server);
         let s = servers(&server);
-        ok(&s, "list_sessions", json!({})).await;
+        ok_typed(&s, ListSessionsArgs::default()).await;
         type_line(&server, &pane, "yes C5-FLOOD-LINE");
         server.wait_for_text(&pane, "C5-FLOOD-LINE\nC5-FLOOD-LINE", DEADLINE);
         // A few calls during the flood.
         for _ in 0..3 {
-            let v = within(
-                "search during flood",
-                ok(&s, "search_panes", json!({"pattern": "%exit"})),
-            )
-            .await;
+            let v = within("search during flood", ok_typed(&s, search_for("%exit"))).await;
             assert_eq!(v["total_panes_matched"], 0, "tmux {}: {v}", bin.label);
         }
         server.tmux_ok(&["detach-client", "-s", "=flood"]);
         let v = within(
             "search after detach",
-            ok(
+            ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": "C5-FLOOD-LINE", "regex": false}),
+                SearchPanesArgs {
+                    regex: false,
+                    ..search_for("C5-FLOOD-LINE")
+                },
             ),
         )
         .await;
         assert_eq!(v["total_panes_matched"], 1, "tmux {}", bin.label);
         for needle in ["%exit", "%begin", "%end", "%output", "%client-detached"] {
-            let v = within(
-                "search for control text",
-                ok(&s, "search_panes", json!({"pattern": needle})),
-            )
-            .await;
+            let v = within("search for control text", ok_typed(&s, search_for(needle))).await;
             assert_eq!(
                 v["total_panes_matched"], 0,
                 "tmux {}: {needle} in pane content: {v}",
@@ -252,18 +264,14 @@ async fn c5_flood_then_detach_or_kill_server() {
         }
         let cap = within(
             "capture after detach",
-            ok(&s, "capture_pane", json!({"pane_id": pane})),
+            ok_typed(&s, CapturePaneArgs::on(&pane)),
         )
         .await;
         assert!(!cap["result"].as_str().unwrap().contains('%'), "{cap}");
 
         // (b) kill-server while the pane floods and our client reads it.
         server.tmux_ok(&["kill-server"]);
-        let r = within(
-            "call after kill-server",
-            call(&s, "search_panes", json!({"pattern": "x"})),
-        )
-        .await;
+        let r = within("call after kill-server", call_typed(&s, search_for("x"))).await;
         assert_eq!(r.is_error, Some(true), "tmux {}", bin.label);
         let e = within("second call after kill-server", err_of(&s)).await;
         assert_eq!(e.kind, "NoServer", "tmux {}: {e:?}", bin.label);
@@ -287,7 +295,7 @@ async fn c5_flood_then_detach_or_kill_server() {
 }
 
 async fn err_of(s: &tmuxwire::tmux::Servers) -> ToolError {
-    err(s, "list_sessions", json!({})).await
+    err_typed(s, ListSessionsArgs::default()).await
 }
 
 /// C5, parser side: a control stream recorded from a real `tmux -C` client, cut in the
@@ -459,7 +467,7 @@ async fn c8_other_session_output_is_searched() {
         let server = TestServer::builder(&bin).session("A").start();
         let s = servers(&server);
         // Attach our control client (to A, the only session).
-        ok(&s, "list_sessions", json!({})).await;
+        ok_typed(&s, ListSessionsArgs::default()).await;
         server.tmux_ok(&["new-session", "-d", "-s", "B", "-x", "80", "-y", "24"]);
         let pane_b = pane_id(&server, "=B:");
         server.wait_for_text(&pane_b, "$", DEADLINE);
@@ -474,12 +482,7 @@ async fn c8_other_session_output_is_searched() {
             bin.label
         );
         run(&server, &pane_b, "echo OTHER-SESSION-OUT''PUT");
-        let v = ok(
-            &s,
-            "search_panes",
-            json!({"pattern": "OTHER-SESSION-OUTPUT"}),
-        )
-        .await;
+        let v = ok_typed(&s, search_for("OTHER-SESSION-OUTPUT")).await;
         let h = hits(&v);
         assert_eq!(h.len(), 1, "tmux {}: {v}", bin.label);
         assert_eq!(h[0].0, pane_b);
@@ -487,7 +490,7 @@ async fn c8_other_session_output_is_searched() {
         assert_eq!(v["matches"][0]["session_name"], "B");
         assert_eq!(v["panes_searched"], 2);
         // And a capture of B's pane equals tmux's.
-        let cap = ok(&s, "capture_pane", json!({"session_name": "B"})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::in_session("B")).await;
         assert_eq!(
             lines_of(cap["result"].as_str().unwrap()),
             tmux_lines(&server, &pane_b, &[]),
@@ -515,11 +518,11 @@ async fn c15_session_name_is_exact_never_a_prefix() {
             "[b]uild-x",
         ],
         &[
-            ("list_windows", json!({})),
-            ("list_panes", json!({})),
-            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
-            ("capture_pane", json!({})),
-            ("snapshot_pane", json!({})),
+            named(ListWindowsArgs::default()),
+            named(ListPanesArgs::default()),
+            named(search_for("BUILD-X-CONTENT")),
+            named(CapturePaneArgs::default()),
+            named(SnapshotPaneArgs::default()),
         ],
     )
     .await;
@@ -535,9 +538,9 @@ async fn c15_info_tools_missing_session_is_not_found() {
     c15_check(
         &["build", "buil", "build*", "=build-x"],
         &[
-            ("get_session_info", json!({})),
-            ("get_window_info", json!({})),
-            ("get_pane_info", json!({})),
+            named(SessionArgs::default()),
+            named(WindowArgs::default()),
+            named(PaneArgs::default()),
         ],
     )
     .await;
@@ -552,11 +555,11 @@ async fn c15_session_name_with_colon_is_not_a_target() {
     c15_check(
         &["build-x:", "build-x:0", "build-x:0.0"],
         &[
-            ("list_windows", json!({})),
-            ("list_panes", json!({})),
-            ("search_panes", json!({"pattern": "BUILD-X-CONTENT"})),
-            ("capture_pane", json!({})),
-            ("get_session_info", json!({})),
+            named(ListWindowsArgs::default()),
+            named(ListPanesArgs::default()),
+            named(search_for("BUILD-X-CONTENT")),
+            named(CapturePaneArgs::default()),
+            named(SessionArgs::default()),
         ],
     )
     .await;
@@ -599,19 +602,21 @@ async fn c15_check(names: &[&str], tools: &[(&str, serde_json::Value)]) {
         assert!(wrong.is_empty(), "not NotFound:\n{}", wrong.join("\n"));
 
         // The exact name works.
-        let info = ok(&s, "get_session_info", json!({"session_name": "build-x"})).await;
+        let info = ok_typed(&s, SessionArgs::in_session("build-x")).await;
         assert_eq!(info["session_name"], "build-x");
-        let w = ok(&s, "list_windows", json!({"session_name": "build-x"})).await;
+        let w = ok_typed(&s, ListWindowsArgs::in_session("build-x")).await;
         assert_eq!(w["result"].as_array().unwrap().len(), 1);
         assert_eq!(w["result"][0]["session_name"], "build-x");
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "BUILD-X-CONTENT", "session_name": "build-x"}),
+            SearchPanesArgs {
+                session_name: Some("build-x".into()),
+                ..search_for("BUILD-X-CONTENT")
+            },
         )
         .await;
         assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
-        let cap = ok(&s, "capture_pane", json!({"session_name": "build-x"})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::in_session("build-x")).await;
         assert_eq!(cap["pane_id"], pane);
         assert!(
             cap["result"]
@@ -682,11 +687,13 @@ async fn c19_big_history_search_and_capture() {
 
         let v = within(
             "full search",
-            ok(
+            ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": NEEDLE, "match_case": true,
-                       "max_matched_lines_per_pane": 100_000}),
+                SearchPanesArgs {
+                    match_case: true,
+                    max_matched_lines_per_pane: 100_000,
+                    ..search_for(NEEDLE)
+                },
             ),
         )
         .await;
@@ -705,11 +712,13 @@ async fn c19_big_history_search_and_capture() {
         // A regex over everything agrees too.
         let v = within(
             "full regex search",
-            ok(
+            ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": r"^0\d{4}0-x+C19NEEDLEx+$", "regex": true,
-                       "max_matched_lines_per_pane": 100_000}),
+                SearchPanesArgs {
+                    regex: true,
+                    max_matched_lines_per_pane: 100_000,
+                    ..search_for(r"^0\d{4}0-x+C19NEEDLEx+$")
+                },
             ),
         )
         .await;
@@ -727,10 +736,12 @@ async fn c19_big_history_search_and_capture() {
         let total = rows.len();
         let cap = within(
             "capped capture",
-            ok(
+            ok_typed(
                 &s,
-                "capture_pane",
-                json!({"pane_id": pane, "start": -1_000_000}),
+                CapturePaneArgs {
+                    start: Some(-1_000_000),
+                    ..CapturePaneArgs::on(&pane)
+                },
             ),
         )
         .await;
@@ -753,16 +764,19 @@ async fn c19_big_history_search_and_capture() {
         let (cap, (info, small)) = tokio::join!(
             within(
                 "big capture",
-                ok(
+                ok_typed(
                     &s,
-                    "capture_pane",
-                    json!({"pane_id": pane, "start": -1_000_000, "max_lines": null}),
+                    CapturePaneArgs {
+                        start: Some(-1_000_000),
+                        max_lines: None,
+                        ..CapturePaneArgs::on(&pane)
+                    }
                 ),
             ),
             async {
                 let v = within(
                     "small call during big capture",
-                    ok(&s, "get_server_info", json!({})),
+                    ok_typed(&s, ServerArgs::default()),
                 )
                 .await;
                 (v, t.elapsed())
@@ -801,9 +815,9 @@ async fn c20_copy_mode_scroll_is_reported() {
         let search = json!({"pattern": r"^\d+$", "regex": true, "max_matched_lines_per_pane": 100});
         let before = ok(&s, "search_panes", search.clone()).await;
         assert_eq!(hits(&before).len(), 60, "tmux {}", bin.label);
-        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        let snap = ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
         assert_eq!(snap["pane_in_mode"], false);
-        let cap_live = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap_live = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
 
         server.tmux_ok(&["copy-mode", "-t", &pane]);
         server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "20", "scroll-up"]);
@@ -814,12 +828,12 @@ async fn c20_copy_mode_scroll_is_reported() {
             .expect("scroll_position");
         assert_eq!(want, 20, "tmux {}", bin.label);
 
-        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        let snap = ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
         assert_eq!(snap["pane_in_mode"], true, "tmux {}: {snap}", bin.label);
         assert_eq!(snap["pane_mode"], "copy-mode", "tmux {}: {snap}", bin.label);
         assert_eq!(snap["scroll_position"], want, "tmux {}: {snap}", bin.label);
 
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         // The live view, the only one (left out).
         assert!(cap.get("view").is_none(), "tmux {}: {cap}", bin.label);
         assert_eq!(cap["pane_in_mode"], true);
@@ -859,7 +873,7 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
     let pane = first_pane(&server);
     run(&server, &pane, "seq 1 10000");
     let s = servers(&server);
-    let info = ok(&s, "get_pane_info", json!({"pane_id": pane})).await;
+    let info = ok_typed(&s, PaneArgs::on(&pane)).await;
     // tmux's default limit (2000) is left out.
     assert!(info.get("history_limit").is_none(), "{info}");
     assert_eq!(
@@ -868,14 +882,23 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
         "{info}"
     );
 
-    let found = ok(&s, "search_panes", json!({"pattern": "^1$", "regex": true})).await;
+    let found = ok_typed(
+        &s,
+        SearchPanesArgs {
+            regex: true,
+            ..search_for("^1$")
+        },
+    )
+    .await;
     assert_eq!(found["total_panes_matched"], 0, "{found}");
     assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
     // The newest lines are still there, and the pane is still reported.
-    let found = ok(
+    let found = ok_typed(
         &s,
-        "search_panes",
-        json!({"pattern": "^10000$", "regex": true}),
+        SearchPanesArgs {
+            regex: true,
+            ..search_for("^10000$")
+        },
     )
     .await;
     assert_eq!(hits(&found).len(), 1, "{found}");
@@ -884,12 +907,14 @@ async fn c17_history_limit_is_per_pane_and_trimming_is_reported() {
     // A pane made after the `set` has the new limit and room to spare.
     server.tmux_ok(&["new-window", "-t", "h"]);
     let newer = pane_id(&server, "h:1");
-    let info = ok(&s, "get_pane_info", json!({"pane_id": newer})).await;
+    let info = ok_typed(&s, PaneArgs::on(&newer)).await;
     assert_eq!(info["history_limit"], 100000, "{info}");
-    let found = ok(
+    let found = ok_typed(
         &s,
-        "search_panes",
-        json!({"pattern": "^10000$", "regex": true}),
+        SearchPanesArgs {
+            regex: true,
+            ..search_for("^10000$")
+        },
     )
     .await;
     assert_eq!(found["panes_history_at_limit"], json!([pane]), "{found}");
@@ -931,9 +956,16 @@ async fn c18_alternate_screen_and_hidden_main_screen_are_searched() {
             bin.label
         );
         // History lines are the normal screen's: found, and not tagged alternate.
-        let r = ok(&s, "search_panes", json!({"pattern": "^1$", "regex": true})).await;
+        let r = ok_typed(
+            &s,
+            SearchPanesArgs {
+                regex: true,
+                ..search_for("^1$")
+            },
+        )
+        .await;
         assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert_eq!(
             lines_of(cap["result"].as_str().unwrap_or_default()),
             tmux_lines(&server, &pane, &[]),
@@ -988,19 +1020,19 @@ async fn c21_line_drawing_reads_as_box_characters() {
         let pane = first_pane(&server);
         let s = servers(&server);
         // Mirror the pane first, so the box arrives as output.
-        ok(&s, "search_panes", json!({"pattern": "nothing-here"})).await;
+        ok_typed(&s, search_for("nothing-here")).await;
         run(
             &server,
             &pane,
             // Octal escapes: the command line itself must not hold `lqqk`.
             r"printf '\033(0\154\161\161\153\033(B\nx  x\n\033(0\155\161\161\152\033(B\n'",
         );
-        let r = ok(&s, "search_panes", json!({"pattern": "┌──┐"})).await;
+        let r = ok_typed(&s, search_for("┌──┐")).await;
         assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
         assert_eq!(r["matches"][0]["pane_id"], pane);
-        let r = ok(&s, "search_panes", json!({"pattern": "lqqk"})).await;
+        let r = ok_typed(&s, search_for("lqqk")).await;
         assert_eq!(r["total_panes_matched"], 0, "tmux {}: {r}", bin.label);
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         let text = cap["result"].as_str().unwrap_or_default().to_string();
         assert!(
             text.contains("┌──┐\nx  x\n└──┘"),
@@ -1009,7 +1041,7 @@ async fn c21_line_drawing_reads_as_box_characters() {
         );
         // A fresh copy (seeded from tmux's captures) reads the same.
         let fresh = servers(&server);
-        let cap = ok(&fresh, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&fresh, CapturePaneArgs::on(&pane)).await;
         assert_eq!(
             cap["result"].as_str().unwrap_or_default(),
             text,
@@ -1053,16 +1085,18 @@ async fn c22_tab_queries_match_or_say_why_not() {
                 assert!(note.contains("keeps no TABs"), "tmux {}: {r}", bin.label);
             }
         }
-        let r = ok(
+        let r = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": r"col1\s+col2", "regex": true}),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for(r"col1\s+col2")
+            },
         )
         .await;
         assert_eq!(hits(&r).len(), 1, "tmux {}: {r}", bin.label);
         assert!(r.get("note").is_none(), "tmux {}: {r}", bin.label);
         // The copy agrees with tmux's capture either way.
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert_eq!(
             lines_of(cap["result"].as_str().unwrap_or_default()),
             tmux_lines(&server, &pane, &[]),
@@ -1098,9 +1132,9 @@ async fn c29_interior_blanks_kept_and_snapshot_reaches_the_cursor() {
             || cursor_row() == "7",
         );
         let s = servers(&server);
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert_eq!(cap["result"], "top\n\n\n\nbottom", "tmux {}", bin.label);
-        let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        let snap = ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
         assert_eq!(snap["cursor_y"], 7, "tmux {}", bin.label);
         assert_eq!(
             snap["content"], "top\n\n\n\nbottom\n\n\n",
@@ -1108,10 +1142,12 @@ async fn c29_interior_blanks_kept_and_snapshot_reaches_the_cursor() {
             bin.label
         );
         // max_lines counts those rows too.
-        let snap = ok(
+        let snap = ok_typed(
             &s,
-            "snapshot_pane",
-            json!({"pane_id": pane, "max_lines": 4}),
+            SnapshotPaneArgs {
+                max_lines: Some(4),
+                ..SnapshotPaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(snap["content"], "bottom\n\n\n", "tmux {}", bin.label);
@@ -1130,14 +1166,17 @@ async fn c35_session_attached_is_one_answer_everywhere() {
         let server = TestServer::builder(&bin).session("A").start();
         server.tmux_ok(&["new-session", "-d", "-s", "B"]);
         let s = servers(&server);
-        let list = ok(&s, "list_sessions", json!({})).await;
+        let list = ok_typed(&s, ListSessionsArgs::default()).await;
         for name in ["A", "B"] {
             let format = "#{session_attached}|#{session_many_attached}|#{session_name} \
                           #{session_attached}#{session_attached} 100%";
-            let d = ok(
+            let d = ok_typed(
                 &s,
-                "display_message",
-                json!({"session_name": name, "format_string": format}),
+                DisplayMessageArgs {
+                    session_name: Some(name.to_string()),
+                    format_string: format.to_string(),
+                    ..Default::default()
+                },
             )
             .await;
             assert_eq!(
@@ -1146,7 +1185,7 @@ async fn c35_session_attached_is_one_answer_everywhere() {
                 "tmux {}: {name}",
                 bin.label
             );
-            let info = ok(&s, "get_session_info", json!({"session_name": name})).await;
+            let info = ok_typed(&s, SessionArgs::in_session(name)).await;
             assert_eq!(info["session_attached"], "0", "tmux {}: {name}", bin.label);
         }
         let rows = list["result"].as_array().expect("a list");
@@ -1193,7 +1232,14 @@ async fn c37_zoom_names_the_pane_even_when_another_is_zoomed() {
         ];
         for (i, (pane, zoom, zoomed, active, width)) in steps.into_iter().enumerate() {
             let ctx = format!("tmux {} step {i}: zoom={zoom} on {pane}", bin.label);
-            let r = ok(&s, "resize_pane", json!({"pane_id": pane, "zoom": zoom})).await;
+            let r = ok_typed(
+                &s,
+                ResizePaneArgs {
+                    zoom: Some(zoom),
+                    ..ResizePaneArgs::on(pane)
+                },
+            )
+            .await;
             let state = server.tmux_ok(&[
                 "display-message",
                 "-p",

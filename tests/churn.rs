@@ -16,6 +16,10 @@ use tmuxwire::tmux::Servers;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, held, mirrored_servers, tmux_bins};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, ListPanesArgs, ListSessionsArgs, PaneStateArgs,
+    SearchPanesArgs, SendKeysArgs, SnapshotPaneArgs,
+};
 
 /// How many sessions one churn creates (`TMUXWIRE_RELIABILITY_SCALE` multiplies it).
 fn churned_sessions() -> usize {
@@ -501,7 +505,7 @@ async fn churn_never_fails_a_call() {
         );
         server.wait_for_text(&stable, "stay-2", DEADLINE);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "capture_since", json!({"pane_id": stable})).await;
+        let first = ok_typed(&s, CaptureSinceArgs::on(&stable)).await;
         let mut cursor = first["cursor"].as_str().map(str::to_string);
 
         let log = Arc::new(Mutex::new(ChurnLog::default()));
@@ -737,10 +741,13 @@ async fn the_command_connection_outlives_other_sessions() {
                 })
             };
             for _ in 0..10 {
-                let r = call(
+                let r = call_typed(
                     &s,
-                    "send_keys",
-                    json!({"pane_id": stable, "keys": "true", "enter": true}),
+                    SendKeysArgs {
+                        keys: "true".into(),
+                        enter: true,
+                        ..SendKeysArgs::on(&stable)
+                    },
                 )
                 .await;
                 if r.is_error == Some(true) {
@@ -757,10 +764,10 @@ async fn the_command_connection_outlives_other_sessions() {
         assert!(failures.is_empty(), "{ctx}: {failures:#?}");
         if tmuxwire::wire::TmuxVersion::parse(&bin.label).at_least(3, 6) {
             // Its own session killed: moved, not ended (the same client).
-            ok(&s, "list_sessions", json!({})).await;
+            ok_typed(&s, ListSessionsArgs::default()).await;
             let before = control_clients(&server);
             server.tmux_ok(&["kill-session", "-t", "main"]);
-            ok(&s, "list_sessions", json!({})).await;
+            ok_typed(&s, ListSessionsArgs::default()).await;
             let after = control_clients(&server);
             let created = |v: &[String]| -> Vec<String> {
                 v.iter()
@@ -808,10 +815,12 @@ async fn a_pane_made_during_a_search_is_not_taken_for_gone() {
             let search = {
                 let s = s.clone();
                 tokio::spawn(async move {
-                    call(
+                    call_typed(
                         &s,
-                        "search_panes",
-                        json!({"pattern": "fresh-", "max_matched_lines_per_pane": 1}),
+                        SearchPanesArgs {
+                            max_matched_lines_per_pane: 1,
+                            ..search_for("fresh-")
+                        },
                     )
                     .await
                 })
@@ -841,10 +850,12 @@ async fn a_pane_made_during_a_search_is_not_taken_for_gone() {
                 .await
                 .expect("task");
             assert_ne!(r.is_error, Some(true), "{ctx}: {}", text_of(&r));
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": "fresh-", "max_matched_lines_per_pane": 1}),
+                SearchPanesArgs {
+                    max_matched_lines_per_pane: 1,
+                    ..search_for("fresh-")
+                },
             )
             .await;
             let tmux = OneShot {
@@ -852,7 +863,7 @@ async fn a_pane_made_during_a_search_is_not_taken_for_gone() {
                 socket: server.socket.clone(),
             };
             forged.extend(forged_deaths(&tmux, "search_panes", &v));
-            let c = ok(&s, "capture_pane", json!({"pane_id": fresh})).await;
+            let c = ok_typed(&s, CapturePaneArgs::on(&fresh)).await;
             if c["pane_dead"] == json!(true) {
                 forged.push(format!("capture_pane {fresh}: pane_dead"));
             }
@@ -870,10 +881,12 @@ fn memory_churn_sessions() -> usize {
 /// The copies of gone panes the MCP server answers from: the panes a search of what every
 /// churned pane printed says are gone.
 async fn dead_copies(client: &crate::mcp_e2e::Client) -> usize {
-    let v = crate::mcp_e2e::call(
+    let v = crate::support::mcp::call_typed(
         client,
-        "search_panes",
-        json!({"pattern": "churn-", "max_matched_lines_per_pane": 1}),
+        SearchPanesArgs {
+            max_matched_lines_per_pane: 1,
+            ..search_for("churn-")
+        },
     )
     .await;
     let m = &v["structuredContent"];
@@ -933,18 +946,18 @@ async fn memory_stays_bounded_under_churn() {
             let (mut calls, mut failures) = (0usize, Vec::new());
             while !done.load(Ordering::Relaxed) {
                 let round = [
-                    (
-                        "search_panes",
-                        json!({"pattern": "churn-", "max_matched_lines_per_pane": 1}),
-                    ),
-                    ("list_panes", json!({})),
-                    ("capture_pane", json!({"pane_id": stable})),
-                    ("snapshot_pane", json!({"pane_id": stable})),
-                    ("get_pane_state", json!({"pane_id": stable})),
-                    (
-                        "capture_since",
-                        json!({"pane_id": stable, "cursor": cursor}),
-                    ),
+                    named(SearchPanesArgs {
+                        max_matched_lines_per_pane: 1,
+                        ..search_for("churn-")
+                    }),
+                    named(ListPanesArgs::default()),
+                    named(CapturePaneArgs::on(stable)),
+                    named(SnapshotPaneArgs::on(stable)),
+                    named(PaneStateArgs::on(stable)),
+                    named(CaptureSinceArgs {
+                        cursor: cursor.clone(),
+                        ..CaptureSinceArgs::on(stable)
+                    }),
                 ];
                 for (name, a) in round {
                     let r = crate::mcp_e2e::call(client, name, a.clone()).await;

@@ -9,6 +9,10 @@ use tmuxwire::tmux::Servers;
 
 use crate::support::tool::*;
 use crate::support::{TestServer, mirrored_servers, tmux_bins};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CommandArg, CommandOutputArgs, ListCommandsArgs, PaneStateArgs,
+    RunCommandArgs, SearchPanesArgs, WaitForCommandArgs, WaitForStableArgs,
+};
 
 /// Bash with OSC 133 prompts (`A`/`B` around PS1, `C` from PS0, `D;$?`
 /// from PROMPT_COMMAND), in a clean environment.
@@ -21,7 +25,7 @@ async fn bash_with_marks(
 ) -> (TestServer, Arc<Servers>, tempfile::TempDir, String) {
     let (server, home, pane) = bash(bin);
     let s = mirrored_servers(&server);
-    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    let v = ok_typed(&s, ListCommandsArgs::on(&pane)).await;
     assert_eq!(v["marks"], json!("absent"), "{v}");
     server.tmux_ok(&["send-keys", "-t", &pane, "-l", MARKS]);
     server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
@@ -125,7 +129,7 @@ pub(crate) async fn listed_until(servers: &Servers, pane: &str, command: &str) -
     let deadline = std::time::Instant::now() + crate::support::DEADLINE;
     let mut pause = std::time::Duration::from_millis(2);
     loop {
-        let v = ok(servers, "list_commands", json!({"pane_id": pane})).await;
+        let v = ok_typed(servers, ListCommandsArgs::on(pane)).await;
         let done = v["commands"].as_array().is_some_and(|a| {
             a.iter()
                 .any(|c| c["command"] == json!(command) && c["state"] == json!("finished"))
@@ -191,15 +195,17 @@ async fn marked_commands_are_listed_with_their_output() {
             v["commands"]
                 .as_array()
                 .and_then(|a| a.iter().find(|c| c["command"] == json!(cmd)))
-                .map(|c| c["index"].clone())
+                .and_then(|c| c["index"].as_i64())
                 .unwrap_or_else(|| panic!("{ctx}: {cmd} in {v}"))
         };
 
         // seq's output, line by line, with tmux line numbers capture_pane reads back.
-        let out = ok(
+        let out = ok_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": index_of("seq 1 5")}),
+            CommandOutputArgs {
+                index: Some(index_of("seq 1 5")),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         let texts: Vec<&str> = out["lines"]
@@ -211,10 +217,13 @@ async fn marked_commands_are_listed_with_their_output() {
         assert_eq!(texts, ["1", "2", "3", "4", "5"], "{ctx}: {out}");
         assert_eq!(out["command"]["output_lines"], json!(5), "{ctx}: {out}");
         let first = out["lines"][0]["line"].as_i64().expect("line");
-        let cap = ok(
+        let cap = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": first, "end": first + 4}),
+            CapturePaneArgs {
+                start: Some(first),
+                end: Some(first + 4),
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -225,10 +234,13 @@ async fn marked_commands_are_listed_with_their_output() {
             "{ctx}: {cap}"
         );
         // The text block is the object.
-        let r = call(
+        let r = call_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": index_of("seq 1 5"), "tail": 2}),
+            CommandOutputArgs {
+                index: Some(index_of("seq 1 5")),
+                tail: Some(2),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         let text: Value = serde_json::from_str(&text_of(&r)).expect("JSON text");
@@ -237,10 +249,14 @@ async fn marked_commands_are_listed_with_their_output() {
 
         // grep with context; head/tail at once.
         let printf = index_of("printf 'a\\nneedle one\\nb\\nc\\nneedle two\\n'");
-        let g = ok(
+        let g = ok_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": printf, "grep": "needle", "context": 1}),
+            CommandOutputArgs {
+                index: Some(printf),
+                grep: Some("needle".into()),
+                context: Some(1),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         let texts: Vec<&str> = g["lines"]
@@ -254,17 +270,20 @@ async fn marked_commands_are_listed_with_their_output() {
             ["a", "needle one", "b", "c", "needle two"],
             "{ctx}: {g}"
         );
-        let g = ok(
+        let g = ok_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": printf, "grep": "needle"}),
+            CommandOutputArgs {
+                index: Some(printf),
+                grep: Some("needle".into()),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(g["lines"].as_array().map(Vec::len), Some(2), "{ctx}: {g}");
         assert_eq!(g["lines_omitted"], json!(3), "{ctx}: {g}");
         // search_panes scoped to that command: its output lines, never the command line
         // that holds the same text.
-        let all = ok(&s, "search_panes", json!({"pattern": "needle"})).await;
+        let all = ok_typed(&s, search_for("needle")).await;
         let scoped = ok(
             &s,
             "search_panes",
@@ -291,22 +310,26 @@ async fn marked_commands_are_listed_with_their_output() {
             as_text["matches"][0]["matched_lines"], scoped["matches"][0]["matched_lines"],
             "{ctx}: {as_text}"
         );
-        let last = ok(
+        let last = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "needle", "command": "last"}),
+            SearchPanesArgs {
+                command: Some(CommandArg::Name("last".into())),
+                ..search_for("needle")
+            },
         )
         .await;
         assert_eq!(last["matches"], json!([]), "{ctx}: {last}");
-        let e = err(
+        let e = err_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "needle", "command": "first"}),
+            SearchPanesArgs {
+                command: Some(CommandArg::Name("first".into())),
+                ..search_for("needle")
+            },
         )
         .await;
         assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
         // `-1` is the newest: `true`, with no output.
-        let newest = ok(&s, "get_command_output", json!({"pane_id": pane})).await;
+        let newest = ok_typed(&s, CommandOutputArgs::on(&pane)).await;
         assert_eq!(
             newest["command"]["command"],
             json!("true"),
@@ -315,10 +338,13 @@ async fn marked_commands_are_listed_with_their_output() {
         assert_eq!(newest["lines"], json!([]), "{ctx}: {newest}");
 
         // Paging back with before.
-        let page = ok(
+        let page = ok_typed(
             &s,
-            "list_commands",
-            json!({"pane_id": pane, "limit": 1, "before": index_of("true")}),
+            ListCommandsArgs {
+                limit: Some(1),
+                before: Some(index_of("true") as u64),
+                ..ListCommandsArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -329,23 +355,34 @@ async fn marked_commands_are_listed_with_their_output() {
         assert!(page["omitted"].as_u64() >= Some(2), "{ctx}: {page}");
 
         // Bad arguments: clear errors, nothing run.
-        let e = err(&s, "list_commands", json!({"pane_id": pane, "limit": 0})).await;
-        assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
-        let e = err(
+        let e = err_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "context": 1000}),
+            ListCommandsArgs {
+                limit: Some(0),
+                ..ListCommandsArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
-        let e = err(
+        let e = err_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": 1_000_000}),
+            CommandOutputArgs {
+                context: Some(1000),
+                ..CommandOutputArgs::on(&pane)
+            },
+        )
+        .await;
+        assert_eq!(e.kind, "InvalidArgument", "{ctx}: {e:?}");
+        let e = err_typed(
+            &s,
+            CommandOutputArgs {
+                index: Some(1_000_000),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(e.kind, "NotFound", "{ctx}: {e:?}");
-        let e = err(&s, "list_commands", json!({"pane_id": "%999"})).await;
+        let e = err_typed(&s, ListCommandsArgs::on("%999")).await;
         assert_eq!(e.kind, "NotFound", "{ctx}: {e:?}");
     }
 }
@@ -359,10 +396,10 @@ async fn a_shell_without_marks_says_so() {
     let pane = first_pane(&server);
     let s = mirrored_servers(&server);
     let _ = run(&server, &pane, "echo plain");
-    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    let v = ok_typed(&s, ListCommandsArgs::on(&pane)).await;
     assert_eq!(v["marks"], json!("absent"), "{v}");
     assert_eq!(v["commands"], json!([]), "{v}");
-    let e = err(&s, "get_command_output", json!({"pane_id": pane})).await;
+    let e = err_typed(&s, CommandOutputArgs::on(&pane)).await;
     assert_eq!(e.kind, "NotFound", "{e:?}");
     assert!(e.text.contains("no command marks"), "{e:?}");
     // The hint is about commands, not about finding the pane.
@@ -441,10 +478,12 @@ async fn wait_for_command_sees_the_next_command_end() {
         // Begun while the command runs: it is the next to finish.
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", "sleep 0.5; echo slept"]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "wait_for_command",
-            json!({"pane_id": pane, "timeout": 10}),
+            WaitForCommandArgs {
+                timeout: 10.0,
+                ..WaitForCommandArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -462,10 +501,12 @@ async fn wait_for_command_sees_the_next_command_end() {
             let s = s.clone();
             let pane = pane.clone();
             async move {
-                let v = ok(
+                let v = ok_typed(
                     &s,
-                    "wait_for_command",
-                    json!({"pane_id": pane, "timeout": 0.2}),
+                    WaitForCommandArgs {
+                        timeout: 0.2,
+                        ..WaitForCommandArgs::on(&pane)
+                    },
                 )
                 .await;
                 (v["running"]["command"] == json!("sleep 30")).then_some(v)
@@ -535,7 +576,7 @@ pub(crate) async fn waiting(
 /// Waits until the pane's shell shows a marked prompt.
 pub(crate) async fn prompt_ready(s: &Servers, pane: &str) {
     crate::support::wait_until_async("a marked prompt", || async {
-        let v = ok(s, "list_commands", json!({"pane_id": pane})).await;
+        let v = ok_typed(s, ListCommandsArgs::on(pane)).await;
         let last = v["commands"].as_array()?.last()?.clone();
         (last["state"] == json!("prompt")).then_some(())
     })
@@ -549,19 +590,23 @@ async fn wait_for_command_without_marks_says_so() {
     let server = TestServer::start(&crate::support::system_tmux());
     let pane = first_pane(&server);
     let s = mirrored_servers(&server);
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_command",
-        json!({"pane_id": pane, "timeout": 0.2}),
+        WaitForCommandArgs {
+            timeout: 0.2,
+            ..WaitForCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("timeout"), "{v}");
     assert_eq!(v["marks"], json!("absent"), "{v}");
     assert_eq!(v["effective_timeout"], json!(0.2), "{v}");
-    let e = err(
+    let e = err_typed(
         &s,
-        "wait_for_command",
-        json!({"pane_id": pane, "timeout": -1}),
+        WaitForCommandArgs {
+            timeout: -1.0,
+            ..WaitForCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(e.kind, "InvalidArgument", "{e:?}");
@@ -582,10 +627,12 @@ async fn wait_for_command_ends_on_a_program_reading_input() {
     ] {
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", keys]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "wait_for_command",
-            json!({"pane_id": pane, "timeout": 20}),
+            WaitForCommandArgs {
+                timeout: 20.0,
+                ..WaitForCommandArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(v["outcome"], json!(outcome), "{v}");
@@ -612,15 +659,18 @@ async fn wait_for_stable_is_never_idle_while_a_command_runs() {
     server.tmux_ok(&["send-keys", "-t", &pane, "-l", "sleep 3"]);
     server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
     crate::support::wait_until_async("sleep running", || async {
-        let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        let v = ok_typed(&s, ListCommandsArgs::on(&pane)).await;
         let last = v["commands"].as_array()?.last()?.clone();
         (last["state"] == json!("running")).then_some(())
     })
     .await;
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 200, "timeout": 1.0}),
+        WaitForStableArgs {
+            stable_ms: 200.0,
+            timeout: 1.0,
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("timeout"), "{v}");
@@ -628,10 +678,13 @@ async fn wait_for_stable_is_never_idle_while_a_command_runs() {
         v["evidence"].to_string().contains("'sleep 3' is running"),
         "{v}"
     );
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 200, "timeout": 15}),
+        WaitForStableArgs {
+            stable_ms: 200.0,
+            timeout: 15.0,
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("stable"), "{v}");
@@ -647,21 +700,28 @@ async fn run_command_in_marks_mode_keeps_the_shell_state() {
     let bin = crate::support::system_tmux();
     let (_server, s, _home, pane) = bash_with_marks(&bin).await;
     prompt_ready(&s, &pane).await;
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "mode": "marks", "timeout": 15,
-               "command": "cd /tmp && export FOO=bar; echo foo-$FOO; (exit 3)"}),
+        RunCommandArgs {
+            mode: Some("marks".into()),
+            timeout: 15.0,
+            command: "cd /tmp && export FOO=bar; echo foo-$FOO; (exit 3)".into(),
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("completed"), "{v}");
     assert_eq!(v["exit_status"], json!(3), "{v}");
     assert_eq!(v["output"], json!(["foo-bar"]), "{v}");
     assert!(v["note"].to_string().contains("trusted false"), "{v}");
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "mode": "marks", "timeout": 15, "command": "echo $PWD $FOO"}),
+        RunCommandArgs {
+            mode: Some("marks".into()),
+            timeout: 15.0,
+            command: "echo $PWD $FOO".into(),
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["exit_status"], json!(0), "{v}");
@@ -670,17 +730,23 @@ async fn run_command_in_marks_mode_keeps_the_shell_state() {
     let plain = TestServer::start(&bin);
     let ps = mirrored_servers(&plain);
     let p = first_pane(&plain);
-    let e = err(
+    let e = err_typed(
         &ps,
-        "run_command",
-        json!({"pane_id": p, "mode": "marks", "command": "true"}),
+        RunCommandArgs {
+            mode: Some("marks".into()),
+            command: "true".into(),
+            ..RunCommandArgs::on(&p)
+        },
     )
     .await;
     assert!(e.text.contains("no command marks"), "{e:?}");
-    let e = err(
+    let e = err_typed(
         &ps,
-        "run_command",
-        json!({"pane_id": p, "mode": "bogus", "command": "true"}),
+        RunCommandArgs {
+            mode: Some("bogus".into()),
+            command: "true".into(),
+            ..RunCommandArgs::on(&p)
+        },
     )
     .await;
     assert!(e.text.contains("mode"), "{e:?}");
@@ -716,7 +782,7 @@ async fn seeding_recovers_commands_from_tmux_flags() {
         server.capture(&pane, &[]).matches("$ ").count() >= 2
     });
     let s = mirrored_servers(&server);
-    let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+    let v = ok_typed(&s, ListCommandsArgs::on(&pane)).await;
     assert_eq!(v["marks"], json!("present"), "{v}");
     let cmds = v["commands"].as_array().expect("commands");
     let first = &cmds[0];
@@ -725,10 +791,12 @@ async fn seeding_recovers_commands_from_tmux_flags() {
     assert_eq!(first["exit_status"], Value::Null, "{v}");
     assert_eq!(first["started_at"], Value::Null, "{v}");
     assert_eq!(first["output_lines"], json!(2), "{v}");
-    let out = ok(
+    let out = ok_typed(
         &s,
-        "get_command_output",
-        json!({"pane_id": pane, "index": first["index"]}),
+        CommandOutputArgs {
+            index: first["index"].as_i64(),
+            ..CommandOutputArgs::on(&pane)
+        },
     )
     .await;
     let texts: Vec<&str> = out["lines"]
@@ -740,10 +808,13 @@ async fn seeding_recovers_commands_from_tmux_flags() {
     assert_eq!(texts, ["one-2", "two"], "{out}");
     // The lines are tmux's: capture_pane reads the same one back.
     let line = out["lines"][0]["line"].as_i64().expect("line");
-    let cap = ok(
+    let cap = ok_typed(
         &s,
-        "capture_pane",
-        json!({"pane_id": pane, "start": line, "end": line}),
+        CapturePaneArgs {
+            start: Some(line),
+            end: Some(line),
+            ..CapturePaneArgs::on(&pane)
+        },
     )
     .await;
     assert!(cap["result"].to_string().contains("one-2"), "{cap}");
@@ -752,7 +823,7 @@ async fn seeding_recovers_commands_from_tmux_flags() {
     server.tmux_ok(&["send-keys", "-t", &pane, "-l", "(exit 5)"]);
     server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
     crate::support::wait_until_async("exit status 5 listed", || async {
-        let v = ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        let v = ok_typed(&s, ListCommandsArgs::on(&pane)).await;
         let c = v["commands"].as_array()?.clone();
         c.iter()
             .any(|c| c["exit_status"] == json!(5) && c["state"] == json!("finished"))
@@ -812,7 +883,7 @@ PROMPT_COMMAND=('s=$?; [ -n "$m" ] && printf "\033]133;D;%d;aid=inner\a" $s; m=1
     {
         typed("vi -u NONE");
         crate::support::wait_until_async("vi on the alternate screen", || async {
-            let v = ok(&s, "get_pane_state", json!({"pane_id": pane})).await;
+            let v = ok_typed(&s, PaneStateArgs::on(&pane)).await;
             (v["alternate_on"] == json!(true)).then_some(())
         })
         .await;
@@ -880,7 +951,7 @@ async fn fish_marks_are_read_and_marks_mode_runs_in_fish() {
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
         // The mirror follows from its first call; a fresh prompt after it.
-        ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        ok_typed(&s, ListCommandsArgs::on(&pane)).await;
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", "true"]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
         listed_until(&s, &pane, "true").await;
@@ -896,10 +967,12 @@ async fn fish_marks_are_read_and_marks_mode_runs_in_fish() {
         assert_eq!(c["exit_status"], json!(1), "{ctx}: {c}");
         assert_eq!(c["source"], json!("osc133"), "{ctx}: {c}");
         assert_eq!(c["trusted"], json!(false), "{ctx}: {c}");
-        let out = ok(
+        let out = ok_typed(
             &s,
-            "get_command_output",
-            json!({"pane_id": pane, "index": c["index"]}),
+            CommandOutputArgs {
+                index: c["index"].as_i64(),
+                ..CommandOutputArgs::on(&pane)
+            },
         )
         .await;
         let text: Vec<&Value> = out["lines"]
@@ -909,20 +982,27 @@ async fn fish_marks_are_read_and_marks_mode_runs_in_fish() {
         assert_eq!(text, [&json!("hi"), &json!("a%b c")], "{ctx}: {out}");
 
         prompt_ready(&s, &pane).await;
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "run_command",
-            json!({"pane_id": pane, "mode": "marks", "timeout": 15,
-                   "command": "cd /tmp; set -gx FOO bar; echo foo-$FOO; false"}),
+            RunCommandArgs {
+                mode: Some("marks".into()),
+                timeout: 15.0,
+                command: "cd /tmp; set -gx FOO bar; echo foo-$FOO; false".into(),
+                ..RunCommandArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(v["outcome"], json!("completed"), "{ctx}: {v}");
         assert_eq!(v["exit_status"], json!(1), "{ctx}: {v}");
         assert_eq!(v["output"], json!(["foo-bar"]), "{ctx}: {v}");
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "run_command",
-            json!({"pane_id": pane, "mode": "marks", "timeout": 15, "command": "echo $PWD $FOO"}),
+            RunCommandArgs {
+                mode: Some("marks".into()),
+                timeout: 15.0,
+                command: "echo $PWD $FOO".into(),
+                ..RunCommandArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(v["exit_status"], json!(0), "{ctx}: {v}");

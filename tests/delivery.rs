@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::support::has_python;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, mirrored_servers, system_tmux};
+use tmuxwire::mcp::args::{PasteTextArgs, SendKeysArgs};
 
 /// A Python program in raw mode that prints `ready` and runs `body`.
 fn raw_program(dir: &std::path::Path, name: &str, body: &str) -> String {
@@ -63,7 +64,14 @@ async fn enter_reaches_a_tui_that_takes_fast_enter_as_a_newline() {
     let s = mirrored_servers(&server);
     let pane = server.new_window_pane(&[&raw_program(dir.path(), "burst", BURST)]);
     server.wait_for_text(&pane, "burst ready", DEADLINE);
-    let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "hello"})).await;
+    let v = ok_typed(
+        &s,
+        SendKeysArgs {
+            keys: "hello".into(),
+            ..SendKeysArgs::on(&pane)
+        },
+    )
+    .await;
     assert_eq!(
         v["result"],
         json!(format!("Keys sent to pane {pane}")),
@@ -77,20 +85,26 @@ async fn enter_reaches_a_tui_that_takes_fast_enter_as_a_newline() {
     assert_eq!(d.get("enter_retries"), None, "{v}");
     server.wait_for_text(&pane, "SUBMITTED: hello", DEADLINE);
     // Enter with the text: a newline there; pressed again, it submits.
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "again", "submit_delay_ms": 0}),
+        SendKeysArgs {
+            keys: "again".into(),
+            submit_delay_ms: Some(0.0),
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     let d = delivery(&v);
     assert_eq!(d["submitted"], json!("confirmed"), "{v}");
     assert_eq!(d["enter_retries"], json!(1), "{v}");
     server.wait_for_text(&pane, "SUBMITTED: again\u{23ce}", DEADLINE);
-    let e = err(
+    let e = err_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "x", "submit_delay_ms": -1}),
+        SendKeysArgs {
+            keys: "x".into(),
+            submit_delay_ms: Some(-1.0),
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     assert!(e.text.contains("submit_delay_ms"), "{e:?}");
@@ -108,10 +122,13 @@ async fn a_collapsed_paste_is_typed_and_submitted() {
     let s = mirrored_servers(&server);
     let pane = server.new_window_pane(&[&raw_program(dir.path(), "paste", PASTE)]);
     server.wait_for_text(&pane, "paste ready", DEADLINE);
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "paste_text",
-        json!({"pane_id": pane, "text": "line one\nline two", "enter": true}),
+        PasteTextArgs {
+            text: "line one\nline two".into(),
+            enter: true,
+            ..PasteTextArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(
@@ -125,7 +142,14 @@ async fn a_collapsed_paste_is_typed_and_submitted() {
     assert_eq!(d["submitted"], json!("confirmed"), "{v}");
     server.wait_for_text(&pane, "SUBMITTED: 2 lines", DEADLINE);
     // Without enter, paste_text answers as the reference does.
-    let v = ok(&s, "paste_text", json!({"pane_id": pane, "text": "x"})).await;
+    let v = ok_typed(
+        &s,
+        PasteTextArgs {
+            text: "x".into(),
+            ..PasteTextArgs::on(&pane)
+        },
+    )
+    .await;
     assert!(v.get("delivery").is_none(), "{v}");
 }
 
@@ -139,10 +163,12 @@ async fn a_shell_line_is_submitted_at_once() {
         let pane = first_pane(&server);
         server.wait_for_text(&pane, "$", DEADLINE);
         let started = std::time::Instant::now();
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo delivered-$((6*7))"}),
+            SendKeysArgs {
+                keys: "echo delivered-$((6*7))".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         let d = delivery(&v);
@@ -153,7 +179,14 @@ async fn a_shell_line_is_submitted_at_once() {
         assert!(started.elapsed() < Duration::from_secs(5), "{v}");
         server.wait_for_text(&pane, "delivered-42", DEADLINE);
         // Keys and text without Enter carry no delivery.
-        let v = ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-l"})).await;
+        let v = ok_typed(
+            &s,
+            SendKeysArgs {
+                keys: "C-l".into(),
+                ..SendKeysArgs::on(&pane)
+            },
+        )
+        .await;
         assert!(v.get("delivery").is_none(), "{v}");
     }
 }
@@ -177,12 +210,15 @@ async fn wait_ready_outlasts_a_start_up_flush() {
     let s = mirrored_servers(&server);
     // Asked for, and by default: the pane was created moments ago and
     // its first program is still its terminal's foreground.
-    for (name, wait_ready) in [("bob", json!(true)), ("eve", Value::Null)] {
+    for (name, wait_ready) in [("bob", Some(true)), ("eve", None)] {
         let pane = server.new_window_pane(&[&format!("python3 {}", script.display())]);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": name, "wait_ready": wait_ready}),
+            SendKeysArgs {
+                keys: name.to_string(),
+                wait_ready,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         let d = delivery(&v);
@@ -191,7 +227,7 @@ async fn wait_ready_outlasts_a_start_up_flush() {
         assert!(evidence.contains("line-read"), "{v}");
         assert_eq!(
             evidence.contains("the pane started"),
-            wait_ready.is_null(),
+            wait_ready.is_none(),
             "{v}"
         );
         server.wait_for_text(&pane, &format!("GOT {name}"), DEADLINE);
@@ -212,7 +248,14 @@ async fn the_default_gate_gives_up_and_one_line_is_submitted_once() {
     let s = mirrored_servers(&server);
     let sleeper = server.new_window_pane(&["python3 -c 'import time; time.sleep(600)'"]);
     let at = std::time::Instant::now();
-    let v = ok(&s, "send_keys", json!({"pane_id": sleeper, "keys": "x"})).await;
+    let v = ok_typed(
+        &s,
+        SendKeysArgs {
+            keys: "x".into(),
+            ..SendKeysArgs::on(&sleeper)
+        },
+    )
+    .await;
     let took = at.elapsed();
     let d = delivery(&v);
     assert_eq!(d["ready"], json!(false), "{v}");
@@ -238,7 +281,14 @@ async fn the_default_gate_gives_up_and_one_line_is_submitted_once() {
     .expect("write script");
     let counter = server.new_window_pane(&[&format!("python3 {}", script.display())]);
     for (keys, n) in [("a\n", 1), ("b", 2)] {
-        let v = ok(&s, "send_keys", json!({"pane_id": counter, "keys": keys})).await;
+        let v = ok_typed(
+            &s,
+            SendKeysArgs {
+                keys: keys.to_string(),
+                ..SendKeysArgs::on(&counter)
+            },
+        )
+        .await;
         assert_eq!(delivery(&v)["submitted"], json!("confirmed"), "{v}");
         server.wait_for_text(&counter, &format!("LINE{n}={}.", keys.trim_end()), DEADLINE);
     }

@@ -11,6 +11,9 @@ use serde_json::json;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, system_tmux, test_env, tmux_bins, wait_until};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, SessionArgs, SnapshotPaneArgs,
+};
 use tmuxwire::tmux::{Caller, Server, Servers};
 
 /// `display_message` prints `#[`, `##[` and other literal text exactly as `tmux display -p`
@@ -26,7 +29,14 @@ async fn display_message_keeps_style_brackets_literal() {
             "a ##[b] #[c",
             "#[x]#{window_index}#[y]",
         ] {
-            let got = ok(&s, "display_message", json!({"format_string": fs})).await;
+            let got = ok_typed(
+                &s,
+                DisplayMessageArgs {
+                    format_string: fs.to_string(),
+                    ..Default::default()
+                },
+            )
+            .await;
             let want = server.tmux_ok(&["display-message", "-p", fs]);
             assert_eq!(
                 got["result"],
@@ -53,11 +63,11 @@ async fn socket_file_removed_while_connected() {
                 .with_idle_close(Duration::from_millis(300)),
         );
         let s = Servers::new(tmux.clone(), Caller::default());
-        ok(&s, "list_panes", json!({})).await;
+        ok_typed(&s, ListPanesArgs::default()).await;
         let moved = server.socket.with_extension("moved");
         std::fs::rename(&server.socket, &moved).unwrap();
-        ok(&s, "list_panes", json!({})).await;
-        let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        ok_typed(&s, ListPanesArgs::default()).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert!(
             cap["result"]
                 .as_str()
@@ -65,9 +75,9 @@ async fn socket_file_removed_while_connected() {
                 .contains("SOCKET-GONE-MARK"),
             "{ctx}"
         );
-        let found = ok(&s, "search_panes", json!({"pattern": "SOCKET-GONE-MARK"})).await;
+        let found = ok_typed(&s, search_for("SOCKET-GONE-MARK")).await;
         assert_eq!(found["total_panes_matched"], json!(1), "{ctx}: {found}");
-        ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+        ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
         // After the idle close (seen through the moved socket), a new connection cannot
         // find the socket.
         wait_until("the idle connection closes", DEADLINE, || {
@@ -80,14 +90,14 @@ async fn socket_file_removed_while_connected() {
                 .ok()?;
             (!String::from_utf8_lossy(&out.stdout).contains("tmuxwire")).then_some(())
         });
-        let e = err(&s, "capture_pane", json!({"pane_id": pane})).await.text;
+        let e = err_typed(&s, CapturePaneArgs::on(&pane)).await.text;
         assert!(e.contains("is gone"), "{ctx}: {e}");
         assert!(
             e.contains(&server.socket.display().to_string()),
             "{ctx}: {e}"
         );
         std::fs::rename(&moved, &server.socket).unwrap();
-        ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         // The search's copy, made while the socket was away, left no paste buffer behind.
         let out = bin
             .command()
@@ -106,16 +116,19 @@ async fn socket_file_removed_while_connected() {
 async fn a_dead_server_has_one_message() {
     let mut server = TestServer::start(&system_tmux());
     let s = crate::support::servers(&server);
-    ok(&s, "list_panes", json!({})).await;
+    ok_typed(&s, ListPanesArgs::default()).await;
     server.kill();
     let want = format!("no tmux server running on {}", server.socket.display());
     for (tool, args) in [
-        ("list_panes", json!({})),
-        ("capture_pane", json!({})),
-        ("search_panes", json!({"pattern": "x"})),
-        ("snapshot_pane", json!({})),
-        ("display_message", json!({"format_string": "#{pane_id}"})),
-        ("get_session_info", json!({})),
+        named(ListPanesArgs::default()),
+        named(CapturePaneArgs::default()),
+        named(search_for("x")),
+        named(SnapshotPaneArgs::default()),
+        named(DisplayMessageArgs {
+            format_string: "#{pane_id}".into(),
+            ..Default::default()
+        }),
+        named(SessionArgs::default()),
     ] {
         let e = err(&s, tool, args).await;
         assert!(e.text.starts_with(&want), "{tool}: {e:?}");
@@ -134,7 +147,7 @@ async fn timeouts_name_the_call() {
             .with_timeout(Duration::from_millis(500)),
     );
     let s = Servers::new(tmux, Caller::default());
-    ok(&s, "list_panes", json!({})).await;
+    ok_typed(&s, ListPanesArgs::default()).await;
     let pid = server.server_pid().to_string();
     let signal = |sig: &str| {
         assert!(
@@ -146,10 +159,12 @@ async fn timeouts_name_the_call() {
         );
     };
     signal("-STOP");
-    let e = err(
+    let e = err_typed(
         &s,
-        "display_message",
-        json!({"format_string": "#{pane_id}"}),
+        DisplayMessageArgs {
+            format_string: "#{pane_id}".into(),
+            ..Default::default()
+        },
     )
     .await;
     signal("-CONT");
@@ -174,16 +189,11 @@ async fn long_inputs_are_shortened_in_errors() {
     let server = TestServer::start(&system_tmux());
     let s = crate::support::servers(&server);
     let name = "n".repeat(100_000);
-    let e = err(&s, "get_session_info", json!({"session_name": name})).await;
+    let e = err_typed(&s, SessionArgs::in_session(&name)).await;
     assert_eq!(e.kind, "NotFound");
     assert!(e.text.len() < 2_000, "{} bytes", e.text.len());
     assert!(e.text.contains("more characters"), "{}", &e.text[..200]);
-    let e = err(
-        &s,
-        "capture_pane",
-        json!({"pane_id": format!("%{}", "9".repeat(50_000))}),
-    )
-    .await;
+    let e = err_typed(&s, CapturePaneArgs::on(&format!("%{}", "9".repeat(50_000)))).await;
     assert!(e.text.len() < 2_000, "{} bytes", e.text.len());
 }
 

@@ -20,6 +20,7 @@ use tmuxwire::tmux::{Error, Selector, Server};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, SH, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
+use tmuxwire::mcp::args::{CaptureSinceArgs, RunCommandArgs, SendKeysArgs, WaitForTextArgs};
 
 fn tmux_of(server: &TestServer) -> Arc<Server> {
     servers(server).default_server().clone()
@@ -717,10 +718,12 @@ async fn follow_tools_through_mcp() {
         let e = err(&s, "wait_for_text", args.clone()).await;
         assert!(e.text.contains(needle), "{args}: {}", e.text);
     }
-    let e = err(
+    let e = err_typed(
         &s,
-        "capture_since",
-        json!({"cursor": "capture-since-v1:abc"}),
+        CaptureSinceArgs {
+            cursor: Some("capture-since-v1:abc".into()),
+            ..Default::default()
+        },
     )
     .await;
     assert!(
@@ -728,22 +731,50 @@ async fn follow_tools_through_mcp() {
         "{}",
         e.text
     );
-    let e = err(&s, "capture_since", json!({"max_lines": 0})).await;
+    let e = err_typed(
+        &s,
+        CaptureSinceArgs {
+            max_lines: Some(0),
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(e.text.contains("max_lines"), "{}", e.text);
-    let e = err(&s, "run_command", json!({"command": "  "})).await;
+    let e = err_typed(
+        &s,
+        RunCommandArgs {
+            command: "  ".into(),
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(e.text.contains("must not be empty"), "{}", e.text);
-    let e = err(&s, "run_command", json!({"command": "a\nb"})).await;
+    let e = err_typed(
+        &s,
+        RunCommandArgs {
+            command: "a\nb".into(),
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(e.text.contains("single line"), "{}", e.text);
 
     // The ceiling clamps; a silent pane times out; interval is accepted.
     ceiling_and_timeout(&s, &pane).await;
 
     // capture_since: a first call, then exactly the new lines, then nothing.
-    let first = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+    let first = ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
     let cursor = first["cursor"].as_str().expect("cursor").to_string();
     assert_eq!(first["lines_missed"], json!(false));
     run(&server, &pane, "printf 'since-1\\nsince-2\\n'");
-    let next = ok(&s, "capture_since", json!({"cursor": cursor})).await;
+    let next = ok_typed(
+        &s,
+        CaptureSinceArgs {
+            cursor: Some(cursor.to_string()),
+            ..Default::default()
+        },
+    )
+    .await;
     let lines: Vec<&str> = next["lines"]
         .as_array()
         .unwrap()
@@ -758,27 +789,34 @@ async fn follow_tools_through_mcp() {
         "the cursor's pane is the default"
     );
     let cursor = next["cursor"].as_str().unwrap().to_string();
-    let again = ok(
+    let again = ok_typed(
         &s,
-        "capture_since",
-        json!({"cursor": cursor.clone(), "pane_id": pane}),
+        CaptureSinceArgs {
+            cursor: Some(cursor.clone().to_string()),
+            ..CaptureSinceArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(again["lines"], json!([]), "{again}");
     let other = server.tmux_ok(&["split-window", "-d", "-P", "-F", "#{pane_id}"]);
-    let e = err(
+    let e = err_typed(
         &s,
-        "capture_since",
-        json!({"cursor": cursor, "pane_id": other.trim()}),
+        CaptureSinceArgs {
+            cursor: Some(cursor.to_string()),
+            pane_id: Some(other.trim().to_string()),
+            ..Default::default()
+        },
     )
     .await;
     assert!(e.text.contains("cursor"), "{}", e.text);
 
     // run_command: status and only its own output.
-    let r = ok(
+    let r = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "command": "echo tool-out; (exit 3)"}),
+        RunCommandArgs {
+            command: "echo tool-out; (exit 3)".into(),
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(r["exit_status"], json!(3), "{r}");
@@ -810,20 +848,25 @@ async fn follow_tools_through_mcp() {
         let s = s.clone();
         let pane = pane.clone();
         tokio::spawn(async move {
-            ok(
+            ok_typed(
                 &s,
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": ["TOOL-DONE-7"], "timeout": 20}),
+                WaitForTextArgs {
+                    patterns: Some(vec!["TOOL-DONE-7".into()]),
+                    timeout: 20.0,
+                    ..WaitForTextArgs::on(&pane)
+                },
             )
             .await
         })
     };
     let id: PaneId = pane.parse().unwrap();
     waits_begun(&tmux_of_servers(&s), id, 1).await;
-    ok(
+    ok_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "sleep 0.2; echo TOOL-DONE-$((3+4))"}),
+        SendKeysArgs {
+            keys: "sleep 0.2; echo TOOL-DONE-$((3+4))".into(),
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     let r = within_deadline(waiter).await;
@@ -847,10 +890,14 @@ async fn within_deadline(h: tokio::task::JoinHandle<serde_json::Value>) -> serde
 async fn ceiling_and_timeout(s: &Arc<tmuxwire::tmux::Servers>, pane: &str) {
     use serde_json::json;
     let started = Instant::now();
-    let r = ok(
+    let r = ok_typed(
         s,
-        "wait_for_text",
-        json!({"pane_id": pane, "patterns": ["never-printed"], "timeout": 0.3, "interval": 0.5}),
+        WaitForTextArgs {
+            patterns: Some(vec!["never-printed".into()]),
+            timeout: 0.3,
+            interval: Some(0.5),
+            ..WaitForTextArgs::on(pane)
+        },
     )
     .await;
     assert_eq!(r["outcome"], json!("timeout"), "{r}");
@@ -865,21 +912,26 @@ async fn ceiling_and_timeout(s: &Arc<tmuxwire::tmux::Servers>, pane: &str) {
         let s = s.clone();
         let pane = pane.to_string();
         tokio::spawn(async move {
-            ok(
+            ok_typed(
                 &s,
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": ["x-never"], "stop": ["CLAMP-STOP"],
-                       "timeout": 999}),
+                WaitForTextArgs {
+                    patterns: Some(vec!["x-never".into()]),
+                    stop: Some(vec!["CLAMP-STOP".into()]),
+                    timeout: 999.0,
+                    ..WaitForTextArgs::on(&pane)
+                },
             )
             .await
         })
     };
     let id: PaneId = pane.parse().unwrap();
     waits_begun(&tmux_of_servers(s), id, 1).await;
-    ok(
+    ok_typed(
         s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "echo CLAMP\"\"-STOP"}),
+        SendKeysArgs {
+            keys: "echo CLAMP\"\"-STOP".into(),
+            ..SendKeysArgs::on(pane)
+        },
     )
     .await;
     let r = within_deadline(w).await;
@@ -899,7 +951,7 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
         let s = servers(&server);
         let pane = first_pane(&server);
         run(&server, &pane, "true");
-        ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
+        ok_typed(&s, CaptureSinceArgs::on(&pane)).await; // the copy exists
         let names = server.tmux_ok(&[
             "display-message",
             "-p",
@@ -941,10 +993,13 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
                 }
             })
             .await;
-            let r = ok(
+            let r = ok_typed(
                 &s,
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": [want], "timeout": 5}),
+                WaitForTextArgs {
+                    patterns: Some(vec![want.to_string()]),
+                    timeout: 5.0,
+                    ..WaitForTextArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(r["outcome"], json!("matched"), "{r}");
@@ -956,16 +1011,21 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
             );
         }
         // Only the echo holds the pattern: not matched at entry, and not matched later.
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo ONLY-$((1))-ECHO >/dev/null"}),
+            SendKeysArgs {
+                keys: "echo ONLY-$((1))-ECHO >/dev/null".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
-        let r = ok(
+        let r = ok_typed(
             &s,
-            "wait_for_text",
-            json!({"pane_id": pane, "patterns": ["ONLY-$((1))-ECHO"], "timeout": 0.5}),
+            WaitForTextArgs {
+                patterns: Some(vec!["ONLY-$((1))-ECHO".into()]),
+                timeout: 0.5,
+                ..WaitForTextArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(r["outcome"], json!("timeout"), "{r}");
@@ -986,19 +1046,24 @@ async fn run_command_output_beyond_history() {
     let s = servers(&server);
     let pane = first_pane(&server);
     run(&server, &pane, "true");
-    let r = ok(
+    let r = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "command": "seq 1 3000", "max_lines": 3}),
+        RunCommandArgs {
+            command: "seq 1 3000".into(),
+            max_lines: Some(3),
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(r["exit_status"], json!(0), "{r}");
     assert_eq!(r["output"], json!(["2998", "2999", "3000"]), "{r}");
     assert_eq!(r["output_truncated"], json!(true), "{r}");
-    let r = ok(
+    let r = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "command": "seq 1 3000"}),
+        RunCommandArgs {
+            command: "seq 1 3000".into(),
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     let out = r["output"].as_array().unwrap();
@@ -1021,10 +1086,13 @@ async fn run_command_says_why_a_command_never_started() {
     let s = servers(&server);
     let pane = first_pane(&server);
     run(&server, &pane, "true");
-    let r = ok(
+    let r = ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "command": "echo 'oops", "timeout": 0.5}),
+        RunCommandArgs {
+            command: "echo 'oops".into(),
+            timeout: 0.5,
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(r["timed_out"], json!(true), "{r}");
@@ -1032,11 +1100,21 @@ async fn run_command_says_why_a_command_never_started() {
         r["note"].as_str().unwrap_or("").contains("never started"),
         "{r}"
     );
-    ok(&s, "send_keys", json!({"pane_id": pane, "keys": "C-c"})).await;
-    let r = ok(
+    ok_typed(
         &s,
-        "run_command",
-        json!({"pane_id": pane, "command": "echo fine", "timeout": 10}),
+        SendKeysArgs {
+            keys: "C-c".into(),
+            ..SendKeysArgs::on(&pane)
+        },
+    )
+    .await;
+    let r = ok_typed(
+        &s,
+        RunCommandArgs {
+            command: "echo fine".into(),
+            timeout: 10.0,
+            ..RunCommandArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(r["output"], json!(["fine"]), "{r}");

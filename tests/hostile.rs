@@ -9,6 +9,10 @@ use serde_json::{Value, json};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until, within};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs,
+    PaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs, WindowArgs,
+};
 
 /// Writes `content` to a file in `dir` and `cat`s it in `pane` (the command line's echo holds
 /// only the path), waiting until it has been printed.
@@ -112,7 +116,7 @@ async fn hostile_session_and_window_names() {
         let s = servers(&server);
         // Connect before the hostile sessions exist, then create them (notifications with
         // hostile names flow through our connection).
-        ok(&s, "list_sessions", json!({})).await;
+        ok_typed(&s, ListSessionsArgs::default()).await;
 
         let names: Vec<String> = NAMES
             .iter()
@@ -137,7 +141,7 @@ async fn hostile_session_and_window_names() {
         // list_sessions: exactly tmux's names (some versions rewrite some characters; tmux's
         // own listing is the reference).
         let want = tmux_sessions(&server);
-        let got = ok(&s, "list_sessions", json!({})).await;
+        let got = ok_typed(&s, ListSessionsArgs::default()).await;
         let got: Vec<(String, String)> = got["result"]
             .as_array()
             .unwrap()
@@ -157,7 +161,7 @@ async fn hostile_session_and_window_names() {
             .lines()
             .map(str::to_string)
             .collect();
-        let got_w = ok(&s, "list_windows", json!({"session_name": "main"})).await;
+        let got_w = ok_typed(&s, ListWindowsArgs::in_session("main")).await;
         let got_w: Vec<String> = got_w["result"]
             .as_array()
             .unwrap()
@@ -181,24 +185,26 @@ async fn hostile_session_and_window_names() {
                 continue;
             }
             let ctx = format!("tmux {}: session {asked:?} (stored as {name:?})", bin.label);
-            let info = ok(&s, "get_session_info", json!({"session_name": name})).await;
+            let info = ok_typed(&s, SessionArgs::in_session(name)).await;
             assert_eq!(info["session_id"], json!(sid), "{ctx}");
             assert_eq!(info["session_name"], json!(name), "{ctx}");
-            let w = ok(&s, "list_windows", json!({"session_name": name})).await;
+            let w = ok_typed(&s, ListWindowsArgs::in_session(name)).await;
             let w = w["result"].as_array().unwrap();
             assert_eq!(w.len(), 1, "{ctx}");
             assert_eq!(w[0]["session_id"], json!(sid), "{ctx}");
-            let cap = ok(&s, "capture_pane", json!({"session_name": name})).await;
+            let cap = ok_typed(&s, CapturePaneArgs::in_session(name)).await;
             assert_eq!(cap["pane_id"], json!(pane), "{ctx}");
             let marker = format!("HOSTILE-MARK-{i}-");
             assert!(
                 cap["result"].as_str().unwrap().lines().any(|l| l == marker),
                 "{ctx}: {cap}"
             );
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": marker, "session_name": name}),
+                SearchPanesArgs {
+                    session_name: Some(name.to_string()),
+                    ..search_for(&marker)
+                },
             )
             .await;
             assert_eq!(
@@ -209,10 +215,10 @@ async fn hostile_session_and_window_names() {
             assert_eq!(v["panes_searched"], 1, "{ctx}");
             assert_eq!(v["matches"][0]["session_name"], json!(name), "{ctx}");
             // And a search of every pane finds it in that pane only.
-            let v = ok(&s, "search_panes", json!({"pattern": marker})).await;
+            let v = ok_typed(&s, search_for(&marker)).await;
             assert_eq!(hits(&v).len(), 1, "{ctx}: {v}");
             assert_eq!(hits(&v)[0].0, *pane, "{ctx}");
-            let snap = ok(&s, "snapshot_pane", json!({"session_name": name})).await;
+            let snap = ok_typed(&s, SnapshotPaneArgs::in_session(name)).await;
             assert_eq!(snap["pane_id"], json!(pane), "{ctx}");
         }
         // Nothing was executed, and the server is still fine.
@@ -253,17 +259,17 @@ async fn hostile_session_names_tmux_cannot_target() {
                 "tmux {}: {asked:?} stored as {name:?} ({sid} {pane})",
                 bin.label
             );
-            let info = call(&s, "get_session_info", json!({"session_name": name})).await;
+            let info = call_typed(&s, SessionArgs::in_session(&name)).await;
             let got = info.structured_content.unwrap_or_default();
             if got["session_id"] != json!(sid) {
                 wrong.push(format!("{ctx}: get_session_info gave {got}"));
             }
-            let w = call(&s, "list_windows", json!({"session_name": name})).await;
+            let w = call_typed(&s, ListWindowsArgs::in_session(&name)).await;
             let got = w.structured_content.clone().unwrap_or_default();
             if got["result"][0]["session_id"] != json!(sid) {
                 wrong.push(format!("{ctx}: list_windows gave {got} {}", text_of(&w)));
             }
-            let cap = call(&s, "capture_pane", json!({"session_name": name})).await;
+            let cap = call_typed(&s, CapturePaneArgs::in_session(&name)).await;
             let got = cap.structured_content.clone().unwrap_or_default();
             if got["pane_id"] != json!(pane) {
                 wrong.push(format!(
@@ -272,10 +278,12 @@ async fn hostile_session_names_tmux_cannot_target() {
                     text_of(&cap)
                 ));
             }
-            let v = call(
+            let v = call_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": "$", "session_name": name}),
+                SearchPanesArgs {
+                    session_name: Some(name.to_string()),
+                    ..search_for("$")
+                },
             )
             .await;
             let got = v.structured_content.clone().unwrap_or_default();
@@ -349,15 +357,18 @@ async fn hostile_literal_patterns() {
                 want.iter().any(|l| l.starts_with('P')),
                 "{pattern:?} was planted: {joined:?}"
             );
-            let v = ok(&s, "search_panes", json!({"pattern": pattern})).await;
+            let v = ok_typed(&s, search_for(pattern)).await;
             let got: Vec<String> = hits(&v).into_iter().map(|h| h.1).collect();
             let got: Vec<&String> = got.iter().collect();
             assert_eq!(got, want, "tmux {}: pattern {pattern:?}", bin.label);
             // The same with match_case and with a session scope.
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": pattern, "match_case": true, "session_name": "lit"}),
+                SearchPanesArgs {
+                    match_case: true,
+                    session_name: Some("lit".into()),
+                    ..search_for(pattern)
+                },
             )
             .await;
             let got_cs: Vec<String> = hits(&v).into_iter().map(|h| h.1).collect();
@@ -378,7 +389,7 @@ async fn hostile_literal_patterns() {
             ("#{pane_id}", "P09"),
             ("#(touch x)", "P12"),
         ] {
-            let v = ok(&s, "search_panes", json!({"pattern": pattern})).await;
+            let v = ok_typed(&s, search_for(pattern)).await;
             let h = hits(&v);
             assert_eq!(h.len(), 1, "tmux {}: {pattern:?}: {v}", bin.label);
             assert!(h[0].1.starts_with(line), "{pattern:?}: {h:?}");
@@ -410,7 +421,7 @@ async fn hostile_pane_text_looks_like_control_protocol() {
             .start();
         let pane = first_pane(&server);
         let s = servers(&server);
-        ok(&s, "list_sessions", json!({})).await; // attached: the text flows as %output too
+        ok_typed(&s, ListSessionsArgs::default()).await; // attached: the text flows as %output too
         let content = LINES.join("\n") + "\n";
         plant(&server, &pane, tmp.path(), &content);
         // Print the same again with a guard-like line carrying the real current time, so a
@@ -428,7 +439,7 @@ async fn hostile_pane_text_looks_like_control_protocol() {
         );
 
         for round in 0..3 {
-            let cap = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+            let cap = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
             let got = lines_of(cap["result"].as_str().unwrap());
             assert_eq!(
                 got,
@@ -444,10 +455,12 @@ async fn hostile_pane_text_looks_like_control_protocol() {
                 );
             }
             for l in LINES {
-                let v = ok(
+                let v = ok_typed(
                     &s,
-                    "search_panes",
-                    json!({"pattern": l, "match_case": true}),
+                    SearchPanesArgs {
+                        match_case: true,
+                        ..search_for(l)
+                    },
                 )
                 .await;
                 let h = hits(&v);
@@ -457,19 +470,14 @@ async fn hostile_pane_text_looks_like_control_protocol() {
                     bin.label
                 );
             }
-            let v = ok(
-                &s,
-                "search_panes",
-                json!({"pattern": format!("%end {now}")}),
-            )
-            .await;
+            let v = ok_typed(&s, search_for(&format!("%end {now}"))).await;
             assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
             // Other calls on the same connection still get their own answers.
-            let info = ok(&s, "get_server_info", json!({})).await;
+            let info = ok_typed(&s, ServerArgs::default()).await;
             assert_eq!(info["is_alive"], true);
-            let l = ok(&s, "list_sessions", json!({})).await;
+            let l = ok_typed(&s, ListSessionsArgs::default()).await;
             assert_eq!(l["result"][0]["session_name"], "proto");
-            let snap = ok(&s, "snapshot_pane", json!({"pane_id": pane})).await;
+            let snap = ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
             assert_eq!(snap["pane_id"], json!(pane));
         }
     }
@@ -490,19 +498,23 @@ async fn hostile_regex_patterns() {
     for pattern in [r"(a+)+$", r"(a|aa)+$", r"(a*)*b", r"^(a+)+b$", r"(.*a){20}"] {
         let v = within(
             pattern,
-            ok(
+            ok_typed(
                 &s,
-                "search_panes",
-                json!({"pattern": pattern, "regex": true}),
+                SearchPanesArgs {
+                    regex: true,
+                    ..search_for(pattern)
+                },
             ),
         )
         .await;
         assert!(v["total_panes_matched"].as_u64().is_some(), "{v}");
     }
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "search_panes",
-        json!({"pattern": "(a+)+$", "regex": true}),
+        SearchPanesArgs {
+            regex: true,
+            ..search_for("(a+)+$")
+        },
     )
     .await;
     let want: Vec<String> = tmux_lines(&server, &pane, &["-J", "-S", "-", "-E", "-"])
@@ -522,10 +534,12 @@ async fn hostile_regex_patterns() {
         ("[z-a]".to_string(), true),
         (format!("{}a", "(".repeat(500) + &")".repeat(500)), true),
     ] {
-        let e = err(
+        let e = err_typed(
             &s,
-            "search_panes",
-            json!({"pattern": pattern, "regex": regex}),
+            SearchPanesArgs {
+                regex,
+                ..search_for(&pattern)
+            },
         )
         .await;
         assert_eq!(
@@ -541,7 +555,7 @@ async fn hostile_regex_patterns() {
         }
     }
     // Exactly 1000 characters is accepted.
-    ok(&s, "search_panes", json!({"pattern": "a".repeat(1000)})).await;
+    ok_typed(&s, search_for(&"a".repeat(1000))).await;
     assert!(server.is_alive());
 }
 
@@ -555,76 +569,116 @@ async fn hostile_arguments() {
         let s = servers(&server);
         let sessions_before = tmux_sessions(&server);
         let invalid: Vec<(&str, Value)> = vec![
-            ("capture_pane", json!({"pane_id": "%0; kill-server"})),
-            ("capture_pane", json!({"pane_id": "%0 ; kill-server"})),
-            ("capture_pane", json!({"pane_id": "%abc"})),
-            ("capture_pane", json!({"pane_id": "%"})),
-            ("capture_pane", json!({"pane_id": "0"})),
-            ("capture_pane", json!({"pane_id": "%-1"})),
-            ("capture_pane", json!({"pane_id": "%99999999999999999999"})),
+            named(CapturePaneArgs::on("%0; kill-server")),
+            named(CapturePaneArgs::on("%0 ; kill-server")),
+            named(CapturePaneArgs::on("%abc")),
+            named(CapturePaneArgs::on("%")),
+            named(CapturePaneArgs::on("0")),
+            named(CapturePaneArgs::on("%-1")),
+            named(CapturePaneArgs::on("%99999999999999999999")),
             ("capture_pane", json!({"pane_id": 0})),
-            ("capture_pane", json!({"pane_id": "%0\u{0}"})),
-            ("capture_pane", json!({"max_lines": 0})),
-            ("capture_pane", json!({"max_lines": -5})),
-            ("capture_pane", json!({"start": i64::MIN})),
+            named(CapturePaneArgs::on("%0\u{0}")),
+            named(CapturePaneArgs {
+                max_lines: Some(0),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                max_lines: Some(-5),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                start: Some(i64::MIN),
+                ..Default::default()
+            }),
             ("capture_pane", json!({"start": "zero"})),
             ("capture_pane", json!({"start": "1.5"})),
             ("capture_pane", json!({"start": 1.5})),
             ("capture_pane", json!({"join_wrapped": "maybe"})),
             ("capture_pane", json!({"bogus": 1})),
-            ("get_pane_info", json!({"pane_id": "%0;kill-server"})),
-            ("get_pane_info", json!({"window_id": "%0"})),
-            ("get_window_info", json!({"window_id": "@x"})),
-            (
-                "get_session_info",
-                json!({"session_id": "$1 ; kill-server"}),
-            ),
-            ("get_session_info", json!({"session_id": "1"})),
-            ("get_session_info", json!({"session_name": ""})),
-            ("get_session_info", json!({"session_name": "args\u{0}"})),
-            (
-                "get_session_info",
-                json!({"session_name": "\u{0}; kill-server"}),
-            ),
-            ("list_windows", json!({"session_name": "a\u{0}b"})),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_name": "\u{0}"}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$0;kill-server"}),
-            ),
-            (
-                "list_panes",
-                json!({"window_index": -1, "session_name": "args"}),
-            ),
+            named(PaneArgs::on("%0;kill-server")),
+            named(PaneArgs {
+                window_id: Some("%0".into()),
+                ..Default::default()
+            }),
+            named(WindowArgs {
+                window_id: Some("@x".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("$1 ; kill-server".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("1".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("")),
+            named(SessionArgs::in_session("args\u{0}")),
+            named(SessionArgs::in_session("\u{0}; kill-server")),
+            named(ListWindowsArgs::in_session("a\u{0}b")),
+            named(SearchPanesArgs {
+                session_name: Some("\u{0}".into()),
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$0;kill-server".into()),
+                ..search_for("x")
+            }),
+            named(ListPanesArgs {
+                window_index: Some(-1),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
             (
                 "list_panes",
                 json!({"window_index": 1_i64 << 40, "session_name": "args"}),
             ),
-            ("get_window_info", json!({"window_index": -1})),
-            ("get_window_info", json!({"window_index": i64::MAX})),
-            ("search_panes", json!({"pattern": "x", "offset": -1})),
-            ("search_panes", json!({"pattern": "x", "limit": 0})),
-            (
-                "search_panes",
-                json!({"pattern": "x", "max_matched_lines_per_pane": 0}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "content_start": i64::MIN}),
-            ),
+            named(WindowArgs {
+                window_index: Some(-1),
+                ..Default::default()
+            }),
+            named(WindowArgs {
+                window_index: Some(i64::MAX),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                offset: -1,
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                limit: Some(0),
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                max_matched_lines_per_pane: 0,
+                ..search_for("x")
+            }),
+            named(SearchPanesArgs {
+                content_start: Some(i64::MIN),
+                ..search_for("x")
+            }),
             ("search_panes", json!({"pattern": [5]})),
             ("search_panes", json!({})),
-            ("display_message", json!({"format_string": "#{E:pane_id}"})),
-            (
-                "display_message",
-                json!({"format_string": "#{?pane_active,#(touch /tmp/x),}"}),
-            ),
-            ("list_sessions", json!({"socket_name": "../../etc/passwd"})),
-            ("list_sessions", json!({"socket_name": ""})),
-            ("list_sessions", json!({"socket_name": ".."})),
+            named(DisplayMessageArgs {
+                format_string: "#{E:pane_id}".into(),
+                ..Default::default()
+            }),
+            named(DisplayMessageArgs {
+                format_string: "#{?pane_active,#(touch /tmp/x),}".into(),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("../../etc/passwd".into()),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("".into()),
+                ..Default::default()
+            }),
+            named(ListSessionsArgs {
+                socket_name: Some("..".into()),
+                ..Default::default()
+            }),
         ];
         for (tool, args) in &invalid {
             let e = within(tool, err(&s, tool, args.clone())).await;
@@ -639,26 +693,40 @@ async fn hostile_arguments() {
             );
         }
         let not_found: Vec<(&str, Value)> = vec![
-            ("capture_pane", json!({"pane_id": "%4294967295"})),
-            ("capture_pane", json!({"pane_id": "%999"})),
-            ("snapshot_pane", json!({"pane_id": "%999"})),
-            ("capture_pane", json!({"window_id": "@999"})),
-            ("capture_pane", json!({"session_id": "$999"})),
-            ("capture_pane", json!({"session_name": "nope"})),
-            ("list_windows", json!({"session_id": "$999"})),
-            ("list_panes", json!({"window_id": "@999"})),
-            (
-                "list_panes",
-                json!({"window_index": 4_294_967_295_i64, "session_name": "args"}),
-            ),
-            (
-                "list_panes",
-                json!({"window_index": 7, "session_name": "args"}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$999"}),
-            ),
+            named(CapturePaneArgs::on("%4294967295")),
+            named(CapturePaneArgs::on("%999")),
+            named(SnapshotPaneArgs::on("%999")),
+            named(CapturePaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs::in_session("nope")),
+            named(ListWindowsArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_index: Some(4_294_967_295_i64),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                window_index: Some(7),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$999".into()),
+                ..search_for("x")
+            }),
         ];
         for (tool, args) in &not_found {
             let e = within(tool, err(&s, tool, args.clone())).await;
@@ -669,25 +737,32 @@ async fn hostile_arguments() {
             );
         }
         // Huge but valid numbers are fine.
-        ok(
+        ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -2_147_483_648_i64, "end": i64::MAX,
-                   "max_lines": i64::MAX}),
+            CapturePaneArgs {
+                start: Some(-2_147_483_648_i64),
+                end: Some(i64::MAX),
+                max_lines: Some(i64::MAX),
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "x", "content_start": -2_147_483_648_i64,
-                   "content_end": i64::MAX, "limit": i64::MAX, "offset": i64::MAX,
-                   "max_matched_lines_per_pane": i64::MAX}),
+            SearchPanesArgs {
+                content_start: Some(-2_147_483_648_i64),
+                content_end: Some(i64::MAX),
+                limit: Some(i64::MAX),
+                offset: i64::MAX,
+                max_matched_lines_per_pane: i64::MAX,
+                ..search_for("x")
+            },
         )
         .await;
         // Still alive, nothing changed.
         assert!(server.is_alive(), "tmux {}", bin.label);
         assert_eq!(tmux_sessions(&server), sessions_before);
-        let l = ok(&s, "list_panes", json!({})).await;
+        let l = ok_typed(&s, ListPanesArgs::default()).await;
         assert_eq!(l["result"][0]["pane_id"], json!(pane));
     }
 }
@@ -703,23 +778,34 @@ async fn hostile_info_tools_missing_ids_are_not_found() {
     let s = servers(&server);
     let mut wrong = Vec::new();
     for (tool, args) in [
-        ("get_pane_info", json!({"pane_id": "%999"})),
-        ("get_window_info", json!({"window_id": "@999"})),
-        ("get_session_info", json!({"session_id": "$999"})),
-        (
-            "get_window_info",
-            json!({"window_index": 7, "session_name": "ids"}),
-        ),
-        ("get_pane_info", json!({"window_id": "@999"})),
-        ("get_session_info", json!({"session_name": "nope"})),
-        (
-            "display_message",
-            json!({"format_string": "#{pane_id}", "pane_id": "%999"}),
-        ),
-        (
-            "display_message",
-            json!({"format_string": "x", "session_name": "nope"}),
-        ),
+        named(PaneArgs::on("%999")),
+        named(WindowArgs {
+            window_id: Some("@999".into()),
+            ..Default::default()
+        }),
+        named(SessionArgs {
+            session_id: Some("$999".into()),
+            ..Default::default()
+        }),
+        named(WindowArgs {
+            window_index: Some(7),
+            session_name: Some("ids".into()),
+            ..Default::default()
+        }),
+        named(PaneArgs {
+            window_id: Some("@999".into()),
+            ..Default::default()
+        }),
+        named(SessionArgs::in_session("nope")),
+        named(DisplayMessageArgs {
+            format_string: "#{pane_id}".into(),
+            ..DisplayMessageArgs::on("%999")
+        }),
+        named(DisplayMessageArgs {
+            format_string: "x".into(),
+            session_name: Some("nope".into()),
+            ..Default::default()
+        }),
     ] {
         let r = call(&s, tool, args.clone()).await;
         let kind = serde_json::to_value(&r).unwrap()["_meta"]["error_type"].clone();
@@ -773,16 +859,18 @@ async fn hostile_server_killed_mid_call() {
                 .start();
             let s = servers(&server);
             fill_big(&server, tmp.path(), 4);
-            ok(&s, "list_panes", json!({})).await;
+            ok_typed(&s, ListPanesArgs::default()).await;
             let socket = server.socket.clone();
 
             let search = {
                 let s = s.clone();
                 tokio::spawn(async move {
-                    call(
+                    call_typed(
                         &s,
-                        "search_panes",
-                        json!({"pattern": r"(y+)\d?y{10}$", "regex": true}),
+                        SearchPanesArgs {
+                            regex: true,
+                            ..search_for(r"(y+)\d?y{10}$")
+                        },
                     )
                     .await
                 })
@@ -806,7 +894,8 @@ async fn hostile_server_killed_mid_call() {
                     let r = within("search", search).await.unwrap();
                     assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
                     server.kill();
-                    let e = within("call after kill", err(&s, "capture_pane", json!({}))).await;
+                    let e =
+                        within("call after kill", err_typed(&s, CapturePaneArgs::default())).await;
                     assert!(
                         e.text
                             .contains(&format!("no tmux server running on {}", socket.display())),
@@ -825,11 +914,7 @@ async fn hostile_server_killed_mid_call() {
             wait_until("server gone", DEADLINE, || {
                 (!server.is_alive()).then_some(())
             });
-            let e = within(
-                "call after the server died",
-                err(&s, "search_panes", json!({"pattern": "y"})),
-            )
-            .await;
+            let e = within("call after the server died", err_typed(&s, search_for("y"))).await;
             assert!(
                 e.text
                     .contains(&format!("no tmux server running on {}", socket.display())),
@@ -837,7 +922,7 @@ async fn hostile_server_killed_mid_call() {
                 bin.label
             );
             assert_eq!(e.kind, "NoServer", "tmux {} ({how})", bin.label);
-            let info = within("server info", ok(&s, "get_server_info", json!({}))).await;
+            let info = within("server info", ok_typed(&s, ServerArgs::default())).await;
             assert_eq!(info["is_alive"], false, "tmux {} ({how})", bin.label);
             server.kill();
         }
@@ -855,7 +940,7 @@ async fn pane_metadata_cannot_spoof_records() {
         let server = TestServer::builder(&bin).size(100, 20).start();
         let pane = first_pane(&server);
         let servers = servers(&server);
-        let real = ok(&servers, "get_pane_info", json!({"pane_id": pane})).await;
+        let real = ok_typed(&servers, PaneArgs::on(&pane)).await;
 
         // A title full of separators (tmux accepts any valid UTF-8 title).
         run(
@@ -873,7 +958,7 @@ async fn pane_metadata_cannot_spoof_records() {
             &format!("cd {}", shell_quote(&evil.display().to_string())),
         );
 
-        let info = ok(&servers, "get_pane_info", json!({"pane_id": pane})).await;
+        let info = ok_typed(&servers, PaneArgs::on(&pane)).await;
         for field in [
             "pane_id",
             "session_id",
@@ -897,7 +982,7 @@ async fn pane_metadata_cannot_spoof_records() {
             "{ctx}: {info}"
         );
 
-        let panes = ok(&servers, "list_panes", json!({})).await;
+        let panes = ok_typed(&servers, ListPanesArgs::default()).await;
         let ids: Vec<&str> = panes["result"]
             .as_array()
             .unwrap()
@@ -909,9 +994,9 @@ async fn pane_metadata_cannot_spoof_records() {
             [pane.as_str()],
             "{ctx}: a phantom pane appeared: {panes}"
         );
-        let snap = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        let snap = ok_typed(&servers, SnapshotPaneArgs::on(&pane)).await;
         assert_eq!(snap["pane_id"], json!(pane), "{ctx}");
-        let found = ok(&servers, "search_panes", json!({"pattern": "END-MARK"})).await;
+        let found = ok_typed(&servers, search_for("END-MARK")).await;
         assert_eq!(
             found["matches"][0]["session_id"], real["session_id"],
             "{ctx}: {found}"

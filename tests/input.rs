@@ -11,8 +11,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::tool::{call, err, first_pane, ok, pane_id, run, text_of};
+use crate::support::tool::{
+    OnPane, call_typed, err, err_typed, first_pane, ok, ok_typed, pane_id, run, text_of,
+};
 use crate::support::*;
+use tmuxwire::mcp::args::{
+    ListPanesArgs, ListSessionsArgs, LoadBufferArgs, PasteBufferArgs, PasteTextArgs, SendKeysArgs,
+    ShowBufferArgs,
+};
 
 /// A pane that copies the next `n` bytes it receives to `out`, then prints a marker; the
 /// pane's id and the marker.
@@ -44,10 +50,14 @@ async fn delivered(server: &TestServer, text: &str, dir: &Path, name: &str) -> V
     let out = dir.join(name);
     let (pane, marker) = raw_reader(server, text.len(), &out);
     let s = capture_servers(server);
-    let r = call(
+    let r = call_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": text, "literal": true, "enter": false}),
+        SendKeysArgs {
+            keys: text.to_string(),
+            literal: true,
+            enter: false,
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     assert_ne!(r.is_error, Some(true), "{name}: {}", text_of(&r));
@@ -144,17 +154,23 @@ async fn c9_non_latin_text_and_c_space_arrive_as_bytes() {
                 .trim()
                 == "od"
         });
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "日本語", "enter": false}),
+            SendKeysArgs {
+                keys: "日本語".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         for key in ["C-Space", "Enter", "C-d"] {
-            ok(
+            ok_typed(
                 &s,
-                "send_keys",
-                json!({"pane_id": pane, "keys": key, "enter": false}),
+                SendKeysArgs {
+                    keys: key.to_string(),
+                    enter: false,
+                    ..SendKeysArgs::on(&pane)
+                },
             )
             .await;
         }
@@ -178,16 +194,21 @@ async fn c10_trailing_semicolon_is_typed() {
         let pane = first_pane(&server);
         let s = servers(&server);
         run(&server, &pane, "clear");
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo one;"}),
+            SendKeysArgs {
+                keys: "echo one;".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo two;", "literal": true}),
+            SendKeysArgs {
+                keys: "echo two;".into(),
+                literal: true,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "\ntwo\n", DEADLINE);
@@ -212,16 +233,22 @@ async fn c11_leading_dash_is_text_for_the_named_pane() {
         let d1 = pane_id(&server, "=d1:");
         let d2 = pane_id(&server, "=d2:");
         let s = servers(&server);
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": d1, "keys": "-t d2 hello", "enter": false}),
+            SendKeysArgs {
+                keys: "-t d2 hello".into(),
+                enter: false,
+                ..SendKeysArgs::on(&d1)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": d1, "keys": "-tsomething", "enter": false}),
+            SendKeysArgs {
+                keys: "-tsomething".into(),
+                enter: false,
+                ..SendKeysArgs::on(&d1)
+            },
         )
         .await;
         server.wait_for_text(&d1, "-t d2 hello-tsomething", DEADLINE);
@@ -248,10 +275,12 @@ async fn c12_key_names_and_text_stay_apart() {
         let s = servers(&server);
         // (a) C-c interrupts sleep: the shell is in front again.
         run(&server, &pane, "clear");
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "sleep 999"}),
+            SendKeysArgs {
+                keys: "sleep 999".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         wait_until_true("sleep runs", DEADLINE, || {
@@ -266,10 +295,13 @@ async fn c12_key_names_and_text_stay_apart() {
                 .trim()
                 == "sleep"
         });
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-c", "enter": false}),
+            SendKeysArgs {
+                keys: "C-c".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         wait_until_true("C-c interrupts sleep", DEADLINE, || {
@@ -286,7 +318,14 @@ async fn c12_key_names_and_text_stay_apart() {
         });
         // (b) "echo Up" is text; Up alone as a key re-runs the last command.
         run(&server, &pane, "clear; echo MARK-ONE");
-        ok(&s, "send_keys", json!({"pane_id": pane, "keys": "echo Up"})).await;
+        ok_typed(
+            &s,
+            SendKeysArgs {
+                keys: "echo Up".into(),
+                ..SendKeysArgs::on(&pane)
+            },
+        )
+        .await;
         server.wait_for_text(&pane, "\nUp\n", DEADLINE);
         let lines = crate::support::tool::tmux_lines(&server, &pane, &[]);
         assert_eq!(
@@ -296,23 +335,33 @@ async fn c12_key_names_and_text_stay_apart() {
             bin.label
         );
         // The key Up recalls "echo Up"; literal=true types the word.
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "Up", "enter": false}),
+            SendKeysArgs {
+                keys: "Up".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "$ echo Up\nUp\n$ echo Up", DEADLINE);
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+            SendKeysArgs {
+                keys: "C-u".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "Up", "literal": true, "enter": false}),
+            SendKeysArgs {
+                keys: "Up".into(),
+                literal: true,
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "\n$ Up", DEADLINE);
@@ -328,31 +377,56 @@ async fn send_keys_options_and_missing_panes() {
     let pane = first_pane(&server);
     let s = servers(&server);
     run(&server, &pane, "clear");
-    ok(
+    ok_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "echo hidden", "suppress_history": true, "enter": false}),
+        SendKeysArgs {
+            keys: "echo hidden".into(),
+            suppress_history: true,
+            enter: false,
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     server.wait_for_text(&pane, "$  echo hidden", DEADLINE);
-    ok(
+    ok_typed(
         &s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+        SendKeysArgs {
+            keys: "C-u".into(),
+            enter: false,
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
-    let e = err(&s, "send_keys", json!({"pane_id": "%99", "keys": "x"})).await;
+    let e = err_typed(
+        &s,
+        SendKeysArgs {
+            keys: "x".into(),
+            ..SendKeysArgs::on("%99")
+        },
+    )
+    .await;
     assert_eq!(e.kind, "NotFound", "{}", e.text);
     // A session name: its active pane; an exact name only.
-    let r = ok(
+    let r = ok_typed(
         &s,
-        "send_keys",
-        json!({"session_name": "main", "keys": "echo BY-NAME"}),
+        SendKeysArgs {
+            session_name: Some("main".into()),
+            keys: "echo BY-NAME".into(),
+            ..Default::default()
+        },
     )
     .await;
     assert_eq!(r["pane_id"], json!(pane));
     server.wait_for_text(&pane, "\nBY-NAME\n", DEADLINE);
-    let e = err(&s, "send_keys", json!({"session_name": "mai", "keys": "x"})).await;
+    let e = err_typed(
+        &s,
+        SendKeysArgs {
+            session_name: Some("mai".into()),
+            keys: "x".into(),
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(e.kind, "NotFound", "{}", e.text);
 }
 
@@ -445,24 +519,40 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
         });
         // od reads with echo off (`stty -echo`), which is what a password read looks like:
         // text goes only with allow_password_input; keys (C-d) always.
-        let e = err(&s, "paste_text", json!({"pane_id": pane, "text": "AB"})).await;
+        let e = err_typed(
+            &s,
+            PasteTextArgs {
+                text: "AB".into(),
+                ..PasteTextArgs::on(&pane)
+            },
+        )
+        .await;
         assert_eq!(e.kind, "PasswordPrompt", "tmux {}: {e:?}", bin.label);
-        ok(
+        ok_typed(
             &s,
-            "paste_text",
-            json!({"pane_id": pane, "text": "AB", "allow_password_input": true}),
+            PasteTextArgs {
+                text: "AB".into(),
+                allow_password_input: true,
+                ..PasteTextArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-d", "enter": false}),
+            SendKeysArgs {
+                keys: "C-d".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-d", "enter": false}),
+            SendKeysArgs {
+                keys: "C-d".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "033   [   2   0   1   ~", DEADLINE);
@@ -475,10 +565,12 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
         // Without the mode: the bare text, line breaks as carriage returns.
         let out = tempfile::NamedTempFile::new().unwrap();
         let (reader, marker) = raw_reader(&server, 7, out.path());
-        ok(
+        ok_typed(
             &s,
-            "paste_text",
-            json!({"pane_id": reader, "text": "a;b\nc #"}),
+            PasteTextArgs {
+                text: "a;b\nc #".into(),
+                ..PasteTextArgs::on(&reader)
+            },
         )
         .await;
         server.wait_for_text(&reader, &marker, DEADLINE);
@@ -489,7 +581,14 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
             "tmux {}: {buffers}",
             bin.label
         );
-        let e = err(&s, "paste_text", json!({"pane_id": pane, "text": ""})).await;
+        let e = err_typed(
+            &s,
+            PasteTextArgs {
+                text: "".into(),
+                ..PasteTextArgs::on(&pane)
+            },
+        )
+        .await;
         assert_eq!(e.kind, "InvalidArgument");
     }
 }
@@ -560,7 +659,7 @@ fn scroll_back(server: &TestServer, pane: &str) {
 /// every later call fail after 20 s).
 async fn answers_at_once(s: &tmuxwire::tmux::Servers, what: &str) {
     let start = std::time::Instant::now();
-    ok(s, "list_sessions", json!({})).await;
+    ok_typed(s, ListSessionsArgs::default()).await;
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{what}: the next call took {:?}",
@@ -591,10 +690,12 @@ async fn c39_typing_leaves_copy_mode_first() {
                 n += 1;
                 let what = format!("tmux {} {keys} '{first}'", bin.label);
                 scroll_back(&server, &pane);
-                let r = call(
+                let r = call_typed(
                     &s,
-                    "send_keys",
-                    json!({"pane_id": pane, "keys": format!("{first} ; echo C39-\"\"{n}")}),
+                    SendKeysArgs {
+                        keys: format!("{first} ; echo C39-\"\"{n}"),
+                        ..SendKeysArgs::on(&pane)
+                    },
                 )
                 .await;
                 assert_ne!(r.is_error, Some(true), "{what}: {}", text_of(&r));
@@ -611,10 +712,13 @@ async fn c39_typing_leaves_copy_mode_first() {
         let what = format!("tmux {}", bin.label);
         // A paste with Enter: the Enter goes to the shell too.
         scroll_back(&server, &pane);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "paste_text",
-            json!({"pane_id": pane, "text": "echo C39-\"\"pasted", "enter": true}),
+            PasteTextArgs {
+                text: "echo C39-\"\"pasted".into(),
+                enter: true,
+                ..PasteTextArgs::on(&pane)
+            },
         )
         .await;
         assert!(
@@ -625,27 +729,35 @@ async fn c39_typing_leaves_copy_mode_first() {
         answers_at_once(&s, &what).await;
         // Text without Enter, then the key, each into a pane scrolled back.
         scroll_back(&server, &pane);
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo C39-\"\"typed-text", "enter": false}),
+            SendKeysArgs {
+                keys: "echo C39-\"\"typed-text".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         scroll_back(&server, &pane);
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "Enter", "enter": false}),
+            SendKeysArgs {
+                keys: "Enter".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "\nC39-typed-text\n", DEADLINE);
         // Clock mode takes any key as its end: the whole text still arrives.
         server.tmux_ok(&["clock-mode", "-t", &pane]);
         assert_eq!(pane_mode(&server, &pane), "clock-mode");
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo C39-\"\"clock"}),
+            SendKeysArgs {
+                keys: "echo C39-\"\"clock".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         assert!(
@@ -706,7 +818,7 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
         let pane = first_pane(&server);
         let s = servers(&server);
         let what = format!("tmux {}", bin.label);
-        ok(&s, "list_sessions", json!({})).await;
+        ok_typed(&s, ListSessionsArgs::default()).await;
         // A command line no other process has.
         let secs = format!("60.{}{i}", std::process::id());
         let hook = ["sleep", secs.as_str()];
@@ -718,10 +830,13 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
         ]);
         let start = std::time::Instant::now();
         let (stuck, behind) = tokio::join!(
-            call(
+            call_typed(
                 &s,
-                "send_keys",
-                json!({"pane_id": pane, "keys": "echo x", "enter": false}),
+                SendKeysArgs {
+                    keys: "echo x".into(),
+                    enter: false,
+                    ..SendKeysArgs::on(&pane)
+                }
             ),
             async {
                 // Queued once the hook holds the connection.
@@ -729,7 +844,7 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
                     process_running(&hook)
                 })
                 .await;
-                let r = call(&s, "list_panes", json!({})).await;
+                let r = call_typed(&s, ListPanesArgs::default()).await;
                 (sleep, r, start.elapsed())
             }
         );
@@ -761,16 +876,21 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
         for _ in 0..3 {
             answers_at_once(&s, &what).await;
         }
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+            SendKeysArgs {
+                keys: "C-u".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "echo AFTER-\"\"STUCK"}),
+            SendKeysArgs {
+                keys: "echo AFTER-\"\"STUCK".into(),
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "\nAFTER-STUCK\n", DEADLINE);
@@ -789,7 +909,14 @@ async fn pasted(
 ) -> Vec<u8> {
     let out = dir.join(name);
     let (pane, marker) = raw_reader(server, n, &out);
-    ok(s, "paste_text", json!({"pane_id": pane, "text": text})).await;
+    ok_typed(
+        s,
+        PasteTextArgs {
+            text: text.to_string(),
+            ..PasteTextArgs::on(&pane)
+        },
+    )
+    .await;
     server.wait_for_text(&pane, &marker, DEADLINE);
     let bytes = std::fs::read(&out).expect("the reader's file");
     server.tmux_ok(&["kill-pane", "-t", &pane]);
@@ -863,19 +990,25 @@ async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
         ];
         for (i, parts) in pastes.iter().enumerate() {
             for p in *parts {
-                ok(
+                ok_typed(
                     &s,
-                    "paste_text",
-                    json!({"pane_id": pane, "text": p, "enter": false}),
+                    PasteTextArgs {
+                        text: p.to_string(),
+                        enter: false,
+                        ..PasteTextArgs::on(&pane)
+                    },
                 )
                 .await;
             }
             // The text shows on the input line, unrun.
             server.wait_for_text(&pane, "^Uecho INJECTED-$((6*7))", DEADLINE);
-            ok(
+            ok_typed(
                 &s,
-                "send_keys",
-                json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+                SendKeysArgs {
+                    keys: "C-u".into(),
+                    enter: false,
+                    ..SendKeysArgs::on(&pane)
+                },
             )
             .await;
             run(&server, &pane, &format!("clear; echo PASTE-{i}-DONE"));
@@ -885,23 +1018,30 @@ async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
                 "{what}: paste {i} ran: {screen}"
             );
         }
-        let buf = ok(
+        let buf = ok_typed(
             &s,
-            "load_buffer",
-            json!({"content": "buffered \x1b[201~\x15echo INJECTED-$((6*7))\r"}),
+            LoadBufferArgs {
+                content: "buffered \x1b[201~\x15echo INJECTED-$((6*7))\r".into(),
+                ..Default::default()
+            },
         )
         .await;
-        ok(
+        ok_typed(
             &s,
-            "paste_buffer",
-            json!({"pane_id": pane, "buffer_name": buf["buffer_name"]}),
+            PasteBufferArgs {
+                buffer_name: buf["buffer_name"].as_str().unwrap_or_default().to_string(),
+                ..PasteBufferArgs::on(&pane)
+            },
         )
         .await;
         server.wait_for_text(&pane, "buffered ^[[201~^Uecho INJECTED-$((6*7))", DEADLINE);
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "C-u", "enter": false}),
+            SendKeysArgs {
+                keys: "C-u".into(),
+                enter: false,
+                ..SendKeysArgs::on(&pane)
+            },
         )
         .await;
         run(&server, &pane, "echo BUFFER-DONE");
@@ -911,10 +1051,12 @@ async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
             "{what}: paste_buffer ran: {screen}"
         );
         // The buffer itself is as it was loaded.
-        let shown = ok(
+        let shown = ok_typed(
             &s,
-            "show_buffer",
-            json!({"buffer_name": buf["buffer_name"]}),
+            ShowBufferArgs {
+                buffer_name: buf["buffer_name"].as_str().unwrap_or_default().to_string(),
+                ..Default::default()
+            },
         )
         .await;
         assert!(

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins, wait_until};
+use tmuxwire::mcp::args::CapturePaneArgs;
 
 /// tmux's logical lines of a pane (`capture-pane -p -J -S - -E -`, trailing blanks trimmed,
 /// trailing empty lines dropped).
@@ -14,10 +15,14 @@ fn tmux_joined(server: &TestServer, pane: &str) -> Vec<String> {
 
 /// The whole pane from the tool, as logical lines.
 async fn tool_joined(s: &tmuxwire::tmux::Servers, pane: &str) -> (Vec<String>, Value) {
-    let v = ok(
+    let v = ok_typed(
         s,
-        "capture_pane",
-        json!({"pane_id": pane, "start": -1_000_000, "join_wrapped": true, "max_lines": null}),
+        CapturePaneArgs {
+            start: Some(-1_000_000),
+            join_wrapped: true,
+            max_lines: None,
+            ..CapturePaneArgs::on(pane)
+        },
     )
     .await;
     (lines_of(v["result"].as_str().unwrap_or("")), v)
@@ -40,21 +45,16 @@ async fn seeded_then_followed() {
             "printf 'SEED-MARK\\n'; seq -f 'before %g' 1 200; printf '%s\\n' 0123456789abcdefghijklmnopqrstuvwxyzWRAPPED-NEEDLE-tail",
         );
         let s = mirrored_servers(&server);
-        let v = ok(&s, "search_panes", json!({"pattern": "SEED-MARK"})).await;
+        let v = ok_typed(&s, search_for("SEED-MARK")).await;
         assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
         assert_eq!(v["matches"][0]["source"], json!("mirror"), "{ctx}: {v}");
         run(&server, &pane, "seq -f 'after %g' 1 300; echo AFTER-MARK");
-        let v = ok(&s, "search_panes", json!({"pattern": "AFTER-MARK"})).await;
+        let v = ok_typed(&s, search_for("AFTER-MARK")).await;
         let m = &v["matches"][0];
         assert_eq!(m["source"], json!("mirror"), "{ctx}: {v}");
         // The echo of the typed command line holds the marker too.
         assert_eq!(m["matched_line_count"], json!(2), "{ctx}: {v}");
-        let v = ok(
-            &s,
-            "search_panes",
-            json!({"pattern": "WRAPPED-NEEDLE-tail"}),
-        )
-        .await;
+        let v = ok_typed(&s, search_for("WRAPPED-NEEDLE-tail")).await;
         // The typed command line matches too; the printed line is the last.
         let rows = v["matches"][0]["matched_line_rows"]
             .as_array()
@@ -64,10 +64,13 @@ async fn seeded_then_followed() {
         let (got, cap) = tool_joined(&s, &pane).await;
         assert_eq!(cap["source"], json!("mirror"), "{ctx}");
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: copy vs tmux");
-        let rows = ok(
+        let rows = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -1_000_000, "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-1_000_000),
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -87,7 +90,7 @@ async fn assert_line_numbers(
     needle: &str,
     ctx: &str,
 ) {
-    let v = ok(s, "search_panes", json!({"pattern": needle})).await;
+    let v = ok_typed(s, search_for(needle)).await;
     let m = &v["matches"][0];
     let n = m["matched_line_numbers"][0].as_i64().unwrap();
     let at = tmux_lines(server, pane, &["-S", &n.to_string(), "-E", &n.to_string()]);
@@ -107,19 +110,19 @@ async fn dead_panes_keep_their_text() {
         let server = TestServer::builder(&bin).size(60, 10).start();
         let s = mirrored_servers(&server);
         // The mirror is running before the job starts.
-        ok(&s, "search_panes", json!({"pattern": "nothing-yet"})).await;
+        ok_typed(&s, search_for("nothing-yet")).await;
         let job = server.new_window_pane(&["sh -c 'read x; echo RESULT-42; read y; exit 3'"]);
         // Let the mirror adopt the pane before the job runs.
         wait_until("the new pane is followed", DEADLINE, || {
             let out = server.tmux_ok(&["list-clients", "-F", "#{client_termname}"]);
             out.contains("tmuxwire").then_some(())
         });
-        ok(&s, "search_panes", json!({"pattern": "nothing-yet"})).await;
+        ok_typed(&s, search_for("nothing-yet")).await;
         server.tmux_ok(&["send-keys", "-t", &job, "go", "Enter"]);
         crate::support::wait_until_async("the copy holds the result", || {
             let s = &s;
             async move {
-                let v = ok(s, "search_panes", json!({"pattern": "RESULT-42"})).await;
+                let v = ok_typed(s, search_for("RESULT-42")).await;
                 (v["total_panes_matched"] == json!(1)).then_some(())
             }
         })
@@ -129,7 +132,7 @@ async fn dead_panes_keep_their_text() {
             let out = server.tmux_ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
             (!out.lines().any(|l| l == job)).then_some(())
         });
-        let v = ok(&s, "search_panes", json!({"pattern": "RESULT-42"})).await;
+        let v = ok_typed(&s, search_for("RESULT-42")).await;
         let m = v["matches"]
             .as_array()
             .and_then(|a| a.iter().find(|m| m["pane_id"] == json!(job)))
@@ -137,7 +140,7 @@ async fn dead_panes_keep_their_text() {
             .unwrap_or_else(|| panic!("{ctx}: the dead pane's text was not found: {v}"));
         assert_eq!(m["pane_dead"], json!(true), "{ctx}: {m}");
         assert_eq!(m["source"], json!("mirror"), "{ctx}");
-        let cap = ok(&s, "capture_pane", json!({"pane_id": job})).await;
+        let cap = ok_typed(&s, CapturePaneArgs::on(&job)).await;
         assert!(
             cap["result"].as_str().unwrap_or("").contains("RESULT-42"),
             "{ctx}: {cap}"
@@ -158,14 +161,9 @@ async fn other_sessions_are_followed() {
             .trim()
             .to_string();
         let s = mirrored_servers(&server);
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         run(&server, &b, "echo OTHER-SESSION-OUTPUT");
-        let v = ok(
-            &s,
-            "search_panes",
-            json!({"pattern": "OTHER-SESSION-OUTPUT"}),
-        )
-        .await;
+        let v = ok_typed(&s, search_for("OTHER-SESSION-OUTPUT")).await;
         let m = &v["matches"][0];
         assert_eq!(m["pane_id"], json!(b), "{ctx}: {v}");
         assert_eq!(m["source"], json!("mirror"), "{ctx}: {v}");
@@ -183,7 +181,7 @@ async fn a_paused_pane_is_seeded_again() {
             .start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         // Pause the pane's output to tmuxwire's watch client, as pause-after would.
         let clients = server.tmux_ok(&["list-clients", "-F", "#{client_name} #{client_termname}"]);
         let watch = clients
@@ -201,7 +199,7 @@ async fn a_paused_pane_is_seeded_again() {
             &pane,
             "seq -f 'during %g' 1 100; echo DURING-PAUSE",
         );
-        let v = ok(&s, "search_panes", json!({"pattern": "DURING-PAUSE"})).await;
+        let v = ok_typed(&s, search_for("DURING-PAUSE")).await;
         assert_eq!(
             v["matches"][0]["matched_line_count"],
             json!(2),
@@ -228,7 +226,7 @@ async fn new_sessions_are_watched_without_a_request() {
         let ctx = format!("tmux {}", bin.label);
         let server = TestServer::builder(&bin).session("A").start();
         let s = mirrored_servers(&server);
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         let m = mirror_of(&s).await;
         let job = server
             .tmux_ok(&[
@@ -271,7 +269,7 @@ async fn new_sessions_are_watched_without_a_request() {
             let out = server.tmux_ok(&["list-sessions", "-F", "#{session_name}"]);
             (!out.lines().any(|l| l == "B")).then_some(())
         });
-        let v = ok(&s, "search_panes", json!({"pattern": "NEW-SESSION-RESULT"})).await;
+        let v = ok_typed(&s, search_for("NEW-SESSION-RESULT")).await;
         assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
         assert_eq!(v["matches"][0]["pane_dead"], json!(true), "{ctx}: {v}");
     }
@@ -293,16 +291,19 @@ async fn resized_panes_are_seeded_again() {
             "seq -f 'before-resize %g................................................' 1 100",
         );
         let s = mirrored_servers(&server);
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         server.tmux_ok(&["resize-window", "-t", &pane, "-x", "50", "-y", "15"]);
         run(&server, &pane, "seq -f 'after-resize %g' 1 50");
         let (got, cap) = tool_joined(&s, &pane).await;
         assert_eq!(cap["source"], json!("mirror"), "{ctx}");
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}");
-        let rows = ok(
+        let rows = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -1000, "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-1000),
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -334,21 +335,24 @@ async fn memory_cap_drops_the_oldest_history() {
             ..Default::default()
         });
     let s = tmuxwire::tmux::Servers::new(std::sync::Arc::new(tmux), Default::default());
-    ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    ok_typed(&s, search_for("warm-up")).await;
     let m = mirror_of(&s).await;
     crate::support::wait_until_async("the cap is enforced", || {
         let m = m.clone();
         async move { (m.bytes() <= 200_000).then_some(()) }
     })
     .await;
-    let v = ok(&s, "search_panes", json!({"pattern": "capped line 19999 "})).await;
+    let v = ok_typed(&s, search_for("capped line 19999 ")).await;
     let rows = v["matches"][0]["capped_history_rows"].as_u64().unwrap_or(0);
     assert!(rows > 10_000, "{v}");
     // The oldest lines are gone from the copy but not from tmux.
-    let cap = ok(
+    let cap = ok_typed(
         &s,
-        "capture_pane",
-        json!({"pane_id": pane, "start": -1_000_000, "end": -19950}),
+        CapturePaneArgs {
+            start: Some(-1_000_000),
+            end: Some(-19950),
+            ..CapturePaneArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(cap["source"], json!("capture"), "{cap}");
@@ -377,7 +381,7 @@ async fn idle_mirror_stops_watching() {
             ..Default::default()
         });
     let s = tmuxwire::tmux::Servers::new(std::sync::Arc::new(tmux), Default::default());
-    ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    ok_typed(&s, search_for("warm-up")).await;
     let ours = || {
         server
             .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
@@ -390,7 +394,7 @@ async fn idle_mirror_stops_watching() {
         (ours() == 0).then_some(())
     });
     // The next request starts again.
-    let v = ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+    let v = ok_typed(&s, search_for("warm-up")).await;
     assert_eq!(v["panes_searched"], json!(1));
 }
 
@@ -427,13 +431,16 @@ async fn laid_out_history_is_checked_against_tmux_rows() {
         let want = tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]);
         assert!(want.iter().any(|l| l == "abcdefgh"), "{ctx}: {want:?}");
         // The search seeds the copy.
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         let deadline = std::time::Instant::now() + DEADLINE;
         loop {
-            let rows = ok(
+            let rows = ok_typed(
                 &s,
-                "capture_pane",
-                json!({"pane_id": pane, "start": -1000, "max_lines": null}),
+                CapturePaneArgs {
+                    start: Some(-1000),
+                    max_lines: None,
+                    ..CapturePaneArgs::on(&pane)
+                },
             )
             .await;
             // (3.6+ keeps the TAB as a cell, which the trimmed lines of tmux's capture drop.)
@@ -608,7 +615,7 @@ async fn bash_osc_133_commands_reach_the_copy() {
         let server = TestServer::builder(&bin).size(80, 20).command(&cmd).start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        ok(&s, "search_panes", json!({"pattern": "warm-up"})).await;
+        ok_typed(&s, search_for("warm-up")).await;
         let m = mirror_of(&s).await;
         let id: tmuxwire::control::PaneId = pane.parse().unwrap();
         let snippet = r#"PS1='\[\e]133;A\a\]'"$PS1"'\[\e]133;B\a\]'; PS0='\[\e]133;C\a\]'; PROMPT_COMMAND=('printf "\033]133;D;%d\a" $?')"#;
@@ -704,7 +711,7 @@ async fn a_copy_of_the_screen_is_filled_when_the_history_is_read() {
         let pane = first_pane(&server);
         run(&server, &pane, "seq -f 'old %g' 1 3000");
         let s = mirrored_servers(&server);
-        let v = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let v = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert_eq!(v["source"], json!("mirror"), "{ctx}: {v}");
         let m = s
             .default_server()
@@ -723,7 +730,7 @@ async fn a_copy_of_the_screen_is_filled_when_the_history_is_read() {
         assert_eq!(absent + held, hsize as u64, "{ctx}: tmux's history size");
         // Followed: these rows scroll into the copy's own history.
         run(&server, &pane, "seq -f 'new %g' 1 30");
-        let v = ok(&s, "search_panes", json!({"pattern": "old 1500"})).await;
+        let v = ok_typed(&s, search_for("old 1500")).await;
         let m0 = &v["matches"][0];
         assert_eq!(m0["source"], json!("mirror"), "{ctx}: {v}");
         assert_eq!(m0["matched_lines"], json!(["old 1500"]), "{ctx}: {v}");
@@ -760,10 +767,10 @@ async fn a_fence_sees_a_cleared_history() {
         let pane = first_pane(&server);
         run(&server, &pane, "printf 'CLEARED-%s\\n' MARK; seq 1 40");
         let s = mirrored_servers(&server);
-        let v = ok(&s, "search_panes", json!({"pattern": "CLEARED-MARK"})).await;
+        let v = ok_typed(&s, search_for("CLEARED-MARK")).await;
         assert_eq!(v["total_panes_matched"], json!(1), "{ctx}: {v}");
         server.tmux_ok(&["clear-history", "-t", &pane]);
-        let v = ok(&s, "search_panes", json!({"pattern": "CLEARED-MARK"})).await;
+        let v = ok_typed(&s, search_for("CLEARED-MARK")).await;
         assert_eq!(v["total_panes_matched"], json!(0), "{ctx}: {v}");
         let (got, _) = tool_joined(&s, &pane).await;
         assert_eq!(got, tmux_joined(&server, &pane), "{ctx}: lines");

@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, capture_servers, system_tmux, tmux_bins};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, PaneStateArgs, PasteTextArgs, SendKeysArgs, WaitForTextArgs,
+};
 
 /// Waits (with the deadline) until the pane's `input` is `want`; returns
 /// the state. The program needs a moment to set its terminal.
@@ -14,7 +17,7 @@ async fn state_until(servers: &tmuxwire::tmux::Servers, pane: &str, want: &str) 
     let deadline = std::time::Instant::now() + DEADLINE;
     let mut pause = std::time::Duration::from_millis(2);
     loop {
-        let v = ok(servers, "get_pane_state", json!({"pane_id": pane})).await;
+        let v = ok_typed(servers, PaneStateArgs::on(pane)).await;
         if v["input"] == json!(want) {
             return v;
         }
@@ -106,12 +109,12 @@ async fn input_states_of_real_programs() {
             assert_eq!(v["wchan"], json!("hrtimer_nanosleep"), "{v}");
         }
         // The text block is the object.
-        let r = call(&servers, "get_pane_state", json!({"pane_id": pane})).await;
+        let r = call_typed(&servers, PaneStateArgs::on(&pane)).await;
         let text: Value = serde_json::from_str(&text_of(&r)).expect("JSON text");
         assert_eq!(text["pane_id"], json!(pane));
     }
     // The shell after `read -s` returned: at its prompt again.
-    let e = err(&servers, "get_pane_state", json!({"pane_id": "%999"})).await;
+    let e = err_typed(&servers, PaneStateArgs::on("%999")).await;
     assert_eq!(e.kind, "NotFound", "{e:?}");
 }
 
@@ -191,20 +194,24 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
     let pane =
         server.new_window_pane(&["bash --norc --noprofile -c 'read -s x; echo got-$x; sleep 100'"]);
     state_until(&servers, &pane, "password").await;
-    let e = err(
+    let e = err_typed(
         &servers,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "oops"}),
+        SendKeysArgs {
+            keys: "oops".into(),
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
     assert!(e.text.contains("password"), "{e:?}");
     let hint = e.meta["suggestion"].as_str().unwrap_or("");
     assert!(hint.contains("allow_password_input"), "{e:?}");
-    let e = err(
+    let e = err_typed(
         &servers,
-        "paste_text",
-        json!({"pane_id": pane, "text": "oops"}),
+        PasteTextArgs {
+            text: "oops".into(),
+            ..PasteTextArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(e.kind, "PasswordPrompt", "{e:?}");
@@ -221,20 +228,26 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
     state_until(&servers, &pane, "password").await;
     // A key is pressed whatever the program reads (how a prompt is left): here a
     // Backspace, which changes nothing.
-    ok(
+    ok_typed(
         &servers,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "BSpace", "enter": false}),
+        SendKeysArgs {
+            keys: "BSpace".into(),
+            enter: false,
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
-    ok(
+    ok_typed(
         &servers,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "s3cret", "allow_password_input": true}),
+        SendKeysArgs {
+            keys: "s3cret".into(),
+            allow_password_input: true,
+            ..SendKeysArgs::on(&pane)
+        },
     )
     .await;
     crate::support::wait_until_async("the secret reached the program", || async {
-        let v = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let v = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         let text = v["result"].as_str().unwrap_or("").to_string();
         assert!(!text.contains("oops"), "{text}");
         text.contains("got-s3cret").then_some(())
@@ -272,11 +285,11 @@ async fn the_copy_adds_marks_times_and_modes() {
         server.wait_for_text(&pane, "waiting", DEADLINE);
         let mirrored = crate::support::mirrored_servers(&server);
         // The first call makes the copy: no marks seen yet.
-        let v = ok(&mirrored, "get_pane_state", json!({"pane_id": pane})).await;
+        let v = ok_typed(&mirrored, PaneStateArgs::on(&pane)).await;
         assert_eq!(v["command_state"], json!("none"), "{ctx}: {v}");
         std::fs::write(dir.path().join("go"), b"").expect("go");
         let v = crate::support::wait_until_async("the prompt mark", || async {
-            let v = ok(&mirrored, "get_pane_state", json!({"pane_id": pane})).await;
+            let v = ok_typed(&mirrored, PaneStateArgs::on(&pane)).await;
             (v["command_state"] == json!("prompt")).then_some(v)
         })
         .await;
@@ -284,7 +297,7 @@ async fn the_copy_adds_marks_times_and_modes() {
         assert!(v["last_output_at"].is_number(), "{ctx}: {v}");
         assert!(v["last_change_at"].is_number(), "{ctx}: {v}");
         let plain = capture_servers(&server);
-        let v = ok(&plain, "get_pane_state", json!({"pane_id": pane})).await;
+        let v = ok_typed(&plain, PaneStateArgs::on(&pane)).await;
         assert_eq!(v["command_state"], Value::Null, "{ctx}: {v}");
         assert_eq!(v["last_output_at"], Value::Null, "{ctx}: {v}");
     }
@@ -342,10 +355,13 @@ async fn reads_a_password(
         v["evidence"].to_string().contains("password read"),
         "{ctx}: {v}"
     );
-    let v = ok(
+    let v = ok_typed(
         s,
-        "wait_for_text",
-        json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 6}),
+        WaitForTextArgs {
+            patterns: Some(vec!["never printed".into()]),
+            timeout: 6.0,
+            ..WaitForTextArgs::on(pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("password_prompt"), "{ctx}: {v}");
@@ -353,14 +369,24 @@ async fn reads_a_password(
         v["elapsed_seconds"].as_f64().is_some_and(|e| e < 5.0),
         "{ctx}: {v}"
     );
-    let e = err(
+    let e = err_typed(
         s,
-        "send_keys",
-        json!({"pane_id": pane, "keys": "hunter2", "enter": false}),
+        SendKeysArgs {
+            keys: "hunter2".into(),
+            enter: false,
+            ..SendKeysArgs::on(pane)
+        },
     )
     .await;
     assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
-    let e = err(s, "paste_text", json!({"pane_id": pane, "text": "hunter2"})).await;
+    let e = err_typed(
+        s,
+        PasteTextArgs {
+            text: "hunter2".into(),
+            ..PasteTextArgs::on(pane)
+        },
+    )
+    .await;
     assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
     let e = err(
         s,
@@ -373,10 +399,13 @@ async fn reads_a_password(
     state_until(s, pane, "password").await;
     assert_eq!(server.capture(pane, &[]), before, "{ctx}");
     if says_got {
-        ok(
+        ok_typed(
             s,
-            "send_keys",
-            json!({"pane_id": pane, "keys": "s3cret", "allow_password_input": true}),
+            SendKeysArgs {
+                keys: "s3cret".into(),
+                allow_password_input: true,
+                ..SendKeysArgs::on(pane)
+            },
         )
         .await;
         // What a person typed before, and the secret (never echoed).
@@ -471,10 +500,13 @@ async fn c41_password_reads_whatever_the_termios_flags() {
         let repl = server.new_window_pane(&[&format!("{home} python3 -q")]);
         server.wait_for_text(&repl, ">>>", DEADLINE);
         state_until(&s, &repl, "raw").await;
-        ok(
+        ok_typed(
             &s,
-            "send_keys",
-            json!({"pane_id": repl, "keys": "print('R' + 'AN')", "wait_ready": false}),
+            SendKeysArgs {
+                keys: "print('R' + 'AN')".into(),
+                wait_ready: Some(false),
+                ..SendKeysArgs::on(&repl)
+            },
         )
         .await;
         server.wait_for_text(&repl, "\nRAN\n", DEADLINE);
@@ -486,10 +518,13 @@ async fn c41_password_reads_whatever_the_termios_flags() {
             // No swap file (`-n`): the text typed makes the buffer modified.
             let pane = server.new_window_pane(&[&format!("{home} vi -u NONE -n")]);
             state_until(&s, &pane, "raw").await;
-            ok(
+            ok_typed(
                 &s,
-                "send_keys",
-                json!({"pane_id": pane, "keys": "iPassword: ", "enter": false}),
+                SendKeysArgs {
+                    keys: "iPassword: ".into(),
+                    enter: false,
+                    ..SendKeysArgs::on(&pane)
+                },
             )
             .await;
             server.wait_for_text(&pane, "Password:", DEADLINE);

@@ -13,10 +13,14 @@ use std::sync::Arc;
 use rmcp::model::ReadResourceRequestParams;
 use serde_json::{Map, Value, json};
 use tmuxwire::mcp::TmuxwireServer;
+use tmuxwire::mcp::args::ToolCall;
 use tmuxwire::tmux::Servers;
 
-use crate::support::tool::{first_pane, run, type_line};
+use crate::support::tool::{OnPane, arguments, first_pane, run, search_for, type_line};
 use crate::support::*;
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, ListPanesArgs, LoadBufferArgs, PaneArgs, RunCommandArgs, SearchPanesArgs,
+};
 
 const SECRETS: &str = include_str!("data/redact/secrets.txt");
 const NEAR_MISSES: &str = include_str!("data/redact/near-misses.txt");
@@ -136,6 +140,11 @@ async fn ok(server: &TmuxwireServer, tool: &str, a: Value) -> rmcp::model::CallT
     r
 }
 
+/// Calls tool `A::NAME` on `server` with typed arguments; it must succeed.
+async fn ok_typed<A: ToolCall>(server: &TmuxwireServer, a: A) -> rmcp::model::CallToolResult {
+    ok(server, A::NAME, arguments(&a)).await
+}
+
 /// A JSON string's unescaped text is what a model reads: escape-free comparisons need the
 /// structured value.
 fn structured(r: &rmcp::model::CallToolResult) -> &Value {
@@ -240,7 +249,7 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
             let r = ok(&on, tool, a.clone()).await;
             assert_eq!(leaked(&c, &seen(&r)), Vec::<&str>::new(), "{v}: {tool} {a}");
         }
-        let title = ok(&off, "get_pane_info", json!({"pane_id": pane})).await;
+        let title = ok_typed(&off, PaneArgs::on(&pane)).await;
         assert!(
             seen(&title).contains(&c.secrets[0]),
             "{v}: the title as it is"
@@ -262,10 +271,12 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
         let some = &c.secrets[..5];
         for s in some {
             let needle: String = s.chars().take(16).collect();
-            let r = ok(
+            let r = ok_typed(
                 &off,
-                "search_panes",
-                json!({"pattern": needle, "match_case": true}),
+                SearchPanesArgs {
+                    match_case: true,
+                    ..search_for(&needle)
+                },
             )
             .await;
             assert_eq!(
@@ -294,10 +305,13 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
 
         // run_command: the output, masked; the command as typed.
         let cat = format!("cat {}", corpus_path.display());
-        let r = ok(
+        let r = ok_typed(
             &on,
-            "run_command",
-            json!({"pane_id": pane, "command": cat, "timeout": 20}),
+            RunCommandArgs {
+                command: cat.to_string(),
+                timeout: 20.0,
+                ..RunCommandArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -305,10 +319,13 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
             Vec::<&str>::new(),
             "{v}: run_command"
         );
-        let r = ok(
+        let r = ok_typed(
             &off,
-            "run_command",
-            json!({"pane_id": pane, "command": cat, "timeout": 20}),
+            RunCommandArgs {
+                command: cat.to_string(),
+                timeout: 20.0,
+                ..RunCommandArgs::on(&pane)
+            },
         )
         .await;
         assert!(!leaked(&c, &seen(&r)).is_empty(), "{v}: run_command off");
@@ -391,7 +408,14 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
 
         // show_buffer: what load_buffer stored (unmasked: redaction never changes what goes
         // in), shown masked.
-        let loaded = ok(&on, "load_buffer", json!({"content": c.text})).await;
+        let loaded = ok_typed(
+            &on,
+            LoadBufferArgs {
+                content: c.text.to_string(),
+                ..Default::default()
+            },
+        )
+        .await;
         let name = structured(&loaded)["buffer_name"]
             .as_str()
             .expect("a name")
@@ -446,7 +470,7 @@ async fn secrets_split_by_soft_wraps_are_masked() {
             &format!("echo 'id_token={jwt}'; echo 'x {token}'"),
         );
         let on = TmuxwireServer::new(servers(&server)).with_redact(true);
-        let r = ok(&on, "capture_pane", json!({"pane_id": pane})).await;
+        let r = ok_typed(&on, CapturePaneArgs::on(&pane)).await;
         let text = structured(&r)["result"].as_str().unwrap_or("").to_string();
         assert!(text.lines().count() > 5, "{v}: rows: {text}");
         for s in [jwt, token] {
@@ -610,7 +634,7 @@ async fn a_pane_cannot_make_another_panes_text_masked() {
         );
         run(&server, &b, "echo ok; echo done");
         let on = TmuxwireServer::new(servers(&server)).with_redact(true);
-        let r = ok(&on, "list_panes", json!({})).await;
+        let r = ok_typed(&on, ListPanesArgs::default()).await;
         let titles: Vec<&Value> = structured(&r)["result"]
             .as_array()
             .expect("panes")
@@ -618,21 +642,21 @@ async fn a_pane_cannot_make_another_panes_text_masked() {
             .map(|p| &p["pane_title"])
             .collect();
         assert!(titles.contains(&&json!("deploy")), "{v}: {titles:?}");
-        let r = ok(&on, "capture_pane", json!({"pane_id": b})).await;
+        let r = ok_typed(&on, CapturePaneArgs::on(&b)).await;
         let text = structured(&r)["result"].as_str().unwrap_or("");
         assert!(
             text.lines().any(|l| l == "ok") && text.lines().any(|l| l == "done"),
             "{v}"
         );
         assert!(structured(&r).get("redacted").is_none(), "{v}: {r:?}");
-        let r = ok(&on, "capture_pane", json!({"pane_id": a})).await;
+        let r = ok_typed(&on, CapturePaneArgs::on(&a)).await;
         let text = structured(&r)["result"].as_str().unwrap_or("");
         assert!(text.contains("[REDACTED:github-token]"), "{v}: {text}");
         assert!(
             structured(&r).get("redacted").is_none(),
             "{v}: a printed marker is text"
         );
-        let r = ok(&on, "search_panes", json!({"pattern": "done"})).await;
+        let r = ok_typed(&on, search_for("done")).await;
         assert_eq!(structured(&r)["total_panes_matched"], json!(1), "{v}");
     }
 }

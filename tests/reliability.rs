@@ -21,6 +21,10 @@ use crate::support::tool::*;
 use crate::support::{
     DEADLINE, Held, TestServer, held, mirrored_servers, tmux_bins, wait_until_async,
 };
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, PaneArgs, RunCommandArgs, SearchPanesArgs,
+    WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs,
+};
 
 /// How many times the counts of these tests are multiplied
 /// (`TMUXWIRE_RELIABILITY_SCALE`, default 1).
@@ -143,7 +147,7 @@ async fn a_follower_receives_every_line_once() {
             .start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        let first = ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
         let cursor = first["cursor"].as_str().expect("cursor").to_string();
         server.tmux_ok(&[
             "send-keys",
@@ -176,7 +180,7 @@ async fn a_follower_receives_every_line_once() {
             let (s, searching) = (s.clone(), searching.clone());
             tokio::spawn(async move {
                 while searching.load(std::sync::atomic::Ordering::Relaxed) {
-                    let _ = call(&s, "search_panes", json!({"pattern": "n1234"})).await;
+                    let _ = call_typed(&s, search_for("n1234")).await;
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             })
@@ -224,7 +228,7 @@ async fn a_gone_pane_answers_until_every_line_was_returned() {
                     .to_string(),
                 _ => server.new_window_pane(&[]),
             };
-            let first = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+            let first = ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
             let cursor = first["cursor"].as_str().expect("cursor").to_string();
             // The shell waits for a line before it exits: tmux drops output it has not sent
             // to a control client yet when a pane's program exits or the pane is killed
@@ -240,7 +244,7 @@ async fn a_gone_pane_answers_until_every_line_was_returned() {
             ]);
             server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
             wait_until_async(&format!("{ctx}: n300 in the copy"), || async {
-                let v = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+                let v = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
                 v["result"]
                     .as_str()
                     .is_some_and(|t| t.lines().any(|l| l == "n300"))
@@ -326,7 +330,7 @@ async fn busy_neighbours(flood: Option<&str>, rounds: usize) {
                 .to_string()
         });
         let s = mirrored_servers(&server);
-        ok(&s, "capture_pane", json!({"pane_id": a})).await;
+        ok_typed(&s, CapturePaneArgs::on(&a)).await;
         for p in [&a, &b] {
             server.tmux_ok(&[
                 "send-keys",
@@ -351,16 +355,21 @@ async fn busy_neighbours(flood: Option<&str>, rounds: usize) {
             let p = panes[round % panes.len()].clone();
             let cursor = cursors.get(&p).cloned();
             let calls = [
-                ("capture_since", json!({"pane_id": p, "cursor": cursor})),
-                (
-                    "wait_for_text",
-                    json!({"pane_id": p, "patterns": ["line-"], "timeout": 0.1}),
-                ),
-                (
-                    "search_panes",
-                    json!({"pattern": "line-1", "session_name": "main", "max_matched_lines_per_pane": 1}),
-                ),
-                ("capture_pane", json!({"pane_id": p})),
+                named(CaptureSinceArgs {
+                    cursor: cursor.clone(),
+                    ..CaptureSinceArgs::on(&p)
+                }),
+                named(WaitForTextArgs {
+                    patterns: Some(vec!["line-".into()]),
+                    timeout: 0.1,
+                    ..WaitForTextArgs::on(&p)
+                }),
+                named(SearchPanesArgs {
+                    session_name: Some("main".into()),
+                    max_matched_lines_per_pane: 1,
+                    ..search_for("line-1")
+                }),
+                named(CapturePaneArgs::on(&p)),
             ];
             for (name, a) in calls {
                 let t0 = std::time::Instant::now();
@@ -469,23 +478,29 @@ async fn timeouts_hold_while_tmux_is_stopped() {
         let server = TestServer::start(&bin);
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         signal(&server, "STOP");
         let resume = Resume(&server);
         let waits = [
-            (
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": ["never"], "timeout": 1.5}),
-            ),
-            (
-                "wait_for_stable",
-                json!({"pane_id": pane, "require_change": true, "timeout": 1.5}),
-            ),
-            ("wait_for_command", json!({"pane_id": pane, "timeout": 1.5})),
-            (
-                "run_command",
-                json!({"pane_id": pane, "command": "true", "timeout": 1.5}),
-            ),
+            named(WaitForTextArgs {
+                patterns: Some(vec!["never".into()]),
+                timeout: 1.5,
+                ..WaitForTextArgs::on(&pane)
+            }),
+            named(WaitForStableArgs {
+                require_change: true,
+                timeout: 1.5,
+                ..WaitForStableArgs::on(&pane)
+            }),
+            named(WaitForCommandArgs {
+                timeout: 1.5,
+                ..WaitForCommandArgs::on(&pane)
+            }),
+            named(RunCommandArgs {
+                command: "true".into(),
+                timeout: 1.5,
+                ..RunCommandArgs::on(&pane)
+            }),
         ];
         let runs = waits.iter().map(|(name, a)| {
             let s = s.clone();
@@ -509,7 +524,7 @@ async fn timeouts_hold_while_tmux_is_stopped() {
             }
         }
         drop(resume);
-        let v = ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        let v = ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         assert!(v["result"].is_string(), "{ctx}: {v}");
     }
 }
@@ -540,7 +555,7 @@ async fn copies_of_gone_panes_are_dropped_by_policy() {
         server.tmux_ok(&["send-keys", "-t", &p, "-l", "echo goner-line"]);
         server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
         server.wait_for_text(&p, "goner-line\n", DEADLINE);
-        let v = ok(&s, "capture_since", json!({"pane_id": p})).await;
+        let v = ok_typed(&s, CaptureSinceArgs::on(&p)).await;
         cursors.push((p.clone(), v["cursor"].clone()));
         server.tmux_ok(&["kill-session", "-t", &name]);
     }
@@ -553,21 +568,35 @@ async fn copies_of_gone_panes_are_dropped_by_policy() {
     };
     // At most 3 kept at once, the most recently gone.
     wait_until_async("at most 3 dead copies", || async {
-        let v = ok(&s, "search_panes", json!({"pattern": "goner-line"})).await;
+        let v = ok_typed(&s, search_for("goner-line")).await;
         (dead_listed(&v) <= 3).then_some(())
     })
     .await;
     let (oldest, c) = &cursors[0];
-    let e = err(&s, "capture_since", json!({"pane_id": oldest, "cursor": c})).await;
+    let e = err_typed(
+        &s,
+        CaptureSinceArgs {
+            cursor: c.as_str().map(String::from),
+            ..CaptureSinceArgs::on(oldest)
+        },
+    )
+    .await;
     assert!(e.text.contains("dropped its last copy"), "{e:?}");
     // All of them once they age out.
     wait_until_async("no dead copies", || async {
-        let v = ok(&s, "search_panes", json!({"pattern": "goner-line"})).await;
+        let v = ok_typed(&s, search_for("goner-line")).await;
         (dead_listed(&v) == 0).then_some(())
     })
     .await;
     let (newest, c) = &cursors[7];
-    let e = err(&s, "capture_since", json!({"pane_id": newest, "cursor": c})).await;
+    let e = err_typed(
+        &s,
+        CaptureSinceArgs {
+            cursor: c.as_str().map(String::from),
+            ..CaptureSinceArgs::on(newest)
+        },
+    )
+    .await;
     assert!(e.text.contains("dead-pane TTL"), "{e:?}");
 }
 
@@ -596,20 +625,21 @@ async fn the_server_killed_mid_seed_and_mid_wait_then_restarted() {
         // Mid-seed: the search's seed of 200,000 lines is under way.
         let searching = {
             let s = s.clone();
-            tokio::spawn(
-                async move { call(&s, "search_panes", json!({"pattern": "n199999"})).await },
-            )
+            tokio::spawn(async move { call_typed(&s, search_for("n199999")).await })
         };
         // Mid-wait: on a second pane, already followed.
         let other = server.new_window_pane(&[]);
-        ok(&s, "capture_pane", json!({"pane_id": other})).await;
+        ok_typed(&s, CapturePaneArgs::on(&other)).await;
         let waiting = {
             let (s, other) = (s.clone(), other.clone());
             tokio::spawn(async move {
-                call(
+                call_typed(
                     &s,
-                    "wait_for_text",
-                    json!({"pane_id": other, "patterns": ["never"], "timeout": 30}),
+                    WaitForTextArgs {
+                        patterns: Some(vec!["never".into()]),
+                        timeout: 30.0,
+                        ..WaitForTextArgs::on(&other)
+                    },
                 )
                 .await
             })
@@ -671,7 +701,7 @@ async fn the_server_killed_mid_seed_and_mid_wait_then_restarted() {
         server.tmux_ok(&["send-keys", "-t", &p, "Enter"]);
         server.wait_for_text(&p, "second-life\n", DEADLINE);
         let v = wait_until_async(&format!("{ctx}: the new server answered"), || async {
-            let r = call(&s, "search_panes", json!({"pattern": "second-life"})).await;
+            let r = call_typed(&s, search_for("second-life")).await;
             let v = r.structured_content?;
             (v["matches"].as_array()?.len() == 1).then_some(v)
         })
@@ -690,14 +720,17 @@ async fn a_pane_respawned_during_a_wait() {
         let server = TestServer::start(&bin);
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        let first = ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
         let waiting = {
             let (s, pane) = (s.clone(), pane.clone());
             tokio::spawn(async move {
-                call(
+                call_typed(
                     &s,
-                    "wait_for_text",
-                    json!({"pane_id": pane, "patterns": ["reborn"], "timeout": 20}),
+                    WaitForTextArgs {
+                        patterns: Some(vec!["reborn".into()]),
+                        timeout: 20.0,
+                        ..WaitForTextArgs::on(&pane)
+                    },
                 )
                 .await
             })
@@ -727,14 +760,16 @@ async fn a_pane_respawned_during_a_wait() {
             ["matched", "exited", "pane_gone"].contains(&v["outcome"].as_str().unwrap_or("")),
             "{ctx}: {v}"
         );
-        let e = err(
+        let e = err_typed(
             &s,
-            "capture_since",
-            json!({"pane_id": pane, "cursor": first["cursor"]}),
+            CaptureSinceArgs {
+                cursor: first["cursor"].as_str().map(String::from),
+                ..CaptureSinceArgs::on(&pane)
+            },
         )
         .await;
         assert!(e.text.contains("respawned"), "{ctx}: {e:?}");
-        let v = ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        let v = ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
         assert!(v["cursor"].is_string(), "{ctx}: {v}");
     }
 }
@@ -756,13 +791,14 @@ async fn a_thousand_concurrent_calls() {
         let (s, pane) = (s.clone(), pane.clone());
         async move {
             let (name, a) = match i % 4 {
-                0 => (
-                    "capture_pane",
-                    json!({"pane_id": pane, "start": -1000, "max_lines": null}),
-                ),
-                1 => ("search_panes", json!({"pattern": "row 299"})),
-                2 => ("get_pane_info", json!({"pane_id": pane})),
-                _ => ("capture_since", json!({"pane_id": pane})),
+                0 => named(CapturePaneArgs {
+                    start: Some(-1000),
+                    max_lines: None,
+                    ..CapturePaneArgs::on(&pane)
+                }),
+                1 => named(search_for("row 299")),
+                2 => named(PaneArgs::on(&pane)),
+                _ => named(CaptureSinceArgs::on(&pane)),
             };
             (i, call(&s, name, a).await)
         }
@@ -802,7 +838,7 @@ async fn a_burst_with_tmux_stopped_mid_way_equals_tmux() {
             .start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        ok(&s, "capture_pane", json!({"pane_id": pane})).await;
+        ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         // 80-byte lines with colour, wide characters and a soft wrap every 7th.
         let script = format!(
             "i=0; while [ $i -lt {lines} ]; do i=$((i+1)); \
@@ -817,9 +853,9 @@ async fn a_burst_with_tmux_stopped_mid_way_equals_tmux() {
             tokio::spawn(async move {
                 let mut calls = 0;
                 while busy.load(std::sync::atomic::Ordering::Relaxed) {
-                    let r = call(&s, "capture_pane", json!({"pane_id": pane})).await;
+                    let r = call_typed(&s, CapturePaneArgs::on(&pane)).await;
                     assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
-                    let r = call(&s, "search_panes", json!({"pattern": "line 5"})).await;
+                    let r = call_typed(&s, search_for("line 5")).await;
                     assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
                     calls += 2;
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -847,11 +883,14 @@ async fn a_burst_with_tmux_stopped_mid_way_equals_tmux() {
             l
         };
         let want = trim(&server.capture(&pane, &["-J", "-S", "-", "-E", "-"]));
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -(lines as i64) * 3, "join_wrapped": true,
-                   "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-(lines as i64) * 3),
+                join_wrapped: true,
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         let mut got = trim(v["result"].as_str().unwrap_or(""));
@@ -890,7 +929,7 @@ async fn churn(server: &TestServer, client: &crate::mcp_e2e::Client, from: usize
             .trim()
             .to_string();
         // capture_since follows the pane: its session is watched, the pane copied.
-        let r = crate::mcp_e2e::call(client, "capture_since", json!({"pane_id": p})).await;
+        let r = crate::support::mcp::call_typed(client, CaptureSinceArgs::on(&p)).await;
         assert_ne!(r["isError"], json!(true), "{r}");
         server.tmux_ok(&["kill-session", "-t", &name]);
     }
@@ -910,8 +949,7 @@ async fn session_churn_leaves_nothing_behind() {
         async move {
             wait_until_async("the copies of gone panes to age out", || async {
                 // A call on the live session: the search lists no gone pane.
-                let r =
-                    crate::mcp_e2e::call(client, "search_panes", json!({"pattern": "churn"})).await;
+                let r = crate::support::mcp::call_typed(client, search_for("churn")).await;
                 let listed = r["structuredContent"]["matches"]
                     .as_array()
                     .map_or(0, Vec::len);
@@ -956,7 +994,7 @@ async fn a_flood_is_exact_after_it_settles() {
             .start();
         let pane = first_pane(&server);
         let s = mirrored_servers(&server);
-        ok(&s, "capture_since", json!({"pane_id": pane})).await;
+        ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
         // The second flood is followed byte by byte (a wait watches it): 4 MiB, which a debug
         // build ingests in a few seconds.
         let flood = |n: usize| {
@@ -970,10 +1008,14 @@ async fn a_flood_is_exact_after_it_settles() {
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
         server.wait_for_text(&pane, "flood-42-end-1\n", DEADLINE * 4);
         let want = server.capture(&pane, &["-J", "-S", "-200"]);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -200, "join_wrapped": true, "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-200),
+                join_wrapped: true,
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(
@@ -996,10 +1038,13 @@ async fn a_flood_is_exact_after_it_settles() {
         let waiting = {
             let (s, pane) = (s.clone(), pane.clone());
             tokio::spawn(async move {
-                ok(
+                ok_typed(
                     &s,
-                    "wait_for_text",
-                    json!({"pane_id": pane, "patterns": ["flood-42-end-2"], "timeout": 30}),
+                    WaitForTextArgs {
+                        patterns: Some(vec!["flood-42-end-2".into()]),
+                        timeout: 30.0,
+                        ..WaitForTextArgs::on(&pane)
+                    },
                 )
                 .await
             })

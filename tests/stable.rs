@@ -12,6 +12,7 @@ use tmuxwire::tmux::Servers;
 use crate::support::tool::*;
 use crate::support::{TestServer, mirrored_servers, system_tmux};
 use crate::support::{gated, go, has_python};
+use tmuxwire::mcp::args::{RunCommandArgs, WaitForStableArgs, WaitForTextArgs};
 
 /// Starts `wait_for_stable` with `args` on `pane` in a task, once the
 /// pane shows `ready`; returns when the wait follows the pane.
@@ -71,11 +72,17 @@ async fn a_spinner_is_stable_only_when_masked() {
         "the screen at the end: {v}"
     );
     // Masked: the glyph and the timer cut out of the rows.
-    let masked = ok(
+    let masked = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 400, "timeout": 5,
-               "mask_patterns": ["[\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}]", "\\(\\d+s\\)"]}),
+        WaitForStableArgs {
+            stable_ms: 400.0,
+            timeout: 5.0,
+            mask_patterns: Some(vec![
+                "[\u{280b}\u{2819}\u{2839}\u{2838}\u{283c}\u{2834}]".into(),
+                "\\(\\d+s\\)".into(),
+            ]),
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(masked["outcome"], json!("stable"), "{masked}");
@@ -90,18 +97,26 @@ async fn a_spinner_is_stable_only_when_masked() {
             .is_some_and(|h| h.len() == 16)
     );
     // Masked by its row (row 2: `ready` and `Task: build` above it).
-    let by_row = ok(
+    let by_row = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 400, "timeout": 5, "mask_rows": [2, -30]}),
+        WaitForStableArgs {
+            stable_ms: 400.0,
+            timeout: 5.0,
+            mask_rows: Some(vec![2, -30]),
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(by_row["outcome"], json!("stable"), "{by_row}");
     // The same masked screen, the same hash.
-    let again = ok(
+    let again = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 100, "timeout": 5, "mask_rows": [2]}),
+        WaitForStableArgs {
+            stable_ms: 100.0,
+            timeout: 5.0,
+            mask_rows: Some(vec![2]),
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(again["screen_hash"], by_row["screen_hash"], "{again}");
@@ -188,17 +203,24 @@ async fn idle_require_change_and_bad_arguments() {
     let s = mirrored_servers(&server);
     let pane = first_pane(&server);
     server.wait_for_text(&pane, "$", crate::support::DEADLINE);
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 200, "timeout": 10}),
+        WaitForStableArgs {
+            stable_ms: 200.0,
+            timeout: 10.0,
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("stable"), "{v}");
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 100, "timeout": 0.6, "require_change": true}),
+        WaitForStableArgs {
+            stable_ms: 100.0,
+            timeout: 0.6,
+            require_change: true,
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("timeout"), "{v}");
@@ -233,10 +255,13 @@ async fn waits_end_when_the_program_reads_input() {
         let line = server.new_window_pane(&["cat"]);
         server.wait_for_text(&password, "Password:", crate::support::DEADLINE);
         for (pane, want) in [(&password, "password_prompt"), (&line, "awaiting_input")] {
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "wait_for_stable",
-                json!({"pane_id": pane, "stable_ms": 60000, "timeout": 20}),
+                WaitForStableArgs {
+                    stable_ms: 60000.0,
+                    timeout: 20.0,
+                    ..WaitForStableArgs::on(pane)
+                },
             )
             .await;
             assert_eq!(v["outcome"], json!(want), "{v}");
@@ -245,10 +270,13 @@ async fn waits_end_when_the_program_reads_input() {
                 "{v}"
             );
             assert!(v["evidence"].to_string().contains("termios"), "{v}");
-            let v = ok(
+            let v = ok_typed(
                 &s,
-                "wait_for_text",
-                json!({"pane_id": pane, "patterns": ["never printed"], "timeout": 20}),
+                WaitForTextArgs {
+                    patterns: Some(vec!["never printed".into()]),
+                    timeout: 20.0,
+                    ..WaitForTextArgs::on(pane)
+                },
             )
             .await;
             assert_eq!(v["outcome"], json!(want), "{v}");
@@ -261,10 +289,13 @@ async fn waits_end_when_the_program_reads_input() {
         }
         // run_command of a command that asks a question.
         let shell = first_pane(&server);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "run_command",
-            json!({"pane_id": shell, "command": "read -r -p 'Name? ' who; echo hi $who", "timeout": 20}),
+            RunCommandArgs {
+                command: "read -r -p 'Name? ' who; echo hi $who".into(),
+                timeout: 20.0,
+                ..RunCommandArgs::on(&shell)
+            },
         )
         .await;
         assert_eq!(v["outcome"], json!("awaiting_input"), "{v}");
@@ -280,10 +311,13 @@ async fn waits_end_when_the_program_reads_input() {
         server.tmux_ok(&["send-keys", "-t", &shell, "-l", "bob"]);
         server.tmux_ok(&["send-keys", "-t", &shell, "Enter"]);
         server.wait_for_text(&shell, "hi bob", crate::support::DEADLINE);
-        let v = ok(
+        let v = ok_typed(
             &s,
-            "wait_for_text",
-            json!({"pane_id": shell, "patterns": ["never printed"], "timeout": 1}),
+            WaitForTextArgs {
+                patterns: Some(vec!["never printed".into()]),
+                timeout: 1.0,
+                ..WaitForTextArgs::on(&shell)
+            },
         )
         .await;
         assert_eq!(v["outcome"], json!("timeout"), "{v}");
@@ -427,10 +461,13 @@ async fn busy_progress_is_never_stable() {
     assert_eq!(v["outcome"], json!("timeout"), "{v}");
     assert!(v["evidence"].to_string().contains("progress busy"), "{v}");
     std::fs::write(&done, b"").expect("done");
-    let v = ok(
+    let v = ok_typed(
         &s,
-        "wait_for_stable",
-        json!({"pane_id": pane, "stable_ms": 300, "timeout": 10}),
+        WaitForStableArgs {
+            stable_ms: 300.0,
+            timeout: 10.0,
+            ..WaitForStableArgs::on(&pane)
+        },
     )
     .await;
     assert_eq!(v["outcome"], json!("stable"), "{v}");

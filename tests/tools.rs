@@ -12,8 +12,14 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
+use crate::support::tool::{InSession, OnPane, json_arg, named, search_for};
 use crate::support::tool_json::*;
 use crate::support::*;
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs,
+    ListWindowsArgs, PaneArgs, RespawnPaneArgs, SearchPanesArgs, ServerArgs, SessionArgs,
+    SnapshotPaneArgs, SplitWindowArgs, WindowArgs,
+};
 
 /// Field separator for CLI formats (no `%`: display-message runs strftime).
 const SEP: &str = "|~|";
@@ -343,7 +349,7 @@ async fn listings_and_info_tools_match_tmux() {
         let ctx = |what: &str| format!("tmux {}: {what}", bin.label);
 
         // list_sessions (first call: connects)
-        let sessions = ok(&servers, "list_sessions", json!({})).await;
+        let sessions = ok_typed(&servers, ListSessionsArgs::default()).await;
         let sessions = sessions["result"].as_array().unwrap().clone();
         let mut svars = vars(SESSION_MAP);
         svars.push("session_attached");
@@ -396,7 +402,7 @@ async fn listings_and_info_tools_match_tmux() {
 
         // list_windows: all, and per session (by name and id)
         let wv = vars(WINDOW_MAP);
-        let all = ok(&servers, "list_windows", json!({})).await;
+        let all = ok_typed(&servers, ListWindowsArgs::default()).await;
         let all = all["result"].as_array().unwrap().clone();
         let cli_all = cli_list(&server, &["list-windows", "-a"], &wv);
         assert_eq!(all.len(), 5, "{}", ctx("window count"));
@@ -427,25 +433,30 @@ async fn listings_and_info_tools_match_tmux() {
         }
         // get_window_info by id, by session + index, by session only (its current window)
         for row in &cli_all {
-            let w = ok(
+            let w = ok_typed(
                 &servers,
-                "get_window_info",
-                json!({"window_id": row["window_id"]}),
+                WindowArgs {
+                    window_id: Some(row["window_id"].clone()),
+                    ..Default::default()
+                },
             )
             .await;
             assert_same(&w, row, WINDOW_MAP, &[], &ctx("get_window_info by id"));
             let idx: i64 = row["window_index"].parse().unwrap();
-            let w = ok(
+            let w = ok_typed(
                 &servers,
-                "get_window_info",
-                json!({"session_name": row["session_name"], "window_index": idx}),
+                WindowArgs {
+                    session_name: Some(row["session_name"].clone()),
+                    window_index: Some(idx),
+                    ..Default::default()
+                },
             )
             .await;
             assert_same(&w, row, WINDOW_MAP, &[], &ctx("get_window_info by index"));
         }
         for srow in &cli {
             let name = srow["session_name"].as_str();
-            let w = ok(&servers, "get_window_info", json!({"session_name": name})).await;
+            let w = ok_typed(&servers, WindowArgs::in_session(name)).await;
             let row = cli_display(&server, &format!("={name}:"), &wv);
             assert_eq!(row["window_active"], "1");
             assert_same(
@@ -460,7 +471,7 @@ async fn listings_and_info_tools_match_tmux() {
         // list_panes: all, per session, per window (id and index)
         let pm = pane_map();
         let pv = vars(&pm);
-        let panes = ok(&servers, "list_panes", json!({})).await;
+        let panes = ok_typed(&servers, ListPanesArgs::default()).await;
         let panes = panes["result"].as_array().unwrap().clone();
         let cli_panes = cli_list(&server, &["list-panes", "-a"], &pv);
         assert_eq!(panes.len(), 11, "{}", ctx("pane count"));
@@ -522,17 +533,19 @@ async fn listings_and_info_tools_match_tmux() {
         }
         // get_pane_info for every pane
         for row in &cli_panes {
-            let p = ok(
+            let p = ok_typed(
                 &servers,
-                "get_pane_info",
-                json!({"pane_id": row["pane_id"]}),
+                PaneArgs {
+                    pane_id: Some(row["pane_id"].clone()),
+                    ..Default::default()
+                },
             )
             .await;
             assert_same(&p, row, &pm, &["is_caller"], &ctx("get_pane_info"));
         }
 
         // get_server_info
-        let info = ok(&servers, "get_server_info", json!({})).await;
+        let info = ok_typed(&servers, ServerArgs::default()).await;
         let want = json!({
             "is_alive": true,
             "socket_name": null,
@@ -549,10 +562,14 @@ async fn listings_and_info_tools_match_tmux() {
         );
 
         // Filters (Django style) on the list tools.
-        let f = ok(
+        let f = ok_typed(
             &servers,
-            "list_panes",
-            json!({"filters": {"session_name": "beta", "window_name__startswith": "th"}}),
+            ListPanesArgs {
+                filters: Some(json_arg(
+                    json!({"session_name": "beta", "window_name__startswith": "th"}),
+                )),
+                ..Default::default()
+            },
         )
         .await;
         let f = f["result"].as_array().unwrap().clone();
@@ -567,10 +584,12 @@ async fn listings_and_info_tools_match_tmux() {
                 .filter(|r| r["history_size"] == "0")
                 .map(|r| r["pane_id"].clone())
                 .collect();
-        let f = ok(
+        let f = ok_typed(
             &servers,
-            "list_panes",
-            json!({"filters": {"history_size": 0}}),
+            ListPanesArgs {
+                filters: Some(json_arg(json!({"history_size": 0}))),
+                ..Default::default()
+            },
         )
         .await;
         let got: Vec<String> = f["result"]
@@ -580,17 +599,21 @@ async fn listings_and_info_tools_match_tmux() {
             .map(|p| p["pane_id"].as_str().unwrap().to_string())
             .collect();
         assert_eq!(got, empty, "{}", ctx("history_size filter"));
-        let f = ok(
+        let f = ok_typed(
             &servers,
-            "list_sessions",
-            json!({"filters": "{\"session_name__in\": [\"beta\"]}"}),
+            ListSessionsArgs {
+                filters: Some(json_arg(json!("{\"session_name__in\": [\"beta\"]}"))),
+                ..Default::default()
+            },
         )
         .await;
         assert_eq!(f["result"].as_array().unwrap().len(), 1);
-        let (t, k) = err(
+        let (t, k) = err_typed(
             &servers,
-            "list_windows",
-            json!({"filters": {"window_name__bogus": "x"}}),
+            ListWindowsArgs {
+                filters: Some(json_arg(json!({"window_name__bogus": "x"}))),
+                ..Default::default()
+            },
         )
         .await;
         assert_eq!(k, "InvalidArgument");
@@ -605,7 +628,7 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         let server = TestServer::builder(&bin).session("only").start();
         // A fresh handle whose very first call is list_sessions.
         let servers = servers(&server);
-        let s = ok(&servers, "list_sessions", json!({})).await;
+        let s = ok_typed(&servers, ListSessionsArgs::default()).await;
         assert_eq!(
             s["result"][0]["session_attached"],
             json!("0"),
@@ -615,21 +638,11 @@ async fn session_attached_excludes_own_client_from_the_first_call() {
         // tmux itself counts our control clients: the one calls run on, and the mirror's
         // watch of the session (the first call follows every pane).
         assert_eq!(server.format("=only:", "session_attached"), "2");
-        let s = ok(
-            &servers,
-            "get_session_info",
-            json!({"session_name": "only"}),
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("only")).await;
         assert_eq!(s["session_attached"], json!("0"));
         // A fresh handle whose first call is get_session_info.
         let servers2 = crate::support::servers(&server);
-        let s = ok(
-            &servers2,
-            "get_session_info",
-            json!({"session_name": "only"}),
-        )
-        .await;
+        let s = ok_typed(&servers2, SessionArgs::in_session("only")).await;
         assert_eq!(
             s["session_attached"],
             json!("0"),
@@ -696,18 +709,25 @@ async fn targets_default_to_the_active_window_and_pane() {
             assert_eq!(w["window_id"], json!(w1), "{ctx}: get_window_info {args}");
             assert_eq!(w["active_pane_id"], json!(active));
         }
-        let s = ok(&servers, "get_session_info", json!({})).await;
+        let s = ok_typed(&servers, SessionArgs::default()).await;
         assert_eq!(s["session_name"], json!("solo"));
         assert_eq!(s["active_pane_id"], json!(active));
 
         // A window that is not current: its own active pane.
         let w0 = server.format("=solo:0", "window_id");
-        let p = ok(&servers, "get_pane_info", json!({"window_id": w0})).await;
+        let p = ok_typed(
+            &servers,
+            PaneArgs {
+                window_id: Some(w0.to_string()),
+                ..Default::default()
+            },
+        )
+        .await;
         assert_eq!(p["pane_id"], json!(first), "{ctx}");
 
         // Change the active pane again: the default follows.
         server.tmux_ok(&["select-pane", "-t", &panes1[2]]);
-        let p = ok(&servers, "get_pane_info", json!({})).await;
+        let p = ok_typed(&servers, PaneArgs::default()).await;
         assert_eq!(p["pane_id"], json!(panes1[2]), "{ctx}: after select-pane");
         assert!(server.is_alive());
     }
@@ -731,18 +751,20 @@ async fn session_name_targets_match_exactly() {
         // The tools whose target is checked by the command itself (see
         // missing_targets_are_not_found_in_info_tools_and_display_message for the others).
         let calls = [
-            ("list_windows", json!({"session_name": "build"})),
-            ("list_panes", json!({"session_name": "build"})),
-            (
-                "list_panes",
-                json!({"session_name": "build", "window_index": 0}),
-            ),
-            ("capture_pane", json!({"session_name": "build"})),
-            ("snapshot_pane", json!({"session_name": "build"})),
-            (
-                "search_panes",
-                json!({"session_name": "build", "pattern": "$"}),
-            ),
+            named(ListWindowsArgs::in_session("build")),
+            named(ListPanesArgs::in_session("build")),
+            named(ListPanesArgs {
+                session_name: Some("build".into()),
+                window_index: Some(0),
+                ..Default::default()
+            }),
+            named(CapturePaneArgs::in_session("build")),
+            named(SnapshotPaneArgs::in_session("build")),
+            named(SearchPanesArgs {
+                session_name: Some("build".into()),
+                pattern: "$".into(),
+                ..Default::default()
+            }),
         ];
         for (tool, args) in &calls {
             let (t, k) = err(&servers, tool, args.clone()).await;
@@ -750,24 +772,14 @@ async fn session_name_targets_match_exactly() {
             assert!(!t.contains("build-x"), "{ctx}: {tool}: {t}");
         }
         // The exact name works, and an exact "build" (added now) is not confused with it.
-        let s = ok(
-            &servers,
-            "get_session_info",
-            json!({"session_name": "build-x"}),
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("build-x")).await;
         assert_eq!(s["session_name"], json!("build-x"));
         server.tmux_ok(&["new-session", "-d", "-s", "build", "-x", "80", "-y", "24"]);
-        let s = ok(
-            &servers,
-            "get_session_info",
-            json!({"session_name": "build"}),
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session("build")).await;
         assert_eq!(s["session_name"], json!("build"), "{ctx}");
-        let p = ok(&servers, "get_pane_info", json!({"session_name": "build"})).await;
+        let p = ok_typed(&servers, PaneArgs::in_session("build")).await;
         assert_eq!(p["session_name"], json!("build"), "{ctx}");
-        let w = ok(&servers, "list_windows", json!({"session_name": "build"})).await;
+        let w = ok_typed(&servers, ListWindowsArgs::in_session("build")).await;
         assert!(
             w["result"]
                 .as_array()
@@ -800,7 +812,7 @@ async fn capture_pane_matches_capture_pane_p() {
         server.run_in_pane(&pane, "echo first; echo 'é ü 日本'; echo last");
         let want = cli_rows(&server, &pane, &[]);
         assert!(want.len() < 20, "{ctx}: the screen is not full yet");
-        let r = call(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let r = call_typed(&servers, CapturePaneArgs::on(&pane)).await;
         let c = r["structuredContent"].clone();
         assert_eq!(result_text(&r), want.join("\n"), "{ctx}: visible screen");
         assert_eq!(c["result"], json!(want.join("\n")));
@@ -816,7 +828,7 @@ async fn capture_pane_matches_capture_pane_p() {
         server.run_in_pane(&pane, "seq 1 800");
         let want = cli_rows(&server, &pane, &[]);
         assert_eq!(want.len(), 20, "{ctx}: a full screen");
-        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         assert_eq!(c["result"], json!(want.join("\n")), "{ctx}");
 
         for (start, end) in [(-30, 5), (-1, -1), (0, 0), (-5000, 19), (3, 10), (-10, -20)] {
@@ -825,10 +837,14 @@ async fn capture_pane_matches_capture_pane_p() {
                 &pane,
                 &["-S", &start.to_string(), "-E", &end.to_string()],
             );
-            let c = ok(
+            let c = ok_typed(
                 &servers,
-                "capture_pane",
-                json!({"pane_id": pane, "start": start, "end": end, "max_lines": null}),
+                CapturePaneArgs {
+                    start: Some(start),
+                    end: Some(end),
+                    max_lines: None,
+                    ..CapturePaneArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(
@@ -839,24 +855,35 @@ async fn capture_pane_matches_capture_pane_p() {
         }
         // start only / end only.
         let want = cli_rows(&server, &pane, &["-S", "-100"]);
-        let c = ok(
+        let c = ok_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -100}),
+            CapturePaneArgs {
+                start: Some(-100),
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(c["result"], json!(want.join("\n")), "{ctx}: start only");
         let want = cli_rows(&server, &pane, &["-E", "4"]);
-        let c = ok(&servers, "capture_pane", json!({"pane_id": pane, "end": 4})).await;
+        let c = ok_typed(
+            &servers,
+            CapturePaneArgs {
+                end: Some(4),
+                ..CapturePaneArgs::on(&pane)
+            },
+        )
+        .await;
         assert_eq!(c["result"], json!(want.join("\n")), "{ctx}: end only");
 
         // max_lines: default 500 keeps the newest 500 with the header.
         let all = cli_rows(&server, &pane, &["-S", "-5000"]);
         assert!(all.len() > 800, "{ctx}: {} rows", all.len());
-        let r = call(
+        let r = call_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -5000}),
+            CapturePaneArgs {
+                start: Some(-5000),
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         let k = all.len() - 500;
@@ -881,10 +908,13 @@ async fn capture_pane_matches_capture_pane_p() {
             "{ctx}: next {next}"
         );
         for n in [1usize, 7, 499] {
-            let r = call(
+            let r = call_typed(
                 &servers,
-                "capture_pane",
-                json!({"pane_id": pane, "start": -5000, "max_lines": n}),
+                CapturePaneArgs {
+                    start: Some(-5000),
+                    max_lines: Some(n as i64),
+                    ..CapturePaneArgs::on(&pane)
+                },
             )
             .await;
             let k = all.len() - n;
@@ -892,10 +922,13 @@ async fn capture_pane_matches_capture_pane_p() {
             assert_eq!(result_text(&r), want, "{ctx}: max_lines {n}");
         }
         // max_lines ≥ the line count: no header.
-        let r = call(
+        let r = call_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -5000, "max_lines": all.len()}),
+            CapturePaneArgs {
+                start: Some(-5000),
+                max_lines: Some(all.len() as i64),
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(result_text(&r), all.join("\n"), "{ctx}: max_lines = count");
@@ -905,10 +938,13 @@ async fn capture_pane_matches_capture_pane_p() {
             "{ctx}: nothing cut"
         );
         // null: everything.
-        let r = call(
+        let r = call_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -5000, "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-5000),
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(result_text(&r), all.join("\n"), "{ctx}: max_lines null");
@@ -916,10 +952,12 @@ async fn capture_pane_matches_capture_pane_p() {
         assert_eq!(r["structuredContent"].get("truncated_lines"), None, "{ctx}");
         // 0 and negative: refused (the reference returned everything plus a wrong header).
         for bad in [0, -1, -3] {
-            let (t, k) = err(
+            let (t, k) = err_typed(
                 &servers,
-                "capture_pane",
-                json!({"pane_id": pane, "max_lines": bad}),
+                CapturePaneArgs {
+                    max_lines: Some(bad),
+                    ..CapturePaneArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(k, "InvalidArgument", "{ctx}: max_lines {bad}: {t}");
@@ -935,10 +973,12 @@ async fn capture_pane_matches_capture_pane_p() {
             .iter()
             .map(|l| l.trim_end().to_string())
             .collect();
-        let c = ok(
+        let c = ok_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "join_wrapped": true}),
+            CapturePaneArgs {
+                join_wrapped: true,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(c["result"], json!(joined.join("\n")), "{ctx}: join_wrapped");
@@ -948,14 +988,14 @@ async fn capture_pane_matches_capture_pane_p() {
                 .any(|l| l.starts_with("WRAPzzz") && l.len() == 134),
             "{ctx}: {joined:?}"
         );
-        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         let rows = cli_rows(&server, &pane, &[]);
         assert_eq!(c["result"], json!(rows.join("\n")), "{ctx}: unjoined");
 
         // copy mode shows in the metadata; the text is still the live screen.
         server.tmux_ok(&["copy-mode", "-t", &pane]);
         server.tmux_ok(&["send-keys", "-t", &pane, "-X", "-N", "3", "scroll-up"]);
-        let c = ok(&servers, "capture_pane", json!({"pane_id": pane})).await;
+        let c = ok_typed(&servers, CapturePaneArgs::on(&pane)).await;
         assert_eq!(c["pane_in_mode"], json!(true), "{ctx}");
         assert_eq!(c["pane_mode"], json!("copy-mode"));
         assert_eq!(
@@ -1114,10 +1154,15 @@ async fn capture_pane_and_capture_since_shape_lines() {
         // capture_since: the new lines (the typed line, 400 lines, the prompt's line once
         // complete) shaped; the cursor moves past them all.
         let s = servers(&server);
-        let r = ok(
+        let r = ok_typed(
             &s,
-            "capture_since",
-            json!({"cursor": since["cursor"], "grep": "ERR-", "max_lines": null, "max_bytes": null}),
+            CaptureSinceArgs {
+                cursor: since["cursor"].as_str().map(String::from),
+                grep: Some("ERR-".into()),
+                max_lines: None,
+                max_bytes: None,
+                ..Default::default()
+            },
         )
         .await;
         let got: Vec<String> = r["lines"]
@@ -1129,10 +1174,13 @@ async fn capture_pane_and_capture_since_shape_lines() {
         let errs: Vec<String> = (1..=8).map(|i| format!("ERR-{}", i * 50)).collect();
         assert_eq!(got, errs, "{ctx}: {r}");
         assert!(r["lines_omitted"].as_u64().unwrap() >= 392, "{ctx}: {r}");
-        let again = ok(
+        let again = ok_typed(
             &s,
-            "capture_since",
-            json!({"cursor": r["cursor"], "grep": "ERR-"}),
+            CaptureSinceArgs {
+                cursor: r["cursor"].as_str().map(String::from),
+                grep: Some("ERR-".into()),
+                ..Default::default()
+            },
         )
         .await;
         assert_eq!(again["lines"], json!([]), "{ctx}: nothing twice: {again}");
@@ -1157,7 +1205,7 @@ async fn snapshot_pane_fields_match_tmux() {
         let sm = snapshot_map();
         let sv = vars(&sm);
 
-        let s = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&pane)).await;
         let row = cli_display(&server, &pane, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: snapshot"));
         let rows = cli_rows(&server, &pane, &[]);
@@ -1182,10 +1230,12 @@ async fn snapshot_pane_fields_match_tmux() {
         );
 
         // max_lines keeps the newest lines; truncation only in the fields.
-        let s = ok(
+        let s = ok_typed(
             &servers,
-            "snapshot_pane",
-            json!({"pane_id": pane, "max_lines": 4}),
+            SnapshotPaneArgs {
+                max_lines: Some(4),
+                ..SnapshotPaneArgs::on(&pane)
+            },
         )
         .await;
         let k = rows.len() - 4;
@@ -1202,10 +1252,12 @@ async fn snapshot_pane_fields_match_tmux() {
         let c = ok(&servers, "capture_pane", next).await;
         assert_eq!(c["result"], json!(rows[..k].join("\n")), "{ctx}: next");
         for bad in [0, -2] {
-            let (t, k) = err(
+            let (t, k) = err_typed(
                 &servers,
-                "snapshot_pane",
-                json!({"pane_id": pane, "max_lines": bad}),
+                SnapshotPaneArgs {
+                    max_lines: Some(bad),
+                    ..SnapshotPaneArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(k, "InvalidArgument", "{ctx}: {t}");
@@ -1217,7 +1269,7 @@ async fn snapshot_pane_fields_match_tmux() {
         wait_until_true("scroll_position 5", DEADLINE, || {
             server.format(&pane, "scroll_position") == "5"
         });
-        let s = ok(&servers, "snapshot_pane", json!({"pane_id": pane})).await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&pane)).await;
         let row = cli_display(&server, &pane, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: copy mode"));
         assert_eq!(s["pane_in_mode"], json!(true));
@@ -1229,7 +1281,7 @@ async fn snapshot_pane_fields_match_tmux() {
 
         // The other pane (no history yet), and the alternate screen.
         let other = server.format("=snap:0.1", "pane_id");
-        let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&other)).await;
         let row = cli_display(&server, &other, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: other pane"));
         server.tmux_ok(&[
@@ -1244,7 +1296,7 @@ async fn snapshot_pane_fields_match_tmux() {
             server.format(&other, "alternate_on") == "1"
                 && server.capture(&other, &[]).contains("ALTXSCREEN")
         });
-        let s = ok(&servers, "snapshot_pane", json!({"pane_id": other})).await;
+        let s = ok_typed(&servers, SnapshotPaneArgs::on(&other)).await;
         let row = cli_display(&server, &other, &sv);
         assert_same(&s, &row, &sm, SNAPSHOT_EXTRA, &format!("{ctx}: alternate"));
         assert_eq!(s["alternate_on"], json!(true));
@@ -1420,7 +1472,7 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
             ),
         );
 
-        let r = ok(&servers, "search_panes", json!({"pattern": "needle-"})).await;
+        let r = ok_typed(&servers, search_for("needle-")).await;
         assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: {r}");
         assert_eq!(r["truncated"], json!(false));
         assert_eq!(r["truncated_panes"], json!([]));
@@ -1463,25 +1515,32 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         }
 
         // content_start / content_end narrow the range.
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-far", "content_start": -10}),
+            SearchPanesArgs {
+                content_start: Some(-10),
+                ..search_for("NEEDLE-far")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(0), "{ctx}: {r}");
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-far", "content_start": far, "content_end": far}),
+            SearchPanesArgs {
+                content_start: Some(far),
+                content_end: Some(far),
+                ..search_for("NEEDLE-far")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(1), "{ctx}: {r}");
         assert_eq!(r["matches"][0]["matched_line_numbers"], json!([far]));
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-far", "content_end": far - 1}),
+            SearchPanesArgs {
+                content_end: Some(far - 1),
+                ..search_for("NEEDLE-far")
+            },
         )
         .await;
         assert_eq!(
@@ -1489,10 +1548,13 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
             json!(0),
             "{ctx}: end before the line"
         );
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-far", "content_start": far - 5, "content_end": far + 5}),
+            SearchPanesArgs {
+                content_start: Some(far - 5),
+                content_end: Some(far + 5),
+                ..search_for("NEEDLE-far")
+            },
         )
         .await;
         assert_eq!(
@@ -1502,10 +1564,12 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         );
         assert_line_numbers_real(&server, &r["matches"][0], &ctx);
         // Only the screen: the wrapped needle (near the bottom) is found, the far one not.
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE", "content_start": 0}),
+            SearchPanesArgs {
+                content_start: Some(0),
+                ..search_for("NEEDLE")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(1), "{ctx}: {r}");
@@ -1513,56 +1577,69 @@ async fn search_panes_covers_scrollback_with_real_line_numbers() {
         assert_line_numbers_real(&server, &r["matches"][0], &ctx);
 
         // Out-of-range bounds are clamped as tmux clamps them; below INT_MIN is refused.
-        let whole = ok(&servers, "search_panes", json!({"pattern": "NEEDLE-"})).await;
-        let clamped = ok(
+        let whole = ok_typed(&servers, search_for("NEEDLE-")).await;
+        let clamped = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-", "content_start": -1_000_000, "content_end": 500}),
+            SearchPanesArgs {
+                content_start: Some(-1_000_000),
+                content_end: Some(500),
+                ..search_for("NEEDLE-")
+            },
         )
         .await;
         assert_eq!(clamped, whole, "{ctx}: clamped bounds = the whole range");
-        let (t, k) = err(
+        let (t, k) = err_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "x", "content_start": -2_147_483_649_i64}),
+            SearchPanesArgs {
+                content_start: Some(-2_147_483_649_i64),
+                ..search_for("x")
+            },
         )
         .await;
         assert_eq!(k, "InvalidArgument", "{ctx}: {t}");
 
         // Case, regex, literal metacharacters.
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "needle-far", "match_case": true}),
+            SearchPanesArgs {
+                match_case: true,
+                ..search_for("needle-far")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(0), "{ctx}: match_case");
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "^NEEDLE-(far|short)$", "regex": true}),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for("^NEEDLE-(far|short)$")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(2), "{ctx}: regex {r}");
-        let r = ok(&servers, "search_panes", json!({"pattern": "NEEDLE-f.r"})).await;
+        let r = ok_typed(&servers, search_for("NEEDLE-f.r")).await;
         assert_eq!(
             r["total_panes_matched"],
             json!(0),
             "{ctx}: literal by default"
         );
-        let (t, k) = err(
+        let (t, k) = err_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "(unclosed", "regex": true}),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for("(unclosed")
+            },
         )
         .await;
         assert_eq!(k, "InvalidPattern", "{ctx}: {t}");
 
         // Scope by session.
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "NEEDLE-far", "session_name": "srch"}),
+            SearchPanesArgs {
+                session_name: Some("srch".into()),
+                ..search_for("NEEDLE-far")
+            },
         )
         .await;
         assert_eq!(r["total_panes_matched"], json!(1));
@@ -1608,10 +1685,12 @@ async fn search_panes_pagination_and_per_pane_cap() {
             assert_eq!(r["truncated"], json!(false));
             assert_eq!(r["truncated_panes"], json!([]));
         }
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "pagetok", "limit": null}),
+            SearchPanesArgs {
+                limit: None,
+                ..search_for("pagetok")
+            },
         )
         .await;
         assert_eq!(r["limit"], Value::Null);
@@ -1633,10 +1712,13 @@ async fn search_panes_pagination_and_per_pane_cap() {
         // Pages of 3.
         let mut seen = Vec::new();
         for offset in [0usize, 3, 6, 9, 12, 100] {
-            let r = ok(
+            let r = ok_typed(
                 &servers,
-                "search_panes",
-                json!({"pattern": "PAGETOK", "limit": 3, "offset": offset}),
+                SearchPanesArgs {
+                    limit: Some(3),
+                    offset: offset as i64,
+                    ..search_for("PAGETOK")
+                },
             )
             .await;
             let page: Vec<String> = panes.iter().skip(offset).take(3).cloned().collect();
@@ -1656,10 +1738,12 @@ async fn search_panes_pagination_and_per_pane_cap() {
         assert_eq!(seen, panes, "{ctx}: the pages cover every pane once");
 
         // Per-pane cap keeps the newest lines; the count is before the cap.
-        let r = ok(
+        let r = ok_typed(
             &servers,
-            "search_panes",
-            json!({"pattern": "CAPTOK-", "max_matched_lines_per_pane": 3}),
+            SearchPanesArgs {
+                max_matched_lines_per_pane: 3,
+                ..search_for("CAPTOK-")
+            },
         )
         .await;
         assert_eq!(ids(&r), std::slice::from_ref(&capped), "{ctx}");
@@ -1673,7 +1757,7 @@ async fn search_panes_pagination_and_per_pane_cap() {
         assert_eq!(r["truncated"], json!(true), "{ctx}: the cap sets truncated");
         assert_eq!(r["truncated_panes"], json!([]));
         assert_line_numbers_real(&server, m, &ctx);
-        let r = ok(&servers, "search_panes", json!({"pattern": "CAPTOK-"})).await;
+        let r = ok_typed(&servers, search_for("CAPTOK-")).await;
         assert_eq!(r["matches"][0]["matched_line_count"], json!(7));
         assert_eq!(str_list(&r["matches"][0]["matched_lines"]).len(), 7);
         assert_eq!(r["truncated"], json!(false));
@@ -1756,33 +1840,53 @@ async fn errors_for_bad_arguments_and_missing_targets() {
             assert_eq!(r["_meta"]["expected"], json!(true));
         }
         for (tool, args) in [
-            ("list_panes", json!({"window_id": "@999"})),
-            ("list_windows", json!({"session_id": "$999"})),
-            (
-                "list_panes",
-                json!({"session_name": "errs", "window_index": 77}),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "x", "session_id": "$999"}),
-            ),
-            ("capture_pane", json!({"window_id": "@999"})),
-            ("snapshot_pane", json!({"session_id": "$999"})),
+            named(ListPanesArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(ListWindowsArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(ListPanesArgs {
+                session_name: Some("errs".into()),
+                window_index: Some(77),
+                ..Default::default()
+            }),
+            named(SearchPanesArgs {
+                session_id: Some("$999".into()),
+                ..search_for("x")
+            }),
+            named(CapturePaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(SnapshotPaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
         ] {
             let (t, k) = err(&servers, tool, args.clone()).await;
             assert_eq!(k, "NotFound", "{ctx}: {tool} {args}: {t}");
         }
         // Malformed ids and wrong types: InvalidArgument, nothing sent to tmux.
         for (tool, args) in [
-            ("get_pane_info", json!({"pane_id": "3"})),
-            ("get_pane_info", json!({"pane_id": "@3"})),
-            ("get_window_info", json!({"window_id": "%1"})),
-            ("get_session_info", json!({"session_id": "main"})),
-            ("get_session_info", json!({"session_name": ""})),
-            (
-                "list_panes",
-                json!({"session_name": "errs", "window_index": -1}),
-            ),
+            named(PaneArgs::on("3")),
+            named(PaneArgs::on("@3")),
+            named(WindowArgs {
+                window_id: Some("%1".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("main".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("")),
+            named(ListPanesArgs {
+                session_name: Some("errs".into()),
+                window_index: Some(-1),
+                ..Default::default()
+            }),
             ("capture_pane", json!({"max_lines": "ten"})),
             ("capture_pane", json!({"start": "-"})),
             ("search_panes", json!({})),
@@ -1807,19 +1911,19 @@ async fn tools_on_a_server_without_sessions_and_without_a_server() {
         server.tmux_ok(&["kill-session", "-t", "=gone"]);
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
-        let info = ok(&servers, "get_server_info", json!({})).await;
+        let info = ok_typed(&servers, ServerArgs::default()).await;
         assert_eq!(info["is_alive"], json!(true), "{ctx}: {info}");
         assert_eq!(info["session_count"], json!(0));
         assert_eq!(info["version"], json!(bin.label));
-        let s = ok(&servers, "list_sessions", json!({})).await;
+        let s = ok_typed(&servers, ListSessionsArgs::default()).await;
         assert_eq!(s["result"], json!([]), "{ctx}");
-        let (t, k) = err(&servers, "get_pane_info", json!({})).await;
+        let (t, k) = err_typed(&servers, PaneArgs::default()).await;
         assert_eq!(k, "NotFound", "{ctx}: {t}");
         assert!(server.is_alive());
 
         server.kill();
         let want = format!("no tmux server running on {}", server.socket.display());
-        let info = ok(&servers, "get_server_info", json!({})).await;
+        let info = ok_typed(&servers, ServerArgs::default()).await;
         assert_eq!(info["is_alive"], json!(false), "{ctx}: {info}");
         for tool in ["list_sessions", "list_panes", "capture_pane"] {
             let r = call(&servers, tool, json!({})).await;
@@ -1885,23 +1989,18 @@ async fn odd_names_and_paths_round_trip() {
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
 
-        let s = ok(
-            &servers,
-            "get_session_info",
-            json!({"session_name": session}),
-        )
-        .await;
+        let s = ok_typed(&servers, SessionArgs::in_session(session)).await;
         assert_eq!(s["session_name"], json!(session), "{ctx}: {s}");
         assert_eq!(s["session_id"], json!(sid));
-        let w = ok(&servers, "list_windows", json!({"session_name": session})).await;
+        let w = ok_typed(&servers, ListWindowsArgs::in_session(session)).await;
         assert_eq!(w["result"][0]["window_name"], json!(window), "{ctx}: {w}");
         assert_eq!(
             w["result"][0]["window_name"],
             json!(server.format(&pane, "window_name"))
         );
         for p in [
-            ok(&servers, "get_pane_info", json!({"session_name": session})).await,
-            ok(&servers, "list_panes", json!({})).await["result"][0].clone(),
+            ok_typed(&servers, PaneArgs::in_session(session)).await,
+            ok_typed(&servers, ListPanesArgs::default()).await["result"][0].clone(),
         ] {
             assert_eq!(p["pane_id"], json!(pane), "{ctx}: {p}");
             // tmuxwire's record separators and the line break come back
@@ -1916,28 +2015,25 @@ async fn odd_names_and_paths_round_trip() {
             // The window's name is list_windows' (above), not a pane listing's.
             assert_eq!(p.get("window_name"), None, "{ctx}: {p}");
         }
-        let sn = ok(&servers, "snapshot_pane", json!({"session_name": session})).await;
+        let sn = ok_typed(&servers, SnapshotPaneArgs::in_session(session)).await;
         let want = dir.display().to_string();
         assert_eq!(sn["pane_current_path"], json!(want), "{ctx}");
 
         // display_message with a line break: same as the CLI.
         let fs = "a\nb #{pane_current_path}";
-        let d = ok(
+        let d = ok_typed(
             &servers,
-            "display_message",
-            json!({"pane_id": pane, "format_string": fs}),
+            DisplayMessageArgs {
+                format_string: fs.to_string(),
+                ..DisplayMessageArgs::on(&pane)
+            },
         )
         .await;
         let cli = server.tmux_ok(&["display-message", "-p", "-t", &pane, fs]);
         assert_eq!(d["result"], json!(cli.strip_suffix('\n').unwrap()), "{ctx}");
 
         // A literal pattern with tmux format and glob characters.
-        let r = ok(
-            &servers,
-            "search_panes",
-            json!({"pattern": "lit #{pane_id} } [x] *?"}),
-        )
-        .await;
+        let r = ok_typed(&servers, search_for("lit #{pane_id} } [x] *?")).await;
         let lines = str_list(&r["matches"][0]["matched_lines"]);
         assert!(
             lines.contains(&"lit #{pane_id} } [x] *?".to_string()),
@@ -1966,23 +2062,18 @@ async fn concurrent_tool_calls_get_their_own_answers() {
             async move {
                 let r = match i % 4 {
                     0 => {
-                        call(
+                        call_typed(
                             &servers,
-                            "display_message",
-                            json!({"pane_id": p, "format_string": "#{pane_id}"}),
+                            DisplayMessageArgs {
+                                format_string: "#{pane_id}".into(),
+                                ..DisplayMessageArgs::on(&p)
+                            },
                         )
                         .await
                     }
-                    1 => call(&servers, "get_pane_info", json!({"pane_id": p})).await,
-                    2 => call(&servers, "capture_pane", json!({"pane_id": p})).await,
-                    _ => {
-                        call(
-                            &servers,
-                            "search_panes",
-                            json!({"pattern": format!("ID-{p}")}),
-                        )
-                        .await
-                    }
+                    1 => call_typed(&servers, PaneArgs::on(&p)).await,
+                    2 => call_typed(&servers, CapturePaneArgs::on(&p)).await,
+                    _ => call_typed(&servers, search_for(&format!("ID-{p}"))).await,
                 };
                 (i, p, r)
             }
@@ -2036,26 +2127,40 @@ async fn missing_targets_are_not_found_in_info_tools_and_display_message() {
         let ctx = format!("tmux {}", bin.label);
         let mut failures = Vec::new();
         for (tool, args) in [
-            ("get_pane_info", json!({"pane_id": "%999"})),
-            ("get_pane_info", json!({"window_id": "@999"})),
-            ("get_pane_info", json!({"session_id": "$999"})),
-            ("get_pane_info", json!({"session_name": "build"})),
-            ("get_window_info", json!({"window_id": "@999"})),
-            ("get_window_info", json!({"session_name": "build"})),
-            (
-                "get_window_info",
-                json!({"session_name": "build", "window_index": 0}),
-            ),
-            ("get_session_info", json!({"session_id": "$999"})),
-            ("get_session_info", json!({"session_name": "build"})),
-            (
-                "display_message",
-                json!({"pane_id": "%999", "format_string": "#{pane_id}"}),
-            ),
-            (
-                "display_message",
-                json!({"session_name": "build", "format_string": "#{session_name}"}),
-            ),
+            named(PaneArgs::on("%999")),
+            named(PaneArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(PaneArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(PaneArgs::in_session("build")),
+            named(WindowArgs {
+                window_id: Some("@999".into()),
+                ..Default::default()
+            }),
+            named(WindowArgs::in_session("build")),
+            named(WindowArgs {
+                session_name: Some("build".into()),
+                window_index: Some(0),
+                ..Default::default()
+            }),
+            named(SessionArgs {
+                session_id: Some("$999".into()),
+                ..Default::default()
+            }),
+            named(SessionArgs::in_session("build")),
+            named(DisplayMessageArgs {
+                format_string: "#{pane_id}".into(),
+                ..DisplayMessageArgs::on("%999")
+            }),
+            named(DisplayMessageArgs {
+                session_name: Some("build".into()),
+                format_string: "#{session_name}".into(),
+                ..Default::default()
+            }),
         ] {
             let r = call(&servers, tool, args.clone()).await;
             if r["isError"] != json!(true) || r["_meta"]["error_type"] != json!("NotFound") {
@@ -2081,10 +2186,13 @@ async fn window_index_out_of_range_is_not_found() {
         let server = TestServer::builder(&bin).session("idx").start();
         let servers = servers(&server);
         let current = server.format("=idx:", "window_id");
-        let r = call(
+        let r = call_typed(
             &servers,
-            "get_window_info",
-            json!({"session_name": "idx", "window_index": 77}),
+            WindowArgs {
+                session_name: Some("idx".into()),
+                window_index: Some(77),
+                ..Default::default()
+            },
         )
         .await;
         assert_eq!(
@@ -2109,13 +2217,13 @@ async fn listings_on_a_server_without_sessions_are_empty() {
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
         // list_sessions already answers [] here; the other listings should agree.
-        let s = ok(&servers, "list_sessions", json!({})).await;
+        let s = ok_typed(&servers, ListSessionsArgs::default()).await;
         assert_eq!(s["result"], json!([]), "{ctx}");
-        let w = ok(&servers, "list_windows", json!({})).await;
+        let w = ok_typed(&servers, ListWindowsArgs::default()).await;
         assert_eq!(w["result"], json!([]), "{ctx}");
-        let p = ok(&servers, "list_panes", json!({})).await;
+        let p = ok_typed(&servers, ListPanesArgs::default()).await;
         assert_eq!(p["result"], json!([]), "{ctx}");
-        let r = ok(&servers, "search_panes", json!({"pattern": "x"})).await;
+        let r = ok_typed(&servers, search_for("x")).await;
         assert_eq!(r["total_panes_matched"], json!(0), "{ctx}");
         assert_eq!(r["matches"], json!([]), "{ctx}");
         assert!(server.is_alive());
@@ -2132,7 +2240,7 @@ async fn window_layout_matches_the_cli_on_every_version() {
             .start();
         server.tmux_ok(&["split-window", "-d", "-h", "-t", "=lay:0"]);
         let servers = servers(&server);
-        let w = ok(&servers, "get_window_info", json!({"session_name": "lay"})).await;
+        let w = ok_typed(&servers, WindowArgs::in_session("lay")).await;
         let cli = server.format("=lay:", "window_layout");
         assert_eq!(
             w["window_layout"],
@@ -2140,7 +2248,7 @@ async fn window_layout_matches_the_cli_on_every_version() {
             "tmux {}: window_layout differs from `tmux display -p '#{{window_layout}}'`",
             bin.label
         );
-        let l = ok(&servers, "list_windows", json!({})).await;
+        let l = ok_typed(&servers, ListWindowsArgs::default()).await;
         assert_eq!(
             l["result"][0]["window_layout"],
             json!(cli),
@@ -2187,7 +2295,7 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
             );
             // The search captures the same text once more.
             captured += 2 * cap["result"].as_str().map_or(0, str::len) as i64;
-            ok(&servers, "search_panes", json!({"pattern": "no-such-text"})).await;
+            ok_typed(&servers, search_for("no-such-text")).await;
         }
         let grown_kb = rss() - before;
         let captured_kb = captured / 1024;
@@ -2241,10 +2349,12 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
                 server.run_in_pane(&pane, &script);
             }
             let ctx = format!("tmux {} ({variant})", bin.label);
-            let r = ok(
+            let r = ok_typed(
                 &servers,
-                "search_panes",
-                json!({"pattern": "WIDTH-MARK-", "max_matched_lines_per_pane": 1000}),
+                SearchPanesArgs {
+                    max_matched_lines_per_pane: 1000,
+                    ..search_for("WIDTH-MARK-")
+                },
             )
             .await;
             let m = &r["matches"][0];
@@ -2254,7 +2364,15 @@ async fn line_numbers_stay_exact_around_emoji_and_width_surprises() {
             );
             assert_line_numbers_real(&server, m, &ctx);
             // The emoji lines themselves: their row counts are real too.
-            let r = ok(&servers, "search_panes", json!({"pattern": "\u{2764}|\u{1f44d}|\u{1f468}|\u{1f1eb}|\u{4e2d}", "regex": true, "max_matched_lines_per_pane": 1000})).await;
+            let r = ok_typed(
+                &servers,
+                SearchPanesArgs {
+                    regex: true,
+                    max_matched_lines_per_pane: 1000,
+                    ..search_for("\u{2764}|\u{1f44d}|\u{1f468}|\u{1f1eb}|\u{4e2d}")
+                },
+            )
+            .await;
             assert_line_numbers_real(&server, &r["matches"][0], &ctx);
         }
     }
@@ -2272,10 +2390,17 @@ async fn pinned_servers_refuse_other_sockets() {
     )
     .pinned(true);
     let other = unique_name("tmuxwire-test-other");
-    let (text, kind) = err(&servers, "list_sessions", json!({"socket_name": other})).await;
+    let (text, kind) = err_typed(
+        &servers,
+        ListSessionsArgs {
+            socket_name: Some(other.to_string()),
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(kind, "InvalidArgument");
     assert!(text.contains("--pin-socket"), "{text}");
-    ok(&servers, "list_sessions", json!({})).await;
+    ok_typed(&servers, ListSessionsArgs::default()).await;
 }
 
 /// A split or respawned pane is read once its program runs: tmux forks, and until the child
@@ -2300,11 +2425,19 @@ async fn spawned_panes_are_read_once_their_program_runs() {
             id
         };
         for i in 0..15 {
-            let r = ok(&s, "respawn_pane", json!({"pane_id": pane, "kill": true})).await;
+            let r = ok_typed(
+                &s,
+                RespawnPaneArgs {
+                    pane_id: pane.to_string(),
+                    kill: true,
+                    ..Default::default()
+                },
+            )
+            .await;
             check(&r, &format!("tmux {} respawn {i}: {r}", bin.label));
         }
         for i in 0..6 {
-            let r = ok(&s, "split_window", json!({"pane_id": pane})).await;
+            let r = ok_typed(&s, SplitWindowArgs::on(&pane)).await;
             let new = check(&r, &format!("tmux {} split {i}: {r}", bin.label));
             server.tmux_ok(&["kill-pane", "-t", &new]);
         }

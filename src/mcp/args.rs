@@ -11,13 +11,165 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::control::format::Part;
 use crate::mcp::targeting::args;
 use crate::tmux::Error;
 
 pub use crate::tmux::op::FiltersArg;
+pub use crate::tmux::op::create::{Place, SplitDirection};
+pub use crate::tmux::op::info::Corner;
+pub use crate::tmux::op::manage::{PaneDirection, WindowDirection};
+
+pub use crate::mcp::tools::execute::{
+    CreateSessionArgs, CreateWindowArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs,
+    RespawnPaneArgs, SendKeysArgs, SendKeysBatchArgs, SendKeysOperation, SetEnvironmentArgs,
+    SetOptionArgs, SizeArg, SplitWindowArgs,
+};
+pub use crate::mcp::tools::hosts::ListHostsArgs;
+pub use crate::mcp::tools::inspect::{
+    BatchArgs, FindPaneArgs, ListServersArgs, Operation, ShowBufferArgs, ShowEnvironmentArgs,
+    ShowHookArgs, ShowHooksArgs, ShowOptionArgs,
+};
+pub use crate::mcp::tools::manage::{
+    EnterCopyModeArgs, ExitCopyModeArgs, LoadBufferArgs, MoveWindowArgs, RenameSessionArgs,
+    RenameWindowArgs, ResizePaneArgs, ResizeWindowArgs, SelectLayoutArgs, SelectPaneArgs,
+    SelectWindowArgs, SetPaneTitleArgs, SignalChannelArgs, SwapPaneArgs, WaitForChannelArgs,
+};
+pub use crate::mcp::tools::teardown::{
+    ClearPaneArgs, DeleteBufferArgs, KillPaneArgs, KillServerArgs, KillSessionArgs, KillWindowArgs,
+};
+pub use crate::mcp::tools::waits::{
+    CaptureSinceArgs, PollEventsArgs, RunCommandArgs, WaitForCommandArgs, WaitForStableArgs,
+    WaitForTextArgs,
+};
+
+/// A tool's argument struct, named by its tool: serialized, it is the
+/// `arguments` object a client sends in `tools/call` (an `Option` left
+/// out when `None`, as a client leaves it out; a field with a default of
+/// its own sent as it is, `null` for `None`). Tests build calls with it
+/// (`CapturePaneArgs { pane_id: Some(p), ..Default::default() }`), so a
+/// renamed or mistyped argument does not compile. Each tool's row checks
+/// its name against its argument type's ([`super::tools`]).
+pub trait ToolCall: Serialize {
+    /// The tool's name, as `tools/list` sends it.
+    const NAME: &'static str;
+}
+
+/// `impl ToolCall` for each `Args => "tool_name"`.
+macro_rules! tool_calls {
+    ($($args:ty => $name:literal,)*) => {
+        $(impl ToolCall for $args {
+            const NAME: &'static str = $name;
+        })*
+    };
+}
+
+tool_calls! {
+    ListSessionsArgs => "list_sessions",
+    ListWindowsArgs => "list_windows",
+    ListPanesArgs => "list_panes",
+    ServerArgs => "get_server_info",
+    SessionArgs => "get_session_info",
+    WindowArgs => "get_window_info",
+    PaneArgs => "get_pane_info",
+    PaneStateArgs => "get_pane_state",
+    ListCommandsArgs => "list_commands",
+    CommandOutputArgs => "get_command_output",
+    CapturePaneArgs => "capture_pane",
+    SnapshotPaneArgs => "snapshot_pane",
+    DisplayMessageArgs => "display_message",
+    SearchPanesArgs => "search_panes",
+    ListServersArgs => "list_servers",
+    ListHostsArgs => "list_hosts",
+    ShowOptionArgs => "show_option",
+    ShowEnvironmentArgs => "show_environment",
+    ShowBufferArgs => "show_buffer",
+    ShowHooksArgs => "show_hooks",
+    ShowHookArgs => "show_hook",
+    FindPaneArgs => "find_pane_by_position",
+    BatchArgs => "call_read_tools_batch",
+    RenameSessionArgs => "rename_session",
+    RenameWindowArgs => "rename_window",
+    SelectWindowArgs => "select_window",
+    SelectPaneArgs => "select_pane",
+    SelectLayoutArgs => "select_layout",
+    ResizeWindowArgs => "resize_window",
+    ResizePaneArgs => "resize_pane",
+    MoveWindowArgs => "move_window",
+    SwapPaneArgs => "swap_pane",
+    SetPaneTitleArgs => "set_pane_title",
+    EnterCopyModeArgs => "enter_copy_mode",
+    ExitCopyModeArgs => "exit_copy_mode",
+    LoadBufferArgs => "load_buffer",
+    WaitForChannelArgs => "wait_for_channel",
+    SignalChannelArgs => "signal_channel",
+    CreateSessionArgs => "create_session",
+    CreateWindowArgs => "create_window",
+    SplitWindowArgs => "split_window",
+    SendKeysArgs => "send_keys",
+    SendKeysBatchArgs => "send_keys_batch",
+    PasteTextArgs => "paste_text",
+    PasteBufferArgs => "paste_buffer",
+    RespawnPaneArgs => "respawn_pane",
+    PipePaneArgs => "pipe_pane",
+    SetOptionArgs => "set_option",
+    SetEnvironmentArgs => "set_environment",
+    KillServerArgs => "kill_server",
+    KillSessionArgs => "kill_session",
+    KillWindowArgs => "kill_window",
+    KillPaneArgs => "kill_pane",
+    ClearPaneArgs => "clear_pane",
+    DeleteBufferArgs => "delete_buffer",
+    WaitForTextArgs => "wait_for_text",
+    WaitForCommandArgs => "wait_for_command",
+    WaitForStableArgs => "wait_for_stable",
+    PollEventsArgs => "poll_events",
+    CaptureSinceArgs => "capture_since",
+    RunCommandArgs => "run_command",
+}
+
+/// What `args` (the required arguments, empty) reads as: the arguments a
+/// client that sends no others gets, each default as serde declares it.
+fn defaulted<T: DeserializeOwned>(args: serde_json::Value) -> T {
+    serde_json::from_value(args).unwrap_or_else(|e| panic!("argument defaults: {e}"))
+}
+
+/// `impl Default` for the argument structs with a default of their own
+/// (`#[serde(default = "…")]`, which `derive(Default)` would not follow)
+/// or a required field without one (`corner`): each `Args => {required
+/// arguments, empty}` reads as [`defaulted`].
+macro_rules! defaults {
+    ($($args:ty => $required:tt,)*) => {
+        $(impl Default for $args {
+            fn default() -> Self {
+                defaulted(serde_json::json!($required))
+            }
+        })*
+    };
+}
+
+defaults! {
+    CapturePaneArgs => {},
+    SnapshotPaneArgs => {},
+    SearchPanesArgs => {"pattern": ""},
+    ShowBufferArgs => {"buffer_name": ""},
+    WaitForChannelArgs => {"channel": ""},
+    SendKeysArgs => {"keys": ""},
+    SendKeysOperation => {"keys": ""},
+    PasteTextArgs => {"text": ""},
+    PasteBufferArgs => {"buffer_name": ""},
+    RespawnPaneArgs => {"pane_id": ""},
+    PipePaneArgs => {},
+    WaitForTextArgs => {},
+    WaitForCommandArgs => {},
+    WaitForStableArgs => {},
+    CaptureSinceArgs => {},
+    RunCommandArgs => {"command": ""},
+    FindPaneArgs => {"corner": "top-left"},
+}
 
 fn default_max_lines() -> Option<i64> {
     Some(500)
@@ -190,7 +342,7 @@ args! {
 
 args! {
     /// `display_message`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     pub struct DisplayMessageArgs {
         /// Text with #{variable} references, e.g. '#{pane_current_command} #{pane_pid}'; the rest
         /// is literal.
@@ -202,7 +354,7 @@ args! {
 
 /// A command named in `search_panes`: `"last"`, or an index (`list_commands`; negative
 /// counts back from the last), as a number or a string of digits.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 #[serde(untagged)]
 pub enum CommandArg {
     /// An index.
@@ -270,7 +422,7 @@ args! {
 
 /// `environment`: `{"NAME": "value"}`, or the same object as a JSON
 /// string (some clients send that).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 #[serde(untagged)]
 pub enum EnvArg {
     /// `{"EDITOR": "vim"}`.
@@ -280,7 +432,7 @@ pub enum EnvArg {
 }
 
 /// What a batch does after an operation fails.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnError {
     /// Run nothing after it.
@@ -290,8 +442,17 @@ pub enum OnError {
     Continue,
 }
 
+impl OnError {
+    /// The default: a call that sends it is the call that leaves it out
+    /// (and its schema names no default, as before it was serialized).
+    #[must_use]
+    pub fn is_stop(&self) -> bool {
+        *self == OnError::Stop
+    }
+}
+
 /// Which table an option or hook lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScopeArg {
     /// Server options.
@@ -549,5 +710,65 @@ mod tests {
             (50, Some(500), 0)
         );
         assert!(serde_json::from_value::<ServerArgs>(serde_json::json!({"bogus": 1})).is_err());
+    }
+
+    /// A typed call serializes to the arguments a client sends: `None`s left
+    /// out, a field with a default of its own as it is (`null`: no limit),
+    /// and what it reads back is the same call.
+    #[test]
+    fn serialized_as_a_client_sends() {
+        use serde_json::json;
+        fn sent<T: ToolCall>(a: &T) -> serde_json::Value {
+            serde_json::to_value(a).unwrap()
+        }
+        let c = CapturePaneArgs {
+            pane_id: Some("%3".into()),
+            start: Some(-5),
+            ..Default::default()
+        };
+        assert_eq!(
+            sent(&c),
+            json!({"pane_id": "%3", "start": -5, "max_lines": 500, "join_wrapped": false})
+        );
+        let c = CapturePaneArgs {
+            max_lines: None,
+            ..Default::default()
+        };
+        assert_eq!(sent(&c)["max_lines"], json!(null));
+        let again: CapturePaneArgs = serde_json::from_value(sent(&c)).unwrap();
+        assert_eq!(again.max_lines, None);
+        assert_eq!(sent(&KillSessionArgs::default()), json!({}));
+        let k = SendKeysArgs {
+            keys: "ls".into(),
+            ..Default::default()
+        };
+        assert!(k.enter, "send_keys presses Enter by default");
+        assert_eq!(SearchPanesArgs::default().max_matched_lines_per_pane, 50);
+        assert_eq!(
+            sent(&BatchArgs::default()),
+            json!({"operations": []}),
+            "on_error: stop is left out"
+        );
+        // Every default of its own reads (defaulted does not panic).
+        let _ = (
+            SnapshotPaneArgs::default(),
+            ShowBufferArgs::default(),
+            WaitForChannelArgs::default(),
+            SendKeysOperation::default(),
+            PasteTextArgs::default(),
+            PasteBufferArgs::default(),
+            RespawnPaneArgs::default(),
+            PipePaneArgs::default(),
+            WaitForTextArgs::default(),
+            WaitForCommandArgs::default(),
+            WaitForStableArgs::default(),
+            CaptureSinceArgs::default(),
+            RunCommandArgs::default(),
+            FindPaneArgs::default(),
+        );
+        assert_eq!(
+            (CapturePaneArgs::NAME, RunCommandArgs::NAME),
+            ("capture_pane", "run_command")
+        );
     }
 }

@@ -32,6 +32,12 @@ use crate::tmux::{Error, Selector};
 /// accept any argument, so the fields are written out instead. Other
 /// fields are written as usual, each ending in a comma.
 ///
+/// The struct also derives `Serialize`, as the arguments a client sends
+/// ([`super::args::ToolCall`]): an `Option` field is left out when
+/// `None`, but one with a default of its own (`#[serde(default = "…")]`
+/// right after its docs) is sent as it is. Fields without docs are
+/// explained by the tool's description (`allow(missing_docs)`).
+///
 /// ```ignore
 /// args! {
 ///     /// `kill_session`.
@@ -56,50 +62,66 @@ macro_rules! args {
             @session_name, @session_id, $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @socket, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// tmux socket name (-L).
             pub socket_name: Option<String>,
             /// tmux socket path (-S).
             pub socket_path: Option<String>,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @table, $($rest:tt)*) => {
         // No docs: show_option's description explains them once.
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             pub scope: Option<$crate::mcp::args::ScopeArg>,
             pub target: Option<String>,
             #[serde(default)]
             pub global_: bool,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @pane_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// Pane id (%N). Default: the active pane (of the window or session given).
             pub pane_id: Option<String>,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @window_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// Window id (@N).
             pub window_id: Option<String>,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @window_index, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// Window index in the session.
             pub window_index: Option<i64>,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @session_name, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// Session name (exact).
             pub session_name: Option<String>,
-        ] $($rest)*);
+            $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*] @session_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head [$($done)*]
             /// Session id ($N).
             pub session_id: Option<String>,
+            $($rest)*);
+    };
+    // A field with a default of its own is sent as it is, `None` as
+    // `null` (`max_lines: null`: no limit); another `Option` is left out
+    // when `None`, as a client leaves it out.
+    (@munch $head:tt [$($done:tt)*] $(#[doc = $doc:literal])*
+        #[serde(default = $default:literal)] $fvis:vis $field:ident : $ty:ty, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head [$($done)*
+            $(#[doc = $doc])* #[serde(default = $default)] $fvis $field: $ty,
+        ] $($rest)*);
+    };
+    (@munch $head:tt [$($done:tt)*]
+        $(#[$fm:meta])* $fvis:vis $field:ident : Option<$ty:ty>, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head [$($done)*
+            $(#[$fm])* #[serde(skip_serializing_if = "Option::is_none")]
+            $fvis $field: Option<$ty>,
         ] $($rest)*);
     };
     (@munch $head:tt [$($done:tt)*]
@@ -113,7 +135,9 @@ macro_rules! args {
     };
     ($(#[$m:meta])* $vis:vis struct $name:ident { $($body:tt)* }) => {
         $crate::mcp::targeting::args!(@munch
-            [$(#[$m])* #[serde(deny_unknown_fields)] $vis struct $name] [] $($body)*);
+            [$(#[$m])* #[derive(serde::Serialize)] #[serde(deny_unknown_fields)]
+             #[allow(missing_docs)] $vis struct $name]
+            [] $($body)*);
     };
 }
 pub(crate) use args;

@@ -10,7 +10,9 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
+use tmuxwire::mcp::args::ToolCall;
 
+use super::tool::arguments;
 use super::{tmuxwire_command, within};
 
 /// An MCP client session with a `tmuxwire mcp` child.
@@ -57,4 +59,9 @@ pub async fn call(client: &Client, tool: &str, args: Value) -> Value {
         .await
         .unwrap_or_else(|e| panic!("{what}: JSON-RPC level failure: {e}"));
     serde_json::to_value(&r).expect("serialize CallToolResult")
+}
+
+/// Calls tool `A::NAME` over MCP with the typed arguments `args` ([`call`]).
+pub async fn call_typed<A: ToolCall>(client: &Client, args: A) -> Value {
+    call(client, A::NAME, arguments(&args)).await
 }

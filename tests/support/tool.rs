@@ -1,11 +1,28 @@
 //! Tool calls in process (`tmuxwire::mcp::tools::call`) and the pane helpers the tests built
 //! around them: results as rmcp's `CallToolResult`, errors as [`ToolError`]. The same calls
 //! with the whole result as JSON are in [`super::tool_json`].
+//!
+//! Behaviour tests call a tool with its typed arguments ([`ok_typed`], [`err_typed`],
+//! [`call_typed`]: `ok_typed(&s, CapturePaneArgs { pane_id: Some(p), ..Default::default() })`),
+//! sent as the JSON a client sends ([`arguments`]), so a renamed or mistyped argument does not
+//! compile. The calls by name with JSON arguments ([`ok`], [`err`], [`call`]) are for tests about
+//! the JSON itself: how malformed or unknown arguments are refused, the wire, the drop-in
+//! conformance, call-level arguments no tool's struct holds (`max_bytes`, `verbose`, `fenced`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, ClearPaneArgs, CommandOutputArgs, CreateSessionArgs,
+    CreateWindowArgs, DisplayMessageArgs, EnterCopyModeArgs, ExitCopyModeArgs, FindPaneArgs,
+    KillSessionArgs, ListCommandsArgs, ListPanesArgs, ListWindowsArgs, MoveWindowArgs, PaneArgs,
+    PaneStateArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs, RenameSessionArgs,
+    RenameWindowArgs, ResizePaneArgs, ResizeWindowArgs, RunCommandArgs, SearchPanesArgs,
+    SelectLayoutArgs, SelectPaneArgs, SelectWindowArgs, SendKeysArgs, SessionArgs,
+    SetEnvironmentArgs, SetPaneTitleArgs, ShowEnvironmentArgs, SnapshotPaneArgs, SplitWindowArgs,
+    ToolCall, WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs, WindowArgs,
+};
 use tmuxwire::tmux::Servers;
 
 use super::{DEADLINE, TestServer};
@@ -20,6 +37,146 @@ fn map(args: Value) -> Map<String, Value> {
 /// Calls tool `name` in process.
 pub async fn call(servers: &Servers, name: &str, args: Value) -> CallToolResult {
     tmuxwire::mcp::tools::call(servers, name, map(args)).await
+}
+
+/// The `arguments` object a client sends for the typed call `args`.
+pub fn arguments<A: ToolCall>(args: &A) -> Value {
+    serde_json::to_value(args).unwrap_or_else(|e| panic!("{}: arguments: {e}", A::NAME))
+}
+
+/// An argument that is a JSON object by nature (`filters`, `environment`), or the same object
+/// as a JSON string, read as the tool reads it.
+pub fn json_arg<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("argument {v}: {e}"))
+}
+
+/// A typed call's arguments aimed at one pane: `CapturePaneArgs::on(&pane)`; with more,
+/// `CapturePaneArgs { start: Some(-5), ..CapturePaneArgs::on(&pane) }`.
+pub trait OnPane: Default {
+    /// The arguments with `pane_id` set, the others at their defaults.
+    fn on(pane: &str) -> Self;
+}
+
+/// `impl $trait for` each argument struct listed: `$make(x)` is the struct with `$field:
+/// Some(x)`, the other arguments at their defaults.
+macro_rules! aimed {
+    ($trait:ident::$make:ident => $field:ident: $($args:ident),* $(,)?) => {
+        $(impl $trait for $args {
+            fn $make(target: &str) -> Self {
+                $args {
+                    $field: Some(target.to_string()),
+                    ..Default::default()
+                }
+            }
+        })*
+    };
+}
+
+aimed!(
+    OnPane::on => pane_id:
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    ClearPaneArgs,
+    CommandOutputArgs,
+    DisplayMessageArgs,
+    EnterCopyModeArgs,
+    ExitCopyModeArgs,
+    ListCommandsArgs,
+    PaneArgs,
+    PaneStateArgs,
+    PasteBufferArgs,
+    PasteTextArgs,
+    PipePaneArgs,
+    ResizePaneArgs,
+    RunCommandArgs,
+    SearchPanesArgs,
+    SelectPaneArgs,
+    SendKeysArgs,
+    SetPaneTitleArgs,
+    SnapshotPaneArgs,
+    SplitWindowArgs,
+    WaitForCommandArgs,
+    WaitForStableArgs,
+    WaitForTextArgs
+);
+
+/// A typed call's arguments aimed at one session by name: `SessionArgs::in_session("dev")`.
+pub trait InSession: Default {
+    /// The arguments with `session_name` set, the others at their defaults.
+    fn in_session(name: &str) -> Self;
+}
+
+aimed!(
+    InSession::in_session => session_name:
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    ClearPaneArgs,
+    CommandOutputArgs,
+    CreateSessionArgs,
+    CreateWindowArgs,
+    DisplayMessageArgs,
+    EnterCopyModeArgs,
+    ExitCopyModeArgs,
+    FindPaneArgs,
+    KillSessionArgs,
+    ListCommandsArgs,
+    ListPanesArgs,
+    ListWindowsArgs,
+    MoveWindowArgs,
+    PaneArgs,
+    PaneStateArgs,
+    PasteBufferArgs,
+    PasteTextArgs,
+    PipePaneArgs,
+    RenameSessionArgs,
+    RenameWindowArgs,
+    ResizePaneArgs,
+    ResizeWindowArgs,
+    RunCommandArgs,
+    SearchPanesArgs,
+    SelectLayoutArgs,
+    SelectPaneArgs,
+    SelectWindowArgs,
+    SendKeysArgs,
+    SessionArgs,
+    SetEnvironmentArgs,
+    SetPaneTitleArgs,
+    ShowEnvironmentArgs,
+    SnapshotPaneArgs,
+    SplitWindowArgs,
+    WaitForCommandArgs,
+    WaitForStableArgs,
+    WaitForTextArgs,
+    WindowArgs
+);
+
+/// `search_panes` for the literal `pattern`, the other arguments at their defaults
+/// (`SearchPanesArgs { regex: true, ..search_for("^x$") }` for more).
+pub fn search_for(pattern: &str) -> SearchPanesArgs {
+    SearchPanesArgs {
+        pattern: pattern.to_string(),
+        ..Default::default()
+    }
+}
+
+/// A typed call as `(tool name, arguments)`, for tables that call several tools in one loop.
+pub fn named<A: ToolCall>(args: A) -> (&'static str, Value) {
+    (A::NAME, arguments(&args))
+}
+
+/// Calls tool `A::NAME` in process with `args` ([`call`]).
+pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> CallToolResult {
+    call(servers, A::NAME, arguments(&args)).await
+}
+
+/// Calls tool `A::NAME`, which must succeed; returns its structured content ([`ok`]).
+pub async fn ok_typed<A: ToolCall>(servers: &Servers, args: A) -> Value {
+    ok(servers, A::NAME, arguments(&args)).await
+}
+
+/// Calls tool `A::NAME`, which must fail; returns the error ([`err`]).
+pub async fn err_typed<A: ToolCall>(servers: &Servers, args: A) -> ToolError {
+    err(servers, A::NAME, arguments(&args)).await
 }
 
 /// The text blocks of a result, joined.

@@ -1,11 +1,15 @@
 //! Tool calls in process (`tmuxwire::mcp::tools::call`) with the whole result as JSON
 //! (`content`, `structuredContent`, `isError`, `_meta`), as a client reads it, and the shape
-//! every error must have. The same calls returning rmcp's types are in [`super::tool`].
+//! every error must have. The same calls returning rmcp's types are in [`super::tool`], which
+//! says when a test calls with typed arguments ([`call_typed`], [`ok_typed`], [`err_typed`]) and
+//! when with JSON.
 
 use serde_json::{Map, Value};
+use tmuxwire::mcp::args::ToolCall;
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::Servers;
 
+use super::tool::arguments;
 use super::within;
 
 /// Calls a tool and returns the whole result as JSON (`content`, `structuredContent`,
@@ -39,6 +43,21 @@ pub async fn ok(servers: &Servers, tool: &str, args: Value) -> Value {
 pub async fn err(servers: &Servers, tool: &str, args: Value) -> (String, String) {
     let r = call(servers, tool, args.clone()).await;
     assert_error_shape(&r, &format!("{tool}({args})"))
+}
+
+/// Calls tool `A::NAME` with `args`, the whole result as JSON ([`call`]).
+pub async fn call_typed<A: ToolCall>(servers: &Servers, args: A) -> Value {
+    call(servers, A::NAME, arguments(&args)).await
+}
+
+/// The structured content of a successful typed call ([`ok`]).
+pub async fn ok_typed<A: ToolCall>(servers: &Servers, args: A) -> Value {
+    ok(servers, A::NAME, arguments(&args)).await
+}
+
+/// A typed call that must fail: `(text, error_type)` ([`err`]).
+pub async fn err_typed<A: ToolCall>(servers: &Servers, args: A) -> (String, String) {
+    err(servers, A::NAME, arguments(&args)).await
 }
 
 pub fn assert_error_shape(r: &Value, ctx: &str) -> (String, String) {

@@ -34,48 +34,48 @@ use crate::tmux::op::{self, Limit};
 args! {
     /// `create_session`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct CreateSessionArgs {
+    pub struct CreateSessionArgs {
         @session_name,
-        window_name: Option<String>,
+        pub window_name: Option<String>,
         /// An existing directory (~ expanded).
-        start_directory: Option<String>,
+        pub start_directory: Option<String>,
         /// Width in cells.
-        x: Option<i64>,
+        pub x: Option<i64>,
         /// Height in rows.
-        y: Option<i64>,
+        pub y: Option<i64>,
         /// {"NAME": "value"}, set in the session's environment.
-        environment: Option<EnvArg>,
+        pub environment: Option<EnvArg>,
         @socket,
         /// Shells keep no history file (HISTFILE="", fish private mode).
         #[serde(default)]
-        suppress_persistent_history: bool,
+        pub suppress_persistent_history: bool,
     }
 }
 
 args! {
     /// `create_window`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct CreateWindowArgs {
+    pub struct CreateWindowArgs {
         @session,
-        window_name: Option<String>,
-        start_directory: Option<String>,
+        pub window_name: Option<String>,
+        pub start_directory: Option<String>,
         /// Make it the current window.
         #[serde(default)]
-        attach: bool,
+        pub attach: bool,
         /// Default: the next free index.
-        direction: Option<Place>,
+        pub direction: Option<Place>,
         @socket,
         /// {"NAME": "value"} for this window's shell.
-        environment: Option<EnvArg>,
+        pub environment: Option<EnvArg>,
         #[serde(default)]
-        suppress_persistent_history: bool,
+        pub suppress_persistent_history: bool,
     }
 }
 
 /// A pane size: cells, or a percentage such as "30%".
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 #[serde(untagged)]
-enum SizeArg {
+pub enum SizeArg {
     /// Cells.
     Cells(i64),
     /// "30%" or "12".
@@ -85,19 +85,19 @@ enum SizeArg {
 args! {
     /// `split_window`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct SplitWindowArgs {
+    pub struct SplitWindowArgs {
         @pane,
         @window_index,
-        direction: Option<SplitDirection>,
+        pub direction: Option<SplitDirection>,
         /// Cells, or "30%".
-        size: Option<SizeArg>,
-        start_directory: Option<String>,
+        pub size: Option<SizeArg>,
+        pub start_directory: Option<String>,
         /// Command to run instead of the default shell.
-        shell: Option<String>,
+        pub shell: Option<String>,
         @socket,
-        environment: Option<EnvArg>,
+        pub environment: Option<EnvArg>,
         #[serde(default)]
-        suppress_persistent_history: bool,
+        pub suppress_persistent_history: bool,
     }
 }
 
@@ -108,26 +108,26 @@ fn yes() -> bool {
 args! {
     /// `send_keys`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SendKeysArgs {
+    pub struct SendKeysArgs {
         /// Text, typed exactly; or one key name alone (C-c, Enter, Up, Escape, F5, M-x).
-        keys: String,
+        pub keys: String,
         @pane,
         /// Press Enter after.
         #[serde(default = "yes")]
-        enter: bool,
+        pub enter: bool,
         /// keys is text even if it is a key name.
         #[serde(default)]
-        literal: bool,
+        pub literal: bool,
         /// Prefix a space (shells with ignorespace skip history).
         #[serde(default)]
-        suppress_history: bool,
+        pub suppress_history: bool,
         /// Type into a password prompt (else refused).
         #[serde(default)]
-        allow_password_input: bool,
+        pub allow_password_input: bool,
         /// ms between text and Enter; null: 0 for a shell, else 150.
-        submit_delay_ms: Option<f64>,
+        pub submit_delay_ms: Option<f64>,
         /// First wait ≤10 s until the program reads; null: ≤3 s if the pane is new.
-        wait_ready: Option<bool>,
+        pub wait_ready: Option<bool>,
         @socket,
     }
 }
@@ -136,35 +136,40 @@ args! {
 /// Its targeting fields are written out, undocumented, rather than by
 /// [`args!`]: the input schema leaves out the descriptions of a tool's own
 /// targeting arguments, not of those nested in a list's items.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 #[serde(deny_unknown_fields)]
-struct SendKeysOperation {
-    keys: String,
-    pane_id: Option<String>,
-    session_name: Option<String>,
-    session_id: Option<String>,
-    window_id: Option<String>,
+#[allow(missing_docs)]
+pub struct SendKeysOperation {
+    pub keys: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<String>,
     #[serde(default = "yes")]
-    enter: bool,
+    pub enter: bool,
     #[serde(default)]
-    literal: bool,
+    pub literal: bool,
     #[serde(default)]
-    suppress_history: bool,
+    pub suppress_history: bool,
 }
 
 args! {
     /// `send_keys_batch`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SendKeysBatchArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SendKeysBatchArgs {
         /// [{keys, pane_id, enter, literal, …}] as send_keys, in order.
-        operations: Vec<SendKeysOperation>,
-        #[serde(default)]
-        on_error: OnError,
+        pub operations: Vec<SendKeysOperation>,
+        #[serde(default, skip_serializing_if = "OnError::is_stop")]
+        pub on_error: OnError,
         /// Seconds for the whole batch.
-        timeout: Option<f64>,
+        pub timeout: Option<f64>,
         /// Type into password prompts (else refused).
         #[serde(default)]
-        allow_password_input: bool,
+        pub allow_password_input: bool,
         @socket,
     }
 }
@@ -203,23 +208,23 @@ impl Rendered for SendBatchResult {
 args! {
     /// `paste_text`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct PasteTextArgs {
+    pub struct PasteTextArgs {
         /// Pasted as a terminal paste does (line breaks as Enter).
-        text: String,
+        pub text: String,
         @pane_id,
         /// Bracketed paste when the program asked for it.
         #[serde(default = "yes")]
-        bracket: bool,
+        pub bracket: bool,
         /// Paste into a password prompt (else refused).
         #[serde(default)]
-        allow_password_input: bool,
+        pub allow_password_input: bool,
         /// Then press Enter (confirmed: delivery).
         #[serde(default)]
-        enter: bool,
+        pub enter: bool,
         /// As send_keys.
-        submit_delay_ms: Option<f64>,
+        pub submit_delay_ms: Option<f64>,
         /// As send_keys.
-        wait_ready: Option<bool>,
+        pub wait_ready: Option<bool>,
         @session,
         @window_id,
         @socket,
@@ -229,12 +234,12 @@ args! {
 args! {
     /// `paste_buffer`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct PasteBufferArgs {
+    pub struct PasteBufferArgs {
         /// A name load_buffer returned.
-        buffer_name: String,
+        pub buffer_name: String,
         @pane_id,
         #[serde(default = "yes")]
-        bracket: bool,
+        pub bracket: bool,
         @session,
         @window_id,
         @socket,
@@ -244,32 +249,32 @@ args! {
 args! {
     /// `respawn_pane`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct RespawnPaneArgs {
+    pub struct RespawnPaneArgs {
         /// %N.
-        pane_id: String,
+        pub pane_id: String,
         /// Kill the running process first.
         #[serde(default = "yes")]
-        kill: bool,
+        pub kill: bool,
         /// Command (default: the pane's first one).
-        shell: Option<String>,
-        start_directory: Option<String>,
-        environment: Option<EnvArg>,
+        pub shell: Option<String>,
+        pub start_directory: Option<String>,
+        pub environment: Option<EnvArg>,
         @socket,
         #[serde(default)]
-        suppress_persistent_history: bool,
+        pub suppress_persistent_history: bool,
     }
 }
 
 args! {
     /// `pipe_pane`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct PipePaneArgs {
+    pub struct PipePaneArgs {
         @pane_id,
         /// File to copy the pane's output to; null stops piping.
-        output_path: Option<String>,
+        pub output_path: Option<String>,
         /// Append (else truncate).
         #[serde(default = "yes")]
-        append: bool,
+        pub append: bool,
         @session,
         @window_id,
         @socket,
@@ -278,11 +283,11 @@ args! {
 
 args! {
     /// `set_option`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SetOptionArgs {
-        option: String,
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SetOptionArgs {
+        pub option: String,
         /// Stored verbatim (formats stay formats).
-        value: String,
+        pub value: String,
         @table,
         @socket,
     }
@@ -290,10 +295,10 @@ args! {
 
 args! {
     /// `set_environment`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SetEnvironmentArgs {
-        name: String,
-        value: String,
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SetEnvironmentArgs {
+        pub name: String,
+        pub value: String,
         @session,
         @socket,
     }

@@ -16,9 +16,9 @@ use crate::wire::ssh::LinkState;
 pub const HOST_ARG: &str = "host";
 
 /// `list_hosts`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
 #[serde(deny_unknown_fields)]
-struct ListHostsArgs {}
+pub struct ListHostsArgs {}
 
 /// One host as `list_hosts` reports it.
 #[derive(Clone, Debug, Serialize, JsonSchema)]

@@ -425,19 +425,20 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
 });
 
 /// `list_servers`.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
 #[serde(deny_unknown_fields)]
-struct ListServersArgs {
+pub struct ListServersArgs {
     /// Socket paths to probe as well, after the scan.
-    extra_socket_paths: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_socket_paths: Option<Vec<String>>,
 }
 
 args! {
     /// `show_option`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ShowOptionArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ShowOptionArgs {
         /// Option name, e.g. history-limit or @my-option.
-        option: String,
+        pub option: String,
         @table,
         @socket,
     }
@@ -446,7 +447,7 @@ args! {
 args! {
     /// `show_environment`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct ShowEnvironmentArgs {
+    pub struct ShowEnvironmentArgs {
         @session,
         @socket,
     }
@@ -455,12 +456,12 @@ args! {
 args! {
     /// `show_buffer`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ShowBufferArgs {
+    pub struct ShowBufferArgs {
         /// A name load_buffer returned.
-        buffer_name: String,
+        pub buffer_name: String,
         /// Keep the newest N lines (N ≥ 1); null: all.
         #[serde(default = "default_buffer_lines")]
-        max_lines: Option<i64>,
+        pub max_lines: Option<i64>,
         @socket,
     }
 }
@@ -481,7 +482,7 @@ tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
 args! {
     /// `show_hooks`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct ShowHooksArgs {
+    pub struct ShowHooksArgs {
         @table,
         @socket,
     }
@@ -489,10 +490,10 @@ args! {
 
 args! {
     /// `show_hook`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ShowHookArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ShowHookArgs {
         /// e.g. after-new-window.
-        hook_name: String,
+        pub hook_name: String,
         @table,
         @socket,
     }
@@ -501,32 +502,33 @@ args! {
 args! {
     /// `find_pane_by_position`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct FindPaneArgs {
-        corner: Corner,
+    pub struct FindPaneArgs {
+        pub corner: Corner,
         @window,
         @socket,
     }
 }
 
 /// One operation of a batch.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
 #[serde(deny_unknown_fields)]
-struct Operation {
+pub struct Operation {
     /// An inspect tool.
-    tool: String,
+    pub tool: String,
     /// Its arguments.
     #[serde(default)]
-    arguments: Map<String, Value>,
+    pub arguments: Map<String, Value>,
 }
 
 /// `call_read_tools_batch`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
 #[serde(deny_unknown_fields)]
-struct BatchArgs {
+#[allow(missing_docs)] // on_error: the description says it.
+pub struct BatchArgs {
     /// [{tool, arguments}], 1 to 1000.
-    operations: Vec<Operation>,
-    #[serde(default)]
-    on_error: OnError,
+    pub operations: Vec<Operation>,
+    #[serde(default, skip_serializing_if = "OnError::is_stop")]
+    pub on_error: OnError,
 }
 
 /// One operation's outcome (libtmux-mcp `ToolCallOperationResult`).

@@ -30,10 +30,10 @@ use crate::tmux::op::resize::{
 
 args! {
     /// `rename_session`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct RenameSessionArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct RenameSessionArgs {
         /// Stored exactly (#, #{}, #() included).
-        new_name: String,
+        pub new_name: String,
         @session,
         @socket,
     }
@@ -41,10 +41,10 @@ args! {
 
 args! {
     /// `rename_window`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct RenameWindowArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct RenameWindowArgs {
         /// Stored exactly; automatic renaming stops.
-        new_name: String,
+        pub new_name: String,
         @window,
         @socket,
     }
@@ -52,11 +52,11 @@ args! {
 
 args! {
     /// `select_window`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SelectWindowArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SelectWindowArgs {
         @window_id,
         @window_index,
-        direction: Option<WindowDirection>,
+        pub direction: Option<WindowDirection>,
         @session,
         @socket,
     }
@@ -64,10 +64,10 @@ args! {
 
 args! {
     /// `select_pane`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SelectPaneArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SelectPaneArgs {
         @pane_id,
-        direction: Option<PaneDirection>,
+        pub direction: Option<PaneDirection>,
         @window,
         @socket,
     }
@@ -75,10 +75,10 @@ args! {
 
 args! {
     /// `select_layout`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SelectLayoutArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SelectLayoutArgs {
         /// tiled, even-horizontal, main-vertical, …, or a layout string.
-        layout: String,
+        pub layout: String,
         @window,
         @socket,
     }
@@ -86,64 +86,64 @@ args! {
 
 args! {
     /// `resize_window`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ResizeWindowArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ResizeWindowArgs {
         @window,
         /// Rows.
-        height: Option<i64>,
+        pub height: Option<i64>,
         /// Columns.
-        width: Option<i64>,
+        pub width: Option<i64>,
         @socket,
     }
 }
 
 args! {
     /// `resize_pane`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ResizePaneArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ResizePaneArgs {
         @pane,
         /// Rows.
-        height: Option<i64>,
+        pub height: Option<i64>,
         /// Columns.
-        width: Option<i64>,
+        pub width: Option<i64>,
         /// true: zoom (fill the window); false: unzoom.
-        zoom: Option<bool>,
+        pub zoom: Option<bool>,
         @socket,
     }
 }
 
 args! {
     /// `move_window`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct MoveWindowArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct MoveWindowArgs {
         @window,
         /// Index to move to; "" = the next free one.
         #[serde(default)]
-        destination_index: String,
+        pub destination_index: String,
         /// Session (name or $N) to move to; default: its own.
-        destination_session: Option<String>,
+        pub destination_session: Option<String>,
         @socket,
     }
 }
 
 args! {
     /// `swap_pane`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SwapPaneArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SwapPaneArgs {
         /// %N.
-        source_pane_id: String,
+        pub source_pane_id: String,
         /// %N.
-        target_pane_id: String,
+        pub target_pane_id: String,
         @socket,
     }
 }
 
 args! {
     /// `set_pane_title`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SetPaneTitleArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SetPaneTitleArgs {
         /// Stored exactly.
-        title: String,
+        pub title: String,
         @pane,
         @socket,
     }
@@ -151,11 +151,11 @@ args! {
 
 args! {
     /// `enter_copy_mode`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct EnterCopyModeArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct EnterCopyModeArgs {
         @pane_id,
         /// Lines to scroll up.
-        scroll_up: Option<i64>,
+        pub scroll_up: Option<i64>,
         @session,
         @window_id,
         @socket,
@@ -164,8 +164,8 @@ args! {
 
 args! {
     /// `exit_copy_mode`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct ExitCopyModeArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct ExitCopyModeArgs {
         @pane,
         @socket,
     }
@@ -173,12 +173,12 @@ args! {
 
 args! {
     /// `load_buffer`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct LoadBufferArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct LoadBufferArgs {
         /// The text, stored exactly.
-        content: String,
+        pub content: String,
         /// Up to 64 of A-Z a-z 0-9 _ . - (default buf).
-        logical_name: Option<String>,
+        pub logical_name: Option<String>,
         @socket,
     }
 }
@@ -194,13 +194,13 @@ tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
 args! {
     /// `wait_for_channel`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct WaitForChannelArgs {
+    pub struct WaitForChannelArgs {
         /// 1-128 of A-Z a-z 0-9 _ . : -
-        channel: String,
+        pub channel: String,
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_wait")]
-        timeout: f64,
+        pub timeout: f64,
         @socket,
     }
 }
@@ -211,10 +211,10 @@ fn default_wait() -> f64 {
 
 args! {
     /// `signal_channel`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct SignalChannelArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct SignalChannelArgs {
         /// 1-128 of A-Z a-z 0-9 _ . : -
-        channel: String,
+        pub channel: String,
         @socket,
     }
 }

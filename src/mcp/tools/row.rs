@@ -4,6 +4,7 @@
 //! the request, the server they name, [`op::run`]).
 
 use super::*;
+use crate::mcp::args::ToolCall;
 use crate::mcp::budget::Budget;
 use crate::mcp::schema;
 use crate::mcp::text::{Rendered, Text};
@@ -180,7 +181,9 @@ pub(super) type CallFn = for<'a> fn(&'a Ctx<'a>, Map<String, Value>) -> CallFutu
 /// A tool's arguments as the table runs them: the server they name and
 /// the typed request they make. Checking happens here, so a bad call is
 /// refused before anything reaches tmux.
-pub(super) trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {
+pub(super) trait ToolArgs:
+    DeserializeOwned + JsonSchema + ToolCall + Send + 'static
+{
     /// The operation's request.
     type Request: Op;
 
@@ -327,11 +330,14 @@ where
     Ok(object(&R::from(op::run(&server, request, limit).await?)))
 }
 
-pub(super) fn def<A: JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
+/// A row's definition: tool `name` (its argument type's
+/// [`ToolCall::NAME`], which tests call it by), taking `A`, answering `R`.
+pub(super) fn def<A: ToolCall + JsonSchema + 'static, R: JsonSchema + Rendered + 'static>(
     name: &'static str,
     hints: Hints,
     description: &'static str,
 ) -> Def {
+    debug_assert_eq!(name, A::NAME, "the row's name is its arguments' tool name");
     Def {
         name,
         description,

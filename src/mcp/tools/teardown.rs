@@ -21,7 +21,7 @@ use crate::tmux::op::buffers::DeleteBufferRequest;
 args! {
     /// `kill_server`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct KillServerArgs {
+    pub struct KillServerArgs {
         @socket,
     }
 }
@@ -29,7 +29,7 @@ args! {
 args! {
     /// `kill_session`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct KillSessionArgs {
+    pub struct KillSessionArgs {
         @session,
         @socket,
     }
@@ -37,20 +37,20 @@ args! {
 
 args! {
     /// `kill_window`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct KillWindowArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct KillWindowArgs {
         /// @N.
-        window_id: String,
+        pub window_id: String,
         @socket,
     }
 }
 
 args! {
     /// `kill_pane`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct KillPaneArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct KillPaneArgs {
         /// %N.
-        pane_id: String,
+        pub pane_id: String,
         @socket,
     }
 }
@@ -58,7 +58,7 @@ args! {
 args! {
     /// `clear_pane`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-    struct ClearPaneArgs {
+    pub struct ClearPaneArgs {
         @pane,
         @socket,
     }
@@ -66,10 +66,10 @@ args! {
 
 args! {
     /// `delete_buffer`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct DeleteBufferArgs {
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct DeleteBufferArgs {
         /// A name load_buffer returned.
-        buffer_name: String,
+        pub buffer_name: String,
         @socket,
     }
 }

@@ -34,22 +34,22 @@ use crate::tmux::pane_text::{SinceCursor, check_command};
 args! {
     /// `wait_for_text`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    pub(super) struct WaitForTextArgs {
+    pub struct WaitForTextArgs {
         /// Any one matches; null: any new output.
-        patterns: Option<Vec<String>>,
+        pub patterns: Option<Vec<String>>,
         /// End the wait (outcome stopped).
-        stop: Option<Vec<String>>,
+        pub stop: Option<Vec<String>>,
         /// Regexes.
         #[serde(default)]
-        regex: bool,
+        pub regex: bool,
         /// Case-sensitive.
         #[serde(default)]
-        match_case: bool,
+        pub match_case: bool,
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_wait_timeout")]
-        timeout: f64,
-        interval: Option<f64>,
+        pub timeout: f64,
+        pub interval: Option<f64>,
         @pane,
         @socket,
     }
@@ -62,11 +62,11 @@ fn default_wait_timeout() -> f64 {
 args! {
     /// `wait_for_command`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct WaitForCommandArgs {
+    pub struct WaitForCommandArgs {
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_run_timeout")]
-        timeout: f64,
+        pub timeout: f64,
         @pane,
         @socket,
     }
@@ -75,25 +75,25 @@ args! {
 args! {
     /// `wait_for_stable`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct WaitForStableArgs {
+    pub struct WaitForStableArgs {
         /// Screen unchanged this long, ms.
         #[serde(default = "default_stable_ms")]
-        stable_ms: f64,
+        pub stable_ms: f64,
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_run_timeout")]
-        timeout: f64,
+        pub timeout: f64,
         /// Screen rows left out: 0 top, -1 bottom.
-        mask_rows: Option<Vec<i64>>,
+        pub mask_rows: Option<Vec<i64>>,
         /// Regexes cut out of rows (spinner, timer).
-        mask_patterns: Option<Vec<String>>,
+        pub mask_patterns: Option<Vec<String>>,
         /// Only a change after the call counts.
         #[serde(default)]
-        require_change: bool,
+        pub require_change: bool,
         /// Regex: end matched once shown.
-        until_pattern: Option<String>,
+        pub until_pattern: Option<String>,
         /// Regex: end matched once gone.
-        absent_pattern: Option<String>,
+        pub absent_pattern: Option<String>,
         @pane,
         @socket,
     }
@@ -105,23 +105,23 @@ fn default_stable_ms() -> f64 {
 
 args! {
     /// `poll_events`.
-    #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct PollEventsArgs {
-        cursor: Option<String>,
-        kinds: Option<Vec<String>>,
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+    pub struct PollEventsArgs {
+        pub cursor: Option<String>,
+        pub kinds: Option<Vec<String>>,
         /// %N: follow, filter.
-        panes: Option<Vec<String>>,
+        pub panes: Option<Vec<String>>,
         /// $N: follow, filter.
-        sessions: Option<Vec<String>>,
+        pub sessions: Option<Vec<String>>,
         // Follow every pane (the default without panes and sessions).
         #[serde(default)]
-        follow_all: bool,
+        pub follow_all: bool,
         /// Regexes: matched.
-        patterns: Option<Vec<String>>,
+        pub patterns: Option<Vec<String>>,
         // Clamped to the wait ceiling, which the instructions explain once.
         #[serde(default)]
-        timeout: f64,
-        max_events: Option<i64>,
+        pub timeout: f64,
+        pub max_events: Option<i64>,
         @socket,
     }
 }
@@ -129,22 +129,22 @@ args! {
 args! {
     /// `capture_since`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct CaptureSinceArgs {
+    pub struct CaptureSinceArgs {
         /// From the last call; null: start.
-        cursor: Option<String>,
+        pub cursor: Option<String>,
         /// null: no limit.
         #[serde(default = "default_since_lines")]
-        max_lines: Option<i64>,
+        pub max_lines: Option<i64>,
         /// null: no limit.
         #[serde(default = "default_since_bytes")]
-        max_bytes: Option<i64>,
+        pub max_bytes: Option<i64>,
         /// Over a limit: oldest (rest next call) or newest.
-        keep: Option<String>,
+        pub keep: Option<String>,
         // As capture_pane's (the description says so).
-        head: Option<i64>,
-        tail: Option<i64>,
-        grep: Option<String>,
-        context: Option<i64>,
+        pub head: Option<i64>,
+        pub tail: Option<i64>,
+        pub grep: Option<String>,
+        pub context: Option<i64>,
         @pane,
         @socket,
     }
@@ -163,22 +163,22 @@ fn default_since_bytes() -> Option<i64> {
 args! {
     /// `run_command`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
-    struct RunCommandArgs {
+    pub struct RunCommandArgs {
         /// One shell command line.
-        command: String,
+        pub command: String,
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_run_timeout")]
-        timeout: f64,
+        pub timeout: f64,
         /// Keep the last N output lines.
-        max_lines: Option<i64>,
+        pub max_lines: Option<i64>,
         /// Keep out of shell history (one line only).
-        suppress_history: Option<bool>,
+        pub suppress_history: Option<bool>,
         /// Press C-c on timeout.
         #[serde(default)]
-        interrupt_on_timeout: bool,
+        pub interrupt_on_timeout: bool,
         /// wrapped; marks: typed as is, shell's OSC 133 marks.
-        mode: Option<String>,
+        pub mode: Option<String>,
         @pane,
         @socket,
     }

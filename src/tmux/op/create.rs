@@ -238,7 +238,7 @@ async fn start_server(server: &Server, new_session: &Command) -> Result<Vec<u8>,
 
 /// Where `create_window` puts the window (`None`: at the next free
 /// index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Place {
     /// Just before the current window.
@@ -296,7 +296,7 @@ impl Op for CreateWindowRequest {
 }
 
 /// Where `split_window` puts the new pane relative to the one split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SplitDirection {
     /// The new pane above.

@@ -13,7 +13,7 @@ use crate::tmux::Error;
 
 /// `filters` as a caller gives them: an object of `field__op` → value,
 /// or the same object as a JSON string (some MCP clients send that).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(untagged)]
 pub enum FiltersArg {
     /// `{"session_name__startswith": "dev"}`.

@@ -109,7 +109,9 @@ pub(super) async fn window_info(server: &Server, target: &Target) -> Result<Wind
 }
 
 /// A window corner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Corner {
     /// Top left.

@@ -83,7 +83,7 @@ impl Title {
 }
 
 /// Where `select_window` moves in a session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WindowDirection {
     /// The next window.
@@ -95,7 +95,7 @@ pub enum WindowDirection {
 }
 
 /// Where `select_pane` moves in a window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PaneDirection {
     /// Above.
