@@ -173,6 +173,7 @@ args! {
         #[doc(hidden)]
         pub context: Option<i64>,
         @socket,
+        @fenced,
     }
 }
 
@@ -265,6 +266,7 @@ args! {
         #[serde(default)]
         pub offset: i64,
         @socket,
+        @fenced,
     }
 }
 
