@@ -22,7 +22,7 @@ use crate::mirror::{PaneState, Progress, Status};
 use crate::term::Term;
 use crate::tmux::pane_text::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
 use crate::tmux::wait::{
-    self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
+    self, Condition, End, Ended, Exit, Limits, Seen, exit_of, follow, pane_id, within,
 };
 use crate::tmux::{Error, Selector};
 
@@ -216,9 +216,7 @@ pub(super) async fn run_command(
         output_complete: complete && (exit_status.is_some() || timed_out || ended.is_some()),
         note: note(outcome, began, interrupted),
         pane_dead: ended.is_some(),
-        pane_exit_status: exit.status,
-        pane_exit_signal: exit.signal,
-        pane_exit_unknown: exit.unknown,
+        exit,
         evidence,
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
@@ -624,9 +622,7 @@ async fn run_marked(
         output_complete: outcome == RunOutcome::Completed,
         note: Some(note),
         pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
-        pane_exit_status: w.pane_exit_status,
-        pane_exit_signal: w.pane_exit_signal,
-        pane_exit_unknown: w.pane_exit_unknown,
+        exit: w.exit,
         evidence: w.evidence,
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
@@ -657,9 +653,7 @@ fn answer(
         note: None,
         outcome,
         pane_dead: false,
-        pane_exit_status: None,
-        pane_exit_signal: None,
-        pane_exit_unknown: None,
+        exit: Exit::default(),
         evidence: Vec::new(),
     }
 }

@@ -433,9 +433,7 @@ impl<'r> Wait<'r> {
             elapsed_seconds: 0.0,
             effective_timeout: self.req.timeout.as_secs_f64(),
             pane_dead: dead,
-            pane_exit_status: exit.status,
-            pane_exit_signal: exit.signal,
-            pane_exit_unknown: exit.unknown,
+            exit,
             evidence: self.evidence,
         }
     }
@@ -603,7 +601,7 @@ mod tests {
             let gone = ended.is_some();
             let r = w.finish(PaneId(1), false, gone, ended);
             assert_eq!((r.outcome, r.found, r.pane_dead), (outcome, false, gone));
-            assert_eq!(r.pane_exit_unknown.is_some(), gone);
+            assert_eq!(r.exit.unknown.is_some(), gone);
         }
     }
 }

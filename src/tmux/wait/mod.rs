@@ -51,8 +51,8 @@ pub use reading::INPUT_LASTS;
 pub(crate) use reading::{InputWatch, ProcessRef, marks_running, prompt_row_of};
 pub use synced::pane_id;
 pub(crate) use synced::{Followed, copy_of, follow, follow_with, followed_copy};
-pub use vigil::LIVENESS_EVERY;
 pub(crate) use vigil::{Ended, Vigil, exit_of};
+pub use vigil::{Exit, LIVENESS_EVERY};
 
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMirror, PaneState, Progress, Status};
