@@ -1135,10 +1135,7 @@ async fn waits_end_when_the_pane_ends() {
         // unreaped; the wait makes tmux reap it).
         assert_eq!(r.exit.status, Some(3), "{ctx}: {r:?}");
         assert_eq!(
-            (
-                r.exit.signal.as_deref(),
-                r.exit.unknown.as_deref()
-            ),
+            (r.exit.signal.as_deref(), r.exit.unknown.as_deref()),
             (None, None),
             "{ctx}: {r:?}"
         );
@@ -1228,7 +1225,8 @@ async fn waits_end_when_the_pane_ends() {
                 assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
                 assert!(r.exit.status.is_none(), "{ctx}: {r:?}");
                 assert!(
-                    r.exit.unknown
+                    r.exit
+                        .unknown
                         .as_deref()
                         .is_some_and(|u| u.contains("had not exited")),
                     "{ctx}: {r:?}"

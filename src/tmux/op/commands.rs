@@ -570,9 +570,8 @@ impl Op for WaitForCommandRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
-        wait::within(self.timeout, async {
-            let pane = wait::pane_id(server, &self.pane).await?;
-            wait_for_command(server, pane, &self).await
+        wait::on_pane(server, &self.pane, self.timeout, |pane| {
+            wait_for_command(server, pane, &self)
         })
         .await
     }

@@ -21,9 +21,7 @@ use crate::mirror::pane::Mark;
 use crate::mirror::{PaneState, Progress, Status};
 use crate::term::Term;
 use crate::tmux::pane_text::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
-use crate::tmux::wait::{
-    self, Condition, End, Ended, Exit, Limits, Seen, exit_of, follow, pane_id, within,
-};
+use crate::tmux::wait::{self, Condition, End, Ended, Exit, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
 
 /// `run_command`: type a command at a pane's shell prompt and wait for it
@@ -78,8 +76,7 @@ impl Op for RunCommandRequest {
 
     async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
         check_command(&self.command, self.suppress_history)?;
-        within(self.timeout, async {
-            let pane = pane_id(server, &self.pane).await?;
+        wait::on_pane(server, &self.pane, self.timeout, async |pane| {
             if self.marks {
                 return run_marked(server, pane, &self).await;
             }

@@ -26,9 +26,7 @@ use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
     matches_outside,
 };
-use crate::tmux::wait::{
-    self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
-};
+use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
 
 /// What the wait's progress notifications say it does.
@@ -59,9 +57,8 @@ impl Op for WaitForTextRequest {
     type Response = WaitForTextResult;
 
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForTextResult, Error> {
-        within(self.timeout, async {
-            let pane = pane_id(server, &self.pane).await?;
-            wait_for_text(server, pane, &self).await
+        wait::on_pane(server, &self.pane, self.timeout, |pane| {
+            wait_for_text(server, pane, &self)
         })
         .await
     }

@@ -60,6 +60,26 @@ use crate::sys::input::Input;
 use crate::term::Term;
 use crate::tmux::{Error, Server};
 
+/// Runs wait `f` on the pane `sel` names, bounded by `timeout` as
+/// [`within`] says: the pane is found ([`pane_id`]) inside that time,
+/// then waited on. The shape of every wait's [`Op::run`](crate::tmux::op::Op::run).
+///
+/// # Errors
+///
+/// As [`pane_id`], `f`'s, and [`within`]'s timeout.
+pub async fn on_pane<T, F, Fut>(
+    server: &Server,
+    sel: &crate::tmux::Selector,
+    timeout: Duration,
+    f: F,
+) -> Result<T, Error>
+where
+    F: FnOnce(crate::control::PaneId) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    within(timeout, async { f(pane_id(server, sel).await?).await }).await
+}
+
 /// How long after its timeout a wait whose tmux stopped answering ends
 /// anyway: the wait's own loop ends at the timeout, so this only runs out
 /// while a question to tmux is still open.
