@@ -64,32 +64,70 @@ impl SessionInfo {
     }
 }
 
+/// A window (libtmux-mcp `WindowInfo`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WindowInfo {
+    /// Window id, `@N`.
+    pub window_id: String,
+    /// Window name.
+    pub window_name: String,
+    /// Index in its session, as a string.
+    pub window_index: String,
+    /// The session this listing saw the window in.
+    pub session_id: String,
+    /// That session's name.
+    pub session_name: String,
+    /// Number of panes.
+    pub pane_count: i64,
+    /// Layout string (`select-layout` syntax).
+    pub window_layout: String,
+    /// `"1"` if this is its session's current window, else `"0"`.
+    pub window_active: String,
+    /// Width in cells, as a string.
+    pub window_width: String,
+    /// Height in cells, as a string.
+    pub window_height: String,
+    /// The window's active pane.
+    pub active_pane_id: Option<String>,
+}
+
 crate::record! {
-    /// A window (libtmux-mcp `WindowInfo`).
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-    pub struct WindowInfo {
-        /// Window id, `@N`.
-        pub window_id: String = "window_id",
-        /// Window name.
-        pub window_name: String = "window_name",
-        /// Index in its session, as a string.
-        pub window_index: String = "window_index",
-        /// The session this listing saw the window in.
-        pub session_id: String = "session_id",
-        /// That session's name.
-        pub session_name: String = "session_name",
-        /// Number of panes.
-        pub pane_count: i64 = "window_panes",
-        /// Layout string (`select-layout` syntax).
-        pub window_layout: String = "window_layout",
-        /// `"1"` if this is its session's current window, else `"0"`.
-        pub window_active: String = "window_active",
-        /// Width in cells, as a string.
-        pub window_width: String = "window_width",
-        /// Height in cells, as a string.
-        pub window_height: String = "window_height",
-        /// The window's active pane.
-        pub active_pane_id: Option<String> = "pane_id",
+    /// The tmux variables a [`WindowInfo`] is read from.
+    struct WindowRow {
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        window_index: String = "window_index",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        panes: i64 = "window_panes",
+        window_layout: String = "window_layout",
+        window_active: String = "window_active",
+        window_width: String = "window_width",
+        window_height: String = "window_height",
+        active_pane: Option<String> = "pane_id",
+    }
+}
+
+impl WindowInfo {
+    /// The format variables, in record order.
+    pub const FIELDS: &'static [&'static str] = WindowRow::FIELDS;
+
+    /// Builds one from a record of [`WindowInfo::FIELDS`].
+    pub fn from_record(r: &Record) -> WindowInfo {
+        let row = WindowRow::from_record(r);
+        WindowInfo {
+            window_id: row.window_id,
+            window_name: row.window_name,
+            window_index: row.window_index,
+            session_id: row.session_id,
+            session_name: row.session_name,
+            pane_count: row.panes,
+            window_layout: row.window_layout,
+            window_active: row.window_active,
+            window_width: row.window_width,
+            window_height: row.window_height,
+            active_pane_id: row.active_pane,
+        }
     }
 }
 
