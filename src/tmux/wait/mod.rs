@@ -77,7 +77,13 @@ where
     F: FnOnce(crate::control::PaneId) -> Fut,
     Fut: std::future::Future<Output = Result<T, Error>>,
 {
-    within(timeout, async { f(pane_id(server, sel).await?).await }).await
+    // Boxed: a wait's future is large, and debug builds copy it on the
+    // stack at each layer (run_command's overflowed a test thread's).
+    within(
+        timeout,
+        Box::pin(async { f(pane_id(server, sel).await?).await }),
+    )
+    .await
 }
 
 /// How long after its timeout a wait whose tmux stopped answering ends
