@@ -567,6 +567,7 @@ fn wake_during_check(
             offset: 0,
             progress: None,
             redact: false,
+            as_is: false,
         };
         op::run(&t, search, Limit::NONE).await.expect("search");
     });

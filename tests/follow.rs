@@ -1211,12 +1211,9 @@ async fn waits_end_when_the_pane_ends() {
         assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
         // Always the status (issue 28: tmux 3.3a with libutempter can leave the program
         // unreaped; the wait makes tmux reap it).
-        assert_eq!(r.pane_exit_status, Some(3), "{ctx}: {r:?}");
+        assert_eq!(r.exit.status, Some(3), "{ctx}: {r:?}");
         assert_eq!(
-            (
-                r.pane_exit_signal.as_deref(),
-                r.pane_exit_unknown.as_deref()
-            ),
+            (r.exit.signal.as_deref(), r.exit.unknown.as_deref()),
             (None, None),
             "{ctx}: {r:?}"
         );
@@ -1232,7 +1229,7 @@ async fn waits_end_when_the_pane_ends() {
         .await;
         assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
         assert!(
-            r.pane_exit_status.is_none() && r.pane_exit_unknown.is_some(),
+            r.exit.status.is_none() && r.exit.unknown.is_some(),
             "{ctx}: {r:?}"
         );
 
@@ -1278,10 +1275,10 @@ async fn waits_end_when_the_pane_ends() {
         assert_eq!(r.outcome, RunOutcome::Exited, "{ctx}: {r:?}");
         assert!(r.pane_dead && !r.timed_out, "{ctx}: {r:?}");
         assert!(
-            matches!(r.pane_exit_signal.as_deref(), Some("KILL" | "9")),
+            matches!(r.exit.signal.as_deref(), Some("KILL" | "9")),
             "{ctx}: {r:?}"
         );
-        assert_eq!(r.pane_exit_status, None, "{ctx}: {r:?}");
+        assert_eq!(r.exit.status, None, "{ctx}: {r:?}");
         server.tmux_ok(&["kill-pane", "-t", &p]);
 
         // The program closes its terminal and goes on (ignoring the SIGHUP of its closing):
@@ -1304,9 +1301,10 @@ async fn waits_end_when_the_pane_ends() {
             .expect("wait");
             if bin.label == "3.3a" || bin.label == "3.5a" {
                 assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
-                assert!(r.pane_exit_status.is_none(), "{ctx}: {r:?}");
+                assert!(r.exit.status.is_none(), "{ctx}: {r:?}");
                 assert!(
-                    r.pane_exit_unknown
+                    r.exit
+                        .unknown
                         .as_deref()
                         .is_some_and(|u| u.contains("had not exited")),
                     "{ctx}: {r:?}"

@@ -325,6 +325,7 @@ args! {
         #[doc(hidden)]
         pub context: Option<i64>,
         @socket,
+        @fenced,
     }
 }
 
@@ -417,6 +418,7 @@ args! {
         #[serde(default)]
         pub offset: i64,
         @socket,
+        @fenced,
     }
 }
 

@@ -25,7 +25,15 @@ use crate::tmux::{Error, Selector};
 ///   (`Option<String>`), `global_` (`bool`, default `false`), without
 ///   docs (the tools' descriptions explain them once);
 /// * `@pane_id,`, `@window_id,`, `@window_index,`, `@session_name,`,
-///   `@session_id,`: one of them.
+///   `@session_id,`: one of them;
+/// * `@fenced,`: `fenced` (`Option<bool>`), for the rows that answer from
+///   the pane mirror ([`fenced_field`](crate::mcp::tools::hosts::fenced_field)).
+///
+/// Every struct ends with `host` (`Option<String>`,
+/// [`host_field`](crate::mcp::tools::hosts::host_field)). `host` and
+/// `fenced` are left out of the schema: the catalog adds them only when
+/// hosts are configured (`hosts::add_host_arg`), so the default
+/// `tools/list` stays libtmux-mcp's.
 ///
 /// Each is `Option<String>` (`window_index`: `Option<i64>`), `pub`. The
 /// struct is `#[serde(deny_unknown_fields)]`: serde's `flatten` would
@@ -130,8 +138,23 @@ macro_rules! args {
             $(#[$fm])* $fvis $field: $ty,
         ] $($rest)*);
     };
+    (@munch $head:tt [$($done:tt)*] @fenced, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head [$($done)*
+            /// `fenced: false`: the mirror's copies as they are.
+            #[serde(default, deserialize_with = "crate::mcp::tools::hosts::fenced_field")]
+            #[serde(skip_serializing_if = "Option::is_none")]
+            #[schemars(skip)]
+            pub fenced: Option<bool>,
+        ] $($rest)*);
+    };
     (@munch [$($head:tt)*] [$($done:tt)*]) => {
-        $($head)* { $($done)* }
+        $($head)* { $($done)*
+            /// The host the call runs on (`--host`; `None`: this machine).
+            #[serde(default, deserialize_with = "crate::mcp::tools::hosts::host_field")]
+            #[serde(skip_serializing_if = "Option::is_none")]
+            #[schemars(skip)]
+            pub host: Option<String>,
+        }
     };
     ($(#[$m:meta])* $vis:vis struct $name:ident { $($body:tt)* }) => {
         $crate::mcp::targeting::args!(@munch

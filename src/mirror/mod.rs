@@ -132,6 +132,19 @@ pub enum Want {
     /// screen only is filled first, and the pane is seeded in full from
     /// then on.
     History,
+    /// [`Want::Current`] for a copy no live watch feeds; a copy a live
+    /// watch feeds is taken as it is, without the round trip that proves
+    /// it current (a call's `fenced: false`), so it may lag the pane by
+    /// what is still on its way (a remote host's link).
+    AsIs,
+}
+
+impl Want {
+    /// [`Want::AsIs`] for a call that takes copies as they are (`as_is`:
+    /// `fenced: false`), else [`Want::Current`].
+    pub fn current(as_is: bool) -> Want {
+        if as_is { Want::AsIs } else { Want::Current }
+    }
 }
 
 /// Where long operations report how far they got: `(done, total, what)`
@@ -276,26 +289,6 @@ pub enum Scope {
     Server,
     /// The panes a session showed.
     Session(SessionId),
-}
-
-tokio::task_local! {
-    /// Set (true) for a call that asked for tmuxwire's copies as they are
-    /// (`fenced: false`): no round trip proves them current, so they may
-    /// lag the pane by what is still on its way (a remote host's link).
-    static FENCE: bool;
-}
-
-/// True inside [`Mirror::unfenced`].
-fn unfenced() -> bool {
-    FENCE.try_with(|f| !*f).unwrap_or(false)
-}
-
-impl Mirror {
-    /// Runs `fut` with copies taken as they are when `fenced` is false
-    /// (see [`FENCE`]); as usual otherwise.
-    pub async fn unfenced<F: std::future::Future>(fenced: bool, fut: F) -> F::Output {
-        FENCE.scope(fenced, fut).await
-    }
 }
 
 /// What every watch shares: the copies, and how to read tmux.
@@ -966,7 +959,7 @@ impl Mirror {
         within: Option<Duration>,
     ) -> HashSet<PaneId> {
         self.touch();
-        if !unfenced() || want == Want::History {
+        if want != Want::AsIs {
             return self.sync_some(panes, want, progress, within).await;
         }
         // The caller takes the copies as they are: those a live watch feeds
@@ -979,7 +972,8 @@ impl Mirror {
         });
         let mut confirmed: HashSet<PaneId> = fed.iter().map(|(p, _, _)| *p).collect();
         if !rest.is_empty() {
-            confirmed.extend(self.sync_some(&rest, want, progress, within).await);
+            let more = self.sync_some(&rest, Want::Current, progress, within);
+            confirmed.extend(more.await);
         }
         confirmed
     }

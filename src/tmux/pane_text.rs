@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::error::Error;
 use super::keys::TypedPanes;
+use super::wait::Exit;
 use crate::control::PaneId;
 use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, numbered, segments};
 use crate::mirror::lines::{Keep, Spot, byte_at, lines_since};
@@ -115,21 +116,10 @@ pub struct WaitForTextResult {
     /// output matched.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
-    /// The exit status of the pane's program, when it exited and tmux
-    /// kept the pane (`remain-on-exit`, `#{pane_dead_status}`); absent
-    /// otherwise (unknown, never 0 by default).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_status: Option<i32>,
-    /// The signal that ended the pane's program, when tmux kept the pane
-    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
-    /// no signals); absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_signal: Option<String>,
-    /// For `exited` and `pane_gone` without `pane_exit_status` or
-    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
-    /// its program closed its terminal but has not exited).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_unknown: Option<String>,
+    /// How the pane's program ended, when it did (`pane_exit_status`,
+    /// `pane_exit_signal`, `pane_exit_unknown`).
+    #[serde(flatten)]
+    pub exit: Exit,
     /// For `password_prompt` and `awaiting_input`: the facts that tell
     /// (the terminal's settings, the foreground process, its wait
     /// channel); absent otherwise.
@@ -295,20 +285,10 @@ pub struct RunCommandResult {
     /// ended (`outcome` is `exited` or `pane_gone`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
-    /// The exit status of the pane's program, for `exited`, when tmux has
-    /// one (`#{pane_dead_status}`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_status: Option<i32>,
-    /// The signal that ended the pane's program, when tmux kept the pane
-    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
-    /// no signals); absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_signal: Option<String>,
-    /// For `exited` and `pane_gone` without `pane_exit_status` or
-    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
-    /// its program closed its terminal but has not exited).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_unknown: Option<String>,
+    /// How the pane's program ended, when it did (`pane_exit_status`,
+    /// `pane_exit_signal`, `pane_exit_unknown`).
+    #[serde(flatten)]
+    pub exit: Exit,
     /// For `password_prompt` and `awaiting_input`: the facts that tell;
     /// absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]

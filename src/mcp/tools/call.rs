@@ -95,6 +95,9 @@ pub(super) fn explain(msg: &str) -> Error {
         let (_, rest) = s.split_once('`')?;
         rest.split_once('`')
     }
+    if let Some(e) = hosts::explain(msg) {
+        return e;
+    }
     if let Some(rest) = msg.strip_prefix("missing field ")
         && let Some((name, _)) = quoted(rest)
     {
@@ -107,7 +110,13 @@ pub(super) fn explain(msg: &str) -> Error {
     if let Some(rest) = msg.strip_prefix("unknown field ")
         && let Some((name, tail)) = quoted(rest)
     {
-        let takes: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+        // host and fenced are listed only when hosts are configured.
+        let takes: Vec<&str> = tail
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|k| ![hosts::HOST_ARG, hosts::FENCED_ARG].contains(k))
+            .collect();
         let mut expected = format!("only the arguments this tool takes: {}", takes.join(", "));
         if name == "wait_for_previous" {
             expected.push_str(
@@ -415,33 +424,23 @@ pub(super) async fn run(
             "tool {name} has no call in the table"
         )));
     };
+    let again = def.hints.read_only && names_no_object(&args);
+    if def.hosted {
+        // Its arguments name the host ([`Route`]).
+        return call_again(call, ctx, args, again).await;
+    }
     let mut args = args;
     let host = hosts::take_host(&mut args)?;
     if name == "list_hosts" {
         // Every host's state, whichever host the call named.
         return call(ctx, args).await;
     }
-    let fenced = hosts::take_fenced(def.fenced, &mut args)?;
-    if let (Some(on), Some(asked)) = (ctx.servers.host_name(), host.as_deref())
-        && on != asked
-    {
-        // An operation of a batch that runs on a host.
-        return Err(Error::invalid(
-            hosts::HOST_ARG,
-            format!("this batch runs on host {on}; an operation in it cannot name host {asked}"),
-            format!("no host in the operations, or \"{on}\""),
-        ));
-    }
-    let pool = ctx.servers.for_host(host.as_deref())?;
-    let again = def.hints.read_only && names_no_object(&args);
-    let Some(remote) = pool.host_name() else {
-        let mut r =
-            crate::mirror::Mirror::unfenced(fenced, call_again(call, ctx, args, again)).await?;
-        hosts::mark_unfenced(&mut r, fenced);
-        return Ok(r);
+    let route = Route {
+        pool: hosts::pool(ctx.servers, host.as_deref())?,
+        fenced: true,
     };
     let sub = Ctx {
-        servers: pool,
+        servers: route.pool,
         budget: ctx.budget,
         progress: ctx.progress.clone(),
         policy: ctx.policy,
@@ -449,11 +448,7 @@ pub(super) async fn run(
         verbose: ctx.verbose,
         redact: ctx.redact,
     };
-    let mut r =
-        crate::mirror::Mirror::unfenced(fenced, call_again(call, &sub, args, again)).await?;
-    hosts::mark_unfenced(&mut r, fenced);
-    hosts::mark_host(&mut r, remote);
-    Ok(r)
+    Ok(route.mark(call_again(call, &sub, args, again).await?))
 }
 
 /// `max_bytes` of a call's arguments: taken out, or only read when the

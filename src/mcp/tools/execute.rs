@@ -362,6 +362,7 @@ pub(super) fn defs() -> Vec<Def> {
                 "Several send_keys in order, one round trip; on_error stop or continue.",
             );
             d.call = Some(|ctx, args| Box::pin(send_batch(ctx, args)));
+            d.hosted = true;
             d
         },
         super::row_as::<PasteTextArgs, Sentence>(
@@ -507,7 +508,8 @@ tool_args!(PipePaneArgs => PipePaneRequest, |a| {
 /// as one operation ([`SendKeysBatchRequest`]), each outcome reported
 /// with its error in MCP words.
 async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResult, Error> {
-    let a: SendKeysBatchArgs = parse(args)?;
+    let mut a: SendKeysBatchArgs = parse(args)?;
+    let route = super::Route::of(ctx, a.host.take(), None, true)?;
     let stop = a.on_error == OnError::Stop;
     let mut ops = Vec::with_capacity(a.operations.len());
     for op in &a.operations {
@@ -527,7 +529,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
         allow_password_input: a.allow_password_input,
         ..SendKeysBatchRequest::new(ops, stop, a.timeout)?
     };
-    let t = super::server(ctx.servers, &a.socket_name, &a.socket_path)?;
+    let t = super::server(route.pool, &a.socket_name, &a.socket_path)?;
     let BatchSent(sent) = op::run(&t, request, Limit::NONE).await?;
     let mut out = SendBatchResult {
         results: Vec::with_capacity(sent.len()),
@@ -576,7 +578,7 @@ async fn send_batch(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
         out.omitted = out.results.len() - keep;
         out.results.truncate(keep);
     }
-    Ok(object(&out))
+    Ok(route.mark(object(&out)))
 }
 
 /// What one `send_keys` (or batch operation) sends.

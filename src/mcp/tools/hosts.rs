@@ -128,28 +128,71 @@ async fn list_hosts(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
     Ok(object(&HostList { result }))
 }
 
-/// The host a call names, taken out of its arguments (every tool's
+/// The host an untyped row's call names (`list_hosts`, `list_servers`,
+/// the read batch), taken out of its arguments; a typed row's arguments
+/// carry it ([`host_field`], [`super::ToolArgs::host`]). Every tool's
 /// schema has it only when hosts are configured, but it is accepted
-/// always: `local` works everywhere). A `capture_since` cursor of a remote
-/// host (`HOST/…`) names its host too, and must agree with `host`.
+/// always: `local` works everywhere. A cursor argument names its host too
+/// ([`cursor_host`]).
 ///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
 /// for a `host` that is not a string, or a cursor of another host.
 pub(super) fn take_host(args: &mut Map<String, Value>) -> Result<Option<String>, Error> {
-    let host = match args.remove(HOST_ARG) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            return Err(Error::invalid(
-                HOST_ARG,
-                format!("host must be a string (received {other})"),
-                "a host name from list_hosts, or \"local\"",
-            ));
-        }
-    };
-    let Some(Value::String(cursor)) = args.get("cursor") else {
+    let host = host_of(args.remove(HOST_ARG).unwrap_or(Value::Null)).map_err(bad_host)?;
+    match args.get_mut("cursor") {
+        Some(Value::String(cursor)) => cursor_host(host, Some(cursor)),
+        _ => Ok(host),
+    }
+}
+
+/// What a host must be.
+const HOST_EXPECTED: &str = "a host name from list_hosts, or \"local\"";
+
+/// `host` as given: a string, or none (absent, null); else the complaint.
+fn host_of(v: Value) -> Result<Option<String>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s)),
+        other => Err(format!("host must be a string (received {other})")),
+    }
+}
+
+fn bad_host(why: String) -> Error {
+    Error::invalid(HOST_ARG, why, HOST_EXPECTED)
+}
+
+/// Reads the `host` field of a typed row's arguments (the [`args!`]
+/// macro's, skipped by the schema): a string or null.
+///
+/// # Errors
+///
+/// serde's custom error holding the complaint, which [`explain`] turns
+/// back into the argument's own error.
+///
+/// [`args!`]: crate::mcp::targeting::args
+pub(crate) fn host_field<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<String>, D::Error> {
+    host_of(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+}
+
+/// The host a call runs on, given its `host` and its `cursor` (a
+/// `capture_since` cursor of a remote host reads `HOST/…`, and names its
+/// host): the cursor's host when it names one (the cursor is left
+/// without it), which `host` must agree with; a cursor of this machine
+/// refuses a remote `host`.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
+/// for a cursor of another host.
+pub(super) fn cursor_host(
+    host: Option<String>,
+    cursor: Option<&mut String>,
+) -> Result<Option<String>, Error> {
+    let Some(cursor) = cursor else {
         return Ok(host);
     };
     let Some((of, rest)) = cursor.split_once('/') else {
@@ -172,37 +215,74 @@ pub(super) fn take_host(args: &mut Map<String, Value>) -> Result<Option<String>,
             "a cursor returned by capture_since on the same host",
         ));
     }
-    args.insert("cursor".into(), Value::String(rest));
+    *cursor = rest;
     Ok(Some(of))
+}
+
+/// The pool of servers a call on `host` runs on, from the pool `servers`
+/// it was called on: `servers` itself for no host (or its own, when a
+/// batch runs on a host), else the host's.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
+/// for an operation of a batch on a host that names another host; as
+/// [`Servers::for_host`] for a host that is not configured.
+pub(super) fn pool<'a>(servers: &'a Servers, host: Option<&str>) -> Result<&'a Servers, Error> {
+    if let (Some(on), Some(asked)) = (servers.host_name(), host)
+        && on != asked
+    {
+        return Err(Error::invalid(
+            HOST_ARG,
+            format!("this batch runs on host {on}; an operation in it cannot name host {asked}"),
+            format!("no host in the operations, or \"{on}\""),
+        ));
+    }
+    servers.for_host(host)
 }
 
 /// The argument that lets a call take the mirror's copies as they are.
 pub const FENCED_ARG: &str = "fenced";
 
-/// Whether the call wants its answer fenced (the default): `fenced:
-/// false` takes the mirror's copies as they are, without the round trip
-/// that proves them current (on a remote host, one network round trip).
-/// Taken out of the arguments of the tools whose rows are marked fenced
-/// (`takes`) only; elsewhere it is an unknown argument as before.
+/// Reads the `fenced` field of a fenced row's arguments (the [`args!`]
+/// macro's `@fenced`, skipped by the schema): `fenced: false` takes the
+/// mirror's copies as they are, without the round trip that proves them
+/// current (on a remote host, one network round trip). A boolean,
+/// `"true"`/`"false"`, or null (the default: fenced).
 ///
 /// # Errors
 ///
-/// [`ErrorKind::InvalidArgument`](crate::tmux::ErrorKind::InvalidArgument)
-/// for a value that is not a boolean.
-pub(super) fn take_fenced(takes: bool, args: &mut Map<String, Value>) -> Result<bool, Error> {
-    if !takes {
-        return Ok(true);
+/// serde's custom error holding the complaint, which [`explain`] turns
+/// back into the argument's own error.
+///
+/// [`args!`]: crate::mcp::targeting::args
+pub(crate) fn fenced_field<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<bool>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(b)),
+        Value::String(s) if s == "true" || s == "false" => Ok(Some(s == "true")),
+        other => Err(serde::de::Error::custom(format!(
+            "fenced must be a boolean (received {other})"
+        ))),
     }
-    match args.remove(FENCED_ARG) {
-        None | Some(Value::Null) => Ok(true),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(Value::String(s)) if s == "true" || s == "false" => Ok(s == "true"),
-        Some(other) => Err(Error::invalid(
-            FENCED_ARG,
-            format!("fenced must be a boolean (received {other})"),
-            "true (the default: one round trip proves the copy current) or false",
-        )),
+}
+
+/// The argument's own error for serde's complaint `msg` about `host` or
+/// `fenced` ([`host_field`], [`fenced_field`]); `None` for another.
+pub(super) fn explain(msg: &str) -> Option<Error> {
+    if msg.starts_with("host must be a string (received ") {
+        return Some(bad_host(msg.to_string()));
     }
+    msg.starts_with("fenced must be a boolean (received ")
+        .then(|| {
+            Error::invalid(
+                FENCED_ARG,
+                msg.to_string(),
+                "true (the default: one round trip proves the copy current) or false",
+            )
+        })
 }
 
 /// Takes boolean argument `name` out of `args`: `None` when absent or

@@ -364,8 +364,13 @@ tool_args!(CapturePaneArgs => CapturePaneRequest, |a| {
         max_lines,
         shape: Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?,
         redact: false,
+        as_is: a.fenced == Some(false),
     })
-});
+};
+    fn fenced(&self) -> bool {
+        self.fenced != Some(false)
+    }
+);
 
 tool_args!(SnapshotPaneArgs => SnapshotPaneRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -421,8 +426,13 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         progress: None,
         redact: false,
+        as_is: a.fenced == Some(false),
     })
-});
+};
+    fn fenced(&self) -> bool {
+        self.fenced != Some(false)
+    }
+);
 
 /// `list_servers`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
@@ -716,15 +726,16 @@ async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResul
         &rmcp::handler::server::common::schema_for_type::<SearchPanesArgs>(),
         &mut given,
     )?;
-    for k in ["socket_name", "socket_path"] {
+    for k in [
+        "socket_name",
+        "socket_path",
+        super::hosts::HOST_ARG,
+        super::hosts::FENCED_ARG,
+    ] {
         given.shift_remove(k);
     }
-    let a: SearchPanesArgs = super::parse(args)?;
-    let (name, path) = super::ToolArgs::socket(&a);
-    let server = ctx.servers.get_socket(name, path)?;
-    let request =
-        super::Reports::reporting_to(super::ToolArgs::into_request(a)?, ctx.progress.clone());
-    let request = op::Op::redacting(request, ctx.redact);
+    let (server, request, route) = super::routed::<SearchPanesArgs>(ctx, args)?;
+    let request = super::Reports::reporting_to(request, ctx.progress.clone());
     // At most two calls, each the arguments given and a few more.
     let room = 2 * (json_len(&given) + 160);
     let limit = ctx.budget.map_or(Limit::NONE, |b| {
@@ -732,7 +743,7 @@ async fn search(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolResul
     });
     let mut r = op::run(&server, request, limit).await?;
     r.next = search_next(&given, &r);
-    Ok(object(&r))
+    Ok(route.mark(object(&r)))
 }
 
 /// The `search_panes` calls that return what page `r` of a search with

@@ -51,8 +51,8 @@ pub use catalog::{
 };
 use catalog::{def_of, defs};
 use row::{
-    ADDITIVE, CallFn, DESTRUCTIVE, Def, IDEMPOTENT, MAX_BYTES_ARG, OPEN, READ, Reports, ToolArgs,
-    VERBOSE_ARG, def, reporting, row, row_as, tool, tool_args,
+    ADDITIVE, CallFn, DESTRUCTIVE, Def, IDEMPOTENT, MAX_BYTES_ARG, OPEN, READ, Reports, Route,
+    ToolArgs, VERBOSE_ARG, def, reporting, routed, row, row_as, tool, tool_args,
 };
 use sentence::Sentence;
 

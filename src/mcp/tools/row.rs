@@ -5,12 +5,11 @@
 
 use super::*;
 use crate::mcp::args::ToolCall;
-use crate::mcp::budget::Budget;
 use crate::mcp::schema;
 use crate::mcp::text::{Rendered, Text};
 use crate::mcp::toolsets::Toolset;
-use crate::tmux::Error;
-use crate::tmux::op::{self, Limit, Op};
+use crate::tmux::op::{self, Op};
+use crate::tmux::{Error, Server};
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
 use rmcp::model::{CallToolResult, JsonObject, MetaObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -104,8 +103,13 @@ pub(super) struct Def {
     /// client to load it up front (libtmux-mcp marks three tools so).
     pub(super) always_load: bool,
     /// It answers from the pane mirror and takes `fenced`
-    /// ([`hosts::take_fenced`]).
+    /// ([`hosts::fenced_field`]).
     pub(super) fenced: bool,
+    /// Its typed arguments carry `host` (and `fenced`): its call finds
+    /// the host itself ([`Route`]). The others (`list_hosts`,
+    /// `list_servers`, the read batch) have it taken out of their
+    /// arguments first ([`hosts::take_host`]).
+    pub(super) hosted: bool,
     /// It can answer much text and takes `max_bytes`, the call's own
     /// response budget ([`Budget::for_call`]).
     pub(super) sized: bool,
@@ -190,6 +194,24 @@ pub(super) trait ToolArgs:
     /// `(socket_name, socket_path)`: the server named (`-L`, `-S`).
     fn socket(&self) -> (Option<&str>, Option<&str>);
 
+    /// `host` as the call gave it (the field [`args!`] writes), taken.
+    ///
+    /// [`args!`]: crate::mcp::targeting::args
+    fn take_host(&mut self) -> Option<String>;
+
+    /// The cursor the call gave, which names its host when it is a
+    /// remote host's (`capture_since`, [`hosts::cursor_host`]).
+    fn cursor(&mut self) -> Option<&mut String> {
+        None
+    }
+
+    /// Whether the call wants the mirror's copies proven current (the
+    /// default), not taken as they are (`fenced: false`, for the rows
+    /// marked fenced).
+    fn fenced(&self) -> bool {
+        true
+    }
+
     /// The request, checked.
     ///
     /// # Errors
@@ -198,10 +220,15 @@ pub(super) trait ToolArgs:
     fn into_request(self) -> Result<Self::Request, Error>;
 }
 
-/// `impl ToolArgs` for argument structs with `socket_name` and
-/// `socket_path` fields: `tool_args!(ListPanesArgs => ListPanesRequest, |a| ...)`.
+/// `impl ToolArgs` for argument structs written by [`args!`]
+/// (`socket_name`, `socket_path` and `host` fields):
+/// `tool_args!(ListPanesArgs => ListPanesRequest, |a| ...)`, with the
+/// trait's other methods after a `;` where a row needs them
+/// ([`ToolArgs::cursor`], [`ToolArgs::fenced`]).
+///
+/// [`args!`]: crate::mcp::targeting::args
 macro_rules! tool_args {
-    ($args:ty => $req:ty, |$a:ident| $body:expr) => {
+    ($args:ty => $req:ty, |$a:ident| $body:expr $(; $($more:item)*)?) => {
         impl $crate::mcp::tools::ToolArgs for $args {
             type Request = $req;
 
@@ -209,14 +236,81 @@ macro_rules! tool_args {
                 (self.socket_name.as_deref(), self.socket_path.as_deref())
             }
 
+            fn take_host(&mut self) -> Option<String> {
+                self.host.take()
+            }
+
             fn into_request(self) -> Result<$req, $crate::tmux::Error> {
                 let $a = self;
                 $body
             }
+
+            $($($more)*)?
         }
     };
 }
 pub(crate) use tool_args;
+
+/// Where a call runs: the pool of servers of the host it names
+/// ([`hosts::pool`]), and whether it takes the mirror's copies as they
+/// are.
+pub(super) struct Route<'a> {
+    pub(super) pool: &'a Servers,
+    pub(super) fenced: bool,
+}
+
+impl<'a> Route<'a> {
+    /// The route of a call on `host` (from the pool `ctx` runs on; a
+    /// `cursor` that names its host too, [`hosts::cursor_host`]), `fenced`
+    /// or not.
+    ///
+    /// # Errors
+    ///
+    /// As [`hosts::cursor_host`] and [`hosts::pool`].
+    pub(super) fn of(
+        ctx: &Ctx<'a>,
+        host: Option<String>,
+        cursor: Option<&mut String>,
+        fenced: bool,
+    ) -> Result<Route<'a>, Error> {
+        let host = hosts::cursor_host(host, cursor)?;
+        Ok(Route {
+            pool: hosts::pool(ctx.servers, host.as_deref())?,
+            fenced,
+        })
+    }
+
+    /// `r` marked as answered there: `fenced: false` when taken as they
+    /// are ([`hosts::mark_unfenced`]), a remote host's name
+    /// ([`hosts::mark_host`]).
+    pub(super) fn mark(&self, mut r: CallToolResult) -> CallToolResult {
+        hosts::mark_unfenced(&mut r, self.fenced);
+        if let Some(host) = self.pool.host_name() {
+            hosts::mark_host(&mut r, host);
+        }
+        r
+    }
+}
+
+/// A typed call read: its arguments parsed and checked into the request,
+/// the server they name (on the host they name) and the route, whose
+/// [`Route::mark`] the answer takes.
+///
+/// # Errors
+///
+/// As [`parse`], [`Route::of`], the server lookup and
+/// [`ToolArgs::into_request`].
+pub(super) fn routed<'a, A: ToolArgs>(
+    ctx: &Ctx<'a>,
+    args: Map<String, Value>,
+) -> Result<(Arc<Server>, A::Request, Route<'a>), Error> {
+    let mut a: A = parse(args)?;
+    let (host, fenced) = (a.take_host(), a.fenced());
+    let route = Route::of(ctx, host, a.cursor(), fenced)?;
+    let (name, path) = a.socket();
+    let server = route.pool.get_socket(name, path)?;
+    Ok((server, a.into_request()?.redacting(ctx.redact), route))
+}
 
 /// A response a typed row sends as it is: structured content with a
 /// schema and a text shape ([`row`]; a response shown as another type,
@@ -226,8 +320,9 @@ pub(super) trait Shown: Serialize + JsonSchema + Rendered + 'static {}
 impl<T: Serialize + JsonSchema + Rendered + 'static> Shown for T {}
 
 /// Runs a typed row: arguments parsed and checked into the request, the
-/// server they name, the operation ([`op::run`], which cuts the answer to
-/// the response budget), the response as structured content.
+/// server they name ([`routed`]), the operation ([`op::run`], which cuts
+/// the answer to the response budget), the response as structured
+/// content.
 pub(super) async fn typed<A: ToolArgs>(
     ctx: &Ctx<'_>,
     args: Map<String, Value>,
@@ -235,11 +330,8 @@ pub(super) async fn typed<A: ToolArgs>(
 where
     <A::Request as Op>::Response: Shown,
 {
-    let a: A = parse(args)?;
-    let (name, path) = a.socket();
-    let server = ctx.servers.get_socket(name, path)?;
-    let request = a.into_request()?.redacting(ctx.redact);
-    Ok(object(&op::run(&server, request, ctx.limit()).await?))
+    let (server, request, route) = routed::<A>(ctx, args)?;
+    Ok(route.mark(object(&op::run(&server, request, ctx.limit()).await?)))
 }
 
 /// A request that reports its progress to the MCP client.
@@ -258,15 +350,9 @@ where
     A::Request: Reports,
     <A::Request as Op>::Response: Shown,
 {
-    let a: A = parse(args)?;
-    let (name, path) = a.socket();
-    let server = ctx.servers.get_socket(name, path)?;
-    let request = a
-        .into_request()?
-        .reporting_to(ctx.progress.clone())
-        .redacting(ctx.redact);
-    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
-    Ok(object(&op::run(&server, request, limit).await?))
+    let (server, request, route) = routed::<A>(ctx, args)?;
+    let request = request.reporting_to(ctx.progress.clone());
+    Ok(route.mark(object(&op::run(&server, request, ctx.limit()).await?)))
 }
 
 /// A typed row whose request reports progress ([`call_reporting`]).
@@ -294,6 +380,7 @@ where
 {
     let mut d = def::<A, <A::Request as Op>::Response>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed::<A>(ctx, args)));
+    d.hosted = true;
     d
 }
 
@@ -311,6 +398,7 @@ where
 {
     let mut d = def::<A, R>(name, hints, description);
     d.call = Some(|ctx, args| Box::pin(typed_as::<A, R>(ctx, args)));
+    d.hosted = true;
     d
 }
 
@@ -322,12 +410,9 @@ pub(super) async fn typed_as<A: ToolArgs, R>(
 where
     R: Serialize + From<<A::Request as Op>::Response>,
 {
-    let a: A = parse(args)?;
-    let (name, path) = a.socket();
-    let server = ctx.servers.get_socket(name, path)?;
-    let request = a.into_request()?.redacting(ctx.redact);
-    let limit = ctx.budget.map_or(Limit::NONE, Budget::limit);
-    Ok(object(&R::from(op::run(&server, request, limit).await?)))
+    let (server, request, route) = routed::<A>(ctx, args)?;
+    let response = op::run(&server, request, ctx.limit()).await?;
+    Ok(route.mark(object(&R::from(response))))
 }
 
 /// A row's definition: tool `name` (its argument type's
@@ -351,6 +436,7 @@ pub(super) fn def<A: ToolCall + JsonSchema + 'static, R: JsonSchema + Rendered +
         self_bounded: false,
         always_load: false,
         fenced: false,
+        hosted: false,
         sized: false,
         verbose: false,
         core: false,

@@ -479,3 +479,70 @@ fn policy_filters_the_catalog() {
     assert_eq!(all, catalog().len());
     assert_eq!(all - default, 6, "teardown is off by default");
 }
+
+/// `host` and `fenced` are read into the typed arguments (every row) and
+/// refused as before when of the wrong type: one line naming the
+/// argument, what was given and the form expected; `fenced` is an
+/// unknown argument of a row that does not answer from the mirror, and
+/// neither is listed among the arguments a tool takes (its schema has
+/// them only when hosts are configured).
+#[tokio::test]
+async fn host_and_fenced_are_read_and_checked() {
+    let socket = std::env::temp_dir().join(format!("tmuxwire-none-{}/h", std::process::id()));
+    let tmux = Arc::new(Server::new(socket, None, crate::tmux::Caller::default()));
+    let servers = Servers::new(tmux, crate::tmux::Caller::default());
+    let first_line = |r: &CallToolResult| {
+        let text = r.content.first().and_then(|c| c.as_text());
+        let kind = r.meta.as_ref().and_then(|m| m.0.get("error_type").cloned());
+        (text.map(|t| t.text.clone()).unwrap_or_default(), kind)
+    };
+    for d in defs() {
+        assert!(!d.fenced || d.hosted, "{}: fenced but not hosted", d.name);
+        let args = |k: &str, v: Value| Map::from_iter([(k.to_string(), v)]);
+        let r = call(&servers, d.name, args("host", json!(3))).await;
+        let (text, kind) = first_line(&r);
+        assert_eq!(
+            text,
+            "host must be a string (received 3)\nExpected a host name from list_hosts, or \"local\".",
+            "{}",
+            d.name
+        );
+        assert_eq!(kind, Some(json!("InvalidArgument")), "{}", d.name);
+        let r = call(&servers, d.name, args("fenced", json!([true]))).await;
+        let (text, kind) = first_line(&r);
+        let want = if d.fenced {
+            "fenced must be a boolean (received [true])"
+        } else {
+            "unknown argument fenced"
+        };
+        assert!(text.starts_with(want), "{}: {text}", d.name);
+        assert!(
+            !text.contains(", host") && !text.contains(", fenced"),
+            "{}: {text}",
+            d.name
+        );
+        assert_eq!(kind, Some(json!("InvalidArgument")), "{}", d.name);
+    }
+}
+
+/// A cursor of a remote host names its host: the call runs there, and
+/// the cursor is read without it; another host, or a remote host with a
+/// cursor of this machine, is refused.
+#[test]
+fn a_cursor_names_its_host() {
+    let mut c = "dev/abc".to_string();
+    assert_eq!(
+        hosts::cursor_host(None, Some(&mut c)).unwrap(),
+        Some("dev".into())
+    );
+    assert_eq!(c, "abc");
+    let mut c = "dev/abc".to_string();
+    assert!(hosts::cursor_host(Some("prod".into()), Some(&mut c)).is_err());
+    let mut c = "abc".to_string();
+    assert!(hosts::cursor_host(Some("dev".into()), Some(&mut c)).is_err());
+    assert_eq!(
+        hosts::cursor_host(Some("local".into()), Some(&mut c)).unwrap(),
+        Some("local".into())
+    );
+    assert_eq!(hosts::cursor_host(None, None).unwrap(), None);
+}

@@ -147,6 +147,7 @@ args! {
         pub context: Option<i64>,
         @pane,
         @socket,
+        @fenced,
     }
 }
 
@@ -398,8 +399,17 @@ tool_args!(CaptureSinceArgs => CaptureSinceRequest, |a| {
         }
     };
     req.shape = Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?;
+    req.as_is = a.fenced == Some(false);
     Ok(req)
-});
+};
+    fn cursor(&mut self) -> Option<&mut String> {
+        self.cursor.as_mut()
+    }
+
+    fn fenced(&self) -> bool {
+        self.fenced != Some(false)
+    }
+);
 
 tool_args!(RunCommandArgs => RunCommandRequest, |a| {
     let timeout = timeout_arg(a.timeout)?;

@@ -52,6 +52,9 @@ pub struct CapturePaneRequest {
     /// masked here, where the pane's width says which rows a soft wrap
     /// cut ([`crate::redact::find_rows`]); the caller masks the rest.
     pub redact: bool,
+    /// Take the mirror's copy as it is, without the round trip that
+    /// proves it current (the tool's `fenced: false`; [`Want::AsIs`]).
+    pub as_is: bool,
 }
 
 impl Op for CapturePaneRequest {
@@ -275,7 +278,7 @@ pub async fn capture(
         let want = if req.start.is_some_and(|s| s.0 < 0) {
             Want::History
         } else {
-            Want::Current
+            Want::current(req.as_is)
         };
         let usable =
             status == Status::Dead || (status != Status::Unseeded && m.refresh(&[*id], want).await);

@@ -21,9 +21,7 @@ use crate::mirror::pane::Mark;
 use crate::mirror::{PaneState, Progress, Status};
 use crate::term::Term;
 use crate::tmux::pane_text::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
-use crate::tmux::wait::{
-    self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
-};
+use crate::tmux::wait::{self, Condition, End, Ended, Exit, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
 
 /// `run_command`: type a command at a pane's shell prompt and wait for it
@@ -78,8 +76,7 @@ impl Op for RunCommandRequest {
 
     async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
         check_command(&self.command, self.suppress_history)?;
-        within(self.timeout, async {
-            let pane = pane_id(server, &self.pane).await?;
+        wait::on_pane(server, &self.pane, self.timeout, async |pane| {
             if self.marks {
                 return run_marked(server, pane, &self).await;
             }
@@ -216,9 +213,7 @@ pub(super) async fn run_command(
         output_complete: complete && (exit_status.is_some() || timed_out || ended.is_some()),
         note: note(outcome, began, interrupted),
         pane_dead: ended.is_some(),
-        pane_exit_status: exit.status,
-        pane_exit_signal: exit.signal,
-        pane_exit_unknown: exit.unknown,
+        exit,
         evidence,
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
@@ -624,9 +619,7 @@ async fn run_marked(
         output_complete: outcome == RunOutcome::Completed,
         note: Some(note),
         pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
-        pane_exit_status: w.pane_exit_status,
-        pane_exit_signal: w.pane_exit_signal,
-        pane_exit_unknown: w.pane_exit_unknown,
+        exit: w.exit,
         evidence: w.evidence,
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
@@ -657,9 +650,7 @@ fn answer(
         note: None,
         outcome,
         pane_dead: false,
-        pane_exit_status: None,
-        pane_exit_signal: None,
-        pane_exit_unknown: None,
+        exit: Exit::default(),
         evidence: Vec::new(),
     }
 }

@@ -75,6 +75,9 @@ pub struct SearchPanesRequest {
     /// ([`crate::mirror::scan::scan_with`]), so a search for a secret's
     /// text finds nothing to return.
     pub redact: bool,
+    /// Take the mirror's copies as they are, without the round trip that
+    /// proves them current (the tool's `fenced: false`; [`Want::AsIs`]).
+    pub as_is: bool,
 }
 
 impl SearchPanesRequest {
@@ -481,7 +484,7 @@ pub async fn search_panes(
         // A search that reaches into the history reads it (a copy of the
         // screen only is filled first).
         let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
-            Want::Current
+            Want::current(req.as_is)
         } else {
             Want::History
         };

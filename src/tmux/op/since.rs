@@ -37,6 +37,9 @@ pub struct CaptureSinceRequest {
     /// Which of the lines an answer takes it returns ([`Shape`]); the
     /// cursor moves past them all.
     pub shape: Shape,
+    /// Take the mirror's copy as it is (the tool's `fenced: false`;
+    /// [`Want::AsIs`]) where it would be fenced.
+    pub as_is: bool,
 }
 
 impl CaptureSinceRequest {
@@ -61,6 +64,7 @@ impl CaptureSinceRequest {
             max_bytes,
             keep: Keep::Oldest,
             shape: Shape::default(),
+            as_is: false,
         }
     }
 }
@@ -83,6 +87,7 @@ impl Op for CaptureSinceRequest {
             self.max_lines,
             self.max_bytes.min(cap),
             self.keep,
+            self.as_is,
         )
         .await?;
         if self.shape.is_active() {
@@ -162,7 +167,8 @@ impl Fit for CaptureSinceResult {
 /// `truncated_bytes`), so a follower always moves on.
 ///
 /// A pane that is gone answers from its last copy until every line was
-/// returned (`pane_dead`, `lines_remaining` 0 on the last answer).
+/// returned (`pane_dead`, `lines_remaining` 0 on the last answer);
+/// with `as_is` its last copy is taken as it is ([`follow_or_last`]).
 ///
 /// # Errors
 ///
@@ -177,9 +183,10 @@ pub(super) async fn capture_since(
     max_lines: usize,
     max_bytes: usize,
     keep: Keep,
+    as_is: bool,
 ) -> Result<CaptureSinceResult, Error> {
     let started = Instant::now();
-    let f = follow_or_last(server, pane).await?;
+    let f = follow_or_last(server, pane, as_is).await?;
     let server_pid = server.mirrored_server_pid().await.unwrap_or(0);
     if let Some(c) = cursor {
         check_cursor(c, server_pid, pane, f.pid)?;
@@ -278,8 +285,10 @@ pub(super) async fn capture_since(
 /// dead) once the watch that fed it has answered a question asked after
 /// the pane went: tmux sends a pane's output before any later answer on
 /// the same connection, so the copy then holds every byte the pane
-/// printed. The pid of a gone pane is not known (0: not checked).
-async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error> {
+/// printed (with `as_is`, a copy a live watch still feeds is taken as it
+/// is: [`Want::AsIs`]). The pid of a gone pane is not known (0: not
+/// checked).
+async fn follow_or_last(server: &Server, pane: PaneId, as_is: bool) -> Result<Followed, Error> {
     // With the history: lines a follower has not read may have scrolled
     // into it while the copy was seeded again.
     let gone = match follow_with(server, pane, Want::History, None, None).await {
@@ -296,7 +305,7 @@ async fn follow_or_last(server: &Server, pane: PaneId) -> Result<Followed, Error
         });
     };
     if p.view().status() != Status::Dead {
-        m.refresh(&[pane], Want::Current).await;
+        m.refresh(&[pane], Want::current(as_is)).await;
         p.mark_dead();
     }
     Ok(Followed {

@@ -169,20 +169,10 @@ pub struct WaitForStableResult {
     pub elapsed_seconds: f64,
     /// The timeout applied, in seconds (after clamping to the ceiling).
     pub effective_timeout: f64,
-    /// The exit status of the pane's program when it exited and tmux kept
-    /// the pane; absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_status: Option<i32>,
-    /// The signal that ended the pane's program, when tmux kept the pane
-    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
-    /// no signals); absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_signal: Option<String>,
-    /// For `exited` and `pane_gone` without `pane_exit_status` or
-    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
-    /// its program closed its terminal but has not exited).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_exit_unknown: Option<String>,
+    /// How the pane's program ended, when it did (`pane_exit_status`,
+    /// `pane_exit_signal`, `pane_exit_unknown`).
+    #[serde(flatten)]
+    pub exit: wait::Exit,
     /// Why it ended so, or why it did not end `stable` (a command
     /// running, a progress report, the terminal's settings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -200,9 +190,8 @@ impl Op for WaitForStableRequest {
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForStableResult, Error> {
-        wait::within(self.timeout, async {
-            let pane = wait::pane_id(server, &self.pane).await?;
-            wait_for_stable(server, pane, &self).await
+        wait::on_pane(server, &self.pane, self.timeout, |pane| {
+            wait_for_stable(server, pane, &self)
         })
         .await
     }
@@ -467,9 +456,7 @@ pub(super) async fn wait_for_stable(
         screen,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         effective_timeout: req.timeout.as_secs_f64(),
-        pane_exit_status: exit.status,
-        pane_exit_signal: exit.signal,
-        pane_exit_unknown: exit.unknown,
+        exit,
         evidence,
     })
 }

@@ -26,9 +26,7 @@ use crate::tmux::pane_text::{
     Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
     matches_outside,
 };
-use crate::tmux::wait::{
-    self, Condition, End, Ended, Limits, Seen, exit_of, follow, pane_id, within,
-};
+use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
 
 /// What the wait's progress notifications say it does.
@@ -59,9 +57,8 @@ impl Op for WaitForTextRequest {
     type Response = WaitForTextResult;
 
     async fn run(self, server: &Server, _: Limit) -> Result<WaitForTextResult, Error> {
-        within(self.timeout, async {
-            let pane = pane_id(server, &self.pane).await?;
-            wait_for_text(server, pane, &self).await
+        wait::on_pane(server, &self.pane, self.timeout, |pane| {
+            wait_for_text(server, pane, &self)
         })
         .await
     }
@@ -433,9 +430,7 @@ impl<'r> Wait<'r> {
             elapsed_seconds: 0.0,
             effective_timeout: self.req.timeout.as_secs_f64(),
             pane_dead: dead,
-            pane_exit_status: exit.status,
-            pane_exit_signal: exit.signal,
-            pane_exit_unknown: exit.unknown,
+            exit,
             evidence: self.evidence,
         }
     }
@@ -603,7 +598,7 @@ mod tests {
             let gone = ended.is_some();
             let r = w.finish(PaneId(1), false, gone, ended);
             assert_eq!((r.outcome, r.found, r.pane_dead), (outcome, false, gone));
-            assert_eq!(r.pane_exit_unknown.is_some(), gone);
+            assert_eq!(r.exit.unknown.is_some(), gone);
         }
     }
 }

@@ -51,14 +51,40 @@ pub use reading::INPUT_LASTS;
 pub(crate) use reading::{InputWatch, ProcessRef, marks_running, prompt_row_of};
 pub use synced::pane_id;
 pub(crate) use synced::{Followed, copy_of, follow, follow_with, followed_copy};
-pub use vigil::LIVENESS_EVERY;
 pub(crate) use vigil::{Ended, Vigil, exit_of};
+pub use vigil::{Exit, LIVENESS_EVERY};
 
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneMirror, PaneState, Progress, Status};
 use crate::sys::input::Input;
 use crate::term::Term;
 use crate::tmux::{Error, Server};
+
+/// Runs wait `f` on the pane `sel` names, bounded by `timeout` as
+/// [`within`] says: the pane is found ([`pane_id`]) inside that time,
+/// then waited on. The shape of every wait's [`Op::run`](crate::tmux::op::Op::run).
+///
+/// # Errors
+///
+/// As [`pane_id`], `f`'s, and [`within`]'s timeout.
+pub async fn on_pane<T, F, Fut>(
+    server: &Server,
+    sel: &crate::tmux::Selector,
+    timeout: Duration,
+    f: F,
+) -> Result<T, Error>
+where
+    F: FnOnce(crate::control::PaneId) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    // Boxed: a wait's future is large, and debug builds copy it on the
+    // stack at each layer (run_command's overflowed a test thread's).
+    within(
+        timeout,
+        Box::pin(async { f(pane_id(server, sel).await?).await }),
+    )
+    .await
+}
 
 /// How long after its timeout a wait whose tmux stopped answering ends
 /// anyway: the wait's own loop ends at the timeout, so this only runs out

@@ -4,6 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use super::synced::{Followed, follow};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::Status;
@@ -39,16 +42,26 @@ enum Liveness {
 /// signal that ended it, once tmux has reaped it (server.c
 /// `server_child_exited()` sets `PANE_STATUSREADY`; format.c prints
 /// `#{pane_dead_status}` for an exit and `#{pane_dead_signal}` for a
-/// signal, and nothing before).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Exit {
-    /// The exit status (`#{pane_dead_status}`).
-    pub(crate) status: Option<i32>,
-    /// The signal (`#{pane_dead_signal}`: its name, `KILL`, or its number
-    /// where tmux's C library names none, compat `sig2name()`).
-    pub(crate) signal: Option<String>,
-    /// Why neither is known, when they are not.
-    pub(crate) unknown: Option<String>,
+/// signal, and nothing before). Every wait's result carries it
+/// (flattened: `pane_exit_status`, `pane_exit_signal`,
+/// `pane_exit_unknown`, each absent when not known).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Exit {
+    /// The exit status of the pane's program when it exited and tmux
+    /// kept the pane (`remain-on-exit`, `#{pane_dead_status}`); absent
+    /// otherwise (unknown, never 0 by default).
+    #[serde(rename = "pane_exit_status", skip_serializing_if = "Option::is_none")]
+    pub status: Option<i32>,
+    /// The signal that ended the pane's program, when tmux kept the pane
+    /// (`#{pane_dead_signal}`: `KILL`, or `9` where tmux's C library names
+    /// no signals, compat `sig2name()`); absent otherwise.
+    #[serde(rename = "pane_exit_signal", skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// For `exited` and `pane_gone` without `pane_exit_status` or
+    /// `pane_exit_signal`: why tmux has neither (the pane was destroyed, or
+    /// its program closed its terminal but has not exited).
+    #[serde(rename = "pane_exit_unknown", skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
 }
 
 impl Exit {
