@@ -166,6 +166,19 @@ fn default_tabs(sx: u32) -> Vec<bool> {
     (0..sx).map(|x| x != 0 && x % 8 == 0).collect()
 }
 
+#[cfg(test)]
+impl Term {
+    /// An empty copy `width` × `height` on 3.6's rules keeping `limit`
+    /// history rows (for tests).
+    pub(crate) fn with_history(width: u32, height: u32, limit: usize) -> Term {
+        let opts = Options {
+            history_limit: limit,
+            ..Options::default()
+        };
+        Term::new(width, height, Rules::V36, opts)
+    }
+}
+
 impl Term {
     /// An empty pane `width` × `height` cells (each at least 1) following
     /// `rules`, as tmux creates it: cursor at the top left, autowrap on,
