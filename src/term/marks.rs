@@ -378,55 +378,47 @@ fn hex(b: u8) -> Option<u8> {
 /// Percent-decodes `s` (RFC 3986 `%HH`; a `%` not followed by two hex
 /// digits stays), reading at most `limit` input bytes.
 pub fn percent_decode(s: &[u8], limit: usize) -> Vec<u8> {
-    let s = &s[..s.len().min(limit)];
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                s.get(i + 1).copied().and_then(hex),
-                s.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push(h << 4 | l);
-            i += 3;
-            continue;
-        }
-        out.push(s[i]);
-        i += 1;
-    }
-    out
+    unescape(s, limit, |s, i| match s[i] {
+        b'%' => Some((hex_pair(s, i + 1)?, 3)),
+        _ => None,
+    })
 }
 
 /// Undoes VS Code's `633;E`/`633;P` escaping (`shellIntegrationAddon.ts`
 /// `deserializeMessage()`): `\\` is `\`, `\xHH` the byte HH (`\x3b` is
 /// `;`); any other `\` stays. Reads at most `limit` input bytes.
 pub fn vscode_unescape(s: &[u8], limit: usize) -> Vec<u8> {
+    unescape(s, limit, |s, i| match (s[i], s.get(i + 1)) {
+        (b'\\', Some(b'\\')) => Some((b'\\', 2)),
+        (b'\\', Some(b'x')) => Some((hex_pair(s, i + 2)?, 4)),
+        _ => None,
+    })
+}
+
+/// The first `limit` bytes of `s`, each escape `escape` reads at a
+/// position (the byte it stands for and its length) replaced by that
+/// byte, every other byte kept.
+fn unescape(
+    s: &[u8],
+    limit: usize,
+    escape: impl Fn(&[u8], usize) -> Option<(u8, usize)>,
+) -> Vec<u8> {
     let s = &s[..s.len().min(limit)];
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
-        if s[i] == b'\\' {
-            if s.get(i + 1) == Some(&b'\\') {
-                out.push(b'\\');
-                i += 2;
-                continue;
-            }
-            if s.get(i + 1) == Some(&b'x')
-                && let (Some(h), Some(l)) = (
-                    s.get(i + 2).copied().and_then(hex),
-                    s.get(i + 3).copied().and_then(hex),
-                )
-            {
-                out.push(h << 4 | l);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(s[i]);
-        i += 1;
+        let (b, n) = escape(s, i).unwrap_or((s[i], 1));
+        out.push(b);
+        i += n;
     }
     out
+}
+
+/// The byte two hex digits at `i` of `s` spell, if they do.
+fn hex_pair(s: &[u8], i: usize) -> Option<u8> {
+    let h = hex(*s.get(i)?)?;
+    let l = hex(*s.get(i + 1)?)?;
+    Some(h << 4 | l)
 }
 
 /// Whether `c` is escaped by [`clean`]: C0 and C1 controls, DEL, and the
