@@ -259,7 +259,10 @@ impl<'a> Lines<'a> {
     /// Calls `f` with the position of each line `pattern` matches, in
     /// order, until it returns `false` ([`Lines::walk`]).
     pub fn each_match(&self, pattern: &Pattern, mut f: impl FnMut(usize) -> bool) {
-        self.walk(pattern, &AtomicBool::new(false), |at| f(self.position(at)));
+        // No chunk is skipped: a copy read once (the CLI's) would build
+        // every chunk's pair summary for this one search.
+        let never = AtomicBool::new(false);
+        self.walk(pattern, &[], &never, |at| f(self.position(at)));
     }
 
     /// The position (in scan order) of the line of `at`.
@@ -275,11 +278,17 @@ impl<'a> Lines<'a> {
 
     /// The walk: calls `f` with each line `pattern` matches, in order,
     /// until it returns `false`; the history a chunk at a time as one
-    /// buffer ([`Pattern::for_each_line`]; a chunk that lacks a pair of
-    /// the pattern's bytes is skipped), then the screen lines. `false`
-    /// when `cancel` was set (checked between history chunks).
-    fn walk(&self, pattern: &Pattern, cancel: &AtomicBool, mut f: impl FnMut(At) -> bool) -> bool {
-        let pairs = pattern.required_pairs();
+    /// buffer ([`Pattern::for_each_line`]; a chunk that lacks one of
+    /// `pairs`, the pattern's byte pairs, is skipped), then the screen
+    /// lines. `false` when `cancel` was set (checked between history
+    /// chunks).
+    fn walk(
+        &self,
+        pattern: &Pattern,
+        pairs: &[(u8, u8)],
+        cancel: &AtomicBool,
+        mut f: impl FnMut(At) -> bool,
+    ) -> bool {
         for (pi, p) in self.parts.iter().enumerate() {
             if cancel.load(Ordering::Relaxed) {
                 return false;
@@ -406,7 +415,7 @@ pub fn scan_with(
     let secrets = redact.then(|| Secrets::of(term, &lines.chunks));
     let mut found: Vec<At> = Vec::new();
     let mut count = 0usize;
-    let done = lines.walk(pattern, cancel, |at| {
+    let done = lines.walk(pattern, pattern.required_pairs(), cancel, |at| {
         let at = match &secrets {
             None => at,
             Some(s) => {
