@@ -531,11 +531,15 @@ mod tests {
             push_literal(&mut t, s);
             t
         };
-        assert_eq!(lit("a#b"), "a##b");
-        assert_eq!(lit("#[fg=red]x"), "#[fg=red]x");
-        assert_eq!(lit("##[x"), "##[x");
-        assert_eq!(lit("## #"), "#### ##");
-        assert_eq!(lit("a\\b\nc␞"), "a\\\\b\\nc\\␞");
+        for (text, written) in [
+            ("a#b", "a##b"),
+            ("#[fg=red]x", "#[fg=red]x"),
+            ("##[x", "##[x"),
+            ("## #", "#### ##"),
+            ("a\\b\nc␞", "a\\\\b\\nc\\␞"),
+        ] {
+            assert_eq!(lit(text), written, "{text:?}");
+        }
     }
 
     #[test]

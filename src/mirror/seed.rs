@@ -183,16 +183,20 @@ const KEPT: usize = 3;
 /// with [`EMPTY`] (an empty capture leaves a buffer as it was), capture,
 /// print its size.
 fn history_commands(pane: PaneId, r: &Recipe, name: &str) -> [Command; KEPT] {
-    let mut cap = Command::new("capture-pane");
     let flags: &[&str] = if r.row_flags {
         &["-N", "-T", "-F", "-S", "-", "-E", "-1"]
     } else {
         &["-J", "-S", "-", "-E", "-1"]
     };
-    for f in flags {
-        cap = cap.arg(*f);
-    }
-    let cap = cap
+    history_into(pane, flags, name)
+}
+
+/// `capture-pane` of `pane` with `flags` into buffer `name`, as
+/// [`history_commands`] runs it.
+fn history_into(pane: PaneId, flags: &[&str], name: &str) -> [Command; KEPT] {
+    let cap = flags
+        .iter()
+        .fold(Command::new("capture-pane"), |c, f| c.arg(*f))
         .target(&Target::Pane(pane), TargetKind::Pane)
         .opt("-b", name.to_string());
     [
@@ -308,22 +312,7 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool, depth: Depth) -
 /// from: the copy at that point in the stream is what they must match
 /// ([`crate::term::history_rows_match`]).
 pub fn verify_line(pane: PaneId, name: &str) -> Line {
-    let mut cap = Command::new("capture-pane");
-    for f in ["-N", "-S", "-", "-E", "-1"] {
-        cap = cap.arg(f);
-    }
-    let cap = cap
-        .target(&Target::Pane(pane), TargetKind::Pane)
-        .opt("-b", name.to_string());
-    Line::list(vec![
-        Command::new("set-buffer")
-            .opt("-b", name.to_string())
-            .arg(EMPTY),
-        cap,
-        Command::new("list-buffers")
-            .opt("-F", "#{buffer_size}")
-            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
-    ])
+    Line::list(history_into(pane, &["-N", "-S", "-", "-E", "-1"], name).into())
 }
 
 /// Rows one [`verify_chunk_line`] captures at most. tmux renders roughly

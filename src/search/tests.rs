@@ -463,32 +463,26 @@ fn naive_literal(hay: &[u8], needle: &[u8], case_sensitive: bool) -> Vec<LineMat
             a.eq_ignore_ascii_case(needle)
         }
     };
-    let lines = naive_lines(hay);
-    let offs = offsets(&lines);
-    lines
-        .iter()
-        .enumerate()
-        .filter_map(|(line, text)| {
-            let start = text.windows(needle.len()).position(eq)?;
-            Some(LineMatch {
-                line,
-                offset: offs[line],
-                start,
-                end: start + needle.len(),
-            })
-        })
-        .collect()
+    naive(hay, |text| {
+        let start = text.windows(needle.len()).position(eq)?;
+        Some(start..start + needle.len())
+    })
 }
 
 /// The naive twin of a regex `find_lines`: search each line on its own.
 fn naive_per_line(p: &Pattern, hay: &[u8]) -> Vec<LineMatch> {
+    naive(hay, |text| p.find_in_line(text))
+}
+
+/// Each line of `hay` on its own, where `find` finds a match in it.
+fn naive(hay: &[u8], find: impl Fn(&[u8]) -> Option<std::ops::Range<usize>>) -> Vec<LineMatch> {
     let lines = naive_lines(hay);
     let offs = offsets(&lines);
     lines
         .iter()
         .enumerate()
         .filter_map(|(line, text)| {
-            let r = p.find_in_line(text)?;
+            let r = find(text)?;
             Some(LineMatch {
                 line,
                 offset: offs[line],

@@ -528,6 +528,14 @@ pub fn fuzz_parse(data: &[u8]) {
 mod tests {
     use super::*;
 
+    /// What OSC 7 and its kin say: the directory `path` on `host`.
+    fn cwd(host: Option<&str>, path: &str) -> Option<Osc> {
+        Some(Osc::Cwd {
+            host: host.map(String::from),
+            path: path.into(),
+        })
+    }
+
     fn m(data: &[u8]) -> Mark {
         match parse(data) {
             Some(Osc::Mark(m)) => m,
@@ -634,10 +642,7 @@ mod tests {
         assert_eq!(parse(b"633;Ex"), None);
         assert_eq!(
             parse(b"633;P;Cwd=/home/u/a\\x3bb"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/home/u/a;b".into()
-            })
+            cwd(None, "/home/u/a;b")
         );
         assert_eq!(parse(b"633;P;IsWindows=False"), None);
         assert_eq!(parse(b"633;Z"), None);
@@ -647,13 +652,7 @@ mod tests {
     fn iterm_1337() {
         assert_eq!(m(b"1337;SetMark").kind, MarkKind::Mark);
         assert_eq!(m(b"1337;SetMark").source, MarkSource::Osc1337);
-        assert_eq!(
-            parse(b"1337;CurrentDir=/tmp"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/tmp".into()
-            })
-        );
+        assert_eq!(parse(b"1337;CurrentDir=/tmp"), cwd(None, "/tmp"));
         assert_eq!(parse(b"1337;SetMarkX"), None);
         assert_eq!(parse(b"1337;File=abc"), None);
     }
@@ -662,31 +661,13 @@ mod tests {
     fn osc_7() {
         assert_eq!(
             parse(b"7;file://host.example/home/u/my%20dir"),
-            Some(Osc::Cwd {
-                host: Some("host.example".into()),
-                path: "/home/u/my dir".into()
-            })
+            cwd(Some("host.example"), "/home/u/my dir")
         );
-        assert_eq!(
-            parse(b"7;file:///tmp"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/tmp".into()
-            })
-        );
-        assert_eq!(
-            parse(b"7;/plain/path"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/plain/path".into()
-            })
-        );
+        assert_eq!(parse(b"7;file:///tmp"), cwd(None, "/tmp"));
+        assert_eq!(parse(b"7;/plain/path"), cwd(None, "/plain/path"));
         assert_eq!(
             parse(b"7;file://h/a%0a%1b[31mb"),
-            Some(Osc::Cwd {
-                host: Some("h".into()),
-                path: "/a\\x0a\\x1b[31mb".into()
-            })
+            cwd(Some("h"), "/a\\x0a\\x1b[31mb")
         );
         assert_eq!(parse(b"7;file://nohostslash"), None);
         assert_eq!(parse(b"7;http://x/y"), None);

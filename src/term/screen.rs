@@ -1499,28 +1499,22 @@ impl Term {
                     self.cursor_up(n);
                 }
             }
-            (b'X', b"") => {
+            (b'@' | b'P' | b'X' | b'L' | b'M', b"") => {
                 if let Some(n) = p.get(0, 1, 1) {
                     let bg = self.bg_of(bg);
-                    self.edit_characters(Edit::Clear, n, bg);
-                }
-            }
-            (b'P', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.edit_characters(Edit::Delete, n, bg);
+                    match ch {
+                        b'@' => self.edit_characters(Edit::Insert, n, bg),
+                        b'P' => self.edit_characters(Edit::Delete, n, bg),
+                        b'X' => self.edit_characters(Edit::Clear, n, bg),
+                        b'L' => self.edit_lines(Edit::Insert, n, bg),
+                        _ => self.edit_lines(Edit::Delete, n, bg),
+                    }
                 }
             }
             (b'r', b"") => {
                 let sy = self.sy();
                 if let (Some(n), Some(m)) = (p.get(0, 1, 1), p.get(1, 1, sy)) {
                     self.set_scroll_region(n - 1, m - 1);
-                }
-            }
-            (b'M', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.edit_lines(Edit::Delete, n, bg);
                 }
             }
             (b'J', b"") => {
@@ -1545,18 +1539,6 @@ impl Term {
             (b'G' | b'`', b"") => {
                 if let Some(n) = p.get(0, 1, 1) {
                     self.cursor_move(Some(n - 1), None, true);
-                }
-            }
-            (b'@', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.edit_characters(Edit::Insert, n, bg);
-                }
-            }
-            (b'L', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.edit_lines(Edit::Insert, n, bg);
                 }
             }
             (b'b', b"") => self.repeat(p),
