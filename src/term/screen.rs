@@ -1376,14 +1376,7 @@ impl Term {
             (b'0', b")") => self.pen.g1 = true,
             (b'B', b"(") => self.pen.g0 = false,
             (b'B', b")") => self.pen.g1 = false,
-            (b'7', b"") => {
-                self.old = SavedState {
-                    pen: self.pen,
-                    cx: self.cx,
-                    cy: self.cy,
-                    origin: self.mode & MODE_ORIGIN != 0,
-                };
-            }
+            (b'7', b"") => self.save_state(),
             (b'8', b"") => self.restore_state(),
             (b'8', b"#") => self.alignment_test(),
             (b'=', b"") | (b'>', b"") | (b'\\', b"") => {}
@@ -1409,6 +1402,17 @@ impl Term {
             _ => return,
         }
         self.last = None;
+    }
+
+    /// DECSC and CSI s: the pen, cursor and origin mode saved
+    /// (tmux's `input_save_state()`).
+    fn save_state(&mut self) {
+        self.old = SavedState {
+            pen: self.pen,
+            cx: self.cx,
+            cy: self.cy,
+            origin: self.mode & MODE_ORIGIN != 0,
+        };
     }
 
     fn restore_state(&mut self) {
@@ -1543,14 +1547,7 @@ impl Term {
             }
             (b'b', b"") => self.repeat(p),
             (b'u', b"") => self.restore_state(),
-            (b's', b"") => {
-                self.old = SavedState {
-                    pen: self.pen,
-                    cx: self.cx,
-                    cy: self.cy,
-                    origin: self.mode & MODE_ORIGIN != 0,
-                };
-            }
+            (b's', b"") => self.save_state(),
             (b'm', b"") => self.sgr(p),
             (b'h', b"") => self.set_modes(p, true),
             (b'l', b"") => self.set_modes(p, false),
