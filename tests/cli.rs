@@ -1718,7 +1718,7 @@ fn cli_capture_takes_tmux_flags() {
         run(
             &server,
             &pane,
-            "seq 1 40; printf '%070d\\n' 7; printf 'sp   \\n'",
+            "seq 1 40; printf '%070d\\n' 7; printf 'sp   \\n'; printf '\\033[31mred\\033[0m \\tt\\001\\n'",
         );
         let label = &bin.label;
         let s = &server.socket;
@@ -1732,7 +1732,20 @@ fn cli_capture_takes_tmux_flags() {
             (vec!["-S", "-", "-J"], vec!["-S", "-", "-J"]),
             (vec!["-S", "-10", "-N"], vec!["-S", "-10", "-N"]),
             (vec!["-E", "2"], vec!["-E", "2"]),
-        ] {
+            (vec!["-S", "-", "-J", "-N"], vec!["-S", "-", "-J", "-N"]),
+            (
+                vec!["-S", "-12", "-E", "-2", "-J"],
+                vec!["-S", "-12", "-E", "-2", "-J"],
+            ),
+            (vec!["-S", "-", "-e", "-J"], vec!["-S", "-", "-e", "-J"]),
+            (vec!["-S", "-6", "-e", "-N"], vec!["-S", "-6", "-e", "-N"]),
+            (vec!["-S", "-4", "-C"], vec!["-S", "-4", "-C"]),
+            (vec!["-S", "-4", "-C", "-e"], vec!["-S", "-4", "-C", "-e"]),
+        ]
+        .into_iter()
+        // -T is tmux 3.4's.
+        .chain((label.as_str() != "3.3a").then(|| (vec!["-S", "-", "-T"], vec!["-S", "-", "-T"])))
+        {
             let mut args = vec!["capture", "-t", pane.as_str()];
             args.extend(&ours);
             let o = tw(s, &args);
@@ -1741,6 +1754,10 @@ fn cli_capture_takes_tmux_flags() {
             let mut want = server.capture(&pane, &theirs);
             while want.ends_with("\n\n") {
                 want.pop();
+            }
+            if ours.iter().any(|f| *f == "-e" || *f == "-C") {
+                // tmux's bytes, trailing empty rows and all.
+                want = server.capture(&pane, &theirs);
             }
             assert_eq!(stdout(&o), want, "tmux {label}: {ours:?}");
         }
@@ -1920,8 +1937,27 @@ fn cli_capture_line_drawing_c21() {
                 bin.label
             );
         }
+        // Against tmux: its plain capture with the line-drawing rows read as box characters.
+        for extra in [vec![], vec!["-S", "-"], vec!["-S", "-", "-N"]] {
+            let mut args = vec!["capture", "-t", pane.as_str()];
+            args.extend(&extra);
+            let mut want = server.capture(&pane, &extra);
+            while want.ends_with("\n\n") {
+                want.pop();
+            }
+            let want: String = want
+                .split_inclusive('\n')
+                .map(|row| match row.trim_end() {
+                    "lqqk" => row.replace("lqqk", "┌──┐"),
+                    "mqqj" => row.replace("mqqj", "└──┘"),
+                    _ => row.to_string(),
+                })
+                .collect();
+            assert_eq!(stdout(&tw(s, &args)), want, "tmux {}: {extra:?}", bin.label);
+        }
         let o = tw(s, &["capture", "-t", &pane, "-e"]);
         assert!(stdout(&o).contains("lqqk"), "{}", stdout(&o));
+        assert_eq!(stdout(&o), server.capture(&pane, &["-e"]));
     }
 }
 

@@ -2,7 +2,6 @@
 //! `lowargs`). The commands turn them into tool calls.
 
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -270,30 +269,8 @@ impl Cli {
     }
 }
 
-/// A `--start`/`--end` value: a tmux line number, or `-` for as far as
-/// it goes (the top of the history, the bottom of the screen), as tmux's
-/// `capture-pane -S -`/`-E -`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineArg {
-    /// `-`.
-    Edge,
-    /// A line number: 0 is the top of the screen, negative numbers are
-    /// scrollback.
-    At(i64),
-}
-
-impl FromStr for LineArg {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<LineArg, String> {
-        if s == "-" {
-            return Ok(LineArg::Edge);
-        }
-        s.parse().map(LineArg::At).map_err(|_| {
-            "expected a line number (0 = top of the screen, negative = scrollback) or '-'".into()
-        })
-    }
-}
+/// A `--start`/`--end` value (the capture engine's `-S`/`-E`).
+pub use crate::tmux::capture::LineArg;
 
 /// A size in bytes, with K/KiB and M/MiB suffixes (any size).
 fn parse_bytes(s: &str) -> Result<usize, String> {
@@ -316,38 +293,12 @@ pub struct CaptureArgs {
     /// the current session).
     #[arg(short = 't', long = "target", value_name = "TARGET", long_help = target_help!("The pane to capture, or a window or session for its active pane"))]
     pub target: Option<String>,
-    /// First line, as capture-pane -S: 0 is the top of the screen, negative numbers are
-    /// scrollback, '-' the oldest line (default: 0).
-    #[arg(short = 'S', long, allow_hyphen_values = true, value_name = "LINE")]
-    pub start: Option<LineArg>,
-    /// Last line, as capture-pane -E, same numbering; '-' (the default) is the bottom of the
-    /// screen.
-    #[arg(short = 'E', long, allow_hyphen_values = true, value_name = "LINE")]
-    pub end: Option<LineArg>,
-    /// Join soft-wrapped rows into logical lines, keeping trailing spaces (capture-pane -J).
-    #[arg(short = 'J', long)]
-    pub join: bool,
-    /// Keep trailing spaces at the end of each row (capture-pane -N).
-    #[arg(short = 'N', long = "trailing-spaces")]
-    pub trailing_spaces: bool,
-    /// Leave out trailing positions that hold no character (capture-pane -T; tmux 3.4+).
-    #[arg(short = 'T', long = "no-trailing-positions")]
-    pub no_trailing_positions: bool,
-    /// Include escape sequences for text and background attributes (capture-pane -e): tmux's
-    /// bytes, unchanged.
-    #[arg(short = 'e', long = "escape-sequences")]
-    pub escapes: bool,
-    /// Escape non-printable characters as octal \xxx (capture-pane -C): tmux's bytes,
-    /// unchanged.
-    #[arg(short = 'C', long = "escape-octal")]
-    pub octal: bool,
+    /// capture-pane's flags, as the capture engine takes them.
+    #[command(flatten)]
+    pub flags: crate::tmux::capture::Flags,
     /// Print to stdout (accepted for capture-pane -p; stdout is where capture always prints).
     #[arg(short = 'p', long = "print")]
     pub print: bool,
-    /// Read DEC line-drawing cells in the scrollback as box characters too (tmux renders such a
-    /// capture about 4× slower).
-    #[arg(long = "line-drawing")]
-    pub line_drawing: bool,
     /// Print only the last N lines.
     #[arg(long, value_name = "N", value_parser = positive)]
     pub max_lines: Option<u64>,
@@ -848,7 +799,7 @@ mod tests {
         let c = parse(&["capture", "--start", "-", "--end", "-5"]);
         let Cmd::Capture(a) = c.command else { panic!() };
         assert_eq!(
-            (a.start, a.end),
+            (a.flags.start, a.flags.end),
             (Some(LineArg::Edge), Some(LineArg::At(-5)))
         );
         let c = parse(&[
@@ -857,10 +808,10 @@ mod tests {
         assert_eq!(c.socket(), (None, Some(PathBuf::from("/tmp/s"))));
         let Cmd::Capture(a) = c.command else { panic!() };
         assert_eq!(
-            (a.start, a.end),
+            (a.flags.start, a.flags.end),
             (Some(LineArg::At(-100)), Some(LineArg::Edge))
         );
-        assert!(a.print && a.escapes && a.join);
+        assert!(a.print && a.flags.escapes && a.flags.join);
         let c = parse(&["capture", "-S", "-", "--socket-path", "/tmp/t", "-L", "x"]);
         assert_eq!(
             c.socket(),

@@ -353,6 +353,16 @@ async fn call(servers: &Servers, name: &str, args: Value) -> Result<(Value, Dura
     Ok((r.structured_content.unwrap_or(Value::Null), took))
 }
 
+/// The items of a JSON array (none for anything else).
+fn items(v: &Value) -> impl Iterator<Item = &Value> {
+    v.as_array().into_iter().flatten()
+}
+
+/// The items of a JSON array as [`text`].
+fn texts(v: &Value) -> Vec<String> {
+    items(v).map(text).collect()
+}
+
 /// A JSON value as text (strings without quotes).
 fn text(v: &Value) -> String {
     match v {
@@ -377,17 +387,11 @@ struct Panes {
 /// window listing gives the index of.
 async fn panes(servers: &Servers) -> Result<Panes, String> {
     let (w, _) = call(servers, "list_windows", json!({})).await?;
-    let index: std::collections::HashMap<String, String> = w["result"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let index: std::collections::HashMap<String, String> = items(&w["result"])
         .map(|w| (text(&w["window_id"]), text(&w["window_index"])))
         .collect();
     let (v, _) = call(servers, "list_panes", json!({})).await?;
-    let list: Vec<(String, String)> = v["result"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let list: Vec<(String, String)> = items(&v["result"])
         .map(|p| {
             let window = text(&p["window_id"]);
             let place = format!(

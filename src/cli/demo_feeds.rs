@@ -11,6 +11,14 @@ pub(super) struct Feed {
     pub(super) text: String,
 }
 
+impl Feed {
+    /// The feed of `file`: `text` and its [`end_marker`] line.
+    fn ended(file: &'static str, mut text: String) -> Feed {
+        let _ = writeln!(text, "{}", end_marker(file));
+        Feed { file, text }
+    }
+}
+
 /// The last line of a generated file: once a pane's screen shows it, tmux
 /// has taken in everything before it.
 pub(super) fn end_marker(file: &str) -> String {
@@ -69,11 +77,7 @@ pub(super) fn build_log(rng: &mut Rng, lines: usize) -> Feed {
     let _ = writeln!(s, "{}", wrapped_line());
     s.push_str("test result: FAILED. 211 passed; 1 failed\n");
     s.push_str("error: test failed, to rerun pass `-p billing --lib`\n");
-    let _ = writeln!(s, "{}", end_marker("build.log"));
-    Feed {
-        file: "build.log",
-        text: s,
-    }
+    Feed::ended("build.log", s)
 }
 
 /// A test log: coloured results, and JSON events that wrap over three
@@ -92,11 +96,7 @@ pub(super) fn test_log(rng: &mut Rng, lines: usize) -> Feed {
             let _ = writeln!(s, "test ledger::case_{i} ... \x1b[32mok\x1b[0m");
         }
     }
-    let _ = writeln!(s, "{}", end_marker("tests.log"));
-    Feed {
-        file: "tests.log",
-        text: s,
-    }
+    Feed::ended("tests.log", s)
 }
 
 /// A service log with Japanese lines, and [`NEEDLE`] once, two fifths in.
@@ -137,11 +137,7 @@ pub(super) fn service_log(rng: &mut Rng, lines: usize) -> Feed {
             ),
         };
     }
-    let _ = writeln!(s, "{}", end_marker("service.log"));
-    Feed {
-        file: "service.log",
-        text: s,
-    }
+    Feed::ended("service.log", s)
 }
 
 /// An access log: short lines, and long user agents that wrap.
@@ -169,9 +165,5 @@ pub(super) fn access_log(rng: &mut Rng, lines: usize) -> Feed {
             rng.u32(..90)
         );
     }
-    let _ = writeln!(s, "{}", end_marker("access.log"));
-    Feed {
-        file: "access.log",
-        text: s,
-    }
+    Feed::ended("access.log", s)
 }

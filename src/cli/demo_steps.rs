@@ -236,12 +236,7 @@ pub(super) async fn step_wait(
             text(&v["outcome"])
         )
     })?;
-    let matched: Vec<String> = v["matched_lines"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text)
-        .collect();
+    let matched: Vec<String> = texts(&v["matched_lines"]);
     check(matched == [TRIGGERED], || {
         format!("{STEP}: the wait matched {matched:?}, expected [{TRIGGERED:?}]")
     })?;
@@ -313,12 +308,7 @@ pub(super) async fn step_run(look: &Look, servers: &Servers, p: &Panes) -> Resul
         json!({"command": CHECK_COMMAND, "pane_id": p.shell, "timeout": 10}),
     )
     .await?;
-    let output: Vec<String> = v["output"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text)
-        .collect();
+    let output: Vec<String> = texts(&v["output"]);
     say!(
         "     {}   exit status {}, {} lines, {}",
         look.cmd(&format!("$ {CHECK_COMMAND}")),
@@ -366,11 +356,8 @@ pub(super) async fn step_gone(
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let (v, _) = call(servers, "list_panes", json!({})).await?;
-        let listed = v["result"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|pane| pane["pane_id"].as_str() == Some(p.deploy.as_str()));
+        let listed =
+            items(&v["result"]).any(|pane| pane["pane_id"].as_str() == Some(p.deploy.as_str()));
         if !listed {
             break;
         }

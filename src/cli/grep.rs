@@ -664,48 +664,33 @@ mod tests {
     fn context_groups() {
         let p = pane("w", 1, &["foo", "x", "y", "z", "foo"]);
         let foo = m(&["foo"], LIT);
-        // -A0: `--` between groups that do not touch.
-        let a0 = Options {
+        let ctx = |before, after, only_matching| Options {
+            before,
+            after,
+            only_matching,
             context: true,
             ..Options::default()
         };
-        assert_eq!(
-            run(&foo, a0, std::slice::from_ref(&p)).0,
-            "w:0.1:1:foo\n--\nw:0.1:5:foo\n"
-        );
-        // -o with context: no context lines, the separators stay.
-        let oc = Options {
-            only_matching: true,
-            before: 1,
-            after: 1,
-            context: true,
-            ..Options::default()
-        };
-        assert_eq!(
-            run(&foo, oc, std::slice::from_ref(&p)).0,
-            "w:0.1:1:foo\n--\nw:0.1:5:foo\n"
-        );
-        // Touching groups merge: -A1 -B1 on lines 1 and 5 of 5 covers 1-2
-        // and 4-5, which do not touch (3 is between).
-        let c1 = Options {
-            before: 1,
-            after: 1,
-            context: true,
-            ..Options::default()
-        };
-        assert_eq!(
-            run(&foo, c1, std::slice::from_ref(&p)).0,
-            "w:0.1:1:foo\nw:0.1-2-x\n--\nw:0.1-4-z\nw:0.1:5:foo\n"
-        );
-        let c2 = Options {
-            before: 2,
-            after: 1,
-            ..c1
-        };
-        assert_eq!(
-            run(&foo, c2, std::slice::from_ref(&p)).0,
-            "w:0.1:1:foo\nw:0.1-2-x\nw:0.1-3-y\nw:0.1-4-z\nw:0.1:5:foo\n"
-        );
+        let cases = [
+            // -A0: `--` between groups that do not touch.
+            (ctx(0, 0, false), "w:0.1:1:foo\n--\nw:0.1:5:foo\n"),
+            // -o with context: no context lines, the separators stay.
+            (ctx(1, 1, true), "w:0.1:1:foo\n--\nw:0.1:5:foo\n"),
+            // Touching groups merge: -A1 -B1 on lines 1 and 5 of 5 covers
+            // 1-2 and 4-5, which do not touch (3 is between).
+            (
+                ctx(1, 1, false),
+                "w:0.1:1:foo\nw:0.1-2-x\n--\nw:0.1-4-z\nw:0.1:5:foo\n",
+            ),
+            (
+                ctx(2, 1, false),
+                "w:0.1:1:foo\nw:0.1-2-x\nw:0.1-3-y\nw:0.1-4-z\nw:0.1:5:foo\n",
+            ),
+        ];
+        for (o, want) in cases {
+            assert_eq!(run(&foo, o, std::slice::from_ref(&p)).0, want, "{o:?}");
+        }
+        let c1 = ctx(1, 1, false);
         // Across panes a `--` too, and negative numbers read -LINE-.
         let q = pane("v", -3, &["a", "foo"]);
         assert_eq!(

@@ -128,12 +128,16 @@ mod tests {
     #[test]
     fn one_final_line_break_goes() {
         let t = |s: &str| stdin_text(s.to_string());
-        assert_eq!(t("make test\n"), "make test");
-        assert_eq!(t("make test\r\n"), "make test");
-        assert_eq!(t("a\nb\n"), "a\nb");
-        assert_eq!(t("a\n\n"), "a\n");
-        assert_eq!(t("no break"), "no break");
-        assert_eq!(t("\n"), "");
-        assert_eq!(t(""), "");
+        for (typed, sent) in [
+            ("make test\n", "make test"),
+            ("make test\r\n", "make test"),
+            ("a\nb\n", "a\nb"),
+            ("a\n\n", "a\n"),
+            ("no break", "no break"),
+            ("\n", ""),
+            ("", ""),
+        ] {
+            assert_eq!(t(typed), sent, "{typed:?}");
+        }
     }
 }

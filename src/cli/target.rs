@@ -753,24 +753,20 @@ mod tests {
 
     #[test]
     fn misses() {
-        assert_eq!(r("%9").unwrap_err(), "no such pane");
-        assert_eq!(r("@9").unwrap_err(), "no such window");
-        assert_eq!(r("$9").unwrap_err(), "no such session");
-        assert_eq!(
-            r("wor").unwrap_err(),
-            "no such session",
-            "never a prefix match"
-        );
-        assert_eq!(r("work:9").unwrap_err(), "no such window");
-        assert_eq!(r("work:9.9").unwrap_err(), "no such pane (no such window)");
-        assert_eq!(r("nope:1.0").unwrap_err(), "no such pane (no such session)");
-        assert_eq!(r("nope:1").unwrap_err(), "no such window (no such session)");
-        assert_eq!(r("work:1.9").unwrap_err(), "no such pane");
-        assert_eq!(
-            r("beta:@2").unwrap_err(),
-            "no such window",
-            "@2 is not in beta"
-        );
+        for (t, want, why) in [
+            ("%9", "no such pane", ""),
+            ("@9", "no such window", ""),
+            ("$9", "no such session", ""),
+            ("wor", "no such session", "never a prefix match"),
+            ("work:9", "no such window", ""),
+            ("work:9.9", "no such pane (no such window)", ""),
+            ("nope:1.0", "no such pane (no such session)", ""),
+            ("nope:1", "no such window (no such session)", ""),
+            ("work:1.9", "no such pane", ""),
+            ("beta:@2", "no such window", "@2 is not in beta"),
+        ] {
+            assert_eq!(r(t).unwrap_err(), want, "{t} {why}");
+        }
         assert!(r("work:logs").unwrap_err().contains("more than one window"));
         assert!(r("work:edit").is_err(), "never a prefix match");
         let mut empty = world();

@@ -32,6 +32,7 @@
 //! (and tmux's `pause-after` then pauses panes) instead of growing memory.
 
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -373,13 +374,17 @@ impl Client {
 
     /// Resolves when the connection has ended.
     pub async fn closed(&self) {
-        let done = self.shared.done.notified();
-        tokio::pin!(done);
-        done.as_mut().enable();
-        if self.shared.ended().is_some() {
-            return;
+        if let Some(done) = self.end_watch() {
+            done.await;
         }
-        done.await;
+    }
+
+    /// A wait for the connection's end, armed before it is checked (so
+    /// an end in between is not missed); `None` when it has ended.
+    fn end_watch(&self) -> Option<Pin<Box<tokio::sync::futures::Notified<'_>>>> {
+        let mut done = Box::pin(self.shared.done.notified());
+        done.as_mut().enable();
+        self.shared.ended().is_none().then_some(done)
     }
 
     fn closed_error(&self) -> Error {
@@ -536,12 +541,9 @@ impl Client {
     /// Detaches cleanly (an empty line makes tmux exit the client) and
     /// waits briefly for the connection to end.
     pub async fn close(&self) {
-        let done = self.shared.done.notified();
-        tokio::pin!(done);
-        done.as_mut().enable();
-        if self.shared.ended().is_some() {
+        let Some(done) = self.end_watch() else {
             return;
-        }
+        };
         let sent = self.tx.send(Request {
             text: b"\n".to_vec(),
             expect: vec![(

@@ -456,14 +456,18 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(quote("abc"), "'abc'");
-        assert_eq!(quote(""), "''");
-        assert_eq!(quote("it's"), "'it'\\''s'");
-        assert_eq!(quote("'"), "\\'");
-        assert_eq!(quote("a\nb"), "'a'\\n'b'");
-        assert_eq!(quote("%0:pause"), "'%0:pause'");
-        assert_eq!(quote("a;b"), "'a;b'");
-        assert_eq!(quote("#{pane_id} $HOME ~ \\"), "'#{pane_id} $HOME ~ \\'");
+        for (text, quoted) in [
+            ("abc", "'abc'"),
+            ("", "''"),
+            ("it's", "'it'\\''s'"),
+            ("'", "\\'"),
+            ("a\nb", "'a'\\n'b'"),
+            ("%0:pause", "'%0:pause'"),
+            ("a;b", "'a;b'"),
+            ("#{pane_id} $HOME ~ \\", "'#{pane_id} $HOME ~ \\'"),
+        ] {
+            assert_eq!(quote(text), quoted, "{text:?}");
+        }
     }
 
     #[test]

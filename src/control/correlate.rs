@@ -436,14 +436,22 @@ mod tests {
         ])
     }
 
+    /// A paste-buffer read's answers as tmux sends them: an empty
+    /// answer, the length `len`, `text` (as tmux encodes it), and an
+    /// empty one.
+    fn framed(len: usize, text: &[u8]) -> Vec<u8> {
+        let mut s = Vec::new();
+        s.extend_from_slice(b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n");
+        s.extend_from_slice(format!("{len}\n%end 1 3 1\n%begin 1 4 1\n").as_bytes());
+        s.extend_from_slice(text);
+        s.extend_from_slice(b"\n%end 1 4 1\n%begin 1 5 1\n%end 1 5 1\n");
+        s
+    }
+
     #[test]
     fn length_framed_text_cannot_be_cut() {
         let text = b"row 1\n%end 1 4 1\n%error 1 4 1\n%begin 1 5 1\nlast\n";
-        let mut s = Vec::new();
-        s.extend_from_slice(b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n");
-        s.extend_from_slice(format!("{}\n%end 1 3 1\n%begin 1 4 1\n", text.len()).as_bytes());
-        s.extend_from_slice(text);
-        s.extend_from_slice(b"\n%end 1 4 1\n%begin 1 5 1\n%end 1 5 1\n");
+        let s = framed(text.len(), text);
         for chunk in [1, 2, 3, 7, s.len()] {
             let mut c = Correlator::new();
             c.push(buffer_read(Encoding::Raw), 1);
@@ -462,11 +470,7 @@ mod tests {
     fn vis_encoded_text_is_decoded_by_length() {
         let decoded = b"a\\b\t$HOME\n%end 1 4 1\n\n";
         let encoded = b"a\\\\b\\t\\$HOME\n%end 1 4 1\n\n";
-        let mut s = Vec::new();
-        s.extend_from_slice(b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n");
-        s.extend_from_slice(format!("{}\n%end 1 3 1\n%begin 1 4 1\n", decoded.len()).as_bytes());
-        s.extend_from_slice(encoded);
-        s.extend_from_slice(b"\n%end 1 4 1\n%begin 1 5 1\n%end 1 5 1\n");
+        let s = framed(decoded.len(), encoded);
         let mut c = Correlator::new();
         c.push(buffer_read(Encoding::Vis), 1);
         let r = replies(&feed(&mut c, &s));

@@ -147,19 +147,7 @@ fn push_literal(template: &mut String, text: &str) {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
-            '#' => {
-                let run_end = text[i..].find(|ch| ch != '#').map_or(text.len(), |k| i + k);
-                if text[run_end..].starts_with('[') {
-                    template.push_str(&text[i..run_end]);
-                } else {
-                    for _ in i..run_end {
-                        template.push_str("##");
-                    }
-                }
-                while chars.peek().is_some_and(|&(k, _)| k < run_end) {
-                    chars.next();
-                }
-            }
+            '#' => push_hashes(template, text, i, &mut chars),
             '\\' | RS | US => {
                 template.push('\\');
                 template.push(c);
@@ -167,6 +155,29 @@ fn push_literal(template: &mut String, text: &str) {
             '\n' => template.push_str("\\n"),
             c => template.push(c),
         }
+    }
+}
+
+/// The run of `#`s at byte `i` of `text` (`chars` is just past its
+/// first) written for tmux's format expander: each doubled, unless the
+/// run stands directly before `[` (a style, copied unchanged); `chars`
+/// is moved past the run.
+fn push_hashes(
+    out: &mut String,
+    text: &str,
+    i: usize,
+    chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+) {
+    let run_end = text[i..].find(|ch| ch != '#').map_or(text.len(), |k| i + k);
+    if text[run_end..].starts_with('[') {
+        out.push_str(&text[i..run_end]);
+    } else {
+        for _ in i..run_end {
+            out.push_str("##");
+        }
+    }
+    while chars.peek().is_some_and(|&(k, _)| k < run_end) {
+        chars.next();
     }
 }
 
@@ -187,20 +198,10 @@ pub fn escape_format(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        if c != '#' {
-            out.push(c);
-            continue;
-        }
-        let run_end = text[i..].find(|ch| ch != '#').map_or(text.len(), |k| i + k);
-        if text[run_end..].starts_with('[') {
-            out.push_str(&text[i..run_end]);
+        if c == '#' {
+            push_hashes(&mut out, text, i, &mut chars);
         } else {
-            for _ in i..run_end {
-                out.push_str("##");
-            }
-        }
-        while chars.peek().is_some_and(|&(k, _)| k < run_end) {
-            chars.next();
+            out.push(c);
         }
     }
     out
@@ -530,11 +531,15 @@ mod tests {
             push_literal(&mut t, s);
             t
         };
-        assert_eq!(lit("a#b"), "a##b");
-        assert_eq!(lit("#[fg=red]x"), "#[fg=red]x");
-        assert_eq!(lit("##[x"), "##[x");
-        assert_eq!(lit("## #"), "#### ##");
-        assert_eq!(lit("a\\b\nc␞"), "a\\\\b\\nc\\␞");
+        for (text, written) in [
+            ("a#b", "a##b"),
+            ("#[fg=red]x", "#[fg=red]x"),
+            ("##[x", "##[x"),
+            ("## #", "#### ##"),
+            ("a\\b\nc␞", "a\\\\b\\nc\\␞"),
+        ] {
+            assert_eq!(lit(text), written, "{text:?}");
+        }
     }
 
     #[test]

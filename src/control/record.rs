@@ -41,29 +41,18 @@ impl FromField for String {
     }
 }
 
-impl FromField for i64 {
-    fn from_field(text: &str) -> i64 {
-        text.trim().parse().unwrap_or(0)
-    }
+/// A number: blanks around it ignored, 0 when it is none.
+macro_rules! number_field {
+    ($($t:ty),*) => {$(
+        impl FromField for $t {
+            fn from_field(text: &str) -> $t {
+                text.trim().parse().unwrap_or(0)
+            }
+        }
+    )*};
 }
 
-impl FromField for u64 {
-    fn from_field(text: &str) -> u64 {
-        text.trim().parse().unwrap_or(0)
-    }
-}
-
-impl FromField for u32 {
-    fn from_field(text: &str) -> u32 {
-        text.trim().parse().unwrap_or(0)
-    }
-}
-
-impl FromField for usize {
-    fn from_field(text: &str) -> usize {
-        text.trim().parse().unwrap_or(0)
-    }
-}
+number_field!(i64, u64, u32, usize);
 
 impl FromField for Option<i64> {
     fn from_field(text: &str) -> Option<i64> {

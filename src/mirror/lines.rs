@@ -469,14 +469,9 @@ pub fn continued_first(old: &Term, new: &Term) -> LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::{Options, Rules};
 
     fn term(w: u32, h: u32, limit: usize) -> Term {
-        let opts = Options {
-            history_limit: limit,
-            ..Options::default()
-        };
-        Term::new(w, h, Rules::V36, opts)
+        Term::with_history(w, h, limit)
     }
 
     fn s(lines: &[Vec<u8>]) -> Vec<String> {

@@ -65,23 +65,6 @@ pub struct Scan {
     pub cancelled: bool,
 }
 
-/// A matched line before it is turned into a [`Hit`].
-enum Found<'a> {
-    History {
-        chunk: usize,
-        line: usize,
-        offset: usize,
-        start: usize,
-        end: usize,
-    },
-    Screen {
-        line: LogicalLine<'a>,
-        start: usize,
-        end: usize,
-        screen: Screen,
-    },
-}
-
 /// The logical lines after the complete history, in the order a scan
 /// reads them, each with its screen: with the alternate screen on, the
 /// normal screen it hides (numbered from its top row, 0) and then the
@@ -106,24 +89,31 @@ pub fn screen_lines(term: &Term) -> impl Iterator<Item = (LogicalLine<'_>, Scree
 }
 
 /// A copy's logical lines in the order a scan reads them (the history's,
-/// then [`screen_lines`]) whose first row is within a range (as [`scan`]
-/// reads `range`: a line that starts before it but reaches into it
-/// counts), each with its tmux line number; held as the copy holds them,
-/// not copied. What a reader that selects and prints whole lines walks
-/// (`tmuxwire search`: `-v`, context, every match), so it finds the
-/// lines, numbers and rows [`scan`] finds.
+/// then [`screen_lines`]) whose first row is within a range (a line that
+/// starts before it but reaches into it counts), each with its tmux line
+/// number; held as the copy holds them, not copied. The one walk over a
+/// copy's lines: [`scan`] searches it ([`Lines::walk`]), and a reader
+/// that selects and prints whole lines (`tmuxwire search`: `-v`,
+/// context, every match) reads it by position and
+/// [`Lines::each_match`], so both find the same lines, numbers and rows.
 pub struct Lines<'a> {
     hsize: i64,
+    /// Every history chunk (the scan positions of redaction count them
+    /// all, in range or not).
+    chunks: Vec<crate::term::SearchChunk<'a>>,
     /// The history's lines in range, chunk by chunk.
-    parts: Vec<Part<'a>>,
+    parts: Vec<Part>,
     /// History lines in range (the first screen line's position).
     history: usize,
-    screen: Vec<(LogicalLine<'a>, Screen)>,
+    /// The lines after the history in range, each with its position
+    /// among all of [`screen_lines`].
+    screen: Vec<(LogicalLine<'a>, Screen, usize)>,
 }
 
-/// The lines `from..to` of a history chunk, the first at position `base`.
-struct Part<'a> {
-    chunk: crate::term::SearchChunk<'a>,
+/// The lines `from..to` of history chunk `chunk`, the first at position
+/// `base`.
+struct Part {
+    chunk: usize,
     from: usize,
     to: usize,
     base: usize,
@@ -140,6 +130,29 @@ pub struct Line<'a> {
     pub rows: u32,
     /// Which screen it is on.
     pub screen: Screen,
+}
+
+/// A matched line of [`Lines::walk`], and where in it the match is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct At {
+    line: Which,
+    /// The match, bytes of the line.
+    start: usize,
+    end: usize,
+}
+
+/// Which line of [`Lines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    /// Line `line` of part `part`'s chunk, starting at byte `offset` of
+    /// the chunk's text.
+    History {
+        part: usize,
+        line: usize,
+        offset: usize,
+    },
+    /// Line `k` of [`Lines`]'s screen lines.
+    Screen(usize),
 }
 
 /// The first `k` in `0..n` where `pred` is false (`pred` true, then
@@ -166,9 +179,10 @@ impl<'a> Lines<'a> {
             None => true,
             Some((lo, hi)) => first <= hi && first + i64::from(rows) > lo,
         };
+        let chunks: Vec<_> = term.history().search_chunks().collect();
         let mut parts = Vec::new();
         let mut history = 0;
-        for chunk in term.history().search_chunks() {
+        for (ci, chunk) in chunks.iter().enumerate() {
             let n = chunk.line_count();
             let first = |k: usize| {
                 let (row, rows) = chunk.rows_of(k);
@@ -187,7 +201,7 @@ impl<'a> Lines<'a> {
             };
             if from < to {
                 parts.push(Part {
-                    chunk,
+                    chunk: ci,
                     from,
                     to,
                     base: history,
@@ -196,10 +210,13 @@ impl<'a> Lines<'a> {
             }
         }
         let screen = screen_lines(term)
-            .filter(|(l, _)| in_range(l.first_row.0, l.rows()))
+            .enumerate()
+            .filter(|(_, (l, _))| in_range(l.first_row.0, l.rows()))
+            .map(|(k, (l, s))| (l, s, k))
             .collect();
         Lines {
             hsize,
+            chunks,
             parts,
             history,
             screen,
@@ -219,7 +236,7 @@ impl<'a> Lines<'a> {
     /// Line `i` (0-based, in scan order); `None` past the last.
     pub fn get(&self, i: usize) -> Option<Line<'_>> {
         if i >= self.history {
-            let (l, screen) = self.screen.get(i - self.history)?;
+            let (l, screen, _) = self.screen.get(i - self.history)?;
             return Some(Line {
                 text: &l.text,
                 number: l.first_row.0,
@@ -228,10 +245,11 @@ impl<'a> Lines<'a> {
             });
         }
         let p = &self.parts[self.parts.partition_point(|p| p.base <= i) - 1];
+        let c = &self.chunks[p.chunk];
         let k = p.from + (i - p.base);
-        let (row, rows) = p.chunk.rows_of(k);
+        let (row, rows) = c.rows_of(k);
         Some(Line {
-            text: p.chunk.line(k),
+            text: c.line(k),
             number: i64::try_from(row).unwrap_or(i64::MAX) - self.hsize,
             rows,
             screen: Screen::Main,
@@ -239,23 +257,127 @@ impl<'a> Lines<'a> {
     }
 
     /// Calls `f` with the position of each line `pattern` matches, in
-    /// order, until it returns `false`: the history a chunk at a time as
-    /// one buffer ([`Pattern::for_each_line`]), as [`scan`] searches it.
+    /// order, until it returns `false` ([`Lines::walk`]).
     pub fn each_match(&self, pattern: &Pattern, mut f: impl FnMut(usize) -> bool) {
-        for p in &self.parts {
-            let text = &p.chunk.text[p.chunk.line_start(p.from)..p.chunk.line_start(p.to)];
+        // No chunk is skipped: a copy read once (the CLI's) would build
+        // every chunk's pair summary for this one search.
+        let never = AtomicBool::new(false);
+        self.walk(pattern, &[], &never, |at| f(self.position(at)));
+    }
+
+    /// The position (in scan order) of the line of `at`.
+    fn position(&self, at: At) -> usize {
+        match at.line {
+            Which::History { part, line, .. } => {
+                let p = &self.parts[part];
+                p.base + (line - p.from)
+            }
+            Which::Screen(k) => self.history + k,
+        }
+    }
+
+    /// The walk: calls `f` with each line `pattern` matches, in order,
+    /// until it returns `false`; the history a chunk at a time as one
+    /// buffer ([`Pattern::for_each_line`]; a chunk that lacks one of
+    /// `pairs`, the pattern's byte pairs, is skipped), then the screen
+    /// lines. `false` when `cancel` was set (checked between history
+    /// chunks).
+    fn walk(
+        &self,
+        pattern: &Pattern,
+        pairs: &[(u8, u8)],
+        cancel: &AtomicBool,
+        mut f: impl FnMut(At) -> bool,
+    ) -> bool {
+        for (pi, p) in self.parts.iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                return false;
+            }
+            let c = &self.chunks[p.chunk];
+            if !c.may_hold(pairs) {
+                // A pair of the literal's bytes is nowhere in this chunk.
+                continue;
+            }
+            let at = c.line_start(p.from);
             let mut go = true;
-            pattern.for_each_line(text, |m| {
-                go = f(p.base + m.line);
+            pattern.for_each_line(&c.text[at..c.line_start(p.to)], |m| {
+                let line = Which::History {
+                    part: pi,
+                    line: p.from + m.line,
+                    offset: at + m.offset,
+                };
+                go = f(At {
+                    line,
+                    start: m.start,
+                    end: m.end,
+                });
                 go
             });
             if !go {
-                return;
+                return true;
             }
         }
-        for (k, (l, _)) in self.screen.iter().enumerate() {
-            if pattern.is_match_line(&l.text) && !f(self.history + k) {
-                return;
+        for (k, (l, _, _)) in self.screen.iter().enumerate() {
+            if let Some(r) = pattern.find_in_line(&l.text)
+                && !f(At {
+                    line: Which::Screen(k),
+                    start: r.start,
+                    end: r.end,
+                })
+            {
+                return true;
+            }
+        }
+        true
+    }
+
+    /// The text of the line of `at` and its scan position among all of
+    /// the copy's lines (as [`Secrets`] counts them).
+    fn whole(&self, at: At, secrets: &Secrets) -> (&[u8], usize) {
+        match at.line {
+            Which::History { part, line, offset } => {
+                let p = &self.parts[part];
+                let text = &self.chunks[p.chunk].text[offset..];
+                let text = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
+                (text, secrets.history(p.chunk, line))
+            }
+            Which::Screen(k) => {
+                let (l, _, all) = &self.screen[k];
+                (&l.text, secrets.screen(*all))
+            }
+        }
+    }
+
+    /// The [`Hit`] of `at`.
+    fn hit(&self, at: At, term: &Term, redact: bool) -> Hit {
+        let (width, _) = term.size();
+        let (start, end) = (at.start, at.end);
+        match at.line {
+            Which::History { part, line, offset } => {
+                let c = &self.chunks[self.parts[part].chunk];
+                let (row, _) = c.rows_of(line);
+                let text_end =
+                    memchr::memchr(b'\n', &c.text[offset..]).map_or(c.text.len(), |i| offset + i);
+                let logical = LogicalLine {
+                    index: c.first + line as u64,
+                    first_row: LineNo(row as i64 - self.hsize),
+                    text: std::borrow::Cow::Borrowed(&c.text[offset..text_end]),
+                    breaks: std::borrow::Cow::Owned(c.breaks_of(line)),
+                    place: crate::term::Place::History,
+                };
+                hit(
+                    &logical,
+                    start,
+                    end,
+                    width,
+                    term.rules(),
+                    Screen::Main,
+                    redact,
+                )
+            }
+            Which::Screen(k) => {
+                let (l, screen, _) = &self.screen[k];
+                hit(l, start, end, width, term.rules(), *screen, redact)
             }
         }
     }
@@ -289,115 +411,46 @@ pub fn scan_with(
     cancel: &AtomicBool,
     redact: bool,
 ) -> Scan {
-    let hsize = term.history_size() as i64;
-    let (width, _) = term.size();
-    let rules = term.rules();
-    let in_range = |first: i64, rows: u32| match range {
-        None => true,
-        Some((lo, hi)) => first <= hi && first + i64::from(rows) > lo,
-    };
-    let chunks: Vec<_> = term.history().search_chunks().collect();
-    let secrets = redact.then(|| Secrets::of(term, &chunks));
-    let mut found: Vec<Found<'_>> = Vec::new();
+    let lines = Lines::of(term, range);
+    let secrets = redact.then(|| Secrets::of(term, &lines.chunks));
+    let mut found: Vec<At> = Vec::new();
     let mut count = 0usize;
-    let pairs = pattern.required_pairs();
-    for (ci, chunk) in chunks.iter().enumerate() {
-        if cancel.load(Ordering::Relaxed) {
-            return Scan {
-                cancelled: true,
-                ..Scan::default()
-            };
-        }
-        if !chunk.may_hold(pairs) {
-            // A pair of the literal's bytes is nowhere in this chunk.
-            continue;
-        }
-        pattern.for_each_line(chunk.text, |m| {
-            let (row, rows) = chunk.rows_of(m.line);
-            if in_range(row as i64 - hsize, rows) {
-                let (start, end) = match &secrets {
-                    None => (m.start, m.end),
-                    Some(s) => {
-                        let text = &chunk.text[m.offset..];
-                        let line = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
-                        match s.clear(pattern, line, m.start..m.end, s.history(ci, m.line)) {
-                            Some(r) => (r.start, r.end),
-                            None => return true,
-                        }
-                    }
-                };
-                count += 1;
-                found.push(Found::History {
-                    chunk: ci,
-                    line: m.line,
-                    offset: m.offset,
-                    start,
-                    end,
-                });
-                if found.len() > keep.saturating_mul(2).max(1024) {
-                    found.drain(..found.len() - keep);
+    let done = lines.walk(pattern, pattern.required_pairs(), cancel, |at| {
+        let at = match &secrets {
+            None => at,
+            Some(s) => {
+                let (text, pos) = lines.whole(at, s);
+                match s.clear(pattern, text, at.start..at.end, pos) {
+                    Some(r) => At {
+                        start: r.start,
+                        end: r.end,
+                        ..at
+                    },
+                    None => return true,
                 }
             }
-            true
-        });
-    }
-    for (k, (line, screen)) in screen_lines(term).enumerate() {
-        if !in_range(line.first_row.0, line.rows()) {
-            continue;
+        };
+        count += 1;
+        found.push(at);
+        if found.len() > keep.saturating_mul(2).max(1024) {
+            found.drain(..found.len() - keep);
         }
-        if let Some(r) = pattern.find_in_line(&line.text) {
-            let r = match &secrets {
-                None => r,
-                Some(s) => match s.clear(pattern, &line.text, r, s.screen(k)) {
-                    Some(r) => r,
-                    None => continue,
-                },
-            };
-            count += 1;
-            found.push(Found::Screen {
-                line,
-                start: r.start,
-                end: r.end,
-                screen,
-            });
-        }
+        true
+    });
+    if !done {
+        return Scan {
+            cancelled: true,
+            ..Scan::default()
+        };
     }
     if found.len() > keep {
         found.drain(..found.len() - keep);
     }
-    let hits = found
-        .into_iter()
-        .map(|f| match f {
-            Found::History {
-                chunk,
-                line,
-                offset,
-                start,
-                end,
-            } => {
-                let c = &chunks[chunk];
-                let (row, _) = c.rows_of(line);
-                let text_end =
-                    memchr::memchr(b'\n', &c.text[offset..]).map_or(c.text.len(), |i| offset + i);
-                let logical = LogicalLine {
-                    index: c.first + line as u64,
-                    first_row: LineNo(row as i64 - hsize),
-                    text: std::borrow::Cow::Borrowed(&c.text[offset..text_end]),
-                    breaks: std::borrow::Cow::Owned(c.breaks_of(line)),
-                    place: crate::term::Place::History,
-                };
-                hit(&logical, start, end, width, rules, Screen::Main, redact)
-            }
-            Found::Screen {
-                line,
-                start,
-                end,
-                screen,
-            } => hit(&line, start, end, width, rules, screen, redact),
-        })
-        .collect();
     Scan {
-        hits,
+        hits: found
+            .into_iter()
+            .map(|at| lines.hit(at, term, redact))
+            .collect(),
         count,
         cancelled: false,
     }
@@ -631,22 +684,13 @@ mod tests {
     use crate::term::{Options, Rules};
     use proptest::prelude::*;
 
-    /// An empty copy `width` × `height` keeping `limit` history rows.
-    fn with_history(width: u32, height: u32, limit: usize) -> Term {
-        let opts = Options {
-            history_limit: limit,
-            ..Options::default()
-        };
-        Term::new(width, height, Rules::V36, opts)
-    }
-
     /// [`Lines`] holds every logical line in scan order with its number
     /// and rows (history over several chunks, a wrapped line, the hidden
     /// and alternate screens), a range keeps those that reach into it,
     /// and `each_match` finds the lines [`scan`] finds.
     #[test]
     fn lines_in_scan_order() {
-        let mut t = with_history(30, 4, 50_000);
+        let mut t = Term::with_history(30, 4, 50_000);
         let mut out = Vec::new();
         for i in 0..20_000 {
             let l = if i % 500 == 7 {
@@ -735,7 +779,7 @@ mod tests {
             "ab",
             "中文",
         ];
-        let mut t = with_history(60, 5, 100_000);
+        let mut t = Term::with_history(60, 5, 100_000);
         let mut lines = Vec::new();
         let mut out = Vec::new();
         for i in 0..15_000 {

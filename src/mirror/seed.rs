@@ -183,16 +183,20 @@ const KEPT: usize = 3;
 /// with [`EMPTY`] (an empty capture leaves a buffer as it was), capture,
 /// print its size.
 fn history_commands(pane: PaneId, r: &Recipe, name: &str) -> [Command; KEPT] {
-    let mut cap = Command::new("capture-pane");
     let flags: &[&str] = if r.row_flags {
         &["-N", "-T", "-F", "-S", "-", "-E", "-1"]
     } else {
         &["-J", "-S", "-", "-E", "-1"]
     };
-    for f in flags {
-        cap = cap.arg(*f);
-    }
-    let cap = cap
+    history_into(pane, flags, name)
+}
+
+/// `capture-pane` of `pane` with `flags` into buffer `name`, as
+/// [`history_commands`] runs it.
+fn history_into(pane: PaneId, flags: &[&str], name: &str) -> [Command; KEPT] {
+    let cap = flags
+        .iter()
+        .fold(Command::new("capture-pane"), |c, f| c.arg(*f))
         .target(&Target::Pane(pane), TargetKind::Pane)
         .opt("-b", name.to_string());
     [
@@ -218,30 +222,6 @@ fn captures(pane: PaneId, r: &Recipe, apart: bool) -> Vec<[Command; GROUP]> {
         }
         capture_commands(&c.target(&target, TargetKind::Pane), r.encoding)
     };
-    if apart {
-        let mut rows = vec!["-e", "-N"];
-        if r.trim_flag {
-            rows.push("-T");
-        }
-        if r.row_flags {
-            rows.push("-F");
-        }
-        let mut screen_rows = rows.clone();
-        screen_rows.extend(["-S", "0", "-E", "-"]);
-        let mut saved_rows = vec!["-a"];
-        saved_rows.extend(&rows);
-        saved_rows.push("-q");
-        let mut out = vec![cap(&screen_rows)];
-        if !r.row_flags {
-            out.push(cap(&["-J", "-S", "0", "-E", "-"]));
-        }
-        out.push(cap(&saved_rows));
-        if !r.row_flags {
-            out.push(cap(&["-a", "-J", "-q"]));
-        }
-        out.push(cap(&["-P"]));
-        return out;
-    }
     let mut rows = vec!["-e", "-N"];
     if r.trim_flag {
         rows.push("-T");
@@ -249,20 +229,26 @@ fn captures(pane: PaneId, r: &Recipe, apart: bool) -> Vec<[Command; GROUP]> {
     if r.row_flags {
         rows.push("-F");
     }
-    // History without -e: tmux renders codes at a seventh of the speed
-    // (100,000 rows: 0.65 s against 0.09 s on 3.3a), and history is kept
-    // as text. The screen with -e, in a capture of its own so its codes
-    // start from the default style.
-    let mut history_rows: Vec<&str> = rows.iter().copied().filter(|f| *f != "-e").collect();
-    history_rows.extend(["-S", "-", "-E", "-1"]);
+    let mut out = Vec::new();
+    if !apart {
+        // History without -e: tmux renders codes at a seventh of the speed
+        // (100,000 rows: 0.65 s against 0.09 s on 3.3a), and history is kept
+        // as text. The screen with -e, in a capture of its own so its codes
+        // start from the default style.
+        let mut history_rows: Vec<&str> = rows.iter().copied().filter(|f| *f != "-e").collect();
+        history_rows.extend(["-S", "-", "-E", "-1"]);
+        out.push(cap(&history_rows));
+    }
     let mut screen_rows = rows.clone();
     screen_rows.extend(["-S", "0", "-E", "-"]);
     let mut saved_rows = vec!["-a"];
     saved_rows.extend(&rows);
     saved_rows.push("-q");
-    let mut out = vec![cap(&history_rows), cap(&screen_rows)];
+    out.push(cap(&screen_rows));
     if !r.row_flags {
-        out.push(cap(&["-J", "-S", "-", "-E", "-"]));
+        // The logical lines of what the rows cover.
+        let from = if apart { "0" } else { "-" };
+        out.push(cap(&["-J", "-S", from, "-E", "-"]));
     }
     out.push(cap(&saved_rows));
     if !r.row_flags {
@@ -326,22 +312,7 @@ pub fn line(pane: PaneId, recipe: &Recipe, continue_first: bool, depth: Depth) -
 /// from: the copy at that point in the stream is what they must match
 /// ([`crate::term::history_rows_match`]).
 pub fn verify_line(pane: PaneId, name: &str) -> Line {
-    let mut cap = Command::new("capture-pane");
-    for f in ["-N", "-S", "-", "-E", "-1"] {
-        cap = cap.arg(f);
-    }
-    let cap = cap
-        .target(&Target::Pane(pane), TargetKind::Pane)
-        .opt("-b", name.to_string());
-    Line::list(vec![
-        Command::new("set-buffer")
-            .opt("-b", name.to_string())
-            .arg(EMPTY),
-        cap,
-        Command::new("list-buffers")
-            .opt("-F", "#{buffer_size}")
-            .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
-    ])
+    Line::list(history_into(pane, &["-N", "-S", "-", "-E", "-1"], name).into())
 }
 
 /// Rows one [`verify_chunk_line`] captures at most. tmux renders roughly

@@ -328,21 +328,26 @@ impl Counts {
 /// module docs), so a capture's text is best given whole. For a
 /// terminal's rows, which soft wraps cut, [`find_rows`].
 pub fn find(text: &[u8]) -> Vec<Span> {
-    let keys = blocks::Blocks::scan(text);
     let mut out = Vec::new();
     one_line(text, 0, &mut out);
-    if keys.is_empty() {
-        return out;
-    }
     // The body lines of key blocks are masked whole (trimmed); the
     // one-line rules' spans on those lines give way.
-    out.retain(|t| {
-        let i = keys.partition_point(|k| k.range.end <= t.range.start);
-        keys.get(i).is_none_or(|k| k.range.start >= t.range.end)
-    });
-    out.extend(keys);
-    out.sort_by_key(|s| s.range.start);
+    overlay(&mut out, blocks::Blocks::scan(text));
     out
+}
+
+/// Adds `over` (sorted, apart) to `out`, whose spans that overlap one of
+/// `over` give way; `out` ends sorted by start.
+fn overlay(out: &mut Vec<Span>, over: Vec<Span>) {
+    if over.is_empty() {
+        return;
+    }
+    out.retain(|t| {
+        let i = over.partition_point(|k| k.range.end <= t.range.start);
+        over.get(i).is_none_or(|k| k.range.start >= t.range.end)
+    });
+    out.extend(over);
+    out.sort_by_key(|s| s.range.start);
 }
 
 /// [`find`] for a terminal's rows of `width` cells, as a capture without
@@ -352,16 +357,7 @@ pub fn find(text: &[u8]) -> Vec<Span> {
 /// found too, masked in each row it spans (counted once).
 pub fn find_rows(text: &[u8], width: usize) -> Vec<Span> {
     let mut out = find(text);
-    let wrapped = wrapped(text, width);
-    if wrapped.is_empty() {
-        return out;
-    }
-    out.retain(|t| {
-        let i = wrapped.partition_point(|k| k.range.end <= t.range.start);
-        wrapped.get(i).is_none_or(|k| k.range.start >= t.range.end)
-    });
-    out.extend(wrapped);
-    out.sort_by_key(|s| s.range.start);
+    overlay(&mut out, wrapped(text, width));
     out
 }
 

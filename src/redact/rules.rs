@@ -62,6 +62,21 @@ const fn checked(kind: Kind, check: Check, pattern: &'static str) -> Rule {
     }
 }
 
+/// A token that starts at a word boundary: `(?-u:\b)(…)`, the token the
+/// masked group.
+macro_rules! word {
+    ($token:literal) => {
+        concat!(r"(?-u:\b)(", $token, ")")
+    };
+}
+
+/// A token with a word boundary on each side: `(?-u:\b)(…)(?-u:\b)`.
+macro_rules! bounded {
+    ($token:literal) => {
+        concat!(r"(?-u:\b)(", $token, r")(?-u:\b)")
+    };
+}
+
 /// The value of an assignment: a double- or single-quoted string (groups
 /// 1, 2), or a bare word (group 3) that ends at a blank, a quote or
 /// punctuation that cannot be part of it.
@@ -93,7 +108,7 @@ pub(super) const RULES: &[Rule] = &[
     // (`aws…secret…`, or `SecretAccessKey` as `aws sts` prints it).
     rule(
         Kind::AwsAccessKeyId,
-        r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
+        bounded!(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}"),
     ),
     rule(
         Kind::AwsSecretAccessKey,
@@ -102,32 +117,23 @@ pub(super) const RULES: &[Rule] = &[
     // GitHub: ghp_ (classic personal), gho_ (OAuth), ghu_ (user-to-
     // server), ghs_ (server-to-server), ghr_ (refresh), then 36 or more
     // base62 characters; github_pat_ (fine-grained) 82.
-    rule(Kind::GithubToken, r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{36,})"),
-    rule(Kind::GithubToken, r"(?-u:\b)(github_pat_[A-Za-z0-9_]{36,})"),
+    rule(Kind::GithubToken, word!(r"gh[pousr]_[A-Za-z0-9]{36,}")),
+    rule(Kind::GithubToken, word!(r"github_pat_[A-Za-z0-9_]{36,}")),
     // GitLab: personal (glpat-), pipeline trigger (glptt-), runner (glrt-),
     // deploy (gldt-), feed (glft-), CI job (glcbt-), OAuth (gloas-),
     // incoming mail (glimt-), SCIM (glsoat-), agent (glagent-), workspace
     // (glwt-) tokens; runner registration tokens start GR1348941.
     rule(
         Kind::GitlabToken,
-        r"(?-u:\b)(gl(?:pat|ptt|rt|dt|ft|cbt|oas|imt|soat|agent|wt)-[A-Za-z0-9_.-]{20,})",
+        word!(r"gl(?:pat|ptt|rt|dt|ft|cbt|oas|imt|soat|agent|wt)-[A-Za-z0-9_.-]{20,}"),
     ),
-    rule(
-        Kind::GitlabToken,
-        r"(?-u:\b)(GR1348941[A-Za-z0-9_-]{20,64})",
-    ),
+    rule(Kind::GitlabToken, word!(r"GR1348941[A-Za-z0-9_-]{20,64}")),
     // Slack: xoxb- (bot), xoxp- (user), xoxa-/xoxr- (app, refresh),
     // xoxo-/xoxs- (legacy), xoxe- and xoxe.xoxp- (rotating), xapp- (app
     // level); incoming webhooks under hooks.slack.com.
-    rule(
-        Kind::SlackToken,
-        r"(?-u:\b)(xoxe\.xox[bp]-[A-Za-z0-9-]{20,})",
-    ),
-    rule(
-        Kind::SlackToken,
-        r"(?-u:\b)(xox[abposre]-[A-Za-z0-9-]{10,})",
-    ),
-    rule(Kind::SlackToken, r"(?-u:\b)(xapp-[0-9]-[A-Za-z0-9-]{20,})"),
+    rule(Kind::SlackToken, word!(r"xoxe\.xox[bp]-[A-Za-z0-9-]{20,}")),
+    rule(Kind::SlackToken, word!(r"xox[abposre]-[A-Za-z0-9-]{10,}")),
+    rule(Kind::SlackToken, word!(r"xapp-[0-9]-[A-Za-z0-9-]{20,}")),
     rule(
         Kind::SlackWebhook,
         r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})",
@@ -136,104 +142,91 @@ pub(super) const RULES: &[Rule] = &[
     // webhook signing secrets (whsec_). Publishable keys (pk_) are public.
     rule(
         Kind::StripeKey,
-        r"(?-u:\b)((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,})",
+        word!(r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}"),
     ),
-    rule(Kind::StripeKey, r"(?-u:\b)(whsec_[A-Za-z0-9+/=]{24,})"),
+    rule(Kind::StripeKey, word!(r"whsec_[A-Za-z0-9+/=]{24,}")),
     // Google: API keys (AIza + 35), OAuth client secrets (GOCSPX- + 28),
     // OAuth access tokens (ya29.).
     rule(Kind::GoogleApiKey, r"(AIza[A-Za-z0-9_-]{35})"),
-    rule(Kind::GoogleOauth, r"(?-u:\b)(GOCSPX-[A-Za-z0-9_-]{28})"),
-    rule(Kind::GoogleOauth, r"(?-u:\b)(ya29\.[A-Za-z0-9_-]{20,})"),
+    rule(Kind::GoogleOauth, word!(r"GOCSPX-[A-Za-z0-9_-]{28}")),
+    rule(Kind::GoogleOauth, word!(r"ya29\.[A-Za-z0-9_-]{20,}")),
     // Anthropic (sk-ant-api03-…, sk-ant-admin01-…) before OpenAI
     // (sk-proj-, sk-svcacct-, sk-admin-, and the older sk-…T3BlbkFJ…) and
     // other `sk-` keys of 32 or more characters (OpenAI's oldest, and
     // the providers that copied the form).
     rule(
         Kind::AnthropicKey,
-        r"(?-u:\b)(sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,})",
+        word!(r"sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}"),
     ),
     rule(
         Kind::OpenaiKey,
-        r"(?-u:\b)(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,})",
+        word!(r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"),
     ),
     rule(
         Kind::OpenaiKey,
-        r"(?-u:\b)(sk-[A-Za-z0-9_-]{8,64}T3BlbkFJ[A-Za-z0-9_-]{8,})",
+        word!(r"sk-[A-Za-z0-9_-]{8,64}T3BlbkFJ[A-Za-z0-9_-]{8,}"),
     ),
-    rule(Kind::ApiKey, r"(?-u:\b)(sk-[A-Za-z0-9]{32,})"),
+    rule(Kind::ApiKey, word!(r"sk-[A-Za-z0-9]{32,}")),
     // Package registries: npm (npm_ + 36), PyPI (pypi- and a macaroon,
     // whose base64 starts AgE).
-    rule(Kind::NpmToken, r"(?-u:\b)(npm_[A-Za-z0-9]{36,})"),
-    rule(Kind::PypiToken, r"(?-u:\b)(pypi-AgE[A-Za-z0-9_-]{50,})"),
+    rule(Kind::NpmToken, word!(r"npm_[A-Za-z0-9]{36,}")),
+    rule(Kind::PypiToken, word!(r"pypi-AgE[A-Za-z0-9_-]{50,}")),
     // Twilio API key SIDs (SK + 32 hex), SendGrid (SG.22.43), Mailchimp
     // (32 hex + -usN), Mailgun (key- + 32 hex).
-    rule(Kind::TwilioKey, r"(?-u:\b)(SK[0-9a-fA-F]{32})(?-u:\b)"),
+    rule(Kind::TwilioKey, bounded!(r"SK[0-9a-fA-F]{32}")),
     rule(
         Kind::SendgridKey,
-        r"(?-u:\b)(SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64})",
+        word!(r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}"),
     ),
-    rule(
-        Kind::MailchimpKey,
-        r"(?-u:\b)([0-9a-f]{32}-us[0-9]{1,2})(?-u:\b)",
-    ),
-    rule(Kind::MailgunKey, r"(?-u:\b)(key-[0-9a-f]{32})(?-u:\b)"),
+    rule(Kind::MailchimpKey, bounded!(r"[0-9a-f]{32}-us[0-9]{1,2}")),
+    rule(Kind::MailgunKey, bounded!(r"key-[0-9a-f]{32}")),
     // Hugging Face (hf_), DigitalOcean (dop_v1_, doo_v1_, dor_v1_ + 64
     // hex), Shopify (shpat_, shpca_, shppa_, shpss_ + 32 hex), HashiCorp
     // Vault (hvs., hvb.), age secret keys (bech32), Databricks (dapi + 32
     // hex), Telegram bots (id:AA…), Doppler (dp.pt. …), Linear (lin_api_),
     // Postman (PMAK-), Grafana (glsa_, glc_), 1Password service accounts
     // (ops_eyJ), Heroku (HRKU-AA), Atlassian (ATATT3).
-    rule(Kind::HuggingfaceToken, r"(?-u:\b)(hf_[A-Za-z0-9]{34,})"),
-    rule(
-        Kind::DigitaloceanToken,
-        r"(?-u:\b)(do[opr]_v1_[a-f0-9]{64})",
-    ),
+    rule(Kind::HuggingfaceToken, word!(r"hf_[A-Za-z0-9]{34,}")),
+    rule(Kind::DigitaloceanToken, word!(r"do[opr]_v1_[a-f0-9]{64}")),
     rule(
         Kind::ShopifyToken,
-        r"(?-u:\b)(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})",
+        word!(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
     ),
-    rule(Kind::VaultToken, r"(?-u:\b)(hv[sb]\.[A-Za-z0-9_-]{24,})"),
+    rule(Kind::VaultToken, word!(r"hv[sb]\.[A-Za-z0-9_-]{24,}")),
     rule(
         Kind::AgeSecretKey,
         r"(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
     ),
     rule(
         Kind::DatabricksToken,
-        r"(?-u:\b)(dapi[a-f0-9]{32}(?:-[0-9])?)(?-u:\b)",
+        bounded!(r"dapi[a-f0-9]{32}(?:-[0-9])?"),
     ),
     rule(Kind::TelegramBotToken, r"([0-9]{8,10}:AA[A-Za-z0-9_-]{33})"),
     rule(
         Kind::DopplerToken,
-        r"(?-u:\b)(dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,})",
+        word!(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}"),
     ),
-    rule(Kind::LinearKey, r"(?-u:\b)(lin_api_[A-Za-z0-9]{40})"),
-    rule(
-        Kind::PostmanKey,
-        r"(?-u:\b)(PMAK-[a-f0-9]{24}-[a-f0-9]{34})",
-    ),
+    rule(Kind::LinearKey, word!(r"lin_api_[A-Za-z0-9]{40}")),
+    rule(Kind::PostmanKey, word!(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}")),
     rule(
         Kind::GrafanaToken,
-        r"(?-u:\b)(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        word!(r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     ),
-    rule(
-        Kind::GrafanaToken,
-        r"(?-u:\b)(glc_[A-Za-z0-9+/]{32,}={0,2})",
-    ),
+    rule(Kind::GrafanaToken, word!(r"glc_[A-Za-z0-9+/]{32,}={0,2}")),
     rule(
         Kind::OnepasswordToken,
-        r"(?-u:\b)(ops_eyJ[A-Za-z0-9+/]{100,}={0,3})",
+        word!(r"ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"),
     ),
-    rule(Kind::HerokuKey, r"(?-u:\b)(HRKU-AA[A-Za-z0-9_-]{58})"),
-    rule(
-        Kind::AtlassianToken,
-        r"(?-u:\b)(ATATT3[A-Za-z0-9_=-]{100,})",
-    ),
+    rule(Kind::HerokuKey, word!(r"HRKU-AA[A-Za-z0-9_-]{58}")),
+    rule(Kind::AtlassianToken, word!(r"ATATT3[A-Za-z0-9_=-]{100,}")),
     // JSON Web Tokens: a base64url JSON header and payload (both start
     // `ey`, the encoding of `{"`), then a signature (empty when unsigned);
     // JWE has five parts.
     rule(
         Kind::Jwt,
-        r"(?-u:\b)(ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2})",
+        word!(
+            r"ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}"
+        ),
     ),
     // A URL's password (`postgres://user:pass@host`): only the password
     // (`[` and `]` are not allowed raw in a URL's user information, and

@@ -82,28 +82,26 @@ fn spans(p: &Pattern, hay: &[u8]) -> Vec<(usize, usize, usize)> {
         .collect()
 }
 
-/// The error kind of compiling `pattern`.
-fn err(pattern: &str, regex: bool) -> PatternErrorKind {
+/// The error of compiling `pattern`.
+fn error(pattern: &str, regex: bool) -> PatternError {
     let opts = PatternOptions {
         regex,
         case_sensitive: true,
     };
     match Pattern::new(pattern, opts) {
         Ok(_) => panic!("{pattern:?} compiled"),
-        Err(e) => e.kind(),
+        Err(e) => e,
     }
+}
+
+/// The error kind of compiling `pattern`.
+fn err(pattern: &str, regex: bool) -> PatternErrorKind {
+    error(pattern, regex).kind()
 }
 
 /// The error message of compiling `pattern`.
 fn msg(pattern: &str, regex: bool) -> String {
-    let opts = PatternOptions {
-        regex,
-        case_sensitive: true,
-    };
-    match Pattern::new(pattern, opts) {
-        Ok(_) => panic!("{pattern:?} compiled"),
-        Err(e) => e.to_string(),
-    }
+    error(pattern, regex).to_string()
 }
 
 const NONE: [usize; 0] = [];
@@ -111,37 +109,28 @@ const NONE: [usize; 0] = [];
 #[test]
 fn literal_metacharacters() {
     let hay: &[u8] = b"a\\b\n[x]\n*?\n.\n(\n#{pane_id}\n#(date)\n}\n$^|+\n";
-    assert_eq!(lit("\\", hay), [0]);
-    assert_eq!(lit("a\\b", hay), [0]);
-    assert_eq!(lit("[", hay), [1]);
-    assert_eq!(lit("[x]", hay), [1]);
-    assert_eq!(lit("*", hay), [2]);
-    assert_eq!(lit("?", hay), [2]);
-    assert_eq!(lit("*?", hay), [2]);
-    assert_eq!(lit(".", hay), [3]);
-    assert_eq!(lit("(", hay), [4, 6]);
-    assert_eq!(lit("#{", hay), [5]);
-    assert_eq!(lit("#{pane_id}", hay), [5]);
-    assert_eq!(lit("#(", hay), [6]);
-    assert_eq!(lit("#(date)", hay), [6]);
-    assert_eq!(lit("}", hay), [5, 7]);
-    assert_eq!(lit("$^|+", hay), [8]);
-    assert_eq!(lit("$", hay), [8]);
-    assert_eq!(lit("^", hay), [8]);
-    assert_eq!(lit("a.b", hay), NONE);
-    assert_eq!(lit("x*", hay), NONE);
-    // The same bytes, case-insensitively (regex engine with an escaped
-    // pattern).
-    assert_eq!(ilit("A\\B", hay), [0]);
-    assert_eq!(ilit("[X]", hay), [1]);
-    assert_eq!(ilit("*?", hay), [2]);
-    assert_eq!(ilit(".", hay), [3]);
-    assert_eq!(ilit("#{PANE_ID}", hay), [5]);
-    assert_eq!(ilit("#(DATE)", hay), [6]);
-    assert_eq!(ilit("}", hay), [5, 7]);
-    assert_eq!(ilit("$^|+", hay), [8]);
-    assert_eq!(ilit("^", hay), [8]);
-    assert_eq!(ilit("a.b", hay), NONE);
+    // (the lines matched, by these needles, and by these needles
+    // case-insensitively: the regex engine with an escaped pattern).
+    let cases: [(&[usize], &[&str], &[&str]); 10] = [
+        (&[0], &["\\", "a\\b"], &["A\\B"]),
+        (&[1], &["[", "[x]"], &["[X]"]),
+        (&[2], &["*", "?", "*?"], &["*?"]),
+        (&[3], &["."], &["."]),
+        (&[4, 6], &["("], &[]),
+        (&[5], &["#{", "#{pane_id}"], &["#{PANE_ID}"]),
+        (&[6], &["#(", "#(date)"], &["#(DATE)"]),
+        (&[5, 7], &["}"], &["}"]),
+        (&[8], &["$^|+", "$", "^"], &["$^|+", "^"]),
+        (&NONE, &["a.b", "x*"], &["a.b"]),
+    ];
+    for (want, sensitive, insensitive) in cases {
+        for needle in sensitive {
+            assert_eq!(lit(needle, hay), want, "{needle:?}");
+        }
+        for needle in insensitive {
+            assert_eq!(ilit(needle, hay), want, "{needle:?} (case-insensitive)");
+        }
+    }
     // Whitespace and `#` are not special either (no `(?x)` surprises).
     assert_eq!(ilit("(?x) a # b", b"(?x) a # b\n"), [0]);
     assert_eq!(lit(" ", b"a\nb c\n"), [1]);
@@ -474,32 +463,26 @@ fn naive_literal(hay: &[u8], needle: &[u8], case_sensitive: bool) -> Vec<LineMat
             a.eq_ignore_ascii_case(needle)
         }
     };
-    let lines = naive_lines(hay);
-    let offs = offsets(&lines);
-    lines
-        .iter()
-        .enumerate()
-        .filter_map(|(line, text)| {
-            let start = text.windows(needle.len()).position(eq)?;
-            Some(LineMatch {
-                line,
-                offset: offs[line],
-                start,
-                end: start + needle.len(),
-            })
-        })
-        .collect()
+    naive(hay, |text| {
+        let start = text.windows(needle.len()).position(eq)?;
+        Some(start..start + needle.len())
+    })
 }
 
 /// The naive twin of a regex `find_lines`: search each line on its own.
 fn naive_per_line(p: &Pattern, hay: &[u8]) -> Vec<LineMatch> {
+    naive(hay, |text| p.find_in_line(text))
+}
+
+/// Each line of `hay` on its own, where `find` finds a match in it.
+fn naive(hay: &[u8], find: impl Fn(&[u8]) -> Option<std::ops::Range<usize>>) -> Vec<LineMatch> {
     let lines = naive_lines(hay);
     let offs = offsets(&lines);
     lines
         .iter()
         .enumerate()
         .filter_map(|(line, text)| {
-            let r = p.find_in_line(text)?;
+            let r = find(text)?;
             Some(LineMatch {
                 line,
                 offset: offs[line],

@@ -853,62 +853,43 @@ mod tests {
 
     #[test]
     fn edges() {
-        // A nested shell at its prompt; a TUI never counts as a shell.
-        let (i, ev) = classify(&facts(false, false, "zsh", false, b'S', Some("do_select")));
-        assert_eq!(i, Input::LineEditor, "{ev:?}");
-        // Canonical mode without a wait channel: not decidable.
-        assert_eq!(
-            classify(&facts(true, true, "cat", false, b'S', None)).0,
-            Input::Unknown
-        );
-        assert_eq!(
-            classify(&facts(true, true, "cat", false, b'S', Some("0"))).0,
-            Input::Unknown
-        );
-        // Canonical mode in poll (a download) or a futex: busy.
-        assert_eq!(
-            classify(&facts(true, true, "curl", false, b'S', Some("do_sys_poll"))).0,
-            Input::Busy
-        );
-        assert_eq!(
-            classify(&facts(
-                true,
-                true,
-                "java",
-                false,
-                b'S',
-                Some("futex_wait_queue")
-            ))
-            .0,
-            Input::Busy
-        );
-        // Echo off with icanon on while asleep or waiting for a child: busy.
-        assert_eq!(
-            classify(&facts(
-                false,
-                true,
-                "x",
-                false,
-                b'S',
-                Some("hrtimer_nanosleep")
-            ))
-            .0,
-            Input::Busy
-        );
-        assert_eq!(
-            classify(&facts(false, true, "sh", true, b'S', Some("do_wait"))).0,
-            Input::Busy
-        );
-        // ... with its wait channel unknown: still a password read.
-        assert_eq!(
-            classify(&facts(false, true, "sudo", false, b'S', None)).0,
-            Input::Password
-        );
-        // A stopped raw program.
-        assert_eq!(
-            classify(&facts(false, false, "vi", false, b'T', None)).0,
-            Input::Busy
-        );
+        // (echo, icanon, command, shell, state, wait channel): the input.
+        let rows = [
+            // A nested shell at its prompt; a TUI never counts as a shell.
+            (
+                (false, false, "zsh", false, b'S', Some("do_select")),
+                Input::LineEditor,
+            ),
+            // Canonical mode without a wait channel: not decidable.
+            ((true, true, "cat", false, b'S', None), Input::Unknown),
+            ((true, true, "cat", false, b'S', Some("0")), Input::Unknown),
+            // Canonical mode in poll (a download) or a futex: busy.
+            (
+                (true, true, "curl", false, b'S', Some("do_sys_poll")),
+                Input::Busy,
+            ),
+            (
+                (true, true, "java", false, b'S', Some("futex_wait_queue")),
+                Input::Busy,
+            ),
+            // Echo off with icanon on while asleep or waiting for a child: busy.
+            (
+                (false, true, "x", false, b'S', Some("hrtimer_nanosleep")),
+                Input::Busy,
+            ),
+            (
+                (false, true, "sh", true, b'S', Some("do_wait")),
+                Input::Busy,
+            ),
+            // ... with its wait channel unknown: still a password read.
+            ((false, true, "sudo", false, b'S', None), Input::Password),
+            // A stopped raw program.
+            ((false, false, "vi", false, b'T', None), Input::Busy),
+        ];
+        for ((echo, icanon, comm, shell, state, wchan), want) in rows {
+            let (got, ev) = classify(&facts(echo, icanon, comm, shell, state, wchan));
+            assert_eq!(got, want, "{comm} {wchan:?}: {ev:?}");
+        }
         // Missing facts: unknown, with the notes first.
         let mut f = facts(true, true, "cat", false, b'S', Some("wait_woken"));
         f.termios = None;

@@ -32,40 +32,73 @@
 use std::fmt;
 use std::ops::{Add, Sub};
 
-/// A tmux line number, as `capture-pane -S`/`-E` take it: 0 is the top
-/// row of the visible screen, `n > 0` the screen row `n`, `-1` the newest
-/// history row and `-history_size` the oldest one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LineNo(pub i64);
+/// Declares an index type: a number of `$inner` that adds and subtracts
+/// `$inner` and prints as that number.
+macro_rules! index {
+    ($(#[$doc:meta])* $ty:ident($inner:ty)) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $ty(pub $inner);
+        impl Add<$inner> for $ty {
+            type Output = $ty;
+            fn add(self, rhs: $inner) -> $ty {
+                $ty(self.0 + rhs)
+            }
+        }
+        impl Sub<$inner> for $ty {
+            type Output = $ty;
+            fn sub(self, rhs: $inner) -> $ty {
+                $ty(self.0 - rhs)
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
 
-/// A row of the visible screen, 0-based from the top (tmux's `cursor_y`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ScreenRow(pub u32);
+index! {
+    /// A tmux line number, as `capture-pane -S`/`-E` take it: 0 is the top
+    /// row of the visible screen, `n > 0` the screen row `n`, `-1` the newest
+    /// history row and `-history_size` the oldest one.
+    LineNo(i64)
+}
 
-/// A cell column, 0-based from the left edge (tmux's `cursor_x`).
-///
-/// A wide character covers two columns; it is reported at its first one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Column(pub u32);
+index! {
+    /// A row of the visible screen, 0-based from the top (tmux's `cursor_y`).
+    ScreenRow(u32)
+}
 
-/// The absolute index of a logical line: 0 for the first line the
-/// [`Term`](super::Term) ever held, counting up, never reused. Trimming
-/// history does not renumber the lines that remain.
-///
-/// Lines on the visible screen are numbered after the history lines; they
-/// are live (a program can rewrite them), so only indexes of history lines
-/// name text that no longer changes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LineIndex(pub u64);
+index! {
+    /// A cell column, 0-based from the left edge (tmux's `cursor_x`).
+    ///
+    /// A wide character covers two columns; it is reported at its first one.
+    Column(u32)
+}
 
-/// A byte offset into UTF-8 text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ByteOffset(pub usize);
+index! {
+    /// The absolute index of a logical line: 0 for the first line the
+    /// [`Term`](super::Term) ever held, counting up, never reused. Trimming
+    /// history does not renumber the lines that remain.
+    ///
+    /// Lines on the visible screen are numbered after the history lines; they
+    /// are live (a program can rewrite them), so only indexes of history lines
+    /// name text that no longer changes.
+    LineIndex(u64)
+}
 
-/// An offset into text counted in characters (Unicode scalar values; a
-/// combining mark or a variation selector counts as one).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CharOffset(pub usize);
+index! {
+    /// A byte offset into UTF-8 text.
+    ByteOffset(usize)
+}
+
+index! {
+    /// An offset into text counted in characters (Unicode scalar values; a
+    /// combining mark or a variation selector counts as one).
+    CharOffset(usize)
+}
 
 /// A cell: a tmux line number and a column.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -96,35 +129,6 @@ impl From<ScreenRow> for LineNo {
         LineNo(i64::from(row.0))
     }
 }
-
-macro_rules! arith {
-    ($ty:ident, $inner:ty) => {
-        impl Add<$inner> for $ty {
-            type Output = $ty;
-            fn add(self, rhs: $inner) -> $ty {
-                $ty(self.0 + rhs)
-            }
-        }
-        impl Sub<$inner> for $ty {
-            type Output = $ty;
-            fn sub(self, rhs: $inner) -> $ty {
-                $ty(self.0 - rhs)
-            }
-        }
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
-            }
-        }
-    };
-}
-
-arith!(LineNo, i64);
-arith!(ScreenRow, u32);
-arith!(Column, u32);
-arith!(LineIndex, u64);
-arith!(ByteOffset, usize);
-arith!(CharOffset, usize);
 
 #[cfg(test)]
 mod tests {

@@ -378,55 +378,47 @@ fn hex(b: u8) -> Option<u8> {
 /// Percent-decodes `s` (RFC 3986 `%HH`; a `%` not followed by two hex
 /// digits stays), reading at most `limit` input bytes.
 pub fn percent_decode(s: &[u8], limit: usize) -> Vec<u8> {
-    let s = &s[..s.len().min(limit)];
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                s.get(i + 1).copied().and_then(hex),
-                s.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push(h << 4 | l);
-            i += 3;
-            continue;
-        }
-        out.push(s[i]);
-        i += 1;
-    }
-    out
+    unescape(s, limit, |s, i| match s[i] {
+        b'%' => Some((hex_pair(s, i + 1)?, 3)),
+        _ => None,
+    })
 }
 
 /// Undoes VS Code's `633;E`/`633;P` escaping (`shellIntegrationAddon.ts`
 /// `deserializeMessage()`): `\\` is `\`, `\xHH` the byte HH (`\x3b` is
 /// `;`); any other `\` stays. Reads at most `limit` input bytes.
 pub fn vscode_unescape(s: &[u8], limit: usize) -> Vec<u8> {
+    unescape(s, limit, |s, i| match (s[i], s.get(i + 1)) {
+        (b'\\', Some(b'\\')) => Some((b'\\', 2)),
+        (b'\\', Some(b'x')) => Some((hex_pair(s, i + 2)?, 4)),
+        _ => None,
+    })
+}
+
+/// The first `limit` bytes of `s`, each escape `escape` reads at a
+/// position (the byte it stands for and its length) replaced by that
+/// byte, every other byte kept.
+fn unescape(
+    s: &[u8],
+    limit: usize,
+    escape: impl Fn(&[u8], usize) -> Option<(u8, usize)>,
+) -> Vec<u8> {
     let s = &s[..s.len().min(limit)];
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
-        if s[i] == b'\\' {
-            if s.get(i + 1) == Some(&b'\\') {
-                out.push(b'\\');
-                i += 2;
-                continue;
-            }
-            if s.get(i + 1) == Some(&b'x')
-                && let (Some(h), Some(l)) = (
-                    s.get(i + 2).copied().and_then(hex),
-                    s.get(i + 3).copied().and_then(hex),
-                )
-            {
-                out.push(h << 4 | l);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(s[i]);
-        i += 1;
+        let (b, n) = escape(s, i).unwrap_or((s[i], 1));
+        out.push(b);
+        i += n;
     }
     out
+}
+
+/// The byte two hex digits at `i` of `s` spell, if they do.
+fn hex_pair(s: &[u8], i: usize) -> Option<u8> {
+    let h = hex(*s.get(i)?)?;
+    let l = hex(*s.get(i + 1)?)?;
+    Some(h << 4 | l)
 }
 
 /// Whether `c` is escaped by [`clean`]: C0 and C1 controls, DEL, and the
@@ -536,6 +528,14 @@ pub fn fuzz_parse(data: &[u8]) {
 mod tests {
     use super::*;
 
+    /// What OSC 7 and its kin say: the directory `path` on `host`.
+    fn cwd(host: Option<&str>, path: &str) -> Option<Osc> {
+        Some(Osc::Cwd {
+            host: host.map(String::from),
+            path: path.into(),
+        })
+    }
+
     fn m(data: &[u8]) -> Mark {
         match parse(data) {
             Some(Osc::Mark(m)) => m,
@@ -642,10 +642,7 @@ mod tests {
         assert_eq!(parse(b"633;Ex"), None);
         assert_eq!(
             parse(b"633;P;Cwd=/home/u/a\\x3bb"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/home/u/a;b".into()
-            })
+            cwd(None, "/home/u/a;b")
         );
         assert_eq!(parse(b"633;P;IsWindows=False"), None);
         assert_eq!(parse(b"633;Z"), None);
@@ -655,13 +652,7 @@ mod tests {
     fn iterm_1337() {
         assert_eq!(m(b"1337;SetMark").kind, MarkKind::Mark);
         assert_eq!(m(b"1337;SetMark").source, MarkSource::Osc1337);
-        assert_eq!(
-            parse(b"1337;CurrentDir=/tmp"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/tmp".into()
-            })
-        );
+        assert_eq!(parse(b"1337;CurrentDir=/tmp"), cwd(None, "/tmp"));
         assert_eq!(parse(b"1337;SetMarkX"), None);
         assert_eq!(parse(b"1337;File=abc"), None);
     }
@@ -670,31 +661,13 @@ mod tests {
     fn osc_7() {
         assert_eq!(
             parse(b"7;file://host.example/home/u/my%20dir"),
-            Some(Osc::Cwd {
-                host: Some("host.example".into()),
-                path: "/home/u/my dir".into()
-            })
+            cwd(Some("host.example"), "/home/u/my dir")
         );
-        assert_eq!(
-            parse(b"7;file:///tmp"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/tmp".into()
-            })
-        );
-        assert_eq!(
-            parse(b"7;/plain/path"),
-            Some(Osc::Cwd {
-                host: None,
-                path: "/plain/path".into()
-            })
-        );
+        assert_eq!(parse(b"7;file:///tmp"), cwd(None, "/tmp"));
+        assert_eq!(parse(b"7;/plain/path"), cwd(None, "/plain/path"));
         assert_eq!(
             parse(b"7;file://h/a%0a%1b[31mb"),
-            Some(Osc::Cwd {
-                host: Some("h".into()),
-                path: "/a\\x0a\\x1b[31mb".into()
-            })
+            cwd(Some("h"), "/a\\x0a\\x1b[31mb")
         );
         assert_eq!(parse(b"7;file://nohostslash"), None);
         assert_eq!(parse(b"7;http://x/y"), None);

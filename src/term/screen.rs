@@ -119,6 +119,15 @@ pub(crate) struct Last {
     pub width: u8,
 }
 
+/// What an edit at the cursor does to cells or lines (screen-write.c's
+/// insert, delete and clear).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edit {
+    Insert,
+    Delete,
+    Clear,
+}
+
 /// A mirror of one tmux pane: its screen, history, cursor and modes, fed
 /// the bytes the program in the pane wrote. See the [module
 /// documentation](super) for what is exact.
@@ -164,6 +173,19 @@ pub struct Term {
 
 fn default_tabs(sx: u32) -> Vec<bool> {
     (0..sx).map(|x| x != 0 && x % 8 == 0).collect()
+}
+
+#[cfg(test)]
+impl Term {
+    /// An empty copy `width` × `height` on 3.6's rules keeping `limit`
+    /// history rows (for tests).
+    pub(crate) fn with_history(width: u32, height: u32, limit: usize) -> Term {
+        let opts = Options {
+            history_limit: limit,
+            ..Options::default()
+        };
+        Term::new(width, height, Rules::V36, opts)
+    }
 }
 
 impl Term {
@@ -1136,67 +1158,45 @@ impl Term {
 
     // Editing (screen-write.c).
 
-    fn insert_characters(&mut self, nx: u32, bg: Bg) {
+    /// ICH, DCH and ECH: `nx` cells at the cursor inserted, deleted or
+    /// cleared, within the line.
+    fn edit_characters(&mut self, edit: Edit, nx: u32, bg: Bg) {
         let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
         if nx == 0 || self.cx > self.sx() - 1 {
             return;
         }
-        self.grid.insert_cells(self.cx, self.cy, nx, bg);
-        self.apply_unwrap();
-    }
-
-    fn delete_characters(&mut self, nx: u32, bg: Bg) {
-        let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
-        if nx == 0 || self.cx > self.sx() - 1 {
-            return;
+        let (cx, cy) = (self.cx, self.cy);
+        match edit {
+            Edit::Insert => self.grid.insert_cells(cx, cy, nx, bg),
+            Edit::Delete => self.grid.delete_cells(cx, cy, nx, bg),
+            Edit::Clear => self.grid.clear(cx, cy, nx, 1, bg),
         }
-        self.grid.delete_cells(self.cx, self.cy, nx, bg);
         self.apply_unwrap();
     }
 
-    fn clear_characters(&mut self, nx: u32, bg: Bg) {
-        let nx = nx.max(1).min(self.sx().saturating_sub(self.cx));
-        if nx == 0 || self.cx > self.sx() - 1 {
-            return;
-        }
-        self.grid.clear(self.cx, self.cy, nx, 1, bg);
-        self.apply_unwrap();
-    }
-
-    fn insert_lines(&mut self, ny: u32, bg: Bg) {
-        let mut ny = ny.max(1);
+    /// IL and DL: `ny` lines at the cursor's inserted or deleted (ECH's
+    /// clear is no line edit: nothing), within the scroll region when the
+    /// cursor is in it.
+    fn edit_lines(&mut self, edit: Edit, ny: u32, bg: Bg) {
         let (sy, cy) = (self.sy(), self.cy);
-        if cy < self.rupper || cy > self.rlower {
-            ny = ny.min(sy - cy);
-            if ny == 0 {
-                return;
-            }
-            self.grid.insert_lines(cy, ny, bg);
+        let outside = cy < self.rupper || cy > self.rlower;
+        let room = if outside {
+            sy - cy
         } else {
-            ny = ny.min(self.rlower + 1 - cy);
-            if ny == 0 {
-                return;
-            }
-            self.grid.insert_lines_region(self.rlower, cy, ny, bg);
+            self.rlower + 1 - cy
+        };
+        let ny = ny.max(1).min(room);
+        if ny == 0 {
+            return;
         }
-        self.apply_unwrap();
-    }
-
-    fn delete_lines(&mut self, ny: u32, bg: Bg) {
-        let mut ny = ny.max(1);
-        let (sy, cy) = (self.sy(), self.cy);
-        if cy < self.rupper || cy > self.rlower {
-            ny = ny.min(sy - cy);
-            if ny == 0 {
-                return;
+        match (edit, outside) {
+            (Edit::Insert, true) => self.grid.insert_lines(cy, ny, bg),
+            (Edit::Insert, false) => self.grid.insert_lines_region(self.rlower, cy, ny, bg),
+            (Edit::Delete, true) => {
+                self.grid.delete_lines(cy, ny, bg, self.rules != Rules::V36);
             }
-            self.grid.delete_lines(cy, ny, bg, self.rules != Rules::V36);
-        } else {
-            ny = ny.min(self.rlower + 1 - cy);
-            if ny == 0 {
-                return;
-            }
-            self.grid.delete_lines_region(self.rlower, cy, ny, bg);
+            (Edit::Delete, false) => self.grid.delete_lines_region(self.rlower, cy, ny, bg),
+            (Edit::Clear, _) => return,
         }
         self.apply_unwrap();
     }
@@ -1376,14 +1376,7 @@ impl Term {
             (b'0', b")") => self.pen.g1 = true,
             (b'B', b"(") => self.pen.g0 = false,
             (b'B', b")") => self.pen.g1 = false,
-            (b'7', b"") => {
-                self.old = SavedState {
-                    pen: self.pen,
-                    cx: self.cx,
-                    cy: self.cy,
-                    origin: self.mode & MODE_ORIGIN != 0,
-                };
-            }
+            (b'7', b"") => self.save_state(),
             (b'8', b"") => self.restore_state(),
             (b'8', b"#") => self.alignment_test(),
             (b'=', b"") | (b'>', b"") | (b'\\', b"") => {}
@@ -1409,6 +1402,17 @@ impl Term {
             _ => return,
         }
         self.last = None;
+    }
+
+    /// DECSC and CSI s: the pen, cursor and origin mode saved
+    /// (tmux's `input_save_state()`).
+    fn save_state(&mut self) {
+        self.old = SavedState {
+            pen: self.pen,
+            cx: self.cx,
+            cy: self.cy,
+            origin: self.mode & MODE_ORIGIN != 0,
+        };
     }
 
     fn restore_state(&mut self) {
@@ -1499,28 +1503,22 @@ impl Term {
                     self.cursor_up(n);
                 }
             }
-            (b'X', b"") => {
+            (b'@' | b'P' | b'X' | b'L' | b'M', b"") => {
                 if let Some(n) = p.get(0, 1, 1) {
                     let bg = self.bg_of(bg);
-                    self.clear_characters(n, bg);
-                }
-            }
-            (b'P', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.delete_characters(n, bg);
+                    match ch {
+                        b'@' => self.edit_characters(Edit::Insert, n, bg),
+                        b'P' => self.edit_characters(Edit::Delete, n, bg),
+                        b'X' => self.edit_characters(Edit::Clear, n, bg),
+                        b'L' => self.edit_lines(Edit::Insert, n, bg),
+                        _ => self.edit_lines(Edit::Delete, n, bg),
+                    }
                 }
             }
             (b'r', b"") => {
                 let sy = self.sy();
                 if let (Some(n), Some(m)) = (p.get(0, 1, 1), p.get(1, 1, sy)) {
                     self.set_scroll_region(n - 1, m - 1);
-                }
-            }
-            (b'M', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.delete_lines(n, bg);
                 }
             }
             (b'J', b"") => {
@@ -1547,28 +1545,9 @@ impl Term {
                     self.cursor_move(Some(n - 1), None, true);
                 }
             }
-            (b'@', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.insert_characters(n, bg);
-                }
-            }
-            (b'L', b"") => {
-                if let Some(n) = p.get(0, 1, 1) {
-                    let bg = self.bg_of(bg);
-                    self.insert_lines(n, bg);
-                }
-            }
             (b'b', b"") => self.repeat(p),
             (b'u', b"") => self.restore_state(),
-            (b's', b"") => {
-                self.old = SavedState {
-                    pen: self.pen,
-                    cx: self.cx,
-                    cy: self.cy,
-                    origin: self.mode & MODE_ORIGIN != 0,
-                };
-            }
+            (b's', b"") => self.save_state(),
             (b'm', b"") => self.sgr(p),
             (b'h', b"") => self.set_modes(p, true),
             (b'l', b"") => self.set_modes(p, false),

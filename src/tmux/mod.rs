@@ -7,6 +7,9 @@
 //!   sessions).
 //! * [`servers`]: [`Servers`], the pool of handles keyed by socket.
 //! * [`caller`]: [`Caller`], the MCP client's own pane inside tmux.
+//! * [`capture`]: the capture engine: which `capture-pane` commands a
+//!   capture tmux renders runs and how their answers become rows (the
+//!   `capture_pane` tool's and `tmuxwire capture`'s; pure).
 //! * [`copy`]: a pane's copy made once from tmux's captures, for readers
 //!   that keep none (a pane the mirror does not hold, the one-shot CLI).
 //! * [`target`]: which object a call names ([`Selector`], [`PaneScope`])
@@ -35,6 +38,7 @@
 
 pub mod act;
 pub mod caller;
+pub mod capture;
 pub mod copy;
 pub mod discover;
 pub mod error;

@@ -260,29 +260,31 @@ mod tests {
             .collect()
     }
 
+    /// A message without an fd, as [`encode_vec`] writes it.
+    #[cfg(target_endian = "little")]
+    fn encoded(framing: Framing, kind: MsgType, payload: &[u8]) -> Vec<u8> {
+        encode_vec(framing, kind as u32, payload, false).unwrap()
+    }
+
     // Exact bytes from tmux-wire-protocol.md §1.6 (x86-64, tmux 3.3a and 3.6a).
     #[cfg(target_endian = "little")]
     #[test]
     fn identify_flags_bytes() {
-        let m = encode_vec(
+        let m = encoded(
             Framing::Old,
-            MsgType::IdentifyFlags as u32,
+            MsgType::IdentifyFlags,
             &0x10000i32.to_ne_bytes(),
-            false,
-        )
-        .unwrap();
+        );
         assert_eq!(
             m,
             hex("64 00 00 00 14 00 00 00 08 00 00 00 ff ff ff ff 00 00 01 00")
         );
         // Without an fd the new layout is byte-identical.
-        let n = encode_vec(
+        let n = encoded(
             Framing::New,
-            MsgType::IdentifyFlags as u32,
+            MsgType::IdentifyFlags,
             &0x10000i32.to_ne_bytes(),
-            false,
-        )
-        .unwrap();
+        );
         assert_eq!(m, n);
     }
 
@@ -305,7 +307,7 @@ mod tests {
     fn command_bytes() {
         let mut payload = 1i32.to_ne_bytes().to_vec();
         payload.extend_from_slice(b"attach-session\0");
-        let m = encode_vec(Framing::Old, MsgType::Command as u32, &payload, false).unwrap();
+        let m = encoded(Framing::Old, MsgType::Command, &payload);
         assert_eq!(
             m,
             hex("c8 00 00 00 23 00 00 00 08 00 00 00 ff ff ff ff \
@@ -316,13 +318,11 @@ mod tests {
     #[cfg(target_endian = "little")]
     #[test]
     fn final_longflags_bytes() {
-        let m = encode_vec(
+        let m = encoded(
             Framing::Old,
-            MsgType::IdentifyLongFlags as u32,
+            MsgType::IdentifyLongFlags,
             &0x12000u64.to_ne_bytes(),
-            false,
-        )
-        .unwrap();
+        );
         assert_eq!(
             m,
             hex("6f 00 00 00 18 00 00 00 08 00 00 00 ff ff ff ff 00 20 01 00 00 00 00 00")

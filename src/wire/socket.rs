@@ -180,35 +180,32 @@ mod tests {
         nix::unistd::getuid().as_raw()
     }
 
+    /// Where `spec` resolves for user `uid` with the environment `vars`
+    /// (`/tmp` the default directory).
+    fn at(spec: &SocketSpec, vars: &[(&str, &str)], uid: u32) -> PathBuf {
+        spec.resolve_with(env(vars), uid, Path::new("/tmp"))
+            .unwrap()
+    }
+
     #[test]
     fn path_is_used_exactly() {
         let s = SocketSpec::Path("/x/y.sock".into());
-        assert_eq!(
-            s.resolve_with(env(&[("TMUX", "/a,1,2")]), 0, Path::new("/tmp"))
-                .unwrap(),
-            PathBuf::from("/x/y.sock")
-        );
+        assert_eq!(at(&s, &[("TMUX", "/a,1,2")], 0), PathBuf::from("/x/y.sock"));
     }
 
     #[test]
     fn tmux_env_only_without_flags() {
-        let e = env(&[("TMUX", "/run/s/sock,123,4")]);
+        let tmux = [("TMUX", "/run/s/sock,123,4")];
         assert_eq!(
-            SocketSpec::Default
-                .resolve_with(&e, 0, Path::new("/tmp"))
-                .unwrap(),
+            at(&SocketSpec::Default, &tmux, 0),
             PathBuf::from("/run/s/sock")
         );
         // -L ignores $TMUX.
-        let got = SocketSpec::Name("x".into())
-            .resolve_with(&e, 4242, Path::new("/tmp"))
-            .unwrap();
+        let got = at(&SocketSpec::Name("x".into()), &tmux, 4242);
         assert_eq!(got, PathBuf::from("/tmp/tmux-4242/x"));
         // An empty $TMUX or one starting with ',' is ignored.
         for t in ["", ",1,2"] {
-            let got = SocketSpec::Default
-                .resolve_with(env(&[("TMUX", t)]), 4242, Path::new("/tmp"))
-                .unwrap();
+            let got = at(&SocketSpec::Default, &[("TMUX", t)], 4242);
             assert_eq!(got, PathBuf::from("/tmp/tmux-4242/default"));
         }
     }
@@ -217,16 +214,12 @@ mod tests {
     fn tmux_tmpdir_first_that_resolves() {
         let d = tempfile::tempdir().unwrap();
         let real = std::fs::canonicalize(d.path()).unwrap();
-        let e = env(&[("TMUX_TMPDIR", d.path().to_str().unwrap())]);
-        let got = SocketSpec::Name("n".into())
-            .resolve_with(&e, 4242, Path::new("/tmp"))
-            .unwrap();
+        let n = SocketSpec::Name("n".into());
+        let got = at(&n, &[("TMUX_TMPDIR", d.path().to_str().unwrap())], 4242);
         assert_eq!(got, real.join("tmux-4242/n"));
         // A missing or empty TMUX_TMPDIR falls back to /tmp.
         for t in ["", "/nonexistent/tmuxwire"] {
-            let got = SocketSpec::Name("n".into())
-                .resolve_with(env(&[("TMUX_TMPDIR", t)]), 4242, Path::new("/tmp"))
-                .unwrap();
+            let got = at(&n, &[("TMUX_TMPDIR", t)], 4242);
             assert_eq!(got, PathBuf::from("/tmp/tmux-4242/n"));
         }
     }

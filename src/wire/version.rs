@@ -165,18 +165,21 @@ mod tests {
 
     #[test]
     fn framing_by_version() {
-        assert_eq!(v("3.2a").framing(), Some(Framing::Old));
-        assert_eq!(v("3.3a").framing(), Some(Framing::Old));
-        assert_eq!(v("3.4").framing(), Some(Framing::Old));
-        assert_eq!(v("3.5a").framing(), Some(Framing::Old));
-        assert_eq!(v("3.6").framing(), Some(Framing::New));
-        assert_eq!(v("3.6a").framing(), Some(Framing::New));
-        assert_eq!(v("3.7c").framing(), Some(Framing::New));
-        assert_eq!(v("3.8").framing(), Some(Framing::New));
-        assert_eq!(v("next-3.8").framing(), Some(Framing::New));
-        assert_eq!(v("3.10").framing(), Some(Framing::New));
-        assert_eq!(v("openbsd-7.6").framing(), Some(Framing::Old));
-        assert_eq!(v("openbsd-7.7").framing(), Some(Framing::New));
+        let old = ["3.2a", "3.3a", "3.4", "3.5a", "openbsd-7.6"];
+        let new = [
+            "3.6",
+            "3.6a",
+            "3.7c",
+            "3.8",
+            "next-3.8",
+            "3.10",
+            "openbsd-7.7",
+        ];
+        for (versions, want) in [(&old[..], Some(Framing::Old)), (&new, Some(Framing::New))] {
+            for s in versions {
+                assert_eq!(v(s).framing(), want, "{s}");
+            }
+        }
         assert_eq!(v("master").framing(), None);
         assert_eq!(v("").framing(), None);
     }

@@ -4,7 +4,9 @@
 //! A capture of a pane the mirror follows is answered from its copy once
 //! tmux has confirmed the copy (one round trip), and of a pane that is
 //! gone from its copy as it was last; any other pane is captured by tmux
-//! (`capture-pane -p`) in one write with its mode state.
+//! in one write with its mode state, on the capture engine
+//! `tmuxwire capture` runs on too ([`crate::tmux::capture`], line drawing
+//! read in the whole range).
 //!
 //! Each response cuts itself to the caller's [`Limit`] ([`Fit`]): a
 //! capture keeps its newest lines and says how to get the older ones
@@ -20,6 +22,7 @@ use crate::control::format::Query;
 use crate::control::{Command, Target, TargetKind};
 use crate::mirror::{PaneMirror, Status, Want};
 use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
+use crate::tmux::capture::{Flags, LineArg, Plan};
 use crate::tmux::model::Source;
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, ErrorKind, Selector};
@@ -183,15 +186,10 @@ pub(super) fn text_lines(body: &[u8], trim: bool) -> Vec<String> {
 
 /// The tmux line number of the first row a row capture of `req` starts
 /// at on a pane with `hsize` history lines and `height` rows, after
-/// tmux's clamping.
+/// tmux's clamping ([`crate::tmux::capture::first_row`]).
 fn first_row(req: &CapturePaneRequest, hsize: i64, height: i64) -> i64 {
-    if req.start.is_none() && req.end.is_none() {
-        return 0;
-    }
-    let clamp = |n: i64| n.max(-hsize).min(height - 1);
-    let top = clamp(req.start.map_or(0, |s| s.0));
-    let bottom = clamp(req.end.map_or(height - 1, |e| e.0));
-    top.min(bottom)
+    let at = |n: Option<LineNo>| n.map(|n| LineArg::At(n.0));
+    crate::tmux::capture::first_row(at(req.start), at(req.end), hsize, height)
 }
 
 /// A capture from a pane's copy, as tmux would give it (rows, or logical
@@ -254,12 +252,7 @@ fn capture_copy(
 /// # Errors
 ///
 /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-///
-/// The one operation function left public beside [`super::run`]: the
-/// CLI's `capture` is being moved onto this engine and may call it with
-/// its own target and no response limit; every other caller goes
-/// through [`CapturePaneRequest`].
-pub async fn capture(
+async fn capture(
     server: &Server,
     target: &Target,
     req: &CapturePaneRequest,
@@ -337,19 +330,24 @@ async fn capture_once(
     req: &CapturePaneRequest,
     narrowed_start: Option<i64>,
 ) -> Result<(Capture, usize), Error> {
-    // -e, so DEC line-drawing cells can be told from letters (C21);
-    // the codes are removed again below.
-    let mut cap = Command::new("capture-pane").arg("-p").arg("-e");
-    if req.join {
-        cap = cap.arg("-J");
-    }
-    let start = narrowed_start.or(req.start.map(|s| s.0));
-    let cap = cap
-        .opt_if("-S", start.map(|s| s.to_string()))
-        .opt_if("-E", req.end.map(|e| e.0.to_string()));
+    // On the capture engine with line drawing read in the whole range
+    // (-e, so DEC line-drawing cells can be told from letters, C21; the
+    // codes are removed again as the rows are read).
+    let at = |n: Option<i64>| n.map(LineArg::At);
+    let plan = Plan::new(Flags {
+        start: at(narrowed_start.or(req.start.map(|s| s.0))),
+        end: at(req.end.map(|e| e.0)),
+        join: req.join,
+        line_drawing: true,
+        ..Flags::default()
+    });
+    let cap = plan
+        .capture_args(false)
+        .into_iter()
+        .fold(Command::new("capture-pane"), Command::arg);
     let (meta, body) = state_and_text(server, target, CaptureMeta::FIELDS, cap).await?;
     let meta = CaptureMeta::from_record(&meta);
-    let mut lines = text_lines(&crate::term::plain_capture(&body), req.join);
+    let mut lines = crate::tmux::capture::collect(&plan, &body);
     let hsize = meta.history_size;
     let height = meta.pane_height.max(1);
     // Rows of the requested range that the narrowed capture skipped.
