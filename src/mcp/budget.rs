@@ -14,9 +14,11 @@
 //!
 //! Each tool cuts its own way and says what it cut and how to get the
 //! rest: a capture keeps its newest lines, a search its earlier panes and
-//! each pane's newest lines, a list its first items. Where and how an
-//! answer is cut is [`crate::tmux::op::fit`]'s job; this module is the
-//! budget's configuration.
+//! each pane's newest lines, a list its first items. Most answers are cut
+//! by [`crate::tmux::op::fit`] (through `op::run`); captures, `capture_since`
+//! and searches also stop early as they read, and MCP's batches cut what
+//! their operations answer (docs/ARCHITECTURE.md, "Where answers are
+//! cut"). This module is the budget's configuration.
 
 use crate::tmux::op::Limit;
 pub use crate::tmux::op::fit::{drop_for_tail, head_within, json_len, json_str_len, tail_within};
