@@ -12,6 +12,7 @@
 //! the pane's waiters ([`PaneMirror::mark_dead`]).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
@@ -303,6 +304,12 @@ pub struct PaneMirror {
     /// log's follower, [`PaneMirror::observe`]): its receivers are not
     /// counted by [`PaneMirror::subscribers`].
     observed: watch::Sender<u64>,
+    /// A bump of `observed` that no observer has woken for yet: while it
+    /// is set, later changes bump nothing more (an observer looks at the
+    /// copy after it wakes, so it sees them). Cleared by
+    /// [`Observer::changed`]. A flooding pane then costs its observers one
+    /// send per look instead of one per `%output` piece.
+    observed_unseen: Arc<AtomicBool>,
     /// Where the cursor was when tmuxwire last began typing into the
     /// pane ([`PaneMirror::begin_typing`]).
     typed_from: std::sync::Mutex<Option<TypedFrom>>,
@@ -353,6 +360,7 @@ impl PaneMirror {
             }),
             changes: watch::Sender::new(0),
             observed: watch::Sender::new(0),
+            observed_unseen: Arc::new(AtomicBool::new(false)),
             typed_from: std::sync::Mutex::new(None),
             run_lock: Arc::new(tokio::sync::Mutex::new(())),
         })
@@ -412,13 +420,24 @@ impl PaneMirror {
         self.changes.subscribe()
     }
 
-    /// A receiver that sees every later change of the copy, as
-    /// [`PaneMirror::subscribe`]'s, for an observer that is not a wait:
-    /// it is not counted by [`PaneMirror::subscribers`], so the copy is
-    /// treated as nobody waits on it (its screen is hashed only when asked,
-    /// and a flood of its output may be paused).
-    pub fn observe(&self) -> watch::Receiver<u64> {
-        self.observed.subscribe()
+    /// A receiver of the copy's later changes for an observer that is not
+    /// a wait ([`Observer`]: one wake per look, however many changes came
+    /// meanwhile): it is not counted by [`PaneMirror::subscribers`], so the
+    /// copy is treated as nobody waits on it (its screen is hashed only when
+    /// asked, and a flood of its output may be paused). The observer looks
+    /// at the copy after taking it: changes before are in what it sees.
+    pub fn observe(&self) -> Observer {
+        self.observed_unseen.store(false, Ordering::SeqCst);
+        let mut rx = self.observed.subscribe();
+        // A bump sent before this receiver existed holds back the next
+        // ones until someone wakes: this receiver wakes once for it.
+        if self.observed_unseen.load(Ordering::SeqCst) {
+            rx.mark_changed();
+        }
+        Observer {
+            rx,
+            unseen: self.observed_unseen.clone(),
+        }
     }
 
     /// How many receivers from [`PaneMirror::subscribe`] exist (waits in
@@ -431,7 +450,8 @@ impl PaneMirror {
     /// lock).
     pub(super) fn changed(&self) {
         self.changes.send_modify(|n| *n = n.wrapping_add(1));
-        if self.observed.receiver_count() > 0 {
+        if self.observed.receiver_count() > 0 && !self.observed_unseen.swap(true, Ordering::AcqRel)
+        {
             self.observed.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
@@ -532,5 +552,70 @@ impl PaneMirror {
     /// after releasing it).
     pub(super) fn write(&self) -> RwLockWriteGuard<'_, PaneState> {
         self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A receiver of a copy's changes for an observer that is not a wait
+/// ([`PaneMirror::observe`]): it wakes after a change, and the copy sends
+/// no more wakes until an observer has woken, so the observer must look at
+/// the copy after each wake (what changed meanwhile is in the copy).
+#[derive(Debug)]
+pub struct Observer {
+    rx: watch::Receiver<u64>,
+    unseen: Arc<AtomicBool>,
+}
+
+impl Observer {
+    /// Waits for a change after the last wake.
+    ///
+    /// # Errors
+    ///
+    /// The copy is gone (its sender dropped).
+    pub async fn changed(&mut self) -> Result<(), watch::error::RecvError> {
+        self.rx.changed().await?;
+        // Cleared before the caller looks: a change applied after this
+        // sends a wake again; one applied before is in what it sees.
+        self.unseen.swap(false, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `o` has a wake waiting (without waiting for one).
+    fn woken(o: &mut Observer) -> bool {
+        futures::FutureExt::now_or_never(o.changed()).is_some_and(|r| r.is_ok())
+    }
+
+    #[tokio::test]
+    async fn an_observer_is_woken_once_per_look_and_never_misses_a_change() {
+        let p = PaneMirror::new(PaneId(1));
+        let mut o = p.observe();
+        assert!(!woken(&mut o), "no change yet");
+        // A flood: one wake for all of it.
+        for _ in 0..3 {
+            p.changed();
+        }
+        assert!(woken(&mut o));
+        assert!(!woken(&mut o), "the flood woke it once");
+        // After a wake (the observer looks), the next change wakes it again.
+        p.changed();
+        assert!(woken(&mut o));
+        // A change sent while no observer woke for it (the flag is left
+        // set): an observer made later starts from the copy as it is, and
+        // the next change wakes it.
+        p.changed();
+        drop(o);
+        let mut later = p.observe();
+        assert!(!woken(&mut later));
+        p.changed();
+        assert!(woken(&mut later));
+        // Two observers: both are woken by a change after their looks.
+        let mut other = p.observe();
+        p.changed();
+        assert!(woken(&mut later));
+        assert!(woken(&mut other));
     }
 }

@@ -372,9 +372,9 @@ pub(super) fn reading_words(input: Input, p: &PaneMirror) -> Option<(Kind, Strin
 /// with its receiver (to wait again).
 async fn changed(
     pane: PaneId,
-    mut rx: tokio::sync::watch::Receiver<u64>,
+    mut rx: crate::mirror::pane::Observer,
     not_before: Option<Instant>,
-) -> (PaneId, Option<tokio::sync::watch::Receiver<u64>>) {
+) -> (PaneId, Option<crate::mirror::pane::Observer>) {
     if let Some(at) = not_before
         && at > Instant::now()
     {
@@ -726,7 +726,7 @@ pub fn bench_follow_one(
 
 async fn bench_follow(
     p: Arc<PaneMirror>,
-    mut rx: tokio::sync::watch::Receiver<u64>,
+    mut rx: crate::mirror::pane::Observer,
     log: Arc<EventLog>,
 ) {
     let Some(l) = look(&p) else { return };
