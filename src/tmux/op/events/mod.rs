@@ -465,6 +465,9 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                 if tracks.contains_key(&id) || pending.contains(&id) {
                     continue;
                 }
+                // Observed before the look: a change in between wakes it
+                // (one after the look would otherwise be missed).
+                let observer = p.observe();
                 let Some(l) = look(&p) else {
                     // Not seeded yet: wait for its seed.
                     let (dead, session) = {
@@ -476,7 +479,7 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                     };
                     if !dead && scope.covers(id, session) {
                         pending.insert(id);
-                        waits.push(changed(id, p.observe(), None));
+                        waits.push(changed(id, observer, None));
                     }
                     continue;
                 };
@@ -514,7 +517,7 @@ async fn follow(mirror: Weak<Mirror>, log: Arc<EventLog>, shared: Arc<Shared>) {
                         None => t.proc_due = Some(Instant::now() + PROC_FIRST),
                     }
                 }
-                waits.push(changed(id, p.observe(), None));
+                waits.push(changed(id, observer, None));
                 tracks.insert(id, (t, p));
             }
         }
