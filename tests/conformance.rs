@@ -1334,6 +1334,11 @@ async fn list_servers_probes_without_attaching() {
         &[call],
     )
     .await;
+    // No client was left attached to the server the scan found (probes are
+    // one-shot clients; tmux drops each once it sees its socket close).
+    wait_until_true("the scanned server has no clients", DEADLINE, || {
+        start(&["list-clients"]).stdout.is_empty()
+    });
     start(&["kill-server"]);
     let r = &got[1]["result"]["structuredContent"];
     let servers = r["result"]
@@ -1353,8 +1358,12 @@ async fn list_servers_probes_without_attaching() {
     assert_eq!(servers[1]["version"], json!(bin.label));
     assert_eq!(servers[1]["session_count"], json!(1));
     assert_eq!(servers[1]["pid"], json!(server.server_pid()));
-    // No client was attached to do it.
-    assert_eq!(server.tmux_ok(&["list-clients"]).trim(), "");
+    // The process's own server keeps no client of it once it has gone
+    // (its first call follows that server's panes; tmux drops the
+    // connections when it sees them close, which may be after the exit).
+    wait_until_true("the default server has no clients", DEADLINE, || {
+        server.tmux_ok(&["list-clients"]).trim().is_empty()
+    });
     let pinned = Arc::new(
         Servers::new(
             Arc::new(Server::new(server.socket.clone(), None, Caller::default())),
@@ -1555,6 +1564,11 @@ async fn stdio_session(
         let line = within("an answer", out.next_line()).await.unwrap().unwrap();
         got.push(serde_json::from_str::<Value>(&line).unwrap());
     }
+    // The end of its input ends the server: it is gone when this returns.
+    drop(stdin);
+    within("the server exits at the end of its input", child.wait())
+        .await
+        .unwrap();
     got.sort_by_key(|v| v["id"].as_i64());
     got
 }

@@ -37,7 +37,6 @@ crate::record! {
         session_id: String = "session_id",
         session_name: String = "session_name",
         windows: i64 = "session_windows",
-        attached: i64 = "session_attached",
         created: String = "session_created",
         active_pane: Option<String> = "pane_id",
     }
@@ -47,20 +46,66 @@ impl SessionInfo {
     /// The format variables, in record order.
     pub const FIELDS: &'static [&'static str] = SessionRow::FIELDS;
 
-    /// Builds one from a record of [`SessionInfo::FIELDS`]. `ours` counts
-    /// tmuxwire's control clients per session id, which are subtracted
-    /// from `session_attached`.
-    pub fn from_record(r: &Record, ours: &std::collections::HashMap<String, i64>) -> SessionInfo {
+    /// Builds one from a record of [`SessionInfo::FIELDS`];
+    /// `session_attached` is the session's count in `attached`.
+    pub fn from_record(r: &Record, attached: &Attached) -> SessionInfo {
         let row = SessionRow::from_record(r);
-        let mine = ours.get(&row.session_id).copied().unwrap_or(0);
         SessionInfo {
-            session_attached: (row.attached - mine).max(0).to_string(),
+            session_attached: attached.count(&row.session_id).to_string(),
             session_id: row.session_id,
             session_name: row.session_name,
             window_count: row.windows,
             session_created: row.created,
             active_pane_id: row.active_pane,
         }
+    }
+}
+
+crate::record! {
+    /// A client as [`Attached`] reads it from `list-clients`.
+    struct ClientRow {
+        termname: String = "client_termname",
+        session_id: String = "session_id",
+        flags: String = "client_flags",
+    }
+}
+
+/// How many clients are attached to each session, tmuxwire's own control
+/// clients left out: the `session_attached` every tool reports.
+///
+/// Counted from `list-clients` ([`Attached::FIELDS`]), not taken from
+/// tmux's `#{session_attached}`: tmux updates that count only when it
+/// recalculates window sizes (`recalculate_sizes` in resize.c), so it
+/// still counts a client that is exiting, while tmux 3.8's `list-clients`
+/// already leaves that client out (`sort_get_clients` skips
+/// `CLIENT_UNATTACHEDFLAGS`). A count and a listing taken in one round
+/// trip can then disagree by one of tmuxwire's own clients. A client
+/// counts when its `#{client_flags}` say `attached` and not `suspended`,
+/// as tmux counts it; its terminal name says whether it is tmuxwire's
+/// ([`crate::wire::ssh::is_own_term`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attached(std::collections::HashMap<String, i64>);
+
+impl Attached {
+    /// The format variables of one `list-clients` record.
+    pub const FIELDS: &'static [&'static str] = ClientRow::FIELDS;
+
+    /// Counts the records of a `list-clients` listing of [`Attached::FIELDS`].
+    pub fn from_records(records: &[Record]) -> Attached {
+        let mut counts = std::collections::HashMap::new();
+        for c in records.iter().map(ClientRow::from_record) {
+            let flags = || c.flags.split(',');
+            let counted = flags().any(|f| f == "attached") && !flags().any(|f| f == "suspended");
+            if counted && !crate::wire::ssh::is_own_term(&c.termname) {
+                *counts.entry(c.session_id).or_insert(0) += 1;
+            }
+        }
+        Attached(counts)
+    }
+
+    /// The clients attached to the session with id `session_id` (`$N`).
+    pub fn count(&self, session_id: &str) -> i64 {
+        self.0.get(session_id).copied().unwrap_or(0)
     }
 }
 
@@ -474,4 +519,36 @@ pub enum Source {
     Mirror,
     /// A capture from tmux (the pane is not mirrored).
     Capture,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(term: &str, session: &str, flags: &str) -> Record {
+        Record(vec![term.into(), session.into(), flags.into()])
+    }
+
+    /// Only attached, unsuspended clients that are not tmuxwire's count,
+    /// per session.
+    #[test]
+    fn attached_counts_other_clients_as_tmux_does() {
+        let a = Attached::from_records(&[
+            client("xterm-256color", "$0", "attached,focused,UTF-8"),
+            client("screen", "$0", "attached,suspended,UTF-8"),
+            client("tmuxwire", "$0", "attached,control-mode,ignore-size,UTF-8"),
+            client("tmuxwire-h1-2", "$1", "attached,control-mode,UTF-8"),
+            client("xterm", "$1", "attached,control-mode"),
+            client("xterm", "$1", "focused"),
+            client("tmuxwire-like", "$1", "attached"),
+        ]);
+        assert_eq!(a.count("$0"), 1);
+        assert_eq!(
+            a.count("$1"),
+            1,
+            "a client named tmuxwire-* is taken for ours"
+        );
+        assert_eq!(a.count("$2"), 0);
+        assert_eq!(Attached::default().count("$0"), 0);
+    }
 }

@@ -7,7 +7,6 @@
 //! action on the same line. Names and directories pass through
 //! [`escape_format`] where tmux expands formats in that argument.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -22,6 +21,7 @@ use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::act::{PaneIdRow, pane_id_read};
 use crate::tmux::error::shorten;
+use crate::tmux::model::Attached;
 use crate::tmux::target::one_record;
 use crate::tmux::{Error, ErrorKind, PaneInfo, Selector, SessionInfo, WindowInfo};
 
@@ -183,8 +183,8 @@ impl Op for CreateSessionRequest {
             .into_iter()
             .next()
             .ok_or_else(|| Error::tmux("new-session printed no session"))?;
-        // A new session has none of tmuxwire's clients.
-        Ok(SessionInfo::from_record(&r, &HashMap::new()))
+        // A session made detached has no client yet.
+        Ok(SessionInfo::from_record(&r, &Attached::default()))
     }
 }
 

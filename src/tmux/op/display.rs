@@ -134,10 +134,10 @@ pub(super) async fn display(
 /// [`display`] for a format that counts a session's clients.
 ///
 /// The format is split into fields: the pane's `#{session_id}` first,
-/// then runs of other parts, and each count on its own as the raw
-/// `#{session_attached}`. One round trip also lists the clients, and the
-/// counts are put back with tmuxwire's clients of that session
-/// subtracted.
+/// then runs of other parts, and each count on its own (as the raw
+/// `#{session_attached}`, which only holds its place). One round trip
+/// also lists the clients, and each count is put back as
+/// [`crate::tmux::model::Attached`] counts that session's clients.
 async fn display_counted(
     server: &Server,
     target: &Target,
@@ -162,20 +162,18 @@ async fn display_counted(
         }
     }
     let q = Query::from_parts(&fields);
-    let (body, ours) = super::list::with_own_clients(server, pane_lookup(target, &q)).await?;
+    let (body, attached) = super::list::with_attached(server, pane_lookup(target, &q)).await?;
     // The fields in the order built above: the session, then one value
-    // per kind.
+    // per kind (a count's own value is tmux's, which is not used).
     let mut values = one_record(&q, &body, target)?.0.into_iter();
     let session = values.next().unwrap_or_default();
-    let mine = ours.get(&session).copied().unwrap_or(0);
+    let n = attached.count(&session);
     let mut out = String::new();
     for (kind, value) in kinds.iter().zip(values) {
-        match (kind, value.trim().parse::<i64>()) {
-            (Some("session_many_attached"), Ok(n)) => {
-                out.push_str(if n - mine > 1 { "1" } else { "0" });
-            }
-            (Some(_), Ok(n)) => out.push_str(&(n - mine).max(0).to_string()),
-            _ => out.push_str(&value),
+        match kind {
+            Some("session_many_attached") => out.push_str(if n > 1 { "1" } else { "0" }),
+            Some(_) => out.push_str(&n.to_string()),
+            None => out.push_str(&value),
         }
     }
     Ok(out)

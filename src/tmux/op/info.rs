@@ -7,7 +7,7 @@
 //! `display-message -t`).
 
 use super::fit::Limit;
-use super::list::with_own_clients;
+use super::list::with_attached;
 use super::{Op, Server};
 use crate::control::{Target, TargetKind};
 use crate::tmux::target::{one_record, template_cmd, window_lookup};
@@ -90,10 +90,10 @@ pub(super) async fn session_info(server: &Server, target: &Target) -> Result<Ses
     let cmd = cmd
         .target(target, TargetKind::Session)
         .opt("-f", "#{window_active}");
-    let (body, ours) = with_own_clients(server, cmd).await?;
+    let (body, attached) = with_attached(server, cmd).await?;
     Ok(SessionInfo::from_record(
         &one_record(&q, &body, target)?,
-        &ours,
+        &attached,
     ))
 }
 

@@ -5,8 +5,6 @@
 //! the same line, so `session_attached` leaves them out). A server with no
 //! sessions lists nothing rather than failing.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -14,6 +12,7 @@ use super::filter::Filtered;
 use super::fit::{self, Fit, Limit};
 use super::{Filters, Op, Server};
 use crate::control::{Command, TargetKind};
+use crate::tmux::model::Attached;
 pub(crate) use crate::tmux::target::pane_records;
 use crate::tmux::target::{is_empty_server, template_cmd};
 use crate::tmux::{Error, PaneInfo, PaneScope, Selector, SessionInfo, WindowInfo};
@@ -156,10 +155,10 @@ impl Op for ListPanesRequest {
 /// Connection errors.
 pub(super) async fn sessions(server: &Server) -> Result<Vec<SessionInfo>, Error> {
     let (cmd, q) = template_cmd("list-sessions", SessionInfo::FIELDS);
-    let (body, ours) = with_own_clients(server, cmd).await?;
+    let (body, attached) = with_attached(server, cmd).await?;
     Ok(q.parse(&body)
         .iter()
-        .map(|r| SessionInfo::from_record(r, &ours))
+        .map(|r| SessionInfo::from_record(r, &attached))
         .collect())
 }
 
@@ -177,31 +176,21 @@ pub(super) async fn panes(server: &Server, scope: &PaneScope) -> Result<Vec<Pane
         .collect())
 }
 
-/// Runs `cmd` together with a count of tmuxwire's own control clients
-/// per session (they identify with the terminal name `tmuxwire`), in one
-/// round trip, so `session_attached` can leave them out.
-pub(crate) async fn with_own_clients(
+/// Runs `cmd` together with `list-clients`, in one round trip, so
+/// `session_attached` counts the clients attached at the same moment,
+/// tmuxwire's own left out ([`Attached`]).
+pub(crate) async fn with_attached(
     server: &Server,
     cmd: Command,
-) -> Result<(Vec<u8>, HashMap<String, i64>), Error> {
-    crate::record! {
-        struct ClientRow {
-            termname: String = "client_termname",
-            session_id: String = "session_id",
-        }
-    }
-    let (clients, cq) = template_cmd("list-clients", ClientRow::FIELDS);
+) -> Result<(Vec<u8>, Attached), Error> {
+    let (clients, cq) = template_cmd("list-clients", Attached::FIELDS);
     let [body, clients] = server.run_each(&[cmd, clients]).await?;
     let body = body.into_result()?;
-    let mut ours = HashMap::new();
-    if let Ok(c) = clients.into_result() {
-        for c in cq.parse(&c).iter().map(ClientRow::from_record) {
-            if crate::wire::ssh::is_own_term(&c.termname) {
-                *ours.entry(c.session_id).or_insert(0) += 1;
-            }
-        }
-    }
-    Ok((body, ours))
+    let attached = clients
+        .into_result()
+        .map(|c| Attached::from_records(&cq.parse(&c)))
+        .unwrap_or_default();
+    Ok((body, attached))
 }
 
 /// `list_servers`: the live tmux servers of this user, asked with
