@@ -385,14 +385,31 @@ fn read_output(
 ) -> (Option<Mark>, Vec<Vec<u8>>, usize, bool, bool) {
     let start = find_mark(st, nonce, is_start);
     let end = find_mark(st, nonce, is_end);
-    let began = start.is_some();
-    let (output, omitted, complete) = match (st.term(), start) {
-        (Some(t), Some(s)) if s.epoch == st.epoch() => {
+    let (output, omitted, complete) = match st.term() {
+        Some(t) => output_between(t, st.epoch(), (start, end), nonce, limit),
+        None => (Vec::new(), 0, false),
+    };
+    (end, output, omitted, complete, start.is_some())
+}
+
+/// What the run `nonce` printed, in the copy `t` of epoch `epoch`, given
+/// its start and end marks as found (either may be of an older copy, or
+/// missing): its newest `limit` lines, the lines left out, and whether
+/// all of it could be read.
+fn output_between(
+    t: &Term,
+    epoch: u64,
+    (start, end): (Option<Mark>, Option<Mark>),
+    nonce: u128,
+    limit: usize,
+) -> (Vec<Vec<u8>>, usize, bool) {
+    match start {
+        Some(s) if s.epoch == epoch => {
             let to = match end {
-                Some(e) if e.epoch == st.epoch() => e.at,
+                Some(e) if e.epoch == epoch => e.at,
                 _ => cursor_spot(t),
             };
-            let complete = end.is_none_or(|e| e.epoch == st.epoch());
+            let complete = end.is_none_or(|e| e.epoch == epoch);
             let first = t.history().first_index();
             if s.at.line < first {
                 // The command printed more than the pane's history
@@ -414,18 +431,20 @@ fn read_output(
                 }
             }
         }
-        (Some(t), Some(s)) if s.epoch != st.epoch() => match end {
-            Some(e) if e.epoch == st.epoch() => output_after_echo(t, e, nonce, limit),
+        // The copy was seeded again while it ran: the start mark is in an
+        // older copy, or never reached this one (the link dropped between
+        // the mark and tmux's `%output` of it).
+        _ => match end {
+            Some(e) if e.epoch == epoch => output_after_echo(t, e, nonce, limit),
             _ => (Vec::new(), 0, false),
         },
-        _ => (Vec::new(), 0, false),
-    };
-    (end, output, omitted, complete, began)
+    }
 }
 
 /// The output of the run `nonce` when the copy was seeded again while it
 /// ran (a remote host's link dropped, a `%pause`): the start mark's place
-/// is gone with the old copy, but the shell echoed the typed line that
+/// is gone with the old copy (or the mark was lost with the link before it
+/// arrived), but the shell echoed the typed line that
 /// prints the end mark, and its text holds the nonce, which no output can
 /// know. The output is what comes after that echo, up to the end mark
 /// `end` (the newest `limit` lines; the rest counted). Incomplete (and
@@ -696,6 +715,55 @@ mod tests {
         );
         assert!(fish.ends_with("\"$status\""), "{fish}");
         assert!(!fish.contains("$?") && !fish.contains("; ("), "{fish}");
+    }
+
+    /// A copy seeded again while the run went on: the output is what
+    /// follows the echo of the typed line that prints the end mark,
+    /// whether the start mark is in the older copy or never arrived (a
+    /// link that dropped right after it was printed).
+    #[test]
+    fn a_copy_seeded_again_reads_the_output_after_the_echo() {
+        let nonce = 0x4035_u128;
+        let mut t = Term::new(
+            80,
+            8,
+            crate::term::Rules::V36,
+            crate::term::Options::default(),
+        );
+        let echo = format!(
+            "$ printf 'S'; (\r\n> echo a; echo b\r\n> ); printf '{}' \"$?\"\r\na\r\nb\r\n",
+            crate::mirror::marks::end_printf(nonce)
+        );
+        t.advance(echo.as_bytes());
+        let end = Mark {
+            nonce,
+            kind: MarkKind::End(7),
+            at: cursor_spot(&t),
+            epoch: 2,
+        };
+        let start = Mark {
+            kind: MarkKind::Start,
+            epoch: 1,
+            ..end
+        };
+        let want = (vec![b"a".to_vec(), b"b".to_vec()], 0, true);
+        for start in [Some(start), None] {
+            assert_eq!(
+                output_between(&t, 2, (start, Some(end)), nonce, 100),
+                want,
+                "{start:?}"
+            );
+        }
+        // Another run's echo is not this one's.
+        assert_eq!(
+            output_between(&t, 2, (None, Some(end)), nonce + 1, 100),
+            (Vec::new(), 0, false)
+        );
+        // No end mark in this copy: nothing can be read yet.
+        assert_eq!(
+            output_between(&t, 2, (None, None), nonce, 100),
+            (Vec::new(), 0, false)
+        );
     }
 
     #[test]
