@@ -190,7 +190,10 @@ async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
             &pane,
             "printf 'r%s\\n' 1 2 3; echo 'wrapped-é-'$(printf 'x%.0s' $(seq 1 150))",
         );
-        server.wait_for_text(&pane, "r3\n", DEADLINE);
+        // The last line printed (the search below is fenced to what tmux
+        // holds when it runs, so the line must be there first).
+        let wrapped = format!("wrapped-é-{}\n", "x".repeat(150));
+        server.wait_for_text(&pane, &wrapped, DEADLINE);
         capture_is_tmuxs(&s, &server, &pane, &ctx).await;
         let found = ok(
             &s,
