@@ -111,7 +111,8 @@ Examples:
   tmuxwire panes | cut -f1,2                # ids and places (no header into a pipe)";
 
 /// `-L`/`-S` (or only their long forms) after a subcommand, for
-/// invocations that name the socket there (`tmuxwire search x -L work`).
+/// invocations that name the socket there (`tmuxwire search x -L work`),
+/// and before the command ([`Cli`]'s `socket`, with tmux's words for them).
 #[derive(Clone, Debug, Default, Args)]
 pub struct SocketArgs {
     /// tmux socket name, as `tmux -L` (also before the command).
@@ -273,8 +274,7 @@ fn positive(s: &str) -> Result<u64, String> {
 /// `tmuxwire capture`.
 #[derive(Debug, Args)]
 #[command(after_help = CAPTURE_EXAMPLES)]
-// `-S` is capture's start line (as tmux's capture-pane), so the socket
-// path has only its long form here.
+// `--socket-path` without `-S` (see `socket`).
 #[command(mut_arg("socket_path", |a| a.short(None).help(
     "tmux socket path, as `tmux -S` before the command (after `capture`, -S is the start)"
 )))]
@@ -295,8 +295,9 @@ pub struct CaptureArgs {
     /// `--redact`.
     #[command(flatten)]
     pub redact: RedactArgs,
-    /// The socket flags given after the command (`--socket-path` only
-    /// long).
+    /// The socket flags given after the command: `-S` is capture's start
+    /// line (as tmux's capture-pane), so the path has only its long form
+    /// here (`mut_arg` above).
     #[command(flatten)]
     pub socket: SocketArgs,
 }
