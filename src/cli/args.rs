@@ -111,7 +111,8 @@ Examples:
   tmuxwire panes | cut -f1,2                # ids and places (no header into a pipe)";
 
 /// `-L`/`-S` (or only their long forms) after a subcommand, for
-/// invocations that name the socket there (`tmuxwire search x -L work`).
+/// invocations that name the socket there (`tmuxwire search x -L work`),
+/// and before the command ([`Cli`]'s `socket`, with tmux's words for them).
 #[derive(Clone, Debug, Default, Args)]
 pub struct SocketArgs {
     /// tmux socket name, as `tmux -L` (also before the command).
@@ -143,23 +144,6 @@ pub struct RedactArgs {
     pub redact: bool,
 }
 
-/// `capture`'s socket flags: `-S` is its start line (as tmux's
-/// capture-pane), so the path has only its long form here.
-#[derive(Clone, Debug, Default, Args)]
-pub struct CaptureSocketArgs {
-    /// tmux socket name, as `tmux -L` (also before the command).
-    #[arg(
-        short = 'L',
-        long = "socket-name",
-        value_name = "NAME",
-        display_order = 900
-    )]
-    pub socket_name: Option<String>,
-    /// tmux socket path, as `tmux -S` before the command (after `capture`, -S is the start).
-    #[arg(long = "socket-path", value_name = "PATH", display_order = 901)]
-    pub socket_path: Option<PathBuf>,
-}
-
 /// The tmux versions the test suite runs against (the system tmux of CI's
 /// Debian 12 and the two `.ci/fetch-tmux.sh` fetches), as `--version`
 /// names them; a literal so that `concat!` can use it.
@@ -189,23 +173,11 @@ pub const TESTED_TMUX: &str = tested_tmux!();
 /// Command-line arguments.
 #[derive(Debug, Parser)]
 #[command(name = "tmuxwire", version = VERSION, about = ABOUT, after_help = AFTER_HELP)]
+#[command(mut_args(tmux_socket_help))]
 pub struct Cli {
-    /// tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp).
-    #[arg(
-        short = 'L',
-        long = "socket-name",
-        value_name = "NAME",
-        display_order = 900
-    )]
-    pub socket_name: Option<String>,
-    /// tmux socket path, as `tmux -S`.
-    #[arg(
-        short = 'S',
-        long = "socket-path",
-        value_name = "PATH",
-        display_order = 901
-    )]
-    pub socket_path: Option<PathBuf>,
+    /// The socket flags given before the command.
+    #[command(flatten)]
+    pub socket: SocketArgs,
     /// A remote host, through ssh. For `mcp`: NAME=DEST, repeatable (DEST is anything ssh
     /// takes, usually a Host alias of ~/.ssh/config; also $TMUXWIRE_HOSTS="name=dest,…").
     /// For panes, capture, search, send and wait: the NAME of one of those, or a DEST.
@@ -245,6 +217,19 @@ pub struct Cli {
     pub command: Cmd,
 }
 
+/// Before the command the socket flags are tmux's own, and their help
+/// says so (`mut_args`, not `mut_arg`: the flags keep their place, which
+/// the shell completions follow).
+fn tmux_socket_help(a: clap::Arg) -> clap::Arg {
+    match a.get_id().as_str() {
+        "socket_name" => a.help(
+            "tmux socket name, as `tmux -L` (a file in $TMUX_TMPDIR/tmux-UID/, default /tmp)",
+        ),
+        "socket_path" => a.help("tmux socket path, as `tmux -S`"),
+        _ => a,
+    }
+}
+
 impl Cli {
     /// The socket flags in force: those given after the command win over
     /// those before it (`tmuxwire -L a panes -L b` reads server `b`).
@@ -255,16 +240,17 @@ impl Cli {
             Cmd::Send(a) => Some(a.socket.clone()),
             Cmd::Wait(a) => Some(a.socket.clone()),
             Cmd::Events(a) => Some(a.socket.clone()),
-            Cmd::Capture(a) => Some(SocketArgs {
-                socket_name: a.socket.socket_name.clone(),
-                socket_path: a.socket.socket_path.clone(),
-            }),
+            Cmd::Capture(a) => Some(a.socket.clone()),
             Cmd::Demo { .. } | Cmd::Completions { .. } | Cmd::Man { .. } => None,
         }
         .unwrap_or_default();
         // A path beats a name, as in tmux, wherever each was given.
-        let path = after.socket_path.or_else(|| self.socket_path.clone());
-        let name = after.socket_name.or_else(|| self.socket_name.clone());
+        let path = after
+            .socket_path
+            .or_else(|| self.socket.socket_path.clone());
+        let name = after
+            .socket_name
+            .or_else(|| self.socket.socket_name.clone());
         (name, path)
     }
 }
@@ -288,6 +274,10 @@ fn positive(s: &str) -> Result<u64, String> {
 /// `tmuxwire capture`.
 #[derive(Debug, Args)]
 #[command(after_help = CAPTURE_EXAMPLES)]
+// `--socket-path` without `-S` (see `socket`).
+#[command(mut_arg("socket_path", |a| a.short(None).help(
+    "tmux socket path, as `tmux -S` before the command (after `capture`, -S is the start)"
+)))]
 pub struct CaptureArgs {
     /// The pane: %N, or a window or session for its active pane (default: the active pane of
     /// the current session).
@@ -305,9 +295,11 @@ pub struct CaptureArgs {
     /// `--redact`.
     #[command(flatten)]
     pub redact: RedactArgs,
-    /// The socket flags given after the command.
+    /// The socket flags given after the command: `-S` is capture's start
+    /// line (as tmux's capture-pane), so the path has only its long form
+    /// here (`mut_arg` above).
     #[command(flatten)]
-    pub socket: CaptureSocketArgs,
+    pub socket: SocketArgs,
 }
 
 /// `tmuxwire search`.

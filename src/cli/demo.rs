@@ -40,7 +40,7 @@ mod server;
 mod steps;
 
 use feeds::{Feed, access_log, build_log, end_marker, service_log, test_log};
-use server::{Cleanup, home_of, tmux_grep, tmux_out, tmux_run};
+use server::{Cleanup, home_of, tmux_grep, tmux_out, tmux_run, with_tmux};
 use steps::{step_gone, step_run, step_search, step_wait, step_wrapped};
 
 use std::fmt::Write as _;

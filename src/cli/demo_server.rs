@@ -19,6 +19,20 @@ pub(super) fn tmux_out(tmux: &str, sock: &Path, args: &[&str]) -> Result<Vec<u8>
     Ok(out.stdout)
 }
 
+/// `f` given the tmux binary and the private server's socket, on a
+/// blocking thread (it runs tmux and waits for it): the demo's
+/// comparisons with tmux's own answers.
+pub(super) async fn with_tmux<T: Send + 'static>(
+    opts: &Options,
+    sock: &Path,
+    f: impl FnOnce(&str, &Path) -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    let (tmux, sock) = (opts.tmux.clone(), sock.to_path_buf());
+    tokio::task::spawn_blocking(move || f(&tmux, &sock))
+        .await
+        .map_err(|e| format!("the tmux comparison stopped: {e}"))?
+}
+
 /// Runs the tmux binary on the private server, with `-f /dev/null` (the
 /// user's configuration stays out of the demo) and the demo's own home
 /// ([`private_home`]): the server that the first call starts passes it to

@@ -52,26 +52,19 @@ pub(super) async fn step_search(
 
     // tmux's way, as a script would do it: list the panes, then capture
     // each one's history and grep it.
-    let (tmux, sock_owned) = (opts.tmux.clone(), sock.to_path_buf());
     let t = Instant::now();
-    let counts = tokio::task::spawn_blocking(move || -> Result<Vec<(String, u64)>, String> {
-        let list = tmux_out(
-            &tmux,
-            &sock_owned,
-            &["list-panes", "-a", "-F", "#{pane_id}"],
-        )?;
-        String::from_utf8_lossy(&list)
-            .lines()
-            .map(|pane| {
-                Ok((
-                    pane.to_string(),
-                    tmux_grep(&tmux, &sock_owned, pane, NEEDLE)?,
-                ))
-            })
-            .collect()
-    })
-    .await
-    .map_err(|e| format!("the tmux comparison stopped: {e}"))??;
+    let counts = with_tmux(
+        opts,
+        sock,
+        |tmux, sock| -> Result<Vec<(String, u64)>, String> {
+            let list = tmux_out(tmux, sock, &["list-panes", "-a", "-F", "#{pane_id}"])?;
+            String::from_utf8_lossy(&list)
+                .lines()
+                .map(|pane| Ok((pane.to_string(), tmux_grep(tmux, sock, pane, NEEDLE)?)))
+                .collect()
+        },
+    )
+    .await?;
     let tmux_took = t.elapsed();
     let found: Vec<&(String, u64)> = counts.iter().filter(|(_, n)| *n > 0).collect();
     check(
@@ -176,16 +169,15 @@ pub(super) async fn step_wrapped(
     // at a time (window_pane_search() in window.c). A text on one row of
     // the same screen shows that the question itself works.
     let format = format!("#{{C:{WRAPPED}}} #{{C:{UNWRAPPED}}}");
-    let (tmux, sock_owned, build) = (opts.tmux.clone(), sock.to_path_buf(), p.build.clone());
-    let tmux_row = tokio::task::spawn_blocking(move || {
+    let build = p.build.clone();
+    let tmux_row = with_tmux(opts, sock, move |tmux, sock| {
         tmux_out(
-            &tmux,
-            &sock_owned,
+            tmux,
+            sock,
             &["display-message", "-p", "-t", &build, &format],
         )
     })
-    .await
-    .map_err(|e| format!("the tmux comparison stopped: {e}"))??;
+    .await?;
     let tmux_row = String::from_utf8_lossy(&tmux_row);
     let mut rows = tmux_row.split_whitespace();
     let tmux_says = match (rows.next(), rows.next()) {
@@ -370,12 +362,11 @@ pub(super) async fn step_gone(
         tokio::time::sleep(POLL).await;
     }
     // tmux itself has nothing left to search.
-    let (tmux, sock_owned, deploy) = (opts.tmux.clone(), sock.to_path_buf(), p.deploy.clone());
-    let tmux_says = tokio::task::spawn_blocking(move || {
-        tmux_run(&tmux, &sock_owned, &["capture-pane", "-p", "-t", &deploy])
+    let deploy = p.deploy.clone();
+    let tmux_says = with_tmux(opts, sock, move |tmux, sock| {
+        tmux_run(tmux, sock, &["capture-pane", "-p", "-t", &deploy])
     })
-    .await
-    .map_err(|e| format!("the tmux comparison stopped: {e}"))??;
+    .await?;
     check(!tmux_says.status.success(), || {
         format!("{STEP}: tmux still captures {}", p.deploy)
     })?;

@@ -68,8 +68,8 @@ use crate::mcp;
 use crate::tmux::{Caller, Server, Servers};
 use crate::wire::SocketSpec;
 pub use args::{
-    CaptureArgs, CaptureSocketArgs, Cli, Cmd, EventsArgs, LineArg, RedactArgs, SearchArgs,
-    SendArgs, SocketArgs, TESTED_TMUX, VERSION, WaitArgs,
+    CaptureArgs, Cli, Cmd, EventsArgs, LineArg, RedactArgs, SearchArgs, SendArgs, SocketArgs,
+    TESTED_TMUX, VERSION, WaitArgs,
 };
 pub use output::ColorChoice;
 

@@ -945,43 +945,46 @@ mod tests {
         }
     }
 
+    /// A stream watched from now on, and the instant `n` seconds after
+    /// the watch began.
+    fn watched() -> (Liveness, impl Fn(u64) -> Instant) {
+        let t0 = Instant::now();
+        (Liveness::new(dog(), t0), move |n| {
+            t0 + Duration::from_secs(n)
+        })
+    }
+
     #[test]
     fn a_quiet_stream_is_asked_after_the_interval_and_dead_after_the_patience() {
-        let t0 = Instant::now();
-        let mut l = Liveness::new(dog(), t0);
-        let s = Duration::from_secs;
-        assert_eq!(l.tick(t0 + s(14), true), Tick::Wait);
-        assert_eq!(l.next(true), t0 + s(15));
-        assert_eq!(l.tick(t0 + s(15), true), Tick::Ask);
-        assert_eq!(l.next(true), t0 + s(60));
-        assert_eq!(l.tick(t0 + s(59), true), Tick::Wait);
-        assert_eq!(l.tick(t0 + s(60), true), Tick::Dead(s(60)));
+        let (mut l, at) = watched();
+        assert_eq!(l.tick(at(14), true), Tick::Wait);
+        assert_eq!(l.next(true), at(15));
+        assert_eq!(l.tick(at(15), true), Tick::Ask);
+        assert_eq!(l.next(true), at(60));
+        assert_eq!(l.tick(at(59), true), Tick::Wait);
+        assert_eq!(l.tick(at(60), true), Tick::Dead(Duration::from_secs(60)));
     }
 
     #[test]
     fn any_bytes_read_answer_the_check() {
-        let t0 = Instant::now();
-        let s = Duration::from_secs;
-        let mut l = Liveness::new(dog(), t0);
-        assert_eq!(l.tick(t0 + s(15), true), Tick::Ask);
-        l.read(t0 + s(16));
+        let (mut l, at) = watched();
+        assert_eq!(l.tick(at(15), true), Tick::Ask);
+        l.read(at(16));
         // The timer set for the patience fires: the read answered that
         // check, and the stream has been quiet for an interval since, so
         // it asks again.
-        assert_eq!(l.tick(t0 + s(60), true), Tick::Ask);
-        assert_eq!(l.next(true), t0 + s(105));
-        l.read(t0 + s(61));
-        assert_eq!(l.tick(t0 + s(70), true), Tick::Wait);
-        assert_eq!(l.next(true), t0 + s(76));
+        assert_eq!(l.tick(at(60), true), Tick::Ask);
+        assert_eq!(l.next(true), at(105));
+        l.read(at(61));
+        assert_eq!(l.tick(at(70), true), Tick::Wait);
+        assert_eq!(l.next(true), at(76));
     }
 
     #[test]
     fn a_client_that_cannot_ask_is_dead_after_interval_and_patience() {
-        let t0 = Instant::now();
-        let s = Duration::from_secs;
-        let mut l = Liveness::new(dog(), t0);
-        assert_eq!(l.tick(t0 + s(15), false), Tick::Wait);
-        assert_eq!(l.next(false), t0 + s(60));
-        assert_eq!(l.tick(t0 + s(60), false), Tick::Dead(s(60)));
+        let (mut l, at) = watched();
+        assert_eq!(l.tick(at(15), false), Tick::Wait);
+        assert_eq!(l.next(false), at(60));
+        assert_eq!(l.tick(at(60), false), Tick::Dead(Duration::from_secs(60)));
     }
 }

@@ -15,16 +15,8 @@ pub const PANE_TEXT_MAX: usize = 120;
 pub fn cleaned(raw: &str) -> String {
     // Room for one more escape (at most 10 bytes) past the cap: text that
     // cleans to no more than the cap was not cut.
-    let mut s = crate::term::marks::clean(raw.as_bytes(), PANE_TEXT_MAX + 16);
-    if s.len() > PANE_TEXT_MAX {
-        let mut end = PANE_TEXT_MAX - '…'.len_utf8();
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push('…');
-    }
-    s.replace('"', "'")
+    let s = crate::term::marks::clean(raw.as_bytes(), PANE_TEXT_MAX + 16);
+    cut(s, PANE_TEXT_MAX).replace('"', "'")
 }
 
 /// [`cleaned`] `raw` in double quotes, for a summary.
@@ -35,9 +27,15 @@ pub fn quoted(raw: &str) -> String {
 /// `s` cut to [`SUMMARY_MAX`] bytes at a character boundary (`…` marks a
 /// cut); a summary is built from tmuxwire's words, tmux's ids and
 /// [`quoted`] text, so it holds no controls.
-pub fn capped(mut s: String) -> String {
-    if s.len() > SUMMARY_MAX {
-        let mut end = SUMMARY_MAX - '…'.len_utf8();
+pub fn capped(s: String) -> String {
+    cut(s, SUMMARY_MAX)
+}
+
+/// `s` cut to at most `max` bytes (`max` ≥ 3, the bytes of `…`) at a
+/// character boundary, `…` marking the cut; `s` itself when not over.
+fn cut(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut end = max - '…'.len_utf8();
         while !s.is_char_boundary(end) {
             end -= 1;
         }

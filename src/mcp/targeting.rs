@@ -171,13 +171,27 @@ fn id<T: std::str::FromStr<Err = crate::control::id::IdError>>(
     v: &Option<String>,
     example: &str,
 ) -> Result<Option<T>, Error> {
-    match v {
-        None => Ok(None),
-        Some(s) => s
-            .parse::<T>()
-            .map(Some)
-            .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), example)),
-    }
+    v.as_deref()
+        .map(|s| required_id(arg, s, example))
+        .transpose()
+}
+
+/// Parses the required id argument `arg` (`%N`, `@N` or `$N`, as `T`
+/// is): a malformed one is [`Error::invalid`], `example` saying what is
+/// accepted.
+pub(crate) fn required_id<T: std::str::FromStr<Err = crate::control::id::IdError>>(
+    arg: &'static str,
+    s: &str,
+    example: &str,
+) -> Result<T, Error> {
+    s.parse::<T>()
+        .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), example))
+}
+
+/// The required pane id argument `arg` (`%N`), as [`required_id`] reads
+/// it.
+pub(crate) fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
+    required_id(arg, s, "a pane id like %3")
 }
 
 /// A session name argument: must be non-empty and free of NUL.

@@ -1030,14 +1030,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn renumbering_moves_every_index() {
+    /// A history (limit 10,000 rows) of `n` lines `0000`, `0001`, …, each
+    /// followed by a line of 1,000 `x`: enough text to seal chunks.
+    fn numbered(n: usize) -> History {
         let mut h = History::new(10_000);
         let row = vec![b'x'; 1000];
-        for i in 0..150 {
+        for i in 0..n {
             h.push_row(format!("{i:04}").as_bytes(), false);
             h.push_row(&row, false);
         }
+        h
+    }
+
+    #[test]
+    fn renumbering_moves_every_index() {
+        let mut h = numbered(150);
         let snap = h.clone();
         h.renumber(LineIndex(1000));
         assert_eq!(h.first_index(), LineIndex(1000));
@@ -1069,12 +1076,7 @@ mod tests {
 
     #[test]
     fn clones_share_sealed_chunks_and_stay_apart() {
-        let mut h = History::new(10_000);
-        let row = vec![b'x'; 1000];
-        for i in 0..300 {
-            h.push_row(format!("{i:04}").as_bytes(), false);
-            h.push_row(&row, false);
-        }
+        let mut h = numbered(300);
         assert!(h.sealed.len() >= 2, "{} sealed", h.sealed.len());
         let snap = h.clone();
         assert!(Arc::ptr_eq(&h.sealed[0], &snap.sealed[0]));

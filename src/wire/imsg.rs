@@ -269,23 +269,32 @@ mod tests {
     // Exact bytes from tmux-wire-protocol.md §1.6 (x86-64, tmux 3.3a and 3.6a).
     #[cfg(target_endian = "little")]
     #[test]
-    fn identify_flags_bytes() {
-        let m = encoded(
-            Framing::Old,
-            MsgType::IdentifyFlags,
-            &0x10000i32.to_ne_bytes(),
-        );
-        assert_eq!(
-            m,
-            hex("64 00 00 00 14 00 00 00 08 00 00 00 ff ff ff ff 00 00 01 00")
-        );
-        // Without an fd the new layout is byte-identical.
-        let n = encoded(
-            Framing::New,
-            MsgType::IdentifyFlags,
-            &0x10000i32.to_ne_bytes(),
-        );
-        assert_eq!(m, n);
+    fn message_bytes() {
+        let mut command = 1i32.to_ne_bytes().to_vec();
+        command.extend_from_slice(b"attach-session\0");
+        for (kind, payload, bytes) in [
+            (
+                MsgType::IdentifyFlags,
+                &0x10000i32.to_ne_bytes()[..],
+                "64 00 00 00 14 00 00 00 08 00 00 00 ff ff ff ff 00 00 01 00",
+            ),
+            (
+                MsgType::Command,
+                &command,
+                "c8 00 00 00 23 00 00 00 08 00 00 00 ff ff ff ff \
+                 01 00 00 00 61 74 74 61 63 68 2d 73 65 73 73 69 6f 6e 00",
+            ),
+            (
+                MsgType::IdentifyLongFlags,
+                &0x12000u64.to_ne_bytes(),
+                "6f 00 00 00 18 00 00 00 08 00 00 00 ff ff ff ff 00 20 01 00 00 00 00 00",
+            ),
+        ] {
+            let m = encoded(Framing::Old, kind, payload);
+            assert_eq!(m, hex(bytes), "{kind:?}");
+            // Without an fd the new layout is byte-identical.
+            assert_eq!(encoded(Framing::New, kind, payload), m, "{kind:?}");
+        }
     }
 
     #[cfg(target_endian = "little")]
@@ -299,33 +308,6 @@ mod tests {
         assert_eq!(
             stdout,
             hex("6e 00 00 00 10 00 00 80 08 00 00 00 ff ff ff ff")
-        );
-    }
-
-    #[cfg(target_endian = "little")]
-    #[test]
-    fn command_bytes() {
-        let mut payload = 1i32.to_ne_bytes().to_vec();
-        payload.extend_from_slice(b"attach-session\0");
-        let m = encoded(Framing::Old, MsgType::Command, &payload);
-        assert_eq!(
-            m,
-            hex("c8 00 00 00 23 00 00 00 08 00 00 00 ff ff ff ff \
-                 01 00 00 00 61 74 74 61 63 68 2d 73 65 73 73 69 6f 6e 00")
-        );
-    }
-
-    #[cfg(target_endian = "little")]
-    #[test]
-    fn final_longflags_bytes() {
-        let m = encoded(
-            Framing::Old,
-            MsgType::IdentifyLongFlags,
-            &0x12000u64.to_ne_bytes(),
-        );
-        assert_eq!(
-            m,
-            hex("6f 00 00 00 18 00 00 00 08 00 00 00 ff ff ff ff 00 20 01 00 00 00 00 00")
         );
     }
 

@@ -478,10 +478,7 @@ tool_args!(SplitWindowArgs => SplitWindowRequest, |a| {
 });
 
 tool_args!(RespawnPaneArgs => RespawnPaneRequest, |a| {
-    let pane = a
-        .pane_id
-        .parse()
-        .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?;
+    let pane = targeting::pane_id("pane_id", &a.pane_id)?;
     let spawn = spawn(
         a.start_directory.as_deref(),
         a.environment.as_ref(),

@@ -10,8 +10,7 @@ use serde::Deserialize;
 
 use super::{ADDITIVE, Def, IDEMPOTENT, OPEN};
 use super::{tool_args, wait_ceiling};
-use crate::control::PaneId;
-use crate::mcp::targeting::{args, targeting};
+use crate::mcp::targeting::{args, pane_id, targeting};
 use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::act::session_ref;
@@ -470,8 +469,3 @@ tool_args!(EnterCopyModeArgs => EnterCopyModeRequest, |a| {
 tool_args!(ExitCopyModeArgs => ExitCopyModeRequest, |a| Ok(ExitCopyModeRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
-
-fn pane_id(arg: &'static str, s: &str) -> Result<PaneId, Error> {
-    s.parse()
-        .map_err(|e| Error::invalid(arg, format!("{arg}: {e}"), "a pane id like %3"))
-}

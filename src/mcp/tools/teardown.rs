@@ -10,8 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{DESTRUCTIVE, Def, IDEMPOTENT, Sentence, tool_args};
-use crate::mcp::targeting::{args, targeting};
-use crate::tmux::Error;
+use crate::mcp::targeting::{args, pane_id, required_id, targeting};
 use crate::tmux::op::kill::{
     ClearPaneRequest, KillPaneRequest, KillServerRequest, KillSessionRequest, KillWindowRequest,
 };
@@ -121,20 +120,11 @@ tool_args!(KillSessionArgs => KillSessionRequest, |a| KillSessionRequest::new(
 ));
 
 tool_args!(KillWindowArgs => KillWindowRequest, |a| Ok(KillWindowRequest {
-    window: a.window_id.parse().map_err(|e| {
-        Error::invalid(
-            "window_id",
-            format!("window_id: {e}"),
-            "a window id like @2",
-        )
-    })?,
+    window: required_id("window_id", &a.window_id, "a window id like @2")?,
 }));
 
 tool_args!(KillPaneArgs => KillPaneRequest, |a| Ok(KillPaneRequest {
-    pane: a
-        .pane_id
-        .parse()
-        .map_err(|e| Error::invalid("pane_id", format!("pane_id: {e}"), "a pane id like %3"))?,
+    pane: pane_id("pane_id", &a.pane_id)?,
 }));
 
 tool_args!(ClearPaneArgs => ClearPaneRequest, |a| Ok(ClearPaneRequest {

@@ -961,26 +961,19 @@ impl Remote {
             let text = stderr.await.unwrap_or_default();
             host.channels
                 .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-            let detail = script::last_line(&text).to_string();
+            let detail = match script::last_line(&text) {
+                "" => String::new(),
+                line => format!(": {line}"),
+            };
             match status {
                 Some(255) => EndReason::Remote(format!(
-                    "the ssh channel to host {} ended{}",
+                    "the ssh channel to host {} ended{detail}",
                     host.name(),
-                    if detail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {detail}")
-                    }
                 )),
                 _ => EndReason::Remote(format!(
-                    "the tmux client on host {} exited{}{}",
+                    "the tmux client on host {} exited{}{detail}",
                     host.name(),
                     status.map(|s| format!(" (status {s})")).unwrap_or_default(),
-                    if detail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {detail}")
-                    }
                 )),
             }
         });
