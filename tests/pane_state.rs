@@ -440,8 +440,7 @@ async fn reads_a_password(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c41_password_reads_whatever_the_termios_flags() {
     if !crate::support::has_python() {
-        eprintln!("skipped: no python3");
-        return;
+        return; // recorded as a skip by has_python (a failure in CI)
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let reader = dir.path().join("feedback.py");
