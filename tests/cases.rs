@@ -16,8 +16,8 @@ use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until_true, within};
 use tmuxwire::mcp::args::{
     CapturePaneArgs, DisplayMessageArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs,
-    PaneArgs, ResizePaneArgs, SearchPanesArgs, ServerArgs, SessionArgs, SnapshotPaneArgs,
-    WindowArgs,
+    PaneArgs, ResizePaneArgs, SearchPanesArgs, SelectLayoutArgs, ServerArgs, SessionArgs,
+    SnapshotPaneArgs, WindowArgs,
 };
 
 /// C1: a word split by a soft wrap is found, once, with its joined logical line.
@@ -283,11 +283,7 @@ async fn c5_flood_then_detach_or_kill_server() {
         run(&other, &opane, "echo OTHER-AL''IVE");
         let v = within(
             "search in another server",
-            ok(
-                &servers(&other),
-                "search_panes",
-                json!({"pattern": "OTHER-ALIVE"}),
-            ),
+            ok_typed(&servers(&other), search_for("OTHER-ALIVE")),
         )
         .await;
         assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
@@ -518,11 +514,11 @@ async fn c15_session_name_is_exact_never_a_prefix() {
             "[b]uild-x",
         ],
         &[
-            named(ListWindowsArgs::default()),
-            named(ListPanesArgs::default()),
-            named(search_for("BUILD-X-CONTENT")),
-            named(CapturePaneArgs::default()),
-            named(SnapshotPaneArgs::default()),
+            |n| named(ListWindowsArgs::in_session(n)),
+            |n| named(ListPanesArgs::in_session(n)),
+            |n| named(content_search(n)),
+            |n| named(CapturePaneArgs::in_session(n)),
+            |n| named(SnapshotPaneArgs::in_session(n)),
         ],
     )
     .await;
@@ -538,9 +534,9 @@ async fn c15_info_tools_missing_session_is_not_found() {
     c15_check(
         &["build", "buil", "build*", "=build-x"],
         &[
-            named(SessionArgs::default()),
-            named(WindowArgs::default()),
-            named(PaneArgs::default()),
+            |n| named(SessionArgs::in_session(n)),
+            |n| named(WindowArgs::in_session(n)),
+            |n| named(PaneArgs::in_session(n)),
         ],
     )
     .await;
@@ -555,19 +551,30 @@ async fn c15_session_name_with_colon_is_not_a_target() {
     c15_check(
         &["build-x:", "build-x:0", "build-x:0.0"],
         &[
-            named(ListWindowsArgs::default()),
-            named(ListPanesArgs::default()),
-            named(search_for("BUILD-X-CONTENT")),
-            named(CapturePaneArgs::default()),
-            named(SessionArgs::default()),
+            |n| named(ListWindowsArgs::in_session(n)),
+            |n| named(ListPanesArgs::in_session(n)),
+            |n| named(content_search(n)),
+            |n| named(CapturePaneArgs::in_session(n)),
+            |n| named(SessionArgs::in_session(n)),
         ],
     )
     .await;
 }
 
-/// Only `build-x` exists; every `tool` with `session_name` in `names` must answer NotFound and
-/// never show build-x's content; the exact name `build-x` must work.
-async fn c15_check(names: &[&str], tools: &[(&str, serde_json::Value)]) {
+/// C15's search for build-x's content in the session named `name`.
+fn content_search(name: &str) -> SearchPanesArgs {
+    SearchPanesArgs {
+        session_name: Some(name.into()),
+        ..search_for("BUILD-X-CONTENT")
+    }
+}
+
+/// A typed call aimed at the session named by its argument, as `(tool, arguments)`.
+type InNamedSession = fn(&str) -> (&'static str, serde_json::Value);
+
+/// Only `build-x` exists; every call of `tools` aimed at a session in `names` must answer
+/// NotFound and never show build-x's content; the exact name `build-x` must work.
+async fn c15_check(names: &[&str], tools: &[InNamedSession]) {
     for bin in tmux_bins() {
         let server = TestServer::builder(&bin).session("build-x").start();
         let pane = first_pane(&server);
@@ -584,9 +591,8 @@ async fn c15_check(names: &[&str], tools: &[(&str, serde_json::Value)]) {
         );
         let mut wrong = Vec::new();
         for name in names {
-            for (tool, extra) in tools {
-                let mut args = extra.clone();
-                args["session_name"] = json!(name);
+            for aimed in tools {
+                let (tool, args) = aimed(name);
                 let r = call(&s, tool, args).await;
                 let kind = serde_json::to_value(&r).unwrap()["_meta"]["error_type"].clone();
                 if r.is_error != Some(true) || kind != "NotFound" {
@@ -607,14 +613,7 @@ async fn c15_check(names: &[&str], tools: &[(&str, serde_json::Value)]) {
         let w = ok_typed(&s, ListWindowsArgs::in_session("build-x")).await;
         assert_eq!(w["result"].as_array().unwrap().len(), 1);
         assert_eq!(w["result"][0]["session_name"], "build-x");
-        let v = ok_typed(
-            &s,
-            SearchPanesArgs {
-                session_name: Some("build-x".into()),
-                ..search_for("BUILD-X-CONTENT")
-            },
-        )
-        .await;
+        let v = ok_typed(&s, content_search("build-x")).await;
         assert_eq!(hits(&v).len(), 1, "tmux {}: {v}", bin.label);
         let cap = ok_typed(&s, CapturePaneArgs::in_session("build-x")).await;
         assert_eq!(cap["pane_id"], pane);
@@ -812,8 +811,12 @@ async fn c20_copy_mode_scroll_is_reported() {
         let pane = first_pane(&server);
         let s = servers(&server);
         run(&server, &pane, "seq 1 60");
-        let search = json!({"pattern": r"^\d+$", "regex": true, "max_matched_lines_per_pane": 100});
-        let before = ok(&s, "search_panes", search.clone()).await;
+        let search = SearchPanesArgs {
+            regex: true,
+            max_matched_lines_per_pane: 100,
+            ..search_for(r"^\d+$")
+        };
+        let before = ok_typed(&s, search.clone()).await;
         assert_eq!(hits(&before).len(), 60, "tmux {}", bin.label);
         let snap = ok_typed(&s, SnapshotPaneArgs::on(&pane)).await;
         assert_eq!(snap["pane_in_mode"], false);
@@ -846,7 +849,7 @@ async fn c20_copy_mode_scroll_is_reported() {
             tmux_lines(&server, &pane, &[]),
         );
 
-        let after = ok(&s, "search_panes", search).await;
+        let after = ok_typed(&s, search).await;
         // The matches are the same (the window name may change meanwhile: automatic-rename).
         assert_eq!(
             hits(&after),
@@ -939,8 +942,8 @@ async fn c18_alternate_screen_and_hidden_main_screen_are_searched() {
         let pane = first_pane(&server);
         server.wait_for_text(&pane, "ALTSCREEN-MARK", DEADLINE);
         let s = servers(&server);
-        let search = json!({"pattern": "SCREEN-MARK"});
-        let r = ok(&s, "search_panes", search.clone()).await;
+        let search = search_for("SCREEN-MARK");
+        let r = ok_typed(&s, search.clone()).await;
         let m = &r["matches"][0];
         assert_eq!(m["source"], "mirror", "tmux {}: {r}", bin.label);
         assert_eq!(
@@ -984,7 +987,7 @@ async fn c18_alternate_screen_and_hidden_main_screen_are_searched() {
                     == "0"
             },
         );
-        let r = ok(&s, "search_panes", search).await;
+        let r = ok_typed(&s, search).await;
         let m = &r["matches"][0];
         assert_eq!(
             m["matched_lines"],
@@ -997,8 +1000,12 @@ async fn c18_alternate_screen_and_hidden_main_screen_are_searched() {
             "tmux {}: {r}",
             bin.label
         );
-        let full = json!({"pane_id": pane, "start": -100, "join_wrapped": true});
-        let cap = ok(&s, "capture_pane", full).await;
+        let full = CapturePaneArgs {
+            start: Some(-100),
+            join_wrapped: true,
+            ..CapturePaneArgs::on(&pane)
+        };
+        let cap = ok_typed(&s, full).await;
         assert_eq!(
             lines_of(cap["result"].as_str().unwrap_or_default()),
             tmux_lines(&server, &pane, &["-J", "-S", "-100"]),
@@ -1067,10 +1074,14 @@ async fn c22_tab_queries_match_or_say_why_not() {
         let keeps_tabs = server.capture(&pane, &[]).contains("col1\tcol2");
         let s = servers(&server);
         for args in [
-            json!({"pattern": "col1\tcol2"}),
-            json!({"pattern": r"col1\tcol2", "regex": true}),
+            search_for("col1\tcol2"),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for(r"col1\tcol2")
+            },
         ] {
-            let r = ok(&s, "search_panes", args.clone()).await;
+            let r = ok_typed(&s, args.clone()).await;
+            let args = arguments(&args);
             if keeps_tabs {
                 assert_eq!(hits(&r).len(), 1, "tmux {} {args}: {r}", bin.label);
                 assert_eq!(r["matches"][0]["matched_lines"][0], "col1\tcol2\tTABMARK");
@@ -1314,12 +1325,7 @@ async fn c38_window_layout_goes_back_to_select_layout() {
         let server = TestServer::builder(bin).size(120, 40).start();
         let own = c38_window(&server);
         let s = servers(&server);
-        let info = ok(
-            &s,
-            "get_window_info",
-            json!({"session_name": server.session}),
-        )
-        .await;
+        let info = ok_typed(&s, WindowArgs::in_session(&server.session)).await;
         let layout = info["window_layout"]
             .as_str()
             .expect("a layout")
@@ -1331,30 +1337,25 @@ async fn c38_window_layout_goes_back_to_select_layout() {
             "tmux {}: {layout}",
             bin.label
         );
-        let window = info["window_id"].clone();
+        let window = info["window_id"].as_str().expect("a window id").to_string();
+        let layout_of = |layout: &str| SelectLayoutArgs {
+            window_id: Some(window.clone()),
+            layout: layout.to_string(),
+            ..Default::default()
+        };
         let mut given = vec![layout.clone()];
         if let Some(j) = json.as_ref().filter(|_| !json_form(bin)) {
             given.push(j.clone());
         }
         for l in given {
             let ctx = format!("tmux {}: select_layout {l}", bin.label);
-            let tiled = ok(
-                &s,
-                "select_layout",
-                json!({"window_id": window, "layout": "tiled"}),
-            )
-            .await;
+            let tiled = ok_typed(&s, layout_of("tiled")).await;
             assert_ne!(
                 tiled["window_layout"],
                 json!(layout),
                 "{ctx}: tiled changed nothing"
             );
-            let r = ok(
-                &s,
-                "select_layout",
-                json!({"window_id": window, "layout": l}),
-            )
-            .await;
+            let r = ok_typed(&s, layout_of(&l)).await;
             let now = server
                 .tmux_ok(&["display-message", "-p", "-t", "@0", "#{window_layout}"])
                 .trim()
@@ -1369,12 +1370,7 @@ async fn c38_window_layout_goes_back_to_select_layout() {
             r#"{"V":2,"L":{"t":"v","w":120,"h":40,"x":0,"y":0,"c":[{"t":"p","w":120,"h":40,"x":0,"y":0,"i":0}]}}"#,
             r#"{"V":2,"L":{"t":"p","w":120,"h":40,"x":0,"y":0,"i":0,"I":"%0\u0000"}}"#,
         ] {
-            let e = err(
-                &s,
-                "select_layout",
-                json!({"window_id": window, "layout": bad}),
-            )
-            .await;
+            let e = err_typed(&s, layout_of(bad)).await;
             assert_eq!(
                 e.kind, "InvalidArgument",
                 "tmux {}: {bad}: {}",
@@ -1391,24 +1387,21 @@ async fn c38_window_layout_goes_back_to_select_layout() {
             server.tmux_ok(&[
                 "new-pane", "-t", &p0, "-x", "10", "-y", "5", "-X", "-3", "-Y", "-2",
             ]);
-            let info = ok(&s, "get_window_info", json!({"window_id": window})).await;
+            let info = ok_typed(
+                &s,
+                WindowArgs {
+                    window_id: Some(window.clone()),
+                    ..Default::default()
+                },
+            )
+            .await;
             let layout = info["window_layout"]
                 .as_str()
                 .expect("a layout")
                 .to_string();
             assert!(layout.contains("\"z\":"), "{layout}");
-            ok(
-                &s,
-                "select_layout",
-                json!({"window_id": window, "layout": "tiled"}),
-            )
-            .await;
-            let r = ok(
-                &s,
-                "select_layout",
-                json!({"window_id": window, "layout": layout}),
-            )
-            .await;
+            ok_typed(&s, layout_of("tiled")).await;
+            let r = ok_typed(&s, layout_of(&layout)).await;
             assert_eq!(r["window_layout"], json!(layout), "tmux 3.8 floating panes");
         }
     }
@@ -1425,7 +1418,8 @@ async fn c38_returned_fields_go_back_as_arguments() {
         server.tmux_ok(&["new-window", "-d", "-t", &format!("={}:", server.session)]);
         let s = servers(&server);
         let ctx = format!("tmux {}", bin.label);
-        let sessions = ok(&s, "list_sessions", json!({})).await;
+        let sessions = ok_typed(&s, ListSessionsArgs::default()).await;
+        // The returned values go back as JSON, as they are: what C38 promises a client.
         for sess in sessions["result"].as_array().expect("a list") {
             for args in [
                 json!({"session_id": sess["session_id"]}),
@@ -1435,7 +1429,7 @@ async fn c38_returned_fields_go_back_as_arguments() {
                 assert_eq!(r, *sess, "{ctx}: {args}");
             }
         }
-        let windows = ok(&s, "list_windows", json!({"session_name": server.session})).await;
+        let windows = ok_typed(&s, ListWindowsArgs::in_session(&server.session)).await;
         let windows = windows["result"].as_array().expect("a list").clone();
         assert_eq!(windows.len(), 2, "{ctx}");
         for w in &windows {
@@ -1490,7 +1484,7 @@ async fn c38_returned_fields_go_back_as_arguments() {
         }
         // A pane's directory starts a new pane; the window with it still restores its layout.
         let p0 = first_pane(&server);
-        let info = ok(&s, "get_pane_info", json!({"pane_id": p0})).await;
+        let info = ok_typed(&s, PaneArgs::on(&p0)).await;
         let split = ok(
             &s,
             "split_window",
@@ -1519,7 +1513,7 @@ async fn c38_returned_fields_go_back_as_arguments() {
                     == want
             },
         );
-        let server_info = ok(&s, "get_server_info", json!({})).await;
+        let server_info = ok_typed(&s, ServerArgs::default()).await;
         let again = ok(
             &s,
             "get_server_info",

@@ -17,8 +17,10 @@ use tmuxwire::tmux::Servers;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, held, mirrored_servers, tmux_bins};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, CaptureSinceArgs, ListPanesArgs, ListSessionsArgs, PaneStateArgs,
-    SearchPanesArgs, SendKeysArgs, SnapshotPaneArgs,
+    BatchArgs, CapturePaneArgs, CaptureSinceArgs, DisplayMessageArgs, FindPaneArgs,
+    ListCommandsArgs, ListPanesArgs, ListSessionsArgs, ListWindowsArgs, OnError, PaneArgs,
+    PaneStateArgs, SearchPanesArgs, SendKeysArgs, ServerArgs, SessionArgs, SnapshotPaneArgs,
+    WaitForStableArgs, WaitForTextArgs,
 };
 
 /// How many sessions one churn creates (`TMUXWIRE_RELIABILITY_SCALE` multiplies it).
@@ -243,144 +245,171 @@ fn round(
     stable: &str,
     churned: Option<&Churned>,
     cursor: &Option<String>,
-) -> Vec<(&'static str, Value, Expect)> {
+) -> Vec<((&'static str, Value), Expect)> {
     use Expect::Answer;
+    let churn = || SearchPanesArgs {
+        max_matched_lines_per_pane: 1,
+        ..search_for("churn-")
+    };
+    let main = Target {
+        session_name: Some("main".into()),
+        ..Default::default()
+    };
+    let on = Target {
+        pane_id: Some(stable.to_string()),
+        ..Default::default()
+    };
     let mut calls = vec![
+        (named(churn()), Answer),
         (
-            "search_panes",
-            json!({"pattern": "churn-", "max_matched_lines_per_pane": 1}),
+            named(SearchPanesArgs {
+                session_name: Some("main".into()),
+                max_matched_lines_per_pane: 1,
+                ..search_for("stay-")
+            }),
+            Answer,
+        ),
+        (named(ListSessionsArgs::default()), Answer),
+        (named(ListWindowsArgs::default()), Answer),
+        (named(ListPanesArgs::default()), Answer),
+        (named(ListPanesArgs::at(&main)), Answer),
+        (named(ServerArgs::default()), Answer),
+        (
+            named(BatchArgs {
+                on_error: OnError::Continue,
+                operations: vec![
+                    operation(ListPanesArgs::default()),
+                    operation(churn()),
+                    operation(CapturePaneArgs::at(&on)),
+                    operation(SnapshotPaneArgs::at(&on)),
+                    operation(ListWindowsArgs::at(&main)),
+                    operation(ListSessionsArgs::default()),
+                ],
+            }),
+            Answer,
+        ),
+        (named(CapturePaneArgs::at(&on)), Answer),
+        (
+            named(CapturePaneArgs {
+                start: Some(-50),
+                join_wrapped: true,
+                ..CapturePaneArgs::at(&on)
+            }),
+            Answer,
+        ),
+        (named(SnapshotPaneArgs::at(&on)), Answer),
+        (named(PaneStateArgs::at(&on)), Answer),
+        (named(PaneArgs::at(&on)), Answer),
+        (named(SessionArgs::at(&main)), Answer),
+        (named(ListCommandsArgs::at(&on)), Answer),
+        (
+            named(DisplayMessageArgs {
+                format_string: "#{pane_id}".into(),
+                ..DisplayMessageArgs::at(&on)
+            }),
+            Answer,
+        ),
+        (named(FindPaneArgs::at(&main)), Answer),
+        (
+            named(CaptureSinceArgs {
+                cursor: cursor.clone(),
+                ..CaptureSinceArgs::at(&on)
+            }),
             Answer,
         ),
         (
-            "search_panes",
-            json!({"pattern": "stay-", "session_name": "main", "max_matched_lines_per_pane": 1}),
-            Answer,
-        ),
-        ("list_sessions", json!({}), Answer),
-        ("list_windows", json!({}), Answer),
-        ("list_panes", json!({}), Answer),
-        ("list_panes", json!({"session_name": "main"}), Answer),
-        ("get_server_info", json!({}), Answer),
-        (
-            "call_read_tools_batch",
-            json!({"on_error": "continue", "operations": [
-                {"tool": "list_panes", "arguments": {}},
-                {"tool": "search_panes", "arguments": {"pattern": "churn-", "max_matched_lines_per_pane": 1}},
-                {"tool": "capture_pane", "arguments": {"pane_id": stable}},
-                {"tool": "snapshot_pane", "arguments": {"pane_id": stable}},
-                {"tool": "list_windows", "arguments": {"session_name": "main"}},
-                {"tool": "list_sessions", "arguments": {}},
-            ]}),
-            Answer,
-        ),
-        ("capture_pane", json!({"pane_id": stable}), Answer),
-        (
-            "capture_pane",
-            json!({"pane_id": stable, "start": -50, "join_wrapped": true}),
-            Answer,
-        ),
-        ("snapshot_pane", json!({"pane_id": stable}), Answer),
-        ("get_pane_state", json!({"pane_id": stable}), Answer),
-        ("get_pane_info", json!({"pane_id": stable}), Answer),
-        ("get_session_info", json!({"session_name": "main"}), Answer),
-        ("list_commands", json!({"pane_id": stable}), Answer),
-        (
-            "display_message",
-            json!({"pane_id": stable, "format_string": "#{pane_id}"}),
+            named(WaitForTextArgs {
+                patterns: Some(vec!["stay-".into()]),
+                timeout: 2.0,
+                ..WaitForTextArgs::at(&on)
+            }),
             Answer,
         ),
         (
-            "find_pane_by_position",
-            json!({"session_name": "main", "corner": "top-left"}),
-            Answer,
-        ),
-        (
-            "capture_since",
-            json!({"pane_id": stable, "cursor": cursor}),
-            Answer,
-        ),
-        (
-            "wait_for_text",
-            json!({"pane_id": stable, "patterns": ["stay-"], "timeout": 2}),
-            Answer,
-        ),
-        (
-            "wait_for_stable",
-            json!({"pane_id": stable, "stable_ms": 50, "timeout": 0.3}),
+            named(WaitForStableArgs {
+                stable_ms: 50.0,
+                timeout: 0.3,
+                ..WaitForStableArgs::at(&on)
+            }),
             Answer,
         ),
         // Default targets: tmux's choice of session, which may be a churned one.
-        ("get_session_info", json!({}), Answer),
-        ("get_pane_info", json!({}), Answer),
-        ("capture_pane", json!({}), Answer),
-        ("snapshot_pane", json!({}), Answer),
+        (named(SessionArgs::default()), Answer),
+        (named(PaneArgs::default()), Answer),
+        (named(CapturePaneArgs::default()), Answer),
+        (named(SnapshotPaneArgs::default()), Answer),
     ];
     if let Some(c) = churned {
         let (p, sid) = (c.pane.as_str(), c.session.as_str());
         let pane_or_gone = Expect::AnswerOrGone(p.to_string());
         let session_or_gone = Expect::AnswerOrGone(sid.to_string());
+        let on = Target {
+            pane_id: Some(p.to_string()),
+            ..Default::default()
+        };
+        let session = Target {
+            session_id: Some(sid.to_string()),
+            ..Default::default()
+        };
         calls.extend([
-            ("capture_pane", json!({"pane_id": p}), pane_or_gone.clone()),
+            (named(CapturePaneArgs::at(&on)), pane_or_gone.clone()),
             (
-                "capture_pane",
-                json!({"pane_id": p, "start": -50}),
+                named(CapturePaneArgs {
+                    start: Some(-50),
+                    ..CapturePaneArgs::at(&on)
+                }),
                 pane_or_gone.clone(),
             ),
-            ("snapshot_pane", json!({"pane_id": p}), pane_or_gone.clone()),
+            (named(SnapshotPaneArgs::at(&on)), pane_or_gone.clone()),
+            (named(PaneStateArgs::at(&on)), pane_or_gone.clone()),
+            (named(PaneArgs::at(&on)), pane_or_gone.clone()),
+            (named(ListCommandsArgs::at(&on)), pane_or_gone.clone()),
             (
-                "get_pane_state",
-                json!({"pane_id": p}),
+                named(DisplayMessageArgs {
+                    format_string: "#{pane_id}".into(),
+                    ..DisplayMessageArgs::at(&on)
+                }),
                 pane_or_gone.clone(),
             ),
-            ("get_pane_info", json!({"pane_id": p}), pane_or_gone.clone()),
-            ("list_commands", json!({"pane_id": p}), pane_or_gone.clone()),
+            (named(CaptureSinceArgs::at(&on)), pane_or_gone.clone()),
             (
-                "display_message",
-                json!({"pane_id": p, "format_string": "#{pane_id}"}),
-                pane_or_gone.clone(),
-            ),
-            ("capture_since", json!({"pane_id": p}), pane_or_gone.clone()),
-            (
-                "wait_for_text",
-                json!({"pane_id": p, "patterns": ["never-printed"], "timeout": 0.2}),
-                pane_or_gone.clone(),
-            ),
-            (
-                "wait_for_stable",
-                json!({"pane_id": p, "stable_ms": 50, "timeout": 0.3}),
+                named(WaitForTextArgs {
+                    patterns: Some(vec!["never-printed".into()]),
+                    timeout: 0.2,
+                    ..WaitForTextArgs::at(&on)
+                }),
                 pane_or_gone.clone(),
             ),
             (
-                "list_panes",
-                json!({"session_id": sid}),
+                named(WaitForStableArgs {
+                    stable_ms: 50.0,
+                    timeout: 0.3,
+                    ..WaitForStableArgs::at(&on)
+                }),
+                pane_or_gone.clone(),
+            ),
+            (named(ListPanesArgs::at(&session)), session_or_gone.clone()),
+            (
+                named(ListWindowsArgs::at(&session)),
                 session_or_gone.clone(),
             ),
+            (named(SessionArgs::at(&session)), session_or_gone.clone()),
             (
-                "list_windows",
-                json!({"session_id": sid}),
+                named(SearchPanesArgs {
+                    session_id: Some(sid.to_string()),
+                    ..churn()
+                }),
                 session_or_gone.clone(),
             ),
+            (named(FindPaneArgs::at(&session)), session_or_gone.clone()),
             (
-                "get_session_info",
-                json!({"session_id": sid}),
-                session_or_gone.clone(),
-            ),
-            (
-                "search_panes",
-                json!({"pattern": "churn-", "session_id": sid, "max_matched_lines_per_pane": 1}),
-                session_or_gone.clone(),
-            ),
-            (
-                "find_pane_by_position",
-                json!({"session_id": sid, "corner": "top-left"}),
-                session_or_gone.clone(),
-            ),
-            (
-                "call_read_tools_batch",
-                json!({"on_error": "continue", "operations": [
-                    {"tool": "capture_pane", "arguments": {"pane_id": p}},
-                    {"tool": "list_panes", "arguments": {}},
-                ]}),
+                named(BatchArgs {
+                    on_error: OnError::Continue,
+                    operations: vec![
+                        operation(CapturePaneArgs::at(&on)),
+                        operation(ListPanesArgs::default()),
+                    ],
+                }),
                 Expect::BatchFirstMayBeGone(p.to_string()),
             ),
         ]);
@@ -534,18 +563,23 @@ async fn churn_never_fails_a_call() {
                         l.recent.back().cloned()
                     };
                     let mut pairs = vec![(
-                        "search_panes",
-                        json!({"pattern": "churn-", "max_matched_lines_per_pane": 1}),
+                        named(SearchPanesArgs {
+                            max_matched_lines_per_pane: 1,
+                            ..search_for("churn-")
+                        }),
                         None,
                     )];
                     if let Some(c) = newest {
                         pairs.push((
-                            "wait_for_text",
-                            json!({"pane_id": c.pane, "patterns": ["never-printed"], "timeout": 3}),
+                            named(WaitForTextArgs {
+                                patterns: Some(vec!["never-printed".into()]),
+                                timeout: 3.0,
+                                ..WaitForTextArgs::on(&c.pane)
+                            }),
                             Some(c.pane.clone()),
                         ));
                     }
-                    let runs = pairs.into_iter().map(|(name, a, churned)| {
+                    let runs = pairs.into_iter().map(|((name, a), churned)| {
                         let s = s.clone();
                         async move { (name, a.clone(), churned, call(&s, name, a).await) }
                     });
@@ -585,7 +619,7 @@ async fn churn_never_fails_a_call() {
                 let l = log.lock().unwrap_or_else(|p| p.into_inner());
                 l.recent.front().cloned()
             };
-            for (name, a, expect) in round(&stable, churned.as_ref(), &cursor) {
+            for ((name, a), expect) in round(&stable, churned.as_ref(), &cursor) {
                 let t0 = Instant::now();
                 let r = crate::support::within(name, call(&s, name, a.clone())).await;
                 let e = per_tool.entry(name).or_default();

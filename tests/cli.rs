@@ -2171,12 +2171,12 @@ async fn cli_search_sees_behind_a_full_screen_program() {
                 .collect()
         };
         let s = crate::support::mirrored_servers(&server);
-        let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
+        let v = ok_typed(&s, search_for("BEHIND")).await;
         let tool = numbered(&v["matches"][0]);
         assert_eq!(cli, tool, "tmux {label}: cli {cli:?} tool {tool:?}");
         // Without the mirror, search_panes makes a copy at once: the same lines.
         let s = crate::support::capture_servers(&server);
-        let v = ok(&s, "search_panes", serde_json::json!({"pattern": "BEHIND"})).await;
+        let v = ok_typed(&s, search_for("BEHIND")).await;
         let m = &v["matches"][0];
         assert_eq!(m["source"], "capture", "tmux {label}: {m}");
         let captured = numbered(m);
@@ -2288,11 +2288,7 @@ fn cli_search_line_numbers_are_tmux_rows() {
             if step == 1 {
                 show(&server, &pane, &dir, &wide);
             }
-            let hsize: i64 = server
-                .tmux_ok(&["display", "-p", "-t", &pane, "#{history_size}"])
-                .trim()
-                .parse()
-                .unwrap();
+            let hsize = history_size(&server, &pane);
             let rows = server.capture(&pane, &["-S", "-", "-E", "-"]);
             let o = tw(
                 &server.socket,

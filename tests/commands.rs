@@ -10,8 +10,9 @@ use tmuxwire::tmux::Servers;
 use crate::support::tool::*;
 use crate::support::{TestServer, mirrored_servers, tmux_bins};
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, CommandArg, CommandOutputArgs, ListCommandsArgs, PaneStateArgs,
-    RunCommandArgs, SearchPanesArgs, WaitForCommandArgs, WaitForStableArgs,
+    CapturePaneArgs, CommandArg, CommandOutputArgs, ListCommandsArgs, ListPanesArgs,
+    ListSessionsArgs, PaneArgs, PaneStateArgs, RunCommandArgs, SearchPanesArgs, WaitForCommandArgs,
+    WaitForStableArgs,
 };
 
 /// Bash with OSC 133 prompts (`A`/`B` around PS1, `C` from PS0, `D;$?`
@@ -77,11 +78,16 @@ async fn a_pane_is_followed_from_the_first_call_that_names_or_lists_it() {
             server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
             prompt_shown(&server, &pane);
             let s = mirrored_servers(&server);
-            let args = if names_it {
-                json!({"pane_id": pane})
-            } else {
-                json!({})
+            let (named_tool, args) = match tool {
+                "capture_pane" => named(CapturePaneArgs::on(&pane)),
+                "get_pane_info" => named(PaneArgs::on(&pane)),
+                "list_panes" => named(ListPanesArgs::default()),
+                _ => named(ListSessionsArgs::default()),
             };
+            assert_eq!(
+                (named_tool, args.get("pane_id").is_some()),
+                (tool, names_it)
+            );
             ok(&s, tool, args).await;
             let typed = [
                 ("printf 'st%s\\n' ep-1", 0),
@@ -284,10 +290,12 @@ async fn marked_commands_are_listed_with_their_output() {
         // search_panes scoped to that command: its output lines, never the command line
         // that holds the same text.
         let all = ok_typed(&s, search_for("needle")).await;
-        let scoped = ok(
+        let scoped = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "needle", "command": printf}),
+            SearchPanesArgs {
+                command: Some(CommandArg::Index(printf)),
+                ..search_for("needle")
+            },
         )
         .await;
         assert_eq!(
@@ -300,10 +308,12 @@ async fn marked_commands_are_listed_with_their_output() {
             "{ctx}: the unscoped search also finds the command line: {all}"
         );
         // As a string too; "last" is `true`, which printed nothing.
-        let as_text = ok(
+        let as_text = ok_typed(
             &s,
-            "search_panes",
-            json!({"pattern": "needle", "command": printf.to_string()}),
+            SearchPanesArgs {
+                command: Some(CommandArg::Name(printf.to_string())),
+                ..search_for("needle")
+            },
         )
         .await;
         assert_eq!(
@@ -560,16 +570,14 @@ pub(crate) async fn waiting(
     let wait = {
         let (s, pane) = (s.clone(), pane.to_string());
         tokio::spawn(async move {
-            let args = json!({"pane_id": pane, "timeout": timeout});
-            ok(&s, "wait_for_command", args).await
+            let args = WaitForCommandArgs {
+                timeout: timeout as f64,
+                ..WaitForCommandArgs::on(&pane)
+            };
+            ok_typed(&s, args).await
         })
     };
-    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
-    crate::support::wait_until_async("the wait subscribed", || async {
-        let m = s.default_server().mirror().await?;
-        (m.pane(id)?.subscribers() > 0).then_some(())
-    })
-    .await;
+    crate::support::wait_subscribed(s.default_server(), pane).await;
     wait
 }
 

@@ -14,6 +14,7 @@ use tmuxwire::tmux::Servers;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, test_shell, tmux_bins, wait_until_true};
+use tmuxwire::mcp::args::{CaptureSinceArgs, RunCommandArgs, SendKeysArgs, WaitForTextArgs};
 
 /// The parent pid and command name of process `pid` (from `/proc/<pid>/stat`).
 fn parent_and_name(pid: u32) -> Option<(u32, String)> {
@@ -61,16 +62,20 @@ fn until_busy(server: &TestServer, pane: &str) {
 
 /// Types `keys` with tmuxwire's `send_keys` (then Enter).
 async fn send(s: &Servers, pane: &str, keys: &str) {
-    ok(s, "send_keys", json!({"pane_id": pane, "keys": keys})).await;
+    let args = SendKeysArgs {
+        keys: keys.to_string(),
+        ..SendKeysArgs::on(pane)
+    };
+    ok_typed(s, args).await;
 }
 
 async fn wait_for(s: &Servers, pane: &str, pattern: &str) -> Value {
-    ok(
-        s,
-        "wait_for_text",
-        json!({"pane_id": pane, "patterns": [pattern], "timeout": 20}),
-    )
-    .await
+    let args = WaitForTextArgs {
+        patterns: Some(vec![pattern.to_string()]),
+        timeout: 20.0,
+        ..WaitForTextArgs::on(pane)
+    };
+    ok_typed(s, args).await
 }
 
 /// Whether `line` is the output line `want`: alone, or after prompts only (dash prints it
@@ -111,7 +116,7 @@ async fn typeahead(shell: &'static str) {
         let pane = first_pane(&server);
         run(&server, &pane, "true"); // the shell is up
         let s: Arc<Servers> = servers(&server);
-        ok(&s, "capture_since", json!({"pane_id": pane})).await; // the copy exists
+        ok_typed(&s, CaptureSinceArgs::on(&pane)).await; // the copy exists
 
         // send_keys while `sleep 2` runs, then wait for the command's own output.
         send(&s, &pane, "sleep 2").await;
@@ -148,16 +153,24 @@ async fn typeahead(shell: &'static str) {
         until_busy(&server, &pane);
         let typed = Instant::now();
         send(&s, &pane, "sleep 1; echo STOPWORD-1").await;
-        let r = ok(&s, "wait_for_text", json!({"pane_id": pane, "timeout": 20})).await;
+        let any = WaitForTextArgs {
+            timeout: 20.0,
+            ..WaitForTextArgs::on(&pane)
+        };
+        let r = ok_typed(&s, any).await;
         assert_eq!(r["outcome"], json!("any_output"), "{ctx}: {r}");
         assert!(
             typed.elapsed() >= SECOND,
             "{ctx}: any_output on the echo: {r}"
         );
-        let r = ok(
+        let r = ok_typed(
             &s,
-            "wait_for_text",
-            json!({"pane_id": pane, "patterns": ["never"], "stop": ["STOPWORD"], "timeout": 20}),
+            WaitForTextArgs {
+                patterns: Some(vec!["never".into()]),
+                stop: Some(vec!["STOPWORD".into()]),
+                timeout: 20.0,
+                ..WaitForTextArgs::on(&pane)
+            },
         )
         .await;
         assert_eq!(r["outcome"], json!("stopped"), "{ctx}: {r}");
@@ -175,12 +188,11 @@ async fn typeahead(shell: &'static str) {
             let s2 = s.clone();
             let p2 = pane.clone();
             let running = tokio::spawn(async move {
-                ok(
-                    &s2,
-                    "run_command",
-                    json!({"pane_id": p2, "command": "sleep 2; echo RC-OUT"}),
-                )
-                .await
+                let args = RunCommandArgs {
+                    command: "sleep 2; echo RC-OUT".into(),
+                    ..RunCommandArgs::on(&p2)
+                };
+                ok_typed(&s2, args).await
             });
             until_busy(&server, &pane);
             send(&s, &pane, "echo TYPED-DURING").await;
@@ -189,10 +201,13 @@ async fn typeahead(shell: &'static str) {
             run(&server, &pane, "true");
 
             // Right after a run_command that is still running...
-            let r = ok(
+            let r = ok_typed(
                 &s,
-                "run_command",
-                json!({"pane_id": pane, "command": "sleep 2", "timeout": 0.3}),
+                RunCommandArgs {
+                    command: "sleep 2".into(),
+                    timeout: 0.3,
+                    ..RunCommandArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(r["timed_out"], json!(true), "{ctx}: {r}");
@@ -208,10 +223,12 @@ async fn typeahead(shell: &'static str) {
             );
             run(&server, &pane, "true");
             // ...and right after one that ended (the shell still draws its prompt).
-            let r = ok(
+            let r = ok_typed(
                 &s,
-                "run_command",
-                json!({"pane_id": pane, "command": "true"}),
+                RunCommandArgs {
+                    command: "true".into(),
+                    ..RunCommandArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(r["exit_status"], json!(0), "{ctx}: {r}");
@@ -230,10 +247,13 @@ async fn typeahead(shell: &'static str) {
             send(&s, &pane, "sleep 2").await;
             until_busy(&server, &pane);
             let typed = Instant::now();
-            let r = ok(
+            let r = ok_typed(
                 &s,
-                "run_command",
-                json!({"pane_id": pane, "command": "sleep 1; echo WRAP4", "timeout": 0.3}),
+                RunCommandArgs {
+                    command: "sleep 1; echo WRAP4".into(),
+                    timeout: 0.3,
+                    ..RunCommandArgs::on(&pane)
+                },
             )
             .await;
             assert_eq!(r["timed_out"], json!(true), "{ctx}: {r}");

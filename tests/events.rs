@@ -18,6 +18,15 @@ use tmuxwire::tmux::op::poll::EventRow;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, gated, go, has_python, mirrored_servers, tmux_bins};
+use tmuxwire::mcp::args::{CaptureSinceArgs, PollEventsArgs, ToolCall};
+
+/// `poll_events` for `pane` alone.
+fn on_pane(pane: &str) -> PollEventsArgs {
+    PollEventsArgs {
+        panes: Some(vec![pane.to_string()]),
+        ..Default::default()
+    }
+}
 
 fn unix_now() -> f64 {
     SystemTime::now()
@@ -37,7 +46,12 @@ async fn gather(
     let deadline = Instant::now() + DEADLINE;
     while !done(got) {
         assert!(Instant::now() < deadline, "events so far: {got:#?}");
-        let v = ok(s, "poll_events", json!({"cursor": cursor, "timeout": 2})).await;
+        let args = PollEventsArgs {
+            cursor: Some(cursor.clone()),
+            timeout: 2.0,
+            ..Default::default()
+        };
+        let v = ok_typed(s, args).await;
         let at = unix_now();
         assert_eq!(v["missed"], Value::Null, "{v}");
         *cursor = v["cursor"].as_str().expect("a cursor").to_string();
@@ -103,7 +117,11 @@ async fn six_panes_each_event_once_in_order() {
         let dir = tempfile::tempdir().expect("temp dir");
         let server = TestServer::start(&bin);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "poll_events", json!({"patterns": ["^boom$"]})).await;
+        let args = PollEventsArgs {
+            patterns: Some(vec!["^boom$".into()]),
+            ..Default::default()
+        };
+        let first = ok_typed(&s, args).await;
         assert_eq!(first["outcome"], json!("current"), "{first}");
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         let names = ["marks", "password", "input", "spinner", "exits", "killed"];
@@ -219,7 +237,7 @@ async fn six_panes_each_event_once_in_order() {
 
         // A late starter: its first call gets what already happened (the
         // log's events), then who waits now (`current`).
-        let late = ok(&s, "poll_events", json!({})).await;
+        let late = ok_typed(&s, PollEventsArgs::default()).await;
         assert_eq!(late["outcome"], json!("current"), "{late}");
         let all = late["events"].as_array().expect("events");
         let past = all.iter().take_while(|e| e["current"].is_null()).count();
@@ -246,10 +264,13 @@ async fn six_panes_each_event_once_in_order() {
         );
         assert_eq!(kind_of(c), Some(json!("awaiting_input")), "{label}: {late}");
         // Filters: kinds and panes (the event logged, and the state now).
-        let only = ok(
+        let only = ok_typed(
             &s,
-            "poll_events",
-            json!({"panes": [b], "kinds": ["password_prompt"]}),
+            PollEventsArgs {
+                panes: Some(vec![b.to_string()]),
+                kinds: Some(vec!["password_prompt".into()]),
+                ..Default::default()
+            },
         )
         .await;
         let only: Vec<&Value> = only["events"].as_array().expect("events").iter().collect();
@@ -267,17 +288,41 @@ async fn six_panes_each_event_once_in_order() {
 async fn bad_cursors_and_kinds_are_refused() {
     let server = TestServer::start(&crate::support::system_tmux());
     let s = mirrored_servers(&server);
-    let first = ok(&s, "poll_events", json!({})).await;
+    let first = ok_typed(&s, PollEventsArgs::default()).await;
     let cursor = first["cursor"].as_str().expect("cursor").to_string();
+    let at = |cursor: &str| PollEventsArgs {
+        cursor: Some(cursor.into()),
+        ..Default::default()
+    };
+    let list = |s: &str| Some(vec![s.to_string()]);
     for (args, arg) in [
-        (json!({"cursor": "ev-nope"}), "cursor"),
-        (json!({"cursor": "ev-0000000000000000-0"}), "cursor"),
-        (json!({"cursor": format!("{}9", cursor)}), "cursor"),
-        (json!({"kinds": ["sneeze"]}), "kinds"),
-        (json!({"panes": ["3"]}), "panes"),
-        (json!({"patterns": ["("]}), "patterns"),
+        (at("ev-nope"), "cursor"),
+        (at("ev-0000000000000000-0"), "cursor"),
+        (at(&format!("{}9", cursor)), "cursor"),
+        (
+            PollEventsArgs {
+                kinds: list("sneeze"),
+                ..Default::default()
+            },
+            "kinds",
+        ),
+        (
+            PollEventsArgs {
+                panes: list("3"),
+                ..Default::default()
+            },
+            "panes",
+        ),
+        (
+            PollEventsArgs {
+                patterns: list("("),
+                ..Default::default()
+            },
+            "patterns",
+        ),
     ] {
-        let r = call(&s, "poll_events", args.clone()).await;
+        let args = arguments(&args);
+        let r = call(&s, PollEventsArgs::NAME, args.clone()).await;
         assert_eq!(r.is_error, Some(true), "{args}");
         assert!(text_of(&r).contains(arg), "{args}: {}", text_of(&r));
     }
@@ -294,7 +339,7 @@ async fn hostile_panes_cannot_forge_or_crowd_out() {
     let dir = tempfile::tempdir().expect("temp dir");
     let server = TestServer::start(&crate::support::system_tmux());
     let s = mirrored_servers(&server);
-    let first = ok(&s, "poll_events", json!({})).await;
+    let first = ok_typed(&s, PollEventsArgs::default()).await;
     let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
     let evil = server.new_window_pane(&[&gated(
         dir.path(),
@@ -353,8 +398,8 @@ async fn a_shell_at_a_prompt_when_following_begins() {
         // setup line: following begins after it).
         server.wait_for_text(&pane, "marked\n$", DEADLINE);
         // The prompt drawn after `marked` is in the copy before the first call.
-        ok(&s, "capture_since", json!({"pane_id": pane})).await;
-        let first = ok(&s, "poll_events", json!({"panes": [pane]})).await;
+        ok_typed(&s, CaptureSinceArgs::on(&pane)).await;
+        let first = ok_typed(&s, on_pane(&pane)).await;
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         server.tmux_ok(&["send-keys", "-t", &pane, "-l", "(exit 7)"]);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
@@ -382,7 +427,7 @@ async fn events_after(
     act: impl FnOnce(),
     done: impl Fn(&[(Value, f64)]) -> bool,
 ) -> Vec<(Value, f64)> {
-    let first = ok(s, "poll_events", json!({})).await;
+    let first = ok_typed(s, PollEventsArgs::default()).await;
     let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
     act();
     let mut got = Vec::new();
@@ -411,7 +456,7 @@ async fn exited_with_remain_on_exit_carries_the_status() {
         server.tmux_ok(&["set-option", "-g", "remain-on-exit", "on"]);
         let s = mirrored_servers(&server);
         let label = &bin.label;
-        let first = ok(&s, "poll_events", json!({})).await;
+        let first = ok_typed(&s, PollEventsArgs::default()).await;
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         let pane = server.new_window_pane(&[&gated(dir.path(), "exit", "sys.exit(3)")]);
         server.wait_for_text(&pane, "ready", DEADLINE);
@@ -433,7 +478,7 @@ async fn exited_with_remain_on_exit_carries_the_status() {
         assert!(late < 1.0, "{label}: exited {late} s after the exit: {e}");
         assert!(!has(&got, "pane_gone", &pane), "{label}: {got:#?}");
         // The state now says so too.
-        let now = ok(&s, "poll_events", json!({"panes": [pane]})).await;
+        let now = ok_typed(&s, on_pane(&pane)).await;
         let rows = now["events"].as_array().expect("events");
         let exited_now = |r: &Value| r["current"] == json!(true) && r["kind"] == json!("exited");
         assert!(rows.iter().any(exited_now), "{label}: {now}");
@@ -465,7 +510,7 @@ async fn a_new_sessions_panes_are_followed_with_no_call() {
     for bin in tmux_bins() {
         let server = TestServer::start(&bin);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "poll_events", json!({})).await;
+        let first = ok_typed(&s, PollEventsArgs::default()).await;
         let mut cursor = first["cursor"].as_str().expect("a cursor").to_string();
         let made = unix_now();
         let pane = server
@@ -539,7 +584,7 @@ async fn sessions_new_and_closed() {
             json!(id),
             "{label}"
         );
-        let mut cursor = ok(&s, "poll_events", json!({"cursor": null})).await["cursor"]
+        let mut cursor = ok_typed(&s, PollEventsArgs::default()).await["cursor"]
             .as_str()
             .expect("cursor")
             .to_string();
@@ -568,7 +613,7 @@ async fn a_cursor_that_fell_out_of_the_log_counts_the_missed() {
     for bin in tmux_bins() {
         let server = TestServer::start(&bin);
         let s = mirrored_servers(&server);
-        let first = ok(&s, "poll_events", json!({})).await;
+        let first = ok_typed(&s, PollEventsArgs::default()).await;
         let stale = first["cursor"].as_str().expect("a cursor").to_string();
         let a = s.default_server().running_attention().expect("a log");
         a.log.set_bounds(4, tmuxwire::events::RING_BYTES);
@@ -581,7 +626,11 @@ async fn a_cursor_that_fell_out_of_the_log_counts_the_missed() {
         let last = made.last().expect("panes").clone();
         let deadline = Instant::now() + DEADLINE;
         loop {
-            let r = ok(&s, "poll_events", json!({"kinds": ["pane_new"]})).await;
+            let args = PollEventsArgs {
+                kinds: Some(vec!["pane_new".into()]),
+                ..Default::default()
+            };
+            let r = ok_typed(&s, args).await;
             let events = r["events"].as_array().expect("events");
             if events.iter().any(|e| e["pane_id"] == json!(last)) {
                 break;
@@ -589,7 +638,11 @@ async fn a_cursor_that_fell_out_of_the_log_counts_the_missed() {
             assert!(Instant::now() < deadline, "no pane_new of {last}: {r}");
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        let r = ok(&s, "poll_events", json!({"cursor": stale})).await;
+        let args = PollEventsArgs {
+            cursor: Some(stale.clone()),
+            ..Default::default()
+        };
+        let r = ok_typed(&s, args).await;
         let label = &bin.label;
         let missed = r["missed"].as_u64().expect("missed");
         let events = r["events"].as_array().expect("events");

@@ -19,7 +19,9 @@ use tmuxwire::tmux::pane_text::{
 use tmuxwire::tmux::{Error, Selector, Server};
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, SH, TestServer, servers, system_tmux, tmux_bins, wait_until_true};
+use crate::support::{
+    DEADLINE, SH, TestServer, servers, system_tmux, tmux_bins, wait_until_true, waits_begun,
+};
 use tmuxwire::mcp::args::{CaptureSinceArgs, RunCommandArgs, SendKeysArgs, WaitForTextArgs};
 
 fn tmux_of(server: &TestServer) -> Arc<Server> {
@@ -30,20 +32,6 @@ fn pane_of(server: &TestServer) -> (String, PaneId) {
     let pane = first_pane(server);
     let id = pane.parse().expect("pane id");
     (pane, id)
-}
-
-/// Waits until `n` waits follow `pane` (they have read where the pane stood).
-async fn waits_begun(t: &Server, pane: PaneId, n: usize) {
-    let m = t.mirror().await.expect("mirror on");
-    crate::support::wait_until_async("the wait to begin", || {
-        let m = m.clone();
-        async move {
-            m.pane(pane)
-                .is_some_and(|p| p.subscribers() >= n)
-                .then_some(())
-        }
-    })
-    .await;
 }
 
 /// The selector of pane `pane`.
@@ -702,21 +690,37 @@ async fn follow_tools_through_mcp() {
     run(&server, &pane, "true");
 
     // Bad arguments change nothing and say what is wanted.
+    let patterns = |p: &[&str]| WaitForTextArgs {
+        patterns: Some(p.iter().map(|p| p.to_string()).collect()),
+        ..Default::default()
+    };
     for (args, needle) in [
-        (json!({"patterns": []}), "non-empty list"),
-        (json!({"patterns": [""]}), "non-empty string"),
+        (patterns(&[]), "non-empty list"),
+        (patterns(&[""]), "non-empty string"),
         (
-            json!({"patterns": ["x"], "interval": 0.001}),
+            WaitForTextArgs {
+                interval: Some(0.001),
+                ..patterns(&["x"])
+            },
             "at least 0.01",
         ),
         (
-            json!({"patterns": ["x"], "timeout": 0}),
+            WaitForTextArgs {
+                timeout: 0.0,
+                ..patterns(&["x"])
+            },
             "timeout must be positive",
         ),
-        (json!({"patterns": ["(x"], "regex": true}), "regex"),
+        (
+            WaitForTextArgs {
+                regex: true,
+                ..patterns(&["(x"])
+            },
+            "regex",
+        ),
     ] {
-        let e = err(&s, "wait_for_text", args.clone()).await;
-        assert!(e.text.contains(needle), "{args}: {}", e.text);
+        let e = err_typed(&s, args.clone()).await;
+        assert!(e.text.contains(needle), "{}: {}", arguments(&args), e.text);
     }
     let e = err_typed(
         &s,
@@ -822,6 +826,7 @@ async fn follow_tools_through_mcp() {
     assert_eq!(r["exit_status"], json!(3), "{r}");
     assert_eq!(r["output"], json!(["tool-out"]), "{r}");
     assert_eq!(r["timed_out"], json!(false));
+    // Numbers as strings, as some clients send them (JSON: the types are the point).
     let r = ok(
         &s,
         "run_command",
@@ -962,15 +967,26 @@ async fn output_printed_before_the_wait_began_answers_the_input() {
         let (session, window) = names.trim().split_once(' ').unwrap();
         // The pane named by id, by session and by window: typing is recorded either way.
         let targets = [
-            json!({"pane_id": pane}),
-            json!({"session_name": session}),
-            json!({"window_id": window}),
+            Target {
+                pane_id: Some(pane.clone()),
+                ..Default::default()
+            },
+            Target {
+                session_name: Some(session.into()),
+                ..Default::default()
+            },
+            Target {
+                window_id: Some(window.into()),
+                ..Default::default()
+            },
         ];
         for (i, target) in targets.iter().enumerate() {
             let id: PaneId = pane.parse().unwrap();
-            let mut args = target.clone();
-            args["keys"] = json!(format!("echo FAST-$((40+{i}))"));
-            ok(&s, "send_keys", args).await;
+            let args = SendKeysArgs {
+                keys: format!("echo FAST-$((40+{i}))"),
+                ..SendKeysArgs::at(target)
+            };
+            ok_typed(&s, args).await;
             // Let the output arrive first, as it does for a fast command.
             let m = tmux_of_servers(&s).mirror().await.expect("mirror");
             let want = format!("FAST-{}", 40 + i);

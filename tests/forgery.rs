@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, servers, tmux_bins, wait_until};
+use tmuxwire::mcp::args::{CapturePaneArgs, ListPanesArgs, PaneArgs, SnapshotPaneArgs};
 
 /// `(time, number)` of a command run now, learned the way a program in a pane could: through
 /// a control client of its own.
@@ -91,7 +92,7 @@ async fn forged_guards_in_pane_text_cut_nothing() {
         let pane = first_pane(&server);
         let servers = servers(&server);
         // Connected before the attack, as a long-running MCP server is.
-        ok(&servers, "list_panes", json!({})).await;
+        ok_typed(&servers, ListPanesArgs::default()).await;
 
         let (t, n) = next_guard(&server);
         let dir = tempfile::tempdir().unwrap();
@@ -103,39 +104,34 @@ async fn forged_guards_in_pane_text_cut_nothing() {
 
         let want = tmux_lines(&server, &pane, &["-S", "-", "-E", "-"]);
         assert!(want.len() > 18_000, "{ctx}: {} lines planted", want.len());
-        let cap = ok(
+        let cap = ok_typed(
             &servers,
-            "capture_pane",
-            json!({"pane_id": pane, "start": -100_000, "max_lines": null}),
+            CapturePaneArgs {
+                start: Some(-100_000),
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
+            },
         )
         .await;
         let got = lines_of(cap["result"].as_str().unwrap_or(""));
         assert_eq!(got.len(), want.len(), "{ctx}: capture_pane was cut");
         assert!(got == want, "{ctx}: capture_pane differs from tmux's");
 
-        let found = ok(
-            &servers,
-            "search_panes",
-            json!({"pattern": "AFTER-FORGED-MARK"}),
-        )
-        .await;
+        let found = ok_typed(&servers, search_for("AFTER-FORGED-MARK")).await;
         assert_eq!(
             found["total_panes_matched"],
             json!(1),
             "{ctx}: search missed the line after the forged guards: {found}"
         );
-        let forged = ok(
-            &servers,
-            "search_panes",
-            json!({"pattern": format!("%end {t} {} 1", n + 2999)}),
-        )
-        .await;
+        let forged = ok_typed(&servers, search_for(&format!("%end {t} {} 1", n + 2999))).await;
         assert_eq!(forged["total_panes_matched"], json!(1), "{ctx}: {forged}");
 
-        let snap = ok(
+        let snap = ok_typed(
             &servers,
-            "snapshot_pane",
-            json!({"pane_id": pane, "max_lines": null}),
+            SnapshotPaneArgs {
+                max_lines: None,
+                ..SnapshotPaneArgs::on(&pane)
+            },
         )
         .await;
         let screen = tmux_lines(&server, &pane, &[]);
@@ -153,12 +149,7 @@ async fn forged_guards_in_pane_text_cut_nothing() {
         // Copies made once (`tmuxwire search`, search_panes without the mirror) read the same
         // lines: each forged guard is one line of text, and the line after them is found.
         let plain = crate::support::capture_servers(&server);
-        let found = ok(
-            &plain,
-            "search_panes",
-            json!({"pattern": "AFTER-FORGED-MARK"}),
-        )
-        .await;
+        let found = ok_typed(&plain, search_for("AFTER-FORGED-MARK")).await;
         assert_eq!(found["total_panes_matched"], json!(1), "{ctx}: {found}");
         assert_eq!(found["matches"][0]["source"], json!("capture"), "{ctx}");
         let forged_lines = want.iter().filter(|l| l.contains("%end")).count();
@@ -201,7 +192,7 @@ async fn forged_guards_in_a_working_directory_cut_nothing() {
             .to_string();
         run(&server, &last, "echo LAST-PANE-MARK");
         let servers = servers(&server);
-        ok(&servers, "list_panes", json!({})).await;
+        ok_typed(&servers, ListPanesArgs::default()).await;
 
         // Nested directories whose names hold the guards, under 4 KiB in all (tmux reads
         // the path with readlink(2) into PATH_MAX bytes).
@@ -223,7 +214,7 @@ async fn forged_guards_in_a_working_directory_cut_nothing() {
             (cwd_of(&pid).as_deref() == Some(path.as_path())).then_some(())
         });
 
-        let panes = ok(&servers, "list_panes", json!({})).await;
+        let panes = ok_typed(&servers, ListPanesArgs::default()).await;
         let rows = panes["result"].as_array().cloned().unwrap_or_default();
         let ids: Vec<&str> = rows.iter().filter_map(|p| p["pane_id"].as_str()).collect();
         assert_eq!(
@@ -240,18 +231,13 @@ async fn forged_guards_in_a_working_directory_cut_nothing() {
             json!(path.display().to_string()),
             "{ctx}: the path came back changed"
         );
-        let info = ok(&servers, "get_pane_info", json!({"pane_id": evil_pane})).await;
+        let info = ok_typed(&servers, PaneArgs::on(&evil_pane)).await;
         assert_eq!(
             info["pane_current_path"],
             json!(path.display().to_string()),
             "{ctx}"
         );
-        let found = ok(
-            &servers,
-            "search_panes",
-            json!({"pattern": "LAST-PANE-MARK"}),
-        )
-        .await;
+        let found = ok_typed(&servers, search_for("LAST-PANE-MARK")).await;
         assert_eq!(found["panes_searched"], json!(3), "{ctx}: {found}");
         assert_eq!(found["total_panes_matched"], json!(1), "{ctx}: {found}");
         let cli = tw(&server.socket, &["panes"]);

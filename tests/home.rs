@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use serde_json::json;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
-use crate::support::tool::{ok, run, type_line};
+use crate::support::tool::{InSession, ok_typed, run, type_line};
 use crate::support::{
     DEADLINE, TestServer, has_python, skipped, system_tmux, test_shell, wait_until_true,
 };
+use tmuxwire::mcp::args::CreateSessionArgs;
 
 /// The test the planted-home test runs in a child process.
 const INNER: &str = "home::programs_started_by_the_tests_exit_in_their_home";
@@ -222,10 +222,13 @@ fn programs_started_by_the_tests_exit_in_their_home() {
         Arc::new(Server::new(socket.clone(), None, Caller::default())),
         Caller::default(),
     ));
-    let made = rt.block_on(ok(
+    let made = rt.block_on(ok_typed(
         &servers,
-        "create_session",
-        json!({"session_name": "started", "x": 80, "y": 20}),
+        CreateSessionArgs {
+            x: Some(80),
+            y: Some(20),
+            ..CreateSessionArgs::in_session("started")
+        },
     ));
     let pane = made["active_pane_id"]
         .as_str()

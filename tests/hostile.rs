@@ -576,6 +576,7 @@ async fn hostile_arguments() {
             named(CapturePaneArgs::on("0")),
             named(CapturePaneArgs::on("%-1")),
             named(CapturePaneArgs::on("%99999999999999999999")),
+            // JSON: a wrong type, or an argument unknown or missing.
             ("capture_pane", json!({"pane_id": 0})),
             named(CapturePaneArgs::on("%0\u{0}")),
             named(CapturePaneArgs {
@@ -590,6 +591,7 @@ async fn hostile_arguments() {
                 start: Some(i64::MIN),
                 ..Default::default()
             }),
+            // JSON: a wrong type, or an argument unknown or missing.
             ("capture_pane", json!({"start": "zero"})),
             ("capture_pane", json!({"start": "1.5"})),
             ("capture_pane", json!({"start": 1.5})),
@@ -629,10 +631,11 @@ async fn hostile_arguments() {
                 session_name: Some("args".into()),
                 ..Default::default()
             }),
-            (
-                "list_panes",
-                json!({"window_index": 1_i64 << 40, "session_name": "args"}),
-            ),
+            named(ListPanesArgs {
+                window_index: Some(1_i64 << 40),
+                session_name: Some("args".into()),
+                ..Default::default()
+            }),
             named(WindowArgs {
                 window_index: Some(-1),
                 ..Default::default()
@@ -657,6 +660,7 @@ async fn hostile_arguments() {
                 content_start: Some(i64::MIN),
                 ..search_for("x")
             }),
+            // JSON: a wrong type, or an argument unknown or missing.
             ("search_panes", json!({"pattern": [5]})),
             ("search_panes", json!({})),
             named(DisplayMessageArgs {

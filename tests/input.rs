@@ -12,12 +12,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::tool::{
-    OnPane, call_typed, err, err_typed, first_pane, ok, ok_typed, pane_id, run, text_of,
+    OnPane, call_typed, err, err_typed, first_pane, ok_typed, pane_id, run, text_of,
 };
 use crate::support::*;
 use tmuxwire::mcp::args::{
-    ListPanesArgs, ListSessionsArgs, LoadBufferArgs, PasteBufferArgs, PasteTextArgs, SendKeysArgs,
-    ShowBufferArgs,
+    ListPanesArgs, ListSessionsArgs, LoadBufferArgs, OnError, PasteBufferArgs, PasteTextArgs,
+    SendKeysArgs, SendKeysBatchArgs, SendKeysOperation, ShowBufferArgs,
 };
 
 /// A pane that copies the next `n` bytes it receives to `out`, then prints a marker; the
@@ -440,13 +440,18 @@ async fn send_keys_batch_order_stop_and_continue() {
         let s = capture_servers(&server);
         run(&server, &pane, "clear");
         let t = s.default_server().clone();
-        let ops = json!([
-            {"keys": "echo B1", "pane_id": pane},
-            {"keys": "x", "pane_id": "%99"},
-            {"keys": "echo B3", "pane_id": pane},
-        ]);
+        let op = |keys: &str, pane: &str| SendKeysOperation {
+            keys: keys.into(),
+            pane_id: Some(pane.into()),
+            ..Default::default()
+        };
+        let ops = vec![op("echo B1", &pane), op("x", "%99"), op("echo B3", &pane)];
         let before = t.round_trips();
-        let r = ok(&s, "send_keys_batch", json!({"operations": ops})).await;
+        let batch = SendKeysBatchArgs {
+            operations: ops,
+            ..Default::default()
+        };
+        let r = ok_typed(&s, batch.clone()).await;
         // The batch, and the terminal facts of every pane it types text into (the
         // password guard): two round trips, whatever the number of operations.
         assert_eq!(
@@ -461,10 +466,12 @@ async fn send_keys_batch_order_stop_and_continue() {
         assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
         assert!(r["results"][1]["error"].as_str().unwrap().contains("%99"));
         server.wait_for_text(&pane, "\nB1\n", DEADLINE);
-        let r = ok(
+        let r = ok_typed(
             &s,
-            "send_keys_batch",
-            json!({"operations": ops, "on_error": "continue"}),
+            SendKeysBatchArgs {
+                on_error: OnError::Continue,
+                ..batch
+            },
         )
         .await;
         assert_eq!(
@@ -478,8 +485,9 @@ async fn send_keys_batch_order_stop_and_continue() {
                 || lines.iter().position(|l| l == "B1") < lines.iter().position(|l| l == "B3"),
             "{lines:?}"
         );
-        let e = err(&s, "send_keys_batch", json!({"operations": []})).await;
+        let e = err_typed(&s, SendKeysBatchArgs::default()).await;
         assert_eq!(e.kind, "InvalidArgument");
+        // An unknown argument in an operation: JSON.
         let e = err(
             &s,
             "send_keys_batch",
@@ -770,12 +778,15 @@ async fn c39_typing_leaves_copy_mode_first() {
         server.wait_for_text(&pane, "\nC39-clock\n", DEADLINE);
         // A batch leaves modes too.
         scroll_back(&server, &pane);
-        ok(
-            &s,
-            "send_keys_batch",
-            json!({"operations": [{"pane_id": pane, "keys": "echo C39-\"\"batch"}]}),
-        )
-        .await;
+        let batch = SendKeysBatchArgs {
+            operations: vec![SendKeysOperation {
+                keys: "echo C39-\"\"batch".into(),
+                pane_id: Some(pane.clone()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        ok_typed(&s, batch).await;
         server.wait_for_text(&pane, "\nC39-batch\n", DEADLINE);
         assert_eq!(pane_mode(&server, &pane), "", "{what}");
         answers_at_once(&s, &what).await;

@@ -10,6 +10,7 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use crate::support::tool_json::text_of;
 use crate::support::*;
 
 /// The tool names the library's catalog lists for the default toolsets (inspect, manage,
@@ -73,10 +74,6 @@ async fn err(client: &Client, tool: &str, args: Value) -> (String, String) {
         text_of(&r),
         meta["error_type"].as_str().unwrap_or("").to_string(),
     )
-}
-
-fn text_of(r: &Value) -> String {
-    r["content"][0]["text"].as_str().unwrap_or("").to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

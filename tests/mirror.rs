@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins, wait_until};
-use tmuxwire::mcp::args::CapturePaneArgs;
+use tmuxwire::mcp::args::{CapturePaneArgs, SearchPanesArgs};
 
 /// tmux's logical lines of a pane (`capture-pane -p -J -S - -E -`, trailing blanks trimmed,
 /// trailing empty lines dropped).
@@ -494,7 +494,10 @@ async fn a_long_scan_does_not_stall_output() {
         let id: tmuxwire::control::PaneId = pane.parse().unwrap();
         let s = mirrored_servers(&server);
         // A regex with no literal to skip by: every byte of the history goes through it.
-        let slow = json!({"pattern": "[A-Z]{3}[0-9]{4}[a-z]{2}", "regex": true});
+        let slow = SearchPanesArgs {
+            regex: true,
+            ..search_for("[A-Z]{3}[0-9]{4}[a-z]{2}")
+        };
         // History until one scan takes well over a second (on this machine, in this build).
         let mut lines = 0u64;
         let mut took = std::time::Duration::ZERO;
@@ -520,11 +523,11 @@ async fn a_long_scan_does_not_stall_output() {
             // Timed once the copy holds the lines: the first search also seeds the copy, and a
             // seed can take longer than the scan it is there for. The shorter of two timed
             // scans counts: one slowed by a busy machine must not stop the history short.
-            ok(&s, "search_panes", slow.clone()).await;
+            ok_typed(&s, slow.clone()).await;
             took = std::time::Duration::MAX;
             for _ in 0..2 {
                 let t0 = std::time::Instant::now();
-                let v = ok(&s, "search_panes", slow.clone()).await;
+                let v = ok_typed(&s, slow.clone()).await;
                 took = took.min(t0.elapsed());
                 assert_eq!(v["panes_searched"], json!(1), "{ctx}: {v}");
             }
@@ -554,7 +557,7 @@ async fn a_long_scan_does_not_stall_output() {
             let s = s.clone();
             let slow = slow.clone();
             tokio::spawn(async move {
-                let v = ok(&s, "search_panes", slow).await;
+                let v = ok_typed(&s, slow).await;
                 (v, std::time::Instant::now())
             })
         };

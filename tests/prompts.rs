@@ -21,6 +21,7 @@ use tmuxwire::tmux::Servers;
 use crate::commands::listed_until;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, mirrored_servers, tmux_bins};
+use tmuxwire::mcp::args::{CommandOutputArgs, ListCommandsArgs, PaneStateArgs, WaitForCommandArgs};
 
 /// bash with a bash-preexec-style integration of our own: a DEBUG trap
 /// marks the output start (`C`) of each command typed, PROMPT_COMMAND
@@ -294,7 +295,7 @@ impl Prompted {
         let ctx = format!("{} on tmux {}", cfg.name, bin.label);
         eprintln!("-- {ctx}");
         // Follow the pane, then a fresh prompt and a first command.
-        ok(&s, "list_commands", json!({"pane_id": pane})).await;
+        ok_typed(&s, ListCommandsArgs::on(&pane)).await;
         server.wait_for_text(&pane, cfg.tail.trim_end(), DEADLINE);
         server.tmux_ok(&["send-keys", "-t", &pane, "Enter"]);
         crate::commands::prompt_ready(&s, &pane).await;
@@ -365,10 +366,12 @@ impl Prompted {
 
     /// The commands from the first one on, as (command, state, status).
     async fn table(&self) -> (Vec<(Value, Value, Value)>, Value) {
-        let v = ok(
+        let v = ok_typed(
             &self.s,
-            "list_commands",
-            json!({"pane_id": self.pane, "limit": 100}),
+            ListCommandsArgs {
+                limit: Some(100),
+                ..ListCommandsArgs::on(&self.pane)
+            },
         )
         .await;
         let rows = v["commands"]
@@ -419,10 +422,12 @@ impl Prompted {
             .and_then(|a| a.iter().rfind(|c| c["command"] == json!(command)))
             .map(|c| c["index"].clone())
             .unwrap_or(Value::Null);
-        let out = ok(
+        let out = ok_typed(
             &self.s,
-            "get_command_output",
-            json!({"pane_id": self.pane, "index": index}),
+            CommandOutputArgs {
+                index: index.as_i64(),
+                ..CommandOutputArgs::on(&self.pane)
+            },
         )
         .await;
         out["lines"]
@@ -443,7 +448,7 @@ impl Prompted {
 
     /// `get_pane_state`'s `last_output_at`.
     async fn last_output_at(&self) -> f64 {
-        let v = ok(&self.s, "get_pane_state", json!({"pane_id": self.pane})).await;
+        let v = ok_typed(&self.s, PaneStateArgs::on(&self.pane)).await;
         v["last_output_at"].as_f64().unwrap_or(0.0)
     }
 }
@@ -714,10 +719,12 @@ async fn single_key_reads_end_waits_as_awaiting_input() {
         let mut done = vec![("true", 0)];
         for &read in reads {
             p.typed(read);
-            let v = ok(
+            let v = ok_typed(
                 &p.s,
-                "wait_for_command",
-                json!({"pane_id": p.pane, "timeout": 20}),
+                WaitForCommandArgs {
+                    timeout: 20.0,
+                    ..WaitForCommandArgs::on(&p.pane)
+                },
             )
             .await;
             assert_eq!(v["outcome"], json!("awaiting_input"), "{}: {read}: {v}", p.ctx);
@@ -728,7 +735,7 @@ async fn single_key_reads_end_waits_as_awaiting_input() {
                 "{}: {v}",
                 p.ctx
             );
-            let st = ok(&p.s, "get_pane_state", json!({"pane_id": p.pane})).await;
+            let st = ok_typed(&p.s, PaneStateArgs::on(&p.pane)).await;
             assert_eq!(st["input"], json!("key-read"), "{}: {read}: {st}", p.ctx);
             assert_eq!(st["command_state"], json!("running"), "{}: {st}", p.ctx);
             p.keys(&["y"]);

@@ -16,10 +16,13 @@ use tmuxwire::mcp::TmuxwireServer;
 use tmuxwire::mcp::args::ToolCall;
 use tmuxwire::tmux::Servers;
 
-use crate::support::tool::{OnPane, arguments, first_pane, run, search_for, type_line};
+use crate::support::tool::{
+    OnPane, argument_map, first_pane, named, operation, run, search_for, type_line,
+};
 use crate::support::*;
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, ListPanesArgs, LoadBufferArgs, PaneArgs, RunCommandArgs, SearchPanesArgs,
+    BatchArgs, CapturePaneArgs, CaptureSinceArgs, CommandOutputArgs, ListPanesArgs, LoadBufferArgs,
+    PaneArgs, RunCommandArgs, SearchPanesArgs, ShowBufferArgs, SnapshotPaneArgs, WaitForTextArgs,
 };
 
 const SECRETS: &str = include_str!("data/redact/secrets.txt");
@@ -126,23 +129,26 @@ fn strings(v: &Value) -> String {
     out
 }
 
-fn args(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        other => panic!("arguments must be an object: {other}"),
-    }
-}
-
 /// Calls `tool` on `server`; it must succeed.
-async fn ok(server: &TmuxwireServer, tool: &str, a: Value) -> rmcp::model::CallToolResult {
-    let r = within(tool, server.call(tool, args(a.clone()))).await;
-    assert_ne!(r.is_error, Some(true), "{tool} {a}: {}", seen(&r));
+async fn ok(
+    server: &TmuxwireServer,
+    tool: &str,
+    a: Map<String, Value>,
+) -> rmcp::model::CallToolResult {
+    let r = within(tool, server.call(tool, a.clone())).await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "{tool} {}: {}",
+        Value::Object(a),
+        seen(&r)
+    );
     r
 }
 
 /// Calls tool `A::NAME` on `server` with typed arguments; it must succeed.
 async fn ok_typed<A: ToolCall>(server: &TmuxwireServer, a: A) -> rmcp::model::CallToolResult {
-    ok(server, A::NAME, arguments(&a)).await
+    ok(server, A::NAME, argument_map(&a)).await
 }
 
 /// A JSON string's unescaped text is what a model reads: escape-free comparisons need the
@@ -187,8 +193,12 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
         let off = TmuxwireServer::new(servers.clone());
 
         // capture_pane: the differential, and both halves of the result.
-        let whole = json!({"pane_id": pane, "start": -1000, "max_lines": null});
-        let plain = ok(&off, "capture_pane", whole.clone()).await;
+        let whole = CapturePaneArgs {
+            start: Some(-1000),
+            max_lines: None,
+            ..CapturePaneArgs::on(&pane)
+        };
+        let plain = ok_typed(&off, whole.clone()).await;
         let text = structured(&plain)["result"]
             .as_str()
             .expect("text")
@@ -197,7 +207,7 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
             leaked(&c, &text).len() == c.secrets.len(),
             "{v}: off shows every secret"
         );
-        let masked = ok(&on, "capture_pane", whole.clone()).await;
+        let masked = ok_typed(&on, whole.clone()).await;
         let (expected, counts) = tmuxwire::redact::redact_rows(&text, 250);
         assert_eq!(
             structured(&masked)["result"],
@@ -232,21 +242,22 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
         assert!(structured(&plain).get("redacted").is_none());
 
         // The same with joined lines, the screen only, and a snapshot.
-        let joined =
-            json!({"pane_id": pane, "start": -1000, "max_lines": null, "join_wrapped": true});
         for (tool, a) in [
-            ("capture_pane", joined),
-            ("capture_pane", json!({"pane_id": pane})),
-            ("snapshot_pane", json!({"pane_id": pane})),
-            ("capture_since", json!({"pane_id": pane})),
-            ("list_panes", json!({})),
-            ("get_pane_info", json!({"pane_id": pane})),
-            (
-                "call_read_tools_batch",
-                json!({"operations": [{"tool": "capture_pane", "arguments": whole.clone()}]}),
-            ),
+            named(CapturePaneArgs {
+                join_wrapped: true,
+                ..whole.clone()
+            }),
+            named(CapturePaneArgs::on(&pane)),
+            named(SnapshotPaneArgs::on(&pane)),
+            named(CaptureSinceArgs::on(&pane)),
+            named(ListPanesArgs::default()),
+            named(PaneArgs::on(&pane)),
+            named(BatchArgs {
+                operations: vec![operation(whole.clone())],
+                ..Default::default()
+            }),
         ] {
-            let r = ok(&on, tool, a.clone()).await;
+            let r = ok(&on, tool, a.as_object().cloned().unwrap_or_default()).await;
             assert_eq!(leaked(&c, &seen(&r)), Vec::<&str>::new(), "{v}: {tool} {a}");
         }
         let title = ok_typed(&off, PaneArgs::on(&pane)).await;
@@ -259,8 +270,11 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
         // secrets is found, and its lines come back masked.
         for s in &c.secrets {
             let needle: String = s.chars().take(16).collect();
-            let a = json!({"pattern": needle, "match_case": true});
-            let r = ok(&on, "search_panes", a.clone()).await;
+            let a = SearchPanesArgs {
+                match_case: true,
+                ..search_for(&needle)
+            };
+            let r = ok_typed(&on, a).await;
             assert_eq!(
                 structured(&r)["total_panes_matched"],
                 json!(0),
@@ -286,8 +300,11 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
             );
         }
         for pattern in ["export", "password", "token", "-----", "="] {
-            let a = json!({"pattern": pattern, "max_matched_lines_per_pane": 500});
-            let r = ok(&on, "search_panes", a).await;
+            let a = SearchPanesArgs {
+                max_matched_lines_per_pane: 500,
+                ..search_for(pattern)
+            };
+            let r = ok_typed(&on, a).await;
             let lines = structured(&r)["matches"][0]["matched_lines"].clone();
             assert!(
                 lines.as_array().is_some_and(|l| !l.is_empty()),
@@ -299,8 +316,12 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
                 "{v}: search {pattern}"
             );
         }
-        let every = json!({"pattern": ".", "regex": true, "max_matched_lines_per_pane": 1000});
-        let r = ok(&on, "search_panes", every).await;
+        let every = SearchPanesArgs {
+            regex: true,
+            max_matched_lines_per_pane: 1000,
+            ..search_for(".")
+        };
+        let r = ok_typed(&on, every).await;
         assert_eq!(leaked(&c, &seen(&r)), Vec::<&str>::new(), "{v}: search .");
 
         // run_command: the output, masked; the command as typed.
@@ -332,39 +353,53 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
 
         // get_command_output (run_command's marks make a command of it): the lines, and a
         // grep for a secret's text finds nothing.
-        let a = json!({"pane_id": pane, "index": -1});
-        let r = ok(&on, "get_command_output", a.clone()).await;
+        let a = CommandOutputArgs {
+            index: Some(-1),
+            ..CommandOutputArgs::on(&pane)
+        };
+        let r = ok_typed(&on, a.clone()).await;
         assert_eq!(
             leaked(&c, &seen(&r)),
             Vec::<&str>::new(),
             "{v}: get_command_output"
         );
-        let r = ok(&off, "get_command_output", a).await;
+        let r = ok_typed(&off, a).await;
         assert!(
             !leaked(&c, &seen(&r)).is_empty(),
             "{v}: get_command_output off"
         );
         let needle: String = c.secrets[0].chars().take(16).collect();
-        let a = json!({"pane_id": pane, "index": -1, "grep": needle});
-        let r = ok(&on, "get_command_output", a.clone()).await;
+        let a = CommandOutputArgs {
+            index: Some(-1),
+            grep: Some(needle.clone()),
+            ..CommandOutputArgs::on(&pane)
+        };
+        let r = ok_typed(&on, a.clone()).await;
         assert_eq!(structured(&r)["lines"], json!([]), "{v}: grep {needle}");
-        let r = ok(&off, "get_command_output", a).await;
+        let r = ok_typed(&off, a).await;
         assert_ne!(structured(&r)["lines"], json!([]), "{v}: grep {needle} off");
         // capture_pane's and capture_since's grep: nothing kept for a secret's text.
-        let a = json!({"pane_id": pane, "start": -100000, "grep": needle});
-        let r = ok(&on, "capture_pane", a.clone()).await;
+        let a = CapturePaneArgs {
+            start: Some(-100000),
+            grep: Some(needle.clone()),
+            ..CapturePaneArgs::on(&pane)
+        };
+        let r = ok_typed(&on, a.clone()).await;
         let kept = structured(&r)["result"].as_str().unwrap_or("").to_string();
         assert!(
             !kept.contains("REDACTED"),
             "{v}: capture_pane grep {needle}: {kept}"
         );
-        let r = ok(&off, "capture_pane", a).await;
+        let r = ok_typed(&off, a).await;
         assert!(
             !leaked(&c, &seen(&r)).is_empty(),
             "{v}: capture_pane grep off"
         );
-        let a = json!({"pane_id": pane, "grep": needle, "cursor": null});
-        let r = ok(&on, "capture_since", a.clone()).await;
+        let a = CaptureSinceArgs {
+            grep: Some(needle.clone()),
+            ..CaptureSinceArgs::on(&pane)
+        };
+        let r = ok_typed(&on, a).await;
         let lines = structured(&r)["lines"].clone();
         assert!(
             !lines.to_string().contains("REDACTED"),
@@ -375,11 +410,13 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
         // returns are masked.
         let wait = |server: &TmuxwireServer, pattern: &str, timeout: f64| {
             let server = server.clone();
-            let a = args(
-                json!({"pane_id": pane, "patterns": [pattern], "timeout": timeout,
-                "match_case": true}),
-            );
-            tokio::spawn(async move { server.call("wait_for_text", a).await })
+            let a = WaitForTextArgs {
+                patterns: Some(vec![pattern.to_string()]),
+                timeout,
+                match_case: true,
+                ..WaitForTextArgs::on(&pane)
+            };
+            tokio::spawn(async move { server.call(WaitForTextArgs::NAME, argument_map(&a)).await })
         };
         let token = c.secrets[0].clone();
         let secret_wait = wait(&on, &token[..16], 3.0);
@@ -420,14 +457,18 @@ async fn every_tool_masks_the_corpus_and_only_with_redaction_on() {
             .as_str()
             .expect("a name")
             .to_string();
-        let a = json!({"buffer_name": name, "max_lines": null});
-        let r = ok(&on, "show_buffer", a.clone()).await;
+        let a = ShowBufferArgs {
+            buffer_name: name,
+            max_lines: None,
+            ..Default::default()
+        };
+        let r = ok_typed(&on, a.clone()).await;
         assert_eq!(
             leaked(&c, &seen(&r)),
             Vec::<&str>::new(),
             "{v}: show_buffer"
         );
-        let r = ok(&off, "show_buffer", a).await;
+        let r = ok_typed(&off, a).await;
         assert_eq!(
             leaked(&c, &seen(&r)).len(),
             c.secrets.len(),
@@ -583,8 +624,12 @@ async fn the_mcp_server_masks_with_the_environment_variable() {
     for redact in ["1", "0"] {
         let cmd = crate::mcp_e2e::mcp_command(Some(&server.socket), &[("TMUXWIRE_REDACT", redact)]);
         let (client, _) = crate::support::mcp::start_mcp(cmd).await;
-        let a = json!({"pane_id": pane, "start": -1000, "max_lines": null});
-        let r = crate::mcp_e2e::call(&client, "capture_pane", a).await;
+        let a = CapturePaneArgs {
+            start: Some(-1000),
+            max_lines: None,
+            ..CapturePaneArgs::on(&pane)
+        };
+        let r = crate::support::mcp::call_typed(&client, a).await;
         let text = strings(&r);
         let uri = format!("tmux://panes/{pane}/content");
         let res = within(

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tmuxwire::mcp::budget::Budget;
 use tmuxwire::mcp::text::TextMode;
 use tmuxwire::mcp::toolsets::Policy;
@@ -22,7 +22,7 @@ use crate::support::{
     DEADLINE, Held, TestServer, held, mirrored_servers, tmux_bins, wait_until_async,
 };
 use tmuxwire::mcp::args::{
-    CapturePaneArgs, CaptureSinceArgs, PaneArgs, RunCommandArgs, SearchPanesArgs,
+    CapturePaneArgs, CaptureSinceArgs, PaneArgs, RunCommandArgs, SearchPanesArgs, ToolCall,
     WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs,
 };
 
@@ -36,25 +36,13 @@ fn scale() -> usize {
         .unwrap_or(1)
 }
 
-fn args(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        other => panic!("tool arguments must be an object, got {other}"),
-    }
-}
-
-/// Calls `name` as an MCP client would, within `budget` bytes of answer.
-async fn call_budget(
-    s: &Servers,
-    budget: usize,
-    name: &str,
-    a: Value,
-) -> rmcp::model::CallToolResult {
+/// Calls tool `A::NAME` as an MCP client would, within `budget` bytes of answer.
+async fn call_budget<A: ToolCall>(s: &Servers, budget: usize, a: A) -> rmcp::model::CallToolResult {
     tmuxwire::mcp::tools::call_within(
         s,
         Budget::new(budget),
-        name,
-        args(a),
+        A::NAME,
+        argument_map(&a),
         None,
         &Policy::all(),
         TextMode::Reference,
@@ -92,11 +80,16 @@ async fn follow_until(
             got.len(),
             got.last()
         );
-        let a = json!({"pane_id": pane, "cursor": cursor, "max_lines": f.max_lines,
-                       "max_bytes": f.max_bytes});
+        // None: null, no limit (left out, the default would apply).
+        let a = CaptureSinceArgs {
+            cursor: Some(cursor.clone()),
+            max_lines: f.max_lines.map(|n| n as i64),
+            max_bytes: f.max_bytes.map(|n| n as i64),
+            ..CaptureSinceArgs::on(pane)
+        };
         let r = match f.budget {
-            Some(b) => call_budget(s, b, "capture_since", a).await,
-            None => call(s, "capture_since", a).await,
+            Some(b) => call_budget(s, b, a).await,
+            None => call_typed(s, a).await,
         };
         calls += 1;
         if r.is_error == Some(true) {

@@ -16,6 +16,10 @@ use tmuxwire::wire::ssh::{HostConfig, RemoteSocket};
 use crate::support::sshd::Sshd;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, tmux_bin, tmux_bins, wait_until_async};
+use tmuxwire::mcp::args::{
+    CapturePaneArgs, CaptureSinceArgs, ListHostsArgs, ListPanesArgs, ListSessionsArgs,
+    RunCommandArgs, SearchPanesArgs, SendKeysArgs, ServerArgs, SessionArgs, WaitForTextArgs,
+};
 
 /// The host name the tests configure.
 const HOST: &str = "loop";
@@ -124,7 +128,7 @@ async fn capture_is_tmuxs(s: &Servers, server: &TestServer, pane: &str, ctx: &st
     let deadline = Instant::now() + DEADLINE;
     let mut pause = Duration::from_millis(5);
     loop {
-        let cap = ok(s, "capture_pane", on_host(json!({"pane_id": pane}))).await;
+        let cap = ok_typed(s, CapturePaneArgs::on(pane).on_host()).await;
         assert_eq!(cap["host"], HOST, "{ctx}");
         let ours = lines_of(cap["result"].as_str().unwrap_or(""));
         let theirs = tmux_lines(server, pane, &[]);
@@ -149,11 +153,8 @@ fn spawn_wait(
     pattern: &str,
     timeout: u64,
 ) -> tokio::task::JoinHandle<rmcp::model::CallToolResult> {
-    let (s, args) = (
-        s.clone(),
-        on_host(json!({"pane_id": pane, "patterns": [pattern], "timeout": timeout})),
-    );
-    tokio::spawn(async move { call(&s, "wait_for_text", args).await })
+    let (s, args) = (s.clone(), waiting_for(pane, pattern, timeout as f64));
+    tokio::spawn(async move { call_typed(&s, args).await })
 }
 
 /// Waits until a wait follows `pane` on the host.
@@ -161,11 +162,48 @@ async fn wait_begun(s: &Servers, pane: &str) {
     crate::support::wait_subscribed(s.hosts()[0].default_server(), pane).await;
 }
 
-/// `args` with `host` set.
-fn on_host(mut args: Value) -> Value {
-    args["host"] = json!(HOST);
-    args
+/// `wait_for_text` on the host for `pattern` in `pane`.
+fn waiting_for(pane: &str, pattern: &str, timeout: f64) -> WaitForTextArgs {
+    WaitForTextArgs {
+        patterns: Some(vec![pattern.to_string()]),
+        timeout,
+        ..WaitForTextArgs::on(pane)
+    }
+    .on_host()
 }
+
+/// A typed call's arguments with `host` set to the tests' host.
+trait OnHost {
+    /// The same arguments, on [`HOST`].
+    fn on_host(self) -> Self;
+}
+
+/// `impl OnHost for` each argument struct listed.
+macro_rules! on_host {
+    ($($args:ident),* $(,)?) => {
+        $(impl OnHost for $args {
+            fn on_host(self) -> Self {
+                $args {
+                    host: Some(HOST.to_string()),
+                    ..self
+                }
+            }
+        })*
+    };
+}
+
+on_host!(
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    ListPanesArgs,
+    ListSessionsArgs,
+    RunCommandArgs,
+    SearchPanesArgs,
+    SendKeysArgs,
+    ServerArgs,
+    SessionArgs,
+    WaitForTextArgs,
+);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
@@ -176,13 +214,13 @@ async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
         let pane = first_pane(&server);
         let s = loop_pool(&sshd, &bin, &server, 15);
         // Read tools: the host's server, named in the result.
-        let sessions = ok(&s, "list_sessions", on_host(json!({}))).await;
+        let sessions = ok_typed(&s, ListSessionsArgs::default().on_host()).await;
         assert_eq!(sessions["host"], HOST, "{ctx}: {sessions}");
         assert_eq!(
             sessions["result"][0]["session_name"], server.session,
             "{ctx}"
         );
-        let info = ok(&s, "get_server_info", on_host(json!({}))).await;
+        let info = ok_typed(&s, ServerArgs::default().on_host()).await;
         assert_eq!(info["version"], bin.label.as_str(), "{ctx}: {info}");
         // Output typed by someone else, then read, searched and followed.
         type_line(
@@ -195,52 +233,51 @@ async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
         let wrapped = format!("wrapped-é-{}\n", "x".repeat(150));
         server.wait_for_text(&pane, &wrapped, DEADLINE);
         capture_is_tmuxs(&s, &server, &pane, &ctx).await;
-        let found = ok(
-            &s,
-            "search_panes",
-            on_host(json!({"pattern": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})),
-        )
+        let found = ok_typed(&s, search_for("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").on_host())
         .await;
         assert_eq!(found["matches"][0]["pane_id"], pane, "{ctx}: {found}");
         assert_eq!(found["matches"][0]["source"], "mirror", "{ctx}: {found}");
         // Unfenced: the copy as it is, said so.
-        let quick = ok(
+        let quick = ok_typed(
             &s,
-            "search_panes",
-            on_host(json!({"pattern": "r3", "fenced": false})),
+            SearchPanesArgs {
+                fenced: Some(false),
+                ..search_for("r3")
+            }
+            .on_host(),
         )
         .await;
         assert_eq!(quick["fenced"], false, "{ctx}: {quick}");
         assert_eq!(quick["matches"][0]["source"], "mirror", "{ctx}: {quick}");
         // The cursor names its host: the next call needs no host.
-        let first = ok(&s, "capture_since", on_host(json!({"pane_id": pane}))).await;
+        let first = ok_typed(&s, CaptureSinceArgs::on(&pane).on_host()).await;
         let cursor = first["cursor"].as_str().expect("cursor").to_string();
         assert!(cursor.starts_with("loop/"), "{ctx}: {cursor}");
         type_line(&server, &pane, "echo after-$((40+2))");
         server.wait_for_text(&pane, "after-42\n", DEADLINE);
-        let next = ok(
-            &s,
-            "capture_since",
-            json!({"pane_id": pane, "cursor": cursor}),
-        )
-        .await;
+        let after = CaptureSinceArgs {
+            cursor: Some(cursor.clone()),
+            ..CaptureSinceArgs::on(&pane)
+        };
+        let next = ok_typed(&s, after.clone()).await;
         let lines: Vec<String> = serde_json::from_value(next["lines"].clone()).unwrap_or_default();
         assert!(lines.iter().any(|l| l == "after-42"), "{ctx}: {next}");
-        let wrong = err(
+        let wrong = err_typed(
             &s,
-            "capture_since",
-            json!({"pane_id": pane, "cursor": cursor, "host": "local"}),
+            CaptureSinceArgs {
+                host: Some("local".into()),
+                ..after
+            },
         )
         .await;
         assert_eq!(wrong.kind, "InvalidArgument", "{ctx}: {wrong:?}");
         // A wait woken by output tmuxwire typed itself, through send_keys.
         let waiting = spawn_wait(&s, &pane, "woken-7", 20);
-        ok(
-            &s,
-            "send_keys",
-            on_host(json!({"pane_id": pane, "keys": "sleep 0.3; echo woken-$((3+4))"})),
-        )
-        .await;
+        let keys = SendKeysArgs {
+            keys: "sleep 0.3; echo woken-$((3+4))".into(),
+            ..SendKeysArgs::on(&pane)
+        };
+        ok_typed(&s, keys.on_host()).await;
         let w = crate::support::within("wait", waiting).await.expect("task");
         let w = w
             .structured_content
@@ -249,23 +286,23 @@ async fn read_follow_and_typing_tools_work_over_ssh_on_every_version() {
         assert_eq!(w["found"], true, "{ctx}: {w}");
         assert_eq!(w["host"], HOST, "{ctx}");
         // run_command: its exit status and only its own output.
-        let r = ok(
-            &s,
-            "run_command",
-            on_host(json!({"pane_id": pane, "command": "echo out-1; echo 'é 日本'; false", "timeout": 20})),
-        )
-        .await;
+        let run = RunCommandArgs {
+            command: "echo out-1; echo 'é 日本'; false".into(),
+            timeout: 20.0,
+            ..RunCommandArgs::on(&pane)
+        };
+        let r = ok_typed(&s, run.on_host()).await;
         assert_eq!(r["exit_status"], 1, "{ctx}: {r}");
         assert_eq!(r["output"], json!(["out-1", "é 日本"]), "{ctx}: {r}");
         // list_hosts tells what runs there.
-        let hosts = ok(&s, "list_hosts", json!({})).await;
+        let hosts = ok_typed(&s, ListHostsArgs::default()).await;
         let h = &hosts["result"][1];
         assert_eq!(h["name"], HOST, "{ctx}: {hosts}");
         assert_eq!(h["state"], "connected", "{ctx}: {hosts}");
         assert_eq!(h["tmux_version"], bin.label.as_str(), "{ctx}: {hosts}");
         assert!(h["sessions_watched"].as_u64() >= Some(1), "{ctx}: {hosts}");
         // tmuxwire's clients on the host are its own, not a person's.
-        let sessions = ok(&s, "list_sessions", on_host(json!({}))).await;
+        let sessions = ok_typed(&s, ListSessionsArgs::default().on_host()).await;
         assert_eq!(
             sessions["result"][0]["session_attached"], "0",
             "{ctx}: {sessions}"
@@ -303,13 +340,16 @@ async fn seeds_read_history_over_the_channel_not_an_ssh_process_per_pane() {
             server.wait_for_text(p, &format!("end-{i}\n"), DEADLINE);
         }
         let s = loop_pool(&sshd, &bin, &server, 15);
-        ok(&s, "list_panes", on_host(json!({}))).await;
+        ok_typed(&s, ListPanesArgs::default().on_host()).await;
         let host = s.hosts()[0].host().expect("a host").clone();
         let before = host.one_shots();
-        let found = ok(
+        let found = ok_typed(
             &s,
-            "search_panes",
-            on_host(json!({"pattern": "-1$", "regex": true})),
+            SearchPanesArgs {
+                regex: true,
+                ..search_for("-1$")
+            }
+            .on_host(),
         )
         .await;
         let hits: Vec<&Value> = found["matches"]
@@ -326,14 +366,13 @@ async fn seeds_read_history_over_the_channel_not_an_ssh_process_per_pane() {
         for p in &panes {
             capture_is_tmuxs(&s, &server, p, &ctx).await;
             // The whole history, as tmux has it.
-            let ours = ok(
-                &s,
-                "capture_pane",
-                on_host(
-                    json!({"pane_id": p, "start": -400, "max_lines": null, "join_wrapped": true}),
-                ),
-            )
-            .await;
+            let whole = CapturePaneArgs {
+                start: Some(-400),
+                max_lines: None,
+                join_wrapped: true,
+                ..CapturePaneArgs::on(p)
+            };
+            let ours = ok_typed(&s, whole.on_host()).await;
             let theirs = server.tmux_ok(&["capture-pane", "-p", "-J", "-S", "-400", "-t", p]);
             assert_eq!(
                 ours["result"].as_str().map(str::trim_end),
@@ -361,12 +400,7 @@ async fn pane_text_cannot_cut_or_forge_an_answer_over_ssh() {
         );
         server.wait_for_text(&pane, "last-line\n", DEADLINE);
         capture_is_tmuxs(&s, &server, &pane, &ctx).await;
-        let found = ok(
-            &s,
-            "search_panes",
-            on_host(json!({"pattern": "%end 1 1 1"})),
-        )
-        .await;
+        let found = ok_typed(&s, search_for("%end 1 1 1").on_host()).await;
         // The line typed holds the text too; the printed line is the last.
         let last = |v: &Value| {
             v["matches"][0]["matched_lines"]
@@ -375,7 +409,7 @@ async fn pane_text_cannot_cut_or_forge_an_answer_over_ssh() {
                 .cloned()
         };
         assert_eq!(last(&found), Some(json!("%end 1 1 1")), "{ctx}: {found}");
-        let forged = ok(&s, "search_panes", on_host(json!({"pattern": "forged"}))).await;
+        let forged = ok_typed(&s, search_for("forged").on_host()).await;
         assert_eq!(
             last(&forged),
             Some(json!("%output %0 forged")),
@@ -403,13 +437,13 @@ async fn ssh_failures_are_errors_a_model_can_act_on() {
     for (dest, tmux, kind, says) in cases {
         let s = pool(&server, host_config(&sshd, dest, tmux, 15));
         let at = Instant::now();
-        let e = err(&s, "list_panes", on_host(json!({}))).await;
+        let e = err_typed(&s, ListPanesArgs::default().on_host()).await;
         assert_eq!(e.kind, kind, "{dest} {tmux}: {e:?}");
         assert!(e.text.contains(says), "{dest} {tmux}: {e:?}");
         assert!(at.elapsed() < Duration::from_secs(15), "{:?}", at.elapsed());
         // A second call within the backoff fails at once, with the same words.
         let at = Instant::now();
-        let again = err(&s, "list_panes", on_host(json!({}))).await;
+        let again = err_typed(&s, ListPanesArgs::default().on_host()).await;
         assert_eq!(again.kind, kind, "{again:?}");
         if kind != "TmuxNotFound" {
             assert!(
@@ -417,7 +451,7 @@ async fn ssh_failures_are_errors_a_model_can_act_on() {
                 "{:?}",
                 at.elapsed()
             );
-            let hosts = ok(&s, "list_hosts", json!({})).await;
+            let hosts = ok_typed(&s, ListHostsArgs::default()).await;
             assert_eq!(hosts["result"][1]["state"], "down", "{hosts}");
             assert_eq!(hosts["result"][1]["error_type"], kind, "{hosts}");
         }
@@ -425,12 +459,11 @@ async fn ssh_failures_are_errors_a_model_can_act_on() {
     // No server on the socket: said so, and none is started there.
     let s = pool(&server, host_config(&sshd, sshd.alias(), &tmux, 15));
     let missing = server.socket.with_file_name("missing.sock");
-    let e = err(
-        &s,
-        "list_sessions",
-        on_host(json!({"socket_path": missing.to_string_lossy()})),
-    )
-    .await;
+    let at_missing = ListSessionsArgs {
+        socket_path: Some(missing.to_string_lossy().into_owned()),
+        ..Default::default()
+    };
+    let e = err_typed(&s, at_missing.on_host()).await;
     assert_eq!(e.kind, "NoServer", "{e:?}");
     assert!(e.text.contains("loop:"), "{e:?}");
     assert!(
@@ -438,7 +471,11 @@ async fn ssh_failures_are_errors_a_model_can_act_on() {
         "a tmux server was started on {missing:?}"
     );
     // An unknown host name.
-    let e = err(&s, "list_sessions", json!({"host": "nope"})).await;
+    let nope = ListSessionsArgs {
+        host: Some("nope".into()),
+        ..Default::default()
+    };
+    let e = err_typed(&s, nope).await;
     assert_eq!(e.kind, "InvalidArgument", "{e:?}");
 }
 
@@ -452,7 +489,7 @@ async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
         let s = loop_pool(&sshd, &bin, &server, 1);
         type_line(&server, &pane, "echo before-1");
         server.wait_for_text(&pane, "before-1\n", DEADLINE);
-        ok(&s, "search_panes", on_host(json!({"pattern": "before-1"}))).await;
+        ok_typed(&s, search_for("before-1").on_host()).await;
         // A wait in progress when every connection drops goes on over a new
         // link (attach only), and sees what the pane printed meanwhile.
         let waiting = spawn_wait(&s, &pane, "during-42", 30);
@@ -473,14 +510,14 @@ async fn a_dead_link_is_survived_and_output_written_meanwhile_is_found() {
             .unwrap_or_else(|| panic!("wait result: {w:?}"));
         assert_eq!(w["found"], true, "{ctx}: {w}");
         // Searches find it too, from the copy seeded again.
-        let found = ok(&s, "search_panes", on_host(json!({"pattern": "during-42"}))).await;
+        let found = ok_typed(&s, search_for("during-42").on_host()).await;
         assert!(
             found["matches"][0]["matched_lines"]
                 .as_array()
                 .is_some_and(|l| l.contains(&json!("during-42"))),
             "{ctx}: {found}"
         );
-        let hosts = ok(&s, "list_hosts", json!({})).await;
+        let hosts = ok_typed(&s, ListHostsArgs::default()).await;
         assert_eq!(hosts["result"][1]["state"], "connected", "{ctx}: {hosts}");
     }
 }
@@ -496,7 +533,7 @@ async fn a_killed_master_is_started_again() {
     else {
         return;
     };
-    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    ok_typed(&s, search_for("x").on_host()).await;
     let host = s.hosts()[0].host().expect("a host").clone();
     let pid = host.master_pid().expect("the master runs");
     let killed = std::process::Command::new("kill")
@@ -509,12 +546,7 @@ async fn a_killed_master_is_started_again() {
     let found = wait_until_async("a new master", || {
         let s = s.clone();
         async move {
-            let r = call(
-                &s,
-                "search_panes",
-                on_host(json!({"pattern": "while-down"})),
-            )
-            .await;
+            let r = call_typed(&s, search_for("while-down").on_host()).await;
             (r.is_error != Some(true)).then_some(r.structured_content?)
         }
     })
@@ -536,20 +568,16 @@ async fn a_run_command_whose_link_drops_keeps_its_output() {
         let server = remote_server(&sshd, &bin);
         let pane = first_pane(&server);
         let s = loop_pool(&sshd, &bin, &server, 15);
-        ok(&s, "list_panes", on_host(json!({}))).await;
+        ok_typed(&s, ListPanesArgs::default().on_host()).await;
         let running = {
             let (s, pane) = (s.clone(), pane.clone());
             tokio::spawn(async move {
-                call(
-                    &s,
-                    "run_command",
-                    on_host(json!({
-                        "pane_id": pane,
-                        "command": "echo before-drop; sleep 1.5; echo after-drop; (exit 7)",
-                        "timeout": 30
-                    })),
-                )
-                .await
+                let run = RunCommandArgs {
+                    command: "echo before-drop; sleep 1.5; echo after-drop; (exit 7)".into(),
+                    timeout: 30.0,
+                    ..RunCommandArgs::on(&pane)
+                };
+                call_typed(&s, run.on_host()).await
             })
         };
         server.wait_for_text(&pane, "before-drop\n", DEADLINE);
@@ -580,7 +608,7 @@ async fn a_stalled_link_is_noticed_within_the_keepalive_and_stale_clients_are_de
     else {
         return;
     };
-    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    ok_typed(&s, search_for("x").on_host()).await;
     let terms = |server: &TestServer| -> Vec<String> {
         server
             .tmux_ok(&["list-clients", "-F", "#{client_termname}"])
@@ -627,7 +655,7 @@ async fn a_remote_server_gone_silent_is_noticed_by_the_watchdog() {
     else {
         return;
     };
-    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    ok_typed(&s, search_for("x").on_host()).await;
     let (mark, print) = marker();
     let waiting = spawn_wait(&s, &pane, &mark, 6);
     let began = Instant::now();
@@ -639,7 +667,7 @@ async fn a_remote_server_gone_silent_is_noticed_by_the_watchdog() {
     // fails then, not after the 20 s request deadline.
     let stopped = crate::support::sshd::Stall::stop(vec![server.server_pid()]);
     let at = Instant::now();
-    let e = err(&s, "list_panes", on_host(json!({}))).await;
+    let e = err_typed(&s, ListPanesArgs::default().on_host()).await;
     assert!(
         at.elapsed() < Duration::from_secs(8),
         "{:?} {e:?}",
@@ -679,8 +707,8 @@ async fn a_remote_server_gone_silent_is_noticed_by_the_watchdog() {
         .clone()
         .unwrap_or_else(|| panic!("wait result: {w:?}"));
     assert_eq!(w["found"], true, "{w}");
-    ok(&s, "list_panes", on_host(json!({}))).await;
-    let h = ok(&s, "list_hosts", json!({})).await;
+    ok_typed(&s, ListPanesArgs::default().on_host()).await;
+    let h = ok_typed(&s, ListHostsArgs::default()).await;
     assert_eq!(h["result"][1]["state"], "connected", "{h}");
 }
 
@@ -690,14 +718,14 @@ async fn calls_during_a_partition_fail_fast_and_work_after_it() {
     let bin = crate::support::system_tmux();
     let server = remote_server(&sshd, &bin);
     let s = loop_pool(&sshd, &bin, &server, 1);
-    ok(&s, "list_panes", on_host(json!({}))).await;
+    ok_typed(&s, ListPanesArgs::default().on_host()).await;
     let stall = sshd.partition();
     // The first call notices (keepalive, then the login timeout) ...
     let at = Instant::now();
     let r = wait_until_async("a call in the partition to fail", || {
         let s = s.clone();
         async move {
-            let r = call(&s, "list_panes", on_host(json!({}))).await;
+            let r = call_typed(&s, ListPanesArgs::default().on_host()).await;
             (r.is_error == Some(true)).then_some(r)
         }
     })
@@ -707,7 +735,7 @@ async fn calls_during_a_partition_fail_fast_and_work_after_it() {
     assert!(e.contains("loop"), "{e}");
     // ... the next ones fail at once while the backoff runs.
     let at = Instant::now();
-    let again = err(&s, "list_panes", on_host(json!({}))).await;
+    let again = err_typed(&s, ListPanesArgs::default().on_host()).await;
     assert!(
         at.elapsed() < Duration::from_secs(1),
         "{:?} {again:?}",
@@ -717,7 +745,7 @@ async fn calls_during_a_partition_fail_fast_and_work_after_it() {
     wait_until_async("the host answers again", || {
         let s = s.clone();
         async move {
-            let r = call(&s, "list_panes", on_host(json!({}))).await;
+            let r = call_typed(&s, ListPanesArgs::default().on_host()).await;
             (r.is_error != Some(true)).then_some(())
         }
     })
@@ -741,7 +769,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
         crate::support::SH,
     ]);
     let s = loop_pool(&sshd, &bin, &server, 1);
-    ok(&s, "search_panes", on_host(json!({"pattern": "x"}))).await;
+    ok_typed(&s, search_for("x").on_host()).await;
     // The watched session is killed while the link is down: afterwards it
     // is gone (never made again), and the rest is answered.
     sshd.kill_sessions();
@@ -749,7 +777,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
     let sessions = wait_until_async("reconnected", || {
         let s = s.clone();
         async move {
-            let r = call(&s, "list_sessions", on_host(json!({}))).await;
+            let r = call_typed(&s, ListSessionsArgs::default().on_host()).await;
             (r.is_error != Some(true)).then_some(r.structured_content?)
         }
     })
@@ -759,12 +787,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
         Some(1),
         "{sessions}"
     );
-    let e = err(
-        &s,
-        "get_session_info",
-        on_host(json!({"session_name": "other"})),
-    )
-    .await;
+    let e = err_typed(&s, SessionArgs::in_session("other").on_host()).await;
     assert_eq!(e.kind, "NotFound", "{e:?}");
     // The server killed during a wait: the wait ends, saying so.
     let waiting = spawn_wait(&s, &pane, "never", 30);
@@ -780,7 +803,7 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
         "the wait ended {:?} after the server was gone",
         at.elapsed()
     );
-    let e = err(&s, "list_sessions", on_host(json!({}))).await;
+    let e = err_typed(&s, ListSessionsArgs::default().on_host()).await;
     assert_eq!(e.kind, "NoServer", "{e:?}");
     assert!(!server.socket_accepts(), "a server was started again");
 }
@@ -798,7 +821,7 @@ async fn the_sessions_of_one_connection_are_capped_by_max_sessions() {
     let s = loop_pool(&sshd, &bin, &server, 15);
     // The command channel takes the only session; the mirror's watch is
     // refused, and the answer still comes right (from tmux).
-    let found = ok(&s, "search_panes", on_host(json!({"pattern": "limited-1"}))).await;
+    let found = ok_typed(&s, search_for("limited-1").on_host()).await;
     assert!(
         found["matches"][0]["matched_lines"]
             .as_array()
@@ -806,22 +829,16 @@ async fn the_sessions_of_one_connection_are_capped_by_max_sessions() {
         "{found}"
     );
     // A wait needs the mirror's watch: refused, and said so.
-    let e = err(
-        &s,
-        "wait_for_text",
-        on_host(json!({"pane_id": pane, "patterns": ["never"], "timeout": 5})),
-    )
-    .await;
+    let e = err_typed(&s, waiting_for(&pane, "never", 5.0)).await;
     assert_eq!(e.kind, "HostSessionLimit", "{e:?}");
     // A second server on the host needs a second channel: refused, and said
     // so (never as a session or server gone).
     let second = remote_server(&sshd, &bin);
-    let e = err(
-        &s,
-        "list_sessions",
-        on_host(json!({"socket_path": second.socket.to_string_lossy()})),
-    )
-    .await;
+    let at_second = ListSessionsArgs {
+        socket_path: Some(second.socket.to_string_lossy().into_owned()),
+        ..Default::default()
+    };
+    let e = err_typed(&s, at_second.on_host()).await;
     assert_eq!(e.kind, "HostSessionLimit", "{e:?}");
     assert!(e.text.contains("MaxSessions"), "{e:?}");
 }
@@ -846,13 +863,10 @@ async fn a_binary_newer_than_its_running_server_still_attaches() {
         host_config(&sshd, sshd.alias(), &new.path.to_string_lossy(), 15),
     );
     let info =
-        crate::support::within("server info", ok(&s, "get_server_info", on_host(json!({})))).await;
+        crate::support::within("server info", ok_typed(&s, ServerArgs::default().on_host())).await;
     assert_eq!(info["version"], "3.5a", "{info}");
-    let found = crate::support::within(
-        "search",
-        ok(&s, "search_panes", on_host(json!({"pattern": "skew-ok"}))),
-    )
-    .await;
+    let found =
+        crate::support::within("search", ok_typed(&s, search_for("skew-ok").on_host())).await;
     assert_eq!(found["matches"][0]["source"], "mirror", "{found}");
 }
 

@@ -12,7 +12,7 @@ use tmuxwire::tmux::Servers;
 use crate::support::tool::*;
 use crate::support::{TestServer, mirrored_servers, system_tmux};
 use crate::support::{gated, go, has_python};
-use tmuxwire::mcp::args::{RunCommandArgs, WaitForStableArgs, WaitForTextArgs};
+use tmuxwire::mcp::args::{RunCommandArgs, WaitForCommandArgs, WaitForStableArgs, WaitForTextArgs};
 
 /// Starts `wait_for_stable` with `args` on `pane` in a task, once the
 /// pane shows `ready`; returns when the wait follows the pane.
@@ -20,21 +20,18 @@ async fn stable_wait(
     server: &TestServer,
     s: &Arc<Servers>,
     pane: &str,
-    args: Value,
+    args: WaitForStableArgs,
 ) -> tokio::task::JoinHandle<Value> {
     server.wait_for_text(pane, "ready", crate::support::DEADLINE);
-    let mut args = args;
-    args["pane_id"] = json!(pane);
+    let args = WaitForStableArgs {
+        pane_id: Some(pane.to_string()),
+        ..args
+    };
     let wait = {
         let s = s.clone();
-        tokio::spawn(async move { ok(&s, "wait_for_stable", args).await })
+        tokio::spawn(async move { ok_typed(&s, args).await })
     };
-    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
-    crate::support::wait_until_async("the wait subscribed", || async {
-        let m = s.default_server().mirror().await?;
-        (m.pane(id)?.subscribers() > 0).then_some(())
-    })
-    .await;
+    crate::support::wait_subscribed(s.default_server(), pane).await;
     wait
 }
 
@@ -59,7 +56,11 @@ async fn a_spinner_is_stable_only_when_masked() {
         &server,
         &s,
         &pane,
-        json!({"stable_ms": 400, "timeout": 1.5}),
+        WaitForStableArgs {
+            stable_ms: 400.0,
+            timeout: 1.5,
+            ..Default::default()
+        },
     )
     .await;
     go(dir.path(), "spin");
@@ -141,7 +142,12 @@ async fn a_frame_in_progress_is_not_stable() {
         &server,
         &s,
         &pane,
-        json!({"stable_ms": 400, "timeout": 10, "require_change": true}),
+        WaitForStableArgs {
+            stable_ms: 400.0,
+            timeout: 10.0,
+            require_change: true,
+            ..Default::default()
+        },
     )
     .await;
     go(dir.path(), "sync");
@@ -171,16 +177,25 @@ async fn until_and_absent_patterns_match() {
     for (name, args) in [
         (
             "until",
-            json!({"until_pattern": "Done: \\d+ files", "stable_ms": 60000}),
+            WaitForStableArgs {
+                until_pattern: Some("Done: \\d+ files".into()),
+                ..Default::default()
+            },
         ),
         (
             "absent",
-            json!({"absent_pattern": "Working", "stable_ms": 60000}),
+            WaitForStableArgs {
+                absent_pattern: Some("Working".into()),
+                ..Default::default()
+            },
         ),
     ] {
         let pane = server.new_window_pane(&[&gated(dir.path(), name, body)]);
-        let mut args = args;
-        args["timeout"] = json!(10);
+        let args = WaitForStableArgs {
+            stable_ms: 60000.0,
+            timeout: 10.0,
+            ..args
+        };
         let wait = stable_wait(&server, &s, &pane, args).await;
         go(dir.path(), name);
         let v = wait.await.expect("wait");
@@ -226,19 +241,49 @@ async fn idle_require_change_and_bad_arguments() {
     assert_eq!(v["outcome"], json!("timeout"), "{v}");
     assert!(v["evidence"].to_string().contains("require_change"), "{v}");
     assert_eq!(v["changes"], json!(0), "{v}");
+    let on = || WaitForStableArgs::on(&pane);
     for (args, arg) in [
-        (json!({"stable_ms": 0}), "stable_ms"),
-        (json!({"stable_ms": -5}), "stable_ms"),
-        (json!({"mask_patterns": ["("]}), "mask_patterns"),
-        (json!({"until_pattern": ""}), "until_pattern"),
-        (json!({"timeout": 0}), "timeout"),
+        (
+            WaitForStableArgs {
+                stable_ms: 0.0,
+                ..on()
+            },
+            "stable_ms",
+        ),
+        (
+            WaitForStableArgs {
+                stable_ms: -5.0,
+                ..on()
+            },
+            "stable_ms",
+        ),
+        (
+            WaitForStableArgs {
+                mask_patterns: Some(vec!["(".into()]),
+                ..on()
+            },
+            "mask_patterns",
+        ),
+        (
+            WaitForStableArgs {
+                until_pattern: Some(String::new()),
+                ..on()
+            },
+            "until_pattern",
+        ),
+        (
+            WaitForStableArgs {
+                timeout: 0.0,
+                ..on()
+            },
+            "timeout",
+        ),
     ] {
-        let mut args = args;
-        args["pane_id"] = json!(pane);
-        let e = err(&s, "wait_for_stable", args.clone()).await;
+        let e = err_typed(&s, args.clone()).await;
         assert!(
             e.text.contains(arg) || e.meta.to_string().contains(arg),
-            "{args}: {e:?}"
+            "{}: {e:?}",
+            arguments(&args)
         );
     }
 }
@@ -348,7 +393,12 @@ async fn a_program_cannot_forge_idle_or_break_the_answer() {
             &server,
             &s,
             &pane,
-            json!({"stable_ms": 200, "timeout": 1.5, "until_pattern": "never shown"}),
+            WaitForStableArgs {
+                stable_ms: 200.0,
+                timeout: 1.5,
+                until_pattern: Some("never shown".into()),
+                ..Default::default()
+            },
         )
         .await;
         go(dir.path(), &format!("evil{}", bin.label));
@@ -367,16 +417,6 @@ async fn a_program_cannot_forge_idle_or_break_the_answer() {
         }
         assert!(v["screen"].to_string().contains("done"), "{ctx}: {v}");
     }
-}
-
-/// Waits until `n` waits follow `pane` (its copy's subscribers).
-async fn waits_follow(s: &Arc<Servers>, pane: &str, n: usize) {
-    let id: tmuxwire::control::PaneId = pane.parse().expect("pane id");
-    crate::support::wait_until_async("the waits subscribed", || async {
-        let m = s.default_server().mirror().await?;
-        (m.pane(id)?.subscribers() >= n).then_some(())
-    })
-    .await;
 }
 
 /// `wait_for_stable` ends with `exited` and the exit status when the
@@ -400,7 +440,11 @@ async fn screen_and_mark_waits_end_with_the_pane_and_the_server() {
             &server,
             &s,
             &pane,
-            json!({"require_change": true, "timeout": 30}),
+            WaitForStableArgs {
+                require_change: true,
+                timeout: 30.0,
+                ..Default::default()
+            },
         )
         .await;
         let at = std::time::Instant::now();
@@ -416,15 +460,23 @@ async fn screen_and_mark_waits_end_with_the_pane_and_the_server() {
         let sleeper = server.new_window_pane(&["sleep 600"]);
         let stable = {
             let s = s.clone();
-            let args = json!({"pane_id": sleeper, "require_change": true, "timeout": 30});
-            tokio::spawn(async move { err(&s, "wait_for_stable", args).await })
+            let args = WaitForStableArgs {
+                require_change: true,
+                timeout: 30.0,
+                ..WaitForStableArgs::on(&sleeper)
+            };
+            tokio::spawn(async move { err_typed(&s, args).await })
         };
         let command = {
             let s = s.clone();
-            let args = json!({"pane_id": sleeper, "timeout": 30});
-            tokio::spawn(async move { err(&s, "wait_for_command", args).await })
+            let args = WaitForCommandArgs {
+                timeout: 30.0,
+                ..WaitForCommandArgs::on(&sleeper)
+            };
+            tokio::spawn(async move { err_typed(&s, args).await })
         };
-        waits_follow(&s, &sleeper, 2).await;
+        let id = sleeper.parse().expect("pane id");
+        crate::support::waits_begun(s.default_server(), id, 2).await;
         let at = std::time::Instant::now();
         let _ = server.tmux(&["kill-server"]);
         for (tool, e) in [
@@ -455,7 +507,12 @@ async fn busy_progress_is_never_stable() {
          w('\\x1b]9;4;0\\x07'); sys.stdout.flush()"
     );
     let pane = server.new_window_pane(&[&gated(dir.path(), "progress", &body)]);
-    let wait = stable_wait(&server, &s, &pane, json!({"stable_ms": 300, "timeout": 2})).await;
+    let args = WaitForStableArgs {
+        stable_ms: 300.0,
+        timeout: 2.0,
+        ..Default::default()
+    };
+    let wait = stable_wait(&server, &s, &pane, args).await;
     go(dir.path(), "progress");
     let v = wait.await.expect("task");
     assert_eq!(v["outcome"], json!("timeout"), "{v}");

@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 use tmuxwire::mcp::tools;
 use tmuxwire::tmux::{Caller, Server, Servers};
 
-use crate::support::tool::{InSession, OnPane, json_arg, named, search_for};
+use crate::support::tool::{
+    Aim, InSession, OnPane, Target, arguments, json_arg, named, search_for,
+};
 use crate::support::tool_json::*;
 use crate::support::*;
 use tmuxwire::mcp::args::{
@@ -385,16 +387,19 @@ async fn listings_and_info_tools_match_tmux() {
         // get_session_info by id and by name
         for row in &cli {
             for args in [
-                json!({"session_id": row["session_id"]}),
-                json!({"session_name": row["session_name"]}),
+                SessionArgs {
+                    session_id: Some(row["session_id"].clone()),
+                    ..Default::default()
+                },
+                SessionArgs::in_session(&row["session_name"]),
             ] {
-                let s = ok(&servers, "get_session_info", args.clone()).await;
+                let s = ok_typed(&servers, args.clone()).await;
                 assert_same(
                     &s,
                     row,
                     SESSION_MAP,
                     &["session_attached"],
-                    &ctx(&format!("get_session_info {args}")),
+                    &ctx(&format!("get_session_info {}", arguments(&args))),
                 );
                 assert_eq!(s["session_attached"], json!("0"));
             }
@@ -414,10 +419,14 @@ async fn listings_and_info_tools_match_tmux() {
             let name = srow["session_name"].as_str();
             let cli_s = cli_list(&server, &["list-windows", "-t", &format!("={name}")], &wv);
             for args in [
-                json!({"session_name": name}),
-                json!({"session_id": srow["session_id"]}),
+                ListWindowsArgs::in_session(name),
+                ListWindowsArgs {
+                    session_id: Some(srow["session_id"].clone()),
+                    ..Default::default()
+                },
             ] {
-                let ws = ok(&servers, "list_windows", args.clone()).await;
+                let ws = ok_typed(&servers, args.clone()).await;
+                let args = arguments(&args);
                 let ws = ws["result"].as_array().unwrap().clone();
                 assert_eq!(ws.len(), cli_s.len(), "{}", ctx(&format!("{args}")));
                 for (w, row) in ws.iter().zip(&cli_s) {
@@ -492,10 +501,14 @@ async fn listings_and_info_tools_match_tmux() {
                 &pv,
             );
             for args in [
-                json!({"session_name": name}),
-                json!({"session_id": srow["session_id"]}),
+                ListPanesArgs::in_session(name),
+                ListPanesArgs {
+                    session_id: Some(srow["session_id"].clone()),
+                    ..Default::default()
+                },
             ] {
-                let ps = ok(&servers, "list_panes", args.clone()).await;
+                let ps = ok_typed(&servers, args.clone()).await;
+                let args = arguments(&args);
                 let ps = ps["result"].as_array().unwrap().clone();
                 assert_eq!(ps.len(), cli_s.len(), "{}", ctx(&format!("{args}")));
                 for (p, row) in ps.iter().zip(&cli_s) {
@@ -513,11 +526,23 @@ async fn listings_and_info_tools_match_tmux() {
             let cli_w = cli_list(&server, &["list-panes", "-t", &wrow["window_id"]], &pv);
             let idx: i64 = wrow["window_index"].parse().unwrap();
             for args in [
-                json!({"window_id": wrow["window_id"]}),
-                json!({"session_name": wrow["session_name"], "window_index": idx}),
-                json!({"session_id": wrow["session_id"], "window_index": idx}),
+                ListPanesArgs {
+                    window_id: Some(wrow["window_id"].clone()),
+                    ..Default::default()
+                },
+                ListPanesArgs {
+                    session_name: Some(wrow["session_name"].clone()),
+                    window_index: Some(idx),
+                    ..Default::default()
+                },
+                ListPanesArgs {
+                    session_id: Some(wrow["session_id"].clone()),
+                    window_index: Some(idx),
+                    ..Default::default()
+                },
             ] {
-                let ps = ok(&servers, "list_panes", args.clone()).await;
+                let ps = ok_typed(&servers, args.clone()).await;
+                let args = arguments(&args);
                 let ps = ps["result"].as_array().unwrap().clone();
                 assert_eq!(ps.len(), cli_w.len(), "{}", ctx(&format!("{args}")));
                 for (p, row) in ps.iter().zip(&cli_w) {
@@ -686,27 +711,39 @@ async fn targets_default_to_the_active_window_and_pane() {
 
         let servers = servers(&server);
         let ctx = format!("tmux {}", bin.label);
-        for args in [
-            json!({}),
-            json!({"session_name": "solo"}),
-            json!({"session_id": server.format("=solo:", "session_id")}),
-            json!({"window_id": w1}),
+        let solo = Target {
+            session_name: Some("solo".into()),
+            ..Default::default()
+        };
+        for t in [
+            Target::default(),
+            solo.clone(),
+            Target {
+                session_id: Some(server.format("=solo:", "session_id")),
+                ..Default::default()
+            },
+            Target {
+                window_id: Some(w1.clone()),
+                ..Default::default()
+            },
         ] {
-            let p = ok(&servers, "get_pane_info", args.clone()).await;
-            assert_eq!(p["pane_id"], json!(active), "{ctx}: get_pane_info {args}");
+            let p = ok_typed(&servers, PaneArgs::at(&t)).await;
+            assert_eq!(p["pane_id"], json!(active), "{ctx}: get_pane_info {t:?}");
             assert_eq!(p["pane_active"], json!("1"));
-            let c = ok(&servers, "capture_pane", args.clone()).await;
-            assert_eq!(c["pane_id"], json!(active), "{ctx}: capture_pane {args}");
-            let s = ok(&servers, "snapshot_pane", args.clone()).await;
-            assert_eq!(s["pane_id"], json!(active), "{ctx}: snapshot_pane {args}");
-            let mut dargs = args.clone();
-            dargs["format_string"] = json!("#{pane_id}");
-            let d = ok(&servers, "display_message", dargs).await;
-            assert_eq!(d["result"], json!(active), "{ctx}: display_message {args}");
+            let c = ok_typed(&servers, CapturePaneArgs::at(&t)).await;
+            assert_eq!(c["pane_id"], json!(active), "{ctx}: capture_pane {t:?}");
+            let s = ok_typed(&servers, SnapshotPaneArgs::at(&t)).await;
+            assert_eq!(s["pane_id"], json!(active), "{ctx}: snapshot_pane {t:?}");
+            let dargs = DisplayMessageArgs {
+                format_string: "#{pane_id}".into(),
+                ..DisplayMessageArgs::at(&t)
+            };
+            let d = ok_typed(&servers, dargs).await;
+            assert_eq!(d["result"], json!(active), "{ctx}: display_message {t:?}");
         }
-        for args in [json!({}), json!({"session_name": "solo"})] {
-            let w = ok(&servers, "get_window_info", args.clone()).await;
-            assert_eq!(w["window_id"], json!(w1), "{ctx}: get_window_info {args}");
+        for t in [Target::default(), solo] {
+            let w = ok_typed(&servers, WindowArgs::at(&t)).await;
+            assert_eq!(w["window_id"], json!(w1), "{ctx}: get_window_info {t:?}");
             assert_eq!(w["active_pane_id"], json!(active));
         }
         let s = ok_typed(&servers, SessionArgs::default()).await;
@@ -1068,7 +1105,7 @@ async fn capture_pane_and_capture_since_shape_lines() {
             .start();
         let pane = server.format("=shape:", "pane_id");
         let ctx = format!("tmux {}", bin.label);
-        let since = ok(&servers(&server), "capture_since", json!({"pane_id": pane})).await;
+        let since = ok_typed(&servers(&server), CaptureSinceArgs::on(&pane)).await;
         server.run_in_pane(
             &pane,
             "i=0; while [ $i -lt 400 ]; do i=$((i+1)); \
@@ -1076,13 +1113,10 @@ async fn capture_pane_and_capture_since_shape_lines() {
         );
         let rows = cli_rows(&server, &pane, &["-S", "-5000"]);
         for servers in [servers(&server), capture_servers(&server)] {
-            let all = json!({"pane_id": pane, "start": -5000, "max_lines": null});
-            let cap = |extra: Value| {
-                let mut a = all.clone();
-                for (k, v) in extra.as_object().unwrap() {
-                    a[k] = v.clone();
-                }
-                a
+            let all = CapturePaneArgs {
+                start: Some(-5000),
+                max_lines: None,
+                ..CapturePaneArgs::on(&pane)
             };
             for (grep, context, head, tail) in [
                 (Some("ERR-"), 0, None, None),
@@ -1093,10 +1127,15 @@ async fn capture_pane_and_capture_since_shape_lines() {
                 (Some("no such text"), 3, None, None),
             ] {
                 let want = shaped(&rows, grep, context, head, tail);
-                let r = ok(
+                let r = ok_typed(
                     &servers,
-                    "capture_pane",
-                    cap(json!({"grep": grep, "context": context, "head": head, "tail": tail})),
+                    CapturePaneArgs {
+                        grep: grep.map(String::from),
+                        context: Some(context as i64),
+                        head: head.map(|n| n as i64),
+                        tail: tail.map(|n| n as i64),
+                        ..all.clone()
+                    },
                 )
                 .await;
                 assert_eq!(
@@ -1114,10 +1153,14 @@ async fn capture_pane_and_capture_since_shape_lines() {
             // max_lines cuts the shaped lines; next returns those cut (and at most `context`
             // of those returned again).
             let want = shaped(&rows, Some("ERR-"), 1, None, None);
-            let r = ok(
+            let r = ok_typed(
                 &servers,
-                "capture_pane",
-                cap(json!({"grep": "ERR-", "context": 1, "max_lines": 5})),
+                CapturePaneArgs {
+                    grep: Some("ERR-".into()),
+                    context: Some(1),
+                    max_lines: Some(5),
+                    ..all.clone()
+                },
             )
             .await;
             let k = want.len() - 5;
@@ -1144,10 +1187,22 @@ async fn capture_pane_and_capture_since_shape_lines() {
             );
             // Bad shapes are refused naming the argument.
             for (bad, arg) in [
-                (json!({"context": 101}), "context"),
-                (json!({"head": -1}), "head"),
+                (
+                    CapturePaneArgs {
+                        context: Some(101),
+                        ..all.clone()
+                    },
+                    "context",
+                ),
+                (
+                    CapturePaneArgs {
+                        head: Some(-1),
+                        ..all.clone()
+                    },
+                    "head",
+                ),
             ] {
-                let (t, kind) = err(&servers, "capture_pane", cap(bad)).await;
+                let (t, kind) = err_typed(&servers, bad).await;
                 assert!(kind == "InvalidArgument" && t.contains(arg), "{ctx}: {t}");
             }
         }
@@ -1249,6 +1304,7 @@ async fn snapshot_pane_fields_match_tmux() {
             json!({"pane_id": pane, "start": 0, "end": k - 1, "max_lines": k}),
             "{ctx}"
         );
+        // `next` goes back as the tool sent it (JSON: a client's round trip).
         let c = ok(&servers, "capture_pane", next).await;
         assert_eq!(c["result"], json!(rows[..k].join("\n")), "{ctx}: next");
         for bad in [0, -2] {
@@ -1323,8 +1379,11 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
         let ctx = format!("tmux {}", bin.label);
         let pane = server.format("=disp:1", "pane_id");
 
-        let d = |fs: &str| json!({"pane_id": pane, "format_string": fs});
-        let got = ok(&servers, "display_message", d("#{pane_id} #{session_name}")).await;
+        let d = |fs: &str| DisplayMessageArgs {
+            format_string: fs.into(),
+            ..DisplayMessageArgs::on(&pane)
+        };
+        let got = ok_typed(&servers, d("#{pane_id} #{session_name}")).await;
         let cli = server.tmux_ok(&[
             "display-message",
             "-p",
@@ -1334,12 +1393,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
         ]);
         assert_eq!(got["result"], json!(cli.trim_end()), "{ctx}");
         assert_eq!(got["result"], json!(format!("{pane} disp")));
-        let r = call(
-            &servers,
-            "display_message",
-            d("#{window_name}:#{window_index}"),
-        )
-        .await;
+        let r = call_typed(&servers, d("#{window_name}:#{window_index}")).await;
         assert_eq!(result_text(&r), "second:1", "{ctx}: text content");
 
         // Literal text stays literal: % (tmux would strftime it), quotes, UTF-8, ; and $.
@@ -1355,7 +1409,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
             ("a#{no_such_variable_x}b", "ab".to_string()),
             ("", String::new()),
         ] {
-            let got = ok(&servers, "display_message", d(fs)).await;
+            let got = ok_typed(&servers, d(fs)).await;
             assert_eq!(got["result"], json!(want), "{ctx}: {fs:?}");
         }
 
@@ -1367,7 +1421,7 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
             "issue #42",
             "#(touch /tmp/tmuxwire-never)",
         ] {
-            let got = ok(&servers, "display_message", d(fs)).await;
+            let got = ok_typed(&servers, d(fs)).await;
             assert_eq!(got["result"], json!(fs), "{ctx}: {fs:?}");
         }
         assert!(!std::path::Path::new("/tmp/tmuxwire-never").exists());
@@ -1378,11 +1432,11 @@ async fn display_message_expands_variables_and_keeps_other_text_literal() {
             "#{s/a/b/:pane_id}",
             "#{pane_id",
         ] {
-            let (t, k) = err(&servers, "display_message", d(fs)).await;
+            let (t, k) = err_typed(&servers, d(fs)).await;
             assert_eq!(k, "InvalidArgument", "{ctx}: {fs:?}: {t}");
             assert!(t.contains("format_string"), "{t}");
         }
-        // Missing format_string.
+        // Missing format_string (JSON: no struct leaves it out).
         let (_, k) = err(&servers, "display_message", json!({"pane_id": pane})).await;
         assert_eq!(k, "InvalidArgument");
         assert!(server.is_alive());
@@ -1676,10 +1730,13 @@ async fn search_panes_pagination_and_per_pane_cap() {
 
         // Everything on one page (limit null and the default 500): tmux's order.
         for args in [
-            json!({"pattern": "pagetok", "limit": null}),
-            json!({"pattern": "pagetok"}),
+            SearchPanesArgs {
+                limit: None,
+                ..search_for("pagetok")
+            },
+            search_for("pagetok"),
         ] {
-            let r = ok(&servers, "search_panes", args.clone()).await;
+            let r = ok_typed(&servers, args).await;
             assert_eq!(ids(&r), panes, "{ctx}: list_panes order");
             assert_eq!(r["total_panes_matched"], json!(11));
             assert_eq!(r["truncated"], json!(false));
@@ -1763,19 +1820,39 @@ async fn search_panes_pagination_and_per_pane_cap() {
         assert_eq!(r["truncated"], json!(false));
 
         // Bad paging arguments are refused (the reference misbehaved on each).
+        let x = || search_for("x");
         for args in [
-            json!({"pattern": "x", "limit": 0}),
-            json!({"pattern": "x", "limit": -1}),
-            json!({"pattern": "x", "offset": -1}),
-            json!({"pattern": "x", "max_matched_lines_per_pane": 0}),
-            json!({"pattern": "x", "max_matched_lines_per_pane": -5}),
+            SearchPanesArgs {
+                limit: Some(0),
+                ..x()
+            },
+            SearchPanesArgs {
+                limit: Some(-1),
+                ..x()
+            },
+            SearchPanesArgs { offset: -1, ..x() },
+            SearchPanesArgs {
+                max_matched_lines_per_pane: 0,
+                ..x()
+            },
+            SearchPanesArgs {
+                max_matched_lines_per_pane: -5,
+                ..x()
+            },
+        ] {
+            let (t, k) = err_typed(&servers, args.clone()).await;
+            assert_eq!(k, "InvalidArgument", "{ctx}: {}: {t}", arguments(&args));
+        }
+        // Strings that are not numbers (JSON: no argument struct holds them).
+        for args in [
             json!({"pattern": "x", "limit": "3.5"}),
             json!({"pattern": "x", "limit": "three"}),
         ] {
             let (t, k) = err(&servers, "search_panes", args.clone()).await;
             assert_eq!(k, "InvalidArgument", "{ctx}: {args}: {t}");
         }
-        // Numbers given as decimal strings or exact floats are read as numbers.
+        // Numbers given as decimal strings or exact floats are read as numbers (JSON: the
+        // types are the point).
         let r = ok(
             &servers,
             "search_panes",
@@ -1829,10 +1906,11 @@ async fn errors_for_bad_arguments_and_missing_targets() {
             assert!(suggestion_of(&r).contains("retry without it"), "{r}");
         }
         // Missing objects: NotFound with a suggestion.
-        for tool in ["capture_pane", "snapshot_pane"] {
-            let mut a = required(tool);
-            a.insert("pane_id".into(), json!("%999"));
-            let r = call(&servers, tool, Value::Object(a)).await;
+        for (tool, a) in [
+            named(CapturePaneArgs::on("%999")),
+            named(SnapshotPaneArgs::on("%999")),
+        ] {
+            let r = call(&servers, tool, a).await;
             let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
             assert_eq!(k, "NotFound", "{ctx}: {tool}: {t}");
             assert!(t.contains("%999"), "{ctx}: {tool}: {t}");
@@ -1887,6 +1965,7 @@ async fn errors_for_bad_arguments_and_missing_targets() {
                 window_index: Some(-1),
                 ..Default::default()
             }),
+            // Wrong types and missing required arguments: JSON.
             ("capture_pane", json!({"max_lines": "ten"})),
             ("capture_pane", json!({"start": "-"})),
             ("search_panes", json!({})),
@@ -1925,8 +2004,12 @@ async fn tools_on_a_server_without_sessions_and_without_a_server() {
         let want = format!("no tmux server running on {}", server.socket.display());
         let info = ok_typed(&servers, ServerArgs::default()).await;
         assert_eq!(info["is_alive"], json!(false), "{ctx}: {info}");
-        for tool in ["list_sessions", "list_panes", "capture_pane"] {
-            let r = call(&servers, tool, json!({})).await;
+        for (tool, a) in [
+            named(ListSessionsArgs::default()),
+            named(ListPanesArgs::default()),
+            named(CapturePaneArgs::default()),
+        ] {
+            let r = call(&servers, tool, a).await;
             let (t, k) = assert_error_shape(&r, &format!("{ctx}: {tool}"));
             assert_eq!(k, "NoServer", "{ctx}: {tool}: {t}");
             assert!(t.starts_with(&want), "{ctx}: {tool}: {t}");
@@ -2279,15 +2362,19 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
         let servers = servers(&server);
         // The tmux server's resident memory (KiB).
         let rss = || crate::support::held(server.server_pid()).rss_kib as i64;
-        let args = json!({"start": -100000, "max_lines": null});
+        let args = CapturePaneArgs {
+            start: Some(-100000),
+            max_lines: None,
+            ..Default::default()
+        };
         // Warm up (allocator high-water marks), then measure.
         for _ in 0..3 {
-            ok(&servers, "capture_pane", args.clone()).await;
+            ok_typed(&servers, args.clone()).await;
         }
         let before = rss();
         let mut captured = 0i64;
         for _ in 0..25 {
-            let cap = ok(&servers, "capture_pane", args.clone()).await;
+            let cap = ok_typed(&servers, args.clone()).await;
             assert!(
                 cap["lines"].as_u64().unwrap_or(0) > 20_000,
                 "{ctx}: {}",

@@ -549,10 +549,19 @@ pub fn test_logging() {
 /// Waits until a wait (or anything else) follows `pane` on `server`'s mirror: its copy has a
 /// subscriber, so what a test does next happens during the wait.
 pub async fn wait_subscribed(server: &tmuxwire::tmux::Server, pane: &str) {
-    let id: tmuxwire::control::PaneId = pane.parse().expect("a pane id");
-    wait_until_async("the wait to begin", || async {
+    waits_begun(server, pane.parse().expect("a pane id"), 1).await;
+}
+
+/// Waits until `n` waits (or anything else) follow `pane` on `server`'s mirror (its copy's
+/// subscribers), whichever call started the mirror.
+pub async fn waits_begun(
+    server: &tmuxwire::tmux::Server,
+    pane: tmuxwire::control::PaneId,
+    n: usize,
+) {
+    wait_until_async("the waits to begin", || async {
         let m = server.running_mirror()?;
-        (m.pane(id)?.subscribers() > 0).then_some(())
+        (m.pane(pane)?.subscribers() >= n).then_some(())
     })
     .await;
 }

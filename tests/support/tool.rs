@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 use tmuxwire::mcp::args::{
     CapturePaneArgs, CaptureSinceArgs, ClearPaneArgs, CommandOutputArgs, CreateSessionArgs,
     CreateWindowArgs, DisplayMessageArgs, EnterCopyModeArgs, ExitCopyModeArgs, FindPaneArgs,
-    KillSessionArgs, ListCommandsArgs, ListPanesArgs, ListWindowsArgs, MoveWindowArgs, PaneArgs,
-    PaneStateArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs, RenameSessionArgs,
+    KillSessionArgs, ListCommandsArgs, ListPanesArgs, ListWindowsArgs, MoveWindowArgs, Operation,
+    PaneArgs, PaneStateArgs, PasteBufferArgs, PasteTextArgs, PipePaneArgs, RenameSessionArgs,
     RenameWindowArgs, ResizePaneArgs, ResizeWindowArgs, RunCommandArgs, SearchPanesArgs,
     SelectLayoutArgs, SelectPaneArgs, SelectWindowArgs, SendKeysArgs, SessionArgs,
     SetEnvironmentArgs, SetPaneTitleArgs, ShowEnvironmentArgs, SnapshotPaneArgs, SplitWindowArgs,
@@ -42,6 +42,11 @@ pub async fn call(servers: &Servers, name: &str, args: Value) -> CallToolResult 
 /// The `arguments` object a client sends for the typed call `args`.
 pub fn arguments<A: ToolCall>(args: &A) -> Value {
     serde_json::to_value(args).unwrap_or_else(|e| panic!("{}: arguments: {e}", A::NAME))
+}
+
+/// The same, as the map of arguments `tools::call` and `TmuxwireServer::call` take.
+pub fn argument_map<A: ToolCall>(args: &A) -> Map<String, Value> {
+    map(arguments(args))
 }
 
 /// An argument that is a JSON object by nature (`filters`, `environment`), or the same object
@@ -149,6 +154,74 @@ aimed!(
     WaitForTextArgs,
     WindowArgs
 );
+
+/// Where a typed call aims, for tables that aim several tools the same way or one tool
+/// several ways: `PaneArgs::at(&Target { window_id: Some(w), ..Default::default() })`. Each
+/// argument struct takes the targeting arguments it has ([`Aim`]); `Debug` names the target
+/// in a failure.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    pub pane_id: Option<String>,
+    pub session_name: Option<String>,
+    pub session_id: Option<String>,
+    pub window_id: Option<String>,
+    pub window_index: Option<i64>,
+}
+
+/// A typed call's arguments aimed at a [`Target`].
+pub trait Aim: Default {
+    /// The arguments with the target's fields set, the others at their defaults. Panics
+    /// when the target sets a field the struct has not (the call would aim elsewhere).
+    fn at(target: &Target) -> Self;
+}
+
+/// `impl Aim for` each argument struct listed, which has the targeting fields `[$field…]`
+/// (and not the others of [`Target`]).
+macro_rules! aim {
+    ($fields:tt $($args:ident),* $(,)?) => {
+        $(aim!(@one $fields $args);)*
+    };
+    (@one [$($field:ident),*] $args:ident) => {
+        impl Aim for $args {
+            fn at(target: &Target) -> Self {
+                let Target { $($field,)* .. } = target.clone();
+                let kept = Target { $($field: $field.clone(),)* ..Default::default() };
+                assert_eq!(
+                    format!("{kept:?}"),
+                    format!("{target:?}"),
+                    "{} has no such targeting argument",
+                    <$args as ToolCall>::NAME
+                );
+                $args { $($field,)* ..Default::default() }
+            }
+        }
+    };
+}
+
+aim!(
+    [pane_id, session_name, session_id, window_id]
+    CapturePaneArgs,
+    CaptureSinceArgs,
+    DisplayMessageArgs,
+    ListCommandsArgs,
+    PaneArgs,
+    PaneStateArgs,
+    SendKeysArgs,
+    SnapshotPaneArgs,
+    WaitForStableArgs,
+    WaitForTextArgs,
+);
+aim!([window_id, window_index, session_name, session_id] FindPaneArgs, ListPanesArgs, WindowArgs);
+aim!([session_name, session_id] ListWindowsArgs, SessionArgs);
+aim!([session_name, session_id, pane_id] SearchPanesArgs);
+
+/// One operation of a `call_read_tools_batch`: the typed call `args`.
+pub fn operation<A: ToolCall>(args: A) -> Operation {
+    Operation {
+        tool: A::NAME.to_string(),
+        arguments: argument_map(&args),
+    }
+}
 
 /// `search_panes` for the literal `pattern`, the other arguments at their defaults
 /// (`SearchPanesArgs { regex: true, ..search_for("^x$") }` for more).
