@@ -23,7 +23,7 @@ use crate::control::{Command, Target, TargetKind};
 use crate::mirror::{PaneMirror, Status, Want};
 use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
 use crate::tmux::capture::{Flags, LineArg, Plan};
-use crate::tmux::model::Source;
+use crate::tmux::model::{Source, is_zero};
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, ErrorKind, Selector};
 
@@ -627,10 +627,6 @@ impl Fit for CaptureResult {
         self.truncated_bytes += bytes;
         self.finish();
     }
-}
-
-pub(super) fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Drops whole lines from the front of `lines` until they fit in `max`

@@ -30,6 +30,7 @@ use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
 use crate::term::{CommandEnd, CommandRecord, Commands, LineIndex, LineNo, Term};
+use crate::tmux::model::is_zero;
 use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen};
 use crate::tmux::{Error, Selector, Subject};
 
@@ -46,18 +47,6 @@ pub struct ListCommandsRequest {
     pub limit: usize,
     /// Only commands whose index is below this.
     pub before: Option<u64>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
 }
 
 /// One command as `list_commands` and `get_command_output` report it (the
@@ -100,7 +89,7 @@ pub struct CommandInfo {
     pub trusted: bool,
     /// 0 for the outermost shell (left out), 1 for a shell started from
     /// it, …
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub depth: u32,
     /// Some of its lines are no longer held (history trimmed, cleared);
     /// left out when false.
@@ -221,7 +210,7 @@ pub struct CommandOutput {
     pub lines_omitted: usize,
     /// Output lines tmux no longer holds (trimmed from history); left out
     /// when 0.
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_missing: u64,
 }
 

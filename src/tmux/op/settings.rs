@@ -25,13 +25,9 @@ use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
 use crate::tmux::ErrorKind;
 use crate::tmux::error::shorten;
+use crate::tmux::model::is_zero;
 use crate::tmux::server::{Output, Retry};
 use crate::tmux::{Error, HookEntry, Selector};
-
-/// Bytes of a text left out to fit (left out of the answer when 0).
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 /// `text` cut to its head so that `fixed` bytes of the rest of the answer
 /// and the text fit `limit`; returns the bytes cut.
