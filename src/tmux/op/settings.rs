@@ -43,17 +43,37 @@ fn keep_head(text: &mut String, fixed: usize, limit: Limit) -> usize {
     cut
 }
 
+/// Fits an answer with one long text: the text `parts` picks (none: the
+/// answer is left as it is) keeps its head ([`keep_head`]) beside the
+/// rest of the answer and a `truncated_bytes` count, and the bytes cut
+/// are added to the count `parts` picks.
+fn fit_text<T: Serialize>(
+    answer: &mut T,
+    limit: Limit,
+    parts: fn(&mut T) -> (Option<&mut String>, &mut usize),
+) {
+    let Some(text) = parts(answer).0 else { return };
+    let mut text = std::mem::take(text);
+    let fixed = json_len(&*answer) + "\"truncated_bytes\":,".len() + 20;
+    let cut = keep_head(&mut text, fixed, limit);
+    let (slot, truncated) = parts(answer);
+    *truncated += cut;
+    if let Some(slot) = slot {
+        *slot = text;
+    }
+}
+
 /// A long value keeps its head (`truncated_bytes`; `max_bytes` asks for
 /// more).
 impl Fit for OptionResult {
     fn fit(&mut self, limit: Limit) {
-        if let Some(OptionValue::Text(t)) = &mut self.value {
-            let text = std::mem::take(t);
-            let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-            let mut text = text;
-            self.truncated_bytes += keep_head(&mut text, fixed, limit);
-            self.value = Some(OptionValue::Text(text));
-        }
+        fit_text(self, limit, |r| {
+            let text = match &mut r.value {
+                Some(OptionValue::Text(t)) => Some(t),
+                _ => None,
+            };
+            (text, &mut r.truncated_bytes)
+        });
     }
 }
 
@@ -61,20 +81,18 @@ impl Fit for OptionResult {
 /// (`truncated_bytes`).
 impl Fit for OptionSet {
     fn fit(&mut self, limit: Limit) {
-        let mut text = std::mem::take(&mut self.value);
-        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-        self.truncated_bytes += keep_head(&mut text, fixed, limit);
-        self.value = text;
+        fit_text(self, limit, |r| {
+            (Some(&mut r.value), &mut r.truncated_bytes)
+        });
     }
 }
 
 /// As [`OptionSet`].
 impl Fit for EnvironmentSet {
     fn fit(&mut self, limit: Limit) {
-        let mut text = std::mem::take(&mut self.value);
-        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-        self.truncated_bytes += keep_head(&mut text, fixed, limit);
-        self.value = text;
+        fit_text(self, limit, |r| {
+            (Some(&mut r.value), &mut r.truncated_bytes)
+        });
     }
 }
 
