@@ -511,16 +511,7 @@ impl CaptureResult {
                 let row = |i: usize| top.saturating_add(i64::try_from(i).unwrap_or(i64::MAX));
                 numbers = Some((kept.iter().map(|&i| row(i)).collect(), row(first)));
             }
-            let mut want = kept.into_iter().peekable();
-            let mut i = 0;
-            text.retain(|_| {
-                let k = want.peek() == Some(&i);
-                if k {
-                    want.next();
-                }
-                i += 1;
-                k
-            });
+            super::shape::retain_at(&mut text, kept);
             truncated_lines = keep_tail(&mut text, req.max_lines);
             if let Some((n, _)) = &mut numbers {
                 n.drain(..truncated_lines.min(n.len()));
