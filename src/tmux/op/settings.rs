@@ -568,11 +568,7 @@ impl Op for ShowEnvironmentRequest {
     type Response = EnvironmentResult;
 
     async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentResult, Error> {
-        let cmd = match &self.session {
-            Some(sel) => Command::new("show-environment")
-                .target(&server.session_target(sel).await?, TargetKind::Session),
-            None => Command::new("show-environment").arg("-g"),
-        };
+        let cmd = environment_cmd(server, "show-environment", self.session.as_ref()).await?;
         let out = one(server, cmd, Retry::Never).await?.into_result()?;
         let mut variables = BTreeMap::new();
         for (name, value) in parse_environment(&out) {
@@ -618,11 +614,7 @@ impl Op for SetEnvironmentRequest {
     type Response = EnvironmentSet;
 
     async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentSet, Error> {
-        let cmd = match &self.session {
-            Some(sel) => Command::new("set-environment")
-                .target(&server.session_target(sel).await?, TargetKind::Session),
-            None => Command::new("set-environment").arg("-g"),
-        };
+        let cmd = environment_cmd(server, "set-environment", self.session.as_ref()).await?;
         let cmd = cmd.arg("--").arg(self.name.as_str()).arg(&self.value);
         one(server, cmd, Retry::Never).await?.into_result()?;
         Ok(EnvironmentSet {
@@ -728,6 +720,25 @@ async fn one(server: &Server, cmd: Command, retry: Retry) -> Result<Output, Erro
         .flatten()
         .next()
         .ok_or_else(|| Error::connection("tmux answered 0 of 1 commands"))
+}
+
+/// `name` (`show-environment`, `set-environment`) for a session's
+/// environment, or with `-g` for the global one (`session: None`).
+///
+/// # Errors
+///
+/// As [`Server::session_target`].
+async fn environment_cmd(
+    server: &Server,
+    name: &str,
+    session: Option<&Selector>,
+) -> Result<Command, Error> {
+    Ok(match session {
+        Some(sel) => {
+            Command::new(name).target(&server.session_target(sel).await?, TargetKind::Session)
+        }
+        None => Command::new(name).arg("-g"),
+    })
 }
 
 /// Environment variables as `show-environment` prints them: `NAME=value`,
