@@ -106,12 +106,14 @@ pub(crate) fn is_empty_server(e: &Error) -> bool {
 /// How a session given by name goes into a target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum SessionNaming {
-    /// As the id of the session with that exact name, looked up (a round
-    /// trip): for reads, whose answers name the session by id.
+    /// As the id of the session with that exact name, looked up
+    /// ([`Server::session_id_by_name`], a round trip): the reads'
+    /// `resolve_*`.
     Id,
     /// As `=name` where tmux matches exactly that session
     /// ([`exact_name_target`](super::act::exact_name_target); no round
-    /// trip), else looked up as [`SessionNaming::Id`]: for actions.
+    /// trip), else looked up as [`SessionNaming::Id`]: the actions'
+    /// `*_target` ([`super::act`]).
     ExactName,
 }
 
