@@ -135,9 +135,7 @@ impl Op for ListCommandsRequest {
     /// `Unsupported` with the mirror off; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<CommandList, Error> {
         let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        let t = term_of(pane, &st)?;
         let c = t.commands();
         let all: Vec<&CommandRecord> = c
             .records()
@@ -236,9 +234,7 @@ impl Op for CommandOutputRequest {
     /// hold; `Unsupported` with the mirror off; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<CommandOutput, Error> {
         let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        let t = term_of(pane, &st)?;
         let c = t.commands();
         let Some(rec) = CommandPick::from_index(self.index).of(c) else {
             let detail = if c.marks_seen() == 0 {
@@ -293,6 +289,16 @@ async fn copy_of(server: &Server, sel: &Selector) -> Result<(PaneId, PaneState),
     let pane = wait::pane_id(server, sel).await?;
     let copy = wait::followed_copy(server, pane).await?;
     Ok((pane, copy.snapshot()))
+}
+
+/// The terminal of `st`, the state of pane `pane`'s copy.
+///
+/// # Errors
+///
+/// `NotFound` when the copy holds no terminal (not seeded).
+fn term_of(pane: PaneId, st: &PaneState) -> Result<&Term, Error> {
+    st.term()
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
 }
 
 /// One command of a pane's table, as a caller names it.
