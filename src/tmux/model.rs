@@ -8,14 +8,10 @@
 //! ([`SessionInfo::FIELDS`] …), so one `list-*` or `display-message`
 //! round trip fills it.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::control::Command;
-use crate::control::format::{Query, Record};
-use crate::tmux::target::template_cmd;
+use crate::control::format::Record;
 
 /// A session (libtmux-mcp `SessionInfo`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -54,7 +50,7 @@ impl SessionInfo {
     /// Builds one from a record of [`SessionInfo::FIELDS`]. `ours` counts
     /// tmuxwire's control clients per session id, which are subtracted
     /// from `session_attached`.
-    pub fn from_record(r: &Record, ours: &HashMap<String, i64>) -> SessionInfo {
+    pub fn from_record(r: &Record, ours: &std::collections::HashMap<String, i64>) -> SessionInfo {
         let row = SessionRow::from_record(r);
         let mine = ours.get(&row.session_id).copied().unwrap_or(0);
         SessionInfo {
@@ -65,41 +61,6 @@ impl SessionInfo {
             session_created: row.created,
             active_pane_id: row.active_pane,
         }
-    }
-}
-
-crate::record! {
-    /// A client, for counting tmuxwire's own control clients.
-    struct ClientRow {
-        termname: String = "client_termname",
-        session_id: String = "session_id",
-    }
-}
-
-/// tmuxwire's own control clients, which [`SessionInfo::from_record`]
-/// leaves out of `session_attached`: the reader of a `list-clients`
-/// answer ([`OwnClients::list`]).
-pub(crate) struct OwnClients(Query);
-
-impl OwnClients {
-    /// The `list-clients` command that lists every client, and the reader
-    /// of its answer.
-    pub(crate) fn list() -> (Command, OwnClients) {
-        let (cmd, q) = template_cmd("list-clients", ClientRow::FIELDS);
-        (cmd, OwnClients(q))
-    }
-
-    /// How many of the clients in `body` (the answer of
-    /// [`OwnClients::list`]'s command) are tmuxwire's own (terminal name
-    /// `tmuxwire`: [`crate::wire::ssh::is_own_term`]), per session id.
-    pub(crate) fn count(&self, body: &[u8]) -> HashMap<String, i64> {
-        let mut ours = HashMap::new();
-        for c in self.0.parse(body).iter().map(ClientRow::from_record) {
-            if crate::wire::ssh::is_own_term(&c.termname) {
-                *ours.entry(c.session_id).or_insert(0) += 1;
-            }
-        }
-        ours
     }
 }
 

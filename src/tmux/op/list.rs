@@ -14,7 +14,6 @@ use super::filter::Filtered;
 use super::fit::{self, Fit, Limit};
 use super::{Filters, Op, Server};
 use crate::control::{Command, TargetKind};
-use crate::tmux::model::OwnClients;
 pub(crate) use crate::tmux::target::pane_records;
 use crate::tmux::target::{is_empty_server, template_cmd};
 use crate::tmux::{Error, PaneInfo, PaneScope, Selector, SessionInfo, WindowInfo};
@@ -185,12 +184,23 @@ pub(crate) async fn with_own_clients(
     server: &Server,
     cmd: Command,
 ) -> Result<(Vec<u8>, HashMap<String, i64>), Error> {
-    let (clients, own) = OwnClients::list();
+    crate::record! {
+        struct ClientRow {
+            termname: String = "client_termname",
+            session_id: String = "session_id",
+        }
+    }
+    let (clients, cq) = template_cmd("list-clients", ClientRow::FIELDS);
     let [body, clients] = server.run_each(&[cmd, clients]).await?;
     let body = body.into_result()?;
-    let ours = clients
-        .into_result()
-        .map_or_else(|_| HashMap::new(), |c| own.count(&c));
+    let mut ours = HashMap::new();
+    if let Ok(c) = clients.into_result() {
+        for c in cq.parse(&c).iter().map(ClientRow::from_record) {
+            if crate::wire::ssh::is_own_term(&c.termname) {
+                *ours.entry(c.session_id).or_insert(0) += 1;
+            }
+        }
+    }
     Ok((body, ours))
 }
 

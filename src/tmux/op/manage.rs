@@ -17,6 +17,8 @@
 //! formats in that argument, so `#{…}`, `#S` and `#(…)` are stored as
 //! text and never run.
 
+use std::collections::HashMap;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -25,7 +27,6 @@ use super::{Op, Server};
 use crate::control::format::{Query, escape_format};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::act::bodies;
-use crate::tmux::model::OwnClients;
 use crate::tmux::target::{one_record, pane_lookup, template_cmd, window_lookup};
 use crate::tmux::{Error, PaneInfo, Retry, Selector, SessionInfo, WindowInfo};
 
@@ -159,6 +160,14 @@ crate::record! {
     }
 }
 
+crate::record! {
+    /// A client, for counting tmuxwire's own control clients.
+    struct ClientRow {
+        termname: String = "client_termname",
+        session_id: String = "session_id",
+    }
+}
+
 /// `rename_session`: renames a session (stored literally); its new state.
 ///
 /// # Errors
@@ -188,10 +197,15 @@ impl Op for RenameSessionRequest {
             .arg(escape_format(self.new_name.as_str()));
         let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
         let all = all.arg("-a").opt("-f", "#{window_active}");
-        let (clients, own) = OwnClients::list();
+        let (clients, cq) = template_cmd("list-clients", ClientRow::FIELDS);
         let out = server.act(vec![id_cmd, rename, all, clients]).await?;
         let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
-        let ours = own.count(&out[3]);
+        let mut ours = HashMap::new();
+        for c in cq.parse(&out[3]).iter().map(ClientRow::from_record) {
+            if crate::wire::ssh::is_own_term(&c.termname) {
+                *ours.entry(c.session_id).or_insert(0) += 1;
+            }
+        }
         q.parse(&out[2])
             .iter()
             .map(|r| SessionInfo::from_record(r, &ours))
