@@ -167,21 +167,13 @@ pub struct CommandOutputRequest {
     /// that ran when negative (-1: the newest; a prompt still being
     /// edited is not counted).
     pub index: i64,
-    /// Keep the first `head` lines (with `tail`: both ends).
-    pub head: Option<usize>,
-    /// Keep the last `tail` lines.
-    pub tail: Option<usize>,
-    /// Keep only lines holding this text (case-sensitive), with `context`
-    /// lines around each.
-    pub grep: Option<String>,
-    /// Lines kept around each `grep` match.
-    pub context: usize,
+    /// Which output lines to keep: `grep` with `context`, then `head`
+    /// and `tail` (with both: both ends). With its `redact` on, `grep`
+    /// keeps a line only for text it holds outside its secrets (read with
+    /// the output's other lines, so a key's body is one).
+    pub shape: Shape,
     /// At most this many bytes of line text (the first lines kept).
     pub max_bytes: Option<usize>,
-    /// Redaction is on: `grep` keeps a line only for text it holds
-    /// outside its secrets (read with the output's other lines, so a
-    /// key's body is one).
-    pub redact: bool,
 }
 
 /// One output line.
@@ -250,14 +242,7 @@ impl Op for CommandOutputRequest {
         let info = info(rec, t, &lines);
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
-        Shape {
-            head: self.head,
-            tail: self.tail,
-            grep: self.grep.clone(),
-            context: self.context,
-            redact: self.redact,
-        }
-        .apply(&mut out, |l| &l.text);
+        self.shape.apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
             let mut used = 0usize;
             let n = out
@@ -279,7 +264,13 @@ impl Op for CommandOutputRequest {
     }
 
     fn redacting(self, on: bool) -> CommandOutputRequest {
-        CommandOutputRequest { redact: on, ..self }
+        CommandOutputRequest {
+            shape: Shape {
+                redact: on,
+                ..self.shape
+            },
+            ..self
+        }
     }
 }
 
