@@ -132,12 +132,10 @@ fn tail_of(body: &str) -> Vec<u8> {
         .next()
         .unwrap_or("")
         .trim_end();
-    let start = last
-        .char_indices()
-        .rev()
-        .nth(TAIL_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    last[start..].trim_start().as_bytes().to_vec()
+    crate::sys::input::last_chars(last, TAIL_CHARS)
+        .trim_start()
+        .as_bytes()
+        .to_vec()
 }
 
 /// Where the input is when typing begins.
