@@ -690,10 +690,14 @@ mod tests {
 
     #[test]
     fn last_chars_counts_characters_not_bytes() {
-        assert_eq!(last_chars("Mot de passe", 5), "passe");
-        assert_eq!(last_chars("日本語", 2), "本語");
-        assert_eq!(last_chars("ab", 5), "ab");
-        assert_eq!(last_chars("ab", 0), "");
+        for (s, n, last) in [
+            ("Mot de passe", 5, "passe"),
+            ("日本語", 2, "本語"),
+            ("ab", 5, "ab"),
+            ("ab", 0, ""),
+        ] {
+            assert_eq!(last_chars(s, n), last, "{s:?} {n}");
+        }
     }
 
     #[test]
