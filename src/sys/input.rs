@@ -298,6 +298,15 @@ const SECRET_WORDS: &[&str] = &[
 /// Most characters before the colon a prompt is looked at.
 const PROMPT_CHARS: usize = 80;
 
+/// The last `n` characters of `s` (all of `s` when it has fewer).
+pub(crate) fn last_chars(s: &str, n: usize) -> &str {
+    if n == 0 {
+        return "";
+    }
+    let start = s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i);
+    &s[start..]
+}
+
 /// The password prompt `left` (the text left of the cursor on its row)
 /// ends with, if any: after the keys' feedback (`*`, `•`, `●`) and
 /// blanks, a `:` whose last [`PROMPT_CHARS`] characters before it name a
@@ -314,12 +323,7 @@ pub fn password_prompt(left: &str) -> Option<String> {
         .strip_suffix(':')
         .or_else(|| head.strip_suffix('：'))?
         .trim_end();
-    let start = head
-        .char_indices()
-        .rev()
-        .nth(PROMPT_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    let tail = &head[start..];
+    let tail = last_chars(head, PROMPT_CHARS);
     let lower = tail.to_lowercase();
     let pin = lower.match_indices("pin").any(|(i, m)| {
         let before = lower[..i].chars().next_back();
@@ -681,6 +685,18 @@ mod tests {
             facts(false, true, "x", false, b'S', Some("wait_woken")),
         ] {
             assert!(!needs_prompt_row(&f), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn last_chars_counts_characters_not_bytes() {
+        for (s, n, last) in [
+            ("Mot de passe", 5, "passe"),
+            ("日本語", 2, "本語"),
+            ("ab", 5, "ab"),
+            ("ab", 0, ""),
+        ] {
+            assert_eq!(last_chars(s, n), last, "{s:?} {n}");
         }
     }
 

@@ -11,7 +11,7 @@
 
 use super::error::Error;
 use super::server::{Output, Retry, Server};
-use super::target::{Selector, template_cmd};
+use super::target::{Selector, SessionNaming, template_cmd};
 use crate::control::format::Query;
 use crate::control::{Command, SessionId, Target, TargetKind};
 
@@ -68,16 +68,7 @@ impl Server {
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
     /// sessions at all.
     pub(crate) async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
-        if let Some(s) = sel.session_id {
-            return Ok(Target::Session(s));
-        }
-        if let Some(n) = &sel.session_name {
-            if exact_name_target(n) {
-                return Ok(Target::SessionName(n.clone()));
-            }
-            return Ok(Target::Session(self.session_id_by_name(n).await?));
-        }
-        Ok(Target::Session(self.default_session().await?))
+        self.session_named(sel, SessionNaming::ExactName).await
     }
 
     /// The window `sel` names (id; index in a session; else the session's
@@ -87,17 +78,7 @@ impl Server {
     ///
     /// As [`Server::session_target`].
     pub(crate) async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
-        if let Some(w) = sel.window_id {
-            return Ok(Target::Window(w));
-        }
-        let session = self.session_target(sel).await?;
-        Ok(match sel.window_index {
-            Some(index) => Target::WindowIndex {
-                session: Box::new(session),
-                index,
-            },
-            None => session,
-        })
+        self.window_named(sel, SessionNaming::ExactName).await
     }
 
     /// The pane `sel` names (id; else the active pane of the window or
@@ -109,15 +90,7 @@ impl Server {
     ///
     /// As [`Server::session_target`].
     pub(crate) async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
-        if let Some(p) = sel.pane_id {
-            return Ok(Target::Pane(p));
-        }
-        if *sel == Selector::default()
-            && let Some(p) = self.caller_pane()
-        {
-            return Ok(Target::Pane(p));
-        }
-        self.window_target(sel).await
+        self.pane_named(sel, SessionNaming::ExactName).await
     }
 }
 

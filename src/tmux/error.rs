@@ -164,16 +164,6 @@ impl Error {
         }
     }
 
-    /// [`ErrorKind::NotFound`].
-    pub fn not_found(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::NotFound, detail)
-    }
-
-    /// [`ErrorKind::Tmux`]: tmux's message, unclassified.
-    pub fn tmux(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Tmux, detail)
-    }
-
     /// [`ErrorKind::NoServer`] for the socket at `path`.
     pub fn no_server(path: impl Into<PathBuf>) -> Error {
         let path = path.into();
@@ -184,56 +174,6 @@ impl Error {
     pub fn socket_gone(path: impl Into<PathBuf>) -> Error {
         let path = path.into();
         Error::new(ErrorKind::SocketGone, path.display().to_string()).about(Subject::Server(path))
-    }
-
-    /// [`ErrorKind::AccessDenied`].
-    pub fn access_denied(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::AccessDenied, detail)
-    }
-
-    /// [`ErrorKind::Unsupported`].
-    pub fn unsupported(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Unsupported, detail)
-    }
-
-    /// [`ErrorKind::Connection`].
-    pub fn connection(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Connection, detail)
-    }
-
-    /// [`ErrorKind::Timeout`].
-    pub fn timeout(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Timeout, detail)
-    }
-
-    /// [`ErrorKind::WaitTimeout`].
-    pub fn wait_timeout(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::WaitTimeout, detail)
-    }
-
-    /// [`ErrorKind::ServerGone`].
-    pub fn server_gone(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::ServerGone, detail)
-    }
-
-    /// [`ErrorKind::PasswordInput`].
-    pub fn password_input(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::PasswordInput, detail)
-    }
-
-    /// [`ErrorKind::SelfTarget`].
-    pub fn self_target(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::SelfTarget, detail)
-    }
-
-    /// [`ErrorKind::NoBuffer`].
-    pub fn no_buffer(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::NoBuffer, detail)
-    }
-
-    /// [`ErrorKind::Internal`]: a fault in tmuxwire, said as such.
-    pub fn internal(detail: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Internal, detail)
     }
 
     /// [`ErrorKind::InvalidArgument`] for `argument`: `message` says what
@@ -294,6 +234,49 @@ impl Error {
             None => e,
         }
     }
+}
+
+/// The constructors that only set a kind: `name => Kind`, each with its
+/// doc comment, make `Error::name(detail)` for
+/// [`Error::new`]`(ErrorKind::Kind, detail)`.
+macro_rules! kind_constructors {
+    ($($(#[$doc:meta])* $name:ident => $kind:ident,)*) => {
+        impl Error {
+            $(
+                $(#[$doc])*
+                pub fn $name(detail: impl Into<String>) -> Error {
+                    Error::new(ErrorKind::$kind, detail)
+                }
+            )*
+        }
+    };
+}
+
+kind_constructors! {
+    /// [`ErrorKind::NotFound`].
+    not_found => NotFound,
+    /// [`ErrorKind::Tmux`]: tmux's message, unclassified.
+    tmux => Tmux,
+    /// [`ErrorKind::AccessDenied`].
+    access_denied => AccessDenied,
+    /// [`ErrorKind::Unsupported`].
+    unsupported => Unsupported,
+    /// [`ErrorKind::Connection`].
+    connection => Connection,
+    /// [`ErrorKind::Timeout`].
+    timeout => Timeout,
+    /// [`ErrorKind::WaitTimeout`].
+    wait_timeout => WaitTimeout,
+    /// [`ErrorKind::ServerGone`].
+    server_gone => ServerGone,
+    /// [`ErrorKind::PasswordInput`].
+    password_input => PasswordInput,
+    /// [`ErrorKind::SelfTarget`].
+    self_target => SelfTarget,
+    /// [`ErrorKind::NoBuffer`].
+    no_buffer => NoBuffer,
+    /// [`ErrorKind::Internal`]: a fault in tmuxwire, said as such.
+    internal => Internal,
 }
 
 impl Subject {

@@ -428,8 +428,10 @@ pub struct PaneSnapshot {
     pub history_limit: i64,
 }
 
-fn is_zero(n: &i64) -> bool {
-    *n == 0
+/// Whether a number is 0: for `skip_serializing_if` on the counts and
+/// sizes an answer leaves out when 0.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 /// A number serialized as its decimal text.

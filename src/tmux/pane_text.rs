@@ -23,6 +23,7 @@ use crate::mirror::echo::{Cursor, Echoes, Line, Typed, has_unmasked_text, number
 use crate::mirror::lines::{Keep, Spot, byte_at, lines_since};
 use crate::search::Pattern;
 use crate::term::{LineIndex, Term, fingerprint};
+use crate::tmux::model::is_zero;
 
 /// Lines and bytes `wait_for_text` returns in `matched_lines` and `tail`
 /// (libtmux-mcp's caps).
@@ -156,7 +157,7 @@ pub struct CaptureSinceResult {
     /// Lines of this answer that `head`, `tail` or `grep` left out (the
     /// cursor moved past them: they are not returned again); left out
     /// when 0.
-    #[serde(skip_serializing_if = "is_zero_usize")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_omitted: usize,
     /// The line the cursor is on, as it is now (a prompt, or output still
     /// being written); returned again in `lines` once complete. Left out
@@ -199,14 +200,6 @@ pub(crate) struct Resume {
     pub(crate) keep: Keep,
     /// False when the cursor stays where it was (the alternate screen).
     pub(crate) moves: bool,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_usize(n: &usize) -> bool {
-    *n == 0
 }
 
 fn is_true(b: &bool) -> bool {

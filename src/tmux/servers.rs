@@ -254,12 +254,9 @@ impl Servers {
             return Ok(self.default.clone());
         }
         if self.pinned {
-            return Err(Error::invalid(
+            return Err(pinned_refusal(
                 arg,
-                format!(
-                    "this tmuxwire serves only the tmux server at {} (started with --pin-socket)",
-                    self.default.path.display()
-                ),
+                &format!("the tmux server at {}", self.default.path.display()),
                 format!(
                     "no {arg}, or the {} of that server",
                     if arg == "socket_path" { "path" } else { "name" }
@@ -309,13 +306,9 @@ impl Servers {
             return Ok(self.default.clone());
         }
         if self.pinned {
-            return Err(Error::invalid(
+            return Err(pinned_refusal(
                 arg,
-                format!(
-                    "this tmuxwire serves only the default tmux server of host {} (started with \
-                     --pin-socket)",
-                    host.name()
-                ),
+                &format!("the default tmux server of host {}", host.name()),
                 format!("no {arg}"),
             ));
         }
@@ -357,6 +350,17 @@ impl Servers {
     pub fn is_pinned(&self) -> bool {
         self.pinned
     }
+}
+
+/// The refusal of a pinned tmuxwire (`--pin-socket`) to reach another
+/// server than `serves` through argument `arg`; `accepted` says what `arg`
+/// may be.
+fn pinned_refusal(arg: &'static str, serves: &str, accepted: String) -> Error {
+    Error::invalid(
+        arg,
+        format!("this tmuxwire serves only {serves} (started with --pin-socket)"),
+        accepted,
+    )
 }
 
 /// Closes one handle when `others` holds more than [`MAX_OTHER_SERVERS`]:

@@ -103,6 +103,20 @@ pub(crate) fn is_empty_server(e: &Error) -> bool {
         )
 }
 
+/// How a session given by name goes into a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SessionNaming {
+    /// As the id of the session with that exact name, looked up
+    /// ([`Server::session_id_by_name`], a round trip): the reads'
+    /// `resolve_*`.
+    Id,
+    /// As `=name` where tmux matches exactly that session
+    /// ([`exact_name_target`](super::act::exact_name_target); no round
+    /// trip), else looked up as [`SessionNaming::Id`]: the actions'
+    /// `*_target` ([`super::act`]).
+    ExactName,
+}
+
 impl Server {
     /// The target a pane-level command should use for `sel`.
     ///
@@ -111,6 +125,39 @@ impl Server {
     /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
     /// sessions.
     pub(crate) async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
+        self.pane_named(sel, SessionNaming::Id).await
+    }
+
+    /// The target a window-level command should use for `sel`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::resolve_pane`].
+    pub(crate) async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
+        self.window_named(sel, SessionNaming::Id).await
+    }
+
+    /// The session `sel` names, or the default session.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::resolve_pane`].
+    pub(crate) async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
+        self.session_named(sel, SessionNaming::Id).await
+    }
+
+    /// The pane `sel` names: its id; else, with no target, the caller's
+    /// own pane inside tmux; else the window `sel` names
+    /// ([`Server::window_named`]), whose active pane a command takes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::session_named`].
+    pub(super) async fn pane_named(
+        &self,
+        sel: &Selector,
+        naming: SessionNaming,
+    ) -> Result<Target, Error> {
         if let Some(p) = sel.pane_id {
             return Ok(Target::Pane(p));
         }
@@ -120,19 +167,25 @@ impl Server {
             // Run from inside tmux: the caller's own pane, as tmux does.
             return Ok(Target::Pane(p));
         }
-        self.resolve_window(sel).await
+        self.window_named(sel, naming).await
     }
 
-    /// The target a window-level command should use for `sel`.
+    /// The window `sel` names: its id; else its index in the session
+    /// named ([`Server::session_named`]); else that session, whose current
+    /// window a command takes.
     ///
     /// # Errors
     ///
-    /// As [`Server::resolve_pane`].
-    pub(crate) async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
+    /// As [`Server::session_named`].
+    pub(super) async fn window_named(
+        &self,
+        sel: &Selector,
+        naming: SessionNaming,
+    ) -> Result<Target, Error> {
         if let Some(w) = sel.window_id {
             return Ok(Target::Window(w));
         }
-        let session = self.resolve_session(sel).await?;
+        let session = self.session_named(sel, naming).await?;
         Ok(match sel.window_index {
             Some(index) => Target::WindowIndex {
                 session: Box::new(session),
@@ -142,16 +195,25 @@ impl Server {
         })
     }
 
-    /// The session `sel` names, or the default session.
+    /// The session `sel` names (its id, or its name as `naming` says), or
+    /// the default session.
     ///
     /// # Errors
     ///
-    /// As [`Server::resolve_pane`].
-    pub(crate) async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
+    /// sessions at all.
+    pub(super) async fn session_named(
+        &self,
+        sel: &Selector,
+        naming: SessionNaming,
+    ) -> Result<Target, Error> {
         if let Some(s) = sel.session_id {
             return Ok(Target::Session(s));
         }
         if let Some(n) = &sel.session_name {
+            if naming == SessionNaming::ExactName && super::act::exact_name_target(n) {
+                return Ok(Target::SessionName(n.clone()));
+            }
             return Ok(Target::Session(self.session_id_by_name(n).await?));
         }
         Ok(Target::Session(self.default_session().await?))

@@ -265,16 +265,11 @@ impl Rendered for CommandList {
 }
 
 tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
-    let shape = Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?;
     Ok(CommandOutputRequest {
         index: a.index.unwrap_or(-1),
-        head: shape.head,
-        tail: shape.tail,
-        grep: shape.grep,
-        context: shape.context,
+        shape: Shape::from_args(a.head, a.tail, a.grep.clone(), a.context)?,
         max_bytes: args::positive("max_bytes", a.max_bytes)?,
         pane: targeting!(a, pane_id, window_id).selector()?,
-        redact: false,
     })
 });
 

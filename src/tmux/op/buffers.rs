@@ -19,6 +19,7 @@ use crate::control::{Command, Target, TargetKind};
 use crate::term::keep_tail;
 use crate::tmux::input::{self, fill_buffer};
 use crate::tmux::keys::check_text;
+use crate::tmux::model::is_zero;
 use crate::tmux::target::one_record;
 use crate::tmux::{Error, ErrorKind, Selector};
 
@@ -179,10 +180,6 @@ pub struct BufferContent {
     /// The lines `content` holds when it was cut (for [`Fit`]).
     #[serde(skip)]
     lines: Vec<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl Op for ShowBufferRequest {

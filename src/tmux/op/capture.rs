@@ -23,7 +23,7 @@ use crate::control::{Command, Target, TargetKind};
 use crate::mirror::{PaneMirror, Status, Want};
 use crate::term::{LineNo, keep_tail, split_lines, trim_end_spaces};
 use crate::tmux::capture::{Flags, LineArg, Plan};
-use crate::tmux::model::Source;
+use crate::tmux::model::{Source, is_zero};
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, ErrorKind, Selector};
 
@@ -511,16 +511,7 @@ impl CaptureResult {
                 let row = |i: usize| top.saturating_add(i64::try_from(i).unwrap_or(i64::MAX));
                 numbers = Some((kept.iter().map(|&i| row(i)).collect(), row(first)));
             }
-            let mut want = kept.into_iter().peekable();
-            let mut i = 0;
-            text.retain(|_| {
-                let k = want.peek() == Some(&i);
-                if k {
-                    want.next();
-                }
-                i += 1;
-                k
-            });
+            super::shape::retain_at(&mut text, kept);
             truncated_lines = keep_tail(&mut text, req.max_lines);
             if let Some((n, _)) = &mut numbers {
                 n.drain(..truncated_lines.min(n.len()));
@@ -627,10 +618,6 @@ impl Fit for CaptureResult {
         self.truncated_bytes += bytes;
         self.finish();
     }
-}
-
-pub(super) fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Drops whole lines from the front of `lines` until they fit in `max`

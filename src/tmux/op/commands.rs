@@ -30,6 +30,7 @@ use super::{Fit, Op, Server};
 use crate::control::PaneId;
 use crate::mirror::PaneState;
 use crate::term::{CommandEnd, CommandRecord, Commands, LineIndex, LineNo, Term};
+use crate::tmux::model::is_zero;
 use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen};
 use crate::tmux::{Error, Selector, Subject};
 
@@ -46,18 +47,6 @@ pub struct ListCommandsRequest {
     pub limit: usize,
     /// Only commands whose index is below this.
     pub before: Option<u64>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
 }
 
 /// One command as `list_commands` and `get_command_output` report it (the
@@ -100,7 +89,7 @@ pub struct CommandInfo {
     pub trusted: bool,
     /// 0 for the outermost shell (left out), 1 for a shell started from
     /// it, …
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub depth: u32,
     /// Some of its lines are no longer held (history trimmed, cleared);
     /// left out when false.
@@ -146,9 +135,7 @@ impl Op for ListCommandsRequest {
     /// `Unsupported` with the mirror off; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<CommandList, Error> {
         let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        let t = term_of(pane, &st)?;
         let c = t.commands();
         let all: Vec<&CommandRecord> = c
             .records()
@@ -180,21 +167,13 @@ pub struct CommandOutputRequest {
     /// that ran when negative (-1: the newest; a prompt still being
     /// edited is not counted).
     pub index: i64,
-    /// Keep the first `head` lines (with `tail`: both ends).
-    pub head: Option<usize>,
-    /// Keep the last `tail` lines.
-    pub tail: Option<usize>,
-    /// Keep only lines holding this text (case-sensitive), with `context`
-    /// lines around each.
-    pub grep: Option<String>,
-    /// Lines kept around each `grep` match.
-    pub context: usize,
+    /// Which output lines to keep: `grep` with `context`, then `head`
+    /// and `tail` (with both: both ends). With its `redact` on, `grep`
+    /// keeps a line only for text it holds outside its secrets (read with
+    /// the output's other lines, so a key's body is one).
+    pub shape: Shape,
     /// At most this many bytes of line text (the first lines kept).
     pub max_bytes: Option<usize>,
-    /// Redaction is on: `grep` keeps a line only for text it holds
-    /// outside its secrets (read with the output's other lines, so a
-    /// key's body is one).
-    pub redact: bool,
 }
 
 /// One output line.
@@ -221,7 +200,7 @@ pub struct CommandOutput {
     pub lines_omitted: usize,
     /// Output lines tmux no longer holds (trimmed from history); left out
     /// when 0.
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub lines_missing: u64,
 }
 
@@ -247,9 +226,7 @@ impl Op for CommandOutputRequest {
     /// hold; `Unsupported` with the mirror off; connection errors.
     async fn run(self, server: &Server, _: Limit) -> Result<CommandOutput, Error> {
         let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = st
-            .term()
-            .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))?;
+        let t = term_of(pane, &st)?;
         let c = t.commands();
         let Some(rec) = CommandPick::from_index(self.index).of(c) else {
             let detail = if c.marks_seen() == 0 {
@@ -265,14 +242,7 @@ impl Op for CommandOutputRequest {
         let info = info(rec, t, &lines);
         let (mut out, missing) = output_of(rec, t);
         let total = out.len();
-        Shape {
-            head: self.head,
-            tail: self.tail,
-            grep: self.grep.clone(),
-            context: self.context,
-            redact: self.redact,
-        }
-        .apply(&mut out, |l| &l.text);
+        self.shape.apply(&mut out, |l| &l.text);
         if let Some(max) = self.max_bytes {
             let mut used = 0usize;
             let n = out
@@ -294,7 +264,13 @@ impl Op for CommandOutputRequest {
     }
 
     fn redacting(self, on: bool) -> CommandOutputRequest {
-        CommandOutputRequest { redact: on, ..self }
+        CommandOutputRequest {
+            shape: Shape {
+                redact: on,
+                ..self.shape
+            },
+            ..self
+        }
     }
 }
 
@@ -304,6 +280,16 @@ async fn copy_of(server: &Server, sel: &Selector) -> Result<(PaneId, PaneState),
     let pane = wait::pane_id(server, sel).await?;
     let copy = wait::followed_copy(server, pane).await?;
     Ok((pane, copy.snapshot()))
+}
+
+/// The terminal of `st`, the state of pane `pane`'s copy.
+///
+/// # Errors
+///
+/// `NotFound` when the copy holds no terminal (not seeded).
+fn term_of(pane: PaneId, st: &PaneState) -> Result<&Term, Error> {
+    st.term()
+        .ok_or_else(|| Error::not_found(format!("can't find pane: {pane}")))
 }
 
 /// One command of a pane's table, as a caller names it.

@@ -668,13 +668,17 @@ mod tests {
 
     #[test]
     fn window_names_as_tmux_parses_them() {
-        assert_eq!(window_name("/bin/sh"), "sh");
-        assert_eq!(window_name("-bash"), "bash");
-        assert_eq!(window_name("exec vim file"), "vim");
-        assert_eq!(window_name("\"quoted name\" rest"), "quoted");
-        assert_eq!(window_name("python3\t"), "python3");
-        assert_eq!(window_name("/usr/bin/"), "bin");
-        assert_eq!(window_name(""), "");
+        for (command, name) in [
+            ("/bin/sh", "sh"),
+            ("-bash", "bash"),
+            ("exec vim file", "vim"),
+            ("\"quoted name\" rest", "quoted"),
+            ("python3\t", "python3"),
+            ("/usr/bin/", "bin"),
+            ("", ""),
+        ] {
+            assert_eq!(window_name(command), name, "{command:?}");
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@ use crate::mirror::lines::cursor_spot;
 use crate::sys::input::Input;
 use crate::term::{LineIndex, Term};
 use crate::tmux::Error;
+use crate::tmux::model::is_zero;
 use crate::tmux::wait::{self, Condition, OnTerm, ProcessRef, Seen};
 // The pane's copy as typing reads it (followed first only when there is
 // none or it is not live).
@@ -85,14 +86,6 @@ pub struct Submit {
     pub delay: Option<Duration>,
 }
 
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
 /// Whether the mirror showed what delivery looked for (the body typed,
 /// the input submitted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -122,10 +115,10 @@ pub struct Delivery {
     pub submitted: Confirmation,
     /// Times Enter was pressed again (at most 2), each only while the body
     /// was still on the input row 800 ms after the last; left out when 0.
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub enter_retries: u32,
     /// The delay between the body and Enter, ms; left out when 0.
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub submit_delay_ms: u64,
     /// What was seen, in words.
     pub evidence: Vec<String>,
@@ -139,12 +132,10 @@ fn tail_of(body: &str) -> Vec<u8> {
         .next()
         .unwrap_or("")
         .trim_end();
-    let start = last
-        .char_indices()
-        .rev()
-        .nth(TAIL_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    last[start..].trim_start().as_bytes().to_vec()
+    crate::sys::input::last_chars(last, TAIL_CHARS)
+        .trim_start()
+        .as_bytes()
+        .to_vec()
 }
 
 /// Where the input is when typing begins.

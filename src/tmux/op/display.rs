@@ -5,11 +5,11 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::capture::is_zero;
 use super::fit::{Fit, Limit, head_within, json_len};
 use super::{Op, Server};
 use crate::control::Target;
 use crate::control::format::{Part, Query};
+use crate::tmux::model::is_zero;
 use crate::tmux::target::{one_record, pane_lookup};
 use crate::tmux::{Error, Selector};
 

@@ -252,38 +252,22 @@ mod tests {
                 .map(|v| v["n"].as_str().unwrap().to_string())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(
-            names(run(json!({"n__startswith": "dev"}), items.clone()).unwrap()),
-            ["dev-1"]
-        );
-        assert_eq!(
-            names(run(json!({"n__iexact": "prod"}), items.clone()).unwrap()),
-            ["Prod"]
-        );
-        assert_eq!(
-            names(run(json!({"n": "Prod"}), items.clone()).unwrap()),
-            ["Prod"]
-        );
-        assert_eq!(
-            names(run(json!({"c__eq": 3}), items.clone()).unwrap()),
-            ["Prod"]
-        );
-        assert_eq!(
-            names(run(json!({"n__in": ["Prod", "x"]}), items.clone()).unwrap()),
-            ["Prod"]
-        );
-        assert_eq!(
-            names(run(json!({"n__nin": "Prod,x"}), items.clone()).unwrap()),
-            ["dev-1"]
-        );
-        assert_eq!(
-            names(run(json!({"n__iregex": "^PROD$"}), items.clone()).unwrap()),
-            ["Prod"]
-        );
-        assert_eq!(
-            names(run(json!("{\"n__contains\": \"-\"}"), items.clone()).unwrap()),
-            ["dev-1"]
-        );
+        for (filter, want) in [
+            (json!({"n__startswith": "dev"}), "dev-1"),
+            (json!({"n__iexact": "prod"}), "Prod"),
+            (json!({"n": "Prod"}), "Prod"),
+            (json!({"c__eq": 3}), "Prod"),
+            (json!({"n__in": ["Prod", "x"]}), "Prod"),
+            (json!({"n__nin": "Prod,x"}), "dev-1"),
+            (json!({"n__iregex": "^PROD$"}), "Prod"),
+            (json!("{\"n__contains\": \"-\"}"), "dev-1"),
+        ] {
+            assert_eq!(
+                names(run(filter.clone(), items.clone()).unwrap()),
+                [want],
+                "{filter}"
+            );
+        }
     }
 
     #[test]

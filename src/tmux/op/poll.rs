@@ -20,6 +20,7 @@ use crate::events::{Cursor, CursorError, Event, Kind};
 use crate::mirror::{PaneMeta, Progress, Status};
 use crate::search::Pattern;
 use crate::tmux::Error;
+use crate::tmux::model::is_zero;
 use crate::tmux::target::PaneScope;
 use crate::tmux::wait::ProcessRef;
 
@@ -157,10 +158,6 @@ pub struct PollEventsResult {
     pub following: String,
     /// Seconds waited.
     pub elapsed_seconds: f64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 crate::fits_whole!(PollEventsResult);

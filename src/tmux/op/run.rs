@@ -13,6 +13,7 @@ use super::commands::{
     CommandOutcome, CommandOutputRequest, Entry, WaitForCommandRequest, wait_from,
 };
 use super::fit::{Fit, Limit, json_len};
+use super::shape::Shape;
 use super::{Op, Server};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::mirror::lines::{Spot, cursor_spot, text_between};
@@ -603,7 +604,10 @@ async fn run_marked(
             let out = CommandOutputRequest {
                 pane: wait.pane.clone(),
                 index: i64::try_from(c.index).unwrap_or(i64::MAX),
-                tail: req.max_lines,
+                shape: Shape {
+                    tail: req.max_lines,
+                    ..Shape::default()
+                },
                 ..CommandOutputRequest::default()
             }
             .run(server, Limit::NONE)

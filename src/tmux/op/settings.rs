@@ -25,13 +25,9 @@ use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
 use crate::tmux::ErrorKind;
 use crate::tmux::error::shorten;
+use crate::tmux::model::is_zero;
 use crate::tmux::server::{Output, Retry};
 use crate::tmux::{Error, HookEntry, Selector};
-
-/// Bytes of a text left out to fit (left out of the answer when 0).
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 /// `text` cut to its head so that `fixed` bytes of the rest of the answer
 /// and the text fit `limit`; returns the bytes cut.
@@ -47,17 +43,37 @@ fn keep_head(text: &mut String, fixed: usize, limit: Limit) -> usize {
     cut
 }
 
+/// Fits an answer with one long text: the text `parts` picks (none: the
+/// answer is left as it is) keeps its head ([`keep_head`]) beside the
+/// rest of the answer and a `truncated_bytes` count, and the bytes cut
+/// are added to the count `parts` picks.
+fn fit_text<T: Serialize>(
+    answer: &mut T,
+    limit: Limit,
+    parts: fn(&mut T) -> (Option<&mut String>, &mut usize),
+) {
+    let Some(text) = parts(answer).0 else { return };
+    let mut text = std::mem::take(text);
+    let fixed = json_len(&*answer) + "\"truncated_bytes\":,".len() + 20;
+    let cut = keep_head(&mut text, fixed, limit);
+    let (slot, truncated) = parts(answer);
+    *truncated += cut;
+    if let Some(slot) = slot {
+        *slot = text;
+    }
+}
+
 /// A long value keeps its head (`truncated_bytes`; `max_bytes` asks for
 /// more).
 impl Fit for OptionResult {
     fn fit(&mut self, limit: Limit) {
-        if let Some(OptionValue::Text(t)) = &mut self.value {
-            let text = std::mem::take(t);
-            let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-            let mut text = text;
-            self.truncated_bytes += keep_head(&mut text, fixed, limit);
-            self.value = Some(OptionValue::Text(text));
-        }
+        fit_text(self, limit, |r| {
+            let text = match &mut r.value {
+                Some(OptionValue::Text(t)) => Some(t),
+                _ => None,
+            };
+            (text, &mut r.truncated_bytes)
+        });
     }
 }
 
@@ -65,20 +81,18 @@ impl Fit for OptionResult {
 /// (`truncated_bytes`).
 impl Fit for OptionSet {
     fn fit(&mut self, limit: Limit) {
-        let mut text = std::mem::take(&mut self.value);
-        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-        self.truncated_bytes += keep_head(&mut text, fixed, limit);
-        self.value = text;
+        fit_text(self, limit, |r| {
+            (Some(&mut r.value), &mut r.truncated_bytes)
+        });
     }
 }
 
 /// As [`OptionSet`].
 impl Fit for EnvironmentSet {
     fn fit(&mut self, limit: Limit) {
-        let mut text = std::mem::take(&mut self.value);
-        let fixed = json_len(&*self) + "\"truncated_bytes\":,".len() + 20;
-        self.truncated_bytes += keep_head(&mut text, fixed, limit);
-        self.value = text;
+        fit_text(self, limit, |r| {
+            (Some(&mut r.value), &mut r.truncated_bytes)
+        });
     }
 }
 
@@ -554,11 +568,7 @@ impl Op for ShowEnvironmentRequest {
     type Response = EnvironmentResult;
 
     async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentResult, Error> {
-        let cmd = match &self.session {
-            Some(sel) => Command::new("show-environment")
-                .target(&server.session_target(sel).await?, TargetKind::Session),
-            None => Command::new("show-environment").arg("-g"),
-        };
+        let cmd = environment_cmd(server, "show-environment", self.session.as_ref()).await?;
         let out = one(server, cmd, Retry::Never).await?.into_result()?;
         let mut variables = BTreeMap::new();
         for (name, value) in parse_environment(&out) {
@@ -604,11 +614,7 @@ impl Op for SetEnvironmentRequest {
     type Response = EnvironmentSet;
 
     async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentSet, Error> {
-        let cmd = match &self.session {
-            Some(sel) => Command::new("set-environment")
-                .target(&server.session_target(sel).await?, TargetKind::Session),
-            None => Command::new("set-environment").arg("-g"),
-        };
+        let cmd = environment_cmd(server, "set-environment", self.session.as_ref()).await?;
         let cmd = cmd.arg("--").arg(self.name.as_str()).arg(&self.value);
         one(server, cmd, Retry::Never).await?.into_result()?;
         Ok(EnvironmentSet {
@@ -714,6 +720,25 @@ async fn one(server: &Server, cmd: Command, retry: Retry) -> Result<Output, Erro
         .flatten()
         .next()
         .ok_or_else(|| Error::connection("tmux answered 0 of 1 commands"))
+}
+
+/// `name` (`show-environment`, `set-environment`) for a session's
+/// environment, or with `-g` for the global one (`session: None`).
+///
+/// # Errors
+///
+/// As [`Server::session_target`].
+async fn environment_cmd(
+    server: &Server,
+    name: &str,
+    session: Option<&Selector>,
+) -> Result<Command, Error> {
+    Ok(match session {
+        Some(sel) => {
+            Command::new(name).target(&server.session_target(sel).await?, TargetKind::Session)
+        }
+        None => Command::new(name).arg("-g"),
+    })
 }
 
 /// Environment variables as `show-environment` prints them: `NAME=value`,

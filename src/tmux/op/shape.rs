@@ -136,18 +136,24 @@ impl Shape {
         let lines: Vec<&str> = items.iter().map(&text).collect();
         let kept = self.keep(&lines);
         let before = items.len();
-        let mut want = kept.into_iter().peekable();
-        let mut i = 0;
-        items.retain(|_| {
-            let k = want.peek() == Some(&i);
-            if k {
-                want.next();
-            }
-            i += 1;
-            k
-        });
+        retain_at(items, kept);
         before - items.len()
     }
+}
+
+/// Keeps in `items` only those at the indexes `kept` lists (ascending, as
+/// [`Shape::keep`] returns them).
+pub(super) fn retain_at<T>(items: &mut Vec<T>, kept: Vec<usize>) {
+    let mut want = kept.into_iter().peekable();
+    let mut i = 0;
+    items.retain(|_| {
+        let k = want.peek() == Some(&i);
+        if k {
+            want.next();
+        }
+        i += 1;
+        k
+    });
 }
 
 #[cfg(test)]

@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::capture::{NEXT_ROOM, Next, is_zero, mask_rows, state_and_text, text_lines};
+use super::capture::{NEXT_ROOM, Next, mask_rows, state_and_text, text_lines};
 use super::fit::{Fit, Limit, SLACK, fit_room, json_len};
 use super::{Op, Server};
 use crate::control::{Command, Target};
 use crate::term::{keep_tail, split_lines};
-use crate::tmux::model::PaneSnapshot;
+use crate::tmux::model::{PaneSnapshot, is_zero};
 use crate::tmux::{Error, Selector};
 
 /// `snapshot_pane`: the visible screen and the pane's state.

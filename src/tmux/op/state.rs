@@ -14,11 +14,11 @@ use serde::Serialize;
 use super::fit::Limit;
 use super::{Op, Server};
 use crate::control::Command;
-use crate::control::format::Query;
+use crate::control::format::{Query, Record};
 use crate::mirror::PaneMirror;
 use crate::sys::input::{self, Facts, Input, Termios};
-use crate::sys::probe::{self, PaneProcess};
 use crate::tmux::target::{one_record, pane_lookup};
+use crate::tmux::wait::ProcessRow;
 use crate::tmux::{Error, Selector, Subject};
 
 crate::fits_whole!(PaneState);
@@ -27,10 +27,6 @@ crate::record! {
     /// The tmux variables a [`PaneState`] is read from.
     struct StateRow {
         pane_id: String = "pane_id",
-        pane_pid: u32 = "pane_pid",
-        pane_tty: String = "pane_tty",
-        pane_dead: bool = "pane_dead",
-        server_pid: Option<u32> = "pid",
         alternate_on: Option<bool> = "alternate_on",
         // Empty (unknown) where the version lacks the variable:
         // `bracket_paste_flag` is new in tmux 3.7.
@@ -41,6 +37,26 @@ crate::record! {
         // state needs it (`sys::input::needs_prompt_row`).
         cursor_x: u32 = "cursor_x",
         cursor_y: u32 = "cursor_y",
+    }
+}
+
+/// A pane as `get_pane_state` lists it: its [`StateRow`], then the
+/// [`ProcessRow`] its tty and `/proc` facts are read from.
+struct PaneRow {
+    state: StateRow,
+    process: ProcessRow,
+}
+
+impl PaneRow {
+    /// The format variables, in record order.
+    const FIELDS: &'static [&'static str] = &crate::concat_fields!(StateRow, ProcessRow);
+
+    /// Reads one from a record of [`PaneRow::FIELDS`].
+    fn from_record(r: &Record) -> PaneRow {
+        PaneRow {
+            state: StateRow::from_record(r),
+            process: ProcessRow::from_record_at(r, StateRow::FIELDS.len()),
+        }
     }
 }
 
@@ -133,10 +149,10 @@ impl Op for PaneStateRequest {
     /// `unknown`.
     async fn run(self, server: &Server, _: Limit) -> Result<PaneState, Error> {
         let target = server.resolve_pane(&self.pane).await?;
-        let q = Query::new(StateRow::FIELDS);
+        let q = Query::new(PaneRow::FIELDS);
         let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
-        let row = StateRow::from_record(&one_record(&q, &body, &target)?);
-        let Ok(pane) = row.pane_id.parse::<crate::control::PaneId>() else {
+        let row = PaneRow::from_record(&one_record(&q, &body, &target)?);
+        let Ok(pane) = row.state.pane_id.parse::<crate::control::PaneId>() else {
             return Ok(read_state(server, &row, None).await);
         };
         // A copy followed here is confirmed by tmux after the row above
@@ -144,7 +160,7 @@ impl Op for PaneStateRequest {
         let mut no_copy = None;
         let (copy, confirmed) = match server.mirror().await {
             None => (None, false),
-            Some(_) if self.follow && !row.pane_dead => {
+            Some(_) if self.follow && !row.process.pane_dead => {
                 match crate::tmux::wait::copy_of(server, pane).await {
                     Ok(c) => (Some(c), true),
                     Err(e) => {
@@ -240,12 +256,12 @@ pub(super) async fn refuse_password_panes(
     if panes.is_empty() {
         return Ok(());
     }
-    let (cmd, q) = crate::tmux::target::template_cmd("list-panes", StateRow::FIELDS);
+    let (cmd, q) = crate::tmux::target::template_cmd("list-panes", PaneRow::FIELDS);
     let body = server.run(&cmd.arg("-a")).await?.into_result()?;
     for r in q.parse(&body) {
-        let row = StateRow::from_record(&r);
-        if panes.iter().any(|p| p.to_string() == row.pane_id) {
-            let copy = match (server.running_mirror(), row.pane_id.parse()) {
+        let row = PaneRow::from_record(&r);
+        if panes.iter().any(|p| p.to_string() == row.state.pane_id) {
+            let copy = match (server.running_mirror(), row.state.pane_id.parse()) {
                 (Some(m), Ok(p)) => m.pane(p),
                 _ => None,
             };
@@ -280,7 +296,7 @@ pub(super) fn refuse_password_state(st: &PaneState) -> Result<(), Error> {
 /// when the decision needs it ([`input::needs_prompt_row`]), the text
 /// left of its cursor, from `copy` (the pane's copy) when it is live, else
 /// from tmux (one `capture-pane` of the cursor's row).
-async fn read_state(server: &Server, row: &StateRow, copy: Option<&PaneMirror>) -> PaneState {
+async fn read_state(server: &Server, row: &PaneRow, copy: Option<&PaneMirror>) -> PaneState {
     let mut facts = facts_of(row);
     facts.command_running = copy.and_then(crate::tmux::wait::marks_running);
     if input::needs_prompt_row(&facts) {
@@ -295,48 +311,43 @@ async fn read_state(server: &Server, row: &StateRow, copy: Option<&PaneMirror>) 
 /// The text left of the cursor on its row, as tmux shows the pane
 /// (`capture-pane -p` of that row, read by length); `None` when tmux
 /// does not give it.
-async fn prompt_row(server: &Server, row: &StateRow) -> Option<String> {
-    let y = row.cursor_y.to_string();
+async fn prompt_row(server: &Server, row: &PaneRow) -> Option<String> {
+    let y = row.state.cursor_y.to_string();
     let capture = Command::new("capture-pane")
         .arg("-p")
-        .opt("-t", row.pane_id.as_str())
+        .opt("-t", row.state.pane_id.as_str())
         .opt("-S", y.as_str())
         .opt("-E", y.as_str());
     let out = server.run_all(&[capture]).await.ok()?.pop()?;
     if !out.ok {
         return None;
     }
-    Some(input::left_of(&out.text(), row.cursor_x).to_string())
+    Some(input::left_of(&out.text(), row.state.cursor_x).to_string())
 }
 
 /// What is read of the pane `row` describes: its tty and `/proc`.
-fn facts_of(row: &StateRow) -> Facts {
-    if row.pane_dead {
-        Facts {
+fn facts_of(row: &PaneRow) -> Facts {
+    match row.process.process() {
+        Some(p) => p.probe(),
+        None => Facts {
             notes: vec!["the pane is dead (its process exited; remain-on-exit)".into()],
             ..Default::default()
-        }
-    } else {
-        probe::probe(&PaneProcess {
-            tty: &row.pane_tty,
-            pane_pid: row.pane_pid,
-            server_pid: row.server_pid,
-        })
+        },
     }
 }
 
 /// The state of the pane `row` describes, from `facts`.
-fn state_of(row: &StateRow, facts: &Facts) -> PaneState {
+fn state_of(row: &PaneRow, facts: &Facts) -> PaneState {
     let (input, mut evidence) = input::classify(facts);
-    if facts.foreground.is_none() && !row.pane_current_command.is_empty() {
+    if facts.foreground.is_none() && !row.state.pane_current_command.is_empty() {
         evidence.push(format!(
             "tmux reports pane_current_command '{}'",
-            crate::sys::stat::display_name(row.pane_current_command.as_bytes())
+            crate::sys::stat::display_name(row.state.pane_current_command.as_bytes())
         ));
     }
     let fg = facts.foreground.as_ref();
     PaneState {
-        pane_id: row.pane_id.clone(),
+        pane_id: row.state.pane_id.clone(),
         input,
         foreground: fg.map(|p| Foreground {
             pid: p.pid,
@@ -349,18 +360,14 @@ fn state_of(row: &StateRow, facts: &Facts) -> PaneState {
             .map(input::wchan_name)
             .filter(|w| !w.is_empty() && *w != "0")
             .map(|w| crate::sys::stat::display_name(w.as_bytes())),
-        alternate_on: row.alternate_on,
-        cursor_visible: row.cursor_flag,
-        bracketed_paste: row.bracket_paste_flag,
+        alternate_on: row.state.alternate_on,
+        cursor_visible: row.state.cursor_flag,
+        bracketed_paste: row.state.bracket_paste_flag,
         command_state: None,
         last_output_at: None,
         last_change_at: None,
         evidence,
-        process: (!row.pane_dead).then(|| crate::tmux::wait::ProcessRef {
-            tty: row.pane_tty.clone(),
-            pane_pid: row.pane_pid,
-            server_pid: row.server_pid,
-        }),
+        process: row.process.process(),
         pane_age: facts.pane_age,
     }
 }

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch::Receiver;
 
 pub use reading::INPUT_LASTS;
-pub(crate) use reading::{InputWatch, ProcessRef, marks_running, prompt_row_of};
+pub(crate) use reading::{InputWatch, ProcessRef, ProcessRow, marks_running, prompt_row_of};
 pub use synced::pane_id;
 pub(crate) use synced::{Followed, copy_of, follow, follow_with, followed_copy};
 pub(crate) use vigil::{Ended, Vigil, exit_of};

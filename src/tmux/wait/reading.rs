@@ -54,16 +54,21 @@ pub(crate) struct ProcessRef {
 }
 
 impl ProcessRef {
+    /// The pane's tty and `/proc`, read now ([`probe::probe`]).
+    pub(crate) fn probe(&self) -> crate::sys::input::Facts {
+        probe::probe(&PaneProcess {
+            tty: &self.tty,
+            pane_pid: self.pane_pid,
+            server_pid: self.server_pid,
+        })
+    }
+
     /// The input state and its evidence, read now; the text left of the
     /// cursor, where the decision needs it
     /// ([`crate::sys::input::needs_prompt_row`]), and whether its marks say
     /// a command runs, from `copy`, the pane's copy.
     pub(crate) fn read(&self, copy: &PaneMirror) -> (Input, Vec<String>) {
-        let mut facts = probe::probe(&PaneProcess {
-            tty: &self.tty,
-            pane_pid: self.pane_pid,
-            server_pid: self.server_pid,
-        });
+        let mut facts = self.probe();
         if crate::sys::input::needs_prompt_row(&facts) {
             facts.prompt_row = prompt_row_of(copy);
         }
@@ -217,11 +222,22 @@ impl InputWatch {
 crate::record! {
     /// What [`process_of`] asks tmux of a pane (the fields
     /// `get_pane_state` reads its facts from).
-    struct ProcessRow {
-        pane_pid: u32 = "pane_pid",
-        pane_tty: String = "pane_tty",
-        pane_dead: bool = "pane_dead",
-        server_pid: Option<u32> = "pid",
+    pub(crate) struct ProcessRow {
+        pub(crate) pane_pid: u32 = "pane_pid",
+        pub(crate) pane_tty: String = "pane_tty",
+        pub(crate) pane_dead: bool = "pane_dead",
+        pub(crate) server_pid: Option<u32> = "pid",
+    }
+}
+
+impl ProcessRow {
+    /// Where the pane's facts are read; `None` for a dead pane.
+    pub(crate) fn process(&self) -> Option<ProcessRef> {
+        (!self.pane_dead).then(|| ProcessRef {
+            tty: self.pane_tty.clone(),
+            pane_pid: self.pane_pid,
+            server_pid: self.server_pid,
+        })
     }
 }
 
@@ -235,10 +251,5 @@ async fn process_of(server: &Server, pane: PaneId) -> Result<Option<ProcessRef>,
     let target = Target::Pane(pane);
     let q = Query::new(ProcessRow::FIELDS);
     let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
-    let row = ProcessRow::from_record(&one_record(&q, &body, &target)?);
-    Ok((!row.pane_dead).then_some(ProcessRef {
-        tty: row.pane_tty,
-        pane_pid: row.pane_pid,
-        server_pid: row.server_pid,
-    }))
+    Ok(ProcessRow::from_record(&one_record(&q, &body, &target)?).process())
 }
