@@ -545,7 +545,7 @@ pub async fn search_panes(
         let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
             Want::current(req.as_is)
         } else {
-            Want::History
+            Want::Text
         };
         confirmed = m
             .sync_within(&list, want, req.progress.as_ref(), None)
