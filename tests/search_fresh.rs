@@ -79,9 +79,9 @@ async fn searched(
 
 /// A pane changed between two searches (its history cleared and then narrowed by a split,
 /// its window and session renamed, a new window printing the pattern): the second answer is
-/// tmux's. Panes run a shell, `sleep` in a directory of their own, and a program whose name
-/// tmux cleans (`-odd name`, which tmux shows as `odd`): their process and directory are
-/// tmux's too.
+/// tmux's. Panes run a shell, `sleep` in a directory of their own (having claimed another with
+/// OSC 7), and a program whose name tmux cleans (`-odd name`, which tmux shows as `odd`):
+/// their process and directory are tmux's too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_after_panes_change_is_tmuxs() {
     for bin in tmux_bins() {
@@ -97,7 +97,13 @@ async fn a_search_after_panes_change_is_tmuxs() {
         server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
         let p0 = first_pane(&server);
         run(&server, &p0, "seq -f 'FRESH-a%g' 1 300");
-        let p1 = server.new_window_pane(&["-c", &dir_arg, "seq -f FRESH-b%g 1 40; exec sleep 300"]);
+        // An OSC 7 path is the pane's word, not its directory: tmux's #{pane_current_path}
+        // is /proc's, and so must the answer's be.
+        let p1 = server.new_window_pane(&[
+            "-c",
+            &dir_arg,
+            "printf '\\033]7;file://localhost/etc\\007'; seq -f FRESH-b%g 1 40; exec sleep 300",
+        ]);
         let p2 = server
             .new_window_pane(&["bash -c 'seq -f FRESH-c%g 1 40; exec -a \"-odd name\" sleep 300'"]);
         server.wait_for_text(&p1, "FRESH-b40", DEADLINE);
