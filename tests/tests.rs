@@ -30,6 +30,7 @@ mod prompts;
 mod redaction;
 mod reliability;
 mod remote;
+mod search_fresh;
 mod sshd_harness;
 mod stable;
 mod surface;

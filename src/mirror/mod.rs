@@ -132,6 +132,11 @@ pub enum Want {
     /// screen only is filled first, and the pane is seeded in full from
     /// then on.
     History,
+    /// [`Want::History`] for a request that reads only the copies' text
+    /// (a search): its fence leaves out each pane's mode and copy-mode
+    /// scroll, the dearest fields for tmux to format
+    /// ([`probe::fence_line`]), and the copy keeps the mode it knew.
+    Text,
     /// [`Want::Current`] for a copy no live watch feeds; a copy a live
     /// watch feeds is taken as it is, without the round trip that proves
     /// it current (a call's `fenced: false`), so it may lag the pane by
@@ -144,6 +149,12 @@ impl Want {
     /// `fenced: false`), else [`Want::Current`].
     pub fn current(as_is: bool) -> Want {
         if as_is { Want::AsIs } else { Want::Current }
+    }
+
+    /// Whether the pane's whole history is wanted ([`Want::History`],
+    /// [`Want::Text`]).
+    pub fn history(self) -> bool {
+        matches!(self, Want::History | Want::Text)
     }
 }
 
@@ -1000,8 +1011,8 @@ impl Mirror {
                     (st.owner, st.status, partial)
                 })
                 .unwrap_or((None, Status::Unseeded, false));
-            seeding |= matches!(status, Status::Unseeded | Status::Stale)
-                || (want == Want::History && partial);
+            seeding |=
+                matches!(status, Status::Unseeded | Status::Stale) || (want.history() && partial);
             by_session
                 .entry(owner.unwrap_or(*session))
                 .or_default()

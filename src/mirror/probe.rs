@@ -35,10 +35,10 @@ pub fn list_fields() -> Vec<&'static str> {
 }
 
 crate::record! {
-    /// A check's pane state (the visible rows follow in the same answer),
-    /// or one pane's record in a fence.
+    /// What a fence or a check compares of a pane: its size, history,
+    /// cursor, screen and the options its layout follows.
     #[derive(Clone, Debug)]
-    struct CheckRow {
+    struct StateRow {
         // The pane (a check's filter chose it; a fence lists every pane
         // of the session).
         pane_id: String = "pane_id",
@@ -49,9 +49,6 @@ crate::record! {
         cursor_x: Option<i64> = "cursor_x",
         cursor_y: Option<i64> = "cursor_y",
         alternate_on: bool = "alternate_on",
-        in_mode: bool = "pane_in_mode",
-        mode: Option<String> = "pane_mode",
-        scroll_position: Option<i64> = "scroll_position",
         // The options a copy's layout follows (read when it was seeded):
         // one changed at run time (`set -g variation-selector-always-wide
         // off`) changes how tmux lays out what comes next, which no
@@ -62,8 +59,38 @@ crate::record! {
     }
 }
 
+crate::record! {
+    /// A pane's mode and copy-mode scroll: what a user sees, not the text
+    /// a copy holds, and the dearest fields of a record for tmux to
+    /// format (a text fence leaves them out: [`fence_line`]).
+    #[derive(Clone, Debug)]
+    struct ModeRow {
+        in_mode: bool = "pane_in_mode",
+        mode: Option<String> = "pane_mode",
+        scroll_position: Option<i64> = "scroll_position",
+    }
+}
+
+/// A check's pane state (the visible rows follow in the same answer),
+/// or one pane's record in a fence: a [`StateRow`], then a [`ModeRow`].
+#[derive(Clone, Debug)]
+struct CheckRow {
+    state: StateRow,
+    mode: ModeRow,
+}
+
+impl CheckRow {
+    /// From a record of [`CHECK_FIELDS`].
+    fn from_record(r: &Record) -> CheckRow {
+        CheckRow {
+            state: StateRow::from_record(r),
+            mode: ModeRow::from_record_at(r, StateRow::FIELDS.len()),
+        }
+    }
+}
+
 /// The format variables of a check, in record order.
-pub const CHECK_FIELDS: &[&str] = CheckRow::FIELDS;
+pub const CHECK_FIELDS: &[&str] = &crate::concat_fields!(StateRow, ModeRow);
 
 /// The line that fences every copy a watch feeds: `list-panes -s -t $S`
 /// with [`CHECK_FIELDS`], one record per pane of the session and no
@@ -74,43 +101,56 @@ pub const CHECK_FIELDS: &[&str] = CheckRow::FIELDS;
 /// cursor and screen agree with tmux's (the visible rows are compared in
 /// the background: [`check_line`]). One round trip per session, whatever
 /// the number of panes; tmux formats a short record per pane.
-pub fn fence_line(session: SessionId, q: &Queries) -> Line {
+/// `text_only`: for a request that reads only the copies' text (a
+/// search), the records leave out the pane's mode ([`StateRow`]'s
+/// fields alone; the copy keeps the mode it knew).
+pub fn fence_line(session: SessionId, q: &Queries, text_only: bool) -> Line {
+    let query = if text_only { &q.text } else { &q.check };
     Line::from(
         Command::new("list-panes")
             .arg("-s")
             .target(&Target::Session(session), TargetKind::Session)
-            .opt("-F", q.check.template())
-            .frame(q.check.frame()),
+            .opt("-F", query.template())
+            .frame(query.frame()),
     )
 }
 
-/// The records of a [`fence_line`] answer, by pane; `None` when tmux
-/// refused it (the session is gone).
+/// The records of a [`fence_line`] answer (asked with `text_only`), by
+/// pane; `None` when tmux refused it (the session is gone).
 pub fn parse_fence(
     reply: &Reply,
     q: &Queries,
+    text_only: bool,
 ) -> Option<std::collections::HashMap<PaneId, FenceRow>> {
     let b = reply.blocks.first().filter(|b| b.ok)?;
+    let query = if text_only { &q.text } else { &q.check };
     Some(
-        q.check
+        query
             .parse(&b.body)
             .iter()
             .filter_map(|r| {
-                let row = CheckRow::from_record(r);
-                Some((row.pane_id.parse().ok()?, FenceRow(row)))
+                let row = if text_only {
+                    FenceRow(StateRow::from_record(r), None)
+                } else {
+                    let CheckRow { state, mode } = CheckRow::from_record(r);
+                    FenceRow(state, Some(mode))
+                };
+                Some((row.0.pane_id.parse().ok()?, row))
             })
             .collect(),
     )
 }
 
-/// One pane's record in a [`fence_line`] answer.
+/// One pane's record in a [`fence_line`] answer: its state, and its mode
+/// but in a text fence's.
 #[derive(Clone, Debug)]
-pub struct FenceRow(CheckRow);
+pub struct FenceRow(StateRow, Option<ModeRow>);
 
 impl FenceRow {
-    /// The pane's mode and copy-mode scroll.
-    pub fn mode(&self) -> PaneMode {
-        mode_of(&self.0)
+    /// The pane's mode and copy-mode scroll; `None` in a text fence's
+    /// record.
+    pub fn mode(&self) -> Option<PaneMode> {
+        self.1.as_ref().map(mode_of)
     }
 
     /// What the record says of `term`: [`Verdict::Differs`] unless its
@@ -136,6 +176,8 @@ pub struct Queries {
     list_fields: Vec<&'static str>,
     /// [`CHECK_FIELDS`].
     pub check: Query,
+    /// [`StateRow`]'s fields (a text fence).
+    pub text: Query,
 }
 
 impl Queries {
@@ -146,6 +188,7 @@ impl Queries {
             list: Query::new(&list_fields),
             list_fields,
             check: Query::new(CHECK_FIELDS),
+            text: Query::new(StateRow::FIELDS),
         }
     }
 }
@@ -235,10 +278,10 @@ fn check_row(reply: &Reply, q: &Queries) -> Option<CheckRow> {
 
 /// The [`PaneMode`] in a [`check_line`] answer.
 pub fn mode(reply: &Reply, q: &Queries) -> Option<PaneMode> {
-    Some(mode_of(&check_row(reply, q)?))
+    Some(mode_of(&check_row(reply, q)?.mode))
 }
 
-fn mode_of(r: &CheckRow) -> PaneMode {
+fn mode_of(r: &ModeRow) -> PaneMode {
     PaneMode {
         in_mode: r.in_mode,
         mode: r.mode.clone(),
@@ -279,15 +322,17 @@ pub fn verdict(term: &Term, reply: &Reply, q: &Queries) -> Verdict {
         return Verdict::Differs;
     };
     let (_, h) = term.size();
-    if !state_agrees(term, &r) || screen != term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1)) {
+    if !state_agrees(term, &r.state)
+        || screen != term.capture_tmux(LineNo(0), LineNo(i64::from(h) - 1))
+    {
         return Verdict::Differs;
     }
-    history_of(term, &r)
+    history_of(term, &r.state)
 }
 
 /// Whether `term`'s size, cursor, screen mode and the options its layout
 /// follows are the ones in `r` (its history: [`history_of`]).
-fn state_agrees(term: &Term, r: &CheckRow) -> bool {
+fn state_agrees(term: &Term, r: &StateRow) -> bool {
     let (w, h) = term.size();
     let cursor = term.cursor();
     let o = term.options();
@@ -311,7 +356,7 @@ fn state_agrees(term: &Term, r: &CheckRow) -> bool {
 /// [`history_verdict`] of `term`'s history against the one in `r`: the
 /// copy's rows are those it holds plus those it never read
 /// ([`Term::history_absent`]), as tmux's `history_size` counts both.
-fn history_of(term: &Term, r: &CheckRow) -> Verdict {
+fn history_of(term: &Term, r: &StateRow) -> Verdict {
     history_verdict(
         (
             term.history_size() + term.history_absent(),

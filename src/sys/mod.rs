@@ -7,6 +7,8 @@
 //! * [`stat`]: the parser of `/proc/<pid>/stat` (pure, fuzzed);
 //! * [`input`]: the facts and their classification (pure);
 //! * [`probe`]: the reads (I/O);
+//! * [`current`]: a pane's `#{pane_current_command}` and
+//!   `#{pane_current_path}` with tmux's rule, where provably the same;
 //! * [`pidfd`]: the end of a pane's first process, as a future (Linux's
 //!   `pidfd_open(2)`);
 //! * [`home`]: the private home of the servers the demo and benches start.
@@ -18,6 +20,7 @@
 //! foreground process group. Linux only; elsewhere every fact reads as
 //! missing and the answer is `unknown`.
 
+pub mod current;
 pub mod home;
 pub mod input;
 pub mod pidfd;

@@ -23,12 +23,12 @@ const PTS_MAJORS: std::ops::RangeInclusive<u64> = 136..=143;
 /// `(major, minor)` of a device number; `None` off Linux, where the
 /// rest of the facts (`/proc`) cannot be read either.
 #[cfg(target_os = "linux")]
-fn device_numbers(rdev: u64) -> Option<(u64, u64)> {
+pub(crate) fn device_numbers(rdev: u64) -> Option<(u64, u64)> {
     Some((nix::sys::stat::major(rdev), nix::sys::stat::minor(rdev)))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn device_numbers(_rdev: u64) -> Option<(u64, u64)> {
+pub(crate) fn device_numbers(_rdev: u64) -> Option<(u64, u64)> {
     None
 }
 

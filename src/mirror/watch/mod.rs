@@ -172,8 +172,12 @@ enum Job {
     /// A check of a copy's visible rows and state ([`probe::check_line`]):
     /// taken in the background, or of a copy a fence found doubtful.
     Check { pane: PaneId, at: Window },
-    /// A request's fence of these panes ([`probe::fence_line`]).
-    Fence { panes: Vec<(PaneId, Window)> },
+    /// A request's fence of these panes ([`probe::fence_line`]; `text`:
+    /// without their modes).
+    Fence {
+        panes: Vec<(PaneId, Window)>,
+        text: bool,
+    },
     /// A check of some of a copy's history rows against tmux's
     /// ([`seed::verify_chunk_line`]), sent while no request is in flight.
     Verify {
@@ -674,11 +678,12 @@ impl Watch {
     }
 
     /// Fences `panes` (live copies this watch feeds) for a request: one
-    /// line for all of them ([`probe::fence_line`]).
-    fn fence(&mut self, panes: &[PaneId]) -> Option<u64> {
-        let line = probe::fence_line(self.session, &self.shared.query);
+    /// line for all of them ([`probe::fence_line`]; `text`: without their
+    /// modes, for [`Want::Text`]).
+    fn fence(&mut self, panes: &[PaneId], text: bool) -> Option<u64> {
+        let line = probe::fence_line(self.session, &self.shared.query, text);
         let panes = panes.iter().map(|&p| (p, self.window(p))).collect();
-        self.send(line, Job::Fence { panes })
+        self.send(line, Job::Fence { panes, text })
     }
 
     fn sync(
@@ -716,7 +721,7 @@ impl Watch {
                 if st.owner != Some(self.session) {
                     continue;
                 }
-                if want == Want::History {
+                if want.history() {
                     st.history_wanted = true;
                 }
                 let partial = st.term.as_ref().is_some_and(|t| t.history_absent() > 0);
@@ -726,7 +731,7 @@ impl Watch {
                 // Wait for the seed already queued or on its way (a copy
                 // that lacks the history wanted now is filled after it).
                 _ if self.seeding.contains_key(&id) => self.seeding.get(&id).copied(),
-                Status::Live if want == Want::History && partial => self.seed(id, 1),
+                Status::Live if want.history() && partial => self.seed(id, 1),
                 Status::Live if want == Want::Followed => {
                     // Never full (room for one per pane).
                     let _ = outcomes.try_send((id, true));
@@ -744,7 +749,7 @@ impl Watch {
             }
         }
         if !fence.is_empty() {
-            match self.fence(&fence) {
+            match self.fence(&fence, want == Want::Text) {
                 Some(k) => {
                     ids.insert(k);
                 }
@@ -959,7 +964,7 @@ impl Watch {
                 }
             }
             Job::Seed { pane, seed } => self.seed_answered(pane, reply, seed),
-            Job::Fence { panes } => self.fenced(id, reply, panes),
+            Job::Fence { panes, text } => self.fenced(id, reply, panes, text),
             Job::Check { pane, at } => {
                 self.background_out = false;
                 self.checked(pane, at, reply);
@@ -1047,9 +1052,9 @@ impl Watch {
     /// A request's fence came back: every copy it named holds what its
     /// pane printed before the request; those whose records disagree with
     /// tmux are seeded again.
-    fn fenced(&mut self, id: u64, reply: Answer, panes: Vec<(PaneId, Window)>) {
+    fn fenced(&mut self, id: u64, reply: Answer, panes: Vec<(PaneId, Window)>, text: bool) {
         let rows = match &reply {
-            Some(Ok(r)) => probe::parse_fence(r, &self.shared.query),
+            Some(Ok(r)) => probe::parse_fence(r, &self.shared.query, text),
             _ => None,
         };
         let mut follow_ups = Vec::new();
@@ -1071,7 +1076,9 @@ impl Watch {
             };
             let agrees = {
                 let mut st = p.write();
-                st.mode = row.mode();
+                if let Some(mode) = row.mode() {
+                    st.mode = mode;
+                }
                 let ours = st.status == Status::Live && st.owner == Some(self.session);
                 // Output of this pane and another during the fence: the
                 // record may predate output already applied, so it is not

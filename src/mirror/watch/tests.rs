@@ -236,12 +236,11 @@ fn screen_of(t: &Term) -> Screen {
     (t.screen_rows(), (c.x.0, c.y.0))
 }
 
-/// One pane's record in a fence's answer, as tmux prints it for
-/// [`probe::CHECK_FIELDS`]: an 80×24 pane, no history, the cursor at
-/// (`x`, 0).
-fn fence_record(q: &probe::Queries, pane: PaneId, x: u32) -> String {
+/// What a fence's record says of a pane's state ([`probe::Queries::text`]'s
+/// fields): an 80×24 pane, no history, the cursor at (`x`, 0).
+fn state_values(pane: PaneId, x: u32) -> Vec<String> {
     let (id, x) = (pane.to_string(), x.to_string());
-    let values = [
+    [
         id.as_str(),
         "80",
         "24",
@@ -250,14 +249,21 @@ fn fence_record(q: &probe::Queries, pane: PaneId, x: u32) -> String {
         x.as_str(),
         "0",
         "0",
-        "0",
         "",
         "",
         "",
-        "",
-        "",
-    ];
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// One pane's record in a fence's answer, as tmux prints it for
+/// [`probe::CHECK_FIELDS`]: [`state_values`], then no mode.
+fn fence_record(q: &probe::Queries, pane: PaneId, x: u32) -> String {
+    let mut values = state_values(pane, x);
+    values.extend(["0", "", ""].map(String::from));
     assert_eq!(values.len(), probe::CHECK_FIELDS.len());
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
     q.check.render(&values)
 }
 
@@ -433,6 +439,52 @@ fn a_pause_during_a_seed_seeds_again() {
         rig.screen(A),
         screen_of(&copy(&rig.shared, b"lost\r\nafter\r\n"))
     );
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true)]);
+}
+
+/// One pane's record in a text fence's answer ([`Want::Text`]):
+/// [`state_values`] alone.
+fn text_answer(q: &probe::Queries, pane: PaneId, x: u32) -> super::Answer {
+    let values = state_values(pane, x);
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    answer(vec![block(format!("{}\n", q.text.render(&values)))])
+}
+
+#[test]
+fn a_text_fence_asks_no_mode_keeps_the_copys_and_still_compares_the_rest() {
+    let mut rig = Rig::new();
+    rig.live(0, &[A]);
+    let q = rig.shared.query.clone();
+    let in_copy_mode = crate::mirror::pane::PaneMode {
+        in_mode: true,
+        mode: Some("copy-mode".into()),
+        scroll_position: Some(3),
+    };
+    if let Some(p) = rig.shared.pane(A) {
+        p.write().mode = in_copy_mode.clone();
+    }
+    // A search's fence: the session's panes without their modes.
+    let mut req = rig.sync(1_000, &[A], Want::Text);
+    let fence = rig.lines_with(&["list-panes -s", "history_size"]);
+    assert_eq!(fence.len(), 1, "{:?}", rig.sent);
+    let line = &rig.sent.last().expect("the fence").1;
+    assert!(!line.contains("pane_mode") && !line.contains("scroll_position"));
+    rig.answered(1_001, fence[0], text_answer(&q, A, 0));
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true)]);
+    let mode = rig.shared.pane(A).map(|p| p.view().mode().clone());
+    assert_eq!(mode, Some(in_copy_mode), "the copy keeps the mode it knew");
+
+    // A record that disagrees (the cursor is elsewhere) seeds the copy again.
+    let mut req = rig.sync(2_000, &[A], Want::Text);
+    let fence = rig.lines_with(&["list-panes -s", "history_size"]);
+    let before = rig.sent.len();
+    rig.answered(2_001, fence[1], text_answer(&q, A, 7));
+    assert_eq!(rig.status(A), Status::Stale);
+    let seed = rig.seed_of(A, before);
+    rig.answered(2_010, seed, answer(vec![block("")]));
+    rig.built(2_011, A, b"");
     assert!(req.done());
     assert_eq!(req.outcomes(), vec![(A, true)]);
 }

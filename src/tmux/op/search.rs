@@ -260,6 +260,7 @@ crate::record! {
         pane_tty: String = "pane_tty",
         history_size: Option<i64> = "history_size",
         history_limit: Option<i64> = "history_limit",
+        pane_pid: Option<u32> = "pane_pid",
     }
 }
 
@@ -273,6 +274,9 @@ struct ListedPane {
     pane_id: String,
     history_size: Option<i64>,
     history_limit: Option<i64>,
+    /// `#{pane_pid}`: where a local pane's process and directory are read
+    /// ([`fill_processes`]).
+    pane_pid: Option<u32>,
     meta: PaneMeta,
 }
 
@@ -284,6 +288,7 @@ impl ListedPane {
             pane_id: row.pane_id,
             history_size: row.history_size,
             history_limit: row.history_limit,
+            pane_pid: row.pane_pid,
             meta: PaneMeta {
                 session_id: row.session_id,
                 session_name: row.session_name,
@@ -322,15 +327,19 @@ fn pane_filter(ids: &[PaneId]) -> String {
 }
 
 /// Reads the foreground process and working directory of the live panes
-/// on the page: one `list-panes -a` filtered to them ([`pane_filter`]),
-/// so a search asks tmux one command whatever the number of matched
-/// panes (tmux reads each pane's from `/proc`, for the panes the filter
-/// keeps only). A pane that went away meanwhile keeps them empty; copies
-/// of gone panes keep their last listing's.
-async fn fill_processes(server: &Server, page: &mut [PaneContentMatch]) {
+/// on the page. On a local server each is first read from `/proc` with
+/// tmux's own rule ([`crate::sys::current`], `panes`: the listing, for each
+/// pane's tty and pid), where tmuxwire can prove it reads what tmux would;
+/// the rest come from one `list-panes -a` filtered to them
+/// ([`pane_filter`]), so a search asks tmux at most one command whatever
+/// the number of matched panes (tmux reads each pane's from `/proc`, for
+/// the panes the filter keeps only). A pane that went away meanwhile keeps
+/// them empty; copies of gone panes keep their last listing's.
+async fn fill_processes(server: &Server, panes: &[ListedPane], page: &mut [PaneContentMatch]) {
+    read_locally(server, panes, page).await;
     let ids: Vec<PaneId> = page
         .iter()
-        .filter(|m| !m.pane_dead)
+        .filter(|m| !m.pane_dead && m.pane_current_command.is_empty())
         .filter_map(|m| m.pane_id.parse().ok())
         .collect();
     if ids.is_empty() {
@@ -352,6 +361,56 @@ async fn fill_processes(server: &Server, page: &mut [PaneContentMatch]) {
         if let Some(row) = found.get(&m.pane_id) {
             m.pane_current_command.clone_from(&row.command);
             m.pane_current_path.clone_from(&row.path);
+        }
+    }
+}
+
+/// Fills the process and directory of the page's live panes that a local
+/// server's `/proc` gives as tmux would ([`crate::sys::current::read`]),
+/// on a blocking thread; the others are left empty (for tmux to fill).
+/// Nothing for a remote server, or before the mirror knows the server's
+/// pid.
+async fn read_locally(server: &Server, panes: &[ListedPane], page: &mut [PaneContentMatch]) {
+    if server.endpoint().local_path().is_none() {
+        return;
+    }
+    let Some(server_pid) = server.mirrored_server_pid().await else {
+        return;
+    };
+    let by_id: std::collections::HashMap<&str, &ListedPane> =
+        panes.iter().map(|p| (p.pane_id.as_str(), p)).collect();
+    let asked: Vec<(usize, String, u32)> = page
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.pane_dead)
+        .filter_map(|(i, m)| {
+            let p = by_id.get(m.pane_id.as_str())?;
+            Some((i, p.meta.pane_tty.clone(), p.pane_pid?))
+        })
+        .collect();
+    if asked.is_empty() {
+        return;
+    }
+    let read = tokio::task::spawn_blocking(move || {
+        asked
+            .into_iter()
+            .filter_map(|(i, tty, pane_pid)| {
+                let pane = crate::sys::current::PaneRef {
+                    tty: &tty,
+                    pane_pid,
+                    server_pid,
+                };
+                Some((i, crate::sys::current::read(&pane)?))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
+    tracing::debug!(read = read.len(), "page processes read from /proc");
+    for (i, c) in read {
+        if let Some(m) = page.get_mut(i) {
+            m.pane_current_command = c.command;
+            m.pane_current_path = c.path;
         }
     }
 }
@@ -486,7 +545,7 @@ pub async fn search_panes(
         let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
             Want::current(req.as_is)
         } else {
-            Want::History
+            Want::Text
         };
         confirmed = m
             .sync_within(&list, want, req.progress.as_ref(), None)
@@ -570,7 +629,7 @@ pub async fn search_panes(
         page.push(m);
     }
     let scanned = listed_at.elapsed();
-    fill_processes(server, &mut page).await;
+    fill_processes(server, panes, &mut page).await;
     // Where a search's time goes (`TMUXWIRE_LOG=tmuxwire=debug`), each
     // phase's end from the listing's start.
     tracing::debug!(

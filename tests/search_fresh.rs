@@ -1,0 +1,138 @@
+//! `search_panes` answered from the mirror after panes change between two searches (history
+//! cleared, a pane narrowed by a split, windows and sessions renamed, a new window): every
+//! answer's lines, names, processes and directories compared with tmux's own.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::support::tool::*;
+use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins};
+use tmuxwire::mcp::args::SearchPanesArgs;
+
+/// The fields of a match that must be tmux's `#{…}` of its pane.
+const NAMED: &[&str] = &[
+    "session_id",
+    "session_name",
+    "window_id",
+    "window_name",
+    "window_index",
+    "pane_index",
+    "pane_current_command",
+    "pane_current_path",
+];
+
+/// tmux's logical lines holding `needle`, by pane (`capture-pane -p -J -S - -E -`, trailing
+/// blanks trimmed), for the panes that have any.
+fn tmux_found(server: &TestServer, needle: &str) -> BTreeMap<String, Vec<String>> {
+    let panes = server.tmux_ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
+    panes
+        .lines()
+        .map(|pane| {
+            let lines = tmux_lines(server, pane, &["-J", "-S", "-", "-E", "-"]);
+            let found: Vec<String> = lines.into_iter().filter(|l| l.contains(needle)).collect();
+            (pane.to_string(), found)
+        })
+        .filter(|(_, found)| !found.is_empty())
+        .collect()
+}
+
+/// Searches for `needle`; checks each match's names, process and directory against tmux's
+/// and returns its lines by pane.
+async fn searched(
+    s: &tmuxwire::tmux::Servers,
+    server: &TestServer,
+    needle: &str,
+    ctx: &str,
+) -> BTreeMap<String, Vec<String>> {
+    let v = ok_typed(
+        s,
+        SearchPanesArgs {
+            max_matched_lines_per_pane: 100_000,
+            ..search_for(needle)
+        },
+    )
+    .await;
+    let mut found = BTreeMap::new();
+    for m in v["matches"].as_array().cloned().unwrap_or_default() {
+        let pane = m["pane_id"].as_str().unwrap_or_default().to_string();
+        assert_eq!(m["source"], "mirror", "{ctx}: {m}");
+        for field in NAMED {
+            assert_eq!(
+                m[*field],
+                Value::from(server.format(&pane, field)),
+                "{ctx}: {pane}'s {field}"
+            );
+        }
+        let lines = m["matched_lines"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.insert(pane, lines);
+    }
+    found
+}
+
+/// A pane changed between two searches (its history cleared and then narrowed by a split,
+/// its window and session renamed, a new window printing the pattern): the second answer is
+/// tmux's. Panes run a shell, `sleep` in a directory of their own (having claimed another with
+/// OSC 7), and a program whose name tmux cleans (`-odd name`, which tmux shows as `odd`):
+/// their process and directory are tmux's too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_after_panes_change_is_tmuxs() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(60, 12)
+            .history_limit(5000)
+            .start();
+        let dir = tempfile::tempdir().unwrap();
+        let dir_arg = dir.path().to_string_lossy().into_owned();
+        // Window names that follow the running program change on tmux's timer, not between
+        // the two reads compared here.
+        server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
+        let p0 = first_pane(&server);
+        run(&server, &p0, "seq -f 'FRESH-a%g' 1 300");
+        // An OSC 7 path is the pane's word, not its directory: tmux's #{pane_current_path}
+        // is /proc's, and so must the answer's be.
+        let p1 = server.new_window_pane(&[
+            "-c",
+            &dir_arg,
+            "printf '\\033]7;file://localhost/etc\\007'; seq -f FRESH-b%g 1 40; exec sleep 300",
+        ]);
+        let p2 = server
+            .new_window_pane(&["bash -c 'seq -f FRESH-c%g 1 40; exec -a \"-odd name\" sleep 300'"]);
+        server.wait_for_text(&p1, "FRESH-b40", DEADLINE);
+        server.wait_for_text(&p2, "FRESH-c40", DEADLINE);
+        let s = mirrored_servers(&server);
+        let first = searched(&s, &server, "FRESH", &ctx).await;
+        assert_eq!(first, tmux_found(&server, "FRESH"), "{ctx}: first search");
+        assert_eq!(server.format(&p2, "pane_current_command"), "odd", "{ctx}");
+
+        server.tmux_ok(&["clear-history", "-t", &p0]);
+        let second = searched(&s, &server, "FRESH", &ctx).await;
+        assert_eq!(
+            second,
+            tmux_found(&server, "FRESH"),
+            "{ctx}: history cleared"
+        );
+
+        server.tmux_ok(&["split-window", "-h", "-d", "-t", &p0]);
+        server.tmux_ok(&["rename-window", "-t", &p1, "renamed-window"]);
+        server.tmux_ok(&["rename-session", "-t", &p1, "renamed-session"]);
+        let p3 = server.new_window_pane(&["seq -f FRESH-d%g 1 30; exec sleep 300"]);
+        server.wait_for_text(&p3, "FRESH-d30", DEADLINE);
+        let third = searched(&s, &server, "FRESH", &ctx).await;
+        assert_eq!(
+            third,
+            tmux_found(&server, "FRESH"),
+            "{ctx}: after the changes"
+        );
+        assert!(third.contains_key(&p3), "{ctx}: the new window's pane");
+        assert_ne!(server.format(&p0, "pane_width"), "60", "{ctx}: narrowed");
+    }
+}
