@@ -23,10 +23,31 @@ pub fn buffer_encoding(v: &TmuxVersion) -> Encoding {
     }
 }
 
+/// `show-buffer -b name`, read by the size the command before it printed,
+/// and the command to put right after it: one that prints a random canary
+/// line (`list-buffers -F <canary> -f <name only>`), so that where tmux
+/// ≥ 3.4 prints past the buffer's text, the reader knows where tmux's own
+/// output resumes ([`super::parse::Frame::Length`]'s `canary`).
+pub fn show_commands(name: &str, encoding: Encoding) -> [Command; 2] {
+    let canary = format!("tmuxwire-canary-{}", crate::nonce::hex());
+    let only = format!("#{{==:#{{buffer_name}},{name}}}");
+    let show = Command::new("show-buffer")
+        .opt("-b", name.to_string())
+        .frame(FrameSpec::LengthOfPrevious(
+            encoding,
+            Some(canary.clone().into_bytes()),
+        ));
+    let sing = Command::new("list-buffers")
+        .opt("-F", canary)
+        .opt("-f", only);
+    [show, sing]
+}
+
 /// The line that runs `capture` (a `capture-pane -p …`) as a paste-buffer
 /// read: `set-buffer -b NAME <EMPTY> ; capture-pane … -b NAME ;
 /// list-buffers -F '#{buffer_size}' -f <NAME only> ; show-buffer -b NAME ;
-/// delete-buffer -b NAME`.
+/// list-buffers -F <canary> -f <NAME only> ; delete-buffer -b NAME`
+/// ([`show_commands`]).
 ///
 /// One line, so tmux runs the five back to back and nobody sees or
 /// pastes the buffer in between; the buffer's size is printed before its
@@ -40,7 +61,7 @@ pub fn capture_line(capture: &Command, encoding: Encoding) -> Line {
 }
 
 /// Commands in one paste-buffer read ([`capture_commands`]).
-pub const GROUP: usize = 5;
+pub const GROUP: usize = 6;
 
 /// The byte a buffer holds before the capture: `capture-pane -b` leaves a
 /// buffer untouched when the capture is empty (paste.c: `paste_set()`
@@ -67,11 +88,9 @@ pub fn capture_commands(capture: &Command, encoding: Encoding) -> [Command; GROU
     let size = Command::new("list-buffers")
         .opt("-F", "#{buffer_size}")
         .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
-    let show = Command::new("show-buffer")
-        .opt("-b", name.clone())
-        .frame(FrameSpec::LengthOfPrevious(encoding));
+    let [show, sing] = show_commands(&name, encoding);
     let delete = Command::new("delete-buffer").opt("-b", name);
-    [fill, cap, size, show, delete]
+    [fill, cap, size, show, sing, delete]
 }
 
 /// The text the blocks of [`capture_commands`] carry (the bytes

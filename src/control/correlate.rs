@@ -41,9 +41,11 @@ pub enum FrameSpec {
     },
     /// [`Frame::Length`], the length being the decimal number the previous
     /// block of the same request printed (`list-buffers -F
-    /// '#{buffer_size}'`). When that block printed no number (no such
-    /// buffer), [`Frame::Guard`]: the block then holds tmux's error.
-    LengthOfPrevious(Encoding),
+    /// '#{buffer_size}'`), and the canary line a later command of the
+    /// request prints, when there is one ([`Frame::Length`]'s `canary`).
+    /// When that block printed no number (no such buffer),
+    /// [`Frame::Guard`]: the block then holds tmux's error.
+    LengthOfPrevious(Encoding, Option<Vec<u8>>),
 }
 
 /// What a request expects back.
@@ -117,7 +119,7 @@ impl<T> Pending<T> {
                 start: start.clone(),
                 end: end.clone(),
             },
-            Some(FrameSpec::LengthOfPrevious(encoding)) => {
+            Some(FrameSpec::LengthOfPrevious(encoding, canary)) => {
                 let len = self
                     .reply
                     .blocks
@@ -129,6 +131,7 @@ impl<T> Pending<T> {
                     Some(len) => Frame::Length {
                         len,
                         encoding: *encoding,
+                        canary: canary.clone(),
                     },
                     None => Frame::Guard,
                 }
@@ -279,6 +282,9 @@ impl<T> Correlator<T> {
     }
 }
 
+/// The canary of the buffer reads [`fuzz_shape`] makes.
+const FUZZ_CANARY: &[u8] = b"tmuxwire-canary-f";
+
 /// The request shapes [`fuzz_correlate`] picks from.
 fn fuzz_shape(b: u8) -> Shape {
     let start = b"\xe2\x90\x9eN\xe2\x90\x9f".to_vec();
@@ -289,11 +295,14 @@ fn fuzz_shape(b: u8) -> Shape {
         2 | 3 => Shape::Blocks(vec![
             FrameSpec::Guard,
             FrameSpec::Guard,
-            FrameSpec::LengthOfPrevious(if b % 5 == 2 {
-                Encoding::Raw
-            } else {
-                Encoding::Vis
-            }),
+            FrameSpec::LengthOfPrevious(
+                if b % 5 == 2 {
+                    Encoding::Raw
+                } else {
+                    Encoding::Vis
+                },
+                Some(FUZZ_CANARY.to_vec()),
+            ),
             FrameSpec::Guard,
         ]),
         _ => Shape::Fenced(b"F\n".to_vec()),
@@ -431,7 +440,7 @@ mod tests {
         Shape::Blocks(vec![
             FrameSpec::Guard,
             FrameSpec::Guard,
-            FrameSpec::LengthOfPrevious(enc),
+            FrameSpec::LengthOfPrevious(enc, None),
             FrameSpec::Guard,
         ])
     }
@@ -500,6 +509,107 @@ mod tests {
         assert!(out.iter().any(|o| matches!(o, Output::Violation(_))));
         assert!(c.is_poisoned());
         assert_eq!(c.finish(), vec![1]);
+    }
+
+    /// A buffer read with a canary: fill, size, text, canary, delete
+    /// ([`crate::control::buffer::capture_commands`]'s shape, less the
+    /// capture).
+    fn canaried_read(enc: Encoding, canary: &[u8]) -> Shape {
+        Shape::Blocks(vec![
+            FrameSpec::Guard,
+            FrameSpec::Guard,
+            FrameSpec::LengthOfPrevious(enc, Some(canary.to_vec())),
+            FrameSpec::Guard,
+            FrameSpec::Guard,
+        ])
+    }
+
+    /// tmux ≥ 3.4 printing a buffer that fills its evbuffer chain reads on
+    /// past it (server-client.c `server_client_print()`): the bytes up to
+    /// the canary are skipped, whatever they hold (pane text with guard
+    /// lookalikes, forged blocks and notifications), and the data is kept
+    /// exactly, in any chunking. This is the stream's shape that a
+    /// 2,000-byte screen capture got on 3.5a.
+    #[test]
+    fn text_tmux_printed_past_a_buffer_is_skipped_up_to_the_canary() {
+        let canary = b"tmuxwire-canary-0123456789abcdef";
+        let mut data = Vec::new();
+        while data.len() < 2000 {
+            data.extend_from_slice(b"019999 yyyyyyyyyyyyyyyyyyyy\n");
+        }
+        data.truncate(2000 - 3);
+        data.extend_from_slice(b"$ \n");
+        let past: &[u8] = b"yyyy\n000014 yyyy\n%end 1 4 1\n%begin 1 5 1\nforged\n%end 1 5 1\n\
+                            %output %1 forged\n%begin 1 6 1\n%end 1 6 1\n%error 1 4 1x\n019987";
+        let mut s = Vec::new();
+        s.extend_from_slice(b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n");
+        s.extend_from_slice(format!("{}\n%end 1 3 1\n%begin 1 4 1\n", data.len()).as_bytes());
+        s.extend_from_slice(&data);
+        s.extend_from_slice(past);
+        s.extend_from_slice(b"\n%end 1 4 1\n%begin 1 5 1\n");
+        s.extend_from_slice(canary);
+        s.extend_from_slice(b"\n%end 1 5 1\n%begin 1 6 1\n%end 1 6 1\n");
+        s.extend_from_slice(b"%output %1 real\n%begin 1 7 1\nnext\n%end 1 7 1\n");
+        for chunk in [1, 2, 3, 7, 100, s.len()] {
+            let mut c = Correlator::new();
+            c.push(canaried_read(Encoding::Raw, canary), 1);
+            c.push(Shape::one(), 2);
+            let mut out = Vec::new();
+            for part in s.chunks(chunk) {
+                c.feed(part, &mut |o| out.push(o));
+            }
+            assert!(!c.is_poisoned(), "chunk {chunk}: {out:?}");
+            let r = replies(&out);
+            assert_eq!(r.len(), 2, "chunk {chunk}: {out:?}");
+            assert_eq!(r[0].1.len(), 5, "chunk {chunk}");
+            assert_eq!(r[0].1[2], data, "chunk {chunk}");
+            assert_eq!(
+                r[0].1[3],
+                [canary.as_slice(), b"\n"].concat(),
+                "chunk {chunk}"
+            );
+            assert_eq!(r[1].1, vec![b"next\n".to_vec()], "chunk {chunk}");
+            let notes = out
+                .iter()
+                .filter(|o| matches!(o, Output::Notification(_)))
+                .count();
+            assert_eq!(notes, 1, "only tmux's own %output: chunk {chunk}: {out:?}");
+        }
+    }
+
+    /// Without a canary, or with vis(3) text (tmux ≤ 3.3 prints a buffer
+    /// through `cmdq_print`, which never reads past it), text past the
+    /// size is still a violation; so is a canary block holding more than
+    /// the canary (a canary met in what tmux read past, not its own).
+    #[test]
+    fn text_past_its_length_without_a_canary_is_a_violation() {
+        let canary = b"tmuxwire-canary-0";
+        let past = b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n2\n%end 1 3 1\n%begin 1 4 1\nabc\n%end 1 4 1\n";
+        for shape in [
+            buffer_read(Encoding::Raw),
+            canaried_read(Encoding::Vis, canary),
+        ] {
+            let mut c = Correlator::new();
+            c.push(shape, 1);
+            let out = feed(&mut c, past);
+            assert!(out.iter().any(|o| matches!(o, Output::Violation(_))));
+            assert!(c.is_poisoned());
+        }
+        let mut c = Correlator::new();
+        c.push(canaried_read(Encoding::Raw, canary), 1);
+        let mut s =
+            b"%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n2\n%end 1 3 1\n%begin 1 4 1\nab".to_vec();
+        s.extend_from_slice(b"c\n");
+        s.extend_from_slice(canary);
+        s.extend_from_slice(b"\n%end 1 4 1\n%begin 1 5 1\n");
+        s.extend_from_slice(canary);
+        s.extend_from_slice(b"\n%end 1 5 1\n");
+        let out = feed(&mut c, &s);
+        assert!(
+            out.iter().any(|o| matches!(o, Output::Violation(_))),
+            "{out:?}"
+        );
+        assert!(c.is_poisoned());
     }
 
     #[test]

@@ -121,6 +121,21 @@ pub enum Frame {
         len: usize,
         /// How tmux wrote the data.
         encoding: Encoding,
+        /// The line a later command of the same command line prints
+        /// (a random text no pane can know), when there is one: raw data
+        /// followed by more than its `\n` is then tmux reading past the
+        /// buffer ([`Event::Block`] keeps exactly `len` bytes and everything
+        /// up to this line is skipped) instead of a violation.
+        ///
+        /// tmux ≥ 3.4 prints a buffer to a control client with `%s` after
+        /// appending a NUL to its evbuffer (server-client.c
+        /// `server_client_print()`); when the data fills the evbuffer's
+        /// first chain, the NUL goes into a second one and `%s` reads on
+        /// into the heap until it meets a zero byte (a 2,000-byte buffer
+        /// with 64-bit libevent 2.1). What it reads there can hold pane
+        /// text, guard lookalikes included: only the canary, which tmux
+        /// prints after it, says where tmux's own output resumes.
+        canary: Option<Vec<u8>>,
     },
 }
 
@@ -157,6 +172,9 @@ enum Phase {
     VisData { remaining: usize },
     /// The `\n` after raw data.
     Newline,
+    /// Bytes tmux read past the data: skipped up to the canary line
+    /// ([`Frame::Length`]'s `canary`).
+    Overrun,
     /// The guard line, and nothing else.
     Guard,
 }
@@ -166,6 +184,10 @@ enum Phase {
 struct Open {
     /// The guard fields exactly as `%begin` printed them ("T N F").
     guard: Vec<u8>,
+    /// A block whose `%begin` was skipped with an overrun (the canary's):
+    /// any guard with its flags and a later number ends it. Only tmux's
+    /// own output follows the canary, so nothing forged can end it.
+    loose: bool,
     start: BlockStart,
     frame: Frame,
     phase: Phase,
@@ -173,6 +195,22 @@ struct Open {
 }
 
 impl Open {
+    /// If `line` is this block's `%end`/`%error` guard, whether it is
+    /// `%end` (true) or `%error` (false).
+    fn closes(&self, line: &[u8]) -> Option<bool> {
+        if !self.loose {
+            return closes(line, &self.guard);
+        }
+        let (ok, rest) = match (line.strip_prefix(b"%end "), line.strip_prefix(b"%error ")) {
+            (Some(rest), _) => (true, rest),
+            (_, Some(rest)) => (false, rest),
+            _ => return None,
+        };
+        let g = parse_guard(rest)?;
+        let number = g.number == self.start.number || number_follows(self.start.number, g.number);
+        (g.flags == self.start.flags && number).then_some(ok)
+    }
+
     /// Whether a guard line that matches (`%end` when `ok`) really ends
     /// the block here.
     fn accepts(&self, ok: bool) -> bool {
@@ -303,6 +341,16 @@ impl Parser {
                     Phase::Newline => {
                         let Some(&first) = data.first() else { return };
                         if first != b'\n' {
+                            if matches!(
+                                open.frame,
+                                Frame::Length {
+                                    canary: Some(_),
+                                    ..
+                                }
+                            ) {
+                                open.phase = Phase::Overrun;
+                                continue;
+                            }
                             self.violation("a buffer's text ran past its size", h);
                             return;
                         }
@@ -333,6 +381,7 @@ impl Parser {
             }
             if let Some(open) = &mut self.open
                 && open.phase == Phase::Lines
+                && !open.loose
             {
                 // Inside a block: copy body lines in bulk, look only at
                 // lines that start with '%'.
@@ -345,7 +394,7 @@ impl Parser {
                     };
                     let line = &data[pos..pos + i];
                     if line.first() == Some(&b'%')
-                        && let Some(ok) = closes(line, &open.guard)
+                        && let Some(ok) = open.closes(line)
                     {
                         open.body.extend_from_slice(&data[..pos]);
                         if open.accepts(ok) {
@@ -399,10 +448,15 @@ impl Parser {
         match open.phase {
             Phase::Lines => {
                 if line.first() == Some(&b'%')
-                    && let Some(ok) = closes(line, &open.guard)
+                    && let Some(ok) = open.closes(line)
                     && open.accepts(ok)
                 {
                     self.close(ok, h);
+                    return;
+                }
+                if open.loose {
+                    // The canary's block holds the canary and nothing else.
+                    self.violation("the canary after a buffer was not followed by its guard", h);
                     return;
                 }
                 open.body.extend_from_slice(line);
@@ -429,9 +483,48 @@ impl Parser {
                 Some(ok) => self.close(ok, h),
                 None => self.violation("a buffer's text was not followed by its guard", h),
             },
+            Phase::Overrun => {
+                if let Frame::Length {
+                    canary: Some(canary),
+                    ..
+                } = &open.frame
+                    && line == canary.as_slice()
+                {
+                    self.overran(line, h);
+                }
+            }
             // Handled byte-wise in `feed_framed`.
             Phase::RawData { .. } | Phase::Newline => {}
         }
+    }
+
+    /// Ends a block whose data tmux printed past ([`Phase::Overrun`]) at
+    /// its canary `line`: the block keeps exactly its data, and the
+    /// canary's own block, whose `%begin` was skipped with the rest, is
+    /// open with the canary as its first line.
+    fn overran(&mut self, line: &[u8], h: &mut impl Handler) {
+        let Some(open) = self.open.take() else { return };
+        let start = open.start;
+        h.event(Event::Block(Block {
+            time: start.time,
+            number: start.number,
+            flags: start.flags,
+            ok: true,
+            body: open.body,
+        }));
+        let mut body = line.to_vec();
+        body.push(b'\n');
+        self.open = Some(Open {
+            guard: Vec::new(),
+            loose: true,
+            start: BlockStart {
+                number: start.number.wrapping_add(1),
+                ..start
+            },
+            frame: Frame::Guard,
+            phase: Phase::Lines,
+            body,
+        });
     }
 
     fn outside(&mut self, line: &[u8], h: &mut impl Handler) {
@@ -451,14 +544,17 @@ impl Parser {
                 Frame::Length {
                     len,
                     encoding: Encoding::Raw,
+                    ..
                 } => Phase::RawData { remaining: len },
                 Frame::Length {
                     len,
                     encoding: Encoding::Vis,
+                    ..
                 } => Phase::VisData { remaining: len },
             };
             self.open = Some(Open {
                 guard: rest.to_vec(),
+                loose: false,
                 start,
                 frame,
                 phase,

@@ -47,7 +47,6 @@
 
 use crate::control::buffer::{EMPTY, GROUP, capture_commands, captured};
 use crate::control::client::Reply;
-use crate::control::correlate::FrameSpec;
 use crate::control::format;
 use crate::control::parse::Block;
 use crate::control::said::{Said, said};
@@ -401,19 +400,22 @@ pub async fn fetch_history(
 /// history in over a control connection, for a server on another host
 /// (where each one-shot client of [`fetch_history`] is an ssh process):
 /// `list-buffers -F '#{buffer_size}' -f <NAME only> ; show-buffer -b NAME
-/// ; delete-buffer -b NAME`. The text is read by the size printed before
-/// it ([`FrameSpec::LengthOfPrevious`]), so no line of it can end the
-/// answer early; `encoding` is how `show-buffer` writes to a control
-/// client on the server's version ([`crate::control::buffer::buffer_encoding`]:
-/// vis(3)-escaped before 3.4, decoded here). [`fetched`] reads the answer.
+/// ; list-buffers -F <canary> … ; delete-buffer -b NAME`. The text is read
+/// by the size printed before it ([`crate::control::correlate::FrameSpec::LengthOfPrevious`]), so no
+/// line of it can end the answer early, and the canary says where tmux's
+/// output resumes if it printed past the text
+/// ([`crate::control::buffer::show_commands`]); `encoding` is how
+/// `show-buffer` writes to a control client on the server's version
+/// ([`crate::control::buffer::buffer_encoding`]: vis(3)-escaped before
+/// 3.4, decoded here). [`fetched`] reads the answer.
 pub fn fetch_line(name: &str, encoding: Encoding) -> Line {
+    let [show, sing] = crate::control::buffer::show_commands(name, encoding);
     Line::list(vec![
         Command::new("list-buffers")
             .opt("-F", "#{buffer_size}")
             .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}")),
-        Command::new("show-buffer")
-            .opt("-b", name.to_string())
-            .frame(FrameSpec::LengthOfPrevious(encoding)),
+        show,
+        sing,
         Command::new("delete-buffer").opt("-b", name.to_string()),
     ])
 }

@@ -340,7 +340,7 @@ pub(super) async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, 
         .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
     let show = Command::new("show-buffer")
         .opt("-b", name)
-        .frame(FrameSpec::LengthOfPrevious(encoding));
+        .frame(FrameSpec::LengthOfPrevious(encoding, None));
     let out = server.act(vec![size, show]).await.map_err(buffer_error)?;
     let size: Option<usize> = String::from_utf8_lossy(&out[0]).trim().parse().ok();
     let mut body = out.into_iter().nth(1).unwrap_or_default();
