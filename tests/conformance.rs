@@ -552,6 +552,39 @@ async fn copy_mode_in_and_out() {
     }
 }
 
+/// Buffers whose size fills a libevent chain (2^k - 48 bytes with 64-bit libevent 2.1): tmux
+/// 3.4+ prints them to a control client with `%s` past their end (server-client.c
+/// `server_client_print()`), and `show_buffer` still gives exactly their bytes, and so does a
+/// capture of a screen of that size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn buffers_that_fill_a_chain_come_back_exactly() {
+    for bin in tmux_bins() {
+        let server = TestServer::start(&bin);
+        let s = servers(&server);
+        for size in [464_usize, 976, 2000, 4048, 8144] {
+            let mut content = String::new();
+            let mut i = 0;
+            while content.len() < size {
+                content.push_str(&format!("{i:06} {}\n", "y".repeat(40)));
+                i += 1;
+            }
+            content.truncate(size);
+            for _ in 0..3 {
+                let r = ok(&s, "load_buffer", json!({"content": content})).await;
+                let name = r["buffer_name"].as_str().unwrap().to_string();
+                let r = ok(
+                    &s,
+                    "show_buffer",
+                    json!({"buffer_name": name, "max_lines": null}),
+                )
+                .await;
+                assert_eq!(r["content"], json!(content), "tmux {}: {size}", bin.label);
+                ok(&s, "delete_buffer", json!({"buffer_name": name})).await;
+            }
+        }
+    }
+}
+
 /// Buffers: byte-exact round trip (show_buffer and tmux's own show-buffer agree), paste into a
 /// pane, delete, the namespace (a user's buffer is never read, pasted or deleted), and
 /// `max_lines` truncation.

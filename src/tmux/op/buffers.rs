@@ -12,8 +12,7 @@ use serde::Serialize;
 use super::fit::{Fit, Limit, fit_room, json_len};
 use super::typing::{Landed, PaneIdRow, pane_id_lookup, paste_text};
 use super::{Op, Server};
-use crate::control::buffer::buffer_encoding;
-use crate::control::correlate::FrameSpec;
+use crate::control::buffer::{buffer_encoding, show_commands};
 use crate::control::said::{Said, said};
 use crate::control::{Command, Target, TargetKind};
 use crate::term::keep_tail;
@@ -338,19 +337,20 @@ pub(super) async fn show_buffer(server: &Server, name: &str) -> Result<Vec<u8>, 
     let size = Command::new("list-buffers")
         .opt("-F", "#{buffer_size}")
         .opt("-f", format!("#{{==:#{{buffer_name}},{name}}}"));
-    let show = Command::new("show-buffer")
-        .opt("-b", name)
-        .frame(FrameSpec::LengthOfPrevious(encoding, None));
-    let out = server.act(vec![size, show]).await.map_err(buffer_error)?;
+    let [show, canary] = show_commands(name, encoding);
+    let out = server
+        .act(vec![size, show, canary])
+        .await
+        .map_err(buffer_error)?;
     let size: Option<usize> = String::from_utf8_lossy(&out[0]).trim().parse().ok();
     let mut body = out.into_iter().nth(1).unwrap_or_default();
     // A one-shot client (a server without sessions) prints the bytes
-    // with a final line break of its own.
-    if let Some(n) = size
-        && body.len() == n + 1
-        && body.last() == Some(&b'\n')
-    {
-        body.pop();
+    // with a final line break of its own, and, on tmux >= 3.4, whatever
+    // `%s` read past a buffer that fills its evbuffer chain
+    // ([`crate::control::parse::Frame::Length`]): the buffer is its first
+    // `size` bytes.
+    if let Some(n) = size {
+        body.truncate(n);
     }
     Ok(body)
 }
