@@ -134,24 +134,20 @@ pub(super) async fn display(
 /// [`display`] for a format that counts a session's clients.
 ///
 /// The format is split into fields: the pane's `#{session_id}` first,
-/// then runs of other parts, and each count on its own (as the raw
-/// `#{session_attached}`, which only holds its place). One round trip
-/// also lists the clients, and each count is put back as
-/// [`crate::tmux::model::Attached`] counts that session's clients.
+/// then each run of parts between the counts. One round trip also lists
+/// the clients, and each count is put in as [`crate::tmux::model::Attached`]
+/// counts that session's clients.
 async fn display_counted(
     server: &Server,
     target: &Target,
     parts: &[Part<'_>],
 ) -> Result<String, Error> {
-    // Field kinds after the session id: `None` text, `Some(var)` a count.
+    // After the session id: `None` a field of text, `Some(var)` a count.
     let mut fields: Vec<Vec<Part<'_>>> = vec![vec![Part::Var("session_id")]];
     let mut kinds: Vec<Option<&str>> = Vec::new();
     for p in parts {
         match p {
-            Part::Var(v) if CLIENT_COUNTS.contains(v) => {
-                fields.push(vec![Part::Var("session_attached")]);
-                kinds.push(Some(v));
-            }
+            Part::Var(v) if CLIENT_COUNTS.contains(v) => kinds.push(Some(v)),
             other => match (kinds.last(), fields.last_mut()) {
                 (Some(None), Some(f)) => f.push(other.clone()),
                 _ => {
@@ -163,17 +159,16 @@ async fn display_counted(
     }
     let q = Query::from_parts(&fields);
     let (body, attached) = super::list::with_attached(server, pane_lookup(target, &q)).await?;
-    // The fields in the order built above: the session, then one value
-    // per kind (a count's own value is tmux's, which is not used).
+    // The session, then one value per text field, in order.
     let mut values = one_record(&q, &body, target)?.0.into_iter();
     let session = values.next().unwrap_or_default();
     let n = attached.count(&session);
     let mut out = String::new();
-    for (kind, value) in kinds.iter().zip(values) {
+    for kind in &kinds {
         match kind {
             Some("session_many_attached") => out.push_str(if n > 1 { "1" } else { "0" }),
             Some(_) => out.push_str(&n.to_string()),
-            None => out.push_str(&value),
+            None => out.push_str(&values.next().unwrap_or_default()),
         }
     }
     Ok(out)
