@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::tool::{
-    OnPane, call_typed, err, err_typed, first_pane, ok_typed, pane_id, run, text_of,
+    OnPane, call_typed, err, err_typed, first_pane, keys_only, ok_typed, pane_id, run, text_of,
 };
 use crate::support::*;
 use tmuxwire::mcp::args::{
@@ -154,25 +154,9 @@ async fn c9_non_latin_text_and_c_space_arrive_as_bytes() {
                 .trim()
                 == "od"
         });
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "日本語".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "日本語")).await;
         for key in ["C-Space", "Enter", "C-d"] {
-            ok_typed(
-                &s,
-                SendKeysArgs {
-                    keys: key.to_string(),
-                    enter: false,
-                    ..SendKeysArgs::on(&pane)
-                },
-            )
-            .await;
+            ok_typed(&s, keys_only(&pane, key)).await;
         }
         server.wait_for_text(&pane, "\\0", DEADLINE);
         let screen = server.capture(&pane, &[]);
@@ -233,24 +217,8 @@ async fn c11_leading_dash_is_text_for_the_named_pane() {
         let d1 = pane_id(&server, "=d1:");
         let d2 = pane_id(&server, "=d2:");
         let s = servers(&server);
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "-t d2 hello".into(),
-                enter: false,
-                ..SendKeysArgs::on(&d1)
-            },
-        )
-        .await;
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "-tsomething".into(),
-                enter: false,
-                ..SendKeysArgs::on(&d1)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&d1, "-t d2 hello")).await;
+        ok_typed(&s, keys_only(&d1, "-tsomething")).await;
         server.wait_for_text(&d1, "-t d2 hello-tsomething", DEADLINE);
         let other = server.capture(&d2, &[]);
         assert!(
@@ -295,15 +263,7 @@ async fn c12_key_names_and_text_stay_apart() {
                 .trim()
                 == "sleep"
         });
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-c".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "C-c")).await;
         wait_until_true("C-c interrupts sleep", DEADLINE, || {
             server
                 .tmux_ok(&[
@@ -335,25 +295,9 @@ async fn c12_key_names_and_text_stay_apart() {
             bin.label
         );
         // The key Up recalls "echo Up"; literal=true types the word.
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "Up".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "Up")).await;
         server.wait_for_text(&pane, "$ echo Up\nUp\n$ echo Up", DEADLINE);
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-u".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "C-u")).await;
         ok_typed(
             &s,
             SendKeysArgs {
@@ -388,15 +332,7 @@ async fn send_keys_options_and_missing_panes() {
     )
     .await;
     server.wait_for_text(&pane, "$  echo hidden", DEADLINE);
-    ok_typed(
-        &s,
-        SendKeysArgs {
-            keys: "C-u".into(),
-            enter: false,
-            ..SendKeysArgs::on(&pane)
-        },
-    )
-    .await;
+    ok_typed(&s, keys_only(&pane, "C-u")).await;
     let e = err_typed(
         &s,
         SendKeysArgs {
@@ -545,24 +481,8 @@ async fn paste_text_brackets_when_asked_and_leaves_no_buffer() {
             },
         )
         .await;
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-d".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-d".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "C-d")).await;
+        ok_typed(&s, keys_only(&pane, "C-d")).await;
         server.wait_for_text(&pane, "033   [   2   0   1   ~", DEADLINE);
         let screen = server.capture(&pane, &[]);
         assert!(
@@ -737,25 +657,9 @@ async fn c39_typing_leaves_copy_mode_first() {
         answers_at_once(&s, &what).await;
         // Text without Enter, then the key, each into a pane scrolled back.
         scroll_back(&server, &pane);
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "echo C39-\"\"typed-text".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "echo C39-\"\"typed-text")).await;
         scroll_back(&server, &pane);
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "Enter".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "Enter")).await;
         server.wait_for_text(&pane, "\nC39-typed-text\n", DEADLINE);
         // Clock mode takes any key as its end: the whole text still arrives.
         server.tmux_ok(&["clock-mode", "-t", &pane]);
@@ -840,25 +744,15 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
             &format!("run-shell '{}'", hook.join(" ")),
         ]);
         let start = std::time::Instant::now();
-        let (stuck, behind) = tokio::join!(
-            call_typed(
-                &s,
-                SendKeysArgs {
-                    keys: "echo x".into(),
-                    enter: false,
-                    ..SendKeysArgs::on(&pane)
-                }
-            ),
-            async {
-                // Queued once the hook holds the connection.
-                let sleep = wait_until_async("the hook's shell command", || async {
-                    process_running(&hook)
-                })
-                .await;
-                let r = call_typed(&s, ListPanesArgs::default()).await;
-                (sleep, r, start.elapsed())
-            }
-        );
+        let (stuck, behind) = tokio::join!(call_typed(&s, keys_only(&pane, "echo x")), async {
+            // Queued once the hook holds the connection.
+            let sleep = wait_until_async("the hook's shell command", || async {
+                process_running(&hook)
+            })
+            .await;
+            let r = call_typed(&s, ListPanesArgs::default()).await;
+            (sleep, r, start.elapsed())
+        });
         let took = start.elapsed();
         let (sleep, behind, behind_took) = behind;
         assert_eq!(stuck.is_error, Some(true), "{what}: {}", text_of(&stuck));
@@ -887,15 +781,7 @@ async fn a_control_connection_tmux_stops_serving_is_replaced() {
         for _ in 0..3 {
             answers_at_once(&s, &what).await;
         }
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-u".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "C-u")).await;
         ok_typed(
             &s,
             SendKeysArgs {
@@ -1013,15 +899,7 @@ async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
             }
             // The text shows on the input line, unrun.
             server.wait_for_text(&pane, "^Uecho INJECTED-$((6*7))", DEADLINE);
-            ok_typed(
-                &s,
-                SendKeysArgs {
-                    keys: "C-u".into(),
-                    enter: false,
-                    ..SendKeysArgs::on(&pane)
-                },
-            )
-            .await;
+            ok_typed(&s, keys_only(&pane, "C-u")).await;
             run(&server, &pane, &format!("clear; echo PASTE-{i}-DONE"));
             let screen = server.capture(&pane, &["-S", "-"]);
             assert!(
@@ -1046,15 +924,7 @@ async fn c40_a_paste_never_runs_what_follows_an_end_marker() {
         )
         .await;
         server.wait_for_text(&pane, "buffered ^[[201~^Uecho INJECTED-$((6*7))", DEADLINE);
-        ok_typed(
-            &s,
-            SendKeysArgs {
-                keys: "C-u".into(),
-                enter: false,
-                ..SendKeysArgs::on(&pane)
-            },
-        )
-        .await;
+        ok_typed(&s, keys_only(&pane, "C-u")).await;
         run(&server, &pane, "echo BUFFER-DONE");
         let screen = server.capture(&pane, &["-S", "-"]);
         assert!(

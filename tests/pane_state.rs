@@ -239,15 +239,7 @@ async fn typing_into_a_password_prompt_is_refused_unless_allowed() {
     state_until(&servers, &pane, "password").await;
     // A key is pressed whatever the program reads (how a prompt is left): here a
     // Backspace, which changes nothing.
-    ok_typed(
-        &servers,
-        SendKeysArgs {
-            keys: "BSpace".into(),
-            enter: false,
-            ..SendKeysArgs::on(&pane)
-        },
-    )
-    .await;
+    ok_typed(&servers, keys_only(&pane, "BSpace")).await;
     ok_typed(
         &servers,
         SendKeysArgs {
@@ -380,15 +372,7 @@ async fn reads_a_password(
         v["elapsed_seconds"].as_f64().is_some_and(|e| e < 5.0),
         "{ctx}: {v}"
     );
-    let e = err_typed(
-        s,
-        SendKeysArgs {
-            keys: "hunter2".into(),
-            enter: false,
-            ..SendKeysArgs::on(pane)
-        },
-    )
-    .await;
+    let e = err_typed(s, keys_only(pane, "hunter2")).await;
     assert_eq!(e.kind, "PasswordPrompt", "{ctx}: {e:?}");
     let e = err_typed(
         s,
@@ -532,15 +516,7 @@ async fn c41_password_reads_whatever_the_termios_flags() {
             // No swap file (`-n`): the text typed makes the buffer modified.
             let pane = server.new_window_pane(&[&format!("{home} vi -u NONE -n")]);
             state_until(&s, &pane, "raw").await;
-            ok_typed(
-                &s,
-                SendKeysArgs {
-                    keys: "iPassword: ".into(),
-                    enter: false,
-                    ..SendKeysArgs::on(&pane)
-                },
-            )
-            .await;
+            ok_typed(&s, keys_only(&pane, "iPassword: ")).await;
             server.wait_for_text(&pane, "Password:", DEADLINE);
             let v = state_until(&s, &pane, "raw").await;
             assert!(v["evidence"].to_string().contains("isig off"), "{v}");

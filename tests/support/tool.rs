@@ -232,6 +232,16 @@ pub fn search_for(pattern: &str) -> SearchPanesArgs {
     }
 }
 
+/// `send_keys` of `keys` to `pane` without Enter, the other arguments at their defaults
+/// (`SendKeysArgs { literal: true, ..keys_only(&pane, "Up") }` for more).
+pub fn keys_only(pane: &str, keys: &str) -> SendKeysArgs {
+    SendKeysArgs {
+        keys: keys.to_string(),
+        enter: false,
+        ..SendKeysArgs::on(pane)
+    }
+}
+
 /// A typed call as `(tool name, arguments)`, for tables that call several tools in one loop.
 pub fn named<A: ToolCall>(args: A) -> (&'static str, Value) {
     (A::NAME, arguments(&args))
