@@ -17,6 +17,8 @@
 //! formats in that argument, so `#{…}`, `#S` and `#(…)` are stored as
 //! text and never run.
 
+use std::future::Future;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -144,6 +146,71 @@ pub(super) async fn act_then_window(
     Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
 }
 
+/// An object whose state an action answers, read on the action's own
+/// command line: [`act_then_pane`], [`act_then_window`].
+pub(super) trait Acted: Sized {
+    /// The state of the object `target` names, read right after `action`
+    /// (targeted already), on the same line.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when
+    /// the object is gone; tmux's errors for the action.
+    fn act_then(
+        server: &Server,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> impl Future<Output = Result<Self, Error>> + Send;
+}
+
+impl Acted for PaneInfo {
+    async fn act_then(
+        server: &Server,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> Result<Self, Error> {
+        act_then_pane(server, action, target).await
+    }
+}
+
+impl Acted for WindowInfo {
+    async fn act_then(
+        server: &Server,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> Result<Self, Error> {
+        act_then_window(server, action, target).await
+    }
+}
+
+/// Writes the [`Op`] impls of requests that act on one pane or window
+/// and answer its state right after the action ([`Acted::act_then`],
+/// one round trip), one row each:
+///
+/// `Request => Answer at resolve(field): |request, target, server| commands;`
+///
+/// `resolve` is the [`Server`] method that turns the request's selector
+/// `field` into the target (`pane_target`, `window_target`), and
+/// `commands` the action's commands at it, evaluated in the request's
+/// `run` (so it may `.await` and use `?`).
+macro_rules! acts {
+    ($($req:ident => $answer:ident at $resolve:ident($field:ident):
+        |$r:ident, $t:ident, $server:ident| $commands:expr;)+) => {$(
+        impl Op for $req {
+            type Response = $answer;
+
+            #[allow(unused_variables)]
+            async fn run(self, $server: &Server, _: Limit) -> Result<$answer, Error> {
+                let $t = $server.$resolve(&self.$field).await?;
+                let $r = self;
+                let action = $commands;
+                <$answer as Acted>::act_then($server, action, &$t).await
+            }
+        }
+    )+};
+}
+pub(super) use acts;
+
 crate::record! {
     /// A session's id (what a rename does not change; the session a
     /// window is in).
@@ -212,19 +279,6 @@ pub struct RenameWindowRequest {
     pub window: Selector,
     /// Its new name.
     pub new_name: Name,
-}
-
-impl Op for RenameWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let rename = Command::new("rename-window")
-            .target(&target, TargetKind::Window)
-            .arg("--")
-            .arg(escape_format(self.new_name.as_str()));
-        act_then_window(server, vec![rename], &target).await
-    }
 }
 
 /// `select_window`: makes a window its session's current window; its
@@ -434,18 +488,6 @@ pub struct SetPaneTitleRequest {
     pub title: Title,
 }
 
-impl Op for SetPaneTitleRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let set = Command::new("select-pane")
-            .target(&pane, TargetKind::Pane)
-            .opt("-T", escape_format(&self.title.0));
-        act_then_pane(server, vec![set], &pane).await
-    }
-}
-
 /// `enter_copy_mode`: puts a pane in copy mode, scrolled up `scroll_up`
 /// lines; its state.
 ///
@@ -478,25 +520,6 @@ impl EnterCopyModeRequest {
                 "a number of lines",
             )),
         }
-    }
-}
-
-impl Op for EnterCopyModeRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let mut line = vec![Command::new("copy-mode").target(&pane, TargetKind::Pane)];
-        if let Some(n) = self.scroll_up.filter(|n| *n > 0) {
-            line.push(
-                Command::new("send-keys")
-                    .target(&pane, TargetKind::Pane)
-                    .arg("-X")
-                    .opt("-N", n.to_string())
-                    .arg("scroll-up"),
-            );
-        }
-        act_then_pane(server, line, &pane).await
     }
 }
 
@@ -541,6 +564,24 @@ impl Op for ExitCopyModeRequest {
         let r = one_record(&q, &body, &pane)?;
         Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
     }
+}
+
+acts! {
+    RenameWindowRequest => WindowInfo at window_target(window): |r, target, server| vec![
+        Command::new("rename-window").target(&target, TargetKind::Window).arg("--")
+            .arg(escape_format(r.new_name.as_str())),
+    ];
+    SetPaneTitleRequest => PaneInfo at pane_target(pane): |r, pane, server| vec![
+        Command::new("select-pane").target(&pane, TargetKind::Pane).opt("-T", escape_format(&r.title.0)),
+    ];
+    EnterCopyModeRequest => PaneInfo at pane_target(pane): |r, pane, server| {
+        let mut line = vec![Command::new("copy-mode").target(&pane, TargetKind::Pane)];
+        if let Some(n) = r.scroll_up.filter(|n| *n > 0) {
+            let scroll = Command::new("send-keys").target(&pane, TargetKind::Pane).arg("-X");
+            line.push(scroll.opt("-N", n.to_string()).arg("scroll-up"));
+        }
+        line
+    };
 }
 
 #[cfg(test)]

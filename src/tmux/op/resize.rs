@@ -3,7 +3,7 @@
 //! take, each one round trip as [`super::manage`] describes.
 
 use super::fit::Limit;
-use super::manage::{act_then_pane, act_then_window};
+use super::manage::{Acted, act_then_pane, acts};
 use super::{Op, Server};
 use crate::control::format::Query;
 use crate::control::{Command, Line, Target, TargetKind};
@@ -197,20 +197,6 @@ pub struct SelectLayoutRequest {
     pub layout: LayoutChoice,
 }
 
-impl Op for SelectLayoutRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let layout = self.layout.argument(&server.version().await?)?;
-        let select = Command::new("select-layout")
-            .target(&target, TargetKind::Pane)
-            .arg("--")
-            .arg(layout);
-        act_then_window(server, vec![select], &target).await
-    }
-}
-
 /// `resize_window`: resizes a window (its `window-size` becomes manual,
 /// as tmux does); its new state.
 ///
@@ -224,16 +210,14 @@ pub struct ResizeWindowRequest {
     pub size: Size,
 }
 
-impl Op for ResizeWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let resize = self
-            .size
-            .flags(Command::new("resize-window").target(&target, TargetKind::Window));
-        act_then_window(server, vec![resize], &target).await
-    }
+acts! {
+    SelectLayoutRequest => WindowInfo at window_target(window): |r, target, server| {
+        let layout = r.layout.argument(&server.version().await?)?;
+        vec![Command::new("select-layout").target(&target, TargetKind::Pane).arg("--").arg(layout)]
+    };
+    ResizeWindowRequest => WindowInfo at window_target(window): |r, target, server| vec![
+        r.size.flags(Command::new("resize-window").target(&target, TargetKind::Window)),
+    ];
 }
 
 /// `resize_pane`: resizes a pane, or zooms or unzooms it; its state
