@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::fit::Limit;
 use super::kill::guard_pane;
-use super::manage::{Name, act_then_pane};
+use super::manage::{Acted, Name};
 use super::{Op, Server};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
@@ -437,7 +437,7 @@ impl Op for RespawnPaneRequest {
         if self.kill {
             cmd = cmd.arg("-k");
         }
-        let info = act_then_pane(server, vec![self.spawn.apply(cmd)], &target).await?;
+        let info = PaneInfo::act_then(server, vec![self.spawn.apply(cmd)], &target).await?;
         Ok(spawned(info).await)
     }
 }

@@ -24,7 +24,7 @@ use serde::Deserialize;
 
 use super::fit::Limit;
 use super::{Op, Server};
-use crate::control::format::{Query, escape_format};
+use crate::control::format::{Query, Record, escape_format};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::act::bodies;
 use crate::tmux::model::Attached;
@@ -115,42 +115,19 @@ pub enum PaneDirection {
     Previous,
 }
 
-/// The state of the pane `target` names, read with the action on one
-/// line: `action` (targeted already) then the read.
-pub(super) async fn act_then_pane(
-    server: &Server,
-    action: Vec<Command>,
-    target: &Target,
-) -> Result<PaneInfo, Error> {
-    let q = Query::new(PaneInfo::FIELDS);
-    let mut line = action;
-    line.push(pane_lookup(target, &q));
-    let mut out = server.act(line).await?;
-    let body = out.pop().unwrap_or_default();
-    let r = one_record(&q, &body, target)?;
-    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
-}
-
-/// The state of the window `target` names, read with the action on one
-/// line.
-pub(super) async fn act_then_window(
-    server: &Server,
-    action: Vec<Command>,
-    target: &Target,
-) -> Result<WindowInfo, Error> {
-    let (read, q) = window_lookup(target, WindowInfo::FIELDS);
-    let mut line = action;
-    line.push(read);
-    let mut out = server.act(line).await?;
-    let body = out.pop().unwrap_or_default();
-    Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
-}
-
 /// An object whose state an action answers, read on the action's own
-/// command line: [`act_then_pane`], [`act_then_window`].
-pub(super) trait Acted: Sized {
+/// command line: the action (targeted already), then the read, which
+/// tmux runs back to back, stopping at the first failure.
+pub(super) trait Acted: Sized + Send {
+    /// The read of the object `target` names: the command, and the query
+    /// its record answers.
+    fn lookup(target: &Target) -> (Command, Query);
+
+    /// The object, from the read's record.
+    fn from_read(server: &Server, r: &Record) -> Self;
+
     /// The state of the object `target` names, read right after `action`
-    /// (targeted already), on the same line.
+    /// on the same line.
     ///
     /// # Errors
     ///
@@ -160,26 +137,36 @@ pub(super) trait Acted: Sized {
         server: &Server,
         action: Vec<Command>,
         target: &Target,
-    ) -> impl Future<Output = Result<Self, Error>> + Send;
+    ) -> impl Future<Output = Result<Self, Error>> + Send {
+        async move {
+            let (read, q) = Self::lookup(target);
+            let mut line = action;
+            line.push(read);
+            let mut out = server.act(line).await?;
+            let body = out.pop().unwrap_or_default();
+            Ok(Self::from_read(server, &one_record(&q, &body, target)?))
+        }
+    }
 }
 
 impl Acted for PaneInfo {
-    async fn act_then(
-        server: &Server,
-        action: Vec<Command>,
-        target: &Target,
-    ) -> Result<Self, Error> {
-        act_then_pane(server, action, target).await
+    fn lookup(target: &Target) -> (Command, Query) {
+        let q = Query::new(PaneInfo::FIELDS);
+        (pane_lookup(target, &q), q)
+    }
+
+    fn from_read(server: &Server, r: &Record) -> Self {
+        PaneInfo::from_record(r, |id| server.is_caller(id))
     }
 }
 
 impl Acted for WindowInfo {
-    async fn act_then(
-        server: &Server,
-        action: Vec<Command>,
-        target: &Target,
-    ) -> Result<Self, Error> {
-        act_then_window(server, action, target).await
+    fn lookup(target: &Target) -> (Command, Query) {
+        window_lookup(target, WindowInfo::FIELDS)
+    }
+
+    fn from_read(_: &Server, r: &Record) -> Self {
+        WindowInfo::from_record(r)
     }
 }
 
@@ -307,7 +294,7 @@ impl Op for SelectWindowRequest {
             SelectWindowRequest::Window(sel) => {
                 let target = server.window_target(&sel).await?;
                 let select = Command::new("select-window").target(&target, TargetKind::Window);
-                act_then_window(server, vec![select], &target).await
+                WindowInfo::act_then(server, vec![select], &target).await
             }
             SelectWindowRequest::Step { session, direction } => {
                 let target = server.session_target(&session).await?;
@@ -317,7 +304,7 @@ impl Op for SelectWindowRequest {
                     WindowDirection::Last => "last-window",
                 };
                 let step = Command::new(name).target(&target, TargetKind::Session);
-                act_then_window(server, vec![step], &target).await
+                WindowInfo::act_then(server, vec![step], &target).await
             }
         }
     }
@@ -349,7 +336,7 @@ impl Op for SelectPaneRequest {
             SelectPaneRequest::Pane(sel) => {
                 let pane = server.pane_target(&sel).await?;
                 let select = Command::new("select-pane").target(&pane, TargetKind::Pane);
-                act_then_pane(server, vec![select], &pane).await
+                PaneInfo::act_then(server, vec![select], &pane).await
             }
             SelectPaneRequest::Step { window, direction } => {
                 let window = server.window_target(&window).await?;
@@ -364,7 +351,7 @@ impl Op for SelectPaneRequest {
                     PaneDirection::Next => base.opt("-t", relative_pane(&window, "+")),
                     PaneDirection::Previous => base.opt("-t", relative_pane(&window, "-")),
                 };
-                act_then_pane(server, vec![step], &window).await
+                PaneInfo::act_then(server, vec![step], &window).await
             }
         }
     }
@@ -472,7 +459,7 @@ impl Op for SwapPaneRequest {
         let swap = Command::new("swap-pane")
             .opt("-s", self.target.to_string())
             .opt("-t", self.source.to_string());
-        act_then_pane(server, vec![swap], &Target::Pane(self.source)).await
+        PaneInfo::act_then(server, vec![swap], &Target::Pane(self.source)).await
     }
 }
 

@@ -3,7 +3,7 @@
 //! take, each one round trip as [`super::manage`] describes.
 
 use super::fit::Limit;
-use super::manage::{Acted, act_then_pane, acts};
+use super::manage::{Acted, acts};
 use super::{Op, Server};
 use crate::control::format::Query;
 use crate::control::{Command, Line, Target, TargetKind};
@@ -253,7 +253,7 @@ impl Op for ResizePaneRequest {
                 let pane = server.pane_target(&pane).await?;
                 let resize =
                     size.flags(Command::new("resize-pane").target(&pane, TargetKind::Pane));
-                act_then_pane(server, vec![resize], &pane).await
+                PaneInfo::act_then(server, vec![resize], &pane).await
             }
             ResizePaneRequest::Zoom { pane, zoom } => {
                 let pane = server.pane_target(&pane).await?;
@@ -277,7 +277,7 @@ impl Op for ResizePaneRequest {
 async fn zoom_pane(server: &Server, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
     let unzoom = Command::new("resize-pane").target(pane, TargetKind::Pane);
     if !zoom {
-        return act_then_pane(server, vec![unzoom], pane).await;
+        return PaneInfo::act_then(server, vec![unzoom], pane).await;
     }
     let toggle = Command::new("resize-pane")
         .arg("-Z")
