@@ -505,62 +505,50 @@ pub enum CommandOutcome {
     Timeout,
 }
 
-/// `wait_for_command`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct WaitForCommandResult {
-    /// finished (a command's end mark came, or the next command started
-    /// without one: abandoned) | password_prompt (the program has read a
-    /// line with echo off for 300 ms) | awaiting_input (it has read an
-    /// echoed line, or waited for a single key, for 300 ms: `read`,
-    /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
-    /// program exited) | pane_gone | timeout.
-    pub outcome: CommandOutcome,
-    /// True when a command finished (`outcome` is `finished`).
-    pub found: bool,
-    /// The command that finished; null otherwise.
-    pub command: Option<CommandInfo>,
-    /// Its last output lines (at most 20 lines and 2000 bytes).
-    pub tail: Vec<String>,
-    /// The command still running when the wait ended without one
-    /// finishing; left out when none was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub running: Option<CommandInfo>,
-    /// present | absent: whether the pane's shell sent any marks since
-    /// tmuxwire watched it (absent: no command can be seen to finish).
-    pub marks: &'static str,
-    /// The pane, `%N`.
-    pub pane_id: String,
-    /// Seconds waited.
-    pub elapsed_seconds: f64,
-    /// The timeout applied, in seconds (after clamping to the ceiling).
-    pub effective_timeout: f64,
-    /// How the pane's program ended, when it did (`pane_exit_status`,
-    /// `pane_exit_signal`, `pane_exit_unknown`).
-    #[serde(flatten)]
-    pub exit: wait::Exit,
-    /// For `password_prompt` and `awaiting_input`: the facts that tell
-    /// (the terminal's settings, the foreground process, its wait
-    /// channel); absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub evidence: Vec<String>,
+crate::tmux::op::waited::waited! {
+    /// `wait_for_command`'s answer.
+    #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+    pub struct WaitForCommandResult {
+        /// finished (a command's end mark came, or the next command started
+        /// without one: abandoned) | password_prompt (the program has read a
+        /// line with echo off for 300 ms) | awaiting_input (it has read an
+        /// echoed line, or waited for a single key, for 300 ms: `read`,
+        /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
+        /// program exited) | pane_gone | timeout.
+        pub outcome: CommandOutcome,
+        /// True when a command finished (`outcome` is `finished`).
+        pub found: bool,
+        /// The command that finished; null otherwise.
+        pub command: Option<CommandInfo>,
+        /// Its last output lines (at most 20 lines and 2000 bytes).
+        pub tail: Vec<String>,
+        /// The command still running when the wait ended without one
+        /// finishing; left out when none was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub running: Option<CommandInfo>,
+        /// present | absent: whether the pane's shell sent any marks since
+        /// tmuxwire watched it (absent: no command can be seen to finish).
+        pub marks: &'static str,
+        /// The pane, `%N`.
+        pub pane_id: String,
+        @waited,
+        /// For `password_prompt` and `awaiting_input`: the facts that tell
+        /// (the terminal's settings, the foreground process, its wait
+        /// channel); absent otherwise.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub evidence: Vec<String>,
+    }
 }
 
 crate::fits_whole!(WaitForCommandResult);
 
-impl Op for WaitForCommandRequest {
-    type Response = WaitForCommandResult;
-
+crate::tmux::op::waited::pane_wait! {
     /// # Errors
     ///
     /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
     /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
     /// the wait; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
-        wait::on_pane(server, &self.pane, self.timeout, |pane| {
-            wait_for_command(server, pane, &self)
-        })
-        .await
-    }
+    WaitForCommandRequest => WaitForCommandResult by wait_for_command;
 }
 
 /// The commands that were already in the table when a wait began: those

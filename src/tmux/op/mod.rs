@@ -66,6 +66,7 @@ pub mod stable;
 pub mod state;
 pub mod text;
 pub mod typing;
+mod waited;
 
 // The manage family's creating and killing halves (see `manage`).
 pub mod create;
