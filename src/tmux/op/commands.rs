@@ -480,6 +480,15 @@ pub struct WaitForCommandRequest {
     pub progress: Option<crate::mirror::Progress>,
 }
 
+crate::tmux::op::waited::pane_wait! {
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    WaitForCommandRequest => WaitForCommandResult by wait_for_command;
+}
+
 /// Most lines and bytes of the finished command's output in
 /// [`WaitForCommandResult::tail`] (the newest kept).
 const TAIL_LINES: usize = 20;
@@ -538,17 +547,6 @@ crate::tmux::op::waited::waited! {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         pub evidence: Vec<String>,
     }
-}
-
-crate::fits_whole!(WaitForCommandResult);
-
-crate::tmux::op::waited::pane_wait! {
-    /// # Errors
-    ///
-    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
-    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
-    /// the wait; connection errors.
-    WaitForCommandRequest => WaitForCommandResult by wait_for_command;
 }
 
 /// The commands that were already in the table when a wait began: those

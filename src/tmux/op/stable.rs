@@ -59,6 +59,15 @@ pub struct WaitForStableRequest {
     pub progress: Option<crate::mirror::Progress>,
 }
 
+crate::tmux::op::waited::pane_wait! {
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    WaitForStableRequest => WaitForStableResult by wait_for_stable;
+}
+
 /// Rows and text left out when the screen is compared.
 #[derive(Clone, Debug, Default)]
 pub struct ScreenMask {
@@ -171,17 +180,6 @@ crate::tmux::op::waited::waited! {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         pub evidence: Vec<String>,
     }
-}
-
-crate::fits_whole!(WaitForStableResult);
-
-crate::tmux::op::waited::pane_wait! {
-    /// # Errors
-    ///
-    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
-    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
-    /// the wait; connection errors.
-    WaitForStableRequest => WaitForStableResult by wait_for_stable;
 }
 
 /// One look at the screen.

@@ -50,8 +50,6 @@ pub struct WaitForTextRequest {
     pub redact: bool,
 }
 
-crate::fits_whole!(WaitForTextResult);
-
 crate::tmux::op::waited::pane_wait! {
     WaitForTextRequest => WaitForTextResult by wait_for_text;
 

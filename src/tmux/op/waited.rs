@@ -9,9 +9,12 @@
 ///
 /// `$(#[doc])* Request => Answer by wait; $(extra items of the impl)*`
 ///
-/// The docs go on the impl's `run` (its `# Errors`).
+/// The docs go on the impl's `run` (its `# Errors`). A wait's answer is
+/// never cut ([`crate::fits_whole`]).
 macro_rules! pane_wait {
     ($(#[$doc:meta])* $req:ident => $answer:ident by $wait:ident; $($extra:tt)*) => {
+        $crate::fits_whole!($answer);
+
         impl $crate::tmux::op::Op for $req {
             type Response = $answer;
 
