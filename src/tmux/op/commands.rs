@@ -39,6 +39,11 @@ const WAITING: &str = "waiting for a command to finish";
 
 /// `list_commands`: the newest `limit` commands of a pane, before command
 /// `before` when given.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::NotFound`] for a missing pane;
+/// `Unsupported` with the mirror off; connection errors.
 #[derive(Clone, Debug, Default)]
 pub struct ListCommandsRequest {
     /// The pane.
@@ -126,37 +131,29 @@ impl Fit for CommandList {
     }
 }
 
-impl Op for ListCommandsRequest {
-    type Response = CommandList;
-
-    /// # Errors
-    ///
-    /// [`crate::tmux::ErrorKind::NotFound`] for a missing pane;
-    /// `Unsupported` with the mirror off; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<CommandList, Error> {
-        let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = term_of(pane, &st)?;
-        let c = t.commands();
-        let all: Vec<&CommandRecord> = c
-            .records()
-            .filter(|r| self.before.is_none_or(|b| r.index < b))
-            .collect();
-        let keep = all.len().min(self.limit);
-        let chosen = &all[all.len() - keep..];
-        let lines = LineNumbers::of(t, chosen);
-        Ok(CommandList {
-            pane_id: pane.to_string(),
-            marks: if c.marks_seen() > 0 {
-                "present"
-            } else {
-                "absent"
-            },
-            commands: chosen.iter().map(|r| info(r, t, &lines)).collect(),
-            total: c.records().len(),
-            omitted: all.len() - keep,
-        })
-    }
-}
+op!(ListCommandsRequest, CommandList, async |req, server, _| {
+    let (pane, st) = copy_of(server, &req.pane).await?;
+    let t = term_of(pane, &st)?;
+    let c = t.commands();
+    let all: Vec<&CommandRecord> = c
+        .records()
+        .filter(|r| req.before.is_none_or(|b| r.index < b))
+        .collect();
+    let keep = all.len().min(req.limit);
+    let chosen = &all[all.len() - keep..];
+    let lines = LineNumbers::of(t, chosen);
+    Ok(CommandList {
+        pane_id: pane.to_string(),
+        marks: if c.marks_seen() > 0 {
+            "present"
+        } else {
+            "absent"
+        },
+        commands: chosen.iter().map(|r| info(r, t, &lines)).collect(),
+        total: c.records().len(),
+        omitted: all.len() - keep,
+    })
+});
 
 /// `get_command_output`: one command's output lines.
 #[derive(Clone, Debug, Default)]

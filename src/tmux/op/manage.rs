@@ -225,34 +225,30 @@ pub struct RenameSessionRequest {
     pub new_name: Name,
 }
 
-impl Op for RenameSessionRequest {
-    type Response = SessionInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<SessionInfo, Error> {
-        let target = server.session_target(&self.session).await?;
-        // The id first (the name changes), then the rename, then every
-        // session's state: picked by id.
-        let (id_cmd, idq) = template_cmd("list-windows", SessionIdRow::FIELDS);
-        let id_cmd = id_cmd
-            .target(&target, TargetKind::Session)
-            .opt("-f", "#{window_active}");
-        let rename = Command::new("rename-session")
-            .target(&target, TargetKind::Session)
-            .arg("--")
-            .arg(escape_format(self.new_name.as_str()));
-        let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
-        let all = all.arg("-a").opt("-f", "#{window_active}");
-        let (clients, cq) = template_cmd("list-clients", Attached::FIELDS);
-        let out = server.act(vec![id_cmd, rename, all, clients]).await?;
-        let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
-        let attached = Attached::from_records(&cq.parse(&out[3]));
-        q.parse(&out[2])
-            .iter()
-            .map(|r| SessionInfo::from_record(r, &attached))
-            .find(|s| s.session_id == id)
-            .ok_or_else(|| Error::not_found(format!("session {id} is gone after the rename")))
-    }
-}
+op!(RenameSessionRequest, SessionInfo, async |req, server, _| {
+    let target = server.session_target(&req.session).await?;
+    // The id first (the name changes), then the rename, then every
+    // session's state: picked by id.
+    let (id_cmd, idq) = template_cmd("list-windows", SessionIdRow::FIELDS);
+    let id_cmd = id_cmd
+        .target(&target, TargetKind::Session)
+        .opt("-f", "#{window_active}");
+    let rename = Command::new("rename-session")
+        .target(&target, TargetKind::Session)
+        .arg("--")
+        .arg(escape_format(req.new_name.as_str()));
+    let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+    let all = all.arg("-a").opt("-f", "#{window_active}");
+    let (clients, cq) = template_cmd("list-clients", Attached::FIELDS);
+    let out = server.act(vec![id_cmd, rename, all, clients]).await?;
+    let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
+    let attached = Attached::from_records(&cq.parse(&out[3]));
+    q.parse(&out[2])
+        .iter()
+        .map(|r| SessionInfo::from_record(r, &attached))
+        .find(|s| s.session_id == id)
+        .ok_or_else(|| Error::not_found(format!("session {id} is gone after the rename")))
+});
 
 /// `rename_window`: renames a window (stored literally; automatic
 /// renaming stops); its new state.
@@ -286,29 +282,25 @@ pub enum SelectWindowRequest {
     },
 }
 
-impl Op for SelectWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        match self {
-            SelectWindowRequest::Window(sel) => {
-                let target = server.window_target(&sel).await?;
-                let select = Command::new("select-window").target(&target, TargetKind::Window);
-                WindowInfo::act_then(server, vec![select], &target).await
-            }
-            SelectWindowRequest::Step { session, direction } => {
-                let target = server.session_target(&session).await?;
-                let name = match direction {
-                    WindowDirection::Next => "next-window",
-                    WindowDirection::Previous => "previous-window",
-                    WindowDirection::Last => "last-window",
-                };
-                let step = Command::new(name).target(&target, TargetKind::Session);
-                WindowInfo::act_then(server, vec![step], &target).await
-            }
+op!(SelectWindowRequest, WindowInfo, async |req, server, _| {
+    match req {
+        SelectWindowRequest::Window(sel) => {
+            let target = server.window_target(&sel).await?;
+            let select = Command::new("select-window").target(&target, TargetKind::Window);
+            WindowInfo::act_then(server, vec![select], &target).await
+        }
+        SelectWindowRequest::Step { session, direction } => {
+            let target = server.session_target(&session).await?;
+            let name = match direction {
+                WindowDirection::Next => "next-window",
+                WindowDirection::Previous => "previous-window",
+                WindowDirection::Last => "last-window",
+            };
+            let step = Command::new(name).target(&target, TargetKind::Session);
+            WindowInfo::act_then(server, vec![step], &target).await
         }
     }
-}
+});
 
 /// `select_pane`: makes a pane its window's active pane; the pane now
 /// active.
@@ -328,34 +320,30 @@ pub enum SelectPaneRequest {
     },
 }
 
-impl Op for SelectPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        match self {
-            SelectPaneRequest::Pane(sel) => {
-                let pane = server.pane_target(&sel).await?;
-                let select = Command::new("select-pane").target(&pane, TargetKind::Pane);
-                PaneInfo::act_then(server, vec![select], &pane).await
-            }
-            SelectPaneRequest::Step { window, direction } => {
-                let window = server.window_target(&window).await?;
-                let base = Command::new("select-pane");
-                let at = |c: Command| c.target(&window, TargetKind::Pane);
-                let step = match direction {
-                    PaneDirection::Up => at(base).arg("-U"),
-                    PaneDirection::Down => at(base).arg("-D"),
-                    PaneDirection::Left => at(base).arg("-L"),
-                    PaneDirection::Right => at(base).arg("-R"),
-                    PaneDirection::Last => at(base).arg("-l"),
-                    PaneDirection::Next => base.opt("-t", relative_pane(&window, "+")),
-                    PaneDirection::Previous => base.opt("-t", relative_pane(&window, "-")),
-                };
-                PaneInfo::act_then(server, vec![step], &window).await
-            }
+op!(SelectPaneRequest, PaneInfo, async |req, server, _| {
+    match req {
+        SelectPaneRequest::Pane(sel) => {
+            let pane = server.pane_target(&sel).await?;
+            let select = Command::new("select-pane").target(&pane, TargetKind::Pane);
+            PaneInfo::act_then(server, vec![select], &pane).await
+        }
+        SelectPaneRequest::Step { window, direction } => {
+            let window = server.window_target(&window).await?;
+            let base = Command::new("select-pane");
+            let at = |c: Command| c.target(&window, TargetKind::Pane);
+            let step = match direction {
+                PaneDirection::Up => at(base).arg("-U"),
+                PaneDirection::Down => at(base).arg("-D"),
+                PaneDirection::Left => at(base).arg("-L"),
+                PaneDirection::Right => at(base).arg("-R"),
+                PaneDirection::Last => at(base).arg("-l"),
+                PaneDirection::Next => base.opt("-t", relative_pane(&window, "+")),
+                PaneDirection::Previous => base.opt("-t", relative_pane(&window, "-")),
+            };
+            PaneInfo::act_then(server, vec![step], &window).await
         }
     }
-}
+});
 
 /// A `-t` value for the pane `window`'s target names plus a relative
 /// pane part (`+`/`-`): `@3.+`, `$1:.+`, `=name:2.-`.
@@ -385,55 +373,49 @@ pub struct MoveWindowRequest {
     pub index: Option<u32>,
 }
 
-impl Op for MoveWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let window = server.window_target(&self.window).await?;
-        let destination = match &self.destination {
-            Some(d) => Some(server.session_target(d).await?),
-            None => None,
-        };
-        let own_session = match &window {
-            Target::WindowIndex { session, .. } => Some(session.as_ref().clone()),
-            Target::Session(_) | Target::SessionName(_) => Some(window.clone()),
-            _ => None,
-        };
-        let session = match (destination, own_session) {
-            (Some(d), _) => d,
-            (None, Some(s)) => s,
-            (None, None) => {
-                // The window's session: one more round trip.
-                let (cmd, q) = window_lookup(&window, SessionIdRow::FIELDS);
-                let out = server.act(vec![cmd]).await?;
-                let id = SessionIdRow::from_record(&one_record(&q, &out[0], &window)?)
-                    .session_id
-                    .parse()
-                    .map_err(|_| Error::not_found(format!("can't find {window}")))?;
-                Target::Session(id)
-            }
-        };
-        let dest = match self.index {
-            Some(i) => format!("{}:{i}", session.to_arg(TargetKind::Session)),
-            None => format!("{}:", session.to_arg(TargetKind::Session)),
-        };
-        let (id_cmd, idq) = window_lookup(&window, WindowIdRow::FIELDS);
-        let mv = Command::new("move-window")
-            .opt("-s", window.to_arg(TargetKind::Window))
-            .opt("-t", dest);
-        let (after, q) = template_cmd("list-windows", WindowInfo::FIELDS);
-        let after = after.target(&session, TargetKind::Session);
-        let out = server.act(vec![id_cmd, mv, after]).await?;
-        let id = WindowIdRow::from_record(&one_record(&idq, &out[0], &window)?).window_id;
-        q.parse(&out[2])
-            .iter()
-            .map(WindowInfo::from_record)
-            .find(|w| w.window_id == id)
-            .ok_or_else(|| {
-                Error::not_found(format!("window {id} is not in {session} after the move"))
-            })
-    }
-}
+op!(MoveWindowRequest, WindowInfo, async |req, server, _| {
+    let window = server.window_target(&req.window).await?;
+    let destination = match &req.destination {
+        Some(d) => Some(server.session_target(d).await?),
+        None => None,
+    };
+    let own_session = match &window {
+        Target::WindowIndex { session, .. } => Some(session.as_ref().clone()),
+        Target::Session(_) | Target::SessionName(_) => Some(window.clone()),
+        _ => None,
+    };
+    let session = match (destination, own_session) {
+        (Some(d), _) => d,
+        (None, Some(s)) => s,
+        (None, None) => {
+            // The window's session: one more round trip.
+            let (cmd, q) = window_lookup(&window, SessionIdRow::FIELDS);
+            let out = server.act(vec![cmd]).await?;
+            let id = SessionIdRow::from_record(&one_record(&q, &out[0], &window)?)
+                .session_id
+                .parse()
+                .map_err(|_| Error::not_found(format!("can't find {window}")))?;
+            Target::Session(id)
+        }
+    };
+    let dest = match req.index {
+        Some(i) => format!("{}:{i}", session.to_arg(TargetKind::Session)),
+        None => format!("{}:", session.to_arg(TargetKind::Session)),
+    };
+    let (id_cmd, idq) = window_lookup(&window, WindowIdRow::FIELDS);
+    let mv = Command::new("move-window")
+        .opt("-s", window.to_arg(TargetKind::Window))
+        .opt("-t", dest);
+    let (after, q) = template_cmd("list-windows", WindowInfo::FIELDS);
+    let after = after.target(&session, TargetKind::Session);
+    let out = server.act(vec![id_cmd, mv, after]).await?;
+    let id = WindowIdRow::from_record(&one_record(&idq, &out[0], &window)?).window_id;
+    q.parse(&out[2])
+        .iter()
+        .map(WindowInfo::from_record)
+        .find(|w| w.window_id == id)
+        .ok_or_else(|| Error::not_found(format!("window {id} is not in {session} after the move")))
+});
 
 /// `swap_pane`: swaps two panes; the source pane's state (in its new
 /// place).
@@ -452,16 +434,12 @@ pub struct SwapPaneRequest {
     pub target: PaneId,
 }
 
-impl Op for SwapPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let swap = Command::new("swap-pane")
-            .opt("-s", self.target.to_string())
-            .opt("-t", self.source.to_string());
-        PaneInfo::act_then(server, vec![swap], &Target::Pane(self.source)).await
-    }
-}
+op!(SwapPaneRequest, PaneInfo, async |req, server, _| {
+    let swap = Command::new("swap-pane")
+        .opt("-s", req.target.to_string())
+        .opt("-t", req.source.to_string());
+    PaneInfo::act_then(server, vec![swap], &Target::Pane(req.source)).await
+});
 
 /// `set_pane_title`: sets a pane's title (stored literally); its state.
 ///
@@ -521,37 +499,33 @@ pub struct ExitCopyModeRequest {
     pub pane: Selector,
 }
 
-impl Op for ExitCopyModeRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let cancel = Command::new("send-keys")
-            .target(&pane, TargetKind::Pane)
-            .arg("-X")
-            .arg("cancel");
-        let q = Query::new(PaneInfo::FIELDS);
-        let line = vec![cancel, pane_lookup(&pane, &q)];
-        let out = server
-            .run_lines(&[line], Retry::Never)
-            .await?
-            .pop()
-            .unwrap_or_default();
-        // The cancel is the one command here that can fail for a reason
-        // that is not an error: tmux's "not in a mode" (cmd-send-keys.c,
-        // for a pane in no mode or in a mode without commands) means
-        // there is nothing to leave. The read, then, has not run.
-        let body = match out.first() {
-            Some(c) if !c.ok && String::from_utf8_lossy(&c.body).contains("not in a mode") => {
-                let mut read = server.act(vec![pane_lookup(&pane, &q)]).await?;
-                read.pop().unwrap_or_default()
-            }
-            _ => bodies(out, 2)?.pop().unwrap_or_default(),
-        };
-        let r = one_record(&q, &body, &pane)?;
-        Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
-    }
-}
+op!(ExitCopyModeRequest, PaneInfo, async |req, server, _| {
+    let pane = server.pane_target(&req.pane).await?;
+    let cancel = Command::new("send-keys")
+        .target(&pane, TargetKind::Pane)
+        .arg("-X")
+        .arg("cancel");
+    let q = Query::new(PaneInfo::FIELDS);
+    let line = vec![cancel, pane_lookup(&pane, &q)];
+    let out = server
+        .run_lines(&[line], Retry::Never)
+        .await?
+        .pop()
+        .unwrap_or_default();
+    // The cancel is the one command here that can fail for a reason
+    // that is not an error: tmux's "not in a mode" (cmd-send-keys.c,
+    // for a pane in no mode or in a mode without commands) means
+    // there is nothing to leave. The read, then, has not run.
+    let body = match out.first() {
+        Some(c) if !c.ok && String::from_utf8_lossy(&c.body).contains("not in a mode") => {
+            let mut read = server.act(vec![pane_lookup(&pane, &q)]).await?;
+            read.pop().unwrap_or_default()
+        }
+        _ => bodies(out, 2)?.pop().unwrap_or_default(),
+    };
+    let r = one_record(&q, &body, &pane)?;
+    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
+});
 
 acts! {
     RenameWindowRequest => WindowInfo at window_target(window): |r, target, server| vec![

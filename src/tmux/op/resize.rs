@@ -244,24 +244,19 @@ pub enum ResizePaneRequest {
     },
 }
 
-impl Op for ResizePaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        match self {
-            ResizePaneRequest::Size { pane, size } => {
-                let pane = server.pane_target(&pane).await?;
-                let resize =
-                    size.flags(Command::new("resize-pane").target(&pane, TargetKind::Pane));
-                PaneInfo::act_then(server, vec![resize], &pane).await
-            }
-            ResizePaneRequest::Zoom { pane, zoom } => {
-                let pane = server.pane_target(&pane).await?;
-                zoom_pane(server, &pane, zoom).await
-            }
+op!(ResizePaneRequest, PaneInfo, async |req, server, _| {
+    match req {
+        ResizePaneRequest::Size { pane, size } => {
+            let pane = server.pane_target(&pane).await?;
+            let resize = size.flags(Command::new("resize-pane").target(&pane, TargetKind::Pane));
+            PaneInfo::act_then(server, vec![resize], &pane).await
+        }
+        ResizePaneRequest::Zoom { pane, zoom } => {
+            let pane = server.pane_target(&pane).await?;
+            zoom_pane(server, &pane, zoom).await
         }
     }
-}
+});
 
 /// Zooms the pane or unzooms its window, in one round trip.
 ///
