@@ -128,6 +128,15 @@ pub fn start_directory(dir: &str) -> Result<PathBuf, Error> {
     Ok(abs)
 }
 
+/// `cmd` (a command that makes a session, window or pane) printing the
+/// new object's record (`-P -F`, the template of `fields`), framed so that
+/// its answer parses with the query returned.
+fn printing(cmd: Command, fields: &[&str]) -> (Command, Query) {
+    let q = Query::new(fields);
+    let cmd = cmd.arg("-P").opt("-F", q.template()).frame(q.frame());
+    (cmd, q)
+}
+
 /// `create_session`: creates a detached session (starting a server on
 /// the socket when none runs, as `tmux new-session` does); its state.
 ///
@@ -150,12 +159,7 @@ pub struct CreateSessionRequest {
 }
 
 op!(CreateSessionRequest, SessionInfo, async |req, server, _| {
-    let q = Query::new(SessionInfo::FIELDS);
-    let mut cmd = Command::new("new-session")
-        .arg("-d")
-        .arg("-P")
-        .opt("-F", q.template())
-        .frame(q.frame());
+    let (mut cmd, q) = printing(Command::new("new-session").arg("-d"), SessionInfo::FIELDS);
     if let Some(n) = &req.session_name {
         cmd = cmd.opt("-s", escape_format(n.as_str()));
     }
@@ -263,12 +267,8 @@ pub struct CreateWindowRequest {
 
 op!(CreateWindowRequest, WindowInfo, async |req, server, _| {
     let session = server.session_target(&req.session).await?;
-    let q = Query::new(WindowInfo::FIELDS);
-    let mut cmd = Command::new("new-window")
-        .arg("-P")
-        .opt("-F", q.template())
-        .frame(q.frame())
-        .opt("-t", format!("{}:", session.to_arg(TargetKind::Session)));
+    let (cmd, q) = printing(Command::new("new-window"), WindowInfo::FIELDS);
+    let mut cmd = cmd.opt("-t", format!("{}:", session.to_arg(TargetKind::Session)));
     if !req.attach {
         cmd = cmd.arg("-d");
     }
@@ -373,13 +373,8 @@ pub struct SplitWindowRequest {
 
 op!(SplitWindowRequest, PaneInfo, async |req, server, _| {
     let pane = server.pane_target(&req.pane).await?;
-    let q = Query::new(PaneInfo::FIELDS);
-    let mut cmd = Command::new("split-window")
-        .target(&pane, TargetKind::Pane)
-        .arg("-d")
-        .arg("-P")
-        .opt("-F", q.template())
-        .frame(q.frame());
+    let split = Command::new("split-window").target(&pane, TargetKind::Pane);
+    let (mut cmd, q) = printing(split.arg("-d"), PaneInfo::FIELDS);
     cmd = match req.direction {
         Some(SplitDirection::Above) => cmd.arg("-v").arg("-b"),
         Some(SplitDirection::Below) => cmd.arg("-v"),
