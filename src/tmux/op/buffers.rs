@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Server;
-use super::fit::{Fit, Limit, fit_room, json_len};
+use super::fit::{Fit, fit_room, json_len};
 use super::typing::{Landed, PaneIdRow, pane_id_lookup, paste_text};
 use crate::control::buffer::{buffer_encoding, show_commands};
 use crate::control::said::{Said, said};
@@ -199,8 +199,7 @@ impl Fit for BufferContent {
     /// Keeps the newest lines that fit; when not even the newest line
     /// fits, the end of it (`content_truncated_bytes` says how much of
     /// the text was left out).
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         let bare = BufferContent {
             buffer_name: self.buffer_name.clone(),
             content: String::new(),

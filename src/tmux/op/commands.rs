@@ -121,8 +121,7 @@ pub struct CommandList {
 }
 
 impl Fit for CommandList {
-    fn fit(&mut self, limit: Limit) {
-        let Some(max) = limit.get() else { return };
+    fn fit_to(&mut self, max: usize) {
         while !self.commands.is_empty() && serde_json::to_vec(&*self).map_or(0, |v| v.len()) > max {
             let drop = self.commands.len().div_ceil(8);
             self.commands.drain(..drop);
@@ -202,8 +201,7 @@ pub struct CommandOutput {
 }
 
 impl Fit for CommandOutput {
-    fn fit(&mut self, limit: Limit) {
-        let Some(max) = limit.get() else { return };
+    fn fit_to(&mut self, max: usize) {
         let mut size = serde_json::to_vec(&*self).map_or(0, |v| v.len());
         while size > max && !self.lines.is_empty() {
             // The newest lines stay (a command's end says how it went).

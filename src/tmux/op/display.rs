@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Server;
-use super::fit::{Fit, Limit, head_within, json_len};
+use super::fit::{Fit, head_within, json_len};
 use crate::control::Target;
 use crate::control::format::{Part, Query};
 use crate::tmux::model::is_zero;
@@ -80,8 +80,7 @@ pub struct TextResult {
 
 /// A format is read from its start: the head that fits is kept.
 impl Fit for TextResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         if json_len(self) <= b {
             return;
         }

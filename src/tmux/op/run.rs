@@ -90,8 +90,7 @@ op!(
 impl Fit for RunCommandResult {
     /// Leaves out the oldest output lines (an eighth at a time) until the
     /// answer fits, counting them in `output_truncated_lines`.
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         while json_len(self) > b && !self.output.is_empty() {
             let n = self.output.len().div_ceil(8);
             self.output.drain(..n);

@@ -99,8 +99,7 @@ impl Fit for EnvironmentSet {
 /// The variables in name order while they fit; the rest counted in
 /// `omitted` (`max_bytes` asks for more).
 impl Fit for EnvironmentResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         if json_len(&*self) <= b {
             return;
         }
@@ -125,8 +124,7 @@ impl Fit for EnvironmentResult {
 /// The entries in tmux's order while they fit; the rest counted in
 /// `omitted` (`max_bytes` asks for more).
 impl Fit for HookListResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         let bare = HookListResult {
             entries: Vec::new(),
             omitted: usize::MAX,
