@@ -373,7 +373,7 @@ fn describe(scope: &Scope, panes: usize) -> String {
 ///
 /// # Errors
 ///
-/// As [`PollEventsRequest::run`].
+/// As [`PollEventsRequest`] says.
 pub async fn poll_events(
     server: &Server,
     req: &PollEventsRequest,

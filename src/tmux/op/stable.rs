@@ -398,7 +398,7 @@ impl Condition for Still<'_> {
 ///
 /// # Errors
 ///
-/// As [`WaitForStableRequest::run`].
+/// As the [`run`](super::Op::run) of [`WaitForStableRequest`].
 pub(super) async fn wait_for_stable(
     server: &Server,
     pane: PaneId,
