@@ -365,6 +365,13 @@ fn strip(c: &Cell) -> Cell {
     }
 }
 
+/// Text that is no layout string at all (empty, no checksum, a
+/// checksum and nothing after it, no dimensions): refused before any
+/// structure is read. The tests here and those of `select_layout`
+/// ([`crate::tmux::op::resize`]) start from it.
+#[cfg(test)]
+pub(crate) const NOT_LAYOUTS: [&str; 6] = ["", "nonsense", "t", "1,", "abcd,", "zzzz,1"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,13 +447,7 @@ mod tests {
             }
             body_with_checksum(&body)
         };
-        for bad in [
-            "",
-            "nonsense",
-            "t",
-            "1,",
-            "abcd,",
-            "zzzz,1",
+        for bad in NOT_LAYOUTS.into_iter().chain([
             "abcd,80x24,0,0,0",
             &one_child,
             &too_big,
@@ -472,7 +473,7 @@ mod tests {
             "{\"V\":2,\"L\":{\"t\":\"v\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"c\":[{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0},{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0}]}}",
             "{\"V\":2,\"L\":{\"t\":\"v\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"c\":[{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0,\"a\":true},{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":1,\"a\":true}]}}",
             &"{".repeat(MAX_BYTES + 1),
-        ] {
+        ]) {
             assert!(Layout::parse(bad).is_err(), "{bad:?}");
         }
     }

@@ -9,9 +9,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, fit_room, json_len};
+use super::Server;
+use super::fit::{Fit, fit_room, json_len};
 use super::typing::{Landed, PaneIdRow, pane_id_lookup, paste_text};
-use super::{Op, Server};
 use crate::control::buffer::{buffer_encoding, show_commands};
 use crate::control::said::{Said, said};
 use crate::control::{Command, Target, TargetKind};
@@ -71,20 +71,16 @@ pub struct BufferPasted {
     pub left_mode: Option<String>,
 }
 
-impl Op for PasteBufferRequest {
-    type Response = BufferPasted;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<BufferPasted, Error> {
-        own_buffer(&self.buffer_name)?;
-        let target = server.pane_target(&self.pane).await?;
-        let landed = paste_buffer(server, &target, &self.buffer_name, self.bracket).await?;
-        Ok(BufferPasted {
-            buffer_name: self.buffer_name,
-            pane_id: landed.pane_id,
-            left_mode: landed.left_mode,
-        })
-    }
-}
+op!(PasteBufferRequest, BufferPasted, async |req, server, _| {
+    own_buffer(&req.buffer_name)?;
+    let target = server.pane_target(&req.pane).await?;
+    let landed = paste_buffer(server, &target, &req.buffer_name, req.bracket).await?;
+    Ok(BufferPasted {
+        buffer_name: req.buffer_name,
+        pane_id: landed.pane_id,
+        left_mode: landed.left_mode,
+    })
+});
 
 /// `load_buffer`: text put in a new buffer of tmuxwire's namespace.
 #[derive(Clone, Debug)]
@@ -122,17 +118,13 @@ pub struct BufferRef {
     pub logical_name: String,
 }
 
-impl Op for LoadBufferRequest {
-    type Response = BufferRef;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<BufferRef, Error> {
-        let buffer_name = load_buffer(server, &self.content, &self.logical_name).await?;
-        Ok(BufferRef {
-            buffer_name,
-            logical_name: self.logical_name,
-        })
-    }
-}
+op!(LoadBufferRequest, BufferRef, async |req, server, _| {
+    let buffer_name = load_buffer(server, &req.content, &req.logical_name).await?;
+    Ok(BufferRef {
+        buffer_name,
+        logical_name: req.logical_name,
+    })
+});
 
 /// `show_buffer`: a buffer's exact text, or its newest lines.
 #[derive(Clone, Debug)]
@@ -181,15 +173,11 @@ pub struct BufferContent {
     lines: Vec<String>,
 }
 
-impl Op for ShowBufferRequest {
-    type Response = BufferContent;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<BufferContent, Error> {
-        own_buffer(&self.buffer_name)?;
-        let bytes = show_buffer(server, &self.buffer_name).await?;
-        Ok(buffer_content(self.buffer_name, &bytes, self.max_lines))
-    }
-}
+op!(ShowBufferRequest, BufferContent, async |req, server, _| {
+    own_buffer(&req.buffer_name)?;
+    let bytes = show_buffer(server, &req.buffer_name).await?;
+    Ok(buffer_content(req.buffer_name, &bytes, req.max_lines))
+});
 
 /// A buffer's bytes as `show_buffer` returns them before any response
 /// limit: exact when whole; else the newest `max_lines` lines.
@@ -211,8 +199,7 @@ impl Fit for BufferContent {
     /// Keeps the newest lines that fit; when not even the newest line
     /// fits, the end of it (`content_truncated_bytes` says how much of
     /// the text was left out).
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         let bare = BufferContent {
             buffer_name: self.buffer_name.clone(),
             content: String::new(),
@@ -264,17 +251,17 @@ pub struct BufferDeleted {
     pub buffer_name: String,
 }
 
-impl Op for DeleteBufferRequest {
-    type Response = BufferDeleted;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<BufferDeleted, Error> {
-        own_buffer(&self.buffer_name)?;
-        delete_buffer(server, &self.buffer_name).await?;
+op!(
+    DeleteBufferRequest,
+    BufferDeleted,
+    async |req, server, _| {
+        own_buffer(&req.buffer_name)?;
+        delete_buffer(server, &req.buffer_name).await?;
         Ok(BufferDeleted {
-            buffer_name: self.buffer_name,
+            buffer_name: req.buffer_name,
         })
     }
-}
+);
 
 /// Only buffers of tmuxwire's namespace may be read, pasted or deleted:
 /// the user's own buffers (clipboard history) stay out of reach.

@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::Limit;
-use super::{Op, Server};
+use super::Server;
 use crate::control::Command;
 #[cfg(doc)]
 use crate::tmux::ErrorKind;
@@ -92,24 +91,20 @@ pub struct Waited {
     pub effective_timeout: f64,
 }
 
-impl Op for WaitForChannelRequest {
-    type Response = Waited;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Waited, Error> {
-        let start = Instant::now();
-        wait_for_channel(server, &self.channel, self.timeout).await?;
-        let effective = self.timeout.as_secs_f64();
-        Ok(Waited {
-            result: format!(
-                "Channel '{}' was signalled (timeout {effective:.1}s)",
-                self.channel.0
-            ),
-            channel: self.channel.0,
-            elapsed_seconds: start.elapsed().as_secs_f64(),
-            effective_timeout: effective,
-        })
-    }
-}
+op!(WaitForChannelRequest, Waited, async |req, server, _| {
+    let start = Instant::now();
+    wait_for_channel(server, &req.channel, req.timeout).await?;
+    let effective = req.timeout.as_secs_f64();
+    Ok(Waited {
+        result: format!(
+            "Channel '{}' was signalled (timeout {effective:.1}s)",
+            req.channel.0
+        ),
+        channel: req.channel.0,
+        elapsed_seconds: start.elapsed().as_secs_f64(),
+        effective_timeout: effective,
+    })
+});
 
 /// `signal_channel`: wakes a channel's waiters.
 pub struct SignalChannelRequest {
@@ -125,16 +120,12 @@ pub struct Signalled {
     pub result: String,
 }
 
-impl Op for SignalChannelRequest {
-    type Response = Signalled;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Signalled, Error> {
-        signal_channel(server, &self.channel).await?;
-        Ok(Signalled {
-            result: format!("Channel '{}' signalled", self.channel.0),
-        })
-    }
-}
+op!(SignalChannelRequest, Signalled, async |req, server, _| {
+    signal_channel(server, &req.channel).await?;
+    Ok(Signalled {
+        result: format!("Channel '{}' signalled", req.channel.0),
+    })
+});
 
 /// The server's pid through a one-shot client, or why there is none.
 async fn pid_now(endpoint: &wire::Endpoint) -> Result<u32, Error> {

@@ -39,6 +39,11 @@ const WAITING: &str = "waiting for a command to finish";
 
 /// `list_commands`: the newest `limit` commands of a pane, before command
 /// `before` when given.
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::NotFound`] for a missing pane;
+/// `Unsupported` with the mirror off; connection errors.
 #[derive(Clone, Debug, Default)]
 pub struct ListCommandsRequest {
     /// The pane.
@@ -116,8 +121,7 @@ pub struct CommandList {
 }
 
 impl Fit for CommandList {
-    fn fit(&mut self, limit: Limit) {
-        let Some(max) = limit.get() else { return };
+    fn fit_to(&mut self, max: usize) {
         while !self.commands.is_empty() && serde_json::to_vec(&*self).map_or(0, |v| v.len()) > max {
             let drop = self.commands.len().div_ceil(8);
             self.commands.drain(..drop);
@@ -126,37 +130,29 @@ impl Fit for CommandList {
     }
 }
 
-impl Op for ListCommandsRequest {
-    type Response = CommandList;
-
-    /// # Errors
-    ///
-    /// [`crate::tmux::ErrorKind::NotFound`] for a missing pane;
-    /// `Unsupported` with the mirror off; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<CommandList, Error> {
-        let (pane, st) = copy_of(server, &self.pane).await?;
-        let t = term_of(pane, &st)?;
-        let c = t.commands();
-        let all: Vec<&CommandRecord> = c
-            .records()
-            .filter(|r| self.before.is_none_or(|b| r.index < b))
-            .collect();
-        let keep = all.len().min(self.limit);
-        let chosen = &all[all.len() - keep..];
-        let lines = LineNumbers::of(t, chosen);
-        Ok(CommandList {
-            pane_id: pane.to_string(),
-            marks: if c.marks_seen() > 0 {
-                "present"
-            } else {
-                "absent"
-            },
-            commands: chosen.iter().map(|r| info(r, t, &lines)).collect(),
-            total: c.records().len(),
-            omitted: all.len() - keep,
-        })
-    }
-}
+op!(ListCommandsRequest, CommandList, async |req, server, _| {
+    let (pane, st) = copy_of(server, &req.pane).await?;
+    let t = term_of(pane, &st)?;
+    let c = t.commands();
+    let all: Vec<&CommandRecord> = c
+        .records()
+        .filter(|r| req.before.is_none_or(|b| r.index < b))
+        .collect();
+    let keep = all.len().min(req.limit);
+    let chosen = &all[all.len() - keep..];
+    let lines = LineNumbers::of(t, chosen);
+    Ok(CommandList {
+        pane_id: pane.to_string(),
+        marks: if c.marks_seen() > 0 {
+            "present"
+        } else {
+            "absent"
+        },
+        commands: chosen.iter().map(|r| info(r, t, &lines)).collect(),
+        total: c.records().len(),
+        omitted: all.len() - keep,
+    })
+});
 
 /// `get_command_output`: one command's output lines.
 #[derive(Clone, Debug, Default)]
@@ -205,8 +201,7 @@ pub struct CommandOutput {
 }
 
 impl Fit for CommandOutput {
-    fn fit(&mut self, limit: Limit) {
-        let Some(max) = limit.get() else { return };
+    fn fit_to(&mut self, max: usize) {
         let mut size = serde_json::to_vec(&*self).map_or(0, |v| v.len());
         while size > max && !self.lines.is_empty() {
             // The newest lines stay (a command's end says how it went).
@@ -480,6 +475,15 @@ pub struct WaitForCommandRequest {
     pub progress: Option<crate::mirror::Progress>,
 }
 
+crate::tmux::op::waited::pane_wait! {
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    WaitForCommandRequest => WaitForCommandResult by wait_for_command;
+}
+
 /// Most lines and bytes of the finished command's output in
 /// [`WaitForCommandResult::tail`] (the newest kept).
 const TAIL_LINES: usize = 20;
@@ -505,61 +509,38 @@ pub enum CommandOutcome {
     Timeout,
 }
 
-/// `wait_for_command`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct WaitForCommandResult {
-    /// finished (a command's end mark came, or the next command started
-    /// without one: abandoned) | password_prompt (the program has read a
-    /// line with echo off for 300 ms) | awaiting_input (it has read an
-    /// echoed line, or waited for a single key, for 300 ms: `read`,
-    /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
-    /// program exited) | pane_gone | timeout.
-    pub outcome: CommandOutcome,
-    /// True when a command finished (`outcome` is `finished`).
-    pub found: bool,
-    /// The command that finished; null otherwise.
-    pub command: Option<CommandInfo>,
-    /// Its last output lines (at most 20 lines and 2000 bytes).
-    pub tail: Vec<String>,
-    /// The command still running when the wait ended without one
-    /// finishing; left out when none was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub running: Option<CommandInfo>,
-    /// present | absent: whether the pane's shell sent any marks since
-    /// tmuxwire watched it (absent: no command can be seen to finish).
-    pub marks: &'static str,
-    /// The pane, `%N`.
-    pub pane_id: String,
-    /// Seconds waited.
-    pub elapsed_seconds: f64,
-    /// The timeout applied, in seconds (after clamping to the ceiling).
-    pub effective_timeout: f64,
-    /// How the pane's program ended, when it did (`pane_exit_status`,
-    /// `pane_exit_signal`, `pane_exit_unknown`).
-    #[serde(flatten)]
-    pub exit: wait::Exit,
-    /// For `password_prompt` and `awaiting_input`: the facts that tell
-    /// (the terminal's settings, the foreground process, its wait
-    /// channel); absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub evidence: Vec<String>,
-}
-
-crate::fits_whole!(WaitForCommandResult);
-
-impl Op for WaitForCommandRequest {
-    type Response = WaitForCommandResult;
-
-    /// # Errors
-    ///
-    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
-    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
-    /// the wait; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<WaitForCommandResult, Error> {
-        wait::on_pane(server, &self.pane, self.timeout, |pane| {
-            wait_for_command(server, pane, &self)
-        })
-        .await
+crate::tmux::op::waited::waited! {
+    /// `wait_for_command`'s answer.
+    #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+    pub struct WaitForCommandResult {
+        /// finished (a command's end mark came, or the next command started
+        /// without one: abandoned) | password_prompt (the program has read a
+        /// line with echo off for 300 ms) | awaiting_input (it has read an
+        /// echoed line, or waited for a single key, for 300 ms: `read`,
+        /// `input()`, `read -n 1`, a y/n question) | exited (the pane's
+        /// program exited) | pane_gone | timeout.
+        pub outcome: CommandOutcome,
+        /// True when a command finished (`outcome` is `finished`).
+        pub found: bool,
+        /// The command that finished; null otherwise.
+        pub command: Option<CommandInfo>,
+        /// Its last output lines (at most 20 lines and 2000 bytes).
+        pub tail: Vec<String>,
+        /// The command still running when the wait ended without one
+        /// finishing; left out when none was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub running: Option<CommandInfo>,
+        /// present | absent: whether the pane's shell sent any marks since
+        /// tmuxwire watched it (absent: no command can be seen to finish).
+        pub marks: &'static str,
+        /// The pane, `%N`.
+        pub pane_id: String,
+        @waited,
+        /// For `password_prompt` and `awaiting_input`: the facts that tell
+        /// (the terminal's settings, the foreground process, its wait
+        /// channel); absent otherwise.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub evidence: Vec<String>,
     }
 }
 

@@ -13,10 +13,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::fit::Limit;
+use super::Server;
 use super::kill::guard_pane;
-use super::manage::{Name, act_then_pane};
-use super::{Op, Server};
+use super::manage::{Acted, Name};
 use crate::control::format::{Query, escape_format, escape_format_time};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::act::{PaneIdRow, pane_id_read};
@@ -129,6 +128,15 @@ pub fn start_directory(dir: &str) -> Result<PathBuf, Error> {
     Ok(abs)
 }
 
+/// `cmd` (a command that makes a session, window or pane) printing the
+/// new object's record (`-P -F`, the template of `fields`), framed so that
+/// its answer parses with the query returned.
+fn printing(cmd: Command, fields: &[&str]) -> (Command, Query) {
+    let q = Query::new(fields);
+    let cmd = cmd.arg("-P").opt("-F", q.template()).frame(q.frame());
+    (cmd, q)
+}
+
 /// `create_session`: creates a detached session (starting a server on
 /// the socket when none runs, as `tmux new-session` does); its state.
 ///
@@ -150,43 +158,34 @@ pub struct CreateSessionRequest {
     pub spawn: Spawn,
 }
 
-impl Op for CreateSessionRequest {
-    type Response = SessionInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<SessionInfo, Error> {
-        let q = Query::new(SessionInfo::FIELDS);
-        let mut cmd = Command::new("new-session")
-            .arg("-d")
-            .arg("-P")
-            .opt("-F", q.template())
-            .frame(q.frame());
-        if let Some(n) = &self.session_name {
-            cmd = cmd.opt("-s", escape_format(n.as_str()));
-        }
-        if let Some(n) = &self.window_name {
-            cmd = cmd.opt("-n", escape_format(n.as_str()));
-        }
-        cmd = cmd
-            .opt_if("-x", self.width.map(|w| w.to_string()))
-            .opt_if("-y", self.height.map(|h| h.to_string()));
-        let cmd = self.spawn.apply(cmd);
-        let body = match server.act(vec![cmd.clone()]).await {
-            Ok(mut out) => out.pop().unwrap_or_default(),
-            // No server: start one, as `tmux new-session` does.
-            Err(e) if matches!(e.kind(), ErrorKind::NoServer | ErrorKind::SocketGone) => {
-                start_server(server, &cmd).await?
-            }
-            Err(e) => return Err(e),
-        };
-        let r = q
-            .parse(&body)
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::tmux("new-session printed no session"))?;
-        // A session made detached has no client yet.
-        Ok(SessionInfo::from_record(&r, &Attached::default()))
+op!(CreateSessionRequest, SessionInfo, async |req, server, _| {
+    let (mut cmd, q) = printing(Command::new("new-session").arg("-d"), SessionInfo::FIELDS);
+    if let Some(n) = &req.session_name {
+        cmd = cmd.opt("-s", escape_format(n.as_str()));
     }
-}
+    if let Some(n) = &req.window_name {
+        cmd = cmd.opt("-n", escape_format(n.as_str()));
+    }
+    cmd = cmd
+        .opt_if("-x", req.width.map(|w| w.to_string()))
+        .opt_if("-y", req.height.map(|h| h.to_string()));
+    let cmd = req.spawn.apply(cmd);
+    let body = match server.act(vec![cmd.clone()]).await {
+        Ok(mut out) => out.pop().unwrap_or_default(),
+        // No server: start one, as `tmux new-session` does.
+        Err(e) if matches!(e.kind(), ErrorKind::NoServer | ErrorKind::SocketGone) => {
+            start_server(server, &cmd).await?
+        }
+        Err(e) => return Err(e),
+    };
+    let r = q
+        .parse(&body)
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::tmux("new-session printed no session"))?;
+    // A session made detached has no client yet.
+    Ok(SessionInfo::from_record(&r, &Attached::default()))
+});
 
 /// Runs `new_session` with the tmux binary, which starts a server on the
 /// socket (only a tmux process can become a server; tmuxwire never forks
@@ -266,34 +265,26 @@ pub struct CreateWindowRequest {
     pub spawn: Spawn,
 }
 
-impl Op for CreateWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let session = server.session_target(&self.session).await?;
-        let q = Query::new(WindowInfo::FIELDS);
-        let mut cmd = Command::new("new-window")
-            .arg("-P")
-            .opt("-F", q.template())
-            .frame(q.frame())
-            .opt("-t", format!("{}:", session.to_arg(TargetKind::Session)));
-        if !self.attach {
-            cmd = cmd.arg("-d");
-        }
-        match self.place {
-            Some(Place::Before) => cmd = cmd.arg("-b"),
-            Some(Place::After) => cmd = cmd.arg("-a"),
-            None => {}
-        }
-        if let Some(n) = &self.window_name {
-            cmd = cmd.opt("-n", escape_format(n.as_str()));
-        }
-        let cmd = self.spawn.apply(cmd);
-        let out = server.act(vec![cmd]).await?;
-        let r = one_record(&q, &out[0], &session)?;
-        Ok(WindowInfo::from_record(&r))
+op!(CreateWindowRequest, WindowInfo, async |req, server, _| {
+    let session = server.session_target(&req.session).await?;
+    let (cmd, q) = printing(Command::new("new-window"), WindowInfo::FIELDS);
+    let mut cmd = cmd.opt("-t", format!("{}:", session.to_arg(TargetKind::Session)));
+    if !req.attach {
+        cmd = cmd.arg("-d");
     }
-}
+    match req.place {
+        Some(Place::Before) => cmd = cmd.arg("-b"),
+        Some(Place::After) => cmd = cmd.arg("-a"),
+        None => {}
+    }
+    if let Some(n) = &req.window_name {
+        cmd = cmd.opt("-n", escape_format(n.as_str()));
+    }
+    let cmd = req.spawn.apply(cmd);
+    let out = server.act(vec![cmd]).await?;
+    let r = one_record(&q, &out[0], &session)?;
+    Ok(WindowInfo::from_record(&r))
+});
 
 /// Where `split_window` puts the new pane relative to the one split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
@@ -380,35 +371,26 @@ pub struct SplitWindowRequest {
     pub spawn: Spawn,
 }
 
-impl Op for SplitWindowRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let q = Query::new(PaneInfo::FIELDS);
-        let mut cmd = Command::new("split-window")
-            .target(&pane, TargetKind::Pane)
-            .arg("-d")
-            .arg("-P")
-            .opt("-F", q.template())
-            .frame(q.frame());
-        cmd = match self.direction {
-            Some(SplitDirection::Above) => cmd.arg("-v").arg("-b"),
-            Some(SplitDirection::Below) => cmd.arg("-v"),
-            Some(SplitDirection::Left) => cmd.arg("-h").arg("-b"),
-            Some(SplitDirection::Right) => cmd.arg("-h"),
-            None => cmd,
-        };
-        if let Some(s) = self.size {
-            cmd = cmd.opt("-l", s.argument());
-        }
-        let cmd = self.spawn.apply(cmd);
-        let out = server.act(vec![cmd]).await?;
-        let r = one_record(&q, &out[0], &pane)?;
-        let info = PaneInfo::from_record(&r, |id| server.is_caller(id));
-        Ok(spawned(info).await)
+op!(SplitWindowRequest, PaneInfo, async |req, server, _| {
+    let pane = server.pane_target(&req.pane).await?;
+    let split = Command::new("split-window").target(&pane, TargetKind::Pane);
+    let (mut cmd, q) = printing(split.arg("-d"), PaneInfo::FIELDS);
+    cmd = match req.direction {
+        Some(SplitDirection::Above) => cmd.arg("-v").arg("-b"),
+        Some(SplitDirection::Below) => cmd.arg("-v"),
+        Some(SplitDirection::Left) => cmd.arg("-h").arg("-b"),
+        Some(SplitDirection::Right) => cmd.arg("-h"),
+        None => cmd,
+    };
+    if let Some(s) = req.size {
+        cmd = cmd.opt("-l", s.argument());
     }
-}
+    let cmd = req.spawn.apply(cmd);
+    let out = server.act(vec![cmd]).await?;
+    let r = one_record(&q, &out[0], &pane)?;
+    let info = PaneInfo::from_record(&r, |id| server.is_caller(id));
+    Ok(spawned(info).await)
+});
 
 /// `respawn_pane`: restarts a pane's process (`kill`: even if it still
 /// runs); the pane's state (same id, new pid), read once its program runs
@@ -427,20 +409,16 @@ pub struct RespawnPaneRequest {
     pub spawn: Spawn,
 }
 
-impl Op for RespawnPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        guard_pane(server, self.pane, "respawn")?;
-        let target = Target::Pane(self.pane);
-        let mut cmd = Command::new("respawn-pane").target(&target, TargetKind::Pane);
-        if self.kill {
-            cmd = cmd.arg("-k");
-        }
-        let info = act_then_pane(server, vec![self.spawn.apply(cmd)], &target).await?;
-        Ok(spawned(info).await)
+op!(RespawnPaneRequest, PaneInfo, async |req, server, _| {
+    guard_pane(server, req.pane, "respawn")?;
+    let target = Target::Pane(req.pane);
+    let mut cmd = Command::new("respawn-pane").target(&target, TargetKind::Pane);
+    if req.kill {
+        cmd = cmd.arg("-k");
     }
-}
+    let info = PaneInfo::act_then(server, vec![req.spawn.apply(cmd)], &target).await?;
+    Ok(spawned(info).await)
+});
 
 /// `pipe_pane`: starts (`output`) or stops (`None`) copying a pane's
 /// output to a file, `cat >> PATH` (or `>`), the path quoted for the
@@ -505,26 +483,22 @@ pub struct Piped {
 
 crate::fits_whole!(Piped);
 
-impl Op for PipePaneRequest {
-    type Response = Piped;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Piped, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let (id_cmd, q) = pane_id_read(&pane);
-        let mut pipe = Command::new("pipe-pane").target(&pane, TargetKind::Pane);
-        if let Some(p) = &self.output {
-            let op = if self.append { ">>" } else { ">" };
-            let shell = format!("cat {op} {}", shell_quote(&p.to_string_lossy()));
-            pipe = pipe.arg("--").arg(escape_format_time(&shell));
-        }
-        let out = server.act(vec![id_cmd, pipe]).await?;
-        let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
-        Ok(Piped {
-            pane_id: id,
-            to: self.output,
-        })
+op!(PipePaneRequest, Piped, async |req, server, _| {
+    let pane = server.pane_target(&req.pane).await?;
+    let (id_cmd, q) = pane_id_read(&pane);
+    let mut pipe = Command::new("pipe-pane").target(&pane, TargetKind::Pane);
+    if let Some(p) = &req.output {
+        let op = if req.append { ">>" } else { ">" };
+        let shell = format!("cat {op} {}", shell_quote(&p.to_string_lossy()));
+        pipe = pipe.arg("--").arg(escape_format_time(&shell));
     }
-}
+    let out = server.act(vec![id_cmd, pipe]).await?;
+    let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
+    Ok(Piped {
+        pane_id: id,
+        to: req.output,
+    })
+});
 
 /// `s` quoted for `sh`: inside single quotes, `'` written as `'\''`.
 pub fn shell_quote(s: &str) -> String {

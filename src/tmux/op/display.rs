@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::{Fit, Limit, head_within, json_len};
-use super::{Op, Server};
+use super::Server;
+use super::fit::{Fit, head_within, json_len};
 use crate::control::Target;
 use crate::control::format::{Part, Query};
 use crate::tmux::model::is_zero;
@@ -25,6 +25,10 @@ pub enum FormatPiece {
 
 /// `display_message`: literal text and `#{variable}` references expanded
 /// for a pane.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`] for a missing pane; connection errors.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DisplayMessageRequest {
     /// The pane (default: the active one).
@@ -48,28 +52,21 @@ impl DisplayMessageRequest {
     }
 }
 
-impl Op for DisplayMessageRequest {
-    type Response = TextResult;
-
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`] for a missing pane; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<TextResult, Error> {
-        let target = server.resolve_pane(&self.pane).await?;
-        let parts: Vec<Part<'_>> = self
-            .format
-            .iter()
-            .map(|p| match p {
-                FormatPiece::Literal(t) => Part::Literal(t),
-                FormatPiece::Var(v) => Part::Var(v),
-            })
-            .collect();
-        Ok(TextResult {
-            result: display(server, &target, &parts).await?,
-            truncated_bytes: 0,
+op!(DisplayMessageRequest, TextResult, async |req, server, _| {
+    let target = server.resolve_pane(&req.pane).await?;
+    let parts: Vec<Part<'_>> = req
+        .format
+        .iter()
+        .map(|p| match p {
+            FormatPiece::Literal(t) => Part::Literal(t),
+            FormatPiece::Var(v) => Part::Var(v),
         })
-    }
-}
+        .collect();
+    Ok(TextResult {
+        result: display(server, &target, &parts).await?,
+        truncated_bytes: 0,
+    })
+});
 
 /// `display_message`'s result.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -83,8 +80,7 @@ pub struct TextResult {
 
 /// A format is read from its start: the head that fits is kept.
 impl Fit for TextResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         if json_len(self) <= b {
             return;
         }

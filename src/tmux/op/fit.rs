@@ -38,11 +38,24 @@ impl Limit {
 
 /// A response that can cut itself to fit a [`Limit`], recording what it
 /// cut in its own fields.
+///
+/// Most shapes are cut only under a limit and implement [`Fit::fit_to`];
+/// one that cuts without a limit too (a search keeps its own budget)
+/// implements [`Fit::fit`].
 pub trait Fit {
     /// Cuts `self` so that it serializes to at most `limit` bytes where
     /// its shape allows (a response whose fixed fields alone are over the
-    /// limit stays over it; the MCP layer reports that).
-    fn fit(&mut self, limit: Limit);
+    /// limit stays over it; the MCP layer reports that). Without a limit
+    /// nothing is cut, else [`Fit::fit_to`] cuts.
+    fn fit(&mut self, limit: Limit) {
+        if let Some(max) = limit.get() {
+            self.fit_to(max);
+        }
+    }
+
+    /// Cuts `self` to at most `max` bytes serialized, as [`Fit::fit`]
+    /// says; nothing by default (a shape small and fixed in size).
+    fn fit_to(&mut self, _max: usize) {}
 }
 
 /// Responses that are small and fixed in size: never cut.

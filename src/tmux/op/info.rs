@@ -6,9 +6,8 @@
 //! [`pane_lookup`](crate::tmux::target::pane_lookup) for why not
 //! `display-message -t`).
 
-use super::fit::Limit;
+use super::Server;
 use super::list::with_attached;
-use super::{Op, Server};
 use crate::control::{Target, TargetKind};
 use crate::tmux::target::{one_record, template_cmd, window_lookup};
 pub(super) use crate::tmux::target::{pane_info, server_info};
@@ -20,13 +19,9 @@ crate::fits_whole!(ServerInfo, SessionInfo, WindowInfo, PaneInfo);
 #[derive(Default)]
 pub struct ServerInfoRequest;
 
-impl Op for ServerInfoRequest {
-    type Response = ServerInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<ServerInfo, Error> {
-        server_info(server).await
-    }
-}
+op!(ServerInfoRequest, ServerInfo, async |_, server, _| {
+    server_info(server).await
+});
 
 /// `get_session_info`: one session (by id or exact name; the default
 /// session when none is named).
@@ -36,14 +31,10 @@ pub struct SessionInfoRequest {
     pub session: Selector,
 }
 
-impl Op for SessionInfoRequest {
-    type Response = SessionInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<SessionInfo, Error> {
-        let target = server.resolve_session(&self.session).await?;
-        session_info(server, &target).await
-    }
-}
+op!(SessionInfoRequest, SessionInfo, async |req, server, _| {
+    let target = server.resolve_session(&req.session).await?;
+    session_info(server, &target).await
+});
 
 /// `get_window_info`: one window (by id, or by index in the selected
 /// session; the session's current window when none is named).
@@ -53,14 +44,10 @@ pub struct WindowInfoRequest {
     pub window: Selector,
 }
 
-impl Op for WindowInfoRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.resolve_window(&self.window).await?;
-        window_info(server, &target).await
-    }
-}
+op!(WindowInfoRequest, WindowInfo, async |req, server, _| {
+    let target = server.resolve_window(&req.window).await?;
+    window_info(server, &target).await
+});
 
 /// `get_pane_info`: one pane (by id; else the active pane of the window
 /// or session named; else the caller's own pane or the default one).
@@ -70,14 +57,10 @@ pub struct PaneInfoRequest {
     pub pane: Selector,
 }
 
-impl Op for PaneInfoRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let target = server.resolve_pane(&self.pane).await?;
-        pane_info(server, &target).await
-    }
-}
+op!(PaneInfoRequest, PaneInfo, async |req, server, _| {
+    let target = server.resolve_pane(&req.pane).await?;
+    pane_info(server, &target).await
+});
 
 /// One session.
 ///
@@ -156,24 +139,20 @@ pub struct FindPaneRequest {
     pub corner: Corner,
 }
 
-impl Op for FindPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let window = server.window_target(&self.window).await?;
-        let scope = crate::tmux::PaneScope::Window(window.clone());
-        let panes = super::list::panes(server, &scope).await?;
-        let w = panes
-            .first()
-            .map_or_else(|| window.to_string(), |p| p.window_id.clone());
-        corner_pane(panes, self.corner).ok_or_else(|| {
-            Error::not_found(format!(
-                "No pane found at corner '{}' in window {w}.",
-                self.corner.name()
-            ))
-        })
-    }
-}
+op!(FindPaneRequest, PaneInfo, async |req, server, _| {
+    let window = server.window_target(&req.window).await?;
+    let scope = crate::tmux::PaneScope::Window(window.clone());
+    let panes = super::list::panes(server, &scope).await?;
+    let w = panes
+        .first()
+        .map_or_else(|| window.to_string(), |p| p.window_id.clone());
+    corner_pane(panes, req.corner).ok_or_else(|| {
+        Error::not_found(format!(
+            "No pane found at corner '{}' in window {w}.",
+            req.corner.name()
+        ))
+    })
+});
 
 /// The pane at `corner`: of those touching both edges, the one with the
 /// largest `pane_left + pane_top` (libtmux-mcp's tie rule; the last of

@@ -9,8 +9,7 @@
 //! session name matched exactly, never by tmux's prefix (public case C15:
 //! killing session `build` must not kill `build-x`).
 
-use super::fit::Limit;
-use super::{Op, Server};
+use super::Server;
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 use crate::tmux::act::{PaneIdRow, pane_id_read};
 use crate::tmux::target::{one_record, template_cmd};
@@ -95,39 +94,35 @@ crate::fits_whole!(Killed, Cleared);
 #[derive(Default)]
 pub struct KillServerRequest;
 
-impl Op for KillServerRequest {
-    type Response = Killed;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
-        if server
-            .caller()
-            .may_run_on(server.canonical_socket(), server.socket_name())
-        {
-            return Err(Error::self_target(
-                "Refusing to kill the tmux server while this MCP server is running inside it. \
-                 Use a manual tmux command if intended.",
-            ));
-        }
-        match server.act(vec![Command::new("kill-server")]).await {
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::Connection | ErrorKind::NoServer | ErrorKind::SocketGone
-                ) =>
-            {
-                // Gone, as asked, unless it still answers.
-                if let Ok(i) = super::info::server_info(server).await
-                    && i.is_alive
-                {
-                    return Err(Error::tmux("the tmux server still runs after kill-server"));
-                }
-            }
-            Err(e) => return Err(e),
-        }
-        Ok(Killed::Server)
+op!(KillServerRequest, Killed, async |_, server, _| {
+    if server
+        .caller()
+        .may_run_on(server.canonical_socket(), server.socket_name())
+    {
+        return Err(Error::self_target(
+            "Refusing to kill the tmux server while this MCP server is running inside it. \
+             Use a manual tmux command if intended.",
+        ));
     }
-}
+    match server.act(vec![Command::new("kill-server")]).await {
+        Ok(_) => {}
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::Connection | ErrorKind::NoServer | ErrorKind::SocketGone
+            ) =>
+        {
+            // Gone, as asked, unless it still answers.
+            if let Ok(i) = super::info::server_info(server).await
+                && i.is_alive
+            {
+                return Err(Error::tmux("the tmux server still runs after kill-server"));
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(Killed::Server)
+});
 
 crate::record! {
     /// What names a session.
@@ -169,39 +164,35 @@ impl KillSessionRequest {
     }
 }
 
-impl Op for KillSessionRequest {
-    type Response = Killed;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
-        let session = server.session_target(&self.session).await?;
-        guard_scope(server, &session, "session").await?;
-        let (read, q) = template_cmd("list-windows", SessionRow::FIELDS);
-        let read = read
-            .target(&session, TargetKind::Session)
-            .opt("-f", "#{window_active}");
-        let kill = Command::new("kill-session").target(&session, TargetKind::Session);
-        let (id, name) = match server.act(vec![read.clone(), kill]).await {
-            Ok(out) => {
-                let r = SessionRow::from_record(&one_record(&q, &out[0], &session)?);
-                (r.session_id, r.session_name)
-            }
-            // Killing the session tmuxwire's control client is attached to
-            // can end that connection before the answer arrives: gone is
-            // success.
-            Err(e) if e.is(ErrorKind::Connection) => match server.act(vec![read]).await {
-                Err(gone) if gone.is(ErrorKind::NotFound) => match &session {
-                    Target::SessionName(n) => (String::new(), n.clone()),
-                    other => (other.to_string(), String::new()),
-                },
-                Ok(_) => return Err(e),
-                Err(other) => return Err(other),
+op!(KillSessionRequest, Killed, async |req, server, _| {
+    let session = server.session_target(&req.session).await?;
+    guard_scope(server, &session, "session").await?;
+    let (read, q) = template_cmd("list-windows", SessionRow::FIELDS);
+    let read = read
+        .target(&session, TargetKind::Session)
+        .opt("-f", "#{window_active}");
+    let kill = Command::new("kill-session").target(&session, TargetKind::Session);
+    let (id, name) = match server.act(vec![read.clone(), kill]).await {
+        Ok(out) => {
+            let r = SessionRow::from_record(&one_record(&q, &out[0], &session)?);
+            (r.session_id, r.session_name)
+        }
+        // Killing the session tmuxwire's control client is attached to
+        // can end that connection before the answer arrives: gone is
+        // success.
+        Err(e) if e.is(ErrorKind::Connection) => match server.act(vec![read]).await {
+            Err(gone) if gone.is(ErrorKind::NotFound) => match &session {
+                Target::SessionName(n) => (String::new(), n.clone()),
+                other => (other.to_string(), String::new()),
             },
-            Err(e) => return Err(e),
-        };
-        let shown = if name.is_empty() { id } else { name };
-        Ok(Killed::Session(shown))
-    }
-}
+            Ok(_) => return Err(e),
+            Err(other) => return Err(other),
+        },
+        Err(e) => return Err(e),
+    };
+    let shown = if name.is_empty() { id } else { name };
+    Ok(Killed::Session(shown))
+});
 
 /// `kill_window`: kills a window. Refused for the window holding the
 /// caller's pane.
@@ -214,17 +205,13 @@ pub struct KillWindowRequest {
     pub window: WindowId,
 }
 
-impl Op for KillWindowRequest {
-    type Response = Killed;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
-        let t = Target::Window(self.window);
-        guard_scope(server, &t, "window").await?;
-        let kill = Command::new("kill-window").target(&t, TargetKind::Window);
-        kill_checked(server, kill, &t).await?;
-        Ok(Killed::Window(self.window))
-    }
-}
+op!(KillWindowRequest, Killed, async |req, server, _| {
+    let t = Target::Window(req.window);
+    guard_scope(server, &t, "window").await?;
+    let kill = Command::new("kill-window").target(&t, TargetKind::Window);
+    kill_checked(server, kill, &t).await?;
+    Ok(Killed::Window(req.window))
+});
 
 /// `kill_pane`: kills a pane. Refused for the caller's own pane.
 ///
@@ -236,17 +223,13 @@ pub struct KillPaneRequest {
     pub pane: PaneId,
 }
 
-impl Op for KillPaneRequest {
-    type Response = Killed;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Killed, Error> {
-        guard_pane(server, self.pane, "kill")?;
-        let t = Target::Pane(self.pane);
-        let kill = Command::new("kill-pane").target(&t, TargetKind::Pane);
-        kill_checked(server, kill, &t).await?;
-        Ok(Killed::Pane(self.pane))
-    }
-}
+op!(KillPaneRequest, Killed, async |req, server, _| {
+    guard_pane(server, req.pane, "kill")?;
+    let t = Target::Pane(req.pane);
+    let kill = Command::new("kill-pane").target(&t, TargetKind::Pane);
+    kill_checked(server, kill, &t).await?;
+    Ok(Killed::Pane(req.pane))
+});
 
 /// Runs a kill of `target`; a connection that ended meanwhile (the last
 /// window of tmuxwire's own session) counts as success once the target
@@ -279,18 +262,14 @@ pub struct ClearPaneRequest {
     pub pane: Selector,
 }
 
-impl Op for ClearPaneRequest {
-    type Response = Cleared;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<Cleared, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let (id_cmd, q) = pane_id_read(&pane);
-        let reset = Command::new("send-keys")
-            .target(&pane, TargetKind::Pane)
-            .arg("-R");
-        let clear = Command::new("clear-history").target(&pane, TargetKind::Pane);
-        let out = server.act(vec![id_cmd, reset, clear]).await?;
-        let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
-        Ok(Cleared { pane_id: id })
-    }
-}
+op!(ClearPaneRequest, Cleared, async |req, server, _| {
+    let pane = server.pane_target(&req.pane).await?;
+    let (id_cmd, q) = pane_id_read(&pane);
+    let reset = Command::new("send-keys")
+        .target(&pane, TargetKind::Pane)
+        .arg("-R");
+    let clear = Command::new("clear-history").target(&pane, TargetKind::Pane);
+    let out = server.act(vec![id_cmd, reset, clear]).await?;
+    let id = PaneIdRow::from_record(&one_record(&q, &out[0], &pane)?).pane_id;
+    Ok(Cleared { pane_id: id })
+});

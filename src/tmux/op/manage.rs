@@ -17,12 +17,14 @@
 //! formats in that argument, so `#{…}`, `#S` and `#(…)` are stored as
 //! text and never run.
 
+use std::future::Future;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::fit::Limit;
 use super::{Op, Server};
-use crate::control::format::{Query, escape_format};
+use crate::control::format::{Query, Record, escape_format};
 use crate::control::{Command, PaneId, Target, TargetKind};
 use crate::tmux::act::bodies;
 use crate::tmux::model::Attached;
@@ -113,36 +115,88 @@ pub enum PaneDirection {
     Previous,
 }
 
-/// The state of the pane `target` names, read with the action on one
-/// line: `action` (targeted already) then the read.
-pub(super) async fn act_then_pane(
-    server: &Server,
-    action: Vec<Command>,
-    target: &Target,
-) -> Result<PaneInfo, Error> {
-    let q = Query::new(PaneInfo::FIELDS);
-    let mut line = action;
-    line.push(pane_lookup(target, &q));
-    let mut out = server.act(line).await?;
-    let body = out.pop().unwrap_or_default();
-    let r = one_record(&q, &body, target)?;
-    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
+/// An object whose state an action answers, read on the action's own
+/// command line: the action (targeted already), then the read, which
+/// tmux runs back to back, stopping at the first failure.
+pub(super) trait Acted: Sized + Send {
+    /// The read of the object `target` names: the command, and the query
+    /// its record answers.
+    fn lookup(target: &Target) -> (Command, Query);
+
+    /// The object, from the read's record.
+    fn from_read(server: &Server, r: &Record) -> Self;
+
+    /// The state of the object `target` names, read right after `action`
+    /// on the same line.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when
+    /// the object is gone; tmux's errors for the action.
+    fn act_then(
+        server: &Server,
+        action: Vec<Command>,
+        target: &Target,
+    ) -> impl Future<Output = Result<Self, Error>> + Send {
+        async move {
+            let (read, q) = Self::lookup(target);
+            let mut line = action;
+            line.push(read);
+            let mut out = server.act(line).await?;
+            let body = out.pop().unwrap_or_default();
+            Ok(Self::from_read(server, &one_record(&q, &body, target)?))
+        }
+    }
 }
 
-/// The state of the window `target` names, read with the action on one
-/// line.
-pub(super) async fn act_then_window(
-    server: &Server,
-    action: Vec<Command>,
-    target: &Target,
-) -> Result<WindowInfo, Error> {
-    let (read, q) = window_lookup(target, WindowInfo::FIELDS);
-    let mut line = action;
-    line.push(read);
-    let mut out = server.act(line).await?;
-    let body = out.pop().unwrap_or_default();
-    Ok(WindowInfo::from_record(&one_record(&q, &body, target)?))
+impl Acted for PaneInfo {
+    fn lookup(target: &Target) -> (Command, Query) {
+        let q = Query::new(PaneInfo::FIELDS);
+        (pane_lookup(target, &q), q)
+    }
+
+    fn from_read(server: &Server, r: &Record) -> Self {
+        PaneInfo::from_record(r, |id| server.is_caller(id))
+    }
 }
+
+impl Acted for WindowInfo {
+    fn lookup(target: &Target) -> (Command, Query) {
+        window_lookup(target, WindowInfo::FIELDS)
+    }
+
+    fn from_read(_: &Server, r: &Record) -> Self {
+        WindowInfo::from_record(r)
+    }
+}
+
+/// Writes the [`Op`] impls of requests that act on one pane or window
+/// and answer its state right after the action ([`Acted::act_then`],
+/// one round trip), one row each:
+///
+/// `Request => Answer at resolve(field): |request, target, server| commands;`
+///
+/// `resolve` is the [`Server`] method that turns the request's selector
+/// `field` into the target (`pane_target`, `window_target`), and
+/// `commands` the action's commands at it, evaluated in the request's
+/// `run` (so it may `.await` and use `?`).
+macro_rules! acts {
+    ($($req:ident => $answer:ident at $resolve:ident($field:ident):
+        |$r:ident, $t:ident, $server:ident| $commands:expr;)+) => {$(
+        impl Op for $req {
+            type Response = $answer;
+
+            #[allow(unused_variables)]
+            async fn run(self, $server: &Server, _: Limit) -> Result<$answer, Error> {
+                let $t = $server.$resolve(&self.$field).await?;
+                let $r = self;
+                let action = $commands;
+                <$answer as Acted>::act_then($server, action, &$t).await
+            }
+        }
+    )+};
+}
+pub(super) use acts;
 
 crate::record! {
     /// A session's id (what a rename does not change; the session a
@@ -171,34 +225,30 @@ pub struct RenameSessionRequest {
     pub new_name: Name,
 }
 
-impl Op for RenameSessionRequest {
-    type Response = SessionInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<SessionInfo, Error> {
-        let target = server.session_target(&self.session).await?;
-        // The id first (the name changes), then the rename, then every
-        // session's state: picked by id.
-        let (id_cmd, idq) = template_cmd("list-windows", SessionIdRow::FIELDS);
-        let id_cmd = id_cmd
-            .target(&target, TargetKind::Session)
-            .opt("-f", "#{window_active}");
-        let rename = Command::new("rename-session")
-            .target(&target, TargetKind::Session)
-            .arg("--")
-            .arg(escape_format(self.new_name.as_str()));
-        let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
-        let all = all.arg("-a").opt("-f", "#{window_active}");
-        let (clients, cq) = template_cmd("list-clients", Attached::FIELDS);
-        let out = server.act(vec![id_cmd, rename, all, clients]).await?;
-        let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
-        let attached = Attached::from_records(&cq.parse(&out[3]));
-        q.parse(&out[2])
-            .iter()
-            .map(|r| SessionInfo::from_record(r, &attached))
-            .find(|s| s.session_id == id)
-            .ok_or_else(|| Error::not_found(format!("session {id} is gone after the rename")))
-    }
-}
+op!(RenameSessionRequest, SessionInfo, async |req, server, _| {
+    let target = server.session_target(&req.session).await?;
+    // The id first (the name changes), then the rename, then every
+    // session's state: picked by id.
+    let (id_cmd, idq) = template_cmd("list-windows", SessionIdRow::FIELDS);
+    let id_cmd = id_cmd
+        .target(&target, TargetKind::Session)
+        .opt("-f", "#{window_active}");
+    let rename = Command::new("rename-session")
+        .target(&target, TargetKind::Session)
+        .arg("--")
+        .arg(escape_format(req.new_name.as_str()));
+    let (all, q) = template_cmd("list-windows", SessionInfo::FIELDS);
+    let all = all.arg("-a").opt("-f", "#{window_active}");
+    let (clients, cq) = template_cmd("list-clients", Attached::FIELDS);
+    let out = server.act(vec![id_cmd, rename, all, clients]).await?;
+    let id = SessionIdRow::from_record(&one_record(&idq, &out[0], &target)?).session_id;
+    let attached = Attached::from_records(&cq.parse(&out[3]));
+    q.parse(&out[2])
+        .iter()
+        .map(|r| SessionInfo::from_record(r, &attached))
+        .find(|s| s.session_id == id)
+        .ok_or_else(|| Error::not_found(format!("session {id} is gone after the rename")))
+});
 
 /// `rename_window`: renames a window (stored literally; automatic
 /// renaming stops); its new state.
@@ -212,19 +262,6 @@ pub struct RenameWindowRequest {
     pub window: Selector,
     /// Its new name.
     pub new_name: Name,
-}
-
-impl Op for RenameWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let rename = Command::new("rename-window")
-            .target(&target, TargetKind::Window)
-            .arg("--")
-            .arg(escape_format(self.new_name.as_str()));
-        act_then_window(server, vec![rename], &target).await
-    }
 }
 
 /// `select_window`: makes a window its session's current window; its
@@ -245,29 +282,25 @@ pub enum SelectWindowRequest {
     },
 }
 
-impl Op for SelectWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        match self {
-            SelectWindowRequest::Window(sel) => {
-                let target = server.window_target(&sel).await?;
-                let select = Command::new("select-window").target(&target, TargetKind::Window);
-                act_then_window(server, vec![select], &target).await
-            }
-            SelectWindowRequest::Step { session, direction } => {
-                let target = server.session_target(&session).await?;
-                let name = match direction {
-                    WindowDirection::Next => "next-window",
-                    WindowDirection::Previous => "previous-window",
-                    WindowDirection::Last => "last-window",
-                };
-                let step = Command::new(name).target(&target, TargetKind::Session);
-                act_then_window(server, vec![step], &target).await
-            }
+op!(SelectWindowRequest, WindowInfo, async |req, server, _| {
+    match req {
+        SelectWindowRequest::Window(sel) => {
+            let target = server.window_target(&sel).await?;
+            let select = Command::new("select-window").target(&target, TargetKind::Window);
+            WindowInfo::act_then(server, vec![select], &target).await
+        }
+        SelectWindowRequest::Step { session, direction } => {
+            let target = server.session_target(&session).await?;
+            let name = match direction {
+                WindowDirection::Next => "next-window",
+                WindowDirection::Previous => "previous-window",
+                WindowDirection::Last => "last-window",
+            };
+            let step = Command::new(name).target(&target, TargetKind::Session);
+            WindowInfo::act_then(server, vec![step], &target).await
         }
     }
-}
+});
 
 /// `select_pane`: makes a pane its window's active pane; the pane now
 /// active.
@@ -287,34 +320,30 @@ pub enum SelectPaneRequest {
     },
 }
 
-impl Op for SelectPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        match self {
-            SelectPaneRequest::Pane(sel) => {
-                let pane = server.pane_target(&sel).await?;
-                let select = Command::new("select-pane").target(&pane, TargetKind::Pane);
-                act_then_pane(server, vec![select], &pane).await
-            }
-            SelectPaneRequest::Step { window, direction } => {
-                let window = server.window_target(&window).await?;
-                let base = Command::new("select-pane");
-                let at = |c: Command| c.target(&window, TargetKind::Pane);
-                let step = match direction {
-                    PaneDirection::Up => at(base).arg("-U"),
-                    PaneDirection::Down => at(base).arg("-D"),
-                    PaneDirection::Left => at(base).arg("-L"),
-                    PaneDirection::Right => at(base).arg("-R"),
-                    PaneDirection::Last => at(base).arg("-l"),
-                    PaneDirection::Next => base.opt("-t", relative_pane(&window, "+")),
-                    PaneDirection::Previous => base.opt("-t", relative_pane(&window, "-")),
-                };
-                act_then_pane(server, vec![step], &window).await
-            }
+op!(SelectPaneRequest, PaneInfo, async |req, server, _| {
+    match req {
+        SelectPaneRequest::Pane(sel) => {
+            let pane = server.pane_target(&sel).await?;
+            let select = Command::new("select-pane").target(&pane, TargetKind::Pane);
+            PaneInfo::act_then(server, vec![select], &pane).await
+        }
+        SelectPaneRequest::Step { window, direction } => {
+            let window = server.window_target(&window).await?;
+            let base = Command::new("select-pane");
+            let at = |c: Command| c.target(&window, TargetKind::Pane);
+            let step = match direction {
+                PaneDirection::Up => at(base).arg("-U"),
+                PaneDirection::Down => at(base).arg("-D"),
+                PaneDirection::Left => at(base).arg("-L"),
+                PaneDirection::Right => at(base).arg("-R"),
+                PaneDirection::Last => at(base).arg("-l"),
+                PaneDirection::Next => base.opt("-t", relative_pane(&window, "+")),
+                PaneDirection::Previous => base.opt("-t", relative_pane(&window, "-")),
+            };
+            PaneInfo::act_then(server, vec![step], &window).await
         }
     }
-}
+});
 
 /// A `-t` value for the pane `window`'s target names plus a relative
 /// pane part (`+`/`-`): `@3.+`, `$1:.+`, `=name:2.-`.
@@ -344,55 +373,49 @@ pub struct MoveWindowRequest {
     pub index: Option<u32>,
 }
 
-impl Op for MoveWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let window = server.window_target(&self.window).await?;
-        let destination = match &self.destination {
-            Some(d) => Some(server.session_target(d).await?),
-            None => None,
-        };
-        let own_session = match &window {
-            Target::WindowIndex { session, .. } => Some(session.as_ref().clone()),
-            Target::Session(_) | Target::SessionName(_) => Some(window.clone()),
-            _ => None,
-        };
-        let session = match (destination, own_session) {
-            (Some(d), _) => d,
-            (None, Some(s)) => s,
-            (None, None) => {
-                // The window's session: one more round trip.
-                let (cmd, q) = window_lookup(&window, SessionIdRow::FIELDS);
-                let out = server.act(vec![cmd]).await?;
-                let id = SessionIdRow::from_record(&one_record(&q, &out[0], &window)?)
-                    .session_id
-                    .parse()
-                    .map_err(|_| Error::not_found(format!("can't find {window}")))?;
-                Target::Session(id)
-            }
-        };
-        let dest = match self.index {
-            Some(i) => format!("{}:{i}", session.to_arg(TargetKind::Session)),
-            None => format!("{}:", session.to_arg(TargetKind::Session)),
-        };
-        let (id_cmd, idq) = window_lookup(&window, WindowIdRow::FIELDS);
-        let mv = Command::new("move-window")
-            .opt("-s", window.to_arg(TargetKind::Window))
-            .opt("-t", dest);
-        let (after, q) = template_cmd("list-windows", WindowInfo::FIELDS);
-        let after = after.target(&session, TargetKind::Session);
-        let out = server.act(vec![id_cmd, mv, after]).await?;
-        let id = WindowIdRow::from_record(&one_record(&idq, &out[0], &window)?).window_id;
-        q.parse(&out[2])
-            .iter()
-            .map(WindowInfo::from_record)
-            .find(|w| w.window_id == id)
-            .ok_or_else(|| {
-                Error::not_found(format!("window {id} is not in {session} after the move"))
-            })
-    }
-}
+op!(MoveWindowRequest, WindowInfo, async |req, server, _| {
+    let window = server.window_target(&req.window).await?;
+    let destination = match &req.destination {
+        Some(d) => Some(server.session_target(d).await?),
+        None => None,
+    };
+    let own_session = match &window {
+        Target::WindowIndex { session, .. } => Some(session.as_ref().clone()),
+        Target::Session(_) | Target::SessionName(_) => Some(window.clone()),
+        _ => None,
+    };
+    let session = match (destination, own_session) {
+        (Some(d), _) => d,
+        (None, Some(s)) => s,
+        (None, None) => {
+            // The window's session: one more round trip.
+            let (cmd, q) = window_lookup(&window, SessionIdRow::FIELDS);
+            let out = server.act(vec![cmd]).await?;
+            let id = SessionIdRow::from_record(&one_record(&q, &out[0], &window)?)
+                .session_id
+                .parse()
+                .map_err(|_| Error::not_found(format!("can't find {window}")))?;
+            Target::Session(id)
+        }
+    };
+    let dest = match req.index {
+        Some(i) => format!("{}:{i}", session.to_arg(TargetKind::Session)),
+        None => format!("{}:", session.to_arg(TargetKind::Session)),
+    };
+    let (id_cmd, idq) = window_lookup(&window, WindowIdRow::FIELDS);
+    let mv = Command::new("move-window")
+        .opt("-s", window.to_arg(TargetKind::Window))
+        .opt("-t", dest);
+    let (after, q) = template_cmd("list-windows", WindowInfo::FIELDS);
+    let after = after.target(&session, TargetKind::Session);
+    let out = server.act(vec![id_cmd, mv, after]).await?;
+    let id = WindowIdRow::from_record(&one_record(&idq, &out[0], &window)?).window_id;
+    q.parse(&out[2])
+        .iter()
+        .map(WindowInfo::from_record)
+        .find(|w| w.window_id == id)
+        .ok_or_else(|| Error::not_found(format!("window {id} is not in {session} after the move")))
+});
 
 /// `swap_pane`: swaps two panes; the source pane's state (in its new
 /// place).
@@ -411,16 +434,12 @@ pub struct SwapPaneRequest {
     pub target: PaneId,
 }
 
-impl Op for SwapPaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let swap = Command::new("swap-pane")
-            .opt("-s", self.target.to_string())
-            .opt("-t", self.source.to_string());
-        act_then_pane(server, vec![swap], &Target::Pane(self.source)).await
-    }
-}
+op!(SwapPaneRequest, PaneInfo, async |req, server, _| {
+    let swap = Command::new("swap-pane")
+        .opt("-s", req.target.to_string())
+        .opt("-t", req.source.to_string());
+    PaneInfo::act_then(server, vec![swap], &Target::Pane(req.source)).await
+});
 
 /// `set_pane_title`: sets a pane's title (stored literally); its state.
 ///
@@ -432,18 +451,6 @@ pub struct SetPaneTitleRequest {
     pub pane: Selector,
     /// Its title.
     pub title: Title,
-}
-
-impl Op for SetPaneTitleRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let set = Command::new("select-pane")
-            .target(&pane, TargetKind::Pane)
-            .opt("-T", escape_format(&self.title.0));
-        act_then_pane(server, vec![set], &pane).await
-    }
 }
 
 /// `enter_copy_mode`: puts a pane in copy mode, scrolled up `scroll_up`
@@ -481,25 +488,6 @@ impl EnterCopyModeRequest {
     }
 }
 
-impl Op for EnterCopyModeRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let mut line = vec![Command::new("copy-mode").target(&pane, TargetKind::Pane)];
-        if let Some(n) = self.scroll_up.filter(|n| *n > 0) {
-            line.push(
-                Command::new("send-keys")
-                    .target(&pane, TargetKind::Pane)
-                    .arg("-X")
-                    .opt("-N", n.to_string())
-                    .arg("scroll-up"),
-            );
-        }
-        act_then_pane(server, line, &pane).await
-    }
-}
-
 /// `exit_copy_mode`: leaves copy mode (or any mode with commands); a pane
 /// in no mode is left as it is. Its state.
 ///
@@ -511,36 +499,50 @@ pub struct ExitCopyModeRequest {
     pub pane: Selector,
 }
 
-impl Op for ExitCopyModeRequest {
-    type Response = PaneInfo;
+op!(ExitCopyModeRequest, PaneInfo, async |req, server, _| {
+    let pane = server.pane_target(&req.pane).await?;
+    let cancel = Command::new("send-keys")
+        .target(&pane, TargetKind::Pane)
+        .arg("-X")
+        .arg("cancel");
+    let q = Query::new(PaneInfo::FIELDS);
+    let line = vec![cancel, pane_lookup(&pane, &q)];
+    let out = server
+        .run_lines(&[line], Retry::Never)
+        .await?
+        .pop()
+        .unwrap_or_default();
+    // The cancel is the one command here that can fail for a reason
+    // that is not an error: tmux's "not in a mode" (cmd-send-keys.c,
+    // for a pane in no mode or in a mode without commands) means
+    // there is nothing to leave. The read, then, has not run.
+    let body = match out.first() {
+        Some(c) if !c.ok && String::from_utf8_lossy(&c.body).contains("not in a mode") => {
+            let mut read = server.act(vec![pane_lookup(&pane, &q)]).await?;
+            read.pop().unwrap_or_default()
+        }
+        _ => bodies(out, 2)?.pop().unwrap_or_default(),
+    };
+    let r = one_record(&q, &body, &pane)?;
+    Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
+});
 
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        let pane = server.pane_target(&self.pane).await?;
-        let cancel = Command::new("send-keys")
-            .target(&pane, TargetKind::Pane)
-            .arg("-X")
-            .arg("cancel");
-        let q = Query::new(PaneInfo::FIELDS);
-        let line = vec![cancel, pane_lookup(&pane, &q)];
-        let out = server
-            .run_lines(&[line], Retry::Never)
-            .await?
-            .pop()
-            .unwrap_or_default();
-        // The cancel is the one command here that can fail for a reason
-        // that is not an error: tmux's "not in a mode" (cmd-send-keys.c,
-        // for a pane in no mode or in a mode without commands) means
-        // there is nothing to leave. The read, then, has not run.
-        let body = match out.first() {
-            Some(c) if !c.ok && String::from_utf8_lossy(&c.body).contains("not in a mode") => {
-                let mut read = server.act(vec![pane_lookup(&pane, &q)]).await?;
-                read.pop().unwrap_or_default()
-            }
-            _ => bodies(out, 2)?.pop().unwrap_or_default(),
-        };
-        let r = one_record(&q, &body, &pane)?;
-        Ok(PaneInfo::from_record(&r, |id| server.is_caller(id)))
-    }
+acts! {
+    RenameWindowRequest => WindowInfo at window_target(window): |r, target, server| vec![
+        Command::new("rename-window").target(&target, TargetKind::Window).arg("--")
+            .arg(escape_format(r.new_name.as_str())),
+    ];
+    SetPaneTitleRequest => PaneInfo at pane_target(pane): |r, pane, server| vec![
+        Command::new("select-pane").target(&pane, TargetKind::Pane).opt("-T", escape_format(&r.title.0)),
+    ];
+    EnterCopyModeRequest => PaneInfo at pane_target(pane): |r, pane, server| {
+        let mut line = vec![Command::new("copy-mode").target(&pane, TargetKind::Pane)];
+        if let Some(n) = r.scroll_up.filter(|n| *n > 0) {
+            let scroll = Command::new("send-keys").target(&pane, TargetKind::Pane).arg("-X");
+            line.push(scroll.opt("-N", n.to_string()).arg("scroll-up"));
+        }
+        line
+    };
 }
 
 #[cfg(test)]

@@ -41,6 +41,33 @@
 //! its copy (its commands, its output); panes and sessions made later are
 //! followed as tmux tells the mirror of them.
 
+/// Writes a request's [`Op`] impl from one row: the request type, its
+/// response type, and its `run` as an async closure of the request, the
+/// server and the caller's [`Limit`]:
+///
+/// `op!(XRequest, XResult, async |req, server, limit| { … });`
+///
+/// The closure is only the row's notation: its body becomes `run`'s
+/// (`?` and `.await` work as there). A request whose impl has more than
+/// `run` (`redacting`) writes the impl out; so do the families with a
+/// macro of their own ([`manage::acts`], [`waited::pane_wait`]).
+macro_rules! op {
+    ($req:ty, $response:ty, async |$r:tt, $server:ident, $limit:tt| $body:block) => {
+        impl $crate::tmux::op::Op for $req {
+            type Response = $response;
+
+            async fn run(
+                self,
+                $server: &$crate::tmux::op::Server,
+                $limit: $crate::tmux::op::Limit,
+            ) -> Result<$response, $crate::tmux::Error> {
+                let $r = self;
+                $body
+            }
+        }
+    };
+}
+
 pub mod buffers;
 pub mod capture;
 pub mod channel;
@@ -66,6 +93,7 @@ pub mod stable;
 pub mod state;
 pub mod text;
 pub mod typing;
+mod waited;
 
 // The manage family's creating and killing halves (see `manage`).
 pub mod create;

@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::Server;
 use super::events::{Attention, Scope};
-use super::fit::Limit;
-use super::{Op, Server};
 use crate::control::{PaneId, SessionId};
 use crate::events::text::{duration, quoted};
 use crate::events::{Cursor, CursorError, Event, Kind};
@@ -33,6 +32,11 @@ pub const MAX_EVENTS: usize = 50;
 pub const REFRESH_AT_MOST: Duration = Duration::from_secs(5);
 
 /// `poll_events`.
+///
+/// # Errors
+///
+/// `Unsupported` with the mirror off; `InvalidArgument` for a cursor
+/// of another log or past the newest event; connection errors.
 #[derive(Clone, Default)]
 pub struct PollEventsRequest {
     /// Where the last answer stopped; `None`: start now, with the current
@@ -205,17 +209,13 @@ impl PollEventsRequest {
     }
 }
 
-impl Op for PollEventsRequest {
-    type Response = PollEventsResult;
-
-    /// # Errors
-    ///
-    /// `Unsupported` with the mirror off; `InvalidArgument` for a cursor
-    /// of another log or past the newest event; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<PollEventsResult, Error> {
-        crate::tmux::wait::within(self.timeout + REFRESH_AT_MOST, poll_events(server, &self)).await
+op!(
+    PollEventsRequest,
+    PollEventsResult,
+    async |req, server, _| {
+        crate::tmux::wait::within(req.timeout + REFRESH_AT_MOST, poll_events(server, &req)).await
     }
-}
+);
 
 /// Lists the server's panes, brings the copies of the followed ones up to
 /// date, and notes their ttys and pids for the follower.
@@ -373,7 +373,7 @@ fn describe(scope: &Scope, panes: usize) -> String {
 ///
 /// # Errors
 ///
-/// As [`PollEventsRequest::run`].
+/// As [`PollEventsRequest`] says.
 pub async fn poll_events(
     server: &Server,
     req: &PollEventsRequest,

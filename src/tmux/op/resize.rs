@@ -3,7 +3,7 @@
 //! take, each one round trip as [`super::manage`] describes.
 
 use super::fit::Limit;
-use super::manage::{act_then_pane, act_then_window};
+use super::manage::{Acted, acts};
 use super::{Op, Server};
 use crate::control::format::Query;
 use crate::control::{Command, Line, Target, TargetKind};
@@ -197,20 +197,6 @@ pub struct SelectLayoutRequest {
     pub layout: LayoutChoice,
 }
 
-impl Op for SelectLayoutRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let layout = self.layout.argument(&server.version().await?)?;
-        let select = Command::new("select-layout")
-            .target(&target, TargetKind::Pane)
-            .arg("--")
-            .arg(layout);
-        act_then_window(server, vec![select], &target).await
-    }
-}
-
 /// `resize_window`: resizes a window (its `window-size` becomes manual,
 /// as tmux does); its new state.
 ///
@@ -224,16 +210,14 @@ pub struct ResizeWindowRequest {
     pub size: Size,
 }
 
-impl Op for ResizeWindowRequest {
-    type Response = WindowInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WindowInfo, Error> {
-        let target = server.window_target(&self.window).await?;
-        let resize = self
-            .size
-            .flags(Command::new("resize-window").target(&target, TargetKind::Window));
-        act_then_window(server, vec![resize], &target).await
-    }
+acts! {
+    SelectLayoutRequest => WindowInfo at window_target(window): |r, target, server| {
+        let layout = r.layout.argument(&server.version().await?)?;
+        vec![Command::new("select-layout").target(&target, TargetKind::Pane).arg("--").arg(layout)]
+    };
+    ResizeWindowRequest => WindowInfo at window_target(window): |r, target, server| vec![
+        r.size.flags(Command::new("resize-window").target(&target, TargetKind::Window)),
+    ];
 }
 
 /// `resize_pane`: resizes a pane, or zooms or unzooms it; its state
@@ -260,24 +244,19 @@ pub enum ResizePaneRequest {
     },
 }
 
-impl Op for ResizePaneRequest {
-    type Response = PaneInfo;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneInfo, Error> {
-        match self {
-            ResizePaneRequest::Size { pane, size } => {
-                let pane = server.pane_target(&pane).await?;
-                let resize =
-                    size.flags(Command::new("resize-pane").target(&pane, TargetKind::Pane));
-                act_then_pane(server, vec![resize], &pane).await
-            }
-            ResizePaneRequest::Zoom { pane, zoom } => {
-                let pane = server.pane_target(&pane).await?;
-                zoom_pane(server, &pane, zoom).await
-            }
+op!(ResizePaneRequest, PaneInfo, async |req, server, _| {
+    match req {
+        ResizePaneRequest::Size { pane, size } => {
+            let pane = server.pane_target(&pane).await?;
+            let resize = size.flags(Command::new("resize-pane").target(&pane, TargetKind::Pane));
+            PaneInfo::act_then(server, vec![resize], &pane).await
+        }
+        ResizePaneRequest::Zoom { pane, zoom } => {
+            let pane = server.pane_target(&pane).await?;
+            zoom_pane(server, &pane, zoom).await
         }
     }
-}
+});
 
 /// Zooms the pane or unzooms its window, in one round trip.
 ///
@@ -293,7 +272,7 @@ impl Op for ResizePaneRequest {
 async fn zoom_pane(server: &Server, pane: &Target, zoom: bool) -> Result<PaneInfo, Error> {
     let unzoom = Command::new("resize-pane").target(pane, TargetKind::Pane);
     if !zoom {
-        return act_then_pane(server, vec![unzoom], pane).await;
+        return PaneInfo::act_then(server, vec![unzoom], pane).await;
     }
     let toggle = Command::new("resize-pane")
         .arg("-Z")
@@ -338,16 +317,10 @@ mod tests {
         assert_eq!(arg(json, &v38).ok().as_deref(), Some(json));
         assert_eq!(arg(json, &v33).ok().as_deref(), Some("b25d,80x24,0,0,0"));
         // Each of these crashes a tmux 3.3 server (the last one 3.5a's too).
-        for bad in [
-            "",
-            "nonsense",
-            "t",
-            "1,",
-            "abcd,",
+        for bad in crate::tmux::layout::NOT_LAYOUTS.into_iter().chain([
             "main-vertical-mirrored",
-            "zzzz,1",
             "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
-        ] {
+        ]) {
             let e = arg(bad, &v33).unwrap_err();
             assert!(e.is(ErrorKind::InvalidArgument), "{bad:?}: {e:?}");
         }

@@ -72,26 +72,25 @@ impl RunCommandRequest {
     }
 }
 
-impl Op for RunCommandRequest {
-    type Response = RunCommandResult;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<RunCommandResult, Error> {
-        check_command(&self.command, self.suppress_history)?;
-        wait::on_pane(server, &self.pane, self.timeout, async |pane| {
-            if self.marks {
-                return run_marked(server, pane, &self).await;
+op!(
+    RunCommandRequest,
+    RunCommandResult,
+    async |req, server, _| {
+        check_command(&req.command, req.suppress_history)?;
+        wait::on_pane(server, &req.pane, req.timeout, async |pane| {
+            if req.marks {
+                return run_marked(server, pane, &req).await;
             }
-            run_command(server, pane, &self).await
+            run_command(server, pane, &req).await
         })
         .await
     }
-}
+);
 
 impl Fit for RunCommandResult {
     /// Leaves out the oldest output lines (an eighth at a time) until the
     /// answer fits, counting them in `output_truncated_lines`.
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         while json_len(self) > b && !self.output.is_empty() {
             let n = self.output.len().div_ceil(8);
             self.output.drain(..n);

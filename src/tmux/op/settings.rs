@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
+use super::Server;
 use super::fit::{Fit, Limit, SLACK, head_within, json_len, json_str_len};
-use super::{Op, Server};
 use crate::control::said::{Said, said};
 use crate::control::{Command, PaneId, Target, TargetKind, WindowId};
 #[cfg(doc)]
@@ -99,8 +99,7 @@ impl Fit for EnvironmentSet {
 /// The variables in name order while they fit; the rest counted in
 /// `omitted` (`max_bytes` asks for more).
 impl Fit for EnvironmentResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         if json_len(&*self) <= b {
             return;
         }
@@ -125,8 +124,7 @@ impl Fit for EnvironmentResult {
 /// The entries in tmux's order while they fit; the rest counted in
 /// `omitted` (`max_bytes` asks for more).
 impl Fit for HookListResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         let bare = HookListResult {
             entries: Vec::new(),
             omitted: usize::MAX,
@@ -434,18 +432,14 @@ pub struct OptionResult {
     pub truncated_bytes: usize,
 }
 
-impl Op for ShowOptionRequest {
-    type Response = OptionResult;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<OptionResult, Error> {
-        let value = show_option(server, &self.option, &self.place).await?;
-        Ok(OptionResult {
-            option: self.option.0,
-            value: value.map(OptionValue::typed),
-            truncated_bytes: 0,
-        })
-    }
-}
+op!(ShowOptionRequest, OptionResult, async |req, server, _| {
+    let value = show_option(server, &req.option, &req.place).await?;
+    Ok(OptionResult {
+        option: req.option.0,
+        value: value.map(OptionValue::typed),
+        truncated_bytes: 0,
+    })
+});
 
 /// An option's value as tmux prints it (`show-options -v`), or `None`
 /// when it is not set at `place`.
@@ -504,25 +498,21 @@ pub struct OptionSet {
     pub truncated_bytes: usize,
 }
 
-impl Op for SetOptionRequest {
-    type Response = OptionSet;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<OptionSet, Error> {
-        let place = self.place.resolve(server).await?;
-        let cmd = place
-            .flags(Command::new("set-option"))
-            .arg("--")
-            .arg(self.option.as_str())
-            .arg(&self.value);
-        one(server, cmd, Retry::Never).await?.into_result()?;
-        Ok(OptionSet {
-            option: self.option.0,
-            value: self.value,
-            status: "set".into(),
-            truncated_bytes: 0,
-        })
-    }
-}
+op!(SetOptionRequest, OptionSet, async |req, server, _| {
+    let place = req.place.resolve(server).await?;
+    let cmd = place
+        .flags(Command::new("set-option"))
+        .arg("--")
+        .arg(req.option.as_str())
+        .arg(&req.value);
+    one(server, cmd, Retry::Never).await?.into_result()?;
+    Ok(OptionSet {
+        option: req.option.0,
+        value: req.value,
+        status: "set".into(),
+        truncated_bytes: 0,
+    })
+});
 
 /// `show_environment`: the global environment, or a session's.
 #[derive(Default)]
@@ -564,11 +554,11 @@ pub struct EnvironmentResult {
     pub omitted: usize,
 }
 
-impl Op for ShowEnvironmentRequest {
-    type Response = EnvironmentResult;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentResult, Error> {
-        let cmd = environment_cmd(server, "show-environment", self.session.as_ref()).await?;
+op!(
+    ShowEnvironmentRequest,
+    EnvironmentResult,
+    async |req, server, _| {
+        let cmd = environment_cmd(server, "show-environment", req.session.as_ref()).await?;
         let out = one(server, cmd, Retry::Never).await?.into_result()?;
         let mut variables = BTreeMap::new();
         for (name, value) in parse_environment(&out) {
@@ -582,7 +572,7 @@ impl Op for ShowEnvironmentRequest {
             omitted: 0,
         })
     }
-}
+);
 
 /// `set_environment`: sets a variable in the global environment or a
 /// session's, verbatim.
@@ -610,21 +600,21 @@ pub struct EnvironmentSet {
     pub truncated_bytes: usize,
 }
 
-impl Op for SetEnvironmentRequest {
-    type Response = EnvironmentSet;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<EnvironmentSet, Error> {
-        let cmd = environment_cmd(server, "set-environment", self.session.as_ref()).await?;
-        let cmd = cmd.arg("--").arg(self.name.as_str()).arg(&self.value);
+op!(
+    SetEnvironmentRequest,
+    EnvironmentSet,
+    async |req, server, _| {
+        let cmd = environment_cmd(server, "set-environment", req.session.as_ref()).await?;
+        let cmd = cmd.arg("--").arg(req.name.as_str()).arg(&req.value);
         one(server, cmd, Retry::Never).await?.into_result()?;
         Ok(EnvironmentSet {
-            name: self.name.0,
-            value: self.value,
+            name: req.name.0,
+            value: req.value,
             status: "set".into(),
             truncated_bytes: 0,
         })
     }
-}
+);
 
 /// `show_hooks` (`hook: None`) and `show_hook`: the hooks set at a
 /// place, or one hook's commands.
@@ -647,17 +637,13 @@ pub struct HookListResult {
     pub omitted: usize,
 }
 
-impl Op for ShowHooksRequest {
-    type Response = HookListResult;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<HookListResult, Error> {
-        let entries = show_hooks(server, &self.place, self.hook.as_ref()).await?;
-        Ok(HookListResult {
-            entries,
-            omitted: 0,
-        })
-    }
-}
+op!(ShowHooksRequest, HookListResult, async |req, server, _| {
+    let entries = show_hooks(server, &req.place, req.hook.as_ref()).await?;
+    Ok(HookListResult {
+        entries,
+        omitted: 0,
+    })
+});
 
 /// Hooks set at `place`, or only `hook` when given. The server's global
 /// hooks without a target read both tables tmux keeps them in

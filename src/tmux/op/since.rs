@@ -115,8 +115,7 @@ impl Fit for CaptureSinceResult {
     /// the next call returns them: `lines_remaining`), the oldest with
     /// `keep: "newest"` (counted in `truncated_lines` and
     /// `truncated_bytes`). A single line left is cut in half until it fits.
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         while json_len(self) > b && !self.lines.is_empty() {
             self.truncated = true;
             if self.lines.len() == 1 {

@@ -110,8 +110,7 @@ impl SnapshotResult {
 /// Keeps the newest rows that fit the limit with room for the other
 /// fields and `next`; without a limit, all of them.
 impl Fit for SnapshotResult {
-    fn fit(&mut self, limit: Limit) {
-        let Some(b) = limit.get() else { return };
+    fn fit_to(&mut self, b: usize) {
         let mut bare = self.clone();
         bare.snapshot.content.clear();
         bare.content_truncated_bytes = usize::MAX;

@@ -22,8 +22,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::fit::Limit;
-use super::{Op, Server};
+use super::Server;
 use crate::control::PaneId;
 use crate::search::Pattern;
 use crate::term::marks::Progress;
@@ -58,6 +57,15 @@ pub struct WaitForStableRequest {
     pub absent: Option<Pattern>,
     /// Where to report progress (seconds waited of the timeout).
     pub progress: Option<crate::mirror::Progress>,
+}
+
+crate::tmux::op::waited::pane_wait! {
+    /// # Errors
+    ///
+    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
+    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
+    /// the wait; connection errors.
+    WaitForStableRequest => WaitForStableResult by wait_for_stable;
 }
 
 /// Rows and text left out when the screen is compared.
@@ -138,62 +146,39 @@ pub enum StableOutcome {
     Timeout,
 }
 
-/// `wait_for_stable`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct WaitForStableResult {
-    /// stable (unchanged for stable_ms, nothing known to run) | matched
-    /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
-    /// awaiting_input (the program has read a line, without / with echo,
-    /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
-    pub outcome: StableOutcome,
-    /// True for `stable` and `matched`.
-    pub found: bool,
-    /// The pane, `%N`.
-    pub pane_id: String,
-    /// How long the (masked) screen had been unchanged at the end, ms.
-    pub stable_for_ms: f64,
-    /// When the (masked) screen last changed, Unix seconds: no earlier
-    /// than the change (the newest output before it); null when unknown.
-    pub last_change_at: Option<f64>,
-    /// When the pane last printed anything, Unix seconds.
-    pub last_output_at: Option<f64>,
-    /// The masked screen's hash (16 hex digits): equal hashes, equal
-    /// screens under the same mask.
-    pub screen_hash: Option<String>,
-    /// Changes of the (masked) screen seen during the wait.
-    pub changes: u64,
-    /// The visible screen at the end (unmasked; trailing blank rows left
-    /// out; at most 40 rows and 4000 bytes, the top kept).
-    pub screen: Vec<String>,
-    /// Seconds waited.
-    pub elapsed_seconds: f64,
-    /// The timeout applied, in seconds (after clamping to the ceiling).
-    pub effective_timeout: f64,
-    /// How the pane's program ended, when it did (`pane_exit_status`,
-    /// `pane_exit_signal`, `pane_exit_unknown`).
-    #[serde(flatten)]
-    pub exit: wait::Exit,
-    /// Why it ended so, or why it did not end `stable` (a command
-    /// running, a progress report, the terminal's settings).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub evidence: Vec<String>,
-}
-
-crate::fits_whole!(WaitForStableResult);
-
-impl Op for WaitForStableRequest {
-    type Response = WaitForStableResult;
-
-    /// # Errors
-    ///
-    /// `NotFound` for a missing pane; `Unsupported` with the mirror off;
-    /// [`crate::tmux::ErrorKind::ServerGone`] when the server exits during
-    /// the wait; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<WaitForStableResult, Error> {
-        wait::on_pane(server, &self.pane, self.timeout, |pane| {
-            wait_for_stable(server, pane, &self)
-        })
-        .await
+crate::tmux::op::waited::waited! {
+    /// `wait_for_stable`'s answer.
+    #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+    pub struct WaitForStableResult {
+        /// stable (unchanged for stable_ms, nothing known to run) | matched
+        /// (until_pattern shown, or absent_pattern gone after it was shown) | password_prompt |
+        /// awaiting_input (the program has read a line, without / with echo,
+        /// or waited for a key, for 300 ms) | exited | pane_gone | timeout.
+        pub outcome: StableOutcome,
+        /// True for `stable` and `matched`.
+        pub found: bool,
+        /// The pane, `%N`.
+        pub pane_id: String,
+        /// How long the (masked) screen had been unchanged at the end, ms.
+        pub stable_for_ms: f64,
+        /// When the (masked) screen last changed, Unix seconds: no earlier
+        /// than the change (the newest output before it); null when unknown.
+        pub last_change_at: Option<f64>,
+        /// When the pane last printed anything, Unix seconds.
+        pub last_output_at: Option<f64>,
+        /// The masked screen's hash (16 hex digits): equal hashes, equal
+        /// screens under the same mask.
+        pub screen_hash: Option<String>,
+        /// Changes of the (masked) screen seen during the wait.
+        pub changes: u64,
+        /// The visible screen at the end (unmasked; trailing blank rows left
+        /// out; at most 40 rows and 4000 bytes, the top kept).
+        pub screen: Vec<String>,
+        @waited,
+        /// Why it ended so, or why it did not end `stable` (a command
+        /// running, a progress report, the terminal's settings).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub evidence: Vec<String>,
     }
 }
 
@@ -413,7 +398,7 @@ impl Condition for Still<'_> {
 ///
 /// # Errors
 ///
-/// As [`WaitForStableRequest::run`].
+/// As the [`run`](super::Op::run) of [`WaitForStableRequest`].
 pub(super) async fn wait_for_stable(
     server: &Server,
     pane: PaneId,

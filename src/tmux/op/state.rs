@@ -62,6 +62,12 @@ impl PaneRow {
 
 /// `get_pane_state`: one pane (by id; else the active pane of the window
 /// or session named; else the caller's own pane or the default one).
+///
+/// # Errors
+///
+/// [`crate::tmux::ErrorKind::NotFound`] for a missing pane; connection
+/// errors. Facts that cannot be read are not errors: `input` is then
+/// `unknown`.
 #[derive(Default)]
 pub struct PaneStateRequest {
     /// The pane.
@@ -139,46 +145,37 @@ pub struct PaneState {
     pub(super) pane_age: Option<std::time::Duration>,
 }
 
-impl Op for PaneStateRequest {
-    type Response = PaneState;
-
-    /// # Errors
-    ///
-    /// [`crate::tmux::ErrorKind::NotFound`] for a missing pane; connection
-    /// errors. Facts that cannot be read are not errors: `input` is then
-    /// `unknown`.
-    async fn run(self, server: &Server, _: Limit) -> Result<PaneState, Error> {
-        let target = server.resolve_pane(&self.pane).await?;
-        let q = Query::new(PaneRow::FIELDS);
-        let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
-        let row = PaneRow::from_record(&one_record(&q, &body, &target)?);
-        let Ok(pane) = row.state.pane_id.parse::<crate::control::PaneId>() else {
-            return Ok(read_state(server, &row, None).await);
-        };
-        // A copy followed here is confirmed by tmux after the row above
-        // was read: its modes are the newer of the two.
-        let mut no_copy = None;
-        let (copy, confirmed) = match server.mirror().await {
-            None => (None, false),
-            Some(_) if self.follow && !row.process.pane_dead => {
-                match crate::tmux::wait::copy_of(server, pane).await {
-                    Ok(c) => (Some(c), true),
-                    Err(e) => {
-                        no_copy = Some(format!("no copy of the pane: {e}"));
-                        (None, false)
-                    }
+op!(PaneStateRequest, PaneState, async |req, server, _| {
+    let target = server.resolve_pane(&req.pane).await?;
+    let q = Query::new(PaneRow::FIELDS);
+    let body = server.run(&pane_lookup(&target, &q)).await?.into_result()?;
+    let row = PaneRow::from_record(&one_record(&q, &body, &target)?);
+    let Ok(pane) = row.state.pane_id.parse::<crate::control::PaneId>() else {
+        return Ok(read_state(server, &row, None).await);
+    };
+    // A copy followed here is confirmed by tmux after the row above
+    // was read: its modes are the newer of the two.
+    let mut no_copy = None;
+    let (copy, confirmed) = match server.mirror().await {
+        None => (None, false),
+        Some(_) if req.follow && !row.process.pane_dead => {
+            match crate::tmux::wait::copy_of(server, pane).await {
+                Ok(c) => (Some(c), true),
+                Err(e) => {
+                    no_copy = Some(format!("no copy of the pane: {e}"));
+                    (None, false)
                 }
             }
-            Some(m) => (m.pane(pane), false),
-        };
-        let mut st = read_state(server, &row, copy.as_deref()).await;
-        st.evidence.extend(no_copy);
-        if let Some(c) = copy {
-            from_copy(&mut st, &c, confirmed);
         }
-        Ok(st)
+        Some(m) => (m.pane(pane), false),
+    };
+    let mut st = read_state(server, &row, copy.as_deref()).await;
+    st.evidence.extend(no_copy);
+    if let Some(c) = copy {
+        from_copy(&mut st, &c, confirmed);
     }
-}
+    Ok(st)
+});
 
 /// Fills what tmuxwire's copy of the pane knows into `st`: the newest
 /// command mark, output and screen-change times, and the modes tmux did

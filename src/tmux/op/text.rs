@@ -12,8 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::fit::Limit;
-use super::{Op, Server};
+use super::Server;
 use crate::control::PaneId;
 use crate::mirror::echo::{Echoes, Line, has_unmasked_text, merge_ranges};
 use crate::mirror::lines::{Keep, cursor_spot, lines_since};
@@ -51,17 +50,8 @@ pub struct WaitForTextRequest {
     pub redact: bool,
 }
 
-crate::fits_whole!(WaitForTextResult);
-
-impl Op for WaitForTextRequest {
-    type Response = WaitForTextResult;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<WaitForTextResult, Error> {
-        wait::on_pane(server, &self.pane, self.timeout, |pane| {
-            wait_for_text(server, pane, &self)
-        })
-        .await
-    }
+crate::tmux::op::waited::pane_wait! {
+    WaitForTextRequest => WaitForTextResult by wait_for_text;
 
     fn redacting(self, on: bool) -> WaitForTextRequest {
         WaitForTextRequest { redact: on, ..self }

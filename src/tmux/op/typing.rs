@@ -57,6 +57,11 @@ impl From<PaneIdRow> for Landed {
 
 /// `send_keys`: text typed exactly, or one key pressed by name, then
 /// Enter unless `keys.enter` is false.
+///
+/// # Errors
+///
+/// `PasswordInput` for text into a password prompt (unless
+/// allowed); `NotFound`; connection errors.
 #[derive(Clone, Debug)]
 pub struct SendKeysRequest {
     /// The pane (a window or session: its active pane).
@@ -87,44 +92,36 @@ pub struct KeysSent {
     pub delivery: Option<Delivery>,
 }
 
-impl Op for SendKeysRequest {
-    type Response = KeysSent;
-
-    /// # Errors
-    ///
-    /// `PasswordInput` for text into a password prompt (unless
-    /// allowed); `NotFound`; connection errors.
-    async fn run(self, server: &Server, _: Limit) -> Result<KeysSent, Error> {
-        // A key (C-c, Escape, Enter) may always be pressed: it is how a
-        // prompt is left.
-        let Some(body) = self.keys.typed_text().filter(|_| self.keys.enter) else {
-            if !self.allow_password_input && !self.keys.is_key() {
-                super::state::refuse_password_input(server, &self.pane).await?;
-            }
-            let target = server.pane_target(&self.pane).await?;
-            let landed = send_keys(server, &target, &self.keys).await?;
-            return Ok(KeysSent {
-                pane_id: landed.pane_id,
-                left_mode: landed.left_mode,
-                delivery: None,
-            });
-        };
-        let (landed, delivery) = submit_typed(
-            server,
-            &self.pane,
-            self.allow_password_input,
-            self.submit,
-            &body,
-            &Body::Keys(self.keys.clone()),
-        )
-        .await?;
-        Ok(KeysSent {
+op!(SendKeysRequest, KeysSent, async |req, server, _| {
+    // A key (C-c, Escape, Enter) may always be pressed: it is how a
+    // prompt is left.
+    let Some(body) = req.keys.typed_text().filter(|_| req.keys.enter) else {
+        if !req.allow_password_input && !req.keys.is_key() {
+            super::state::refuse_password_input(server, &req.pane).await?;
+        }
+        let target = server.pane_target(&req.pane).await?;
+        let landed = send_keys(server, &target, &req.keys).await?;
+        return Ok(KeysSent {
             pane_id: landed.pane_id,
             left_mode: landed.left_mode,
-            delivery,
-        })
-    }
-}
+            delivery: None,
+        });
+    };
+    let (landed, delivery) = submit_typed(
+        server,
+        &req.pane,
+        req.allow_password_input,
+        req.submit,
+        &body,
+        &Body::Keys(req.keys.clone()),
+    )
+    .await?;
+    Ok(KeysSent {
+        pane_id: landed.pane_id,
+        left_mode: landed.left_mode,
+        delivery,
+    })
+});
 
 /// Presses Enter in one pane.
 struct EnterKey<'a> {
@@ -334,52 +331,48 @@ pub struct BatchSent(pub Vec<Sent>);
 
 crate::fits_whole!(KeysSent, TextPasted, BatchSent);
 
-impl Op for SendKeysBatchRequest {
-    type Response = BatchSent;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<BatchSent, Error> {
-        let work = async {
-            if !self.allow_password_input {
-                // The panes text goes to (keys always go): those named by
-                // id in one round trip, others one at a time.
-                let mut ids = Vec::new();
-                let mut named: Vec<&Selector> = Vec::new();
-                for (sel, keys) in &self.ops {
-                    match sel.pane_id {
-                        _ if keys.is_key() => {}
-                        Some(p) if !ids.contains(&p) => ids.push(p),
-                        Some(_) => {}
-                        None if !named.contains(&sel) => named.push(sel),
-                        None => {}
-                    }
-                }
-                super::state::refuse_password_panes(server, &ids).await?;
-                for sel in named {
-                    match super::state::refuse_password_input(server, sel).await {
-                        // A missing pane is that operation's failure.
-                        Err(e) if e.kind() == ErrorKind::NotFound => {}
-                        r => r?,
-                    }
+op!(SendKeysBatchRequest, BatchSent, async |req, server, _| {
+    let work = async {
+        if !req.allow_password_input {
+            // The panes text goes to (keys always go): those named by
+            // id in one round trip, others one at a time.
+            let mut ids = Vec::new();
+            let mut named: Vec<&Selector> = Vec::new();
+            for (sel, keys) in &req.ops {
+                match sel.pane_id {
+                    _ if keys.is_key() => {}
+                    Some(p) if !ids.contains(&p) => ids.push(p),
+                    Some(_) => {}
+                    None if !named.contains(&sel) => named.push(sel),
+                    None => {}
                 }
             }
-            let mut ops = Vec::with_capacity(self.ops.len());
-            for (sel, keys) in self.ops {
-                ops.push((server.pane_target(&sel).await?, keys));
+            super::state::refuse_password_panes(server, &ids).await?;
+            for sel in named {
+                match super::state::refuse_password_input(server, sel).await {
+                    // A missing pane is that operation's failure.
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    r => r?,
+                }
             }
-            send_keys_batch(server, &ops, self.stop_on_error).await
-        };
-        let sent = match self.timeout {
-            None => work.await?,
-            Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
-                Error::timeout(format!(
-                    "batch execution exceeded timeout of {}s",
-                    d.as_secs_f64()
-                ))
-            })??,
-        };
-        Ok(BatchSent(sent))
-    }
-}
+        }
+        let mut ops = Vec::with_capacity(req.ops.len());
+        for (sel, keys) in req.ops {
+            ops.push((server.pane_target(&sel).await?, keys));
+        }
+        send_keys_batch(server, &ops, req.stop_on_error).await
+    };
+    let sent = match req.timeout {
+        None => work.await?,
+        Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
+            Error::timeout(format!(
+                "batch execution exceeded timeout of {}s",
+                d.as_secs_f64()
+            ))
+        })??,
+    };
+    Ok(BatchSent(sent))
+});
 
 /// `paste_text`: text pasted as a terminal paste does, through a private
 /// buffer.
@@ -435,45 +428,40 @@ pub struct TextPasted {
     pub delivery: Option<Delivery>,
 }
 
-impl Op for PasteTextRequest {
-    type Response = TextPasted;
-
-    async fn run(self, server: &Server, _: Limit) -> Result<TextPasted, Error> {
-        if !self.enter {
-            if !self.allow_password_input {
-                super::state::refuse_password_input(server, &self.pane).await?;
-            }
-            let target = server.pane_target(&self.pane).await?;
-            let landed = paste_text(server, &target, &self.text, self.bracket).await?;
-            return Ok(TextPasted {
-                pane_id: landed.pane_id,
-                left_mode: landed.left_mode,
-                delivery: None,
-            });
+op!(PasteTextRequest, TextPasted, async |req, server, _| {
+    if !req.enter {
+        if !req.allow_password_input {
+            super::state::refuse_password_input(server, &req.pane).await?;
         }
-        // Enter submits: a final line break pasted too would submit twice.
-        let text =
-            &input::paste_safe(crate::tmux::keys::without_final_newline(&self.text).as_bytes());
-        let body = Body::Paste {
-            text: text.to_string(),
-            bracket: self.bracket,
-        };
-        let (landed, delivery) = submit_typed(
-            server,
-            &self.pane,
-            self.allow_password_input,
-            self.submit,
-            text,
-            &body,
-        )
-        .await?;
-        Ok(TextPasted {
+        let target = server.pane_target(&req.pane).await?;
+        let landed = paste_text(server, &target, &req.text, req.bracket).await?;
+        return Ok(TextPasted {
             pane_id: landed.pane_id,
             left_mode: landed.left_mode,
-            delivery,
-        })
+            delivery: None,
+        });
     }
-}
+    // Enter submits: a final line break pasted too would submit twice.
+    let text = &input::paste_safe(crate::tmux::keys::without_final_newline(&req.text).as_bytes());
+    let body = Body::Paste {
+        text: text.to_string(),
+        bracket: req.bracket,
+    };
+    let (landed, delivery) = submit_typed(
+        server,
+        &req.pane,
+        req.allow_password_input,
+        req.submit,
+        text,
+        &body,
+    )
+    .await?;
+    Ok(TextPasted {
+        pane_id: landed.pane_id,
+        left_mode: landed.left_mode,
+        delivery,
+    })
+});
 
 /// The `list-panes` command that prints the pane id `target` resolves to
 /// (failing when there is none), and the query that reads it.

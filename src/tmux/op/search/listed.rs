@@ -1,0 +1,201 @@
+//! The panes a search lists ([`ListedPane`], [`Facts`]), and the
+//! foreground process and directory of those on the answer's page
+//! ([`fill_processes`]).
+
+use super::PaneContentMatch;
+use crate::control::PaneId;
+use crate::mirror::PaneMeta;
+use crate::tmux::op::Server;
+
+crate::record! {
+    /// What the search lists of a pane: its ids, names and indexes, and
+    /// its history's fill. Not its foreground process and working
+    /// directory: tmux reads each from `/proc` (seven system calls a pane,
+    /// most of a listing's cost), so only the panes on the answer's page
+    /// are asked for them, after the scan ([`fill_processes`]).
+    struct ListedRow {
+        pane_id: String = "pane_id",
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+        window_index: String = "window_index",
+        pane_index: String = "pane_index",
+        pane_tty: String = "pane_tty",
+        history_size: Option<i64> = "history_size",
+        history_limit: Option<i64> = "history_limit",
+        pane_pid: Option<u32> = "pane_pid",
+    }
+}
+
+/// The variables the search lists each pane with.
+pub(super) const LISTED_FIELDS: &[&str] = ListedRow::FIELDS;
+
+/// A pane in scope, as the search lists it: what its result names it by
+/// (the mirror's [`PaneMeta`], its process and directory left empty until
+/// [`fill_processes`]) and its history's fill.
+pub(super) struct ListedPane {
+    pub(super) pane_id: String,
+    pub(super) history_size: Option<i64>,
+    pub(super) history_limit: Option<i64>,
+    /// `#{pane_pid}`: where a local pane's process and directory are read
+    /// ([`fill_processes`]).
+    pane_pid: Option<u32>,
+    pub(super) meta: PaneMeta,
+}
+
+impl ListedPane {
+    /// From a record of [`LISTED_FIELDS`].
+    pub(super) fn from_record(r: &crate::control::format::Record) -> ListedPane {
+        let row = ListedRow::from_record(r);
+        ListedPane {
+            pane_id: row.pane_id,
+            history_size: row.history_size,
+            history_limit: row.history_limit,
+            pane_pid: row.pane_pid,
+            meta: PaneMeta {
+                session_id: row.session_id,
+                session_name: row.session_name,
+                window_id: row.window_id,
+                window_name: row.window_name,
+                window_index: row.window_index,
+                pane_index: row.pane_index,
+                pane_current_command: String::new(),
+                pane_current_path: String::new(),
+                pane_tty: row.pane_tty,
+            },
+        }
+    }
+}
+
+crate::record! {
+    /// A page pane's foreground process and working directory.
+    struct ProcessRow {
+        pane_id: String = "pane_id",
+        command: String = "pane_current_command",
+        path: String = "pane_current_path",
+    }
+}
+
+/// The filter that keeps exactly the panes `ids` in a listing:
+/// `#{m:*|#{pane_id}|*,|%1|%5|}`, true when the pane's id, between two
+/// bars, is in the list (tmux's `m` modifier: `fnmatch(3)` of the first
+/// argument against the second, both expanded). Pane ids are `%` and
+/// digits, so nothing in the list is a format or a pattern character.
+fn pane_filter(ids: &[PaneId]) -> String {
+    let mut list = String::from("|");
+    for id in ids {
+        list.push_str(&format!("{id}|"));
+    }
+    format!("#{{m:*|#{{pane_id}}|*,{list}}}")
+}
+
+/// Reads the foreground process and working directory of the live panes
+/// on the page. On a local server each is first read from `/proc` with
+/// tmux's own rule ([`crate::sys::current`], `panes`: the listing, for each
+/// pane's tty and pid), where tmuxwire can prove it reads what tmux would;
+/// the rest come from one `list-panes -a` filtered to them
+/// ([`pane_filter`]), so a search asks tmux at most one command whatever
+/// the number of matched panes (tmux reads each pane's from `/proc`, for
+/// the panes the filter keeps only). A pane that went away meanwhile keeps
+/// them empty; copies of gone panes keep their last listing's.
+pub(super) async fn fill_processes(
+    server: &Server,
+    panes: &[ListedPane],
+    page: &mut [PaneContentMatch],
+) {
+    read_locally(server, panes, page).await;
+    let ids: Vec<PaneId> = page
+        .iter()
+        .filter(|m| !m.pane_dead && m.pane_current_command.is_empty())
+        .filter_map(|m| m.pane_id.parse().ok())
+        .collect();
+    if ids.is_empty() {
+        return;
+    }
+    let (cmd, q) = crate::tmux::target::template_cmd("list-panes", ProcessRow::FIELDS);
+    let cmd = cmd.arg("-a").opt("-f", pane_filter(&ids));
+    let Ok(records) = server.records(&cmd, &q).await else {
+        return;
+    };
+    let mut found = std::collections::HashMap::new();
+    for r in &records {
+        let row = ProcessRow::from_record(r);
+        // A pane of a linked window is listed once per session: the
+        // first record is as good as any.
+        found.entry(row.pane_id.clone()).or_insert(row);
+    }
+    for m in page.iter_mut().filter(|m| !m.pane_dead) {
+        if let Some(row) = found.get(&m.pane_id) {
+            m.pane_current_command.clone_from(&row.command);
+            m.pane_current_path.clone_from(&row.path);
+        }
+    }
+}
+
+/// Fills the process and directory of the page's live panes that a local
+/// server's `/proc` gives as tmux would ([`crate::sys::current::read`]),
+/// on a blocking thread; the others are left empty (for tmux to fill).
+/// Nothing for a remote server, or before the mirror knows the server's
+/// pid.
+async fn read_locally(server: &Server, panes: &[ListedPane], page: &mut [PaneContentMatch]) {
+    if server.endpoint().local_path().is_none() {
+        return;
+    }
+    let Some(server_pid) = server.mirrored_server_pid().await else {
+        return;
+    };
+    let by_id: std::collections::HashMap<&str, &ListedPane> =
+        panes.iter().map(|p| (p.pane_id.as_str(), p)).collect();
+    let asked: Vec<(usize, String, u32)> = page
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.pane_dead)
+        .filter_map(|(i, m)| {
+            let p = by_id.get(m.pane_id.as_str())?;
+            Some((i, p.meta.pane_tty.clone(), p.pane_pid?))
+        })
+        .collect();
+    if asked.is_empty() {
+        return;
+    }
+    let read = tokio::task::spawn_blocking(move || {
+        asked
+            .into_iter()
+            .filter_map(|(i, tty, pane_pid)| {
+                let pane = crate::sys::current::PaneRef {
+                    tty: &tty,
+                    pane_pid,
+                    server_pid,
+                };
+                Some((i, crate::sys::current::read(&pane)?))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
+    tracing::debug!(read = read.len(), "page processes read from /proc");
+    for (i, c) in read {
+        if let Some(m) = page.get_mut(i) {
+            m.pane_current_command = c.command;
+            m.pane_current_path = c.path;
+        }
+    }
+}
+
+/// What tmux said about a pane, from its listing or (for a pane that is
+/// gone) from the mirror's last one.
+#[derive(Clone, Debug)]
+pub(super) struct Facts {
+    pub(super) pane_id: String,
+    pub(super) meta: PaneMeta,
+}
+
+impl Facts {
+    pub(super) fn of_listing(p: &ListedPane) -> Facts {
+        Facts {
+            pane_id: p.pane_id.clone(),
+            meta: p.meta.clone(),
+        }
+    }
+}
