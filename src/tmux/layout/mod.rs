@@ -365,6 +365,11 @@ fn strip(c: &Cell) -> Cell {
     }
 }
 
+/// Layout texts that are neither a preset's name nor a layout (test data,
+/// for the parser here and for `select_layout`'s arguments).
+#[cfg(test)]
+pub(crate) const MALFORMED: [&str; 6] = ["", "nonsense", "t", "1,", "abcd,", "zzzz,1"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,13 +445,7 @@ mod tests {
             }
             body_with_checksum(&body)
         };
-        for bad in [
-            "",
-            "nonsense",
-            "t",
-            "1,",
-            "abcd,",
-            "zzzz,1",
+        for bad in MALFORMED.into_iter().chain([
             "abcd,80x24,0,0,0",
             &one_child,
             &too_big,
@@ -472,7 +471,7 @@ mod tests {
             "{\"V\":2,\"L\":{\"t\":\"v\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"c\":[{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0},{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0}]}}",
             "{\"V\":2,\"L\":{\"t\":\"v\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"c\":[{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":0,\"a\":true},{\"t\":\"p\",\"w\":1,\"h\":1,\"x\":0,\"y\":0,\"i\":1,\"a\":true}]}}",
             &"{".repeat(MAX_BYTES + 1),
-        ] {
+        ]) {
             assert!(Layout::parse(bad).is_err(), "{bad:?}");
         }
     }

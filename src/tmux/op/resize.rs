@@ -338,16 +338,10 @@ mod tests {
         assert_eq!(arg(json, &v38).ok().as_deref(), Some(json));
         assert_eq!(arg(json, &v33).ok().as_deref(), Some("b25d,80x24,0,0,0"));
         // Each of these crashes a tmux 3.3 server (the last one 3.5a's too).
-        for bad in [
-            "",
-            "nonsense",
-            "t",
-            "1,",
-            "abcd,",
+        for bad in crate::tmux::layout::MALFORMED.into_iter().chain([
             "main-vertical-mirrored",
-            "zzzz,1",
             "0073,80x24,0,0[80x12,0,0,0,80x11,0,13{80x11,0,13,1}]",
-        ] {
+        ]) {
             let e = arg(bad, &v33).unwrap_err();
             assert!(e.is(ErrorKind::InvalidArgument), "{bad:?}: {e:?}");
         }
