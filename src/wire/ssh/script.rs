@@ -102,7 +102,7 @@ const PROBE_TERM: &str = "tmuxwire-probe";
 /// [`exec_line`] both need.
 #[derive(Clone, Debug)]
 pub struct Client {
-    /// The banner's nonce ([`preamble`]), fresh for each line.
+    /// The nonce of the line's banner, fresh for each line.
     pub nonce: String,
     /// The client's `TERM`, so tmuxwire's clients can be told from a
     /// person's.
