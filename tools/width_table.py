@@ -52,6 +52,11 @@ HEADER = """\
 
 REGIONAL_INDICATORS = range(0x1F1E6, 0x1F1FF + 1)
 
+# GLIBC ranges and FORCED_WIDE code points written on one line (rustfmt
+# leaves the tables as written).
+RANGES_PER_LINE = 4
+POINTS_PER_LINE = 12
+
 
 def glibc_ranges():
     """(first, last, width) for every run of equal wcwidth() other than 1."""
@@ -88,14 +93,17 @@ def forced_wide(utf8_c):
 def render(ranges, wide):
     out = [HEADER, "\n"]
     out.append("/// `(first, last, width)`, sorted, for every glibc width other than 1.\n")
+    out.append("#[rustfmt::skip]\n")
     out.append("pub(super) static GLIBC: &[(u32, u32, i8)] = &[\n")
-    for first, last, w in ranges:
-        out.append(f"    (0x{first:05X}, 0x{last:05X}, {w}),\n")
+    for i in range(0, len(ranges), RANGES_PER_LINE):
+        row = ranges[i : i + RANGES_PER_LINE]
+        out.append("    " + " ".join(f"(0x{a:05X}, 0x{b:05X}, {w})," for a, b, w in row) + "\n")
     out.append("];\n\n")
     out.append("/// Code points tmux ≥ 3.4 always gives two cells (sorted).\n")
+    out.append("#[rustfmt::skip]\n")
     out.append("pub(super) static FORCED_WIDE: &[u32] = &[\n")
-    for i in range(0, len(wide), 10):
-        out.append("    " + " ".join(f"0x{v:05X}," for v in wide[i : i + 10]) + "\n")
+    for i in range(0, len(wide), POINTS_PER_LINE):
+        out.append("    " + " ".join(f"0x{v:05X}," for v in wide[i : i + POINTS_PER_LINE]) + "\n")
     out.append("];\n")
     return "".join(out)
 

@@ -94,16 +94,50 @@ impl FromField for Option<String> {
 /// struct, `FIELDS` (the format variables in record order, for
 /// [`crate::control::format::Query::new`]) and `from_record` (each field
 /// read by [`FromField`]). See the [module docs](crate::control::record).
+///
+/// A field is read from its variable (`= "pane_id"`), from the next
+/// variables by a nested record type in its place (`= ..`: a flattened
+/// group such as a pane's geometry), or not at all (no `=`: its type's
+/// default, for the caller to fill). A type whose own `from_record` takes
+/// more than a record gives the generated reader another name, after the
+/// struct (`read_as read_fields;`).
 #[macro_export]
 macro_rules! record {
+    (@vars $ty:ty, ..) => { <$ty>::FIELDS };
+    (@vars $ty:ty, $var:literal) => { &[$var] };
+    (@vars $ty:ty) => { &[] };
+    (@read $r:ident, $i:ident, $ty:ty, ..) => {{
+        let v = <$ty>::from_record_at($r, $i);
+        $i += <$ty>::FIELDS.len();
+        v
+    }};
+    (@read $r:ident, $i:ident, $ty:ty, $var:literal) => {{
+        let v = <$ty as $crate::control::record::FromField>::from_field($r.str($i));
+        $i += 1;
+        v
+    }};
+    (@read $r:ident, $i:ident, $ty:ty) => {
+        <$ty as ::core::default::Default>::default()
+    };
+    (@reader [$default:ident]) => {
+        $crate::record!(@reader [$default] [$default]);
+    };
+    (@reader [$default:ident] [$reader:ident]) => {
+        /// Reads one from a record of [`Self::FIELDS`].
+        #[allow(dead_code)]
+        pub fn $reader(r: &$crate::control::format::Record) -> Self {
+            Self::from_record_at(r, 0)
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
             $(
                 $(#[$fmeta:meta])*
-                $fvis:vis $field:ident : $ty:ty = $var:literal
+                $fvis:vis $field:ident : $ty:ty $(= $src:tt)?
             ),* $(,)?
         }
+        $(read_as $reader:ident;)?
     ) => {
         $(#[$meta])*
         $vis struct $name {
@@ -112,13 +146,14 @@ macro_rules! record {
 
         impl $name {
             /// The format variables this record is read from, in order.
-            pub const FIELDS: &'static [&'static str] = &[$($var),*];
+            pub const FIELDS: &'static [&'static str] = {
+                const PARTS: &[&[&str]] = &[$($crate::record!(@vars $ty $(, $src)?)),*];
+                const N: usize = $crate::control::record::fields_len(PARTS);
+                const OUT: [&str; N] = $crate::control::record::fields_concat(PARTS);
+                &OUT
+            };
 
-            /// Reads one from a record of [`Self::FIELDS`].
-            #[allow(dead_code)]
-            pub fn from_record(r: &$crate::control::format::Record) -> Self {
-                Self::from_record_at(r, 0)
-            }
+            $crate::record!(@reader [from_record] $([$reader])?);
 
             /// Reads one from a record whose fields `at..` are
             /// [`Self::FIELDS`] (a record of several record types' fields
@@ -128,17 +163,42 @@ macro_rules! record {
             pub fn from_record_at(r: &$crate::control::format::Record, at: usize) -> Self {
                 let mut i = at;
                 $name {
-                    $(
-                        $field: {
-                            let v = <$ty as $crate::control::record::FromField>::from_field(r.str(i));
-                            i += 1;
-                            v
-                        },
-                    )*
+                    $( $field: $crate::record!(@read r, i, $ty $(, $src)?), )*
                 }
             }
         }
     };
+}
+
+/// How many variables `parts` hold together (for [`record!`](crate::record)).
+#[doc(hidden)]
+pub const fn fields_len(parts: &[&[&str]]) -> usize {
+    let mut n = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        n += parts[p].len();
+        p += 1;
+    }
+    n
+}
+
+/// `parts` in a row, as one array of `N` ([`fields_len`]) variables (for
+/// [`record!`](crate::record)).
+#[doc(hidden)]
+pub const fn fields_concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut at = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[at] = parts[p][i];
+            at += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    out
 }
 
 /// The `FIELDS` of several record types in a row, as a constant array:
@@ -148,22 +208,9 @@ macro_rules! record {
 #[macro_export]
 macro_rules! concat_fields {
     ($($t:ty),+ $(,)?) => {{
-        const N: usize = 0 $(+ <$t>::FIELDS.len())+;
-        const OUT: [&str; N] = {
-            let mut out = [""; N];
-            let mut at = 0;
-            $(
-                let f = <$t>::FIELDS;
-                let mut i = 0;
-                while i < f.len() {
-                    out[at] = f[i];
-                    at += 1;
-                    i += 1;
-                }
-            )+
-            let _ = at;
-            out
-        };
+        const PARTS: &[&[&str]] = &[$(<$t>::FIELDS),+];
+        const N: usize = $crate::control::record::fields_len(PARTS);
+        const OUT: [&str; N] = $crate::control::record::fields_concat(PARTS);
         OUT
     }};
 }

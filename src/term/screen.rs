@@ -1201,6 +1201,31 @@ impl Term {
         self.apply_unwrap();
     }
 
+    /// ED's erases (`CSI J`): to the end of the screen, from its start,
+    /// all of it.
+    const SCREEN_ERASES: [fn(&mut Term, Bg); 3] = [
+        Term::clear_end_of_screen,
+        Term::clear_start_of_screen,
+        Term::clear_screen,
+    ];
+
+    /// EL's erases (`CSI K`), as [`Term::SCREEN_ERASES`] for the cursor's
+    /// line.
+    const LINE_ERASES: [fn(&mut Term, Bg); 3] = [
+        Term::clear_end_of_line,
+        Term::clear_start_of_line,
+        Term::clear_line,
+    ];
+
+    /// ED's or EL's parameter `n`: 0 erases from the cursor to the end, 1
+    /// from the start to the cursor, 2 all (`erases`, in that order);
+    /// anything else nothing (input.c `input_csi_dispatch()`).
+    fn erase(&mut self, n: Option<u32>, bg: Bg, erases: [fn(&mut Term, Bg); 3]) {
+        if let Some(clear) = n.and_then(|n| erases.get(n as usize)) {
+            clear(self, bg);
+        }
+    }
+
     fn clear_line(&mut self, bg: Bg) {
         let line = &self.grid.lines[self.cy as usize];
         if line.cellsize == 0 && bg.default {
@@ -1524,21 +1549,13 @@ impl Term {
             (b'J', b"") => {
                 let bg = self.bg_of(bg);
                 match p.get(0, 0, 0) {
-                    Some(0) => self.clear_end_of_screen(bg),
-                    Some(1) => self.clear_start_of_screen(bg),
-                    Some(2) => self.clear_screen(bg),
                     Some(3) if p.get(1, 0, 0) == Some(0) => self.history.clear(),
-                    _ => {}
+                    n => self.erase(n, bg, Term::SCREEN_ERASES),
                 }
             }
             (b'K', b"") => {
                 let bg = self.bg_of(bg);
-                match p.get(0, 0, 0) {
-                    Some(0) => self.clear_end_of_line(bg),
-                    Some(1) => self.clear_start_of_line(bg),
-                    Some(2) => self.clear_line(bg),
-                    _ => {}
-                }
+                self.erase(p.get(0, 0, 0), bg, Term::LINE_ERASES);
             }
             (b'G' | b'`', b"") => {
                 if let Some(n) = p.get(0, 1, 1) {

@@ -34,94 +34,78 @@ pub const MAX_DEPTH: usize = 16;
 /// (screen-write.c, `?2026h` timer: 1 s), in µs.
 pub const SYNC_TIMEOUT_US: u64 = 1_000_000;
 
-/// The DEC private modes tracked, each `None` until a sequence sets or
-/// resets it or a seed reports it (tmux's `MODE_*` flags, set and cleared
-/// as input.c `input_csi_dispatch_sm_private()` /
-/// `input_csi_dispatch_rm_private()` do: `?1000h`/`?1002h`/`?1003h`
-/// clear the other two, any of `?1000l`–`?1003l` clears all three; RIS
-/// resets everything to tmux's defaults, cursor on, the rest off).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PrivateModes {
-    /// `?2004` bracketed paste (`MODE_BRACKETPASTE`, `#{bracket_paste_flag}` ≥ 3.7).
-    pub bracketed_paste: Option<bool>,
-    /// `?25` cursor visible (`MODE_CURSOR`, `#{cursor_flag}`).
-    pub cursor_visible: Option<bool>,
-    /// `?1004` focus events (`MODE_FOCUSON`; reported by tmux ≥ 3.8's
-    /// `#{pane_private_modes}` only).
-    pub focus_events: Option<bool>,
-    /// `?1000` mouse: press and release (`#{mouse_standard_flag}`).
-    pub mouse_standard: Option<bool>,
-    /// `?1002` mouse: button motion (`#{mouse_button_flag}`).
-    pub mouse_button: Option<bool>,
-    /// `?1003` mouse: all motion (`#{mouse_all_flag}`).
-    pub mouse_all: Option<bool>,
-    /// `?1005` UTF-8 mouse encoding (`#{mouse_utf8_flag}`).
-    pub mouse_utf8: Option<bool>,
-    /// `?1006` SGR mouse encoding (`#{mouse_sgr_flag}`).
-    pub mouse_sgr: Option<bool>,
-    /// `?2026` synchronized output: a frame is open
-    /// (`#{synchronized_output_flag}` ≥ 3.7).
-    pub synchronized_output: Option<bool>,
+/// Declares [`PrivateModes`] from one row per mode (its doc, its field,
+/// its DEC number and its state after RIS), so the struct, its `RESET`,
+/// `merge` and the reading of a `#{pane_private_modes}` list name each
+/// mode once.
+macro_rules! private_modes {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident;
+        $( $(#[$doc:meta])* $field:ident = $number:literal, reset $reset:literal; )*
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $( $(#[$doc])* pub $field: Option<bool>, )*
+        }
+
+        impl $name {
+            /// tmux's modes after RIS (`screen_write_reset()`: cursor and wrap
+            /// only) as far as they are tracked here.
+            pub const RESET: $name = $name { $( $field: Some($reset), )* };
+
+            /// Each mode of `other` that is known replaces this one's.
+            pub fn merge(&mut self, other: $name) {
+                $( if other.$field.is_some() { self.$field = other.$field; } )*
+            }
+
+            /// The modes a `#{pane_private_modes}` value (tmux ≥ 3.8: the set
+            /// modes' numbers, comma-separated) gives. An empty value says
+            /// nothing (it is also what a tmux without the format prints).
+            pub fn from_private_modes_list(list: &str) -> $name {
+                let list = list.trim();
+                if list.is_empty() {
+                    return $name::default();
+                }
+                let set: Vec<u32> = list
+                    .split(',')
+                    .filter_map(|n| n.trim().parse().ok())
+                    .collect();
+                $name { $( $field: Some(set.contains(&$number)), )* }
+            }
+        }
+    };
 }
 
-impl PrivateModes {
-    /// tmux's modes after RIS (`screen_write_reset()`: cursor and wrap
-    /// only) as far as they are tracked here.
-    pub const RESET: PrivateModes = PrivateModes {
-        bracketed_paste: Some(false),
-        cursor_visible: Some(true),
-        focus_events: Some(false),
-        mouse_standard: Some(false),
-        mouse_button: Some(false),
-        mouse_all: Some(false),
-        mouse_utf8: Some(false),
-        mouse_sgr: Some(false),
-        synchronized_output: Some(false),
-    };
-
-    /// Each mode of `other` that is known replaces this one's.
-    pub fn merge(&mut self, other: PrivateModes) {
-        let pick = |a: &mut Option<bool>, b: Option<bool>| {
-            if b.is_some() {
-                *a = b;
-            }
-        };
-        pick(&mut self.bracketed_paste, other.bracketed_paste);
-        pick(&mut self.cursor_visible, other.cursor_visible);
-        pick(&mut self.focus_events, other.focus_events);
-        pick(&mut self.mouse_standard, other.mouse_standard);
-        pick(&mut self.mouse_button, other.mouse_button);
-        pick(&mut self.mouse_all, other.mouse_all);
-        pick(&mut self.mouse_utf8, other.mouse_utf8);
-        pick(&mut self.mouse_sgr, other.mouse_sgr);
-        pick(&mut self.synchronized_output, other.synchronized_output);
-    }
-
-    /// The modes a `#{pane_private_modes}` value (tmux ≥ 3.8: the set
-    /// modes' numbers, comma-separated) gives. An empty value says
-    /// nothing (it is also what a tmux without the format prints).
-    pub fn from_private_modes_list(list: &str) -> PrivateModes {
-        let list = list.trim();
-        if list.is_empty() {
-            return PrivateModes::default();
-        }
-        let set: Vec<u32> = list
-            .split(',')
-            .filter_map(|n| n.trim().parse().ok())
-            .collect();
-        let has = |n: u32| Some(set.contains(&n));
-        PrivateModes {
-            bracketed_paste: has(2004),
-            cursor_visible: has(25),
-            focus_events: has(1004),
-            mouse_standard: has(1000),
-            mouse_button: has(1002),
-            mouse_all: has(1003),
-            mouse_utf8: has(1005),
-            mouse_sgr: has(1006),
-            synchronized_output: has(2026),
-        }
-    }
+private_modes! {
+    /// The DEC private modes tracked, each `None` until a sequence sets or
+    /// resets it or a seed reports it (tmux's `MODE_*` flags, set and cleared
+    /// as input.c `input_csi_dispatch_sm_private()` /
+    /// `input_csi_dispatch_rm_private()` do: `?1000h`/`?1002h`/`?1003h`
+    /// clear the other two, any of `?1000l`–`?1003l` clears all three; RIS
+    /// resets everything to tmux's defaults, cursor on, the rest off).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PrivateModes;
+    /// `?2004` bracketed paste (`MODE_BRACKETPASTE`, `#{bracket_paste_flag}` ≥ 3.7).
+    bracketed_paste = 2004, reset false;
+    /// `?25` cursor visible (`MODE_CURSOR`, `#{cursor_flag}`).
+    cursor_visible = 25, reset true;
+    /// `?1004` focus events (`MODE_FOCUSON`; reported by tmux ≥ 3.8's
+    /// `#{pane_private_modes}` only).
+    focus_events = 1004, reset false;
+    /// `?1000` mouse: press and release (`#{mouse_standard_flag}`).
+    mouse_standard = 1000, reset false;
+    /// `?1002` mouse: button motion (`#{mouse_button_flag}`).
+    mouse_button = 1002, reset false;
+    /// `?1003` mouse: all motion (`#{mouse_all_flag}`).
+    mouse_all = 1003, reset false;
+    /// `?1005` UTF-8 mouse encoding (`#{mouse_utf8_flag}`).
+    mouse_utf8 = 1005, reset false;
+    /// `?1006` SGR mouse encoding (`#{mouse_sgr_flag}`).
+    mouse_sgr = 1006, reset false;
+    /// `?2026` synchronized output: a frame is open
+    /// (`#{synchronized_output_flag}` ≥ 3.7).
+    synchronized_output = 2026, reset false;
 }
 
 /// Where a mark arrived: the cursor when its first byte after the OSC's

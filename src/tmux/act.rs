@@ -58,39 +58,33 @@ impl Server {
         bodies(out, n)
     }
 
-    /// The session `sel` names, as a target for a command line: `$N`,
-    /// `=name` when tmux can match the name exactly
-    /// ([`exact_name_target`]; no round trip), else the id of the session
-    /// with that exact name, or the default session (a round trip each).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
-    /// sessions at all.
-    pub(crate) async fn session_target(&self, sel: &Selector) -> Result<Target, Error> {
-        self.session_named(sel, SessionNaming::ExactName).await
-    }
-
-    /// The window `sel` names (id; index in a session; else the session's
-    /// current window), as a target: see [`Server::session_target`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Server::session_target`].
-    pub(crate) async fn window_target(&self, sel: &Selector) -> Result<Target, Error> {
-        self.window_named(sel, SessionNaming::ExactName).await
-    }
-
-    /// The pane `sel` names (id; else the active pane of the window or
-    /// session named; with no target, the caller's own pane inside tmux,
-    /// else the default session's), as a target: see
-    /// [`Server::session_target`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Server::session_target`].
-    pub(crate) async fn pane_target(&self, sel: &Selector) -> Result<Target, Error> {
-        self.pane_named(sel, SessionNaming::ExactName).await
+    super::target::targets! {
+        /// The session `sel` names, as a target for a command line: `$N`,
+        /// `=name` when tmux can match the name exactly
+        /// ([`exact_name_target`]; no round trip), else the id of the session
+        /// with that exact name, or the default session (a round trip each).
+        ///
+        /// # Errors
+        ///
+        /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing session (looked up names) or no
+        /// sessions at all.
+        session_target = session_named(ExactName);
+        /// The window `sel` names (id; index in a session; else the session's
+        /// current window), as a target: see [`Server::session_target`].
+        ///
+        /// # Errors
+        ///
+        /// As [`Server::session_target`].
+        window_target = window_named(ExactName);
+        /// The pane `sel` names (id; else the active pane of the window or
+        /// session named; with no target, the caller's own pane inside tmux,
+        /// else the default session's), as a target: see
+        /// [`Server::session_target`].
+        ///
+        /// # Errors
+        ///
+        /// As [`Server::session_target`].
+        pane_target = pane_named(ExactName);
     }
 }
 

@@ -13,51 +13,34 @@ use serde::Serialize;
 
 use crate::control::format::Record;
 
-/// A session (libtmux-mcp `SessionInfo`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct SessionInfo {
-    /// Session id, `$N`.
-    pub session_id: String,
-    /// Session name.
-    pub session_name: String,
-    /// Number of windows.
-    pub window_count: i64,
-    /// Number of clients attached (tmuxwire's own control clients are not
-    /// counted), as a string.
-    pub session_attached: String,
-    /// Creation time, seconds since the Unix epoch, as a string.
-    pub session_created: String,
-    /// The active pane of the session's current window.
-    pub active_pane_id: Option<String>,
-}
-
 crate::record! {
-    /// The tmux variables a [`SessionInfo`] is read from.
-    struct SessionRow {
-        session_id: String = "session_id",
-        session_name: String = "session_name",
-        windows: i64 = "session_windows",
-        created: String = "session_created",
-        active_pane: Option<String> = "pane_id",
+    /// A session (libtmux-mcp `SessionInfo`).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct SessionInfo {
+        /// Session id, `$N`.
+        pub session_id: String = "session_id",
+        /// Session name.
+        pub session_name: String = "session_name",
+        /// Number of windows.
+        pub window_count: i64 = "session_windows",
+        /// Number of clients attached (tmuxwire's own control clients are not
+        /// counted), as a string.
+        pub session_attached: String,
+        /// Creation time, seconds since the Unix epoch, as a string.
+        pub session_created: String = "session_created",
+        /// The active pane of the session's current window.
+        pub active_pane_id: Option<String> = "pane_id",
     }
+    read_as read_fields;
 }
 
 impl SessionInfo {
-    /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = SessionRow::FIELDS;
-
     /// Builds one from a record of [`SessionInfo::FIELDS`];
     /// `session_attached` is the session's count in `attached`.
     pub fn from_record(r: &Record, attached: &Attached) -> SessionInfo {
-        let row = SessionRow::from_record(r);
-        SessionInfo {
-            session_attached: attached.count(&row.session_id).to_string(),
-            session_id: row.session_id,
-            session_name: row.session_name,
-            window_count: row.windows,
-            session_created: row.created,
-            active_pane_id: row.active_pane,
-        }
+        let mut s = SessionInfo::read_fields(r);
+        s.session_attached = attached.count(&s.session_id).to_string();
+        s
     }
 }
 
@@ -109,70 +92,32 @@ impl Attached {
     }
 }
 
-/// A window (libtmux-mcp `WindowInfo`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct WindowInfo {
-    /// Window id, `@N`.
-    pub window_id: String,
-    /// Window name.
-    pub window_name: String,
-    /// Index in its session, as a string.
-    pub window_index: String,
-    /// The session this listing saw the window in.
-    pub session_id: String,
-    /// That session's name.
-    pub session_name: String,
-    /// Number of panes.
-    pub pane_count: i64,
-    /// Layout string (`select-layout` syntax).
-    pub window_layout: String,
-    /// `"1"` if this is its session's current window, else `"0"`.
-    pub window_active: String,
-    /// Width in cells, as a string.
-    pub window_width: String,
-    /// Height in cells, as a string.
-    pub window_height: String,
-    /// The window's active pane.
-    pub active_pane_id: Option<String>,
-}
-
 crate::record! {
-    /// The tmux variables a [`WindowInfo`] is read from.
-    struct WindowRow {
-        window_id: String = "window_id",
-        window_name: String = "window_name",
-        window_index: String = "window_index",
-        session_id: String = "session_id",
-        session_name: String = "session_name",
-        panes: i64 = "window_panes",
-        window_layout: String = "window_layout",
-        window_active: String = "window_active",
-        window_width: String = "window_width",
-        window_height: String = "window_height",
-        active_pane: Option<String> = "pane_id",
-    }
-}
-
-impl WindowInfo {
-    /// The format variables, in record order.
-    pub const FIELDS: &'static [&'static str] = WindowRow::FIELDS;
-
-    /// Builds one from a record of [`WindowInfo::FIELDS`].
-    pub fn from_record(r: &Record) -> WindowInfo {
-        let row = WindowRow::from_record(r);
-        WindowInfo {
-            window_id: row.window_id,
-            window_name: row.window_name,
-            window_index: row.window_index,
-            session_id: row.session_id,
-            session_name: row.session_name,
-            pane_count: row.panes,
-            window_layout: row.window_layout,
-            window_active: row.window_active,
-            window_width: row.window_width,
-            window_height: row.window_height,
-            active_pane_id: row.active_pane,
-        }
+    /// A window (libtmux-mcp `WindowInfo`).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct WindowInfo {
+        /// Window id, `@N`.
+        pub window_id: String = "window_id",
+        /// Window name.
+        pub window_name: String = "window_name",
+        /// Index in its session, as a string.
+        pub window_index: String = "window_index",
+        /// The session this listing saw the window in.
+        pub session_id: String = "session_id",
+        /// That session's name.
+        pub session_name: String = "session_name",
+        /// Number of panes.
+        pub pane_count: i64 = "window_panes",
+        /// Layout string (`select-layout` syntax).
+        pub window_layout: String = "window_layout",
+        /// `"1"` if this is its session's current window, else `"0"`.
+        pub window_active: String = "window_active",
+        /// Width in cells, as a string.
+        pub window_width: String = "window_width",
+        /// Height in cells, as a string.
+        pub window_height: String = "window_height",
+        /// The window's active pane.
+        pub active_pane_id: Option<String> = "pane_id",
     }
 }
 
@@ -200,61 +145,64 @@ crate::record! {
     }
 }
 
-/// A pane (libtmux-mcp `PaneInfo`), plus where it lives by name.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct PaneInfo {
-    /// Pane id, `%N`.
-    pub pane_id: String,
-    /// Index in its window, as a string.
-    pub pane_index: String,
-    /// Width in cells, as a string.
-    pub pane_width: String,
-    /// Height in cells, as a string.
-    pub pane_height: String,
-    /// Position in the window.
-    #[serde(flatten)]
-    pub geometry: Geometry,
-    /// The pane's tty device.
-    pub pane_tty: String,
-    /// Name of the foreground process.
-    pub pane_current_command: String,
-    /// Working directory of the foreground process.
-    pub pane_current_path: String,
-    /// Pid of the pane's first process, as a string.
-    pub pane_pid: String,
-    /// Pane title.
-    pub pane_title: String,
-    /// `"1"` if this is its window's active pane.
-    pub pane_active: String,
-    /// The pane's window.
-    pub window_id: String,
-    /// The session this listing saw the pane in.
-    pub session_id: String,
-    /// True when this pane runs the MCP client that called (from `TMUX`
-    /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
-    /// inside tmux.
-    pub is_caller: Option<bool>,
-    /// That session's name.
-    pub session_name: String,
-    /// The window's index in that session (not sent: `list_windows` and
-    /// `get_window_info` tell it, by `window_id`).
-    #[serde(skip)]
-    pub window_index: String,
-    /// The window's name (not sent, as `window_index`).
-    #[serde(skip)]
-    pub window_name: String,
-    /// Lines of scrollback (history) above the visible screen; left out
-    /// when 0.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub history_size: i64,
-    /// The most history lines tmux keeps for this pane; older lines are
-    /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
-    /// setting `history-limit` later changes only new panes (tmux issue
-    /// 4705); 3.7 and later apply a new limit to existing panes too
-    /// (`session_update_history()`). Left out when it is tmux's default,
-    /// 2000 lines (`history-limit` in options-table.c).
-    #[serde(skip_serializing_if = "is_default_history_limit")]
-    pub history_limit: i64,
+crate::record! {
+    /// A pane (libtmux-mcp `PaneInfo`), plus where it lives by name.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct PaneInfo {
+        /// Pane id, `%N`.
+        pub pane_id: String = "pane_id",
+        /// Index in its window, as a string.
+        pub pane_index: String = "pane_index",
+        /// Width in cells, as a string.
+        pub pane_width: String = "pane_width",
+        /// Height in cells, as a string.
+        pub pane_height: String = "pane_height",
+        /// Position in the window.
+        #[serde(flatten)]
+        pub geometry: Geometry = ..,
+        /// The pane's tty device.
+        pub pane_tty: String = "pane_tty",
+        /// Name of the foreground process.
+        pub pane_current_command: String = "pane_current_command",
+        /// Working directory of the foreground process.
+        pub pane_current_path: String = "pane_current_path",
+        /// Pid of the pane's first process, as a string.
+        pub pane_pid: String = "pane_pid",
+        /// Pane title.
+        pub pane_title: String = "pane_title",
+        /// `"1"` if this is its window's active pane.
+        pub pane_active: String = "pane_active",
+        /// The pane's window.
+        pub window_id: String = "window_id",
+        /// The session this listing saw the pane in.
+        pub session_id: String = "session_id",
+        /// True when this pane runs the MCP client that called (from `TMUX`
+        /// and `TMUX_PANE`, socket-aware); null when tmuxwire does not run
+        /// inside tmux.
+        pub is_caller: Option<bool>,
+        /// That session's name.
+        pub session_name: String = "session_name",
+        /// The window's index in that session (not sent: `list_windows` and
+        /// `get_window_info` tell it, by `window_id`).
+        #[serde(skip)]
+        pub window_index: String = "window_index",
+        /// The window's name (not sent, as `window_index`).
+        #[serde(skip)]
+        pub window_name: String = "window_name",
+        /// Lines of scrollback (history) above the visible screen; left out
+        /// when 0.
+        #[serde(skip_serializing_if = "is_zero")]
+        pub history_size: i64 = "history_size",
+        /// The most history lines tmux keeps for this pane; older lines are
+        /// dropped. Before tmux 3.7 it is fixed when the pane is made, so
+        /// setting `history-limit` later changes only new panes (tmux issue
+        /// 4705); 3.7 and later apply a new limit to existing panes too
+        /// (`session_update_history()`). Left out when it is tmux's default,
+        /// 2000 lines (`history-limit` in options-table.c).
+        #[serde(skip_serializing_if = "is_default_history_limit")]
+        pub history_limit: i64 = "history_limit",
+    }
+    read_as read_fields;
 }
 
 impl crate::tmux::op::filter::Filtered for SessionInfo {}
@@ -285,60 +233,13 @@ fn is_default_history_limit(n: &i64) -> bool {
     *n == DEFAULT_HISTORY_LIMIT
 }
 
-crate::record! {
-    /// The tmux variables a [`PaneInfo`] is read from, besides its
-    /// [`Geometry`] (which follows them in the record).
-    struct PaneRow {
-        pane_id: String = "pane_id",
-        pane_index: String = "pane_index",
-        pane_width: String = "pane_width",
-        pane_height: String = "pane_height",
-        pane_tty: String = "pane_tty",
-        pane_current_command: String = "pane_current_command",
-        pane_pid: String = "pane_pid",
-        pane_title: String = "pane_title",
-        pane_active: String = "pane_active",
-        window_id: String = "window_id",
-        session_id: String = "session_id",
-        session_name: String = "session_name",
-        window_index: String = "window_index",
-        window_name: String = "window_name",
-        pane_current_path: String = "pane_current_path",
-        history_size: i64 = "history_size",
-        history_limit: i64 = "history_limit",
-    }
-}
-
 impl PaneInfo {
-    /// The format variables, in record order: [`PaneRow`]'s, then
-    /// [`Geometry::FIELDS`].
-    pub const FIELDS: &'static [&'static str] = &crate::concat_fields!(PaneRow, Geometry);
-
     /// Builds one from a record of [`PaneInfo::FIELDS`]; `is_caller` says
     /// whether a pane id is the caller's own pane.
     pub fn from_record(r: &Record, is_caller: impl Fn(&str) -> Option<bool>) -> PaneInfo {
-        let row = PaneRow::from_record(r);
-        PaneInfo {
-            is_caller: is_caller(&row.pane_id),
-            pane_id: row.pane_id,
-            pane_index: row.pane_index,
-            pane_width: row.pane_width,
-            pane_height: row.pane_height,
-            geometry: Geometry::from_record_at(r, PaneRow::FIELDS.len()),
-            pane_tty: row.pane_tty,
-            pane_current_command: row.pane_current_command,
-            pane_pid: row.pane_pid,
-            pane_title: row.pane_title,
-            pane_active: row.pane_active,
-            window_id: row.window_id,
-            session_id: row.session_id,
-            session_name: row.session_name,
-            window_index: row.window_index,
-            window_name: row.window_name,
-            pane_current_path: row.pane_current_path,
-            history_size: row.history_size,
-            history_limit: row.history_limit,
-        }
+        let mut p = PaneInfo::read_fields(r);
+        p.is_caller = is_caller(&p.pane_id);
+        p
     }
 }
 
@@ -361,71 +262,74 @@ pub struct ServerInfo {
     pub imsg_framing: Option<String>,
 }
 
-/// A pane's visible content and state (libtmux-mcp `PaneSnapshot`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct PaneSnapshot {
-    /// Pane id, `%N`.
-    pub pane_id: String,
-    /// The visible screen, one line per row (spaces at line ends kept as
-    /// tmux prints them). Empty rows below both the last text and the
-    /// cursor row are dropped; rows down to the cursor row are kept, so
-    /// `content` has at least `cursor_y + 1` lines and blank lines a
-    /// program printed above its prompt are not lost.
-    pub content: String,
-    /// Cursor column, 0-based cells.
-    pub cursor_x: i64,
-    /// Cursor row, 0-based from the top of the visible screen.
-    pub cursor_y: i64,
-    /// Width in cells, sent as a string, as every other tool sends
-    /// `pane_width`.
-    #[serde(serialize_with = "as_string")]
-    #[schemars(with = "String")]
-    pub pane_width: i64,
-    /// Height in rows (a string, as `pane_width`).
-    #[serde(serialize_with = "as_string")]
-    #[schemars(with = "String")]
-    pub pane_height: i64,
-    /// Position in the window.
-    #[serde(flatten)]
-    pub geometry: Geometry,
-    /// The pane's tty device.
-    pub pane_tty: String,
-    /// Pid of the pane's first process, as a string.
-    pub pane_pid: String,
-    /// True when the pane's process exited (with `remain-on-exit`).
-    pub pane_dead: Option<bool>,
-    /// True when the alternate screen (full-screen programs) is shown.
-    pub alternate_on: Option<bool>,
-    /// True when the pane is in a mode (copy mode, view mode, …).
-    pub pane_in_mode: bool,
-    /// The mode's name (`copy-mode`, `view-mode`, …), if any.
-    pub pane_mode: Option<String>,
-    /// In copy mode: how many lines the view is scrolled up from the live
-    /// bottom.
-    pub scroll_position: Option<i64>,
-    /// Lines of scrollback (history) above the visible screen.
-    pub history_size: i64,
-    /// Pane title.
-    pub title: String,
-    /// Name of the foreground process.
-    pub pane_current_command: String,
-    /// Working directory of the foreground process.
-    pub pane_current_path: String,
-    /// See [`PaneInfo::is_caller`].
-    pub is_caller: Option<bool>,
-    /// True when `content` was cut to `max_lines` (the newest lines kept).
-    pub content_truncated: bool,
-    /// How many lines were cut.
-    pub content_truncated_lines: i64,
-    /// Which screen `content` shows: always `live` (the pane's current
-    /// screen), left out. In copy mode the user may be looking at older
-    /// lines; see `scroll_position`.
-    #[serde(skip_serializing_if = "crate::tmux::op::capture::is_live")]
-    pub content_view: String,
-    /// The pane's history limit in lines (fixed when the pane was made);
-    /// left out when it is tmux's default (2000).
-    #[serde(skip_serializing_if = "is_default_history_limit")]
-    pub history_limit: i64,
+crate::record! {
+    /// A pane's visible content and state (libtmux-mcp `PaneSnapshot`).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct PaneSnapshot {
+        /// Pane id, `%N`.
+        pub pane_id: String = "pane_id",
+        /// The visible screen, one line per row (spaces at line ends kept as
+        /// tmux prints them). Empty rows below both the last text and the
+        /// cursor row are dropped; rows down to the cursor row are kept, so
+        /// `content` has at least `cursor_y + 1` lines and blank lines a
+        /// program printed above its prompt are not lost.
+        pub content: String,
+        /// Cursor column, 0-based cells.
+        pub cursor_x: i64 = "cursor_x",
+        /// Cursor row, 0-based from the top of the visible screen.
+        pub cursor_y: i64 = "cursor_y",
+        /// Width in cells, sent as a string, as every other tool sends
+        /// `pane_width`.
+        #[serde(serialize_with = "as_string")]
+        #[schemars(with = "String")]
+        pub pane_width: i64 = "pane_width",
+        /// Height in rows (a string, as `pane_width`).
+        #[serde(serialize_with = "as_string")]
+        #[schemars(with = "String")]
+        pub pane_height: i64 = "pane_height",
+        /// Position in the window.
+        #[serde(flatten)]
+        pub geometry: Geometry = ..,
+        /// The pane's tty device.
+        pub pane_tty: String = "pane_tty",
+        /// Pid of the pane's first process, as a string.
+        pub pane_pid: String = "pane_pid",
+        /// True when the pane's process exited (with `remain-on-exit`).
+        pub pane_dead: Option<bool> = "pane_dead",
+        /// True when the alternate screen (full-screen programs) is shown.
+        pub alternate_on: Option<bool> = "alternate_on",
+        /// True when the pane is in a mode (copy mode, view mode, …).
+        pub pane_in_mode: bool = "pane_in_mode",
+        /// The mode's name (`copy-mode`, `view-mode`, …), if any.
+        pub pane_mode: Option<String> = "pane_mode",
+        /// In copy mode: how many lines the view is scrolled up from the live
+        /// bottom.
+        pub scroll_position: Option<i64> = "scroll_position",
+        /// Lines of scrollback (history) above the visible screen.
+        pub history_size: i64 = "history_size",
+        /// Pane title.
+        pub title: String = "pane_title",
+        /// Name of the foreground process.
+        pub pane_current_command: String = "pane_current_command",
+        /// Working directory of the foreground process.
+        pub pane_current_path: String = "pane_current_path",
+        /// See [`PaneInfo::is_caller`].
+        pub is_caller: Option<bool>,
+        /// True when `content` was cut to `max_lines` (the newest lines kept).
+        pub content_truncated: bool,
+        /// How many lines were cut.
+        pub content_truncated_lines: i64,
+        /// Which screen `content` shows: always `live` (the pane's current
+        /// screen), left out. In copy mode the user may be looking at older
+        /// lines; see `scroll_position`.
+        #[serde(skip_serializing_if = "crate::tmux::op::capture::is_live")]
+        pub content_view: String,
+        /// The pane's history limit in lines (fixed when the pane was made);
+        /// left out when it is tmux's default (2000).
+        #[serde(skip_serializing_if = "is_default_history_limit")]
+        pub history_limit: i64 = "history_limit",
+    }
+    read_as read_fields;
 }
 
 /// Whether a number is 0: for `skip_serializing_if` on the counts and
@@ -439,64 +343,14 @@ fn as_string<S: serde::Serializer>(n: &i64, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(n)
 }
 
-crate::record! {
-    /// The tmux variables a [`PaneSnapshot`] is read from, besides its
-    /// [`Geometry`] (which follows them in the record).
-    struct SnapshotRow {
-        pane_id: String = "pane_id",
-        cursor_x: i64 = "cursor_x",
-        cursor_y: i64 = "cursor_y",
-        pane_width: i64 = "pane_width",
-        pane_height: i64 = "pane_height",
-        pane_tty: String = "pane_tty",
-        pane_pid: String = "pane_pid",
-        pane_dead: Option<bool> = "pane_dead",
-        alternate_on: Option<bool> = "alternate_on",
-        pane_in_mode: bool = "pane_in_mode",
-        pane_mode: Option<String> = "pane_mode",
-        scroll_position: Option<i64> = "scroll_position",
-        history_size: i64 = "history_size",
-        history_limit: i64 = "history_limit",
-        title: String = "pane_title",
-        pane_current_command: String = "pane_current_command",
-        pane_current_path: String = "pane_current_path",
-    }
-}
-
 impl PaneSnapshot {
-    /// The format variables, in record order: [`SnapshotRow`]'s, then
-    /// [`Geometry::FIELDS`].
-    pub const FIELDS: &'static [&'static str] = &crate::concat_fields!(SnapshotRow, Geometry);
-
     /// Builds one from a record of [`PaneSnapshot::FIELDS`]; the content
     /// fields are filled by the caller.
     pub fn from_record(r: &Record, is_caller: impl Fn(&str) -> Option<bool>) -> PaneSnapshot {
-        let row = SnapshotRow::from_record(r);
-        PaneSnapshot {
-            is_caller: is_caller(&row.pane_id),
-            pane_id: row.pane_id,
-            content: String::new(),
-            cursor_x: row.cursor_x,
-            cursor_y: row.cursor_y,
-            pane_width: row.pane_width,
-            pane_height: row.pane_height,
-            geometry: Geometry::from_record_at(r, SnapshotRow::FIELDS.len()),
-            pane_tty: row.pane_tty,
-            pane_pid: row.pane_pid,
-            pane_dead: row.pane_dead,
-            alternate_on: row.alternate_on,
-            pane_in_mode: row.pane_in_mode,
-            pane_mode: row.pane_mode,
-            scroll_position: row.scroll_position,
-            history_size: row.history_size,
-            history_limit: row.history_limit,
-            title: row.title,
-            pane_current_command: row.pane_current_command,
-            pane_current_path: row.pane_current_path,
-            content_truncated: false,
-            content_truncated_lines: 0,
-            content_view: "live".into(),
-        }
+        let mut snap = PaneSnapshot::read_fields(r);
+        snap.is_caller = is_caller(&snap.pane_id);
+        snap.content_view = "live".into();
+        snap
     }
 }
 

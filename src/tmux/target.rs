@@ -117,33 +117,43 @@ pub(super) enum SessionNaming {
     ExactName,
 }
 
+/// Writes `Server` methods that name a target for a [`Selector`], one row
+/// each (its doc, its name, the level's `*_named` and the
+/// [`SessionNaming`]): `resolve_pane` … here, `pane_target` … in
+/// [`super::act`].
+macro_rules! targets {
+    ($( $(#[$doc:meta])* $name:ident = $named:ident($naming:ident); )*) => {
+        $(
+            $(#[$doc])*
+            pub(crate) async fn $name(&self, sel: &Selector) -> Result<Target, Error> {
+                self.$named(sel, SessionNaming::$naming).await
+            }
+        )*
+    };
+}
+pub(super) use targets;
+
 impl Server {
-    /// The target a pane-level command should use for `sel`.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
-    /// sessions.
-    pub(crate) async fn resolve_pane(&self, sel: &Selector) -> Result<Target, Error> {
-        self.pane_named(sel, SessionNaming::Id).await
-    }
-
-    /// The target a window-level command should use for `sel`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Server::resolve_pane`].
-    pub(crate) async fn resolve_window(&self, sel: &Selector) -> Result<Target, Error> {
-        self.window_named(sel, SessionNaming::Id).await
-    }
-
-    /// The session `sel` names, or the default session.
-    ///
-    /// # Errors
-    ///
-    /// As [`Server::resolve_pane`].
-    pub(crate) async fn resolve_session(&self, sel: &Selector) -> Result<Target, Error> {
-        self.session_named(sel, SessionNaming::Id).await
+    targets! {
+        /// The target a pane-level command should use for `sel`.
+        ///
+        /// # Errors
+        ///
+        /// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) when nothing is named and the server has no
+        /// sessions.
+        resolve_pane = pane_named(Id);
+        /// The target a window-level command should use for `sel`.
+        ///
+        /// # Errors
+        ///
+        /// As [`Server::resolve_pane`].
+        resolve_window = window_named(Id);
+        /// The session `sel` names, or the default session.
+        ///
+        /// # Errors
+        ///
+        /// As [`Server::resolve_pane`].
+        resolve_session = session_named(Id);
     }
 
     /// The pane `sel` names: its id; else, with no target, the caller's

@@ -73,6 +73,11 @@ pub(super) struct RawCell {
     pane_keys: Option<usize>,
 }
 
+/// A layout JSON error at byte `at`: `layout JSON: {what}`.
+fn error_at(what: impl fmt::Display, at: usize) -> LayoutError {
+    LayoutError::at(format!("layout JSON: {what}"), at)
+}
+
 impl<'a> Json<'a> {
     pub(super) fn new(b: &'a [u8]) -> Self {
         Json { b, at: 0 }
@@ -98,7 +103,7 @@ impl<'a> Json<'a> {
     }
 
     pub(super) fn error(&self, what: impl fmt::Display) -> LayoutError {
-        LayoutError::at(format!("layout JSON: {what}"), self.at)
+        error_at(what, self.at)
     }
 
     /// `{"V":2,"L":CELL}` and nothing after it but whitespace.
@@ -227,11 +232,8 @@ impl<'a> Json<'a> {
         let n = self.integer()?;
         match u32::try_from(n) {
             Ok(v) if v < i32::MAX as u32 => Ok(v),
-            _ => Err(LayoutError::at(
-                format!(
-                    "layout JSON: \"{key}\" must be 0 to {} (received {n})",
-                    i32::MAX - 1
-                ),
+            _ => Err(error_at(
+                format_args!("\"{key}\" must be 0 to {} (received {n})", i32::MAX - 1),
                 at,
             )),
         }
@@ -246,7 +248,7 @@ impl<'a> Json<'a> {
         let mut raw = RawCell::default();
         self.object(|j, key| {
             let at = j.at;
-            let dup = || LayoutError::at(format!("layout JSON: \"{key}\" given twice"), at);
+            let dup = || error_at(format_args!("\"{key}\" given twice"), at);
             match key {
                 "t" => {
                     if raw.t.is_some() {
@@ -257,13 +259,11 @@ impl<'a> Json<'a> {
                         "h" => b'h',
                         "v" => b'v',
                         other => {
-                            return Err(LayoutError::at(
-                                format!(
-                                    "layout JSON: cell type \"{}\" (not \"p\", \"h\" or \"v\")",
-                                    crate::tmux::error::shorten(other, 20)
-                                ),
-                                at,
-                            ));
+                            let what = format_args!(
+                                "cell type \"{}\" (not \"p\", \"h\" or \"v\")",
+                                crate::tmux::error::shorten(other, 20)
+                            );
+                            return Err(error_at(what, at));
                         }
                     };
                     raw.t = Some((v, at));
@@ -314,26 +314,23 @@ impl<'a> Json<'a> {
                                         && d.bytes().all(|c| c.is_ascii_digit())
                                 })
                                 .and_then(|d| d.parse::<u32>().ok());
-                            p.id = Some(id.ok_or_else(|| {
-                                LayoutError::at("layout JSON: \"I\" must be a pane id (%N)", at)
-                            })?);
+                            p.id = Some(
+                                id.ok_or_else(|| error_at("\"I\" must be a pane id (%N)", at))?,
+                            );
                         }
                     }
                 }
                 _ => {
-                    return Err(LayoutError::at(
-                        format!(
-                            "layout JSON: unknown key \"{}\" in a cell",
-                            crate::tmux::error::shorten(key, 20)
-                        ),
+                    let key = crate::tmux::error::shorten(key, 20);
+                    return Err(error_at(
+                        format_args!("unknown key \"{key}\" in a cell"),
                         at,
                     ));
                 }
             }
             Ok(())
         })?;
-        let missing =
-            |k: &str| LayoutError::at(format!("layout JSON: a cell without \"{k}\""), start);
+        let missing = |k: &str| error_at(format_args!("a cell without \"{k}\""), start);
         let (t, _) = raw.t.ok_or_else(|| missing("t"))?;
         let (w, w_at) = raw.w.ok_or_else(|| missing("w"))?;
         let (h, h_at) = raw.h.ok_or_else(|| missing("h"))?;
@@ -350,10 +347,7 @@ impl<'a> Json<'a> {
         );
         let content = if t == b'p' {
             if raw.c.is_some() {
-                return Err(LayoutError::at(
-                    "layout JSON: a pane cell with \"c\"",
-                    start,
-                ));
+                return Err(error_at("a pane cell with \"c\"", start));
             }
             if raw.pane.index.is_none() {
                 return Err(missing("i"));
@@ -361,10 +355,7 @@ impl<'a> Json<'a> {
             Content::Pane(raw.pane)
         } else {
             if let Some(at) = raw.pane_keys {
-                return Err(LayoutError::at(
-                    "layout JSON: a split cell with a pane's key",
-                    at,
-                ));
+                return Err(error_at("a split cell with a pane's key", at));
             }
             let cells = raw.c.ok_or_else(|| missing("c"))?;
             let split = if t == b'h' {
@@ -400,10 +391,7 @@ impl<'a> Json<'a> {
         }
         self.at += 1;
         if cells.len() < 2 {
-            return Err(LayoutError::at(
-                "layout JSON: a split must hold at least two cells",
-                start,
-            ));
+            return Err(error_at("a split must hold at least two cells", start));
         }
         Ok(cells)
     }

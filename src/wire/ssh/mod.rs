@@ -829,6 +829,18 @@ impl Remote {
         rest.parse::<u64>().is_ok_and(|g| g < now)
     }
 
+    /// The client a script line starts now: a fresh nonce, the `TERM`
+    /// of clients opened now ([`Remote::client_term`]), the binary and
+    /// the socket.
+    fn script_client(&self) -> script::Client {
+        script::Client {
+            nonce: crate::nonce::hex(),
+            term: self.client_term(),
+            tmux: self.tmux(),
+            socket: self.socket.clone(),
+        }
+    }
+
     fn tmux(&self) -> String {
         self.tmux
             .lock()
@@ -933,18 +945,15 @@ impl Remote {
         if version.release().is_some_and(|v| v >= (3, 8)) {
             flags.push_str(",new-layouts");
         }
-        let nonce = crate::nonce::hex();
-        let line = script::control_line(
-            &nonce,
-            &self.client_term(),
-            &self.tmux(),
-            &self.socket,
-            opts.attach_target.as_deref(),
-            &flags,
-        );
+        let client = self.script_client();
+        let line = script::control_line(&client, opts.attach_target.as_deref(), &flags);
         let ch = self
             .host
-            .channel(&nonce, &line, opts.timeout.max(Duration::from_secs(10)))
+            .channel(
+                &client.nonce,
+                &line,
+                opts.timeout.max(Duration::from_secs(10)),
+            )
             .await?;
         let Channel {
             mut child,
@@ -1004,19 +1013,12 @@ impl Remote {
         timeout: Duration,
         start: bool,
     ) -> Result<CommandOutput, Error> {
-        let nonce = crate::nonce::hex();
-        let line = script::exec_line(
-            &nonce,
-            &self.client_term(),
-            &self.tmux(),
-            &self.socket,
-            cmds,
-            start,
-        );
+        let client = self.script_client();
+        let line = script::exec_line(&client, cmds, start);
         let out = self
             .host
             .exec(
-                &nonce,
+                &client.nonce,
                 &line,
                 timeout,
                 (&self.label(), "a one-shot command"),

@@ -98,14 +98,29 @@ fn find_tmux(tmux: &str) -> String {
 /// The `TERM` of the probe's one-shot client.
 const PROBE_TERM: &str = "tmuxwire-probe";
 
-/// The start of a line that execs `tmux` (with `TERM` `term`): the
+/// The tmux client a line starts on the host: what [`control_line`] and
+/// [`exec_line`] both need.
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// The nonce of the line's banner, fresh for each line.
+    pub nonce: String,
+    /// The client's `TERM`, so tmuxwire's clients can be told from a
+    /// person's.
+    pub term: String,
+    /// The tmux binary (a name on the host's `PATH`, or a path).
+    pub tmux: String,
+    /// The server's socket.
+    pub socket: RemoteSocket,
+}
+
+/// The start of a line that execs `tmux` (with `TERM` `client.term`): the
 /// preamble, then `exec env TERM=… TMUX [-N] -u [-L|-S …]`; `-N` (never
 /// start a server) unless `start`.
-fn exec_tmux(nonce: &str, term: &str, tmux: &str, socket: &RemoteSocket, start: bool) -> String {
-    let mut l = preamble(nonce);
-    l.push_str(&find_tmux(tmux));
+fn exec_tmux(client: &Client, start: bool) -> String {
+    let mut l = preamble(&client.nonce);
+    l.push_str(&find_tmux(&client.tmux));
     l.push_str("exec ");
-    l.push_str(&tmux_command(term, socket, start));
+    l.push_str(&tmux_command(&client.term, &client.socket, start));
     l
 }
 
@@ -128,29 +143,22 @@ fn tmux_command(term: &str, socket: &RemoteSocket, start: bool) -> String {
     l
 }
 
-/// The line that makes the remote `tmux` (its `TERM` is `term`, so
+/// The line that makes the remote `tmux` (its `TERM` is `client.term`, so
 /// tmuxwire's clients can be told from a person's) a control client
 /// attached to `session` (an id such as `$3`; `None`: tmux's choice): `-N` (never start
 /// a server), `-u` (UTF-8 whatever the locale), `attach-session -E` (do not
 /// rewrite the session's environment) with `-f` flags (`ignore-size`, and
 /// `no-output` for a client that only sends commands).
-pub fn control_line(
-    nonce: &str,
-    term: &str,
-    tmux: &str,
-    socket: &RemoteSocket,
-    session: Option<&str>,
-    flags: &str,
-) -> String {
-    let mut cmd = tmux_command(term, socket, false);
+pub fn control_line(client: &Client, session: Option<&str>, flags: &str) -> String {
+    let mut cmd = tmux_command(&client.term, &client.socket, false);
     cmd.push_str(" -C attach-session -E -f ");
     cmd.push_str(&quote(flags));
     if let Some(s) = session {
         cmd.push_str(" -t ");
         cmd.push_str(&quote(s));
     }
-    let mut l = preamble(nonce);
-    l.push_str(&find_tmux(tmux));
+    let mut l = preamble(&client.nonce);
+    l.push_str(&find_tmux(&client.tmux));
     // tmux's control client hands its stdin and stdout to the server, and
     // the server keeps a client whose output it cannot write (the channel
     // closed while an answer was queued) until the client's process ends
@@ -177,15 +185,8 @@ pub fn control_line(
 /// command's argv; joined by `;` as tmux's own argv parser reads them, an
 /// argument ending in `;` escaped). With `start`, the client may start a
 /// server (`new-session` in `create_session`); otherwise `-N`.
-pub fn exec_line<S: AsRef<str>>(
-    nonce: &str,
-    term: &str,
-    tmux: &str,
-    socket: &RemoteSocket,
-    cmds: &[&[S]],
-    start: bool,
-) -> String {
-    let mut l = exec_tmux(nonce, term, tmux, socket, start);
+pub fn exec_line<S: AsRef<str>>(client: &Client, cmds: &[&[S]], start: bool) -> String {
+    let mut l = exec_tmux(client, start);
     for (i, argv) in cmds.iter().enumerate() {
         if i > 0 {
             l.push_str(" ';'");
@@ -454,11 +455,14 @@ mod tests {
 
     #[test]
     fn exec_lines_join_commands_as_tmux_argv() {
+        let client = |term: &str, socket| Client {
+            nonce: "n".into(),
+            term: term.into(),
+            tmux: "tmux".into(),
+            socket,
+        };
         let l = exec_line(
-            "n",
-            "tmuxwire",
-            "tmux",
-            &RemoteSocket::Name("w".into()),
+            &client("tmuxwire", RemoteSocket::Name("w".into())),
             &[&["display-message", "-p", "a;"][..], &["list-sessions"][..]],
             false,
         );
@@ -470,10 +474,7 @@ mod tests {
             "{l}"
         );
         let l = exec_line::<&str>(
-            "n",
-            "t",
-            "tmux",
-            &RemoteSocket::Path("/tmp/x/tmux.sock".into()),
+            &client("t", RemoteSocket::Path("/tmp/x/tmux.sock".into())),
             &[&["new-session"]],
             true,
         );
