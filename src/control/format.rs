@@ -47,9 +47,24 @@ pub const US: char = '\u{241f}';
 /// The second pattern is a real line feed.
 const ESCAPE_MODIFIERS: &str = "s/(\\\\|\u{241e}|\u{241f})/\\\\\\1/;s/\n/\\\\n/:";
 
+/// The flag options a query reads (the ones a copy's layout follows:
+/// [`crate::mirror::probe`]). A format prints a flag option as `1` or
+/// `0` (format.c: `format_find()` asks `options_to_string()` for the
+/// numeric form) and `set-option` refuses any other value than on, off,
+/// yes, no, 1 or 0 (options.c: `options_from_string_flag()`, 3.3a–3.8),
+/// so
+/// their values never need escaping; leaving the two substitutions out
+/// spares tmux two regcomp(3)s per field and pane, most of a fence's cost.
+const FLAG_OPTIONS: &[&str] = &[
+    "scroll-on-clear",
+    "alternate-screen",
+    "variation-selector-always-wide",
+];
+
 /// True for format variables whose values tmux itself generates (ids,
-/// numbers, flags, layouts, mode names) and so cannot hold text a program
-/// chose; every other variable is printed escaped.
+/// numbers, flags, layouts, mode names, [flag options](FLAG_OPTIONS))
+/// and so cannot hold text a program chose; every other variable is
+/// printed escaped.
 fn is_generated(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "version",
@@ -96,6 +111,7 @@ fn is_generated(name: &str) -> bool {
         "mouse_",
     ];
     EXACT.contains(&name)
+        || FLAG_OPTIONS.contains(&name)
         || SUFFIXES.iter().any(|s| name.ends_with(s))
         || PREFIXES.iter().any(|p| name.starts_with(p))
         || name == "client_control_mode"
@@ -550,6 +566,8 @@ mod tests {
             "pane_width",
             "cursor_x",
             "history_size",
+            "scroll-on-clear",
+            "variation-selector-always-wide",
         ] {
             assert!(is_generated(n), "{n}");
         }
@@ -559,6 +577,8 @@ mod tests {
             "session_name",
             "window_name",
             "x",
+            "@scroll-on-clear",
+            "@user-option",
         ] {
             assert!(!is_generated(n), "{n}");
         }

@@ -12,7 +12,7 @@
 //! the pane's waiters ([`PaneMirror::mark_dead`]).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
@@ -316,6 +316,12 @@ pub struct PaneMirror {
     /// Held by a `run_command` while its command runs: one at a time per
     /// pane.
     run_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Bumped on every write access, under the write lock: a state read
+    /// at the same generation is the same state.
+    generation: AtomicU64,
+    /// The last [`PaneMirror::shared_snapshot`] and the generation it
+    /// was taken at.
+    shared: std::sync::Mutex<Option<(u64, Arc<PaneState>)>>,
 }
 
 /// Where the cursor was when tmuxwire began typing into a pane.
@@ -363,6 +369,8 @@ impl PaneMirror {
             observed_unseen: Arc::new(AtomicBool::new(false)),
             typed_from: std::sync::Mutex::new(None),
             run_lock: Arc::new(tokio::sync::Mutex::new(())),
+            generation: AtomicU64::new(0),
+            shared: std::sync::Mutex::new(None),
         })
     }
 
@@ -470,6 +478,27 @@ impl PaneMirror {
         self.view().clone()
     }
 
+    /// [`PaneMirror::snapshot`], shared: the copy made for the last call
+    /// while the state has not been written since, else a new one (kept
+    /// for the next call). A search of many idle panes then copies no
+    /// screen at all. Holds at most one copy per pane beside the state
+    /// (its screen, newest history chunk and the sealed chunks it
+    /// shares), until the next call after a change replaces it.
+    pub fn shared_snapshot(&self) -> Arc<PaneState> {
+        let st = self.view();
+        // Bumped only under the write lock, which the view excludes.
+        let now = self.generation.load(Ordering::Relaxed);
+        let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((taken, snap)) = &*shared
+            && *taken == now
+        {
+            return Arc::clone(snap);
+        }
+        let snap = Arc::new(st.clone());
+        *shared = Some((now, Arc::clone(&snap)));
+        snap
+    }
+
     /// Brings the copy's screen hash and change time up to date
     /// ([`crate::term::Term::settle_screen`]; one pass over the visible
     /// rows when output came since the last one) and returns them;
@@ -551,7 +580,9 @@ impl PaneMirror {
     /// Write access (the feeding connection; call [`PaneMirror::changed`]
     /// after releasing it).
     pub(super) fn write(&self) -> RwLockWriteGuard<'_, PaneState> {
-        self.state.write().unwrap_or_else(|p| p.into_inner())
+        let st = self.state.write().unwrap_or_else(|p| p.into_inner());
+        self.generation.fetch_add(1, Ordering::Relaxed);
+        st
     }
 }
 

@@ -701,29 +701,44 @@ impl Watch {
             // paused one resumes it).
             self.floods.asked(id, now);
             let p = self.shared.pane_or_new(id);
+            // A listing that did not ask for the foreground process and
+            // its directory (a search's: tmux reads each from /proc)
+            // keeps the ones the copy knows. A copy whose listing, owner
+            // and history wish are already these is not written (its
+            // shared snapshot stays good: [`PaneMirror::shared_snapshot`]).
+            let mut meta = meta;
+            let settled = {
+                let st = p.view();
+                if meta.pane_current_command.is_empty() {
+                    meta.pane_current_command
+                        .clone_from(&st.meta.pane_current_command);
+                }
+                if meta.pane_current_path.is_empty() {
+                    meta.pane_current_path
+                        .clone_from(&st.meta.pane_current_path);
+                }
+                (st.meta == meta
+                    && st.owner.is_some()
+                    && (st.owner != Some(self.session) || !want.history() || st.history_wanted))
+                    .then_some(st.owner)
+            };
+            let owner = match settled {
+                Some(owner) => owner,
+                None => {
+                    let mut st = p.write();
+                    st.meta = meta;
+                    let owner = *st.owner.get_or_insert(self.session);
+                    if owner == self.session && want.history() {
+                        st.history_wanted = true;
+                    }
+                    Some(owner)
+                }
+            };
+            if owner != Some(self.session) {
+                continue;
+            }
             let (status, partial) = {
-                let mut st = p.write();
-                // A listing that did not ask for the foreground process and
-                // its directory (a search's: tmux reads each from /proc)
-                // keeps the ones the copy knows.
-                let command = std::mem::take(&mut st.meta.pane_current_command);
-                let path = std::mem::take(&mut st.meta.pane_current_path);
-                st.meta = meta;
-                if st.meta.pane_current_command.is_empty() {
-                    st.meta.pane_current_command = command;
-                }
-                if st.meta.pane_current_path.is_empty() {
-                    st.meta.pane_current_path = path;
-                }
-                if st.owner.is_none() {
-                    st.owner = Some(self.session);
-                }
-                if st.owner != Some(self.session) {
-                    continue;
-                }
-                if want.history() {
-                    st.history_wanted = true;
-                }
+                let st = p.view();
                 let partial = st.term.as_ref().is_some_and(|t| t.history_absent() > 0);
                 (st.status, partial)
             };
@@ -1074,21 +1089,33 @@ impl Watch {
                 outcomes.push((pane, false));
                 continue;
             };
-            let agrees = {
-                let mut st = p.write();
-                if let Some(mode) = row.mode() {
-                    st.mode = mode;
-                }
+            // Output of this pane and another during the fence: the
+            // record may predate output already applied, so it is not
+            // compared (the fence holds all the same).
+            let ambiguous = self.ambiguous(pane, at);
+            // Judged under the read lock; the write lock only takes a new
+            // mode or trims history tmux dropped, so a copy that agrees
+            // is not written (its shared snapshot stays good:
+            // [`PaneMirror::shared_snapshot`]).
+            let (ours, verdict, mode) = {
+                let st = p.view();
                 let ours = st.status == Status::Live && st.owner == Some(self.session);
-                // Output of this pane and another during the fence: the
-                // record may predate output already applied, so it is not
-                // compared (the fence holds all the same).
-                let ambiguous = self.ambiguous(pane, at);
-                ours && (ambiguous || {
-                    let verdict = st.term.as_ref().map(|t| row.verdict(t));
-                    settle(pane, st.term.as_mut(), verdict)
-                })
+                let verdict = (ours && !ambiguous)
+                    .then(|| st.term.as_ref().map(|t| row.verdict(t)))
+                    .flatten();
+                (ours, verdict, row.mode().filter(|m| *m != st.mode))
             };
+            if let Some(mode) = mode {
+                p.write().mode = mode;
+            }
+            let agrees = ours
+                && (ambiguous
+                    || match verdict {
+                        Some(probe::Verdict::Trimmed { .. }) => {
+                            settle(pane, p.write().term.as_mut(), verdict)
+                        }
+                        v => settle(pane, None, v),
+                    });
             if agrees {
                 outcomes.push((pane, true));
                 continue;

@@ -488,3 +488,38 @@ fn a_text_fence_asks_no_mode_keeps_the_copys_and_still_compares_the_rest() {
     assert!(req.done());
     assert_eq!(req.outcomes(), vec![(A, true)]);
 }
+
+#[test]
+fn a_copy_a_fence_finds_as_it_was_is_not_written_and_its_shared_snapshot_stays() {
+    let mut rig = Rig::new();
+    rig.live(0, &[A]);
+    let q = rig.shared.query.clone();
+    let Some(p) = rig.shared.pane(A) else {
+        panic!("no copy of {A}");
+    };
+    let mut fences = 0;
+    let mut search = |rig: &mut Rig, ms: u64, x: u32| {
+        let mut req = rig.sync(ms, &[A], Want::Text);
+        let fence = rig.lines_with(&["list-panes -s", "history_size"]);
+        rig.answered(ms + 1, fence[fences], text_answer(&q, A, x));
+        fences += 1;
+        assert!(req.done());
+        req.outcomes()
+    };
+    assert_eq!(search(&mut rig, 1_000, 0), vec![(A, true)]);
+    let before = p.shared_snapshot();
+    // A search that finds the copy agreeing with tmux writes nothing: the
+    // next scan reads the snapshot the last one took.
+    assert_eq!(search(&mut rig, 2_000, 0), vec![(A, true)]);
+    let after = p.shared_snapshot();
+    assert!(
+        Arc::ptr_eq(&before, &after),
+        "an agreeing fence wrote the copy"
+    );
+    // Output makes a new one, which holds it.
+    rig.output(3_000, A, b"more");
+    let fresh = p.shared_snapshot();
+    assert!(!Arc::ptr_eq(&after, &fresh));
+    let line = fresh.term().map(screen_of);
+    assert_ne!(line, after.term().map(screen_of));
+}

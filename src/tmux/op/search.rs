@@ -41,7 +41,7 @@ use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, 
 use crate::search::Pattern;
 use crate::term::LineNo;
 use crate::tmux::{Error, PaneScope, Selector};
-use listed::{Facts, LISTED_FIELDS, ListedPane, fill_processes};
+use listed::{Facts, ListedPane, fill_processes};
 pub use result::{PaneContentMatch, SearchPanesResult};
 use scan::{CancelOnDrop, Unit, copies_per_task, pane_match, scan_copies, search_captured};
 
@@ -160,9 +160,8 @@ pub async fn search_panes(
     // Copies seeded after this may be of panes newer than the listing
     // (`Mirror::mark_gone`).
     let listed_at = std::time::Instant::now();
-    let records = super::list::pane_records(server, scope, LISTED_FIELDS).await?;
+    let mut panes = listed::list_named(server, scope).await?;
     let listed = listed_at.elapsed();
-    let mut panes: Vec<ListedPane> = records.iter().map(ListedPane::from_record).collect();
     // Linked windows and grouped sessions list a pane more than once.
     let mut seen = std::collections::HashSet::new();
     panes.retain(|p| seen.insert(p.pane_id.clone()));

@@ -5,20 +5,22 @@
 use super::PaneContentMatch;
 use crate::control::PaneId;
 use crate::mirror::PaneMeta;
-use crate::tmux::op::Server;
+use crate::tmux::PaneScope;
+use crate::tmux::op::{Error, Server};
 
 crate::record! {
-    /// What the search lists of a pane: its ids, names and indexes, and
-    /// its history's fill. Not its foreground process and working
-    /// directory: tmux reads each from `/proc` (seven system calls a pane,
-    /// most of a listing's cost), so only the panes on the answer's page
-    /// are asked for them, after the scan ([`fill_processes`]).
+    /// What the search lists of a pane: its ids and indexes, and its
+    /// history's fill. Not its window's and session's names: each is
+    /// printed escaped (two regcomp(3)s in tmux), so they are listed once
+    /// per window and per session ([`Names`]). Not its foreground process
+    /// and working directory: tmux reads each from `/proc` (seven system
+    /// calls a pane, most of a listing's cost), so only the panes on the
+    /// answer's page are asked for them, after the scan
+    /// ([`fill_processes`]).
     struct ListedRow {
         pane_id: String = "pane_id",
         session_id: String = "session_id",
-        session_name: String = "session_name",
         window_id: String = "window_id",
-        window_name: String = "window_name",
         window_index: String = "window_index",
         pane_index: String = "pane_index",
         pane_tty: String = "pane_tty",
@@ -29,7 +31,7 @@ crate::record! {
 }
 
 /// The variables the search lists each pane with.
-pub(super) const LISTED_FIELDS: &[&str] = ListedRow::FIELDS;
+const LISTED_FIELDS: &[&str] = ListedRow::FIELDS;
 
 /// A pane in scope, as the search lists it: what its result names it by
 /// (the mirror's [`PaneMeta`], its process and directory left empty until
@@ -45,8 +47,8 @@ pub(super) struct ListedPane {
 }
 
 impl ListedPane {
-    /// From a record of [`LISTED_FIELDS`].
-    pub(super) fn from_record(r: &crate::control::format::Record) -> ListedPane {
+    /// From a record of [`LISTED_FIELDS`], named by `names`.
+    fn from_record(r: &crate::control::format::Record, names: &Names) -> ListedPane {
         let row = ListedRow::from_record(r);
         ListedPane {
             pane_id: row.pane_id,
@@ -54,10 +56,10 @@ impl ListedPane {
             history_limit: row.history_limit,
             pane_pid: row.pane_pid,
             meta: PaneMeta {
+                session_name: names.session(&row.session_id),
                 session_id: row.session_id,
-                session_name: row.session_name,
+                window_name: names.window(&row.window_id),
                 window_id: row.window_id,
-                window_name: row.window_name,
                 window_index: row.window_index,
                 pane_index: row.pane_index,
                 pane_current_command: String::new(),
@@ -66,6 +68,103 @@ impl ListedPane {
             },
         }
     }
+}
+
+crate::record! {
+    /// A window's name, listed once per window (per pane for a window's
+    /// own search).
+    struct WindowNameRow {
+        window_id: String = "window_id",
+        window_name: String = "window_name",
+    }
+}
+
+crate::record! {
+    /// A session's name.
+    struct SessionNameRow {
+        session_id: String = "session_id",
+        session_name: String = "session_name",
+    }
+}
+
+/// The names of the windows and sessions a search lists, by id: asked in
+/// the listing's own round trip, one record per window and per session,
+/// so tmux escapes each name once, not once per pane.
+#[derive(Default)]
+struct Names {
+    windows: std::collections::HashMap<String, String>,
+    sessions: std::collections::HashMap<String, String>,
+}
+
+impl Names {
+    /// The window `id`'s name; empty for a window tmux did not list (made
+    /// between the two commands, which tmux runs back to back: never).
+    fn window(&self, id: &str) -> String {
+        self.windows.get(id).cloned().unwrap_or_default()
+    }
+
+    /// The session `id`'s name (empty as for [`Names::window`]).
+    fn session(&self, id: &str) -> String {
+        self.sessions.get(id).cloned().unwrap_or_default()
+    }
+}
+
+/// The panes in `scope`, named: `list-panes` with [`LISTED_FIELDS`], then
+/// the names of their windows (`list-windows`; a window's own panes for a
+/// window scope) and of the sessions, in one round trip.
+///
+/// # Errors
+///
+/// As [`super::list::pane_records`]: connection errors;
+/// [`ErrorKind::NotFound`](crate::tmux::ErrorKind::NotFound) for a missing
+/// target (an empty server has no panes).
+pub(super) async fn list_named(
+    server: &Server,
+    scope: &PaneScope,
+) -> Result<Vec<ListedPane>, Error> {
+    use crate::control::format::Query;
+    use crate::control::{Command, TargetKind};
+    use crate::tmux::target::{is_empty_server, template_cmd};
+    let (panes, pq) = template_cmd("list-panes", LISTED_FIELDS);
+    let wq = Query::new(WindowNameRow::FIELDS);
+    let windows = |name: &str| {
+        Command::new(name)
+            .opt("-F", wq.template())
+            .frame(wq.frame())
+    };
+    let (sessions, sq) = template_cmd("list-sessions", SessionNameRow::FIELDS);
+    let (panes, windows) = match scope {
+        PaneScope::All => (panes.arg("-a"), windows("list-windows").arg("-a")),
+        // list-panes -t takes a window even with -s: a session name needs "=name:".
+        PaneScope::Session(t) => (
+            panes.arg("-s").target(t, TargetKind::Window),
+            windows("list-windows").target(t, TargetKind::Session),
+        ),
+        // The window's name from its own panes' records.
+        PaneScope::Window(t) => (
+            panes.target(t, TargetKind::Window),
+            windows("list-panes").target(t, TargetKind::Window),
+        ),
+    };
+    let [panes, windows, sessions] = server.run_each(&[panes, windows, sessions]).await?;
+    let panes = match panes.into_result() {
+        Err(e) if *scope == PaneScope::All && is_empty_server(&e) => return Ok(Vec::new()),
+        other => other?,
+    };
+    let mut names = Names::default();
+    for r in wq.parse(&windows.into_result()?) {
+        let w = WindowNameRow::from_record(&r);
+        names.windows.insert(w.window_id, w.window_name);
+    }
+    for r in sq.parse(&sessions.into_result()?) {
+        let s = SessionNameRow::from_record(&r);
+        names.sessions.insert(s.session_id, s.session_name);
+    }
+    Ok(pq
+        .parse(&panes)
+        .iter()
+        .map(|r| ListedPane::from_record(r, &names))
+        .collect())
 }
 
 crate::record! {

@@ -219,8 +219,9 @@ pub(super) async fn scan_copies(
             .into_iter()
             .map(|(listed, p)| {
                 // Scanned from a snapshot: the watch task applying the
-                // pane's output never waits behind the scan.
-                let st = p.snapshot();
+                // pane's output never waits behind the scan. An idle
+                // pane's is the one the last search took.
+                let st = p.shared_snapshot();
                 let (scan, alternate) = match st.term() {
                     Some(t) => (
                         scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
