@@ -12,8 +12,9 @@
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::{Error, Selector};
 
-/// An argument struct whose targeting fields are written in by marker,
-/// where they stand (the schema lists fields in declaration order, so a
+/// An argument struct whose targeting fields, and the few other fields
+/// several tools take with one meaning and one doc, are written in by
+/// marker, where they stand (the schema lists fields in declaration order, so a
 /// marker keeps a tool's argument order):
 ///
 /// * `@pane,`: `pane_id`, `session_name`, `session_id`, `window_id`;
@@ -26,6 +27,12 @@ use crate::tmux::{Error, Selector};
 ///   docs (the tools' descriptions explain them once);
 /// * `@pane_id,`, `@window_id,`, `@window_index,`, `@session_name,`,
 ///   `@session_id,`: one of them;
+/// * `@size,`: `height` and `width` (`Option<i64>`, rows and columns), of
+///   `resize_window` and `resize_pane`;
+/// * `@buffer_name,`: `buffer_name` (`String`, a name `load_buffer`
+///   returned), of the tools that read, paste or delete a buffer;
+/// * `@channel,`: `channel` (`String`), of `wait_for_channel` and
+///   `signal_channel`;
 /// * `@fenced,`: `fenced` (`Option<bool>`), for the rows that answer from
 ///   the pane mirror ([`fenced_field`](crate::mcp::tools::hosts::fenced_field)).
 ///
@@ -86,6 +93,26 @@ macro_rules! args {
             pub target: Option<String>,
             #[serde(default)]
             pub global_: bool,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @size, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// Rows.
+            pub height: Option<i64>,
+            /// Columns.
+            pub width: Option<i64>,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @buffer_name, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// A name load_buffer returned.
+            pub buffer_name: String,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @channel, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// 1-128 of A-Z a-z 0-9 _ . : -
+            pub channel: String,
             $($rest)*);
     };
     (@munch $head:tt $tail:tt [$($done:tt)*] @pane_id, $($rest:tt)*) => {

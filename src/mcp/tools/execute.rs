@@ -233,8 +233,7 @@ args! {
     /// `paste_buffer`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct PasteBufferArgs {
-        /// A name load_buffer returned.
-        pub buffer_name: String,
+        @buffer_name,
         @pane_id,
         #[serde(default = "yes")]
         pub bracket: bool,
