@@ -23,7 +23,7 @@ use std::time::Duration;
 use super::CaptureArgs;
 use super::errors::CliError;
 use super::output::{Out, escape_field};
-use super::target::{self, Level};
+use super::target;
 use crate::control::PaneId;
 use crate::tmux::Servers;
 use crate::tmux::capture::{Plan, Reader, Rows};
@@ -219,11 +219,7 @@ async fn capture_target(servers: &Servers, target: Option<&str>) -> Result<Strin
         Some(t) if t.parse::<PaneId>().is_ok() => Ok(t.to_string()),
         Some(t) => {
             let (_, scope) = target::resolve_arg(servers, t).await?;
-            Ok(match scope.level {
-                Level::Pane => scope.pane_id.unwrap_or_default(),
-                Level::Window => scope.window_id.unwrap_or_default(),
-                Level::Session => scope.session_id,
-            })
+            Ok(scope.id().to_string())
         }
         None => {
             let server = servers.default_server();

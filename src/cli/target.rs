@@ -298,15 +298,15 @@ pub struct World {
     pub active_windows: HashMap<String, String>,
 }
 
-/// How much a target names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How much a target names, with the id of what it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Level {
-    /// A whole session.
+    /// A whole session (its id is the scope's `session_id`).
     Session,
-    /// A whole window.
-    Window,
-    /// One pane.
-    Pane,
+    /// A whole window: its id, `@N`.
+    Window(String),
+    /// One pane: its id, `%N`.
+    Pane(String),
 }
 
 /// A resolved target.
@@ -317,10 +317,6 @@ pub struct Scope {
     /// The session (`$N`): the one named, or the first that holds the
     /// window or pane named.
     pub session_id: String,
-    /// The window (`@N`), below [`Level::Session`].
-    pub window_id: Option<String>,
-    /// The pane (`%N`), at [`Level::Pane`].
-    pub pane_id: Option<String>,
     /// The rows of [`World::rows`] in scope, in order.
     pub rows: Vec<usize>,
 }
@@ -330,12 +326,20 @@ impl Scope {
     /// (the ids it holds; one that does not parse is left out).
     pub fn selector(&self) -> crate::tmux::Selector {
         let mut sel = crate::tmux::Selector::default();
-        match self.level {
-            Level::Pane => sel.pane_id = self.pane_id.as_deref().and_then(|p| p.parse().ok()),
-            Level::Window => sel.window_id = self.window_id.as_deref().and_then(|w| w.parse().ok()),
+        match &self.level {
+            Level::Pane(p) => sel.pane_id = p.parse().ok(),
+            Level::Window(w) => sel.window_id = w.parse().ok(),
             Level::Session => sel.session_id = self.session_id.parse().ok(),
         }
         sel
+    }
+
+    /// The id of what the scope names: `%N`, `@N` or `$N`.
+    pub fn id(&self) -> &str {
+        match &self.level {
+            Level::Pane(id) | Level::Window(id) => id,
+            Level::Session => &self.session_id,
+        }
     }
 }
 
@@ -387,10 +391,8 @@ fn resolve_inner(spec: &TargetSpec, world: &World) -> Result<Scope, Missing> {
             .find(|&i| rows[i].pane_id == id)
             .ok_or(Missing::What("pane"))?;
         return Ok(Scope {
-            level: Level::Pane,
+            level: Level::Pane(id),
             session_id: rows[i].session_id.clone(),
-            window_id: Some(rows[i].window_id.clone()),
-            pane_id: Some(id),
             rows: vec![i],
         });
     }
@@ -424,8 +426,6 @@ fn resolve_inner(spec: &TargetSpec, world: &World) -> Result<Scope, Missing> {
             return Ok(Scope {
                 level: Level::Session,
                 session_id,
-                window_id: None,
-                pane_id: None,
                 rows: in_session,
             });
         };
@@ -458,14 +458,12 @@ fn resolve_inner(spec: &TargetSpec, world: &World) -> Result<Scope, Missing> {
     };
     match &spec.pane {
         None => Ok(Scope {
-            level: Level::Window,
             rows: in_session
                 .into_iter()
                 .filter(|&i| rows[i].window_id == window_id)
                 .collect(),
+            level: Level::Window(window_id),
             session_id,
-            window_id: Some(window_id),
-            pane_id: None,
         }),
         Some(pane) => pane_in(session_id, window_id, pane, rows, &in_session),
     }
@@ -492,10 +490,8 @@ fn pane_in(
         })
         .ok_or(Missing::What("pane"))?;
     Ok(Scope {
-        level: Level::Pane,
+        level: Level::Pane(rows[i].pane_id.clone()),
         session_id,
-        window_id: Some(window_id),
-        pane_id: Some(rows[i].pane_id.clone()),
         rows: vec![i],
     })
 }
@@ -723,23 +719,25 @@ mod tests {
     #[test]
     fn resolving() {
         use Level::*;
-        assert_eq!(r("%2"), Ok((Pane, "$0".into(), vec![2])));
-        assert_eq!(r("%4"), Ok((Pane, "$1".into(), vec![4])));
-        assert_eq!(r("@1"), Ok((Window, "$0".into(), vec![1, 2])));
-        assert_eq!(r("@1.1"), Ok((Pane, "$0".into(), vec![2])));
+        let pane = |id: &str| Pane(id.into());
+        let window = |id: &str| Window(id.into());
+        assert_eq!(r("%2"), Ok((pane("%2"), "$0".into(), vec![2])));
+        assert_eq!(r("%4"), Ok((pane("%4"), "$1".into(), vec![4])));
+        assert_eq!(r("@1"), Ok((window("@1"), "$0".into(), vec![1, 2])));
+        assert_eq!(r("@1.1"), Ok((pane("%2"), "$0".into(), vec![2])));
         assert_eq!(r("$1"), Ok((Session, "$1".into(), vec![4, 5, 6])));
         assert_eq!(r("work"), Ok((Session, "$0".into(), vec![0, 1, 2, 3])));
         assert_eq!(r("=beta:"), Ok((Session, "$1".into(), vec![4, 5, 6])));
-        assert_eq!(r("work:1"), Ok((Window, "$0".into(), vec![1, 2])));
-        assert_eq!(r("work:1.1"), Ok((Pane, "$0".into(), vec![2])));
-        assert_eq!(r("work:editor"), Ok((Window, "$0".into(), vec![0])));
-        assert_eq!(r("beta:5.0"), Ok((Pane, "$1".into(), vec![5])));
-        assert_eq!(r("beta:@1"), Ok((Window, "$1".into(), vec![5, 6])));
+        assert_eq!(r("work:1"), Ok((window("@1"), "$0".into(), vec![1, 2])));
+        assert_eq!(r("work:1.1"), Ok((pane("%2"), "$0".into(), vec![2])));
+        assert_eq!(r("work:editor"), Ok((window("@0"), "$0".into(), vec![0])));
+        assert_eq!(r("beta:5.0"), Ok((pane("%1"), "$1".into(), vec![5])));
+        assert_eq!(r("beta:@1"), Ok((window("@1"), "$1".into(), vec![5, 6])));
         // Current session (beta) and its active window (@3).
-        assert_eq!(r(":0"), Ok((Window, "$1".into(), vec![4])));
-        assert_eq!(r("5.1"), Ok((Pane, "$1".into(), vec![6])));
-        assert_eq!(r(".0"), Ok((Pane, "$1".into(), vec![4])));
-        assert_eq!(r("work:.1"), Ok((Pane, "$0".into(), vec![2])));
+        assert_eq!(r(":0"), Ok((window("@3"), "$1".into(), vec![4])));
+        assert_eq!(r("5.1"), Ok((pane("%2"), "$1".into(), vec![6])));
+        assert_eq!(r(".0"), Ok((pane("%4"), "$1".into(), vec![4])));
+        assert_eq!(r("work:.1"), Ok((pane("%2"), "$0".into(), vec![2])));
         let sc = resolve(&p("work:1"), &world()).unwrap();
         let w = world();
         let ids: Vec<&str> = sc
@@ -748,7 +746,7 @@ mod tests {
             .map(|&i| w.rows[i].pane_id.as_str())
             .collect();
         assert_eq!(ids, ["%1", "%2"]);
-        assert_eq!(sc.window_id.as_deref(), Some("@1"));
+        assert_eq!(sc.level, Level::Window("@1".into()));
     }
 
     #[test]

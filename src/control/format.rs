@@ -366,11 +366,11 @@ impl Query {
         let mut i = 0;
         while i < rec.len() {
             if rec[i] == b'\\' {
-                // Skip the escaped character (whole, if multi-byte).
-                i += 1;
-                if i < rec.len() {
-                    i += utf8_len(rec[i]);
-                }
+                // Skip the backslash and the first byte of the character
+                // it escapes; the bytes that continue a multi-byte one
+                // (`\␟`) are never a backslash or the first byte of US,
+                // so they pass as plain bytes.
+                i += 2;
                 continue;
             }
             if rec[i..].starts_with(us) {
@@ -383,17 +383,6 @@ impl Query {
         }
         fields.push(decode(&rec[field_start..]));
         (fields.len() == self.fields).then_some(fields)
-    }
-}
-
-/// The length of the UTF-8 sequence a lead byte starts (1 for anything
-/// else).
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0xf0..=0xf7 => 4,
-        0xe0..=0xef => 3,
-        0xc0..=0xdf => 2,
-        _ => 1,
     }
 }
 

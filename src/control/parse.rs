@@ -697,12 +697,6 @@ mod tests {
     }
 
     #[test]
-    fn two_field_guards() {
-        let ev = parse_all(b"%begin 1 9\nx\n%end 1 9\n");
-        assert_eq!(blocks(&ev)[0].body, b"x\n");
-    }
-
-    #[test]
     fn notifications_and_stray_lines() {
         let ev = parse_all(b"%session-changed $0 main\nstray text\n%output %1 hi\\015\\012\n");
         assert!(matches!(
@@ -763,9 +757,19 @@ mod tests {
     }
 
     #[test]
-    fn raw_bytes_pass_through() {
-        let ev = parse_all(b"%begin 1 2 1\nCAF\xe9 LATTE\r\n%end 1 2 1\n");
-        assert_eq!(blocks(&ev)[0].body, b"CAF\xe9 LATTE\r\n");
+    fn block_bodies() {
+        for (stream, body) in [
+            // Guards of two fields.
+            (&b"%begin 1 9\nx\n%end 1 9\n"[..], &b"x\n"[..]),
+            // Raw bytes pass through.
+            (
+                b"%begin 1 2 1\nCAF\xe9 LATTE\r\n%end 1 2 1\n",
+                b"CAF\xe9 LATTE\r\n",
+            ),
+        ] {
+            let ev = parse_all(stream);
+            assert_eq!(blocks(&ev)[0].body, body, "{stream:?}");
+        }
     }
 
     #[test]

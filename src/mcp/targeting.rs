@@ -12,8 +12,9 @@
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::tmux::{Error, Selector};
 
-/// An argument struct whose targeting fields are written in by marker,
-/// where they stand (the schema lists fields in declaration order, so a
+/// An argument struct whose targeting fields, and the few other fields
+/// several tools take with one meaning and one doc, are written in by
+/// marker, where they stand (the schema lists fields in declaration order, so a
 /// marker keeps a tool's argument order):
 ///
 /// * `@pane,`: `pane_id`, `session_name`, `session_id`, `window_id`;
@@ -26,11 +27,19 @@ use crate::tmux::{Error, Selector};
 ///   docs (the tools' descriptions explain them once);
 /// * `@pane_id,`, `@window_id,`, `@window_index,`, `@session_name,`,
 ///   `@session_id,`: one of them;
+/// * `@size,`: `height` and `width` (`Option<i64>`, rows and columns), of
+///   `resize_window` and `resize_pane`;
+/// * `@buffer_name,`: `buffer_name` (`String`, a name `load_buffer`
+///   returned), of the tools that read, paste or delete a buffer;
+/// * `@channel,`: `channel` (`String`), of `wait_for_channel` and
+///   `signal_channel`;
 /// * `@fenced,`: `fenced` (`Option<bool>`), for the rows that answer from
 ///   the pane mirror ([`fenced_field`](crate::mcp::tools::hosts::fenced_field)).
 ///
 /// Every struct ends with `host` (`Option<String>`,
-/// [`host_field`](crate::mcp::tools::hosts::host_field)). `host` and
+/// [`host_field`](crate::mcp::tools::hosts::host_field)), but one that
+/// starts `args! { @item …`: an item of a list argument
+/// (`send_keys_batch`'s operations), whose call names the host. `host` and
 /// `fenced` are left out of the schema: the catalog adds them only when
 /// hosts are configured (`hosts::add_host_arg`), so the default
 /// `tools/list` stays libtmux-mcp's.
@@ -57,61 +66,81 @@ use crate::tmux::{Error, Selector};
 /// }
 /// ```
 macro_rules! args {
-    (@munch $head:tt [$($done:tt)*] @pane, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @pane, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             @pane_id, @session_name, @session_id, @window_id, $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @window, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @window, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             @window_id, @window_index, @session_name, @session_id, $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @session, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @session, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             @session_name, @session_id, $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @socket, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @socket, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// tmux socket name (-L).
             pub socket_name: Option<String>,
             /// tmux socket path (-S).
             pub socket_path: Option<String>,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @table, $($rest:tt)*) => {
+    (@munch $head:tt $tail:tt [$($done:tt)*] @table, $($rest:tt)*) => {
         // No docs: show_option's description explains them once.
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             pub scope: Option<$crate::mcp::args::ScopeArg>,
             pub target: Option<String>,
             #[serde(default)]
             pub global_: bool,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @pane_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @size, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// Rows.
+            pub height: Option<i64>,
+            /// Columns.
+            pub width: Option<i64>,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @buffer_name, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// A name load_buffer returned.
+            pub buffer_name: String,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @channel, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// 1-128 of A-Z a-z 0-9 _ . : -
+            pub channel: String,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @pane_id, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// Pane id (%N). Default: the active pane (of the window or session given).
             pub pane_id: Option<String>,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @window_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @window_id, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// Window id (@N).
             pub window_id: Option<String>,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @window_index, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @window_index, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// Window index in the session.
             pub window_index: Option<i64>,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @session_name, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @session_name, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// Session name (exact).
             pub session_name: Option<String>,
             $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @session_id, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*] @session_id, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
             /// Session id ($N).
             pub session_id: Option<String>,
             $($rest)*);
@@ -119,27 +148,27 @@ macro_rules! args {
     // A field with a default of its own is sent as it is, `None` as
     // `null` (`max_lines: null`: no limit); another `Option` is left out
     // when `None`, as a client leaves it out.
-    (@munch $head:tt [$($done:tt)*] $(#[doc = $doc:literal])*
+    (@munch $head:tt $tail:tt [$($done:tt)*] $(#[doc = $doc:literal])*
         #[serde(default = $default:literal)] $fvis:vis $field:ident : $ty:ty, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*
             $(#[doc = $doc])* #[serde(default = $default)] $fvis $field: $ty,
         ] $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*]
         $(#[$fm:meta])* $fvis:vis $field:ident : Option<$ty:ty>, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*
             $(#[$fm])* #[serde(skip_serializing_if = "Option::is_none")]
             $fvis $field: Option<$ty>,
         ] $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*]
+    (@munch $head:tt $tail:tt [$($done:tt)*]
         $(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*
             $(#[$fm])* $fvis $field: $ty,
         ] $($rest)*);
     };
-    (@munch $head:tt [$($done:tt)*] @fenced, $($rest:tt)*) => {
-        $crate::mcp::targeting::args!(@munch $head [$($done)*
+    (@munch $head:tt $tail:tt [$($done:tt)*] @fenced, $($rest:tt)*) => {
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*
             /// `fenced: false`: the mirror's copies as they are.
             #[serde(default, deserialize_with = "crate::mcp::tools::hosts::fenced_field")]
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,20 +176,28 @@ macro_rules! args {
             pub fenced: Option<bool>,
         ] $($rest)*);
     };
-    (@munch [$($head:tt)*] [$($done:tt)*]) => {
-        $($head)* { $($done)*
+    (@munch [$($head:tt)*] [$($tail:tt)*] [$($done:tt)*]) => {
+        $($head)* { $($done)* $($tail)* }
+    };
+    (@entry $tail:tt $(#[$m:meta])* $vis:vis struct $name:ident { $($body:tt)* }) => {
+        $crate::mcp::targeting::args!(@munch
+            [$(#[$m])* #[derive(serde::Serialize)] #[serde(deny_unknown_fields)]
+             #[allow(missing_docs)] $vis struct $name]
+            $tail [] $($body)*);
+    };
+    // One item of a list argument (`send_keys_batch`'s operations): no
+    // `host` of its own.
+    (@item $($item:tt)*) => {
+        $crate::mcp::targeting::args!(@entry [] $($item)*);
+    };
+    ($($item:tt)*) => {
+        $crate::mcp::targeting::args!(@entry [
             /// The host the call runs on (`--host`; `None`: this machine).
             #[serde(default, deserialize_with = "crate::mcp::tools::hosts::host_field")]
             #[serde(skip_serializing_if = "Option::is_none")]
             #[schemars(skip)]
             pub host: Option<String>,
-        }
-    };
-    ($(#[$m:meta])* $vis:vis struct $name:ident { $($body:tt)* }) => {
-        $crate::mcp::targeting::args!(@munch
-            [$(#[$m])* #[derive(serde::Serialize)] #[serde(deny_unknown_fields)]
-             #[allow(missing_docs)] $vis struct $name]
-            [] $($body)*);
+        ] $($item)*);
     };
 }
 pub(crate) use args;

@@ -1232,37 +1232,36 @@ mod tests {
             ..MirrorOptions::default()
         };
         let ago = |s| now.checked_sub(Duration::from_secs(s)).unwrap_or(now);
+        let drops = |copies: &[(Instant, PaneId, usize)], want: &[(PaneId, Dropped)]| {
+            assert_eq!(choose_dropped(copies, &opts, now), want);
+        };
         // Newest dead first.
-        let copies = [
-            (ago(1), PaneId(9), 40),
-            (ago(2), PaneId(8), 70), // does not fit with %9: it and every older one go
-            (ago(3), PaneId(7), 10),
-            (ago(4), PaneId(6), 10),
-        ];
-        let gone = choose_dropped(&copies, &opts, now);
-        assert_eq!(
-            gone,
-            [
+        drops(
+            &[
+                (ago(1), PaneId(9), 40),
+                (ago(2), PaneId(8), 70), // does not fit with %9: it and every older one go
+                (ago(3), PaneId(7), 10),
+                (ago(4), PaneId(6), 10),
+            ],
+            &[
                 (PaneId(8), Dropped::Bytes(100)),
                 (PaneId(7), Dropped::Bytes(100)),
                 (PaneId(6), Dropped::Bytes(100)),
-            ]
+            ],
         );
         // By count: the three newest stay; by age: the one dead too long goes.
-        let copies = [
-            (ago(1), PaneId(4), 1),
-            (ago(2), PaneId(3), 1),
-            (ago(3), PaneId(2), 1),
-            (ago(4), PaneId(1), 1),
-            (ago(61), PaneId(0), 1),
-        ];
-        let gone = choose_dropped(&copies, &opts, now);
-        assert_eq!(
-            gone,
-            [
+        drops(
+            &[
+                (ago(1), PaneId(4), 1),
+                (ago(2), PaneId(3), 1),
+                (ago(3), PaneId(2), 1),
+                (ago(4), PaneId(1), 1),
+                (ago(61), PaneId(0), 1),
+            ],
+            &[
                 (PaneId(1), Dropped::Count(3)),
                 (PaneId(0), Dropped::Aged(Duration::from_secs(60))),
-            ]
+            ],
         );
     }
 }

@@ -132,29 +132,27 @@ args! {
     }
 }
 
-/// One operation of `send_keys_batch` (libtmux-mcp `SendKeysOperation`).
-/// Its targeting fields are written out, undocumented, rather than by
-/// [`args!`]: the input schema leaves out the descriptions of a tool's own
-/// targeting arguments, not of those nested in a list's items.
-#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct SendKeysOperation {
-    pub keys: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub window_id: Option<String>,
-    #[serde(default = "yes")]
-    pub enter: bool,
-    #[serde(default)]
-    pub literal: bool,
-    #[serde(default)]
-    pub suppress_history: bool,
+args! {
+    @item
+    /// One operation of `send_keys_batch` (libtmux-mcp `SendKeysOperation`).
+    /// Its targeting fields are written out, undocumented, rather than by
+    /// [`args!`]'s markers: the input schema leaves out the descriptions of
+    /// a tool's own targeting arguments, not of those nested in a list's
+    /// items.
+    #[derive(Clone, Debug, Deserialize, JsonSchema)]
+    pub struct SendKeysOperation {
+        pub keys: String,
+        pub pane_id: Option<String>,
+        pub session_name: Option<String>,
+        pub session_id: Option<String>,
+        pub window_id: Option<String>,
+        #[serde(default = "yes")]
+        pub enter: bool,
+        #[serde(default)]
+        pub literal: bool,
+        #[serde(default)]
+        pub suppress_history: bool,
+    }
 }
 
 args! {
@@ -235,8 +233,7 @@ args! {
     /// `paste_buffer`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct PasteBufferArgs {
-        /// A name load_buffer returned.
-        pub buffer_name: String,
+        @buffer_name,
         @pane_id,
         #[serde(default = "yes")]
         pub bracket: bool,

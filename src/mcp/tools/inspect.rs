@@ -462,8 +462,7 @@ args! {
     /// `show_buffer`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct ShowBufferArgs {
-        /// A name load_buffer returned.
-        pub buffer_name: String,
+        @buffer_name,
         /// Keep the newest N lines (N ≥ 1); null: all.
         #[serde(default = "default_buffer_lines")]
         pub max_lines: Option<i64>,

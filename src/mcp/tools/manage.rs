@@ -88,10 +88,7 @@ args! {
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     pub struct ResizeWindowArgs {
         @window,
-        /// Rows.
-        pub height: Option<i64>,
-        /// Columns.
-        pub width: Option<i64>,
+        @size,
         @socket,
     }
 }
@@ -101,10 +98,7 @@ args! {
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     pub struct ResizePaneArgs {
         @pane,
-        /// Rows.
-        pub height: Option<i64>,
-        /// Columns.
-        pub width: Option<i64>,
+        @size,
         /// true: zoom (fill the window); false: unzoom.
         pub zoom: Option<bool>,
         @socket,
@@ -194,8 +188,7 @@ args! {
     /// `wait_for_channel`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct WaitForChannelArgs {
-        /// 1-128 of A-Z a-z 0-9 _ . : -
-        pub channel: String,
+        @channel,
         // Clamped to the wait ceiling, which the instructions explain once.
         /// Seconds.
         #[serde(default = "default_wait")]
@@ -212,8 +205,7 @@ args! {
     /// `signal_channel`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     pub struct SignalChannelArgs {
-        /// 1-128 of A-Z a-z 0-9 _ . : -
-        pub channel: String,
+        @channel,
         @socket,
     }
 }

@@ -67,8 +67,7 @@ args! {
     /// `delete_buffer`.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
     pub struct DeleteBufferArgs {
-        /// A name load_buffer returned.
-        pub buffer_name: String,
+        @buffer_name,
         @socket,
     }
 }
