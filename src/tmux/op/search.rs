@@ -233,13 +233,19 @@ pub async fn search_panes(
         .map_or(2, |n| n.get())
         .max(CAPTURES_IN_FLIGHT);
     let per_task = copies_per_task(items.len(), parallel);
+    // A local server's pid (known to the mirror): the scans read their
+    // matched panes' processes from /proc as they go.
+    let local = match (server.endpoint().local_path(), &mirror) {
+        (Some(_), Some(_)) => server.mirrored_server_pid().await,
+        _ => None,
+    };
     let units = plan(items, &panes, mirror.as_ref(), &confirmed, per_task);
     let panes = &panes;
     let flag = &cancel.0;
     let scans = futures::stream::iter(units)
         .map(|unit| async move {
             match unit {
-                Unit::Copies(group) => scan_copies(group, req, flag.clone()).await,
+                Unit::Copies(group) => scan_copies(group, req, flag.clone(), local).await,
                 Unit::Capture(i) => vec![search_captured(server, &panes[i], req, flag).await],
             }
         })

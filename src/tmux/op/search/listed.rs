@@ -249,7 +249,8 @@ async fn read_locally(server: &Server, panes: &[ListedPane], page: &mut [PaneCon
     let asked: Vec<(usize, String, u32)> = page
         .iter()
         .enumerate()
-        .filter(|(_, m)| !m.pane_dead)
+        // Those a scan has read already (`Facts::read_process`).
+        .filter(|(_, m)| !m.pane_dead && m.pane_current_command.is_empty())
         .filter_map(|(i, m)| {
             let p = by_id.get(m.pane_id.as_str())?;
             Some((i, p.meta.pane_tty.clone(), p.pane_pid?))
@@ -288,6 +289,8 @@ async fn read_locally(server: &Server, panes: &[ListedPane], page: &mut [PaneCon
 pub(super) struct Facts {
     pub(super) pane_id: String,
     pub(super) meta: PaneMeta,
+    /// `#{pane_pid}` from the listing (none for a pane that is gone).
+    pub(super) pane_pid: Option<u32>,
 }
 
 impl Facts {
@@ -295,6 +298,29 @@ impl Facts {
         Facts {
             pane_id: p.pane_id.clone(),
             meta: p.meta.clone(),
+            pane_pid: p.pane_pid,
+        }
+    }
+
+    /// Fills the pane's foreground process and working directory from
+    /// `/proc` by tmux's own rule ([`crate::sys::current::read`]) for a
+    /// live pane of the local server whose pid is `server_pid`; left
+    /// empty (for [`fill_processes`] to ask) where that rule cannot prove
+    /// its answer is tmux's. Done by the scan that found the pane's
+    /// matches, on its blocking thread, so a page of many panes is not
+    /// read one pane after another once the scans are over.
+    pub(super) fn read_process(&mut self, server_pid: u32) {
+        let Some(pane_pid) = self.pane_pid else {
+            return;
+        };
+        let pane = crate::sys::current::PaneRef {
+            tty: &self.meta.pane_tty,
+            pane_pid,
+            server_pid,
+        };
+        if let Some(c) = crate::sys::current::read(&pane) {
+            self.meta.pane_current_command = c.command;
+            self.meta.pane_current_path = c.path;
         }
     }
 }

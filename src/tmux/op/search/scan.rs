@@ -203,10 +203,15 @@ pub(super) fn pane_match(server: &Server, s: Searched) -> PaneContentMatch {
 ///
 /// [`ErrorKind::Internal`](crate::tmux::ErrorKind::Internal) when the scan
 /// panicked (said once, for the group).
+///
+/// `local`: the local server's pid, when the mirror knows it: a live pane
+/// with matches then has its process and directory read here
+/// ([`Facts::read_process`]).
 pub(super) async fn scan_copies(
     group: Vec<(Option<Facts>, Arc<PaneMirror>)>,
     req: &SearchPanesRequest,
     cancel: Arc<AtomicBool>,
+    local: Option<u32>,
 ) -> Vec<Result<Option<Searched>, Error>> {
     let pattern = req.pattern.clone();
     let keep = req.max_matched_lines_per_pane;
@@ -230,10 +235,18 @@ pub(super) async fn scan_copies(
                     None => (Scan::default(), false),
                 };
                 let dead = listed.is_none() && st.status() == Status::Dead;
-                let facts = listed.unwrap_or_else(|| Facts {
-                    pane_id: p.id.to_string(),
-                    meta: st.meta().clone(),
-                });
+                let facts = match (listed, local) {
+                    (Some(mut f), Some(server_pid)) if scan.count > 0 => {
+                        f.read_process(server_pid);
+                        f
+                    }
+                    (Some(f), _) => f,
+                    (None, _) => Facts {
+                        pane_id: p.id.to_string(),
+                        meta: st.meta().clone(),
+                        pane_pid: None,
+                    },
+                };
                 Ok(Some(Searched {
                     facts,
                     scan,
