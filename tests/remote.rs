@@ -796,6 +796,10 @@ async fn the_remote_server_killed_or_its_session_gone_during_an_outage() {
     let at = Instant::now();
     let w = crate::support::within("wait", waiting).await.expect("task");
     assert_eq!(w.is_error, Some(true), "{w:?}");
+    // Said as the server's exit, not as a failed link (a link that fails
+    // while the server lives is asked again: `wait::vigil::liveness`).
+    let said = format!("{:?}", w.content);
+    assert!(said.contains("tmux server exited"), "{said}");
     // The channel's end, then one probe over the link (a busy CI machine
     // has taken 4 s for both).
     assert!(at.elapsed() < Duration::from_secs(10), "{:?}", at.elapsed());

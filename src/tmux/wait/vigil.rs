@@ -104,7 +104,9 @@ const LIVENESS_FORMAT: &str =
 /// # Errors
 ///
 /// [`ErrorKind::ServerGone`](crate::tmux::ErrorKind::ServerGone) when no
-/// server answers on the socket any more (or another one does).
+/// server answers on the socket any more (or another one does); for a
+/// remote server, when its host says it has none (a failed link alone is
+/// no answer).
 async fn liveness(
     server: &Server,
     pane: PaneId,
@@ -134,6 +136,16 @@ async fn liveness(
         Ok(None) => return Ok(Liveness::Alive),
         Err(e) => {
             return match e.kind() {
+                // A remote server's link failed (ssh itself, exit 255,
+                // while sshd still ends the old link's session): that says
+                // nothing of the tmux server behind it. The next look asks
+                // again over a new link, paced by the host's backoff; a
+                // server that exited answers that one "no server"
+                // (`ErrorKind::NoServer`).
+                ErrorKind::Connection if server.endpoint().remote().is_some() => {
+                    tracing::debug!(%pane, %e, "liveness: the link failed; asking again");
+                    Ok(Liveness::Alive)
+                }
                 ErrorKind::NoServer
                 | ErrorKind::SocketGone
                 | ErrorKind::Connection
