@@ -189,8 +189,17 @@ impl<'a> Lines<'a> {
                 (i64::try_from(row).unwrap_or(i64::MAX) - hsize, rows)
             };
             // A chunk's lines go down its rows: those in range are a run.
+            let whole = |lo: i64, hi: i64| {
+                n > 0 && {
+                    let (f, rows) = first(0);
+                    f + i64::from(rows) > lo && first(n - 1).0 <= hi
+                }
+            };
             let (from, to) = match range {
                 None => (0, n),
+                // Every line in range (a search from the top of the
+                // history, for most chunks): no search for the run's ends.
+                Some((lo, hi)) if whole(lo, hi) => (0, n),
                 Some((lo, hi)) => {
                     let from = first_not(n, |k| {
                         let (f, rows) = first(k);
@@ -706,7 +715,7 @@ mod tests {
         assert!(t.history().chunks().count() > 2, "several chunks");
         // The order scan_naive reads (history, hidden screen, screen).
         let hsize = t.history_size() as i64;
-        let mut want: Vec<(String, i64, u32, Screen)> = t
+        let want: Vec<(String, i64, u32, Screen)> = t
             .lines()
             .filter(|l| l.first_row.0 + i64::from(l.rows()) <= 0 && hsize > 0)
             .map(|l| (l, Screen::Main))
@@ -728,11 +737,24 @@ mod tests {
         };
         assert_eq!(got(&all), want);
         assert!(all.get(all.len()).is_none());
-        // A range: the lines that reach into it.
-        let (lo, hi) = (-14_000, -1_000);
-        let v = Lines::of(&t, Some((lo, hi)));
-        want.retain(|(_, first, rows, _)| *first <= hi && first + i64::from(*rows) > lo);
-        assert_eq!(got(&v), want);
+        // A range: the lines that reach into it (whole chunks, chunks cut
+        // at either end, nothing, everything).
+        for (lo, hi) in [
+            (i64::MIN, i64::MAX),
+            (-hsize, 0),
+            (-hsize + 1, -hsize + 1),
+            (-hsize - 5, -hsize + 3),
+            (-7_001, -6_999),
+            (-1, i64::MAX),
+            (5, 3),
+            (i64::MIN, -hsize - 1),
+            (-14_000, -1_000),
+        ] {
+            let v = Lines::of(&t, Some((lo, hi)));
+            let mut want = want.clone();
+            want.retain(|(_, first, rows, _)| *first <= hi && first + i64::from(*rows) > lo);
+            assert_eq!(got(&v), want, "{lo}..={hi}");
+        }
         // Matches: the lines scan finds, in order.
         let p = Pattern::new("NEEDLE0", PatternOptions::literal()).unwrap();
         let mut found = Vec::new();
