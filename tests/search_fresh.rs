@@ -136,3 +136,45 @@ async fn a_search_after_panes_change_is_tmuxs() {
         assert_ne!(server.format(&p0, "pane_width"), "60", "{ctx}: narrowed");
     }
 }
+
+/// A program in a pane names its own window (`ESC k … ESC \`, `allow-rename` on) with the
+/// separators tmuxwire's records use (␞, ␟), a backslash and text that reads like the end of
+/// tmux's answer, and the session is named with them too. Names are now listed once per window
+/// and session, not per pane: a search still finds every pane's lines, and each match's names
+/// are tmux's, not shifted or cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_a_pane_chose_cannot_cut_or_shift_a_search() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin).size(60, 12).start();
+        server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
+        server.tmux_ok(&["set-option", "-g", "allow-rename", "on"]);
+        let p0 = first_pane(&server);
+        run(&server, &p0, "seq -f 'NAMED-a%g' 1 30");
+        let p1 = server.new_window_pane(&[
+            "printf '\\033kev\\342\\220\\237il\\342\\220\\236 \\\\ %%end 1 2 0 \\342\\220\\237\\033\\\\'; \
+             seq -f NAMED-b%g 1 20; exec sleep 300",
+        ]);
+        server.wait_for_text(&p1, "NAMED-b20", DEADLINE);
+        server.tmux_ok(&[
+            "rename-session",
+            "-t",
+            &p1,
+            "se\u{241f}ss\u{241e}ion \\ %end 1 2 0",
+        ]);
+        let window = server.format(&p1, "window_name");
+        assert!(
+            window.contains('\u{241f}') && window.contains("%end"),
+            "{ctx}: the pane named its window {window:?}"
+        );
+        let s = mirrored_servers(&server);
+        for round in ["first", "second"] {
+            let found = searched(&s, &server, "NAMED", &ctx).await;
+            assert_eq!(found, tmux_found(&server, "NAMED"), "{ctx}: {round} search");
+            assert!(
+                found.contains_key(&p0) && found.contains_key(&p1),
+                "{ctx}: {round}"
+            );
+        }
+    }
+}
