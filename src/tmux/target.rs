@@ -321,6 +321,17 @@ pub async fn server_info(server: &Server) -> Result<crate::tmux::ServerInfo, Err
     })
 }
 
+/// A `list-panes` command narrowed to the panes in `scope`: `-a`, `-s -t
+/// <session>` or `-t <window>`.
+pub(crate) fn panes_in(list_panes: Command, scope: &PaneScope) -> Command {
+    match scope {
+        PaneScope::All => list_panes.arg("-a"),
+        // list-panes -t takes a window even with -s: a session name needs "=name:".
+        PaneScope::Session(t) => list_panes.arg("-s").target(t, TargetKind::Window),
+        PaneScope::Window(t) => list_panes.target(t, TargetKind::Window),
+    }
+}
+
 /// Raw records of `fields` for the panes in `scope`.
 ///
 /// # Errors
@@ -332,13 +343,7 @@ pub(crate) async fn pane_records(
     fields: &[&str],
 ) -> Result<Vec<Record>, Error> {
     let (cmd, q) = template_cmd("list-panes", fields);
-    let cmd = match scope {
-        PaneScope::All => cmd.arg("-a"),
-        // list-panes -t takes a window even with -s: a session name needs "=name:".
-        PaneScope::Session(t) => cmd.arg("-s").target(t, TargetKind::Window),
-        PaneScope::Window(t) => cmd.target(t, TargetKind::Window),
-    };
-    match server.records(&cmd, &q).await {
+    match server.records(&panes_in(cmd, scope), &q).await {
         Err(e) if *scope == PaneScope::All && is_empty_server(&e) => Ok(Vec::new()),
         other => other,
     }

@@ -235,9 +235,9 @@ pub async fn search_panes(
     let per_task = copies_per_task(items.len(), parallel);
     // A local server's pid (known to the mirror): the scans read their
     // matched panes' processes from /proc as they go.
-    let local = match (server.endpoint().local_path(), &mirror) {
-        (Some(_), Some(_)) => server.mirrored_server_pid().await,
-        _ => None,
+    let local = match server.endpoint().local_path() {
+        Some(_) => server.mirrored_server_pid().await,
+        None => None,
     };
     let units = plan(items, &panes, mirror.as_ref(), &confirmed, per_task);
     let panes = &panes;
@@ -291,7 +291,7 @@ pub async fn search_panes(
         page.push(m);
     }
     let scanned = listed_at.elapsed();
-    fill_processes(server, panes, &mut page).await;
+    fill_processes(server, panes, &mut page, local).await;
     // Where a search's time goes (`TMUXWIRE_LOG=tmuxwire=debug`), each
     // phase's end from the listing's start.
     tracing::debug!(

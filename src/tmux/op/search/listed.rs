@@ -6,6 +6,7 @@ use super::PaneContentMatch;
 use crate::control::PaneId;
 use crate::mirror::PaneMeta;
 use crate::tmux::PaneScope;
+use crate::tmux::model::Source;
 use crate::tmux::op::{Error, Server};
 
 crate::record! {
@@ -124,7 +125,7 @@ pub(super) async fn list_named(
 ) -> Result<Vec<ListedPane>, Error> {
     use crate::control::format::Query;
     use crate::control::{Command, TargetKind};
-    use crate::tmux::target::{is_empty_server, template_cmd};
+    use crate::tmux::target::{is_empty_server, panes_in, template_cmd};
     let (panes, pq) = template_cmd("list-panes", LISTED_FIELDS);
     let wq = Query::new(WindowNameRow::FIELDS);
     let windows = |name: &str| {
@@ -133,19 +134,13 @@ pub(super) async fn list_named(
             .frame(wq.frame())
     };
     let (sessions, sq) = template_cmd("list-sessions", SessionNameRow::FIELDS);
-    let (panes, windows) = match scope {
-        PaneScope::All => (panes.arg("-a"), windows("list-windows").arg("-a")),
-        // list-panes -t takes a window even with -s: a session name needs "=name:".
-        PaneScope::Session(t) => (
-            panes.arg("-s").target(t, TargetKind::Window),
-            windows("list-windows").target(t, TargetKind::Session),
-        ),
+    let windows = match scope {
+        PaneScope::All => windows("list-windows").arg("-a"),
+        PaneScope::Session(t) => windows("list-windows").target(t, TargetKind::Session),
         // The window's name from its own panes' records.
-        PaneScope::Window(t) => (
-            panes.target(t, TargetKind::Window),
-            windows("list-panes").target(t, TargetKind::Window),
-        ),
+        PaneScope::Window(_) => panes_in(windows("list-panes"), scope),
     };
+    let panes = panes_in(panes, scope);
     let [panes, windows, sessions] = server.run_each(&[panes, windows, sessions]).await?;
     let panes = match panes.into_result() {
         Err(e) if *scope == PaneScope::All && is_empty_server(&e) => return Ok(Vec::new()),
@@ -198,12 +193,19 @@ fn pane_filter(ids: &[PaneId]) -> String {
 /// the number of matched panes (tmux reads each pane's from `/proc`, for
 /// the panes the filter keeps only). A pane that went away meanwhile keeps
 /// them empty; copies of gone panes keep their last listing's.
+///
+/// `local`: the local server's pid, as the scans had it (`None`: a remote
+/// server, or no mirror yet); the scans have read their copies' panes
+/// already ([`Facts::read_process`]).
 pub(super) async fn fill_processes(
     server: &Server,
     panes: &[ListedPane],
     page: &mut [PaneContentMatch],
+    local: Option<u32>,
 ) {
-    read_locally(server, panes, page).await;
+    if let Some(server_pid) = local {
+        read_locally(panes, page, server_pid).await;
+    }
     let ids: Vec<PaneId> = page
         .iter()
         .filter(|m| !m.pane_dead && m.pane_current_command.is_empty())
@@ -232,25 +234,18 @@ pub(super) async fn fill_processes(
     }
 }
 
-/// Fills the process and directory of the page's live panes that a local
-/// server's `/proc` gives as tmux would ([`crate::sys::current::read`]),
-/// on a blocking thread; the others are left empty (for tmux to fill).
-/// Nothing for a remote server, or before the mirror knows the server's
-/// pid.
-async fn read_locally(server: &Server, panes: &[ListedPane], page: &mut [PaneContentMatch]) {
-    if server.endpoint().local_path().is_none() {
-        return;
-    }
-    let Some(server_pid) = server.mirrored_server_pid().await else {
-        return;
-    };
+/// Fills the process and directory of the page's live panes that tmux's
+/// captures answered (the scans read the mirror's: [`Facts::read_process`])
+/// where the local server's `/proc` gives them as tmux would
+/// ([`crate::sys::current::read`]), on a blocking thread; the others are
+/// left empty (for tmux to fill).
+async fn read_locally(panes: &[ListedPane], page: &mut [PaneContentMatch], server_pid: u32) {
     let by_id: std::collections::HashMap<&str, &ListedPane> =
         panes.iter().map(|p| (p.pane_id.as_str(), p)).collect();
     let asked: Vec<(usize, String, u32)> = page
         .iter()
         .enumerate()
-        // Those a scan has read already (`Facts::read_process`).
-        .filter(|(_, m)| !m.pane_dead && m.pane_current_command.is_empty())
+        .filter(|(_, m)| !m.pane_dead && m.source == Source::Capture)
         .filter_map(|(i, m)| {
             let p = by_id.get(m.pane_id.as_str())?;
             Some((i, p.meta.pane_tty.clone(), p.pane_pid?))
