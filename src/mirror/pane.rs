@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use super::echo::Origin;
 use super::lines::Spot;
 use super::marks::MarkKind;
+use super::scan::ScreenLines;
 use crate::control::format::Record;
 use crate::control::{PaneId, SessionId};
 use crate::term::Term;
@@ -321,7 +322,43 @@ pub struct PaneMirror {
     generation: AtomicU64,
     /// The last [`PaneMirror::shared_snapshot`] and the generation it
     /// was taken at.
-    shared: std::sync::Mutex<Option<(u64, Arc<PaneState>)>>,
+    shared: std::sync::Mutex<Option<(u64, Arc<Snapshot>)>>,
+}
+
+/// A copy's state as [`PaneMirror::shared_snapshot`] took it (read as a
+/// [`PaneState`]), with what scans make of it once: it never changes, so
+/// neither does that.
+#[derive(Debug)]
+pub struct Snapshot {
+    state: PaneState,
+    screen: std::sync::OnceLock<Option<ScreenLines>>,
+}
+
+impl Snapshot {
+    fn of(state: PaneState) -> Snapshot {
+        Snapshot {
+            state,
+            screen: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The copy's [`screen_lines`](super::scan::screen_lines), made by
+    /// the first scan of this snapshot and kept for the next ones (a
+    /// search of idle panes lays out no screen again); `None` before the
+    /// copy exists.
+    pub fn screen_lines(&self) -> Option<&ScreenLines> {
+        self.screen
+            .get_or_init(|| self.state.term().map(ScreenLines::of))
+            .as_ref()
+    }
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = PaneState;
+
+    fn deref(&self) -> &PaneState {
+        &self.state
+    }
 }
 
 /// Where the cursor was when tmuxwire began typing into a pane.
@@ -484,7 +521,7 @@ impl PaneMirror {
     /// screen at all. Holds at most one copy per pane beside the state
     /// (its screen, newest history chunk and the sealed chunks it
     /// shares), until the next call after a change replaces it.
-    pub fn shared_snapshot(&self) -> Arc<PaneState> {
+    pub fn shared_snapshot(&self) -> Arc<Snapshot> {
         let st = self.view();
         // Bumped only under the write lock, which the view excludes.
         let now = self.generation.load(Ordering::Relaxed);
@@ -494,7 +531,7 @@ impl PaneMirror {
         {
             return Arc::clone(snap);
         }
-        let snap = Arc::new(st.clone());
+        let snap = Arc::new(Snapshot::of(st.clone()));
         *shared = Some((now, Arc::clone(&snap)));
         snap
     }

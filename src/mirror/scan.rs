@@ -88,6 +88,29 @@ pub fn screen_lines(term: &Term) -> impl Iterator<Item = (LogicalLine<'_>, Scree
         .chain(term.screen_logical_lines().map(move |l| (l, on_screen)))
 }
 
+/// [`screen_lines`] of a copy, held: made once for a snapshot that never
+/// changes ([`crate::mirror::pane::Snapshot::screen_lines`]) and read by
+/// every scan of it, so a search of many idle panes lays out no screen
+/// (each of its rows' cells to text) again.
+#[derive(Debug)]
+pub struct ScreenLines(Vec<(LogicalLine<'static>, Screen)>);
+
+impl ScreenLines {
+    /// The [`screen_lines`] of `term`, owned.
+    pub fn of(term: &Term) -> ScreenLines {
+        ScreenLines(
+            screen_lines(term)
+                .map(|(l, s)| (l.into_owned(), s))
+                .collect(),
+        )
+    }
+
+    /// The lines, in [`screen_lines`]' order, borrowed.
+    fn iter(&self) -> impl Iterator<Item = (LogicalLine<'_>, Screen)> + '_ {
+        self.0.iter().map(|(l, s)| (l.borrowed(), *s))
+    }
+}
+
 /// A copy's logical lines in the order a scan reads them (the history's,
 /// then [`screen_lines`]) whose first row is within a range (a line that
 /// starts before it but reaches into it counts), each with its tmux line
@@ -174,6 +197,16 @@ impl<'a> Lines<'a> {
     /// The lines of `term` whose first row is within `range` (tmux line
     /// numbers, inclusive; `None`: all of them).
     pub fn of(term: &'a Term, range: Option<(i64, i64)>) -> Lines<'a> {
+        Lines::with_screen(term, range, screen_lines(term))
+    }
+
+    /// [`Lines::of`] with the lines after the history given (`term`'s
+    /// [`screen_lines`], made already: [`ScreenLines`]).
+    fn with_screen(
+        term: &'a Term,
+        range: Option<(i64, i64)>,
+        screen: impl Iterator<Item = (LogicalLine<'a>, Screen)>,
+    ) -> Lines<'a> {
         let hsize = i64::try_from(term.history_size()).unwrap_or(i64::MAX);
         let in_range = |first: i64, rows: u32| match range {
             None => true,
@@ -218,7 +251,7 @@ impl<'a> Lines<'a> {
                 history += to - from;
             }
         }
-        let screen = screen_lines(term)
+        let screen = screen
             .enumerate()
             .filter(|(_, (l, _))| in_range(l.first_row.0, l.rows()))
             .map(|(k, (l, s))| (l, s, k))
@@ -403,7 +436,7 @@ pub fn scan(
     keep: usize,
     cancel: &AtomicBool,
 ) -> Scan {
-    scan_with(term, pattern, range, keep, cancel, false)
+    scan_with(term, None, pattern, range, keep, cancel, false)
 }
 
 /// [`scan`], with redaction on when `redact` ([`crate::redact`]): a match
@@ -411,16 +444,22 @@ pub fn scan(
 /// match lies wholly outside its secrets (its position is the first such
 /// match), and no line of a private key's body matches at all. The
 /// lines are returned as the copy holds them (the caller masks them);
-/// a long line is never cut inside a secret.
+/// a long line is never cut inside a secret. `screen`: `term`'s
+/// [`screen_lines`] when a snapshot holds them made ([`ScreenLines`]);
+/// the scan is the same either way.
 pub fn scan_with(
     term: &Term,
+    screen: Option<&ScreenLines>,
     pattern: &Pattern,
     range: Option<(i64, i64)>,
     keep: usize,
     cancel: &AtomicBool,
     redact: bool,
 ) -> Scan {
-    let lines = Lines::of(term, range);
+    let lines = match screen {
+        Some(held) => Lines::with_screen(term, range, held.iter()),
+        None => Lines::of(term, range),
+    };
     let secrets = redact.then(|| Secrets::of(term, &lines.chunks));
     let mut found: Vec<At> = Vec::new();
     let mut count = 0usize;
@@ -677,7 +716,7 @@ pub fn fuzz_scan(data: &[u8]) {
     let fast = scan(&t, &p, None, keep, &AtomicBool::new(false));
     assert_eq!(fast, scan_naive(&t, &p, keep), "scan vs scan_naive");
     if *k & 0x80 != 0 {
-        let fast = scan_with(&t, &p, None, keep, &AtomicBool::new(false), true);
+        let fast = scan_with(&t, None, &p, None, keep, &AtomicBool::new(false), true);
         assert_eq!(
             fast,
             scan_naive_with(&t, &p, keep, true),
@@ -926,6 +965,15 @@ mod tests {
             t.advance(stream.as_bytes());
             let p = Pattern::new(needle, PatternOptions::literal()).unwrap();
             let fast = scan(&t, &p, None, keep, &AtomicBool::new(false));
+            // A snapshot's held screen lines scan as the copy's own.
+            let held = ScreenLines::of(&t);
+            for range in [None, Some((-3, 1))] {
+                let no = AtomicBool::new(false);
+                prop_assert_eq!(
+                    scan_with(&t, Some(&held), &p, range, keep, &no, true),
+                    scan_with(&t, None, &p, range, keep, &no, true)
+                );
+            }
             prop_assert_eq!(fast, scan_naive(&t, &p, keep));
         }
     }
@@ -1002,7 +1050,7 @@ mod tests {
         out.push_str("-----END RSA PRIVATE KEY-----\r\n$ ghp_ is a prefix\r\n");
         let t = term(out.as_bytes(), 80, 10);
         let no = AtomicBool::new(false);
-        let with = |p: &str| scan_with(&t, &pat(p), None, 100, &no, true);
+        let with = |p: &str| scan_with(&t, None, &pat(p), None, 100, &no, true);
         let without = |p: &str| scan(&t, &pat(p), None, 100, &no);
         assert_eq!(without("ghp_0123").count, 1);
         assert_eq!(with("ghp_0123").count, 0);

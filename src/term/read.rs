@@ -46,6 +46,28 @@ pub struct LogicalLine<'a> {
 }
 
 impl LogicalLine<'_> {
+    /// The line with its text and breaks owned (copied where borrowed).
+    pub fn into_owned(self) -> LogicalLine<'static> {
+        LogicalLine {
+            index: self.index,
+            first_row: self.first_row,
+            text: Cow::Owned(self.text.into_owned()),
+            breaks: Cow::Owned(self.breaks.into_owned()),
+            place: self.place,
+        }
+    }
+
+    /// The line borrowing its text and breaks from this one (no copy).
+    pub fn borrowed(&self) -> LogicalLine<'_> {
+        LogicalLine {
+            index: self.index,
+            first_row: self.first_row,
+            text: Cow::Borrowed(&self.text),
+            breaks: Cow::Borrowed(&self.breaks),
+            place: self.place,
+        }
+    }
+
     /// The number of rows the line fills.
     pub fn rows(&self) -> u32 {
         self.breaks.len() as u32 + 1

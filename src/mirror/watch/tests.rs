@@ -522,4 +522,16 @@ fn a_copy_a_fence_finds_as_it_was_is_not_written_and_its_shared_snapshot_stays()
     assert!(!Arc::ptr_eq(&after, &fresh));
     let line = fresh.term().map(screen_of);
     assert_ne!(line, after.term().map(screen_of));
+    // Its screen lines are laid out once, by the first scan that reads
+    // them, and are the copy's own.
+    let held = fresh.screen_lines().map(|l| l as *const _);
+    assert!(held.is_some() && held == fresh.screen_lines().map(|l| l as *const _));
+    let Some(t) = fresh.term() else {
+        panic!("no term in the snapshot");
+    };
+    let own = |l: &crate::mirror::scan::ScreenLines| format!("{l:?}");
+    assert_eq!(
+        fresh.screen_lines().map(own),
+        Some(own(&crate::mirror::scan::ScreenLines::of(t)))
+    );
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::listed::{Facts, ListedPane};
 use super::{PaneContentMatch, SearchPanesRequest, Server};
 use crate::control::PaneId;
-use crate::mirror::scan::{Scan, scan_with};
+use crate::mirror::scan::{Scan, ScreenLines, scan_with};
 use crate::mirror::{PaneMirror, Status};
 use crate::search::Pattern;
 use crate::term::Term;
@@ -78,14 +78,11 @@ pub(super) async fn search_captured(
     let Some(built) = copy::copy_pane(server, id).await? else {
         return Ok(None);
     };
-    let pattern = req.pattern.clone();
-    let (keep, range, command) = (req.max_matched_lines_per_pane, scan_range(req), req.command);
-    let redact = req.redact;
+    let wanted = Wanted::of(req);
     let cancel = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let t = &built.term;
-        let found = scan_scoped(t, &pattern, range, command, keep, &cancel, redact);
-        (found, t.alternate_on())
+        (wanted.scan(t, None, &cancel), t.alternate_on())
     });
     let (scan, alternate) = task.await.map_err(|e| scan_failed(id, &e))?;
     Ok(Some(Searched {
@@ -99,41 +96,64 @@ pub(super) async fn search_captured(
     }))
 }
 
-/// The searched range as [`scan`] takes it (inclusive tmux line numbers;
-/// `None`: everything).
-fn scan_range(req: &SearchPanesRequest) -> Option<(i64, i64)> {
-    match req.range() {
-        (None, None) => None,
-        (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
-    }
-}
-
-/// Scans `t` over `range`, narrowed to the output of `command` when the
-/// search is scoped to one: no matches when `t`'s table has no such
-/// command or the two do not overlap.
-fn scan_scoped(
-    t: &Term,
-    pattern: &Pattern,
+/// What a search scans each pane for, taken from its request once and
+/// handed to the blocking threads that scan.
+struct Wanted {
+    pattern: Arc<Pattern>,
+    /// The searched range (inclusive tmux line numbers; `None`:
+    /// everything).
     range: Option<(i64, i64)>,
     command: Option<CommandPick>,
     keep: usize,
-    cancel: &AtomicBool,
     redact: bool,
-) -> Scan {
-    let Some(pick) = command else {
-        return scan_with(t, pattern, range, keep, cancel, redact);
-    };
-    let Some((lo, hi)) = commands::output_rows(t, pick) else {
-        return Scan::default();
-    };
-    let (lo, hi) = match range {
-        None => (lo, hi),
-        Some((a, b)) => (lo.max(a), hi.min(b)),
-    };
-    if lo > hi {
-        return Scan::default();
+}
+
+impl Wanted {
+    fn of(req: &SearchPanesRequest) -> Wanted {
+        let range = match req.range() {
+            (None, None) => None,
+            (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
+        };
+        Wanted {
+            pattern: req.pattern.clone(),
+            range,
+            command: req.command,
+            keep: req.max_matched_lines_per_pane,
+            redact: req.redact,
+        }
     }
-    scan_with(t, pattern, Some((lo, hi)), keep, cancel, redact)
+
+    /// Scans `t` over the range, narrowed to the output of the command
+    /// when the search is scoped to one: no matches when `t`'s table has
+    /// no such command or the two do not overlap. `screen`: `t`'s screen
+    /// lines, when a snapshot holds them made ([`scan_with`]).
+    fn scan(&self, t: &Term, screen: Option<&ScreenLines>, cancel: &AtomicBool) -> Scan {
+        let scan = |range| {
+            scan_with(
+                t,
+                screen,
+                &self.pattern,
+                range,
+                self.keep,
+                cancel,
+                self.redact,
+            )
+        };
+        let Some(pick) = self.command else {
+            return scan(self.range);
+        };
+        let Some((lo, hi)) = commands::output_rows(t, pick) else {
+            return Scan::default();
+        };
+        let (lo, hi) = match self.range {
+            None => (lo, hi),
+            Some((a, b)) => (lo.max(a), hi.min(b)),
+        };
+        if lo > hi {
+            return Scan::default();
+        }
+        scan(Some((lo, hi)))
+    }
 }
 
 /// A scan task that did not finish: a bug (a panic in the scan), said as
@@ -213,11 +233,7 @@ pub(super) async fn scan_copies(
     cancel: Arc<AtomicBool>,
     local: Option<u32>,
 ) -> Vec<Result<Option<Searched>, Error>> {
-    let pattern = req.pattern.clone();
-    let keep = req.max_matched_lines_per_pane;
-    let range = scan_range(req);
-    let command = req.command;
-    let redact = req.redact;
+    let wanted = Wanted::of(req);
     let first = group.first().map(|(_, p)| p.id);
     let done = tokio::task::spawn_blocking(move || {
         group
@@ -228,10 +244,7 @@ pub(super) async fn scan_copies(
                 // pane's is the one the last search took.
                 let st = p.shared_snapshot();
                 let (scan, alternate) = match st.term() {
-                    Some(t) => (
-                        scan_scoped(t, &pattern, range, command, keep, &cancel, redact),
-                        t.alternate_on(),
-                    ),
+                    Some(t) => (wanted.scan(t, st.screen_lines(), &cancel), t.alternate_on()),
                     None => (Scan::default(), false),
                 };
                 let dead = listed.is_none() && st.status() == Status::Dead;
