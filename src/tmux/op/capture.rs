@@ -129,14 +129,8 @@ pub struct Capture {
     /// Lines dropped from the front by `max_lines` (and by the byte hint
     /// of [`capture`]).
     pub truncated_lines: usize,
-    /// Whether the pane is in a mode (copy mode, …).
-    pub pane_in_mode: bool,
-    /// The mode, if any.
-    pub pane_mode: Option<String>,
-    /// In copy mode, the view's offset from the live bottom.
-    pub scroll_position: Option<i64>,
-    /// True when the alternate screen is shown.
-    pub alternate_on: bool,
+    /// The pane's mode state at the capture.
+    pub mode: ModeState,
     /// Which source answered.
     pub source: Source,
     /// The pane is gone; the text is tmuxwire's copy of its last screen.
@@ -154,14 +148,33 @@ pub struct Capture {
 }
 
 crate::record! {
+    /// A pane's mode state, as a capture reads it with the text (tmux's
+    /// variables) and returns it ([`CaptureResult`] flattens it: the
+    /// same keys, in this order).
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+    pub struct ModeState {
+        /// The pane is in a mode (copy mode, …); left out when false.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub pane_in_mode: bool = "pane_in_mode",
+        /// The mode's name, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pane_mode: Option<String> = "pane_mode",
+        /// In copy mode: lines the user's view is scrolled up from the live bottom.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scroll_position: Option<i64> = "scroll_position",
+        /// The alternate screen (a full-screen program) is shown; left out
+        /// when false.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub alternate_on: bool = "alternate_on",
+    }
+}
+
+crate::record! {
     /// A pane's mode state and size, read with its capture in the same
     /// write.
     struct CaptureMeta {
         pane_id: String = "pane_id",
-        pane_in_mode: bool = "pane_in_mode",
-        pane_mode: Option<String> = "pane_mode",
-        scroll_position: Option<i64> = "scroll_position",
-        alternate_on: bool = "alternate_on",
+        mode: ModeState = ..,
         history_size: i64 = "history_size",
         pane_height: i64 = "pane_height",
         pane_width: i64 = "pane_width",
@@ -230,10 +243,12 @@ fn capture_copy(
         pane_id: p.id.to_string(),
         lines,
         truncated_lines: tail.lines_above,
-        pane_in_mode: st.mode().in_mode,
-        pane_mode: st.mode().mode.clone(),
-        scroll_position: st.mode().scroll_position,
-        alternate_on: t.alternate_on(),
+        mode: ModeState {
+            pane_in_mode: st.mode().in_mode,
+            pane_mode: st.mode().mode.clone(),
+            scroll_position: st.mode().scroll_position,
+            alternate_on: t.alternate_on(),
+        },
         source: Source::Mirror,
         pane_dead: dead,
         cut_bytes: tail.bytes_above,
@@ -363,10 +378,7 @@ async fn capture_once(
         pane_id: meta.pane_id,
         lines,
         truncated_lines,
-        pane_in_mode: meta.pane_in_mode,
-        pane_mode: meta.pane_mode,
-        scroll_position: meta.scroll_position,
-        alternate_on: meta.alternate_on,
+        mode: meta.mode,
         source: Source::Capture,
         pane_dead: false,
         cut_bytes: 0,
@@ -447,19 +459,9 @@ pub struct CaptureResult {
     /// `scroll_position`).
     #[serde(skip_serializing_if = "is_live")]
     pub view: String,
-    /// The pane is in a mode (copy mode, …); left out when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pane_in_mode: bool,
-    /// The mode's name, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pane_mode: Option<String>,
-    /// In copy mode: lines the user's view is scrolled up from the live bottom.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub scroll_position: Option<i64>,
-    /// The alternate screen (a full-screen program) is shown; left out
-    /// when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub alternate_on: bool,
+    /// `pane_in_mode`, `pane_mode`, `scroll_position`, `alternate_on`.
+    #[serde(flatten)]
+    pub mode: ModeState,
     /// Which source answered: `mirror` (tmuxwire's copy, checked with tmux
     /// just before) or `capture` (tmux itself).
     pub source: Source,
@@ -526,10 +528,7 @@ impl CaptureResult {
             next: None,
             lines_omitted,
             view: "live".into(),
-            pane_in_mode: cap.pane_in_mode,
-            pane_mode: cap.pane_mode,
-            scroll_position: cap.scroll_position,
-            alternate_on: cap.alternate_on,
+            mode: cap.mode,
             source: cap.source,
             pane_dead: cap.pane_dead,
             text,

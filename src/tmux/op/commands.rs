@@ -489,24 +489,13 @@ crate::tmux::op::waited::pane_wait! {
 const TAIL_LINES: usize = 20;
 const TAIL_BYTES: usize = 2000;
 
-/// How a `wait_for_command` ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CommandOutcome {
-    /// A command's end mark came, or the next command started without
-    /// one (abandoned).
-    Finished,
-    /// The program has read a line with echo off for 300 ms.
-    PasswordPrompt,
-    /// It has read an echoed line, or waited for a single key, for 300
-    /// ms: `read`, `input()`, `read -n 1`, a y/n question.
-    AwaitingInput,
-    /// The pane's program exited (tmux keeps the pane).
-    Exited,
-    /// The pane is gone.
-    PaneGone,
-    /// The time ran out.
-    Timeout,
+crate::tmux::op::waited::wait_outcome! {
+    /// How a `wait_for_command` ended.
+    pub enum CommandOutcome {
+        /// A command's end mark came, or the next command started without
+        /// one (abandoned).
+        Finished,
+    }
 }
 
 crate::tmux::op::waited::waited! {

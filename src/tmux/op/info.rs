@@ -23,44 +23,52 @@ op!(ServerInfoRequest, ServerInfo, async |_, server, _| {
     server_info(server).await
 });
 
-/// `get_session_info`: one session (by id or exact name; the default
-/// session when none is named).
-#[derive(Default)]
-pub struct SessionInfoRequest {
-    /// The session.
-    pub session: Selector,
+/// Writes a request for one object, selected by its one field: its
+/// [`Op`](super::Op) resolves the selector with `server.$resolve` and
+/// reads the object with `$read`. A row:
+///
+/// `$(#[doc])* Request { $(#[doc])* field } => Answer by resolve, read;`
+macro_rules! one_object {
+    ($(
+        $(#[$m:meta])* $req:ident { $(#[$fm:meta])* $field:ident }
+            => $answer:ident by $resolve:ident, $read:ident;
+    )*) => {$(
+        $(#[$m])*
+        #[derive(Default)]
+        pub struct $req {
+            $(#[$fm])*
+            pub $field: Selector,
+        }
+
+        op!($req, $answer, async |req, server, _| {
+            let target = server.$resolve(&req.$field).await?;
+            $read(server, &target).await
+        });
+    )*};
 }
 
-op!(SessionInfoRequest, SessionInfo, async |req, server, _| {
-    let target = server.resolve_session(&req.session).await?;
-    session_info(server, &target).await
-});
+one_object! {
+    /// `get_session_info`: one session (by id or exact name; the default
+    /// session when none is named).
+    SessionInfoRequest {
+        /// The session.
+        session
+    } => SessionInfo by resolve_session, session_info;
 
-/// `get_window_info`: one window (by id, or by index in the selected
-/// session; the session's current window when none is named).
-#[derive(Default)]
-pub struct WindowInfoRequest {
-    /// The window.
-    pub window: Selector,
+    /// `get_window_info`: one window (by id, or by index in the selected
+    /// session; the session's current window when none is named).
+    WindowInfoRequest {
+        /// The window.
+        window
+    } => WindowInfo by resolve_window, window_info;
+
+    /// `get_pane_info`: one pane (by id; else the active pane of the window
+    /// or session named; else the caller's own pane or the default one).
+    PaneInfoRequest {
+        /// The pane.
+        pane
+    } => PaneInfo by resolve_pane, pane_info;
 }
-
-op!(WindowInfoRequest, WindowInfo, async |req, server, _| {
-    let target = server.resolve_window(&req.window).await?;
-    window_info(server, &target).await
-});
-
-/// `get_pane_info`: one pane (by id; else the active pane of the window
-/// or session named; else the caller's own pane or the default one).
-#[derive(Default)]
-pub struct PaneInfoRequest {
-    /// The pane.
-    pub pane: Selector,
-}
-
-op!(PaneInfoRequest, PaneInfo, async |req, server, _| {
-    let target = server.resolve_pane(&req.pane).await?;
-    pane_info(server, &target).await
-});
 
 /// One session.
 ///

@@ -21,7 +21,7 @@ use crate::search::Pattern;
 use crate::tmux::Error;
 use crate::tmux::model::is_zero;
 use crate::tmux::target::PaneScope;
-use crate::tmux::wait::ProcessRef;
+use crate::tmux::wait::ProcessRow;
 
 /// Events one answer holds at most (the rest follow its cursor).
 pub const MAX_EVENTS: usize = 50;
@@ -167,12 +167,12 @@ pub struct PollEventsResult {
 crate::fits_whole!(PollEventsResult);
 
 crate::record! {
-    /// What `poll_events` lists of a pane besides its [`PaneMeta`].
+    /// What `poll_events` lists of a pane besides its [`PaneMeta`]: its
+    /// id, and where its terminal's facts are read (as `get_pane_state`
+    /// reads them).
     struct EventsRow {
         pane_id: String = "pane_id",
-        pane_pid: Option<i64> = "pane_pid",
-        pid: Option<i64> = "pid",
-        pane_dead: Option<i64> = "pane_dead",
+        process: ProcessRow = ..,
     }
 }
 
@@ -246,21 +246,14 @@ async fn refresh(
         }
         // A remote server's pids name no process here: its panes' terminal
         // facts cannot be read from this machine's `/proc`.
+        // (A pane_pid tmux did not give reads as 0: no process to note.)
         if local
             && !a.knows_process(pane)
-            && row.pane_dead != Some(1)
-            && let Some(pane_pid) = row.pane_pid.and_then(|p| u32::try_from(p).ok())
+            && let Some(process) = row.process.process().filter(|p| p.pane_pid != 0)
         {
-            a.note_process(
-                pane,
-                ProcessRef {
-                    tty: meta.pane_tty.clone(),
-                    pane_pid,
-                    server_pid: row.pid.and_then(|p| u32::try_from(p).ok()),
-                },
-            );
+            a.note_process(pane, process);
         }
-        if row.pane_dead == Some(1) && m.pane(pane).is_some_and(|p| !p.view().is_kept()) {
+        if row.process.pane_dead && m.pane(pane).is_some_and(|p| !p.view().is_kept()) {
             dead.push(pane);
         }
         list.push((pane, session, meta));

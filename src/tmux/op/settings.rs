@@ -558,8 +558,7 @@ op!(
     ShowEnvironmentRequest,
     EnvironmentResult,
     async |req, server, _| {
-        let cmd = environment_cmd(server, "show-environment", req.session.as_ref()).await?;
-        let out = one(server, cmd, Retry::Never).await?.into_result()?;
+        let out = environment(server, "show-environment", req.session.as_ref(), &[]).await?;
         let mut variables = BTreeMap::new();
         for (name, value) in parse_environment(&out) {
             match value {
@@ -604,9 +603,8 @@ op!(
     SetEnvironmentRequest,
     EnvironmentSet,
     async |req, server, _| {
-        let cmd = environment_cmd(server, "set-environment", req.session.as_ref()).await?;
-        let cmd = cmd.arg("--").arg(req.name.as_str()).arg(&req.value);
-        one(server, cmd, Retry::Never).await?.into_result()?;
+        let args = ["--", req.name.as_str(), &req.value];
+        environment(server, "set-environment", req.session.as_ref(), &args).await?;
         Ok(EnvironmentSet {
             name: req.name.0,
             value: req.value,
@@ -708,23 +706,27 @@ async fn one(server: &Server, cmd: Command, retry: Retry) -> Result<Output, Erro
         .ok_or_else(|| Error::connection("tmux answered 0 of 1 commands"))
 }
 
-/// `name` (`show-environment`, `set-environment`) for a session's
-/// environment, or with `-g` for the global one (`session: None`).
+/// Runs `name` (`show-environment`, `set-environment`) with `args` on a
+/// session's environment, or with `-g` on the global one (`session:
+/// None`); its output.
 ///
 /// # Errors
 ///
-/// As [`Server::session_target`].
-async fn environment_cmd(
+/// As [`Server::session_target`]; tmux's error.
+async fn environment(
     server: &Server,
     name: &str,
     session: Option<&Selector>,
-) -> Result<Command, Error> {
-    Ok(match session {
+    args: &[&str],
+) -> Result<Vec<u8>, Error> {
+    let cmd = match session {
         Some(sel) => {
             Command::new(name).target(&server.session_target(sel).await?, TargetKind::Session)
         }
         None => Command::new(name).arg("-g"),
-    })
+    };
+    let cmd = args.iter().fold(cmd, |c, &a| c.arg(a));
+    one(server, cmd, Retry::Never).await?.into_result()
 }
 
 /// Environment variables as `show-environment` prints them: `NAME=value`,

@@ -123,27 +123,16 @@ impl ScreenMask {
 const SCREEN_LINES: usize = 40;
 const SCREEN_BYTES: usize = 4000;
 
-/// How a `wait_for_stable` ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StableOutcome {
-    /// The (masked) screen was unchanged for `stable_ms` while nothing
-    /// was known to run.
-    Stable,
-    /// `until_pattern` shown, or `absent_pattern` gone after it was
-    /// shown.
-    Matched,
-    /// The program has read a line with echo off for 300 ms.
-    PasswordPrompt,
-    /// The program has read a line (with echo) or waited for a key for
-    /// 300 ms.
-    AwaitingInput,
-    /// The pane's program exited (tmux keeps the pane).
-    Exited,
-    /// The pane is gone.
-    PaneGone,
-    /// The time ran out.
-    Timeout,
+crate::tmux::op::waited::wait_outcome! {
+    /// How a `wait_for_stable` ended.
+    pub enum StableOutcome {
+        /// The (masked) screen was unchanged for `stable_ms` while nothing
+        /// was known to run.
+        Stable,
+        /// `until_pattern` shown, or `absent_pattern` gone after it was
+        /// shown.
+        Matched,
+    }
 }
 
 crate::tmux::op::waited::waited! {

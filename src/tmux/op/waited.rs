@@ -1,7 +1,7 @@
 //! What the waits on one pane share ([`super::text`], [`super::commands`],
 //! [`super::stable`]): the [`Op`](super::Op) impl that hands the request
-//! to the wait engine ([`crate::tmux::wait::on_pane`]), and the fields
-//! their answers report the wait with.
+//! to the wait engine ([`crate::tmux::wait::on_pane`]), the ends their
+//! outcomes share, and the fields their answers report the wait with.
 
 /// Writes the [`Op`](super::Op) impl of a wait on one pane: the request's
 /// `pane` and `timeout` go to [`crate::tmux::wait::on_pane`], which runs
@@ -35,6 +35,34 @@ macro_rules! pane_wait {
     };
 }
 pub(crate) use pane_wait;
+
+/// Writes a wait's outcome enum (serialized in snake_case): its own
+/// outcomes as written, then the ends every wait on one pane shares, from
+/// the wait engine's [`End`](crate::tmux::wait::End)s, in this order:
+/// `password_prompt`, `awaiting_input`, `exited`, `pane_gone`, `timeout`.
+macro_rules! wait_outcome {
+    ($(#[$m:meta])* $vis:vis enum $name:ident { $($(#[$vm:meta])* $variant:ident,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        $vis enum $name {
+            $($(#[$vm])* $variant,)*
+            /// The program has read a line with echo off for 300 ms.
+            PasswordPrompt,
+            /// The program has read an echoed line, or waited for a single
+            /// key, for 300 ms: `read`, `input()`, `read -n 1`, a y/n
+            /// question.
+            AwaitingInput,
+            /// The pane's program exited (tmux keeps the pane).
+            Exited,
+            /// The pane is gone.
+            PaneGone,
+            /// The time ran out.
+            Timeout,
+        }
+    };
+}
+pub(crate) use wait_outcome;
 
 /// Writes a wait's answer struct with the fields that say how long it
 /// waited and how the pane's program ended, in place of the marker

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::mirror::scan::Screen;
-use crate::tmux::model::Source;
+use crate::tmux::model::{Source, is_zero};
 
 /// The matches in one pane (libtmux-mcp `PaneContentMatch`, plus line
 /// numbers, positions and the source). The pane is named once, by its ids,
@@ -79,10 +79,6 @@ pub struct PaneContentMatch {
 /// Whether every matched line spans one screen row.
 fn all_one_row(rows: &[u32]) -> bool {
     rows.iter().all(|&r| r == 1)
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// A page of search results (libtmux-mcp `SearchPanesResult`).
