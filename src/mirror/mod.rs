@@ -970,38 +970,28 @@ impl Mirror {
         within: Option<Duration>,
     ) -> HashSet<PaneId> {
         self.touch();
-        if want != Want::AsIs {
-            return self.sync_some(panes, want, progress, within).await;
+        // A caller that takes the copies as they are: those a live watch
+        // feeds answer without a round trip; the rest are synced.
+        let (mut confirmed, panes, want) = if want == Want::AsIs {
+            let (fed, rest): (Vec<_>, Vec<_>) = panes.iter().cloned().partition(|(pane, _, _)| {
+                self.shared.pane(*pane).is_some_and(|p| {
+                    let st = p.view();
+                    st.status == Status::Live && st.owner.is_some()
+                })
+            });
+            let fed = fed.iter().map(|(p, _, _)| *p).collect();
+            (fed, std::borrow::Cow::Owned(rest), Want::Current)
+        } else {
+            (HashSet::new(), std::borrow::Cow::Borrowed(panes), want)
+        };
+        if panes.is_empty() {
+            return confirmed;
         }
-        // The caller takes the copies as they are: those a live watch feeds
-        // answer without a round trip; the rest are synced.
-        let (fed, rest): (Vec<_>, Vec<_>) = panes.iter().cloned().partition(|(pane, _, _)| {
-            self.shared.pane(*pane).is_some_and(|p| {
-                let st = p.view();
-                st.status == Status::Live && st.owner.is_some()
-            })
-        });
-        let mut confirmed: HashSet<PaneId> = fed.iter().map(|(p, _, _)| *p).collect();
-        if !rest.is_empty() {
-            let more = self.sync_some(&rest, Want::Current, progress, within);
-            confirmed.extend(more.await);
-        }
-        confirmed
-    }
-
-    /// [`Mirror::sync_within`], every pane fenced, filled or seeded.
-    async fn sync_some(
-        &self,
-        panes: &[(PaneId, SessionId, PaneMeta)],
-        want: Want,
-        progress: Option<&Progress>,
-        within: Option<Duration>,
-    ) -> HashSet<PaneId> {
         // Group by the session whose connection feeds (or will feed) each
         // pane: its current owner, else the session it was listed in.
         let mut by_session: HashMap<SessionId, Vec<(PaneId, PaneMeta)>> = HashMap::new();
         let mut seeding = false;
-        for (pane, session, meta) in panes {
+        for (pane, session, meta) in panes.iter() {
             let (owner, status, partial) = self
                 .shared
                 .pane(*pane)
@@ -1067,7 +1057,6 @@ impl Mirror {
             }
         }
         drop(tx);
-        let mut confirmed = HashSet::new();
         let collect = async {
             let mut done = 0;
             while let Some((pane, ok)) = outcomes.recv().await {
