@@ -564,7 +564,7 @@ impl Commands {
                 .iter()
                 .rposition(|v| v.aid.as_deref() == Some(a))
         {
-            if kind == MarkKind::CommandEnd {
+            if matches!(kind, MarkKind::CommandEnd(_)) {
                 self.pop_above(l, now);
             }
             return l;
@@ -736,19 +736,19 @@ impl Commands {
                     _ => MarkEffect::None,
                 }
             }
-            MarkKind::CommandEnd => {
+            MarkKind::CommandEnd(status) => {
                 let l = self.mark_level(m.kind, aid, now);
                 let open = self.open_at(l);
                 match open {
                     Some(i) if self.get(i).is_some_and(|r| r.output_start.is_some()) => {
-                        self.finish(i, pos, m.exit_status, now);
+                        self.finish(i, pos, status, now);
                     }
                     _ => {
                         let superseded = self.levels.get_mut(l).and_then(|v| v.superseded.take());
                         if let Some(s) = superseded {
                             // The end of the command that drew the prompt
                             // meanwhile: that prompt was its own.
-                            self.finish(s, pos, m.exit_status, now);
+                            self.finish(s, pos, status, now);
                             if let Some(i) = open {
                                 self.back_to_prompt(i);
                             }
@@ -761,7 +761,7 @@ impl Commands {
                             self.back_to_prompt(i);
                         } else {
                             let i = open.unwrap_or_else(|| self.open(l, m.source, cwd));
-                            self.finish(i, pos, m.exit_status, now);
+                            self.finish(i, pos, status, now);
                         }
                     }
                 }
@@ -1042,7 +1042,6 @@ impl Term {
             source: MarkSource::TmuxFlags,
             kind,
             aid: None,
-            exit_status: None,
             command: None,
         };
         for (prompt, output, wrapped) in rows {
@@ -1512,7 +1511,7 @@ impl Term {
                 }
                 let pos = self.cursor_mark_pos();
                 let cwd = self.state.cwd.clone();
-                let input_empty = (m.kind == MarkKind::CommandEnd)
+                let input_empty = matches!(m.kind, MarkKind::CommandEnd(_))
                     .then(|| self.state.commands.input_start())
                     .flatten()
                     .map(|b| self.text_between(b, pos).is_empty());
