@@ -1038,8 +1038,7 @@ impl Remote {
             stdout: out.stdout,
             stderr: out.stderr.into_bytes(),
             exit_message: None,
-            server_exited: false,
-            stopped: false,
+            ending: super::command::Ending::Exit,
         })
     }
 }
