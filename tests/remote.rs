@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tmuxwire::mirror::MirrorOptions;
 use tmuxwire::tmux::{Caller, Server, Servers};
-use tmuxwire::wire::ssh::{HostConfig, RemoteSocket};
+use tmuxwire::wire::ssh::{HostConfig, Keepalive, RemoteSocket};
 
 use crate::support::sshd::Sshd;
 use crate::support::tool::*;
@@ -37,8 +37,10 @@ fn host_config(sshd: &Sshd, dest: &str, tmux: &str, alive: u32) -> HostConfig {
     HostConfig {
         ssh_config: Some(sshd.ssh_config().to_path_buf()),
         tmux: Some(tmux.to_string()),
-        alive_interval: alive,
-        alive_count: 2,
+        keepalive: Keepalive {
+            interval: alive,
+            count: 2,
+        },
         ..HostConfig::new(HOST, dest)
     }
 }

@@ -288,7 +288,7 @@ async fn stream(
             let mut out = r.run_command_list(cmds, wait, false).await?;
             let data = std::mem::take(&mut out.stdout);
             if !feed(&data) {
-                out.stopped = true;
+                out.ending = crate::wire::Ending::Stopped;
             }
             Ok(out)
         }
@@ -315,7 +315,7 @@ async fn run<W: Write>(
     let out = stream(endpoint, cmds, feed)
         .await
         .map_err(|e| CliError::new(e.to_string()))?;
-    if out.stopped {
+    if out.ending == crate::wire::Ending::Stopped {
         return Ok(false);
     }
     if !out.success() {

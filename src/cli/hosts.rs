@@ -147,7 +147,7 @@ pub fn choose(f: &HostFlags<'_>) -> Result<HostChoice, String> {
     for h in &mut hosts {
         h.ssh_config = f.ssh_config.clone();
         if let Some(k) = f.keepalive {
-            h.alive_interval = k.max(1);
+            h.keepalive.interval = k.max(1);
         }
     }
     Ok(HostChoice { hosts, selected })
@@ -176,7 +176,7 @@ mod tests {
             .collect();
         assert_eq!(names, [("a", "dev"), ("b", "other"), ("c", "u@c")]);
         assert_eq!(c.hosts[2].tmux.as_deref(), Some("/opt/tmux"));
-        assert_eq!(c.hosts[0].alive_interval, 2);
+        assert_eq!(c.hosts[0].keepalive.interval, 2);
         assert_eq!(c.selected, None);
     }
 

@@ -10,7 +10,7 @@
 //! gone) or in the server (a session came or went). Each has a sequence
 //! number, a time, the pane/window/session identity as tmux numbers them,
 //! a [`Kind`], a one-line `summary` a model reads as it is, and a few
-//! kind-specific [`Fields`].
+//! kind-specific [`Facts`].
 //!
 //! Events are written where tmuxwire's own state changes (the copies, their
 //! marks and modes, tmux's listings), never by polling screens: see
@@ -38,7 +38,7 @@ pub mod text;
 use std::sync::Mutex;
 
 pub use ring::{
-    Cursor, CursorError, Event, Fields, Kind, Newest, PANE_BURST, PANE_PER_SECOND, RING_BYTES,
+    Cursor, CursorError, Event, Facts, Kind, Newest, PANE_BURST, PANE_PER_SECOND, RING_BYTES,
     RING_EVENTS, Read, Ring,
 };
 

@@ -109,33 +109,62 @@ impl std::fmt::Display for Kind {
     }
 }
 
-/// Kind-specific facts of an event (each absent unless the kind has it).
-/// Text in them a pane controls is cleaned ([`super::text::cleaned`]).
+/// Kind-specific facts of an event: one variant per kind that has any
+/// (the others, and a first read's `state`, carry [`Facts::None`]). Text in
+/// them a pane controls is cleaned ([`super::text::cleaned`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Fields {
-    /// `command_finished`: the status the end mark carried; `exited`:
-    /// `#{pane_dead_status}`.
-    pub exit_status: Option<i32>,
-    /// The command line, as the marks gave it.
-    pub command: Option<String>,
-    /// How long the command ran or the screen was still, µs.
-    pub duration_us: Option<u64>,
-    /// `title`: the new title.
-    pub title: Option<String>,
-    /// `matched`: the pattern, as the caller gave it.
-    pub pattern: Option<String>,
-    /// `matched`: the line.
-    pub line: Option<String>,
-    /// Events of this pane the rate cap dropped just before this one.
-    pub dropped_before: Option<u64>,
+pub enum Facts {
+    /// No facts beyond the summary.
+    #[default]
+    None,
+    /// `command_started`.
+    Started {
+        /// The command line, as the marks gave it.
+        command: Option<String>,
+    },
+    /// `command_finished`.
+    Finished {
+        /// The status the end mark carried.
+        exit_status: Option<i32>,
+        /// The command line, as the marks gave it.
+        command: Option<String>,
+        /// How long the command ran, µs.
+        duration_us: Option<u64>,
+    },
+    /// `exited`.
+    Exited {
+        /// `#{pane_dead_status}`.
+        exit_status: Option<i32>,
+    },
+    /// `idle`.
+    Idle {
+        /// How long the screen was still, µs.
+        still_us: u64,
+    },
+    /// `title`.
+    Title {
+        /// The new title.
+        title: String,
+    },
+    /// `matched`.
+    Matched {
+        /// The pattern, as the caller gave it.
+        pattern: String,
+        /// The line.
+        line: String,
+    },
 }
 
-impl Fields {
+impl Facts {
     fn bytes(&self) -> usize {
-        [&self.command, &self.title, &self.pattern, &self.line]
-            .iter()
-            .map(|s| s.as_ref().map_or(0, String::len))
-            .sum()
+        match self {
+            Facts::Started { command } | Facts::Finished { command, .. } => {
+                command.as_ref().map_or(0, String::len)
+            }
+            Facts::Title { title } => title.len(),
+            Facts::Matched { pattern, line } => pattern.len() + line.len(),
+            Facts::None | Facts::Exited { .. } | Facts::Idle { .. } => 0,
+        }
     }
 }
 
@@ -159,7 +188,10 @@ pub struct Event {
     /// controls).
     pub summary: String,
     /// Kind-specific facts.
-    pub fields: Fields,
+    pub facts: Facts,
+    /// Events of this pane the rate cap dropped just before this one (set
+    /// by [`Ring::push`]).
+    pub dropped_before: Option<u64>,
 }
 
 impl Event {
@@ -174,12 +206,13 @@ impl Event {
             window: None,
             session: None,
             summary: super::text::capped(summary),
-            fields: Fields::default(),
+            facts: Facts::None,
+            dropped_before: None,
         }
     }
 
     fn bytes(&self) -> usize {
-        EVENT_OVERHEAD + self.summary.len() + self.fields.bytes()
+        EVENT_OVERHEAD + self.summary.len() + self.facts.bytes()
     }
 }
 
@@ -350,7 +383,7 @@ impl Ring {
     /// drops the oldest events beyond the bounds. An event a pane controls
     /// ([`Kind::pane_controlled`]) over its pane's rate is dropped instead
     /// (counted, and told in the pane's next event kept:
-    /// [`Fields::dropped_before`]). A pane's `pane_gone` forgets its rate.
+    /// [`Event::dropped_before`]). A pane's `pane_gone` forgets its rate.
     /// Returns the number given, `None` when dropped.
     pub fn push(&mut self, mut event: Event, now_ms: u64) -> Option<u64> {
         if let Some(pane) = event.pane {
@@ -362,13 +395,13 @@ impl Ring {
                 if let Some(b) = self.rate.get_mut(&pane)
                     && b.dropped > 0
                 {
-                    event.fields.dropped_before = Some(std::mem::take(&mut b.dropped));
+                    event.dropped_before = Some(std::mem::take(&mut b.dropped));
                 }
             } else if event.kind == Kind::PaneGone
                 && let Some(b) = self.rate.remove(&pane)
                 && b.dropped > 0
             {
-                event.fields.dropped_before = Some(b.dropped);
+                event.dropped_before = Some(b.dropped);
             }
         }
         event.seq = self.next;
@@ -641,10 +674,7 @@ mod tests {
         let read = r
             .read(Some(&Cursor { log: 1, next: seq }), 1, |_| true)
             .expect("read");
-        assert_eq!(
-            read.events[0].fields.dropped_before,
-            Some(1000 - PANE_BURST)
-        );
+        assert_eq!(read.events[0].dropped_before, Some(1000 - PANE_BURST));
         for _ in 0..9 {
             assert!(r.push(ev(Kind::Title, 1, "t"), 1000).is_some());
         }

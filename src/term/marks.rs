@@ -91,8 +91,12 @@ pub enum MarkKind {
     RightPrompt,
     /// `C`: the command was executed; its output starts.
     OutputStart,
-    /// `D`: the command finished.
-    CommandEnd,
+    /// `D`: the command finished, with the exit status as tmux's
+    /// `input_osc_133_exit_status()` reads it (the first parameter when it
+    /// is not `key=value`; 0–255, anything else 255), except that an
+    /// absent status is `None` (unknown: VS Code sends `D` alone for an
+    /// empty command line or Ctrl-C), never 0.
+    CommandEnd(Option<u8>),
     /// iTerm2's `SetMark`: a place, no command.
     Mark,
 }
@@ -107,12 +111,6 @@ pub struct Mark {
     /// The `aid=` parameter (the shell's id, for nesting), cleaned and
     /// capped at [`MAX_AID`] bytes.
     pub aid: Option<String>,
-    /// For [`MarkKind::CommandEnd`]: the exit status, as tmux's
-    /// `input_osc_133_exit_status()` reads it (the first parameter when it
-    /// is not `key=value`; 0–255, anything else 255), except that an
-    /// absent status is `None` (unknown: VS Code sends `D` alone for an
-    /// empty command line or Ctrl-C), never 0.
-    pub exit_status: Option<u8>,
     /// For [`MarkKind::OutputStart`]: fish's `cmdline_url=` decoded
     /// (percent-encoding), cleaned ([`clean_command`]: line feeds kept)
     /// and capped.
@@ -228,19 +226,13 @@ fn mark(source: MarkSource, rest: &[u8]) -> Option<Mark> {
         b'A' | b'N' | b'P' => MarkKind::Prompt,
         b'B' | b'I' => MarkKind::CommandStart,
         b'C' => MarkKind::OutputStart,
-        b'D' => MarkKind::CommandEnd,
+        b'D' => MarkKind::CommandEnd(exit_status(params)),
         _ => return None,
-    };
-    let exit_status = if kind == MarkKind::CommandEnd {
-        exit_status(params)
-    } else {
-        None
     };
     Some(Mark {
         source,
         kind,
         aid,
-        exit_status,
         command,
     })
 }
@@ -281,7 +273,6 @@ fn vscode(rest: &[u8]) -> Option<Osc> {
                 source: MarkSource::Osc633,
                 kind,
                 aid: None,
-                exit_status: None,
                 command: None,
             }))
         }
@@ -316,7 +307,6 @@ fn iterm(rest: &[u8]) -> Option<Osc> {
             source: MarkSource::Osc1337,
             kind: MarkKind::Mark,
             aid: None,
-            exit_status: None,
             command: None,
         }));
     }
@@ -492,9 +482,6 @@ pub fn fuzz_parse(data: &[u8]) {
                 assert!(c.len() <= MAX_TEXT);
                 assert_eq!(m.kind, MarkKind::OutputStart);
             }
-            if m.kind != MarkKind::CommandEnd {
-                assert_eq!(m.exit_status, None);
-            }
         }
         Some(Osc::CommandLine { text, nonce }) => {
             safe(&text.replace('\n', ""), MAX_TEXT);
@@ -543,6 +530,14 @@ mod tests {
         }
     }
 
+    /// The exit status of the `D` mark `data` is.
+    fn status(data: &[u8]) -> Option<u8> {
+        match m(data).kind {
+            MarkKind::CommandEnd(status) => status,
+            other => panic!("{:?}: {other:?}", String::from_utf8_lossy(data)),
+        }
+    }
+
     #[test]
     fn osc_133_kinds_and_parameters() {
         assert_eq!(m(b"133;A").kind, MarkKind::Prompt);
@@ -554,7 +549,7 @@ mod tests {
         assert_eq!(m(b"133;B").kind, MarkKind::CommandStart);
         assert_eq!(m(b"133;I").kind, MarkKind::CommandStart);
         assert_eq!(m(b"133;C").kind, MarkKind::OutputStart);
-        assert_eq!(m(b"133;D").kind, MarkKind::CommandEnd);
+        assert_eq!(m(b"133;D").kind, MarkKind::CommandEnd(None));
         let a = m(b"133;A;cl=m;aid=4242");
         assert_eq!(a.aid.as_deref(), Some("4242"));
         assert_eq!(a.source, MarkSource::Osc133);
@@ -569,18 +564,18 @@ mod tests {
 
     #[test]
     fn exit_status_as_tmux_reads_it_but_absent_is_unknown() {
-        assert_eq!(m(b"133;D").exit_status, None);
-        assert_eq!(m(b"133;D;").exit_status, None);
-        assert_eq!(m(b"133;D;aid=7").exit_status, None);
-        assert_eq!(m(b"133;D;0").exit_status, Some(0));
-        assert_eq!(m(b"133;D;7").exit_status, Some(7));
-        assert_eq!(m(b"133;D;130;aid=9").exit_status, Some(130));
+        assert_eq!(status(b"133;D"), None);
+        assert_eq!(status(b"133;D;"), None);
+        assert_eq!(status(b"133;D;aid=7"), None);
+        assert_eq!(status(b"133;D;0"), Some(0));
+        assert_eq!(status(b"133;D;7"), Some(7));
+        assert_eq!(status(b"133;D;130;aid=9"), Some(130));
         assert_eq!(m(b"133;D;130;aid=9").aid.as_deref(), Some("9"));
-        assert_eq!(m(b"133;D;255").exit_status, Some(255));
-        assert_eq!(m(b"133;D;256").exit_status, Some(255));
-        assert_eq!(m(b"133;D;-1").exit_status, Some(255));
-        assert_eq!(m(b"133;D;99999999999999999999999").exit_status, Some(255));
-        assert_eq!(m(b"133;D;abc").exit_status, Some(255));
+        assert_eq!(status(b"133;D;255"), Some(255));
+        assert_eq!(status(b"133;D;256"), Some(255));
+        assert_eq!(status(b"133;D;-1"), Some(255));
+        assert_eq!(status(b"133;D;99999999999999999999999"), Some(255));
+        assert_eq!(status(b"133;D;abc"), Some(255));
     }
 
     #[test]
@@ -602,7 +597,7 @@ mod tests {
     #[test]
     fn vscode_633() {
         assert_eq!(m(b"633;A").source, MarkSource::Osc633);
-        assert_eq!(m(b"633;D;1").exit_status, Some(1));
+        assert_eq!(status(b"633;D;1"), Some(1));
         assert_eq!(
             parse(b"633;E;echo a\\x3bb \\\\ c\\x0a;n0nce"),
             Some(Osc::CommandLine {

@@ -564,7 +564,7 @@ impl Commands {
                 .iter()
                 .rposition(|v| v.aid.as_deref() == Some(a))
         {
-            if kind == MarkKind::CommandEnd {
+            if matches!(kind, MarkKind::CommandEnd(_)) {
                 self.pop_above(l, now);
             }
             return l;
@@ -736,19 +736,19 @@ impl Commands {
                     _ => MarkEffect::None,
                 }
             }
-            MarkKind::CommandEnd => {
+            MarkKind::CommandEnd(status) => {
                 let l = self.mark_level(m.kind, aid, now);
                 let open = self.open_at(l);
                 match open {
                     Some(i) if self.get(i).is_some_and(|r| r.output_start.is_some()) => {
-                        self.finish(i, pos, m.exit_status, now);
+                        self.finish(i, pos, status, now);
                     }
                     _ => {
                         let superseded = self.levels.get_mut(l).and_then(|v| v.superseded.take());
                         if let Some(s) = superseded {
                             // The end of the command that drew the prompt
                             // meanwhile: that prompt was its own.
-                            self.finish(s, pos, m.exit_status, now);
+                            self.finish(s, pos, status, now);
                             if let Some(i) = open {
                                 self.back_to_prompt(i);
                             }
@@ -761,7 +761,7 @@ impl Commands {
                             self.back_to_prompt(i);
                         } else {
                             let i = open.unwrap_or_else(|| self.open(l, m.source, cwd));
-                            self.finish(i, pos, m.exit_status, now);
+                            self.finish(i, pos, status, now);
                         }
                     }
                 }
@@ -880,6 +880,58 @@ impl Default for RowHash {
     }
 }
 
+/// What [`Term::settle_screen`] keeps (on the caller's clock, µs):
+/// [`ScreenState`] is what it reports of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Settle {
+    /// When bytes last came.
+    pub last_output_at: Option<u64>,
+    /// When the visible screen's text last changed, as of the last hash.
+    pub last_change_at: Option<u64>,
+    /// The last hash of the visible rows' text.
+    pub hash: Option<u64>,
+    /// Output since the last hash, the newest at this time.
+    pub dirty_at: Option<u64>,
+    /// An open `?2026h` frame, since.
+    pub sync_since: Option<u64>,
+}
+
+impl Settle {
+    /// As [`Term::screen_state`] reports it.
+    fn report(&self) -> ScreenState {
+        ScreenState {
+            last_output_at: self.last_output_at,
+            last_change_at: self.last_change_at,
+            hash: self.hash,
+            dirty: self.dirty_at.is_some(),
+            sync_open: self.sync_since.is_some(),
+        }
+    }
+
+    /// Dates what a seed fed (its output, the screen change, an open
+    /// frame) to `now`.
+    fn seeded(&mut self, now: u64) {
+        for t in [
+            &mut self.last_output_at,
+            &mut self.last_change_at,
+            &mut self.dirty_at,
+            &mut self.sync_since,
+        ] {
+            if t.is_some() {
+                *t = Some(now);
+            }
+        }
+    }
+
+    /// Ends an open synchronized frame at `now`: what it drew is to be
+    /// hashed.
+    fn end_frame(&mut self, now: u64) {
+        if self.sync_since.take().is_some() {
+            self.dirty_at = Some(now);
+        }
+    }
+}
+
 /// The state kept beside the grid ([`Term`]'s `state` field).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TermState {
@@ -892,13 +944,8 @@ pub(crate) struct TermState {
     pub progress: Option<Progress>,
     /// BELs the pane printed (C0 `\a` outside strings), wrapping.
     pub bells: u64,
-    pub last_output_at: Option<u64>,
-    pub last_change_at: Option<u64>,
-    pub hash: Option<u64>,
-    /// Output since the last hash, the newest at this time.
-    pub dirty_at: Option<u64>,
-    /// An open `?2026h` frame, since.
-    pub sync_since: Option<u64>,
+    /// When output came and the screen last changed.
+    pub settle: Settle,
     /// The oldest history line when the table was last trimmed.
     pub first_line: LineIndex,
     /// The row the command line at the prompt is typed on, as the prompt
@@ -978,19 +1025,7 @@ impl Term {
     /// printed them is unknown (now is never earlier than that).
     pub fn seeded_now(&mut self, now_us: u64) {
         self.state.now = now_us;
-        let st = &mut self.state;
-        for t in [
-            &mut st.last_output_at,
-            &mut st.last_change_at,
-            &mut st.dirty_at,
-        ] {
-            if t.is_some() {
-                *t = Some(now_us);
-            }
-        }
-        if st.sync_since.is_some() {
-            st.sync_since = Some(now_us);
-        }
+        self.state.settle.seeded(now_us);
     }
 
     /// Recovers the command table of history printed before the copy
@@ -1007,7 +1042,6 @@ impl Term {
             source: MarkSource::TmuxFlags,
             kind,
             aid: None,
-            exit_status: None,
             command: None,
         };
         for (prompt, output, wrapped) in rows {
@@ -1093,13 +1127,7 @@ impl Term {
     /// Output and screen-change times and the screen hash as of the last
     /// [`Term::settle_screen`].
     pub fn screen_state(&self) -> ScreenState {
-        ScreenState {
-            last_output_at: self.state.last_output_at,
-            last_change_at: self.state.last_change_at,
-            hash: self.state.hash,
-            dirty: self.state.dirty_at.is_some(),
-            sync_open: self.state.sync_since.is_some(),
-        }
+        self.state.settle.report()
     }
 
     /// Hashes the visible screen if output came since the last hash and
@@ -1109,17 +1137,20 @@ impl Term {
     /// the state. Costs one pass over the visible rows' text when dirty,
     /// nothing otherwise.
     pub fn settle_screen(&mut self) -> ScreenState {
+        let now = self.state.now;
         let sync_ok = self
             .state
+            .settle
             .sync_since
-            .is_none_or(|s| self.state.now.saturating_sub(s) >= SYNC_TIMEOUT_US);
-        if let (Some(at), true) = (self.state.dirty_at, sync_ok) {
+            .is_none_or(|s| now.saturating_sub(s) >= SYNC_TIMEOUT_US);
+        if let (Some(at), true) = (self.state.settle.dirty_at, sync_ok) {
             let h = self.visible_hash();
-            if self.state.hash != Some(h) {
-                self.state.hash = Some(h);
-                self.state.last_change_at = Some(at);
+            let s = &mut self.state.settle;
+            if s.hash != Some(h) {
+                s.hash = Some(h);
+                s.last_change_at = Some(at);
             }
-            self.state.dirty_at = None;
+            s.dirty_at = None;
         }
         self.screen_state()
     }
@@ -1480,7 +1511,7 @@ impl Term {
                 }
                 let pos = self.cursor_mark_pos();
                 let cwd = self.state.cwd.clone();
-                let input_empty = (m.kind == MarkKind::CommandEnd)
+                let input_empty = matches!(m.kind, MarkKind::CommandEnd(_))
                     .then(|| self.state.commands.input_start())
                     .flatten()
                     .map(|b| self.text_between(b, pos).is_empty());
@@ -1546,13 +1577,13 @@ impl Term {
             2026 => {
                 m.synchronized_output = Some(on);
                 if on {
-                    if self.state.sync_since.is_none() {
+                    if self.state.settle.sync_since.is_none() {
                         // The screen as the last frame left it.
                         self.settle_screen();
-                        self.state.sync_since = Some(self.state.now);
+                        self.state.settle.sync_since = Some(self.state.now);
                     }
-                } else if self.state.sync_since.take().is_some() {
-                    self.state.dirty_at = Some(self.state.now);
+                } else {
+                    self.state.settle.end_frame(self.state.now);
                 }
             }
             _ => {}
@@ -1562,19 +1593,17 @@ impl Term {
     /// RIS: the modes tmux resets.
     pub(crate) fn state_reset(&mut self) {
         self.state.modes = PrivateModes::RESET;
-        if self.state.sync_since.take().is_some() {
-            self.state.dirty_at = Some(self.state.now);
-        }
+        self.state.settle.end_frame(self.state.now);
     }
 
     /// After each [`Term::advance`]: output times, the dirty mark, and
     /// trimming of the command table with history.
     pub(crate) fn state_after_advance(&mut self, fed: bool) {
         if fed {
-            self.state.last_output_at = Some(self.state.now);
+            self.state.settle.last_output_at = Some(self.state.now);
             // Inside a frame too: [`Term::settle_screen`] waits for its
             // end (or tmux's timeout).
-            self.state.dirty_at = Some(self.state.now);
+            self.state.settle.dirty_at = Some(self.state.now);
         }
         let first = self.history.first_index();
         if first != self.state.first_line {
@@ -1609,9 +1638,12 @@ impl Term {
         self.state = TermState {
             modes,
             now,
-            hash: None,
-            dirty_at: Some(now),
-            sync_since: None,
+            settle: Settle {
+                hash: None,
+                dirty_at: Some(now),
+                sync_since: None,
+                ..old.state.settle
+            },
             ..old.state.clone()
         };
         let first = self.history.first_index();

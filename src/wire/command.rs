@@ -35,14 +35,25 @@ pub struct CommandOutput {
     pub stderr: Vec<u8>,
     /// The optional message that came with `MSG_EXIT`.
     pub exit_message: Option<String>,
+    /// How the exchange ended: `status` says something about the command
+    /// only for [`Ending::Exit`].
+    pub ending: Ending,
+}
+
+/// How a one-shot command's exchange with the server ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ending {
+    /// `MSG_EXIT` came: `status` is the command's.
+    #[default]
+    Exit,
     /// The server ended the client with `MSG_SHUTDOWN` or `MSG_EXITED`
     /// (it is exiting) rather than `MSG_EXIT`: `status` then says nothing
     /// about the command.
-    pub server_exited: bool,
+    ServerExited,
     /// The sink of [`stream_command_list`] asked to stop before `MSG_EXIT`
     /// (its reader went away): the connection was dropped, `status` says
     /// nothing.
-    pub stopped: bool,
+    Stopped,
 }
 
 impl CommandOutput {
@@ -139,7 +150,8 @@ async fn run_payload(
 /// `sink` as each `MSG_WRITE` frame arrives (at most 16 KiB at a time)
 /// instead of collecting it: a capture of any size passes through in
 /// constant memory. `sink` returns `false` to stop (its reader went away):
-/// the connection is then dropped and [`CommandOutput::stopped`] is set.
+/// the connection is then dropped and [`CommandOutput::ending`] is
+/// [`Ending::Stopped`].
 /// stderr is collected as usual; [`CommandOutput::stdout`] stays empty.
 ///
 /// There is no bound on the whole exchange, only on each wait: `idle` is
@@ -236,7 +248,7 @@ async fn run<F: FnMut(&[u8]) -> bool>(
                     let data = &m.data[4..];
                     match streams.iter().find(|(id, _)| *id == s).map(|(_, fd)| *fd) {
                         Some(1) if !sink(data) => {
-                            out.stopped = true;
+                            out.ending = Ending::Stopped;
                             return Ok(out);
                         }
                         Some(2) => out.stderr.extend_from_slice(data),
@@ -265,7 +277,7 @@ async fn run<F: FnMut(&[u8]) -> bool>(
                 break;
             }
             Some(MsgType::Shutdown) | Some(MsgType::Exited) => {
-                out.server_exited = true;
+                out.ending = Ending::ServerExited;
                 got_exit = true;
                 break;
             }

@@ -36,7 +36,7 @@ pub mod ssh;
 pub mod stream;
 pub mod version;
 
-pub use command::{CommandOutput, run_command, run_command_list, stream_command_list};
+pub use command::{CommandOutput, Ending, run_command, run_command_list, stream_command_list};
 pub use connect::{
     ControlOptions, ControlTransport, EndReason, Watchdog, connect_control, open_control,
     probe_version,

@@ -180,7 +180,7 @@ pub(super) async fn wait_for_channel(
         }
         Err(e) => return Err(e.into()),
     };
-    if out.server_exited {
+    if out.ending == wire::Ending::ServerExited {
         return Err(gone("it shut down"));
     }
     if !out.success() {

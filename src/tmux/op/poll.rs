@@ -15,7 +15,7 @@ use super::Server;
 use super::events::{Attention, Scope};
 use crate::control::{PaneId, SessionId};
 use crate::events::text::{duration, quoted};
-use crate::events::{Cursor, CursorError, Event, Kind};
+use crate::events::{Cursor, CursorError, Event, Facts, Kind};
 use crate::mirror::{PaneMeta, Progress, Status};
 use crate::search::Pattern;
 use crate::tmux::Error;
@@ -119,23 +119,44 @@ pub struct EventRow {
 impl EventRow {
     /// The row of `e`.
     pub fn of(e: &Event, current: bool) -> EventRow {
-        let f = &e.fields;
-        EventRow {
+        let seconds = |us: u64| us as f64 / 1e6;
+        let mut row = EventRow {
             kind: e.kind.as_str(),
             pane_id: e.pane.map(|p| p.to_string()),
             session_id: e.session.map(|s| s.to_string()),
             at: super::commands::unix_seconds(e.at_us),
             summary: e.summary.clone(),
             window_id: e.window.map(|w| w.to_string()),
-            exit_status: f.exit_status,
-            command: f.command.clone(),
-            duration_seconds: f.duration_us.map(|us| us as f64 / 1e6),
-            title: f.title.clone(),
-            pattern: f.pattern.clone(),
-            line: f.line.clone(),
-            dropped_before: f.dropped_before,
+            exit_status: None,
+            command: None,
+            duration_seconds: None,
+            title: None,
+            pattern: None,
+            line: None,
+            dropped_before: e.dropped_before,
             current,
+        };
+        match &e.facts {
+            Facts::None => {}
+            Facts::Started { command } => row.command.clone_from(command),
+            Facts::Finished {
+                exit_status,
+                command,
+                duration_us,
+            } => {
+                row.exit_status = *exit_status;
+                row.command.clone_from(command);
+                row.duration_seconds = duration_us.map(seconds);
+            }
+            Facts::Exited { exit_status } => row.exit_status = *exit_status,
+            Facts::Idle { still_us } => row.duration_seconds = Some(seconds(*still_us)),
+            Facts::Title { title } => row.title = Some(title.clone()),
+            Facts::Matched { pattern, line } => {
+                row.pattern = Some(pattern.clone());
+                row.line = Some(line.clone());
+            }
         }
+        row
     }
 }
 
@@ -199,11 +220,13 @@ impl PollEventsRequest {
             return false;
         }
         if e.kind == Kind::Matched && !self.patterns.is_empty() {
-            return e.fields.pattern.as_ref().is_some_and(|p| {
-                self.patterns
-                    .iter()
-                    .any(|(t, _)| crate::events::text::cleaned(t) == *p)
-            });
+            let Facts::Matched { pattern, .. } = &e.facts else {
+                return false;
+            };
+            return self
+                .patterns
+                .iter()
+                .any(|(t, _)| crate::events::text::cleaned(t) == *pattern);
         }
         true
     }
@@ -330,11 +353,11 @@ fn current(server: &Server, a: &Attention) -> Vec<Event> {
         let mut e = Event::new(kind, Some(id), now_us, format!("{id} {kind}{what}"));
         e.session = session;
         e.window = st.meta().window_id.parse().ok();
-        e.fields.exit_status = if kind == Kind::Exited {
-            st.exit_status()
-        } else {
-            None
-        };
+        if kind == Kind::Exited {
+            e.facts = Facts::Exited {
+                exit_status: st.exit_status(),
+            };
+        }
         out.push(e);
     }
     out

@@ -301,7 +301,7 @@ impl Server {
             let answered = tokio::select! {
                 a = &mut answers => return a,
                 // Any answer, an error included, shows tmux serving others.
-                out = check => out.is_ok_and(|o| !o.server_exited),
+                out = check => out.is_ok_and(|o| o.ending != crate::wire::Ending::ServerExited),
             };
             not_before = tokio::time::Instant::now() + STALL;
             if !answered {

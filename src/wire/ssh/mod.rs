@@ -55,11 +55,18 @@ pub struct HostConfig {
     /// The tmux binary on the host (`--host-tmux NAME=PATH`); `None`:
     /// `tmux` on the host's `PATH`.
     pub tmux: Option<String>,
-    /// `ServerAliveInterval` of the master, in seconds; a dead link is
-    /// noticed after about `alive_interval × alive_count` seconds.
-    pub alive_interval: u32,
-    /// `ServerAliveCountMax` of the master.
-    pub alive_count: u32,
+    /// The master's keepalive (`--ssh-keepalive` sets its interval).
+    pub keepalive: Keepalive,
+}
+
+/// An ssh master's keepalive: a dead link is noticed after about
+/// `interval × count` seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keepalive {
+    /// `ServerAliveInterval`, in seconds.
+    pub interval: u32,
+    /// `ServerAliveCountMax`.
+    pub count: u32,
 }
 
 impl HostConfig {
@@ -70,8 +77,10 @@ impl HostConfig {
             dest: dest.into(),
             ssh_config: None,
             tmux: None,
-            alive_interval: 15,
-            alive_count: 3,
+            keepalive: Keepalive {
+                interval: 15,
+                count: 3,
+            },
         }
     }
 }
@@ -318,8 +327,8 @@ impl Host {
     /// tmux there does not answer.
     pub fn watchdog(&self) -> Watchdog {
         Watchdog {
-            interval: Duration::from_secs(u64::from(self.config.alive_interval.max(1))),
-            count: self.config.alive_count.max(1) + 1,
+            interval: Duration::from_secs(u64::from(self.config.keepalive.interval.max(1))),
+            count: self.config.keepalive.count.max(1) + 1,
         }
     }
 
@@ -503,10 +512,13 @@ impl Host {
         .arg("-o")
         .arg(format!(
             "ServerAliveInterval={}",
-            self.config.alive_interval
+            self.config.keepalive.interval
         ))
         .arg("-o")
-        .arg(format!("ServerAliveCountMax={}", self.config.alive_count))
+        .arg(format!(
+            "ServerAliveCountMax={}",
+            self.config.keepalive.count
+        ))
         .args([
             "-o",
             "ClearAllForwardings=yes",
@@ -1038,8 +1050,7 @@ impl Remote {
             stdout: out.stdout,
             stderr: out.stderr.into_bytes(),
             exit_message: None,
-            server_exited: false,
-            stopped: false,
+            ending: super::command::Ending::Exit,
         })
     }
 }

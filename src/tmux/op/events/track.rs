@@ -13,7 +13,7 @@ use super::{
 };
 use crate::control::{PaneId, SessionId, WindowId};
 use crate::events::text::{cleaned, duration, quoted};
-use crate::events::{Event, Fields, Kind};
+use crate::events::{Event, Facts, Kind};
 use crate::mirror::{PaneMirror, Status};
 use crate::search::Pattern;
 use crate::sys::input::Input;
@@ -216,7 +216,9 @@ impl Track {
                     .as_deref()
                     .map_or_else(String::new, |c| format!(": {}", quoted(c)));
                 let mut e = self.event(Kind::CommandStarted, r.started_at.unwrap_or(now_us), what);
-                e.fields.command = r.command.as_deref().map(cleaned);
+                e.facts = Facts::Started {
+                    command: r.command.as_deref().map(cleaned),
+                };
                 out.push(e);
             }
             if let Some(end) = r.ended
@@ -237,7 +239,7 @@ impl Track {
             self.title.clone_from(&l.title);
             let t = l.title.as_deref().unwrap_or("");
             let mut e = self.event(Kind::Title, now_us, format!(": {}", quoted(t)));
-            e.fields.title = Some(cleaned(t));
+            e.facts = Facts::Title { title: cleaned(t) };
             out.push(e);
         }
         let rang = l.bells.wrapping_sub(self.bells);
@@ -290,7 +292,9 @@ impl Track {
             |s| format!(": status {s}"),
         );
         let mut e = self.event(Kind::Exited, now_us, what);
-        e.fields.exit_status = status;
+        e.facts = Facts::Exited {
+            exit_status: status,
+        };
         e
     }
 
@@ -369,11 +373,10 @@ impl Track {
             what.push_str(&format!(" after {}", duration(us)));
         }
         let mut e = self.event(Kind::CommandFinished, r.ended_at.unwrap_or(now_us), what);
-        e.fields = Fields {
+        e.facts = Facts::Finished {
             exit_status: r.exit_status.map(i32::from),
             command: r.command.as_deref().map(cleaned),
             duration_us: ran,
-            ..Fields::default()
         };
         e
     }
@@ -415,7 +418,9 @@ impl Track {
             now_us,
             format!(": screen still for {}", duration(still.as_micros() as u64)),
         );
-        e.fields.duration_us = Some(still.as_micros() as u64);
+        e.facts = Facts::Idle {
+            still_us: still.as_micros() as u64,
+        };
         out.push(e);
     }
 
@@ -504,8 +509,10 @@ impl Track {
                         now_us,
                         format!(" {}: {}", quoted(text), quoted(&l)),
                     );
-                    e.fields.pattern = Some(cleaned(text));
-                    e.fields.line = Some(cleaned(&l));
+                    e.facts = Facts::Matched {
+                        pattern: cleaned(text),
+                        line: cleaned(&l),
+                    };
                     out.push(e);
                 }
             }
@@ -555,7 +562,12 @@ mod tests {
         assert!(t.death_due.is_some());
         t.diff(&look(Status::Dead, true, Some(3)), &mut out);
         assert_eq!(kinds(&out), [Kind::Exited]);
-        assert_eq!(out[0].fields.exit_status, Some(3));
+        assert_eq!(
+            out[0].facts,
+            Facts::Exited {
+                exit_status: Some(3)
+            }
+        );
         assert_eq!(t.death_due, None);
         // Killed later: gone, once.
         t.diff(&look(Status::Dead, false, Some(3)), &mut out);
@@ -596,7 +608,7 @@ mod tests {
         assert_eq!(gaps[0], DEATH_FIRST);
         assert_eq!(gaps[1], DEATH_FIRST * 2);
         assert_eq!(kinds(&out), [Kind::Exited]);
-        assert_eq!(out[0].fields.exit_status, None);
+        assert_eq!(out[0].facts, Facts::Exited { exit_status: None });
         // A process that ended in a pane tmux did not keep: no event.
         let mut t = Track::new(PaneId(5), &look(Status::Live, false, None));
         let mut out = Vec::new();
