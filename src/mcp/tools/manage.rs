@@ -189,10 +189,7 @@ args! {
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct WaitForChannelArgs {
         @channel,
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_wait")]
-        pub timeout: f64,
+        @timeout = "default_wait",
         @socket,
     }
 }
