@@ -13,7 +13,6 @@ use serde_json::{Map, Value};
 use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, Sentence, def, object, parse, tool_args};
 use crate::mcp::args::{self, EnvArg, OnError};
 use crate::mcp::targeting::{self, args, targeting};
-use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::keys::Keys;
 use crate::tmux::op::buffers::PasteBufferRequest;
@@ -199,9 +198,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-impl Rendered for SendBatchResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: SendBatchResult);
 
 args! {
     /// `paste_text`.
@@ -319,13 +316,7 @@ tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
     })
 });
 
-impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for EnvironmentSet {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: OptionSet, EnvironmentSet);
 
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {

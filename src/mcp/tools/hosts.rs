@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Ctx, Def, READ, def, object, parse};
-use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::{Error, Servers};
 use crate::wire::ssh::LinkState;
 
@@ -72,9 +71,7 @@ pub struct HostList {
     pub result: Vec<HostInfo>,
 }
 
-impl Rendered for HostList {
-    const TEXT: TextShape = TextShape::List;
-}
+crate::mcp::text::rendered!(List: HostList);
 
 /// The rows of this module.
 pub(super) fn defs() -> Vec<Def> {
