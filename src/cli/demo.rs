@@ -41,7 +41,7 @@ mod steps;
 
 use feeds::{Feed, access_log, build_log, end_marker, service_log, test_log};
 use server::{Cleanup, home_of, tmux_grep, tmux_out, tmux_run, with_tmux};
-use steps::{step_gone, step_run, step_search, step_wait, step_wrapped};
+use steps::{Stage, step_gone, step_run, step_search, step_wait, step_wrapped};
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -548,11 +548,18 @@ async fn demo(opts: &Options, dir: &Path, sock: &Path, look: &Look) -> Result<()
          from it."
     );
 
-    step_search(opts, sock, look, &servers, &p).await?;
-    step_wrapped(opts, sock, look, &servers, &p).await?;
-    step_wait(look, &servers, &p, &trigger).await?;
-    step_run(look, &servers, &p).await?;
-    step_gone(opts, sock, look, &servers, &p).await?;
+    let stage = Stage {
+        opts,
+        sock,
+        look,
+        servers: &servers,
+        p: &p,
+    };
+    step_search(&stage).await?;
+    step_wrapped(&stage).await?;
+    step_wait(&stage, &trigger).await?;
+    step_run(&stage).await?;
+    step_gone(&stage).await?;
     Ok(())
 }
 

@@ -32,17 +32,50 @@ pub(super) fn one_match<'a>(v: &'a Value, pane: &str, step: &str) -> Result<&'a 
     Ok(m)
 }
 
+/// What every step works with: the demo's options and private socket
+/// (to ask tmux itself), the look of its output, the servers the tools
+/// run on, and the panes.
+pub(super) struct Stage<'a> {
+    pub(super) opts: &'a Options,
+    pub(super) sock: &'a Path,
+    pub(super) look: &'a Look,
+    pub(super) servers: &'a Servers,
+    pub(super) p: &'a Panes,
+}
+
+impl Stage<'_> {
+    /// `send_keys` of `keys` to `pane` (then Enter when `enter`).
+    async fn send_keys(&self, pane: &str, keys: &str, enter: bool) -> Result<(), Failure> {
+        call(
+            self.servers,
+            "send_keys",
+            json!({"keys": keys, "pane_id": pane, "enter": enter}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// `search_panes` for `pattern` (literal, case-sensitive), checked to
+    /// find one line, in `pane`, from tmuxwire's copy ([`one_match`]):
+    /// that pane's match and how long the search took.
+    async fn search_one(
+        &self,
+        pattern: &str,
+        pane: &str,
+        step: &str,
+    ) -> Result<(Value, Duration), Failure> {
+        let args = json!({"pattern": pattern, "match_case": true});
+        let (v, took) = call(self.servers, "search_panes", args).await?;
+        Ok((one_match(&v, pane, step)?.clone(), took))
+    }
+}
+
 /// Step 1: every pane's whole scrollback, searched by tmux's own
 /// `capture-pane | grep` and by tmuxwire, in this run.
-pub(super) async fn step_search(
-    opts: &Options,
-    sock: &Path,
-    look: &Look,
-    servers: &Servers,
-    p: &Panes,
-) -> Result<(), Failure> {
+pub(super) async fn step_search(s: &Stage<'_>) -> Result<(), Failure> {
     const STEP: &str = "step 1 (search)";
     const LATER: usize = 5;
+    let (opts, sock, look, p) = (s.opts, s.sock, s.look, s.p);
     look.step(1, "Search every pane's whole scrollback");
     look.explain(&format!(
         "\"{NEEDLE}\" is on one line of logs:0.0, somewhere among {} lines in {} panes.",
@@ -77,15 +110,11 @@ pub(super) async fn step_search(
         },
     )?;
 
-    let args = json!({"pattern": NEEDLE, "match_case": true});
-    let (v, first) = call(servers, "search_panes", args.clone()).await?;
-    let m = one_match(&v, &p.service, STEP)?;
+    let (m, first) = s.search_one(NEEDLE, &p.service, STEP).await?;
     let line = line_number(&m["matched_line_numbers"][0]);
     let mut later = Vec::with_capacity(LATER);
     for _ in 0..LATER {
-        let (v, took) = call(servers, "search_panes", args.clone()).await?;
-        one_match(&v, &p.service, STEP)?;
-        later.push(took);
+        later.push(s.search_one(NEEDLE, &p.service, STEP).await?.1);
     }
     later.sort();
     let median = later[LATER / 2];
@@ -119,23 +148,12 @@ pub(super) async fn step_search(
 }
 
 /// Step 2: a line split over two rows by the pane's edge, found whole.
-pub(super) async fn step_wrapped(
-    opts: &Options,
-    sock: &Path,
-    look: &Look,
-    servers: &Servers,
-    p: &Panes,
-) -> Result<(), Failure> {
+pub(super) async fn step_wrapped(s: &Stage<'_>) -> Result<(), Failure> {
     const STEP: &str = "step 2 (wrapped line)";
+    let (opts, sock, look, p) = (s.opts, s.sock, s.look, s.p);
     look.step(2, "Find a line that the pane's edge split in two");
     look.explain("tmuxwire searches lines as they were printed, not screen rows.");
-    let (v, took) = call(
-        servers,
-        "search_panes",
-        json!({"pattern": WRAPPED, "match_case": true}),
-    )
-    .await?;
-    let m = one_match(&v, &p.build, STEP)?;
+    let (m, took) = s.search_one(WRAPPED, &p.build, STEP).await?;
     check(m["matched_line_rows"][0].as_u64() == Some(2), || {
         format!(
             "{STEP}: the line spans {} rows, expected 2",
@@ -190,22 +208,13 @@ pub(super) async fn step_wrapped(
 }
 
 /// Step 3: `wait_for_text` woken by a line a command prints 0.5 s later.
-pub(super) async fn step_wait(
-    look: &Look,
-    servers: &Servers,
-    p: &Panes,
-    trigger: &Path,
-) -> Result<(), Failure> {
+pub(super) async fn step_wait(s: &Stage<'_>, trigger: &Path) -> Result<(), Failure> {
     const STEP: &str = "step 3 (wait)";
+    let (look, servers, p) = (s.look, s.servers, s.p);
     look.step(3, "Wait for a line, woken by the output itself");
     look.explain("wait_for_text sleeps until the pane prints a matching line: no polling.");
     // `cat` prints what the demo writes into the pipe, when it writes it.
-    call(
-        servers,
-        "send_keys",
-        json!({"keys": "cat trigger", "pane_id": p.shell}),
-    )
-    .await?;
+    s.send_keys(&p.shell, "cat trigger", true).await?;
     let cpu_before = cpu_time();
     let began = Instant::now();
     let wait = async {
@@ -290,8 +299,9 @@ pub(super) async fn print_later(path: &Path, delay: Duration) -> Result<Instant,
 }
 
 /// Step 4: `run_command` with a command that fails.
-pub(super) async fn step_run(look: &Look, servers: &Servers, p: &Panes) -> Result<(), Failure> {
+pub(super) async fn step_run(s: &Stage<'_>) -> Result<(), Failure> {
     const STEP: &str = "step 4 (run_command)";
+    let (look, servers, p) = (s.look, s.servers, s.p);
     look.step(4, "Run a command: its exit status and only its own output");
     look.explain("run_command types it at the shell's prompt and waits until it ends.");
     let (v, took) = call(
@@ -328,23 +338,13 @@ pub(super) async fn step_run(look: &Look, servers: &Servers, p: &Panes) -> Resul
 }
 
 /// Step 5: a pane whose program exited, and which tmux removed, searched.
-pub(super) async fn step_gone(
-    opts: &Options,
-    sock: &Path,
-    look: &Look,
-    servers: &Servers,
-    p: &Panes,
-) -> Result<(), Failure> {
+pub(super) async fn step_gone(s: &Stage<'_>) -> Result<(), Failure> {
     const STEP: &str = "step 5 (gone pane)";
+    let (opts, sock, look, servers, p) = (s.opts, s.sock, s.look, s.servers, s.p);
     look.step(5, "Search a pane that is gone");
     look.explain("tmuxwire keeps the copy of a pane whose program exited and which tmux removed.");
     // The deploy pane's program waits for Enter, then exits with status 3.
-    call(
-        servers,
-        "send_keys",
-        json!({"keys": "Enter", "pane_id": p.deploy, "enter": false}),
-    )
-    .await?;
+    s.send_keys(&p.deploy, "Enter", false).await?;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let (v, _) = call(servers, "list_panes", json!({})).await?;
@@ -382,13 +382,7 @@ pub(super) async fn step_gone(
         p.deploy,
         escape_text(&tmux_error)
     );
-    let (v, took) = call(
-        servers,
-        "search_panes",
-        json!({"pattern": DEPLOY_NEEDLE, "match_case": true}),
-    )
-    .await?;
-    let m = one_match(&v, &p.deploy, STEP)?;
+    let (m, took) = s.search_one(DEPLOY_NEEDLE, &p.deploy, STEP).await?;
     check(m["pane_dead"].as_bool() == Some(true), || {
         format!("{STEP}: the match does not say its pane is gone")
     })?;

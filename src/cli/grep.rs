@@ -238,20 +238,57 @@ pub struct Options {
     pub invert: bool,
     /// `-o`.
     pub only_matching: bool,
-    /// `-m N`: the first N selected lines of each pane.
-    pub max_count: Option<u64>,
-    /// `--newest N`: the last N selected lines of each pane.
-    pub newest: Option<u64>,
-    /// Context lines before each selected line.
-    pub before: usize,
-    /// Context lines after.
-    pub after: usize,
-    /// Any of `-A/-B/-C` was given (`--` between groups).
-    pub context: bool,
+    /// Which selected lines of each pane are kept (`-m`, `--newest`).
+    pub keep: Keep,
+    /// The context lines around each selected line, when any of
+    /// `-A/-B/-C` was given (`--` between groups, even with none).
+    pub context: Option<Context>,
     /// Print PLACE (`-h` off).
     pub places: bool,
     /// Print LINE (`-N` off).
     pub numbers: bool,
+}
+
+/// Which of a pane's selected lines are kept: the first `max_count`,
+/// then the last `newest` of those.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keep {
+    /// `-m N`: the first N selected lines of each pane.
+    pub max_count: Option<u64>,
+    /// `--newest N`: the last N selected lines of each pane.
+    pub newest: Option<u64>,
+}
+
+impl Keep {
+    /// How many selected lines to look for: `max_count`, at most one
+    /// when only whether a pane has any counts (`first_only`).
+    fn cap(&self, first_only: bool) -> usize {
+        let cap = match (first_only, self.max_count) {
+            (true, Some(m)) => m.min(1),
+            (true, None) => 1,
+            (false, m) => m.unwrap_or(u64::MAX),
+        };
+        usize::try_from(cap).unwrap_or(usize::MAX)
+    }
+
+    /// `sel` (selected line indexes, in order) cut to its last `newest`.
+    fn newest(&self, sel: &mut Vec<usize>) {
+        if let Some(k) = self.newest {
+            let k = usize::try_from(k).unwrap_or(usize::MAX);
+            if sel.len() > k {
+                sel.drain(..sel.len() - k);
+            }
+        }
+    }
+}
+
+/// `-A/-B/-C`: the context lines printed around each selected line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context {
+    /// Context lines before each selected line.
+    pub before: usize,
+    /// Context lines after.
+    pub after: usize,
 }
 
 impl Default for Options {
@@ -260,11 +297,8 @@ impl Default for Options {
             mode: Mode::Lines,
             invert: false,
             only_matching: false,
-            max_count: None,
-            newest: None,
-            before: 0,
-            after: 0,
-            context: false,
+            keep: Keep::default(),
+            context: None,
             places: true,
             numbers: true,
         }
@@ -334,12 +368,7 @@ impl<'a, W: Write> Grep<'a, W> {
     fn selected(&self, p: &impl PaneText) -> Vec<usize> {
         let o = &self.opts;
         let first_only = matches!(o.mode, Mode::WithMatches | Mode::WithoutMatch | Mode::Quiet);
-        let cap = match (first_only, o.max_count) {
-            (true, Some(m)) => m.min(1),
-            (true, None) => 1,
-            (false, m) => m.unwrap_or(u64::MAX),
-        };
-        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+        let cap = o.keep.cap(first_only);
         let mut out = Vec::new();
         if cap == 0 {
             return out;
@@ -367,12 +396,7 @@ impl<'a, W: Write> Grep<'a, W> {
                 }
             }
         }
-        if let Some(k) = o.newest {
-            let k = usize::try_from(k).unwrap_or(usize::MAX);
-            if out.len() > k {
-                out.drain(..out.len() - k);
-            }
-        }
+        o.keep.newest(&mut out);
         out
     }
 
@@ -407,7 +431,7 @@ impl<'a, W: Write> Grep<'a, W> {
 
     /// Prints selected lines and their context.
     fn lines(&mut self, p: &impl PaneText, place: &str, sel: &[usize]) {
-        let (before, after) = (self.opts.before, self.opts.after);
+        let Context { before, after } = self.opts.context.unwrap_or_default();
         let n = p.len();
         let mut k = 0;
         while k < sel.len() {
@@ -419,7 +443,7 @@ impl<'a, W: Write> Grep<'a, W> {
                 to = to.max(sel[j].saturating_add(after).min(n.saturating_sub(1)));
                 j += 1;
             }
-            if self.opts.context && self.printed {
+            if self.opts.context.is_some() && self.printed {
                 self.line.push_str("--");
                 self.emit();
             }
@@ -535,6 +559,14 @@ mod tests {
         line: false,
     };
 
+    /// `-m n`.
+    fn first(n: u64) -> Keep {
+        Keep {
+            max_count: Some(n),
+            ..Keep::default()
+        }
+    }
+
     /// GNU grep's answers on `a` = foo, bar, foo bar, '', baz (checked
     /// with grep 3.8), numbered from -2.
     fn a() -> PaneLines {
@@ -563,9 +595,11 @@ mod tests {
         // -m 1 -A 2: trailing context after the last counted line, a
         // matching line in it printed as context.
         let ma = Options {
-            max_count: Some(1),
-            after: 2,
-            context: true,
+            keep: first(1),
+            context: Some(Context {
+                before: 0,
+                after: 2,
+            }),
             ..o
         };
         assert_eq!(
@@ -575,12 +609,12 @@ mod tests {
         // -m 1 -c, -m 0.
         let mc = Options {
             mode: Mode::Count,
-            max_count: Some(1),
+            keep: first(1),
             ..o
         };
         assert_eq!(run(&foo, mc, &[a()]).0, "w:0.1:1\n");
         let m0 = Options {
-            max_count: Some(0),
+            keep: first(0),
             ..o
         };
         assert_eq!(run(&foo, m0, &[a()]), (String::new(), 0));
@@ -654,7 +688,10 @@ mod tests {
         let bare = Options {
             places: false,
             numbers: false,
-            newest: Some(1),
+            keep: Keep {
+                newest: Some(1),
+                ..Keep::default()
+            },
             ..o
         };
         assert_eq!(run(&foo, bare, &[a()]).0, "foo bar\n");
@@ -665,10 +702,8 @@ mod tests {
         let p = pane("w", 1, &["foo", "x", "y", "z", "foo"]);
         let foo = m(&["foo"], LIT);
         let ctx = |before, after, only_matching| Options {
-            before,
-            after,
             only_matching,
-            context: true,
+            context: Some(Context { before, after }),
             ..Options::default()
         };
         let cases = [

@@ -21,7 +21,7 @@ use std::io::{BufWriter, Read as _, Write as _};
 use std::process::ExitCode;
 
 use super::errors::CliError;
-use super::grep::{Grep, MatchOptions, Matcher, Mode, Options};
+use super::grep::{Context, Grep, Keep, MatchOptions, Matcher, Mode, Options};
 use super::output::Painter;
 use super::source::{Copies, LineSource, PaneInfo, Range, lines_of};
 use super::target;
@@ -93,11 +93,16 @@ pub fn options(a: &SearchArgs) -> Options {
         mode,
         invert: a.invert,
         only_matching: a.only_matching,
-        max_count: a.max_count,
-        newest: a.newest,
-        before: a.before.or(a.context).unwrap_or(0),
-        after: a.after.or(a.context).unwrap_or(0),
-        context: a.before.is_some() || a.after.is_some() || a.context.is_some(),
+        keep: Keep {
+            max_count: a.max_count,
+            newest: a.newest,
+        },
+        context: (a.before.is_some() || a.after.is_some() || a.context.is_some()).then(|| {
+            Context {
+                before: a.before.or(a.context).unwrap_or(0),
+                after: a.after.or(a.context).unwrap_or(0),
+            }
+        }),
         places: !a.no_filename,
         numbers: !a.no_line_number,
     }

@@ -142,6 +142,18 @@ pub(super) enum IdScan {
     Found(Value),
 }
 
+/// Where a scan stands in the line's strings.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lex {
+    /// Outside a string.
+    #[default]
+    Outside,
+    /// In a string.
+    InString,
+    /// In a string, just after a backslash: the next byte is escaped.
+    Escaped,
+}
+
 /// What a scan saw in a line.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(super) struct Shape {
@@ -171,8 +183,7 @@ impl Shape {
 #[derive(Debug, Default)]
 pub(super) struct Scanner {
     pub(super) depth: usize,
-    pub(super) in_str: bool,
-    pub(super) escaped: bool,
+    pub(super) lex: Lex,
     pub(super) member: Member,
     /// The current top-level key, if it is at most 6 bytes (`method`).
     pub(super) key: Vec<u8>,
@@ -193,21 +204,22 @@ impl Scanner {
     }
 
     pub(super) fn byte(&mut self, b: u8) {
-        if self.in_str {
+        if self.lex != Lex::Outside {
+            let escaped = self.lex == Lex::Escaped;
             let in_key = self.member == Member::InKey && self.depth == 1;
             if in_key {
-                if self.escaped || b != b'"' {
+                if escaped || b != b'"' {
                     self.key.push(b);
                 }
             } else if self.in_id_value() {
                 self.id_raw.push(b);
             }
-            if self.escaped {
-                self.escaped = false;
+            if escaped {
+                self.lex = Lex::InString;
             } else if b == b'\\' {
-                self.escaped = true;
+                self.lex = Lex::Escaped;
             } else if b == b'"' {
-                self.in_str = false;
+                self.lex = Lex::Outside;
                 if in_key {
                     self.member = Member::Colon;
                     self.end_key();
@@ -229,7 +241,7 @@ impl Scanner {
         let top_object = self.shape.top == Top::Object;
         match b {
             b'"' => {
-                self.in_str = true;
+                self.lex = Lex::InString;
                 if self.depth == 1 && top_object && self.member == Member::Key {
                     self.member = Member::InKey;
                     self.key.clear();

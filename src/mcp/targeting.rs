@@ -29,6 +29,10 @@ use crate::tmux::{Error, Selector};
 ///   `@session_id,`: one of them;
 /// * `@size,`: `height` and `width` (`Option<i64>`, rows and columns), of
 ///   `resize_window` and `resize_pane`;
+/// * `@timeout = "default_fn",`: a wait's `timeout` (`f64`, seconds,
+///   default `default_fn()`), of the waits, `run_command` and
+///   `wait_for_channel` (the wait ceiling clamps it, which the
+///   instructions explain once);
 /// * `@buffer_name,`: `buffer_name` (`String`, a name `load_buffer`
 ///   returned), of the tools that read, paste or delete a buffer;
 /// * `@channel,`: `channel` (`String`), of `wait_for_channel` and
@@ -101,6 +105,14 @@ macro_rules! args {
             pub height: Option<i64>,
             /// Columns.
             pub width: Option<i64>,
+            $($rest)*);
+    };
+    (@munch $head:tt $tail:tt [$($done:tt)*] @timeout = $default:literal, $($rest:tt)*) => {
+        // Clamped to the wait ceiling, which the instructions explain once.
+        $crate::mcp::targeting::args!(@munch $head $tail [$($done)*]
+            /// Seconds.
+            #[serde(default = $default)]
+            pub timeout: f64,
             $($rest)*);
     };
     (@munch $head:tt $tail:tt [$($done:tt)*] @buffer_name, $($rest:tt)*) => {

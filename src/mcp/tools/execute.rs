@@ -13,7 +13,6 @@ use serde_json::{Map, Value};
 use super::{ADDITIVE, Ctx, Def, IDEMPOTENT, OPEN, Sentence, def, object, parse, tool_args};
 use crate::mcp::args::{self, EnvArg, OnError};
 use crate::mcp::targeting::{self, args, targeting};
-use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::keys::Keys;
 use crate::tmux::op::buffers::PasteBufferRequest;
@@ -199,9 +198,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-impl Rendered for SendBatchResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: SendBatchResult);
 
 args! {
     /// `paste_text`.
@@ -319,13 +316,7 @@ tool_args!(SetEnvironmentArgs => SetEnvironmentRequest, |a| {
     })
 });
 
-impl Rendered for OptionSet {
-    const TEXT: TextShape = TextShape::Object;
-}
-
-impl Rendered for EnvironmentSet {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: OptionSet, EnvironmentSet);
 
 /// The execute tools, in listing order.
 pub(super) fn defs() -> Vec<Def> {
@@ -410,6 +401,20 @@ fn spawn(
     Ok(Spawn::new(dir, shell)?.with_environment(args::environment(env, suppress)?))
 }
 
+/// [`spawn`] of an argument struct's `start_directory`, `environment`
+/// and `suppress_persistent_history` fields (the tools that start a
+/// shell take all three), with `shell` (an `Option<&str>`).
+macro_rules! spawn_of {
+    ($a:ident, $shell:expr) => {
+        spawn(
+            $a.start_directory.as_deref(),
+            $a.environment.as_ref(),
+            $a.suppress_persistent_history,
+            $shell,
+        )
+    };
+}
+
 /// A split size: `N` cells or `N%`.
 fn size(v: Option<&SizeArg>) -> Result<Option<SplitSize>, Error> {
     match v {
@@ -427,12 +432,7 @@ fn name(arg: &'static str, v: &Option<String>) -> Result<Option<Name>, Error> {
 tool_args!(CreateSessionArgs => CreateSessionRequest, |a| {
     let width = cells("x", a.x)?;
     let height = cells("y", a.y)?;
-    let spawn = spawn(
-        a.start_directory.as_deref(),
-        a.environment.as_ref(),
-        a.suppress_persistent_history,
-        None,
-    )?;
+    let spawn = spawn_of!(a, None)?;
     Ok(CreateSessionRequest {
         session_name: name("session_name", &a.session_name)?,
         window_name: name("window_name", &a.window_name)?,
@@ -443,12 +443,7 @@ tool_args!(CreateSessionArgs => CreateSessionRequest, |a| {
 });
 
 tool_args!(CreateWindowArgs => CreateWindowRequest, |a| {
-    let spawn = spawn(
-        a.start_directory.as_deref(),
-        a.environment.as_ref(),
-        a.suppress_persistent_history,
-        None,
-    )?;
+    let spawn = spawn_of!(a, None)?;
     Ok(CreateWindowRequest {
         session: targeting!(a).selector()?,
         window_name: name("window_name", &a.window_name)?,
@@ -460,12 +455,7 @@ tool_args!(CreateWindowArgs => CreateWindowRequest, |a| {
 
 tool_args!(SplitWindowArgs => SplitWindowRequest, |a| {
     let size = size(a.size.as_ref())?;
-    let spawn = spawn(
-        a.start_directory.as_deref(),
-        a.environment.as_ref(),
-        a.suppress_persistent_history,
-        a.shell.as_deref(),
-    )?;
+    let spawn = spawn_of!(a, a.shell.as_deref())?;
     Ok(SplitWindowRequest {
         pane: targeting!(a, pane_id, window_id, window_index).selector()?,
         direction: a.direction,
@@ -476,12 +466,7 @@ tool_args!(SplitWindowArgs => SplitWindowRequest, |a| {
 
 tool_args!(RespawnPaneArgs => RespawnPaneRequest, |a| {
     let pane = targeting::pane_id("pane_id", &a.pane_id)?;
-    let spawn = spawn(
-        a.start_directory.as_deref(),
-        a.environment.as_ref(),
-        a.suppress_persistent_history,
-        a.shell.as_deref(),
-    )?;
+    let spawn = spawn_of!(a, a.shell.as_deref())?;
     Ok(RespawnPaneRequest {
         pane,
         kill: a.kill,

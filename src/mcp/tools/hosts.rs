@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Ctx, Def, READ, def, object, parse};
-use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::{Error, Servers};
 use crate::wire::ssh::LinkState;
 
@@ -28,15 +27,10 @@ pub struct HostInfo {
     /// The ssh destination (absent for `local`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destination: Option<String>,
-    /// `local`, `idle` (not asked yet), `connecting`, `connected` or
-    /// `down`.
-    pub state: String,
-    /// Why it is down.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The kind of failure when down (as errors' `error_type`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_type: Option<String>,
+    /// `state`: `local`, `idle` (not asked yet), `connecting`,
+    /// `connected` or `down`; with `reason` and `error_type` when down.
+    #[serde(flatten)]
+    pub state: HostState,
     /// The host's tmux server version, once probed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tmux_version: Option<String>,
@@ -48,6 +42,28 @@ pub struct HostInfo {
     pub channels: Option<usize>,
 }
 
+/// A host's `state` as `list_hosts` reports it, and why it is down: the
+/// facts that go with one state only are that state's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum HostState {
+    /// This machine.
+    Local,
+    /// Not asked yet.
+    Idle,
+    /// Its link is being made.
+    Connecting,
+    /// Its link is up.
+    Connected,
+    /// Its link is down.
+    Down {
+        /// Why it is down.
+        reason: String,
+        /// The kind of failure when down (as errors' `error_type`).
+        error_type: String,
+    },
+}
+
 /// `list_hosts`' result.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HostList {
@@ -55,9 +71,7 @@ pub struct HostList {
     pub result: Vec<HostInfo>,
 }
 
-impl Rendered for HostList {
-    const TEXT: TextShape = TextShape::List;
-}
+crate::mcp::text::rendered!(List: HostList);
 
 /// The rows of this module.
 pub(super) fn defs() -> Vec<Def> {
@@ -90,9 +104,7 @@ async fn list_hosts(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
         result.push(HostInfo {
             name: crate::tmux::LOCAL_HOST.into(),
             destination: None,
-            state: "local".into(),
-            reason: None,
-            error_type: None,
+            state: HostState::Local,
             tmux_version: None,
             sessions_watched: watched(root).await,
             channels: None,
@@ -100,10 +112,10 @@ async fn list_hosts(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
     }
     for pool in root.hosts() {
         let Some(host) = pool.host() else { continue };
-        let (state, reason, error_type) = match host.state() {
-            LinkState::Idle => ("idle", None, None),
-            LinkState::Connecting => ("connecting", None, None),
-            LinkState::Connected { .. } => ("connected", None, None),
+        let state = match host.state() {
+            LinkState::Idle => HostState::Idle,
+            LinkState::Connecting => HostState::Connecting,
+            LinkState::Connected { .. } => HostState::Connected,
             LinkState::Down { reason, failure } => {
                 let kind: Error = crate::wire::Error::Ssh {
                     host: host.name().to_string(),
@@ -111,15 +123,16 @@ async fn list_hosts(ctx: &Ctx<'_>, args: Map<String, Value>) -> Result<CallToolR
                     message: String::new(),
                 }
                 .into();
-                ("down", Some(reason), Some(kind.kind().name().to_string()))
+                HostState::Down {
+                    reason,
+                    error_type: kind.kind().name().to_string(),
+                }
             }
         };
         result.push(HostInfo {
             name: host.name().to_string(),
             destination: Some(host.config().dest.clone()),
-            state: state.into(),
-            reason,
-            error_type,
+            state,
             tmux_version: host.last_version(),
             sessions_watched: watched(pool).await,
             channels: Some(host.channels()),
@@ -352,6 +365,52 @@ pub fn add_host_arg(fenced: bool, schema: &mut rmcp::model::JsonObject, names: &
         props.insert(
             FENCED_ARG.into(),
             json!({"type": "boolean", "description": "false: tmuxwire's copy as it is, without the round trip that proves it current (default true)."}),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host's row keeps its keys in order, `reason` and `error_type`
+    /// right after `state` and only when it is down.
+    #[test]
+    fn host_rows_as_json() {
+        let row = |destination: Option<&str>, state| HostInfo {
+            name: "h".into(),
+            destination: destination.map(Into::into),
+            state,
+            tmux_version: None,
+            sessions_watched: 2,
+            channels: destination.map(|_| 3),
+        };
+        let json = |h: &HostInfo| serde_json::to_string(h).unwrap();
+        assert_eq!(
+            json(&row(None, HostState::Local)),
+            r#"{"name":"h","state":"local","sessions_watched":2}"#
+        );
+        for (state, word) in [
+            (HostState::Idle, "idle"),
+            (HostState::Connecting, "connecting"),
+            (HostState::Connected, "connected"),
+        ] {
+            assert_eq!(
+                json(&row(Some("d"), state)),
+                format!(
+                    r#"{{"name":"h","destination":"d","state":"{word}","sessions_watched":2,"channels":3}}"#
+                )
+            );
+        }
+        let down = HostState::Down {
+            reason: "ssh: no route".into(),
+            error_type: "HostUnreachable".into(),
+        };
+        let mut h = row(Some("d"), down);
+        h.tmux_version = Some("3.5a".into());
+        assert_eq!(
+            json(&h),
+            r#"{"name":"h","destination":"d","state":"down","reason":"ssh: no route","error_type":"HostUnreachable","tmux_version":"3.5a","sessions_watched":2,"channels":3}"#
         );
     }
 }

@@ -49,9 +49,7 @@ impl Rendered for CaptureResult {
     const QUIET: &'static [&'static str] = &["pane_id", "lines", "source"];
 }
 
-impl Rendered for TextResult {
-    const TEXT: TextShape = TextShape::String;
-}
+crate::mcp::text::rendered!(String: TextResult);
 
 impl Rendered for SnapshotResult {
     const TEXT: TextShape = TextShape::Object;
@@ -250,9 +248,7 @@ tool_args!(PaneStateArgs => PaneStateRequest, |a| Ok(PaneStateRequest {
     follow: true,
 }));
 
-impl Rendered for PaneState {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: PaneState);
 
 tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
     limit: args::positive("limit", a.limit)?.unwrap_or(20),
@@ -260,9 +256,7 @@ tool_args!(ListCommandsArgs => ListCommandsRequest, |a| Ok(ListCommandsRequest {
     pane: targeting!(a, pane_id, window_id).selector()?,
 }));
 
-impl Rendered for CommandList {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: CommandList);
 
 tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
     Ok(CommandOutputRequest {
@@ -273,9 +267,7 @@ tool_args!(CommandOutputArgs => CommandOutputRequest, |a| {
     })
 });
 
-impl Rendered for CommandOutput {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: CommandOutput);
 
 tool_args!(ShowOptionArgs => ShowOptionRequest, |a| {
     let place = Place::new(a.scope.map(Scope::from), a.target.as_deref(), a.global_)?;
@@ -474,9 +466,7 @@ fn default_buffer_lines() -> Option<i64> {
     Some(500)
 }
 
-impl Rendered for BufferContent {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: BufferContent);
 
 tool_args!(ShowBufferArgs => ShowBufferRequest, |a| {
     let max_lines = args::positive("max_lines", a.max_lines)?;
@@ -563,9 +553,7 @@ struct BatchResult {
     response_truncated_bytes: usize,
 }
 
-impl Rendered for BatchResult {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: BatchResult);
 
 /// Over the limit, the nested answers go, from the last one back: each
 /// keeps its place, success and error, its content replaced by

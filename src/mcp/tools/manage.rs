@@ -11,7 +11,6 @@ use serde::Deserialize;
 use super::{ADDITIVE, Def, IDEMPOTENT, OPEN};
 use super::{tool_args, wait_ceiling};
 use crate::mcp::targeting::{args, pane_id, targeting};
-use crate::mcp::text::{Rendered, TextShape};
 use crate::tmux::Error;
 use crate::tmux::act::session_ref;
 use crate::tmux::op::buffers::{BufferRef, LoadBufferRequest};
@@ -176,9 +175,7 @@ args! {
     }
 }
 
-impl Rendered for BufferRef {
-    const TEXT: TextShape = TextShape::Object;
-}
+crate::mcp::text::rendered!(Object: BufferRef);
 
 tool_args!(LoadBufferArgs => LoadBufferRequest, |a| {
     LoadBufferRequest::new(a.content, a.logical_name)
@@ -189,10 +186,7 @@ args! {
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct WaitForChannelArgs {
         @channel,
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_wait")]
-        pub timeout: f64,
+        @timeout = "default_wait",
         @socket,
     }
 }

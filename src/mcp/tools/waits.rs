@@ -45,10 +45,7 @@ args! {
         /// Case-sensitive.
         #[serde(default)]
         pub match_case: bool,
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_wait_timeout")]
-        pub timeout: f64,
+        @timeout = "default_wait_timeout",
         pub interval: Option<f64>,
         @pane,
         @socket,
@@ -63,10 +60,7 @@ args! {
     /// `wait_for_command`.
     #[derive(Clone, Debug, Deserialize, JsonSchema)]
     pub struct WaitForCommandArgs {
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_run_timeout")]
-        pub timeout: f64,
+        @timeout = "default_run_timeout",
         @pane,
         @socket,
     }
@@ -79,10 +73,7 @@ args! {
         /// Screen unchanged this long, ms.
         #[serde(default = "default_stable_ms")]
         pub stable_ms: f64,
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_run_timeout")]
-        pub timeout: f64,
+        @timeout = "default_run_timeout",
         /// Screen rows left out: 0 top, -1 bottom.
         pub mask_rows: Option<Vec<i64>>,
         /// Regexes cut out of rows (spinner, timer).
@@ -167,10 +158,7 @@ args! {
     pub struct RunCommandArgs {
         /// One shell command line.
         pub command: String,
-        // Clamped to the wait ceiling, which the instructions explain once.
-        /// Seconds.
-        #[serde(default = "default_run_timeout")]
-        pub timeout: f64,
+        @timeout = "default_run_timeout",
         /// Keep the last N output lines.
         pub max_lines: Option<i64>,
         /// Keep out of shell history (one line only).
