@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tmuxwire::tmux::Servers;
 
+use crate::support::Socket;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, TmuxBin, held, mirrored_servers, tmux_bins};
 use tmuxwire::mcp::args::{
@@ -45,9 +46,7 @@ impl OneShot {
     fn run(&self, args: &[&str]) -> Option<String> {
         let out = self
             .bin
-            .command()
-            .arg("-S")
-            .arg(&self.socket)
+            .command(Socket::Path(&self.socket))
             .arg("-f")
             .arg("/dev/null")
             .args(args)

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::Socket;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, test_env, tmux_bins, wait_until};
 
@@ -1802,27 +1803,15 @@ fn cli_socket_name_before_and_after() {
     let bin = crate::support::system_tmux();
     let name = crate::support::unique_name("tmuxwire-test-L");
     // A server on -L NAME in this test's private TMUX_TMPDIR.
-    let mut start = bin.command();
-    test_env(&mut start);
-    let ok = start
-        .args([
-            "-L",
-            &name,
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "lname",
-        ])
+    let ok = bin
+        .command(Socket::Name(&name))
+        .args(["-f", "/dev/null", "new-session", "-d", "-s", "lname"])
         .status()
         .unwrap()
         .success();
     assert!(ok);
     let kill = || {
-        let mut k = bin.command();
-        test_env(&mut k);
-        let _ = k.args(["-L", &name, "kill-server"]).status();
+        let _ = bin.command(Socket::Name(&name)).arg("kill-server").status();
     };
     for args in [
         vec!["-L", name.as_str(), "panes"],

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tmuxwire::tmux::{Caller, Server, Servers};
 
+use crate::support::Socket;
 use crate::support::tool::{err, first_pane, ok, pane_id, run};
 use crate::support::*;
 
@@ -1346,9 +1347,7 @@ async fn list_servers_probes_without_attaching() {
     // A second live server in the scanned directory, started by tmux itself.
     let scanned = dir.join("alive");
     let start = |args: &[&str]| {
-        bin.command()
-            .arg("-S")
-            .arg(&scanned)
+        bin.command(Socket::Path(&scanned))
             .args(["-f", "/dev/null"])
             .args(args)
             .output()
@@ -1930,12 +1929,7 @@ async fn sessionless_and_absent_servers() {
         }
     };
     let kill = || {
-        let _ = bin
-            .command()
-            .arg("-S")
-            .arg(&sock)
-            .arg("kill-server")
-            .output();
+        let _ = bin.command(Socket::Path(&sock)).arg("kill-server").output();
     };
     if answer["result"]["isError"] == json!(true) {
         kill();
@@ -1943,9 +1937,7 @@ async fn sessionless_and_absent_servers() {
     }
     let r = &answer["result"]["structuredContent"];
     let check = bin
-        .command()
-        .arg("-S")
-        .arg(&sock)
+        .command(Socket::Path(&sock))
         .args([
             "display-message",
             "-p",

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::support::Socket;
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, system_tmux, test_env, tmux_bins, wait_until};
 use tmuxwire::mcp::args::{
@@ -82,9 +83,7 @@ async fn socket_file_removed_while_connected() {
         // find the socket.
         wait_until("the idle connection closes", DEADLINE, || {
             let out = bin
-                .command()
-                .arg("-S")
-                .arg(&moved)
+                .command(Socket::Path(&moved))
                 .args(["list-clients", "-F", "#{client_termname}"])
                 .output()
                 .ok()?;
@@ -100,9 +99,7 @@ async fn socket_file_removed_while_connected() {
         ok_typed(&s, CapturePaneArgs::on(&pane)).await;
         // The search's copy, made while the socket was away, left no paste buffer behind.
         let out = bin
-            .command()
-            .arg("-S")
-            .arg(&server.socket)
+            .command(Socket::Path(&server.socket))
             .args(["list-buffers", "-F", "#{buffer_name}"])
             .output()
             .unwrap();

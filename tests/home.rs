@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use tmuxwire::tmux::{Caller, Server, Servers};
 
+use crate::support::Socket;
 use crate::support::tool::{InSession, ok_typed, run, type_line};
 use crate::support::{
     DEADLINE, TestServer, has_python, skipped, system_tmux, test_shell, wait_until_true,
@@ -235,9 +236,7 @@ fn programs_started_by_the_tests_exit_in_their_home() {
         .expect("the new pane")
         .to_string();
     let tmux = |args: &[&str]| {
-        bin.command()
-            .arg("-S")
-            .arg(&socket)
+        bin.command(Socket::Path(&socket))
             .args(args)
             .output()
             .expect("run tmux")

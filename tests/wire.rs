@@ -16,6 +16,7 @@ use tmuxwire::tmux::op::{self, Limit};
 use tmuxwire::tmux::{Caller, Server, ServerInfo, SessionInfo};
 use tmuxwire::wire::{self, ControlOptions, Framing, TmuxVersion};
 
+use crate::support::Socket;
 use crate::support::*;
 
 /// The server's sessions, through the typed request (`list_sessions`).
@@ -367,9 +368,7 @@ impl BareServer {
 
     fn tmux(&self, args: &[&str]) -> std::process::Output {
         self.bin
-            .command()
-            .arg("-S")
-            .arg(&self.socket)
+            .command(Socket::Path(&self.socket))
             .arg("-f")
             .arg("/dev/null")
             .args(args)

@@ -83,11 +83,26 @@ pub struct TmuxBin {
     pub path: PathBuf,
 }
 
+/// The socket a test's tmux runs on: always one the test named, never the default one.
+#[derive(Clone, Copy, Debug)]
+pub enum Socket<'a> {
+    /// `-S PATH`.
+    Path(&'a Path),
+    /// `-L NAME` (in the private `TMUX_TMPDIR` of [`test_env`]).
+    Name(&'a str),
+}
+
 impl TmuxBin {
-    /// A `Command` for this binary with the test environment (see [`test_env`]).
-    pub fn command(&self) -> Command {
+    /// A `Command` for `bin -S PATH` or `bin -L NAME` with the test environment (see
+    /// [`test_env`]); add arguments. A test cannot start or reach tmux without naming its
+    /// socket.
+    pub fn command(&self, socket: Socket<'_>) -> Command {
         let mut cmd = Command::new(&self.path);
         test_env(&mut cmd);
+        match socket {
+            Socket::Path(p) => cmd.arg("-S").arg(p),
+            Socket::Name(n) => cmd.arg("-L").arg(n),
+        };
         cmd
     }
 }
@@ -908,8 +923,8 @@ impl TestServer {
 
     /// A `Command` for `bin -S socket -f /dev/null` with the test environment; add arguments.
     pub fn command(&self) -> Command {
-        let mut cmd = self.bin.command();
-        cmd.arg("-S").arg(&self.socket).arg("-f").arg("/dev/null");
+        let mut cmd = self.bin.command(Socket::Path(&self.socket));
+        cmd.arg("-f").arg("/dev/null");
         cmd
     }
 
