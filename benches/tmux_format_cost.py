@@ -56,9 +56,7 @@ def main():
     client = subprocess.Popen([args.tmux, "-S", args.socket, "-C", "attach", "-t", session],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
-    def run(line):
-        client.stdin.write((line + "\n").encode())
-        client.stdin.flush()
+    def answered():
         while True:
             out = client.stdout.readline()
             if not out:
@@ -66,7 +64,14 @@ def main():
             if out.startswith((b"%end", b"%error")):
                 return
 
-    run("display-message -p x")
+    def run(line):
+        client.stdin.write((line + "\n").encode())
+        client.stdin.flush()
+        answered()
+
+    # The attach command's own %begin/%end block comes first: each later
+    # answer is then the answer of the line just sent.
+    answered()
     listed = framed(LISTED)
     cases = [
         ("constant record", "x"),
