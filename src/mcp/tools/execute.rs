@@ -190,12 +190,8 @@ struct SendBatchResult {
     stopped_at: Option<usize>,
     /// Results after those listed left out to fit the response budget
     /// (`succeeded` and `failed` count them); left out when 0.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::tmux::model::is_zero")]
     omitted: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 crate::mcp::text::rendered!(Object: SendBatchResult);

@@ -24,12 +24,8 @@ pub struct Listing<T> {
     /// The items, in tmux's order.
     pub result: Vec<T>,
     /// Items left out at the end to fit the response limit.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::tmux::model::is_zero")]
     pub omitted: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl<T> Listing<T> {
