@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::support::tool::*;
 use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins};
-use tmuxwire::mcp::args::SearchPanesArgs;
+use tmuxwire::mcp::args::{ClearPaneArgs, SearchPanesArgs};
 
 /// The fields of a match that must be tmux's `#{…}` of its pane.
 const NAMED: &[&str] = &[
@@ -176,5 +176,101 @@ async fn names_a_pane_chose_cannot_cut_or_shift_a_search() {
                 "{ctx}: {round}"
             );
         }
+    }
+}
+
+/// The `(pane, window_index, matched lines)` of a search for `needle`, sorted by pane.
+async fn indexed(s: &tmuxwire::tmux::Servers, needle: &str) -> Vec<(String, String, Value)> {
+    let v = ok_typed(s, search_for(needle)).await;
+    let mut got: Vec<(String, String, Value)> = v["matches"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| {
+            let pane = m["pane_id"].as_str().unwrap_or_default().to_string();
+            let index = m["window_index"].as_str().unwrap_or_default().to_string();
+            (pane, index, m["matched_lines"].clone())
+        })
+        .collect();
+    got.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    got
+}
+
+/// Searches that follow each other closely take one constant fence per session and keep the
+/// last listing of the panes (docs/PERFORMANCE.md): what tmux tells (a split, renames, a new
+/// window) is in the very next answer, as is what a call of ours did (`clear_pane`); what
+/// another client does without telling (its `clear-history`, a `move-window -r` renumbering
+/// the windows) is in the answers within a second, the time a search takes constant fences
+/// before it compares every copy with tmux again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_close_together_see_what_tmux_tells_at_once_and_the_rest_within_a_second() {
+    for bin in tmux_bins() {
+        let ctx = format!("tmux {}", bin.label);
+        let server = TestServer::builder(&bin)
+            .size(60, 12)
+            .history_limit(5000)
+            .start();
+        server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
+        let p0 = first_pane(&server);
+        run(&server, &p0, "seq -f 'CLOSE-a%g' 1 100");
+        let p1 = server.new_window_pane(&["seq -f CLOSE-b%g 1 20; exec sleep 300"]);
+        server.wait_for_text(&p1, "CLOSE-b20", DEADLINE);
+        let s = mirrored_servers(&server);
+        // The first seeds the copies, the second compares them, the next ones are close.
+        for _ in 0..3 {
+            let found = searched(&s, &server, "CLOSE", &ctx).await;
+            assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: searches");
+        }
+        // Told by tmux (%layout-change, %window-renamed, %session-renamed, %window-add).
+        server.tmux_ok(&["split-window", "-h", "-d", "-t", &p0]);
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: split");
+        server.tmux_ok(&["rename-window", "-t", &p1, "close-renamed"]);
+        server.tmux_ok(&["rename-session", "-t", &p1, "close-session"]);
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: renamed");
+        let p2 = server.new_window_pane(&["seq -f CLOSE-c%g 1 5; exec sleep 300"]);
+        server.wait_for_text(&p2, "CLOSE-c5", DEADLINE);
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: new window");
+        assert!(found.contains_key(&p2), "{ctx}: the new window's pane");
+
+        // A call of ours that changes a pane without output: the next answer has it.
+        let _ = searched(&s, &server, "CLOSE", &ctx).await;
+        ok_typed(&s, ClearPaneArgs::on(&p1)).await;
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: clear_pane");
+        assert!(!found.contains_key(&p1), "{ctx}: {p1} cleared");
+
+        // Another client's, untold: within a second (and a search's time). The windows are
+        // first moved apart (told), then renumbered (untold).
+        let window = server.format(&p0, "window_id");
+        server.tmux_ok(&["move-window", "-s", &window, "-t", ":7"]);
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: moved");
+        server.tmux_ok(&["clear-history", "-t", &p0]);
+        server.tmux_ok(&["move-window", "-r"]);
+        let want: Vec<(String, String, Value)> = tmux_found(&server, "CLOSE")
+            .into_iter()
+            .map(|(p, lines)| {
+                let index = server.format(&p, "window_index");
+                (p, index, Value::from(lines))
+            })
+            .collect();
+        let deadline = std::time::Instant::now() + DEADLINE;
+        loop {
+            let got = indexed(&s, "CLOSE").await;
+            if got == want {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{ctx}: {got:?} never became {want:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: untold");
     }
 }

@@ -84,6 +84,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 pub use pane::{Mark, PaneMeta, PaneMirror, PaneMode, PaneState, PaneView, Status};
+pub use watch::FULL_CHECK_EVERY;
 
 /// The mirror's clock: µs since its first use in this process
 /// (monotonic). Each copy is told it before output is applied
@@ -133,9 +134,15 @@ pub enum Want {
     /// then on.
     History,
     /// [`Want::History`] for a request that reads only the copies' text
-    /// (a search): its fence leaves out each pane's mode and copy-mode
+    /// (a search). Its fence leaves out each pane's mode and copy-mode
     /// scroll, the dearest fields for tmux to format
     /// ([`probe::fence_line`]), and the copy keeps the mode it knew.
+    /// Within [`FULL_CHECK_EVERY`] of the last such fence of a watch, and
+    /// with no call since that may have changed a pane
+    /// ([`Mirror::note_change`]), the fence is one line of constant cost
+    /// instead ([`probe::barrier_line`]): the copies hold all their panes
+    /// printed before the request, and what tmux changes without output or
+    /// notification is seen by the next full fence.
     Text,
     /// [`Want::Current`] for a copy no live watch feeds; a copy a live
     /// watch feeds is taken as it is, without the round trip that proves
@@ -327,6 +334,13 @@ pub(crate) struct MirrorShared {
     /// Lines of checks nobody waited for sent so far
     /// ([`Mirror::background_lines`]).
     background_lines: AtomicU64,
+    /// [`Mirror::layout_generation`]: bumped by each notification that
+    /// may change which panes exist or how tmux names and numbers them,
+    /// and by each watch that starts or ends.
+    layout_gen: AtomicU64,
+    /// [`Mirror::note_change`]: bumped by each call that may have changed
+    /// a pane without output.
+    changes: AtomicU64,
     /// The sessions the last listing showed (every listing is of the
     /// whole server), for the manager to watch. Only the newest matters,
     /// so it is one value, replaced by each listing: a manager busy
@@ -366,6 +380,8 @@ impl MirrorShared {
             verify_after: opts.verify_after,
             bytes_fed: AtomicU64::new(0),
             background_lines: AtomicU64::new(0),
+            layout_gen: AtomicU64::new(0),
+            changes: AtomicU64::new(0),
             sessions_seen,
             seed_slots: Arc::new(tokio::sync::Semaphore::new(watch::SEEDS_AT_ONCE)),
             build_slots: tokio::sync::Semaphore::new(watch::BUILDS_AT_ONCE),
@@ -448,6 +464,27 @@ impl MirrorShared {
 
     pub(crate) fn note_background_line(&self) {
         self.background_lines.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A watch saw (or may have missed) a change of the panes' layout or
+    /// names ([`Mirror::layout_generation`]).
+    pub(crate) fn note_layout(&self) {
+        self.layout_gen.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// [`Mirror::note_change`].
+    pub(crate) fn note_change(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// [`Mirror::layout_generation`].
+    pub(crate) fn layout_generation(&self) -> u64 {
+        self.layout_gen.load(Ordering::Acquire)
+    }
+
+    /// [`Mirror::changes`].
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
     }
 }
 
@@ -791,6 +828,41 @@ impl Mirror {
     /// history's rows, a copy's visible rows) the watches sent so far.
     pub fn background_lines(&self) -> u64 {
         self.shared.background_lines.load(Ordering::Relaxed)
+    }
+
+    /// A number that changes whenever a watch reads a notification that
+    /// may change which panes exist or how tmux names and numbers them
+    /// (every one but `%output`, `%extended-output`, `%pause`,
+    /// `%continue`, `%pane-mode-changed`, `%window-pane-changed`,
+    /// `%client-*`, `%paste-buffer-*`, `%message` and `%config-error`),
+    /// and whenever a watch starts or ends (it may have missed one).
+    ///
+    /// A listing of the panes taken while it read `g` is still what tmux
+    /// would say after a [`Want::Text`] sync that started later and after
+    /// which it still reads `g`: tmux writes each notification before the
+    /// answer of any command that runs after the change (see [`watch`]),
+    /// and a sync waits for an answer on every watch it used. Changes tmux
+    /// makes without a notification (`move-window -r`, the shuffle of
+    /// `new-window -a`, `respawn-pane`'s new pid, `history-limit`) are not
+    /// seen; a caller bounds how old a listing it keeps may be.
+    pub fn layout_generation(&self) -> u64 {
+        self.shared.layout_generation()
+    }
+
+    /// Notes that a call may have changed a pane without output (cleared
+    /// its history, reset or respawned it, changed an option): the next
+    /// [`Want::Text`] sync of every watch compares each copy with tmux
+    /// again ([`probe::fence_line`]) instead of taking a constant fence,
+    /// and a listing a caller kept is stale ([`Mirror::changes`]).
+    /// [`crate::tmux::op::run`] calls it for every call that is not
+    /// read-only.
+    pub fn note_change(&self) {
+        self.shared.note_change();
+    }
+
+    /// How many [`Mirror::note_change`]s there were.
+    pub fn changes(&self) -> u64 {
+        self.shared.changes()
     }
 
     /// Checks the history rows of `pane`'s copy against tmux's again, in

@@ -115,6 +115,23 @@ pub fn fence_line(session: SessionId, q: &Queries, text_only: bool) -> Line {
     )
 }
 
+/// The line that fences every copy a watch feeds at a constant cost:
+/// `display-message -p -t $S '#{session_id}'`, one short line whatever
+/// the number of panes. Its answer, like any command's, comes after all
+/// output tmux parsed before it ran (see [`super::watch`]), so once it
+/// is in each copy the connection feeds holds everything its pane
+/// printed before; unlike [`fence_line`] it says nothing of the copies'
+/// state, which is compared in the background (a session tmux no longer
+/// has is refused).
+pub fn barrier_line(session: SessionId) -> Line {
+    Line::from(
+        Command::new("display-message")
+            .arg("-p")
+            .target(&Target::Session(session), TargetKind::Session)
+            .arg("#{session_id}"),
+    )
+}
+
 /// The records of a [`fence_line`] answer (asked with `text_only`), by
 /// pane; `None` when tmux refused it (the session is gone).
 pub fn parse_fence(

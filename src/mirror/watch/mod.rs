@@ -42,6 +42,20 @@
 //! output). A copy whose pane printed during an ambiguous fence is fenced
 //! all the same; its record is not compared.
 //!
+//! A search ([`Want::Text`]) asks that much only now and then: within
+//! [`FULL_CHECK_EVERY`] of the watch's last such fence, and with no call
+//! since that may have changed a pane ([`super::Mirror::note_change`]), it
+//! waits for one line of constant cost ([`probe::barrier_line`]) whose
+//! answer fences the copies and compares nothing, so a search costs tmux
+//! the same whatever the number of panes. A notification read before that
+//! answer (a resize, a pane gone) makes the watch list the panes, and the
+//! copies are then compared after all. What tmux changes without output
+//! or notification (another client's `clear-history`) is seen by the next
+//! full fence, at most [`FULL_CHECK_EVERY`] later. Each notification that
+//! may change which panes exist or how tmux names and numbers them also
+//! moves [`super::Mirror::layout_generation`], which tells a search
+//! whether the listing of the panes it kept is still tmux's.
+//!
 //! # Seeds, fills and work in the background
 //!
 //! A pane is first seeded at [`Depth::Screen`] (its state and screen, a
@@ -178,6 +192,10 @@ enum Job {
         panes: Vec<(PaneId, Window)>,
         text: bool,
     },
+    /// A request's constant fence of these panes ([`probe::barrier_line`]),
+    /// for a [`Want::Text`] sync whose copies were compared with tmux
+    /// recently ([`Watch::full_check_due`]).
+    Barrier { panes: Vec<PaneId> },
     /// A check of some of a copy's history rows against tmux's
     /// ([`seed::verify_chunk_line`]), sent while no request is in flight.
     Verify {
@@ -262,6 +280,16 @@ const VERIFY_AT_LATEST: u32 = 20;
 /// How long a live copy that received output waits before its visible
 /// rows are checked again in the background.
 const SCREEN_CHECK_EVERY: Duration = Duration::from_secs(5);
+
+/// How long a [`Want::Text`] sync takes a constant fence
+/// ([`probe::barrier_line`]) after the last one that compared every copy
+/// with tmux ([`probe::fence_line`]): a change tmux makes to a pane without
+/// output and without a call of ours (another client's `clear-history`,
+/// `respawn-pane`, `send-keys -R`) is seen by the first search this long
+/// after the last comparison. A search that comes later compares again, so
+/// a search after a pause is exact, and one that follows others closely
+/// costs tmux one line per session instead of a record per pane.
+pub const FULL_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// How often a watch looks for copies whose visible rows are due a check
 /// (each look starts one check at most).
@@ -395,6 +423,9 @@ pub(crate) struct Watch {
     swept_fed: u64,
     /// Panes paused for a flood, and the meters of the others.
     floods: Floods,
+    /// When a [`Want::Text`] sync last compared every copy with tmux
+    /// ([`probe::fence_line`]), and [`MirrorShared::changes`] then.
+    full_checked: Option<(Instant, u64)>,
 }
 
 /// Whether a copy a check or a fence judged `verdict` agrees with tmux. A
@@ -420,6 +451,8 @@ fn settle(pane: PaneId, term: Option<&mut Term>, verdict: Option<probe::Verdict>
 impl Watch {
     /// A watch of `session`'s panes, made at `now`.
     pub(crate) fn new(session: SessionId, shared: Arc<MirrorShared>, now: Instant) -> Watch {
+        // What happened before this watch was told no one.
+        shared.note_layout();
         Watch {
             session,
             shared,
@@ -451,6 +484,7 @@ impl Watch {
             swept_at: now,
             swept_fed: 0,
             floods: Floods::default(),
+            full_checked: None,
         }
     }
 
@@ -681,9 +715,33 @@ impl Watch {
     /// line for all of them ([`probe::fence_line`]; `text`: without their
     /// modes, for [`Want::Text`]).
     fn fence(&mut self, panes: &[PaneId], text: bool) -> Option<u64> {
+        if text {
+            self.full_checked = Some((self.now, self.shared.changes()));
+        }
         let line = probe::fence_line(self.session, &self.shared.query, text);
         let panes = panes.iter().map(|&p| (p, self.window(p))).collect();
         self.send(line, Job::Fence { panes, text })
+    }
+
+    /// Whether a [`Want::Text`] sync compares every copy with tmux
+    /// ([`Watch::fence`]) rather than taking a constant fence
+    /// ([`Watch::barrier`]): none did yet, or the last did
+    /// [`FULL_CHECK_EVERY`] ago or longer, or a call may have changed a
+    /// pane since ([`super::Mirror::note_change`]), or a listing is out
+    /// (a notification said the panes changed: their sizes are compared).
+    fn full_check_due(&self) -> bool {
+        self.listing
+            || self.full_checked.is_none_or(|(at, changes)| {
+                self.now.saturating_duration_since(at) >= FULL_CHECK_EVERY
+                    || changes != self.shared.changes()
+            })
+    }
+
+    /// Fences `panes` for a [`Want::Text`] request with one line of
+    /// constant cost ([`probe::barrier_line`]).
+    fn barrier(&mut self, panes: Vec<PaneId>) -> Option<u64> {
+        let line = probe::barrier_line(self.session);
+        self.send(line, Job::Barrier { panes })
     }
 
     fn sync(
@@ -764,7 +822,13 @@ impl Watch {
             }
         }
         if !fence.is_empty() {
-            match self.fence(&fence, want == Want::Text) {
+            let text = want == Want::Text;
+            let sent = if text && !self.full_check_due() {
+                self.barrier(fence.clone())
+            } else {
+                self.fence(&fence, text)
+            };
+            match sent {
                 Some(k) => {
                     ids.insert(k);
                 }
@@ -813,7 +877,13 @@ impl Watch {
             | Notification::WindowAdd(_)
             | Notification::WindowClose(_)
             | Notification::SessionsChanged
-            | Notification::SessionWindowChanged { .. } => self.list(),
+            | Notification::SessionWindowChanged { .. } => {
+                self.shared.note_layout();
+                self.list();
+            }
+            Notification::WindowRenamed { .. }
+            | Notification::SessionRenamed { .. }
+            | Notification::Other(_) => self.shared.note_layout(),
             Notification::SessionChanged { session, .. } if session != self.session => {
                 // Our session is gone and tmux moved us: this connection
                 // now shows another session, which has a watch of its own.
@@ -980,6 +1050,7 @@ impl Watch {
             }
             Job::Seed { pane, seed } => self.seed_answered(pane, reply, seed),
             Job::Fence { panes, text } => self.fenced(id, reply, panes, text),
+            Job::Barrier { panes } => self.barrier_answered(id, reply, panes),
             Job::Check { pane, at } => {
                 self.background_out = false;
                 self.checked(pane, at, reply);
@@ -1130,6 +1201,44 @@ impl Watch {
                 Some(k) => follow_ups.push(k),
                 None => outcomes.push((pane, false)),
             }
+        }
+        self.finish(id, &follow_ups, &outcomes);
+    }
+
+    /// A constant fence came back: each copy this watch still feeds live
+    /// holds what its pane printed before the request, and is confirmed
+    /// (a copy being seeded answers with its seed). A listing out means
+    /// a notification came in between (a resize, a pane gone): the copies
+    /// are then compared with tmux first ([`Watch::fence`], answered after
+    /// the listing).
+    fn barrier_answered(&mut self, id: u64, reply: Answer, panes: Vec<PaneId>) {
+        if !matches!(reply, Some(Ok(ref r)) if r.blocks.first().is_some_and(|b| b.ok)) {
+            let outcomes: Vec<_> = panes.iter().map(|&p| (p, false)).collect();
+            self.finish(id, &[], &outcomes);
+            return;
+        }
+        if self.listing {
+            let follow_ups: Vec<u64> = self.fence(&panes, true).into_iter().collect();
+            let outcomes: Vec<_> = if follow_ups.is_empty() {
+                panes.iter().map(|&p| (p, false)).collect()
+            } else {
+                Vec::new()
+            };
+            self.finish(id, &follow_ups, &outcomes);
+            return;
+        }
+        let mut follow_ups = Vec::new();
+        let mut outcomes = Vec::new();
+        for pane in panes {
+            if let Some(&k) = self.seeding.get(&pane) {
+                follow_ups.push(k);
+                continue;
+            }
+            let live = self.shared.pane(pane).is_some_and(|p| {
+                let st = p.view();
+                st.status == Status::Live && st.owner == Some(self.session)
+            });
+            outcomes.push((pane, live));
         }
         self.finish(id, &follow_ups, &outcomes);
     }
@@ -1718,6 +1827,8 @@ impl Watch {
 
     /// Gives up ownership of every pane (the connection is gone).
     fn release(&self) {
+        // What happens from now on is told no one.
+        self.shared.note_layout();
         for (_, p) in self.shared.panes() {
             let mut st = p.write();
             if st.owner == Some(self.session) {

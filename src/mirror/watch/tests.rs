@@ -535,3 +535,148 @@ fn a_copy_a_fence_finds_as_it_was_is_not_written_and_its_shared_snapshot_stays()
         Some(own(&crate::mirror::scan::ScreenLines::of(t)))
     );
 }
+
+/// A text fence's answer with one record per pane ([`text_answer`]'s).
+fn text_answers(q: &probe::Queries, panes: &[PaneId]) -> super::Answer {
+    let mut body = String::new();
+    for &p in panes {
+        let values = state_values(p, 0);
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        body.push_str(&q.text.render(&values));
+        body.push('\n');
+    }
+    answer(vec![block(body)])
+}
+
+#[test]
+fn text_syncs_close_together_take_a_constant_fence_and_compare_again_when_due() {
+    let mut rig = Rig::new();
+    rig.live(0, &[A, B]);
+    let q = rig.shared.query.clone();
+    let full = |rig: &Rig| rig.lines_with(&["list-panes -s", "history_size"]);
+    let barriers = |rig: &Rig| rig.lines_with(&["display-message", "session_id"]);
+    let search = |rig: &mut Rig, ms: u64| -> (Vec<u64>, Vec<u64>, Request) {
+        let req = rig.sync(ms, &[A, B], Want::Text);
+        (full(rig), barriers(rig), req)
+    };
+
+    // The first compares every copy (a record per pane).
+    let (f, b, mut req) = search(&mut rig, 1_000);
+    assert_eq!((f.len(), b.len()), (1, 0), "{:?}", rig.sent);
+    rig.answered(1_001, f[0], text_answers(&q, &[A, B]));
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true), (B, true)]);
+
+    // One soon after takes one line of constant cost, whatever the panes;
+    // output before its answer is in the copy, which is confirmed.
+    let generation = rig.shared.layout_generation();
+    let (f, b, mut req) = search(&mut rig, 1_100);
+    assert_eq!((f.len(), b.len()), (1, 1), "{:?}", rig.sent);
+    rig.output(1_101, A, b"more");
+    assert!(!req.done());
+    rig.answered(1_102, b[0], answer(vec![block("$1\n")]));
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true), (B, true)]);
+    assert_eq!(
+        rig.shared.layout_generation(),
+        generation,
+        "output changes no layout"
+    );
+
+    // A call that may have changed a pane without output: compared again.
+    rig.shared.note_change();
+    let (f, b, mut req) = search(&mut rig, 1_200);
+    assert_eq!((f.len(), b.len()), (2, 1), "{:?}", rig.sent);
+    let mut printed = text_answers(&q, &[A, B]);
+    if let Some(Ok(r)) = &mut printed {
+        // The record of A says the cursor moved by the output.
+        r.blocks[0].body = format!(
+            "{}\n{}\n",
+            q.text.render(
+                &state_values(A, 4)
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+            ),
+            q.text.render(
+                &state_values(B, 0)
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+            )
+        )
+        .into_bytes();
+    }
+    rig.answered(1_201, f[1], printed);
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true), (B, true)]);
+
+    // Then constant again, until a second after the last comparison.
+    let (f, b, mut req) = search(&mut rig, 1_300);
+    assert_eq!((f.len(), b.len()), (2, 2));
+    rig.answered(1_301, b[1], answer(vec![block("$1\n")]));
+    assert!(req.done());
+    let (f, b, _req) = search(&mut rig, 1_200 + super::FULL_CHECK_EVERY.as_millis() as u64);
+    assert_eq!((f.len(), b.len()), (3, 2), "{:?}", rig.sent);
+}
+
+#[test]
+fn a_notification_before_a_constant_fences_answer_makes_it_compare_the_copies() {
+    let mut rig = Rig::new();
+    rig.live(0, &[A]);
+    let q = rig.shared.query.clone();
+    let mut req = rig.sync(1_000, &[A], Want::Text);
+    let f = rig.lines_with(&["list-panes -s", "history_size"]);
+    rig.answered(1_001, f[0], text_answer(&q, A, 0));
+    assert!(req.done());
+
+    let generation = rig.shared.layout_generation();
+    let mut req = rig.sync(1_100, &[A], Want::Text);
+    let b = rig.lines_with(&["display-message", "session_id"]);
+    assert_eq!(b.len(), 1, "{:?}", rig.sent);
+    // A resize (or a pane gone) tmux told before the fence's answer: the
+    // watch lists the panes again, and the copies are compared after.
+    rig.notify(
+        1_101,
+        Notification::LayoutChange {
+            window: crate::control::WindowId(1),
+            layout: "x".into(),
+        },
+    );
+    assert_ne!(rig.shared.layout_generation(), generation);
+    let list = rig.lines_with(&["list-panes -a"]);
+    assert_eq!(list.len(), 1, "{:?}", rig.sent);
+    rig.answered(1_102, b[0], answer(vec![block("$1\n")]));
+    assert!(!req.done(), "confirmed before the copies were compared");
+    let f = rig.lines_with(&["list-panes -s", "history_size"]);
+    assert_eq!(f.len(), 2, "{:?}", rig.sent);
+    rig.answered(1_103, list[0], None);
+    rig.answered(1_104, f[1], text_answer(&q, A, 0));
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, true)]);
+
+    // Renames move the generation too; a refused fence (the session is
+    // gone) confirms nothing.
+    let generation = rig.shared.layout_generation();
+    rig.notify(
+        1_200,
+        Notification::WindowRenamed {
+            window: crate::control::WindowId(1),
+            name: "n".into(),
+        },
+    );
+    assert_ne!(rig.shared.layout_generation(), generation);
+    let mut req = rig.sync(1_300, &[A], Want::Text);
+    let b = rig.lines_with(&["display-message", "session_id"]);
+    assert_eq!(b.len(), 2, "{:?}", rig.sent);
+    let refused = Some(Ok(Reply {
+        blocks: vec![Block {
+            ok: false,
+            ..block("can't find session: $1\n")
+        }],
+        stray: Vec::new(),
+    }));
+    rig.answered(1_301, b[1], refused);
+    assert!(req.done());
+    assert_eq!(req.outcomes(), vec![(A, false)]);
+}

@@ -102,6 +102,10 @@ impl Op for CapturePaneRequest {
             ..self
         }
     }
+
+    fn reads_only(&self) -> bool {
+        true
+    }
 }
 
 /// Masks the secrets of `rows`, a pane's rows of `width` cells (a secret

@@ -138,6 +138,15 @@ pub trait Op: Sized + Send {
     fn redacting(self, _on: bool) -> Self {
         self
     }
+
+    /// Whether the operation only reads: it changes no pane, option or
+    /// layout. [`run`] tells the mirror after any other
+    /// ([`Mirror::note_change`]), so a search after it compares every copy
+    /// with tmux instead of taking a constant fence. `false` unless an
+    /// operation says otherwise.
+    fn reads_only(&self) -> bool {
+        false
+    }
 }
 
 /// Runs `request` over `server` and cuts its response to `limit`.
@@ -147,7 +156,14 @@ pub trait Op: Sized + Send {
 /// The operation's ([`Op::run`]).
 pub async fn run<R: Op>(server: &Server, request: R, limit: Limit) -> Result<R::Response, Error> {
     let _call = begin_call(server).await;
-    let mut response = request.run(server, limit).await?;
+    let reads_only = request.reads_only();
+    let response = request.run(server, limit).await;
+    if !reads_only && let Some(m) = server.running_mirror() {
+        // Told however the call ended: one that failed may have done part
+        // of its work.
+        m.note_change();
+    }
+    let mut response = response?;
     response.fit(limit);
     Ok(response)
 }

@@ -41,6 +41,7 @@ use crate::mirror::{Mirror, PaneMeta, PaneMirror, Progress, Scope as DeadScope, 
 use crate::search::Pattern;
 use crate::term::LineNo;
 use crate::tmux::{Error, PaneScope, Selector};
+pub(crate) use listed::KeptListing;
 use listed::{Facts, ListedPane, fill_processes};
 pub use result::{PaneContentMatch, SearchPanesResult};
 use scan::{CancelOnDrop, Unit, copies_per_task, pane_match, scan_copies, search_captured};
@@ -108,6 +109,10 @@ impl Op for SearchPanesRequest {
     fn redacting(self, on: bool) -> SearchPanesRequest {
         SearchPanesRequest { redact: on, ..self }
     }
+
+    fn reads_only(&self) -> bool {
+        true
+    }
 }
 
 /// Whether a history of `size` lines of at most `limit` has most likely
@@ -157,20 +162,11 @@ pub async fn search_panes(
     scope: &PaneScope,
     limit: Limit,
 ) -> Result<SearchPanesResult, Error> {
-    // Copies seeded after this may be of panes newer than the listing
-    // (`Mirror::mark_gone`).
-    let listed_at = std::time::Instant::now();
-    let mut panes = listed::list_named(server, scope).await?;
-    let listed = listed_at.elapsed();
-    // Linked windows and grouped sessions list a pane more than once.
-    let mut seen = std::collections::HashSet::new();
-    panes.retain(|p| seen.insert(p.pane_id.clone()));
-    let panes_history_at_limit = panes
-        .iter()
-        .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
-        .filter(|p| matches!((p.history_size, p.history_limit), (Some(size), Some(limit)) if history_at_limit(size, limit)))
-        .map(|p| p.pane_id.clone())
-        .collect();
+    let mirror = server.mirror().await;
+    let started = std::time::Instant::now();
+    let (mut panes, mut listed_at, mut kept) =
+        panes_of(server, scope, mirror.as_ref(), true).await?;
+    let listed = started.elapsed();
     let version = server.version().await?;
     let note = (!version.at_least(3, 6) && req.pattern.mentions_tab()).then(|| {
         format!(
@@ -182,45 +178,69 @@ pub async fn search_panes(
     });
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
 
-    let mirror = server.mirror().await;
     let mut confirmed = std::collections::HashSet::new();
-    let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
+    let mut dead = Vec::new();
     if let Some(m) = &mirror {
-        let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
-            .iter()
-            .filter_map(|p| {
-                Some((
-                    p.pane_id.parse().ok()?,
-                    p.meta.session_id.parse().ok()?,
-                    p.meta.clone(),
-                ))
-            })
-            .collect();
-        // A search that reaches into the history reads it (a copy of the
-        // screen only is filled first).
-        let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
-            Want::current(req.as_is)
-        } else {
-            Want::Text
-        };
-        confirmed = m
-            .sync_within(&list, want, req.progress.as_ref(), None)
-            .await;
-        let alive: std::collections::HashSet<PaneId> = list.iter().map(|(p, _, _)| *p).collect();
-        if *scope == PaneScope::All {
-            m.mark_gone(&alive, listed_at);
-        }
-        let dead_scope = match scope {
-            PaneScope::All => Some(DeadScope::Server),
-            PaneScope::Session(Target::Session(s)) => Some(DeadScope::Session(*s)),
-            _ => None,
-        };
-        for p in dead_scope.map(|s| m.dead_in(s)).unwrap_or_default() {
-            if !alive.contains(&p.id) {
-                items.push(Item::Gone(p));
+        loop {
+            let list: Vec<(PaneId, SessionId, PaneMeta)> = panes
+                .iter()
+                .filter_map(|p| {
+                    Some((
+                        p.pane_id.parse().ok()?,
+                        p.meta.session_id.parse().ok()?,
+                        p.meta.clone(),
+                    ))
+                })
+                .collect();
+            // A search that reaches into the history reads it (a copy of
+            // the screen only is filled first).
+            let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
+                Want::current(req.as_is)
+            } else {
+                Want::Text
+            };
+            confirmed = m
+                .sync_within(&list, want, req.progress.as_ref(), None)
+                .await;
+            // A kept listing is tmux's if no notification came before
+            // the fences' answers (`Mirror::layout_generation`); else the
+            // panes are listed and synced again.
+            if let Some(k) = &kept
+                && k.moved(m)
+            {
+                (panes, listed_at, kept) = panes_of(server, scope, mirror.as_ref(), false).await?;
+                continue;
             }
+            let alive: std::collections::HashSet<PaneId> =
+                list.iter().map(|(p, _, _)| *p).collect();
+            if *scope == PaneScope::All {
+                m.mark_gone(&alive, listed_at);
+            }
+            let dead_scope = match scope {
+                PaneScope::All => Some(DeadScope::Server),
+                PaneScope::Session(Target::Session(s)) => Some(DeadScope::Session(*s)),
+                _ => None,
+            };
+            dead = dead_scope.map(|s| m.dead_in(s)).unwrap_or_default();
+            dead.retain(|p| !alive.contains(&p.id));
+            break;
         }
     }
+    let panes_history_at_limit = panes
+        .iter()
+        .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
+        .filter(|p| {
+            let fill = kept
+                .is_some()
+                .then(|| copy_history(mirror.as_ref()?, &confirmed, &p.pane_id))
+                .flatten()
+                .or(p.history_size.zip(p.history_limit));
+            fill.is_some_and(|(size, limit)| history_at_limit(size, limit))
+        })
+        .map(|p| p.pane_id.clone())
+        .collect();
+    let mut items: Vec<Item> = (0..panes.len()).map(Item::Listed).collect();
+    items.extend(dead.into_iter().map(Item::Gone));
     if let Some(only) = &req.pane {
         items.retain(|it| match it {
             Item::Listed(i) => panes[*i].pane_id == *only,
@@ -228,7 +248,7 @@ pub async fn search_panes(
         });
     }
     let panes_searched = items.len();
-    let synced = listed_at.elapsed();
+    let synced = started.elapsed();
     let parallel = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .max(CAPTURES_IN_FLIGHT);
@@ -290,7 +310,7 @@ pub async fn search_panes(
         lines_omitted += fit::keep_newest_lines(&mut m, &mut budget);
         page.push(m);
     }
-    let scanned = listed_at.elapsed();
+    let scanned = started.elapsed();
     fill_processes(server, panes, &mut page, local).await;
     // Where a search's time goes (`TMUXWIRE_LOG=tmuxwire=debug`), each
     // phase's end from the listing's start.
@@ -300,7 +320,8 @@ pub async fn search_panes(
         ?listed,
         ?synced,
         ?scanned,
-        filled = ?listed_at.elapsed(),
+        filled = ?started.elapsed(),
+        kept = kept.is_some(),
         "search phases"
     );
     let truncated = !truncated_panes.is_empty() || lines_omitted > 0 || capped;
@@ -317,6 +338,69 @@ pub async fn search_panes(
         note,
         next: None,
     })
+}
+
+/// The panes in `scope` as the search lists them (each once), when they
+/// were asked, and the kept listing they are (`None`: listed now). With a
+/// mirror and `keep`, a listing an earlier search kept is taken while it
+/// holds ([`KeptListing::holds`]); a new one is kept for the searches that
+/// follow.
+///
+/// # Errors
+///
+/// As [`listed::list_named`].
+async fn panes_of(
+    server: &Server,
+    scope: &PaneScope,
+    mirror: Option<&Arc<Mirror>>,
+    keep: bool,
+) -> Result<
+    (
+        Arc<Vec<ListedPane>>,
+        std::time::Instant,
+        Option<Arc<KeptListing>>,
+    ),
+    Error,
+> {
+    let now = std::time::Instant::now();
+    if keep
+        && let Some(m) = mirror
+        && let Some(k) = server.kept_listing().filter(|k| k.holds(m, scope, now))
+    {
+        return Ok((k.panes.clone(), k.at, Some(k)));
+    }
+    let generation = mirror.map(|m| listed::generation(m));
+    // Copies seeded after this may be of panes newer than the listing
+    // (`Mirror::mark_gone`).
+    let listed_at = std::time::Instant::now();
+    let mut panes = listed::list_named(server, scope).await?;
+    // Linked windows and grouped sessions list a pane more than once.
+    let mut seen = std::collections::HashSet::new();
+    panes.retain(|p| seen.insert(p.pane_id.clone()));
+    let panes = Arc::new(panes);
+    if let (Some(m), Some(g)) = (mirror, generation) {
+        let k = KeptListing::new(m, scope, g, listed_at, panes.clone());
+        server.keep_listing(Arc::new(k));
+    }
+    Ok((panes, listed_at, None))
+}
+
+/// The history's fill of `pane`'s copy, as tmux's `(#{history_size},
+/// #{history_limit})`, when its sync confirmed it.
+fn copy_history(
+    m: &Arc<Mirror>,
+    confirmed: &std::collections::HashSet<PaneId>,
+    pane: &str,
+) -> Option<(i64, i64)> {
+    let id: PaneId = pane.parse().ok()?;
+    if !confirmed.contains(&id) {
+        return None;
+    }
+    let copy = m.pane(id)?;
+    let st = copy.view();
+    let t = st.term()?;
+    let size = i64::try_from(t.history_size() + t.history_absent()).ok()?;
+    Some((size, i64::try_from(t.history_limit()).ok()?))
 }
 
 /// Which source answers each item, grouped into [`Unit`]s in order: a

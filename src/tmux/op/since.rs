@@ -107,6 +107,10 @@ impl Op for CaptureSinceRequest {
         };
         CaptureSinceRequest { shape, ..self }
     }
+
+    fn reads_only(&self) -> bool {
+        true
+    }
 }
 
 impl Fit for CaptureSinceResult {

@@ -44,6 +44,10 @@ impl Op for SnapshotPaneRequest {
     fn redacting(self, on: bool) -> SnapshotPaneRequest {
         SnapshotPaneRequest { redact: on, ..self }
     }
+
+    fn reads_only(&self) -> bool {
+        true
+    }
 }
 
 /// `snapshot_pane`'s result: the snapshot (sizes as strings), its content

@@ -91,6 +91,9 @@ pub struct Server {
     /// The event log of the server the mirror follows, and its follower
     /// ([`super::op::events`]), once a call asked for events.
     pub(super) attention: std::sync::Mutex<Option<Arc<super::op::events::Attention>>>,
+    /// The last search's listing of the panes, kept while the mirror says
+    /// it is still tmux's ([`super::op::search::KeptListing`]).
+    pub(super) kept_listing: std::sync::Mutex<Option<Arc<super::op::search::KeptListing>>>,
 }
 
 /// Time of the last use, as milliseconds since `base`.
@@ -177,6 +180,7 @@ impl Server {
             round_trips: std::sync::atomic::AtomicU64::new(0),
             typed: TypedPanes::default(),
             attention: std::sync::Mutex::new(None),
+            kept_listing: std::sync::Mutex::new(None),
         }
     }
 
@@ -284,6 +288,20 @@ impl Server {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// The listing of the panes the last search kept, if any
+    /// ([`super::op::search::KeptListing`]).
+    pub(super) fn kept_listing(&self) -> Option<Arc<super::op::search::KeptListing>> {
+        self.kept_listing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Keeps `listing` for the searches that follow (replacing the last).
+    pub(super) fn keep_listing(&self, listing: Arc<super::op::search::KeptListing>) {
+        *self.kept_listing.lock().unwrap_or_else(|p| p.into_inner()) = Some(listing);
     }
 
     /// The mirror if it runs now (never starts one; no I/O).

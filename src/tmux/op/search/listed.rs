@@ -2,9 +2,11 @@
 //! foreground process and directory of those on the answer's page
 //! ([`fill_processes`]).
 
+use std::sync::Arc;
+
 use super::PaneContentMatch;
 use crate::control::PaneId;
-use crate::mirror::PaneMeta;
+use crate::mirror::{Mirror, PaneMeta};
 use crate::tmux::PaneScope;
 use crate::tmux::model::Source;
 use crate::tmux::op::{Error, Server};
@@ -160,6 +162,78 @@ pub(super) async fn list_named(
         .iter()
         .map(|r| ListedPane::from_record(r, &names))
         .collect())
+}
+
+/// How long a search's listing of the panes is kept at most
+/// ([`KeptListing`]): what tmux changes without a notification (a window
+/// renumbered by `move-window -r` or shuffled by `new-window -a`, a pid
+/// after another client's `respawn-pane`) shows in answers for this long
+/// at most. The same second as the copies' comparison
+/// ([`crate::mirror::FULL_CHECK_EVERY`]).
+pub(super) const KEEP_LISTING: std::time::Duration = crate::mirror::FULL_CHECK_EVERY;
+
+/// A search's listing of the panes in a scope, kept for the searches that
+/// follow it closely: taken again when a watch read a notification that
+/// may change it since ([`Mirror::layout_generation`]), a call of ours may
+/// have changed a pane ([`Mirror::changes`]), it is [`KEEP_LISTING`] old,
+/// or the mirror is another. A search that takes it checks the generation
+/// again once its copies are fenced, and lists again if it moved.
+pub(crate) struct KeptListing {
+    mirror: std::sync::Weak<Mirror>,
+    scope: PaneScope,
+    /// [`Mirror::layout_generation`] before the listing was asked.
+    generation: u64,
+    /// [`Mirror::changes`] before the listing was asked.
+    changes: u64,
+    /// When the listing was asked.
+    pub(super) at: std::time::Instant,
+    pub(super) panes: Arc<Vec<ListedPane>>,
+}
+
+impl KeptListing {
+    /// A listing of `scope` asked at `at`, when `m` read `generation` and
+    /// `changes`.
+    pub(super) fn new(
+        m: &Arc<Mirror>,
+        scope: &PaneScope,
+        (generation, changes): (u64, u64),
+        at: std::time::Instant,
+        panes: Arc<Vec<ListedPane>>,
+    ) -> KeptListing {
+        KeptListing {
+            mirror: Arc::downgrade(m),
+            scope: scope.clone(),
+            generation,
+            changes,
+            at,
+            panes,
+        }
+    }
+
+    /// Whether this is still tmux's listing of `scope` as far as `m` can
+    /// tell, at `now`.
+    pub(super) fn holds(
+        &self,
+        m: &Arc<Mirror>,
+        scope: &PaneScope,
+        now: std::time::Instant,
+    ) -> bool {
+        std::ptr::eq(self.mirror.as_ptr(), Arc::as_ptr(m))
+            && self.scope == *scope
+            && self.generation == m.layout_generation()
+            && self.changes == m.changes()
+            && now.saturating_duration_since(self.at) < KEEP_LISTING
+    }
+
+    /// Whether a notification came since the listing was asked.
+    pub(super) fn moved(&self, m: &Mirror) -> bool {
+        self.generation != m.layout_generation()
+    }
+}
+
+/// What `m` reads now: ([`Mirror::layout_generation`], [`Mirror::changes`]).
+pub(super) fn generation(m: &Mirror) -> (u64, u64) {
+    (m.layout_generation(), m.changes())
 }
 
 crate::record! {
