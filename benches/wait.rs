@@ -62,7 +62,7 @@ use tmuxwire::search::{Pattern, PatternOptions};
 use tmuxwire::tmux::Selector;
 use tmuxwire::tmux::op::commands::{CommandOutcome, ListCommandsRequest, WaitForCommandRequest};
 use tmuxwire::tmux::op::poll::PollEventsRequest;
-use tmuxwire::tmux::op::search::SearchPanesRequest;
+use tmuxwire::tmux::op::search::{LineRange, SearchPanesRequest};
 use tmuxwire::tmux::op::stable::{ScreenMask, StableOutcome, WaitForStableRequest};
 use tmuxwire::tmux::op::text::WaitForTextRequest;
 use tmuxwire::tmux::op::{self, Limit};
@@ -559,8 +559,7 @@ fn wake_during_check(
             ),
             session: None,
             pane: None,
-            content_start: None,
-            content_end: None,
+            lines: LineRange::default(),
             command: None,
             max_matched_lines_per_pane: 1,
             limit: None,

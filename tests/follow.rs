@@ -1227,13 +1227,13 @@ async fn waits_end_when_the_pane_ends() {
         assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
         // Always the status (issue 28: tmux 3.3a with libutempter can leave the program
         // unreaped; the wait makes tmux reap it).
-        assert_eq!(r.exit.status, Some(3), "{ctx}: {r:?}");
+        assert_eq!(r.end.exit.status, Some(3), "{ctx}: {r:?}");
         assert_eq!(
-            (r.exit.signal.as_deref(), r.exit.unknown.as_deref()),
+            (r.end.exit.signal.as_deref(), r.end.exit.unknown.as_deref()),
             (None, None),
             "{ctx}: {r:?}"
         );
-        assert!(r.pane_dead && !r.found, "{ctx}: {r:?}");
+        assert!(r.end.pane_dead && !r.found, "{ctx}: {r:?}");
         server.tmux_ok(&["kill-pane", "-t", &p]);
         server.tmux_ok(&["set", "-g", "remain-on-exit", "off"]);
 
@@ -1245,7 +1245,7 @@ async fn waits_end_when_the_pane_ends() {
         .await;
         assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
         assert!(
-            r.exit.status.is_none() && r.exit.unknown.is_some(),
+            r.end.exit.status.is_none() && r.end.exit.unknown.is_some(),
             "{ctx}: {r:?}"
         );
 
@@ -1257,7 +1257,7 @@ async fn waits_end_when_the_pane_ends() {
         })
         .await;
         assert_eq!(r.outcome, Outcome::PaneGone, "{ctx}: {r:?}");
-        assert!(r.pane_dead, "{ctx}: {r:?}");
+        assert!(r.end.pane_dead, "{ctx}: {r:?}");
 
         // kill-pane during run_command.
         let (p, id) = split(&server, SH);
@@ -1273,7 +1273,7 @@ async fn waits_end_when_the_pane_ends() {
         prompt(at, &ctx);
         assert_eq!(r.outcome, RunOutcome::PaneGone, "{ctx}: {r:?}");
         assert!(
-            !r.timed_out && r.exit_status.is_none() && r.pane_dead,
+            !r.timed_out && r.exit_status.is_none() && r.end.pane_dead,
             "{ctx}: {r:?}"
         );
         assert_eq!(r.output, ["started-run"], "{ctx}: {r:?}");
@@ -1289,12 +1289,12 @@ async fn waits_end_when_the_pane_ends() {
             .expect("run");
         prompt(at, &ctx);
         assert_eq!(r.outcome, RunOutcome::Exited, "{ctx}: {r:?}");
-        assert!(r.pane_dead && !r.timed_out, "{ctx}: {r:?}");
+        assert!(r.end.pane_dead && !r.timed_out, "{ctx}: {r:?}");
         assert!(
-            matches!(r.exit.signal.as_deref(), Some("KILL" | "9")),
+            matches!(r.end.exit.signal.as_deref(), Some("KILL" | "9")),
             "{ctx}: {r:?}"
         );
-        assert_eq!(r.exit.status, None, "{ctx}: {r:?}");
+        assert_eq!(r.end.exit.status, None, "{ctx}: {r:?}");
         server.tmux_ok(&["kill-pane", "-t", &p]);
 
         // The program closes its terminal and goes on (ignoring the SIGHUP of its closing):
@@ -1317,9 +1317,10 @@ async fn waits_end_when_the_pane_ends() {
             .expect("wait");
             if bin.label == "3.3a" || bin.label == "3.5a" {
                 assert_eq!(r.outcome, Outcome::Exited, "{ctx}: {r:?}");
-                assert!(r.exit.status.is_none(), "{ctx}: {r:?}");
+                assert!(r.end.exit.status.is_none(), "{ctx}: {r:?}");
                 assert!(
-                    r.exit
+                    r.end
+                        .exit
                         .unknown
                         .as_deref()
                         .is_some_and(|u| u.contains("had not exited")),

@@ -183,7 +183,7 @@ fn report(r: &WaitForTextResult, a: &WaitArgs) {
     // `{:?}` writes seconds as the JSON answer does (`2.5`, `30.0`).
     let secs = r.effective_timeout;
     if r.outcome == Outcome::Exited {
-        match r.exit.status {
+        match r.end.exit.status {
             Some(s) => eprintln!("tmuxwire: {what} in {pane}: its program exited with status {s}"),
             None => eprintln!("tmuxwire: {what} in {pane}: its program exited"),
         }

@@ -98,17 +98,21 @@ pub(crate) fn by_name(r: &Record, have: &[&str], want: &[&str]) -> Record {
     )
 }
 
-/// What a user sees of a pane besides its text: its mode (copy mode, …)
-/// and where copy mode is scrolled. Read with every check
-/// ([`super::probe::check_line`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PaneMode {
-    /// The pane is in a mode.
-    pub in_mode: bool,
-    /// The mode's name.
-    pub mode: Option<String>,
-    /// In copy mode: lines the view is scrolled up.
-    pub scroll_position: Option<i64>,
+crate::record! {
+    /// What a user sees of a pane besides its text: its mode (copy mode,
+    /// …) and where copy mode is scrolled. Read with every check
+    /// ([`super::probe::check_line`]), after the pane's state; the dearest
+    /// fields of that record for tmux to format (a text fence leaves them
+    /// out: [`super::probe::fence_line`]).
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct PaneMode {
+        /// The pane is in a mode.
+        pub in_mode: bool = "pane_in_mode",
+        /// The mode's name.
+        pub mode: Option<String> = "pane_mode",
+        /// In copy mode: lines the view is scrolled up.
+        pub scroll_position: Option<i64> = "scroll_position",
+    }
 }
 
 /// The state of a mirrored pane. Its fields are the mirror's own; a

@@ -59,24 +59,12 @@ crate::record! {
     }
 }
 
-crate::record! {
-    /// A pane's mode and copy-mode scroll: what a user sees, not the text
-    /// a copy holds, and the dearest fields of a record for tmux to
-    /// format (a text fence leaves them out: [`fence_line`]).
-    #[derive(Clone, Debug)]
-    struct ModeRow {
-        in_mode: bool = "pane_in_mode",
-        mode: Option<String> = "pane_mode",
-        scroll_position: Option<i64> = "scroll_position",
-    }
-}
-
 /// A check's pane state (the visible rows follow in the same answer),
-/// or one pane's record in a fence: a [`StateRow`], then a [`ModeRow`].
+/// or one pane's record in a fence: a [`StateRow`], then a [`PaneMode`].
 #[derive(Clone, Debug)]
 struct CheckRow {
     state: StateRow,
-    mode: ModeRow,
+    mode: PaneMode,
 }
 
 impl CheckRow {
@@ -84,13 +72,13 @@ impl CheckRow {
     fn from_record(r: &Record) -> CheckRow {
         CheckRow {
             state: StateRow::from_record(r),
-            mode: ModeRow::from_record_at(r, StateRow::FIELDS.len()),
+            mode: PaneMode::from_record_at(r, StateRow::FIELDS.len()),
         }
     }
 }
 
 /// The format variables of a check, in record order.
-pub const CHECK_FIELDS: &[&str] = &crate::concat_fields!(StateRow, ModeRow);
+pub const CHECK_FIELDS: &[&str] = &crate::concat_fields!(StateRow, PaneMode);
 
 /// The line that fences every copy a watch feeds: `list-panes -s -t $S`
 /// with [`CHECK_FIELDS`], one record per pane of the session and no
@@ -161,13 +149,13 @@ pub fn parse_fence(
 /// One pane's record in a [`fence_line`] answer: its state, and its mode
 /// but in a text fence's.
 #[derive(Clone, Debug)]
-pub struct FenceRow(StateRow, Option<ModeRow>);
+pub struct FenceRow(StateRow, Option<PaneMode>);
 
 impl FenceRow {
     /// The pane's mode and copy-mode scroll; `None` in a text fence's
     /// record.
     pub fn mode(&self) -> Option<PaneMode> {
-        self.1.as_ref().map(mode_of)
+        self.1.clone()
     }
 
     /// What the record says of `term`: [`Verdict::Differs`] unless its
@@ -295,15 +283,7 @@ fn check_row(reply: &Reply, q: &Queries) -> Option<CheckRow> {
 
 /// The [`PaneMode`] in a [`check_line`] answer.
 pub fn mode(reply: &Reply, q: &Queries) -> Option<PaneMode> {
-    Some(mode_of(&check_row(reply, q)?.mode))
-}
-
-fn mode_of(r: &ModeRow) -> PaneMode {
-    PaneMode {
-        in_mode: r.in_mode,
-        mode: r.mode.clone(),
-        scroll_position: r.scroll_position,
-    }
+    Some(check_row(reply, q)?.mode)
 }
 
 /// What a [`check_line`] answer says of a copy.

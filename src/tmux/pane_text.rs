@@ -3,7 +3,8 @@
 //! [`crate::tmux::op::since`] and [`crate::tmux::op::run`], on the wait
 //! engine [`crate::tmux::wait`]):
 //!
-//! * [`WaitForTextResult`], [`CaptureSinceResult`], [`RunCommandResult`];
+//! * [`WaitForTextResult`], [`CaptureSinceResult`], [`RunCommandResult`]
+//!   (the first and the last end with a [`PaneEnd`]);
 //! * [`SinceCursor`]: where a `capture_since` answer stopped;
 //! * how a wait masks the echo of typed input and matches around it, and
 //!   the caps of a wait's lines ([`WAIT_LINES`], [`WAIT_BYTES`]).
@@ -112,9 +113,22 @@ pub struct WaitForTextResult {
     pub elapsed_seconds: f64,
     /// The timeout applied, in seconds (after clamping to the ceiling).
     pub effective_timeout: f64,
-    /// The pane's program exited or the pane is gone (its last output was
-    /// still matched): the outcome is `exited` or `pane_gone` unless that
-    /// output matched.
+    /// Whether the pane ended, how, and what a prompt was told by
+    /// (`pane_dead`, `pane_exit_*`, `evidence`). The pane's last output
+    /// is still matched: the outcome is `exited` or `pane_gone` unless
+    /// that output matched.
+    #[serde(flatten)]
+    pub end: PaneEnd,
+}
+
+/// How the pane a wait followed ended, or what it waits for: the last
+/// fields of [`WaitForTextResult`] and [`RunCommandResult`], flattened
+/// into them in this order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct PaneEnd {
+    /// The pane's program exited (tmux keeps the pane, dead) or the pane
+    /// is gone (`outcome` `exited` or `pane_gone`, or a match in its last
+    /// output); left out when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pane_dead: bool,
     /// How the pane's program ended, when it did (`pane_exit_status`,
@@ -274,18 +288,11 @@ pub struct RunCommandResult {
     /// How it ended: `completed`, `timeout`, `exited` (the shell exited
     /// and tmux keeps the dead pane) or `pane_gone`.
     pub outcome: RunOutcome,
-    /// The pane's shell exited or the pane is gone before the command
-    /// ended (`outcome` is `exited` or `pane_gone`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pane_dead: bool,
-    /// How the pane's program ended, when it did (`pane_exit_status`,
-    /// `pane_exit_signal`, `pane_exit_unknown`).
+    /// Whether the pane's shell ended before the command did, how, and
+    /// what a prompt was told by (`pane_dead`, `pane_exit_*`,
+    /// `evidence`).
     #[serde(flatten)]
-    pub exit: Exit,
-    /// For `password_prompt` and `awaiting_input`: the facts that tell;
-    /// absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub evidence: Vec<String>,
+    pub end: PaneEnd,
 }
 
 /// A `capture_since` cursor: where the previous answer stopped.
@@ -613,6 +620,80 @@ mod tests {
         assert!(!matches_outside(&p, b"aXb", &[1..2]));
         assert!(matches_outside(&p, b"abXab", &[0..2, 2..3]));
         assert!(!matches_outside(&p, b"ab", &[0..1]));
+    }
+
+    /// Flattened, a [`PaneEnd`] keeps the keys of both answers last and
+    /// in their order, in the JSON and in the schema.
+    #[test]
+    fn pane_end_keys_come_last_in_order() {
+        let end = PaneEnd {
+            pane_dead: true,
+            exit: Exit {
+                status: Some(3),
+                signal: Some("KILL".into()),
+                unknown: Some("gone".into()),
+            },
+            evidence: vec!["tty".into()],
+        };
+        let last = [
+            "pane_dead",
+            "pane_exit_status",
+            "pane_exit_signal",
+            "pane_exit_unknown",
+            "evidence",
+        ];
+        let tail = |keys: Vec<String>| keys[keys.len() - last.len()..].to_vec();
+        let json_keys = |v: serde_json::Value| match v {
+            serde_json::Value::Object(o) => o.keys().cloned().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        fn schema_keys<T: JsonSchema>() -> Vec<String> {
+            let s = schemars::generate::SchemaSettings::draft2020_12()
+                .for_serialize()
+                .into_generator()
+                .into_root_schema_for::<T>();
+            match s.get("properties") {
+                Some(serde_json::Value::Object(o)) => o.keys().cloned().collect(),
+                _ => Vec::new(),
+            }
+        }
+        let wait = WaitForTextResult {
+            found: false,
+            outcome: Outcome::Exited,
+            matched_index: None,
+            matched_lines: Vec::new(),
+            tail: Vec::new(),
+            saw_new_output: false,
+            matched_at_entry: false,
+            alternate_screen: false,
+            pane_id: "%1".into(),
+            elapsed_seconds: 0.0,
+            effective_timeout: 1.0,
+            end: end.clone(),
+        };
+        let run = RunCommandResult {
+            pane_id: "%1".into(),
+            exit_status: None,
+            timed_out: false,
+            elapsed_seconds: 0.0,
+            output: Vec::new(),
+            output_truncated: false,
+            output_truncated_lines: 0,
+            effective_timeout: 1.0,
+            interrupted: false,
+            output_complete: true,
+            note: None,
+            outcome: RunOutcome::Exited,
+            end,
+        };
+        for keys in [
+            json_keys(serde_json::to_value(&wait).expect("json")),
+            json_keys(serde_json::to_value(&run).expect("json")),
+            schema_keys::<WaitForTextResult>(),
+            schema_keys::<RunCommandResult>(),
+        ] {
+            assert_eq!(tail(keys), last);
+        }
     }
 
     #[test]

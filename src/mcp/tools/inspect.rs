@@ -31,7 +31,7 @@ use crate::tmux::op::info::{
 use crate::tmux::op::list::{
     ListPanesRequest, ListServersRequest, ListSessionsRequest, ListWindowsRequest, Listing,
 };
-use crate::tmux::op::search::SearchPanesRequest;
+use crate::tmux::op::search::{LineRange, SearchPanesRequest};
 use crate::tmux::op::settings::{
     EnvironmentResult, HookListResult, OptionName, OptionResult, Place, Scope,
     ShowEnvironmentRequest, ShowHooksRequest, ShowOptionRequest,
@@ -405,8 +405,10 @@ tool_args!(SearchPanesArgs => SearchPanesRequest, |a| {
         pattern,
         session: (sel != Selector::default()).then_some(sel),
         pane,
-        content_start: content_start.map(LineNo),
-        content_end: content_end.map(LineNo),
+        lines: LineRange {
+            start: content_start.map(LineNo),
+            end: content_end.map(LineNo),
+        },
         command: a.command.as_ref().map(CommandArg::pick).transpose()?,
         max_matched_lines_per_pane: per_pane,
         limit,

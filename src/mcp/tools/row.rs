@@ -44,18 +44,16 @@ pub(super) struct Hints {
 /// Reads only.
 pub(super) const READ: Hints = Hints {
     read_only: true,
-    destructive: false,
     idempotent: true,
-    open_world: false,
+    ..ADDITIVE
 };
 /// Changes something; the same call again changes nothing more.
 pub(super) const IDEMPOTENT: Hints = Hints {
-    read_only: false,
-    destructive: false,
     idempotent: true,
-    open_world: false,
+    ..ADDITIVE
 };
-/// Creates or moves something; again makes another.
+/// Creates or moves something; again makes another. No hint is set: each
+/// other preset is this one with the hints it names.
 pub(super) const ADDITIVE: Hints = Hints {
     read_only: false,
     destructive: false,
@@ -64,17 +62,13 @@ pub(super) const ADDITIVE: Hints = Hints {
 };
 /// Reaches programs in panes (input, output to files).
 pub(super) const OPEN: Hints = Hints {
-    read_only: false,
-    destructive: false,
-    idempotent: false,
     open_world: true,
+    ..ADDITIVE
 };
 /// Destroys something.
 pub(super) const DESTRUCTIVE: Hints = Hints {
-    read_only: false,
     destructive: true,
-    idempotent: false,
-    open_world: false,
+    ..ADDITIVE
 };
 
 /// One tool's definition.

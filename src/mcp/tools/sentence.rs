@@ -11,7 +11,7 @@ use crate::tmux::op::buffers::{BufferDeleted, BufferPasted};
 use crate::tmux::op::create::Piped;
 use crate::tmux::op::deliver::Delivery;
 use crate::tmux::op::kill::{Cleared, Killed};
-use crate::tmux::op::typing::{KeysSent, TextPasted};
+use crate::tmux::op::typing::{KeysSent, TextPasted, TypedInto};
 
 /// An action's report: the sentence, the pane acted on when there is one
 /// (structured content only: the sentence names it), and for text typed
@@ -95,32 +95,25 @@ impl From<BufferDeleted> for Sentence {
     }
 }
 
-/// Text typed into `pane_id` (`done`: `Keys sent to pane`), the mode left
-/// first, and its delivery.
-fn text_typed(
-    done: &str,
-    pane_id: String,
-    left_mode: Option<&str>,
-    delivery: Option<Delivery>,
-) -> Sentence {
-    let result = left(format!("{done} {pane_id}"), left_mode);
+/// Text typed into `t`'s pane (`done`: `Keys sent to pane`), the mode
+/// left first, and its delivery.
+fn text_typed(done: &str, t: TypedInto) -> Sentence {
+    let result = left(format!("{done} {}", t.pane_id), t.left_mode.as_deref());
     Sentence {
-        delivery,
-        ..Sentence::on_pane(result, pane_id)
+        delivery: t.delivery,
+        ..Sentence::on_pane(result, t.pane_id)
     }
 }
 
 impl From<KeysSent> for Sentence {
-    fn from(k: KeysSent) -> Sentence {
-        let mode = k.left_mode.as_deref();
-        text_typed("Keys sent to pane", k.pane_id, mode, k.delivery)
+    fn from(KeysSent(t): KeysSent) -> Sentence {
+        text_typed("Keys sent to pane", t)
     }
 }
 
 impl From<TextPasted> for Sentence {
-    fn from(k: TextPasted) -> Sentence {
-        let mode = k.left_mode.as_deref();
-        text_typed("Text pasted to pane", k.pane_id, mode, k.delivery)
+    fn from(TextPasted(t): TextPasted) -> Sentence {
+        text_typed("Text pasted to pane", t)
     }
 }
 

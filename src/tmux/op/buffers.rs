@@ -66,7 +66,7 @@ pub struct BufferPasted {
     pub pane_id: String,
     /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
     /// taken out of before the paste (see
-    /// [`KeysSent::left_mode`]); `None`: it was in none.
+    /// [`TypedInto::left_mode`](super::typing::TypedInto::left_mode)); `None`: it was in none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_mode: Option<String>,
 }

@@ -21,8 +21,10 @@ use crate::mirror::marks::{self, MarkKind};
 use crate::mirror::pane::Mark;
 use crate::mirror::{PaneState, Progress, Status};
 use crate::term::Term;
-use crate::tmux::pane_text::{RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy};
-use crate::tmux::wait::{self, Condition, End, Ended, Exit, Limits, Seen, exit_of, follow};
+use crate::tmux::pane_text::{
+    PaneEnd, RunCommandResult, RunOutcome, check_command, drop_typeahead, lossy,
+};
+use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
 
 /// `run_command`: type a command at a pane's shell prompt and wait for it
@@ -212,9 +214,11 @@ pub(super) async fn run_command(
         exit_status,
         output_complete: complete && (exit_status.is_some() || timed_out || ended.is_some()),
         note: note(outcome, began, interrupted),
-        pane_dead: ended.is_some(),
-        exit,
-        evidence,
+        end: PaneEnd {
+            pane_dead: ended.is_some(),
+            exit,
+            evidence,
+        },
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
 }
@@ -640,9 +644,11 @@ async fn run_marked(
         exit_status,
         output_complete: outcome == RunOutcome::Completed,
         note: Some(note),
-        pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
-        exit: w.exit,
-        evidence: w.evidence,
+        end: PaneEnd {
+            pane_dead: matches!(outcome, RunOutcome::Exited | RunOutcome::PaneGone),
+            exit: w.exit,
+            evidence: w.evidence,
+        },
         ..answer(req, pane, started, outcome, (output, omitted), interrupted)
     })
 }
@@ -671,9 +677,7 @@ fn answer(
         output_complete: false,
         note: None,
         outcome,
-        pane_dead: false,
-        exit: Exit::default(),
-        evidence: Vec::new(),
+        end: PaneEnd::default(),
     }
 }
 

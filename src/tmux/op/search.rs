@@ -56,11 +56,8 @@ pub struct SearchPanesRequest {
     /// Only this pane (`%N`), of those in scope; `None`: every pane in
     /// scope.
     pub pane: Option<String>,
-    /// First line to search (tmux numbering); `None`: the oldest history
-    /// line.
-    pub content_start: Option<LineNo>,
-    /// Last line; `None`: the bottom of the screen.
-    pub content_end: Option<LineNo>,
+    /// The lines to search (`content_start`, `content_end`).
+    pub lines: LineRange,
     /// Only the output of this command of each pane (its shell's
     /// marks; [`super::commands::output_rows`]), within the range above;
     /// a pane without it has no matches.
@@ -82,13 +79,25 @@ pub struct SearchPanesRequest {
     pub as_is: bool,
 }
 
-impl SearchPanesRequest {
-    /// `content_start` and `content_end` as line numbers.
-    fn range(&self) -> (Option<i64>, Option<i64>) {
-        (
-            self.content_start.map(|l| l.0),
-            self.content_end.map(|l| l.0),
-        )
+/// The lines a search reads of each pane, in tmux numbering (0 is the
+/// top of the screen, negative numbers are history lines); the default
+/// reads them all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineRange {
+    /// The first line; `None`: the oldest history line.
+    pub start: Option<LineNo>,
+    /// The last line; `None`: the bottom of the screen.
+    pub end: Option<LineNo>,
+}
+
+impl LineRange {
+    /// The first and last line, an open end as `i64::MIN` or `i64::MAX`;
+    /// `None` when neither end is given (every line).
+    fn bounds(&self) -> Option<(i64, i64)> {
+        match (self.start, self.end) {
+            (None, None) => None,
+            (s, e) => Some((s.map_or(i64::MIN, |l| l.0), e.map_or(i64::MAX, |l| l.0))),
+        }
     }
 }
 
@@ -194,7 +203,7 @@ pub async fn search_panes(
                 .collect();
             // A search that reaches into the history reads it (a copy of
             // the screen only is filled first).
-            let want = if req.content_start.is_some_and(|s| s.0 >= 0) {
+            let want = if req.lines.start.is_some_and(|s| s.0 >= 0) {
                 Want::current(req.as_is)
             } else {
                 Want::Text

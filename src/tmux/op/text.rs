@@ -22,8 +22,8 @@ use crate::search::Pattern;
 use crate::term::{LineIndex, Term};
 use crate::tmux::keys::TypedPanes;
 use crate::tmux::pane_text::{
-    Entry, Outcome, Typing, WaitForTextResult, cap_lines, cursor_among, first_match, lossy,
-    matches_outside,
+    Entry, Outcome, PaneEnd, Typing, WaitForTextResult, cap_lines, cursor_among, first_match,
+    lossy, matches_outside,
 };
 use crate::tmux::wait::{self, Condition, End, Ended, Limits, Seen, exit_of, follow};
 use crate::tmux::{Error, Selector};
@@ -419,9 +419,11 @@ impl<'r> Wait<'r> {
             pane_id: pane.to_string(),
             elapsed_seconds: 0.0,
             effective_timeout: self.req.timeout.as_secs_f64(),
-            pane_dead: dead,
-            exit,
-            evidence: self.evidence,
+            end: PaneEnd {
+                pane_dead: dead,
+                exit,
+                evidence: self.evidence,
+            },
         }
     }
 }
@@ -587,8 +589,11 @@ mod tests {
             assert_eq!(w.look(&Seen::of_term(&t, 0)), None);
             let gone = ended.is_some();
             let r = w.finish(PaneId(1), false, gone, ended);
-            assert_eq!((r.outcome, r.found, r.pane_dead), (outcome, false, gone));
-            assert_eq!(r.exit.unknown.is_some(), gone);
+            assert_eq!(
+                (r.outcome, r.found, r.end.pane_dead),
+                (outcome, false, gone)
+            );
+            assert_eq!(r.end.exit.unknown.is_some(), gone);
         }
     }
 }

@@ -76,14 +76,16 @@ pub struct SendKeysRequest {
     pub submit: Submit,
 }
 
-/// What `send_keys` did: the pane typed into.
+/// What `send_keys` or `paste_text` did: the pane typed or pasted into
+/// ([`KeysSent`], [`TextPasted`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct KeysSent {
+pub struct TypedInto {
     /// The pane, `%N`.
     pub pane_id: String,
     /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
-    /// taken out of before the keys went (keys sent to a pane in a mode go
-    /// to the mode, not to the program); `None`: it was in none.
+    /// taken out of before the keys or the paste went (keys sent to a
+    /// pane in a mode go to the mode, not to the program); `None`: it was
+    /// in none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_mode: Option<String>,
     /// For text with Enter: whether it arrived and was submitted, read
@@ -91,6 +93,21 @@ pub struct KeysSent {
     /// the mirror off.
     pub delivery: Option<Delivery>,
 }
+
+impl TypedInto {
+    fn new(landed: Landed, delivery: Option<Delivery>) -> TypedInto {
+        TypedInto {
+            pane_id: landed.pane_id,
+            left_mode: landed.left_mode,
+            delivery,
+        }
+    }
+}
+
+/// What `send_keys` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct KeysSent(pub TypedInto);
 
 op!(SendKeysRequest, KeysSent, async |req, server, _| {
     // A key (C-c, Escape, Enter) may always be pressed: it is how a
@@ -101,11 +118,7 @@ op!(SendKeysRequest, KeysSent, async |req, server, _| {
         }
         let target = server.pane_target(&req.pane).await?;
         let landed = send_keys(server, &target, &req.keys).await?;
-        return Ok(KeysSent {
-            pane_id: landed.pane_id,
-            left_mode: landed.left_mode,
-            delivery: None,
-        });
+        return Ok(KeysSent(TypedInto::new(landed, None)));
     };
     let (landed, delivery) = submit_typed(
         server,
@@ -116,11 +129,7 @@ op!(SendKeysRequest, KeysSent, async |req, server, _| {
         &Body::Keys(req.keys.clone()),
     )
     .await?;
-    Ok(KeysSent {
-        pane_id: landed.pane_id,
-        left_mode: landed.left_mode,
-        delivery,
-    })
+    Ok(KeysSent(TypedInto::new(landed, delivery)))
 });
 
 /// Presses Enter in one pane.
@@ -413,20 +422,10 @@ impl PasteTextRequest {
     }
 }
 
-/// What `paste_text` did: the pane pasted into.
+/// What `paste_text` did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct TextPasted {
-    /// The pane, `%N`.
-    pub pane_id: String,
-    /// The mode the pane was in (`copy-mode`, `view-mode`, …) and was
-    /// taken out of before the paste (see
-    /// [`KeysSent::left_mode`]); `None`: it was in none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub left_mode: Option<String>,
-    /// With `enter`: whether the paste arrived and was submitted (see
-    /// [`KeysSent::delivery`]).
-    pub delivery: Option<Delivery>,
-}
+#[serde(transparent)]
+pub struct TextPasted(pub TypedInto);
 
 op!(PasteTextRequest, TextPasted, async |req, server, _| {
     if !req.enter {
@@ -435,11 +434,7 @@ op!(PasteTextRequest, TextPasted, async |req, server, _| {
         }
         let target = server.pane_target(&req.pane).await?;
         let landed = paste_text(server, &target, &req.text, req.bracket).await?;
-        return Ok(TextPasted {
-            pane_id: landed.pane_id,
-            left_mode: landed.left_mode,
-            delivery: None,
-        });
+        return Ok(TextPasted(TypedInto::new(landed, None)));
     }
     // Enter submits: a final line break pasted too would submit twice.
     let text = &input::paste_safe(crate::tmux::keys::without_final_newline(&req.text).as_bytes());
@@ -456,11 +451,7 @@ op!(PasteTextRequest, TextPasted, async |req, server, _| {
         &body,
     )
     .await?;
-    Ok(TextPasted {
-        pane_id: landed.pane_id,
-        left_mode: landed.left_mode,
-        delivery,
-    })
+    Ok(TextPasted(TypedInto::new(landed, delivery)))
 });
 
 /// The `list-panes` command that prints the pane id `target` resolves to

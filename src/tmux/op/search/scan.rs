@@ -110,13 +110,9 @@ struct Wanted {
 
 impl Wanted {
     fn of(req: &SearchPanesRequest) -> Wanted {
-        let range = match req.range() {
-            (None, None) => None,
-            (s, e) => Some((s.unwrap_or(i64::MIN), e.unwrap_or(i64::MAX))),
-        };
         Wanted {
             pattern: req.pattern.clone(),
-            range,
+            range: req.lines.bounds(),
             command: req.command,
             keep: req.max_matched_lines_per_pane,
             redact: req.redact,
