@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, TestServer, mirrored_servers, tmux_bins};
+use crate::support::{DEADLINE, TestServer, TmuxBin, mirrored_servers, tmux_bins};
 use tmuxwire::mcp::args::{ClearPaneArgs, SearchPanesArgs};
 
 /// The fields of a match that must be tmux's `#{…}` of its pane.
@@ -77,6 +77,14 @@ async fn searched(
     found
 }
 
+/// A server of 60×12 panes with 5,000 lines of history each.
+fn narrow_server(bin: &TmuxBin) -> TestServer {
+    TestServer::builder(bin)
+        .size(60, 12)
+        .history_limit(5000)
+        .start()
+}
+
 /// A pane changed between two searches (its history cleared and then narrowed by a split,
 /// its window and session renamed, a new window printing the pattern): the second answer is
 /// tmux's. Panes run a shell, `sleep` in a directory of their own (having claimed another with
@@ -86,10 +94,7 @@ async fn searched(
 async fn a_search_after_panes_change_is_tmuxs() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
-        let server = TestServer::builder(&bin)
-            .size(60, 12)
-            .history_limit(5000)
-            .start();
+        let server = narrow_server(&bin);
         let dir = tempfile::tempdir().unwrap();
         let dir_arg = dir.path().to_string_lossy().into_owned();
         // Window names that follow the running program change on tmux's timer, not between
@@ -207,10 +212,7 @@ async fn indexed(s: &tmuxwire::tmux::Servers, needle: &str) -> Vec<(String, Stri
 async fn searches_close_together_see_what_tmux_tells_at_once_and_the_rest_within_a_second() {
     for bin in tmux_bins() {
         let ctx = format!("tmux {}", bin.label);
-        let server = TestServer::builder(&bin)
-            .size(60, 12)
-            .history_limit(5000)
-            .start();
+        let server = narrow_server(&bin);
         server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
         let p0 = first_pane(&server);
         run(&server, &p0, "seq -f 'CLOSE-a%g' 1 100");
