@@ -103,21 +103,67 @@ pub fn fence_line(session: SessionId, q: &Queries, text_only: bool) -> Line {
     )
 }
 
+crate::record! {
+    /// What a [`barrier_line`] prints: the session, and the options a
+    /// copy's layout follows as its active pane has them.
+    #[derive(Clone, Debug)]
+    pub struct BarrierRow {
+        session_id: String = "session_id",
+        scroll_on_clear: Option<String> = "scroll-on-clear",
+        alternate_screen: Option<String> = "alternate-screen",
+        vs16_wide: Option<String> = "variation-selector-always-wide",
+    }
+}
+
+impl BarrierRow {
+    /// The session tmux printed it for.
+    pub fn session(&self) -> Option<SessionId> {
+        self.session_id.parse().ok()
+    }
+
+    /// Whether `term` follows the options this row says (a copy of a pane
+    /// with options of its own other than its session's active pane's
+    /// does not, and is compared by a [`fence_line`]).
+    pub fn options_agree(&self, term: &Term) -> bool {
+        options_agree(
+            term,
+            [
+                &self.scroll_on_clear,
+                &self.alternate_screen,
+                &self.vs16_wide,
+            ],
+        )
+    }
+}
+
 /// The line that fences every copy a watch feeds at a constant cost:
-/// `display-message -p -t $S '#{session_id}'`, one short line whatever
+/// `display-message -p -t $S` of [`BarrierRow`], one short line whatever
 /// the number of panes. Its answer, like any command's, comes after all
 /// output tmux parsed before it ran (see [`super::watch`]), so once it
 /// is in each copy the connection feeds holds everything its pane
-/// printed before; unlike [`fence_line`] it says nothing of the copies'
-/// state, which is compared in the background (a session tmux no longer
-/// has is refused).
-pub fn barrier_line(session: SessionId) -> Line {
+/// printed before; unlike [`fence_line`] it says nothing of each copy's
+/// size, history or cursor, which the next [`fence_line`] compares. It
+/// does say the options a copy's layout follows, as the session's active
+/// pane has them (a `set -g` by another client, which no output tells,
+/// is seen at once). A session tmux no longer has is refused.
+pub fn barrier_line(session: SessionId, q: &Queries) -> Line {
     Line::from(
         Command::new("display-message")
             .arg("-p")
             .target(&Target::Session(session), TargetKind::Session)
-            .arg("#{session_id}"),
+            .arg(q.barrier.template())
+            .frame(q.barrier.frame()),
     )
+}
+
+/// The record of a [`barrier_line`] answer; `None` when tmux refused it
+/// (the session is gone) or it does not parse.
+pub fn parse_barrier(reply: &Reply, q: &Queries) -> Option<BarrierRow> {
+    let b = reply.blocks.first().filter(|b| b.ok)?;
+    q.barrier
+        .parse(&b.body)
+        .first()
+        .map(BarrierRow::from_record)
 }
 
 /// The records of a [`fence_line`] answer (asked with `text_only`), by
@@ -183,6 +229,8 @@ pub struct Queries {
     pub check: Query,
     /// [`StateRow`]'s fields (a text fence).
     pub text: Query,
+    /// [`BarrierRow`]'s fields.
+    pub barrier: Query,
 }
 
 impl Queries {
@@ -194,6 +242,7 @@ impl Queries {
             list_fields,
             check: Query::new(CHECK_FIELDS),
             text: Query::new(StateRow::FIELDS),
+            barrier: Query::new(BarrierRow::FIELDS),
         }
     }
 }
@@ -332,22 +381,33 @@ pub fn verdict(term: &Term, reply: &Reply, q: &Queries) -> Verdict {
 fn state_agrees(term: &Term, r: &StateRow) -> bool {
     let (w, h) = term.size();
     let cursor = term.cursor();
+    options_agree(
+        term,
+        [&r.scroll_on_clear, &r.alternate_screen, &r.vs16_wide],
+    ) && r.width == Some(i64::from(w))
+        && r.height == Some(i64::from(h))
+        && r.cursor_x == Some(i64::from(cursor.x.0))
+        && r.cursor_y == Some(i64::from(cursor.y.0))
+        && r.alternate_on == term.alternate_on()
+}
+
+/// Whether `term` follows the options tmux printed, in order
+/// `scroll-on-clear`, `alternate-screen`,
+/// `variation-selector-always-wide`. An option tmux does not have (older
+/// versions) expands to nothing: not compared.
+fn options_agree(
+    term: &Term,
+    [scroll_on_clear, alternate_screen, vs16_wide]: [&Option<String>; 3],
+) -> bool {
     let o = term.options();
-    // An option tmux does not have (older versions) expands to nothing:
-    // not compared.
     let same = |v: &Option<String>, copy: bool| match v.as_deref().map(str::trim) {
         Some("on" | "1") => copy,
         Some("off" | "0") => !copy,
         _ => true,
     };
-    same(&r.scroll_on_clear, o.scroll_on_clear)
-        && same(&r.alternate_screen, o.alternate_screen)
-        && same(&r.vs16_wide, o.variation_selector_always_wide)
-        && r.width == Some(i64::from(w))
-        && r.height == Some(i64::from(h))
-        && r.cursor_x == Some(i64::from(cursor.x.0))
-        && r.cursor_y == Some(i64::from(cursor.y.0))
-        && r.alternate_on == term.alternate_on()
+    same(scroll_on_clear, o.scroll_on_clear)
+        && same(alternate_screen, o.alternate_screen)
+        && same(vs16_wide, o.variation_selector_always_wide)
 }
 
 /// [`history_verdict`] of `term`'s history against the one in `r`: the

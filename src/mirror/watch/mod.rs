@@ -740,7 +740,7 @@ impl Watch {
     /// Fences `panes` for a [`Want::Text`] request with one line of
     /// constant cost ([`probe::barrier_line`]).
     fn barrier(&mut self, panes: Vec<PaneId>) -> Option<u64> {
-        let line = probe::barrier_line(self.session);
+        let line = probe::barrier_line(self.session, &self.shared.query);
         self.send(line, Job::Barrier { panes })
     }
 
@@ -1207,17 +1207,32 @@ impl Watch {
 
     /// A constant fence came back: each copy this watch still feeds live
     /// holds what its pane printed before the request, and is confirmed
-    /// (a copy being seeded answers with its seed). A listing out means
-    /// a notification came in between (a resize, a pane gone): the copies
-    /// are then compared with tmux first ([`Watch::fence`], answered after
-    /// the listing).
+    /// (a copy being seeded answers with its seed). The copies are
+    /// compared with tmux first ([`Watch::fence`]) when a listing is out
+    /// (a notification came in between: a resize, a pane gone; the fence
+    /// is answered after the listing) or a copy's layout options are not
+    /// the ones the answer says (a `set -g` no output told).
     fn barrier_answered(&mut self, id: u64, reply: Answer, panes: Vec<PaneId>) {
-        if !matches!(reply, Some(Ok(ref r)) if r.blocks.first().is_some_and(|b| b.ok)) {
-            let outcomes: Vec<_> = panes.iter().map(|&p| (p, false)).collect();
-            self.finish(id, &[], &outcomes);
-            return;
-        }
-        if self.listing {
+        let row = match &reply {
+            Some(Ok(r)) if r.blocks.first().is_some_and(|b| b.ok) => {
+                probe::parse_barrier(r, &self.shared.query)
+                    .filter(|row| row.session() == Some(self.session))
+            }
+            _ => {
+                let outcomes: Vec<_> = panes.iter().map(|&p| (p, false)).collect();
+                self.finish(id, &[], &outcomes);
+                return;
+            }
+        };
+        let options_differ = |p: &PaneId| {
+            self.shared.pane(*p).is_some_and(|c| {
+                let st = c.view();
+                st.term
+                    .as_ref()
+                    .is_some_and(|t| row.as_ref().is_none_or(|r| !r.options_agree(t)))
+            })
+        };
+        if self.listing || panes.iter().any(options_differ) {
             let follow_ups: Vec<u64> = self.fence(&panes, true).into_iter().collect();
             let outcomes: Vec<_> = if follow_ups.is_empty() {
                 panes.iter().map(|&p| (p, false)).collect()

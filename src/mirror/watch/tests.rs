@@ -536,11 +536,24 @@ fn a_copy_a_fence_finds_as_it_was_is_not_written_and_its_shared_snapshot_stays()
     );
 }
 
+/// A constant fence's answer for `$1`, `variation-selector-always-wide`
+/// printed as `vs16` (empty: not compared) and the other options empty.
+fn barrier_answer(q: &probe::Queries, vs16: &str) -> super::Answer {
+    let line = q.barrier.render(&["$1", "", "", vs16]);
+    answer(vec![block(format!("{line}\n"))])
+}
+
 /// A text fence's answer with one record per pane ([`text_answer`]'s).
 fn text_answers(q: &probe::Queries, panes: &[PaneId]) -> super::Answer {
+    let at: Vec<(PaneId, u32)> = panes.iter().map(|&p| (p, 0)).collect();
+    text_answers_at(q, &at)
+}
+
+/// A text fence's answer with one record per pane, its cursor at (`x`, 0).
+fn text_answers_at(q: &probe::Queries, panes: &[(PaneId, u32)]) -> super::Answer {
     let mut body = String::new();
-    for &p in panes {
-        let values = state_values(p, 0);
+    for &(p, x) in panes {
+        let values = state_values(p, x);
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
         body.push_str(&q.text.render(&values));
         body.push('\n');
@@ -574,7 +587,7 @@ fn text_syncs_close_together_take_a_constant_fence_and_compare_again_when_due() 
     assert_eq!((f.len(), b.len()), (1, 1), "{:?}", rig.sent);
     rig.output(1_101, A, b"more");
     assert!(!req.done());
-    rig.answered(1_102, b[0], answer(vec![block("$1\n")]));
+    rig.answered(1_102, b[0], barrier_answer(&q, ""));
     assert!(req.done());
     assert_eq!(req.outcomes(), vec![(A, true), (B, true)]);
     assert_eq!(
@@ -587,37 +600,39 @@ fn text_syncs_close_together_take_a_constant_fence_and_compare_again_when_due() 
     rig.shared.note_change();
     let (f, b, mut req) = search(&mut rig, 1_200);
     assert_eq!((f.len(), b.len()), (2, 1), "{:?}", rig.sent);
-    let mut printed = text_answers(&q, &[A, B]);
-    if let Some(Ok(r)) = &mut printed {
-        // The record of A says the cursor moved by the output.
-        r.blocks[0].body = format!(
-            "{}\n{}\n",
-            q.text.render(
-                &state_values(A, 4)
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-            ),
-            q.text.render(
-                &state_values(B, 0)
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-            )
-        )
-        .into_bytes();
-    }
-    rig.answered(1_201, f[1], printed);
+    // The record of A says the cursor moved by the output.
+    let printed = || text_answers_at(&q, &[(A, 4), (B, 0)]);
+    rig.answered(1_201, f[1], printed());
     assert!(req.done());
     assert_eq!(req.outcomes(), vec![(A, true), (B, true)]);
 
     // Then constant again, until a second after the last comparison.
     let (f, b, mut req) = search(&mut rig, 1_300);
     assert_eq!((f.len(), b.len()), (2, 2));
-    rig.answered(1_301, b[1], answer(vec![block("$1\n")]));
+    rig.answered(1_301, b[1], barrier_answer(&q, ""));
     assert!(req.done());
-    let (f, b, _req) = search(&mut rig, 1_200 + super::FULL_CHECK_EVERY.as_millis() as u64);
+    let (f, b, mut req) = search(&mut rig, 1_200 + super::FULL_CHECK_EVERY.as_millis() as u64);
     assert_eq!((f.len(), b.len()), (3, 2), "{:?}", rig.sent);
+    rig.answered(2_201, f[2], printed());
+    assert!(req.done());
+
+    // A layout option the copies do not follow (another client's `set -g`,
+    // which no output tells): the constant fence's answer says so, and the
+    // copies are compared before the request is answered.
+    let copy_wide = rig.shared.pane(A).and_then(|p| {
+        p.view()
+            .term()
+            .map(|t| t.options().variation_selector_always_wide)
+    });
+    let other = if copy_wide == Some(true) { "off" } else { "on" };
+    let (f, b, mut req) = search(&mut rig, 2_300);
+    assert_eq!((f.len(), b.len()), (3, 3), "{:?}", rig.sent);
+    rig.answered(2_301, b[2], barrier_answer(&q, other));
+    assert!(!req.done(), "confirmed without comparing");
+    let f = full(&rig);
+    assert_eq!(f.len(), 4, "{:?}", rig.sent);
+    rig.answered(2_302, f[3], printed());
+    assert!(req.done());
 }
 
 #[test]
@@ -646,7 +661,7 @@ fn a_notification_before_a_constant_fences_answer_makes_it_compare_the_copies() 
     assert_ne!(rig.shared.layout_generation(), generation);
     let list = rig.lines_with(&["list-panes -a"]);
     assert_eq!(list.len(), 1, "{:?}", rig.sent);
-    rig.answered(1_102, b[0], answer(vec![block("$1\n")]));
+    rig.answered(1_102, b[0], barrier_answer(&q, ""));
     assert!(!req.done(), "confirmed before the copies were compared");
     let f = rig.lines_with(&["list-panes -s", "history_size"]);
     assert_eq!(f.len(), 2, "{:?}", rig.sent);
