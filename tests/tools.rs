@@ -1755,15 +1755,7 @@ async fn search_panes_pagination_and_per_pane_cap() {
             assert_line_numbers_real(&server, m, &ctx);
             // Each matched pane's process and directory, read for the
             // page in one listing filtered to its panes, are tmux's.
-            let id = m["pane_id"].as_str().unwrap();
-            let fs = "#{pane_current_command}|#{pane_current_path}";
-            let want = server.tmux_ok(&["display-message", "-p", "-t", id, fs]);
-            let got = format!(
-                "{}|{}",
-                m["pane_current_command"].as_str().unwrap(),
-                m["pane_current_path"].as_str().unwrap()
-            );
-            assert_eq!(got, want.trim_end(), "{ctx}: pane {id}'s process and path");
+            assert_process_is_tmuxs(&server, m, &ctx);
         }
 
         // Pages of 3.
@@ -1781,6 +1773,10 @@ async fn search_panes_pagination_and_per_pane_cap() {
             let page: Vec<String> = panes.iter().skip(offset).take(3).cloned().collect();
             let after: Vec<String> = panes.iter().skip(offset + 3).cloned().collect();
             assert_eq!(ids(&r), page, "{ctx}: page at {offset}");
+            // A page's panes have their processes read after the scan.
+            for m in r["matches"].as_array().unwrap() {
+                assert_process_is_tmuxs(&server, m, &ctx);
+            }
             assert_eq!(
                 str_list(&r["truncated_panes"]),
                 after,
@@ -2397,6 +2393,19 @@ async fn repeated_captures_do_not_grow_the_tmux_server() {
 }
 
 /// Line numbers above lines of emoji (which tmux widens from 3.4 on), and
+/// Asserts that match `m`'s `pane_current_command` and `pane_current_path` are tmux's.
+fn assert_process_is_tmuxs(server: &TestServer, m: &Value, ctx: &str) {
+    let id = m["pane_id"].as_str().unwrap();
+    let fs = "#{pane_current_command}|#{pane_current_path}";
+    let want = server.tmux_ok(&["display-message", "-p", "-t", id, fs]);
+    let got = format!(
+        "{}|{}",
+        m["pane_current_command"].as_str().unwrap(),
+        m["pane_current_path"].as_str().unwrap()
+    );
+    assert_eq!(got, want.trim_end(), "{ctx}: pane {id}'s process and path");
+}
+
 /// when tmux's widths differ from tmuxwire's model (3.6+ with
 /// `variation-selector-always-wide off`): every number returned must be a
 /// real tmux line number (numbers are checked with tmux, and rows are

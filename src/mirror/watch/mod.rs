@@ -46,10 +46,12 @@
 //! [`FULL_CHECK_EVERY`] of the watch's last such fence, and with no call
 //! since that may have changed a pane ([`super::Mirror::note_change`]), it
 //! waits for one line of constant cost ([`probe::barrier_line`]) whose
-//! answer fences the copies and compares nothing, so a search costs tmux
-//! the same whatever the number of panes. A notification read before that
-//! answer (a resize, a pane gone) makes the watch list the panes, and the
-//! copies are then compared after all. What tmux changes without output
+//! answer fences the copies and says only the layout options of the
+//! session's active pane, so a search costs tmux the same whatever the
+//! number of panes. A notification read before that answer (a resize, a
+//! pane gone; the watch lists the panes) or an option a copy does not
+//! follow (a `set -g` no output tells) makes the copies compared after
+//! all. What tmux changes without output
 //! or notification (another client's `clear-history`) is seen by the next
 //! full fence, at most [`FULL_CHECK_EVERY`] later. Each notification that
 //! may change which panes exist or how tmux names and numbers them also

@@ -268,13 +268,17 @@ pub async fn search_panes(
         Some(_) => server.mirrored_server_pid().await,
         None => None,
     };
+    // Without a page, every matched pane is on it (but for the budget's
+    // cut): each scan reads its matched panes' processes on its own
+    // thread. With one, only the page's are read, once it is known.
+    let scans_read = local.filter(|_| req.limit.is_none() && req.offset == 0);
     let units = plan(items, &panes, mirror.as_ref(), &confirmed, per_task);
     let panes = &panes;
     let flag = &cancel.0;
     let scans = futures::stream::iter(units)
         .map(|unit| async move {
             match unit {
-                Unit::Copies(group) => scan_copies(group, req, flag.clone(), local).await,
+                Unit::Copies(group) => scan_copies(group, req, flag.clone(), scans_read).await,
                 Unit::Capture(i) => vec![search_captured(server, &panes[i], req, flag).await],
             }
         })
@@ -320,7 +324,7 @@ pub async fn search_panes(
         page.push(m);
     }
     let scanned = started.elapsed();
-    fill_processes(server, panes, &mut page, local).await;
+    fill_processes(server, panes, &mut page, local, scans_read.is_some()).await;
     // Where a search's time goes (`TMUXWIRE_LOG=tmuxwire=debug`), each
     // phase's end from the listing's start.
     tracing::debug!(

@@ -268,17 +268,19 @@ fn pane_filter(ids: &[PaneId]) -> String {
 /// the panes the filter keeps only). A pane that went away meanwhile keeps
 /// them empty; copies of gone panes keep their last listing's.
 ///
-/// `local`: the local server's pid, as the scans had it (`None`: a remote
-/// server, or no mirror yet); the scans have read their copies' panes
-/// already ([`Facts::read_process`]).
+/// `local`: the local server's pid (`None`: a remote server, or no mirror
+/// yet); `scans_read`: the scans have read their copies' panes already
+/// ([`Facts::read_process`]), so only the panes captures answered are
+/// read here.
 pub(super) async fn fill_processes(
     server: &Server,
     panes: &[ListedPane],
     page: &mut [PaneContentMatch],
     local: Option<u32>,
+    scans_read: bool,
 ) {
     if let Some(server_pid) = local {
-        read_locally(panes, page, server_pid).await;
+        read_locally(panes, page, server_pid, scans_read).await;
     }
     let ids: Vec<PaneId> = page
         .iter()
@@ -308,18 +310,24 @@ pub(super) async fn fill_processes(
     }
 }
 
-/// Fills the process and directory of the page's live panes that tmux's
-/// captures answered (the scans read the mirror's: [`Facts::read_process`])
-/// where the local server's `/proc` gives them as tmux would
-/// ([`crate::sys::current::read`]), on a blocking thread; the others are
-/// left empty (for tmux to fill).
-async fn read_locally(panes: &[ListedPane], page: &mut [PaneContentMatch], server_pid: u32) {
+/// Fills the process and directory of the page's live panes where the
+/// local server's `/proc` gives them as tmux would
+/// ([`crate::sys::current::read`]), on a blocking thread: those tmux's
+/// captures answered, and with `!scans_read` the mirror's too (else the
+/// scans read them: [`Facts::read_process`]). The others are left empty
+/// (for tmux to fill).
+async fn read_locally(
+    panes: &[ListedPane],
+    page: &mut [PaneContentMatch],
+    server_pid: u32,
+    scans_read: bool,
+) {
     let by_id: std::collections::HashMap<&str, &ListedPane> =
         panes.iter().map(|p| (p.pane_id.as_str(), p)).collect();
     let asked: Vec<(usize, String, u32)> = page
         .iter()
         .enumerate()
-        .filter(|(_, m)| !m.pane_dead && m.source == Source::Capture)
+        .filter(|(_, m)| !m.pane_dead && (m.source == Source::Capture || !scans_read))
         .filter_map(|(i, m)| {
             let p = by_id.get(m.pane_id.as_str())?;
             Some((i, p.meta.pane_tty.clone(), p.pane_pid?))
