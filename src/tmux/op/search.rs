@@ -268,10 +268,12 @@ pub async fn search_panes(
         Some(_) => server.mirrored_server_pid().await,
         None => None,
     };
-    // Without a page, every matched pane is on it (but for the budget's
-    // cut): each scan reads its matched panes' processes on its own
-    // thread. With one, only the page's are read, once it is known.
-    let scans_read = local.filter(|_| req.limit.is_none() && req.offset == 0);
+    // A page that holds every pane searched holds every matched one (but
+    // for the budget's cut): each scan reads its matched panes' processes
+    // on its own thread. A smaller page has only its own read, once it is
+    // known.
+    let whole_page = req.offset == 0 && req.limit.is_none_or(|l| l >= panes_searched);
+    let scans_read = local.filter(|_| whole_page);
     let units = plan(items, &panes, mirror.as_ref(), &confirmed, per_task);
     let panes = &panes;
     let flag = &cancel.0;
