@@ -88,7 +88,9 @@ pub struct TmuxBin {
 pub enum Socket<'a> {
     /// `-S PATH`.
     Path(&'a Path),
-    /// `-L NAME` (in the private `TMUX_TMPDIR` of [`test_env`]).
+    /// `-L NAME` (in the private `TMUX_TMPDIR` of [`test_env`]); the name must be one
+    /// [`unique_name`] made with a `tmuxwire-test-` prefix, so no two tests share a server and
+    /// none names the default one.
     Name(&'a str),
 }
 
@@ -101,7 +103,13 @@ impl TmuxBin {
         test_env(&mut cmd);
         match socket {
             Socket::Path(p) => cmd.arg("-S").arg(p),
-            Socket::Name(n) => cmd.arg("-L").arg(n),
+            Socket::Name(n) => {
+                assert!(
+                    n.starts_with("tmuxwire-test-") && n != "tmuxwire-test-",
+                    "a test's -L name must come from unique_name(\"tmuxwire-test-…\"), not {n:?}"
+                );
+                cmd.arg("-L").arg(n)
+            }
         };
         cmd
     }
@@ -183,10 +191,12 @@ pub fn run_tmuxwire(socket: &Path, args: &[&str]) -> Output {
         .expect("run tmuxwire")
 }
 
-/// Runs `path -V` and returns the version (`3.3a`), or an error text.
+/// Runs `path -V` and returns the version (`3.3a`), or an error text. `-V` reaches no
+/// server; the socket named is a private one all the same, as for every tmux a test runs.
 fn version_of(path: &Path) -> Result<String, String> {
     let mut cmd = Command::new(path);
-    test_env(&mut cmd).arg("-V");
+    let socket = private_tmux_tmpdir().join("version-probe");
+    test_env(&mut cmd).arg("-S").arg(socket).arg("-V");
     let out = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
