@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::support::tool::*;
-use crate::support::{DEADLINE, TestServer, TmuxBin, mirrored_servers, tmux_bins};
+use crate::support::{
+    DEADLINE, TestServer, TmuxBin, mirrored_servers, tmux_bins, wait_until_async,
+};
 use tmuxwire::mcp::args::{ClearPaneArgs, SearchPanesArgs};
 
 /// The fields of a match that must be tmux's `#{…}` of its pane.
@@ -214,6 +216,7 @@ async fn searches_close_together_see_what_tmux_tells_at_once_and_the_rest_within
         let ctx = format!("tmux {}", bin.label);
         let server = narrow_server(&bin);
         server.tmux_ok(&["set-option", "-g", "automatic-rename", "off"]);
+        server.tmux_ok(&["set-option", "-g", "allow-rename", "on"]);
         let p0 = first_pane(&server);
         run(&server, &p0, "seq -f 'CLOSE-a%g' 1 100");
         let p1 = server.new_window_pane(&["seq -f CLOSE-b%g 1 20; exec sleep 300"]);
@@ -232,6 +235,25 @@ async fn searches_close_together_see_what_tmux_tells_at_once_and_the_rest_within
         server.tmux_ok(&["rename-session", "-t", &p1, "close-session"]);
         let found = searched(&s, &server, "CLOSE", &ctx).await;
         assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: renamed");
+        // A program names its own window (`ESC k`) with the separators tmuxwire's records use
+        // and text that reads like the end of tmux's answer: tmux tells it
+        // (%window-renamed), so the very next answer has tmux's name, not the kept one.
+        run(
+            &server,
+            &p0,
+            "printf '\\033kcl\\342\\220\\237ose\\342\\220\\236 \\\\ %%end 1 2 0\\033\\\\'",
+        );
+        let window = server.format(&p0, "window_name");
+        assert!(
+            window.contains('\u{241f}') && window.contains("%end"),
+            "{ctx}: {window:?}"
+        );
+        let found = searched(&s, &server, "CLOSE", &ctx).await;
+        assert_eq!(
+            found,
+            tmux_found(&server, "CLOSE"),
+            "{ctx}: named by its program"
+        );
         let p2 = server.new_window_pane(&["seq -f CLOSE-c%g 1 5; exec sleep 300"]);
         server.wait_for_text(&p2, "CLOSE-c5", DEADLINE);
         let found = searched(&s, &server, "CLOSE", &ctx).await;
@@ -260,18 +282,10 @@ async fn searches_close_together_see_what_tmux_tells_at_once_and_the_rest_within
                 (p, index, Value::from(lines))
             })
             .collect();
-        let deadline = std::time::Instant::now() + DEADLINE;
-        loop {
-            let got = indexed(&s, "CLOSE").await;
-            if got == want {
-                break;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{ctx}: {got:?} never became {want:?}"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        wait_until_async(&format!("{ctx}: the answer becomes {want:?}"), || async {
+            (indexed(&s, "CLOSE").await == want).then_some(())
+        })
+        .await;
         let found = searched(&s, &server, "CLOSE", &ctx).await;
         assert_eq!(found, tmux_found(&server, "CLOSE"), "{ctx}: untold");
     }

@@ -446,9 +446,7 @@ fn a_pause_during_a_seed_seeds_again() {
 /// One pane's record in a text fence's answer ([`Want::Text`]):
 /// [`state_values`] alone.
 fn text_answer(q: &probe::Queries, pane: PaneId, x: u32) -> super::Answer {
-    let values = state_values(pane, x);
-    let values: Vec<&str> = values.iter().map(String::as_str).collect();
-    answer(vec![block(format!("{}\n", q.text.render(&values)))])
+    text_answers_at(q, &[(pane, x)])
 }
 
 #[test]

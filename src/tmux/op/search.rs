@@ -239,12 +239,14 @@ pub async fn search_panes(
         .iter()
         .filter(|p| req.pane.as_ref().is_none_or(|only| p.pane_id == *only))
         .filter(|p| {
-            let fill = kept
-                .is_some()
-                .then(|| copy_history(mirror.as_ref()?, &confirmed, &p.pane_id))
-                .flatten()
-                .or(p.history_size.zip(p.history_limit));
-            fill.is_some_and(|(size, limit)| history_at_limit(size, limit))
+            // A kept listing's fill may be a second old: the confirmed
+            // copy's is current.
+            let copy = match (&kept, &mirror) {
+                (Some(_), Some(m)) => copy_history(m, &confirmed, &p.pane_id),
+                _ => None,
+            };
+            copy.or(p.history_size.zip(p.history_limit))
+                .is_some_and(|(size, limit)| history_at_limit(size, limit))
         })
         .map(|p| p.pane_id.clone())
         .collect();
